@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { cidr } from './cidr.js';
+import { condition, metadataInput, providerType, region, taint, zone, type Condition, type ObjectMeta } from './common.js';
+
+const uniqueZones = z.array(zone).min(1).max(16).refine((zs) => new Set(zs).size === zs.length, 'zones must be unique');
+
+export const workerPool = z
+  .object({
+    name: z.string().min(1).max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label'),
+    zones: uniqueZones,
+    minimum: z.number().int().min(0).max(10_000),
+    maximum: z.number().int().min(0).max(10_000).optional(),
+    taints: z.array(taint).max(32).optional(),
+  })
+  .strict()
+  .refine((p) => p.maximum === undefined || p.maximum >= p.minimum, { message: 'maximum must not be below minimum', path: ['maximum'] });
+
+export const seedSpec = z
+  .object({
+    provider: z.object({ type: providerType, region, zones: uniqueZones }).strict(),
+    backup: z
+      .object({
+        bucket: z.string().min(3).max(63).regex(/^[a-z0-9][a-z0-9.-]*[a-z0-9]$/, 'must be an S3 bucket name'),
+        region,
+      })
+      .strict()
+      .optional(),
+    networks: z.object({ nodes: cidr.optional(), pods: cidr, services: cidr }).strict(),
+    taints: z.array(taint).max(32).optional(),
+    settings: z
+      .object({ scheduling: z.object({ visible: z.boolean() }).strict().optional() })
+      .strict()
+      .optional(),
+    capacity: z.object({ shoots: z.number().int().min(0).max(100_000) }).strict().optional(),
+    workerPools: z.array(workerPool).max(32).optional(),
+  })
+  .strict();
+export type SeedSpec = z.infer<typeof seedSpec>;
+
+/** What `PUT /seeds/{name}` accepts. `status` is owned by the server and ignored, as in Kubernetes. */
+export const seedInput = z
+  .object({
+    apiVersion: z.string().max(64).optional(),
+    kind: z.literal('Seed').optional(),
+    metadata: metadataInput.optional(),
+    spec: seedSpec,
+    status: z.unknown().optional(),
+  })
+  .strict();
+export type SeedInput = z.infer<typeof seedInput>;
+
+/** A control plane as the seed agent reports it in its heartbeat. */
+export const hostedControlPlane = z
+  .object({
+    technicalID: z.string().min(1).max(63),
+    /** Whether this seed currently serves the control plane (etcd unfenced and ready). */
+    active: z.boolean(),
+    /** The owner check result the sidecar last saw. */
+    ownerCheck: z.enum(['owner', 'not-owner', 'unknown']).optional(),
+    /** The kube-apiserver probed from inside the seed (dependency-watchdog's internal probe). */
+    internalProbe: z.enum(['Success', 'Failure', 'Unknown']).optional(),
+    etcdReady: z.boolean().optional(),
+    components: z.record(z.string().max(63), z.object({ replicas: z.number().int().min(0).max(100) }).strict()).optional(),
+  })
+  .strict();
+export type HostedControlPlane = z.infer<typeof hostedControlPlane>;
+
+export const heartbeatInput = z
+  .object({
+    identity: z.string().min(1).max(128).optional(),
+    conditions: z.array(condition).max(32),
+    controlPlanes: z.array(hostedControlPlane).max(5_000).optional(),
+    agentVersion: z.string().max(64).optional(),
+  })
+  .strict();
+export type HeartbeatInput = z.infer<typeof heartbeatInput>;
+
+export interface SeedStatus {
+  /** Stable identity of this registration: written into owner records. */
+  identity: string;
+  conditions: Condition[];
+  allocatable?: { shoots: number };
+  /** Shoots whose `status.seedName` is this seed, counted atomically with their placement. */
+  shoots: number;
+  lastHeartbeatTime?: string;
+  labels: Record<string, string>;
+  controlPlanes?: HostedControlPlane[];
+}
+
+export interface Seed {
+  apiVersion: 'core.gardenless.io/v1';
+  kind: 'Seed';
+  metadata: ObjectMeta;
+  spec: SeedSpec;
+  status: SeedStatus;
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { cidr } from './cidr.js';
+import { metadataInput, providerType, region, toleration, type Condition, type LastOperation, type ObjectMeta } from './common.js';
+import { dns1123Label, labels } from './names.js';
+
+export const purpose = z.enum(['evaluation', 'testing', 'development', 'production', 'infrastructure']);
+export const failureToleranceType = z.enum(['node', 'zone']);
+export type FailureToleranceType = z.infer<typeof failureToleranceType>;
+
+export const shootSpec = z
+  .object({
+    provider: z.object({ type: providerType }).strict(),
+    region,
+    purpose: purpose.optional(),
+    seedName: dns1123Label.optional(),
+    seedSelector: z
+      .object({ matchLabels: labels.optional(), providerTypes: z.array(z.union([providerType, z.literal('*')])).max(16).optional() })
+      .strict()
+      .optional(),
+    tolerations: z.array(toleration).max(32).optional(),
+    networking: z.object({ nodes: cidr.optional(), pods: cidr.optional(), services: cidr.optional() }).strict().optional(),
+    controlPlane: z
+      .object({
+        highAvailability: z.object({ failureTolerance: z.object({ type: failureToleranceType }).strict() }).strict().optional(),
+      })
+      .strict()
+      .optional(),
+    hibernation: z.object({ enabled: z.boolean() }).strict().optional(),
+  })
+  .strict();
+export type ShootSpec = z.infer<typeof shootSpec>;
+
+/** What `PUT /projects/{p}/shoots/{n}` accepts. `status` is owned by the server and ignored. */
+export const shootInput = z
+  .object({
+    apiVersion: z.string().max(64).optional(),
+    kind: z.literal('Shoot').optional(),
+    metadata: metadataInput.extend({ project: dns1123Label.optional() }).strict().optional(),
+    spec: shootSpec,
+    status: z.unknown().optional(),
+  })
+  .strict();
+export type ShootInput = z.infer<typeof shootInput>;
+
+export interface ShootStatus {
+  technicalID: string;
+  seedName?: string;
+  lastOperation?: LastOperation;
+  migration?: Record<string, unknown>;
+  conditions: Condition[];
+  constraints: Condition[];
+}
+
+export interface Shoot {
+  apiVersion: 'core.gardenless.io/v1';
+  kind: 'Shoot';
+  metadata: ObjectMeta & { project: string };
+  spec: ShootSpec;
+  status: ShootStatus;
+}
+
+export function failureTolerance(spec: ShootSpec): FailureToleranceType | undefined {
+  return spec.controlPlane?.highAvailability?.failureTolerance.type;
+}
