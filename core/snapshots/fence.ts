@@ -1,10 +1,12 @@
+import { DEFAULT_OWNER_RECORD_TTL_SECONDS } from '../ownership/owner-records.js';
 import { FenceBoundError } from './errors.js';
 
 /** All durations in milliseconds. */
 export interface FenceTimings {
   /**
-   * How long a seed may still see the old owner record: its own cache TTL plus any caching resolver on
-   * the way (the record's TTL). Defaults to the check interval, the longest the sidecar's cache may hold.
+   * How long a seed may still see the old owner record: its own cache TTL plus what a caching resolver
+   * on the way may hold (the record's TTL). Default: the check interval (the longest the sidecar's own
+   * cache may hold) plus the default owner record TTL.
    */
   readonly dnsCacheTTL?: number;
   /** Default 5 s. */
@@ -41,7 +43,7 @@ function duration(value: number | undefined, fallback: number, field: string): n
 export function fenceBound(timings: FenceTimings = {}): number {
   const ownerCheckInterval = duration(timings.ownerCheckInterval, DEFAULT_OWNER_CHECK_INTERVAL_MS, 'ownerCheckInterval');
   return (
-    duration(timings.dnsCacheTTL, ownerCheckInterval, 'dnsCacheTTL') +
+    duration(timings.dnsCacheTTL, ownerCheckInterval + DEFAULT_OWNER_RECORD_TTL_SECONDS * 1_000, 'dnsCacheTTL') +
     ownerCheckInterval +
     duration(timings.unknownGrace, DEFAULT_UNKNOWN_GRACE_MS, 'unknownGrace') +
     duration(timings.fenceTime, DEFAULT_FENCE_TIME_MS, 'fenceTime') +

@@ -23,7 +23,7 @@ export interface PlanRestoreOptions {
  * Latest full snapshot plus every later delta, in revision order.
  *
  * - Deltas that end at or before the revision already covered are left out: a delta older than the
- *   full snapshot (or one a later delta already covers) would replay history.
+ *   full snapshot, or one a chosen delta already covers, adds nothing and would replay history.
  * - A delta may overlap what is covered (etcd-backup-restore's first delta after a full snapshot often
  *   does); the restorer skips events at or below the current revision, as etcd-backup-restore does.
  * - A delta that starts after `covered + 1` leaves revisions no snapshot holds: `RestorePlanGapError`.
@@ -36,7 +36,11 @@ export function planRestore<S extends Snapshot>(snapshots: Iterable<S>, options:
     const where = options.technicalID === undefined ? '' : ` for ${options.technicalID}`;
     throw new NoFullSnapshotError(`no full snapshot to restore from${where} (${all.length} snapshots, none full)`, options.technicalID);
   }
-  const later = all.filter((s) => s.kind === 'Incr' && s.lastRevision > full.lastRevision).sort(compareSnapshots);
+  // By start revision (longest first on a tie), so a delta nested in an earlier one is skipped, not
+  // mistaken for a gap; the chosen deltas then rise in both start and last revision.
+  const later = all
+    .filter((s) => s.kind === 'Incr' && s.lastRevision > full.lastRevision)
+    .sort((a, b) => a.startRevision - b.startRevision || b.lastRevision - a.lastRevision || compareSnapshots(a, b));
   const deltas: S[] = [];
   let covered = full.lastRevision;
   for (const delta of later) {

@@ -1,0 +1,90 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  compareSnapshots,
+  latestFinalSnapshot,
+  latestFullSnapshot,
+  latestSnapshot,
+  parseSnapshotKey,
+  tryParseSnapshotKey,
+  type Snapshot,
+} from '../../../core/snapshots/index.js';
+import { full, incr } from './helpers.js';
+
+/** A bucket's worth of keys: a full snapshot every 180 revisions, deltas of 1-3 revisions in between. */
+function bucketKeys(count: number): { keys: string[]; expected: { latest: string; latestFull: string; latestFinal: string } } {
+  const out: Snapshot[] = [];
+  let revision = 0;
+  while (out.length < count - 1) {
+    if (out.length % 180 === 0) out.push(full(revision || 1, { compressionSuffix: '.gz' }));
+    else {
+      const start = revision + 1;
+      revision += 1 + (out.length % 3);
+      out.push(incr(start, revision, { compressionSuffix: '.gz' }));
+    }
+  }
+  // One final snapshot early on (an earlier migration away and back), one plain full at the end.
+  const final = full(500, { final: true, compressionSuffix: '.gz' });
+  out.push(final);
+  const latestFull = [...out].filter((s) => s.kind === 'Full').sort(compareSnapshots).at(-1)!;
+  const latest = [...out].sort(compareSnapshots).at(-1)!;
+  // Listings come in key order, which is not revision order.
+  const keys = out.map((s) => s.key).sort();
+  return { keys, expected: { latest: latest.key, latestFull: latestFull.key, latestFinal: final.key } };
+}
+
+describe('latest and final lookup', () => {
+  it('finds the latest, latest full and latest final snapshot among 10,000 keys quickly', () => {
+    // Prepare
+    const { keys, expected } = bucketKeys(10_000);
+    expect(keys).toHaveLength(10_000);
+    // Act
+    const started = performance.now();
+    const snapshots = keys.map(parseSnapshotKey);
+    const latest = latestSnapshot(snapshots);
+    const latestFull = latestFullSnapshot(snapshots);
+    const latestFinal = latestFinalSnapshot(snapshots);
+    const elapsed = performance.now() - started;
+    // Assess
+    expect(latest?.key).toBe(expected.latest);
+    expect(latestFull?.key).toBe(expected.latestFull);
+    expect(latestFinal?.key).toBe(expected.latestFinal);
+    // Parsing plus three linear passes: tens of milliseconds, not seconds.
+    expect(elapsed).toBeLessThan(1_000);
+  });
+
+  it('skips objects that are not snapshots in a listing', () => {
+    const keys = ['shoot--dev--api1/v2/Full-00000000-00000010-1/0000001', 'shoot--dev--api1/v2/tmp-upload', full(10).key];
+    expect(keys.map(tryParseSnapshotKey).filter((s) => s !== undefined)).toHaveLength(1);
+  });
+
+  const f5 = full(5);
+  const f9 = full(9, { createdOn: 2 });
+  const f9final = full(9, { final: true, createdOn: 1 });
+  it.each<[string, Snapshot[], Snapshot | undefined, Snapshot | undefined]>([
+    ['nothing', [], undefined, undefined],
+    ['only deltas', [incr(1, 5)], undefined, undefined],
+    ['no final', [f5, incr(6, 9)], f5, undefined],
+    ['a final delta, which is not a final full snapshot', [f5, incr(6, 9, { final: true })], f5, undefined],
+    ['a final and a later-created plain full at the same revision', [f9, f9final], f9final, f9final],
+  ])('with %s', (_case, snapshots, expectedFull, expectedFinal) => {
+    expect(latestFullSnapshot(snapshots)?.key).toBe(expectedFull?.key);
+    expect(latestFinalSnapshot(snapshots)?.key).toBe(expectedFinal?.key);
+  });
+
+  it('agrees with sorting the whole listing (property)', () => {
+    const snapshotArb = fc
+      .record({ kind: fc.constantFrom('Full' as const, 'Incr' as const), a: fc.nat({ max: 1e9 }), b: fc.nat({ max: 1e9 }), final: fc.boolean(), createdOn: fc.nat({ max: 2e9 }) })
+      .map(({ kind, a, b, final, createdOn }) =>
+        kind === 'Full' ? full(Math.max(a, b), { final, createdOn }) : incr(Math.min(a, b), Math.max(a, b), { final, createdOn }),
+      );
+    fc.assert(
+      fc.property(fc.array(snapshotArb, { maxLength: 200 }), (snapshots) => {
+        const sorted = [...snapshots].sort(compareSnapshots);
+        expect(latestSnapshot(snapshots)?.key).toBe(sorted.at(-1)?.key);
+        expect(latestFullSnapshot(snapshots)?.key).toBe(sorted.filter((s) => s.kind === 'Full').at(-1)?.key);
+        expect(latestFinalSnapshot(snapshots)?.key).toBe(sorted.filter((s) => s.kind === 'Full' && s.final).at(-1)?.key);
+      }),
+    );
+  });
+});
