@@ -1,5 +1,5 @@
 import { OwnerRecordsUnavailableError } from './errors.js';
-import type { OwnerRecord, OwnerRecordPage, OwnerRecords } from './owner-records.js';
+import type { DeleteOwnerRecordInput, OwnerRecord, OwnerRecordPage, OwnerRecords, SetOwnerRecordInput } from './owner-records.js';
 
 /** Owner records whose every call fails: for fault tests (throttling, network loss to Route 53). */
 export class FailingOwnerRecords implements OwnerRecords {
@@ -8,10 +8,10 @@ export class FailingOwnerRecords implements OwnerRecords {
   async get(name: string): Promise<OwnerRecord | undefined> {
     throw new OwnerRecordsUnavailableError(`${this.message}: get ${name}`);
   }
-  async set(input: { name: string }): Promise<OwnerRecord> {
+  async set(input: SetOwnerRecordInput): Promise<OwnerRecord> {
     throw new OwnerRecordsUnavailableError(`${this.message}: set ${input.name}`);
   }
-  async delete(input: { name: string }): Promise<boolean> {
+  async delete(input: DeleteOwnerRecordInput): Promise<boolean> {
     throw new OwnerRecordsUnavailableError(`${this.message}: delete ${input.name}`);
   }
   async list(): Promise<OwnerRecordPage> {
