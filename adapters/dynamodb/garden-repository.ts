@@ -1,0 +1,304 @@
+import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
+import { ConflictError, NotFoundError } from '../../core/errors.js';
+import { SeedUnavailableError } from '../../core/garden/errors.js';
+import type { Page, PageRequest } from '../../core/garden/page.js';
+import type { GardenRepository } from '../../core/garden/repository.js';
+import type { Seed } from '../../core/model/seed.js';
+import type { Shoot } from '../../core/model/shoot.js';
+import { itemToSeed, itemToShoot, seedToItem, shootToItem, type ShootItem } from './codec.js';
+import { TABLE_INDEXES, seedKey, shootKey } from './keys.js';
+import { decodeToken, encodeToken } from './page-token.js';
+
+export interface DynamoGardenRepositoryOptions {
+  tableName: string;
+  client?: DynamoDBClient;
+  /** Transactions that collide with another on the same seed are retried this often, with jitter. */
+  transactionRetries?: number;
+}
+
+export class DynamoGardenRepository implements GardenRepository {
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly table: string;
+  private readonly txRetries: number;
+
+  constructor(options: DynamoGardenRepositoryOptions) {
+    this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    });
+    this.table = options.tableName;
+    this.txRetries = options.transactionRetries ?? 8;
+  }
+
+  async getSeed(name: string): Promise<Seed | undefined> {
+    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: seedKey(name), ConsistentRead: true }));
+    return res.Item ? itemToSeed(res.Item) : undefined;
+  }
+
+  async listSeeds(page: PageRequest): Promise<Page<Seed>> {
+    const index = TABLE_INDEXES.kind;
+    return this.query({ index, partition: 'Seed', page, map: itemToSeed, keyAttrs: ['pk', 'sk', index.partitionKey, index.sortKey] });
+  }
+
+  async createSeed(seed: Seed): Promise<Seed> {
+    const item = { ...seedToItem(seed, 1), shoots: 0 };
+    try {
+      await this.doc.send(
+        new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ConflictError(`seed "${seed.metadata.name}" already exists`, { code: 'AlreadyExists', cause: error, current: error.Item });
+      }
+      throw error;
+    }
+    return itemToSeed(item);
+  }
+
+  async updateSeed(seed: Seed, expectedVersion: string): Promise<Seed> {
+    const item = seedToItem(seed, Number(expectedVersion) + 1);
+    const capacity = item.capacity === undefined ? 'REMOVE #capacity' : '';
+    try {
+      const res = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: seedKey(seed.metadata.name),
+          UpdateExpression: `SET doc = :doc, rv = :next${item.capacity === undefined ? '' : ', #capacity = :capacity'} ${capacity}`.trim(),
+          ExpressionAttributeNames: { '#capacity': 'capacity' },
+          ConditionExpression: 'rv = :expected',
+          ExpressionAttributeValues: {
+            ':doc': item.doc,
+            ':next': item.rv,
+            ':expected': Number(expectedVersion),
+            ...(item.capacity === undefined ? {} : { ':capacity': item.capacity }),
+          },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return itemToSeed(res.Attributes ?? {});
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw versionConflict('seed', seed.metadata.name, expectedVersion, error);
+      throw error;
+    }
+  }
+
+  async deleteSeed(name: string, expectedVersion?: string): Promise<void> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: seedKey(name),
+          ConditionExpression: `attribute_exists(pk) AND shoots = :zero${expectedVersion ? ' AND rv = :expected' : ''}`,
+          ExpressionAttributeValues: { ':zero': 0, ...(expectedVersion ? { ':expected': Number(expectedVersion) } : {}) },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const old = error.Item ? itemToSeed(unmarshallLoose(error.Item)) : undefined;
+      if (!old) throw new NotFoundError(`seed "${name}" not found`, { cause: error });
+      if (old.status.shoots > 0) {
+        throw new ConflictError(
+          `seed "${name}" hosts ${old.status.shoots} shoot(s); migrate or delete them before deleting the seed`,
+          { code: 'SeedHostsShoots', cause: error, current: old },
+        );
+      }
+      throw versionConflict('seed', name, expectedVersion ?? '', error);
+    }
+  }
+
+  async getShoot(project: string, name: string): Promise<Shoot | undefined> {
+    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: shootKey(project, name), ConsistentRead: true }));
+    return res.Item ? itemToShoot(res.Item) : undefined;
+  }
+
+  async listShoots(project: string, page: PageRequest): Promise<Page<Shoot>> {
+    const index = TABLE_INDEXES.project;
+    return this.query({ index, partition: project, page, map: itemToShoot, keyAttrs: ['pk', 'sk', index.partitionKey, index.sortKey] });
+  }
+
+  async createShoot(shoot: Shoot): Promise<Shoot> {
+    const item = shootToItem(shoot, 1);
+    const putShoot = { TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' };
+    const seedName = shoot.status.seedName;
+    if (!seedName) {
+      try {
+        await this.doc.send(new PutCommand({ ...putShoot, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) throw alreadyExists(shoot, error);
+        throw error;
+      }
+      return itemToShoot(item);
+    }
+    await this.transact(
+      [
+        { Put: { ...putShoot, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+        {
+          Update: {
+            TableName: this.table,
+            Key: seedKey(seedName),
+            UpdateExpression: 'SET shoots = shoots + :one',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND (attribute_not_exists(#capacity) OR shoots < #capacity)',
+            ExpressionAttributeNames: { '#capacity': 'capacity' },
+            ExpressionAttributeValues: { ':one': 1 },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      ],
+      (index, old, cause) => {
+        if (index === 0) return alreadyExists(shoot, cause);
+        if (!old) return new SeedUnavailableError(`seed "${seedName}" does not exist`, seedName, 'NotFound');
+        if (old.deleting) return new SeedUnavailableError(`seed "${seedName}" is being deleted`, seedName, 'Deleting');
+        return new SeedUnavailableError(`seed "${seedName}" is full: it hosts ${String(old.shoots)} of ${String(old.capacity)} shoots`, seedName, 'Full');
+      },
+    );
+    return itemToShoot(item);
+  }
+
+  async updateShoot(shoot: Shoot, expectedVersion: string): Promise<Shoot> {
+    const item = shootToItem(shoot, Number(expectedVersion) + 1);
+    try {
+      const res = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: shootKey(shoot.metadata.project, shoot.metadata.name),
+          UpdateExpression: 'SET doc = :doc, rv = :next',
+          // Placement is not an update's business: the stored seed must be the one the caller saw.
+          ConditionExpression: `rv = :expected AND ${item.seedName ? 'seedName = :seed' : 'attribute_not_exists(seedName)'}`,
+          ExpressionAttributeValues: { ':doc': item.doc, ':next': item.rv, ':expected': Number(expectedVersion), ...(item.seedName ? { ':seed': item.seedName } : {}) },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return itemToShoot(res.Attributes ?? {});
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw versionConflict('shoot', item.id, expectedVersion, error);
+      throw error;
+    }
+  }
+
+  async deleteShoot(project: string, name: string, expectedVersion?: string): Promise<void> {
+    const current = await this.getShoot(project, name);
+    if (!current) throw new NotFoundError(`shoot "${project}/${name}" not found`);
+    const version = current.metadata.resourceVersion;
+    if (expectedVersion !== undefined && expectedVersion !== version) {
+      throw versionConflict('shoot', `${project}/${name}`, expectedVersion);
+    }
+    const deleteShoot = {
+      TableName: this.table,
+      Key: shootKey(project, name),
+      // Conditional on the version read, so that the seed released below is the one the shoot is on.
+      ConditionExpression: 'rv = :rv',
+      ExpressionAttributeValues: { ':rv': Number(version) },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    };
+    const seedName = current.status.seedName;
+    if (!seedName) {
+      try {
+        await this.doc.send(new DeleteCommand(deleteShoot));
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) throw versionConflict('shoot', `${project}/${name}`, version, error);
+        throw error;
+      }
+      return;
+    }
+    await this.transact(
+      [
+        { Delete: deleteShoot },
+        {
+          Update: {
+            TableName: this.table,
+            Key: seedKey(seedName),
+            UpdateExpression: 'SET shoots = shoots - :one',
+            ConditionExpression: 'attribute_exists(pk) AND shoots > :zero',
+            ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
+          },
+        },
+      ],
+      (index, _old, cause) =>
+        index === 0
+          ? versionConflict('shoot', `${project}/${name}`, version, cause)
+          : new ConflictError(`seed "${seedName}" does not count shoot "${project}/${name}"; the garden state is inconsistent`, { code: 'Inconsistent', cause }),
+    );
+  }
+
+  private async query<T>(options: {
+    index: { name: string; partitionKey: string };
+    partition: string;
+    page: PageRequest;
+    map: (item: Record<string, unknown>) => T;
+    keyAttrs: readonly string[];
+  }): Promise<Page<T>> {
+    const res = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: options.index.name,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': options.index.partitionKey },
+        ExpressionAttributeValues: { ':pk': options.partition },
+        Limit: options.page.limit,
+        ExclusiveStartKey: decodeToken(options.page.continue, options.keyAttrs),
+      }),
+    );
+    const token = encodeToken(res.LastEvaluatedKey);
+    return { items: (res.Items ?? []).map(options.map), ...(token ? { continue: token } : {}) };
+  }
+
+  /**
+   * Runs a transaction; a condition failure becomes the domain error `onFailed` builds for the item
+   * that failed, and a collision with a concurrent transaction is retried with jittered backoff.
+   */
+  private async transact(
+    items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>,
+    onFailed: (index: number, old: Record<string, unknown> | undefined, cause: unknown) => Error,
+  ): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
+        return;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = error.CancellationReasons ?? [];
+        const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
+        if (failed >= 0) {
+          const old = reasons[failed]?.Item;
+          throw onFailed(failed, old ? unmarshallLoose(old) : undefined, error);
+        }
+        const collided = reasons.some((r) => r.Code === 'TransactionConflict');
+        if (!collided || attempt >= this.txRetries) throw error;
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(1_000, 25 * 2 ** attempt)));
+      }
+    }
+  }
+}
+
+function alreadyExists(shoot: Shoot, cause: unknown): ConflictError {
+  return new ConflictError(`shoot "${shoot.metadata.project}/${shoot.metadata.name}" already exists`, { code: 'AlreadyExists', cause });
+}
+
+function versionConflict(kind: string, name: string, expected: string, cause?: unknown): Error {
+  const old = cause instanceof ConditionalCheckFailedException ? cause.Item : undefined;
+  if (cause instanceof ConditionalCheckFailedException && !old) return new NotFoundError(`${kind} "${name}" not found`, { cause });
+  return new ConflictError(`${kind} "${name}" has been modified since resourceVersion ${expected}; read it again and retry`, {
+    field: 'metadata.resourceVersion',
+    cause,
+    current: old ? unmarshallLoose(old) : undefined,
+  });
+}
+
+// Items carried by condition failures arrive in the low-level attribute-value form.
+function unmarshallLoose(item: Record<string, unknown>): Record<string, NativeAttributeValue> {
+  return unmarshall(item as Parameters<typeof unmarshall>[0]);
+}
+
+export type { ShootItem };

@@ -1,0 +1,18 @@
+/**
+ * The single-table layout of the garden state.
+ *
+ * | item   | pk                | sk      | kind-index (kind, id)       | seed-index (seedName, id) |
+ * | ------ | ----------------- | ------- | --------------------------- | ------------------------- |
+ * | Seed   | `SEED#<name>`     | `SEED`  | `Seed`, `<name>`            | -                         |
+ * | Shoot  | `SHOOT#<p>#<n>`   | `SHOOT` | `Shoot`, `<p>/<n>`          | `<seed>`, `<p>/<n>`       |
+ *
+ * Listing a project's shoots queries `project-index` (project, name).
+ */
+export const TABLE_INDEXES = {
+  kind: { name: 'kind-index', partitionKey: 'kind', sortKey: 'id' },
+  seed: { name: 'seed-index', partitionKey: 'seedName', sortKey: 'id' },
+  project: { name: 'project-index', partitionKey: 'project', sortKey: 'name' },
+} as const;
+
+export const seedKey = (name: string) => ({ pk: `SEED#${name}`, sk: 'SEED' });
+export const shootKey = (project: string, name: string) => ({ pk: `SHOOT#${project}#${name}`, sk: 'SHOOT' });

@@ -1,0 +1,116 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { HttpApi, HttpMethod, HttpStage, type IHttpRouteAuthorizer, HttpNoneAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import type { Construct } from 'constructs';
+import { GardenFunction } from './garden-function.js';
+import { acknowledge, acknowledgeTableIndexes } from './nag.js';
+import { TABLE_INDEXES } from '../adapters/dynamodb/keys.js';
+
+export interface GardenStackProps extends StackProps {
+  /** The domain under which owner records live: `owner.<shoot>.<project>.<internalDomain>`. */
+  internalDomain: string;
+  logRetention?: logs.RetentionDays;
+}
+
+/** The garden: state, owner records zone, event bus and the HTTP API. */
+export class GardenStack extends Stack {
+  constructor(scope: Construct, id: string, props: GardenStackProps) {
+    super(scope, id, props);
+    const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+
+    const table = new dynamodb.TableV2(this, 'GardenTable', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      billing: dynamodb.Billing.onDemand(),
+      encryption: dynamodb.TableEncryptionV2.awsManagedKey(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: false,
+      removalPolicy: RemovalPolicy.RETAIN,
+      globalSecondaryIndexes: Object.values(TABLE_INDEXES).map((index) => ({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+      })),
+    });
+
+    const accessLogs = new s3.Bucket(this, 'AccessLogs', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    acknowledge(accessLogs, 'S1', 'This is the server access log bucket itself; logging it into itself would loop.');
+
+    // ShootState blobs larger than a DynamoDB item can hold (DESIGN: > 100 KB) live here.
+    const stateBucket = new s3.Bucket(this, 'StateBucket', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      versioned: true,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'state/',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const zone = new route53.PublicHostedZone(this, 'InternalZone', {
+      zoneName: props.internalDomain,
+      comment: 'gardenless owner records (GEP-17): owner.<shoot>.<project>.<domain> TXT = owning seed identity',
+    });
+
+    const bus = new events.EventBus(this, 'Bus', { description: 'gardenless events (source "gardenless")' });
+
+    const api = new GardenFunction(this, 'Api', {
+      entry: 'functions/api/handler.ts',
+      description: 'the gardenless garden API',
+      logRetention,
+      environment: {
+        TABLE_NAME: table.tableName,
+        EVENT_BUS_NAME: bus.eventBusName,
+        HOSTED_ZONE_ID: zone.hostedZoneId,
+        INTERNAL_DOMAIN: props.internalDomain,
+      },
+    });
+    table.grantReadWriteData(api.function);
+    acknowledgeTableIndexes(api.role, table);
+    bus.grantPutEventsTo(api.function);
+
+    const apiAccessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const httpApi = new HttpApi(this, 'HttpApi', {
+      description: 'gardenless garden API (v1)',
+      createDefaultStage: false,
+      defaultAuthorizer: new HttpIamAuthorizer(),
+    });
+    new HttpStage(this, 'DefaultStage', {
+      httpApi,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: 200, burstLimit: 400 },
+      accessLogSettings: { destination: new LogGroupLogDestination(apiAccessLogs), format: AccessLogFormat.jsonWithStandardFields() },
+    });
+    const integration = new HttpLambdaIntegration('ApiIntegration', api.function);
+    const route = (path: string, authorizer?: IHttpRouteAuthorizer) =>
+      httpApi.addRoutes({ path, methods: [HttpMethod.ANY], integration, ...(authorizer ? { authorizer } : {}) });
+    route('/{proxy+}');
+    // Health is public so that load balancers and uptime checks need no credentials; it reveals only a version.
+    const health = route('/healthz', new HttpNoneAuthorizer());
+    for (const r of health) acknowledge(r, 'APIG4', 'Health is deliberately public for load balancers and uptime checks; it returns only status and version.');
+
+    new CfnOutput(this, 'ApiId', { value: httpApi.apiId });
+    new CfnOutput(this, 'ApiUrl', { value: httpApi.apiEndpoint });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'StateBucketName', { value: stateBucket.bucketName });
+    new CfnOutput(this, 'HostedZoneId', { value: zone.hostedZoneId });
+    new CfnOutput(this, 'InternalDomain', { value: props.internalDomain });
+    new CfnOutput(this, 'EventBusName', { value: bus.eventBusName });
+  }
+}

@@ -1,0 +1,30 @@
+import type { Seed } from '../model/seed.js';
+import type { Shoot } from '../model/shoot.js';
+import type { Page, PageRequest } from './page.js';
+
+/**
+ * The garden state seam. Every write that can race is conditional and fails with a domain error:
+ * `ConflictError` (carrying the current record when the store returns it) or `NotFoundError`.
+ */
+export interface GardenRepository {
+  getSeed(name: string): Promise<Seed | undefined>;
+  listSeeds(page: PageRequest): Promise<Page<Seed>>;
+  /** Fails with ConflictError when the seed exists. */
+  createSeed(seed: Seed): Promise<Seed>;
+  /** Writes spec, metadata and status; fails with ConflictError unless the stored version is `expectedVersion`. */
+  updateSeed(seed: Seed, expectedVersion: string): Promise<Seed>;
+  /** Fails with ConflictError while the seed hosts shoots or when the version does not match. */
+  deleteSeed(name: string, expectedVersion?: string): Promise<void>;
+
+  getShoot(project: string, name: string): Promise<Shoot | undefined>;
+  listShoots(project: string, page: PageRequest): Promise<Page<Shoot>>;
+  /**
+   * Creates the shoot; when it names a seed (`status.seedName`), counts it on that seed in the same
+   * atomic write, failing with SeedUnavailableError when the seed is missing, deleting or full.
+   */
+  createShoot(shoot: Shoot): Promise<Shoot>;
+  /** Fails with ConflictError unless the stored version is `expectedVersion`; does not change placement. */
+  updateShoot(shoot: Shoot, expectedVersion: string): Promise<Shoot>;
+  /** Deletes the shoot and releases its place on its seed in one atomic write. */
+  deleteShoot(project: string, name: string, expectedVersion?: string): Promise<void>;
+}

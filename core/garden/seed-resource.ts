@@ -1,0 +1,68 @@
+import { ValidationError } from '../errors.js';
+import type { HeartbeatInput, Seed, SeedInput } from '../model/seed.js';
+import { mergeConditions } from './conditions.js';
+
+export const API_VERSION = 'core.gardenless.io/v1' as const;
+
+/** A new seed registration; its identity is what owner records will name. */
+export function newSeed(name: string, input: SeedInput, options: { now: Date; uuid: string }): Seed {
+  assertNameMatches(name, input.metadata?.name);
+  const at = options.now.toISOString();
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Seed',
+    metadata: {
+      name,
+      ...(input.metadata?.labels ? { labels: input.metadata.labels } : {}),
+      ...(input.metadata?.annotations ? { annotations: input.metadata.annotations } : {}),
+      resourceVersion: '0',
+      uid: options.uuid,
+      creationTimestamp: at,
+    },
+    spec: input.spec,
+    status: {
+      identity: `${name}-${options.uuid}`,
+      conditions: [],
+      shoots: 0,
+      labels: {},
+      ...(input.spec.capacity ? { allocatable: { shoots: input.spec.capacity.shoots } } : {}),
+    },
+  };
+}
+
+/** The seed after an operator's update: spec and labels change, status and identity stay. */
+export function updatedSeed(current: Seed, input: SeedInput): Seed {
+  assertNameMatches(current.metadata.name, input.metadata?.name);
+  const { labels: _l, annotations: _a, ...keep } = current.metadata;
+  const { allocatable: _alloc, ...status } = current.status;
+  return {
+    ...current,
+    metadata: {
+      ...keep,
+      ...(input.metadata?.labels ? { labels: input.metadata.labels } : {}),
+      ...(input.metadata?.annotations ? { annotations: input.metadata.annotations } : {}),
+    },
+    spec: input.spec,
+    status: { ...status, ...(input.spec.capacity ? { allocatable: { shoots: input.spec.capacity.shoots } } : {}) },
+  };
+}
+
+/** The seed after its agent's heartbeat. */
+export function heartbeatSeed(current: Seed, heartbeat: HeartbeatInput, now: Date): Seed {
+  const at = now.toISOString();
+  return {
+    ...current,
+    status: {
+      ...current.status,
+      conditions: mergeConditions(current.status.conditions, heartbeat.conditions, at),
+      lastHeartbeatTime: at,
+      ...(heartbeat.controlPlanes ? { controlPlanes: heartbeat.controlPlanes } : {}),
+    },
+  };
+}
+
+export function assertNameMatches(name: string, bodyName: string | undefined): void {
+  if (bodyName !== undefined && bodyName !== name) {
+    throw new ValidationError(`metadata.name "${bodyName}" does not match the name in the path "${name}"`, { field: 'metadata.name' });
+  }
+}

@@ -1,0 +1,182 @@
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { heartbeatInput, seedInput, type Seed } from '../model/seed.js';
+import { shootInput, type Shoot } from '../model/shoot.js';
+import { type Clock, type EventSink, type IdSource, discardEvents, randomIds, systemClock } from './context.js';
+import { applyMergePatch, isPlainObject } from './merge-patch.js';
+import type { Page, PageRequest } from './page.js';
+import type { GardenRepository } from './repository.js';
+import { heartbeatSeed, newSeed, updatedSeed } from './seed-resource.js';
+import { newShoot, updatedShoot } from './shoot-resource.js';
+import { parseInput } from './validate.js';
+
+export interface GardenServiceOptions {
+  repository: GardenRepository;
+  clock?: Clock;
+  ids?: IdSource;
+  events?: EventSink;
+  /** How often a write without a client-supplied resourceVersion re-reads and retries after a concurrent change. */
+  maxUnconditionalRetries?: number;
+}
+
+export interface Written<T> {
+  resource: T;
+  created: boolean;
+}
+
+/**
+ * The garden's resource logic: seeds, shoots and heartbeats. Validation, admission and optimistic
+ * concurrency live here; the repository makes each write atomic and conditional.
+ */
+export class GardenService {
+  private readonly repo: GardenRepository;
+  private readonly clock: Clock;
+  private readonly ids: IdSource;
+  private readonly events: EventSink;
+  private readonly retries: number;
+
+  constructor(options: GardenServiceOptions) {
+    this.repo = options.repository;
+    this.clock = options.clock ?? systemClock;
+    this.ids = options.ids ?? randomIds;
+    this.events = options.events ?? discardEvents;
+    this.retries = options.maxUnconditionalRetries ?? 5;
+  }
+
+  async putSeed(name: string, body: unknown): Promise<Written<Seed>> {
+    const input = parseInput(seedInput, body);
+    const expected = input.metadata?.resourceVersion;
+    return this.upsert({
+      expected,
+      read: () => this.repo.getSeed(name),
+      create: async () => {
+        if (expected !== undefined) throw new NotFoundError(`seed "${name}" does not exist; omit metadata.resourceVersion to create it`);
+        const seed = await this.repo.createSeed(newSeed(name, input, { now: this.clock.now(), uuid: this.ids.uuid() }));
+        await this.events.publish('SeedRegistered', { seed: name, identity: seed.status.identity });
+        return seed;
+      },
+      update: (current) => this.repo.updateSeed(updatedSeed(current, input), current.metadata.resourceVersion),
+    });
+  }
+
+  async getSeed(name: string): Promise<Seed> {
+    const seed = await this.repo.getSeed(name);
+    if (!seed) throw new NotFoundError(`seed "${name}" not found`);
+    return seed;
+  }
+
+  listSeeds(page: PageRequest): Promise<Page<Seed>> {
+    return this.repo.listSeeds(page);
+  }
+
+  async deleteSeed(name: string, expectedVersion?: string): Promise<void> {
+    await this.getSeed(name);
+    await this.repo.deleteSeed(name, expectedVersion);
+    await this.events.publish('SeedDeleted', { seed: name });
+  }
+
+  async heartbeat(name: string, body: unknown): Promise<Seed> {
+    const input = parseInput(heartbeatInput, body);
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.getSeed(name);
+      if (input.identity !== undefined && input.identity !== current.status.identity) {
+        throw new ConflictError(
+          `heartbeat identity "${input.identity}" is not the identity of seed "${name}" (${current.status.identity}); the agent belongs to an earlier registration`,
+          { code: 'IdentityMismatch', field: 'identity' },
+        );
+      }
+      try {
+        return await this.repo.updateSeed(heartbeatSeed(current, input, this.clock.now()), current.metadata.resourceVersion);
+      } catch (error) {
+        if (!(error instanceof ConflictError) || attempt >= this.retries) throw error;
+      }
+    }
+  }
+
+  async putShoot(project: string, name: string, body: unknown): Promise<Written<Shoot>> {
+    const input = parseInput(shootInput, body);
+    const expected = input.metadata?.resourceVersion;
+    return this.upsert({
+      expected,
+      read: () => this.repo.getShoot(project, name),
+      create: async () => {
+        if (expected !== undefined) throw new NotFoundError(`shoot "${project}/${name}" does not exist; omit metadata.resourceVersion to create it`);
+        const shoot = await this.repo.createShoot(newShoot(project, name, input, { now: this.clock.now(), uuid: this.ids.uuid() }));
+        await this.events.publish('ShootCreated', { project, shoot: name, seedName: shoot.status.seedName ?? null });
+        return shoot;
+      },
+      update: (current) => this.repo.updateShoot(updatedShoot(current, input), current.metadata.resourceVersion),
+    });
+  }
+
+  /** JSON merge patch of metadata (labels, annotations, resourceVersion) and spec. */
+  async patchShoot(project: string, name: string, patch: unknown): Promise<Shoot> {
+    if (!isPlainObject(patch)) throw new ValidationError('a merge patch must be a JSON object');
+    const patchVersion = isPlainObject(patch.metadata) ? patch.metadata.resourceVersion : undefined;
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.getShoot(project, name);
+      const base = { metadata: pickDefined({ labels: current.metadata.labels, annotations: current.metadata.annotations }), spec: current.spec };
+      const merged = applyMergePatch(base, patch);
+      const input = parseInput(shootInput, merged);
+      const expected = input.metadata?.resourceVersion;
+      if (expected !== undefined && expected !== current.metadata.resourceVersion) throw staleVersion('shoot', `${project}/${name}`, expected, current);
+      try {
+        return await this.repo.updateShoot(updatedShoot(current, input), current.metadata.resourceVersion);
+      } catch (error) {
+        if (!(error instanceof ConflictError) || patchVersion !== undefined || attempt >= this.retries) throw error;
+      }
+    }
+  }
+
+  async getShoot(project: string, name: string): Promise<Shoot> {
+    const shoot = await this.repo.getShoot(project, name);
+    if (!shoot) throw new NotFoundError(`shoot "${project}/${name}" not found`);
+    return shoot;
+  }
+
+  listShoots(project: string, page: PageRequest): Promise<Page<Shoot>> {
+    return this.repo.listShoots(project, page);
+  }
+
+  async deleteShoot(project: string, name: string, expectedVersion?: string): Promise<void> {
+    const shoot = await this.getShoot(project, name);
+    await this.repo.deleteShoot(project, name, expectedVersion);
+    await this.events.publish('ShootDeleted', { project, shoot: name, seedName: shoot.status.seedName ?? null });
+  }
+
+  /**
+   * Create when absent, else update. With a client-supplied resourceVersion the update is conditional
+   * on it (409 on mismatch); without one, a concurrent change is re-read and retried, as `kubectl
+   * replace` without a version would succeed.
+   */
+  private async upsert<T extends Seed | Shoot>(op: {
+    expected: string | undefined;
+    read: () => Promise<T | undefined>;
+    create: () => Promise<T>;
+    update: (current: T) => Promise<T>;
+  }): Promise<Written<T>> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await op.read();
+      try {
+        if (!current) return { resource: await op.create(), created: true };
+        if (op.expected !== undefined && op.expected !== current.metadata.resourceVersion) {
+          throw staleVersion(current.kind.toLowerCase(), current.metadata.name, op.expected, current);
+        }
+        return { resource: await op.update(current), created: false };
+      } catch (error) {
+        const retriable = error instanceof ConflictError && (error.code === 'Conflict' || error.code === 'AlreadyExists');
+        if (!retriable || op.expected !== undefined || attempt >= this.retries) throw error;
+      }
+    }
+  }
+}
+
+function staleVersion(kind: string, name: string, expected: string, current: Seed | Shoot): ConflictError {
+  return new ConflictError(
+    `${kind} "${name}" has been modified: resourceVersion is ${current.metadata.resourceVersion}, not ${expected}; read it again and retry`,
+    { field: 'metadata.resourceVersion', current },
+  );
+}
+
+function pickDefined<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,16 @@
+import type { z } from 'zod';
+import { ValidationError } from '../errors.js';
+
+/** Parses with a schema and turns the first issue into a ValidationError that names the field. */
+export function parseInput<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue?.path.map(String).join('.') ?? '';
+  const field = issue?.code === 'unrecognized_keys' ? [path, ...issue.keys].filter(Boolean).join('.') : path;
+  const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more)` : '';
+  throw new ValidationError(`${field || 'body'}: ${issue?.message ?? 'invalid'}${more}`, {
+    ...(field ? { field } : {}),
+    code: issue?.code === 'unrecognized_keys' ? 'UnknownField' : 'Invalid',
+  });
+}

@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import { DEFAULT_PAGE_LIMIT } from '../../core/garden/page.js';
+import type { GardenService } from '../../core/garden/service.js';
+import { parseInput } from '../../core/garden/validate.js';
+import { dns1123Label } from '../../core/model/names.js';
+import { heartbeatInput, seedInput } from '../../core/model/seed.js';
+import { shootInput } from '../../core/model/shoot.js';
+import { type HttpResult, json } from './http.js';
+import * as s from './schemas.js';
+
+export type Method = 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface RouteContext {
+  params: Record<string, string>;
+  query: Record<string, string | undefined>;
+  body: unknown;
+  service: GardenService;
+  version: string;
+}
+
+/** One operation of the API. The same table drives the router and the OpenAPI document. */
+export interface Route {
+  method: Method;
+  path: string;
+  operationId: string;
+  summary: string;
+  tags: string[];
+  /** Path parameters and their schema; every name in `path` must be here. */
+  params?: Record<string, z.ZodType>;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  bodyContentTypes?: string[];
+  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /** Public routes need no IAM signature (only /healthz). */
+  public?: boolean;
+  handle(ctx: RouteContext): Promise<HttpResult> | HttpResult;
+}
+
+const name = dns1123Label;
+const project = dns1123Label;
+const errors = {
+  400: { description: 'Malformed request', schema: s.errorBody },
+  404: { description: 'Not found', schema: s.errorBody },
+};
+
+function page(query: RouteContext['query']) {
+  const q = parseInput(s.listQuery, query);
+  return { limit: q.limit ?? DEFAULT_PAGE_LIMIT, ...(q.continue ? { continue: q.continue } : {}) };
+}
+
+function deleteVersion(query: RouteContext['query']) {
+  return parseInput(s.deleteQuery, query).resourceVersion;
+}
+
+export const routes: Route[] = [
+  {
+    method: 'GET', path: '/healthz', operationId: 'health', summary: 'Liveness of the API', tags: ['health'], public: true,
+    responses: { 200: { description: 'Healthy', schema: s.health } },
+    handle: ({ version }) => json(200, { status: 'ok', version }),
+  },
+  {
+    method: 'GET', path: '/openapi.json', operationId: 'openapi', summary: 'This API as an OpenAPI 3 document', tags: ['health'],
+    responses: { 200: { description: 'The OpenAPI document' } },
+    // Filled in by the handler, which owns the generated document.
+    handle: () => json(500, { code: 'Internal', message: 'openapi route not wired' }),
+  },
+  {
+    method: 'GET', path: '/seeds', operationId: 'listSeeds', summary: 'List seeds', tags: ['seeds'], query: s.listQuery,
+    responses: { 200: { description: 'A page of seeds', schema: s.seedList }, 400: errors[400] },
+    handle: async ({ service, query }) => {
+      const res = await service.listSeeds(page(query));
+      return json(200, { kind: 'SeedList', items: res.items, metadata: res.continue ? { continue: res.continue } : {} });
+    },
+  },
+  {
+    method: 'PUT', path: '/seeds/{name}', operationId: 'putSeed', summary: 'Register or update a seed', tags: ['seeds'],
+    params: { name }, body: seedInput,
+    responses: {
+      200: { description: 'Updated', schema: s.seedResource }, 201: { description: 'Registered', schema: s.seedResource },
+      400: errors[400], 404: errors[404], 409: { description: 'resourceVersion mismatch', schema: s.errorBody }, 422: { description: 'Admission rule', schema: s.errorBody },
+    },
+    handle: async ({ service, params, body }) => {
+      const res = await service.putSeed(params.name!, body);
+      return json(res.created ? 201 : 200, res.resource);
+    },
+  },
+  {
+    method: 'GET', path: '/seeds/{name}', operationId: 'getSeed', summary: 'Read a seed', tags: ['seeds'], params: { name },
+    responses: { 200: { description: 'The seed', schema: s.seedResource }, 400: errors[400], 404: errors[404] },
+    handle: async ({ service, params }) => json(200, await service.getSeed(params.name!)),
+  },
+  {
+    method: 'DELETE', path: '/seeds/{name}', operationId: 'deleteSeed', summary: 'Delete a seed that hosts no shoots', tags: ['seeds'],
+    params: { name }, query: s.deleteQuery,
+    responses: {
+      200: { description: 'Deleted', schema: s.deleted }, 400: errors[400], 404: errors[404],
+      409: { description: 'The seed hosts shoots, or resourceVersion mismatch', schema: s.errorBody },
+    },
+    handle: async ({ service, params, query }) => {
+      await service.deleteSeed(params.name!, deleteVersion(query));
+      return json(200, { kind: 'Status', status: 'Success', details: { kind: 'Seed', name: params.name } });
+    },
+  },
+  {
+    method: 'POST', path: '/seeds/{name}/heartbeat', operationId: 'seedHeartbeat', summary: 'Seed agent heartbeat: conditions, hosted control planes, internal probes', tags: ['seeds'],
+    params: { name }, body: heartbeatInput,
+    responses: {
+      200: { description: 'Recorded', schema: s.heartbeatResult }, 400: errors[400], 404: errors[404],
+      409: { description: 'The agent reports another registration\'s identity', schema: s.errorBody },
+    },
+    handle: async ({ service, params, body }) => {
+      const seed = await service.heartbeat(params.name!, body);
+      return json(200, {
+        seed: seed.metadata.name, identity: seed.status.identity,
+        lastHeartbeatTime: seed.status.lastHeartbeatTime, resourceVersion: seed.metadata.resourceVersion,
+      });
+    },
+  },
+  {
+    method: 'GET', path: '/projects/{project}/shoots', operationId: 'listShoots', summary: 'List the shoots of a project', tags: ['shoots'],
+    params: { project }, query: s.listQuery,
+    responses: { 200: { description: 'A page of shoots', schema: s.shootList }, 400: errors[400] },
+    handle: async ({ service, params, query }) => {
+      const res = await service.listShoots(params.project!, page(query));
+      return json(200, { kind: 'ShootList', items: res.items, metadata: res.continue ? { continue: res.continue } : {} });
+    },
+  },
+  {
+    method: 'PUT', path: '/projects/{project}/shoots/{name}', operationId: 'putShoot', summary: 'Create or update a shoot', tags: ['shoots'],
+    params: { project, name }, body: shootInput,
+    responses: {
+      200: { description: 'Updated', schema: s.shootResource }, 201: { description: 'Created', schema: s.shootResource },
+      400: errors[400], 404: errors[404], 409: { description: 'resourceVersion mismatch', schema: s.errorBody },
+      422: { description: 'Admission rule (immutable field, unknown or full seed)', schema: s.errorBody },
+    },
+    handle: async ({ service, params, body }) => {
+      const res = await service.putShoot(params.project!, params.name!, body);
+      return json(res.created ? 201 : 200, res.resource);
+    },
+  },
+  {
+    method: 'PATCH', path: '/projects/{project}/shoots/{name}', operationId: 'patchShoot', summary: 'Merge-patch a shoot', tags: ['shoots'],
+    params: { project, name }, body: s.mergePatch, bodyContentTypes: ['application/merge-patch+json', 'application/json'],
+    responses: {
+      200: { description: 'Updated', schema: s.shootResource }, 400: errors[400], 404: errors[404],
+      409: { description: 'resourceVersion mismatch', schema: s.errorBody }, 422: { description: 'Admission rule', schema: s.errorBody },
+    },
+    handle: async ({ service, params, body }) => json(200, await service.patchShoot(params.project!, params.name!, body)),
+  },
+  {
+    method: 'GET', path: '/projects/{project}/shoots/{name}', operationId: 'getShoot', summary: 'Read a shoot', tags: ['shoots'],
+    params: { project, name },
+    responses: { 200: { description: 'The shoot', schema: s.shootResource }, 400: errors[400], 404: errors[404] },
+    handle: async ({ service, params }) => json(200, await service.getShoot(params.project!, params.name!)),
+  },
+  {
+    method: 'DELETE', path: '/projects/{project}/shoots/{name}', operationId: 'deleteShoot', summary: 'Delete a shoot', tags: ['shoots'],
+    params: { project, name }, query: s.deleteQuery,
+    responses: {
+      200: { description: 'Deleted', schema: s.deleted }, 400: errors[400], 404: errors[404],
+      409: { description: 'resourceVersion mismatch', schema: s.errorBody },
+    },
+    handle: async ({ service, params, query }) => {
+      await service.deleteShoot(params.project!, params.name!, deleteVersion(query));
+      return json(200, { kind: 'Status', status: 'Success', details: { kind: 'Shoot', name: `${params.project}/${params.name}` } });
+    },
+  },
+];

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { condition } from '../../core/model/common.js';
+import { hostedControlPlane, seedSpec } from '../../core/model/seed.js';
+import { shootSpec } from '../../core/model/shoot.js';
+
+/** Response shapes, for the OpenAPI document; requests are described by the validating schemas themselves. */
+export const errorBody = z
+  .object({ code: z.string(), message: z.string(), field: z.string().optional() })
+  .meta({ id: 'Error', description: 'Every error the API returns: 400 malformed, 404, 405, 409 conflict, 413, 415, 422 admission.' });
+
+const objectMeta = z.object({
+  name: z.string(),
+  labels: z.record(z.string(), z.string()).optional(),
+  annotations: z.record(z.string(), z.string()).optional(),
+  resourceVersion: z.string().describe('Send it back in metadata.resourceVersion to make an update conditional (409 on mismatch).'),
+  uid: z.string(),
+  creationTimestamp: z.string(),
+});
+
+const lastOperation = z.object({
+  type: z.enum(['Create', 'Reconcile', 'Migrate', 'Restore', 'Delete']),
+  state: z.enum(['Processing', 'Succeeded', 'Error', 'Failed', 'Pending', 'Aborted']),
+  progress: z.number(),
+  description: z.string(),
+  lastUpdateTime: z.string(),
+});
+
+export const seedResource = z
+  .object({
+    apiVersion: z.literal('core.gardenless.io/v1'),
+    kind: z.literal('Seed'),
+    metadata: objectMeta,
+    spec: seedSpec,
+    status: z.object({
+      identity: z.string().describe('Written into owner records while this seed owns a control plane.'),
+      conditions: z.array(condition),
+      allocatable: z.object({ shoots: z.number() }).optional(),
+      shoots: z.number(),
+      lastHeartbeatTime: z.string().optional(),
+      labels: z.record(z.string(), z.string()),
+      controlPlanes: z.array(hostedControlPlane).optional(),
+    }),
+  })
+  .meta({ id: 'Seed' });
+
+export const shootResource = z
+  .object({
+    apiVersion: z.literal('core.gardenless.io/v1'),
+    kind: z.literal('Shoot'),
+    metadata: objectMeta.extend({ project: z.string() }),
+    spec: shootSpec,
+    status: z.object({
+      technicalID: z.string(),
+      seedName: z.string().optional(),
+      lastOperation: lastOperation.optional(),
+      migration: z.record(z.string(), z.unknown()).optional(),
+      conditions: z.array(condition),
+      constraints: z.array(condition),
+    }),
+  })
+  .meta({ id: 'Shoot' });
+
+const listMeta = z.object({ continue: z.string().optional().describe('Pass as ?continue= to read the next page.') });
+export const seedList = z.object({ kind: z.literal('SeedList'), items: z.array(seedResource), metadata: listMeta }).meta({ id: 'SeedList' });
+export const shootList = z.object({ kind: z.literal('ShootList'), items: z.array(shootResource), metadata: listMeta }).meta({ id: 'ShootList' });
+export const deleted = z.object({ kind: z.literal('Status'), status: z.literal('Success'), details: z.object({ kind: z.string(), name: z.string() }) });
+export const health = z.object({ status: z.literal('ok'), version: z.string() });
+export const heartbeatResult = z.object({ seed: z.string(), identity: z.string(), lastHeartbeatTime: z.string(), resourceVersion: z.string() });
+
+export const listQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(500).optional().describe('Page size, 1 to 500 (default 100).'),
+    continue: z.string().max(2048).optional(),
+  })
+  .strip();
+export const deleteQuery = z.object({ resourceVersion: z.string().regex(/^[1-9][0-9]{0,15}$/).optional() }).strip();
+export const mergePatch = z.record(z.string(), z.unknown()).describe('JSON merge patch (RFC 7386) of metadata (labels, annotations, resourceVersion) and spec.');

@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, openSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { freePort } from './ports.js';
+
+export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
+const MINISTACK_BIN = join(PROJECT_ROOT, '.venv', 'bin', 'ministack');
+
+export interface Emulator {
+  /** The endpoint every AWS client uses (AWS_ENDPOINT_URL). */
+  readonly endpoint: string;
+  /** Whether this process started it (and so stops it). */
+  readonly owned: boolean;
+  readonly pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+export interface StartEmulatorOptions {
+  /** Where the emulator writes its log. */
+  logFile?: string;
+  /** Port to bind; a free one when absent. */
+  port?: number;
+  /** Detach the process so it outlives this one (the landscape). */
+  detached?: boolean;
+  healthTimeoutMs?: number;
+}
+
+/**
+ * Uses AWS_ENDPOINT_URL when it is set (a LocalStack container, say) and starts nothing; otherwise
+ * starts the pinned MiniStack from the project's virtual environment on 127.0.0.1 and a free port.
+ */
+export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
+  const given = process.env.AWS_ENDPOINT_URL;
+  if (given) {
+    await waitForHealth(given, options.healthTimeoutMs ?? 30_000);
+    return { endpoint: given, owned: false, pid: undefined, stop: async () => {} };
+  }
+  if (!existsSync(MINISTACK_BIN)) {
+    throw new Error(`The emulator is not installed (${MINISTACK_BIN} missing): run scripts/setup.sh first`);
+  }
+  const port = options.port ?? (await freePort());
+  const endpoint = `http://127.0.0.1:${port}`;
+  const logFile = options.logFile ?? join(PROJECT_ROOT, '.landscape', `ministack-${port}.log`);
+  mkdirSync(resolve(logFile, '..'), { recursive: true });
+  const out = openSync(logFile, 'a');
+  const child = spawn(MINISTACK_BIN, [], {
+    env: {
+      ...process.env,
+      BIND_HOST: '127.0.0.1',
+      GATEWAY_PORT: String(port),
+      MINISTACK_HOST: '127.0.0.1',
+      LOG_LEVEL: process.env.MINISTACK_LOG_LEVEL ?? 'WARNING',
+    },
+    stdio: ['ignore', out, out],
+    detached: options.detached ?? false,
+  });
+  if (options.detached) child.unref();
+  try {
+    await waitForHealth(endpoint, options.healthTimeoutMs ?? 60_000, child);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`The emulator did not become healthy; see ${logFile}`, { cause: error });
+  }
+  return { endpoint, owned: true, pid: child.pid, stop: () => stopProcess(child) };
+}
+
+export async function waitForHealth(endpoint: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`emulator exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(`${endpoint}/_localstack/health`, { signal: AbortSignal.timeout(2_000) });
+      if (res.ok) return;
+      lastError = new Error(`health answered ${res.status}`);
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`emulator at ${endpoint} not healthy after ${timeoutMs} ms`, { cause: lastError });
+}
+
+/** Clears every resource in the emulator, the deployed stack included. */
+export async function resetEmulator(endpoint: string): Promise<void> {
+  const res = await fetch(`${endpoint}/_ministack/reset`, { method: 'POST' });
+  if (!res.ok) throw new Error(`emulator reset answered ${res.status}`);
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolveStop) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolveStop();
+    });
+    child.kill('SIGTERM');
+  });
+}

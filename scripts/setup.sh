@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Idempotent set-up of everything the landscape and the tests need beyond npm packages:
+# the pinned emulator in a project-local virtual environment, and Debian's etcd and dnsmasq.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MINISTACK_VERSION="$(node -p "require('./package.json').config.ministackVersion")"
+VENV=.venv
+
+if [ ! -x "$VENV/bin/ministack" ] || [ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("ministack"))' 2>/dev/null)" != "$MINISTACK_VERSION" ]; then
+  echo "setup: installing ministack==$MINISTACK_VERSION into $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "ministack==$MINISTACK_VERSION"
+fi
+
+missing=()
+command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
+command -v dnsmasq >/dev/null 2>&1 || missing+=(dnsmasq-base)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Debian starts etcd as a service on installation; the project runs its own etcds on free ports.
+  if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now etcd >/dev/null 2>&1 || true; fi
+fi
+echo "setup: ok (ministack $MINISTACK_VERSION, $(etcd --version 2>/dev/null | head -1))"
