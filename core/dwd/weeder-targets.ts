@@ -18,11 +18,7 @@ export interface WeederTarget {
 export const APISERVER_ROLE = 'apiserver';
 export const ETCD_ROLES = ['main', 'events'] as const;
 
-/**
- * Seed bootstrapping's weeder configuration: kube-apiserver pods depend on etcd; every other
- * control-plane pod depends on kube-apiserver. The API server and etcd are excluded from the second
- * selector because restarting them when the API server recovers would undo the recovery.
- */
+// Typed before freezing so the selector operators keep their literal types.
 const defaultTargets: WeederTarget[] = [
   {
     dependency: ETCD,
@@ -38,6 +34,11 @@ const defaultTargets: WeederTarget[] = [
     },
   },
 ];
+/**
+ * Seed bootstrapping's weeder configuration: kube-apiserver pods depend on etcd; every other
+ * control-plane pod depends on kube-apiserver. The API server and etcd are excluded from the second
+ * selector because restarting them when the API server recovers would undo the recovery.
+ */
 export const DEFAULT_WEEDER_TARGETS: readonly WeederTarget[] = Object.freeze(defaultTargets);
 
 /** The default target for a dependency. */
