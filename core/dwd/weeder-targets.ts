@@ -34,6 +34,7 @@ const defaultTargets: WeederTarget[] = [
     },
   },
 ];
+
 /**
  * Seed bootstrapping's weeder configuration: kube-apiserver pods depend on etcd; every other
  * control-plane pod depends on kube-apiserver. The API server and etcd are excluded from the second
