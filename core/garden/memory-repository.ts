@@ -1,0 +1,244 @@
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import type { Seed } from '../model/seed.js';
+import type { Shoot } from '../model/shoot.js';
+import { SeedUnavailableError } from './errors.js';
+import type { Page, PageRequest } from './page.js';
+import type { GardenRepository } from './repository.js';
+
+/** A stored seed: the document without its version and shoot count, which live beside it as in DynamoDB. */
+interface SeedEntry {
+  doc: Seed;
+  rv: number;
+  shoots: number;
+}
+
+interface ShootEntry {
+  doc: Shoot;
+  rv: number;
+}
+
+/** Everything a memory repository holds, as the API would return it. */
+export interface GardenSnapshot {
+  seeds: Seed[];
+  shoots: Shoot[];
+}
+
+/**
+ * The garden state in maps, with the semantics of `DynamoGardenRepository`: resourceVersions count
+ * writes from 1, every racing write is conditional and fails into the same domain errors, a seed's
+ * shoot count changes in the same step as the shoot that is placed on or removed from it, and lists
+ * are sorted by name and paged with an opaque `continue` token.
+ *
+ * Each method does all its checks before its first change and never awaits in between, so that it is
+ * atomic with respect to concurrent calls. Values are copied on the way in and out (through JSON, which
+ * also drops `undefined` members as the DynamoDB marshaller does): no caller can change stored state.
+ */
+export class MemoryGardenRepository implements GardenRepository {
+  private readonly seeds = new Map<string, SeedEntry>();
+  private readonly shoots = new Map<string, ShootEntry>();
+
+  async getSeed(name: string): Promise<Seed | undefined> {
+    const entry = this.seeds.get(name);
+    return entry ? seedOut(entry) : undefined;
+  }
+
+  async listSeeds(page: PageRequest): Promise<Page<Seed>> {
+    return paginate([...this.seeds.entries()], page, seedOut);
+  }
+
+  async createSeed(seed: Seed): Promise<Seed> {
+    const name = seed.metadata.name;
+    const existing = this.seeds.get(name);
+    if (existing) throw new ConflictError(`seed "${name}" already exists`, { code: 'AlreadyExists', current: seedOut(existing) });
+    const entry: SeedEntry = { doc: copy(seed), rv: 1, shoots: 0 };
+    this.seeds.set(name, entry);
+    return seedOut(entry);
+  }
+
+  async updateSeed(seed: Seed, expectedVersion: string): Promise<Seed> {
+    const name = seed.metadata.name;
+    const entry = this.seeds.get(name);
+    if (!entry) throw new NotFoundError(`seed "${name}" not found`);
+    if (entry.rv !== Number(expectedVersion)) throw versionConflict('seed', name, expectedVersion, seedOut(entry));
+    // The shoot count is not an update's business: it changes only with shoot placement.
+    entry.doc = copy(seed);
+    entry.rv += 1;
+    return seedOut(entry);
+  }
+
+  async deleteSeed(name: string, expectedVersion?: string): Promise<void> {
+    const entry = this.seeds.get(name);
+    if (!entry) throw new NotFoundError(`seed "${name}" not found`);
+    if (entry.shoots > 0) {
+      throw new ConflictError(`seed "${name}" hosts ${entry.shoots} shoot(s); migrate or delete them before deleting the seed`, {
+        code: 'SeedHostsShoots',
+        current: seedOut(entry),
+      });
+    }
+    // As in DynamoDB, an empty expected version means "unconditional".
+    if (expectedVersion && entry.rv !== Number(expectedVersion)) throw versionConflict('seed', name, expectedVersion, seedOut(entry));
+    this.seeds.delete(name);
+  }
+
+  async getShoot(project: string, name: string): Promise<Shoot | undefined> {
+    const entry = this.shoots.get(shootId(project, name));
+    return entry ? shootOut(entry) : undefined;
+  }
+
+  async listShoots(project: string, page: PageRequest): Promise<Page<Shoot>> {
+    const inProject = [...this.shoots.values()].filter((e) => e.doc.metadata.project === project);
+    return paginate(
+      inProject.map((e) => [e.doc.metadata.name, e] as const),
+      page,
+      shootOut,
+    );
+  }
+
+  async createShoot(shoot: Shoot): Promise<Shoot> {
+    const { project, name } = shoot.metadata;
+    const id = shootId(project, name);
+    if (this.shoots.has(id)) throw new ConflictError(`shoot "${id}" already exists`, { code: 'AlreadyExists' });
+    const seedName = shoot.status.seedName;
+    const seed = seedName ? this.seeds.get(seedName) : undefined;
+    if (seedName) {
+      if (!seed) throw new SeedUnavailableError(`seed "${seedName}" does not exist`, seedName, 'NotFound');
+      if (seed.doc.metadata.deletionTimestamp) throw new SeedUnavailableError(`seed "${seedName}" is being deleted`, seedName, 'Deleting');
+      const capacity = seed.doc.spec.capacity?.shoots;
+      if (capacity !== undefined && seed.shoots >= capacity) {
+        throw new SeedUnavailableError(`seed "${seedName}" is full: it hosts ${seed.shoots} of ${capacity} shoots`, seedName, 'Full');
+      }
+    }
+    const entry: ShootEntry = { doc: copy(shoot), rv: 1 };
+    this.shoots.set(id, entry);
+    if (seed) seed.shoots += 1;
+    return shootOut(entry);
+  }
+
+  async updateShoot(shoot: Shoot, expectedVersion: string): Promise<Shoot> {
+    const id = shootId(shoot.metadata.project, shoot.metadata.name);
+    const entry = this.shoots.get(id);
+    if (!entry) throw new NotFoundError(`shoot "${id}" not found`);
+    // Placement is not an update's business: the stored seed must be the one the caller saw.
+    const samePlacement = (entry.doc.status.seedName || undefined) === (shoot.status.seedName || undefined);
+    if (entry.rv !== Number(expectedVersion) || !samePlacement) throw versionConflict('shoot', id, expectedVersion, shootOut(entry));
+    entry.doc = copy(shoot);
+    entry.rv += 1;
+    return shootOut(entry);
+  }
+
+  async deleteShoot(project: string, name: string, expectedVersion?: string): Promise<void> {
+    const id = shootId(project, name);
+    const entry = this.shoots.get(id);
+    if (!entry) throw new NotFoundError(`shoot "${id}" not found`);
+    if (expectedVersion !== undefined && Number(expectedVersion) !== entry.rv) throw versionConflict('shoot', id, expectedVersion, shootOut(entry));
+    const seedName = entry.doc.status.seedName;
+    if (seedName) {
+      const seed = this.seeds.get(seedName);
+      if (!seed || seed.shoots <= 0) {
+        throw new ConflictError(`seed "${seedName}" does not count shoot "${id}"; the garden state is inconsistent`, { code: 'Inconsistent' });
+      }
+      seed.shoots -= 1;
+    }
+    this.shoots.delete(id);
+  }
+
+  /** Every stored seed and shoot, sorted, as the API would return them: for tests that a request wrote nothing. */
+  snapshot(): GardenSnapshot {
+    return {
+      seeds: [...this.seeds.keys()].sort().map((k) => seedOut(this.seeds.get(k)!)),
+      shoots: [...this.shoots.keys()].sort().map((k) => shootOut(this.shoots.get(k)!)),
+    };
+  }
+}
+
+/** A repository whose every call fails with the given error: for fault tests (throttling, network loss). */
+export class FailingGardenRepository implements GardenRepository {
+  constructor(private readonly error: Error = new Error('garden repository unavailable')) {}
+
+  async getSeed(): Promise<Seed | undefined> {
+    throw this.error;
+  }
+  async listSeeds(): Promise<Page<Seed>> {
+    throw this.error;
+  }
+  async createSeed(): Promise<Seed> {
+    throw this.error;
+  }
+  async updateSeed(): Promise<Seed> {
+    throw this.error;
+  }
+  async deleteSeed(): Promise<void> {
+    throw this.error;
+  }
+  async getShoot(): Promise<Shoot | undefined> {
+    throw this.error;
+  }
+  async listShoots(): Promise<Page<Shoot>> {
+    throw this.error;
+  }
+  async createShoot(): Promise<Shoot> {
+    throw this.error;
+  }
+  async updateShoot(): Promise<Shoot> {
+    throw this.error;
+  }
+  async deleteShoot(): Promise<void> {
+    throw this.error;
+  }
+}
+
+function copy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+function seedOut(entry: SeedEntry): Seed {
+  const seed = copy(entry.doc);
+  return { ...seed, metadata: { ...seed.metadata, resourceVersion: String(entry.rv) }, status: { ...seed.status, shoots: entry.shoots } };
+}
+
+function shootOut(entry: ShootEntry): Shoot {
+  const shoot = copy(entry.doc);
+  return { ...shoot, metadata: { ...shoot.metadata, resourceVersion: String(entry.rv) } };
+}
+
+function shootId(project: string, name: string): string {
+  return `${project}/${name}`;
+}
+
+function versionConflict<T>(kind: string, name: string, expected: string, current: T): ConflictError<T> {
+  return new ConflictError(`${kind} "${name}" has been modified since resourceVersion ${expected}; read it again and retry`, {
+    field: 'metadata.resourceVersion',
+    current,
+  });
+}
+
+const TOKEN_ERROR = 'continue: not a token this API returned';
+
+/** Sorts by key, resumes after the key in the token, and hands out a token only when more items follow. */
+function paginate<E, T>(entries: (readonly [string, E])[], page: PageRequest, out: (entry: E) => T): Page<T> {
+  const after = decodeToken(page.continue);
+  const sorted = entries.filter(([key]) => after === undefined || key > after).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const taken = sorted.slice(0, Math.max(0, page.limit));
+  const last = taken.at(-1);
+  const more = sorted.length > taken.length && last !== undefined;
+  return { items: taken.map(([, e]) => out(e)), ...(more ? { continue: encodeToken(last[0]) } : {}) };
+}
+
+function encodeToken(after: string): string {
+  return Buffer.from(JSON.stringify({ after })).toString('base64url');
+}
+
+function decodeToken(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch (error) {
+    throw new ValidationError(TOKEN_ERROR, { field: 'continue', cause: error });
+  }
+  const after = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>).after : undefined;
+  if (typeof after !== 'string' || after.length > 512 || Object.keys(value as object).length !== 1) {
+    throw new ValidationError(TOKEN_ERROR, { field: 'continue' });
+  }
+  return after;
+}
