@@ -30,3 +30,17 @@ export function latestFullSnapshot<S extends Snapshot>(snapshots: Iterable<S>): 
 export function latestFinalSnapshot<S extends Snapshot>(snapshots: Iterable<S>): S | undefined {
   return latestWhere(snapshots, (s) => s.kind === 'Full' && s.final);
 }
+
+/**
+ * The final snapshot that ends the current history, if there is one: the latest final full snapshot,
+ * provided nothing was snapshotted after it and it was not created before `notBefore` (unix seconds).
+ * A bucket keeps the final snapshot of every earlier migration away from its seed; a shoot that came
+ * back has newer snapshots after that old one, and the copy waiting for a new final must not take the
+ * old one for it. Pass the owner change time (minus clock skew) as `notBefore` for the same reason.
+ */
+export function currentFinalSnapshot<S extends Snapshot>(snapshots: Iterable<S>, options: { notBefore?: number } = {}): S | undefined {
+  const latest = latestSnapshot(snapshots);
+  if (latest === undefined || latest.kind !== 'Full' || !latest.final) return undefined;
+  if (options.notBefore !== undefined && latest.createdOn < options.notBefore) return undefined;
+  return latest;
+}

@@ -8,7 +8,7 @@ export interface RestorePlan<S extends Snapshot = Snapshot> {
   readonly deltas: readonly S[];
   /** The revision etcd must report after the restore (verified by the restorer). */
   readonly lastRevision: number;
-  /** Whether the plan starts from a final snapshot (nothing was acknowledged after it). */
+  /** Whether the plan is a final snapshot alone: nothing was acknowledged after it. A final snapshot followed by deltas is an old one. */
   readonly final: boolean;
 }
 
@@ -60,7 +60,7 @@ export function planRestore<S extends Snapshot>(snapshots: Iterable<S>, options:
       { expected: options.expectedLastRevision, available: covered },
     );
   }
-  return { full, deltas, lastRevision: covered, final: full.final };
+  return { full, deltas, lastRevision: covered, final: full.final && deltas.length === 0 };
 }
 
 /** Every snapshot of the plan, in the order a restorer applies them. */

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   compareSnapshots,
+  currentFinalSnapshot,
   latestFinalSnapshot,
   latestFullSnapshot,
   latestSnapshot,
@@ -86,5 +87,20 @@ describe('latest and final lookup', () => {
         expect(latestFinalSnapshot(snapshots)?.key).toBe(sorted.filter((s) => s.kind === 'Full' && s.final).at(-1)?.key);
       }),
     );
+  });
+});
+
+describe('currentFinalSnapshot', () => {
+  const oldFinal = full(100, { final: true, createdOn: 1_000 });
+  const newFinal = full(300, { final: true, createdOn: 3_000 });
+  it.each<[string, Snapshot[], { notBefore?: number }, Snapshot | undefined]>([
+    ['a final snapshot that ends the history', [full(50), incr(51, 100), oldFinal], {}, oldFinal],
+    ['an old final snapshot the shoot came back after', [oldFinal, full(200, { createdOn: 2_000 }), incr(201, 250)], {}, undefined],
+    ['the new final snapshot after an old one', [oldFinal, full(200, { createdOn: 2_000 }), newFinal], {}, newFinal],
+    ['a final snapshot from before the owner change', [oldFinal], { notBefore: 1_001 }, undefined],
+    ['a final snapshot from after the owner change', [oldFinal], { notBefore: 1_000 }, oldFinal],
+    ['nothing', [], {}, undefined],
+  ])('%s', (_case, snapshots, options, expected) => {
+    expect(currentFinalSnapshot(snapshots, options)?.key).toBe(expected?.key);
   });
 });

@@ -119,3 +119,10 @@ describe('planRestore', () => {
     );
   });
 });
+
+describe('planRestore final flag', () => {
+  it('is final only when nothing follows the final snapshot', () => {
+    expect(planRestore([full(100, { final: true })]).final).toBe(true);
+    expect(planRestore([full(100, { final: true }), incr(101, 110)]).final).toBe(false);
+  });
+});
