@@ -7,7 +7,8 @@ export function parseInput<S extends z.ZodType>(schema: S, body: unknown): z.inf
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const path = issue?.path.map(String).join('.') ?? '';
-  const field = issue?.code === 'unrecognized_keys' ? [path, ...issue.keys].filter(Boolean).join('.') : path;
+  // Of several unknown keys the first is named: joining them all would read as one nested path.
+  const field = issue?.code === 'unrecognized_keys' ? [path, issue.keys[0]].filter(Boolean).join('.') : path;
   const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more)` : '';
   throw new ValidationError(`${field || 'body'}: ${issue?.message ?? 'invalid'}${more}`, {
     ...(field ? { field } : {}),

@@ -1,0 +1,86 @@
+import type { Clock, IdSource } from '../../../core/garden/context.js';
+import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
+import type { GardenRepository } from '../../../core/garden/repository.js';
+import { GardenService } from '../../../core/garden/service.js';
+
+export const T0 = new Date('2025-01-01T00:00:00.000Z');
+
+/** A clock that stands still until a test moves it. */
+export class ManualClock implements Clock {
+  constructor(private current: Date = T0) {}
+  now(): Date {
+    return new Date(this.current);
+  }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+/** Ids uuid-1, uuid-2, ... in order. */
+export class SequentialIds implements IdSource {
+  private next = 0;
+  uuid(): string {
+    this.next += 1;
+    return `uuid-${this.next}`;
+  }
+}
+
+export interface Garden {
+  repo: MemoryGardenRepository;
+  service: GardenService;
+  clock: ManualClock;
+  ids: SequentialIds;
+}
+
+/** A garden service on the memory repository (or a wrapper of it) with a manual clock and sequential ids. */
+export function garden(options: { wrap?: (repo: MemoryGardenRepository) => GardenRepository } = {}): Garden {
+  const repo = new MemoryGardenRepository();
+  const clock = new ManualClock();
+  const ids = new SequentialIds();
+  const service = new GardenService({ repository: options.wrap ? options.wrap(repo) : repo, clock, ids });
+  return { repo, service, clock, ids };
+}
+
+type Json = Record<string, unknown>;
+
+/** A valid `PUT /seeds/{name}` body (DESIGN section 2), with overrides merged into spec. */
+export function seedBody(overrides: { spec?: Json; metadata?: Json } = {}): Json {
+  return {
+    metadata: { labels: { env: 'prod' }, ...overrides.metadata },
+    spec: {
+      provider: { type: 'aws', region: 'eu-west-1', zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] },
+      backup: { bucket: 'gl-backup-aws-eu1', region: 'eu-west-1' },
+      networks: { nodes: '10.0.0.0/16', pods: '10.1.0.0/16', services: '10.2.0.0/16' },
+      taints: [{ key: 'seed.gardener.cloud/protected' }],
+      settings: { scheduling: { visible: true } },
+      capacity: { shoots: 250 },
+      workerPools: [{ name: 'cp', zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'], minimum: 3, taints: [] }],
+      ...overrides.spec,
+    },
+  };
+}
+
+/** A valid `PUT /projects/{p}/shoots/{n}` body, unscheduled unless spec.seedName is given. */
+export function shootBody(overrides: { spec?: Json; metadata?: Json } = {}): Json {
+  return {
+    ...(overrides.metadata ? { metadata: overrides.metadata } : {}),
+    spec: {
+      provider: { type: 'aws' },
+      region: 'eu-west-1',
+      purpose: 'production',
+      networking: { nodes: '10.250.0.0/16', pods: '100.96.0.0/11', services: '100.64.0.0/13' },
+      controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } },
+      ...overrides.spec,
+    },
+  };
+}
+
+/** The rejection of a promise, for assertions on its type and fields. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    (value) => {
+      throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
+    },
+    (error: unknown) => error,
+  );
+}
