@@ -1,0 +1,27 @@
+import type { TestProject } from 'vitest/node';
+import { deployGarden, type Deployment } from '../../local/deploy.js';
+import { startEmulator } from '../../local/emulator.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    deployment: Deployment;
+  }
+}
+
+/**
+ * Starts the emulator on a free loopback port (or uses AWS_ENDPOINT_URL) and really deploys the
+ * GardenStack into it with the CDK CLI, once for all integration suites; stops it at the end.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const started = Date.now();
+  const emulator = await startEmulator({ logFile: `.landscape/test-emulator-${process.pid}.log` });
+  try {
+    const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenTest' });
+    console.log(`integration: emulator ${emulator.endpoint}, stack deployed in ${Date.now() - started} ms, API ${deployment.apiUrl}`);
+    project.provide('deployment', deployment);
+  } catch (error) {
+    await emulator.stop();
+    throw error;
+  }
+  return () => emulator.stop();
+}
