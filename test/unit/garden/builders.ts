@@ -25,20 +25,48 @@ export class SequentialIds implements IdSource {
   }
 }
 
+export type RepositoryMethod = keyof GardenRepository;
+export type Interference = Partial<Record<RepositoryMethod, (call: number, inner: MemoryGardenRepository) => Promise<unknown> | unknown>>;
+
 export interface Garden {
   repo: MemoryGardenRepository;
   service: GardenService;
   clock: ManualClock;
   ids: SequentialIds;
+  /** How often the service called each repository method. */
+  calls: Partial<Record<RepositoryMethod, number>>;
 }
 
-/** A garden service on the memory repository (or a wrapper of it) with a manual clock and sequential ids. */
-export function garden(options: { wrap?: (repo: MemoryGardenRepository) => GardenRepository } = {}): Garden {
+/**
+ * A garden service on the memory repository with a manual clock and sequential ids. `before[method]`
+ * runs before the n-th call (from 1) of that method reaches the repository, so that a test can slip a
+ * concurrent write in, or throw to fail the call.
+ */
+export function garden(options: { before?: Interference } = {}): Garden {
   const repo = new MemoryGardenRepository();
   const clock = new ManualClock();
   const ids = new SequentialIds();
-  const service = new GardenService({ repository: options.wrap ? options.wrap(repo) : repo, clock, ids });
-  return { repo, service, clock, ids };
+  const { repo: wrapped, calls } = interfering(repo, options.before ?? {});
+  const service = new GardenService({ repository: wrapped, clock, ids });
+  return { repo, service, clock, ids, calls };
+}
+
+function interfering(inner: MemoryGardenRepository, before: Interference): { repo: GardenRepository; calls: Garden['calls'] } {
+  const calls: Garden['calls'] = {};
+  const repo = new Proxy(inner, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      const method = prop as RepositoryMethod;
+      return async (...args: unknown[]) => {
+        const call = (calls[method] ?? 0) + 1;
+        calls[method] = call;
+        await before[method]?.(call, target);
+        return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+      };
+    },
+  });
+  return { repo, calls };
 }
 
 type Json = Record<string, unknown>;
@@ -84,3 +112,4 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
     (error: unknown) => error,
   );
 }
+
