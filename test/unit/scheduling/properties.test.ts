@@ -59,7 +59,7 @@ const shootArb: fc.Arbitrary<ShootSpec> = fc
     region: fc.constantFrom(...REGIONS),
     testing: fc.boolean(),
     tolerance: fc.constantFrom(undefined, 'node' as const, 'zone' as const),
-    providerTypes: fc.constantFrom(undefined, ['*'], ['gcp'], ['aws', 'gcp']),
+    providerTypes: fc.constantFrom<string[] | undefined>(undefined, ['*'], ['gcp'], ['aws', 'gcp']),
     tolerates: fc.boolean(),
     env: fc.constantFrom(undefined, 'prod'),
     networking: fc.constantFrom(...SHOOT_NETWORKS),
