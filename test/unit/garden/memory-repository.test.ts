@@ -303,7 +303,7 @@ describe('MemoryGardenRepository copies', () => {
     const repo = new MemoryGardenRepository();
     const input = seed('aws-eu1');
     const created = await repo.createSeed(input);
-    const snapshot = repo.snapshot();
+    const snapshot = structuredClone(repo.snapshot());
     // Act
     input.spec.provider.zones.push('eu-west-1z');
     created.metadata.labels!.env = 'changed';
