@@ -20,7 +20,7 @@ export interface StartEmulatorOptions {
   logFile?: string;
   /** Port to bind; a free one when absent. */
   port?: number;
-  /** Detach the process so it outlives this one (the landscape). */
+  /** Let the emulator outlive this process (the landscape); tests keep it tied to themselves. */
   detached?: boolean;
   healthTimeoutMs?: number;
 }
@@ -52,7 +52,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       LOG_LEVEL: process.env.MINISTACK_LOG_LEVEL ?? 'WARNING',
     },
     stdio: ['ignore', out, out],
-    detached: options.detached ?? false,
+    // Its own process group, so that stopping it also stops the Lambda workers it spawns.
+    detached: true,
   });
   if (options.detached) child.unref();
   try {
@@ -88,13 +89,24 @@ export async function resetEmulator(endpoint: string): Promise<void> {
 }
 
 function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
+  const pid = child.pid;
   return new Promise((resolveStop) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), 5_000);
     child.once('exit', () => {
       clearTimeout(timer);
+      // Workers may outlive the emulator's own exit by a moment; the group goes with it.
+      killGroup(pid, 'SIGKILL');
       resolveStop();
     });
-    child.kill('SIGTERM');
+    killGroup(pid, 'SIGTERM');
   });
+}
+
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
 }

@@ -1,0 +1,23 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Deployment } from './deploy.js';
+import { PROJECT_ROOT } from './emulator.js';
+
+export const LANDSCAPE_DIR = join(PROJECT_ROOT, '.landscape');
+export const ENDPOINTS_FILE = join(LANDSCAPE_DIR, 'endpoints.json');
+
+/** What scripts, the CLI and benchmarks read to find the local landscape. */
+export interface Endpoints {
+  apiUrl: string;
+  awsEndpoint: string;
+  region: string;
+  stackName: string;
+  emulatorPid?: number;
+  outputs: Deployment['outputs'];
+  startedAt: string;
+}
+
+export function readEndpoints(file = ENDPOINTS_FILE): Endpoints | undefined {
+  if (!existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, 'utf8')) as Endpoints;
+}

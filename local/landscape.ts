@@ -1,0 +1,99 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Listr } from 'listr2';
+import { deployGarden, type Deployment } from './deploy.js';
+import { ENDPOINTS_FILE, LANDSCAPE_DIR, readEndpoints, type Endpoints } from './landscape-file.js';
+import { killGroup, startEmulator, waitForHealth, type Emulator } from './emulator.js';
+import { freePort } from './ports.js';
+
+async function running(): Promise<Endpoints | undefined> {
+  const current = readEndpoints();
+  if (!current) return undefined;
+  try {
+    await waitForHealth(current.awsEndpoint, 2_000);
+    return current;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function start(): Promise<Endpoints> {
+  const existing = await running();
+  if (existing) {
+    console.log('The local landscape is already running.');
+    return existing;
+  }
+  mkdirSync(LANDSCAPE_DIR, { recursive: true });
+  interface Ctx { emulator?: Emulator; deployment?: Deployment }
+  const tasks = new Listr<Ctx>(
+    [
+      {
+        title: 'Start the emulator on 127.0.0.1',
+        task: async (ctx, task) => {
+          const port = Number(process.env.GARDENLESS_EMULATOR_PORT ?? (await freePort()));
+          ctx.emulator = await startEmulator({ port, detached: true, logFile: join(LANDSCAPE_DIR, 'emulator.log') });
+          task.title = `Emulator at ${ctx.emulator.endpoint}${ctx.emulator.owned ? '' : ' (AWS_ENDPOINT_URL, not started here)'}`;
+        },
+      },
+      {
+        title: 'Bootstrap and deploy the GardenStack (cdk deploy)',
+        task: async (ctx, task) => {
+          ctx.deployment = await deployGarden({ endpoint: ctx.emulator!.endpoint, onOutput: (line) => (task.output = line) });
+          task.title = `GardenStack deployed: API ${ctx.deployment.apiUrl}`;
+        },
+      },
+    ],
+    { rendererOptions: { collapseSubtasks: false }, exitOnError: true },
+  );
+  const ctx = await tasks.run({});
+  const d = ctx.deployment!;
+  const endpoints: Endpoints = {
+    apiUrl: d.apiUrl,
+    awsEndpoint: d.awsEndpoint,
+    region: d.region,
+    stackName: d.stackName,
+    ...(ctx.emulator?.owned && ctx.emulator.pid ? { emulatorPid: ctx.emulator.pid } : {}),
+    outputs: d.outputs,
+    startedAt: new Date().toISOString(),
+  };
+  writeFileSync(ENDPOINTS_FILE, `${JSON.stringify(endpoints, null, 2)}\n`);
+  return endpoints;
+}
+
+export function stop(): void {
+  const current = readEndpoints();
+  if (!current) {
+    console.log('No local landscape is recorded in .landscape/endpoints.json; nothing to stop.');
+    return;
+  }
+  // The emulator runs in its own process group: this stops it with the Lambda workers it spawned.
+  if (current.emulatorPid) killGroup(current.emulatorPid, 'SIGTERM');
+  rmSync(ENDPOINTS_FILE, { force: true });
+  console.log(`Stopped the local landscape (emulator ${current.awsEndpoint}).`);
+}
+
+function printUsage(e: Endpoints): void {
+  console.log(`
+gardenless local landscape is up.
+
+  API        ${e.apiUrl}
+  AWS        ${e.awsEndpoint} (region ${e.region})
+  endpoints  .landscape/endpoints.json
+
+Try it (requests are SigV4-signed with the emulator's test credentials):
+
+  npx gardenless seed apply -f test/fixtures/seed-aws-eu1.json
+  npx gardenless seed list
+  npx gardenless api GET /healthz
+
+Stop it with: npm run stop
+`);
+}
+
+const command = process.argv[2];
+if (command === 'start') printUsage(await start());
+else if (command === 'stop') stop();
+else if (command !== undefined) {
+  console.error(`usage: tsx local/landscape.ts start|stop`);
+  process.exit(2);
+}
