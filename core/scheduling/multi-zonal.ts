@@ -24,12 +24,12 @@ export function poolShortfall(pool: WorkerPool, declaredZones: readonly string[]
 }
 
 /** The pools that make a seed multi-zonal: untainted, >= 3 nodes, an odd number (>= 3) of declared zones. */
-export function multiZonalPools(spec: SeedSpec): WorkerPool[] {
+export function multiZonalPools(spec: Pick<SeedSpec, 'provider' | 'workerPools'>): WorkerPool[] {
   return (spec.workerPools ?? []).filter((p) => poolShortfall(p, spec.provider.zones) === undefined);
 }
 
 /** Whether the seed's worker pools back `seed.gardener.cloud/multi-zonal`. */
-export function poolsBackMultiZonal(spec: SeedSpec): boolean {
+export function poolsBackMultiZonal(spec: Pick<SeedSpec, 'provider' | 'workerPools'>): boolean {
   return multiZonalPools(spec).length > 0;
 }
 
@@ -37,7 +37,7 @@ export function poolsBackMultiZonal(spec: SeedSpec): boolean {
  * The zones in which `zone`-tolerant control planes may be spread: those of the qualifying pools, in the
  * order the seed declares them. Empty when the seed is not multi-zonal by its pools.
  */
-export function multiZonalZones(spec: SeedSpec): string[] {
+export function multiZonalZones(spec: Pick<SeedSpec, 'provider' | 'workerPools'>): string[] {
   const inPools = new Set(multiZonalPools(spec).flatMap((p) => p.zones));
   return spec.provider.zones.filter((z) => inPools.has(z));
 }

@@ -1,0 +1,4 @@
+export * from './admission.js';
+export * from './kubernetes.js';
+export * from './layout.js';
+export * from './zones.js';
