@@ -94,6 +94,11 @@ export class MemoryGardenRepository implements GardenRepository {
     );
   }
 
+  /** Every shoot of every project, sorted by `<project>/<name>` as DynamoDB's kind index sorts them. */
+  async listAllShoots(page: PageRequest): Promise<Page<Shoot>> {
+    return paginate([...this.shoots.entries()], page, shootOut);
+  }
+
   async createShoot(shoot: Shoot): Promise<Shoot> {
     const { project, name } = shoot.metadata;
     const id = shootId(project, name);
@@ -174,6 +179,9 @@ export class FailingGardenRepository implements GardenRepository {
     throw this.error;
   }
   async listShoots(): Promise<Page<Shoot>> {
+    throw this.error;
+  }
+  async listAllShoots(): Promise<Page<Shoot>> {
     throw this.error;
   }
   async createShoot(): Promise<Shoot> {

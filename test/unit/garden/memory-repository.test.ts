@@ -275,6 +275,13 @@ describe('MemoryGardenRepository lists', () => {
     expect((await repo.listShoots('none', { limit: 10 })).items).toEqual([]);
   });
 
+  it('lists the shoots of all projects sorted by project and name', async () => {
+    const repo = new MemoryGardenRepository();
+    for (const [p, n] of [['dev', 'b'], ['prod', 'a'], ['dev', 'a'], ['dev2', 'a']] as const) await repo.createShoot(shoot(p, n));
+    const seen = await pages((cont) => repo.listAllShoots({ limit: 3, ...(cont ? { continue: cont } : {}) }));
+    expect(seen.map((p) => p.map((s) => `${s.metadata.project}/${s.metadata.name}`))).toEqual([['dev/a', 'dev/b', 'dev2/a'], ['prod/a']]);
+  });
+
   it('gives no token when a page holds everything', async () => {
     const repo = new MemoryGardenRepository();
     await repo.createSeed(seed('a'));
@@ -326,6 +333,7 @@ describe('FailingGardenRepository', () => {
     ['deleteSeed', () => repo.deleteSeed('a')],
     ['getShoot', () => repo.getShoot('dev', 'a')],
     ['listShoots', () => repo.listShoots('dev', { limit: 1 })],
+    ['listAllShoots', () => new FailingGardenRepository(failure).listAllShoots()],
     ['createShoot', () => repo.createShoot(shoot('dev', 'a'))],
     ['updateShoot', () => repo.updateShoot(shoot('dev', 'a'), '1')],
     ['deleteShoot', () => repo.deleteShoot('dev', 'a')],
