@@ -84,6 +84,17 @@ export class GardenStack extends Stack {
     acknowledgeTableIndexes(api.role, table);
     bus.grantPutEventsTo(api.function);
 
+    // The migrate-shoot state machine asks it for a destination when the operator gave none.
+    const scheduler = new GardenFunction(this, 'Scheduler', {
+      entry: 'functions/scheduler/handler.ts',
+      description: 'the gardenless scheduler (migration destinations)',
+      logRetention,
+      environment: { TABLE_NAME: table.tableName },
+    });
+    table.grantReadData(scheduler.function);
+    acknowledgeTableIndexes(scheduler.role, table);
+    new CfnOutput(this, 'SchedulerFunctionName', { value: scheduler.function.functionName });
+
     const apiAccessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY });
     const httpApi = new HttpApi(this, 'HttpApi', {
       description: 'gardenless garden API (v1)',

@@ -13,6 +13,8 @@ export interface GardenOutputs {
   HostedZoneId: string;
   InternalDomain: string;
   EventBusName: string;
+  SchedulerFunctionName: string;
+  [output: string]: string;
 }
 
 export interface Deployment {

@@ -57,7 +57,7 @@ export class DynamoGardenRepository implements GardenRepository {
       );
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
-        throw new ConflictError(`seed "${seed.metadata.name}" already exists`, { code: 'AlreadyExists', cause: error, current: error.Item });
+        throw new ConflictError(`seed "${seed.metadata.name}" already exists`, { code: 'AlreadyExists', cause: error, current: error.Item ? itemToSeed(unmarshallLoose(error.Item)) : undefined });
       }
       throw error;
     }
@@ -66,13 +66,19 @@ export class DynamoGardenRepository implements GardenRepository {
 
   async updateSeed(seed: Seed, expectedVersion: string): Promise<Seed> {
     const item = seedToItem(seed, Number(expectedVersion) + 1);
-    const capacity = item.capacity === undefined ? 'REMOVE #capacity' : '';
+    // capacity and deleting are what a placement's condition reads, so they follow the spec and metadata.
+    const set = ['doc = :doc', 'rv = :next'];
+    const remove: string[] = [];
+    if (item.capacity === undefined) remove.push('#capacity');
+    else set.push('#capacity = :capacity');
+    if (item.deleting) set.push('deleting = :deleting');
+    else remove.push('deleting');
     try {
       const res = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: seedKey(seed.metadata.name),
-          UpdateExpression: `SET doc = :doc, rv = :next${item.capacity === undefined ? '' : ', #capacity = :capacity'} ${capacity}`.trim(),
+          UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
           ExpressionAttributeNames: { '#capacity': 'capacity' },
           ConditionExpression: 'rv = :expected',
           ExpressionAttributeValues: {
@@ -80,6 +86,7 @@ export class DynamoGardenRepository implements GardenRepository {
             ':next': item.rv,
             ':expected': Number(expectedVersion),
             ...(item.capacity === undefined ? {} : { ':capacity': item.capacity }),
+            ...(item.deleting ? { ':deleting': true } : {}),
           },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -125,6 +132,11 @@ export class DynamoGardenRepository implements GardenRepository {
   async listShoots(project: string, page: PageRequest): Promise<Page<Shoot>> {
     const index = TABLE_INDEXES.project;
     return this.query({ index, partition: project, page, map: itemToShoot, keyAttrs: ['pk', 'sk', index.partitionKey, index.sortKey] });
+  }
+
+  async listAllShoots(page: PageRequest): Promise<Page<Shoot>> {
+    const index = TABLE_INDEXES.kind;
+    return this.query({ index, partition: 'Shoot', page, map: itemToShoot, keyAttrs: ['pk', 'sk', index.partitionKey, index.sortKey] });
   }
 
   async createShoot(shoot: Shoot): Promise<Shoot> {
@@ -292,8 +304,12 @@ function versionConflict(kind: string, name: string, expected: string, cause?: u
   return new ConflictError(`${kind} "${name}" has been modified since resourceVersion ${expected}; read it again and retry`, {
     field: 'metadata.resourceVersion',
     cause,
-    current: old ? unmarshallLoose(old) : undefined,
+    current: old ? decodeResource(unmarshallLoose(old)) : undefined,
   });
+}
+
+function decodeResource(item: Record<string, NativeAttributeValue>): Seed | Shoot {
+  return item.kind === 'Seed' ? itemToSeed(item) : itemToShoot(item);
 }
 
 // Items carried by condition failures arrive in the low-level attribute-value form.

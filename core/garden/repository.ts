@@ -18,6 +18,8 @@ export interface GardenRepository {
 
   getShoot(project: string, name: string): Promise<Shoot | undefined>;
   listShoots(project: string, page: PageRequest): Promise<Page<Shoot>>;
+  /** Every shoot of every project, sorted by `<project>/<name>`, paged: for fleet-wide sweeps such as the ownership audit. */
+  listAllShoots(page: PageRequest): Promise<Page<Shoot>>;
   /**
    * Creates the shoot; when it names a seed (`status.seedName`), counts it on that seed in the same
    * atomic write, failing with SeedUnavailableError when the seed is missing, deleting or full.

@@ -1,4 +1,5 @@
-import { ValidationError } from '../errors.js';
+import { AdmissionError, ValidationError } from '../errors.js';
+import { deriveSeedLabels } from '../scheduling/multi-zonal.js';
 import type { HeartbeatInput, Seed, SeedInput } from '../model/seed.js';
 import { mergeConditions } from './conditions.js';
 
@@ -24,7 +25,7 @@ export function newSeed(name: string, input: SeedInput, options: { now: Date; uu
       identity: `${name}-${options.uuid}`,
       conditions: [],
       shoots: 0,
-      labels: {},
+      labels: statusLabels(input),
       ...(input.spec.capacity ? { allocatable: { shoots: input.spec.capacity.shoots } } : {}),
     },
   };
@@ -43,7 +44,7 @@ export function updatedSeed(current: Seed, input: SeedInput): Seed {
       ...(input.metadata?.annotations ? { annotations: input.metadata.annotations } : {}),
     },
     spec: input.spec,
-    status: { ...status, ...(input.spec.capacity ? { allocatable: { shoots: input.spec.capacity.shoots } } : {}) },
+    status: { ...status, labels: statusLabels(input), ...(input.spec.capacity ? { allocatable: { shoots: input.spec.capacity.shoots } } : {}) },
   };
 }
 
@@ -65,4 +66,11 @@ export function assertNameMatches(name: string, bodyName: string | undefined): v
   if (bodyName !== undefined && bodyName !== name) {
     throw new ValidationError(`metadata.name "${bodyName}" does not match the name in the path "${name}"`, { field: 'metadata.name' });
   }
+}
+
+/** The labels the scheduler trusts: the operator's plus the multi-zonal label derived from the worker pools. */
+function statusLabels(input: SeedInput): Record<string, string> {
+  const derived = deriveSeedLabels(input.spec, input.metadata?.labels ?? {});
+  if (!derived.ok) throw new AdmissionError(derived.message, { field: derived.field, code: 'MultiZonalLabelNotBacked' });
+  return derived.labels;
 }

@@ -8,6 +8,11 @@ import type { GardenRepository } from './repository.js';
 import { heartbeatSeed, newSeed, updatedSeed } from './seed-resource.js';
 import { newShoot, updatedShoot } from './shoot-resource.js';
 import { parseInput } from './validate.js';
+import { admitOnSeed, assertSeedExists, chooseDestination, listAllSeeds, scheduleAndCreate, type SchedulingPolicy } from './placement.js';
+import { schedule, type ScheduleResult } from '../scheduling/schedule.js';
+import { controlPlaneLayout, layoutObjects } from '../ha/layout.js';
+import { z } from 'zod';
+import { shootSpec } from '../model/shoot.js';
 
 export interface GardenServiceOptions {
   repository: GardenRepository;
@@ -16,6 +21,21 @@ export interface GardenServiceOptions {
   events?: EventSink;
   /** How often a write without a client-supplied resourceVersion re-reads and retries after a concurrent change. */
   maxUnconditionalRetries?: number;
+  /** Region strategy and distances of the scheduler (Gardener's scheduler configuration). */
+  scheduling?: SchedulingPolicy;
+}
+
+const dryRunRequest = z.object({ shoot: z.object({ metadata: z.record(z.string(), z.unknown()).optional(), spec: shootSpec }).strict() }).strict();
+
+/** The HA layout of a shoot's control plane, as the API returns it. */
+export interface ControlPlaneLayoutView {
+  kind: 'ControlPlaneLayout';
+  technicalID: string;
+  seedName: string;
+  failureTolerance: string;
+  zones: string[];
+  zonePinned: boolean;
+  items: unknown[];
 }
 
 export interface Written<T> {
@@ -33,6 +53,7 @@ export class GardenService {
   private readonly ids: IdSource;
   private readonly events: EventSink;
   private readonly retries: number;
+  private readonly policy: SchedulingPolicy;
 
   constructor(options: GardenServiceOptions) {
     this.repo = options.repository;
@@ -40,6 +61,7 @@ export class GardenService {
     this.ids = options.ids ?? randomIds;
     this.events = options.events ?? discardEvents;
     this.retries = options.maxUnconditionalRetries ?? 5;
+    this.policy = options.scheduling ?? {};
   }
 
   async putSeed(name: string, body: unknown): Promise<Written<Seed>> {
@@ -100,12 +122,60 @@ export class GardenService {
       read: () => this.repo.getShoot(project, name),
       create: async () => {
         if (expected !== undefined) throw new NotFoundError(`shoot "${project}/${name}" does not exist; omit metadata.resourceVersion to create it`);
-        const shoot = await this.repo.createShoot(newShoot(project, name, input, { now: this.clock.now(), uuid: this.ids.uuid() }));
-        await this.events.publish('ShootCreated', { project, shoot: name, seedName: shoot.status.seedName ?? null });
-        return shoot;
+        return this.createShoot(newShoot(project, name, input, { now: this.clock.now(), uuid: this.ids.uuid() }));
       },
-      update: (current) => this.repo.updateShoot(updatedShoot(current, input), current.metadata.resourceVersion),
+      update: (current) => this.updateShoot(current, updatedShoot(current, input)),
     });
+  }
+
+  /** With `spec.seedName`, admitted against that seed; without, placed by the scheduler. */
+  private async createShoot(shoot: Shoot): Promise<Shoot> {
+    const { project, name } = shoot.metadata;
+    const seedName = shoot.spec.seedName;
+    if (seedName) {
+      const seed = await this.repo.getSeed(seedName);
+      assertSeedExists(seed, seedName);
+      admitOnSeed({ shoot, seed });
+      const created = await this.repo.createShoot(shoot);
+      await this.events.publish('ShootCreated', { project, shoot: name, seedName });
+      return created;
+    }
+    const { shoot: created, result } = await scheduleAndCreate({ repo: this.repo, shoot, policy: this.policy, now: this.clock.now() });
+    await this.events.publish('ShootCreated', { project, shoot: name, seedName: created.status.seedName ?? null });
+    await this.events.publish(created.status.seedName ? 'ShootScheduled' : 'ShootUnschedulable', {
+      project, shoot: name, seedName: created.status.seedName ?? null, summary: result.summary,
+    });
+    return created;
+  }
+
+  private async updateShoot(current: Shoot, next: Shoot): Promise<Shoot> {
+    const seedName = current.status.seedName;
+    const seed = seedName ? await this.repo.getSeed(seedName) : undefined;
+    admitOnSeed({ shoot: next, previous: current, ...(seed ? { seed } : {}) });
+    return this.repo.updateShoot(next, current.metadata.resourceVersion);
+  }
+
+  /** The scheduler's decision for a shoot that need not exist: ranked candidates and every rejection. */
+  async dryRunSchedule(body: unknown): Promise<ScheduleResult> {
+    const { shoot } = parseInput(dryRunRequest, body);
+    return schedule({ shoot, seeds: await listAllSeeds(this.repo), ...this.policy });
+  }
+
+  /** Where a migration of this shoot should go: every seed but its own and `exclude`. */
+  chooseDestination(project: string, name: string, exclude: readonly string[] = []): Promise<ScheduleResult> {
+    return chooseDestination({ repo: this.repo, project, name, exclude, policy: this.policy });
+  }
+
+  async controlPlane(project: string, name: string): Promise<ControlPlaneLayoutView> {
+    const shoot = await this.getShoot(project, name);
+    const seedName = shoot.status.seedName;
+    if (!seedName) {
+      throw new ConflictError(`shoot "${project}/${name}" is not scheduled yet, so its control plane has no layout`, { code: 'NotScheduled' });
+    }
+    const seed = await this.getSeed(seedName);
+    const layout = controlPlaneLayout({ shoot, seed });
+    const { components: _components, ...summary } = layout;
+    return { kind: 'ControlPlaneLayout', ...summary, items: layoutObjects(layout) };
   }
 
   /** JSON merge patch of metadata (labels, annotations, resourceVersion) and spec. */
@@ -120,7 +190,7 @@ export class GardenService {
       const expected = input.metadata?.resourceVersion;
       if (expected !== undefined && expected !== current.metadata.resourceVersion) throw staleVersion('shoot', `${project}/${name}`, expected, current);
       try {
-        return await this.repo.updateShoot(updatedShoot(current, input), current.metadata.resourceVersion);
+        return await this.updateShoot(current, updatedShoot(current, input));
       } catch (error) {
         if (!(error instanceof ConflictError) || patchVersion !== undefined || attempt >= this.retries) throw error;
       }

@@ -49,6 +49,14 @@ export interface ShootStatus {
   migration?: Record<string, unknown>;
   conditions: Condition[];
   constraints: Condition[];
+  /** Why the scheduler found no seed, when it found none. */
+  scheduling?: {
+    lastAttemptTime: string;
+    summary: string;
+    rejected: { seed: string; filter: string; reason: string }[];
+    /** Rejections beyond the stored ones; a dry run lists them all. */
+    rejectedOmitted?: number;
+  };
 }
 
 export interface Shoot {

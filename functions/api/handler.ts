@@ -6,7 +6,7 @@ import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
 import type { EventSink } from '../../core/garden/context.js';
 import { GardenService } from '../../core/garden/service.js';
 import { logger } from '../shared/logger.js';
-import { requireEnv } from '../shared/env.js';
+import { requireEnv, schedulingPolicyFromEnv } from '../shared/env.js';
 import { handleRequest } from './app.js';
 
 const VERSION = process.env.GARDENLESS_VERSION ?? '0.1.0';
@@ -18,7 +18,11 @@ const events: EventSink = {
   publish: (detailType, detail) =>
     bus.publish(detailType, detail).catch((error: unknown) => logger.error('event not published', { detailType, detail, error })),
 };
-const service = new GardenService({ repository: new DynamoGardenRepository({ tableName: requireEnv('TABLE_NAME') }), events });
+const service = new GardenService({
+  repository: new DynamoGardenRepository({ tableName: requireEnv('TABLE_NAME') }),
+  events,
+  scheduling: schedulingPolicyFromEnv(),
+});
 
 async function api(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const started = Date.now();

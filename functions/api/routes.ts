@@ -165,4 +165,27 @@ export const routes: Route[] = [
       return json(200, { kind: 'Status', status: 'Success', details: { kind: 'Shoot', name: `${params.project}/${params.name}` } });
     },
   },
+  {
+    method: 'GET', path: '/projects/{project}/shoots/{name}/controlplane', operationId: 'getControlPlaneLayout',
+    summary: 'The HA layout of the shoot\'s control-plane components (GEP-20) as Kubernetes objects', tags: ['shoots'],
+    params: { project, name },
+    responses: {
+      200: { description: 'The layout', schema: s.controlPlaneLayout }, 400: errors[400], 404: errors[404],
+      409: { description: 'The shoot is not scheduled yet', schema: s.errorBody },
+    },
+    handle: async ({ service, params }) => json(200, await service.controlPlane(params.project!, params.name!)),
+  },
+  {
+    method: 'POST', path: '/scheduling/dry-run', operationId: 'schedulingDryRun',
+    summary: 'Where the scheduler would place a shoot: ranked candidates and every rejected seed with its reason', tags: ['scheduling'],
+    body: s.dryRunInput,
+    responses: { 200: { description: 'The decision', schema: s.dryRunResult }, 400: errors[400] },
+    handle: async ({ service, body }) => {
+      const r = await service.dryRunSchedule(body);
+      return json(200, {
+        ...(r.seedName ? { seedName: r.seedName } : {}),
+        strategy: r.strategy, eligible: r.eligible, total: r.total, summary: r.summary, candidates: r.candidates, rejected: r.rejected,
+      });
+    },
+  },
 ];

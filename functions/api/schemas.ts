@@ -25,6 +25,8 @@ const lastOperation = z.object({
   lastUpdateTime: z.string(),
 });
 
+const rejection = z.object({ seed: z.string(), filter: z.string(), reason: z.string() });
+
 export const seedResource = z
   .object({
     apiVersion: z.literal('core.gardenless.io/v1'),
@@ -56,6 +58,10 @@ export const shootResource = z
       migration: z.record(z.string(), z.unknown()).optional(),
       conditions: z.array(condition),
       constraints: z.array(condition),
+      scheduling: z
+        .object({ lastAttemptTime: z.string(), summary: z.string(), rejected: z.array(rejection), rejectedOmitted: z.number().optional() })
+        .optional()
+        .describe('Why no seed was found, when none was.'),
     }),
   })
   .meta({ id: 'Shoot' });
@@ -75,3 +81,30 @@ export const listQuery = z
   .strip();
 export const deleteQuery = z.object({ resourceVersion: z.string().regex(/^[1-9][0-9]{0,15}$/).optional() }).strip();
 export const mergePatch = z.record(z.string(), z.unknown()).describe('JSON merge patch (RFC 7386) of metadata (labels, annotations, resourceVersion) and spec.');
+
+export const dryRunInput = z
+  .object({ shoot: z.object({ metadata: z.object({ project: z.string().optional(), name: z.string().optional() }).passthrough().optional(), spec: shootSpec }).strict() })
+  .strict()
+  .meta({ id: 'DryRunRequest' });
+export const dryRunResult = z
+  .object({
+    seedName: z.string().optional(),
+    strategy: z.string(),
+    eligible: z.number(),
+    total: z.number(),
+    summary: z.string(),
+    candidates: z.array(z.object({ name: z.string(), rank: z.number(), score: z.number(), multiZonal: z.boolean(), shoots: z.number(), capacity: z.number().nullable(), utilisation: z.number(), provider: z.string(), region: z.string(), distance: z.number().optional() })),
+    rejected: z.array(rejection),
+  })
+  .meta({ id: 'DryRunResult' });
+export const controlPlaneLayout = z
+  .object({
+    kind: z.literal('ControlPlaneLayout'),
+    technicalID: z.string(),
+    seedName: z.string(),
+    failureTolerance: z.enum(['none', 'node', 'zone']),
+    zones: z.array(z.string()),
+    zonePinned: z.boolean(),
+    items: z.array(z.record(z.string(), z.unknown())).describe('Deployments/StatefulSets and PodDisruptionBudgets as Kubernetes objects'),
+  })
+  .meta({ id: 'ControlPlaneLayout' });

@@ -1,0 +1,129 @@
+import { NotFoundError } from '../errors.js';
+import { admitHighAvailability, toAdmissionError } from '../ha/admission.js';
+import type { Seed } from '../model/seed.js';
+import type { Shoot } from '../model/shoot.js';
+import { schedule, type ScheduleOptions, type ScheduleResult } from '../scheduling/schedule.js';
+import { SeedUnavailableError } from './errors.js';
+import type { GardenRepository } from './repository.js';
+
+/** Rejections kept in a stored shoot's status; a dry run returns all of them. */
+export const MAX_STORED_REJECTIONS = 200;
+
+export type SchedulingPolicy = Pick<ScheduleOptions, 'strategy' | 'regionDistances' | 'maxHeartbeatAgeMs'>;
+
+export async function listAllSeeds(repo: GardenRepository): Promise<Seed[]> {
+  const seeds: Seed[] = [];
+  let token: string | undefined;
+  do {
+    const page = await repo.listSeeds({ limit: 500, ...(token ? { continue: token } : {}) });
+    seeds.push(...page.items);
+    token = page.continue;
+  } while (token);
+  return seeds;
+}
+
+/** HA admission of a shoot against the seed it is, or is about to be, placed on. */
+export function admitOnSeed(options: { shoot: Shoot; seed?: Seed; previous?: Shoot }): void {
+  const violations = admitHighAvailability({
+    newSpec: options.shoot.spec,
+    ...(options.previous ? { oldSpec: options.previous.spec } : {}),
+    ...(options.seed ? { seed: options.seed } : {}),
+  });
+  if (violations[0]) throw toAdmissionError(violations[0]);
+}
+
+export function placed(shoot: Shoot, seedName: string, summary: string, now: Date): Shoot {
+  return {
+    ...shoot,
+    spec: { ...shoot.spec, seedName },
+    status: {
+      ...shoot.status,
+      seedName,
+      lastOperation: {
+        type: 'Create',
+        state: 'Processing',
+        progress: 0,
+        description: `Scheduled onto seed ${seedName} (${summary}); creating the control plane`,
+        lastUpdateTime: now.toISOString(),
+      },
+      conditions: upsertCondition(shoot.status.conditions, {
+        type: 'Scheduled', status: 'True', reason: 'Scheduled', message: `placed on seed ${seedName}`, lastTransitionTime: now.toISOString(),
+      }),
+    },
+  };
+}
+
+export function unschedulable(shoot: Shoot, result: ScheduleResult, now: Date): Shoot {
+  const rejected = result.rejected;
+  return {
+    ...shoot,
+    status: {
+      ...shoot.status,
+      lastOperation: {
+        type: 'Create',
+        state: 'Pending',
+        progress: 0,
+        description: `Unschedulable: ${result.summary}`,
+        lastUpdateTime: now.toISOString(),
+      },
+      conditions: upsertCondition(shoot.status.conditions, {
+        type: 'Scheduled', status: 'False', reason: 'Unschedulable', message: result.summary.slice(0, 1024), lastTransitionTime: now.toISOString(),
+      }),
+      scheduling: {
+        lastAttemptTime: now.toISOString(),
+        summary: result.summary,
+        rejected: rejected.slice(0, MAX_STORED_REJECTIONS),
+        ...(rejected.length > MAX_STORED_REJECTIONS ? { rejectedOmitted: rejected.length - MAX_STORED_REJECTIONS } : {}),
+      },
+    },
+  };
+}
+
+/**
+ * Places a new shoot: chooses a seed and creates the shoot counted on it in one conditional write. When
+ * a concurrent placement fills the chosen seed first, the decision is made again on fresh seeds, so
+ * capacity is never exceeded and a full preferred seed never makes the shoot fail.
+ */
+export async function scheduleAndCreate(options: {
+  repo: GardenRepository;
+  shoot: Shoot;
+  policy: SchedulingPolicy;
+  now: Date;
+  attempts?: number;
+}): Promise<{ shoot: Shoot; result: ScheduleResult }> {
+  const attempts = options.attempts ?? 8;
+  for (let attempt = 1; ; attempt++) {
+    const seeds = await listAllSeeds(options.repo);
+    const result = schedule({ shoot: options.shoot, seeds, ...options.policy });
+    if (!result.seedName) {
+      return { shoot: await options.repo.createShoot(unschedulable(options.shoot, result, options.now)), result };
+    }
+    try {
+      return { shoot: await options.repo.createShoot(placed(options.shoot, result.seedName, result.summary, options.now)), result };
+    } catch (error) {
+      if (!(error instanceof SeedUnavailableError) || attempt >= attempts) throw error;
+    }
+  }
+}
+
+/** A migration destination for an existing shoot: the scheduler's choice among every seed but `exclude`. */
+export async function chooseDestination(options: {
+  repo: GardenRepository;
+  project: string;
+  name: string;
+  exclude: readonly string[];
+  policy: SchedulingPolicy;
+}): Promise<ScheduleResult> {
+  const shoot = await options.repo.getShoot(options.project, options.name);
+  if (!shoot) throw new NotFoundError(`shoot "${options.project}/${options.name}" not found`);
+  const exclude = [...options.exclude, ...(shoot.status.seedName ? [shoot.status.seedName] : [])];
+  return schedule({ shoot, seeds: await listAllSeeds(options.repo), excludeSeeds: exclude, ...options.policy });
+}
+
+export function assertSeedExists(seed: Seed | undefined, seedName: string): asserts seed is Seed {
+  if (!seed) throw new SeedUnavailableError(`seed "${seedName}" does not exist`, seedName, 'NotFound');
+}
+
+function upsertCondition<C extends { type: string }>(conditions: readonly C[], next: C): C[] {
+  return [...conditions.filter((c) => c.type !== next.type), next];
+}
