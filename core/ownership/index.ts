@@ -6,3 +6,5 @@ export * from './memory-owner-records.js';
 export * from './failing-owner-records.js';
 export * from './api-lookup.js';
 export * from './watchdog.js';
+export * from './audit.js';
+export * from './assert-owner.js';

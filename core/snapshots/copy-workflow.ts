@@ -1,0 +1,296 @@
+import { ValidationError } from '../errors.js';
+import { CopyPlanTooLargeError, CopyVerificationError, NoSnapshotBeforeTimeoutError } from './copy-errors.js';
+import type { CopyBatchItem, CopyBatchResult } from './copy-batch.js';
+import { planCopy } from './copy-plan.js';
+import { NoFullSnapshotError } from './errors.js';
+import { DEFAULT_WAIT_FOR_FINAL_TIMEOUT_MS, fenceBound, readyToRestore, validateWaitForFinalTimeout, type FenceTimings } from './fence.js';
+import { currentFinalSnapshot, latestFullSnapshot, latestSnapshot } from './lookup.js';
+import { snapshotPrefix } from './name.js';
+import { planRestore } from './restore-plan.js';
+import type { SnapshotStore } from './store.js';
+
+/**
+ * The steps of the copy-snapshots workflow (DESIGN section 4), one function per state-machine task:
+ * validate → find the final snapshot (polled until a deadline) → plan batches → copy batches (see
+ * `copyBatch`) → verify → summarise. Each step is a pure function of its input, a store and the clock,
+ * so that Step Functions may retry any of them.
+ */
+
+export interface CopyRequest {
+  readonly technicalID: string;
+  readonly sourceBucket: string;
+  readonly destinationBucket: string;
+  /** Copy every snapshot, not only what the restore needs. */
+  readonly all?: boolean;
+  /** How long to wait for a final full snapshot, ms. Default 10 min; never shorter than the fence bound. */
+  readonly waitForFinalTimeoutMs?: number;
+  /** Seconds between listings while waiting. Default 10. */
+  readonly pollIntervalSeconds?: number;
+  readonly fenceTimings?: FenceTimings;
+  /** Epoch ms at which the orchestrator changed (set or deleted) the owner record. */
+  readonly ownerChangedAt?: number;
+  /** How far the seeds' clocks may lag the garden's, ms; older final snapshots are not this migration's. Default 30 s. */
+  readonly clockSkewMs?: number;
+  /** A hibernated shoot has no sidecar: no final snapshot will come, so there is no wait. */
+  readonly sourceHibernated?: boolean;
+  readonly expectedLastRevision?: number;
+  /** Objects per copy task. Default 16. */
+  readonly batchSize?: number;
+  /** Objects above this size are copied in parts (UploadPartCopy). Default 64 MiB. */
+  readonly multipartThresholdBytes?: number;
+}
+
+export interface CopyConfig {
+  readonly technicalID: string;
+  readonly sourceBucket: string;
+  readonly destinationBucket: string;
+  readonly all: boolean;
+  readonly waitForFinalTimeoutMs: number;
+  readonly pollIntervalSeconds: number;
+  readonly fenceBoundMs: number;
+  readonly ownerChangedAt: number | null;
+  /** Unix seconds: final snapshots created before this belong to an earlier migration. */
+  readonly notBefore: number | null;
+  readonly sourceHibernated: boolean;
+  readonly expectedLastRevision: number | null;
+  readonly batchSize: number;
+  readonly multipartThresholdBytes: number | null;
+  readonly startedAt: number;
+  /** Epoch ms after which the copy stops waiting for a final snapshot. */
+  readonly deadline: number;
+}
+
+export const DEFAULT_POLL_INTERVAL_SECONDS = 10;
+export const DEFAULT_COPY_BATCH_SIZE = 16;
+export const DEFAULT_CLOCK_SKEW_MS = 30_000;
+/** A Step Functions payload holds 256 KiB; at about 60 bytes a planned object this keeps well below. */
+export const MAX_PLANNED_OBJECTS = 3_000;
+
+/** Fills in defaults and rejects a configuration that could activate a copy before the source fenced. */
+export function validateCopyRequest(request: CopyRequest, now: number): CopyConfig {
+  snapshotPrefix(request.technicalID);
+  if (request.sourceBucket === request.destinationBucket) {
+    throw new ValidationError(`source and destination are the same bucket ${request.sourceBucket}: nothing to copy`, { field: 'destinationBucket', code: 'InvalidCopyInput' });
+  }
+  const bound = fenceBound(request.fenceTimings);
+  const waitForFinalTimeoutMs = request.waitForFinalTimeoutMs ?? Math.max(DEFAULT_WAIT_FOR_FINAL_TIMEOUT_MS, bound);
+  validateWaitForFinalTimeout({ waitForFinalTimeout: waitForFinalTimeoutMs, fenceBound: bound });
+  const skew = request.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS;
+  const ownerChangedAt = request.ownerChangedAt ?? null;
+  return {
+    technicalID: request.technicalID,
+    sourceBucket: request.sourceBucket,
+    destinationBucket: request.destinationBucket,
+    all: request.all ?? false,
+    waitForFinalTimeoutMs,
+    pollIntervalSeconds: request.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS,
+    fenceBoundMs: bound,
+    ownerChangedAt,
+    notBefore: ownerChangedAt === null ? null : Math.floor((ownerChangedAt - skew) / 1_000),
+    sourceHibernated: request.sourceHibernated ?? false,
+    expectedLastRevision: request.expectedLastRevision ?? null,
+    batchSize: request.batchSize ?? DEFAULT_COPY_BATCH_SIZE,
+    multipartThresholdBytes: request.multipartThresholdBytes ?? null,
+    startedAt: now,
+    deadline: now + waitForFinalTimeoutMs,
+  };
+}
+
+export interface ListingSummary {
+  readonly snapshots: number;
+  readonly latestKey: string | null;
+  readonly latestFullKey: string | null;
+  readonly lastRevision: number | null;
+}
+
+export interface FindFinalResult {
+  readonly finalFound: boolean;
+  readonly finalKey: string | null;
+  /** The deadline has passed: proceed with the latest snapshot. */
+  readonly timedOut: boolean;
+  readonly listing: ListingSummary;
+}
+
+/**
+ * One poll of the source store. A final snapshot of this migration ends the wait; so does the deadline,
+ * unless the store holds nothing at all, which fails with `NoSnapshotBeforeTimeoutError`.
+ */
+export async function findFinalSnapshot(options: { source: SnapshotStore; config: CopyConfig; now: number }): Promise<FindFinalResult> {
+  const { config } = options;
+  const listing = await options.source.list(config.technicalID);
+  const final = currentFinalSnapshot(listing, config.notBefore === null ? {} : { notBefore: config.notBefore });
+  const timedOut = options.now >= config.deadline;
+  if (final === undefined && timedOut && listing.length === 0) {
+    throw new NoSnapshotBeforeTimeoutError(
+      `no snapshot of ${config.technicalID} appeared in bucket ${config.sourceBucket} under ${snapshotPrefix(config.technicalID)} within ${Math.round(config.waitForFinalTimeoutMs / 1_000)} s`,
+      config.technicalID,
+    );
+  }
+  const latest = latestSnapshot(listing);
+  return {
+    finalFound: final !== undefined,
+    finalKey: final?.key ?? null,
+    timedOut,
+    listing: {
+      snapshots: listing.length,
+      latestKey: latest?.key ?? null,
+      latestFullKey: latestFullSnapshot(listing)?.key ?? null,
+      lastRevision: latest?.lastRevision ?? null,
+    },
+  };
+}
+
+export interface PlannedObject {
+  /** The object name below `<technicalID>/v2/`. */
+  readonly name: string;
+  readonly size: number;
+}
+
+export interface CopyBatchPlan {
+  readonly objects: readonly PlannedObject[];
+}
+
+export interface CopyBatchesPlan {
+  readonly batches: readonly CopyBatchPlan[];
+  readonly objects: number;
+  readonly bytes: number;
+  /** The restore starts from this migration's final snapshot and nothing follows it. */
+  readonly finalFound: boolean;
+  readonly lastRevision: number;
+  readonly fullKey: string;
+  readonly deltas: number;
+}
+
+/**
+ * Lists the source and decides what to copy: the restore plan (latest full + later deltas, no gap) or,
+ * with `all`, every snapshot; split into batches for the parallel copy. Fails with
+ * `NoFullSnapshotError` when the source holds nothing to restore from.
+ */
+export async function planCopyBatches(options: { source: SnapshotStore; config: CopyConfig }): Promise<CopyBatchesPlan> {
+  const { config } = options;
+  const listing = await options.source.list(config.technicalID);
+  if (listing.length === 0) {
+    throw new NoFullSnapshotError(`source bucket ${config.sourceBucket} holds no snapshot under ${snapshotPrefix(config.technicalID)}: nothing to copy`, config.technicalID);
+  }
+  let plan;
+  try {
+    plan = planCopy({
+      source: listing,
+      destination: [],
+      all: config.all,
+      technicalID: config.technicalID,
+      ...(config.expectedLastRevision === null ? {} : { expectedLastRevision: config.expectedLastRevision }),
+    });
+  } catch (error) {
+    if (error instanceof NoFullSnapshotError) {
+      throw new NoFullSnapshotError(`source bucket ${config.sourceBucket}: ${error.message}`, config.technicalID, { cause: error });
+    }
+    throw error;
+  }
+  if (plan.copy.length > MAX_PLANNED_OBJECTS) {
+    throw new CopyPlanTooLargeError(`the copy of ${config.technicalID} names ${plan.copy.length} objects, more than the ${MAX_PLANNED_OBJECTS} one run carries; copy what the restore needs (all=false)`);
+  }
+  const final = currentFinalSnapshot(listing, config.notBefore === null ? {} : { notBefore: config.notBefore });
+  const objects = plan.copy.map(({ snapshot }) => ({ name: snapshot.name, size: snapshot.size }));
+  const batches: CopyBatchPlan[] = [];
+  for (let i = 0; i < objects.length; i += config.batchSize) batches.push({ objects: objects.slice(i, i + config.batchSize) });
+  return {
+    batches,
+    objects: objects.length,
+    bytes: plan.bytesToCopy,
+    finalFound: final !== undefined && plan.final && final.key === plan.restore.full.key,
+    lastRevision: plan.lastRevision,
+    fullKey: plan.restore.full.key,
+    deltas: plan.restore.deltas.length,
+  };
+}
+
+/** The batch's objects as full keys. */
+export function batchItems(technicalID: string, batch: CopyBatchPlan): CopyBatchItem[] {
+  const prefix = snapshotPrefix(technicalID);
+  return batch.objects.map((o) => ({ key: `${prefix}${o.name}`, size: o.size }));
+}
+
+export interface VerifyResult {
+  readonly verified: number;
+  readonly lastRevision: number;
+}
+
+/**
+ * Checks the destination as a whole after the batches: every planned object is there with its size, and
+ * a restore from what was planned reaches the planned revision. Batches already verified each object's
+ * checksum; this catches a batch result that was lost or an object deleted in between.
+ */
+export async function verifyCopy(options: { destination: SnapshotStore; config: CopyConfig; plan: CopyBatchesPlan }): Promise<VerifyResult> {
+  const { config, plan } = options;
+  const listing = await options.destination.list(config.technicalID);
+  const byName = new Map(listing.map((s) => [s.name, s]));
+  const planned = plan.batches.flatMap((b) => b.objects);
+  const missing = planned.filter((o) => byName.get(o.name)?.size !== o.size);
+  if (missing.length > 0) {
+    const first = missing[0]!;
+    throw new CopyVerificationError(
+      `${missing.length} planned object(s) missing or of the wrong size in bucket ${config.destinationBucket}, first ${first.name} (${first.size} bytes expected, ${byName.get(first.name)?.size ?? 'none'} found)`,
+      `${snapshotPrefix(config.technicalID)}${first.name}`,
+    );
+  }
+  const present = planned.map((o) => byName.get(o.name)!);
+  if (present.length === 0) return { verified: 0, lastRevision: plan.lastRevision };
+  const restore = planRestore(present, { technicalID: config.technicalID, expectedLastRevision: plan.lastRevision });
+  return { verified: present.length, lastRevision: restore.lastRevision };
+}
+
+export interface CopySummary {
+  readonly technicalID: string;
+  readonly sourceBucket: string;
+  readonly destinationBucket: string;
+  readonly copied: number;
+  readonly skipped: number;
+  readonly bytes: number;
+  readonly bytesSkipped: number;
+  readonly sizeOnlyVerified: number;
+  readonly finalFound: boolean;
+  readonly lastRevision: number;
+  readonly readyToRestore: boolean;
+  readonly readyReason: string;
+  /** When not ready yet: epoch ms and ISO time at which the fence bound has passed. */
+  readonly readyAt: number | null;
+  readonly readyAtIso: string | null;
+  readonly waitedMs: number;
+}
+
+/** Adds up the batches and decides whether the destination may restore (the fence bound of DESIGN section 4). */
+export function summariseCopy(options: { config: CopyConfig; plan: CopyBatchesPlan; batches: readonly CopyBatchResult[]; now: number }): CopySummary {
+  const { config, plan, now } = options;
+  const total = options.batches.reduce(
+    (sum, b) => ({
+      copied: sum.copied + b.copied,
+      skipped: sum.skipped + b.skipped,
+      bytes: sum.bytes + b.bytesCopied,
+      bytesSkipped: sum.bytesSkipped + b.bytesSkipped,
+      sizeOnlyVerified: sum.sizeOnlyVerified + b.sizeOnlyVerified,
+    }),
+    { copied: 0, skipped: 0, bytes: 0, bytesSkipped: 0, sizeOnlyVerified: 0 },
+  );
+  const ready = readyToRestore({
+    finalFound: plan.finalFound,
+    ownerChangedAt: config.ownerChangedAt ?? undefined,
+    now,
+    fenceBound: config.fenceBoundMs,
+    sourceHibernated: config.sourceHibernated,
+  });
+  const readyAt = !ready.ready && ready.reason === 'waiting-for-fence-bound' ? ready.readyAt : null;
+  return {
+    technicalID: config.technicalID,
+    sourceBucket: config.sourceBucket,
+    destinationBucket: config.destinationBucket,
+    ...total,
+    finalFound: plan.finalFound,
+    lastRevision: plan.lastRevision,
+    readyToRestore: ready.ready,
+    readyReason: ready.reason,
+    readyAt,
+    readyAtIso: readyAt === null ? null : new Date(readyAt).toISOString(),
+    waitedMs: now - config.startedAt,
+  };
+}
