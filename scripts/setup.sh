@@ -12,6 +12,8 @@ if [ ! -x "$VENV/bin/ministack" ] || [ "$("$VENV/bin/python" -c 'import importli
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "ministack==$MINISTACK_VERSION"
 fi
+# Node Lambda error types, as AWS reports them (see the script for why).
+"$VENV/bin/python" scripts/patch-emulator.py "$("$VENV/bin/python" -c 'import ministack, os; print(os.path.dirname(ministack.__file__))')"
 
 missing=()
 command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)

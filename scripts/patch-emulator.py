@@ -1,0 +1,50 @@
+"""Makes the pinned MiniStack report a Node Lambda's error type the way AWS Lambda does.
+
+AWS reports a failed Node handler's `errorType` as the thrown error's `name`, and Step Functions'
+Retry and Catch match on it (`"ErrorEquals": ["NoSeedAvailableError"]`). MiniStack's warm Node
+worker drops the name and reports every handler error as `Runtime.HandlerError`, so a state
+machine could never tell "not found" from "try again" against the emulator. This patch carries
+the name through; it is idempotent and fails loudly if the emulator's code no longer matches.
+"""
+import pathlib
+import sys
+
+MARKER = "gardenless: errorType"
+
+PATCHES = {
+    "core/lambda_runtime.py": [
+        (
+            'status: "error", error: String(err.message || err), trace: err.stack || ""',
+            'status: "error", error: String(err.message || err), trace: err.stack || "", error_type: (err && err.name) || "Error" /* gardenless: errorType */',
+        ),
+        (
+            'status: "error", error: e.message, trace: e.stack\n',
+            'status: "error", error: e.message, trace: e.stack, error_type: (e && e.name) || "Error" /* gardenless: errorType */\n',
+        ),
+    ],
+    "services/lambda_svc.py": [
+        (
+            '            error_type = "Runtime.HandlerError"\n            if _RIE_TIMEOUT_TEXT_RE.fullmatch(error_msg):',
+            '            error_type = result.get("error_type") or "Runtime.HandlerError"  # gardenless: errorType\n            if _RIE_TIMEOUT_TEXT_RE.fullmatch(error_msg):',
+        ),
+    ],
+}
+
+
+def main(package_dir: str) -> None:
+    root = pathlib.Path(package_dir)
+    for relative, replacements in PATCHES.items():
+        path = root / relative
+        text = path.read_text()
+        if MARKER in text:
+            continue
+        for old, new in replacements:
+            if text.count(old) != 1:
+                sys.exit(f"patch-emulator: {relative} no longer contains the expected code; update scripts/patch-emulator.py")
+            text = text.replace(old, new)
+        path.write_text(text)
+        print(f"patch-emulator: patched {relative}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

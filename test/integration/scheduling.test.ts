@@ -1,0 +1,179 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fixture } from '../fixtures/index.js';
+import { resetGardenState, testGarden } from '../harness/garden.js';
+
+const garden = testGarden();
+const { api, deployment } = garden;
+const lambda = new LambdaClient({
+  endpoint: deployment.awsEndpoint,
+  region: deployment.region,
+  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+});
+
+interface SeedView {
+  metadata: { name: string };
+  status: { shoots: number; labels: Record<string, string> };
+}
+interface ShootView {
+  metadata: { name: string };
+  spec: { seedName?: string };
+  status: {
+    seedName?: string;
+    lastOperation: { state: string; description: string };
+    conditions: { type: string; status: string }[];
+    scheduling?: { rejected: { seed: string; filter: string; reason: string }[] };
+  };
+}
+
+/** A ready seed in eu-west-1: single-zonal unless `zones` >= 3 backs a multi-zonal pool. */
+async function registerSeed(name: string, options: { zones: number; capacity?: number; pods: string; services: string }) {
+  const seed = fixture('seed-aws-eu1');
+  const zones = ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'].slice(0, options.zones);
+  seed.metadata = { name };
+  seed.spec.provider.zones = zones;
+  seed.spec.networks = { nodes: `10.${options.pods.split('.')[1]}.0.0/16`, pods: options.pods, services: options.services };
+  seed.spec.workerPools = [{ name: 'cp', zones, minimum: 3 }];
+  delete seed.spec.taints;
+  if (options.capacity === undefined) delete seed.spec.capacity;
+  else seed.spec.capacity = { shoots: options.capacity };
+  expect((await api.request('PUT', `/seeds/${name}`, { body: seed })).status).toBe(201);
+  const hb = await api.request('POST', `/seeds/${name}/heartbeat`, {
+    body: { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] },
+  });
+  expect(hb.status).toBe(200);
+}
+
+function shoot(name: string, tolerance?: 'node' | 'zone') {
+  const s = fixture('shoot-dev-api1');
+  s.metadata = { name };
+  delete s.spec.tolerations;
+  if (tolerance) s.spec.controlPlane = { highAvailability: { failureTolerance: { type: tolerance } } };
+  else delete s.spec.controlPlane;
+  return s;
+}
+
+async function invokeScheduler(payload: unknown): Promise<{ error?: string; result: Record<string, unknown> }> {
+  const res = await lambda.send(new InvokeCommand({ FunctionName: deployment.outputs.SchedulerFunctionName, Payload: Buffer.from(JSON.stringify(payload)) }));
+  const result = JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString('utf8') || '{}') as Record<string, unknown>;
+  return { ...(res.FunctionError ? { error: String(result.errorType ?? res.FunctionError) } : {}), result };
+}
+
+describe('HA-aware scheduling on the deployed stack', () => {
+  beforeAll(async () => {
+    await resetGardenState(garden);
+    await registerSeed('single-a', { zones: 1, capacity: 10, pods: '10.11.0.0/16', services: '10.12.0.0/16' });
+    await registerSeed('multi-b', { zones: 3, capacity: 100, pods: '10.21.0.0/16', services: '10.22.0.0/16' });
+    await registerSeed('multi-c', { zones: 3, capacity: 100, pods: '10.31.0.0/16', services: '10.32.0.0/16' });
+  });
+
+  it('derives the multi-zonal label from worker pools and rejects a manual label the pools do not back', async () => {
+    const multi = await api.request<SeedView>('GET', '/seeds/multi-b');
+    expect(multi.body.status.labels['seed.gardener.cloud/multi-zonal']).toBe('true');
+    const single = await api.request<SeedView>('GET', '/seeds/single-a');
+    expect(single.body.status.labels['seed.gardener.cloud/multi-zonal']).toBeUndefined();
+
+    const liar = fixture('seed-aws-eu1');
+    liar.metadata = { name: 'liar', labels: { 'seed.gardener.cloud/multi-zonal': 'true' } };
+    liar.spec.provider.zones = ['eu-west-1a'];
+    liar.spec.workerPools = [{ name: 'cp', zones: ['eu-west-1a'], minimum: 3 }];
+    const rejected = await api.request('PUT', '/seeds/liar', { body: liar });
+    expect(rejected.status).toBe(422);
+    expect(rejected.body).toMatchObject({ code: 'MultiZonalLabelNotBacked' });
+    expect((await api.request('GET', '/seeds/liar')).status).toBe(404);
+  });
+
+  it('explains a dry run: ranked candidates and every rejected seed with its reason', async () => {
+    const zone = await api.request<{ seedName: string; candidates: { name: string }[]; rejected: { seed: string; filter: string }[] }>(
+      'POST', '/scheduling/dry-run', { body: { shoot: shoot('dry', 'zone') } },
+    );
+    expect(zone.status).toBe(200);
+    expect(zone.body.candidates.map((c) => c.name)).toEqual(['multi-b', 'multi-c']);
+    expect(zone.body.rejected).toEqual([expect.objectContaining({ seed: 'single-a', filter: 'multiZonal' })]);
+
+    const plain = await api.request<{ seedName: string }>('POST', '/scheduling/dry-run', { body: { shoot: shoot('dry') } });
+    expect(plain.body.seedName).toBe('single-a');
+    expect((await api.request('POST', '/scheduling/dry-run', { body: { shoot: { spec: { region: 1 } } } })).status).toBe(400);
+  });
+
+  it('places 50 concurrent creations without exceeding any capacity; the preferred seed takes exactly 10', async () => {
+    // Act
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => api.request<ShootView>('PUT', `/projects/fleet/shoots/s-${i}`, { body: shoot(`s-${i}`) })),
+    );
+
+    // Assess
+    expect(results.map((r) => r.status).filter((s) => s !== 201)).toEqual([]);
+    const placements = results.map((r) => r.body.status.seedName);
+    const count = (seed: string) => placements.filter((p) => p === seed).length;
+    expect(count('single-a')).toBe(10);
+    expect(count('multi-b') + count('multi-c')).toBe(40);
+    for (const seed of ['single-a', 'multi-b', 'multi-c']) {
+      const stored = await api.request<SeedView>('GET', `/seeds/${seed}`);
+      expect(stored.body.status.shoots).toBe(count(seed));
+    }
+    expect(results.every((r) => r.body.spec.seedName === r.body.status.seedName)).toBe(true);
+  });
+
+  it('stores an unschedulable shoot with every rejection reason', async () => {
+    const lost = shoot('lost');
+    lost.spec.region = 'ap-south-1';
+    const res = await api.request<ShootView>('PUT', '/projects/dev/shoots/lost', { body: lost });
+    expect(res.status).toBe(201);
+    expect(res.body.status.seedName).toBeUndefined();
+    expect(res.body.status.lastOperation.state).toBe('Pending');
+    expect(res.body.status.conditions).toContainEqual(expect.objectContaining({ type: 'Scheduled', status: 'False' }));
+    const seeds = res.body.status.scheduling?.rejected.map((r) => r.seed).sort();
+    expect(seeds).toEqual(['multi-b', 'multi-c', 'single-a']);
+    expect(res.body.status.scheduling?.rejected.every((r) => r.filter === 'region' && r.reason.length > 0)).toBe(true);
+  });
+
+  it('admits HA changes: zone needs a multi-zonal seed, and HA never downgrades', async () => {
+    const onSingle = shoot('pinned', 'node');
+    onSingle.spec.seedName = 'single-a';
+    const full = await api.request('PUT', '/projects/dev/shoots/pinned', { body: onSingle });
+    expect(full.status).toBe(422); // single-a is full after the 50 creations
+    expect(full.body).toMatchObject({ code: 'SeedFull' });
+
+    const created = await api.request<ShootView>('PUT', '/projects/dev/shoots/ha', { body: shoot('ha', 'zone') });
+    expect(created.status).toBe(201);
+    const downgrade = await api.request('PATCH', '/projects/dev/shoots/ha', { body: { spec: { controlPlane: { highAvailability: { failureTolerance: { type: 'node' } } } } } });
+    expect(downgrade.status).toBe(422);
+    expect(downgrade.body).toMatchObject({ code: 'HighAvailabilityDowngrade' });
+
+    const single = (await api.request<ShootView[]>('GET', '/projects/fleet/shoots/s-0')).body as unknown as ShootView;
+    const onSingleSeed = single.status.seedName === 'single-a' ? 's-0' : undefined;
+    if (onSingleSeed) {
+      const zone = await api.request('PATCH', `/projects/fleet/shoots/${onSingleSeed}`, { body: { spec: { controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } } } } });
+      expect(zone.status).toBe(422);
+      expect(zone.body).toMatchObject({ code: 'ZoneToleranceNeedsMultiZonalSeed' });
+    }
+  });
+
+  it('serves the control-plane layout as Kubernetes objects', async () => {
+    const res = await api.request<{ failureTolerance: string; zones: string[]; items: { kind: string; metadata: { name: string } ; spec: Record<string, unknown> }[] }>(
+      'GET', '/projects/dev/shoots/ha/controlplane',
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.failureTolerance).toBe('zone');
+    expect(res.body.zones).toHaveLength(3);
+    const etcd = res.body.items.find((o) => o.kind !== 'PodDisruptionBudget' && o.metadata.name.startsWith('etcd'));
+    expect(etcd?.spec.replicas).toBe(3);
+    expect(res.body.items.filter((o) => o.kind === 'PodDisruptionBudget')).toHaveLength(7);
+    expect((await api.request('GET', '/projects/dev/shoots/lost/controlplane')).status).toBe(409);
+  });
+
+  it('chooses a migration destination through the scheduler Lambda, never the source', async () => {
+    const ha = await api.request<ShootView>('GET', '/projects/dev/shoots/ha');
+    const source = ha.body.status.seedName!;
+    const choice = await invokeScheduler({ project: 'dev', name: 'ha' });
+    expect(choice.error).toBeUndefined();
+    expect(choice.result.seedName).toMatch(/^multi-[bc]$/);
+    expect(choice.result.seedName).not.toBe(source);
+
+    const none = await invokeScheduler({ project: 'dev', name: 'ha', excludeSeeds: ['multi-b', 'multi-c'] });
+    expect(none.error).toBe('NoSeedAvailableError');
+    const bad = await invokeScheduler({ project: 'Dev!' });
+    expect(bad.error).toBe('ValidationError');
+  });
+});
