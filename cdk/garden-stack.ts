@@ -11,6 +11,8 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { GardenFunction } from './garden-function.js';
+import { OwnershipAudit } from './ownership-audit.js';
+import { SnapshotCopy } from './snapshot-copy.js';
 import { acknowledge, acknowledgeTableIndexes } from './nag.js';
 import { TABLE_INDEXES } from '../adapters/dynamodb/keys.js';
 
@@ -18,6 +20,10 @@ export interface GardenStackProps extends StackProps {
   /** The domain under which owner records live: `owner.<shoot>.<project>.<internalDomain>`. */
   internalDomain: string;
   logRetention?: logs.RetentionDays;
+  /** Seed backup buckets are named with this prefix; the snapshot copy may touch only those. Default `gl-backup-`. */
+  backupBucketPrefix?: string;
+  /** How often the ownership audit runs. Default 5 minutes. */
+  auditInterval?: Duration;
 }
 
 /** The garden: state, owner records zone, event bus and the HTTP API. */
@@ -123,5 +129,18 @@ export class GardenStack extends Stack {
     new CfnOutput(this, 'HostedZoneId', { value: zone.hostedZoneId });
     new CfnOutput(this, 'InternalDomain', { value: props.internalDomain });
     new CfnOutput(this, 'EventBusName', { value: bus.eventBusName });
+
+    const snapshotCopy = new SnapshotCopy(this, 'SnapshotCopy', { logRetention, backupBucketPrefix: props.backupBucketPrefix });
+    const ownership = new OwnershipAudit(this, 'Ownership', {
+      logRetention,
+      table,
+      zone,
+      bus,
+      internalDomain: props.internalDomain,
+      auditInterval: props.auditInterval,
+    });
+    new CfnOutput(this, 'CopySnapshotsStateMachineArn', { value: snapshotCopy.stateMachine.stateMachineArn });
+    new CfnOutput(this, 'OwnershipAuditFunctionName', { value: ownership.auditFunction.function.functionName });
+    new CfnOutput(this, 'OwnershipCheckFunctionName', { value: ownership.checkFunction.function.functionName });
   }
 }

@@ -1,0 +1,27 @@
+import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
+import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
+import { Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import { systemClock } from '../../core/garden/context.js';
+import { runOwnershipAudit } from '../../core/ownership/index.js';
+import { requireEnv } from '../shared/env.js';
+import { logger } from '../shared/logger.js';
+import { task } from '../shared/task.js';
+import { z } from 'zod';
+
+const repository = new DynamoGardenRepository({ tableName: requireEnv('TABLE_NAME') });
+const records = new Route53OwnerRecords({ hostedZoneId: requireEnv('HOSTED_ZONE_ID') });
+const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
+const internalDomain = requireEnv('INTERNAL_DOMAIN');
+const heartbeatMaxAgeMs = Number(process.env.HEARTBEAT_MAX_AGE_MS ?? 5 * 60_000);
+
+/** The scheduled event's content is irrelevant: every round audits the whole fleet. */
+const scheduledEvent = z.unknown();
+
+/** One ownership audit round; a failure fails the invocation (EventBridge retries it) instead of reporting success. */
+export const handler = task(scheduledEvent, async () => {
+  const report = await runOwnershipAudit({ repository, records, events, clock: systemClock, internalDomain, heartbeatMaxAgeMs });
+  const { findings, ...counts } = report;
+  if (findings.length > 0) logger.warn('ownership disagreements', { ...counts, findings: findings.slice(0, 50) });
+  else logger.info('ownership audit', counts);
+  return report;
+});
