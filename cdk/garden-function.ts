@@ -62,6 +62,8 @@ export class GardenFunction extends Construct {
         target: 'node20',
         sourceMap: true,
         minify: true,
+        // Error class names are the error types Step Functions' Retry and Catch match on: minification must keep them.
+        keepNames: true,
       },
     });
   }
