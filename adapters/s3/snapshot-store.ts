@@ -50,7 +50,7 @@ export class S3SnapshotStore implements SnapshotStore {
 
   constructor(options: S3SnapshotStoreOptions) {
     this.bucket = options.bucket;
-    this.api = options.api ?? s3Api(new S3Client({}));
+    this.api = options.api ?? s3Api(defaultS3Client());
     this.threshold = options.multipartThresholdBytes ?? DEFAULT_MULTIPART_THRESHOLD_BYTES;
     this.partSize = options.partSizeBytes;
     this.partConcurrency = options.partConcurrency ?? 8;
@@ -198,6 +198,11 @@ export class S3SnapshotStore implements SnapshotStore {
     };
     return new SnapshotStoreError(`${operation} ${key}: ${what[reason]} (${name}: ${detail})`, reason, { cause: error });
   }
+}
+
+/** Path-style addressing when an emulator endpoint is set (bucket host names do not resolve there). */
+export function defaultS3Client(): S3Client {
+  return new S3Client({ forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL) });
 }
 
 /** A store and copier for a bucket with shared options: what the copy functions build per invocation. */
