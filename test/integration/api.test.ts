@@ -100,8 +100,10 @@ describe('garden API on the deployed stack', () => {
     expect(foreign.body).toMatchObject({ code: 'IdentityMismatch' });
   });
 
-  it('stores a shoot without seedName unscheduled and one with seedName counted on its seed', async () => {
-    const unscheduled = await api.request<Resource>('PUT', '/projects/dev/shoots/lonely', { body: shoot('lonely') });
+  it('stores a shoot no seed can host unscheduled, and one with seedName counted on its seed', async () => {
+    const nowhere = shoot('lonely');
+    nowhere.spec.region = 'ap-south-1';
+    const unscheduled = await api.request<Resource>('PUT', '/projects/dev/shoots/lonely', { body: nowhere });
     expect(unscheduled.status).toBe(201);
     expect(unscheduled.body.status).toMatchObject({ technicalID: 'shoot--dev--lonely', lastOperation: { type: 'Create', state: 'Pending' } });
     expect(unscheduled.body.status.seedName).toBeUndefined();
