@@ -31,7 +31,7 @@ const resources: fc.Arbitrary<ExtensionResource> = fc.record({
   lastOperation,
   state: fc.option(fc.record({ externalId: fc.string({ minLength: 1, maxLength: 8 }) }), { nil: undefined }),
   deleting: fc.boolean(),
-}).map((r) => ({
+}).map((r): ExtensionResource => ({
   apiVersion: 'extensions.gardenless.io/v1' as const,
   kind: r.kind,
   name: 'x',
@@ -39,7 +39,7 @@ const resources: fc.Arbitrary<ExtensionResource> = fc.record({
   generation: r.generation,
   spec: {},
   status: { ...(r.state ? { state: r.state } : {}), ...(r.observed ? { observedGeneration: r.observed } : {}), ...(r.lastOperation ? { lastOperation: r.lastOperation } : {}) },
-  annotations: r.annotation ? { [OPERATION_ANNOTATION]: r.annotation } : {},
+  annotations: r.annotation ? { [OPERATION_ANNOTATION]: r.annotation } : ({} as Record<string, string>),
   ...(r.deleting ? { deletionTimestamp: NOW.toISOString() } : {}),
 }));
 
