@@ -6,6 +6,7 @@ import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -13,7 +14,7 @@ import type { Construct } from 'constructs';
 import { GardenFunction } from './garden-function.js';
 import { OwnershipAudit } from './ownership-audit.js';
 import { SnapshotCopy } from './snapshot-copy.js';
-import { acknowledge, acknowledgeTableIndexes } from './nag.js';
+import { acknowledge, acknowledgeTableIndexes, nagArn } from './nag.js';
 import { TABLE_INDEXES } from '../adapters/dynamodb/keys.js';
 
 export interface GardenStackProps extends StackProps {
@@ -24,6 +25,8 @@ export interface GardenStackProps extends StackProps {
   backupBucketPrefix?: string;
   /** How often the ownership audit runs. Default 5 minutes. */
   auditInterval?: Duration;
+  /** Name prefix of the per-seed command queues (`<prefix><seed>`, `<prefix><seed>-dlq`). Default `gl-seed-`. */
+  seedQueuePrefix?: string;
 }
 
 /** The garden: state, owner records zone, event bus and the HTTP API. */
@@ -75,6 +78,10 @@ export class GardenStack extends Stack {
 
     const bus = new events.EventBus(this, 'Bus', { description: 'gardenless events (source "gardenless")' });
 
+    const seedQueuePrefix = props.seedQueuePrefix ?? 'gl-seed-';
+    const seedQueueArns = Stack.of(this).formatArn({ service: 'sqs', resource: `${seedQueuePrefix}*` });
+    new CfnOutput(this, 'SeedQueuePrefix', { value: seedQueuePrefix });
+
     const api = new GardenFunction(this, 'Api', {
       entry: 'functions/api/handler.ts',
       description: 'the gardenless garden API',
@@ -89,6 +96,15 @@ export class GardenStack extends Stack {
     table.grantReadWriteData(api.function);
     acknowledgeTableIndexes(api.role, table);
     bus.grantPutEventsTo(api.function);
+    // Seeds are registered at run time, so their command queues are too: the API may manage queues under
+    // the garden's own prefix only.
+    api.function.addEnvironment('SEED_QUEUE_PREFIX', seedQueuePrefix);
+    api.role.addToPolicy(new iam.PolicyStatement({
+      actions: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes', 'sqs:SetQueueAttributes', 'sqs:TagQueue', 'sqs:DeleteQueue'],
+      resources: [seedQueueArns],
+    }));
+    acknowledge(api.role, `IAM5[Resource::${nagArn(this, 'sqs', `${seedQueuePrefix}*`)}]`,
+      'Seed command queues are created when seeds register; the wildcard is confined to queue names under this garden\'s prefix.');
 
     // The migrate-shoot state machine asks it for a destination when the operator gave none.
     const scheduler = new GardenFunction(this, 'Scheduler', {

@@ -1,4 +1,4 @@
-import { Stack, Validations, type CfnResource } from 'aws-cdk-lib';
+import { Stack, Token, Validations, type CfnResource } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IConstruct } from 'constructs';
 
@@ -15,4 +15,14 @@ export function acknowledgeTableIndexes(scope: IConstruct, table: ITableV2): voi
   const cfn = table.node.defaultChild as CfnResource;
   const logicalId = Stack.of(table).getLogicalId(cfn);
   acknowledge(scope, `IAM5[Resource::<${logicalId}.Arn>/index/*]`, "The wildcard is confined to this table's own global secondary indexes, which queries need.");
+}
+
+/**
+ * An ARN of this stack's account and region as cdk-nag prints it in a finding: each part literal when
+ * known at synth time, else the pseudo parameter in angle brackets.
+ */
+export function nagArn(scope: IConstruct, service: string, resource: string): string {
+  const stack = Stack.of(scope);
+  const part = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
+  return `arn:${part(stack.partition, 'Partition')}:${service}:${part(stack.region, 'Region')}:${part(stack.account, 'AccountId')}:${resource}`;
 }

@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { heartbeatInput, seedInput, type Seed } from '../model/seed.js';
 import { shootInput, type Shoot } from '../model/shoot.js';
-import { type Clock, type EventSink, type IdSource, discardEvents, randomIds, systemClock } from './context.js';
+import { type Clock, type EventSink, type IdSource, type SeedProvisioner, discardEvents, noProvisioning, randomIds, systemClock } from './context.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import type { Page, PageRequest } from './page.js';
 import type { GardenRepository } from './repository.js';
@@ -19,6 +19,8 @@ export interface GardenServiceOptions {
   clock?: Clock;
   ids?: IdSource;
   events?: EventSink;
+  /** Creates a new seed's command queue; none in unit tests. */
+  provisioner?: SeedProvisioner;
   /** How often a write without a client-supplied resourceVersion re-reads and retries after a concurrent change. */
   maxUnconditionalRetries?: number;
   /** Region strategy and distances of the scheduler (Gardener's scheduler configuration). */
@@ -54,6 +56,7 @@ export class GardenService {
   private readonly events: EventSink;
   private readonly retries: number;
   private readonly policy: SchedulingPolicy;
+  private readonly provisioner: SeedProvisioner;
 
   constructor(options: GardenServiceOptions) {
     this.repo = options.repository;
@@ -62,6 +65,7 @@ export class GardenService {
     this.events = options.events ?? discardEvents;
     this.retries = options.maxUnconditionalRetries ?? 5;
     this.policy = options.scheduling ?? {};
+    this.provisioner = options.provisioner ?? noProvisioning;
   }
 
   async putSeed(name: string, body: unknown): Promise<Written<Seed>> {
@@ -72,7 +76,10 @@ export class GardenService {
       read: () => this.repo.getSeed(name),
       create: async () => {
         if (expected !== undefined) throw new NotFoundError(`seed "${name}" does not exist; omit metadata.resourceVersion to create it`);
-        const seed = await this.repo.createSeed(newSeed(name, input, { now: this.clock.now(), uuid: this.ids.uuid() }));
+        const fresh = newSeed(name, input, { now: this.clock.now(), uuid: this.ids.uuid() });
+        // The queue comes first: a stored seed always has one, and a failure here writes nothing.
+        const { commandQueueUrl } = await this.provisioner.provision(name);
+        const seed = await this.repo.createSeed(commandQueueUrl ? { ...fresh, status: { ...fresh.status, commandQueueUrl } } : fresh);
         await this.events.publish('SeedRegistered', { seed: name, identity: seed.status.identity });
         return seed;
       },
@@ -94,6 +101,13 @@ export class GardenService {
     await this.getSeed(name);
     await this.repo.deleteSeed(name, expectedVersion);
     await this.events.publish('SeedDeleted', { seed: name });
+    try {
+      await this.provisioner.deprovision(name);
+    } catch (error) {
+      // The seed is gone; a queue left behind is harmless (a new registration of the name reuses it), so
+      // the deletion stands and operators see the leftover on the bus.
+      await this.events.publish('SeedDeprovisionFailed', { seed: name, error: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   async heartbeat(name: string, body: unknown): Promise<Seed> {

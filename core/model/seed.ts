@@ -59,6 +59,10 @@ export const hostedControlPlane = z
     ownerCheck: z.enum(['owner', 'not-owner', 'unknown']).optional(),
     /** The kube-apiserver probed from inside the seed (dependency-watchdog's internal probe). */
     internalProbe: z.enum(['Success', 'Failure', 'Unknown']).optional(),
+    /** When the internal probe ran; the garden ignores stale results. */
+    internalProbeTime: z.string().datetime().optional(),
+    /** The kube-apiserver's external (load-balancer) URL, which the garden's prober probes from outside. */
+    externalUrl: z.string().url().max(2048).optional(),
     etcdReady: z.boolean().optional(),
     components: z.record(z.string().max(63), z.object({ replicas: z.number().int().min(0).max(100) }).strict()).optional(),
   })
@@ -85,6 +89,8 @@ export interface SeedStatus {
   lastHeartbeatTime?: string;
   labels: Record<string, string>;
   controlPlanes?: HostedControlPlane[];
+  /** Where the garden sends this seed's commands; the agent learns it from its heartbeat answer. */
+  commandQueueUrl?: string;
 }
 
 export interface Seed {

@@ -3,6 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
 import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
+import { SqsSeedCommandQueues } from '../../adapters/sqs/seed-command-queues.js';
 import type { EventSink } from '../../core/garden/context.js';
 import { GardenService } from '../../core/garden/service.js';
 import { logger } from '../shared/logger.js';
@@ -22,6 +23,7 @@ const service = new GardenService({
   repository: new DynamoGardenRepository({ tableName: requireEnv('TABLE_NAME') }),
   events,
   scheduling: schedulingPolicyFromEnv(),
+  provisioner: new SqsSeedCommandQueues({ prefix: requireEnv('SEED_QUEUE_PREFIX') }),
 });
 
 async function api(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {

@@ -113,6 +113,7 @@ export const routes: Route[] = [
       return json(200, {
         seed: seed.metadata.name, identity: seed.status.identity,
         lastHeartbeatTime: seed.status.lastHeartbeatTime, resourceVersion: seed.metadata.resourceVersion,
+        ...(seed.status.commandQueueUrl ? { commandQueueUrl: seed.status.commandQueueUrl } : {}),
       });
     },
   },

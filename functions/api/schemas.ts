@@ -41,6 +41,7 @@ export const seedResource = z
       lastHeartbeatTime: z.string().optional(),
       labels: z.record(z.string(), z.string()),
       controlPlanes: z.array(hostedControlPlane).optional(),
+      commandQueueUrl: z.string().optional(),
     }),
   })
   .meta({ id: 'Seed' });
@@ -71,7 +72,7 @@ export const seedList = z.object({ kind: z.literal('SeedList'), items: z.array(s
 export const shootList = z.object({ kind: z.literal('ShootList'), items: z.array(shootResource), metadata: listMeta }).meta({ id: 'ShootList' });
 export const deleted = z.object({ kind: z.literal('Status'), status: z.literal('Success'), details: z.object({ kind: z.string(), name: z.string() }) });
 export const health = z.object({ status: z.literal('ok'), version: z.string() });
-export const heartbeatResult = z.object({ seed: z.string(), identity: z.string(), lastHeartbeatTime: z.string(), resourceVersion: z.string() });
+export const heartbeatResult = z.object({ seed: z.string(), identity: z.string(), lastHeartbeatTime: z.string(), resourceVersion: z.string(), commandQueueUrl: z.string().optional() });
 
 export const listQuery = z
   .object({
