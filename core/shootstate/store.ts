@@ -65,13 +65,13 @@ export class InMemoryShootStateStore implements ShootStateStore {
 /** A store whose every call fails: for fault tests. */
 export class FailingShootStateStore implements ShootStateStore {
   constructor(private readonly message = 'ShootState store unavailable (failing store)') {}
-  async load(): Promise<VersionedShootState | undefined> {
+  async load(_key: ShootStateKey): Promise<VersionedShootState | undefined> {
     throw new ShootStateStoreError(this.message);
   }
-  async save(): Promise<number> {
+  async save(_options: SaveShootStateOptions): Promise<number> {
     throw new ShootStateStoreError(this.message);
   }
-  async delete(): Promise<void> {
+  async delete(_options: ShootStateKey & { expectedVersion?: number }): Promise<void> {
     throw new ShootStateStoreError(this.message);
   }
 }
