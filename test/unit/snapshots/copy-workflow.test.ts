@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import {
+  copyBatch,
+  CopyVerificationError,
+  FailingSnapshotStore,
+  fenceBound,
+  findFinalSnapshot,
+  InMemorySnapshotStore,
+  makeSnapshot,
+  NoFullSnapshotError,
+  NoSnapshotBeforeTimeoutError,
+  planCopyBatches,
+  batchItems,
+  SnapshotNotFoundError,
+  SnapshotStoreError,
+  storeCopier,
+  summariseCopy,
+  validateCopyRequest,
+  verifyCopy,
+  FenceBoundError,
+  type ObjectCopier,
+  type SnapshotFields,
+} from '../../../core/snapshots/index.js';
+import { TECHNICAL_ID } from './helpers.js';
+
+const T = 1_700_000_000_000;
+const timings = { dnsCacheTTL: 1_000, ownerCheckInterval: 1_000, unknownGrace: 2_000, fenceTime: 1_000 };
+const BOUND = fenceBound(timings);
+
+async function put(store: InMemorySnapshotStore, fields: Partial<SnapshotFields> & Pick<SnapshotFields, 'kind' | 'lastRevision'>, size = 10): Promise<string> {
+  const s = makeSnapshot({ technicalID: TECHNICAL_ID, startRevision: 0, createdOn: T / 1_000, compressionSuffix: '', final: false, ...fields });
+  await store.put(s.key, new Uint8Array(size).fill(fields.lastRevision & 0xff));
+  return s.key;
+}
+
+function config(extra: Record<string, unknown> = {}, now = T) {
+  return validateCopyRequest({ technicalID: TECHNICAL_ID, sourceBucket: 'gl-backup-a', destinationBucket: 'gl-backup-b', fenceTimings: timings, waitForFinalTimeoutMs: BOUND, ...extra }, now);
+}
+
+describe('validateCopyRequest', () => {
+  it('fills in defaults: a wait never shorter than the bound, a deadline from now', () => {
+    const c = validateCopyRequest({ technicalID: TECHNICAL_ID, sourceBucket: 'gl-backup-a', destinationBucket: 'gl-backup-b' }, T);
+    expect(c).toMatchObject({ waitForFinalTimeoutMs: 600_000, deadline: T + 600_000, all: false, batchSize: 16, ownerChangedAt: null, notBefore: null });
+  });
+
+  it.each([
+    ['a timeout shorter than the bound', { waitForFinalTimeoutMs: BOUND - 1 }, FenceBoundError],
+    ['the same bucket twice', { destinationBucket: 'gl-backup-a' }, Error],
+    ['a technical ID with a slash at the end', { technicalID: 'shoot--a--b/' }, Error],
+  ])('rejects %s', (_, extra, type) => {
+    expect(() => config(extra)).toThrow(type);
+  });
+
+  it('ignores final snapshots older than the owner change minus the clock skew', () => {
+    expect(config({ ownerChangedAt: T, clockSkewMs: 10_000 }).notBefore).toBe((T - 10_000) / 1_000);
+  });
+});
+
+describe('findFinalSnapshot', () => {
+  it.each([
+    ['no final yet, before the deadline', [], T, { finalFound: false, timedOut: false }],
+    ['the final snapshot', [{ kind: 'Full', lastRevision: 50, final: true }], T, { finalFound: true, timedOut: false }],
+    ['an old final followed by newer deltas', [{ kind: 'Full', lastRevision: 50, final: true }, { kind: 'Incr', startRevision: 51, lastRevision: 60 }], T, { finalFound: false }],
+    ['no final after the deadline', [{ kind: 'Full', lastRevision: 50 }], T + BOUND, { finalFound: false, timedOut: true }],
+  ] as const)('%s', async (_, snapshots, now, expected) => {
+    const source = new InMemorySnapshotStore();
+    for (const s of snapshots) await put(source, s);
+    expect(await findFinalSnapshot({ source, config: config(), now })).toMatchObject(expected);
+  });
+
+  it('fails when the deadline passes with nothing in the store', async () => {
+    await expect(findFinalSnapshot({ source: new InMemorySnapshotStore(), config: config(), now: T + BOUND })).rejects.toBeInstanceOf(NoSnapshotBeforeTimeoutError);
+  });
+
+  it('passes store failures through', async () => {
+    await expect(findFinalSnapshot({ source: new FailingSnapshotStore({ reason: 'Throttled' }), config: config(), now: T })).rejects.toBeInstanceOf(SnapshotStoreError);
+  });
+});
+
+describe('planCopyBatches, copyBatch, verifyCopy, summariseCopy', () => {
+  async function fleet() {
+    const source = new InMemorySnapshotStore();
+    await put(source, { kind: 'Full', lastRevision: 100 }, 100);
+    for (let i = 1; i <= 9; i++) await put(source, { kind: 'Incr', startRevision: i * 10 + 91, lastRevision: i * 10 + 100 }, 10 + i);
+    return source;
+  }
+
+  it('plans the restore in batches and copies them; a second copy skips everything', async () => {
+    const source = await fleet();
+    const destination = new InMemorySnapshotStore();
+    const c = config({ batchSize: 4, ownerChangedAt: T - BOUND });
+    const plan = await planCopyBatches({ source, config: c });
+    expect(plan).toMatchObject({ objects: 10, deltas: 9, lastRevision: 190, finalFound: false });
+    expect(plan.batches.map((b) => b.objects.length)).toEqual([4, 4, 2]);
+
+    const copier = storeCopier(source, destination);
+    const first = await Promise.all(plan.batches.map((b) => copyBatch({ source, destination, copier, items: batchItems(TECHNICAL_ID, b) })));
+    expect(await verifyCopy({ destination, config: c, plan })).toEqual({ verified: 10, lastRevision: 190 });
+    const second = await Promise.all(plan.batches.map((b) => copyBatch({ source, destination, copier, items: batchItems(TECHNICAL_ID, b) })));
+
+    expect(summariseCopy({ config: c, plan, batches: first, now: T })).toMatchObject({ copied: 10, skipped: 0, bytes: 100 + 45 + 90, readyToRestore: true, readyReason: 'fence-bound-elapsed' });
+    expect(summariseCopy({ config: c, plan, batches: second, now: T })).toMatchObject({ copied: 0, skipped: 10, bytesSkipped: 235 });
+  });
+
+  it('is not ready before the fence bound has passed since the owner change, and says when it will be', async () => {
+    const source = await fleet();
+    const c = config({ ownerChangedAt: T });
+    const plan = await planCopyBatches({ source, config: c });
+    expect(summariseCopy({ config: c, plan, batches: [], now: T + BOUND - 1 })).toMatchObject({ readyToRestore: false, readyAt: T + BOUND, readyAtIso: new Date(T + BOUND).toISOString() });
+    expect(summariseCopy({ config: c, plan, batches: [], now: T + BOUND })).toMatchObject({ readyToRestore: true, readyAt: null });
+  });
+
+  it('recopies a torn object and fails when a copy does not read back as its source', async () => {
+    const source = await fleet();
+    const destination = new InMemorySnapshotStore();
+    const plan = await planCopyBatches({ source, config: config() });
+    const items = batchItems(TECHNICAL_ID, plan.batches[0]!);
+    await destination.put(items[0]!.key, new Uint8Array([9]));
+    expect(await copyBatch({ source, destination, copier: storeCopier(source, destination), items })).toMatchObject({ copied: items.length, skipped: 0 });
+
+    const tearing: ObjectCopier = { copy: async ({ key }) => void (await destination.put(key, new Uint8Array([1, 2]))) };
+    await expect(copyBatch({ source, destination: new InMemorySnapshotStore(), copier: tearing, items })).rejects.toBeInstanceOf(CopyVerificationError);
+  });
+
+  it('fails on a source object that vanished after the plan', async () => {
+    const source = await fleet();
+    const plan = await planCopyBatches({ source, config: config() });
+    const items = batchItems(TECHNICAL_ID, plan.batches[0]!);
+    await source.delete(items[0]!.key);
+    await expect(copyBatch({ source, destination: new InMemorySnapshotStore(), copier: storeCopier(source, source), items })).rejects.toBeInstanceOf(SnapshotNotFoundError);
+  });
+
+  it.each([
+    ['an empty source', [] as const],
+    ['a source with only deltas', [{ kind: 'Incr', startRevision: 5, lastRevision: 9 }] as const],
+  ])('fails with NoFullSnapshotError on %s', async (_, snapshots) => {
+    const source = new InMemorySnapshotStore();
+    for (const s of snapshots) await put(source, s);
+    await expect(planCopyBatches({ source, config: config() })).rejects.toBeInstanceOf(NoFullSnapshotError);
+  });
+
+  it('reports the final snapshot only when it is this migration\'s', async () => {
+    const source = new InMemorySnapshotStore();
+    await put(source, { kind: 'Full', lastRevision: 100, final: true, createdOn: T / 1_000 - 3_600 });
+    expect((await planCopyBatches({ source, config: config({ ownerChangedAt: T }) })).finalFound).toBe(false);
+    expect((await planCopyBatches({ source, config: config({ ownerChangedAt: T - 3_600_000 }) })).finalFound).toBe(true);
+  });
+
+  it('verification fails when a planned object is missing in the destination', async () => {
+    const source = await fleet();
+    const plan = await planCopyBatches({ source, config: config() });
+    await expect(verifyCopy({ destination: new InMemorySnapshotStore(), config: config(), plan })).rejects.toBeInstanceOf(CopyVerificationError);
+  });
+});
