@@ -5,6 +5,7 @@
  * | ------ | ----------------- | ------- | --------------------------- | ------------------------- |
  * | Seed   | `SEED#<name>`     | `SEED`  | `Seed`, `<name>`            | -                         |
  * | Shoot  | `SHOOT#<p>#<n>`   | `SHOOT` | `Shoot`, `<p>/<n>`          | `<seed>`, `<p>/<n>`       |
+ * | ShootState | `SHOOTSTATE#<p>#<n>` | `SHOOTSTATE` | -                  | -                         |
  *
  * Listing a project's shoots queries `project-index` (project, name).
  */
@@ -16,3 +17,4 @@ export const TABLE_INDEXES = {
 
 export const seedKey = (name: string) => ({ pk: `SEED#${name}`, sk: 'SEED' });
 export const shootKey = (project: string, name: string) => ({ pk: `SHOOT#${project}#${name}`, sk: 'SHOOT' });
+export const shootStateKey = (project: string, name: string) => ({ pk: `SHOOTSTATE#${project}#${name}`, sk: 'SHOOTSTATE' });

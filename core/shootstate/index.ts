@@ -4,3 +4,4 @@ export * from './blob-store.js';
 export * from './store.js';
 export * from './collect.js';
 export * from './pack.js';
+export * from './schema.js';
