@@ -1,0 +1,305 @@
+import { z } from 'zod';
+import { SCALE_DOWN_ORDER, WEEDER_DEPENDENCIES } from '../dwd/components.js';
+import { EXTENSION_KINDS } from '../extensions/resource.js';
+import { packedShootStateSchema, shootRefSchema } from '../shootstate/schema.js';
+
+/**
+ * The seed command protocol, version 1: what the garden sends a seed agent over the seed's SQS queue,
+ * and what the agent answers through the Step Functions task APIs. docs/command-protocol.md explains it;
+ * docs/command-protocol.schema.json is generated from these schemas (scripts/command-protocol.ts).
+ */
+export const COMMAND_API_VERSION = 'commands.gardenless.io/v1';
+
+/** Names in the generated JSON Schema document. Kept in a private registry so they never clash with others. */
+export const protocolRegistry = z.registry<{ id: string; description?: string }>();
+function named<T extends z.ZodType>(schema: T, id: string, description: string): T {
+  protocolRegistry.add(schema, { id, description });
+  return schema;
+}
+
+const dns1123 = z.string().min(1).max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label');
+const timestamp = z.string().datetime();
+
+export const commandIdSchema = named(
+  z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'letters, digits and . _ : / - only'),
+  'CommandId',
+  'Identifies the intent, not the delivery: a redelivered or retried command carries the same id, and the agent executes it at most once (answering repeats with the first outcome). The garden builds it as <migrationId>/<stepId> (or <origin>/<uuid>).',
+);
+
+named(packedShootStateSchema, 'PackedShootState', 'A ShootState as persisted: each extension state inline or, above 100 KB (or over the inline budget), a reference to a blob in the state bucket verified by its sha256.');
+
+export const commandShootSchema = named(shootRefSchema, 'ShootRef', 'The shoot the command is about; technicalID is its namespace on the seed.');
+
+const envelope = {
+  apiVersion: z.literal(COMMAND_API_VERSION),
+  commandId: commandIdSchema,
+  shoot: commandShootSchema,
+  /** The seed the command is addressed to; an agent refuses commands for another seed (a misrouted message). */
+  seed: dns1123,
+  /** Present when a Step Functions task waits for the answer (`.waitForTaskToken`); absent for fire-and-forget commands. */
+  taskToken: z.string().min(1).max(1024).optional(),
+  issuedAt: timestamp,
+  /** How often the agent must call SendTaskHeartbeat while working; the task's HeartbeatSeconds is larger. */
+  heartbeatSeconds: z.number().int().min(1).max(3600).optional(),
+  /** The task's TimeoutSeconds: after this the garden has moved on, and the agent may stop. */
+  timeoutSeconds: z.number().int().min(1).max(86_400).optional(),
+  /** The migration this command belongs to, for logs and events. */
+  migrationId: z.string().min(1).max(128).optional(),
+};
+
+const extensionSpec = z
+  .object({
+    kind: z.enum(EXTENSION_KINDS),
+    name: z.string().min(1).max(253),
+    purpose: z.string().min(1).max(63).optional(),
+    spec: z.record(z.string(), z.unknown()),
+  })
+  .strict();
+
+const controlPlaneSpec = named(
+  z
+    .object({
+      hibernated: z.boolean(),
+      failureTolerance: z.enum(['node', 'zone']).optional(),
+      /** The seed's backup bucket, where the sidecar writes this shoot's snapshots. */
+      backup: z.object({ bucket: z.string().min(3).max(63), region: z.string().max(63).optional() }).strict(),
+      /** The extension resources to create or reconcile; absent: the runtime's defaults. */
+      extensions: z.array(extensionSpec).max(64).optional(),
+    })
+    .strict(),
+  'ControlPlaneSpec',
+  'What a control plane on the seed should look like.',
+);
+
+export const createControlPlaneCommand = named(
+  z.object({ ...envelope, type: z.literal('create-control-plane'), controlPlane: controlPlaneSpec }).strict(),
+  'CreateControlPlaneCommand',
+  'Create the control plane (etcd with its sidecar, the components, the extension resources). Creating what exists is a reconcile.',
+);
+
+export const reconcileCommand = named(
+  z.object({ ...envelope, type: z.literal('reconcile'), controlPlane: controlPlaneSpec }).strict(),
+  'ReconcileCommand',
+  'Bring an existing control plane to the spec; never scales up a component the dependency watchdog holds down.',
+);
+
+export const migrateCommand = named(
+  z
+    .object({
+      ...envelope,
+      type: z.literal('migrate'),
+      /** Where the agent writes extension states above the blob threshold (the garden's state bucket). */
+      stateBucket: z.string().min(3).max(63),
+      /** Inline states together stay below this in the answer; the largest go to the bucket first. */
+      inlineBudgetBytes: z.number().int().min(0).max(200 * 1024).optional(),
+    })
+    .strict(),
+  'MigrateCommand',
+  'Annotate every extension resource with gardener.cloud/operation=migrate and run the migrate operations (external resources stay); answer with the collected ShootState.',
+);
+
+export const deleteControlPlaneCommand = named(
+  z
+    .object({
+      ...envelope,
+      type: z.literal('delete-control-plane'),
+      /** The backups stay in the bucket: the destination restores from copies of them. */
+      keepBackups: z.literal(true),
+      /** Extension resources are dropped without deleting cloud resources (they were migrated). */
+      keepExternalResources: z.literal(true),
+    })
+    .strict(),
+  'DeleteControlPlaneCommand',
+  'Remove the control plane from this seed after a migration: stop and remove etcd and the components, drop the migrated extension resources; keep backups and external resources. Deleting what is gone succeeds.',
+);
+
+export const restoreCommand = named(
+  z
+    .object({
+      ...envelope,
+      type: z.literal('restore'),
+      hibernated: z.boolean(),
+      controlPlane: controlPlaneSpec.optional(),
+      /** Restore etcd from the snapshots copied into this seed's backup bucket. */
+      etcd: z
+        .object({
+          bucket: z.string().min(3).max(63),
+          /** The revision the copied snapshots must reach (the final snapshot's), when known. */
+          expectedLastRevision: z.number().int().min(0).optional(),
+          /** Whether the copy contains the source's final snapshot (false after a copy timeout). */
+          final: z.boolean(),
+        })
+        .strict()
+        .optional(),
+      /** Restore the extensions from the ShootState (operation restore; the annotation is removed when each succeeds). */
+      extensions: z
+        .object({
+          shootState: packedShootStateSchema,
+          shootStateVersion: z.number().int().min(0),
+          stateBucket: z.string().min(3).max(63),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict()
+    .refine((c) => c.etcd !== undefined || c.extensions !== undefined, { message: 'a restore needs etcd, extensions or both', path: ['etcd'] }),
+  'RestoreCommand',
+  'Restore the control plane on the destination: etcd from the copied snapshots, then the extensions from the ShootState. Only while this seed owns the shoot (owner record).',
+);
+
+export const scaleCommand = named(
+  z
+    .object({
+      ...envelope,
+      type: z.literal('scale'),
+      component: z.enum(SCALE_DOWN_ORDER),
+      replicas: z.number().int().min(0).max(100),
+      reason: z.string().max(1024).optional(),
+    })
+    .strict(),
+  'ScaleCommand',
+  'Set the replicas of one control-plane deployment (dependency-watchdog prober).',
+);
+
+export const restartCommand = named(
+  z
+    .object({
+      ...envelope,
+      type: z.literal('restart'),
+      pod: z.string().min(1).max(253),
+      dependency: z.enum(WEEDER_DEPENDENCIES),
+    })
+    .strict(),
+  'RestartCommand',
+  'Delete (and so restart) one crash-looping pod whose dependency recovered (dependency-watchdog weeder).',
+);
+
+export const seedCommandSchema = named(
+  z.discriminatedUnion('type', [createControlPlaneCommand, reconcileCommand, migrateCommand, deleteControlPlaneCommand, restoreCommand, scaleCommand, restartCommand]),
+  'SeedCommand',
+  'One message on a seed command queue.',
+);
+export type SeedCommand = z.infer<typeof seedCommandSchema>;
+export type CommandType = SeedCommand['type'];
+export type CommandOf<T extends CommandType> = Extract<SeedCommand, { type: T }>;
+export const COMMAND_TYPES = ['create-control-plane', 'reconcile', 'migrate', 'delete-control-plane', 'restore', 'scale', 'restart'] as const satisfies readonly CommandType[];
+
+// ---- answers ----
+
+const extensionOutcome = z
+  .object({
+    kind: z.enum(EXTENSION_KINDS),
+    name: z.string().min(1).max(253),
+    purpose: z.string().min(1).max(63).optional(),
+    action: z.enum(['reconcile', 'migrate', 'restore', 'delete', 'skip']),
+  })
+  .strict();
+
+const controlPlaneResult = () => z.object({ extensions: z.array(extensionOutcome).max(64), etcdReady: z.boolean() }).strict();
+
+export const commandResultSchemas = {
+  'create-control-plane': named(controlPlaneResult(), 'CreateControlPlaneResult', 'The control plane exists on the seed.'),
+  reconcile: named(controlPlaneResult(), 'ReconcileResult', 'The control plane matches the spec.'),
+  migrate: named(
+    z.object({ shootState: packedShootStateSchema, extensions: z.array(extensionOutcome).max(64) }).strict(),
+    'MigrateResult',
+    'Every extension migrated; the ShootState collected from them (blobs already in the state bucket), for the garden to persist.',
+  ),
+  'delete-control-plane': named(
+    z.object({ deleted: z.boolean(), extensionsDropped: z.number().int().min(0) }).strict(),
+    'DeleteControlPlaneResult',
+    'deleted is false when there was nothing left to delete (a repeat).',
+  ),
+  restore: named(
+    z
+      .object({
+        etcd: z.object({ restoredRevision: z.number().int().min(0), snapshots: z.number().int().min(0), final: z.boolean() }).strict().optional(),
+        extensions: z.array(extensionOutcome).max(64).optional(),
+      })
+      .strict(),
+    'RestoreResult',
+    'What was restored: etcd up to restoredRevision from that many snapshots, and each extension.',
+  ),
+  scale: named(
+    z.object({ component: z.enum(SCALE_DOWN_ORDER), previousReplicas: z.number().int().min(0), replicas: z.number().int().min(0) }).strict(),
+    'ScaleResult',
+    'The replicas before and after.',
+  ),
+  restart: named(z.object({ pod: z.string().min(1).max(253), restarted: z.boolean() }).strict(), 'RestartResult', 'restarted is false when the pod was not crash-looping any more.'),
+} as const satisfies Record<CommandType, z.ZodType>;
+
+export type CommandResult<T extends CommandType> = z.infer<(typeof commandResultSchemas)[T]>;
+
+const successBase = { apiVersion: z.literal(COMMAND_API_VERSION), commandId: commandIdSchema, seed: dns1123, completedAt: timestamp };
+export const commandSuccessSchema = named(
+  z.discriminatedUnion(
+    'type',
+    COMMAND_TYPES.map((type) => z.object({ ...successBase, type: z.literal(type), result: commandResultSchemas[type] }).strict()) as unknown as [
+      z.ZodObject<{ type: z.ZodLiteral<CommandType> }>,
+      ...z.ZodObject<{ type: z.ZodLiteral<CommandType> }>[],
+    ],
+  ),
+  'CommandSuccess',
+  'The output of SendTaskSuccess (JSON, at most 256 KiB).',
+);
+export type CommandSuccess<T extends CommandType = CommandType> = {
+  apiVersion: typeof COMMAND_API_VERSION;
+  commandId: string;
+  seed: string;
+  completedAt: string;
+  type: T;
+  result: CommandResult<T>;
+};
+
+/**
+ * The `error` of SendTaskFailure: a small fixed set, so that the state machines' Catch and Retry can
+ * match on it. `retryable` ones are worth a Step Functions retry with backoff; the others are not.
+ */
+export const COMMAND_FAILURES = {
+  InvalidCommand: { retryable: false, meaning: 'the message does not parse, has another apiVersion, or is addressed to another seed' },
+  ControlPlaneNotFound: { retryable: false, meaning: 'the shoot has no control plane on this seed to act on' },
+  ExtensionOperationFailed: { retryable: true, meaning: 'an extension actuator failed; details name kind, name and operation; the annotation stays for the retry' },
+  EtcdRestoreFailed: { retryable: false, meaning: 'the copied snapshots do not restore (gap, missing full snapshot, revision short of the expected one)' },
+  SnapshotsUnavailable: { retryable: true, meaning: 'the backup bucket could not be read or written' },
+  ShootStateUnavailable: { retryable: true, meaning: 'the state bucket could not be read or written, or a blob failed its sha256 check' },
+  NotOwner: { retryable: true, meaning: 'the owner record does not name this seed (yet): the agent refuses to activate the control plane' },
+  RuntimeUnavailable: { retryable: true, meaning: 'the seed runtime failed transiently (process start, Kubernetes API)' },
+  Superseded: { retryable: false, meaning: 'a later command for the same shoot has been executed already; this one is stale' },
+} as const;
+export type CommandFailureName = keyof typeof COMMAND_FAILURES;
+export const COMMAND_FAILURE_NAMES = Object.keys(COMMAND_FAILURES) as CommandFailureName[];
+
+export const commandFailureCauseSchema = named(
+  z
+    .object({
+      apiVersion: z.literal(COMMAND_API_VERSION),
+      commandId: commandIdSchema.optional(),
+      type: z.enum(COMMAND_TYPES).optional(),
+      seed: dns1123,
+      error: z.enum(COMMAND_FAILURE_NAMES as [CommandFailureName, ...CommandFailureName[]]),
+      message: z.string().max(4096),
+      retryable: z.boolean(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    })
+    .strict(),
+  'CommandFailureCause',
+  'The cause of SendTaskFailure: this document as JSON (at most 32,768 characters). Its error repeats SendTaskFailure.error.',
+);
+export type CommandFailureCause = z.infer<typeof commandFailureCauseSchema>;
+
+export const commandProgressSchema = named(
+  z
+    .object({
+      apiVersion: z.literal(COMMAND_API_VERSION),
+      commandId: commandIdSchema,
+      type: z.enum(COMMAND_TYPES),
+      seed: dns1123,
+      at: timestamp,
+      progress: z.number().int().min(0).max(100).optional(),
+      message: z.string().max(1024).optional(),
+    })
+    .strict(),
+  'CommandProgress',
+  'What the agent logs (and reports in its seed heartbeat) each time it calls SendTaskHeartbeat, which itself carries only the task token.',
+);
+export type CommandProgress = z.infer<typeof commandProgressSchema>;
