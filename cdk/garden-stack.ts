@@ -11,6 +11,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
+import { DependencyWatchdog } from './dependency-watchdog.js';
 import { GardenFunction } from './garden-function.js';
 import { OwnershipAudit } from './ownership-audit.js';
 import { SnapshotCopy } from './snapshot-copy.js';
@@ -27,6 +28,8 @@ export interface GardenStackProps extends StackProps {
   auditInterval?: Duration;
   /** Name prefix of the per-seed command queues (`<prefix><seed>`, `<prefix><seed>-dlq`). Default `gl-seed-`. */
   seedQueuePrefix?: string;
+  /** Whether EventBridge runs the dependency watchdog every minute; off where tests drive its rounds. */
+  watchdogSchedule?: boolean;
 }
 
 /** The garden: state, owner records zone, event bus and the HTTP API. */
@@ -86,6 +89,8 @@ export class GardenStack extends Stack {
       entry: 'functions/api/handler.ts',
       description: 'the gardenless garden API',
       logRetention,
+      // Just under API Gateway's 30-second integration limit, so a slow cold start still answers.
+      timeout: Duration.seconds(29),
       environment: {
         TABLE_NAME: table.tableName,
         EVENT_BUS_NAME: bus.eventBusName,
@@ -155,6 +160,14 @@ export class GardenStack extends Stack {
       internalDomain: props.internalDomain,
       auditInterval: props.auditInterval,
     });
+    const watchdog = new DependencyWatchdog(this, 'DependencyWatchdog', {
+      logRetention,
+      table,
+      bus,
+      seedQueuePrefix,
+      scheduleEnabled: props.watchdogSchedule ?? true,
+    });
+    new CfnOutput(this, 'WatchdogFunctionName', { value: watchdog.function.function.functionName });
     new CfnOutput(this, 'CopySnapshotsStateMachineArn', { value: snapshotCopy.stateMachine.stateMachineArn });
     new CfnOutput(this, 'OwnershipAuditFunctionName', { value: ownership.auditFunction.function.functionName });
     new CfnOutput(this, 'OwnershipCheckFunctionName', { value: ownership.checkFunction.function.functionName });

@@ -32,6 +32,8 @@ export interface DeployOptions {
   stackName?: string;
   /** Receives the CDK CLI's output line by line (progress); silent when absent. */
   onOutput?: (line: string) => void;
+  /** CDK context values, e.g. `{ watchdogSchedule: 'false' }`. */
+  context?: Record<string, string>;
 }
 
 /** `cdk bootstrap` and `cdk deploy` of the GardenStack into the emulator; returns its outputs. */
@@ -44,7 +46,8 @@ export async function deployGarden(options: DeployOptions): Promise<Deployment> 
   try {
     await cdk(['bootstrap', `aws://${LOCAL_ACCOUNT}/${region}`, '--output', join(work, 'bootstrap.out')], env, options.onOutput);
     await cdk(
-      ['deploy', stackName, '--require-approval', 'never', '--outputs-file', outputsFile, '--output', join(work, 'cdk.out'), '--context', `stackName=${stackName}`, '--progress', 'events'],
+      ['deploy', stackName, '--require-approval', 'never', '--outputs-file', outputsFile, '--output', join(work, 'cdk.out'), '--context', `stackName=${stackName}`,
+        ...Object.entries(options.context ?? {}).flatMap(([k, v]) => ['--context', `${k}=${v}`]), '--progress', 'events'],
       env,
       options.onOutput,
     );

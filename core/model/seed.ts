@@ -64,6 +64,19 @@ export const hostedControlPlane = z
     /** The kube-apiserver's external (load-balancer) URL, which the garden's prober probes from outside. */
     externalUrl: z.string().url().max(2048).optional(),
     etcdReady: z.boolean().optional(),
+    /** Control-plane pods with labels and states, for the weeder. */
+    pods: z
+      .array(
+        z.object({
+          name: z.string().min(1).max(253),
+          uid: z.string().min(1).max(64).optional(),
+          labels: z.record(z.string().max(317), z.string().max(63)),
+          state: z.string().min(1).max(64),
+          deleting: z.boolean().optional(),
+        }).strict(),
+      )
+      .max(200)
+      .optional(),
     components: z.record(z.string().max(63), z.object({ replicas: z.number().int().min(0).max(100) }).strict()).optional(),
   })
   .strict();

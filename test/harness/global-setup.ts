@@ -16,7 +16,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started = Date.now();
   const emulator = await startEmulator({ logFile: `.landscape/test-emulator-${process.pid}.log` });
   try {
-    const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenTest' });
+    // Tests drive the watchdog's rounds themselves; a scheduled round in between would count twice.
+    const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenTest', context: { watchdogSchedule: 'false' } });
     console.log(`integration: emulator ${emulator.endpoint}, stack deployed in ${Date.now() - started} ms, API ${deployment.apiUrl}`);
     project.provide('deployment', deployment);
   } catch (error) {

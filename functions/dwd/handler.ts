@@ -1,0 +1,57 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { z } from 'zod';
+import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
+import { DynamoWatchdogStateStore } from '../../adapters/dynamodb/watchdog-store.js';
+import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
+import { HttpExternalProber } from '../../adapters/http/external-prober.js';
+import { SqsWatchdogCommands } from '../../adapters/sqs/watchdog-commands.js';
+import { SqsSeedCommandQueues } from '../../adapters/sqs/seed-command-queues.js';
+import { planProbeRounds, roundTiming } from '../../core/dwd/fan-out.js';
+import { runWatchdogRound } from '../../core/dwd/watchdog-round.js';
+import { listAllSeeds } from '../../core/garden/placement.js';
+import { listAllShoots } from '../../core/garden/listing.js';
+import { parseInput } from '../../core/garden/validate.js';
+import { logger } from '../shared/logger.js';
+import { requireEnv } from '../shared/env.js';
+
+/** A scheduled invocation runs a minute of rounds; a test or an operator may ask for fewer. */
+const input = z
+  .object({ rounds: z.number().int().min(1).max(12).optional(), intervalSeconds: z.number().int().min(1).max(60).optional() })
+  .passthrough();
+
+const repo = new DynamoGardenRepository({ tableName: requireEnv('TABLE_NAME') });
+const store = new DynamoWatchdogStateStore({ tableName: requireEnv('TABLE_NAME') });
+const prober = new HttpExternalProber({ timeoutMs: Number(process.env.PROBE_TIMEOUT_MS ?? 2_000) });
+const commands = new SqsWatchdogCommands({ queues: new SqsSeedCommandQueues({ prefix: requireEnv('SEED_QUEUE_PREFIX') }) });
+const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
+
+/**
+ * The dependency-watchdog prober and weeder for the whole fleet. EventBridge invokes it every minute;
+ * it runs a round every `intervalSeconds` (default 10) within that minute, each round reading the
+ * fleet afresh so that heartbeats and placements are current.
+ */
+async function watchdog(event: unknown): Promise<{ rounds: number; probes: number; commands: number }> {
+  const { rounds, intervalSeconds = 10 } = parseInput(input, event ?? {});
+  const offsets = planProbeRounds({ intervalSeconds, windowSeconds: 60 }).slice(0, rounds ?? undefined);
+  const started = Date.now();
+  let probes = 0;
+  let sent = 0;
+  for (const offset of offsets) {
+    const timing = roundTiming({ invocationStartMs: started, offsetSeconds: offset, intervalSeconds, nowMs: Date.now() });
+    if (timing.missed) {
+      logger.warn('watchdog round skipped: the previous one ran past its slot', { offset });
+      continue;
+    }
+    if (timing.delayMs > 0) await new Promise((r) => setTimeout(r, timing.delayMs));
+    const [shoots, seeds] = await Promise.all([listAllShoots(repo), listAllSeeds(repo)]);
+    const results = await runWatchdogRound({ shoots, seeds, store, prober, commands, events, now: new Date() });
+    const acted = results.filter((r) => r.commands > 0);
+    probes += results.filter((r) => r.external !== undefined).length;
+    sent += acted.reduce((n, r) => n + r.commands, 0);
+    logger.info('watchdog round', { offset, shoots: results.length, acted: acted.map((r) => ({ shoot: r.shoot, verdict: r.verdict, commands: r.commands })) });
+  }
+  return { rounds: offsets.length, probes, commands: sent };
+}
+
+export const handler = middy(watchdog).use(injectLambdaContext(logger, { resetKeys: true }));

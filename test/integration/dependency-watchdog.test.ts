@@ -1,0 +1,152 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fixture } from '../fixtures/index.js';
+import { resetGardenState, testGarden } from '../harness/garden.js';
+
+const garden = testGarden();
+const { api, deployment } = garden;
+const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
+const lambda = new LambdaClient(aws);
+const sqs = new SQSClient(aws);
+
+/** The shoot's kube-apiserver load balancer as the garden reaches it: up (200) or down (503). */
+class ExternalEndpoint {
+  up = true;
+  probes = 0;
+  private server?: Server;
+  url = '';
+  async start(): Promise<void> {
+    this.server = createServer((_req, res) => {
+      this.probes += 1;
+      res.writeHead(this.up ? 200 : 503).end(this.up ? 'ok' : 'load balancer has no healthy target');
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+  stop(): Promise<void> {
+    return new Promise((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+}
+
+interface Command { kind: string; commandId: string; actions: { action: string; component?: string; replicas?: number; pod?: string }[] }
+
+const endpoint = new ExternalEndpoint();
+let queueUrl = '';
+
+async function heartbeat(cp: Record<string, unknown>) {
+  const res = await api.request('POST', '/seeds/dwd-seed/heartbeat', {
+    body: {
+      conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }],
+      controlPlanes: [{
+        technicalID: 'shoot--dwd--api1', active: true, externalUrl: endpoint.url, internalProbe: 'Success',
+        internalProbeTime: new Date().toISOString(), etcdReady: true,
+        components: { 'kube-controller-manager': { replicas: 1 }, 'machine-controller-manager': { replicas: 1 }, 'cluster-autoscaler': { replicas: 2 } },
+        ...cp,
+      }],
+    },
+  });
+  expect(res.status).toBe(200);
+}
+
+/** One watchdog round through the deployed Lambda, after a fresh heartbeat. */
+async function round(cp: Record<string, unknown> = {}): Promise<void> {
+  await heartbeat(cp);
+  const res = await lambda.send(new InvokeCommand({ FunctionName: deployment.outputs.WatchdogFunctionName, Payload: Buffer.from(JSON.stringify({ rounds: 1 })) }));
+  expect(res.FunctionError, Buffer.from(res.Payload ?? new Uint8Array()).toString()).toBeUndefined();
+}
+
+async function drain(): Promise<Command[]> {
+  const commands: Command[] = [];
+  for (;;) {
+    const res = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    if (!res.Messages?.length) return commands;
+    for (const m of res.Messages) {
+      commands.push(JSON.parse(m.Body ?? '{}') as Command);
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle }));
+    }
+  }
+}
+
+describe('dependency watchdog on the deployed stack', () => {
+  beforeAll(async () => {
+    await resetGardenState(garden);
+    await endpoint.start();
+    const seed = fixture('seed-aws-eu1');
+    seed.metadata = { name: 'dwd-seed' };
+    delete seed.spec.taints;
+    const created = await api.request<{ status: { commandQueueUrl: string } }>('PUT', '/seeds/dwd-seed', { body: seed });
+    queueUrl = created.body.status.commandQueueUrl;
+  });
+  afterAll(() => endpoint.stop());
+
+  beforeEach(async () => {
+    await api.request('DELETE', '/projects/dwd/shoots/api1');
+    await garden.ddb.send(new DeleteCommand({ TableName: garden.tableName, Key: { pk: 'WATCHDOG#dwd/api1', sk: 'WATCHDOG' } }));
+    const shoot = fixture('shoot-dev-api1');
+    shoot.metadata = { name: 'api1' };
+    shoot.spec.seedName = 'dwd-seed';
+    expect((await api.request('PUT', '/projects/dwd/shoots/api1', { body: shoot })).status).toBe(201);
+    endpoint.up = true;
+    await drain();
+  });
+
+  it('scales down after the failure threshold in order, and restores the remembered replicas in reverse order', async () => {
+    // Act: the load balancer fails while the API server is fine inside the seed.
+    endpoint.up = false;
+    await round();
+    await round();
+    expect(await drain()).toEqual([]);
+    await round();
+    const down = await drain();
+
+    // Assess
+    expect(endpoint.probes).toBeGreaterThanOrEqual(3);
+    expect(down).toHaveLength(1);
+    expect(down[0]?.actions).toEqual([
+      { action: 'scale', component: 'kube-controller-manager', replicas: 0 },
+      { action: 'scale', component: 'machine-controller-manager', replicas: 0 },
+      { action: 'scale', component: 'cluster-autoscaler', replicas: 0 },
+    ]);
+    await round();
+    expect(await drain()).toEqual([]);
+
+    endpoint.up = true;
+    const zero = { components: { 'kube-controller-manager': { replicas: 0 }, 'machine-controller-manager': { replicas: 0 }, 'cluster-autoscaler': { replicas: 0 } } };
+    await round(zero);
+    expect(await drain()).toEqual([]);
+    await round(zero);
+    const up = await drain();
+    expect(up[0]?.actions).toEqual([
+      { action: 'scale', component: 'cluster-autoscaler', replicas: 2 },
+      { action: 'scale', component: 'machine-controller-manager', replicas: 1 },
+      { action: 'scale', component: 'kube-controller-manager', replicas: 1 },
+    ]);
+  });
+
+  it('does nothing when both sides are down, or when the shoot is hibernated', async () => {
+    endpoint.up = false;
+    for (let i = 0; i < 4; i++) await round({ internalProbe: 'Failure' });
+    expect(await drain()).toEqual([]);
+
+    expect((await api.request('PATCH', '/projects/dwd/shoots/api1', { body: { spec: { hibernation: { enabled: true } } } })).status).toBe(200);
+    for (let i = 0; i < 4; i++) await round();
+    expect(await drain()).toEqual([]);
+  });
+
+  it('restarts crash-looping pods once when etcd recovers', async () => {
+    const pods = [
+      { name: 'kube-apiserver-0', labels: { 'gardener.cloud/role': 'controlplane', role: 'apiserver' }, state: 'CrashLoopBackOff' },
+      { name: 'kube-apiserver-1', labels: { 'gardener.cloud/role': 'controlplane', role: 'apiserver' }, state: 'Running' },
+    ];
+    await round({ etcdReady: true, pods });
+    await round({ etcdReady: false, pods });
+    await round({ etcdReady: true, pods });
+    await round({ etcdReady: true, pods });
+    const restarts = (await drain()).flatMap((c) => c.actions);
+    expect(restarts).toEqual([{ action: 'restart', pod: 'kube-apiserver-0', dependency: 'etcd' }]);
+  });
+});
