@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   CreateQueueCommand,
   DeleteQueueCommand,
@@ -9,7 +10,12 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SeedProvisioner } from '../../core/garden/context.js';
 
-/** Queue names: `<prefix><seed>` and `<prefix><seed>-dlq`; with the default prefix they fit SQS's 80 characters. */
+/**
+ * Queue names: `<prefix><seed>.fifo` and `<prefix><seed>-dlq.fifo`; with the default prefix they fit SQS's
+ * 80 characters. FIFO, because commands for one shoot must reach its agent in the order they were sent
+ * (the watchdog scales dependents down in a fixed order), and because SQS then drops a resent command
+ * with the same id within five minutes.
+ */
 export const DEFAULT_QUEUE_PREFIX = 'gl-seed-';
 /** A command that fails this often goes to the dead-letter queue instead of looping. */
 export const MAX_RECEIVE_COUNT = 5;
@@ -38,14 +44,18 @@ export class SqsSeedCommandQueues implements SeedProvisioner {
   }
 
   queueName(seedName: string): string {
-    return `${this.prefix}${seedName}`;
+    return `${this.prefix}${seedName}.fifo`;
+  }
+
+  private dlqName(seedName: string): string {
+    return `${this.prefix}${seedName}-dlq.fifo`;
   }
 
   async provision(seedName: string): Promise<{ commandQueueUrl: string }> {
     const dlq = await this.client.send(
       new CreateQueueCommand({
-        QueueName: `${this.queueName(seedName)}-dlq`,
-        Attributes: { MessageRetentionPeriod: String(14 * 24 * 3600), SqsManagedSseEnabled: 'true' },
+        QueueName: this.dlqName(seedName),
+        Attributes: { FifoQueue: 'true', MessageRetentionPeriod: String(14 * 24 * 3600), SqsManagedSseEnabled: 'true' },
         tags: { 'gardenless.io/seed': seedName },
       }),
     );
@@ -54,6 +64,8 @@ export class SqsSeedCommandQueues implements SeedProvisioner {
       new CreateQueueCommand({
         QueueName: this.queueName(seedName),
         Attributes: {
+          FifoQueue: 'true',
+          ContentBasedDeduplication: 'false',
           VisibilityTimeout: String(this.visibility),
           MessageRetentionPeriod: String(4 * 24 * 3600),
           ReceiveMessageWaitTimeSeconds: '20',
@@ -69,7 +81,7 @@ export class SqsSeedCommandQueues implements SeedProvisioner {
   }
 
   async deprovision(seedName: string): Promise<void> {
-    for (const name of [this.queueName(seedName), `${this.queueName(seedName)}-dlq`]) {
+    for (const name of [this.queueName(seedName), this.dlqName(seedName)]) {
       try {
         const { QueueUrl } = await this.client.send(new GetQueueUrlCommand({ QueueName: name }));
         await this.client.send(new DeleteQueueCommand({ QueueUrl }));
@@ -81,12 +93,23 @@ export class SqsSeedCommandQueues implements SeedProvisioner {
     this.urls.delete(seedName);
   }
 
-  /** Sends one command (a JSON document) to a seed's queue. */
-  async send(seedName: string, command: Record<string, unknown>): Promise<string> {
+  /**
+   * Sends one command to a seed's queue. Commands of one shoot share a message group (its technical ID),
+   * so the agent receives them in order; the command id deduplicates resends.
+   */
+  async send(seedName: string, command: { commandId: string; shoot: { technicalID: string } }): Promise<string> {
     const url = this.urls.get(seedName) ?? (await this.client.send(new GetQueueUrlCommand({ QueueName: this.queueName(seedName) }))).QueueUrl;
     if (!url) throw new Error(`no command queue for seed ${seedName}`);
     this.urls.set(seedName, url);
-    const res = await this.client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(command) }));
+    const res = await this.client.send(
+      new SendMessageCommand({
+        QueueUrl: url,
+        MessageBody: JSON.stringify(command),
+        MessageGroupId: command.shoot.technicalID,
+        // SQS allows 128 characters of [A-Za-z0-9!-~]; command ids are longer at times, so hash them.
+        MessageDeduplicationId: createHash('sha256').update(command.commandId).digest('hex'),
+      }),
+    );
     return res.MessageId ?? '';
   }
 }

@@ -32,7 +32,7 @@ class ExternalEndpoint {
   }
 }
 
-interface Command { kind: string; commandId: string; actions: { action: string; component?: string; replicas?: number; pod?: string }[] }
+interface Command { type: string; commandId: string; component?: string; replicas?: number; pod?: string; dependency?: string }
 
 const endpoint = new ExternalEndpoint();
 let queueUrl = '';
@@ -105,11 +105,10 @@ describe('dependency watchdog on the deployed stack', () => {
 
     // Assess
     expect(endpoint.probes).toBeGreaterThanOrEqual(3);
-    expect(down).toHaveLength(1);
-    expect(down[0]?.actions).toEqual([
-      { action: 'scale', component: 'kube-controller-manager', replicas: 0 },
-      { action: 'scale', component: 'machine-controller-manager', replicas: 0 },
-      { action: 'scale', component: 'cluster-autoscaler', replicas: 0 },
+    expect(down.map(({ type, component, replicas }) => ({ type, component, replicas }))).toEqual([
+      { type: 'scale', component: 'kube-controller-manager', replicas: 0 },
+      { type: 'scale', component: 'machine-controller-manager', replicas: 0 },
+      { type: 'scale', component: 'cluster-autoscaler', replicas: 0 },
     ]);
     await round();
     expect(await drain()).toEqual([]);
@@ -120,10 +119,10 @@ describe('dependency watchdog on the deployed stack', () => {
     expect(await drain()).toEqual([]);
     await round(zero);
     const up = await drain();
-    expect(up[0]?.actions).toEqual([
-      { action: 'scale', component: 'cluster-autoscaler', replicas: 2 },
-      { action: 'scale', component: 'machine-controller-manager', replicas: 1 },
-      { action: 'scale', component: 'kube-controller-manager', replicas: 1 },
+    expect(up.map(({ type, component, replicas }) => ({ type, component, replicas }))).toEqual([
+      { type: 'scale', component: 'cluster-autoscaler', replicas: 2 },
+      { type: 'scale', component: 'machine-controller-manager', replicas: 1 },
+      { type: 'scale', component: 'kube-controller-manager', replicas: 1 },
     ]);
   });
 
@@ -146,7 +145,7 @@ describe('dependency watchdog on the deployed stack', () => {
     await round({ etcdReady: false, pods });
     await round({ etcdReady: true, pods });
     await round({ etcdReady: true, pods });
-    const restarts = (await drain()).flatMap((c) => c.actions);
-    expect(restarts).toEqual([{ action: 'restart', pod: 'kube-apiserver-0', dependency: 'etcd' }]);
+    const restarts = await drain();
+    expect(restarts.map(({ type, pod, dependency }) => ({ type, pod, dependency }))).toEqual([{ type: 'restart', pod: 'kube-apiserver-0', dependency: 'etcd' }]);
   });
 });

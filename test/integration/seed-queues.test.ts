@@ -19,10 +19,10 @@ describe('seed command queues on the deployed stack', () => {
     // Assess
     expect(created.status).toBe(201);
     const url = created.body.status.commandQueueUrl;
-    expect(url).toMatch(/gl-seed-queued$/);
+    expect(url).toMatch(/gl-seed-queued\.fifo$/);
     const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['RedrivePolicy'] }));
     const redrive = JSON.parse(attributes.Attributes?.RedrivePolicy ?? '{}') as { deadLetterTargetArn?: string; maxReceiveCount?: number };
-    expect(redrive.deadLetterTargetArn).toMatch(/gl-seed-queued-dlq$/);
+    expect(redrive.deadLetterTargetArn).toMatch(/gl-seed-queued-dlq\.fifo$/);
     expect(Number(redrive.maxReceiveCount)).toBe(5);
 
     const hb = await api.request<{ commandQueueUrl: string }>('POST', '/seeds/queued/heartbeat', { body: { conditions: [] } });
