@@ -1,0 +1,34 @@
+import type { MigrationMode, MigrationPath } from './record.js';
+
+/** DESIGN section 5: the source is reachable when its last heartbeat is younger than this many intervals. */
+export const FRESH_HEARTBEAT_INTERVALS = 3;
+
+export interface ChoosePathInput {
+  mode: MigrationMode;
+  /** Milliseconds since the source seed's last heartbeat; undefined when it never sent one. */
+  sourceHeartbeatAge: number | undefined;
+  /** The agents' heartbeat interval in milliseconds. */
+  heartbeatInterval: number;
+}
+
+export interface PathDecision {
+  path: MigrationPath;
+  reason: string;
+}
+
+/**
+ * `good` and `bad` are what the operator asked for. `auto` takes the good path while the source is
+ * heard from (heartbeat younger than 3 intervals), else the bad path. A good path that turns out wrong
+ * costs one step timeout before the switch, never a restart; a bad path with a healthy source costs
+ * nothing but the extension state saved since the last reconcile.
+ */
+export function choosePath({ mode, sourceHeartbeatAge, heartbeatInterval }: ChoosePathInput): PathDecision {
+  if (mode === 'good') return { path: 'good', reason: 'mode good requested' };
+  if (mode === 'bad') return { path: 'bad', reason: 'mode bad requested' };
+  if (!(heartbeatInterval > 0)) throw new RangeError(`heartbeatInterval must be positive, got ${heartbeatInterval}`);
+  const limit = FRESH_HEARTBEAT_INTERVALS * heartbeatInterval;
+  if (sourceHeartbeatAge === undefined || Number.isNaN(sourceHeartbeatAge)) return { path: 'bad', reason: 'the source seed never sent a heartbeat' };
+  const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+  if (sourceHeartbeatAge < limit) return { path: 'good', reason: `the source's last heartbeat is ${seconds(sourceHeartbeatAge)} old, younger than ${FRESH_HEARTBEAT_INTERVALS} intervals (${seconds(limit)})` };
+  return { path: 'bad', reason: `the source's last heartbeat is ${seconds(sourceHeartbeatAge)} old, not younger than ${FRESH_HEARTBEAT_INTERVALS} intervals (${seconds(limit)})` };
+}

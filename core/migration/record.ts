@@ -1,0 +1,309 @@
+import type { Shoot } from '../model/shoot.js';
+import { MigrationTransitionError } from './errors.js';
+import { MIGRATION_STEPS, stepDefinition, stepIndex, type MigrationStepId, type SkipGuardName } from './steps.js';
+
+export type MigrationMode = 'auto' | 'good' | 'bad';
+export type MigrationPath = 'good' | 'bad';
+export type StepState = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+export type MigrationState = 'Running' | 'Succeeded' | 'Error';
+
+export interface MigrationSeed {
+  name: string;
+  /** The identity written into the owner record. */
+  identity?: string;
+  backupBucket?: string;
+}
+
+export interface MigrationStepStatus {
+  id: MigrationStepId;
+  title: string;
+  state: StepState;
+  startedAt?: string;
+  endedAt?: string;
+  message?: string;
+  /** How often the step was started (a resume starts a failed step again). */
+  attempts: number;
+}
+
+/**
+ * The skip conditions of a migration, computed once when it is admitted and stored with it, so that every
+ * Lambda of every attempt reads the same answers (Gardener's migrate flow computes them once, as named
+ * booleans, before building the graph).
+ */
+export interface MigrationGuards {
+  /** etcd runs at zero replicas: no sidecar, so no final snapshot will ever come (GEP-17 "Migration Flow Adaptations"). */
+  hibernated: boolean;
+  /** wait-final-snapshot runs, and copy-snapshots waits for a final snapshot up to its timeout. False when hibernated: the last full snapshot, taken when the shoot was hibernated, is the latest state. */
+  waitForFinalSnapshot: boolean;
+  /** The restore command starts etcd; false leaves the restored data with etcd at zero replicas until the shoot wakes up. */
+  startEtcdAfterRestore: boolean;
+}
+
+export interface MigrationRecord {
+  apiVersion: 'core.gardenless.io/v1';
+  kind: 'Migration';
+  id: string;
+  shoot: { project: string; name: string; technicalID: string };
+  source: MigrationSeed;
+  destination: MigrationSeed;
+  mode: MigrationMode;
+  /** Decided by choose-path; undefined before. */
+  path?: MigrationPath;
+  pathReason?: string;
+  state: MigrationState;
+  guards: MigrationGuards;
+  steps: MigrationStepStatus[];
+  lastCompletedStep?: MigrationStepId;
+  /** When the good path gave up and the flow continued on the bad path. */
+  switchedToBadPathAt?: string;
+  badPathSwitch?: { failedStep: MigrationStepId; reason: string };
+  /** Which ShootState the restore uses: the one persisted by this migration, or the last one persisted before. */
+  shootState?: { source: 'migrated' | 'last-persisted'; version?: number };
+  /** 1, plus one for every resume. */
+  attempts: number;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt?: string;
+  error?: { step: MigrationStepId; message: string };
+}
+
+export function migrationGuards(shoot: Pick<Shoot, 'spec'>): MigrationGuards {
+  const hibernated = shoot.spec.hibernation?.enabled === true;
+  return { hibernated, waitForFinalSnapshot: !hibernated, startEtcdAfterRestore: !hibernated };
+}
+
+/** The skip guards as named booleans for one record. */
+export function skipGuards(record: Pick<MigrationRecord, 'path' | 'guards'>): Record<SkipGuardName, boolean> {
+  return { badPath: record.path === 'bad', noFinalSnapshot: !record.guards.waitForFinalSnapshot };
+}
+
+/** Why a step is skipped in this record, or undefined when it runs. */
+export function skipReason(record: Pick<MigrationRecord, 'path' | 'guards'>, id: MigrationStepId): string | undefined {
+  const guards = skipGuards(record);
+  const applying = stepDefinition(id).skipIf.filter((g) => guards[g]);
+  if (applying.length === 0) return undefined;
+  const words: Record<SkipGuardName, string> = {
+    badPath: 'bad path: the source is not used',
+    noFinalSnapshot: 'hibernated: etcd has no sidecar to take a final snapshot; the last full snapshot is the latest state',
+  };
+  return applying.map((g) => words[g]).join('; ');
+}
+
+export interface NewMigrationOptions {
+  id: string;
+  shoot: Shoot;
+  source: MigrationSeed;
+  destination: MigrationSeed;
+  mode: MigrationMode;
+  now: Date;
+}
+
+/** A new record, as the admit step writes it under the lock: admit-and-lock already succeeded. */
+export function newMigrationRecord(options: NewMigrationOptions): MigrationRecord {
+  const now = options.now.toISOString();
+  const { project, name } = options.shoot.metadata;
+  return {
+    apiVersion: 'core.gardenless.io/v1',
+    kind: 'Migration',
+    id: options.id,
+    shoot: { project, name, technicalID: options.shoot.status.technicalID },
+    source: options.source,
+    destination: options.destination,
+    mode: options.mode,
+    state: 'Running',
+    guards: migrationGuards(options.shoot),
+    steps: MIGRATION_STEPS.map((s) =>
+      s.id === 'admit-and-lock'
+        ? { id: s.id, title: s.title, state: 'succeeded', startedAt: now, endedAt: now, attempts: 1, message: `migrating from ${options.source.name} to ${options.destination.name} (mode ${options.mode})` }
+        : { id: s.id, title: s.title, state: 'pending', attempts: 0 },
+    ),
+    lastCompletedStep: 'admit-and-lock',
+    attempts: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** Whether a step no longer matters to the flow: done, skipped, or a good-path step left behind by a switch. */
+function settled(record: MigrationRecord, status: MigrationStepStatus): boolean {
+  if (status.state === 'succeeded' || status.state === 'skipped') return true;
+  return record.path === 'bad' && stepDefinition(status.id).phase === 'good';
+}
+
+/**
+ * The step the flow continues with: the first one that is neither done nor skipped (a skip guard that
+ * applies counts as skipped). Undefined when the migration has nothing left to do. Calling migrate again
+ * after an Error continues here: succeeded steps are never repeated.
+ */
+export function resumePoint(record: MigrationRecord): MigrationStepId | undefined {
+  for (const status of record.steps) {
+    if (settled(record, status)) continue;
+    if (record.path !== undefined && skipReason(record, status.id) !== undefined) continue;
+    return status.id;
+  }
+  return undefined;
+}
+
+function update(record: MigrationRecord, id: MigrationStepId, now: Date, change: (s: MigrationStepStatus) => MigrationStepStatus): MigrationRecord {
+  return { ...record, updatedAt: now.toISOString(), steps: record.steps.map((s) => (s.id === id ? change(s) : s)) };
+}
+
+function invalid(record: MigrationRecord, message: string, step?: MigrationStepId): MigrationTransitionError {
+  return new MigrationTransitionError(`migration ${record.id}: ${message}`, { migrationId: record.id, ...(step ? { step } : {}), state: record.state });
+}
+
+/** Marks the steps before `id` that their guards skip as skipped, with the reason. */
+function settleSkips(record: MigrationRecord, upTo: MigrationStepId, now: Date): MigrationRecord {
+  let out = record;
+  for (const status of record.steps) {
+    if (stepIndex(status.id) >= stepIndex(upTo)) break;
+    const reason = status.state === 'pending' && out.path !== undefined ? skipReason(out, status.id) : undefined;
+    if (reason !== undefined) out = update(out, status.id, now, (s) => ({ ...s, state: 'skipped', message: reason }));
+  }
+  return out;
+}
+
+/**
+ * A step starts. Only the resume point may start; starting a step that is already running or done is a
+ * no-op, so that a retried Lambda does not fail.
+ */
+export function startStep(record: MigrationRecord, options: { step: MigrationStepId; now: Date }): MigrationRecord {
+  const status = record.steps.find((s) => s.id === options.step)!;
+  if (status.state === 'running' || status.state === 'succeeded') return record;
+  if (record.state !== 'Running') throw invalid(record, `cannot start ${options.step} while the migration is ${record.state}`, options.step);
+  const next = resumePoint(record);
+  if (next !== options.step) throw invalid(record, `cannot start ${options.step}: the flow is at ${next ?? 'its end'}`, options.step);
+  const settledRecord = settleSkips(record, options.step, options.now);
+  return update(settledRecord, options.step, options.now, (s) => {
+    const { message: _m, endedAt: _e, ...rest } = s;
+    return { ...rest, state: 'running', startedAt: options.now.toISOString(), attempts: s.attempts + 1 };
+  });
+}
+
+/** A step succeeded. The last step releases the migration as Succeeded. Idempotent. */
+export function completeStep(record: MigrationRecord, options: { step: MigrationStepId; now: Date; message?: string; shootStateVersion?: number }): MigrationRecord {
+  const status = record.steps.find((s) => s.id === options.step)!;
+  if (status.state === 'succeeded') return record;
+  if (status.state !== 'running') throw invalid(record, `cannot complete ${options.step}: it is ${status.state}, not running`, options.step);
+  let out = update(record, options.step, options.now, (s) => ({ ...s, state: 'succeeded', endedAt: options.now.toISOString(), ...(options.message ? { message: options.message } : {}) }));
+  out = { ...out, lastCompletedStep: options.step };
+  if (options.step === 'persist-shootstate') out = { ...out, shootState: { source: 'migrated', ...(options.shootStateVersion === undefined ? {} : { version: options.shootStateVersion }) } };
+  if (resumePoint(out) === undefined) {
+    // Skipped steps after the last completed one are settled too, so the record reads complete.
+    out = settleSkips(out, 'finalize', options.now);
+    out = { ...out, state: 'Succeeded', finishedAt: options.now.toISOString() };
+  }
+  return out;
+}
+
+/**
+ * A step failed for good (its retries are exhausted): the migration ends in Error, the lock is released,
+ * and a later migrate call resumes from this step. Idempotent.
+ */
+export function failStep(record: MigrationRecord, options: { step: MigrationStepId; now: Date; message: string }): MigrationRecord {
+  const status = record.steps.find((s) => s.id === options.step)!;
+  if (status.state === 'failed' && record.state === 'Error') return record;
+  if (status.state === 'succeeded' || status.state === 'skipped') throw invalid(record, `cannot fail ${options.step}: it is ${status.state}`, options.step);
+  const out = update(record, options.step, options.now, (s) => ({ ...s, state: 'failed', endedAt: options.now.toISOString(), message: options.message }));
+  return { ...out, state: 'Error', finishedAt: options.now.toISOString(), error: { step: options.step, message: options.message } };
+}
+
+/**
+ * Records the path choose-path decided, and completes choose-path. On the bad path the good-path steps
+ * are skipped, and the restore uses the last persisted ShootState.
+ */
+export function setPath(record: MigrationRecord, options: { path: MigrationPath; reason: string; now: Date }): MigrationRecord {
+  if (record.path !== undefined) {
+    if (record.path === options.path) return record;
+    throw invalid(record, `the path is ${record.path} already; use switchToBadPath to leave the good path`, 'choose-path');
+  }
+  let out: MigrationRecord = { ...record, path: options.path, pathReason: options.reason, ...(options.path === 'bad' ? { shootState: { source: 'last-persisted' as const } } : {}) };
+  out = startStep(out, { step: 'choose-path', now: options.now });
+  return completeStep(out, { step: 'choose-path', now: options.now, message: `${options.path} path: ${options.reason}` });
+}
+
+/**
+ * A good-path step timed out or failed: continue on the bad path at set-owner-destination, never from
+ * scratch. The failed step is kept as failed (for the operator), the good-path steps not done are
+ * skipped. The restore uses the ShootState this migration persisted when persist-shootstate succeeded,
+ * else the last one persisted before. Idempotent; refused for a step that is not on the good path.
+ */
+export function switchToBadPath(record: MigrationRecord, options: { failedStep: MigrationStepId; reason: string; now: Date }): MigrationRecord {
+  if (record.path === 'bad') return record;
+  if (stepDefinition(options.failedStep).phase !== 'good') throw invalid(record, `${options.failedStep} is not on the good path; only good-path steps switch to the bad path`, options.failedStep);
+  if (record.path !== 'good') throw invalid(record, `cannot switch to the bad path before a path was chosen`, options.failedStep);
+  if (record.state !== 'Running') throw invalid(record, `cannot switch to the bad path while the migration is ${record.state}`, options.failedStep);
+  const now = options.now.toISOString();
+  const persisted = record.steps.find((s) => s.id === 'persist-shootstate')?.state === 'succeeded';
+  const steps = record.steps.map((s): MigrationStepStatus => {
+    if (stepDefinition(s.id).phase !== 'good' || s.state === 'succeeded' || s.state === 'skipped') return s;
+    if (s.id === options.failedStep) return { ...s, state: 'failed', endedAt: now, message: `${options.reason}; switched to the bad path` };
+    const { startedAt: _s, ...rest } = s;
+    return { ...rest, state: 'skipped', message: `switched to the bad path after ${options.failedStep} failed` };
+  });
+  return {
+    ...record,
+    steps,
+    path: 'bad',
+    switchedToBadPathAt: now,
+    badPathSwitch: { failedStep: options.failedStep, reason: options.reason },
+    shootState: persisted && record.shootState?.source === 'migrated' ? record.shootState : { source: 'last-persisted' },
+    updatedAt: now,
+  };
+}
+
+/**
+ * A migrate call for a migration that ended in Error: the failed step is pending again, everything that
+ * succeeded stays succeeded, and the flow resumes at `resumePoint`.
+ */
+export function resumeMigration(record: MigrationRecord, options: { now: Date }): MigrationRecord {
+  if (record.state !== 'Error') throw invalid(record, `only a migration that ended in Error can be resumed; this one is ${record.state}`);
+  const steps = record.steps.map((s): MigrationStepStatus => {
+    if (s.state !== 'failed' && s.state !== 'running') return s;
+    // A good-path step that failed before a switch stays failed: the bad path does not go back to it.
+    if (record.path === 'bad' && stepDefinition(s.id).phase === 'good') return s;
+    return { ...s, state: 'pending', message: `failed in attempt ${record.attempts}: ${s.message ?? 'no message'}; resuming` };
+  });
+  const { error: _e, finishedAt: _f, ...rest } = record;
+  return { ...rest, steps, state: 'Running', attempts: record.attempts + 1, updatedAt: options.now.toISOString() };
+}
+
+/** Which step the shoot's `lastOperation` should describe: the running one, else the resume point, else the last. */
+function currentStep(record: MigrationRecord): MigrationStepId {
+  return record.steps.find((s) => s.state === 'running')?.id ?? record.error?.step ?? resumePoint(record) ?? 'finalize';
+}
+
+/** 0-100: the weights of the steps that are settled (done, skipped, or left behind by a switch). */
+export function migrationProgress(record: MigrationRecord): number {
+  if (record.state === 'Succeeded') return 100;
+  let done = 0;
+  for (const status of record.steps) if (settled(record, status) || (record.path !== undefined && skipReason(record, status.id) !== undefined)) done += stepDefinition(status.id).weight;
+  return Math.min(99, done);
+}
+
+/** The shoot's `lastOperation` for this migration (type Migrate until the restore path, Restore from there). */
+export function migrationLastOperation(record: MigrationRecord, now: Date) {
+  const step = currentStep(record);
+  const definition = stepDefinition(step);
+  const type = record.state === 'Succeeded' ? 'Restore' : definition.operation;
+  const where = `${record.source.name} -> ${record.destination.name}${record.path ? `, ${record.path} path` : ''}`;
+  const description =
+    record.state === 'Succeeded'
+      ? `Migrated to ${record.destination.name} (${where}${record.switchedToBadPathAt ? `, switched to the bad path after ${record.badPathSwitch?.failedStep}` : ''})`
+      : record.state === 'Error'
+        ? `Migration ${record.id} (${where}) failed at step ${step} (${definition.title}): ${record.error?.message ?? 'unknown error'}. Call migrate again to resume from ${resumePointAfterResume(record) ?? step}.`
+        : `Migration ${record.id} (${where}): ${definition.title}`;
+  return {
+    type,
+    state: record.state === 'Running' ? ('Processing' as const) : record.state === 'Succeeded' ? ('Succeeded' as const) : ('Error' as const),
+    progress: migrationProgress(record),
+    description,
+    lastUpdateTime: now.toISOString(),
+  };
+}
+
+function resumePointAfterResume(record: MigrationRecord): MigrationStepId | undefined {
+  return record.state === 'Error' ? resumePoint(resumeMigration(record, { now: new Date(record.updatedAt) })) : resumePoint(record);
+}
+
+

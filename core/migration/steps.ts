@@ -1,0 +1,99 @@
+import type { CommandType } from '../commands/schema.js';
+import { FlowDefinitionError } from './errors.js';
+
+export const MIGRATION_STEP_IDS = [
+  'admit-and-lock',
+  'choose-path',
+  'migrate-extensions',
+  'persist-shootstate',
+  'delete-owner-record',
+  'wait-final-snapshot',
+  'delete-source-control-plane',
+  'set-owner-destination',
+  'copy-snapshots',
+  'restore-etcd',
+  'restore-extensions',
+  'finalize',
+] as const;
+export type MigrationStepId = (typeof MIGRATION_STEP_IDS)[number];
+
+/** Named skip conditions; each is a boolean computed once (see `skipGuards`), never re-derived inside a step. */
+export type SkipGuardName = 'badPath' | 'noFinalSnapshot';
+
+export interface MigrationStepDefinition {
+  /** Stable: stored in records, used in command ids, state names and the API. Never derived from the title. */
+  readonly id: MigrationStepId;
+  /** What an operator reads ("Migrating extensions"). */
+  readonly title: string;
+  /** `admit`: before any change; `good`: only on the good path, against the source; `restore`: on both paths. */
+  readonly phase: 'admit' | 'good' | 'restore';
+  /** An action changes something; a wait only observes until its action took effect. */
+  readonly kind: 'action' | 'wait';
+  /** The action a wait belongs to ("Deleting the owner record" / "Waiting for the final snapshot"). */
+  readonly waitsFor?: MigrationStepId;
+  /** Who does the work: the garden itself (Lambdas), or a seed agent through a command. */
+  readonly actor: 'garden' | 'source' | 'destination';
+  readonly command?: CommandType;
+  readonly dependencies: readonly MigrationStepId[];
+  readonly skipIf: readonly SkipGuardName[];
+  /** Share of the progress (all weights add up to 100). */
+  readonly weight: number;
+  /** The shoot's `lastOperation.type` while this step runs. */
+  readonly operation: 'Migrate' | 'Restore';
+}
+
+/**
+ * Builds a flow as Gardener's `flow.Graph` does: a duplicate id, an unknown dependency or one that is not
+ * earlier in the list (a cycle, or an order that cannot run) fails here, when the module loads, not
+ * halfway through a migration.
+ */
+export function defineFlow<T extends { id: string; dependencies: readonly string[]; weight: number }>(steps: readonly T[]): readonly T[] {
+  const seen = new Set<string>();
+  for (const step of steps) {
+    if (seen.has(step.id)) throw new FlowDefinitionError(`step ${step.id} is defined twice`);
+    for (const dependency of step.dependencies) {
+      if (!seen.has(dependency)) {
+        const known = steps.some((s) => s.id === dependency);
+        throw new FlowDefinitionError(known ? `step ${step.id} depends on ${dependency}, which comes later` : `step ${step.id} depends on unknown step ${dependency}`);
+      }
+    }
+    seen.add(step.id);
+  }
+  const total = steps.reduce((sum, s) => sum + s.weight, 0);
+  if (steps.length > 0 && total !== 100) throw new FlowDefinitionError(`step weights add up to ${total}, not 100`);
+  return steps;
+}
+
+/** The migrate-shoot flow (DESIGN section 5), in execution order. */
+export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<MigrationStepDefinition>([
+  { id: 'admit-and-lock', title: 'Admitting the migration and locking the shoot', phase: 'admit', kind: 'action', actor: 'garden', dependencies: [], skipIf: [], weight: 2, operation: 'Migrate' },
+  { id: 'choose-path', title: 'Choosing the good or the bad path', phase: 'admit', kind: 'action', actor: 'garden', dependencies: ['admit-and-lock'], skipIf: [], weight: 2, operation: 'Migrate' },
+  { id: 'migrate-extensions', title: 'Migrating the extensions in the source seed', phase: 'good', kind: 'action', actor: 'source', command: 'migrate', dependencies: ['choose-path'], skipIf: ['badPath'], weight: 15, operation: 'Migrate' },
+  { id: 'persist-shootstate', title: 'Persisting the ShootState', phase: 'good', kind: 'action', actor: 'garden', dependencies: ['migrate-extensions'], skipIf: ['badPath'], weight: 5, operation: 'Migrate' },
+  { id: 'delete-owner-record', title: 'Deleting the owner record (the source fences itself)', phase: 'good', kind: 'action', actor: 'garden', dependencies: ['persist-shootstate'], skipIf: ['badPath'], weight: 5, operation: 'Migrate' },
+  { id: 'wait-final-snapshot', title: 'Waiting for the final full snapshot in the source bucket', phase: 'good', kind: 'wait', waitsFor: 'delete-owner-record', actor: 'garden', dependencies: ['delete-owner-record'], skipIf: ['badPath', 'noFinalSnapshot'], weight: 10, operation: 'Migrate' },
+  { id: 'delete-source-control-plane', title: 'Deleting the control plane in the source seed (backups and external resources kept)', phase: 'good', kind: 'action', actor: 'source', command: 'delete-control-plane', dependencies: ['wait-final-snapshot'], skipIf: ['badPath'], weight: 10, operation: 'Migrate' },
+  { id: 'set-owner-destination', title: 'Setting the owner record to the destination', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['delete-source-control-plane'], skipIf: [], weight: 5, operation: 'Restore' },
+  { id: 'copy-snapshots', title: 'Copying the etcd snapshots to the destination bucket', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['set-owner-destination'], skipIf: [], weight: 20, operation: 'Restore' },
+  { id: 'restore-etcd', title: 'Restoring etcd in the destination seed', phase: 'restore', kind: 'action', actor: 'destination', command: 'restore', dependencies: ['copy-snapshots'], skipIf: [], weight: 12, operation: 'Restore' },
+  { id: 'restore-extensions', title: 'Restoring the extensions from the ShootState', phase: 'restore', kind: 'action', actor: 'destination', command: 'restore', dependencies: ['restore-etcd'], skipIf: [], weight: 10, operation: 'Restore' },
+  { id: 'finalize', title: 'Setting the shoot onto the destination and releasing the lock', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['restore-extensions'], skipIf: [], weight: 4, operation: 'Restore' },
+]);
+
+const BY_ID = new Map(MIGRATION_STEPS.map((s, i) => [s.id, { step: s, index: i }]));
+
+export function stepDefinition(id: MigrationStepId): MigrationStepDefinition {
+  return BY_ID.get(id)!.step;
+}
+
+export function stepIndex(id: MigrationStepId): number {
+  return BY_ID.get(id)!.index;
+}
+
+export function isMigrationStepId(value: unknown): value is MigrationStepId {
+  return typeof value === 'string' && BY_ID.has(value as MigrationStepId);
+}
+
+export const GOOD_PATH_STEPS: readonly MigrationStepId[] = MIGRATION_STEPS.filter((s) => s.phase === 'good').map((s) => s.id);
+/** Where the bad path starts, and where a switch from the good path re-enters the flow. */
+export const BAD_PATH_ENTRY: MigrationStepId = 'set-owner-destination';

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { AdmissionError, ConflictError } from '../../../core/errors.js';
+import { admitMigration, failStep, setPath, startStep, type AdmitMigrationInput } from '../../../core/migration/index.js';
+import { ha } from '../scheduling/fixtures.js';
+import { aBackedSeed, aRecord, aScheduledShoot, NOW } from './builders.js';
+
+const source = aBackedSeed({ name: 'source' });
+const destination = aBackedSeed({ name: 'destination' });
+
+function input(overrides: Partial<AdmitMigrationInput> = {}): AdmitMigrationInput {
+  return { shoot: aScheduledShoot(), source, destination, request: { destinationSeed: 'destination' }, running: undefined, id: 'mig-2', now: NOW, ...overrides };
+}
+
+const running = aRecord();
+const failed = (() => {
+  let r = setPath(aRecord(), { path: 'bad', reason: 'test', now: NOW });
+  r = startStep(r, { step: 'set-owner-destination', now: NOW });
+  return failStep(r, { step: 'set-owner-destination', now: NOW, message: 'Route 53 throttled' });
+})();
+
+describe('admitMigration', () => {
+  it.each([
+    ['a migration of the shoot is running', input({ running }), ConflictError, 'MigrationInProgress'],
+    ['the shoot is being deleted', input({ shoot: { ...aScheduledShoot(), metadata: { ...aScheduledShoot().metadata, deletionTimestamp: NOW.toISOString() } } }), ConflictError, 'ShootDeleting'],
+    ['a failed migration is resumed towards another seed', input({ running: failed, request: { destinationSeed: 'elsewhere' } }), ConflictError, 'MigrationDestinationMismatch'],
+    ['the shoot is not scheduled', input({ shoot: { ...aScheduledShoot(), status: { ...aScheduledShoot().status, seedName: undefined } } }), AdmissionError, 'ShootNotScheduled'],
+    ['the source seed is gone', input({ source: undefined }), AdmissionError, 'SourceSeedNotFound'],
+    ['the source has no backup bucket', input({ source: aBackedSeed({ name: 'source', backup: false }) }), AdmissionError, 'SourceHasNoBackup'],
+    ['the scheduler found no destination', input({ destination: undefined, request: {} }), AdmissionError, 'NoDestinationSeed'],
+    ['the requested destination does not exist', input({ destination: undefined }), AdmissionError, 'DestinationNotFound'],
+    ['the destination is the source', input({ destination: source, request: { destinationSeed: 'source' } }), AdmissionError, 'SameSeed'],
+    ['the destination is being deleted', input({ destination: aBackedSeed({ name: 'destination', deletionTimestamp: NOW.toISOString() }) }), AdmissionError, 'DestinationDeleting'],
+    ['the destination gardenlet is not ready', input({ destination: aBackedSeed({ name: 'destination', conditions: [{ type: 'GardenletReady', status: 'False' }, { type: 'BackupBucketsReady', status: 'True' }] }) }), AdmissionError, 'DestinationNotReady'],
+    ['the destination reports no conditions', input({ destination: aBackedSeed({ name: 'destination', conditions: [] }) }), AdmissionError, 'DestinationNotReady'],
+    ['the destination heartbeat is stale', input({ maxDestinationHeartbeatAgeMs: 60_000, destination: aBackedSeed({ name: 'destination', lastHeartbeatTime: '2026-02-01T11:00:00Z' }) }), AdmissionError, 'DestinationHeartbeatStale'],
+    ['the destination never sent a heartbeat', input({ maxDestinationHeartbeatAgeMs: 60_000 }), AdmissionError, 'DestinationHeartbeatStale'],
+    ['the destination has no backup bucket', input({ destination: aBackedSeed({ name: 'destination', backup: false }) }), AdmissionError, 'DestinationHasNoBackup'],
+    ['the destination is full', input({ destination: aBackedSeed({ name: 'destination', capacity: 2, shoots: 2 }) }), AdmissionError, 'DestinationFull'],
+    ['the destination is full by its allocatable', input({ destination: aBackedSeed({ name: 'destination', allocatable: 1, shoots: 1 }) }), AdmissionError, 'DestinationFull'],
+    ['a zone-tolerant shoot to a single-zonal seed', input({ shoot: aScheduledShoot(ha('zone')) }), AdmissionError, 'ZoneToleranceNeedsMultiZonalSeed'],
+  ])('refuses when %s', (_name, admission, error, code) => {
+    // Act
+    const admit = () => admitMigration(admission);
+
+    // Assess
+    expect(admit).toThrow(error);
+    try {
+      admit();
+    } catch (e) {
+      expect((e as { code: string }).code).toBe(code);
+    }
+  });
+
+  it.each([
+    ['a plain move', input(), 'start'],
+    ['a node-tolerant shoot to a single-zonal seed', input({ shoot: aScheduledShoot(ha('node')) }), 'start'],
+    ['a zone-tolerant shoot to a multi-zonal seed', input({ shoot: aScheduledShoot(ha('zone')), destination: aBackedSeed({ name: 'destination', multiZonal: true }) }), 'start'],
+    ['a destination chosen by the scheduler', input({ request: {} }), 'start'],
+    ['a destination with room left', input({ destination: aBackedSeed({ name: 'destination', capacity: 2, shoots: 1 }) }), 'start'],
+    ['a fresh destination heartbeat', input({ maxDestinationHeartbeatAgeMs: 60_000, destination: aBackedSeed({ name: 'destination', lastHeartbeatTime: '2026-02-01T11:59:30Z' }) }), 'start'],
+    ['a hidden destination named by the operator', input({ destination: aBackedSeed({ name: 'destination', visible: false }) }), 'start'],
+    ['after a succeeded migration', input({ running: { ...running, state: 'Succeeded' } }), 'start'],
+    ['a failed migration, without a destination', input({ running: failed, request: {} }), 'resume'],
+    ['a failed migration, with its own destination', input({ running: failed }), 'resume'],
+    ['a failed migration whose source seed is gone', input({ running: failed, source: undefined }), 'resume'],
+  ])('admits %s (%s)', (_name, admission, action) => {
+    // Act
+    const result = admitMigration(admission);
+
+    // Assess
+    expect(result.action).toBe(action);
+    expect(result.record.state).toBe('Running');
+  });
+
+  it('starts a record locked by its admission, with the guards computed once', () => {
+    // Act
+    const { record } = admitMigration(input({ shoot: aScheduledShoot({ hibernation: { enabled: true } }), request: { destinationSeed: 'destination', mode: 'good' } }));
+
+    // Assess
+    expect(record).toMatchObject({
+      id: 'mig-2',
+      shoot: { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' },
+      source: { name: 'source', identity: 'source-identity', backupBucket: 'gl-backup-source' },
+      destination: { name: 'destination', identity: 'destination-identity', backupBucket: 'gl-backup-destination' },
+      mode: 'good',
+      guards: { hibernated: true, waitForFinalSnapshot: false, startEtcdAfterRestore: false },
+      lastCompletedStep: 'admit-and-lock',
+      attempts: 1,
+    });
+    expect(record.steps[0]).toMatchObject({ id: 'admit-and-lock', state: 'succeeded' });
+    expect(record.steps.slice(1).every((s) => s.state === 'pending')).toBe(true);
+  });
+
+  it('the 409 carries the running migration', () => {
+    // Act / Assess
+    expect(() => admitMigration(input({ running }))).toThrow(expect.objectContaining({ current: running }) as unknown as Error);
+  });
+
+  it('resuming keeps the destination and the path of the failed migration', () => {
+    // Act
+    const { record } = admitMigration(input({ running: failed, request: { mode: 'good' } }));
+
+    // Assess
+    expect(record).toMatchObject({ id: failed.id, destination: failed.destination, path: 'bad', attempts: 2 });
+  });
+});

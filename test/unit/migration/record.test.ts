@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import {
+  acquireLock,
+  admissionLock,
+  completeStep,
+  failStep,
+  GOOD_PATH_STEPS,
+  holdsLock,
+  migrationLastOperation,
+  migrationProgress,
+  MigrationTransitionError,
+  resumeLock,
+  resumeMigration,
+  resumePoint,
+  setPath,
+  skipGuards,
+  startStep,
+  switchToBadPath,
+  type MigrationRecord,
+  type MigrationStepId,
+} from '../../../core/migration/index.js';
+import { aRecord, at, NOW } from './builders.js';
+
+/** Runs steps from the resume point until `stop` (exclusive) or the end; each takes one second. */
+function runUntil(record: MigrationRecord, stop?: MigrationStepId, clock = { t: 1 }): MigrationRecord {
+  let r = record;
+  for (let next = resumePoint(r); next !== undefined && next !== stop; next = resumePoint(r)) {
+    r = startStep(r, { step: next, now: at(clock.t++) });
+    r = completeStep(r, { step: next, now: at(clock.t++), ...(next === 'persist-shootstate' ? { shootStateVersion: 7 } : {}) });
+  }
+  return r;
+}
+
+const states = (r: MigrationRecord) => Object.fromEntries(r.steps.map((s) => [s.id, s.state]));
+
+describe('a migration record', () => {
+  it('runs the good path through every step and ends Succeeded at 100%', () => {
+    // Prepare
+    const record = setPath(aRecord(), { path: 'good', reason: 'fresh heartbeat', now: NOW });
+
+    // Act
+    const done = runUntil(record);
+
+    // Assess
+    expect(done.state).toBe('Succeeded');
+    expect(Object.values(states(done)).every((s) => s === 'succeeded')).toBe(true);
+    expect(done.shootState).toEqual({ source: 'migrated', version: 7 });
+    expect(done.lastCompletedStep).toBe('finalize');
+    expect(migrationProgress(done)).toBe(100);
+    expect(migrationLastOperation(done, NOW)).toMatchObject({ type: 'Restore', state: 'Succeeded', progress: 100 });
+    for (const s of done.steps.slice(1)) expect(Date.parse(s.endedAt!)).toBeGreaterThanOrEqual(Date.parse(s.startedAt!));
+  });
+
+  it('on the bad path skips every good-path step and restores from the last persisted ShootState', () => {
+    // Prepare
+    const record = setPath(aRecord(), { path: 'bad', reason: 'source silent', now: NOW });
+
+    // Act
+    const first = resumePoint(record);
+    const done = runUntil(record);
+
+    // Assess
+    expect(first).toBe('set-owner-destination');
+    expect(done.state).toBe('Succeeded');
+    for (const id of GOOD_PATH_STEPS) expect(done.steps.find((s) => s.id === id)).toMatchObject({ state: 'skipped', message: 'bad path: the source is not used' });
+    expect(done.shootState).toEqual({ source: 'last-persisted' });
+  });
+
+  it('skips the final-snapshot wait of a hibernated shoot, and only that', () => {
+    // Prepare
+    const record = setPath(aRecord({ hibernated: true }), { path: 'good', reason: 'fresh', now: NOW });
+
+    // Act
+    const done = runUntil(record);
+
+    // Assess
+    expect(skipGuards(record)).toEqual({ badPath: false, noFinalSnapshot: true });
+    expect(Object.entries(states(done)).filter(([, s]) => s === 'skipped').map(([id]) => id)).toEqual(['wait-final-snapshot']);
+    expect(done.steps.find((s) => s.id === 'wait-final-snapshot')?.message).toMatch(/hibernated/);
+  });
+
+  it.each([
+    // failed step, ShootState used
+    ['migrate-extensions', { source: 'last-persisted' }],
+    ['persist-shootstate', { source: 'last-persisted' }],
+    ['delete-owner-record', { source: 'migrated', version: 7 }],
+    ['wait-final-snapshot', { source: 'migrated', version: 7 }],
+    ['delete-source-control-plane', { source: 'migrated', version: 7 }],
+  ] as const)('a timeout at %s switches to the bad path at set-owner-destination', (failedStep, shootState) => {
+    // Prepare
+    let record = runUntil(setPath(aRecord(), { path: 'good', reason: 'fresh', now: NOW }), failedStep);
+    record = startStep(record, { step: failedStep, now: at(100) });
+    const succeededBefore = record.steps.filter((s) => s.state === 'succeeded').map((s) => s.id);
+
+    // Act
+    const switched = switchToBadPath(record, { failedStep, reason: 'States.Timeout after 60 s', now: at(160) });
+
+    // Assess
+    expect(resumePoint(switched)).toBe('set-owner-destination');
+    expect(switched).toMatchObject({ path: 'bad', switchedToBadPathAt: at(160).toISOString(), badPathSwitch: { failedStep, reason: 'States.Timeout after 60 s' }, shootState, state: 'Running' });
+    expect(switched.steps.find((s) => s.id === failedStep)).toMatchObject({ state: 'failed', message: 'States.Timeout after 60 s; switched to the bad path' });
+    expect(switched.steps.filter((s) => s.state === 'succeeded').map((s) => s.id)).toEqual(succeededBefore);
+    const done = runUntil(switched);
+    expect(done.state).toBe('Succeeded');
+    expect(switchToBadPath(switched, { failedStep, reason: 'again', now: at(200) })).toBe(switched);
+  });
+
+  it.each(['admit-and-lock', 'choose-path', 'set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'finalize'] as const)('refuses to switch to the bad path from %s', (step) => {
+    // Prepare
+    const record = setPath(aRecord(), { path: 'good', reason: 'fresh', now: NOW });
+
+    // Act / Assess
+    expect(() => switchToBadPath(record, { failedStep: step, reason: 'x', now: NOW })).toThrow(MigrationTransitionError);
+  });
+
+  it('ends in Error at a failed restore step, and a resume continues there without repeating anything', () => {
+    // Prepare
+    let record = runUntil(setPath(aRecord(), { path: 'good', reason: 'fresh', now: NOW }), 'restore-etcd');
+    record = startStep(record, { step: 'restore-etcd', now: at(100) });
+    const failed = failStep(record, { step: 'restore-etcd', now: at(101), message: 'EtcdRestoreFailed: destination agent unreachable' });
+
+    // Act
+    const resumed = resumeMigration(failed, { now: at(200) });
+    const done = runUntil(resumed, undefined, { t: 300 });
+
+    // Assess
+    expect(failed).toMatchObject({ state: 'Error', error: { step: 'restore-etcd' }, lastCompletedStep: 'copy-snapshots' });
+    expect(migrationLastOperation(failed, at(101))).toMatchObject({ type: 'Restore', state: 'Error' });
+    expect(migrationLastOperation(failed, at(101)).description).toContain('failed at step restore-etcd');
+    expect(migrationLastOperation(failed, at(101)).description).toContain('resume from restore-etcd');
+    expect(resumePoint(resumed)).toBe('restore-etcd');
+    expect(resumed).toMatchObject({ state: 'Running', attempts: 2 });
+    expect(resumed.error).toBeUndefined();
+    expect(done.state).toBe('Succeeded');
+    for (const s of done.steps) if (s.id !== 'restore-etcd' && s.id !== 'restore-extensions' && s.id !== 'finalize') expect(s.attempts).toBe(1);
+    expect(done.steps.find((s) => s.id === 'restore-etcd')?.attempts).toBe(2);
+  });
+
+  it('is idempotent for retried Lambdas and strict about order', () => {
+    // Prepare
+    const record = setPath(aRecord(), { path: 'good', reason: 'fresh', now: NOW });
+    const started = startStep(record, { step: 'migrate-extensions', now: at(1) });
+    const completed = completeStep(started, { step: 'migrate-extensions', now: at(2) });
+
+    // Act / Assess
+    expect(startStep(started, { step: 'migrate-extensions', now: at(3) })).toBe(started);
+    expect(completeStep(completed, { step: 'migrate-extensions', now: at(3) })).toBe(completed);
+    expect(startStep(completed, { step: 'migrate-extensions', now: at(3) })).toBe(completed);
+    expect(setPath(record, { path: 'good', reason: 'again', now: at(3) })).toBe(record);
+    expect(() => setPath(record, { path: 'bad', reason: 'changed my mind', now: at(3) })).toThrow(MigrationTransitionError);
+    expect(() => startStep(record, { step: 'copy-snapshots', now: at(3) })).toThrow(/the flow is at persist-shootstate|the flow is at migrate-extensions/);
+    expect(() => completeStep(record, { step: 'copy-snapshots', now: at(3) })).toThrow(/not running/);
+    expect(() => resumeMigration(record, { now: at(3) })).toThrow(/only a migration that ended in Error/);
+  });
+
+  it('reports Migrate with rising progress on the good path, Restore from set-owner-destination', () => {
+    // Prepare
+    const record = setPath(aRecord(), { path: 'good', reason: 'fresh', now: NOW });
+    const atOwner = startStep(runUntil(record, 'set-owner-destination'), { step: 'set-owner-destination', now: at(50) });
+
+    // Act
+    const early = migrationLastOperation(startStep(record, { step: 'migrate-extensions', now: at(1) }), at(1));
+    const late = migrationLastOperation(atOwner, at(50));
+
+    // Assess
+    expect(early).toMatchObject({ type: 'Migrate', state: 'Processing', progress: 4 });
+    expect(early.description).toContain('Migrating the extensions');
+    expect(late).toMatchObject({ type: 'Restore', state: 'Processing', progress: 49 });
+  });
+});
+
+describe('the lock as data', () => {
+  const running = { id: 'mig-1', state: 'Running' as const };
+  const failed = { id: 'mig-1', state: 'Error' as const };
+  const succeeded = { id: 'mig-1', state: 'Succeeded' as const };
+  const other = { id: 'mig-0', state: 'Running' as const };
+
+  it.each([
+    ['acquire, nothing stored', acquireLock(), undefined, true],
+    ['acquire, one running', acquireLock(), running, false],
+    ['acquire, last failed', acquireLock(), failed, true],
+    ['acquire, last succeeded', acquireLock(), succeeded, true],
+    ['resume its own failed migration', resumeLock('mig-1'), failed, true],
+    ['resume one that is running (a concurrent resume won)', resumeLock('mig-1'), running, false],
+    ['resume another migration', resumeLock('mig-2'), failed, false],
+    ['resume, nothing stored', resumeLock('mig-1'), undefined, false],
+    ['update while holding it', holdsLock('mig-1'), running, true],
+    ['update after it ended', holdsLock('mig-1'), failed, false],
+    ['update by a stale migration', holdsLock('mig-1'), other, false],
+  ])('%s -> %s', (_name, condition, current, permitted) => {
+    expect(condition.permits(current)).toBe(permitted);
+  });
+
+  it('names the attributes and values the adapter writes', () => {
+    // Act
+    const start = admissionLock({ action: 'start', record: { id: 'mig-9' } });
+    const resume = admissionLock({ action: 'resume', record: { id: 'mig-9' } });
+
+    // Assess
+    expect(start).toMatchObject({ kind: 'acquire', expression: 'attribute_not_exists(#id) OR #state <> :running', names: { '#id': 'migrationId', '#state': 'state' }, values: { ':running': 'Running' } });
+    expect(resume).toMatchObject({ kind: 'resume', expression: '#id = :id AND #state = :error', values: { ':id': 'mig-9', ':error': 'Error' } });
+  });
+});
