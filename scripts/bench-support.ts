@@ -25,6 +25,7 @@ export async function benchLandscape(): Promise<{ deployment: Pick<Deployment, '
     }
   }
   const emulator = await startEmulator({ logFile: `.landscape/bench-emulator-${process.pid}.log` });
-  const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenBench' });
+  // Benchmarks drive the watchdog themselves; a scheduled round would run beside them.
+  const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenBench', context: { watchdogSchedule: 'false' } });
   return { deployment, close: () => emulator.stop() };
 }
