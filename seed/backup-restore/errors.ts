@@ -1,0 +1,83 @@
+/**
+ * Errors of the backup-restore sidecar. Each is a small named class that keeps its `cause`, so the seed
+ * agent can tell "etcd would not start" from "the store is down" from "the backups do not add up".
+ */
+
+class SidecarError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+  }
+}
+
+/** etcd did not become healthy in time, or exited while starting. */
+export class EtcdStartError extends SidecarError {
+  constructor(
+    message: string,
+    readonly endpoint: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** An `etcdctl` (or `etcd`) command failed; `stderr` says why. */
+export class EtcdctlError extends SidecarError {
+  constructor(
+    message: string,
+    readonly command: { args: readonly string[]; exitCode: number | null; stderr: string },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A delta snapshot object that is not in the format this sidecar writes. */
+export class DeltaFormatError extends SidecarError {
+  constructor(
+    message: string,
+    readonly key: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * A restore did not reach the revision its snapshots promise: an event of a delta did not land on the
+ * revision it carries, or etcd ended elsewhere. Serving from such a data dir would silently lose writes.
+ */
+export class RestoreRevisionError extends SidecarError {
+  constructor(
+    message: string,
+    readonly revisions: { expected: number; actual: number },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A snapshot could not be taken or uploaded. The snapshotter keeps its events and tries again. */
+export class SnapshotTakeError extends SidecarError {
+  constructor(
+    message: string,
+    readonly kind: 'Full' | 'Incr',
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A sidecar option that makes no sense (an interval of zero, a port used twice, a missing store). */
+export class SidecarConfigError extends SidecarError {
+  constructor(
+    message: string,
+    readonly field: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** An operation that needs etcd running (a snapshot, a replay) found it stopped. */
+export class EtcdNotRunningError extends SidecarError {}

@@ -1,0 +1,132 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+import { EtcdStartError } from './errors.js';
+
+/** How one etcd member is started: a single-member cluster on loopback. */
+export interface EtcdLaunch {
+  readonly binary: string;
+  readonly name: string;
+  readonly dataDir: string;
+  readonly clientUrl: string;
+  readonly peerUrl: string;
+  /** ms. Short values make the single-member election after a restart quick. */
+  readonly heartbeatInterval: number;
+  readonly electionTimeout: number;
+  readonly quotaBackendBytes?: number;
+  readonly extraArgs: readonly string[];
+  /** Appended to; undefined discards etcd's output. */
+  readonly logFile?: string;
+}
+
+/** The command line of one etcd start; a pure function so tests can read it. */
+export function etcdArgs(launch: EtcdLaunch): string[] {
+  return [
+    '--name', launch.name,
+    '--data-dir', launch.dataDir,
+    '--listen-client-urls', launch.clientUrl,
+    '--advertise-client-urls', launch.clientUrl,
+    '--listen-peer-urls', launch.peerUrl,
+    '--initial-advertise-peer-urls', launch.peerUrl,
+    '--initial-cluster', `${launch.name}=${launch.peerUrl}`,
+    '--initial-cluster-state', 'new',
+    '--heartbeat-interval', String(launch.heartbeatInterval),
+    '--election-timeout', String(launch.electionTimeout),
+    // No metrics listener and no auto-compaction: the snapshotter's watch resumes from its last revision.
+    ...(launch.quotaBackendBytes === undefined ? [] : ['--quota-backend-bytes', String(launch.quotaBackendBytes)]),
+    ...launch.extraArgs,
+  ];
+}
+
+/** One running etcd process. */
+export class EtcdProcess {
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  private readonly child: ChildProcess;
+  private readonly log: WriteStream | undefined;
+  private exitInfo: { code: number | null; signal: NodeJS.Signals | null; at: number } | undefined;
+
+  private constructor(readonly launch: EtcdLaunch) {
+    if (launch.logFile !== undefined) {
+      mkdirSync(dirname(launch.logFile), { recursive: true });
+      this.log = createWriteStream(launch.logFile, { flags: 'a' });
+    }
+    this.child = spawn(launch.binary, etcdArgs(launch), { stdio: ['ignore', this.log ? 'pipe' : 'ignore', this.log ? 'pipe' : 'ignore'] });
+    if (this.log) {
+      this.child.stdout?.pipe(this.log, { end: false });
+      this.child.stderr?.pipe(this.log, { end: false });
+    }
+    this.exited = new Promise((resolve) => {
+      const done = (code: number | null, signal: NodeJS.Signals | null) => {
+        this.exitInfo ??= { code, signal, at: performance.now() };
+        this.log?.end();
+        resolve(this.exitInfo);
+      };
+      this.child.once('exit', done);
+      // A binary that cannot be spawned never exits; report it as an exit so waiters end.
+      this.child.once('error', () => done(null, null));
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  /** Starts etcd and waits until `/health` answers true on its client URL. */
+  static async start(launch: EtcdLaunch, options: { timeoutMs: number }): Promise<EtcdProcess> {
+    const etcd = new EtcdProcess(launch);
+    try {
+      await etcd.waitHealthy(options.timeoutMs);
+      return etcd;
+    } catch (error) {
+      await etcd.stop({ timeoutMs: 2_000 });
+      throw error;
+    }
+  }
+
+  private async waitHealthy(timeoutMs: number): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    let last: unknown;
+    while (performance.now() < deadline) {
+      if (!this.running) {
+        throw new EtcdStartError(
+          `etcd exited while starting (code ${this.exitInfo?.code}, signal ${this.exitInfo?.signal})${this.launch.logFile ? `; see ${this.launch.logFile}` : ''}`,
+          this.launch.clientUrl,
+        );
+      }
+      if (await etcdHealthy(this.launch.clientUrl, 1_000).catch((error: unknown) => ((last = error), false))) return;
+      await sleep(20);
+    }
+    throw new EtcdStartError(`etcd at ${this.launch.clientUrl} not healthy after ${timeoutMs} ms`, this.launch.clientUrl, { cause: last });
+  }
+
+  /**
+   * SIGTERM, then SIGKILL after the timeout. Resolves when the process is gone: from then on nothing
+   * listens on its client URL, so no client can write. Returns when the exit happened (performance.now()).
+   */
+  async stop(options: { timeoutMs: number }): Promise<number> {
+    if (!this.running) return this.exitInfo!.at;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), options.timeoutMs);
+    try {
+      return (await this.exited).at;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** etcd's own health endpoint on a client URL: `{"health":"true"}` once it has a leader and serves. */
+export async function etcdHealthy(clientUrl: string, timeoutMs: number): Promise<boolean> {
+  const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(timeoutMs) });
+  if (!res.ok) return false;
+  const body = (await res.json()) as { health?: unknown };
+  return body.health === 'true' || body.health === true;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,201 @@
+import { EtcdNotRunningError } from './errors.js';
+import { EtcdProcess, type EtcdLaunch } from './etcd-process.js';
+
+/**
+ * Where etcd listens for clients. `public` is the address every client of the shoot uses; `private` is
+ * a different port on loopback that only the sidecar knows, so a fenced etcd can still be snapshotted
+ * (and restored into) while no client can write to it.
+ */
+export type EtcdAddress = 'public' | 'private';
+
+export interface EtcdSupervisorOptions {
+  readonly dataDir: string;
+  /** Public client port (what the kube-apiserver talks to). */
+  readonly clientPort: number;
+  /** The sidecar's own client port while fenced; must differ from the public one. */
+  readonly privatePort: number;
+  /** Peer port of the single member; fixed for the data dir's life. */
+  readonly peerPort: number;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** Default `etcd`. */
+  readonly binary?: string;
+  /** Member name, default `etcd`. A restore must use the same one. */
+  readonly name?: string;
+  /** Default 50 ms / 250 ms: a single member elects itself quickly after each restart. */
+  readonly heartbeatInterval?: number;
+  readonly electionTimeout?: number;
+  readonly quotaBackendBytes?: number;
+  readonly extraArgs?: readonly string[];
+  readonly logFile?: string;
+  /** Default 30 s. */
+  readonly startTimeoutMs?: number;
+  /** SIGTERM, then SIGKILL after this. Default 10 s. */
+  readonly stopTimeoutMs?: number;
+  /** Restart etcd on the same address when it exits on its own. Default true. */
+  readonly restartOnExit?: boolean;
+  readonly onEvent?: (event: SupervisorEvent) => void;
+}
+
+export type SupervisorEvent =
+  | { readonly type: 'started'; readonly address: EtcdAddress; readonly ms: number }
+  | { readonly type: 'stopped'; readonly address: EtcdAddress }
+  | { readonly type: 'exited-unexpectedly'; readonly address: EtcdAddress; readonly code: number | null; readonly signal: string | null }
+  | { readonly type: 'restart-failed'; readonly address: EtcdAddress; readonly error: unknown };
+
+/** What a fence took (performance.now() times). */
+export interface FenceTiming {
+  /** SIGTERM sent. */
+  readonly signalledAt: number;
+  /** etcd gone: from here on writes are refused. */
+  readonly refusingAt: number;
+  /** Healthy again on the private address. */
+  readonly privateReadyAt: number;
+}
+
+/**
+ * Supervises one etcd member: starts it on the public or private client address, moves it between them
+ * (SIGTERM, wait for the exit, start again on the same data dir), restarts it when it dies. Operations
+ * run one at a time, in call order.
+ */
+export class EtcdSupervisor {
+  readonly host: string;
+  readonly name: string;
+  private readonly options: EtcdSupervisorOptions;
+  private current: { process: EtcdProcess; address: EtcdAddress } | undefined;
+  /** Where etcd should be; undefined: stopped on purpose. */
+  private wanted: EtcdAddress | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: EtcdSupervisorOptions) {
+    this.options = options;
+    this.host = options.host ?? '127.0.0.1';
+    this.name = options.name ?? 'etcd';
+    const ports = [options.clientPort, options.privatePort, options.peerPort];
+    if (new Set(ports).size !== ports.length) throw new RangeError(`client, private and peer ports must differ, got ${ports.join(', ')}`);
+  }
+
+  get dataDir(): string {
+    return this.options.dataDir;
+  }
+
+  get peerUrl(): string {
+    return `http://${this.host}:${this.options.peerPort}`;
+  }
+
+  clientUrl(address: EtcdAddress): string {
+    return `http://${this.host}:${address === 'public' ? this.options.clientPort : this.options.privatePort}`;
+  }
+
+  /** Where etcd runs now, or undefined when it is stopped. */
+  get address(): EtcdAddress | undefined {
+    return this.current?.process.running ? this.current.address : undefined;
+  }
+
+  get pid(): number | undefined {
+    return this.current?.process.running ? this.current.process.pid : undefined;
+  }
+
+  /** The client URL etcd serves on now; throws when it is stopped. */
+  endpoint(): string {
+    const address = this.address;
+    if (address === undefined) throw new EtcdNotRunningError(`etcd in ${this.options.dataDir} is not running`);
+    return this.clientUrl(address);
+  }
+
+  /** Makes etcd run on `address` (a no-op when it already does) and waits until it is healthy there. */
+  ensure(address: EtcdAddress): Promise<void> {
+    return this.serialize(async () => {
+      this.wanted = address;
+      if (this.address === address) return;
+      await this.stopCurrent();
+      await this.startOn(address);
+    });
+  }
+
+  /**
+   * Fence: SIGTERM etcd (writes are refused once it has exited) and bring it back on the private address
+   * only. Already fenced: nothing happens and the timing is undefined.
+   */
+  fence(): Promise<FenceTiming | undefined> {
+    return this.serialize(async () => {
+      this.wanted = 'private';
+      if (this.address === 'private') return undefined;
+      const signalledAt = performance.now();
+      const refusingAt = (await this.stopCurrent()) ?? signalledAt;
+      await this.startOn('private');
+      return { signalledAt, refusingAt, privateReadyAt: performance.now() };
+    });
+  }
+
+  /** Unfence: back on the public address. */
+  unfence(): Promise<void> {
+    return this.ensure('public');
+  }
+
+  /** Stops etcd for good (until the next `ensure`). */
+  stop(): Promise<void> {
+    return this.serialize(async () => {
+      this.wanted = undefined;
+      await this.stopCurrent();
+    });
+  }
+
+  private serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async startOn(address: EtcdAddress): Promise<void> {
+    clearTimeout(this.restartTimer);
+    const started = performance.now();
+    const process = await EtcdProcess.start(this.launch(address), { timeoutMs: this.options.startTimeoutMs ?? 30_000 });
+    this.current = { process, address };
+    this.options.onEvent?.({ type: 'started', address, ms: Math.round(performance.now() - started) });
+    void process.exited.then(({ code, signal }) => this.exitedOnItsOwn(process, address, code, signal));
+  }
+
+  /** Returns when the process exited, or undefined when none was running. */
+  private async stopCurrent(): Promise<number | undefined> {
+    clearTimeout(this.restartTimer);
+    const current = this.current;
+    if (current === undefined) return undefined;
+    this.current = undefined;
+    const at = await current.process.stop({ timeoutMs: this.options.stopTimeoutMs ?? 10_000 });
+    this.options.onEvent?.({ type: 'stopped', address: current.address });
+    return at;
+  }
+
+  private exitedOnItsOwn(process: EtcdProcess, address: EtcdAddress, code: number | null, signal: NodeJS.Signals | null): void {
+    // A stop we asked for clears `current` first; anything else is a crash.
+    if (this.current?.process !== process) return;
+    this.current = undefined;
+    this.options.onEvent?.({ type: 'exited-unexpectedly', address, code, signal });
+    if (this.options.restartOnExit === false) return;
+    this.restartTimer = setTimeout(() => {
+      void this.serialize(async () => {
+        // Only if nobody moved or stopped it meanwhile.
+        if (this.wanted !== address || this.current !== undefined) return;
+        await this.startOn(address);
+      }).catch((error: unknown) => this.options.onEvent?.({ type: 'restart-failed', address, error }));
+    }, 500);
+  }
+
+  private launch(address: EtcdAddress): EtcdLaunch {
+    const o = this.options;
+    return {
+      binary: o.binary ?? 'etcd',
+      name: this.name,
+      dataDir: o.dataDir,
+      clientUrl: this.clientUrl(address),
+      peerUrl: this.peerUrl,
+      heartbeatInterval: o.heartbeatInterval ?? 50,
+      electionTimeout: o.electionTimeout ?? 250,
+      extraArgs: o.extraArgs ?? [],
+      ...(o.quotaBackendBytes === undefined ? {} : { quotaBackendBytes: o.quotaBackendBytes }),
+      ...(o.logFile === undefined ? {} : { logFile: o.logFile }),
+    };
+  }
+}

@@ -1,0 +1,249 @@
+import type { OwnerLookup } from '../../core/ownership/index.js';
+import type { SnapshotStore } from '../../core/snapshots/index.js';
+import { SidecarConfigError } from './errors.js';
+import { EtcdSupervisor, type EtcdSupervisorOptions, type FenceTiming } from './etcd-supervisor.js';
+import { restoreFromStore, type RestoreResult } from './restorer.js';
+import { Snapshotter, type Compression } from './snapshotter.js';
+import { startStatusServer, type StatusServer } from './status-server.js';
+import { OwnerWatchdogLoop } from './watchdog-loop.js';
+
+export interface SidecarOptions {
+  /** The etcd's folder in the bucket (`shoot--<project>--<name>`). */
+  readonly technicalID: string;
+  readonly etcd: EtcdSupervisorOptions;
+  readonly store: SnapshotStore;
+  readonly owner: {
+    readonly lookup: OwnerLookup;
+    /** `owner.<shoot>.<project>.<internal-domain>`. */
+    readonly recordName: string;
+    /** This seed's identity, the value the record holds while it owns the shoot. */
+    readonly identity: string;
+  };
+  /** ms; defaults 5 s, 30 s, 1 s, and the check interval. */
+  readonly ownerCheckInterval?: number;
+  readonly unknownGrace?: number;
+  readonly initialRetryDelay?: number;
+  readonly checkTimeout?: number;
+  /** ms; defaults 60 min and 20 s. */
+  readonly fullSnapshotInterval?: number;
+  readonly deltaSnapshotInterval?: number;
+  /** Default gzip. */
+  readonly compression?: Compression;
+  /** Restore the data dir from the store before serving (latest full + later deltas). */
+  readonly restore?: boolean | { readonly expectedLastRevision?: number };
+  /** Readiness/status endpoint; default 127.0.0.1 and a free port. */
+  readonly statusHost?: string;
+  readonly statusPort?: number;
+  /** Where snapshot files are staged. Default `<dataDir>.staging`. */
+  readonly stagingDir?: string;
+  readonly etcdctlBinary?: string;
+  /** One structured line per event (start, checks, actions, snapshots, failures). */
+  readonly log?: (entry: Record<string, unknown>) => void;
+}
+
+export interface SidecarStatus {
+  readonly technicalID: string;
+  readonly identity: string;
+  readonly recordName: string;
+  readonly ready: boolean;
+  readonly owner: {
+    readonly mode: string;
+    readonly fencedBecause: string | null;
+    readonly lastResult: string | null;
+    readonly reason: string | null;
+    readonly lastCheckAt: string | null;
+    readonly unknownForMs: number | null;
+    readonly finalSnapshot: string;
+    readonly checks: number;
+  };
+  readonly etcd: { readonly fenced: boolean; readonly running: boolean; readonly endpoint: string | null; readonly pid: number | null; readonly lastFence: FenceTiming | null };
+  readonly snapshots: ReturnType<Snapshotter['status']>;
+  readonly restore: RestoreResult | null;
+}
+
+/**
+ * The backup-restore sidecar of one shoot etcd: supervises etcd, snapshots it to the seed's bucket,
+ * runs the owner watchdog and serves readiness. It starts fenced (etcd on the private address only) and
+ * serves once the first check says this seed owns the shoot.
+ */
+export class BackupRestoreSidecar {
+  readonly supervisor: EtcdSupervisor;
+  readonly snapshotter: Snapshotter;
+  readonly watchdog: OwnerWatchdogLoop;
+  private server: StatusServer | undefined;
+  private restoreResult: RestoreResult | null = null;
+  private lastFence: FenceTiming | null = null;
+  private stopped = false;
+
+  private constructor(private readonly options: SidecarOptions) {
+    validateSidecarOptions(options);
+    const log = options.log ?? (() => undefined);
+    const stagingDir = options.stagingDir ?? `${options.etcd.dataDir}.staging`;
+    this.supervisor = new EtcdSupervisor({
+      ...options.etcd,
+      onEvent: (e) => {
+        log({ event: `etcd-${e.type}`, ...e, ...('error' in e ? { error: String(e.error) } : {}) });
+        options.etcd.onEvent?.(e);
+      },
+    });
+    this.snapshotter = new Snapshotter({
+      store: options.store,
+      technicalID: options.technicalID,
+      endpoint: () => this.supervisor.clientUrl('public'),
+      stagingDir,
+      ...pick(options, ['fullSnapshotInterval', 'deltaSnapshotInterval', 'compression', 'etcdctlBinary']),
+      onEvent: (e) => log(e.type === 'snapshot' ? { event: 'snapshot', ...e.snapshot } : { event: e.type, ...('kind' in e ? { kind: e.kind } : {}), error: String(e.error) }),
+    });
+    this.watchdog = new OwnerWatchdogLoop({
+      lookup: options.owner.lookup,
+      recordName: options.owner.recordName,
+      identity: options.owner.identity,
+      ...pick(options, ['ownerCheckInterval', 'unknownGrace', 'initialRetryDelay', 'checkTimeout']),
+      actuator: {
+        stopSnapshotter: () => this.snapshotter.stop(),
+        startSnapshotter: () => this.snapshotter.start(),
+        fence: async () => {
+          const timing = await this.supervisor.fence();
+          if (timing !== undefined) {
+            this.lastFence = timing;
+            log({ event: 'fenced', refusingAfterMs: round(timing.refusingAt - timing.signalledAt), privateReadyAfterMs: round(timing.privateReadyAt - timing.signalledAt) });
+          }
+        },
+        unfence: () => this.supervisor.unfence(),
+        takeFinalSnapshot: async () => {
+          // Fence again first (a no-op when fenced): a final snapshot is only ever taken from an etcd no client can write to.
+          await this.supervisor.fence();
+          await this.snapshotter.takeFull({ final: true, endpoint: this.supervisor.clientUrl('private') });
+        },
+        servingPublicly: () => this.supervisor.address === 'public',
+      },
+      onEvent: (e) => {
+        if (e.type === 'check') log({ event: 'owner-check', result: e.check.result, reason: e.check.reason, mode: e.mode, actions: e.actions });
+        else if (e.type === 'action') log({ event: 'watchdog-action', action: e.action, ms: e.ms });
+        else log({ event: 'watchdog-action-failed', action: e.action, error: String(e.error) });
+      },
+    });
+  }
+
+  /**
+   * Starts the status endpoint, restores when asked (then takes a full snapshot at once, so the store
+   * never holds an old full snapshot followed by deltas with a revision gap), starts etcd on the private
+   * address, and the owner watchdog with its first check at once.
+   */
+  static async start(options: SidecarOptions): Promise<BackupRestoreSidecar> {
+    const sidecar = new BackupRestoreSidecar(options);
+    try {
+      await sidecar.boot();
+      return sidecar;
+    } catch (error) {
+      await sidecar.stop();
+      throw error;
+    }
+  }
+
+  private async boot(): Promise<void> {
+    const o = this.options;
+    this.server = await startStatusServer({
+      source: {
+        readiness: () => this.readiness(),
+        status: () => this.status(),
+        triggerSnapshot: (kind) => (kind === 'full' ? this.snapshotter.takeFull() : this.snapshotter.takeDelta()),
+      },
+      ...(o.statusHost === undefined ? {} : { host: o.statusHost }),
+      ...(o.statusPort === undefined ? {} : { port: o.statusPort }),
+    });
+    if (o.restore) {
+      this.restoreResult = await restoreFromStore({
+        store: o.store,
+        technicalID: o.technicalID,
+        supervisor: this.supervisor,
+        stagingDir: o.stagingDir ?? `${o.etcd.dataDir}.staging`,
+        ...(typeof o.restore === 'object' && o.restore.expectedLastRevision !== undefined ? { expectedLastRevision: o.restore.expectedLastRevision } : {}),
+        ...(o.etcdctlBinary ? { etcdctlBinary: o.etcdctlBinary } : {}),
+      });
+      o.log?.({ event: 'restored', ...this.restoreResult });
+      await this.snapshotter.takeFull({ endpoint: this.supervisor.clientUrl('private') });
+    } else {
+      await this.supervisor.ensure('private');
+    }
+    this.watchdog.start();
+  }
+
+  get statusUrl(): string {
+    if (this.server === undefined) throw new Error('the sidecar has not started');
+    return this.server.url;
+  }
+
+  /** The public client URL (what clients use; refused while fenced). */
+  get clientUrl(): string {
+    return this.supervisor.clientUrl('public');
+  }
+
+  readiness(): 200 | 503 {
+    return this.stopped ? 503 : this.watchdog.readiness;
+  }
+
+  status(): SidecarStatus {
+    const w = this.watchdog.status();
+    const address = this.supervisor.address;
+    return {
+      technicalID: this.options.technicalID,
+      identity: this.options.owner.identity,
+      recordName: this.options.owner.recordName,
+      ready: this.readiness() === 200,
+      owner: {
+        mode: w.state.mode,
+        fencedBecause: w.state.fencedBecause ?? null,
+        lastResult: w.state.lastResult ?? null,
+        reason: w.lastCheck?.reason ?? null,
+        lastCheckAt: w.lastCheckAt === null ? null : new Date(w.lastCheckAt).toISOString(),
+        unknownForMs: w.state.unknownSince === undefined ? null : Math.round(performance.now() - w.state.unknownSince),
+        finalSnapshot: w.state.finalSnapshot,
+        checks: w.checks,
+      },
+      // The private address is the sidecar's alone: it is not published.
+      etcd: { fenced: address !== 'public', running: address !== undefined, endpoint: address === 'public' ? this.clientUrl : null, pid: this.supervisor.pid ?? null, lastFence: this.lastFence },
+      snapshots: this.snapshotter.status(),
+      restore: this.restoreResult,
+    };
+  }
+
+  /** Stops the watchdog, the snapshotter (after the snapshot in flight), etcd and the endpoint. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.watchdog.stop();
+    this.snapshotter.stop();
+    await this.snapshotter.idle();
+    await this.supervisor.stop();
+    await this.server?.close();
+  }
+}
+
+/** Rejects intervals that cannot work before anything starts. */
+export function validateSidecarOptions(options: Pick<SidecarOptions, 'technicalID' | 'ownerCheckInterval' | 'unknownGrace' | 'fullSnapshotInterval' | 'deltaSnapshotInterval' | 'checkTimeout' | 'owner'>): void {
+  if (options.technicalID.length === 0) throw new SidecarConfigError('technicalID must not be empty', 'technicalID');
+  if (options.owner.identity.length === 0) throw new SidecarConfigError('identity must not be empty', 'identity');
+  if (options.owner.recordName.length === 0) throw new SidecarConfigError('owner record name must not be empty', 'recordName');
+  for (const field of ['ownerCheckInterval', 'fullSnapshotInterval', 'deltaSnapshotInterval', 'checkTimeout'] as const) {
+    const v = options[field];
+    if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new SidecarConfigError(`${field} must be a positive number of ms, got ${v}`, field);
+  }
+  if (options.unknownGrace !== undefined && !(Number.isFinite(options.unknownGrace) && options.unknownGrace >= 0)) {
+    throw new SidecarConfigError(`unknownGrace must be a non-negative number of ms, got ${options.unknownGrace}`, 'unknownGrace');
+  }
+  const full = options.fullSnapshotInterval;
+  const delta = options.deltaSnapshotInterval;
+  if (full !== undefined && delta !== undefined && delta > full) {
+    throw new SidecarConfigError(`deltaSnapshotInterval (${delta} ms) longer than fullSnapshotInterval (${full} ms) makes deltas pointless`, 'deltaSnapshotInterval');
+  }
+}
+
+function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (source[k] !== undefined) out[k] = source[k];
+  return out;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

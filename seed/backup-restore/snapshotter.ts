@@ -1,0 +1,313 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createGzip } from 'node:zlib';
+import { Etcd3, type IWatchResponse, type Watcher } from 'etcd3';
+import { makeSnapshot, type SnapshotStore } from '../../core/snapshots/index.js';
+import { DeltaBuffer } from './delta-buffer.js';
+import { encodeDelta, type DeltaEvent } from './delta-format.js';
+import { SnapshotTakeError } from './errors.js';
+import { saveSnapshot, snapshotStatus } from './etcdctl.js';
+
+export const DEFAULT_FULL_SNAPSHOT_INTERVAL_MS = 60 * 60_000;
+export const DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS = 20_000;
+
+export type Compression = 'gzip' | 'none';
+
+export interface SnapshotterOptions {
+  readonly store: SnapshotStore;
+  /** The etcd's folder in the bucket. */
+  readonly technicalID: string;
+  /** The client URL the watch and periodic snapshots use: the public one while serving. */
+  readonly endpoint: () => string;
+  /** Where full snapshots are written before the upload. */
+  readonly stagingDir: string;
+  /** Default 60 min. */
+  readonly fullSnapshotInterval?: number;
+  /** Default 20 s. */
+  readonly deltaSnapshotInterval?: number;
+  /** Default gzip (`.gz` objects). */
+  readonly compression?: Compression;
+  readonly etcdctlBinary?: string;
+  /** Epoch ms, for the `<unix seconds>` of object names. */
+  readonly now?: () => number;
+  readonly onEvent?: (event: SnapshotterEvent) => void;
+}
+
+export interface TakenSnapshot {
+  readonly key: string;
+  readonly kind: 'Full' | 'Incr';
+  readonly startRevision: number;
+  readonly lastRevision: number;
+  readonly final: boolean;
+  readonly size: number;
+  readonly ms: number;
+}
+
+export type SnapshotterEvent =
+  | { readonly type: 'snapshot'; readonly snapshot: TakenSnapshot }
+  | { readonly type: 'snapshot-failed'; readonly kind: 'Full' | 'Incr'; readonly error: unknown }
+  | { readonly type: 'watch-error'; readonly error: unknown };
+
+export interface SnapshotterStatus {
+  readonly running: boolean;
+  /** The last revision the store holds (from this process's snapshots), or null before the first. */
+  readonly lastRevision: number | null;
+  readonly lastSnapshot: TakenSnapshot | null;
+  readonly lastFullSnapshot: TakenSnapshot | null;
+  readonly pendingEvents: number;
+  readonly lastError: string | null;
+}
+
+/**
+ * Full snapshots (etcdctl snapshot save) every `fullSnapshotInterval`, delta snapshots (the watch events
+ * since the last snapshot) every `deltaSnapshotInterval`, uploaded under etcd-backup-restore's names.
+ * Snapshots run one at a time. The revision reached survives `stop`/`start`: after a fence that was
+ * undone, the watch resumes from the last snapshot's revision, so the store never has a gap.
+ */
+export class Snapshotter {
+  private readonly options: SnapshotterOptions;
+  private buffer: DeltaBuffer | undefined;
+  private client: Etcd3 | undefined;
+  private watcher: Watcher | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  private queue: Promise<unknown> = Promise.resolve();
+  private deltaQueued = false;
+  private needFull = false;
+  private runningFlag = false;
+  private lastSnapshot: TakenSnapshot | null = null;
+  private lastFull: TakenSnapshot | null = null;
+  private lastError: string | null = null;
+
+  constructor(options: SnapshotterOptions) {
+    for (const field of ['fullSnapshotInterval', 'deltaSnapshotInterval'] as const) {
+      const v = options[field];
+      if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new RangeError(`${field} must be a positive number of ms, got ${v}`);
+    }
+    this.options = options;
+  }
+
+  get running(): boolean {
+    return this.runningFlag;
+  }
+
+  status(): SnapshotterStatus {
+    return {
+      running: this.runningFlag,
+      lastRevision: this.buffer?.lastRevision ?? null,
+      lastSnapshot: this.lastSnapshot,
+      lastFullSnapshot: this.lastFull,
+      pendingEvents: this.buffer?.pending ?? 0,
+      lastError: this.lastError,
+    };
+  }
+
+  /**
+   * Starts the schedule. Without a baseline (a fresh process) the first thing is a full snapshot, so the
+   * deltas that follow always have something to apply to.
+   */
+  async start(): Promise<void> {
+    if (this.runningFlag) return;
+    this.runningFlag = true;
+    try {
+      if (this.buffer === undefined || this.needFull) await this.takeFull();
+      await this.openWatch();
+    } catch (error) {
+      // Not running: the next start (the watchdog retries at each check) begins again from the top.
+      this.runningFlag = false;
+      this.closeWatch();
+      throw error;
+    }
+    const full = this.options.fullSnapshotInterval ?? DEFAULT_FULL_SNAPSHOT_INTERVAL_MS;
+    const delta = this.options.deltaSnapshotInterval ?? DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS;
+    this.timers = [
+      setInterval(() => void this.takeFull().catch(() => undefined), full),
+      setInterval(() => {
+        // One delta waiting is enough: it takes whatever arrived by the time it runs.
+        if (this.deltaQueued) return;
+        this.deltaQueued = true;
+        void this.takeDelta().catch(() => undefined);
+      }, delta),
+    ];
+  }
+
+  /**
+   * Stops timers and the watch at once, without waiting for a snapshot in flight: the fence must not wait
+   * for an upload. Events received but not yet uploaded are dropped; the watch resumes from the last
+   * uploaded revision on the next start.
+   */
+  stop(): void {
+    if (!this.runningFlag) return;
+    this.runningFlag = false;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    this.closeWatch();
+    if (this.buffer !== undefined) this.buffer = new DeltaBuffer(this.buffer.lastRevision);
+  }
+
+  /** Waits until the snapshots queued so far are done (for shutdown and tests). */
+  async idle(): Promise<void> {
+    await this.queue;
+  }
+
+  /**
+   * One full snapshot from `endpoint` (default: the current one), uploaded; `final` marks the one a
+   * fenced sidecar takes after losing ownership. Queued behind snapshots in flight.
+   */
+  takeFull(options: { final?: boolean; endpoint?: string } = {}): Promise<TakenSnapshot> {
+    return this.serialize(() => this.full(options.final ?? false, options.endpoint ?? this.options.endpoint()));
+  }
+
+  /** One delta snapshot of the events since the last snapshot; undefined when there were none. */
+  takeDelta(): Promise<TakenSnapshot | undefined> {
+    return this.serialize(async () => {
+      this.deltaQueued = false;
+      const buffer = this.buffer;
+      if (buffer === undefined || !this.runningFlag) return undefined;
+      const cut = buffer.cut();
+      if (cut.kind === 'empty') return undefined;
+      if (cut.kind === 'gap' || this.needFull) {
+        // The watch lost events (compaction, a cancelled watch): a delta would leave a hole in the store.
+        const taken = await this.full(false, this.options.endpoint());
+        await this.reopenWatch();
+        return taken;
+      }
+      const { delta } = cut;
+      const started = performance.now();
+      const gzip = (this.options.compression ?? 'gzip') === 'gzip';
+      const snapshot = makeSnapshot({
+        technicalID: this.options.technicalID,
+        kind: 'Incr',
+        startRevision: delta.startRevision,
+        lastRevision: delta.lastRevision,
+        createdOn: this.unixSeconds(),
+        compressionSuffix: gzip ? '.gz' : '',
+        final: false,
+      });
+      try {
+        const head = await this.options.store.put(snapshot.key, encodeDelta({ ...delta, gzip }));
+        // The current buffer, not the captured one: a stop/start in between replaced it, and revisions are global.
+        this.buffer?.snapshotted(delta.lastRevision);
+        return this.record({ key: snapshot.key, kind: 'Incr', startRevision: delta.startRevision, lastRevision: delta.lastRevision, final: false, size: head.size, ms: performance.now() - started });
+      } catch (error) {
+        throw this.failed('Incr', error, `upload of delta ${snapshot.key} failed`);
+      }
+    });
+  }
+
+  /** Sets the baseline without a snapshot: the data dir was just restored to `revision` from this store. */
+  adopt(revision: number): void {
+    this.buffer = new DeltaBuffer(revision);
+  }
+
+  private async full(final: boolean, endpoint: string): Promise<TakenSnapshot> {
+    const started = performance.now();
+    await mkdir(this.options.stagingDir, { recursive: true });
+    const file = join(this.options.stagingDir, `full-${process.pid}-${Date.now()}.db`);
+    try {
+      await saveSnapshot({ endpoint, file, ...(this.options.etcdctlBinary ? { binary: this.options.etcdctlBinary } : {}) });
+      // Status reports the highest key revision; an empty etcd holds none but is at revision 1 (its first write is 2).
+      const revision = Math.max(1, (await snapshotStatus({ file })).revision);
+      const gzip = (this.options.compression ?? 'gzip') === 'gzip';
+      const snapshot = makeSnapshot({
+        technicalID: this.options.technicalID,
+        kind: 'Full',
+        startRevision: 0,
+        lastRevision: revision,
+        createdOn: this.unixSeconds(),
+        compressionSuffix: gzip ? '.gz' : '',
+        final,
+      });
+      const body = gzip ? createReadStream(file).pipe(createGzip({ level: 1 })) : createReadStream(file);
+      const head = await this.options.store.put(snapshot.key, body);
+      if (this.buffer === undefined) this.buffer = new DeltaBuffer(revision);
+      else this.buffer.snapshotted(revision);
+      this.needFull = false;
+      const taken = { key: snapshot.key, kind: 'Full' as const, startRevision: 0, lastRevision: revision, final, size: head.size, ms: performance.now() - started };
+      this.lastFull = taken;
+      return this.record(taken);
+    } catch (error) {
+      throw this.failed('Full', error, `${final ? 'final ' : ''}full snapshot from ${endpoint} failed`);
+    } finally {
+      await rm(file, { force: true });
+      await rm(`${file}.part`, { force: true });
+    }
+  }
+
+  private async openWatch(): Promise<void> {
+    const buffer = this.buffer;
+    if (buffer === undefined) return;
+    const client = new Etcd3({ hosts: this.options.endpoint() });
+    this.client = client;
+    const watcher = await client
+      .watch()
+      .inRange({ start: Buffer.from([0]), end: Buffer.from([0]) })
+      .startRevision(String(buffer.lastRevision + 1))
+      .create();
+    if (this.client !== client) {
+      // Stopped while the watch was being created.
+      await watcher.cancel().catch(() => undefined);
+      return;
+    }
+    this.watcher = watcher;
+    watcher.on('data', (res: IWatchResponse) => {
+      if (this.buffer !== buffer) return;
+      buffer.add(watchEvents(res));
+    });
+    watcher.on('error', (error) => {
+      // Unrecoverable for this watch (cancelled by etcd, compacted): only a full snapshot closes the hole.
+      this.needFull = true;
+      this.options.onEvent?.({ type: 'watch-error', error });
+    });
+  }
+
+  private closeWatch(): void {
+    const client = this.client;
+    this.client = undefined;
+    const watcher = this.watcher;
+    this.watcher = undefined;
+    // Closing the client ends the watch stream; nothing to wait for.
+    void watcher?.cancel().catch(() => undefined);
+    client?.close();
+  }
+
+  private async reopenWatch(): Promise<void> {
+    this.closeWatch();
+    if (this.buffer !== undefined) this.buffer = new DeltaBuffer(this.buffer.lastRevision);
+    if (this.runningFlag) await this.openWatch();
+  }
+
+  private serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private record(taken: TakenSnapshot): TakenSnapshot {
+    const rounded = { ...taken, ms: Math.round(taken.ms) };
+    this.lastSnapshot = rounded;
+    this.lastError = null;
+    this.options.onEvent?.({ type: 'snapshot', snapshot: rounded });
+    return rounded;
+  }
+
+  private failed(kind: 'Full' | 'Incr', error: unknown, message: string): SnapshotTakeError {
+    const wrapped = new SnapshotTakeError(`${message}: ${error instanceof Error ? error.message : String(error)}`, kind, { cause: error });
+    this.lastError = wrapped.message;
+    this.options.onEvent?.({ type: 'snapshot-failed', kind, error: wrapped });
+    return wrapped;
+  }
+
+  private unixSeconds(): number {
+    return Math.floor((this.options.now?.() ?? Date.now()) / 1_000);
+  }
+}
+
+/** The events of one watch response in the delta format. */
+export function watchEvents(res: Pick<IWatchResponse, 'events'>): DeltaEvent[] {
+  return res.events.map((e) =>
+    e.type === 'Put'
+      ? { type: 'put' as const, key: e.kv.key.toString('base64'), value: (e.kv.value ?? Buffer.alloc(0)).toString('base64'), revision: Number(e.kv.mod_revision) }
+      : { type: 'delete' as const, key: e.kv.key.toString('base64'), revision: Number(e.kv.mod_revision) },
+  );
+}

@@ -1,0 +1,64 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What the HTTP endpoint needs from the sidecar. */
+export interface StatusSource {
+  readiness(): 200 | 503;
+  status(): unknown;
+  /** Only while serving; undefined when nothing was taken (an empty delta). */
+  triggerSnapshot(kind: 'full' | 'delta'): Promise<unknown>;
+}
+
+export interface StatusServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Readiness and status on loopback:
+ * - `GET /healthz`, `GET /readyz`: 200 when etcd serves as owner, else 503 (etcd's readiness probe);
+ * - `GET /status`: 200 with the sidecar's state as JSON;
+ * - `POST /snapshot/full`, `POST /snapshot/delta`: take one now (409 unless serving).
+ */
+export async function startStatusServer(input: { source: StatusSource; host?: string; port?: number }): Promise<StatusServer> {
+  const server: Server = createServer((req, res) => {
+    void handle(input.source, req, res).catch((error: unknown) => send(res, 500, { error: error instanceof Error ? error.message : String(error) }));
+  });
+  const host = input.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(input.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function handle(source: StatusSource, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = (req.url ?? '/').split('?')[0];
+  if (req.method === 'GET' && (path === '/healthz' || path === '/readyz')) {
+    const code = source.readiness();
+    return send(res, code, { ready: code === 200 });
+  }
+  if (req.method === 'GET' && path === '/status') return send(res, 200, source.status());
+  if (req.method === 'POST' && (path === '/snapshot/full' || path === '/snapshot/delta')) {
+    if (source.readiness() !== 200) return send(res, 409, { error: 'not serving as owner: the watchdog decides about snapshots now' });
+    const taken = await source.triggerSnapshot(path === '/snapshot/full' ? 'full' : 'delta');
+    return send(res, 200, { snapshot: taken ?? null });
+  }
+  send(res, 404, { error: `no route ${req.method} ${path}` });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,202 @@
+import {
+  checkOwner,
+  decideOwnerWatchdog,
+  initialWatchdogState,
+  recordFinalSnapshot,
+  type OwnerCheck,
+  type OwnerLookup,
+  type OwnerLookupOutcome,
+  type WatchdogAction,
+  type WatchdogOptions,
+  type WatchdogState,
+} from '../../core/ownership/index.js';
+
+/** What the watchdog's actions do to the world; the sidecar wires them to etcd and the snapshotter. */
+export interface WatchdogActuator {
+  stopSnapshotter(): void | Promise<void>;
+  startSnapshotter(): Promise<void>;
+  /** Must not return before no client can write any more. */
+  fence(): Promise<void>;
+  unfence(): Promise<void>;
+  takeFinalSnapshot(): Promise<void>;
+  /** Whether etcd serves clients on the public address right now (readiness needs both decision and fact). */
+  servingPublicly(): boolean;
+}
+
+export interface OwnerWatchdogLoopOptions extends WatchdogOptions {
+  readonly lookup: OwnerLookup;
+  readonly recordName: string;
+  readonly identity: string;
+  readonly actuator: WatchdogActuator;
+  /** A lookup that takes longer is `unknown` (timeout). Default: the check interval. */
+  readonly checkTimeout?: number;
+  /** Monotonic ms. Default performance.now. */
+  readonly now?: () => number;
+  readonly onEvent?: (event: WatchdogLoopEvent) => void;
+}
+
+export type WatchdogLoopEvent =
+  | { readonly type: 'check'; readonly check: OwnerCheck; readonly mode: WatchdogState['mode']; readonly actions: readonly WatchdogAction['type'][] }
+  | { readonly type: 'action'; readonly action: WatchdogAction['type']; readonly ms: number }
+  | { readonly type: 'action-failed'; readonly action: WatchdogAction['type']; readonly error: unknown };
+
+export interface WatchdogLoopStatus {
+  readonly state: WatchdogState;
+  readonly readiness: 200 | 503;
+  readonly lastCheck: OwnerCheck | null;
+  /** Epoch ms of the last completed check. */
+  readonly lastCheckAt: number | null;
+  readonly checks: number;
+}
+
+/**
+ * Runs the owner watchdog: every `ownerCheckInterval` (sooner while an `unknown` streak is retried) looks
+ * up the owner record, feeds `decideOwnerWatchdog` and executes its actions in order. The rules live in
+ * the core; this loop only executes. Readiness drops to 503 before the first action of a decision that
+ * takes etcd down, and rises to 200 only once etcd serves publicly again.
+ */
+export class OwnerWatchdogLoop {
+  private readonly options: OwnerWatchdogLoopOptions;
+  private state: WatchdogState;
+  private readinessValue: 200 | 503 = 503;
+  private lastCheck: OwnerCheck | null = null;
+  private lastCheckAt: number | null = null;
+  private checks = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private current: Promise<void> | undefined;
+
+  constructor(options: OwnerWatchdogLoopOptions) {
+    this.options = options;
+    this.state = initialWatchdogState();
+  }
+
+  status(): WatchdogLoopStatus {
+    return { state: this.state, readiness: this.readiness, lastCheck: this.lastCheck, lastCheckAt: this.lastCheckAt, checks: this.checks };
+  }
+
+  get readiness(): 200 | 503 {
+    return this.readinessValue === 200 && this.options.actuator.servingPublicly() ? 200 : 503;
+  }
+
+  /** Starts checking, the first check at once. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** Stops scheduling; waits for a check in progress. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.current;
+  }
+
+  /** Runs one check now (tests, and an operator's "check now"); later checks are rescheduled from it. */
+  async checkNow(): Promise<void> {
+    clearTimeout(this.timer);
+    await this.current;
+    await this.runOnce();
+  }
+
+  private schedule(delay: number): void {
+    clearTimeout(this.timer);
+    if (!this.running) return;
+    this.timer = setTimeout(() => void this.runOnce(), delay);
+  }
+
+  private runOnce(): Promise<void> {
+    const run = this.check().finally(() => {
+      if (this.current === run) this.current = undefined;
+    });
+    this.current = run;
+    return run;
+  }
+
+  private async check(): Promise<void> {
+    const o = this.options;
+    const interval = o.ownerCheckInterval ?? 5_000;
+    const outcome = await withTimeout(o.lookup.lookup(o.recordName), o.checkTimeout ?? interval);
+    const check = checkOwner({ outcome, identity: o.identity });
+    const now = o.now ?? (() => performance.now());
+    const decision = decideOwnerWatchdog({ state: this.state, result: check.result, now: now(), options: o });
+    this.state = decision.state;
+    this.lastCheck = check;
+    this.lastCheckAt = Date.now();
+    this.checks += 1;
+    o.onEvent?.({ type: 'check', check, mode: decision.state.mode, actions: decision.actions.map((a) => a.type) });
+    if (decision.readiness === 503) this.readinessValue = 503;
+    for (const action of decision.actions) {
+      if (!(await this.execute(action))) break;
+    }
+    await this.reconcile();
+    this.readinessValue = this.state.mode === 'serving' ? 200 : 503;
+    this.schedule(decision.nextCheckIn);
+  }
+
+  /** True to go on with the next action. A failed fence stops the list: no final snapshot from an unfenced etcd. */
+  private async execute(action: WatchdogAction): Promise<boolean> {
+    const a = this.options.actuator;
+    const started = performance.now();
+    try {
+      switch (action.type) {
+        case 'stop-snapshotter':
+          await a.stopSnapshotter();
+          break;
+        case 'start-snapshotter':
+          await a.startSnapshotter();
+          break;
+        case 'fence':
+          await a.fence();
+          break;
+        case 'unfence':
+          await a.unfence();
+          break;
+        case 'take-final-snapshot':
+          await a.takeFinalSnapshot();
+          this.state = recordFinalSnapshot({ state: this.state, outcome: 'taken', options: this.options }).state;
+          break;
+      }
+      this.options.onEvent?.({ type: 'action', action: action.type, ms: Math.round(performance.now() - started) });
+      return true;
+    } catch (error) {
+      this.options.onEvent?.({ type: 'action-failed', action: action.type, error });
+      // The core retries a failed final snapshot at the next check.
+      if (action.type === 'take-final-snapshot') this.state = recordFinalSnapshot({ state: this.state, outcome: 'failed', options: this.options }).state;
+      return action.type !== 'fence';
+    }
+  }
+
+  /**
+   * Level-triggered backstop: whatever failed before, etcd ends where the mode says. A fenced or lost
+   * sidecar must never serve publicly; a serving one retries an unfence or snapshotter start that failed.
+   */
+  private async reconcile(): Promise<void> {
+    const a = this.options.actuator;
+    try {
+      if (this.state.mode === 'serving') {
+        if (!a.servingPublicly()) await a.unfence();
+        await a.startSnapshotter();
+      } else {
+        await a.stopSnapshotter();
+        if (a.servingPublicly()) await a.fence();
+      }
+    } catch (error) {
+      this.options.onEvent?.({ type: 'action-failed', action: this.state.mode === 'serving' ? 'unfence' : 'fence', error });
+    }
+  }
+}
+
+/** A lookup that hangs is no answer: `unknown`, never `not-owner`. */
+async function withTimeout(lookup: Promise<OwnerLookupOutcome>, ms: number): Promise<OwnerLookupOutcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<OwnerLookupOutcome>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'failed', failure: 'timeout', message: `no answer within ${ms} ms` }), ms);
+  });
+  try {
+    return await Promise.race([lookup.catch((error: unknown): OwnerLookupOutcome => ({ kind: 'failed', failure: 'other', message: String(error), cause: error })), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
