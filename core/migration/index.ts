@@ -4,3 +4,4 @@ export * from './record.js';
 export * from './path.js';
 export * from './admission.js';
 export * from './lock.js';
+export * from './commands.js';

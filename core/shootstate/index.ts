@@ -5,3 +5,4 @@ export * from './store.js';
 export * from './collect.js';
 export * from './pack.js';
 export * from './schema.js';
+export * from './flows.js';

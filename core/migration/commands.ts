@@ -1,0 +1,68 @@
+import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../commands/schema.js';
+import { migrationCommandId } from '../commands/protocol.js';
+import type { PackedShootState } from '../shootstate/types.js';
+import type { MigrationRecord } from './record.js';
+import { stepDefinition, type MigrationStepId } from './steps.js';
+
+/** SQS's message size limit: a command must fit, task token and all. */
+export const MAX_COMMAND_BYTES = 256 * 1024;
+
+export interface StepCommandOptions {
+  record: MigrationRecord;
+  step: MigrationStepId;
+  now: Date;
+  /** Usually injected by the state machine (`$$.Task.Token`) rather than passed here. */
+  taskToken?: string;
+  heartbeatSeconds?: number;
+  timeoutSeconds?: number;
+  /** The garden's state bucket (migrate: where large states go; restore: where to read them). */
+  stateBucket: string;
+  /** restore-extensions: the ShootState to restore from, and its version. */
+  shootState?: { state: PackedShootState; version: number };
+  /** restore-etcd: the revision the copied snapshots must reach, and whether the copy holds the final snapshot. */
+  etcd?: { expectedLastRevision?: number; final: boolean };
+}
+
+/**
+ * The command a seed step sends, with the id every retry of the step shares (`<migrationId>/<step>`).
+ * Garden-only steps have no command and are refused.
+ */
+export function commandForStep(options: StepCommandOptions): SeedCommand {
+  const { record, step } = options;
+  const definition = stepDefinition(step);
+  if (definition.command === undefined) throw new RangeError(`step ${step} is done by the garden; it sends no command`);
+  const seed = definition.actor === 'source' ? record.source : record.destination;
+  const envelope = {
+    apiVersion: COMMAND_API_VERSION as typeof COMMAND_API_VERSION,
+    commandId: migrationCommandId({ migrationId: record.id, step }),
+    shoot: record.shoot,
+    seed: seed.name,
+    issuedAt: options.now.toISOString(),
+    migrationId: record.id,
+    ...(options.taskToken === undefined ? {} : { taskToken: options.taskToken }),
+    ...(options.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: options.heartbeatSeconds }),
+    ...(options.timeoutSeconds === undefined ? {} : { timeoutSeconds: options.timeoutSeconds }),
+  };
+  switch (step) {
+    case 'migrate-extensions':
+      return { ...envelope, type: 'migrate', stateBucket: options.stateBucket } satisfies CommandOf<'migrate'>;
+    case 'delete-source-control-plane':
+      return { ...envelope, type: 'delete-control-plane', keepBackups: true, keepExternalResources: true } satisfies CommandOf<'delete-control-plane'>;
+    case 'restore-etcd': {
+      const bucket = record.destination.backupBucket;
+      if (bucket === undefined) throw new RangeError(`destination ${record.destination.name} has no backup bucket`);
+      return { ...envelope, type: 'restore', hibernated: record.guards.hibernated, etcd: { bucket, final: options.etcd?.final ?? false, ...(options.etcd?.expectedLastRevision === undefined ? {} : { expectedLastRevision: options.etcd.expectedLastRevision }) } } satisfies CommandOf<'restore'>;
+    }
+    case 'restore-extensions': {
+      if (options.shootState === undefined) throw new RangeError('restore-extensions needs the ShootState to restore from');
+      return { ...envelope, type: 'restore', hibernated: record.guards.hibernated, extensions: { shootState: options.shootState.state, shootStateVersion: options.shootState.version, stateBucket: options.stateBucket } } satisfies CommandOf<'restore'>;
+    }
+    default:
+      throw new RangeError(`step ${step} has no command mapping`);
+  }
+}
+
+/** The command's size as an SQS message body. */
+export function commandBytes(command: SeedCommand): number {
+  return Buffer.byteLength(JSON.stringify(command));
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommand } from '../../../core/commands/index.js';
+import { commandBytes, commandForStep, MAX_COMMAND_BYTES, MIGRATION_STEPS } from '../../../core/migration/index.js';
+import { collectShootState, InMemoryBlobStore, packShootState } from '../../../core/shootstate/index.js';
+import { aRecord, NOW } from './builders.js';
+
+describe('commandForStep', () => {
+  it.each([
+    ['migrate-extensions', 'migrate', 'source'],
+    ['delete-source-control-plane', 'delete-control-plane', 'source'],
+    ['restore-etcd', 'restore', 'destination'],
+    ['restore-extensions', 'restore', 'destination'],
+  ] as const)('%s sends a valid %s command to the %s seed, with the same id on every retry', async (step, type, seed) => {
+    // Prepare
+    const record = aRecord({ hibernated: true });
+    const state = await packShootState({ state: collectShootState({ shoot: record.shoot, resources: [], now: NOW }), blobs: new InMemoryBlobStore() });
+
+    // Act
+    const command = commandForStep({ record, step, now: NOW, stateBucket: 'gl-state', taskToken: 'token', heartbeatSeconds: 10, timeoutSeconds: 60, shootState: { state, version: 4 }, etcd: { final: true, expectedLastRevision: 42 } });
+    const again = commandForStep({ record, step, now: new Date(NOW.getTime() + 5_000), stateBucket: 'gl-state', shootState: { state, version: 4 }, etcd: { final: true } });
+
+    // Assess
+    expect(parseCommand(JSON.stringify(command))).toEqual(command);
+    expect(command).toMatchObject({ type, seed: record[seed].name, commandId: `mig-1/${step}`, migrationId: 'mig-1', shoot: record.shoot });
+    expect(again.commandId).toBe(command.commandId);
+    if (command.type === 'restore') expect(command.hibernated).toBe(true);
+    expect(commandBytes(command)).toBeLessThan(MAX_COMMAND_BYTES);
+  });
+
+  it.each(MIGRATION_STEPS.filter((s) => s.command === undefined).map((s) => s.id))('refuses %s, which the garden does itself', (step) => {
+    expect(() => commandForStep({ record: aRecord(), step, now: NOW, stateBucket: 'gl-state' })).toThrow(RangeError);
+  });
+
+  it('a restore of extensions needs the ShootState', () => {
+    expect(() => commandForStep({ record: aRecord(), step: 'restore-extensions', now: NOW, stateBucket: 'gl-state' })).toThrow(/needs the ShootState/);
+  });
+});
