@@ -10,3 +10,5 @@ export * from './restorer.js';
 export * from './watchdog-loop.js';
 export * from './status-server.js';
 export * from './sidecar.js';
+export * from './copy.js';
+export * from './duration.js';

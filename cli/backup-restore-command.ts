@@ -1,0 +1,207 @@
+import { Command, Option } from 'commander';
+import { mkdirSync } from 'node:fs';
+import { freePort } from '../local/ports.js';
+import { ownerLookup, s3SnapshotStore, type OwnerLookupConfig } from '../seed/backup-restore/aws.js';
+import { copySnapshots } from '../seed/backup-restore/copy.js';
+import { parseDuration } from '../seed/backup-restore/duration.js';
+import { EtcdSupervisor } from '../seed/backup-restore/etcd-supervisor.js';
+import { restoreFromStore } from '../seed/backup-restore/restorer.js';
+import { BackupRestoreSidecar } from '../seed/backup-restore/sidecar.js';
+import type { Compression } from '../seed/backup-restore/snapshotter.js';
+
+/**
+ * `gardenless backup-restore`: the backup-restore sidecar of one shoot etcd (`serve`, the default), a
+ * one-off `restore` of a data dir from the bucket, and the stand-alone `copy` between two buckets.
+ * Everything it logs is one JSON object per line on stderr; `serve` prints its addresses on stdout.
+ */
+
+interface StoreFlags {
+  bucket: string;
+  prefix?: string;
+  s3Endpoint?: string;
+  region?: string;
+}
+
+interface EtcdFlags {
+  dataDir: string;
+  host: string;
+  clientPort: string;
+  privatePort?: string;
+  peerPort: string;
+  etcdLog?: string;
+}
+
+interface ServeFlags extends StoreFlags, EtcdFlags {
+  technicalId: string;
+  ownerRecord: string;
+  identity: string;
+  ownerMode: 'api' | 'dns';
+  hostedZoneId?: string;
+  route53Endpoint?: string;
+  dnsServer?: string[];
+  ownerCheckInterval: string;
+  unknownGrace: string;
+  fullSnapshotInterval: string;
+  deltaSnapshotInterval: string;
+  compression: Compression;
+  restore?: boolean;
+  expectedRevision?: string;
+  statusPort: string;
+}
+
+function storeOptions(cmd: Command): Command {
+  return cmd
+    .requiredOption('--bucket <name>', "the seed's backup bucket")
+    .option('--prefix <path>', 'folder in the bucket above <technical-id>/v2/')
+    .option('--s3-endpoint <url>', 'S3 endpoint (the emulator); default AWS or AWS_ENDPOINT_URL')
+    .option('--region <region>', 'AWS region');
+}
+
+function etcdOptions(cmd: Command): Command {
+  return cmd
+    .requiredOption('--data-dir <dir>', "etcd's data dir")
+    .option('--host <host>', 'loopback address etcd listens on', '127.0.0.1')
+    .option('--client-port <port>', 'public client port', '2379')
+    .option('--private-port <port>', "the sidecar's own client port while fenced (default: a free one)")
+    .option('--peer-port <port>', 'peer port of the single member', '2380')
+    .option('--etcd-log <file>', "append etcd's output here");
+}
+
+/** The folder of this etcd in the bucket: `[<prefix>/]<technicalID>`. */
+function folder(technicalID: string, prefix: string | undefined): string {
+  const p = prefix?.replace(/^\/+|\/+$/g, '');
+  return p ? `${p}/${technicalID}` : technicalID;
+}
+
+function port(value: string, field: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`${field}: "${value}" is not a port`);
+  return n;
+}
+
+async function supervisorFlags(flags: EtcdFlags) {
+  return {
+    dataDir: flags.dataDir,
+    host: flags.host,
+    clientPort: port(flags.clientPort, '--client-port'),
+    privatePort: flags.privatePort === undefined ? await freePort() : port(flags.privatePort, '--private-port'),
+    peerPort: port(flags.peerPort, '--peer-port'),
+    ...(flags.etcdLog ? { logFile: flags.etcdLog } : {}),
+  };
+}
+
+function log(entry: Record<string, unknown>): void {
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
+}
+
+async function serve(flags: ServeFlags): Promise<void> {
+  const ownerCheckInterval = parseDuration(flags.ownerCheckInterval, '--owner-check-interval');
+  const lookupConfig: OwnerLookupConfig =
+    flags.ownerMode === 'api'
+      ? { mode: 'api', hostedZoneId: flags.hostedZoneId ?? '', ...awsTarget(flags.route53Endpoint ?? flags.s3Endpoint, flags.region) }
+      : { mode: 'dns', ownerCheckInterval, ...(flags.dnsServer ? { servers: flags.dnsServer } : {}) };
+  mkdirSync(flags.dataDir, { recursive: true });
+  const sidecar = await BackupRestoreSidecar.start({
+    technicalID: folder(flags.technicalId, flags.prefix),
+    etcd: await supervisorFlags(flags),
+    store: s3SnapshotStore({ bucket: flags.bucket, ...awsTarget(flags.s3Endpoint, flags.region) }),
+    owner: { lookup: ownerLookup(lookupConfig), recordName: flags.ownerRecord, identity: flags.identity },
+    ownerCheckInterval,
+    unknownGrace: parseDuration(flags.unknownGrace, '--unknown-grace'),
+    fullSnapshotInterval: parseDuration(flags.fullSnapshotInterval, '--full-snapshot-interval'),
+    deltaSnapshotInterval: parseDuration(flags.deltaSnapshotInterval, '--delta-snapshot-interval'),
+    compression: flags.compression,
+    ...(flags.restore ? { restore: flags.expectedRevision === undefined ? true : { expectedLastRevision: Number(flags.expectedRevision) } } : {}),
+    statusPort: port(flags.statusPort, '--status-port'),
+    log,
+  });
+  console.log(JSON.stringify({ event: 'started', statusUrl: sidecar.statusUrl, clientUrl: sidecar.clientUrl, pid: process.pid }));
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      log({ event: 'shutdown', signal });
+      void sidecar.stop().then(resolve, (error: unknown) => {
+        log({ event: 'shutdown-failed', error: String(error) });
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+}
+
+function awsTarget(endpoint: string | undefined, region: string | undefined) {
+  return { ...(endpoint ? { endpoint } : {}), ...(region ? { region } : {}) };
+}
+
+/** Registers `backup-restore` (with `serve`, `restore` and `copy`) on a commander program. */
+export function registerBackupRestoreCommand(program: Command): Command {
+  const group = program.command('backup-restore').description('the backup-restore sidecar of one shoot etcd: snapshots, owner watchdog, restore, copy');
+
+  const serveCmd = group
+    .command('serve', { isDefault: true })
+    .description('supervise etcd, snapshot it to the bucket, fence it when the owner record says so, serve readiness')
+    .requiredOption('--technical-id <id>', 'shoot--<project>--<name>: the etcd folder in the bucket')
+    .requiredOption('--owner-record <name>', 'owner.<shoot>.<project>.<internal-domain>')
+    .requiredOption('--identity <identity>', "this seed's identity (the owner record's value while it owns the shoot)")
+    .addOption(new Option('--owner-mode <mode>', 'how the owner record is looked up').choices(['dns', 'api']).default('dns'))
+    .option('--hosted-zone-id <id>', 'API mode: the Route 53 zone of the owner records')
+    .option('--route53-endpoint <url>', 'API mode: Route 53 endpoint (default: --s3-endpoint)')
+    .option('--dns-server <server...>', 'DNS mode: name servers as host or host:port (default: the system resolvers)')
+    .option('--owner-check-interval <duration>', 'how often the owner record is checked', '5s')
+    .option('--unknown-grace <duration>', 'how long an unanswered check keeps etcd serving', '30s')
+    .option('--full-snapshot-interval <duration>', 'full snapshot period', '60m')
+    .option('--delta-snapshot-interval <duration>', 'delta snapshot period', '20s')
+    .addOption(new Option('--compression <kind>', 'snapshot compression').choices(['gzip', 'none']).default('gzip'))
+    .option('--restore', 'restore the data dir from the bucket (latest full + deltas) before serving')
+    .option('--expected-revision <revision>', 'with --restore: fail unless the snapshots reach this revision')
+    .option('--status-port <port>', 'readiness/status port on 127.0.0.1 (0: a free one)', '0');
+  etcdOptions(storeOptions(serveCmd)).action((flags: ServeFlags) => serve(flags));
+
+  const restoreCmd = group
+    .command('restore')
+    .description('restore the data dir from the bucket (latest full + later deltas, revisions verified), then stop')
+    .requiredOption('--technical-id <id>', 'the etcd folder in the bucket')
+    .option('--expected-revision <revision>', 'fail unless the snapshots reach this revision');
+  etcdOptions(storeOptions(restoreCmd)).action(async (flags: StoreFlags & EtcdFlags & { technicalId: string; expectedRevision?: string }) => {
+    const supervisor = new EtcdSupervisor(await supervisorFlags(flags));
+    try {
+      const result = await restoreFromStore({
+        store: s3SnapshotStore({ bucket: flags.bucket, ...awsTarget(flags.s3Endpoint, flags.region) }),
+        technicalID: folder(flags.technicalId, flags.prefix),
+        supervisor,
+        stagingDir: `${flags.dataDir}.staging`,
+        ...(flags.expectedRevision === undefined ? {} : { expectedLastRevision: Number(flags.expectedRevision) }),
+      });
+      console.log(JSON.stringify(result));
+    } finally {
+      await supervisor.stop();
+    }
+  });
+
+  group
+    .command('copy')
+    .description('copy the snapshots a restore needs (or all) from one bucket to another, server-side, idempotently')
+    .requiredOption('--technical-id <id>', 'the etcd folder in both buckets')
+    .requiredOption('--source-bucket <name>', 'bucket to copy from')
+    .requiredOption('--destination-bucket <name>', 'bucket to copy to')
+    .option('--prefix <path>', 'folder in the buckets above <technical-id>/v2/')
+    .option('--all', 'copy every snapshot, not only what the restore needs')
+    .option('--wait-for-final <duration>', 'wait this long for a final full snapshot in the source first')
+    .option('--s3-endpoint <url>', 'S3 endpoint (the emulator)')
+    .option('--region <region>', 'AWS region')
+    .action(async (flags: { technicalId: string; sourceBucket: string; destinationBucket: string; prefix?: string; all?: boolean; waitForFinal?: string; s3Endpoint?: string; region?: string }) => {
+      const target = awsTarget(flags.s3Endpoint, flags.region);
+      const source = s3SnapshotStore({ bucket: flags.sourceBucket, ...target });
+      const destination = s3SnapshotStore({ bucket: flags.destinationBucket, ...target });
+      const result = await copySnapshots({
+        source,
+        destination,
+        copier: destination.copierFrom(source),
+        technicalID: folder(flags.technicalId, flags.prefix),
+        all: flags.all ?? false,
+        ...(flags.waitForFinal === undefined ? {} : { waitForFinalMs: parseDuration(flags.waitForFinal, '--wait-for-final') }),
+      });
+      console.log(JSON.stringify(result));
+    });
+  return group;
+}
