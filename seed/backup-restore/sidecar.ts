@@ -220,7 +220,11 @@ export class BackupRestoreSidecar {
 }
 
 /** Rejects intervals that cannot work before anything starts. */
-export function validateSidecarOptions(options: Pick<SidecarOptions, 'technicalID' | 'ownerCheckInterval' | 'unknownGrace' | 'fullSnapshotInterval' | 'deltaSnapshotInterval' | 'checkTimeout' | 'owner'>): void {
+export function validateSidecarOptions(
+  options: Pick<SidecarOptions, 'technicalID' | 'ownerCheckInterval' | 'unknownGrace' | 'fullSnapshotInterval' | 'deltaSnapshotInterval' | 'checkTimeout'> & {
+    readonly owner: Pick<SidecarOptions['owner'], 'recordName' | 'identity'>;
+  },
+): void {
   if (options.technicalID.length === 0) throw new SidecarConfigError('technicalID must not be empty', 'technicalID');
   if (options.owner.identity.length === 0) throw new SidecarConfigError('identity must not be empty', 'identity');
   if (options.owner.recordName.length === 0) throw new SidecarConfigError('owner record name must not be empty', 'recordName');

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { etcdArgs, parseDuration, SidecarConfigError, validateSidecarOptions, watchEvents } from '../../../seed/backup-restore/index.js';
+
+describe('parseDuration', () => {
+  it.each([
+    ['500ms', 500],
+    ['20s', 20_000],
+    ['5m', 300_000],
+    ['1h', 3_600_000],
+    ['250', 250],
+    ['1.5s', 1_500],
+  ])('%s is %d ms', (text, ms) => expect(parseDuration(text, 'f')).toBe(ms));
+
+  it.each(['', 'soon', '-1s', '5 days'])('rejects %j', (text) => expect(() => parseDuration(text, 'f')).toThrow(SidecarConfigError));
+});
+
+describe('validateSidecarOptions', () => {
+  const base = { technicalID: 'shoot--dev--api1', owner: { recordName: 'owner.api1.dev.example', identity: 'seed-a' } };
+  it('accepts the defaults', () => expect(() => validateSidecarOptions(base)).not.toThrow());
+  it.each([
+    [{ ownerCheckInterval: 0 }, 'ownerCheckInterval'],
+    [{ deltaSnapshotInterval: Number.NaN }, 'deltaSnapshotInterval'],
+    [{ unknownGrace: -1 }, 'unknownGrace'],
+    [{ fullSnapshotInterval: 1_000, deltaSnapshotInterval: 2_000 }, 'deltaSnapshotInterval'],
+    [{ technicalID: '' }, 'technicalID'],
+    [{ owner: { recordName: 'x', identity: '' } }, 'identity'],
+  ])('rejects %j', (extra, field) => {
+    expect(() => validateSidecarOptions({ ...base, ...extra })).toThrow(expect.objectContaining({ name: 'SidecarConfigError', field }));
+  });
+});
+
+describe('etcdArgs', () => {
+  it('starts a single member whose client URL is the only one it advertises', () => {
+    const args = etcdArgs({
+      binary: 'etcd',
+      name: 'etcd',
+      dataDir: '/d',
+      clientUrl: 'http://127.0.0.1:4001',
+      peerUrl: 'http://127.0.0.1:4002',
+      heartbeatInterval: 50,
+      electionTimeout: 250,
+      extraArgs: ['--log-level', 'warn'],
+    });
+    const flag = (name: string) => args[args.indexOf(name) + 1];
+    expect(flag('--listen-client-urls')).toBe('http://127.0.0.1:4001');
+    expect(flag('--advertise-client-urls')).toBe('http://127.0.0.1:4001');
+    expect(flag('--initial-cluster')).toBe('etcd=http://127.0.0.1:4002');
+    expect(args.slice(-2)).toEqual(['--log-level', 'warn']);
+    expect(args).not.toContain('--quota-backend-bytes');
+  });
+});
+
+describe('watchEvents', () => {
+  it('turns a watch response into delta events with their mod revisions', () => {
+    const kv = (key: string, value: string, rev: string) => ({ key: Buffer.from(key), value: Buffer.from(value), mod_revision: rev, create_revision: rev, version: '1', lease: '0' });
+    const events = watchEvents({
+      events: [
+        { type: 'Put', kv: kv('a', 'x', '7'), prev_kv: kv('a', '', '1') },
+        { type: 'Delete', kv: kv('b', '', '8'), prev_kv: kv('b', '', '1') },
+      ],
+    });
+    expect(events).toEqual([
+      { type: 'put', key: 'YQ==', value: 'eA==', revision: 7 },
+      { type: 'delete', key: 'Yg==', revision: 8 },
+    ]);
+  });
+});
