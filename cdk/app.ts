@@ -1,4 +1,4 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { App, Duration, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { GardenStack } from './garden-stack.js';
 
@@ -7,7 +7,14 @@ const internalDomain = (app.node.tryGetContext('internalDomain') as string | und
 new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined) ?? 'Garden', {
   internalDomain,
   watchdogSchedule: app.node.tryGetContext('watchdogSchedule') !== 'false',
+  ...seconds('migrationCommandTimeout', app.node.tryGetContext('migrationCommandTimeoutSeconds') as string | undefined),
+  ...seconds('migrationWaitFinalSnapshot', app.node.tryGetContext('migrationWaitFinalSnapshotSeconds') as string | undefined),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 // Every synth and deploy runs the AwsSolutions pack; a finding fails synthesis unless acknowledged with a reason.
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true }));
+
+/** A duration from a context value in seconds (tests shorten the migration's waits). */
+function seconds<K extends string>(key: K, value: string | undefined): Partial<Record<K, Duration>> {
+  return value === undefined ? {} : ({ [key]: Duration.seconds(Number(value)) } as Partial<Record<K, Duration>>);
+}

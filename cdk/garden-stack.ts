@@ -12,6 +12,7 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { DependencyWatchdog } from './dependency-watchdog.js';
+import { Migration } from './migration.js';
 import { GardenFunction } from './garden-function.js';
 import { OwnershipAudit } from './ownership-audit.js';
 import { SnapshotCopy } from './snapshot-copy.js';
@@ -30,6 +31,10 @@ export interface GardenStackProps extends StackProps {
   seedQueuePrefix?: string;
   /** Whether EventBridge runs the dependency watchdog every minute; off where tests drive its rounds. */
   watchdogSchedule?: boolean;
+  /** How long a migration step waits for a seed agent. Default 5 minutes; tests use seconds. */
+  migrationCommandTimeout?: Duration;
+  /** How long the good path waits for the source's final snapshot. Default 10 minutes. */
+  migrationWaitFinalSnapshot?: Duration;
 }
 
 /** The garden: state, owner records zone, event bus and the HTTP API. */
@@ -151,7 +156,11 @@ export class GardenStack extends Stack {
     new CfnOutput(this, 'InternalDomain', { value: props.internalDomain });
     new CfnOutput(this, 'EventBusName', { value: bus.eventBusName });
 
-    const snapshotCopy = new SnapshotCopy(this, 'SnapshotCopy', { logRetention, backupBucketPrefix: props.backupBucketPrefix });
+    const snapshotCopy = new SnapshotCopy(this, 'SnapshotCopy', {
+      logRetention,
+      backupBucketPrefix: props.backupBucketPrefix,
+      stateMachineName: `${this.stackName}-copy-snapshots`,
+    });
     const ownership = new OwnershipAudit(this, 'Ownership', {
       logRetention,
       table,
@@ -168,6 +177,25 @@ export class GardenStack extends Stack {
       scheduleEnabled: props.watchdogSchedule ?? true,
     });
     new CfnOutput(this, 'WatchdogFunctionName', { value: watchdog.function.function.functionName });
+    const migration = new Migration(this, 'Migration', {
+      logRetention,
+      table,
+      bus,
+      zone,
+      stateBucket,
+      internalDomain: props.internalDomain,
+      seedQueuePrefix,
+      backupBucketPrefix: props.backupBucketPrefix ?? 'gl-backup-',
+      copySnapshots: snapshotCopy.stateMachine,
+      copySnapshotsName: `${this.stackName}-copy-snapshots`,
+      ...(props.migrationCommandTimeout ? { commandTimeout: props.migrationCommandTimeout } : {}),
+      ...(props.migrationWaitFinalSnapshot ? { waitFinalSnapshot: props.migrationWaitFinalSnapshot } : {}),
+    });
+    // POST .../migrate admits, locks and starts the state machine.
+    migration.stateMachine.grantStartExecution(api.function);
+    api.function.addEnvironment('MIGRATE_SHOOT_STATE_MACHINE_ARN', migration.stateMachine.stateMachineArn);
+    api.function.addEnvironment('STATE_BUCKET', stateBucket.bucketName);
+    new CfnOutput(this, 'MigrateShootStateMachineArn', { value: migration.stateMachine.stateMachineArn });
     new CfnOutput(this, 'CopySnapshotsStateMachineArn', { value: snapshotCopy.stateMachine.stateMachineArn });
     new CfnOutput(this, 'OwnershipAuditFunctionName', { value: ownership.auditFunction.function.functionName });
     new CfnOutput(this, 'OwnershipCheckFunctionName', { value: ownership.checkFunction.function.functionName });

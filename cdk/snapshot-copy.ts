@@ -18,6 +18,8 @@ export interface SnapshotCopyProps {
   backupBucketPrefix?: string;
   /** Objects above this size are copied with UploadPartCopy. Default 64 MiB. */
   multipartThresholdBytes?: number;
+  /** A fixed name, so that a parent workflow's permissions on its executions can name them. */
+  stateMachineName?: string;
 }
 
 type Access = 'list' | 'read' | 'write';
@@ -76,6 +78,7 @@ export class SnapshotCopy extends Construct {
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       stateMachineType: sfn.StateMachineType.STANDARD,
+      ...(props.stateMachineName ? { stateMachineName: props.stateMachineName } : {}),
       definitionBody: sfn.DefinitionBody.fromFile(join(ROOT, 'state-machines', 'copy-snapshots.asl.json')),
       definitionSubstitutions: {
         ValidateFunctionArn: this.functions.validate.function.functionArn,

@@ -199,6 +199,52 @@ export class DynamoGardenRepository implements GardenRepository {
     }
   }
 
+  async moveShoot(shoot: Shoot, options: { fromSeed: string; toSeed: string; expectedVersion: string }): Promise<Shoot> {
+    const item = shootToItem(shoot, Number(options.expectedVersion) + 1);
+    const id = item.id;
+    await this.transact(
+      [
+        {
+          Put: {
+            TableName: this.table,
+            Item: item,
+            ConditionExpression: 'rv = :expected AND seedName = :from',
+            ExpressionAttributeValues: { ':expected': Number(options.expectedVersion), ':from': options.fromSeed },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        {
+          Update: {
+            TableName: this.table,
+            Key: seedKey(options.fromSeed),
+            UpdateExpression: 'SET shoots = shoots - :one',
+            ConditionExpression: 'attribute_exists(pk) AND shoots > :zero',
+            ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
+          },
+        },
+        {
+          Update: {
+            TableName: this.table,
+            Key: seedKey(options.toSeed),
+            UpdateExpression: 'SET shoots = shoots + :one',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND (attribute_not_exists(#capacity) OR shoots < #capacity)',
+            ExpressionAttributeNames: { '#capacity': 'capacity' },
+            ExpressionAttributeValues: { ':one': 1 },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      ],
+      (index, old, cause) => {
+        if (index === 0) return versionConflict('shoot', id, options.expectedVersion, cause);
+        if (index === 1) return new ConflictError(`seed "${options.fromSeed}" does not count shoot "${id}"; the garden state is inconsistent`, { code: 'Inconsistent', cause });
+        if (!old) return new SeedUnavailableError(`seed "${options.toSeed}" does not exist`, options.toSeed, 'NotFound');
+        if (old.deleting) return new SeedUnavailableError(`seed "${options.toSeed}" is being deleted`, options.toSeed, 'Deleting');
+        return new SeedUnavailableError(`seed "${options.toSeed}" is full: it hosts ${String(old.shoots)} of ${String(old.capacity)} shoots`, options.toSeed, 'Full');
+      },
+    );
+    return itemToShoot(item);
+  }
+
   async deleteShoot(project: string, name: string, expectedVersion?: string): Promise<void> {
     const current = await this.getShoot(project, name);
     if (!current) throw new NotFoundError(`shoot "${project}/${name}" not found`);

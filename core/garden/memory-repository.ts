@@ -131,6 +131,29 @@ export class MemoryGardenRepository implements GardenRepository {
     return shootOut(entry);
   }
 
+  async moveShoot(shoot: Shoot, options: { fromSeed: string; toSeed: string; expectedVersion: string }): Promise<Shoot> {
+    const id = shootId(shoot.metadata.project, shoot.metadata.name);
+    const entry = this.shoots.get(id);
+    if (!entry) throw new NotFoundError(`shoot "${id}" not found`);
+    if (entry.rv !== Number(options.expectedVersion) || entry.doc.status.seedName !== options.fromSeed) {
+      throw versionConflict('shoot', id, options.expectedVersion, shootOut(entry));
+    }
+    const from = this.seeds.get(options.fromSeed);
+    const to = this.seeds.get(options.toSeed);
+    if (!to) throw new SeedUnavailableError(`seed "${options.toSeed}" does not exist`, options.toSeed, 'NotFound');
+    if (to.doc.metadata.deletionTimestamp) throw new SeedUnavailableError(`seed "${options.toSeed}" is being deleted`, options.toSeed, 'Deleting');
+    const capacity = to.doc.spec.capacity?.shoots;
+    if (capacity !== undefined && to.shoots >= capacity) {
+      throw new SeedUnavailableError(`seed "${options.toSeed}" is full: it hosts ${to.shoots} of ${capacity} shoots`, options.toSeed, 'Full');
+    }
+    if (!from || from.shoots <= 0) throw new ConflictError(`seed "${options.fromSeed}" does not count shoot "${id}"; the garden state is inconsistent`, { code: 'Inconsistent' });
+    from.shoots -= 1;
+    to.shoots += 1;
+    entry.doc = copy(shoot);
+    entry.rv += 1;
+    return shootOut(entry);
+  }
+
   async deleteShoot(project: string, name: string, expectedVersion?: string): Promise<void> {
     const id = shootId(project, name);
     const entry = this.shoots.get(id);
@@ -188,6 +211,9 @@ export class FailingGardenRepository implements GardenRepository {
     throw this.error;
   }
   async updateShoot(): Promise<Shoot> {
+    throw this.error;
+  }
+  async moveShoot(): Promise<Shoot> {
     throw this.error;
   }
   async deleteShoot(): Promise<void> {

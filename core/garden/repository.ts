@@ -27,6 +27,12 @@ export interface GardenRepository {
   createShoot(shoot: Shoot): Promise<Shoot>;
   /** Fails with ConflictError unless the stored version is `expectedVersion`; does not change placement. */
   updateShoot(shoot: Shoot, expectedVersion: string): Promise<Shoot>;
+  /**
+   * Moves a shoot to another seed at the end of a migration, in one atomic write: the shoot (with its new
+   * `status.seedName`) conditional on `expectedVersion` and its stored seed being `fromSeed`, the count on
+   * `fromSeed` released and the count on `toSeed` taken within its capacity (SeedUnavailableError when full).
+   */
+  moveShoot(shoot: Shoot, options: { fromSeed: string; toSeed: string; expectedVersion: string }): Promise<Shoot>;
   /** Deletes the shoot and releases its place on its seed in one atomic write. */
   deleteShoot(project: string, name: string, expectedVersion?: string): Promise<void>;
 }

@@ -65,6 +65,8 @@ export interface MigrationRecord {
   updatedAt: string;
   finishedAt?: string;
   error?: { step: MigrationStepId; message: string };
+  /** What copy-snapshots reported, for the restore: whether the copy holds the final snapshot, and its last revision. */
+  copy?: { final: boolean; lastRevision?: number };
 }
 
 export function migrationGuards(shoot: Pick<Shoot, 'spec'>): MigrationGuards {

@@ -1,4 +1,5 @@
 import type { GardenService } from '../../core/garden/service.js';
+import type { MigrationService } from '../../core/migration/service.js';
 import { ValidationError } from '../../core/errors.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { z } from 'zod';
@@ -12,6 +13,7 @@ export const MAX_BODY_BYTES = 256 * 1024;
 
 export interface ApiDeps {
   service: GardenService;
+  migrations?: MigrationService;
   version: string;
   onUnexpected?: (error: unknown, event: HttpEvent) => void;
 }
@@ -37,7 +39,7 @@ export async function handleRequest(event: HttpEvent, deps: ApiDeps): Promise<Ht
     const params = validateParams(route, match.params);
     const body = route.body ? parseBody(event, route) : undefined;
     const query = Object.fromEntries(Object.entries(event.queryStringParameters ?? {}));
-    return await route.handle({ params, query, body, service: deps.service, version: deps.version });
+    return await route.handle({ params, query, body, service: deps.service, ...(deps.migrations ? { migrations: deps.migrations } : {}), version: deps.version });
   } catch (error) {
     const mapped = errorResult(error);
     if (mapped) return mapped;

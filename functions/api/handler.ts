@@ -8,6 +8,7 @@ import type { EventSink } from '../../core/garden/context.js';
 import { GardenService } from '../../core/garden/service.js';
 import { logger } from '../shared/logger.js';
 import { requireEnv, schedulingPolicyFromEnv } from '../shared/env.js';
+import { migrationService } from '../migration/deps.js';
 import { handleRequest } from './app.js';
 
 const VERSION = process.env.GARDENLESS_VERSION ?? '0.1.0';
@@ -26,10 +27,13 @@ const service = new GardenService({
   provisioner: new SqsSeedCommandQueues({ prefix: requireEnv('SEED_QUEUE_PREFIX') }),
 });
 
+const migrations = migrationService({ workflow: true });
+
 async function api(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const started = Date.now();
   const result = await handleRequest(event, {
     service,
+    migrations,
     version: VERSION,
     onUnexpected: (error) => logger.error('unexpected error', { error }),
   });

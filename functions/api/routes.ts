@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { DEFAULT_PAGE_LIMIT } from '../../core/garden/page.js';
 import type { GardenService } from '../../core/garden/service.js';
+import { migrateRequest, type MigrationService } from '../../core/migration/service.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { dns1123Label } from '../../core/model/names.js';
 import { heartbeatInput, seedInput } from '../../core/model/seed.js';
 import { shootInput } from '../../core/model/shoot.js';
-import { type HttpResult, json } from './http.js';
+import { HttpError, type HttpResult, json } from './http.js';
 import * as s from './schemas.js';
 
 export type Method = 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
@@ -15,6 +16,8 @@ export interface RouteContext {
   query: Record<string, string | undefined>;
   body: unknown;
   service: GardenService;
+  /** Absent where the deployment has no migration workflow (unit tests of the pipeline). */
+  migrations?: MigrationService;
   version: string;
 }
 
@@ -189,4 +192,27 @@ export const routes: Route[] = [
       });
     },
   },
+  {
+    method: 'POST', path: '/projects/{project}/shoots/{name}/migrate', operationId: 'migrateShoot',
+    summary: 'Move the shoot\'s control plane to another seed (GEP-7/17); resumes a migration that ended in Error', tags: ['migration'],
+    params: { project, name }, body: migrateRequest,
+    responses: {
+      202: { description: 'Started (or resumed)', schema: s.migrationStarted }, 400: errors[400], 404: errors[404],
+      409: { description: 'A migration of this shoot is running, or the shoot is being deleted', schema: s.errorBody },
+      422: { description: 'Same seed, no suitable destination, destination cannot host the HA setting', schema: s.errorBody },
+    },
+    handle: async ({ migrations, params, body }) => json(202, await migrationsOf(migrations).start(params.project!, params.name!, body)),
+  },
+  {
+    method: 'GET', path: '/projects/{project}/shoots/{name}/migration', operationId: 'getMigration',
+    summary: 'The current or last migration: every step with its state and times', tags: ['migration'],
+    params: { project, name },
+    responses: { 200: { description: 'The migration', schema: s.migration }, 400: errors[400], 404: errors[404] },
+    handle: async ({ migrations, params }) => json(200, await migrationsOf(migrations).get(params.project!, params.name!)),
+  },
 ];
+
+function migrationsOf(migrations: MigrationService | undefined): MigrationService {
+  if (!migrations) throw new HttpError(404, 'NotFound', 'this deployment has no migration workflow');
+  return migrations;
+}

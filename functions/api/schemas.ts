@@ -109,3 +109,23 @@ export const controlPlaneLayout = z
     items: z.array(z.record(z.string(), z.unknown())).describe('Deployments/StatefulSets and PodDisruptionBudgets as Kubernetes objects'),
   })
   .meta({ id: 'ControlPlaneLayout' });
+
+export const migrationStarted = z
+  .object({ migrationId: z.string(), resumed: z.boolean(), destinationSeed: z.string(), resumeFrom: z.string() })
+  .meta({ id: 'MigrationStarted' });
+const migrationStep = z.object({
+  id: z.string(), title: z.string(), state: z.enum(['pending', 'running', 'succeeded', 'failed', 'skipped']),
+  startedAt: z.string().optional(), endedAt: z.string().optional(), message: z.string().optional(), attempts: z.number(),
+});
+const migrationSeed = z.object({ name: z.string(), identity: z.string().optional(), backupBucket: z.string().optional() });
+export const migration = z
+  .object({
+    id: z.string(), shoot: z.object({ project: z.string(), name: z.string(), technicalID: z.string() }),
+    source: migrationSeed, destination: migrationSeed, mode: z.enum(['auto', 'good', 'bad']), path: z.enum(['good', 'bad']).optional(),
+    state: z.enum(['Running', 'Succeeded', 'Error']), progress: z.number(), steps: z.array(migrationStep),
+    lastCompletedStep: z.string().optional(), switchedToBadPathAt: z.string().optional(), attempts: z.number(),
+    createdAt: z.string(), updatedAt: z.string(), finishedAt: z.string().optional(),
+    error: z.object({ step: z.string(), message: z.string() }).optional(),
+  })
+  .passthrough()
+  .meta({ id: 'Migration' });

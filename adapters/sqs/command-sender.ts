@@ -1,0 +1,20 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { createHash } from 'node:crypto';
+import type { SeedCommand } from '../../core/commands/schema.js';
+
+/**
+ * Sends a command that a state-machine task waits for. The deduplication id covers the task token:
+ * a retried step repeats the command id with a new token and must reach the agent (which answers a
+ * known id from its record), while a redelivered send of the same token is dropped by SQS.
+ */
+export async function sendTaskCommand(options: { client: SQSClient; queueUrl: string; messageGroupId: string; command: SeedCommand }): Promise<void> {
+  const { command } = options;
+  await options.client.send(
+    new SendMessageCommand({
+      QueueUrl: options.queueUrl,
+      MessageBody: JSON.stringify(command),
+      MessageGroupId: options.messageGroupId,
+      MessageDeduplicationId: createHash('sha256').update(`${command.commandId}\n${command.taskToken ?? ''}`).digest('hex'),
+    }),
+  );
+}

@@ -1,0 +1,144 @@
+import { ArnFormat, Duration, RemovalPolicy, Stack, type CfnResource } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as route53 from 'aws-cdk-lib/aws-route53';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { GardenFunction } from './garden-function.js';
+import { acknowledge, acknowledgeTableIndexes, nagArn } from './nag.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+/** The states that wait for a seed agent's answer. */
+const COMMAND_STATES = ['MigrateExtensions', 'DeleteSourceControlPlane', 'RestoreEtcd', 'RestoreExtensions'] as const;
+
+export interface MigrationProps {
+  logRetention: logs.RetentionDays;
+  table: dynamodb.ITableV2;
+  bus: events.IEventBus;
+  zone: route53.IHostedZone;
+  stateBucket: s3.IBucket;
+  internalDomain: string;
+  seedQueuePrefix: string;
+  backupBucketPrefix: string;
+  copySnapshots: sfn.IStateMachine;
+  /** Its name, for the permissions on its executions. */
+  copySnapshotsName: string;
+  /** How long a migration step waits for a seed agent's answer. Default 5 minutes. */
+  commandTimeout?: Duration;
+  /** How long the good path waits for the source's final snapshot. Default 10 minutes. */
+  waitFinalSnapshot?: Duration;
+  /** The seed agents' heartbeat interval, for choosing the path. Default 10 seconds. */
+  heartbeatInterval?: Duration;
+}
+
+/**
+ * The migrate-shoot state machine (`state-machines/migrate-shoot.asl.json`, loaded as data with the
+ * functions' ARNs substituted and the command timeouts set) and its four task functions, each with
+ * only what its steps touch.
+ */
+export class Migration extends Construct {
+  readonly stateMachine: sfn.StateMachine;
+  readonly functions: Readonly<Record<'steps' | 'owner' | 'finalSnapshot' | 'dispatch', GardenFunction>>;
+
+  constructor(scope: Construct, id: string, props: MigrationProps) {
+    super(scope, id);
+    const commandTimeout = props.commandTimeout ?? Duration.minutes(5);
+    const environment = {
+      TABLE_NAME: props.table.tableName,
+      EVENT_BUS_NAME: props.bus.eventBusName,
+      HOSTED_ZONE_ID: props.zone.hostedZoneId,
+      INTERNAL_DOMAIN: props.internalDomain,
+      STATE_BUCKET: props.stateBucket.bucketName,
+      SEED_QUEUE_PREFIX: props.seedQueuePrefix,
+      COMMAND_TIMEOUT_SECONDS: String(commandTimeout.toSeconds()),
+      WAIT_FINAL_SNAPSHOT_MS: String((props.waitFinalSnapshot ?? Duration.minutes(10)).toMilliseconds()),
+      HEARTBEAT_INTERVAL_MS: String((props.heartbeatInterval ?? Duration.seconds(10)).toMilliseconds()),
+    };
+    const fn = (name: string, entry: string, description: string) => {
+      const f = new GardenFunction(this, name, { entry: `functions/migration/${entry}`, description, logRetention: props.logRetention, timeout: Duration.seconds(60), environment });
+      // Every step reads the shoot and its seeds and writes the migration record under its lock.
+      props.table.grantReadWriteData(f.function);
+      acknowledgeTableIndexes(f.role, props.table);
+      props.bus.grantPutEventsTo(f.function);
+      return f;
+    };
+    this.functions = {
+      steps: fn('Steps', 'steps.ts', 'migrate-shoot: the garden steps (path, ShootState, copy bookkeeping, finalize, failure)'),
+      owner: fn('Owner', 'owner.ts', 'migrate-shoot: delete the owner record, set it to the destination'),
+      finalSnapshot: fn('FinalSnapshot', 'final-snapshot.ts', 'migrate-shoot: look for the source\'s final snapshot'),
+      dispatch: fn('Dispatch', 'dispatch.ts', 'migrate-shoot: send a step\'s command to a seed agent'),
+    };
+    this.functions.owner.role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'], resources: [props.zone.hostedZoneArn] }),
+    );
+    const partition = Stack.of(this).partition;
+    this.functions.finalSnapshot.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [`arn:${partition}:s3:::${props.backupBucketPrefix}*`] }));
+    acknowledge(this.functions.finalSnapshot.role, `IAM5[Resource::arn:${nagPart(partition)}:s3:::${props.backupBucketPrefix}*]`,
+      `Seed backup buckets are registered at run time; listing is limited to buckets named ${props.backupBucketPrefix}*.`);
+    this.functions.dispatch.role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [Stack.of(this).formatArn({ service: 'sqs', resource: `${props.seedQueuePrefix}*` })] }),
+    );
+    acknowledge(this.functions.dispatch.role, `IAM5[Resource::${nagArn(this, 'sqs', `${props.seedQueuePrefix}*`)}]`,
+      'Seeds and their command queues are registered at run time; sending is limited to this garden\'s seed queues.');
+
+    const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromString(JSON.stringify(migrateShootDefinition({ commandTimeout }))),
+      definitionSubstitutions: {
+        StepsFunctionArn: this.functions.steps.function.functionArn,
+        OwnerFunctionArn: this.functions.owner.function.functionArn,
+        FinalSnapshotFunctionArn: this.functions.finalSnapshot.function.functionArn,
+        DispatchFunctionArn: this.functions.dispatch.function.functionArn,
+        CopySnapshotsStateMachineArn: props.copySnapshots.stateMachineArn,
+      },
+      logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
+      tracingEnabled: true,
+    });
+    for (const f of Object.values(this.functions)) {
+      f.function.grantInvoke(this.stateMachine);
+      const logicalId = Stack.of(this).getLogicalId(f.function.node.defaultChild as CfnResource);
+      acknowledge(this.stateMachine, `IAM5[Resource::<${logicalId}.Arn>:*]`, 'grantInvoke covers the versions and aliases of this one task function.');
+    }
+    // copy-snapshots runs as a child execution (.sync:2): start it, follow it, stop it if this one stops.
+    props.copySnapshots.grantStartExecution(this.stateMachine);
+    this.stateMachine.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['states:DescribeExecution', 'states:StopExecution'],
+        resources: [Stack.of(this).formatArn({ service: 'states', resource: 'execution', resourceName: `${props.copySnapshotsName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+      }),
+    );
+    acknowledge(this.stateMachine, `IAM5[Resource::${nagArn(this, 'states', `execution:${props.copySnapshotsName}:*`)}]`,
+      'Following a copy-snapshots child execution (.sync) needs its executions, whose names are generated per run.');
+    this.stateMachine.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['events:PutTargets', 'events:PutRule', 'events:DescribeRule'],
+        resources: [Stack.of(this).formatArn({ service: 'events', resource: 'rule', resourceName: 'StepFunctionsGetEventsForStepFunctionsExecutionRule' })],
+      }),
+    );
+    acknowledge(this.stateMachine, 'IAM5[Resource::*]', 'CloudWatch Logs delivery and X-Ray tracing APIs take no resource; AWS documents "*" for them.');
+  }
+}
+
+/** The ASL file with the seed-command timeouts of this deployment: the file stays the one source of the flow. */
+export function migrateShootDefinition(options: { commandTimeout: Duration }): Record<string, unknown> {
+  const asl = JSON.parse(readFileSync(join(ROOT, 'state-machines', 'migrate-shoot.asl.json'), 'utf8')) as { States: Record<string, Record<string, unknown>> };
+  const timeout = options.commandTimeout.toSeconds();
+  for (const name of COMMAND_STATES) {
+    const state = asl.States[name];
+    if (!state) throw new Error(`migrate-shoot.asl.json has no state ${name}`);
+    state.TimeoutSeconds = timeout;
+    // Agents heartbeat while they work; a silent one is given up before the full timeout.
+    state.HeartbeatSeconds = Math.max(1, Math.min(timeout, Number(state.HeartbeatSeconds ?? timeout)));
+  }
+  return asl;
+}
+
+function nagPart(partition: string): string {
+  return partition.startsWith('${Token') ? '<AWS::Partition>' : partition;
+}

@@ -1,0 +1,22 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { z } from 'zod';
+import { sendTaskCommand } from '../../adapters/sqs/command-sender.js';
+import { task } from '../shared/task.js';
+import { migrationService } from './deps.js';
+import { ref, stepId } from './input.js';
+
+const service = migrationService();
+const sqs = new SQSClient({});
+
+/**
+ * A step done by a seed agent: starts the step, builds its command with the task token the state
+ * machine waits on, and puts it on the seed's queue. The agent answers with SendTaskSuccess/Failure.
+ */
+export const handler = task(
+  z.object({ action: z.literal('dispatch'), ref, step: stepId, taskToken: z.string().min(1) }).strict(),
+  async (event) => {
+    const { command, queueUrl, messageGroupId } = await service.beginCommand(event.ref, event.step);
+    await sendTaskCommand({ client: sqs, queueUrl, messageGroupId, command: { ...command, taskToken: event.taskToken } });
+    return { commandId: command.commandId, seed: command.seed };
+  },
+);
