@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { GardenClient } from '../../../adapters/http/garden-client.js';
+import { MigrationWatchError, pollMigration } from '../../../cli/migrate-command.js';
+import { apiErrorLine, formatDuration, formatMigration, migrateAccepted, migrationTable, migrationView, type MigrationResponse } from '../../../cli/migration-view.js';
+
+const record = (name: string): MigrationResponse => JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', `${name}.json`), 'utf8')) as MigrationResponse;
+const now = new Date('2025-01-01T00:00:10.000Z');
+
+describe('migrationView', () => {
+  it.each([
+    { fixture: 'migration-running', status: 'Running 4%', done: false, exitCode: undefined },
+    { fixture: 'migration-succeeded-switched', status: 'Succeeded', done: true, exitCode: 0 },
+    { fixture: 'migration-error', status: 'Error at restore-etcd: EtcdRestoreFailed: snapshots end at revision 100, expected at least 101 (call migrate again to resume)', done: true, exitCode: 1 },
+  ])('$fixture: $status', ({ fixture, status, done, exitCode }) => {
+    // Act
+    const view = migrationView(record(fixture), { now });
+
+    // Assess
+    expect(view.status).toBe(status);
+    expect(view.done).toBe(done);
+    expect(view.exitCode).toBe(exitCode);
+    expect(view.steps.map((s) => s.id)).toEqual(record(fixture).steps.map((s) => s.id));
+  });
+
+  it('shows the running step with its duration so far and the pending ones plainly', () => {
+    const text = formatMigration(migrationView(record('migration-running'), { now }));
+
+    expect(text.split('\n').slice(0, 8)).toEqual([
+      'Migration mig-0001: dev/api1 aws-eu1 -> aws-eu2, good path',
+      'Running 4%',
+      '',
+      '✔ Admitting the migration and locking the shoot (0ms)',
+      '    migrating from aws-eu1 to aws-eu2 (mode auto)',
+      '✔ Choosing the good or the bad path (0ms)',
+      '    good path: source heartbeat 3s old',
+      '… Migrating the extensions in the source seed (7.0s)',
+    ]);
+    expect(text).toContain('· Persisting the ShootState');
+  });
+
+  it('marks the failed good-path step, the skipped ones with their reason, and the switch in the heading', () => {
+    const view = migrationView(record('migration-succeeded-switched'), { now });
+    const byId = Object.fromEntries(view.steps.map((s) => [s.id, s]));
+
+    expect(view.heading).toBe('Migration mig-0001: dev/api1 aws-eu1 -> aws-eu2, bad path (switched after delete-owner-record)');
+    expect(byId['delete-owner-record']).toMatchObject({ marker: '✖', state: 'failed', line: 'Deleting the owner record (the source fences itself) (30.0s)', detail: 'States.Timeout; switched to the bad path' });
+    expect(byId['wait-final-snapshot']).toMatchObject({ marker: '↓', detail: 'switched to the bad path after delete-owner-record failed' });
+    expect(byId['finalize']).toMatchObject({ marker: '✔', line: 'Setting the shoot onto the destination and releasing the lock (1.5s)' });
+  });
+
+  it('shows how often a resumed step ran', () => {
+    const resumed = record('migration-error');
+    resumed.steps = resumed.steps.map((s) => (s.id === 'restore-etcd' ? { ...s, attempts: 2 } : s));
+
+    expect(migrationView(resumed, { now }).steps.find((s) => s.id === 'restore-etcd')?.line).toBe('Restoring etcd in the destination seed (attempt 2, 1.0s)');
+  });
+
+  it('renders the one-shot table with every step', () => {
+    const lines = migrationTable(record('migration-error'), { now }).split('\n');
+
+    expect(lines[3]).toMatch(/^STEP\s+STATE\s+ATTEMPTS\s+STARTED\s+DURATION\s+MESSAGE$/);
+    expect(lines.find((l) => l.startsWith('restore-etcd'))).toMatch(/^restore-etcd\s+failed\s+1\s+\S+\s+1\.0s\s+EtcdRestoreFailed/);
+    expect(lines.find((l) => l.startsWith('finalize'))).toMatch(/^finalize\s+pending\s+0\s+-\s+-$/);
+  });
+});
+
+describe('one-line answers', () => {
+  it.each([
+    [{ migrationId: 'm1', resumed: false, destinationSeed: 'aws-eu2' }, 'migration m1 of dev/api1 to aws-eu2 started'],
+    [{ migrationId: 'm1', resumed: true, destinationSeed: 'aws-eu2' }, 'migration m1 of dev/api1 to aws-eu2 resumed from its last completed step'],
+  ])('%j', (body, line) => {
+    expect(migrateAccepted(body, 'dev/api1')).toBe(line);
+  });
+
+  it.each([
+    [409, { code: 'MigrationRunning', message: 'a migration is running' }, 'error 409 MigrationRunning: a migration is running'],
+    [422, { code: 'SameSeed', message: 'already there', field: 'destinationSeed' }, 'error 422 SameSeed: already there (field destinationSeed)'],
+    [502, 'Bad Gateway', 'error 502 : Bad Gateway'],
+  ])('%i', (status, body, line) => {
+    expect(apiErrorLine(status, body)).toBe(line);
+  });
+
+  it.each([
+    [850, '850ms'],
+    [12_340, '12.3s'],
+    [245_000, '4m05s'],
+  ])('formatDuration(%i) = %s', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+});
+
+describe('pollMigration', () => {
+  /** A client answering the given responses in order (the last one repeats). */
+  function client(responses: { status: number; body: unknown }[]): GardenClient {
+    let i = 0;
+    return { request: async () => ({ headers: new Headers(), ...responses[Math.min(i++, responses.length - 1)]! }) } as unknown as GardenClient;
+  }
+
+  it('rides out transient failures, ignores the previous migration, and stops at the end', async () => {
+    // Prepare
+    const previous = { ...record('migration-error'), id: 'mig-0000' };
+    const seen: string[] = [];
+    const api = client([
+      { status: 404, body: { code: 'NotFound' } },
+      { status: 200, body: previous },
+      { status: 503, body: 'Service Unavailable' },
+      { status: 200, body: record('migration-running') },
+      { status: 200, body: record('migration-succeeded-switched') },
+    ]);
+
+    // Act
+    const final = await pollMigration({ client: api, project: 'dev', name: 'api1', migrationId: 'mig-0001', intervalMs: 1, onRecord: (r) => seen.push(r.state) });
+
+    // Assess
+    expect(final.state).toBe('Succeeded');
+    expect(seen).toEqual(['Running', 'Succeeded']);
+  });
+
+  it('gives up on a refused read at once, and on transient failures after the limit', async () => {
+    await expect(pollMigration({ client: client([{ status: 404, body: { code: 'NotFound', message: 'no migration' } }]), project: 'dev', name: 'api1', intervalMs: 1, onRecord: () => {} })).rejects.toThrow(
+      'error 404 NotFound: no migration',
+    );
+    await expect(pollMigration({ client: client([{ status: 500, body: {} }]), project: 'dev', name: 'api1', intervalMs: 1, maxConsecutiveErrors: 2, onRecord: () => {} })).rejects.toBeInstanceOf(MigrationWatchError);
+  });
+});
