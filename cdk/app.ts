@@ -9,6 +9,7 @@ new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined)
   watchdogSchedule: app.node.tryGetContext('watchdogSchedule') !== 'false',
   ...seconds('migrationCommandTimeout', app.node.tryGetContext('migrationCommandTimeoutSeconds') as string | undefined),
   ...seconds('migrationWaitFinalSnapshot', app.node.tryGetContext('migrationWaitFinalSnapshotSeconds') as string | undefined),
+  ...seconds('seedHeartbeatInterval', app.node.tryGetContext('seedHeartbeatIntervalSeconds') as string | undefined),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 // Every synth and deploy runs the AwsSolutions pack; a finding fails synthesis unless acknowledged with a reason.

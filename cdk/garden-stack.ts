@@ -35,6 +35,8 @@ export interface GardenStackProps extends StackProps {
   migrationCommandTimeout?: Duration;
   /** How long the good path waits for the source's final snapshot. Default 10 minutes. */
   migrationWaitFinalSnapshot?: Duration;
+  /** The seed agents' heartbeat interval: a source silent for three of them takes the bad path. Default 10 s. */
+  seedHeartbeatInterval?: Duration;
 }
 
 /** The garden: state, owner records zone, event bus and the HTTP API. */
@@ -190,6 +192,7 @@ export class GardenStack extends Stack {
       copySnapshotsName: `${this.stackName}-copy-snapshots`,
       ...(props.migrationCommandTimeout ? { commandTimeout: props.migrationCommandTimeout } : {}),
       ...(props.migrationWaitFinalSnapshot ? { waitFinalSnapshot: props.migrationWaitFinalSnapshot } : {}),
+      ...(props.seedHeartbeatInterval ? { heartbeatInterval: props.seedHeartbeatInterval } : {}),
     });
     // POST .../migrate admits, locks and starts the state machine.
     migration.stateMachine.grantStartExecution(api.function);

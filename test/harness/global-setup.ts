@@ -17,7 +17,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const emulator = await startEmulator({ logFile: `.landscape/test-emulator-${process.pid}.log` });
   try {
     // Tests drive the watchdog's rounds themselves; a scheduled round in between would count twice.
-    const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenTest', context: { watchdogSchedule: 'false' } });
+    const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenTest', context: {
+      watchdogSchedule: 'false',
+      // Short waits, so that a silent source is given up in seconds (DESIGN: tests use seconds).
+      migrationCommandTimeoutSeconds: '15',
+      migrationWaitFinalSnapshotSeconds: '20',
+      seedHeartbeatIntervalSeconds: '2',
+    } });
     console.log(`integration: emulator ${emulator.endpoint}, stack deployed in ${Date.now() - started} ms, API ${deployment.apiUrl}`);
     project.provide('deployment', deployment);
   } catch (error) {
