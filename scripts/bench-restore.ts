@@ -1,0 +1,125 @@
+/**
+ * Restore benchmark: an etcd of at least 200 MB is snapshotted into a bucket on the emulator; then, in
+ * the same run, (a) the sidecar's restore from the bucket (download, `etcdctl snapshot restore`, start on
+ * the private address, revision check) and (b) `etcdctl snapshot restore` of the same snapshot file
+ * alone. Prints both, the phases of (a) and the ratio a/b (aim: at most 1.5).
+ *
+ *   npm run bench:restore
+ *   BENCH_RESTORE_MB=300 BENCH_RESTORE_RUNS=3 BENCH_RESTORE_COMPRESSION=gzip npm run bench:restore
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { Etcd3 } from 'etcd3';
+import { s3Api } from '../adapters/s3/s3-api.js';
+import { S3SnapshotStore } from '../adapters/s3/snapshot-store.js';
+import { emulatorEnv } from '../local/aws-env.js';
+import { startEmulator, type Emulator } from '../local/emulator.js';
+import { readEndpoints } from '../local/landscape-file.js';
+import { freePort } from '../local/ports.js';
+import { download, EtcdSupervisor, restoreFromStore, restoreSnapshot, Snapshotter, type Compression } from '../seed/backup-restore/index.js';
+import { median } from './bench-support.js';
+
+const TARGET_MB = Number(process.env.BENCH_RESTORE_MB ?? 220);
+const RUNS = Number(process.env.BENCH_RESTORE_RUNS ?? 3);
+const COMPRESSION = (process.env.BENCH_RESTORE_COMPRESSION ?? 'none') as Compression;
+const VALUE_BYTES = 256 * 1024;
+const technicalID = 'shoot--bench--restore';
+
+async function emulator(): Promise<Emulator> {
+  const running = readEndpoints();
+  if (running) {
+    const ok = await fetch(`${running.awsEndpoint}/_localstack/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
+    if (ok) return { endpoint: running.awsEndpoint, owned: false, pid: undefined, stop: async () => {} };
+  }
+  return startEmulator({ logFile: `.landscape/bench-restore-emulator-${process.pid}.log` });
+}
+
+async function ports() {
+  return { clientPort: await freePort(), privatePort: await freePort(), peerPort: await freePort() };
+}
+
+/** Fills etcd with incompressible values (like encrypted secrets) until its database holds `mb` megabytes. */
+async function fill(clientUrl: string, mb: number): Promise<number> {
+  const client = new Etcd3({ hosts: clientUrl });
+  const value = Buffer.alloc(VALUE_BYTES);
+  const count = Math.ceil((mb * 1024 * 1024) / VALUE_BYTES);
+  let revision = 0;
+  try {
+    for (let i = 0; i < count; i += 8) {
+      const batch = [];
+      for (let j = i; j < Math.min(count, i + 8); j++) {
+        for (let b = 0; b < VALUE_BYTES; b += 4) value.writeUInt32LE((Math.random() * 2 ** 32) >>> 0, b);
+        batch.push(client.put(`/registry/secrets/bench/${String(j).padStart(6, '0')}`).value(Buffer.from(value)));
+      }
+      for (const res of await Promise.all(batch)) revision = Math.max(revision, Number(res.header.revision));
+    }
+    return revision;
+  } finally {
+    client.close();
+  }
+}
+
+const emu = await emulator();
+const dir = mkdtempSync(join(tmpdir(), 'gl-bench-restore-'));
+const supervisors: EtcdSupervisor[] = [];
+try {
+  const env = emulatorEnv(emu.endpoint);
+  const s3 = new S3Client({ endpoint: emu.endpoint, region: env.AWS_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, forcePathStyle: true });
+  const bucket = `gl-backup-bench-${Date.now()}`;
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  const store = new S3SnapshotStore({ bucket, api: s3Api(s3) });
+
+  // Prepare: the source etcd and its full snapshot in the bucket.
+  const source = new EtcdSupervisor({ dataDir: join(dir, 'source'), ...(await ports()), logFile: join(dir, 'source.log') });
+  supervisors.push(source);
+  await source.ensure('public');
+  const t0 = performance.now();
+  const revision = await fill(source.clientUrl('public'), TARGET_MB);
+  const dbBytes = statSync(join(dir, 'source', 'member', 'snap', 'db')).size;
+  console.log(`filled etcd: revision ${revision}, database ${(dbBytes / 1e6).toFixed(0)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const snapshotter = new Snapshotter({ store, technicalID, endpoint: () => source.clientUrl('public'), stagingDir: join(dir, 'staging'), compression: COMPRESSION });
+  const full = await snapshotter.takeFull();
+  console.log(`full snapshot ${full.key}: ${(full.size / 1e6).toFixed(0)} MB uploaded in ${(full.ms / 1000).toFixed(1)} s (compression ${COMPRESSION})`);
+  await source.stop();
+
+  // The same snapshot file, for the etcdctl baseline.
+  const listing = await store.list(technicalID);
+  const snapshotFile = join(dir, 'baseline.db');
+  await download(store, listing.at(-1)!, snapshotFile);
+
+  const sidecarTimes: number[] = [];
+  const etcdctlTimes: number[] = [];
+  for (let run = 1; run <= RUNS; run++) {
+    // (b) etcdctl snapshot restore of the file alone.
+    const baselineDir = join(dir, `baseline-${run}`);
+    const b0 = performance.now();
+    await restoreSnapshot({ file: snapshotFile, dataDir: baselineDir, name: 'etcd', peerUrl: `http://127.0.0.1:${await freePort()}` });
+    const etcdctlMs = performance.now() - b0;
+    rmSync(baselineDir, { recursive: true, force: true });
+
+    // (a) the sidecar's restore from the bucket, up to a verified etcd on the private address.
+    const target = new EtcdSupervisor({ dataDir: join(dir, `target-${run}`), ...(await ports()), logFile: join(dir, `target-${run}.log`) });
+    supervisors.push(target);
+    const result = await restoreFromStore({ store, technicalID, supervisor: target, stagingDir: join(dir, 'staging'), expectedLastRevision: revision });
+    await target.stop();
+    rmSync(join(dir, `target-${run}`), { recursive: true, force: true });
+    if (result.revision !== revision) throw new Error(`restored revision ${result.revision}, expected ${revision}`);
+
+    sidecarTimes.push(result.timings.total);
+    etcdctlTimes.push(etcdctlMs);
+    const t = result.timings;
+    console.log(
+      `run ${run}: restore from bucket ${t.total} ms (download ${t.download}, etcdctl restore ${t.restore}, start ${t.start}, verify ${t.replay}) | etcdctl snapshot restore alone ${Math.round(etcdctlMs)} ms | ratio ${(t.total / etcdctlMs).toFixed(2)}`,
+    );
+  }
+  const ratio = median(sidecarTimes) / median(etcdctlTimes);
+  console.log(
+    `\nrestore of a ${(dbBytes / 1e6).toFixed(0)} MB etcd (${RUNS} runs, medians): from the bucket ${Math.round(median(sidecarTimes))} ms, etcdctl snapshot restore alone ${Math.round(median(etcdctlTimes))} ms, ratio ${ratio.toFixed(2)} (aim <= 1.5: ${ratio <= 1.5 ? 'met' : 'NOT met'})`,
+  );
+} finally {
+  for (const s of supervisors) await s.stop().catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+  await emu.stop();
+}
