@@ -39,7 +39,7 @@ export function registerMigrateCommands(shoot: Command, clientFor: () => GardenC
     .command('migrate <ref>')
     .description("move a shoot's control plane to another seed (<project>/<name>); calling it after an Error resumes")
     .option('--to <seed>', 'destination seed (default: chosen by the scheduler)')
-    .addOption(new Option('--mode <mode>', 'good path, bad path, or decided by the source seed heartbeat').choices(['auto', 'good', 'bad']))
+    .addOption(new Option('--mode <mode>', 'auto (good path if the source seed heartbeats, else bad), good or bad').choices(['auto', 'good', 'bad']))
     .option('-w, --watch', 'show the steps live until the migration ends (exit code 1 on Error)')
     .action(async (ref: string, flags: { to?: string; mode?: 'auto' | 'good' | 'bad'; watch?: boolean }) => {
       const [project, name] = splitShoot(ref);
@@ -202,6 +202,8 @@ export async function watchMigration(options: { client: GardenClient; project: s
     await list.run();
     final = await polling;
     const view = migrationView(final, { now: new Date() });
+    // The path is decided (or switched) while the list runs: repeat the heading when it changed.
+    if (view.heading !== migrationView(record, { now: new Date() }).heading) console.log(view.heading);
     console.log(view.status);
   }
   process.exitCode = final.state === 'Succeeded' ? 0 : 1;

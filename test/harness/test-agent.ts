@@ -72,6 +72,8 @@ export interface ReceivedCommand {
   answer?: { kind: CommandAnswer['kind']; error?: CommandFailureName; at: Date };
   /** Step Functions refused the answer (TaskTimedOut, InvalidToken: the garden moved on). */
   answerRejected?: string;
+  /** SendTaskHeartbeat calls accepted for this delivery's token while the command ran. */
+  heartbeats?: number;
 }
 
 const DEFAULT_CONDITIONS = (): Condition[] => [
@@ -312,6 +314,7 @@ export class TestAgent {
       if (entry.commandId !== commandId || entry.taskToken === undefined || entry.answer || !this.running) continue;
       try {
         await this.sfn.send(new SendTaskHeartbeatCommand({ taskToken: entry.taskToken }));
+        entry.heartbeats = (entry.heartbeats ?? 0) + 1;
       } catch (error) {
         // TaskTimedOut / InvalidToken: the garden gave up on this token; the command may still finish for a later one.
         entry.answerRejected = asError(error).name;

@@ -203,8 +203,9 @@ describe('test seed agent on the emulator', () => {
     expect(parseCommandSuccess('delete-control-plane', succeeded?.output).result).toEqual({ deleted: false, extensionsDropped: 0 });
   });
 
-  it('keeps a slow command alive with task heartbeats', async () => {
-    // Prepare: the answer comes after 4 s; the task's heartbeat timeout is 3 s, the agent beats every second.
+  it('sends task heartbeats while a slow command runs', async () => {
+    // Prepare: the answer comes after 4 s; the agent beats every second. (The emulator does not time a task
+    // out on HeartbeatSeconds, so the beats are counted rather than inferred from the execution surviving.)
     destinationAgent.delayMs = 4000;
     const shoot = shootRef('scaled');
     await destinationAgent.runtime.host({ technicalID: shoot.technicalID });
@@ -221,6 +222,9 @@ describe('test seed agent on the emulator', () => {
     // Assess
     expect(execution?.status).toBe('SUCCEEDED');
     expect(parseCommandSuccess('scale', execution?.output).result).toEqual({ component: 'kube-controller-manager', previousReplicas: 1, replicas: 0 });
+    const delivery = destinationAgent.received.find((r) => r.commandId === 'dwd-1/scale');
+    expect(delivery?.heartbeats).toBeGreaterThanOrEqual(3);
+    expect(delivery?.answerRejected).toBeUndefined();
   });
 
   it('goes silent after the command named in silenceAfter: later commands time out', async () => {
