@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { freePort } from '../local/ports.js';
-import { ownerLookup, s3SnapshotStore, type OwnerLookupConfig } from '../seed/backup-restore/aws.js';
+import { ownerLookup, s3Backup, s3SnapshotStore, type OwnerLookupConfig } from '../seed/backup-restore/aws.js';
 import { copySnapshots } from '../seed/backup-restore/copy.js';
 import { parseDuration } from '../seed/backup-restore/duration.js';
 import { EtcdSupervisor } from '../seed/backup-restore/etcd-supervisor.js';
@@ -101,10 +101,12 @@ async function serve(flags: ServeFlags): Promise<void> {
       ? { mode: 'api', hostedZoneId: flags.hostedZoneId ?? '', ...awsTarget(flags.route53Endpoint ?? flags.s3Endpoint, flags.region) }
       : { mode: 'dns', ownerCheckInterval, ...(flags.dnsServer ? { servers: flags.dnsServer } : {}) };
   mkdirSync(flags.dataDir, { recursive: true });
+  const { store, rangedReader } = s3Backup({ bucket: flags.bucket, ...awsTarget(flags.s3Endpoint, flags.region) });
   const sidecar = await BackupRestoreSidecar.start({
     technicalID: folder(flags.technicalId, flags.prefix),
     etcd: await supervisorFlags(flags),
-    store: s3SnapshotStore({ bucket: flags.bucket, ...awsTarget(flags.s3Endpoint, flags.region) }),
+    store,
+    rangedReader,
     owner: { lookup: ownerLookup(lookupConfig), recordName: flags.ownerRecord, identity: flags.identity },
     ownerCheckInterval,
     unknownGrace: parseDuration(flags.unknownGrace, '--unknown-grace'),
@@ -164,9 +166,11 @@ export function registerBackupRestoreCommand(program: Command): Command {
     .option('--expected-revision <revision>', 'fail unless the snapshots reach this revision');
   etcdOptions(storeOptions(restoreCmd)).action(async (flags: StoreFlags & EtcdFlags & { technicalId: string; expectedRevision?: string }) => {
     const supervisor = new EtcdSupervisor(await supervisorFlags(flags));
+    const { store, rangedReader } = s3Backup({ bucket: flags.bucket, ...awsTarget(flags.s3Endpoint, flags.region) });
     try {
       const result = await restoreFromStore({
-        store: s3SnapshotStore({ bucket: flags.bucket, ...awsTarget(flags.s3Endpoint, flags.region) }),
+        store,
+        rangedReader,
         technicalID: folder(flags.technicalId, flags.prefix),
         supervisor,
         stagingDir: `${flags.dataDir}.staging`,

@@ -1,28 +1,27 @@
 /**
  * Restore benchmark: an etcd of at least 200 MB is snapshotted into a bucket on the emulator; then, in
  * the same run, (a) the sidecar's restore from the bucket (download, `etcdctl snapshot restore`, start on
- * the private address, revision check) and (b) `etcdctl snapshot restore` of the same snapshot file
+ * the private address, revision check; large uncompressed snapshots come down in parallel ranges) and (b) `etcdctl snapshot restore` of the same snapshot file
  * alone. Prints both, the phases of (a) and the ratio a/b (aim: at most 1.5).
  *
  *   npm run bench:restore
- *   BENCH_RESTORE_MB=300 BENCH_RESTORE_RUNS=3 BENCH_RESTORE_COMPRESSION=gzip npm run bench:restore
+ *   BENCH_RESTORE_MB=300 BENCH_RESTORE_RUNS=5 BENCH_RESTORE_COMPRESSION=gzip npm run bench:restore
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Etcd3 } from 'etcd3';
-import { s3Api } from '../adapters/s3/s3-api.js';
-import { S3SnapshotStore } from '../adapters/s3/snapshot-store.js';
 import { emulatorEnv } from '../local/aws-env.js';
 import { startEmulator, type Emulator } from '../local/emulator.js';
 import { readEndpoints } from '../local/landscape-file.js';
 import { freePort } from '../local/ports.js';
+import { s3Backup } from '../seed/backup-restore/aws.js';
 import { download, EtcdSupervisor, restoreFromStore, restoreSnapshot, Snapshotter, type Compression } from '../seed/backup-restore/index.js';
 import { median } from './bench-support.js';
 
 const TARGET_MB = Number(process.env.BENCH_RESTORE_MB ?? 220);
-const RUNS = Number(process.env.BENCH_RESTORE_RUNS ?? 3);
+const RUNS = Number(process.env.BENCH_RESTORE_RUNS ?? 5);
 const COMPRESSION = (process.env.BENCH_RESTORE_COMPRESSION ?? 'none') as Compression;
 const VALUE_BYTES = 256 * 1024;
 const technicalID = 'shoot--bench--restore';
@@ -69,7 +68,7 @@ try {
   const s3 = new S3Client({ endpoint: emu.endpoint, region: env.AWS_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, forcePathStyle: true });
   const bucket = `gl-backup-bench-${Date.now()}`;
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  const store = new S3SnapshotStore({ bucket, api: s3Api(s3) });
+  const { store, rangedReader } = s3Backup({ bucket, client: s3 });
 
   // Prepare: the source etcd and its full snapshot in the bucket.
   const source = new EtcdSupervisor({ dataDir: join(dir, 'source'), ...(await ports()), logFile: join(dir, 'source.log') });
@@ -102,7 +101,7 @@ try {
     // (a) the sidecar's restore from the bucket, up to a verified etcd on the private address.
     const target = new EtcdSupervisor({ dataDir: join(dir, `target-${run}`), ...(await ports()), logFile: join(dir, `target-${run}.log`) });
     supervisors.push(target);
-    const result = await restoreFromStore({ store, technicalID, supervisor: target, stagingDir: join(dir, 'staging'), expectedLastRevision: revision });
+    const result = await restoreFromStore({ store, technicalID, supervisor: target, stagingDir: join(dir, 'staging'), expectedLastRevision: revision, rangedReader });
     await target.stop();
     rmSync(join(dir, `target-${run}`), { recursive: true, force: true });
     if (result.revision !== revision) throw new Error(`restored revision ${result.revision}, expected ${revision}`);

@@ -12,3 +12,4 @@ export * from './status-server.js';
 export * from './sidecar.js';
 export * from './copy.js';
 export * from './duration.js';
+export * from './ranged-download.js';

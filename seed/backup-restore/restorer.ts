@@ -10,6 +10,7 @@ import { decodeDelta } from './delta-format.js';
 import { RestoreRevisionError } from './errors.js';
 import { restoreSnapshot } from './etcdctl.js';
 import type { EtcdSupervisor } from './etcd-supervisor.js';
+import { parallelDownload, type RangedObjectReader } from './ranged-download.js';
 import { currentRevision, replayEvents } from './replay.js';
 
 export interface RestoreOptions {
@@ -22,6 +23,8 @@ export interface RestoreOptions {
   /** Fail unless the snapshots reach at least this revision (for example the final snapshot's). */
   readonly expectedLastRevision?: number;
   readonly etcdctlBinary?: string;
+  /** Downloads large uncompressed snapshots in parallel ranges (S3). Default: one stream. */
+  readonly rangedReader?: RangedObjectReader;
 }
 
 export interface RestoreResult {
@@ -57,7 +60,7 @@ export async function restoreFromStore(options: RestoreOptions): Promise<Restore
   const fresh = `${supervisor.dataDir}.restoring`;
   try {
     const t0 = performance.now();
-    await download(store, plan.full, file);
+    await download(store, plan.full, file, options.rangedReader);
     const t1 = performance.now();
     await rm(fresh, { recursive: true, force: true });
     await restoreSnapshot({ file, dataDir: fresh, name: supervisor.name, peerUrl: supervisor.peerUrl, ...(options.etcdctlBinary ? { binary: options.etcdctlBinary } : {}) });
@@ -112,8 +115,13 @@ export async function restoreFromStore(options: RestoreOptions): Promise<Restore
   }
 }
 
-/** Streams an object to a file, gunzipping `.gz` objects on the way. */
-export async function download(store: SnapshotStore, snapshot: StoredSnapshot, file: string): Promise<void> {
+const PARALLEL_DOWNLOAD_MIN_BYTES = 32 * 1024 * 1024;
+
+/** Streams an object to a file, gunzipping `.gz` objects on the way; large uncompressed ones in parallel ranges when a reader is given. */
+export async function download(store: SnapshotStore, snapshot: StoredSnapshot, file: string, rangedReader?: RangedObjectReader): Promise<void> {
+  if (rangedReader !== undefined && snapshot.compressionSuffix === '' && snapshot.size >= PARALLEL_DOWNLOAD_MIN_BYTES) {
+    return parallelDownload({ reader: rangedReader, key: snapshot.key, size: snapshot.size, file });
+  }
   const body = Readable.from(await store.fetch(snapshot.key));
   if (snapshot.compressionSuffix === '.gz') await pipeline(body, createGunzip(), createWriteStream(file));
   else if (snapshot.compressionSuffix === '') await pipeline(body, createWriteStream(file));

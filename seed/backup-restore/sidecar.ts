@@ -2,6 +2,7 @@ import type { OwnerLookup } from '../../core/ownership/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
 import { SidecarConfigError } from './errors.js';
 import { EtcdSupervisor, type EtcdSupervisorOptions, type FenceTiming } from './etcd-supervisor.js';
+import type { RangedObjectReader } from './ranged-download.js';
 import { restoreFromStore, type RestoreResult } from './restorer.js';
 import { Snapshotter, type Compression } from './snapshotter.js';
 import { startStatusServer, type StatusServer } from './status-server.js';
@@ -37,6 +38,8 @@ export interface SidecarOptions {
   /** Where snapshot files are staged. Default `<dataDir>.staging`. */
   readonly stagingDir?: string;
   readonly etcdctlBinary?: string;
+  /** Parallel ranged downloads for a restore (see `s3Backup`). */
+  readonly rangedReader?: RangedObjectReader;
   /** One structured line per event (start, checks, actions, snapshots, failures). */
   readonly log?: (entry: Record<string, unknown>) => void;
 }
@@ -160,6 +163,7 @@ export class BackupRestoreSidecar {
         stagingDir: o.stagingDir ?? `${o.etcd.dataDir}.staging`,
         ...(typeof o.restore === 'object' && o.restore.expectedLastRevision !== undefined ? { expectedLastRevision: o.restore.expectedLastRevision } : {}),
         ...(o.etcdctlBinary ? { etcdctlBinary: o.etcdctlBinary } : {}),
+        ...(o.rangedReader ? { rangedReader: o.rangedReader } : {}),
       });
       o.log?.({ event: 'restored', ...this.restoreResult });
       await this.snapshotter.takeFull({ endpoint: this.supervisor.clientUrl('private') });
