@@ -1,15 +1,19 @@
-"""Makes the pinned MiniStack report a Node Lambda's error type the way AWS Lambda does.
+"""Makes the pinned MiniStack behave as AWS does where the project depends on it.
 
-AWS reports a failed Node handler's `errorType` as the thrown error's `name`, and Step Functions'
-Retry and Catch match on it (`"ErrorEquals": ["NoSeedAvailableError"]`). MiniStack's warm Node
-worker drops the name and reports every handler error as `Runtime.HandlerError`, so a state
-machine could never tell "not found" from "try again" against the emulator. This patch carries
-the name through; it is idempotent and fails loudly if the emulator's code no longer matches.
+1. AWS reports a failed Node handler's `errorType` as the thrown error's `name`, and Step Functions'
+   Retry and Catch match on it (`"ErrorEquals": ["NoSeedAvailableError"]`). MiniStack's warm Node
+   worker drops the name and reports every handler error as `Runtime.HandlerError`, so a state
+   machine could never tell "not found" from "try again" against the emulator.
+2. On AWS a `lambda:invoke.waitForTaskToken` task fails at once when the function itself fails;
+   MiniStack ignores the failure and waits for a callback that never comes, until the task's timeout.
+
+The patches are idempotent and fail loudly if the emulator's code no longer matches.
 """
 import pathlib
 import sys
 
 MARKER = "gardenless: errorType"
+CALLBACK_MARKER = "gardenless: failed invoke fails the task"
 
 PATCHES = {
     "core/lambda_runtime.py": [
@@ -20,6 +24,21 @@ PATCHES = {
         (
             'status: "error", error: e.message, trace: e.stack\n',
             'status: "error", error: e.message, trace: e.stack, error_type: (e && e.name) || "Error" /* gardenless: errorType */\n',
+        ),
+    ],
+    "services/stepfunctions.py": [
+        (
+            """        try:
+            _call_lambda(func_ref, lambda_payload)
+        except _ExecutionError:
+            pass
+""",
+            """        try:
+            _call_lambda(func_ref, lambda_payload)
+        except _ExecutionError:  # gardenless: failed invoke fails the task
+            _task_tokens.pop(token, None)
+            raise
+""",
         ),
     ],
     "services/lambda_svc.py": [
@@ -36,7 +55,7 @@ def main(package_dir: str) -> None:
     for relative, replacements in PATCHES.items():
         path = root / relative
         text = path.read_text()
-        if MARKER in text:
+        if MARKER in text or CALLBACK_MARKER in text:
             continue
         for old, new in replacements:
             if text.count(old) != 1:

@@ -16,6 +16,7 @@ import type { FenceTimings } from '../snapshots/fence.js';
 import { currentFinalSnapshot } from '../snapshots/lookup.js';
 import type { SnapshotStore } from '../snapshots/store.js';
 import type { ShootStateStore } from '../shootstate/store.js';
+import { SHOOT_STATE_API_VERSION, type PackedShootState } from '../shootstate/types.js';
 import { admitMigration } from './admission.js';
 import { commandForStep } from './commands.js';
 import { admissionLock, holdsLock } from './lock.js';
@@ -314,10 +315,18 @@ export class MigrationService {
     await this.events.publish('MigrationFailed', { project: ref.project, shoot: ref.name, migrationId: ref.migrationId, step: failed, error: next.error?.message });
   }
 
-  private async restoreShootState(record: MigrationRecord): Promise<{ state: NonNullable<Awaited<ReturnType<ShootStateStore['load']>>>['state']; version: number }> {
+  /**
+   * The ShootState the restore uses. When none was ever persisted (a bad-path migration of a shoot whose
+   * state was never saved), the extensions are restored from an empty state: each is reconciled from its
+   * spec, and their external resources are adopted, which is what restore without saved state means.
+   */
+  private async restoreShootState(record: MigrationRecord): Promise<{ state: PackedShootState; version: number }> {
     const stored = await this.o.shootStates.load({ project: record.shoot.project, name: record.shoot.name });
-    if (!stored) throw new NotFoundError(`shoot ${record.shoot.project}/${record.shoot.name} has no persisted ShootState to restore from`);
-    return { state: stored.state, version: stored.version };
+    if (stored) return { state: stored.state, version: stored.version };
+    return {
+      version: 0,
+      state: { apiVersion: SHOOT_STATE_API_VERSION, kind: 'ShootState', shoot: record.shoot, extensions: [], collectedAt: this.clock.now().toISOString(), collectedAfter: 'reconcile' },
+    };
   }
 
   private ownerRecord(record: MigrationRecord): string {
