@@ -4,6 +4,7 @@ import type { GardenResponse } from '../adapters/http/garden-client.js';
 import type { Seed } from '../core/model/seed.js';
 import type { Shoot } from '../core/model/shoot.js';
 import { clientFor, type CliOptions } from './config.js';
+import { registerMigrateCommands } from './migrate-command.js';
 import { seedRows, shootRows } from './render.js';
 
 const program = new Command('gardenless')
@@ -88,6 +89,8 @@ shoot.command('delete <ref>').description('delete a shoot').action(async (ref: s
   const [project, name] = splitShoot(ref);
   print(await clientFor(opts()).request('DELETE', `/projects/${project}/shoots/${name}`), () => `shoot/${ref} deleted`);
 });
+
+registerMigrateCommands(shoot, () => clientFor(opts()), () => opts().output);
 
 program
   .command('api <method> <path>')
