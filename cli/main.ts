@@ -4,6 +4,7 @@ import type { GardenResponse } from '../adapters/http/garden-client.js';
 import type { Seed } from '../core/model/seed.js';
 import type { Shoot } from '../core/model/shoot.js';
 import { clientFor, type CliOptions } from './config.js';
+import { registerBackupRestoreCommand } from './backup-restore-command.js';
 import { registerMigrateCommands } from './migrate-command.js';
 import { seedRows, shootRows } from './render.js';
 
@@ -91,6 +92,7 @@ shoot.command('delete <ref>').description('delete a shoot').action(async (ref: s
 });
 
 registerMigrateCommands(shoot, () => clientFor(opts()), () => opts().output);
+registerBackupRestoreCommand(program);
 
 program
   .command('api <method> <path>')
