@@ -1,0 +1,100 @@
+import { Duration } from 'aws-cdk-lib';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { migrateShootDefinition } from '../../../cdk/migration.js';
+import { COMMAND_FAILURES } from '../../../core/commands/schema.js';
+import { MIGRATION_STEP_IDS } from '../../../core/migration/steps.js';
+
+const require = createRequire(import.meta.url);
+const validator = require('asl-validator') as (definition: unknown) => { isValid: boolean; errorsText: () => string };
+
+const raw = readFileSync(join(import.meta.dirname, '..', '..', '..', 'state-machines', 'migrate-shoot.asl.json'), 'utf8');
+
+interface State {
+  Type: string;
+  Resource?: string;
+  Next?: string;
+  Default?: string;
+  Choices?: { Variable: string; StringEquals?: string; Next: string }[];
+  Retry?: { ErrorEquals: string[]; JitterStrategy?: string }[];
+  Catch?: { ErrorEquals: string[]; Next: string }[];
+  TimeoutSeconds?: number;
+  HeartbeatSeconds?: number;
+  Parameters?: { Payload?: Record<string, unknown> };
+}
+type Definition = { StartAt: string; States: Record<string, State> };
+
+function substituted(text: string): Definition {
+  return JSON.parse(
+    text.replace(/\$\{(\w+)\}/g, (_, n: string) => (n.endsWith('StateMachineArn') ? `arn:aws:states:eu-west-1:123456789012:stateMachine:${n}` : `arn:aws:lambda:eu-west-1:123456789012:function:${n}`)),
+  ) as Definition;
+}
+
+const definition = substituted(raw);
+const states = Object.entries(definition.States);
+const commandStates = states.filter(([, s]) => s.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken');
+
+describe('state-machines/migrate-shoot.asl.json', () => {
+  it('is valid ASL once its substitutions are applied, and as the stack deploys it', () => {
+    expect(validator(definition).errorsText()).toBe('');
+    const deployed = substituted(JSON.stringify(migrateShootDefinition({ commandTimeout: Duration.seconds(15) })));
+    expect(validator(deployed).isValid).toBe(true);
+    for (const name of ['MigrateExtensions', 'DeleteSourceControlPlane', 'RestoreEtcd', 'RestoreExtensions']) {
+      expect(deployed.States[name]?.TimeoutSeconds).toBe(15);
+      expect(deployed.States[name]?.HeartbeatSeconds).toBeLessThanOrEqual(15);
+    }
+  });
+
+  it('substitutes exactly its four task functions and the copy-snapshots state machine', () => {
+    const names = new Set([...raw.matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]));
+    expect([...names].sort()).toEqual(['CopySnapshotsStateMachineArn', 'DispatchFunctionArn', 'FinalSnapshotFunctionArn', 'OwnerFunctionArn', 'StepsFunctionArn']);
+  });
+
+  it('reaches every state from the start', () => {
+    const seen = new Set<string>();
+    const visit = (name: string) => {
+      if (seen.has(name)) return;
+      seen.add(name);
+      const s = definition.States[name]!;
+      for (const next of [s.Next, s.Default, ...(s.Choices ?? []).map((c) => c.Next), ...(s.Catch ?? []).map((c) => c.Next)]) if (next) visit(next);
+    };
+    visit(definition.StartAt);
+    expect([...seen].sort()).toEqual(Object.keys(definition.States).sort());
+  });
+
+  it('resumes at every step after admit-and-lock', () => {
+    const resume = definition.States.ResumeAt!;
+    const resumable = new Set((resume.Choices ?? []).map((c) => c.StringEquals));
+    const expected = MIGRATION_STEP_IDS.filter((id) => id !== 'admit-and-lock' && id !== 'choose-path');
+    expect(expected.filter((id) => !resumable.has(id))).toEqual([]);
+    expect(resume.Default).toBe('ChoosePath');
+  });
+
+  it.each(commandStates.map(([name, s]) => ({ name, s })))('command step $name waits for the agent with a timeout', ({ s }) => {
+    expect(s.TimeoutSeconds).toBeGreaterThan(0);
+    expect(s.HeartbeatSeconds).toBeLessThanOrEqual(s.TimeoutSeconds!);
+    expect(s.Parameters?.Payload?.['taskToken.$']).toBe('$$.Task.Token');
+  });
+
+  it('switches to the bad path from good-path commands, and retries only retryable agent failures on the restore path', () => {
+    const good = ['MigrateExtensions', 'DeleteSourceControlPlane'];
+    for (const name of good) expect(definition.States[name]?.Catch?.map((c) => c.Next)).toEqual(['SwitchToBadPath']);
+    const retryable = Object.entries(COMMAND_FAILURES).filter(([, f]) => f.retryable).map(([n]) => n).sort();
+    for (const name of ['RestoreEtcd', 'RestoreExtensions']) {
+      const s = definition.States[name]!;
+      const agentRetries = (s.Retry ?? []).flatMap((r) => r.ErrorEquals).filter((e) => !e.startsWith('Lambda.')).sort();
+      expect(agentRetries).toEqual(retryable);
+      expect(s.Catch?.map((c) => c.Next)).toEqual(['RecordFailure']);
+    }
+  });
+
+  it.each(states.filter(([, s]) => s.Type === 'Task').map(([name, s]) => ({ name, s })))('task $name retries with jitter and never retries a catch-all', ({ s }) => {
+    expect(s.Retry?.length).toBeGreaterThan(0);
+    for (const r of s.Retry ?? []) {
+      expect(r.JitterStrategy).toBe('FULL');
+      expect(r.ErrorEquals).not.toContain('States.ALL');
+    }
+  });
+});
