@@ -1,4 +1,4 @@
-import type { CommandFailureName, CommandOf, CommandResult, CommandType, SeedCommand } from '../../../core/commands/index.js';
+import type { CommandOf, CommandResult, CommandType, SeedCommand } from '../../../core/commands/index.js';
 import {
   externalKey,
   operateAll,
@@ -12,20 +12,13 @@ import {
 } from '../../../core/extensions/index.js';
 import type { HostedControlPlane } from '../../../core/model/seed.js';
 import { BlobIntegrityError, BlobNotFoundError, BlobStoreError, migrateExtensions, restoreExtensions, type BlobStore } from '../../../core/shootstate/index.js';
-import { NoFullSnapshotError, planRestore, RestorePlanGapError, RestorePlanIncompleteError, SnapshotStoreError, type Snapshot, type SnapshotStore } from '../../../core/snapshots/index.js';
+import { SnapshotStoreError, type SnapshotStore } from '../../../core/snapshots/index.js';
+import { AgentCommandError } from '../../../seed/agent/errors.js';
+import { summarizeRestore } from '../../../seed/agent/restore-check.js';
 
-/** A command the runtime refuses or fails, by its protocol failure name (the agent sends it as SendTaskFailure). */
-export class AgentCommandError extends Error {
-  constructor(
-    readonly failure: CommandFailureName,
-    message: string,
-    readonly details?: Record<string, unknown>,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'AgentCommandError';
-  }
-}
+// Generic parts moved to the seed agent; re-exported so the test agent and its tests keep their imports.
+export { AgentCommandError } from '../../../seed/agent/errors.js';
+export { summarizeRestore, type RestoreSummary } from '../../../seed/agent/restore-check.js';
 
 /** The owner check the restore makes: this seed may activate only while the owner record names it. */
 export type OwnerCheck = (shoot: SeedCommand['shoot']) => Promise<'owner' | 'not-owner' | 'unknown'>;
@@ -238,33 +231,6 @@ export class TestSeedRuntime {
     plane.etcdReady = !plane.hibernated;
     if (outcome.error) throw extensionFailure(outcome.error);
     return outcomesOf(outcome.outcomes);
-  }
-}
-
-export interface RestoreSummary {
-  restoredRevision: number;
-  snapshots: number;
-  final: boolean;
-}
-
-/**
- * What restoring etcd from these snapshots would give, checked as the real restorer checks it (latest
- * full snapshot plus every later delta, no gap, up to the expected revision). A hibernated shoot with no
- * snapshots at all restores to nothing: etcd stays at zero replicas.
- */
-export function summarizeRestore(options: { technicalID: string; snapshots: readonly Snapshot[]; expectedLastRevision?: number; hibernated?: boolean }): RestoreSummary {
-  const { snapshots } = options;
-  if (snapshots.length === 0 && options.hibernated === true && (options.expectedLastRevision ?? 0) === 0) {
-    return { restoredRevision: 0, snapshots: 0, final: false };
-  }
-  try {
-    const plan = planRestore(snapshots, { technicalID: options.technicalID, ...(options.expectedLastRevision === undefined ? {} : { expectedLastRevision: options.expectedLastRevision }) });
-    return { restoredRevision: plan.lastRevision, snapshots: snapshots.length, final: plan.final };
-  } catch (cause) {
-    if (cause instanceof NoFullSnapshotError || cause instanceof RestorePlanGapError || cause instanceof RestorePlanIncompleteError) {
-      throw new AgentCommandError('EtcdRestoreFailed', `etcd of ${options.technicalID} does not restore: ${cause.message}`, { reason: cause.name }, { cause });
-    }
-    throw cause;
   }
 }
 

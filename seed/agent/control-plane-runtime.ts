@@ -1,0 +1,299 @@
+import type { CommandOf, CommandResult, CommandType, SeedCommand } from '../../core/commands/index.js';
+import {
+  externalKey,
+  memoryActuators,
+  MemoryExtensionWorld,
+  operateAll,
+  RESTORE_ORDER,
+  shootExtensions,
+  type ActuatorSet,
+  type ExtensionResource,
+  type OperateOutcome,
+} from '../../core/extensions/index.js';
+import type { HostedControlPlane } from '../../core/model/seed.js';
+import type { OwnerCheckResult } from '../../core/ownership/index.js';
+import { BlobIntegrityError, BlobNotFoundError, BlobStoreError, migrateExtensions, restoreExtensions, type BlobStore } from '../../core/shootstate/index.js';
+import { SnapshotStoreError, type SnapshotStore } from '../../core/snapshots/index.js';
+import { AgentCommandError, messageOf } from './errors.js';
+import type { ControlPlaneHosting } from './hosting.js';
+import { newModel, observe, reconcileModel, reportModel, restartPod, scaleModel, type ControlPlaneModel, type Observation } from './model.js';
+import { summarizeRestore } from './restore-check.js';
+import type { SeedRuntime } from './runtime.js';
+
+export interface ControlPlaneRuntimeOptions {
+  seed: string;
+  hosting: ControlPlaneHosting;
+  /** The state bucket named in a command, as a blob store. */
+  blobStore: (bucket: string) => BlobStore;
+  /** A backup bucket, as a snapshot store (the restore checks the copies before it starts a sidecar). */
+  snapshotStore: (bucket: string) => SnapshotStore;
+  /** The restore's owner check: it activates only on `owner`. Default: no check. */
+  ownerCheck?: (shoot: SeedCommand['shoot']) => Promise<OwnerCheckResult>;
+  /** Default: the in-memory actuators of core/extensions on `world` (a local seed has no cloud). */
+  actuators?: ActuatorSet;
+  world?: MemoryExtensionWorld;
+  now?: () => Date;
+}
+
+interface Plane {
+  model: ControlPlaneModel;
+  extensions: ExtensionResource[];
+  /** The extensions were migrated away: nothing is active here any more. */
+  migrated: boolean;
+  backupBucket: string;
+  /** The last observation, for restarts between heartbeats. */
+  seen: Observation;
+  probeTime?: string;
+}
+
+type Outcome = { kind: ExtensionResource['kind']; name: string; purpose?: string; action: OperateOutcome['action'] };
+
+/**
+ * The generic seed runtime: per shoot a modelled control plane (replicas, pods) and its extension
+ * resources (generic driver), and the processes its hosting runs (etcd with the sidecar, kube-apiserver).
+ * One command at a time per shoot is the agent's guarantee; this class does not lock.
+ */
+export class ControlPlaneRuntime implements SeedRuntime {
+  readonly world: MemoryExtensionWorld;
+  private readonly actuators: ActuatorSet;
+  private readonly planes = new Map<string, Plane>();
+  private readonly now: () => Date;
+
+  constructor(private readonly options: ControlPlaneRuntimeOptions) {
+    this.world = options.world ?? new MemoryExtensionWorld();
+    this.actuators = options.actuators ?? memoryActuators({ world: this.world, seed: options.seed });
+    this.now = options.now ?? (() => new Date());
+  }
+
+  get hosting(): ControlPlaneHosting {
+    return this.options.hosting;
+  }
+
+  /** The model of one control plane (live object: tests read it), or undefined. */
+  model(technicalID: string): ControlPlaneModel | undefined {
+    return this.planes.get(technicalID)?.model;
+  }
+
+  async execute<T extends CommandType>(command: CommandOf<T>, signal?: AbortSignal): Promise<CommandResult<T>> {
+    return (await this.dispatch(command as SeedCommand, signal)) as CommandResult<T>;
+  }
+
+  async controlPlanes(): Promise<HostedControlPlane[]> {
+    const out: HostedControlPlane[] = [];
+    for (const [id, plane] of this.planes) {
+      const { etcd, api } = await this.observe(plane);
+      out.push({
+        technicalID: id,
+        active: !plane.migrated && etcd.available,
+        ...(etcd.ownerCheck ? { ownerCheck: etcd.ownerCheck } : {}),
+        ...(api.running ? { internalProbe: api.internalProbe, internalProbeTime: plane.probeTime ?? this.now().toISOString() } : {}),
+        ...(api.externalUrl ? { externalUrl: api.externalUrl } : {}),
+        etcdReady: etcd.available,
+        ...reportModel(plane.model),
+      });
+    }
+    return out;
+  }
+
+  async stop(): Promise<void> {
+    await this.options.hosting.stopAll();
+  }
+
+  private async dispatch(command: SeedCommand, signal?: AbortSignal): Promise<CommandResult<CommandType>> {
+    const id = command.shoot.technicalID;
+    switch (command.type) {
+      case 'create-control-plane':
+      case 'reconcile':
+        return this.reconcile(command, signal);
+      case 'migrate': {
+        const plane = this.existing(command);
+        const result = await guardStores(() =>
+          migrateExtensions({
+            shoot: command.shoot,
+            resources: plane.extensions,
+            actuators: this.actuators,
+            blobs: this.options.blobStore(command.stateBucket),
+            seed: this.options.seed,
+            now: this.now,
+            ...(command.inlineBudgetBytes === undefined ? {} : { inlineBudgetBytes: command.inlineBudgetBytes }),
+            ...(signal ? { signal } : {}),
+          }),
+        );
+        plane.extensions = result.resources;
+        if (!result.ok) throw extensionFailure(result.error);
+        plane.migrated = true;
+        return { shootState: result.shootState, extensions: outcomesOf(result.outcomes) };
+      }
+      case 'delete-control-plane': {
+        const plane = this.planes.get(id);
+        if (plane === undefined) return { deleted: false, extensionsDropped: 0 };
+        await this.stopProcesses(id);
+        await this.options.hosting.remove(id);
+        this.planes.delete(id);
+        // Migrated resources are dropped without deleting what they manage; only their seed-local objects go.
+        for (const e of plane.extensions) this.world.removeSeedObject(this.options.seed, externalKey(e));
+        return { deleted: true, extensionsDropped: plane.extensions.length };
+      }
+      case 'restore':
+        return this.restore(command, signal);
+      case 'scale': {
+        const plane = this.existing(command);
+        const { previousReplicas } = scaleModel(plane.model, command.component, command.replicas);
+        return { component: command.component, previousReplicas, replicas: command.replicas };
+      }
+      case 'restart': {
+        const plane = this.existing(command);
+        const { etcd, api } = await this.observe(plane);
+        const seen = { etcdAvailable: etcd.available, apiServerAvailable: api.internalProbe === 'Success' };
+        return { pod: command.pod, restarted: restartPod(plane.model, command.pod, seen).restarted };
+      }
+    }
+  }
+
+  private async reconcile(command: CommandOf<'create-control-plane'> | CommandOf<'reconcile'>, signal?: AbortSignal): Promise<CommandResult<'reconcile'>> {
+    const id = command.shoot.technicalID;
+    const spec = command.controlPlane;
+    const plane = this.planes.get(id) ?? this.fresh(id, spec.backup.bucket, spec.hibernated, spec.failureTolerance);
+    plane.backupBucket = spec.backup.bucket;
+    const desired = spec.extensions?.map((e) => ({
+      apiVersion: 'extensions.gardenless.io/v1' as const,
+      kind: e.kind,
+      name: e.name,
+      namespace: id,
+      ...(e.purpose === undefined ? {} : { purpose: e.purpose }),
+      generation: 1,
+      spec: e.spec,
+      status: {},
+      annotations: {},
+    }));
+    const resources = desired ?? (plane.extensions.length > 0 ? plane.extensions : shootExtensions({ technicalID: id, backupBucket: spec.backup.bucket }));
+    const outcome = await operateAll({ resources, actuators: this.actuators, now: this.now, order: RESTORE_ORDER, ...(signal ? { signal } : {}) });
+    plane.extensions = outcome.resources;
+    if (outcome.error) throw extensionFailure(outcome.error);
+    reconcileModel(plane.model, { hibernated: spec.hibernated, ...(spec.failureTolerance ? { failureTolerance: spec.failureTolerance } : {}) });
+    await this.converge(command.shoot, plane);
+    const etcd = await this.options.hosting.etcd(id);
+    return { extensions: outcomesOf(outcome.outcomes), etcdReady: etcd.available };
+  }
+
+  private async restore(command: CommandOf<'restore'>, signal?: AbortSignal): Promise<CommandResult<'restore'>> {
+    const id = command.shoot.technicalID;
+    if (this.options.ownerCheck) {
+      const check = await this.options.ownerCheck(command.shoot);
+      if (check !== 'owner') throw new AgentCommandError('NotOwner', `the owner record of ${id} does not name seed ${this.options.seed} (${check}); not activating`);
+    }
+    const bucket = command.etcd?.bucket ?? command.controlPlane?.backup.bucket ?? this.planes.get(id)?.backupBucket;
+    if (bucket === undefined) throw new AgentCommandError('InvalidCommand', `a restore of ${id} on a seed that does not host it needs etcd.bucket or controlPlane.backup`);
+    const plane = this.planes.get(id) ?? this.fresh(id, bucket, command.hibernated, command.controlPlane?.failureTolerance);
+    plane.migrated = false;
+    const result: CommandResult<'restore'> = {};
+    if (command.etcd) {
+      const store = this.options.snapshotStore(command.etcd.bucket);
+      const listed = await store.list(id).catch((cause: unknown) => {
+        throw new AgentCommandError('SnapshotsUnavailable', `listing the snapshots of ${id} in ${command.etcd!.bucket} failed: ${messageOf(cause)}`, undefined, { cause });
+      });
+      const expected = command.etcd.expectedLastRevision;
+      const summary = summarizeRestore({ technicalID: id, snapshots: listed, hibernated: command.hibernated, ...(expected === undefined ? {} : { expectedLastRevision: expected }) });
+      plane.backupBucket = command.etcd.bucket;
+      reconcileModel(plane.model, { hibernated: command.hibernated, ...(command.controlPlane?.failureTolerance ? { failureTolerance: command.controlPlane.failureTolerance } : {}) });
+      if (!command.hibernated) {
+        // Restoring replaces whatever etcd ran here: the copies in the bucket are the truth now.
+        await this.options.hosting.stopApiServer(id);
+        const started = await this.startEtcd({ shoot: command.shoot, bucket: command.etcd.bucket, restore: expected === undefined ? {} : { expectedLastRevision: expected } });
+        summary.restoredRevision = started.restoredRevision ?? summary.restoredRevision;
+        await this.converge(command.shoot, plane);
+      }
+      result.etcd = summary;
+    }
+    if (command.extensions) {
+      const { shootState, stateBucket } = command.extensions;
+      // Resources whose restore failed before keep their annotation: continue from them, not from the ShootState again.
+      const pending = plane.extensions.filter((e) => e.annotations['gardener.cloud/operation'] === 'restore');
+      const outcome = await guardStores(async () =>
+        pending.length > 0
+          ? operateAll({ resources: plane.extensions, actuators: this.actuators, now: this.now, order: RESTORE_ORDER, ...(signal ? { signal } : {}) })
+          : restoreExtensions({ shootState, blobs: this.options.blobStore(stateBucket), actuators: this.actuators, now: this.now, ...(signal ? { signal } : {}) }),
+      );
+      plane.extensions = outcome.resources;
+      if (outcome.error) throw extensionFailure(outcome.error);
+      result.extensions = outcomesOf(outcome.outcomes);
+    }
+    return result;
+  }
+
+  /** Starts or stops the processes to match the model: etcd unless hibernated, kube-apiserver while it has replicas. */
+  private async converge(shoot: SeedCommand['shoot'], plane: Plane): Promise<void> {
+    const id = shoot.technicalID;
+    if (plane.model.hibernated) {
+      await this.stopProcesses(id);
+      return;
+    }
+    await this.startEtcd({ shoot, bucket: plane.backupBucket });
+    if (plane.model.replicas['kube-apiserver'] > 0) await this.options.hosting.startApiServer(id);
+    else await this.options.hosting.stopApiServer(id);
+  }
+
+  private async startEtcd(spec: Parameters<ControlPlaneHosting['startEtcd']>[0]) {
+    try {
+      return await this.options.hosting.startEtcd(spec);
+    } catch (cause) {
+      if (cause instanceof AgentCommandError) throw cause;
+      throw new AgentCommandError('RuntimeUnavailable', `etcd of ${spec.shoot.technicalID} did not start${spec.restore ? ' restored' : ''}: ${messageOf(cause)}`, undefined, { cause });
+    }
+  }
+
+  private async stopProcesses(id: string): Promise<void> {
+    await this.options.hosting.stopApiServer(id);
+    await this.options.hosting.stopEtcd(id);
+  }
+
+  private async observe(plane: Plane) {
+    const id = plane.model.technicalID;
+    const etcd = await this.options.hosting.etcd(id);
+    const api = await this.options.hosting.apiServer(id);
+    plane.probeTime = this.now().toISOString();
+    plane.seen = { etcdAvailable: etcd.available, apiServerAvailable: api.internalProbe === 'Success' };
+    // A hibernated or migrated plane has no pods that could crash-loop.
+    if (!plane.model.hibernated && !plane.migrated) observe(plane.model, plane.seen);
+    return { etcd, api };
+  }
+
+  private fresh(technicalID: string, backupBucket: string, hibernated: boolean, failureTolerance?: 'node' | 'zone'): Plane {
+    const plane: Plane = {
+      model: newModel({ technicalID, hibernated, ...(failureTolerance ? { failureTolerance } : {}) }),
+      extensions: [],
+      migrated: false,
+      backupBucket,
+      seen: { etcdAvailable: false, apiServerAvailable: false },
+    };
+    this.planes.set(technicalID, plane);
+    return plane;
+  }
+
+  private existing(command: SeedCommand): Plane {
+    const plane = this.planes.get(command.shoot.technicalID);
+    if (plane) return plane;
+    throw new AgentCommandError('ControlPlaneNotFound', `seed ${this.options.seed} hosts no control plane for ${command.shoot.technicalID}`);
+  }
+}
+
+function outcomesOf(outcomes: readonly OperateOutcome[]): Outcome[] {
+  return outcomes.flatMap((o) => (o.resource ? [{ kind: o.resource.kind, name: o.resource.name, ...(o.resource.purpose === undefined ? {} : { purpose: o.resource.purpose }), action: o.action }] : []));
+}
+
+function extensionFailure(error: { message: string; details?: unknown }): AgentCommandError {
+  return new AgentCommandError('ExtensionOperationFailed', error.message, (error.details ?? {}) as Record<string, unknown>, { cause: error });
+}
+
+/** Blob and bucket failures are the protocol's retryable "unavailable" answers; everything else is the caller's. */
+async function guardStores<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (cause) {
+    if (cause instanceof BlobStoreError || cause instanceof BlobIntegrityError || cause instanceof BlobNotFoundError) {
+      throw new AgentCommandError('ShootStateUnavailable', `the state bucket failed: ${cause.message}`, { reason: cause.name }, { cause });
+    }
+    if (cause instanceof SnapshotStoreError) throw new AgentCommandError('SnapshotsUnavailable', cause.message, undefined, { cause });
+    throw cause;
+  }
+}

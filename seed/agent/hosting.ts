@@ -1,0 +1,51 @@
+import type { SeedCommand } from '../../core/commands/index.js';
+import type { OwnerCheckResult } from '../../core/ownership/index.js';
+
+/**
+ * The processes a runtime runs per control plane: etcd with its backup-restore sidecar, and the
+ * kube-apiserver with its internal and external (load-balancer) address. The generic runtime decides
+ * what should run; a hosting makes it so (`LocalHosting`: real processes on loopback; `MemoryHosting`:
+ * flags, for unit tests). Every method is idempotent.
+ */
+export interface ControlPlaneHosting {
+  /** Starts etcd with its sidecar unless it runs; with `restore` it first restores from the bucket (and replaces a running one). */
+  startEtcd(spec: EtcdSpec): Promise<EtcdStarted>;
+  stopEtcd(technicalID: string): Promise<void>;
+  etcd(technicalID: string): Promise<EtcdView>;
+  startApiServer(technicalID: string): Promise<void>;
+  stopApiServer(technicalID: string): Promise<void>;
+  apiServer(technicalID: string): Promise<ApiServerView>;
+  /** Removes what is left on this machine (data dirs); the backups stay in the bucket. */
+  remove(technicalID: string): Promise<void>;
+  /** Stops every process of every control plane. */
+  stopAll(): Promise<void>;
+}
+
+export interface EtcdSpec {
+  shoot: SeedCommand['shoot'];
+  /** The seed's backup bucket (snapshots go there; a restore reads the copies there). */
+  bucket: string;
+  restore?: { expectedLastRevision?: number };
+}
+
+export interface EtcdStarted {
+  /** After a restore: the revision etcd reports. */
+  restoredRevision?: number;
+}
+
+export interface EtcdView {
+  running: boolean;
+  /** Serving clients: the owner check said `owner` and etcd is unfenced and healthy. */
+  available: boolean;
+  ownerCheck?: OwnerCheckResult;
+  /** The public client URL (refused while fenced). */
+  clientUrl?: string;
+}
+
+export interface ApiServerView {
+  running: boolean;
+  /** The kube-apiserver probed from inside the seed (its internal address). */
+  internalProbe: 'Success' | 'Failure' | 'Unknown';
+  /** The load balancer's address, which the garden probes from outside. */
+  externalUrl?: string;
+}

@@ -1,0 +1,96 @@
+import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
+
+interface Plane {
+  etcd: boolean;
+  apiServer: boolean;
+  restoredRevision?: number;
+}
+
+/**
+ * Control planes as flags, for unit tests of the runtime and the agent: etcd serves while started and
+ * not made unavailable; the kube-apiserver answers its internal probe while started, not broken and etcd
+ * serves. `restoreRevision` decides what a restore reports.
+ */
+export class MemoryHosting implements ControlPlaneHosting {
+  private readonly planes = new Map<string, Plane>();
+  private readonly etcdDown = new Set<string>();
+  private readonly internalBroken = new Set<string>();
+  private readonly externalBroken = new Set<string>();
+  /** Every start and stop, in order, for assertions. */
+  readonly calls: string[] = [];
+
+  constructor(private readonly options: { restoreRevision?: (spec: EtcdSpec) => number } = {}) {}
+
+  async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
+    const plane = this.plane(spec.shoot.technicalID);
+    this.calls.push(`${spec.restore ? 'restore' : 'start'}-etcd ${spec.shoot.technicalID}`);
+    plane.etcd = true;
+    if (spec.restore) plane.restoredRevision = this.options.restoreRevision?.(spec) ?? spec.restore.expectedLastRevision ?? 0;
+    return plane.restoredRevision === undefined || !spec.restore ? {} : { restoredRevision: plane.restoredRevision };
+  }
+
+  async stopEtcd(technicalID: string): Promise<void> {
+    const plane = this.planes.get(technicalID);
+    if (plane?.etcd) this.calls.push(`stop-etcd ${technicalID}`);
+    if (plane) plane.etcd = false;
+  }
+
+  async etcd(technicalID: string): Promise<EtcdView> {
+    const running = this.planes.get(technicalID)?.etcd ?? false;
+    const available = running && !this.etcdDown.has(technicalID);
+    return { running, available, ...(running ? { ownerCheck: available ? ('owner' as const) : ('not-owner' as const), clientUrl: `memory://${technicalID}/etcd` } : {}) };
+  }
+
+  async startApiServer(technicalID: string): Promise<void> {
+    const plane = this.plane(technicalID);
+    if (!plane.apiServer) this.calls.push(`start-apiserver ${technicalID}`);
+    plane.apiServer = true;
+  }
+
+  async stopApiServer(technicalID: string): Promise<void> {
+    const plane = this.planes.get(technicalID);
+    if (plane?.apiServer) this.calls.push(`stop-apiserver ${technicalID}`);
+    if (plane) plane.apiServer = false;
+  }
+
+  async apiServer(technicalID: string): Promise<ApiServerView> {
+    const plane = this.planes.get(technicalID);
+    if (!plane?.apiServer) return { running: false, internalProbe: 'Failure' };
+    const etcd = await this.etcd(technicalID);
+    const up = etcd.available && !this.internalBroken.has(technicalID);
+    return { running: true, internalProbe: up ? 'Success' : 'Failure', externalUrl: `http://memory.invalid/${technicalID}${this.externalBroken.has(technicalID) ? '/broken' : ''}` };
+  }
+
+  async remove(technicalID: string): Promise<void> {
+    this.planes.delete(technicalID);
+  }
+
+  async stopAll(): Promise<void> {
+    for (const id of this.planes.keys()) {
+      await this.stopApiServer(id);
+      await this.stopEtcd(id);
+    }
+  }
+
+  /** Fault controls: etcd stops serving (fenced or crashed) / the kube-apiserver's internal address / the load balancer. */
+  setEtcdAvailable(technicalID: string, available: boolean): void {
+    toggle(this.etcdDown, technicalID, !available);
+  }
+  breakInternal(technicalID: string, broken = true): void {
+    toggle(this.internalBroken, technicalID, broken);
+  }
+  breakExternal(technicalID: string, broken = true): void {
+    toggle(this.externalBroken, technicalID, broken);
+  }
+
+  private plane(technicalID: string): Plane {
+    let plane = this.planes.get(technicalID);
+    if (!plane) this.planes.set(technicalID, (plane = { etcd: false, apiServer: false }));
+    return plane;
+  }
+}
+
+function toggle(set: Set<string>, key: string, on: boolean): void {
+  if (on) set.add(key);
+  else set.delete(key);
+}

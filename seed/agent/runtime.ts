@@ -1,0 +1,18 @@
+import type { CommandOf, CommandResult, CommandType, SeedCommand } from '../../core/commands/index.js';
+import type { HostedControlPlane } from '../../core/model/seed.js';
+
+/**
+ * What the seed agent acts on (DESIGN section 9): `execute` does what one command asks and returns the
+ * protocol result, or throws `AgentCommandError` with the failure name to answer; `controlPlanes`
+ * observes (probes) every hosted control plane for the seed heartbeat. Implementations: the generic
+ * `ControlPlaneRuntime` over `LocalHosting` (real etcd, stand-in kube-apiserver) or `MemoryHosting`, and
+ * `FailingSeedRuntime` for fault tests.
+ */
+export interface SeedRuntime {
+  execute<T extends CommandType>(command: CommandOf<T>, signal?: AbortSignal): Promise<CommandResult<T>>;
+  controlPlanes(): Promise<HostedControlPlane[]>;
+  /** Stops every process the runtime started. */
+  stop(): Promise<void>;
+}
+
+export type { SeedCommand };
