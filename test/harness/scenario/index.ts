@@ -1,0 +1,5 @@
+export * from './tcp-proxy.js';
+export * from './seed-proxies.js';
+export * from './etcd-client.js';
+export * from './writer.js';
+export * from './checks.js';

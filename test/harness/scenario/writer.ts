@@ -1,0 +1,141 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gatewayPut, type EtcdPut } from './etcd-client.js';
+
+/**
+ * A steady writer in front of the two etcds of a migrating control plane, behaving as a client behind
+ * a load balancer: it keeps writing to the endpoint that last answered, and when that one fails it
+ * tries the other at once. A probe loop also sends a share of writes to the other endpoint, as a
+ * round-robin balancer would to any backend that accepts connections: without it, a source that keeps
+ * accepting writes after the destination took over would never be seen, and split brain could hide.
+ *
+ * Only a write etcd answered with success is recorded as acknowledged; refusals, resets and timeouts
+ * are failures, even though a timed-out write may have been applied (the client cannot know).
+ */
+
+export type SeedRole = 'source' | 'destination';
+const other = (role: SeedRole): SeedRole => (role === 'source' ? 'destination' : 'source');
+
+export interface AcknowledgedWrite {
+  readonly key: string;
+  readonly value: string;
+  readonly revision: number;
+  /** Epoch milliseconds (sub-millisecond precision) when the write was sent and when etcd acknowledged it. */
+  readonly sentAt: number;
+  readonly at: number;
+  readonly seed: SeedRole;
+}
+
+export interface FailedWrite {
+  readonly key: string;
+  readonly seed: SeedRole;
+  readonly sentAt: number;
+  readonly at: number;
+  readonly error: string;
+}
+
+export interface WriterRecord {
+  readonly prefix: string;
+  readonly startedAt: number;
+  readonly stoppedAt: number | undefined;
+  /** In acknowledgement order. */
+  readonly acknowledged: readonly AcknowledgedWrite[];
+  readonly failed: readonly FailedWrite[];
+}
+
+export interface WriterOptions {
+  readonly endpoints: Readonly<Record<SeedRole, string>>;
+  /** Every key starts with it; one prefix per test keeps the content check to this writer's keys. */
+  readonly prefix: string;
+  /** Target pace of the main loop; 100 leaves room above the required 50 acknowledged writes a second. */
+  readonly writesPerSecond?: number;
+  /** A write not answered within this is a failure: an LB would give up on the backend too. */
+  readonly timeoutMs?: number;
+  /** Pause after both endpoints failed, so that an outage is not a busy loop. */
+  readonly bothFailedPauseMs?: number;
+  /** Interval of the probe loop writing to the endpoint the main loop is not using; 0 turns it off. */
+  readonly probeIntervalMs?: number;
+  readonly put?: EtcdPut;
+  readonly now?: () => number;
+}
+
+export interface Writer {
+  /** A copy of what was recorded so far. */
+  record(): WriterRecord;
+  /** The endpoint the main loop writes to now. */
+  readonly current: SeedRole;
+  /** Stops both loops, waits for writes in flight, and returns the final record. */
+  stop(): Promise<WriterRecord>;
+}
+
+const epochNow = () => performance.timeOrigin + performance.now();
+
+export function startWriter(options: WriterOptions): Writer {
+  const put = options.put ?? gatewayPut;
+  const now = options.now ?? epochNow;
+  const intervalMs = 1_000 / (options.writesPerSecond ?? 100);
+  const timeoutMs = options.timeoutMs ?? 1_000;
+  const bothFailedPauseMs = options.bothFailedPauseMs ?? 20;
+  const probeIntervalMs = options.probeIntervalMs ?? 100;
+  const acknowledged: AcknowledgedWrite[] = [];
+  const failed: FailedWrite[] = [];
+  const startedAt = now();
+  let stoppedAt: number | undefined;
+  let current: SeedRole = 'source';
+  let sequence = 0;
+  let running = true;
+  // Wakes sleeping loops on stop, so that stop() is bounded by one write's timeout.
+  const stopping = new AbortController();
+
+  const attempt = async (seed: SeedRole): Promise<boolean> => {
+    const n = sequence++;
+    const key = `${options.prefix}/${String(n).padStart(8, '0')}`;
+    const value = `${seed}-${n}`;
+    const sentAt = now();
+    try {
+      const { revision } = await put({ endpoint: options.endpoints[seed], key, value, timeoutMs });
+      acknowledged.push({ key, value, revision, sentAt, at: now(), seed });
+      return true;
+    } catch (error) {
+      failed.push({ key, seed, sentAt, at: now(), error: error instanceof Error ? error.message : String(error) });
+      return false;
+    }
+  };
+
+  const pause = (ms: number) => (ms > 0 ? sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined) : Promise.resolve());
+
+  const mainLoop = (async () => {
+    while (running) {
+      const slotEnd = now() + intervalMs;
+      if (!(await attempt(current)) && running) {
+        const fallback = other(current);
+        if (await attempt(fallback)) current = fallback;
+        else await pause(bothFailedPauseMs);
+      }
+      await pause(slotEnd - now());
+    }
+  })();
+
+  const probeLoop = (async () => {
+    if (probeIntervalMs <= 0) return;
+    while (running) {
+      await pause(probeIntervalMs);
+      if (running) await attempt(other(current));
+    }
+  })();
+
+  const record = (): WriterRecord => ({ prefix: options.prefix, startedAt, stoppedAt, acknowledged: [...acknowledged].sort((a, b) => a.at - b.at), failed: [...failed] });
+
+  return {
+    record,
+    get current() {
+      return current;
+    },
+    async stop() {
+      running = false;
+      stopping.abort();
+      await Promise.all([mainLoop, probeLoop]);
+      stoppedAt ??= now();
+      return record();
+    },
+  };
+}
