@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack, type CfnResource } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -10,7 +10,7 @@ import { Construct } from 'constructs';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GardenFunction } from './garden-function.js';
-import { acknowledge, acknowledgeTableIndexes, nagArn } from './nag.js';
+import { acknowledge, acknowledgeTableIndexes, grantTaskFunctions, nagArn } from './nag.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** The states that wait for a seed agent's answer. */
@@ -100,11 +100,7 @@ export class Migration extends Construct {
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
       tracingEnabled: true,
     });
-    for (const f of Object.values(this.functions)) {
-      f.function.grantInvoke(this.stateMachine);
-      const logicalId = Stack.of(this).getLogicalId(f.function.node.defaultChild as CfnResource);
-      acknowledge(this.stateMachine, `IAM5[Resource::<${logicalId}.Arn>:*]`, 'grantInvoke covers the versions and aliases of this one task function.');
-    }
+    grantTaskFunctions(this.stateMachine, Object.values(this.functions).map((f) => f.function));
     // copy-snapshots runs as a child execution (.sync:2): start it, follow it, stop it if this one stops.
     props.copySnapshots.grantStartExecution(this.stateMachine);
     this.stateMachine.addToRolePolicy(
@@ -121,7 +117,6 @@ export class Migration extends Construct {
         resources: [Stack.of(this).formatArn({ service: 'events', resource: 'rule', resourceName: 'StepFunctionsGetEventsForStepFunctionsExecutionRule' })],
       }),
     );
-    acknowledge(this.stateMachine, 'IAM5[Resource::*]', 'CloudWatch Logs delivery and X-Ray tracing APIs take no resource; AWS documents "*" for them.');
   }
 }
 

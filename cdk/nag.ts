@@ -1,5 +1,7 @@
 import { Stack, Token, Validations, type CfnResource } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 
 /** Acknowledges one cdk-nag AwsSolutions finding on a construct, with the reason operators will read. */
@@ -25,4 +27,17 @@ export function nagArn(scope: IConstruct, service: string, resource: string): st
   const stack = Stack.of(scope);
   const part = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
   return `arn:${part(stack.partition, 'Partition')}:${service}:${part(stack.region, 'Region')}:${part(stack.account, 'AccountId')}:${resource}`;
+}
+
+/**
+ * Lets a state machine invoke its task functions. `grantInvoke` also grants the functions' versions and
+ * aliases (`<arn>:*`), one acknowledged wildcard per function.
+ */
+export function grantTaskFunctions(stateMachine: IGrantable & IConstruct, functions: readonly IFunction[]): void {
+  for (const f of functions) {
+    f.grantInvoke(stateMachine);
+    const logicalId = Stack.of(f).getLogicalId(f.node.defaultChild as CfnResource);
+    acknowledge(stateMachine, `IAM5[Resource::<${logicalId}.Arn>:*]`, 'grantInvoke covers the versions and aliases of this one task function.');
+  }
+  acknowledge(stateMachine, 'IAM5[Resource::*]', 'CloudWatch Logs delivery and X-Ray tracing APIs take no resource; AWS documents "*" for them.');
 }

@@ -1,11 +1,11 @@
-import { Duration, RemovalPolicy, Stack, Token, type CfnResource } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { join, resolve } from 'node:path';
 import { GardenFunction } from './garden-function.js';
-import { acknowledge } from './nag.js';
+import { acknowledge, grantTaskFunctions } from './nag.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -91,11 +91,6 @@ export class SnapshotCopy extends Construct {
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
       tracingEnabled: true,
     });
-    for (const f of Object.values(this.functions)) {
-      f.function.grantInvoke(this.stateMachine);
-      const logicalId = Stack.of(this).getLogicalId(f.function.node.defaultChild as CfnResource);
-      acknowledge(this.stateMachine, `IAM5[Resource::<${logicalId}.Arn>:*]`, 'grantInvoke covers the versions and aliases of this one task function.');
-    }
-    acknowledge(this.stateMachine, 'IAM5[Resource::*]', 'CloudWatch Logs delivery and X-Ray tracing APIs take no resource; AWS documents "*" for them.');
+    grantTaskFunctions(this.stateMachine, Object.values(this.functions).map((f) => f.function));
   }
 }

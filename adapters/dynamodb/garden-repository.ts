@@ -155,23 +155,11 @@ export class DynamoGardenRepository implements GardenRepository {
     await this.transact(
       [
         { Put: { ...putShoot, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
-        {
-          Update: {
-            TableName: this.table,
-            Key: seedKey(seedName),
-            UpdateExpression: 'SET shoots = shoots + :one',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND (attribute_not_exists(#capacity) OR shoots < #capacity)',
-            ExpressionAttributeNames: { '#capacity': 'capacity' },
-            ExpressionAttributeValues: { ':one': 1 },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
+        this.countOnSeed(seedName),
       ],
       (index, old, cause) => {
         if (index === 0) return alreadyExists(shoot, cause);
-        if (!old) return new SeedUnavailableError(`seed "${seedName}" does not exist`, seedName, 'NotFound');
-        if (old.deleting) return new SeedUnavailableError(`seed "${seedName}" is being deleted`, seedName, 'Deleting');
-        return new SeedUnavailableError(`seed "${seedName}" is full: it hosts ${String(old.shoots)} of ${String(old.capacity)} shoots`, seedName, 'Full');
+        return seedUnavailable(seedName, old);
       },
     );
     return itemToShoot(item);
@@ -222,24 +210,12 @@ export class DynamoGardenRepository implements GardenRepository {
             ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
           },
         },
-        {
-          Update: {
-            TableName: this.table,
-            Key: seedKey(options.toSeed),
-            UpdateExpression: 'SET shoots = shoots + :one',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND (attribute_not_exists(#capacity) OR shoots < #capacity)',
-            ExpressionAttributeNames: { '#capacity': 'capacity' },
-            ExpressionAttributeValues: { ':one': 1 },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
+        this.countOnSeed(options.toSeed),
       ],
       (index, old, cause) => {
         if (index === 0) return versionConflict('shoot', id, options.expectedVersion, cause);
         if (index === 1) return new ConflictError(`seed "${options.fromSeed}" does not count shoot "${id}"; the garden state is inconsistent`, { code: 'Inconsistent', cause });
-        if (!old) return new SeedUnavailableError(`seed "${options.toSeed}" does not exist`, options.toSeed, 'NotFound');
-        if (old.deleting) return new SeedUnavailableError(`seed "${options.toSeed}" is being deleted`, options.toSeed, 'Deleting');
-        return new SeedUnavailableError(`seed "${options.toSeed}" is full: it hosts ${String(old.shoots)} of ${String(old.capacity)} shoots`, options.toSeed, 'Full');
+        return seedUnavailable(options.toSeed, old);
       },
     );
     return itemToShoot(item);
@@ -290,6 +266,21 @@ export class DynamoGardenRepository implements GardenRepository {
     );
   }
 
+  /** Counts a shoot on a seed, conditional on the seed existing, not being deleted and having room. */
+  private countOnSeed(seedName: string) {
+    return {
+      Update: {
+        TableName: this.table,
+        Key: seedKey(seedName),
+        UpdateExpression: 'SET shoots = shoots + :one',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND (attribute_not_exists(#capacity) OR shoots < #capacity)',
+        ExpressionAttributeNames: { '#capacity': 'capacity' },
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      },
+    };
+  }
+
   private async query<T>(options: {
     index: { name: string; partitionKey: string };
     partition: string;
@@ -338,6 +329,13 @@ export class DynamoGardenRepository implements GardenRepository {
       }
     }
   }
+}
+
+/** Why `countOnSeed` failed, from the seed item as it was. */
+function seedUnavailable(seedName: string, old: Record<string, unknown> | undefined): SeedUnavailableError {
+  if (!old) return new SeedUnavailableError(`seed "${seedName}" does not exist`, seedName, 'NotFound');
+  if (old.deleting) return new SeedUnavailableError(`seed "${seedName}" is being deleted`, seedName, 'Deleting');
+  return new SeedUnavailableError(`seed "${seedName}" is full: it hosts ${String(old.shoots)} of ${String(old.capacity)} shoots`, seedName, 'Full');
 }
 
 function alreadyExists(shoot: Shoot, cause: unknown): ConflictError {

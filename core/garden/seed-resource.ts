@@ -14,8 +14,7 @@ export function newSeed(name: string, input: SeedInput, options: { now: Date; uu
     kind: 'Seed',
     metadata: {
       name,
-      ...(input.metadata?.labels ? { labels: input.metadata.labels } : {}),
-      ...(input.metadata?.annotations ? { annotations: input.metadata.annotations } : {}),
+      ...userMetadata(input.metadata),
       resourceVersion: '0',
       uid: options.uuid,
       creationTimestamp: at,
@@ -40,8 +39,7 @@ export function updatedSeed(current: Seed, input: SeedInput): Seed {
     ...current,
     metadata: {
       ...keep,
-      ...(input.metadata?.labels ? { labels: input.metadata.labels } : {}),
-      ...(input.metadata?.annotations ? { annotations: input.metadata.annotations } : {}),
+      ...userMetadata(input.metadata),
     },
     spec: input.spec,
     status: { ...status, labels: statusLabels(input), ...(input.spec.capacity ? { allocatable: { shoots: input.spec.capacity.shoots } } : {}) },
@@ -59,6 +57,14 @@ export function heartbeatSeed(current: Seed, heartbeat: HeartbeatInput, now: Dat
       lastHeartbeatTime: at,
       ...(heartbeat.controlPlanes ? { controlPlanes: heartbeat.controlPlanes } : {}),
     },
+  };
+}
+
+/** The parts of metadata a client owns (labels, annotations), present only when given. */
+export function userMetadata(metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } | undefined) {
+  return {
+    ...(metadata?.labels ? { labels: metadata.labels } : {}),
+    ...(metadata?.annotations ? { annotations: metadata.annotations } : {}),
   };
 }
 

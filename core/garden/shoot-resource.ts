@@ -1,7 +1,7 @@
 import { AdmissionError, ValidationError } from '../errors.js';
 import { MAX_TECHNICAL_ID_LENGTH, technicalID } from '../model/names.js';
 import type { Shoot, ShootInput } from '../model/shoot.js';
-import { API_VERSION, assertNameMatches } from './seed-resource.js';
+import { API_VERSION, assertNameMatches, userMetadata } from './seed-resource.js';
 
 export function newShoot(project: string, name: string, input: ShootInput, options: { now: Date; uuid: string }): Shoot {
   assertNameMatches(name, input.metadata?.name);
@@ -21,8 +21,7 @@ export function newShoot(project: string, name: string, input: ShootInput, optio
     metadata: {
       project,
       name,
-      ...(input.metadata?.labels ? { labels: input.metadata.labels } : {}),
-      ...(input.metadata?.annotations ? { annotations: input.metadata.annotations } : {}),
+      ...userMetadata(input.metadata),
       resourceVersion: '0',
       uid: options.uuid,
       creationTimestamp: at,
@@ -75,8 +74,7 @@ export function updatedShoot(current: Shoot, input: ShootInput): Shoot {
     ...current,
     metadata: {
       ...keep,
-      ...(input.metadata?.labels ? { labels: input.metadata.labels } : {}),
-      ...(input.metadata?.annotations ? { annotations: input.metadata.annotations } : {}),
+      ...userMetadata(input.metadata),
     },
     spec: next,
   };
