@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { EtcdPutError, type EtcdPut } from '../../harness/scenario/etcd-client.js';
+import { startWriter, type SeedRole } from '../../harness/scenario/writer.js';
+
+/** A put against two fake etcds whose availability the test switches; revisions per endpoint. */
+function fakeEtcds() {
+  const up: Record<SeedRole, boolean> = { source: true, destination: false };
+  const stored: Record<SeedRole, Map<string, string>> = { source: new Map(), destination: new Map() };
+  const revision: Record<SeedRole, number> = { source: 0, destination: 0 };
+  const put: EtcdPut = async ({ endpoint, key, value }) => {
+    const seed = endpoint as SeedRole;
+    await Promise.resolve();
+    if (!up[seed]) throw new EtcdPutError(`${seed} refused`);
+    stored[seed].set(key, value);
+    return { revision: ++revision[seed] };
+  };
+  return { up, stored, put };
+}
+
+const endpoints = { source: 'source', destination: 'destination' } as const;
+const until = async (predicate: () => boolean, timeoutMs = 2_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+describe('startWriter', () => {
+  it('writes to the source until it fails, then to the destination at once, recording who acknowledged', async () => {
+    // Prepare
+    const etcds = fakeEtcds();
+    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 500, probeIntervalMs: 0, put: etcds.put });
+    await until(() => writer.record().acknowledged.length >= 10);
+    // Act
+    etcds.up.source = false;
+    etcds.up.destination = true;
+    await until(() => writer.record().acknowledged.filter((w) => w.seed === 'destination').length >= 10);
+    const record = await writer.stop();
+    // Assess
+    const seeds = record.acknowledged.map((w) => w.seed);
+    expect(seeds.indexOf('destination')).toBeGreaterThan(0);
+    expect(seeds.slice(seeds.indexOf('destination')).every((s) => s === 'destination')).toBe(true);
+    expect(writer.current).toBe('destination');
+    for (const w of record.acknowledged) expect(etcds.stored[w.seed].get(w.key)).toBe(w.value);
+    expect(record.failed.some((f) => f.seed === 'source')).toBe(true);
+    expect(new Set(record.acknowledged.map((w) => w.key)).size).toBe(record.acknowledged.length);
+  });
+
+  it('never records a failed write as acknowledged, and pauses instead of spinning when both fail', async () => {
+    const etcds = fakeEtcds();
+    etcds.up.source = false;
+    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 1_000, bothFailedPauseMs: 50, probeIntervalMs: 0, put: etcds.put });
+    await new Promise((r) => setTimeout(r, 220));
+    const record = await writer.stop();
+    expect(record.acknowledged).toEqual([]);
+    // Two attempts per round, one round per 50 ms pause: about 10, never hundreds.
+    expect(record.failed.length).toBeGreaterThanOrEqual(4);
+    expect(record.failed.length).toBeLessThanOrEqual(14);
+  });
+
+  it('the probe loop writes to the other endpoint, so a source still accepting writes after the switch is seen', async () => {
+    const etcds = fakeEtcds();
+    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 200, probeIntervalMs: 10, put: etcds.put });
+    await until(() => writer.record().acknowledged.length >= 5);
+    etcds.up.destination = true;
+    etcds.up.source = false;
+    await until(() => writer.current === 'destination');
+    etcds.up.source = true; // split brain: the source serves again
+    await until(() => writer.record().acknowledged.filter((w) => w.seed === 'source' && w.at > writer.record().acknowledged.find((d) => d.seed === 'destination')!.at).length > 0);
+    await writer.stop();
+  });
+
+  it('holds at least 50 acknowledged writes a second at its default pace', async () => {
+    const etcds = fakeEtcds();
+    const writer = startWriter({ endpoints, prefix: 't', probeIntervalMs: 0, put: etcds.put });
+    await new Promise((r) => setTimeout(r, 500));
+    const record = await writer.stop();
+    const seconds = (record.stoppedAt! - record.startedAt) / 1_000;
+    expect(record.acknowledged.length / seconds).toBeGreaterThanOrEqual(50);
+  });
+
+  it('stop is bounded by the write timeout even when a write hangs', async () => {
+    const hanging: EtcdPut = ({ timeoutMs }) => new Promise((_, reject) => setTimeout(() => reject(new EtcdPutError('timeout')), timeoutMs));
+    const writer = startWriter({ endpoints, prefix: 't', timeoutMs: 100, put: hanging });
+    const started = Date.now();
+    await new Promise((r) => setTimeout(r, 20));
+    const record = await writer.stop();
+    expect(Date.now() - started).toBeLessThan(400);
+    expect(record.acknowledged).toEqual([]);
+  });
+});
