@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateHostedZoneCommand, Route53Client } from '@aws-sdk/client-route-53';
@@ -12,6 +11,7 @@ import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-re
 import { s3Api } from '../../adapters/s3/s3-api.js';
 import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
 import { freePort } from '../../local/ports.js';
+import { startTcpProxy } from '../harness/scenario/tcp-proxy.js';
 import { BackupRestoreSidecar, EtcdSupervisor, restoreFromStore, sleep, type SidecarOptions } from '../../seed/backup-restore/index.js';
 
 /**
@@ -59,35 +59,9 @@ export interface CuttableProxy {
 
 export async function emulatorProxy(): Promise<CuttableProxy> {
   const target = new URL(aws().endpoint);
-  const sockets = new Set<Socket>();
-  let open = true;
-  const server: Server = createServer((client) => {
-    if (!open) return void client.destroy();
-    const upstream = connect(Number(target.port), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise<void>((resolve) => {
-    for (const s of sockets) s.destroy();
-    server.close(() => resolve());
-  }));
-  return {
-    endpoint: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    cut() {
-      open = false;
-      for (const s of sockets) s.destroy();
-    },
-    heal() {
-      open = true;
-    },
-  };
+  const proxy = await startTcpProxy({ upstream: { host: target.hostname, port: Number(target.port) }, label: 'route53' });
+  cleanups.push(() => proxy.stop());
+  return { endpoint: `http://127.0.0.1:${proxy.port}`, cut: () => proxy.cut(), heal: () => proxy.restore() };
 }
 
 export interface OwnerZone {

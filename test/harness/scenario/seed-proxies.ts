@@ -65,3 +65,8 @@ export async function startSeedProxies(options: SeedProxiesOptions): Promise<See
     },
   };
 }
+
+/** The upstreams of a seed against the emulator: the garden API by its URL, every AWS service on the one endpoint. */
+export function emulatorUpstreams(deployment: { readonly apiUrl: string; readonly awsEndpoint: string }): Record<SeedTarget, string> {
+  return { garden: deployment.apiUrl, queues: deployment.awsEndpoint, s3: deployment.awsEndpoint, route53: deployment.awsEndpoint };
+}
