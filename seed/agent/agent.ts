@@ -1,0 +1,243 @@
+import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import type { GardenClient } from '../../adapters/http/garden-client.js';
+import { commandFailure, commandSuccess, InvalidCommandError, parseCommand, type SeedCommand } from '../../core/commands/index.js';
+import type { Condition } from '../../core/model/common.js';
+import type { HostedControlPlane } from '../../core/model/seed.js';
+import { AgentCommandError, asError, messageOf, SeedAgentConfigError } from './errors.js';
+import { CommandLedger, type CommandAnswer } from './ledger.js';
+import type { SeedRuntime } from './runtime.js';
+import { sendAnswer, type TaskAnswers } from './task-answers.js';
+
+export interface SeedAgentOptions {
+  seed: string;
+  garden: GardenClient;
+  sqs: SQSClient;
+  answers: TaskAnswers;
+  /** Built once the first heartbeat told the agent its identity (the owner records' value). */
+  runtime: (context: { identity: string }) => SeedRuntime;
+  /** Default: learned from the first heartbeat's answer (`commandQueueUrl`). */
+  queueUrl?: string;
+  /** Default 10 s. */
+  heartbeatIntervalMs?: number;
+  /** SQS long-poll wait; default 5 s (stop() aborts it). */
+  pollWaitSeconds?: number;
+  /** Extra conditions; GardenletReady and BackupBucketsReady are the agent's own. */
+  conditions?: () => Condition[];
+  /** Whether the seed's backup bucket answers; default: assumed. */
+  backupBucketReady?: () => Promise<boolean>;
+  log?: (entry: Record<string, unknown>) => void;
+}
+
+/**
+ * The seed agent (gardenlet's role in a seed): heartbeats the seed with its conditions and hosted
+ * control planes, long-polls its FIFO command queue, runs each command once (ledger by commandId; one at
+ * a time per shoot, shoots in parallel), calls SendTaskHeartbeat while it works and answers the task
+ * token(s). A message is deleted once accepted: redeliveries are the ledger's business, not SQS's.
+ */
+export class SeedAgent {
+  identity: string | undefined;
+  queueUrl: string | undefined;
+  /** Failures of the agent's own loops (receive, heartbeat, answer), for tests that assert none. */
+  readonly errors: Error[] = [];
+  private runtimeInstance: SeedRuntime | undefined;
+  private readonly ledger = new CommandLedger();
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly running = new Map<string, { tokens: Set<string>; aborts: AbortController }>();
+  private active = false;
+  private poll: Promise<void> | undefined;
+  private abort: AbortController | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private lastHeartbeat: Promise<void> = Promise.resolve();
+  private readonly log: (entry: Record<string, unknown>) => void;
+
+  constructor(private readonly options: SeedAgentOptions) {
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(options.seed)) throw new SeedAgentConfigError(`"${options.seed}" is not a seed name`, 'seed');
+    this.queueUrl = options.queueUrl;
+    this.log = options.log ?? (() => undefined);
+  }
+
+  get seed(): string {
+    return this.options.seed;
+  }
+
+  get runtime(): SeedRuntime {
+    if (this.runtimeInstance === undefined) throw new SeedAgentConfigError('the agent has not started: its runtime needs the seed identity', 'runtime');
+    return this.runtimeInstance;
+  }
+
+  /** Heartbeats once (learning identity and queue), then polls and heartbeats until stop(). */
+  async start(): Promise<void> {
+    if (this.active) return;
+    await this.heartbeat({ required: true });
+    if (this.identity === undefined) throw new SeedAgentConfigError(`the heartbeat of seed ${this.seed} returned no identity; is it registered?`, 'seed');
+    if (this.queueUrl === undefined) throw new SeedAgentConfigError(`seed ${this.seed} has no command queue (commandQueueUrl); is it registered?`, 'queueUrl');
+    this.runtimeInstance ??= this.options.runtime({ identity: this.identity });
+    this.active = true;
+    this.abort = new AbortController();
+    this.poll = this.pollLoop(this.queueUrl, this.abort.signal);
+    this.heartbeatTimer = setInterval(() => {
+      this.lastHeartbeat = this.heartbeat({ required: false });
+    }, this.options.heartbeatIntervalMs ?? 10_000);
+    this.log({ event: 'started', seed: this.seed, identity: this.identity, queueUrl: this.queueUrl });
+  }
+
+  /** Stops receiving and heartbeating, aborts running commands, waits for them, then stops every process of the runtime. */
+  async stop(): Promise<void> {
+    this.active = false;
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+    this.abort?.abort();
+    await this.poll;
+    this.poll = undefined;
+    for (const r of this.running.values()) r.aborts.abort();
+    await this.idle();
+    await this.lastHeartbeat;
+    await this.runtimeInstance?.stop();
+    this.log({ event: 'stopped', seed: this.seed });
+  }
+
+  /** Waits until every accepted command has finished. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Sends one seed heartbeat now (with the runtime's observations, when it runs). */
+  async heartbeat(options: { required?: boolean } = {}): Promise<void> {
+    try {
+      const controlPlanes: HostedControlPlane[] = this.runtimeInstance ? await this.runtimeInstance.controlPlanes() : [];
+      const res = await this.options.garden.request<{ identity?: string; commandQueueUrl?: string }>('POST', `/seeds/${this.seed}/heartbeat`, {
+        body: { conditions: await this.conditions(), controlPlanes, agentVersion: 'seed-agent/local' },
+      });
+      if (res.status !== 200) throw new Error(`heartbeat of seed ${this.seed} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      this.identity ??= res.body.identity;
+      this.queueUrl ??= res.body.commandQueueUrl;
+    } catch (error) {
+      if (options.required) throw error;
+      this.errors.push(asError(error));
+      this.log({ event: 'heartbeat-failed', error: messageOf(error) });
+    }
+  }
+
+  private async conditions(): Promise<Condition[]> {
+    const bucketReady = this.options.backupBucketReady ? await this.options.backupBucketReady().catch(() => false) : true;
+    return [
+      { type: 'GardenletReady', status: 'True', reason: 'AgentRunning', message: 'the seed agent is running and polling its command queue' },
+      {
+        type: 'BackupBucketsReady',
+        status: bucketReady ? 'True' : 'False',
+        reason: bucketReady ? 'BucketReachable' : 'BucketUnreachable',
+        message: bucketReady ? 'the backup bucket answers' : 'the backup bucket does not answer',
+      },
+      ...(this.options.conditions?.() ?? []),
+    ];
+  }
+
+  private async pollLoop(queueUrl: string, signal: AbortSignal): Promise<void> {
+    while (this.active) {
+      let messages: Message[];
+      try {
+        const res = await this.options.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: this.options.pollWaitSeconds ?? 5 }), { abortSignal: signal });
+        messages = res.Messages ?? [];
+      } catch (error) {
+        if (signal.aborted) return;
+        this.errors.push(asError(error));
+        await sleep(500);
+        continue;
+      }
+      for (const message of messages) await this.accept(queueUrl, message);
+    }
+  }
+
+  private async accept(queueUrl: string, message: Message): Promise<void> {
+    let command: SeedCommand;
+    try {
+      command = parseCommand(message.Body ?? '', { seed: this.seed });
+    } catch (error) {
+      if (!(error instanceof InvalidCommandError)) throw error;
+      await this.deleteMessage(queueUrl, message);
+      const token = looseToken(message.Body);
+      this.log({ event: 'invalid-command', error: error.message });
+      if (token) await this.answer(token, { kind: 'failure', ...commandFailure({ error: 'InvalidCommand', message: error.message, seed: this.seed }) });
+      return;
+    }
+    await this.deleteMessage(queueUrl, message);
+    const decision = this.ledger.begin(command.commandId, command.taskToken);
+    this.log({ event: 'command', type: command.type, commandId: command.commandId, shoot: command.shoot.technicalID, decision: decision.action });
+    if (decision.action === 'replay') {
+      if (command.taskToken) await this.answer(command.taskToken, decision.answer);
+      return;
+    }
+    if (decision.action === 'attached') {
+      if (command.taskToken) this.running.get(command.commandId)?.tokens.add(command.taskToken);
+      return;
+    }
+    this.running.set(command.commandId, { tokens: new Set(command.taskToken ? [command.taskToken] : []), aborts: new AbortController() });
+    // One command at a time per shoot, in queue order; shoots run in parallel.
+    const id = command.shoot.technicalID;
+    const next = (this.chains.get(id) ?? Promise.resolve()).then(() => this.run(command));
+    this.chains.set(id, next);
+    this.inFlight.add(next);
+    void next.finally(() => {
+      this.inFlight.delete(next);
+      if (this.chains.get(id) === next) this.chains.delete(id);
+    });
+  }
+
+  private async run(command: SeedCommand): Promise<void> {
+    const state = this.running.get(command.commandId)!;
+    // Heartbeat every token attached so far: a retried step's new token must stay alive too.
+    const beat = () => {
+      for (const token of state.tokens) void this.options.answers.heartbeat(token).catch((error: unknown) => this.log({ event: 'task-heartbeat-refused', commandId: command.commandId, error: messageOf(error) }));
+    };
+    const timer = command.heartbeatSeconds ? setInterval(beat, command.heartbeatSeconds * 1000) : undefined;
+    let answer: CommandAnswer;
+    try {
+      const result = await this.runtime.execute(command, state.aborts.signal);
+      answer = { kind: 'success', output: commandSuccess(command, result as never, new Date()) };
+    } catch (error) {
+      const failure =
+        error instanceof AgentCommandError
+          ? commandFailure({ error: error.failure, message: error.message, seed: this.seed, command, ...(error.details ? { details: error.details } : {}) })
+          : commandFailure({ error: 'RuntimeUnavailable', message: `the runtime failed: ${messageOf(error)}`, seed: this.seed, command });
+      answer = { kind: 'failure', ...failure };
+    } finally {
+      clearInterval(timer);
+      this.running.delete(command.commandId);
+    }
+    this.log({ event: 'command-done', type: command.type, commandId: command.commandId, outcome: answer.kind, ...(answer.kind === 'failure' ? { error: answer.error } : {}) });
+    const tokens = this.ledger.finish(command.commandId, answer);
+    for (const token of new Set([...tokens, ...state.tokens])) await this.answer(token, answer);
+  }
+
+  private async answer(token: string, answer: CommandAnswer): Promise<void> {
+    try {
+      await sendAnswer(this.options.answers, token, answer);
+    } catch (error) {
+      // TaskTimedOut or InvalidToken: the garden moved on, which the protocol allows.
+      this.log({ event: 'answer-refused', error: messageOf(error) });
+    }
+  }
+
+  private async deleteMessage(queueUrl: string, message: Message): Promise<void> {
+    try {
+      await this.options.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
+    } catch (error) {
+      // A failed delete means a redelivery later, which the ledger answers without running again.
+      this.errors.push(asError(error));
+    }
+  }
+}
+
+/** The task token of a message that is not a valid command, so that its task fails at once instead of timing out. */
+function looseToken(body: string | undefined): string | undefined {
+  try {
+    const value = JSON.parse(body ?? '') as { taskToken?: unknown } | null;
+    return typeof value?.taskToken === 'string' ? value.taskToken : undefined;
+  } catch {
+    // Not JSON: no token to answer.
+    return undefined;
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

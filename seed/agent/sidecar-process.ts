@@ -1,0 +1,97 @@
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { SidecarStatus } from '../backup-restore/sidecar.js';
+import { LocalProcessError } from './errors.js';
+import { ProcessGroup } from './process-group.js';
+
+export interface SidecarLaunch {
+  technicalID: string;
+  /** The program and leading arguments of the gardenless CLI (default: the repository's bin/gardenless). */
+  command: readonly string[];
+  args: readonly string[];
+  env: NodeJS.ProcessEnv;
+  /** The sidecar's stderr (one JSON line per event) is appended here. */
+  logFile: string;
+  /** Default 60 s: a restore downloads and replays before the sidecar reports. */
+  startTimeoutMs?: number;
+}
+
+/**
+ * One `gardenless backup-restore serve` child in its own process group: the sidecar and the etcd it
+ * supervises. It reports its addresses on stdout once it serves its status endpoint (after a restore).
+ */
+export class SidecarProcess {
+  private constructor(
+    private readonly group: ProcessGroup,
+    readonly statusUrl: string,
+    readonly clientUrl: string,
+  ) {}
+
+  static async start(launch: SidecarLaunch): Promise<SidecarProcess> {
+    mkdirSync(dirname(launch.logFile), { recursive: true });
+    const log = createWriteStream(launch.logFile, { flags: 'a' });
+    const [program, ...lead] = launch.command;
+    if (program === undefined) throw new LocalProcessError('no sidecar command', launch.technicalID);
+    const group = ProcessGroup.start(program, [...lead, ...launch.args], { env: launch.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    group.child.stderr?.pipe(log);
+    let tail = '';
+    group.child.stderr?.on('data', (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-2000)));
+    const lines = createInterface({ input: group.child.stdout! });
+    const started = new Promise<{ statusUrl: string; clientUrl: string }>((resolve) => {
+      lines.on('line', (line) => {
+        try {
+          const value = JSON.parse(line) as { event?: string; statusUrl?: string; clientUrl?: string };
+          if (value.event === 'started' && value.statusUrl && value.clientUrl) resolve({ statusUrl: value.statusUrl, clientUrl: value.clientUrl });
+        } catch {
+          // Not one of the sidecar's JSON lines: ignored.
+        }
+      });
+    });
+    const timeoutMs = launch.startTimeoutMs ?? 60_000;
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      started.then((addresses) => ({ kind: 'started' as const, addresses })),
+      group.exited.then((exit) => ({ kind: 'exited' as const, exit })),
+      new Promise<{ kind: 'timeout' }>((resolve) => (timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (outcome.kind === 'started') return new SidecarProcess(group, outcome.addresses.statusUrl, outcome.addresses.clientUrl);
+    await group.stop({ timeoutMs: 2_000 });
+    const why = outcome.kind === 'exited' ? `exited (code ${outcome.exit.code}, signal ${outcome.exit.signal})` : `did not report within ${timeoutMs} ms`;
+    throw new LocalProcessError(`the backup-restore sidecar of ${launch.technicalID} ${why}: ${lastLines(tail)} (log ${launch.logFile})`, launch.technicalID);
+  }
+
+  get running(): boolean {
+    return this.group.running;
+  }
+
+  get pid(): number | undefined {
+    return this.group.pid;
+  }
+
+  /** The sidecar's `/status`, or undefined when it does not answer. */
+  async status(timeoutMs = 1_000): Promise<SidecarStatus | undefined> {
+    try {
+      const res = await fetch(`${this.statusUrl}/status`, { signal: AbortSignal.timeout(timeoutMs) });
+      return res.ok ? ((await res.json()) as SidecarStatus) : undefined;
+    } catch {
+      // Not answering is a status too: the caller reports etcd unavailable.
+      return undefined;
+    }
+  }
+
+  /** Graceful: the sidecar stops etcd and its snapshotter; the group is killed after the timeout either way. */
+  async stop(timeoutMs = 10_000): Promise<void> {
+    await this.group.stop({ timeoutMs });
+  }
+
+  /** A crash, for tests: SIGKILL to the sidecar alone (etcd would be orphaned if the group were not killed next). */
+  kill(): void {
+    this.group.signal('SIGKILL');
+  }
+}
+
+function lastLines(text: string): string {
+  return text.trim().split('\n').slice(-3).join(' | ');
+}
