@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../../core/commands/index.js';
+import { InMemoryBlobStore } from '../../../core/shootstate/index.js';
+import { InMemorySnapshotStore, makeSnapshot } from '../../../core/snapshots/index.js';
+import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.js';
+import { AgentCommandError } from '../../../seed/agent/errors.js';
+import { FailingSeedRuntime } from '../../../seed/agent/failing-runtime.js';
+import { MemoryHosting } from '../../../seed/agent/memory-hosting.js';
+
+const shoot = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
+let serial = 0;
+function cmd<T extends SeedCommand['type']>(type: T, fields: Record<string, unknown> = {}): CommandOf<T> {
+  serial += 1;
+  return { apiVersion: COMMAND_API_VERSION, commandId: `c/${serial}`, shoot, seed: 'seed-a', issuedAt: new Date().toISOString(), type, ...fields } as unknown as CommandOf<T>;
+}
+const controlPlane = { hibernated: false, backup: { bucket: 'gl-backup-seed-a' } };
+
+function setup(options: { owner?: 'owner' | 'not-owner' } = {}) {
+  const hosting = new MemoryHosting();
+  const snapshots = new InMemorySnapshotStore();
+  const blobs = new InMemoryBlobStore();
+  let owner = options.owner ?? 'owner';
+  const runtime = new ControlPlaneRuntime({
+    seed: 'seed-a',
+    hosting,
+    blobStore: () => blobs,
+    snapshotStore: () => snapshots,
+    ownerCheck: async () => owner,
+  });
+  return { hosting, snapshots, runtime, setOwner: (o: 'owner' | 'not-owner') => (owner = o) };
+}
+
+describe('ControlPlaneRuntime on MemoryHosting', () => {
+  it('creates a control plane: extensions reconciled, etcd and kube-apiserver started, reported in the heartbeat', async () => {
+    // Prepare
+    const { runtime, hosting } = setup();
+
+    // Act
+    const result = await runtime.execute(cmd('create-control-plane', { controlPlane }));
+    const [plane] = await runtime.controlPlanes();
+
+    // Assess
+    expect(result.etcdReady).toBe(true);
+    expect(result.extensions.length).toBeGreaterThan(0);
+    expect(hosting.calls).toEqual(['start-etcd shoot--dev--api1', 'start-apiserver shoot--dev--api1']);
+    expect(plane).toMatchObject({ technicalID: shoot.technicalID, active: true, etcdReady: true, internalProbe: 'Success', ownerCheck: 'owner' });
+    expect(plane?.externalUrl).toMatch(/^http:/);
+    expect(plane?.components?.['kube-controller-manager']).toEqual({ replicas: 1 });
+  });
+
+  it('a broken load balancer leaves the internal probe Success; a broken internal address crash-loops the dependents', async () => {
+    const { runtime, hosting } = setup();
+    await runtime.execute(cmd('create-control-plane', { controlPlane }));
+
+    hosting.breakExternal(shoot.technicalID);
+    const [external] = await runtime.controlPlanes();
+    expect(external?.internalProbe).toBe('Success');
+    expect(external?.pods?.every((p) => p.state === 'Running')).toBe(true);
+
+    hosting.breakInternal(shoot.technicalID);
+    const [internal] = await runtime.controlPlanes();
+    expect(internal?.internalProbe).toBe('Failure');
+    const kcm = internal?.pods?.find((p) => p.labels.app === 'kube-controller-manager');
+    expect(kcm?.state).toBe('CrashLoopBackOff');
+
+    hosting.breakInternal(shoot.technicalID, false);
+    const restart = await runtime.execute(cmd('restart', { pod: kcm!.name, dependency: 'kube-apiserver' }));
+    expect(restart).toEqual({ pod: kcm!.name, restarted: true });
+    const [after] = await runtime.controlPlanes();
+    // Only the restarted pod is back: the weeder restarts each crash-looping dependent itself.
+    expect(after?.pods?.find((p) => p.labels.app === 'kube-controller-manager')?.state).toBe('Running');
+    expect(after?.pods?.find((p) => p.labels.app === 'kube-scheduler')?.state).toBe('CrashLoopBackOff');
+  });
+
+  it('scale holds a component down through a later reconcile', async () => {
+    const { runtime } = setup();
+    await runtime.execute(cmd('create-control-plane', { controlPlane }));
+
+    expect(await runtime.execute(cmd('scale', { component: 'kube-controller-manager', replicas: 0 }))).toEqual({ component: 'kube-controller-manager', previousReplicas: 1, replicas: 0 });
+    await runtime.execute(cmd('reconcile', { controlPlane }));
+
+    expect(runtime.model(shoot.technicalID)?.replicas['kube-controller-manager']).toBe(0);
+    expect(await runtime.execute(cmd('scale', { component: 'kube-controller-manager', replicas: 1 }))).toMatchObject({ previousReplicas: 0, replicas: 1 });
+  });
+
+  it('migrate then delete: the plane goes inactive, then away; a repeated delete answers deleted false', async () => {
+    const { runtime, hosting } = setup();
+    await runtime.execute(cmd('create-control-plane', { controlPlane }));
+
+    const migrated = await runtime.execute(cmd('migrate', { stateBucket: 'state' }));
+    expect(migrated.shootState.extensions.length).toBeGreaterThan(0);
+    expect((await runtime.controlPlanes())[0]?.active).toBe(false);
+
+    expect(await runtime.execute(cmd('delete-control-plane', { keepBackups: true, keepExternalResources: true }))).toMatchObject({ deleted: true });
+    expect(await runtime.execute(cmd('delete-control-plane', { keepBackups: true, keepExternalResources: true }))).toEqual({ deleted: false, extensionsDropped: 0 });
+    expect(await runtime.controlPlanes()).toEqual([]);
+    expect(hosting.calls.slice(-2)).toEqual(['stop-apiserver shoot--dev--api1', 'stop-etcd shoot--dev--api1']);
+  });
+
+  it('restore: NotOwner until the owner record names the seed; then etcd from the bucket and the extensions from the ShootState', async () => {
+    // Prepare: a source migrates, its snapshots are in the destination's bucket.
+    const source = setup();
+    await source.runtime.execute(cmd('create-control-plane', { controlPlane }));
+    const { shootState } = await source.runtime.execute(cmd('migrate', { stateBucket: 'state' }));
+    const destination = setup({ owner: 'not-owner' });
+    const full = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Full', startRevision: 0, lastRevision: 42, createdOn: 1, compressionSuffix: '', final: true });
+    await destination.snapshots.put(full.key, new Uint8Array([1]));
+    const restore = cmd('restore', { hibernated: false, etcd: { bucket: 'gl-backup-seed-b', expectedLastRevision: 42, final: true } });
+
+    // Act / Assess
+    await expect(destination.runtime.execute(restore)).rejects.toMatchObject({ failure: 'NotOwner' });
+    destination.setOwner('owner');
+    expect(await destination.runtime.execute(restore)).toEqual({ etcd: { restoredRevision: 42, snapshots: 1, final: true } });
+    const extensions = await destination.runtime.execute(cmd('restore', { hibernated: false, extensions: { shootState, shootStateVersion: 1, stateBucket: 'state' } }));
+    expect(extensions.extensions?.length).toBeGreaterThan(0);
+    expect(destination.hosting.calls).toContain('restore-etcd shoot--dev--api1');
+    expect((await destination.runtime.controlPlanes())[0]).toMatchObject({ active: true, internalProbe: 'Success' });
+  });
+
+  it('restore of snapshots short of the expected revision fails EtcdRestoreFailed before starting anything', async () => {
+    const { runtime, snapshots, hosting } = setup();
+    const full = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Full', startRevision: 0, lastRevision: 10, createdOn: 1, compressionSuffix: '', final: false });
+    await snapshots.put(full.key, new Uint8Array([1]));
+
+    const failure = await runtime.execute(cmd('restore', { hibernated: false, etcd: { bucket: 'b', expectedLastRevision: 50, final: false } })).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(AgentCommandError);
+    expect((failure as AgentCommandError).failure).toBe('EtcdRestoreFailed');
+    expect(hosting.calls).toEqual([]);
+  });
+
+  it.each(['scale', 'restart', 'migrate'] as const)('%s of an unknown shoot is ControlPlaneNotFound', async (type) => {
+    const { runtime } = setup();
+    const fields = { scale: { component: 'cluster-autoscaler', replicas: 0 }, restart: { pod: 'p', dependency: 'etcd' }, migrate: { stateBucket: 'state' } }[type];
+    await expect(runtime.execute(cmd(type, fields))).rejects.toMatchObject({ failure: 'ControlPlaneNotFound' });
+  });
+
+  it('the failing runtime fails every command RuntimeUnavailable', async () => {
+    await expect(new FailingSeedRuntime().execute(cmd('scale', { component: 'cluster-autoscaler', replicas: 0 }))).rejects.toMatchObject({ failure: 'RuntimeUnavailable' });
+  });
+});
