@@ -3,3 +3,4 @@ export * from './seed-proxies.js';
 export * from './etcd-client.js';
 export * from './writer.js';
 export * from './checks.js';
+export * from './process-tree.js';
