@@ -13,6 +13,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { DependencyWatchdog } from './dependency-watchdog.js';
 import { Migration } from './migration.js';
+import { Provisioning } from './provisioning.js';
 import { GardenFunction } from './garden-function.js';
 import { OwnershipAudit } from './ownership-audit.js';
 import { SnapshotCopy } from './snapshot-copy.js';
@@ -171,6 +172,8 @@ export class GardenStack extends Stack {
       internalDomain: props.internalDomain,
       auditInterval: props.auditInterval,
     });
+    const provisioning = new Provisioning(this, 'Provisioning', { logRetention, table, bus, zone, internalDomain: props.internalDomain, seedQueuePrefix });
+    new CfnOutput(this, 'ProvisionFunctionName', { value: provisioning.function.function.functionName });
     const watchdog = new DependencyWatchdog(this, 'DependencyWatchdog', {
       logRetention,
       table,

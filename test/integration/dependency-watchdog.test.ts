@@ -65,7 +65,9 @@ async function drain(): Promise<Command[]> {
     const res = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
     if (!res.Messages?.length) return commands;
     for (const m of res.Messages) {
-      commands.push(JSON.parse(m.Body ?? '{}') as Command);
+      const command = JSON.parse(m.Body ?? '{}') as Command;
+      // The seed also gets create-control-plane when the shoot is placed; the watchdog sends only these.
+      if (command.type === 'scale' || command.type === 'restart') commands.push(command);
       await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle }));
     }
   }
