@@ -29,13 +29,14 @@ describe('provisioning on the deployed stack (event-driven)', () => {
 
     // Assess
     const deadline = Date.now() + 30_000;
-    let command: { type?: string; shoot?: { technicalID: string }; controlPlane?: { backup: { bucket: string } } } | undefined;
+    type Command = { type?: string; shoot?: { technicalID: string }; controlPlane?: { backup: { bucket: string } } };
+    let command: Command | undefined;
     while (!command && Date.now() < deadline) {
       const res = await sqs.send(new ReceiveMessageCommand({ QueueUrl: created.body.status.commandQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
       for (const m of res.Messages ?? []) {
         await sqs.send(new DeleteMessageCommand({ QueueUrl: created.body.status.commandQueueUrl, ReceiptHandle: m.ReceiptHandle }));
-        const body = JSON.parse(m.Body ?? '{}') as typeof command;
-        if (body?.type === 'create-control-plane') command = body;
+        const body = JSON.parse(m.Body ?? '{}') as Command;
+        if (body.type === 'create-control-plane') command = body;
       }
     }
     expect(command).toMatchObject({ type: 'create-control-plane', shoot: { technicalID: 'shoot--dev--prov1' }, controlPlane: { backup: { bucket: 'gl-backup-aws-eu1' } } });
