@@ -1,8 +1,11 @@
+import { Route53Client } from '@aws-sdk/client-route-53';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import type { GardenClient } from '../../adapters/http/garden-client.js';
+import { Route53OwnerLookup } from '../../adapters/route53/owner-lookup.js';
+import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import { S3BlobStore } from '../../adapters/s3/blob-store.js';
 import { s3Api } from '../../adapters/s3/s3-api.js';
 import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
@@ -37,7 +40,11 @@ export interface LocalSeedAgentOptions {
 export function localSeedAgent(options: LocalSeedAgentOptions): { agent: SeedAgent; hosting: () => LocalHosting } {
   const aws = { region: options.aws.region, ...(options.aws.endpoint ? { endpoint: options.aws.endpoint } : {}), ...(options.aws.credentials ? { credentials: options.aws.credentials } : {}) };
   const s3 = s3Api(new S3Client({ ...aws, forcePathStyle: options.aws.endpoint !== undefined }));
-  const lookup = ownerLookup(options.owner.mode === 'api' ? { mode: 'api', hostedZoneId: options.owner.hostedZoneId, region: options.aws.region, ...(options.aws.endpoint ? { endpoint: options.aws.endpoint } : {}) } : { mode: 'dns', ...(options.owner.servers ? { servers: options.owner.servers } : {}) });
+  // API mode on the agent's own client, so that its credentials apply (the sidecars get theirs from the environment).
+  const lookup =
+    options.owner.mode === 'api'
+      ? new Route53OwnerLookup(new Route53OwnerRecords({ hostedZoneId: options.owner.hostedZoneId, api: route53Api(new Route53Client(aws)) }))
+      : ownerLookup({ mode: 'dns', ...(options.owner.servers ? { servers: options.owner.servers } : {}) });
   let hosting: LocalHosting | undefined;
   const agent = new SeedAgent({
     seed: options.seed,

@@ -1,0 +1,197 @@
+import { Route53Client } from '@aws-sdk/client-route-53';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { Etcd3 } from 'etcd3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import { sendTaskCommand } from '../../adapters/sqs/command-sender.js';
+import { COMMAND_API_VERSION, type SeedCommand } from '../../core/commands/index.js';
+import type { HostedControlPlane } from '../../core/model/seed.js';
+import { technicalID as technicalIDOf } from '../../core/model/names.js';
+import { ownerRecordName } from '../../core/ownership/index.js';
+import type { SeedAgent } from '../../seed/agent/agent.js';
+import { localSeedAgent } from '../../seed/agent/local-agent.js';
+import type { LocalHosting } from '../../seed/agent/local-hosting.js';
+import { fixture } from '../fixtures/index.js';
+import { resetGardenState, testGarden } from '../harness/garden.js';
+
+const garden = testGarden();
+const { api, deployment } = garden;
+const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
+const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const s3 = new S3Client({ ...aws, forcePathStyle: true });
+const sqs = new SQSClient(aws);
+const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
+const internalDomain = deployment.outputs.InternalDomain;
+
+const project = 'agent';
+const shootName = 'etcd1';
+const id = technicalIDOf(project, shootName);
+const shootRef = { project, name: shootName, technicalID: id };
+const workDir = mkdtempSync(join(tmpdir(), 'gl-seed-agent-'));
+const agents: { agent: SeedAgent; hosting: () => LocalHosting; name: string }[] = [];
+const logs: string[] = [];
+const etcdClients: Etcd3[] = [];
+
+async function startSeed(name: string, networkIndex: number) {
+  await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
+  const seed = fixture('seed-aws-eu1');
+  seed.metadata = { name };
+  seed.spec.backup = { bucket: `gl-backup-${name}`, region: 'eu-west-1' };
+  seed.spec.networks = { nodes: `10.${networkIndex}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' };
+  delete seed.spec.taints;
+  delete seed.spec.capacity;
+  expect((await api.request('PUT', `/seeds/${name}`, { body: seed })).status).toBe(201);
+  const local = localSeedAgent({
+    seed: name,
+    garden: api,
+    aws,
+    owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
+    backupBucket: `gl-backup-${name}`,
+    workDir: join(workDir, name),
+    heartbeatIntervalMs: 1000,
+    pollWaitSeconds: 1,
+    sidecar: { ownerCheckInterval: '500ms', unknownGrace: '5s', deltaSnapshotInterval: '1s' },
+    log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
+    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+  });
+  const entry = { ...local, name };
+  agents.push(entry);
+  await local.agent.start();
+  return entry;
+}
+
+let serial = 0;
+async function send(agent: SeedAgent, command: Record<string, unknown>): Promise<void> {
+  serial += 1;
+  const full = { apiVersion: COMMAND_API_VERSION, commandId: `test/${Date.now()}-${serial}`, shoot: shootRef, seed: agent.seed, issuedAt: new Date().toISOString(), ...command } as SeedCommand;
+  await sendTaskCommand({ client: sqs, queueUrl: agent.queueUrl!, messageGroupId: id, command: full });
+}
+
+/** The control plane as the garden last heard of it from the seed's heartbeat. */
+async function reported(seed: string): Promise<HostedControlPlane | undefined> {
+  const res = await api.request<{ status: { controlPlanes?: HostedControlPlane[] } }>('GET', `/seeds/${seed}`);
+  return res.body.status.controlPlanes?.find((p) => p.technicalID === id);
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    last = await fn().catch((error: unknown) => error);
+    if (last !== undefined && last !== false && !(last instanceof Error)) return last as T;
+    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function etcdAt(url: string): Etcd3 {
+  const client = new Etcd3({ hosts: url, dialTimeout: 2_000 });
+  etcdClients.push(client);
+  return client;
+}
+
+const controlPlane = (seed: string) => ({ hibernated: false, backup: { bucket: `gl-backup-${seed}` } });
+
+describe('the seed agent with the local runtime on the deployed stack', () => {
+  let a: Awaited<ReturnType<typeof startSeed>>;
+  let b: Awaited<ReturnType<typeof startSeed>>;
+
+  beforeAll(async () => {
+    await resetGardenState(garden);
+    a = await startSeed('agent-a', 60);
+    b = await startSeed('agent-b', 61);
+    const shoot = fixture('shoot-dev-api1');
+    shoot.metadata = { name: shootName };
+    shoot.spec.seedName = a.name;
+    delete shoot.spec.tolerations;
+    // Non-HA: one replica per component keeps the numbers below plain.
+    delete shoot.spec.controlPlane;
+    expect((await api.request('PUT', `/projects/${project}/shoots/${shootName}`, { body: shoot })).status).toBe(201);
+    // The orchestrator writes owner records; for a shoot created outside a migration the test does, with the seed's identity.
+    await owners.set({ name: ownerRecordName({ shoot: shootName, project, internalDomain }), value: a.agent.identity! });
+  });
+
+  afterAll(async () => {
+    for (const c of etcdClients.splice(0)) c.close();
+    await Promise.all(agents.splice(0).map((x) => x.agent.stop()));
+    if (process.env.KEEP_SEED_AGENT_WORKDIR === undefined) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('creates a control plane with a real etcd and reports it in the heartbeat', async () => {
+    await send(a.agent, { type: 'create-control-plane', controlPlane: controlPlane(a.name) });
+
+    const plane = await until('the control plane reported active', async () => {
+      const p = await reported(a.name);
+      return p?.active && p.etcdReady && p.internalProbe === 'Success' ? p : undefined;
+    });
+    expect(plane).toMatchObject({ ownerCheck: 'owner', components: { 'kube-apiserver': { replicas: 1 }, 'kube-controller-manager': { replicas: 1 } } });
+    expect(plane.externalUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(plane.pods?.length).toBe(7);
+
+    const etcd = etcdAt(a.hosting().sidecar(id)!.clientUrl);
+    await etcd.put('/registry/agent-test').value('written-on-a');
+    expect(await etcd.get('/registry/agent-test').string()).toBe('written-on-a');
+  });
+
+  it('scales, holds the scale through a reconcile, and restarts a crash-looping pod', async () => {
+    await send(a.agent, { type: 'scale', component: 'kube-controller-manager', replicas: 0 });
+    await send(a.agent, { type: 'reconcile', controlPlane: controlPlane(a.name) });
+    await until('kcm at 0 after the reconcile', async () => (await reported(a.name))?.components?.['kube-controller-manager']?.replicas === 0);
+    await a.agent.idle();
+    expect(a.agent.runtime && (await reported(a.name))?.components?.['kube-controller-manager']?.replicas).toBe(0);
+
+    const standIn = a.hosting().apiServerStandIn(id)!;
+    standIn.breakInternal();
+    const crashing = await until('dependents crash-looping', async () => {
+      const p = await reported(a.name);
+      return p?.internalProbe === 'Failure' ? p.pods?.find((x) => x.labels.app === 'kube-scheduler' && x.state === 'CrashLoopBackOff') : undefined;
+    });
+    standIn.breakInternal(false);
+    await send(a.agent, { type: 'restart', pod: crashing.name, dependency: 'kube-apiserver' });
+    await until('the restarted scheduler Running', async () => (await reported(a.name))?.pods?.some((x) => x.labels.app === 'kube-scheduler' && x.state === 'Running'));
+    await send(a.agent, { type: 'scale', component: 'kube-controller-manager', replicas: 1 });
+    await until('kcm back at 1', async () => (await reported(a.name))?.components?.['kube-controller-manager']?.replicas === 1);
+  });
+
+  it('a broken load balancer fails the external URL while the internal probe stays Success', async () => {
+    const standIn = a.hosting().apiServerStandIn(id)!;
+    const externalUrl = (await reported(a.name))!.externalUrl!;
+    expect((await fetch(`${externalUrl}/healthz`)).status).toBe(200);
+
+    standIn.breakExternal();
+    await expect(fetch(`${externalUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await reported(a.name))?.internalProbe).toBe('Success');
+    standIn.breakExternal(false);
+    expect((await fetch(`${externalUrl}/healthz`)).status).toBe(200);
+  });
+
+  it('migrates the shoot between two real agents, and the key is in the destination etcd', async () => {
+    const started = await api.request<{ migrationId: string }>('POST', `/projects/${project}/shoots/${shootName}/migrate`, { body: { destinationSeed: b.name, mode: 'good' } });
+    expect(started.status).toBe(202);
+
+    const migration = await until(
+      'the migration settled',
+      async () => {
+        const res = await api.request<{ state: string; path: string; error?: unknown }>('GET', `/projects/${project}/shoots/${shootName}/migration`);
+        return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
+      },
+      120_000,
+    );
+    expect(migration.state, `${JSON.stringify(migration.error)}\n${logs.slice(-30).join('\n')}`).toBe('Succeeded');
+    expect(migration.path).toBe('good');
+
+    const sidecar = b.hosting().sidecar(id);
+    expect(sidecar).toBeDefined();
+    const etcd = etcdAt(sidecar!.clientUrl);
+    const value = await until('the key readable on the destination', async () => etcd.get('/registry/agent-test').string().then((v) => v ?? undefined), 20_000);
+    expect(value).toBe('written-on-a');
+    expect(a.hosting().sidecar(id)).toBeUndefined();
+    await until('the destination reports the plane active', async () => (await reported(b.name))?.active);
+    expect(a.agent.errors.filter((e) => !/heartbeat/.test(e.message))).toEqual([]);
+  });
+});
