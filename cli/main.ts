@@ -6,6 +6,7 @@ import type { Shoot } from '../core/model/shoot.js';
 import { clientFor, type CliOptions } from './config.js';
 import { registerBackupRestoreCommand } from './backup-restore-command.js';
 import { registerMigrateCommands } from './migrate-command.js';
+import { registerSeedAgentCommand } from './seed-agent-command.js';
 import { seedRows, shootRows } from './render.js';
 
 const program = new Command('gardenless')
@@ -93,6 +94,7 @@ shoot.command('delete <ref>').description('delete a shoot').action(async (ref: s
 
 registerMigrateCommands(shoot, () => clientFor(opts()), () => opts().output);
 registerBackupRestoreCommand(program);
+registerSeedAgentCommand(program);
 
 program
   .command('api <method> <path>')

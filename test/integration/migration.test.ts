@@ -84,6 +84,8 @@ async function settled(project: string, name: string, timeoutMs = 120_000): Prom
 }
 
 const stepStates = (m: View) => Object.fromEntries(m.steps.map((s) => [s.id, s.state]));
+/** What an agent received from the migration (provisioning sends create-control-plane when the shoot is placed). */
+const migrationCommands = (agent: TestAgent) => agent.received.filter((c) => c.type !== 'create-control-plane').map((c) => c.type);
 
 async function assertOnDestination(project: string, name: string, names: { source: string; destination: string }) {
   const shoot = await api.request<ShootView>('GET', `/projects/${project}/shoots/${name}`);
@@ -114,8 +116,8 @@ describe('migrate-shoot on the deployed stack', () => {
     });
     const { copied } = await assertOnDestination(l.project, 's0', l.names);
     expect(copied.some((k) => k.endsWith('.final'))).toBe(true);
-    expect(l.agents.source.received.map((c) => c.type)).toEqual(['migrate', 'delete-control-plane']);
-    expect(l.agents.destination.received.map((c) => c.type)).toEqual(['restore', 'restore']);
+    expect(migrationCommands(l.agents.source)).toEqual(['migrate', 'delete-control-plane']);
+    expect(migrationCommands(l.agents.destination)).toEqual(['restore', 'restore']);
     expect((await api.request<SeedView>('GET', `/seeds/${l.names.source}`)).body.status.shoots).toBe(0);
     expect((await api.request<SeedView>('GET', `/seeds/${l.names.destination}`)).body.status.shoots).toBe(1);
   });
@@ -131,7 +133,7 @@ describe('migrate-shoot on the deployed stack', () => {
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('bad');
     expect(stepStates(m)).toMatchObject({ 'migrate-extensions': 'skipped', 'set-owner-destination': 'succeeded', finalize: 'succeeded' });
-    expect(l.agents.source.received).toEqual([]);
+    expect(migrationCommands(l.agents.source)).toEqual([]);
     // The source's sidecar still ran: it fenced on the owner change and its final snapshot was copied.
     const { copied } = await assertOnDestination(l.project, 's0', l.names);
     expect(copied.some((k) => k.endsWith('.final'))).toBe(true);
