@@ -1,0 +1,117 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HostedControlPlane } from '../../core/model/seed.js';
+import { technicalID } from '../../core/model/names.js';
+import type { SeedAgent } from '../../seed/agent/agent.js';
+import { localSeedAgent } from '../../seed/agent/local-agent.js';
+import type { LocalHosting } from '../../seed/agent/local-hosting.js';
+import { fixture } from '../fixtures/index.js';
+import { resetGardenState, testGarden } from '../harness/garden.js';
+
+const garden = testGarden();
+const { api, deployment } = garden;
+const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
+const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const lambda = new LambdaClient(aws);
+const workDir = mkdtempSync(join(tmpdir(), 'gl-watchdog-agent-'));
+const SEED = 'dwd-agent';
+const id = technicalID('dwd', 'real1');
+
+let agent: SeedAgent;
+let hosting: () => LocalHosting;
+
+async function reported(): Promise<HostedControlPlane | undefined> {
+  const res = await api.request<{ status: { controlPlanes?: HostedControlPlane[] } }>('GET', `/seeds/${SEED}`);
+  return res.body.status.controlPlanes?.find((p) => p.technicalID === id);
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await reported())}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** One watchdog round through the deployed Lambda, once the agent has reported after `since`. */
+async function round(since: number): Promise<void> {
+  await until('a fresh heartbeat', async () => {
+    const cp = await reported();
+    return cp?.internalProbeTime !== undefined && Date.parse(cp.internalProbeTime) > since;
+  });
+  const res = await lambda.send(new InvokeCommand({ FunctionName: deployment.outputs.WatchdogFunctionName, Payload: Buffer.from(JSON.stringify({ rounds: 1 })) }));
+  expect(res.FunctionError, Buffer.from(res.Payload ?? new Uint8Array()).toString()).toBeUndefined();
+}
+
+const replicas = (cp: HostedControlPlane | undefined) => ({
+  kcm: cp?.components?.['kube-controller-manager']?.replicas,
+  mcm: cp?.components?.['machine-controller-manager']?.replicas,
+  ca: cp?.components?.['cluster-autoscaler']?.replicas,
+});
+
+describe('dependency watchdog against a real seed agent', () => {
+  beforeAll(async () => {
+    await resetGardenState(garden);
+    await new S3Client({ ...aws, forcePathStyle: true }).send(new CreateBucketCommand({ Bucket: `gl-backup-${SEED}` }));
+    const seed = fixture('seed-aws-eu1');
+    seed.metadata = { name: SEED };
+    seed.spec.backup = { bucket: `gl-backup-${SEED}`, region: 'eu-west-1' };
+    delete seed.spec.taints;
+    expect((await api.request('PUT', `/seeds/${SEED}`, { body: seed })).status).toBe(201);
+    const local = localSeedAgent({
+      seed: SEED, garden: api, aws,
+      owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain: deployment.outputs.InternalDomain },
+      backupBucket: `gl-backup-${SEED}`, workDir, heartbeatIntervalMs: 1000, pollWaitSeconds: 1,
+      sidecar: { ownerCheckInterval: '500ms', unknownGrace: '5s', deltaSnapshotInterval: '1s' },
+      env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+    });
+    agent = local.agent;
+    hosting = local.hosting;
+    await agent.start();
+    // Placing the shoot is all it takes: provisioning sets the owner record and asks the agent for the control plane.
+    const shoot = fixture('shoot-dev-api1');
+    shoot.metadata = { name: 'real1' };
+    shoot.spec.seedName = SEED;
+    delete shoot.spec.tolerations;
+    expect((await api.request('PUT', '/projects/dwd/shoots/real1', { body: shoot })).status).toBe(201);
+    await until('the control plane to serve', async () => {
+      const cp = await reported();
+      return cp?.active && cp.internalProbe === 'Success' && cp.externalUrl !== undefined;
+    }, 60_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await agent?.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('scales the dependents down when only the load balancer fails, and back to their replicas when it recovers', async () => {
+    // Prepare
+    const before = replicas(await reported());
+    expect(before.kcm).toBeGreaterThan(0);
+    const standIn = hosting().apiServerStandIn(id)!;
+
+    // Act: the external address fails, the API server stays healthy inside the seed.
+    standIn.breakExternal();
+    for (let i = 0; i < 3; i++) await round(Date.now());
+
+    // Assess: the agent applied the scale-down and its heartbeat shows it.
+    await until('the dependents at 0', async () => {
+      const r = replicas(await reported());
+      return r.kcm === 0 && r.mcm === 0 && (r.ca === undefined || r.ca === 0);
+    });
+
+    standIn.breakExternal(false);
+    for (let i = 0; i < 2; i++) await round(Date.now());
+    await until('the remembered replicas back', async () => {
+      const r = replicas(await reported());
+      return r.kcm === before.kcm && r.mcm === before.mcm && r.ca === before.ca;
+    });
+  });
+});
