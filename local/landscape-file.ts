@@ -13,6 +13,8 @@ export interface Endpoints {
   region: string;
   stackName: string;
   emulatorPid?: number;
+  /** Seed agent process groups, by seed. */
+  agentPids?: Record<string, number>;
   outputs: Deployment['outputs'];
   startedAt: string;
 }

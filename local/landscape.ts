@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { Listr } from 'listr2';
 import { deployGarden, type Deployment } from './deploy.js';
 import { ENDPOINTS_FILE, LANDSCAPE_DIR, readEndpoints, type Endpoints } from './landscape-file.js';
+import { createShoots, registerFleet, startAgents } from './fleet.js';
+import { GardenClient } from '../adapters/http/garden-client.js';
 import { killGroup, startEmulator, waitForHealth, type Emulator } from './emulator.js';
 import { freePort } from './ports.js';
 
@@ -24,7 +26,7 @@ export async function start(): Promise<Endpoints> {
     return existing;
   }
   mkdirSync(LANDSCAPE_DIR, { recursive: true });
-  interface Ctx { emulator?: Emulator; deployment?: Deployment }
+  interface Ctx { emulator?: Emulator; deployment?: Deployment; agentPids?: Record<string, number> }
   const tasks = new Listr<Ctx>(
     [
       {
@@ -42,6 +44,25 @@ export async function start(): Promise<Endpoints> {
           task.title = `GardenStack deployed: API ${ctx.deployment.apiUrl}`;
         },
       },
+      {
+        title: 'Register three seeds (two single-zonal, one multi-zonal) with backup buckets',
+        task: async (ctx) => registerFleet({ api: client(ctx.deployment!), endpoint: ctx.deployment!.awsEndpoint, region: ctx.deployment!.region }),
+      },
+      {
+        title: 'Start a seed agent per seed',
+        task: async (ctx, task) => {
+          const d = ctx.deployment!;
+          ctx.agentPids = startAgents({
+            endpoint: d.awsEndpoint, region: d.region, dir: LANDSCAPE_DIR, apiUrl: d.apiUrl,
+            hostedZoneId: d.outputs.HostedZoneId, internalDomain: d.outputs.InternalDomain,
+          });
+          task.title = `Seed agents running: ${Object.keys(ctx.agentPids).join(', ')} (logs in .landscape/agent-*.log)`;
+        },
+      },
+      {
+        title: 'Create shoots (the scheduler places them; each seed agent brings up their etcd)',
+        task: async (ctx) => createShoots(client(ctx.deployment!)),
+      },
     ],
     { rendererOptions: { collapseSubtasks: false }, exitOnError: true },
   );
@@ -53,6 +74,7 @@ export async function start(): Promise<Endpoints> {
     region: d.region,
     stackName: d.stackName,
     ...(ctx.emulator?.owned && ctx.emulator.pid ? { emulatorPid: ctx.emulator.pid } : {}),
+    agentPids: ctx.agentPids ?? {},
     outputs: d.outputs,
     startedAt: new Date().toISOString(),
   };
@@ -66,10 +88,15 @@ export function stop(): void {
     console.log('No local landscape is recorded in .landscape/endpoints.json; nothing to stop.');
     return;
   }
-  // The emulator runs in its own process group: this stops it with the Lambda workers it spawned.
+  // Agents first (each stops its sidecars and etcds), then the emulator with the Lambda workers it spawned.
+  for (const pid of Object.values(current.agentPids ?? {})) killGroup(pid, 'SIGTERM');
   if (current.emulatorPid) killGroup(current.emulatorPid, 'SIGTERM');
   rmSync(ENDPOINTS_FILE, { force: true });
   console.log(`Stopped the local landscape (emulator ${current.awsEndpoint}).`);
+}
+
+function client(d: Deployment): GardenClient {
+  return new GardenClient({ apiUrl: d.apiUrl, region: d.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) });
 }
 
 function printUsage(e: Endpoints): void {
@@ -84,7 +111,8 @@ Try it (requests are SigV4-signed with the emulator's test credentials):
 
   npx gardenless seed apply -f test/fixtures/seed-aws-eu1.json
   npx gardenless seed list
-  npx gardenless api GET /healthz
+  npx gardenless shoot list dev
+  npm run demo                      # a bad-case migration with live progress and its evidence
 
 Stop it with: npm run stop
 `);

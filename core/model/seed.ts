@@ -64,6 +64,8 @@ export const hostedControlPlane = z
     /** The kube-apiserver's external (load-balancer) URL, which the garden's prober probes from outside. */
     externalUrl: z.string().url().max(2048).optional(),
     etcdReady: z.boolean().optional(),
+    /** Where the shoot's kube-apiserver reaches etcd in the seed (the etcd client service), while it serves. */
+    etcdClientUrl: z.string().url().max(2048).optional(),
     /** Control-plane pods with labels and states, for the weeder. */
     pods: z
       .array(

@@ -88,6 +88,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
         ...(etcd.ownerCheck ? { ownerCheck: etcd.ownerCheck } : {}),
         ...(api.running ? { internalProbe: api.internalProbe, internalProbeTime: plane.probeTime ?? this.now().toISOString() } : {}),
         ...(api.externalUrl ? { externalUrl: api.externalUrl } : {}),
+        ...(etcd.clientUrl && etcd.available ? { etcdClientUrl: etcd.clientUrl } : {}),
         etcdReady: etcd.available,
         ...reportModel(plane.model),
       });

@@ -1,0 +1,85 @@
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import type { GardenClient } from '../adapters/http/garden-client.js';
+import { emulatorEnv } from './aws-env.js';
+import { PROJECT_ROOT } from './emulator.js';
+
+/** The demo fleet: two single-zonal seeds and one multi-zonal seed, all on this machine. */
+export const FLEET = [
+  { name: 'local-a', zones: ['local-1a'], index: 1 },
+  { name: 'local-b', zones: ['local-1a'], index: 2 },
+  { name: 'local-c', zones: ['local-1a', 'local-1b', 'local-1c'], index: 3 },
+] as const;
+
+/** A few shoots the scheduler spreads over the fleet: non-HA and node tolerance prefer single-zonal seeds, zone needs local-c. */
+export const SHOOTS = [
+  { project: 'dev', name: 'web' },
+  { project: 'dev', name: 'api', tolerance: 'node' as const },
+  { project: 'dev', name: 'db', tolerance: 'zone' as const },
+];
+
+export function seedBody(seed: (typeof FLEET)[number]) {
+  return {
+    metadata: { name: seed.name, labels: { landscape: 'local' } },
+    spec: {
+      provider: { type: 'local', region: 'local-1', zones: [...seed.zones] },
+      backup: { bucket: `gl-backup-${seed.name}`, region: 'us-east-1' },
+      networks: { nodes: `10.${seed.index * 10}.0.0/16`, pods: `10.${seed.index * 10 + 1}.0.0/16`, services: `10.${seed.index * 10 + 2}.0.0/16` },
+      capacity: { shoots: 20 },
+      workerPools: [{ name: 'cp', zones: [...seed.zones], minimum: 3 }],
+    },
+  };
+}
+
+export function shootBody(shoot: (typeof SHOOTS)[number]) {
+  return {
+    metadata: { project: shoot.project, name: shoot.name },
+    spec: {
+      provider: { type: 'local' },
+      region: 'local-1',
+      purpose: 'development',
+      networking: { nodes: '10.250.0.0/16', pods: '100.96.0.0/11', services: '100.64.0.0/13' },
+      ...(shoot.tolerance ? { controlPlane: { highAvailability: { failureTolerance: { type: shoot.tolerance } } } } : {}),
+    },
+  };
+}
+
+export async function registerFleet(options: { api: GardenClient; endpoint: string; region: string }): Promise<void> {
+  const s3 = new S3Client({ endpoint: options.endpoint, region: options.region, forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  for (const seed of FLEET) {
+    await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${seed.name}` })).catch((error: unknown) => {
+      // A landscape started again finds its buckets there already.
+      if ((error as { name?: string }).name !== 'BucketAlreadyOwnedByYou') throw error;
+    });
+    const res = await options.api.request('PUT', `/seeds/${seed.name}`, { body: seedBody(seed) });
+    if (res.status >= 300) throw new Error(`seed ${seed.name}: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+}
+
+/** Starts one seed agent per seed as a detached process group (stopped by `npm run stop`); returns the pids. */
+export function startAgents(options: { endpoint: string; region: string; dir: string; apiUrl: string; hostedZoneId: string; internalDomain: string }): Record<string, number> {
+  const pids: Record<string, number> = {};
+  for (const seed of FLEET) {
+    const log = openSync(join(options.dir, `agent-${seed.name}.log`), 'a');
+    mkdirSync(join(options.dir, 'seeds', seed.name), { recursive: true });
+    const child = spawn(
+      join(PROJECT_ROOT, 'bin', 'gardenless'),
+      ['--api-url', options.apiUrl, '--region', options.region, 'seed-agent', '--seed', seed.name, '--aws-endpoint', options.endpoint,
+        '--hosted-zone-id', options.hostedZoneId, '--internal-domain', options.internalDomain, '--work-dir', join(options.dir, 'seeds', seed.name),
+        '--heartbeat-interval', '2', '--owner-check-interval', '1s', '--unknown-grace', '10s', '--delta-snapshot-interval', '5s'],
+      { cwd: PROJECT_ROOT, env: { ...process.env, ...emulatorEnv(options.endpoint, options.region) }, stdio: ['ignore', log, log], detached: true },
+    );
+    child.unref();
+    if (child.pid) pids[seed.name] = child.pid;
+  }
+  return pids;
+}
+
+export async function createShoots(api: GardenClient): Promise<void> {
+  for (const shoot of SHOOTS) {
+    const res = await api.request('PUT', `/projects/${shoot.project}/shoots/${shoot.name}`, { body: shootBody(shoot) });
+    if (res.status >= 300) throw new Error(`shoot ${shoot.project}/${shoot.name}: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+}
