@@ -77,7 +77,25 @@ export function startAgents(options: { endpoint: string; region: string; dir: st
   return pids;
 }
 
+/** Waits until every seed's agent has reported it ready: the scheduler only places shoots on ready seeds. */
+export async function waitForReadySeeds(api: GardenClient, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const states = await Promise.all(
+      FLEET.map(async (seed) => {
+        const res = await api.request<{ status: { conditions: { type: string; status: string }[] } }>('GET', `/seeds/${seed.name}`);
+        const conditions = res.status === 200 ? res.body.status.conditions : [];
+        return ['GardenletReady', 'BackupBucketsReady'].every((t) => conditions.some((c) => c.type === t && c.status === 'True'));
+      }),
+    );
+    if (states.every(Boolean)) return;
+    if (Date.now() > deadline) throw new Error('the seed agents did not report ready; see .landscape/agent-*.log');
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+}
+
 export async function createShoots(api: GardenClient): Promise<void> {
+  await waitForReadySeeds(api);
   for (const shoot of SHOOTS) {
     const res = await api.request('PUT', `/projects/${shoot.project}/shoots/${shoot.name}`, { body: shootBody(shoot) });
     if (res.status >= 300) throw new Error(`shoot ${shoot.project}/${shoot.name}: ${res.status} ${JSON.stringify(res.body)}`);
