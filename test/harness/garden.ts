@@ -21,8 +21,9 @@ export function testGarden(): TestGarden {
   const awsConfig = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
   return {
     deployment,
-    api: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials }),
-    unsigned: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, sign: false }),
+    // Generous: bursts of 50 concurrent requests start that many Lambda workers in the emulator on two cores.
+    api: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, timeoutMs: 120_000 }),
+    unsigned: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, sign: false, timeoutMs: 120_000 }),
     ddb: DynamoDBDocumentClient.from(new DynamoDBClient(awsConfig)),
     tableName: deployment.outputs.TableName,
   };
