@@ -19,7 +19,13 @@ import { sfnTaskAnswers } from './task-answers.js';
 export interface LocalSeedAgentOptions {
   seed: string;
   garden: GardenClient;
-  aws: { endpoint?: string; region: string; credentials?: AwsCredentialIdentity | (() => Promise<AwsCredentialIdentity>) };
+  aws: {
+    endpoint?: string;
+    region: string;
+    credentials?: AwsCredentialIdentity | (() => Promise<AwsCredentialIdentity>);
+    /** Per-service endpoints over `endpoint` (tests route each through its own cuttable proxy); the sidecars get `s3` and `route53`. */
+    endpoints?: { sqs?: string; sfn?: string; s3?: string; route53?: string };
+  };
   owner: LocalOwnerConfig;
   /** The seed's backup bucket, checked for the BackupBucketsReady condition. */
   backupBucket?: string;
@@ -39,18 +45,22 @@ export interface LocalSeedAgentOptions {
  */
 export function localSeedAgent(options: LocalSeedAgentOptions): { agent: SeedAgent; hosting: () => LocalHosting } {
   const aws = { region: options.aws.region, ...(options.aws.endpoint ? { endpoint: options.aws.endpoint } : {}), ...(options.aws.credentials ? { credentials: options.aws.credentials } : {}) };
-  const s3 = s3Api(new S3Client({ ...aws, forcePathStyle: options.aws.endpoint !== undefined }));
+  const endpoints = options.aws.endpoints ?? {};
+  const to = (service: keyof typeof endpoints) => (endpoints[service] ? { ...aws, endpoint: endpoints[service] } : aws);
+  const s3Endpoint = endpoints.s3 ?? options.aws.endpoint;
+  const route53Endpoint = endpoints.route53 ?? options.aws.endpoint;
+  const s3 = s3Api(new S3Client({ ...to('s3'), forcePathStyle: s3Endpoint !== undefined }));
   // API mode on the agent's own client, so that its credentials apply (the sidecars get theirs from the environment).
   const lookup =
     options.owner.mode === 'api'
-      ? new Route53OwnerLookup(new Route53OwnerRecords({ hostedZoneId: options.owner.hostedZoneId, api: route53Api(new Route53Client(aws)) }))
+      ? new Route53OwnerLookup(new Route53OwnerRecords({ hostedZoneId: options.owner.hostedZoneId, api: route53Api(new Route53Client(to('route53'))) }))
       : ownerLookup({ mode: 'dns', ...(options.owner.servers ? { servers: options.owner.servers } : {}) });
   let hosting: LocalHosting | undefined;
   const agent = new SeedAgent({
     seed: options.seed,
     garden: options.garden,
-    sqs: new SQSClient(aws),
-    answers: sfnTaskAnswers(new SFNClient(aws)),
+    sqs: new SQSClient(to('sqs')),
+    answers: sfnTaskAnswers(new SFNClient(to('sfn'))),
     ...(options.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
     ...(options.pollWaitSeconds === undefined ? {} : { pollWaitSeconds: options.pollWaitSeconds }),
     ...(options.log ? { log: options.log } : {}),
@@ -59,7 +69,11 @@ export function localSeedAgent(options: LocalSeedAgentOptions): { agent: SeedAge
       hosting = new LocalHosting({
         identity,
         workDir: options.workDir,
-        aws: { region: options.aws.region, ...(options.aws.endpoint ? { endpoint: options.aws.endpoint } : {}) },
+        aws: {
+          region: options.aws.region,
+          ...(s3Endpoint ? { endpoint: s3Endpoint } : {}),
+          ...(route53Endpoint && route53Endpoint !== s3Endpoint ? { route53Endpoint } : {}),
+        },
         owner: options.owner,
         ...(options.sidecar ? { sidecar: options.sidecar } : {}),
         ...(options.cliCommand ? { cliCommand: options.cliCommand } : {}),

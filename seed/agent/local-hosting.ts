@@ -17,7 +17,8 @@ export interface LocalHostingOptions {
   identity: string;
   /** Data dirs and logs go under `<workDir>/<technicalID>/`. */
   workDir: string;
-  aws: { endpoint?: string; region: string };
+  /** `endpoint` is S3's (and Route 53's unless `route53Endpoint` is given). */
+  aws: { endpoint?: string; route53Endpoint?: string; region: string };
   owner: LocalOwnerConfig;
   /** Durations as the sidecar CLI takes them (`5s`, `500ms`); defaults are the sidecar's. */
   sidecar?: { ownerCheckInterval?: string; unknownGrace?: string; deltaSnapshotInterval?: string; fullSnapshotInterval?: string; compression?: 'gzip' | 'none' };
@@ -147,7 +148,7 @@ export class LocalHosting implements ControlPlaneHosting {
       '--region', o.aws.region,
       ...(o.aws.endpoint ? ['--s3-endpoint', o.aws.endpoint] : []),
       ...(o.owner.mode === 'api'
-        ? ['--owner-mode', 'api', '--hosted-zone-id', o.owner.hostedZoneId]
+        ? ['--owner-mode', 'api', '--hosted-zone-id', o.owner.hostedZoneId, ...(o.aws.route53Endpoint ? ['--route53-endpoint', o.aws.route53Endpoint] : [])]
         : ['--owner-mode', 'dns', ...(o.owner.servers?.length ? ['--dns-server', ...o.owner.servers] : [])]),
       '--data-dir', join(o.workDir, id, 'etcd'),
       '--etcd-log', join(o.workDir, id, 'etcd.log'),

@@ -1,0 +1,322 @@
+import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { Route53Client } from '@aws-sdk/client-route-53';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GardenClient } from '../../adapters/http/garden-client.js';
+import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import type { MigrationRecord } from '../../core/migration/record.js';
+import type { HostedControlPlane } from '../../core/model/seed.js';
+import { technicalID } from '../../core/model/names.js';
+import { localSeedAgent } from '../../seed/agent/local-agent.js';
+import type { SidecarStatus } from '../../seed/backup-restore/sidecar.js';
+import { fixture } from '../fixtures/index.js';
+import { resetGardenState, testGarden } from '../harness/garden.js';
+import {
+  acknowledgedRate, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, EtcdPutError, gatewayPut, readEtcdContent,
+  startSeedProxies, startWriter, type EtcdPut, type SeedProxies, type SeedRole, type WriterRecord,
+} from '../harness/scenario/index.js';
+
+/**
+ * The acceptance matrix of DESIGN section 6 on the deployed stack: two seeds with real agents (one real
+ * sidecar and etcd per shoot), each seed's outbound traffic (garden API, SQS and Step Functions, S3,
+ * Route 53) through its own cuttable proxy, a writer of >= 50 acknowledged writes a second in front of
+ * the source's and the destination's etcd, and a migration with mode auto while the source's
+ * connections are cut as the scenario says.
+ *
+ * S3 (the source's whole process tree killed) is not here: with nothing final in the source's bucket
+ * the copy waits for its wait-for-final timeout, which the deployed stack does not let a test shorten
+ * (the copy input carries no `waitForFinalTimeoutMs`, and its default is max(10 min, fence bound)).
+ */
+
+const garden = testGarden();
+const { api, deployment } = garden;
+const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
+const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const s3 = new S3Client({ ...aws, forcePathStyle: true });
+const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
+
+const DELTA_INTERVAL_MS = 1_000;
+const SIDECAR = { ownerCheckInterval: '500ms', unknownGrace: '5s', deltaSnapshotInterval: `${DELTA_INTERVAL_MS}ms` };
+/** The test stack judges a seed silent after three heartbeat intervals of 2 s. */
+const SILENCE_MS = 7_000;
+
+type View = MigrationRecord & { progress: number; copy?: { final: boolean } };
+interface ShootView { status: { seedName?: string } }
+interface SeedView { status: { identity: string; controlPlanes?: HostedControlPlane[] } }
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+async function cleanUp(): Promise<void> {
+  while (cleanups.length > 0) {
+    try {
+      await cleanups.pop()!();
+    } catch (error) {
+      console.error('scenario cleanup:', error);
+    }
+  }
+}
+afterEach(cleanUp);
+afterAll(cleanUp);
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs: number, intervalMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+interface Seed {
+  name: string;
+  proxies: SeedProxies;
+  identity: () => Promise<string>;
+  /** The shoot's sidecar on this seed, if it runs one. */
+  sidecar: (id: string) => ReturnType<ReturnType<ReturnType<typeof localSeedAgent>['hosting']>['sidecar']>;
+}
+
+async function startSeed(name: string, n: number): Promise<Seed> {
+  const bucket = `gl-backup-${name}`;
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  const seed = fixture('seed-aws-eu1');
+  seed.metadata = { name };
+  seed.spec.backup = { bucket, region: 'eu-west-1' };
+  seed.spec.networks = { nodes: `10.${n}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' };
+  delete seed.spec.taints;
+  delete seed.spec.capacity;
+  expect((await api.request('PUT', `/seeds/${name}`, { body: seed })).status).toBe(201);
+
+  const proxies = await startSeedProxies({ seed: name, upstreams: emulatorUpstreams(deployment) });
+  cleanups.push(() => proxies.stop());
+  const workDir = mkdtempSync(join(tmpdir(), `gl-scenario-${name}-`));
+  cleanups.push(() => rmSync(workDir, { recursive: true, force: true }));
+  const e = proxies.endpoints;
+  const local = localSeedAgent({
+    seed: name,
+    garden: new GardenClient({ apiUrl: e.garden, region: deployment.region, credentials }),
+    aws: { ...aws, endpoints: { sqs: e.queues, sfn: e.queues, s3: e.s3, route53: e.route53 } },
+    owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain: deployment.outputs.InternalDomain },
+    backupBucket: bucket, workDir, heartbeatIntervalMs: 1_000, pollWaitSeconds: 1,
+    sidecar: SIDECAR,
+    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+  });
+  await local.agent.start();
+  // Stops the agent and every sidecar (with its etcd) it started; the proxies stop after it (pushed before).
+  cleanups.push(async () => {
+    proxies.restoreAll();
+    await local.agent.stop();
+    try {
+      await local.hosting().stopAll();
+    } catch {
+      // The runtime never started: nothing to stop.
+    }
+  });
+  return {
+    name,
+    proxies,
+    identity: async () => (await api.request<SeedView>('GET', `/seeds/${name}`)).body.status.identity,
+    sidecar: (id) => {
+      try {
+        return local.hosting().sidecar(id);
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+let scenario = 0;
+/** Two seeds with agents behind their proxies, a shoot placed on the source and serving, and the writer on. */
+async function landscape(label: string) {
+  scenario += 1;
+  const source = await startSeed(`${label}-src`, scenario * 2);
+  const destination = await startSeed(`${label}-dst`, scenario * 2 + 1);
+  const project = `scn${label}`;
+  const shootName = 'etcd1';
+  const id = technicalID(project, shootName);
+  const shoot = fixture('shoot-dev-api1');
+  shoot.metadata = { name: shootName };
+  shoot.spec.seedName = source.name;
+  delete shoot.spec.tolerations;
+  expect((await api.request('PUT', `/projects/${project}/shoots/${shootName}`, { body: shoot })).status).toBe(201);
+  await until('the control plane to serve on the source', async () => {
+    const cp = (await api.request<SeedView>('GET', `/seeds/${source.name}`)).body.status.controlPlanes?.find((p) => p.technicalID === id);
+    return cp?.active && source.sidecar(id) !== undefined && (await source.sidecar(id)!.status())?.ready;
+  }, 60_000);
+
+  const seeds: Record<SeedRole, Seed> = { source, destination };
+  // The endpoints resolve at each write: the destination's etcd exists only once it restores.
+  const put: EtcdPut = (input) => {
+    const url = seeds[input.endpoint as SeedRole].sidecar(id)?.clientUrl;
+    if (!url) return Promise.reject(new EtcdPutError(`${input.endpoint}: no etcd for ${id}`));
+    return gatewayPut({ ...input, endpoint: url });
+  };
+  const writer = startWriter({ endpoints: { source: 'source', destination: 'destination' }, prefix: `scenario/${label}`, put, timeoutMs: 500 });
+  cleanups.push(() => writer.stop());
+  await sleep(2_000);
+  return { source, destination, project, shootName, id, writer };
+}
+
+type Landscape = Awaited<ReturnType<typeof landscape>>;
+
+async function migrate(l: Landscape): Promise<number> {
+  const started = await api.request<{ migrationId: string }>('POST', `/projects/${l.project}/shoots/${l.shootName}/migrate`, { body: { destinationSeed: l.destination.name, mode: 'auto' } });
+  expect(started.status, JSON.stringify(started.body)).toBe(202);
+  return Date.now();
+}
+
+const migrationView = async (l: Landscape) => (await api.request<View>('GET', `/projects/${l.project}/shoots/${l.shootName}/migration`)).body;
+
+async function settled(l: Landscape, timeoutMs = 150_000): Promise<View> {
+  return until('the migration to settle', async () => {
+    const m = await migrationView(l);
+    return m.state !== 'Running' && m.state !== undefined ? m : undefined;
+  }, timeoutMs, 500);
+}
+
+/** Polls the source sidecar's status until it reports fenced; epoch ms of the first fenced answer. */
+function watchFence(l: Landscape): { fencedAt: () => number | undefined; last: () => SidecarStatus | undefined; stop: () => void } {
+  let fencedAt: number | undefined;
+  let last: SidecarStatus | undefined;
+  let running = true;
+  const sidecar = l.source.sidecar(l.id)!;
+  void (async () => {
+    while (running) {
+      const status = await sidecar.status(500);
+      if (status) last = status;
+      if (status?.etcd.fenced && fencedAt === undefined) fencedAt = Date.now();
+      await sleep(100);
+    }
+  })();
+  cleanups.push(() => void (running = false));
+  return { fencedAt: () => fencedAt, last: () => last, stop: () => void (running = false) };
+}
+
+/** Stops the writer once the destination acknowledged writes for a while; its record. */
+async function finishWriting(l: Landscape): Promise<WriterRecord> {
+  await until('the destination to acknowledge writes', async () => l.writer.record().acknowledged.some((w) => w.seed === 'destination'), 60_000);
+  await sleep(1_500);
+  return l.writer.stop();
+}
+
+/** The assertions of every scenario; returns the destination etcd's content under the writer's prefix. */
+async function assertCommon(l: Landscape, record: WriterRecord, cutAt: number) {
+  const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
+  expect(acknowledgedRate(sourceAcks, record.startedAt, Math.min(cutAt, sourceAcks.at(-1)!.at))).toBeGreaterThanOrEqual(50);
+  const splitBrain = checkNoSplitBrain(record.acknowledged);
+  expect(splitBrain.ok, splitBrain.summary).toBe(true);
+  const ownerRecord = await owners.get(`owner.${l.shootName}.${l.project}.${deployment.outputs.InternalDomain}`);
+  expect(ownerRecord?.value).toBe(await l.destination.identity());
+  const shoot = await api.request<ShootView>('GET', `/projects/${l.project}/shoots/${l.shootName}`);
+  expect(shoot.body.status.seedName).toBe(l.destination.name);
+  const clientUrl = l.destination.sidecar(l.id)!.clientUrl;
+  return readEtcdContent({ clientUrl, prefix: `${record.prefix}/` });
+}
+
+async function snapshotKeys(bucket: string, id: string): Promise<string[]> {
+  const res = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${id}/v2/` }));
+  return (res.Contents ?? []).map((o) => o.Key ?? '');
+}
+
+function figures(name: string, record: WriterRecord, extra: Record<string, unknown>): void {
+  const bySeed = (seed: SeedRole) => record.acknowledged.filter((w) => w.seed === seed).length;
+  console.log(`${name}: ${JSON.stringify({ acknowledged: record.acknowledged.length, bySource: bySeed('source'), byDestination: bySeed('destination'), failed: record.failed.length, ...extra })}`);
+}
+
+describe('the four scenarios (DESIGN section 6) with real agents, sidecars and etcds', () => {
+  beforeAll(() => resetGardenState(garden));
+
+  it('S1: nothing cut: good path, no acknowledged write lost', async () => {
+    const t0 = Date.now();
+    const l = await landscape('s1');
+    const fence = watchFence(l);
+    const migratedAt = await migrate(l);
+    const m = await settled(l);
+    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+    expect(m.path).toBe('good');
+    const record = await finishWriting(l);
+    fence.stop();
+
+    const content = await assertCommon(l, record, migratedAt);
+    const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
+    expect(loss.ok, loss.summary).toBe(true);
+    expect((await snapshotKeys(`gl-backup-${l.destination.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(true);
+    const lastSourceAck = record.acknowledged.filter((w) => w.seed === 'source').at(-1)!.at;
+    figures('S1', record, { lost: loss.lost.length, migrateToFenceMs: (fence.fencedAt() ?? NaN) - migratedAt, migrateToLastSourceAckMs: Math.round(lastSourceAck - migratedAt), totalMs: Date.now() - t0 });
+  }, 240_000);
+
+  it('S2: garden API and SQS/Step Functions cut: bad path, the source fences on the owner change, final snapshot copied, no acknowledged write lost', async () => {
+    const t0 = Date.now();
+    const l = await landscape('s2');
+    const fence = watchFence(l);
+    const cutAt = Date.now();
+    l.source.proxies.cut('garden', 'queues');
+    await sleep(SILENCE_MS);
+    await migrate(l);
+    const m = await settled(l);
+    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+    expect(m.path).toBe('bad');
+    expect(m.copy?.final).toBe(true);
+    const record = await finishWriting(l);
+    fence.stop();
+
+    const content = await assertCommon(l, record, cutAt);
+    const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
+    expect(loss.ok, loss.summary).toBe(true);
+    // It fenced because the record names the destination, not because it could not resolve it.
+    expect(fence.last()?.owner.fencedBecause).toBe('not-owner');
+    expect((await snapshotKeys(`gl-backup-${l.destination.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(true);
+    const ownerChangedAt = Date.parse(m.steps.find((s) => s.id === 'set-owner-destination')!.endedAt!);
+    const lastSourceAck = record.acknowledged.filter((w) => w.seed === 'source').at(-1)!.at;
+    figures('S2', record, {
+      lost: loss.lost.length, cutToFenceMs: (fence.fencedAt() ?? NaN) - cutAt, ownerChangeToFenceMs: (fence.fencedAt() ?? NaN) - ownerChangedAt,
+      ownerChangeToLastSourceAckMs: Math.round(lastSourceAck - ownerChangedAt), totalMs: Date.now() - t0,
+    });
+  }, 240_000);
+
+  it('S4: everything outbound cut: bad path, the source fences on unknown after its grace, loss bounded by one delta interval; reconnected it stays fenced and takes its final snapshot', async () => {
+    const t0 = Date.now();
+    const l = await landscape('s4');
+    const fence = watchFence(l);
+    const cutAt = Date.now();
+    l.source.proxies.cutAll();
+    await sleep(SILENCE_MS);
+    await migrate(l);
+    // The source fenced itself on unknown, with no final snapshot: it could not reach its bucket.
+    await until('the source to fence on unknown', async () => fence.fencedAt() !== undefined, 15_000);
+    const fencedAt = fence.fencedAt()!;
+    expect(fence.last()?.owner.fencedBecause).toBe('unknown');
+    await until('the owner record on the destination', async () => {
+      const m = await migrationView(l);
+      return m.steps.find((s) => s.id === 'set-owner-destination')?.state === 'succeeded';
+    }, 60_000, 250);
+    expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
+
+    // Reconnected: the record names the destination, so the source stays fenced and takes its final snapshot.
+    const reconnectedAt = Date.now();
+    l.source.proxies.restoreAll();
+    await until('the source\'s final snapshot', async () => (await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final')), 30_000, 250);
+    const m = await settled(l);
+    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+    expect(m.path).toBe('bad');
+    const record = await finishWriting(l);
+    const after = await l.source.sidecar(l.id)?.status();
+    fence.stop();
+    expect(after?.etcd.fenced).toBe(true);
+    expect(after?.owner.lastResult).toBe('not-owner');
+
+    const content = await assertCommon(l, record, cutAt);
+    const loss = checkLossBounded(record.acknowledged, content, { deltaIntervalMs: DELTA_INTERVAL_MS });
+    expect(loss.ok, loss.summary).toBe(true);
+    // No source acknowledgement once it fenced, nor after it reconnected.
+    const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
+    expect(sourceAcks.filter((w) => w.at > fencedAt)).toEqual([]);
+    figures('S4', record, {
+      lost: loss.lost.length, copyFinal: m.copy?.final, cutToFenceMs: fencedAt - cutAt, cutToLastSourceAckMs: Math.round(sourceAcks.at(-1)!.at - cutAt),
+      fencedToReconnectMs: reconnectedAt - fencedAt, totalMs: Date.now() - t0,
+    });
+  }, 240_000);
+});
