@@ -10,6 +10,8 @@ new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined)
   ...seconds('migrationCommandTimeout', app.node.tryGetContext('migrationCommandTimeoutSeconds') as string | undefined),
   ...seconds('migrationWaitFinalSnapshot', app.node.tryGetContext('migrationWaitFinalSnapshotSeconds') as string | undefined),
   ...seconds('seedHeartbeatInterval', app.node.tryGetContext('seedHeartbeatIntervalSeconds') as string | undefined),
+  ...seconds('copyWaitForFinal', app.node.tryGetContext('copyWaitForFinalSeconds') as string | undefined),
+  ...(app.node.tryGetContext('sidecarFenceTimings') ? { sidecarFenceTimings: JSON.parse(app.node.tryGetContext('sidecarFenceTimings') as string) as Record<string, number> } : {}),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 // Every synth and deploy runs the AwsSolutions pack; a finding fails synthesis unless acknowledged with a reason.

@@ -38,6 +38,10 @@ export interface GardenStackProps extends StackProps {
   migrationWaitFinalSnapshot?: Duration;
   /** The seed agents' heartbeat interval: a source silent for three of them takes the bad path. Default 10 s. */
   seedHeartbeatInterval?: Duration;
+  /** The sidecars' owner-check timings in ms (they set the copy's fence bound); must match the seeds'. */
+  sidecarFenceTimings?: Record<string, number>;
+  /** How long a migration's copy waits for the source's final snapshot. Default 10 minutes. */
+  copyWaitForFinal?: Duration;
 }
 
 /** The garden: state, owner records zone, event bus and the HTTP API. */
@@ -196,6 +200,8 @@ export class GardenStack extends Stack {
       ...(props.migrationCommandTimeout ? { commandTimeout: props.migrationCommandTimeout } : {}),
       ...(props.migrationWaitFinalSnapshot ? { waitFinalSnapshot: props.migrationWaitFinalSnapshot } : {}),
       ...(props.seedHeartbeatInterval ? { heartbeatInterval: props.seedHeartbeatInterval } : {}),
+      ...(props.sidecarFenceTimings ? { fenceTimings: props.sidecarFenceTimings } : {}),
+      ...(props.copyWaitForFinal ? { copyWaitForFinal: props.copyWaitForFinal } : {}),
     });
     // POST .../migrate admits, locks and starts the state machine.
     migration.stateMachine.grantStartExecution(api.function);

@@ -34,6 +34,13 @@ export interface MigrationProps {
   waitFinalSnapshot?: Duration;
   /** The seed agents' heartbeat interval, for choosing the path. Default 10 seconds. */
   heartbeatInterval?: Duration;
+  /**
+   * The sidecars' owner-check timings (ms: ownerCheckInterval, unknownGrace, dnsCacheTTL, fenceTime), from
+   * which the copy's fence bound follows; they must match what the seeds run. Default: the design's.
+   */
+  fenceTimings?: Record<string, number>;
+  /** How long the copy waits for a final snapshot; not shorter than the fence bound. Default 10 minutes. */
+  copyWaitForFinal?: Duration;
 }
 
 /**
@@ -58,6 +65,8 @@ export class Migration extends Construct {
       COMMAND_TIMEOUT_SECONDS: String(commandTimeout.toSeconds()),
       WAIT_FINAL_SNAPSHOT_MS: String((props.waitFinalSnapshot ?? Duration.minutes(10)).toMilliseconds()),
       HEARTBEAT_INTERVAL_MS: String((props.heartbeatInterval ?? Duration.seconds(10)).toMilliseconds()),
+      ...(props.fenceTimings ? { FENCE_TIMINGS: JSON.stringify(props.fenceTimings) } : {}),
+      ...(props.copyWaitForFinal ? { COPY_WAIT_FOR_FINAL_MS: String(props.copyWaitForFinal.toMilliseconds()) } : {}),
     };
     const fn = (name: string, entry: string, description: string) => {
       const f = new GardenFunction(this, name, { entry: `functions/migration/${entry}`, description, logRetention: props.logRetention, timeout: Duration.seconds(60), environment });

@@ -77,6 +77,11 @@ export interface MigrationServiceOptions {
   commandHeartbeatSeconds?: number;
   /** The sidecars' owner-check timings, for the copy's fence bound. */
   fenceTimings?: FenceTimings;
+  /**
+   * How long the copy waits for the source's final snapshot; never shorter than the fence bound of
+   * `fenceTimings` (the copy refuses otherwise). Default: the copy's own (10 minutes).
+   */
+  copyWaitForFinalMs?: number;
 }
 
 export const migrateRequest = z
@@ -261,7 +266,7 @@ export class MigrationService {
   }
 
   /** copy-snapshots starts: the input of the copy-snapshots state machine. */
-  async beginCopy(ref: MigrationRef): Promise<{ technicalID: string; sourceBucket: string; destinationBucket: string; ownerChangedAt: number; sourceHibernated: boolean; fenceTimings?: FenceTimings }> {
+  async beginCopy(ref: MigrationRef): Promise<{ technicalID: string; sourceBucket: string; destinationBucket: string; ownerChangedAt: number; sourceHibernated: boolean; fenceTimings?: FenceTimings; waitForFinalTimeoutMs?: number }> {
     const record = await this.save(startStep(await this.record(ref), { step: 'copy-snapshots', now: this.clock.now() }));
     const sourceBucket = record.source.backupBucket;
     const destinationBucket = record.destination.backupBucket;
@@ -270,6 +275,7 @@ export class MigrationService {
     return {
       technicalID: record.shoot.technicalID, sourceBucket, destinationBucket, ownerChangedAt, sourceHibernated: record.guards.hibernated,
       ...(this.o.fenceTimings ? { fenceTimings: this.o.fenceTimings } : {}),
+      ...(this.o.copyWaitForFinalMs === undefined ? {} : { waitForFinalTimeoutMs: this.o.copyWaitForFinalMs }),
     };
   }
 

@@ -39,5 +39,6 @@ export function migrationService(options: { owners?: boolean; workflow?: boolean
     ...(process.env.WAIT_FINAL_SNAPSHOT_MS ? { waitFinalSnapshotMs: Number(process.env.WAIT_FINAL_SNAPSHOT_MS) } : {}),
     ...(process.env.COMMAND_TIMEOUT_SECONDS ? { commandTimeoutSeconds: Number(process.env.COMMAND_TIMEOUT_SECONDS) } : {}),
     ...(fence ? { fenceTimings: fence } : {}),
+    ...(process.env.COPY_WAIT_FOR_FINAL_MS ? { copyWaitForFinalMs: Number(process.env.COPY_WAIT_FOR_FINAL_MS) } : {}),
   });
 }

@@ -23,6 +23,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       migrationCommandTimeoutSeconds: '15',
       migrationWaitFinalSnapshotSeconds: '20',
       seedHeartbeatIntervalSeconds: '2',
+      // The scenario sidecars check every 0.5 s with a 5 s grace; the copy's fence bound follows from these,
+      // and a copy waits 15 s for a final snapshot that a dead source never writes.
+      sidecarFenceTimings: JSON.stringify({ ownerCheckInterval: 500, unknownGrace: 5_000, dnsCacheTTL: 1_000, fenceTime: 3_000 }),
+      copyWaitForFinalSeconds: '15',
     } });
     console.log(`integration: emulator ${emulator.endpoint}, stack deployed in ${Date.now() - started} ms, API ${deployment.apiUrl}`);
     project.provide('deployment', deployment);
