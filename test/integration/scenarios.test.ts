@@ -1,6 +1,6 @@
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Route53Client } from '@aws-sdk/client-route-53';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,8 +15,8 @@ import type { SidecarStatus } from '../../seed/backup-restore/sidecar.js';
 import { fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import {
-  acknowledgedRate, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, EtcdPutError, gatewayPut, readEtcdContent,
-  startSeedProxies, startWriter, type EtcdPut, type SeedProxies, type SeedRole, type WriterRecord,
+  acknowledgedRate, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, EtcdPutError, gatewayPut, killProcessTree,
+  processTree, readEtcdContent, startSeedProxies, startWriter, type EtcdPut, type SeedProxies, type SeedRole, type WriterRecord,
 } from '../harness/scenario/index.js';
 
 /**
@@ -26,9 +26,9 @@ import {
  * the source's and the destination's etcd, and a migration with mode auto while the source's
  * connections are cut as the scenario says.
  *
- * S3 (the source's whole process tree killed) is not here: with nothing final in the source's bucket
- * the copy waits for its wait-for-final timeout, which the deployed stack does not let a test shorten
- * (the copy input carries no `waitForFinalTimeoutMs`, and its default is max(10 min, fence bound)).
+ * In S3 (the source's sidecar and etcd killed, its agent stopped) nothing final reaches the source's
+ * bucket: the copy proceeds with the latest snapshot after its wait-for-final timeout, which the test
+ * stack sets to 15 s (`copyWaitForFinalSeconds` in test/harness/global-setup.ts).
  */
 
 const garden = testGarden();
@@ -74,6 +74,8 @@ interface Seed {
   name: string;
   proxies: SeedProxies;
   identity: () => Promise<string>;
+  /** Stops the agent: no heartbeat, no queue read (S3 kills its sidecars first, so none stops gracefully). */
+  stopAgent: () => Promise<void>;
   /** The shoot's sidecar on this seed, if it runs one. */
   sidecar: (id: string) => ReturnType<ReturnType<ReturnType<typeof localSeedAgent>['hosting']>['sidecar']>;
 }
@@ -118,6 +120,7 @@ async function startSeed(name: string, n: number): Promise<Seed> {
     name,
     proxies,
     identity: async () => (await api.request<SeedView>('GET', `/seeds/${name}`)).body.status.identity,
+    stopAgent: () => local.agent.stop(),
     sidecar: (id) => {
       try {
         return local.hosting().sidecar(id);
@@ -221,6 +224,23 @@ async function snapshotKeys(bucket: string, id: string): Promise<string[]> {
   return (res.Contents ?? []).map((o) => o.Key ?? '');
 }
 
+/** A process counts as gone when /proc no longer has it or it is a zombie awaiting its reaper. */
+function gone(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? true;
+  } catch {
+    return true;
+  }
+}
+
+function commandName(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
 function figures(name: string, record: WriterRecord, extra: Record<string, unknown>): void {
   const bySeed = (seed: SeedRole) => record.acknowledged.filter((w) => w.seed === seed).length;
   console.log(`${name}: ${JSON.stringify({ acknowledged: record.acknowledged.length, bySource: bySeed('source'), byDestination: bySeed('destination'), failed: record.failed.length, ...extra })}`);
@@ -274,6 +294,51 @@ describe('the four scenarios (DESIGN section 6) with real agents, sidecars and e
     figures('S2', record, {
       lost: loss.lost.length, cutToFenceMs: (fence.fencedAt() ?? NaN) - cutAt, ownerChangeToFenceMs: (fence.fencedAt() ?? NaN) - ownerChangedAt,
       ownerChangeToLastSourceAckMs: Math.round(lastSourceAck - ownerChangedAt), totalMs: Date.now() - t0,
+    });
+  }, 240_000);
+
+  it('S3: the source stops running (sidecar and etcd killed, agent stopped): bad path, the copy proceeds without a final snapshot after its timeout, loss bounded by one delta interval', async () => {
+    const t0 = Date.now();
+    const l = await landscape('s3');
+    const sidecarPid = l.source.sidecar(l.id)!.pid!;
+    const tree = processTree(sidecarPid);
+    const commands = tree.map(commandName);
+    expect(commands.some((c) => c.includes('etcd')), `sidecar tree ${JSON.stringify(commands)}`).toBe(true);
+
+    // A crash: SIGKILL the sidecar's tree (etcd included), then the agent stops (no heartbeat, no queue
+    // read) and every outbound path is cut, so nothing of the source reaches outside.
+    const killedAt = Date.now();
+    const killed = await killProcessTree(sidecarPid);
+    const deadAt = Date.now();
+    expect(killed).toEqual(expect.arrayContaining(tree));
+    await l.source.stopAgent();
+    l.source.proxies.cutAll();
+    expect(tree.filter((p) => !gone(p)), 'processes of the source sidecar left').toEqual([]);
+    await sleep(SILENCE_MS);
+    const migratedAt = await migrate(l);
+    const m = await settled(l);
+    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+    expect(m.path).toBe('bad');
+    expect(m.copy?.final).toBe(false);
+    const copyStep = m.steps.find((s) => s.id === 'copy-snapshots');
+    expect(copyStep?.message).toContain('no final snapshot');
+    const record = await finishWriting(l);
+    // Nothing came back: no process of the killed tree, and no final snapshot in the source's bucket.
+    expect(tree.filter((p) => !gone(p))).toEqual([]);
+    expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
+
+    const content = await assertCommon(l, record, killedAt);
+    const loss = checkLossBounded(record.acknowledged, content, { deltaIntervalMs: DELTA_INTERVAL_MS });
+    expect(loss.ok, loss.summary).toBe(true);
+    const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
+    const lastSourceAck = sourceAcks.at(-1)!.at;
+    // An ack may race the SIGSTOP (killedAt is taken before it), none may come once the tree is dead.
+    expect(lastSourceAck).toBeLessThanOrEqual(deadAt);
+    const firstDestinationAck = record.acknowledged.find((w) => w.seed === 'destination')!.at;
+    figures('S3', record, {
+      lost: loss.lost.length, lostAgeBeforeLastSourceAckMs: loss.lost.map((w) => Math.round(lastSourceAck - w.at)),
+      killToLastSourceAckMs: Math.round(lastSourceAck - killedAt), killToFirstDestinationAckMs: Math.round(firstDestinationAck - killedAt),
+      migrateToFirstDestinationAckMs: Math.round(firstDestinationAck - migratedAt), copyMessage: copyStep?.message, killedProcesses: killed.length, totalMs: Date.now() - t0,
     });
   }, 240_000);
 
