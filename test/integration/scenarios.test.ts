@@ -328,7 +328,9 @@ describe('the four scenarios (DESIGN section 6) with real agents, sidecars and e
     expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
 
     const content = await assertCommon(l, record, killedAt);
-    const loss = checkLossBounded(record.acknowledged, content, { deltaIntervalMs: DELTA_INTERVAL_MS });
+    // A source killed mid-upload loses the delta it was writing as well: the bound is one interval plus
+    // that upload, which the emulator's S3 on a loaded two-core machine can stretch to a few hundred ms.
+    const loss = checkLossBounded(record.acknowledged, content, { deltaIntervalMs: DELTA_INTERVAL_MS, slackMs: 500 });
     expect(loss.ok, loss.summary).toBe(true);
     const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
     const lastSourceAck = sourceAcks.at(-1)!.at;
