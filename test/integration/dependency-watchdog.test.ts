@@ -1,6 +1,6 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -136,6 +136,25 @@ describe('dependency watchdog on the deployed stack', () => {
     expect((await api.request('PATCH', '/projects/dwd/shoots/api1', { body: { spec: { hibernation: { enabled: true } } } })).status).toBe(200);
     for (let i = 0; i < 4; i++) await round();
     expect(await drain()).toEqual([]);
+  });
+
+  it('does not oscillate on a flapping load balancer, and leaves a migrating shoot alone', async () => {
+    for (let i = 0; i < 8; i++) {
+      endpoint.up = i % 2 === 1;
+      await round();
+    }
+    expect(await drain()).toEqual([]);
+
+    // A migration in progress (as the migration service mirrors it onto the shoot): no probe counts.
+    const item = await garden.ddb.send(new GetCommand({ TableName: garden.tableName, Key: { pk: 'SHOOT#dwd#api1', sk: 'SHOOT' } }));
+    const doc = item.Item!.doc as { status: Record<string, unknown> };
+    doc.status.lastOperation = { type: 'Migrate', state: 'Processing', progress: 30, description: 'migrating', lastUpdateTime: new Date().toISOString() };
+    await garden.ddb.send(new PutCommand({ TableName: garden.tableName, Item: { ...item.Item, doc } }));
+    endpoint.up = false;
+    const probes = endpoint.probes;
+    for (let i = 0; i < 4; i++) await round();
+    expect(await drain()).toEqual([]);
+    expect(endpoint.probes).toBe(probes);
   });
 
   it('restarts crash-looping pods once when etcd recovers', async () => {
