@@ -8,17 +8,10 @@ export const API_VERSION = 'core.gardenless.io/v1' as const;
 /** A new seed registration; its identity is what owner records will name. */
 export function newSeed(name: string, input: SeedInput, options: { now: Date; uuid: string }): Seed {
   assertNameMatches(name, input.metadata?.name);
-  const at = options.now.toISOString();
   return {
     apiVersion: API_VERSION,
     kind: 'Seed',
-    metadata: {
-      name,
-      ...userMetadata(input.metadata),
-      resourceVersion: '0',
-      uid: options.uuid,
-      creationTimestamp: at,
-    },
+    metadata: newObjectMeta(name, input.metadata, options),
     spec: input.spec,
     status: {
       identity: `${name}-${options.uuid}`,
@@ -58,6 +51,11 @@ export function heartbeatSeed(current: Seed, heartbeat: HeartbeatInput, now: Dat
       ...(heartbeat.controlPlanes ? { controlPlanes: heartbeat.controlPlanes } : {}),
     },
   };
+}
+
+/** Metadata of a resource being created: the client's labels and annotations, the server's identity and time. */
+export function newObjectMeta(name: string, metadata: Parameters<typeof userMetadata>[0], options: { now: Date; uuid: string }) {
+  return { name, ...userMetadata(metadata), resourceVersion: '0', uid: options.uuid, creationTimestamp: options.now.toISOString() };
 }
 
 /** The parts of metadata a client owns (labels, annotations), present only when given. */

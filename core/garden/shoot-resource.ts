@@ -1,7 +1,7 @@
 import { AdmissionError, ValidationError } from '../errors.js';
 import { MAX_TECHNICAL_ID_LENGTH, technicalID } from '../model/names.js';
 import type { Shoot, ShootInput } from '../model/shoot.js';
-import { API_VERSION, assertNameMatches, userMetadata } from './seed-resource.js';
+import { API_VERSION, assertNameMatches, newObjectMeta, userMetadata } from './seed-resource.js';
 
 export function newShoot(project: string, name: string, input: ShootInput, options: { now: Date; uuid: string }): Shoot {
   assertNameMatches(name, input.metadata?.name);
@@ -18,14 +18,7 @@ export function newShoot(project: string, name: string, input: ShootInput, optio
   return {
     apiVersion: API_VERSION,
     kind: 'Shoot',
-    metadata: {
-      project,
-      name,
-      ...userMetadata(input.metadata),
-      resourceVersion: '0',
-      uid: options.uuid,
-      creationTimestamp: at,
-    },
+    metadata: { project, ...newObjectMeta(name, input.metadata, options) },
     spec: input.spec,
     status: {
       technicalID: id,
