@@ -12,7 +12,7 @@ import { GardenClient } from '../adapters/http/garden-client.js';
 import type { MigrationRecord } from '../core/migration/record.js';
 import { technicalID } from '../core/model/names.js';
 import type { Deployment } from '../local/deploy.js';
-import { fixture } from '../test/fixtures/index.js';
+import { backedSeed, fixture } from '../test/fixtures/index.js';
 import { FakeSidecar } from '../test/harness/fake-sidecar.js';
 import { TestAgent } from '../test/harness/test-agent.js';
 import { benchLandscape, median } from './bench-support.js';
@@ -31,12 +31,7 @@ try {
   const seeds = [`bench-a-${run}`, `bench-b-${run}`];
   for (const [i, name] of seeds.entries()) {
     await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
-    const seed = fixture('seed-aws-eu1');
-    seed.metadata = { name };
-    seed.spec.backup = { bucket: `gl-backup-${name}`, region: 'eu-west-1' };
-    seed.spec.networks = { nodes: `10.${i}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' };
-    delete seed.spec.taints;
-    delete seed.spec.capacity;
+    const seed = backedSeed(name, i);
     const res = await api.request('PUT', `/seeds/${name}`, { body: seed });
     if (res.status !== 201) throw new Error(`seed ${name}: ${res.status} ${JSON.stringify(res.body)}`);
     const agent = TestAgent.onDeployment(deployment as Deployment, { seed: name });

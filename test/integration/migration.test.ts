@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import type { MigrationRecord } from '../../core/migration/record.js';
 import { technicalID } from '../../core/model/names.js';
-import { fixture } from '../fixtures/index.js';
+import { backedSeed, fixture } from '../fixtures/index.js';
 import { FakeSidecar } from '../harness/fake-sidecar.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TestAgent } from '../harness/test-agent.js';
@@ -33,12 +33,7 @@ async function landscape(options: { shoots?: number; hibernated?: boolean; sidec
   for (const role of ['source', 'destination'] as const) {
     const name = names[role];
     await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
-    const seed = fixture('seed-aws-eu1');
-    seed.metadata = { name };
-    seed.spec.backup = { bucket: `gl-backup-${name}`, region: 'eu-west-1' };
-    seed.spec.networks = { nodes: `10.${run * 2 + (role === 'source' ? 0 : 1)}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' };
-    delete seed.spec.taints;
-    delete seed.spec.capacity;
+    const seed = backedSeed(name, run * 2 + (role === 'source' ? 0 : 1));
     expect((await api.request('PUT', `/seeds/${name}`, { body: seed })).status).toBe(201);
     agents[role] = TestAgent.onDeployment(deployment, { seed: name, ownerCheck: true });
     await agents[role].start();

@@ -12,7 +12,7 @@ import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
 import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { SidecarStatus } from '../../seed/backup-restore/sidecar.js';
-import { fixture } from '../fixtures/index.js';
+import { backedSeed, fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import {
   acknowledgedRate, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, EtcdPutError, gatewayPut, killProcessTree,
@@ -83,12 +83,7 @@ interface Seed {
 async function startSeed(name: string, n: number): Promise<Seed> {
   const bucket = `gl-backup-${name}`;
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  const seed = fixture('seed-aws-eu1');
-  seed.metadata = { name };
-  seed.spec.backup = { bucket, region: 'eu-west-1' };
-  seed.spec.networks = { nodes: `10.${n}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' };
-  delete seed.spec.taints;
-  delete seed.spec.capacity;
+  const seed = backedSeed(name, n);
   expect((await api.request('PUT', `/seeds/${name}`, { body: seed })).status).toBe(201);
 
   const proxies = await startSeedProxies({ seed: name, upstreams: emulatorUpstreams(deployment) });

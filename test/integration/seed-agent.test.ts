@@ -15,7 +15,7 @@ import { ownerRecordName } from '../../core/ownership/index.js';
 import type { SeedAgent } from '../../seed/agent/agent.js';
 import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { fixture } from '../fixtures/index.js';
+import { backedSeed, fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
@@ -38,12 +38,7 @@ const etcdClients: Etcd3[] = [];
 
 async function startSeed(name: string, networkIndex: number) {
   await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
-  const seed = fixture('seed-aws-eu1');
-  seed.metadata = { name };
-  seed.spec.backup = { bucket: `gl-backup-${name}`, region: 'eu-west-1' };
-  seed.spec.networks = { nodes: `10.${networkIndex}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' };
-  delete seed.spec.taints;
-  delete seed.spec.capacity;
+  const seed = backedSeed(name, networkIndex);
   expect((await api.request('PUT', `/seeds/${name}`, { body: seed })).status).toBe(201);
   const local = localSeedAgent({
     seed: name,

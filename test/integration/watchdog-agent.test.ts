@@ -9,7 +9,7 @@ import { technicalID } from '../../core/model/names.js';
 import type { SeedAgent } from '../../seed/agent/agent.js';
 import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { fixture } from '../fixtures/index.js';
+import { backedSeed, fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
@@ -59,11 +59,7 @@ describe('dependency watchdog against a real seed agent', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
     await new S3Client({ ...aws, forcePathStyle: true }).send(new CreateBucketCommand({ Bucket: `gl-backup-${SEED}` }));
-    const seed = fixture('seed-aws-eu1');
-    seed.metadata = { name: SEED };
-    seed.spec.backup = { bucket: `gl-backup-${SEED}`, region: 'eu-west-1' };
-    delete seed.spec.taints;
-    expect((await api.request('PUT', `/seeds/${SEED}`, { body: seed })).status).toBe(201);
+    expect((await api.request('PUT', `/seeds/${SEED}`, { body: backedSeed(SEED, 0) })).status).toBe(201);
     const local = localSeedAgent({
       seed: SEED, garden: api, aws,
       owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain: deployment.outputs.InternalDomain },
