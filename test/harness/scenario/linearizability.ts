@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HistoryRecorder } from './history.js';
 
@@ -75,6 +75,6 @@ export async function checkHistory(name: string, history: HistoryRecorder, optio
   rmSync(join(historiesDir, `${name}.html`), { force: true });
   history.write(file);
   const verdict = await checkHistoryFile(file, options);
-  console.log(`linearizability ${name}: ${JSON.stringify({ ...verdict, history: undefined })} (history ${verdict.history})`);
+  console.log(`linearizability ${name}: ${JSON.stringify({ ...verdict, history: relative(root, verdict.history), visualization: verdict.visualization && relative(root, verdict.visualization) })}`);
   return verdict;
 }
