@@ -36,7 +36,8 @@ import {
  * destination first, then one final read of every key through the destination) and passes it to the
  * linearizability checker (Porcupine). S1, S2 and S4 (reconnected) promise no loss: their histories are
  * checked as recorded. S3 allows the loss of one delta interval: what the source answered inside that
- * window is marked of unknown outcome first, exactly the bound its loss check asserts.
+ * window is marked of unknown outcome first, exactly the bound its loss check asserts (and when writes
+ * were lost, the history as recorded must be rejected: the marking is what makes it pass).
  */
 
 const garden = testGarden();
@@ -223,10 +224,13 @@ async function finishWriting(l: Landscape): Promise<WriterRecord> {
  * test-results/linearizability/). `lossWindow`: the contract's loss window before the source's last
  * answer, whose operations become of unknown outcome first.
  */
-async function assertLinearizable(l: Landscape, name: string, lossWindow?: { lengthMs: number; reason: string }): Promise<LinearizabilityVerdict> {
+async function assertLinearizable(l: Landscape, name: string, lossWindow?: { lengthMs: number; reason: string; lostWrites: number }): Promise<LinearizabilityVerdict> {
   await recordFinalReads({ history: l.history, seed: 'destination', endpoint: l.destination.sidecar(l.id)!.clientUrl });
   if (lossWindow) {
-    const marked = markLossWindow(l.history.operations(), { seed: 'source', ...lossWindow });
+    // The loss is real: as recorded, with the lost writes acknowledged, the history is rejected.
+    const unmarked = await checkHistory(`${name}-as-recorded`, l.history, { visualize: 'never' });
+    if (lossWindow.lostWrites > 0) expect(unmarked.result, JSON.stringify(unmarked)).toBe('not-linearizable');
+    const marked = markLossWindow(l.history.operations(), { seed: 'source', lengthMs: lossWindow.lengthMs, reason: lossWindow.reason });
     l.history.replace(marked.ops);
     if (marked.from !== undefined) l.history.annotate(`${lossWindow.reason}: ${marked.changed} source answers of unknown outcome`, marked.from, marked.to);
   }
@@ -369,7 +373,7 @@ describe('the four scenarios (DESIGN section 6) with real agents, sidecars and e
     const loss = checkLossBounded(record.acknowledged, content, { deltaIntervalMs: DELTA_INTERVAL_MS, slackMs: S3_UPLOAD_SLACK_MS });
     expect(loss.ok, loss.summary).toBe(true);
     // The same bound for the checker: what the source answered within it is of unknown outcome.
-    await assertLinearizable(l, 'S3', { lengthMs: DELTA_INTERVAL_MS + S3_UPLOAD_SLACK_MS, reason: 'S3 loss window (one delta interval + upload)' });
+    await assertLinearizable(l, 'S3', { lengthMs: DELTA_INTERVAL_MS + S3_UPLOAD_SLACK_MS, reason: 'S3 loss window (one delta interval + upload)', lostWrites: loss.lost.length });
     const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
     const lastSourceAck = sourceAcks.at(-1)!.at;
     // A write sent once the tree was dead cannot have been acknowledged by it. (The client may read an
