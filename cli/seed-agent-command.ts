@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readEndpoints, LANDSCAPE_DIR } from '../local/landscape-file.js';
 import { localSeedAgent } from '../seed/agent/local-agent.js';
-import type { LocalOwnerConfig } from '../seed/agent/local-hosting.js';
+import type { OwnerConfig } from '../seed/agent/aws-agent.js';
 import { clientFor, type CliOptions } from './config.js';
 
 interface SeedAgentFlags {
@@ -57,7 +57,7 @@ export function registerSeedAgentCommand(program: Command): Command {
       const endpoint = flags.awsEndpoint ?? process.env.AWS_ENDPOINT_URL ?? local?.awsEndpoint;
       const internalDomain = flags.internalDomain ?? local?.outputs.InternalDomain;
       if (!internalDomain) throw new Error('no internal domain: pass --internal-domain or start the local landscape');
-      const owner: LocalOwnerConfig =
+      const owner: OwnerConfig =
         flags.ownerMode === 'api'
           ? { mode: 'api', internalDomain, hostedZoneId: flags.hostedZoneId ?? local?.outputs.HostedZoneId ?? '' }
           : { mode: 'dns', internalDomain, ...(flags.dnsServer ? { servers: flags.dnsServer } : {}) };

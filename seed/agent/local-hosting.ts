@@ -2,15 +2,11 @@ import { rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ownerRecordName, type OwnerCheckResult } from '../../core/ownership/index.js';
+import type { OwnerConfig } from './aws-agent.js';
 import { freePort } from '../../local/ports.js';
 import { ApiServerStandIn } from './apiserver-standin.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
 import { SidecarProcess } from './sidecar-process.js';
-
-/** How the sidecars find the owner record: the Route 53 API (the emulator serves no DNS) or DNS. */
-export type LocalOwnerConfig =
-  | { mode: 'api'; hostedZoneId: string; internalDomain: string }
-  | { mode: 'dns'; internalDomain: string; servers?: readonly string[] };
 
 export interface LocalHostingOptions {
   /** This seed's identity: the owner record's value while it owns a shoot. */
@@ -19,7 +15,7 @@ export interface LocalHostingOptions {
   workDir: string;
   /** `endpoint` is S3's (and Route 53's unless `route53Endpoint` is given). */
   aws: { endpoint?: string; route53Endpoint?: string; region: string };
-  owner: LocalOwnerConfig;
+  owner: OwnerConfig;
   /** Durations as the sidecar CLI takes them (`5s`, `500ms`); defaults are the sidecar's. */
   sidecar?: { ownerCheckInterval?: string; unknownGrace?: string; deltaSnapshotInterval?: string; fullSnapshotInterval?: string; compression?: 'gzip' | 'none' };
   /** The gardenless CLI; default the repository's `bin/gardenless`. */
