@@ -57,6 +57,16 @@ export function parseCommand(body: unknown, options: { seed?: string } = {}): Se
   return parsed.data;
 }
 
+/** `parseCommand` for a message that may be anything: the command, or why it is not one (nothing else is thrown). */
+export function readCommand(body: unknown, options: { seed?: string } = {}): { command: SeedCommand; invalid?: undefined } | { command?: undefined; invalid: InvalidCommandError } {
+  try {
+    return { command: parseCommand(body, options) };
+  } catch (error) {
+    if (error instanceof InvalidCommandError) return { invalid: error };
+    throw error;
+  }
+}
+
 /** The output for SendTaskSuccess, validated against the command's result schema. */
 export function commandSuccess<T extends CommandType>(command: Extract<SeedCommand, { type: T }>, result: CommandResult<T>, now: Date): CommandSuccess<T> {
   const checked = commandResultSchemas[command.type as T].parse(result) as CommandResult<T>;

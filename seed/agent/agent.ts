@@ -1,5 +1,5 @@
 import type { GardenClient } from '../../adapters/http/garden-client.js';
-import { commandFailure, commandSuccess, InvalidCommandError, parseCommand, type SeedCommand } from '../../core/commands/index.js';
+import { commandFailure, commandSuccess, readCommand, type SeedCommand } from '../../core/commands/index.js';
 import type { Condition } from '../../core/model/common.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { AgentCommandError, asError, messageOf, SeedAgentConfigError } from './errors.js';
@@ -152,18 +152,14 @@ export class SeedAgent {
   }
 
   private async accept(inbox: CommandInbox, message: InboxMessage): Promise<void> {
-    let command: SeedCommand;
-    try {
-      command = parseCommand(message.body, { seed: this.seed });
-    } catch (error) {
-      if (!(error instanceof InvalidCommandError)) throw error;
-      await this.deleteMessage(inbox, message);
+    const { command, invalid } = readCommand(message.body, { seed: this.seed });
+    await this.deleteMessage(inbox, message);
+    if (invalid) {
       const token = looseToken(message.body);
-      this.log({ event: 'invalid-command', error: error.message });
-      if (token) await this.answer(token, { kind: 'failure', ...commandFailure({ error: 'InvalidCommand', message: error.message, seed: this.seed }) });
+      this.log({ event: 'invalid-command', error: invalid.message });
+      if (token) await this.answer(token, { kind: 'failure', ...commandFailure({ error: 'InvalidCommand', message: invalid.message, seed: this.seed }) });
       return;
     }
-    await this.deleteMessage(inbox, message);
     const decision = this.ledger.begin(command.commandId, command.taskToken);
     this.log({ event: 'command', type: command.type, commandId: command.commandId, shoot: command.shoot.technicalID, decision: decision.action });
     if (decision.action === 'replay') {

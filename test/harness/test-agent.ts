@@ -3,11 +3,9 @@ import { GardenClient } from '../../adapters/http/garden-client.js';
 import {
   COMMAND_API_VERSION,
   commandFailure,
-  InvalidCommandError,
-  parseCommand,
+  readCommand,
   type CommandFailureName,
   type CommandType,
-  type SeedCommand,
 } from '../../core/commands/index.js';
 import type { ActuatorSet, MemoryExtensionWorld } from '../../core/extensions/index.js';
 import type { Deployment } from '../../local/deploy.js';
@@ -204,11 +202,8 @@ export class TestAgent {
 
   /** Records the delivery; answers it here (injected failure, ignore) and returns true, or leaves it to the agent. */
   private async intercept(inbox: CommandInbox, message: InboxMessage): Promise<boolean> {
-    let command: SeedCommand;
-    try {
-      command = parseCommand(message.body, { seed: this.seed });
-    } catch (error) {
-      if (!(error instanceof InvalidCommandError)) throw error;
+    const { command, invalid } = readCommand(message.body, { seed: this.seed });
+    if (invalid) {
       this.undecided.push(this.record({ ...looseFields(message.body), disposition: 'invalid' }));
       return false;
     }
