@@ -19,6 +19,7 @@ import { OwnershipAudit } from './ownership-audit.js';
 import { SnapshotCopy } from './snapshot-copy.js';
 import { acknowledge, acknowledgeTableIndexes, nagArn } from './nag.js';
 import { TABLE_INDEXES } from '../adapters/dynamodb/keys.js';
+import type { OwnershipTimings } from '../core/ownership/index.js';
 
 export interface GardenStackProps extends StackProps {
   /** The domain under which owner records live: `owner.<shoot>.<project>.<internalDomain>`. */
@@ -38,8 +39,8 @@ export interface GardenStackProps extends StackProps {
   migrationWaitFinalSnapshot?: Duration;
   /** The seed agents' heartbeat interval: a source silent for three of them takes the bad path. Default 10 s. */
   seedHeartbeatInterval?: Duration;
-  /** The sidecars' owner-check timings in ms (they set the copy's fence bound); must match the seeds'. */
-  sidecarFenceTimings?: Record<string, number>;
+  /** The seeds' ownership timings (they set the copy's fence bound); must be what the seeds' sidecars run. */
+  ownershipTimings?: Partial<OwnershipTimings>;
   /** How long a migration's copy waits for the source's final snapshot. Default 10 minutes. */
   copyWaitForFinal?: Duration;
 }
@@ -200,7 +201,7 @@ export class GardenStack extends Stack {
       ...(props.migrationCommandTimeout ? { commandTimeout: props.migrationCommandTimeout } : {}),
       ...(props.migrationWaitFinalSnapshot ? { waitFinalSnapshot: props.migrationWaitFinalSnapshot } : {}),
       ...(props.seedHeartbeatInterval ? { heartbeatInterval: props.seedHeartbeatInterval } : {}),
-      ...(props.sidecarFenceTimings ? { fenceTimings: props.sidecarFenceTimings } : {}),
+      ...(props.ownershipTimings ? { ownershipTimings: props.ownershipTimings } : {}),
       ...(props.copyWaitForFinal ? { copyWaitForFinal: props.copyWaitForFinal } : {}),
     });
     // POST .../migrate admits, locks and starts the state machine.

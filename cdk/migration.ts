@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GardenFunction } from './garden-function.js';
 import { acknowledge, acknowledgeTableIndexes, grantTaskFunctions, nagArn } from './nag.js';
+import { waitForFinalTimeout, type OwnershipTimings } from '../core/ownership/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** The states that wait for a seed agent's answer. */
@@ -35,11 +36,15 @@ export interface MigrationProps {
   /** The seed agents' heartbeat interval, for choosing the path. Default 10 seconds. */
   heartbeatInterval?: Duration;
   /**
-   * The sidecars' owner-check timings (ms: ownerCheckInterval, unknownGrace, dnsCacheTTL, fenceTime), from
-   * which the copy's fence bound follows; they must match what the seeds run. Default: the design's.
+   * The seeds' ownership timings, from which the copy's fence bound follows; they must be what the seeds'
+   * sidecars run. Default: the design's.
    */
-  fenceTimings?: Record<string, number>;
-  /** How long the copy waits for a final snapshot; not shorter than the fence bound. Default 10 minutes. */
+  ownershipTimings?: Partial<OwnershipTimings>;
+  /**
+   * How long the copy waits for a final snapshot. Default 10 minutes, or the fence bound when that is
+   * longer; a shorter wait than the fence bound is refused at synthesis (it could activate a copy while the
+   * source still accepts writes).
+   */
   copyWaitForFinal?: Duration;
 }
 
@@ -65,8 +70,8 @@ export class Migration extends Construct {
       COMMAND_TIMEOUT_SECONDS: String(commandTimeout.toSeconds()),
       WAIT_FINAL_SNAPSHOT_MS: String((props.waitFinalSnapshot ?? Duration.minutes(10)).toMilliseconds()),
       HEARTBEAT_INTERVAL_MS: String((props.heartbeatInterval ?? Duration.seconds(10)).toMilliseconds()),
-      ...(props.fenceTimings ? { FENCE_TIMINGS: JSON.stringify(props.fenceTimings) } : {}),
-      ...(props.copyWaitForFinal ? { COPY_WAIT_FOR_FINAL_MS: String(props.copyWaitForFinal.toMilliseconds()) } : {}),
+      ...(props.ownershipTimings ? { OWNERSHIP_TIMINGS: JSON.stringify(props.ownershipTimings) } : {}),
+      COPY_WAIT_FOR_FINAL_MS: String(copyWaitForFinal(props)),
     };
     const fn = (name: string, entry: string, description: string) => {
       const f = new GardenFunction(this, name, { entry: `functions/migration/${entry}`, description, logRetention: props.logRetention, timeout: Duration.seconds(60), environment });
@@ -145,4 +150,9 @@ export function migrateShootDefinition(options: { commandTimeout: Duration }): R
 
 function nagPart(partition: string): string {
   return partition.startsWith('${Token') ? '<AWS::Partition>' : partition;
+}
+
+/** The copy's wait for a final snapshot in ms: never shorter than the fence bound of the seeds' timings. */
+function copyWaitForFinal(props: Pick<MigrationProps, 'ownershipTimings' | 'copyWaitForFinal'>): number {
+  return waitForFinalTimeout({ timings: props.ownershipTimings, wait: props.copyWaitForFinal?.toMilliseconds() }).waitForFinalTimeout;
 }

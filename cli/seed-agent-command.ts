@@ -1,7 +1,9 @@
 import { Command, Option } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ownershipTimings } from '../core/ownership/index.js';
 import { readEndpoints, LANDSCAPE_DIR } from '../local/landscape-file.js';
+import { parseDuration } from '../seed/backup-restore/duration.js';
 import { localSeedAgent } from '../seed/agent/local-agent.js';
 import type { OwnerConfig } from '../seed/agent/aws-agent.js';
 import { clientFor, type CliOptions } from './config.js';
@@ -64,11 +66,13 @@ export function registerSeedAgentCommand(program: Command): Command {
       const usingEmulator = endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
       const workDir = flags.workDir ?? join(LANDSCAPE_DIR, 'seeds', flags.seed);
       mkdirSync(workDir, { recursive: true });
+      const ms = (text: string | undefined, flag: string) => (text === undefined ? undefined : parseDuration(text, flag));
+      // Refused here when they cannot work, before any sidecar starts.
+      const ownership = ownershipTimings({ ownerCheckInterval: ms(flags.ownerCheckInterval, '--owner-check-interval'), unknownGrace: ms(flags.unknownGrace, '--unknown-grace') });
       const sidecar = {
-        ...(flags.ownerCheckInterval ? { ownerCheckInterval: flags.ownerCheckInterval } : {}),
-        ...(flags.unknownGrace ? { unknownGrace: flags.unknownGrace } : {}),
-        ...(flags.deltaSnapshotInterval ? { deltaSnapshotInterval: flags.deltaSnapshotInterval } : {}),
-        ...(flags.fullSnapshotInterval ? { fullSnapshotInterval: flags.fullSnapshotInterval } : {}),
+        ownership: { ownerCheckInterval: ownership.ownerCheckInterval, unknownGrace: ownership.unknownGrace },
+        deltaSnapshotInterval: ms(flags.deltaSnapshotInterval, '--delta-snapshot-interval'),
+        fullSnapshotInterval: ms(flags.fullSnapshotInterval, '--full-snapshot-interval'),
       };
       const { agent } = localSeedAgent({
         seed: flags.seed,

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { freePort } from './ports.js';
+import { freePort } from '../seed/ports.js';
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 const MINISTACK_BIN = join(PROJECT_ROOT, '.venv', 'bin', 'ministack');

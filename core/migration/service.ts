@@ -12,7 +12,7 @@ import { dns1123Label } from '../model/names.js';
 import type { Shoot } from '../model/shoot.js';
 import { ownerRecordName } from '../ownership/record-name.js';
 import type { OwnerRecords } from '../ownership/owner-records.js';
-import type { FenceTimings } from '../snapshots/fence.js';
+import type { OwnershipTimings } from '../ownership/timings.js';
 import { currentFinalSnapshot } from '../snapshots/lookup.js';
 import type { SnapshotStore } from '../snapshots/store.js';
 import type { ShootStateStore } from '../shootstate/store.js';
@@ -76,7 +76,7 @@ export interface MigrationServiceOptions {
   commandTimeoutSeconds?: number;
   commandHeartbeatSeconds?: number;
   /** The sidecars' owner-check timings, for the copy's fence bound. */
-  fenceTimings?: FenceTimings;
+  fenceTimings?: Partial<OwnershipTimings>;
   /**
    * How long the copy waits for the source's final snapshot; never shorter than the fence bound of
    * `fenceTimings` (the copy refuses otherwise). Default: the copy's own (10 minutes).
@@ -266,7 +266,7 @@ export class MigrationService {
   }
 
   /** copy-snapshots starts: the input of the copy-snapshots state machine. */
-  async beginCopy(ref: MigrationRef): Promise<{ technicalID: string; sourceBucket: string; destinationBucket: string; ownerChangedAt: number; sourceHibernated: boolean; fenceTimings?: FenceTimings; waitForFinalTimeoutMs?: number }> {
+  async beginCopy(ref: MigrationRef): Promise<{ technicalID: string; sourceBucket: string; destinationBucket: string; ownerChangedAt: number; sourceHibernated: boolean; fenceTimings?: Partial<OwnershipTimings>; waitForFinalTimeoutMs?: number }> {
     const record = await this.save(startStep(await this.record(ref), { step: 'copy-snapshots', now: this.clock.now() }));
     const sourceBucket = record.source.backupBucket;
     const destinationBucket = record.destination.backupBucket;

@@ -8,6 +8,7 @@ import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
 import { StepFunctionsMigrationWorkflow } from '../../adapters/sfn/migration-workflow.js';
 import type { OwnerRecords } from '../../core/ownership/owner-records.js';
 import { MigrationService, type MigrationWorkflow } from '../../core/migration/service.js';
+import { parseOwnershipTimings } from '../../core/ownership/index.js';
 import { requireEnv, schedulingPolicyFromEnv } from '../shared/env.js';
 
 /** Parts a function was not given permissions for fail loudly when used, instead of at start. */
@@ -21,7 +22,6 @@ const unavailable = (what: string) =>
 export function migrationService(options: { owners?: boolean; workflow?: boolean } = {}): MigrationService {
   const client = new DynamoDBClient({});
   const tableName = requireEnv('TABLE_NAME');
-  const fence = process.env.FENCE_TIMINGS ? (JSON.parse(process.env.FENCE_TIMINGS) as Record<string, number>) : undefined;
   return new MigrationService({
     garden: new DynamoGardenRepository({ tableName, client }),
     migrations: new DynamoMigrationStore({ tableName, client }),
@@ -38,7 +38,7 @@ export function migrationService(options: { owners?: boolean; workflow?: boolean
     ...(process.env.HEARTBEAT_INTERVAL_MS ? { heartbeatIntervalMs: Number(process.env.HEARTBEAT_INTERVAL_MS) } : {}),
     ...(process.env.WAIT_FINAL_SNAPSHOT_MS ? { waitFinalSnapshotMs: Number(process.env.WAIT_FINAL_SNAPSHOT_MS) } : {}),
     ...(process.env.COMMAND_TIMEOUT_SECONDS ? { commandTimeoutSeconds: Number(process.env.COMMAND_TIMEOUT_SECONDS) } : {}),
-    ...(fence ? { fenceTimings: fence } : {}),
+    fenceTimings: parseOwnershipTimings(process.env.OWNERSHIP_TIMINGS),
     ...(process.env.COPY_WAIT_FOR_FINAL_MS ? { copyWaitForFinalMs: Number(process.env.COPY_WAIT_FOR_FINAL_MS) } : {}),
   });
 }

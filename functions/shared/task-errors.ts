@@ -1,11 +1,10 @@
 import type middy from '@middy/core';
 import { ZodError } from 'zod';
 import { ValidationError } from '../../core/errors.js';
-import { OwnerRecordConflictError, OwnerRecordsUnavailableError, OwnershipAssertionError } from '../../core/ownership/index.js';
+import { FenceBoundError, OwnerRecordConflictError, OwnerRecordsUnavailableError, OwnershipAssertionError } from '../../core/ownership/index.js';
 import {
   CopyPlanTooLargeError,
   CopyVerificationError,
-  FenceBoundError,
   NoFullSnapshotError,
   NoSnapshotBeforeTimeoutError,
   RestorePlanGapError,

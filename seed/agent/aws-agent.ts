@@ -10,7 +10,7 @@ import { S3BlobStore } from '../../adapters/s3/blob-store.js';
 import { s3Api } from '../../adapters/s3/s3-api.js';
 import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
 import type { ActuatorSet, MemoryExtensionWorld } from '../../core/extensions/index.js';
-import { checkOwner, ownerRecordName, type OwnerCheckResult } from '../../core/ownership/index.js';
+import { lookUpOwner, ownerRecordName, type OwnerCheckResult } from '../../core/ownership/index.js';
 import { ownerLookup } from '../backup-restore/aws.js';
 import { SeedAgent, type SeedAgentOptions } from './agent.js';
 import { ControlPlaneRuntime } from './control-plane-runtime.js';
@@ -101,6 +101,6 @@ function restoreOwnerCheck(input: { owner: OwnerConfig; identity: string; route5
       : ownerLookup({ mode: 'dns', ...(owner.servers ? { servers: owner.servers } : {}) });
   return async (shoot: { name: string; project: string }): Promise<OwnerCheckResult> => {
     const name = ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain: owner.internalDomain });
-    return checkOwner({ outcome: await lookup.lookup(name), identity }).result;
+    return (await lookUpOwner(lookup, { name, identity })).result;
   };
 }
