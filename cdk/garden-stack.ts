@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, HttpStage, type IHttpRouteAuthorizer, HttpNoneAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -124,17 +124,6 @@ export class GardenStack extends Stack {
     acknowledge(api.role, `IAM5[Resource::${nagArn(this, 'sqs', `${seedQueuePrefix}*`)}]`,
       'Seed command queues are created when seeds register; the wildcard is confined to queue names under this garden\'s prefix.');
 
-    // The migrate-shoot state machine asks it for a destination when the operator gave none.
-    const scheduler = new GardenFunction(this, 'Scheduler', {
-      entry: 'functions/scheduler/handler.ts',
-      description: 'the gardenless scheduler (migration destinations)',
-      logRetention,
-      environment: { TABLE_NAME: table.tableName },
-    });
-    table.grantReadData(scheduler.function);
-    acknowledgeTableIndexes(scheduler.role, table);
-    new CfnOutput(this, 'SchedulerFunctionName', { value: scheduler.function.functionName });
-
     const apiAccessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY });
     const httpApi = new HttpApi(this, 'HttpApi', {
       description: 'gardenless garden API (v1)',
@@ -187,7 +176,9 @@ export class GardenStack extends Stack {
       scheduleEnabled: props.watchdogSchedule ?? true,
     });
     new CfnOutput(this, 'WatchdogFunctionName', { value: watchdog.function.function.functionName });
+    const migrateShootName = `${this.stackName}-migrate-shoot`;
     const migration = new Migration(this, 'Migration', {
+      name: migrateShootName,
       logRetention,
       table,
       bus,
@@ -206,8 +197,14 @@ export class GardenStack extends Stack {
     });
     // POST .../migrate admits, locks and starts the state machine.
     migration.stateMachine.grantStartExecution(api.function);
+    // ...and looks at an execution whose migration still says Running, to resume one that died unrecorded.
+    api.role.addToPolicy(new iam.PolicyStatement({
+      actions: ['states:DescribeExecution'],
+      resources: [this.formatArn({ service: 'states', resource: 'execution', resourceName: `${migrateShootName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+    }));
+    acknowledge(api.role, `IAM5[Resource::${nagArn(this, 'states', `execution:${migrateShootName}:*`)}]`,
+      'Executions are named <migrationId>-<attempt> at run time; the API only describes executions of migrate-shoot.');
     api.function.addEnvironment('MIGRATE_SHOOT_STATE_MACHINE_ARN', migration.stateMachine.stateMachineArn);
-    api.function.addEnvironment('STATE_BUCKET', stateBucket.bucketName);
     new CfnOutput(this, 'MigrateShootStateMachineArn', { value: migration.stateMachine.stateMachineArn });
     new CfnOutput(this, 'CopySnapshotsStateMachineArn', { value: snapshotCopy.stateMachine.stateMachineArn });
     new CfnOutput(this, 'OwnershipAuditFunctionName', { value: ownership.auditFunction.function.functionName });

@@ -82,12 +82,6 @@ export async function waitForHealth(endpoint: string, timeoutMs: number, child?:
   throw new Error(`emulator at ${endpoint} not healthy after ${timeoutMs} ms`, { cause: lastError });
 }
 
-/** Clears every resource in the emulator, the deployed stack included. */
-export async function resetEmulator(endpoint: string): Promise<void> {
-  const res = await fetch(`${endpoint}/_ministack/reset`, { method: 'POST' });
-  if (!res.ok) throw new Error(`emulator reset answered ${res.status}`);
-}
-
 function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
   const pid = child.pid;

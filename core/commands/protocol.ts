@@ -28,8 +28,7 @@ export class InvalidCommandError extends ValidationError {
   }
 }
 
-/** Step Functions limits on SendTaskFailure. */
-export const MAX_FAILURE_ERROR_CHARS = 256;
+/** Step Functions' limit on a SendTaskFailure cause. */
 export const MAX_FAILURE_CAUSE_CHARS = 32_768;
 
 /** Parses a queue message body (JSON text or an already parsed value); `seed` refuses commands addressed elsewhere. */
