@@ -14,6 +14,7 @@ import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { SidecarStatus } from '../../seed/backup-restore/sidecar.js';
 import { backedSeed, fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 import {
   acknowledgedRate, checkHistory, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, gatewayGet, gatewayPut, HistoryRecorder,
   killProcessTree, markLossWindow, processTree, readEtcdContent, recordFinalReads, resolving, startRegisterClients, startSeedProxies, startWriter,
@@ -31,10 +32,10 @@ import {
  * bucket: the copy proceeds with the latest snapshot after its wait-for-final timeout, which the test
  * stack sets to 15 s (`copyWaitForFinalSeconds` in test/harness/global-setup.ts).
  *
- * Every scenario also records a history of client operations (the writer's puts, and four register
- * clients putting and reading six shared keys (10 operations a second each, 60 % reads), two through the source first and two through the
- * destination first, then one final read of every key through the destination) and passes it to the
- * linearizability checker (Porcupine). S1, S2 and S4 (reconnected) promise no loss: their histories are
+ * Every scenario also records a history of client operations (the writer's puts; four register clients
+ * putting and reading six shared keys, 10 operations a second each, 60 % reads, two through the source
+ * first and two through the destination first; then one final read of every key through the
+ * destination) and passes it to the linearizability checker (Porcupine). S1, S2 and S4 (reconnected) promise no loss: their histories are
  * checked as recorded. S3 allows the loss of one delta interval: what the source answered inside that
  * window is marked of unknown outcome first, exactly the bound its loss check asserts (and when writes
  * were lost, the history as recorded must be rejected: the marking is what makes it pass).
@@ -50,7 +51,7 @@ const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.Hosted
 const DELTA_INTERVAL_MS = 1_000;
 /** S3's bound beyond one delta interval: the delta a killed source was uploading (see the S3 test). */
 const S3_UPLOAD_SLACK_MS = 500;
-const SIDECAR = { ownerCheckInterval: '500ms', unknownGrace: '5s', deltaSnapshotInterval: `${DELTA_INTERVAL_MS}ms` };
+const SIDECAR = { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: DELTA_INTERVAL_MS };
 /** The test stack judges a seed silent after three heartbeat intervals of 2 s. */
 const SILENCE_MS = 7_000;
 
