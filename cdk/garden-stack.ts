@@ -109,6 +109,8 @@ export class GardenStack extends Stack {
         EVENT_BUS_NAME: bus.eventBusName,
         HOSTED_ZONE_ID: zone.hostedZoneId,
         INTERNAL_DOMAIN: props.internalDomain,
+        // A heartbeat that does not say how long it holds holds three of the deployment's intervals.
+        SEED_LEASE_DURATION_SECONDS: String(3 * (props.seedHeartbeatInterval ?? Duration.seconds(10)).toSeconds()),
       },
     });
     table.grantReadWriteData(api.function);

@@ -5,7 +5,8 @@ import { type Clock, type EventSink, type IdSource, type SeedProvisioner, discar
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import type { Page, PageRequest } from './page.js';
 import type { GardenRepository } from './repository.js';
-import { heartbeatSeed, newSeed, updatedSeed } from './seed-resource.js';
+import { newSeed, updatedSeed } from './seed-resource.js';
+import { DEFAULT_LEASE_DURATION_SECONDS, renewedLease, seedWithLease } from './seed-lease.js';
 import { newShoot, updatedShoot } from './shoot-resource.js';
 import { parseInput } from './validate.js';
 import { admitOnSeed, assertSeedExists, listAllSeeds, scheduleAndCreate, type SchedulingPolicy } from './placement.js';
@@ -25,6 +26,8 @@ export interface GardenServiceOptions {
   maxUnconditionalRetries?: number;
   /** Region strategy and distances of the scheduler (Gardener's scheduler configuration). */
   scheduling?: SchedulingPolicy;
+  /** How long a heartbeat holds when the agent does not say (three of its intervals). Default 30 s. */
+  leaseDurationSeconds?: number;
 }
 
 const dryRunRequest = z.object({ shoot: z.object({ metadata: z.record(z.string(), z.unknown()).optional(), spec: shootSpec }).strict() }).strict();
@@ -57,6 +60,7 @@ export class GardenService {
   private readonly retries: number;
   private readonly policy: SchedulingPolicy;
   private readonly provisioner: SeedProvisioner;
+  private readonly leaseDurationSeconds: number;
 
   constructor(options: GardenServiceOptions) {
     this.repo = options.repository;
@@ -66,6 +70,7 @@ export class GardenService {
     this.retries = options.maxUnconditionalRetries ?? 5;
     this.policy = options.scheduling ?? {};
     this.provisioner = options.provisioner ?? noProvisioning;
+    this.leaseDurationSeconds = options.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS;
   }
 
   async putSeed(name: string, body: unknown): Promise<Written<Seed>> {
@@ -110,22 +115,23 @@ export class GardenService {
     }
   }
 
+  /**
+   * The seed agent's heartbeat renews the seed's lease with what the agent reports; the Seed resource
+   * itself is not written (its resourceVersion stays), so operators' updates never race heartbeats.
+   */
   async heartbeat(name: string, body: unknown): Promise<Seed> {
     const input = parseInput(heartbeatInput, body);
-    for (let attempt = 0; ; attempt++) {
-      const current = await this.getSeed(name);
-      if (input.identity !== undefined && input.identity !== current.status.identity) {
-        throw new ConflictError(
-          `heartbeat identity "${input.identity}" is not the identity of seed "${name}" (${current.status.identity}); the agent belongs to an earlier registration`,
-          { code: 'IdentityMismatch', field: 'identity' },
-        );
-      }
-      try {
-        return await this.repo.updateSeed(heartbeatSeed(current, input, this.clock.now()), current.metadata.resourceVersion);
-      } catch (error) {
-        if (!(error instanceof ConflictError) || attempt >= this.retries) throw error;
-      }
+    const current = await this.getSeed(name);
+    if (input.identity !== undefined && input.identity !== current.status.identity) {
+      throw new ConflictError(
+        `heartbeat identity "${input.identity}" is not the identity of seed "${name}" (${current.status.identity}); the agent belongs to an earlier registration`,
+        { code: 'IdentityMismatch', field: 'identity' },
+      );
     }
+    const now = this.clock.now();
+    const lease = renewedLease({ seed: current, heartbeat: input, now, defaultDurationSeconds: this.leaseDurationSeconds });
+    await this.repo.renewLease(lease);
+    return seedWithLease(current, lease, now);
   }
 
   async putShoot(project: string, name: string, body: unknown): Promise<Written<Shoot>> {

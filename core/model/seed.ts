@@ -90,6 +90,8 @@ export const heartbeatInput = z
     conditions: z.array(condition).max(32),
     controlPlanes: z.array(hostedControlPlane).max(5_000).optional(),
     agentVersion: z.string().max(64).optional(),
+    /** How long this heartbeat holds (the agent's interval times three); default the garden's. */
+    leaseDurationSeconds: z.number().int().min(1).max(3_600).optional(),
   })
   .strict();
 export type HeartbeatInput = z.infer<typeof heartbeatInput>;
@@ -101,7 +103,9 @@ export interface SeedStatus {
   allocatable?: { shoots: number };
   /** Shoots whose `status.seedName` is this seed, counted atomically with their placement. */
   shoots: number;
+  /** From the seed's lease: when its agent last heartbeated, and how long that holds. */
   lastHeartbeatTime?: string;
+  leaseDurationSeconds?: number;
   labels: Record<string, string>;
   controlPlanes?: HostedControlPlane[];
   /** Where the garden sends this seed's commands; the agent learns it from its heartbeat answer. */

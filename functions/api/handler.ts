@@ -7,7 +7,7 @@ import { SqsSeedCommandQueues } from '../../adapters/sqs/seed-command-queues.js'
 import type { EventSink } from '../../core/garden/context.js';
 import { GardenService } from '../../core/garden/service.js';
 import { logger } from '../shared/logger.js';
-import { requireEnv, schedulingPolicyFromEnv } from '../shared/env.js';
+import { optionalNumberEnv, requireEnv, schedulingPolicyFromEnv } from '../shared/env.js';
 import { StepFunctionsMigrationWorkflow } from '../../adapters/sfn/migration-workflow.js';
 import { MigrationAdmission } from '../../core/migration/migration-admission.js';
 import { migrationJournal } from '../shared/migration-journal.js';
@@ -27,6 +27,7 @@ const service = new GardenService({
   events,
   scheduling: schedulingPolicyFromEnv(),
   provisioner: new SqsSeedCommandQueues({ prefix: requireEnv('SEED_QUEUE_PREFIX') }),
+  leaseDurationSeconds: optionalNumberEnv('SEED_LEASE_DURATION_SECONDS'),
 });
 
 const migrations = new MigrationAdmission({

@@ -32,8 +32,9 @@ async function registerSeed(name: string, options: { zones: number; capacity?: n
   if (options.capacity === undefined) delete seed.spec.capacity;
   else seed.spec.capacity = { shoots: options.capacity };
   expect((await api.request('PUT', `/seeds/${name}`, { body: seed })).status).toBe(201);
+  // One heartbeat stands in for an agent that keeps heartbeating: its lease holds for the whole suite.
   const hb = await api.request('POST', `/seeds/${name}/heartbeat`, {
-    body: { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] },
+    body: { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }], leaseDurationSeconds: 3_600 },
   });
   expect(hb.status).toBe(200);
 }

@@ -81,10 +81,10 @@ describe('handleRequest: every route', () => {
     expect(second.body).toEqual({ kind: 'SeedList', items: [await a.service.getSeed('aws-eu2')], metadata: {} });
   });
 
-  it('answers a heartbeat with the identity and the new version', async () => {
+  it('answers a heartbeat with the identity; the seed\'s version stays (the heartbeat renews its lease only)', async () => {
     const a = await landscape();
     const res = await a.send('POST', '/seeds/aws-eu1/heartbeat', { body: { conditions: [] } });
-    expect(res.body).toEqual({ seed: 'aws-eu1', identity: 'aws-eu1-uuid-1', lastHeartbeatTime: expect.any(String), resourceVersion: '2' });
+    expect(res.body).toEqual({ seed: 'aws-eu1', identity: 'aws-eu1-uuid-1', lastHeartbeatTime: expect.any(String), resourceVersion: '1' });
   });
 
   it('answers a delete with a Status and the refusal to delete a hosting seed with SeedHostsShoots', async () => {
