@@ -9,6 +9,11 @@ export const dns1123Label = z
   .max(63)
   .regex(DNS1123_LABEL, 'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit');
 
+/** Whether a string is a DNS-1123 label (seed, project and shoot names). */
+export function isName(value: string | undefined): value is string {
+  return value !== undefined && value.length <= 63 && DNS1123_LABEL.test(value);
+}
+
 /** Gardener's technical ID of a shoot: the namespace of its control plane in the seed. */
 export function technicalID(project: string, shoot: string): string {
   return `shoot--${project}--${shoot}`;

@@ -81,7 +81,10 @@ export const listQuery = z
   })
   .strip();
 export const deleteQuery = z.object({ resourceVersion: z.string().regex(/^[1-9][0-9]{0,15}$/).optional() }).strip();
-export const mergePatch = z.record(z.string(), z.unknown()).describe('JSON merge patch (RFC 7386) of metadata (labels, annotations, resourceVersion) and spec.');
+/** What API Gateway answers itself (403 on a missing or refused signature); the handler's 403 is an errorBody. */
+export const gatewayError = z
+  .object({ message: z.string(), code: z.string().optional(), field: z.string().optional() })
+  .meta({ id: 'GatewayError', description: 'A refusal by API Gateway ({"message": "Forbidden"}) or by the handler (an Error).' });
 
 export const dryRunInput = z
   .object({ shoot: z.object({ metadata: z.object({ project: z.string().optional(), name: z.string().optional() }).passthrough().optional(), spec: shootSpec }).strict() })

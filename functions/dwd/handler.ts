@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { z } from 'zod';
 import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
 import { DynamoWatchdogStateStore } from '../../adapters/dynamodb/watchdog-store.js';
@@ -13,6 +12,7 @@ import { listAllSeeds } from '../../core/garden/placement.js';
 import { listAllShoots } from '../../core/garden/listing.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { logger } from '../shared/logger.js';
+import { observability } from '../shared/observability.js';
 import { requireEnv } from '../shared/env.js';
 
 /** A scheduled invocation runs a minute of rounds; a test or an operator may ask for fewer. */
@@ -54,4 +54,4 @@ async function watchdog(event: unknown): Promise<{ rounds: number; probes: numbe
   return { rounds: offsets.length, probes, commands: sent };
 }
 
-export const handler = middy(watchdog).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = middy(watchdog).use(observability());

@@ -1,11 +1,11 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { z } from 'zod';
 import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
 import { GardenService } from '../../core/garden/service.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { dns1123Label } from '../../core/model/names.js';
 import { logger } from '../shared/logger.js';
+import { observability } from '../shared/observability.js';
 import { requireEnv, schedulingPolicyFromEnv } from '../shared/env.js';
 import { NoSeedAvailableError } from './errors.js';
 
@@ -40,4 +40,4 @@ async function chooseDestination(event: unknown): Promise<DestinationChoice> {
   };
 }
 
-export const handler = middy(chooseDestination).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = middy(chooseDestination).use(observability());
