@@ -36,7 +36,7 @@ export function outboundUrlProblem(text: string, policy: OutboundPolicy): string
   }
   if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) return `must use https${policy.allowHttp ? ' or http' : ''}, not ${url.protocol.replace(':', '')}`;
   if (url.username || url.password) return 'must not carry credentials';
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
   if (isIP(host)) return addressProblem(host, policy);
   if (host === 'localhost' || host.endsWith('.localhost')) return policy.allowLoopback ? undefined : 'names loopback (localhost)';
   if (!host.includes('.')) return 'must name a fully qualified host';
