@@ -15,6 +15,8 @@ export interface DependencyWatchdogProps {
   seedQueuePrefix: string;
   /** Off for test landscapes that drive rounds themselves. Default on. */
   scheduleEnabled?: boolean;
+  /** OUTBOUND_ALLOW: which probe URLs besides https on public addresses are allowed (http, loopback, private). */
+  outboundAllow?: string;
 }
 
 /**
@@ -38,6 +40,7 @@ export class DependencyWatchdog extends Construct {
         EVENT_BUS_NAME: props.bus.eventBusName,
         SEED_QUEUE_PREFIX: props.seedQueuePrefix,
         PROBE_TIMEOUT_MS: '2000',
+        OUTBOUND_ALLOW: props.outboundAllow ?? '',
       },
     });
     props.table.grantReadWriteData(this.function.function);

@@ -19,6 +19,8 @@ import { OwnershipAudit } from './ownership-audit.js';
 import { SnapshotCopy } from './snapshot-copy.js';
 import { acknowledge, acknowledgeTableIndexes, nagArn } from './nag.js';
 import { TABLE_INDEXES } from '../adapters/dynamodb/keys.js';
+import { DEFAULT_AGENT_ROLE_PREFIX } from '../functions/api/access.js';
+import { Actors } from './actors.js';
 
 export interface GardenStackProps extends StackProps {
   /** The domain under which owner records live: `owner.<shoot>.<project>.<internalDomain>`. */
@@ -42,6 +44,14 @@ export interface GardenStackProps extends StackProps {
   sidecarFenceTimings?: Record<string, number>;
   /** How long a migration's copy waits for the source's final snapshot. Default 10 minutes. */
   copyWaitForFinal?: Duration;
+  /**
+   * What URLs reported by seeds the garden may fetch besides https on public addresses: any of `http`,
+   * `loopback`, `private` (DESIGN section 12). Default none; the local landscape and tests allow
+   * `http` and `loopback`. Link-local addresses (instance metadata) are never allowed.
+   */
+  outboundAllow?: readonly ('http' | 'loopback' | 'private')[];
+  /** Role name prefix of seed agents (`<prefix><seed>`). Default `gl-seed-`. */
+  agentRolePrefix?: string;
 }
 
 /** The garden: state, owner records zone, event bus and the HTTP API. */
@@ -112,6 +122,11 @@ export class GardenStack extends Stack {
     });
     table.grantReadWriteData(api.function);
     acknowledgeTableIndexes(api.role, table);
+    const outboundAllow = (props.outboundAllow ?? []).join(',');
+    const agentRolePrefix = props.agentRolePrefix ?? DEFAULT_AGENT_ROLE_PREFIX;
+    api.function.addEnvironment('OUTBOUND_ALLOW', outboundAllow);
+    api.function.addEnvironment('AGENT_ROLE_PREFIX', agentRolePrefix);
+    api.function.addEnvironment('VIEWER_ROLE_NAMES', `${this.stackName}-viewer`);
     bus.grantPutEventsTo(api.function);
     // Seeds are registered at run time, so their command queues are too: the API may manage queues under
     // the garden's own prefix only.
@@ -184,6 +199,7 @@ export class GardenStack extends Stack {
       bus,
       seedQueuePrefix,
       scheduleEnabled: props.watchdogSchedule ?? true,
+      outboundAllow,
     });
     new CfnOutput(this, 'WatchdogFunctionName', { value: watchdog.function.function.functionName });
     const migration = new Migration(this, 'Migration', {
@@ -211,5 +227,14 @@ export class GardenStack extends Stack {
     new CfnOutput(this, 'CopySnapshotsStateMachineArn', { value: snapshotCopy.stateMachine.stateMachineArn });
     new CfnOutput(this, 'OwnershipAuditFunctionName', { value: ownership.auditFunction.function.functionName });
     new CfnOutput(this, 'OwnershipCheckFunctionName', { value: ownership.checkFunction.function.functionName });
+
+    new Actors(this, 'Actors', {
+      api: httpApi,
+      agentRolePrefix,
+      seedQueuePrefix,
+      backupBucketPrefix: props.backupBucketPrefix ?? 'gl-backup-',
+      zone,
+      migration: migration.stateMachine,
+    });
   }
 }

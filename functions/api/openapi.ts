@@ -6,7 +6,7 @@ import * as s from './schemas.js';
 type Responses = Route['responses'];
 
 /** The answers every route of its kind can give, so that the document lists them all; a route's own entries win. */
-function commonResponses(route: Route): Responses {
+export function commonResponses(route: Route): Responses {
   const error = (description: string) => ({ description, schema: s.errorBody });
   const writes = route.method !== 'GET';
   const out: Responses = {};
