@@ -50,7 +50,7 @@ describe('bus events', () => {
     await service.putSeed('aws-eu1', seedBody());
     await service.heartbeat('aws-eu1', { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] });
     await service.putShoot('dev', 'placed', shootBody({ spec: { seedName: 'aws-eu1' } }));
-    await service.putShoot('dev', 'scheduled', shootBody());
+    await service.putShoot('dev', 'scheduled', shootBody({ spec: { tolerations: [{ key: 'seed.gardener.cloud/protected' }] } }));
     await service.putShoot('dev', 'nowhere', shootBody({ spec: { region: 'ap-south-1' } }));
     for (const n of ['placed', 'scheduled', 'nowhere']) await service.deleteShoot('dev', n);
     await service.deleteSeed('aws-eu1');
