@@ -21,6 +21,7 @@ import { acknowledge, acknowledgeTableIndexes, nagArn } from './nag.js';
 import { TABLE_INDEXES } from '../adapters/dynamodb/keys.js';
 import { DEFAULT_AGENT_ROLE_PREFIX } from '../functions/api/access.js';
 import { Actors } from './actors.js';
+import { Operations } from './operations.js';
 
 export interface GardenStackProps extends StackProps {
   /** The domain under which owner records live: `owner.<shoot>.<project>.<internalDomain>`. */
@@ -227,6 +228,19 @@ export class GardenStack extends Stack {
     new CfnOutput(this, 'CopySnapshotsStateMachineArn', { value: snapshotCopy.stateMachine.stateMachineArn });
     new CfnOutput(this, 'OwnershipAuditFunctionName', { value: ownership.auditFunction.function.functionName });
     new CfnOutput(this, 'OwnershipCheckFunctionName', { value: ownership.checkFunction.function.functionName });
+
+    new Operations(this, 'Operations', {
+      logRetention,
+      bus,
+      apiId: httpApi.apiId,
+      functions: {
+        Api: api.function, Scheduler: scheduler.function, Provision: provisioning.function.function, Watchdog: watchdog.function.function,
+        OwnershipAudit: ownership.auditFunction.function, OwnershipCheck: ownership.checkFunction.function,
+        ...Object.fromEntries(Object.entries(migration.functions).map(([k, f]) => [`Migration${k}`, f.function])),
+        ...Object.fromEntries(Object.entries(snapshotCopy.functions).map(([k, f]) => [`Copy${k}`, f.function])),
+      },
+      deadLetterQueues: { Provisioning: provisioning.deadLetterQueue, Watchdog: watchdog.deadLetterQueue, OwnershipAudit: ownership.deadLetterQueue },
+    });
 
     new Actors(this, 'Actors', {
       api: httpApi,

@@ -88,5 +88,5 @@ export function eventJsonSchemas(): Record<EventType, Record<string, unknown>> {
       const { $schema, ...rest } = z.toJSONSchema(EVENT_SCHEMAS[type], { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
       return [type, { $schema, $id: `https://gardenless.io/schemas/events/${type}.schema.json`, title: `${type} (source gardenless, detail-type ${type})`, ...rest }];
     }),
-  ) as Record<EventType, Record<string, unknown>>;
+  ) as unknown as Record<EventType, Record<string, unknown>>;
 }
