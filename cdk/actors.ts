@@ -49,7 +49,7 @@ export class Actors extends Construct {
     const part = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
     const shown = (resource: string) => resource.replaceAll(SEED_TAG_VARIABLE, `<aws:PrincipalTag/${SEED_PRINCIPAL_TAG}>`);
     const nagInvoke = (method: string, path: string) =>
-      shown(`arn:<AWS::Partition>:execute-api:${part(stack.region, 'Region')}:${part(stack.account, 'AccountId')}:${apiId}/*/${method}${path}`);
+      shown(`arn:${part(stack.partition, 'Partition')}:execute-api:${part(stack.region, 'Region')}:${part(stack.account, 'AccountId')}:${apiId}/*/${method}${path}`);
     const pathPattern = (route: Route, ownSeed: boolean) =>
       route.path.replace(/\{([a-zA-Z]+)\}/g, (_m, name: string) => (ownSeed && name === 'name' ? SEED_TAG_VARIABLE : '*'));
 
@@ -105,7 +105,7 @@ export class Actors extends Construct {
       acknowledge(this.agentPolicy, `IAM5[Resource::${nagInvoke(r.method, pathPattern(r, r.access?.agent === 'own-seed'))}]`,
         'The seed is the caller\'s own (principal tag); "*" stands for the stage and for shoot names, and the handler checks that a shoot is placed on the caller\'s seed.');
     }
-    acknowledge(this.agentPolicy, `IAM5[Resource::${shown(`arn:<AWS::Partition>:s3:::${props.backupBucketPrefix}${SEED_TAG_VARIABLE}/*`)}]`,
+    acknowledge(this.agentPolicy, `IAM5[Resource::${shown(`arn:${part(stack.partition, 'Partition')}:s3:::${props.backupBucketPrefix}${SEED_TAG_VARIABLE}/*`)}]`,
       'The objects of the caller\'s own backup bucket (named by its seed tag): snapshots are written and read by key at run time.');
 
     new CfnOutput(scope, 'OperatorRoleArn', { value: this.operatorRole.roleArn });
