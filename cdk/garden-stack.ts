@@ -53,6 +53,8 @@ export interface GardenStackProps extends StackProps {
   outboundAllow?: readonly ('http' | 'loopback' | 'private')[];
   /** Role name prefix of seed agents (`<prefix><seed>`). Default `gl-seed-`. */
   agentRolePrefix?: string;
+  /** The Metrics Insights alarm over all seed dead-letter queues. Default on; the local emulator cannot create it. */
+  seedDeadLetterAlarm?: boolean;
 }
 
 /** The garden: state, owner records zone, event bus and the HTTP API. */
@@ -239,6 +241,7 @@ export class GardenStack extends Stack {
         ...Object.fromEntries(Object.entries(migration.functions).map(([k, f]) => [`Migration${k}`, f.function])),
         ...Object.fromEntries(Object.entries(snapshotCopy.functions).map(([k, f]) => [`Copy${k}`, f.function])),
       },
+      ...(props.seedDeadLetterAlarm === undefined ? {} : { seedDeadLetterAlarm: props.seedDeadLetterAlarm }),
       deadLetterQueues: { Provisioning: provisioning.deadLetterQueue, Watchdog: watchdog.deadLetterQueue, OwnershipAudit: ownership.deadLetterQueue },
     });
 

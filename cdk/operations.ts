@@ -31,6 +31,11 @@ export interface OperationsProps {
   functions: Readonly<Record<string, lambda.IFunction>>;
   /** The dead-letter queues of the EventBridge targets, each with an alarm on its depth. */
   deadLetterQueues: Readonly<Record<string, sqs.IQueue>>;
+  /**
+   * The alarm over every seed's dead-letter queue is a Metrics Insights query (metric math). Default on;
+   * off only where CloudFormation cannot create such alarms (the local emulator).
+   */
+  seedDeadLetterAlarm?: boolean;
 }
 
 /**
@@ -92,7 +97,9 @@ export class Operations extends Construct {
       splitBrain: alarm('SplitBrainSuspected', 'The ownership audit suspects two seeds serving one control plane (SplitBrainSuspected).', metric(METRIC.splitBrainSuspected)),
       seedLeaseLost: alarm('SeedLeaseLost', 'A seed agent stopped renewing its lease (SeedLeaseLost).', metric(METRIC.seedLeaseLost)),
       api5xx: alarm('Api5xx', 'The garden API answered 5xx (API Gateway).', gateway('5xx', 'Sum')),
-      seedDeadLetters: alarm('SeedCommandDeadLetters', 'Seed commands in a seed\'s dead-letter queue: an agent failed a command five times.', seedDlqDepth),
+      ...(props.seedDeadLetterAlarm === false
+        ? {}
+        : { seedDeadLetters: alarm('SeedCommandDeadLetters', 'Seed commands in a seed\'s dead-letter queue: an agent failed a command five times.', seedDlqDepth) }),
       ...Object.fromEntries(
         Object.entries(props.deadLetterQueues).map(([name, queue]) => [
           `dlq${name}`,
