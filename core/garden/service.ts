@@ -296,7 +296,8 @@ export class GardenService {
         if (attempt >= this.retries) {
           throw new UnavailableError(`${what} kept changing while it was written (${attempt + 1} attempts); retry the request`, { code: 'TooManyConflicts', cause: error });
         }
-        await this.pause(Math.random() * Math.min(250, 5 * 2 ** Math.min(attempt, 6)));
+        // Full jitter, growing to a second: many writers of one item spread out instead of colliding again.
+        await this.pause(Math.random() * Math.min(1_000, 10 * 2 ** Math.min(attempt, 7)));
       }
     }
   }

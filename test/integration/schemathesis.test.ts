@@ -20,13 +20,12 @@ interface Run {
 function schemathesis(reportDir: string): Promise<Run> {
   const { apiUrl, region } = garden.deployment;
   const args = [
+    '--config-file', join(ROOT, 'test', 'schemathesis', 'schemathesis.toml'), '--no-color',
     'run', `${apiUrl}/openapi.json`, '--url', apiUrl,
-    '--config-file', join(ROOT, 'test', 'schemathesis', 'schemathesis.toml'),
     '--checks', 'all',
     '--max-examples', String(MAX_EXAMPLES), '--max-time', String(MAX_TIME_SECONDS),
     '--workers', '2', '--seed', '20261123', '--request-timeout', '60',
     '--report', 'ndjson', '--report-dir', reportDir,
-    '--no-color',
   ];
   return new Promise((resolveRun, reject) => {
     const child = spawn(join(ROOT, '.venv', 'bin', 'schemathesis'), args, {

@@ -215,7 +215,7 @@ describe('GardenService shoot updates', () => {
     expect(error).toBeInstanceOf(UnavailableError);
     expect(error).toMatchObject({ code: 'TooManyConflicts' });
     expect(pauses).toHaveLength(7);
-    expect(pauses.every((ms) => ms >= 0 && ms <= 250)).toBe(true);
+    expect(pauses.every((ms) => ms >= 0 && ms <= 1_000)).toBe(true);
   });
 
   it('retries a create that lost the race to a concurrent create as an update', async () => {
