@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dns1123Label, labelKey, labels } from './names.js';
+import { dns1123Label, labelKey, labelKeyNames, labels } from './names.js';
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 
@@ -37,7 +37,10 @@ export const toleration = taint;
 export type Toleration = Taint;
 
 /** Annotations: qualified names as keys (as labels), values of any text up to 4 KiB. */
-export const annotations = z.record(labelKey, z.string().max(4096)).refine((a) => Object.keys(a).length <= 64, 'at most 64 annotations');
+export const annotations = z
+  .record(labelKey, z.string().max(4096))
+  .refine((a) => Object.keys(a).length <= 64, 'at most 64 annotations')
+  .meta({ ...labelKeyNames, maxProperties: 64 });
 
 /**
  * Metadata a client may send. Labels and annotations are the client's; `resourceVersion` makes an update
@@ -53,7 +56,7 @@ export const metadataInput = z
     uid: z.string().min(1).max(64).optional().describe('When sent, must be the stored object\'s uid (409 otherwise).'),
     creationTimestamp: dateTime.optional().describe('Owned by the server; ignored.'),
     deletionTimestamp: dateTime.optional().describe('Owned by the server; ignored.'),
-    generation: z.number().int().min(0).optional().describe('Owned by the server; ignored.'),
+    generation: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Owned by the server; ignored.'),
   })
   .strict();
 

@@ -13,6 +13,10 @@ export function mergePatchSchema(schema: z.ZodType): z.ZodType {
     const shape = Object.fromEntries(Object.entries(inner.shape as Record<string, z.ZodType>).map(([k, v]) => [k, mergePatchSchema(v).nullable().optional()]));
     return z.strictObject(shape);
   }
-  if (inner instanceof z.ZodRecord) return z.record(inner.keyType as z.ZodString, mergePatchSchema(inner.valueType as z.ZodType).nullable());
+  if (inner instanceof z.ZodRecord) {
+    const patched = z.record(inner.keyType as z.ZodString, mergePatchSchema(inner.valueType as z.ZodType).nullable());
+    const meta = inner.meta();
+    return meta ? patched.meta(meta) : patched;
+  }
   return inner;
 }

@@ -1,9 +1,14 @@
 import { z } from 'zod';
 import { cidr } from './cidr.js';
-import { dns1123Label, labelKey, labelValue } from './names.js';
+import { dns1123Label, labelKey, labelKeyNames, labelValue } from './names.js';
 import { condition, dateTime, metadataInput, providerType, region, taint, zone, type Condition, type ObjectMeta } from './common.js';
 
-const uniqueZones = z.array(zone).min(1).max(16).refine((zs) => new Set(zs).size === zs.length, 'zones must be unique');
+const uniqueZones = z
+  .array(zone)
+  .min(1)
+  .max(16)
+  .refine((zs) => new Set(zs).size === zs.length, 'zones must be unique')
+  .meta({ uniqueItems: true });
 
 export const workerPool = z
   .object({
@@ -75,14 +80,17 @@ export const hostedControlPlane = z
         z.object({
           name: z.string().min(1).max(253),
           uid: z.string().min(1).max(64).optional(),
-          labels: z.record(labelKey, labelValue),
+          labels: z.record(labelKey, labelValue).meta(labelKeyNames),
           state: z.string().min(1).max(64),
           deleting: z.boolean().optional(),
         }).strict(),
       )
       .max(200)
       .optional(),
-    components: z.record(dns1123Label, z.object({ replicas: z.number().int().min(0).max(100) }).strict()).optional(),
+    components: z
+      .record(dns1123Label, z.object({ replicas: z.number().int().min(0).max(100) }).strict())
+      .meta({ propertyNames: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' } })
+      .optional(),
   })
   .strict();
 export type HostedControlPlane = z.infer<typeof hostedControlPlane>;

@@ -49,7 +49,7 @@ const name = dns1123Label;
 const project = dns1123Label;
 const errors = {
   400: { description: 'Malformed request', schema: s.errorBody },
-  404: { description: 'Not found', schema: s.errorBody },
+  404: { description: 'Not found', schema: s.notFoundBody },
 };
 
 function page(query: RouteContext['query']) {
