@@ -52,7 +52,7 @@ export const metadataInput = z
     name: dns1123Label.optional(),
     labels: labels.optional(),
     annotations: annotations.optional(),
-    resourceVersion: z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be a resourceVersion returned by the API').optional(),
+    resourceVersion: z.string().regex(/^[1-9][0-9]{0,14}$/, 'must be a resourceVersion returned by the API').optional(),
     uid: z.string().min(1).max(64).optional().describe('When sent, must be the stored object\'s uid (409 otherwise).'),
     creationTimestamp: dateTime.optional().describe('Owned by the server; ignored.'),
     deletionTimestamp: dateTime.optional().describe('Owned by the server; ignored.'),

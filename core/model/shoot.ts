@@ -48,7 +48,7 @@ export type ShootInput = z.infer<typeof shootInput>;
  * resourceVersion, uid) and spec. `status` and the fields the server owns are not patchable.
  */
 export const shootMergePatch = (mergePatchSchema(
-  z.object({ metadata: metadataInput.pick({ labels: true, annotations: true, resourceVersion: true, uid: true }), spec: shootSpec }),
+  z.object({ metadata: metadataInput.pick({ labels: true, annotations: true, resourceVersion: true, uid: true }).optional(), spec: shootSpec }),
 ) as z.ZodType<{ metadata?: { resourceVersion?: string | null; uid?: string | null } | null; spec?: Record<string, unknown> | null }>).meta({ id: 'ShootMergePatch' });
 
 export interface ShootStatus {

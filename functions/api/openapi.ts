@@ -1,4 +1,4 @@
-import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { routes as defaultRoutes, type Route } from './routes.js';
 import * as s from './schemas.js';
@@ -68,9 +68,10 @@ export function openApiDocument(options: { version: string; routes?: readonly Ro
       ),
     });
   }
-  const generator = new OpenApiGeneratorV3(registry.definitions);
+  const generator = new OpenApiGeneratorV31(registry.definitions);
   return generator.generateDocument({
-    openapi: '3.0.3',
+    // 3.1: schemas are JSON Schema 2020-12, so `propertyNames` (label keys) is part of the contract.
+    openapi: '3.1.0',
     info: {
       title: API_TITLE,
       version: options.version,

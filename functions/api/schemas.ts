@@ -80,7 +80,7 @@ export const listQuery = z
     continue: z.string().max(2048).optional(),
   })
   .strip();
-export const deleteQuery = z.object({ resourceVersion: z.string().regex(/^[1-9][0-9]{0,15}$/).optional() }).strip();
+export const deleteQuery = z.object({ resourceVersion: z.string().regex(/^[1-9][0-9]{0,14}$/).optional() }).strip();
 /** 404: the API's Error, or API Gateway's own `{"message": "Not Found"}` for a path it routes nowhere. */
 export const notFoundBody = z
   .object({ message: z.string(), code: z.string().optional(), field: z.string().optional() })

@@ -84,14 +84,18 @@ describe('the OpenAPI document', () => {
     expect(inner.additionalProperties).toBe(false);
   });
 
-  it('gives PATCH the merge patch schema the server validates patches with: closed, every member nullable', () => {
+  it('gives PATCH the merge patch schema the server validates patches with: closed, null (removal) only where a member may be absent', () => {
     const body = operation('PATCH', '/projects/{project}/shoots/{name}').requestBody!;
-    const schema = resolve(body.content['application/merge-patch+json']!.schema) as Schema & { properties: Record<string, Schema & { nullable?: boolean }> };
+    type Patch = Schema & { type?: string | string[]; properties: Record<string, Patch> };
+    const schema = resolve(body.content['application/merge-patch+json']!.schema) as Patch;
     expect(schema.additionalProperties).toBe(false);
     expect(Object.keys(schema.properties).sort()).toEqual(['metadata', 'spec']);
     const spec = schema.properties.spec!;
-    expect(spec.nullable).toBe(true);
+    expect(spec.type).toBe('object');
     expect(Object.keys(spec.properties ?? {}).sort()).toEqual(Object.keys(shootSpec.shape).sort());
+    expect(spec.properties.region!.type).toBe('string');
+    expect(spec.properties.purpose!.type).toEqual(['string', 'null']);
+    expect(schema.properties.metadata!.type).toEqual(['object', 'null']);
   });
 
   it('states the CIDR and date-time rules the server enforces', () => {
