@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, UnavailableError, ValidationError } from '../errors.js';
+import { AdmissionError, ConflictError, NotFoundError, UnavailableError, ValidationError } from '../errors.js';
 import { heartbeatInput, seedInput, type Seed } from '../model/seed.js';
 import { shootInput, shootMergePatch, type Shoot } from '../model/shoot.js';
 import { assertOutboundUrl, STRICT_OUTBOUND, type OutboundPolicy } from '../net/outbound-url.js';
@@ -223,7 +223,7 @@ export class GardenService {
       const current = await this.getShoot(project, name);
       const base = { metadata: pickDefined({ labels: current.metadata.labels, annotations: current.metadata.annotations }), spec: current.spec };
       const merged = applyMergePatch(base, body);
-      const input = parseInput(shootInput, merged);
+      const input = parseMerged(merged);
       assertUid(current, input.metadata?.uid);
       const expected = input.metadata?.resourceVersion;
       if (expected !== undefined && expected !== current.metadata.resourceVersion) throw staleVersion('shoot', `${project}/${name}`, expected, current);
@@ -308,6 +308,20 @@ function staleVersion(kind: string, name: string, expected: string, current: See
     `${kind} "${name}" has been modified: resourceVersion is ${current.metadata.resourceVersion}, not ${expected}; read it again and retry`,
     { field: 'metadata.resourceVersion', current },
   );
+}
+
+/**
+ * The shoot a valid patch produces, validated as a shoot. A result that is not a valid shoot (an object
+ * patched in that lacks a required member, say) is 422, as Kubernetes answers a patch whose result fails
+ * validation; a malformed patch itself was a 400 already.
+ */
+function parseMerged(merged: unknown) {
+  try {
+    return parseInput(shootInput, merged);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new AdmissionError(`the patched shoot is not valid: ${error.message}`, { ...(error.field ? { field: error.field } : {}), code: 'Invalid', cause: error });
+  }
 }
 
 function assertUid(current: Seed | Shoot, uid: string | undefined): void {

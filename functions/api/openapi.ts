@@ -11,6 +11,8 @@ export function commonResponses(route: Route): Responses {
   const writes = route.method !== 'GET';
   const out: Responses = {};
   if (route.params || route.query || route.body) out[400] = error('Malformed request (bad name, query, JSON, field, Unicode or nesting)');
+  // API Gateway answers {"message": "Not Found"} itself for a request it routes nowhere (any path can be one).
+  out[404] = { description: 'Not found', schema: s.notFoundBody };
   if (!route.public) out[403] = { description: 'Refused: unsigned or not allowed by IAM (API Gateway), or not allowed for this caller (handler)', schema: s.gatewayError };
   if (route.body) {
     out[413] = error('The body exceeds 256 KiB');

@@ -45,6 +45,14 @@ describe('hostile input: every answer a clear 4xx, nothing written', () => {
     expect(a.repo.snapshot()).toEqual(before);
   });
 
+  it('answers a well-formed patch whose result is not a valid shoot with 422, as Kubernetes does', async () => {
+    const a = await landscape();
+    const before = a.repo.snapshot();
+    const res = await a.send('PATCH', '/projects/dev/shoots/api2', { body: { spec: { hibernation: {} } } });
+    expect(res).toMatchObject({ status: 422, body: { code: 'Invalid', field: 'spec.hibernation.enabled' } });
+    expect(a.repo.snapshot()).toEqual(before);
+  });
+
   it('accepts the deepest body the bound allows', async () => {
     const a = await landscape();
     const res = await a.send('POST', '/seeds/aws-eu1/heartbeat', { body: nested(MAX_JSON_DEPTH - 1) });
