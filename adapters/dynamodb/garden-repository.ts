@@ -21,7 +21,8 @@ import type { Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
 import { itemToSeed, itemToShoot, seedToItem, shootToItem, type ShootItem } from './codec.js';
 import { TABLE_INDEXES, seedKey, seedLeaseKey, shootKey } from './keys.js';
-import { decodeToken, encodeToken } from './page-token.js';
+import { decodePageToken, encodePageToken, listIdentity } from '../../core/garden/page-token.js';
+import { isName } from '../../core/model/names.js';
 
 export interface DynamoGardenRepositoryOptions {
   tableName: string;
@@ -57,8 +58,7 @@ export class DynamoGardenRepository implements GardenRepository {
   }
 
   async listSeeds(page: PageRequest): Promise<Page<Seed>> {
-    const index = TABLE_INDEXES.kind;
-    const seeds = await this.query({ index, partition: 'Seed', page, map: itemToSeed, keyAttrs: ['pk', 'sk', index.partitionKey, index.sortKey] });
+    const seeds = await this.query({ index: TABLE_INDEXES.kind, partition: 'Seed', page, map: itemToSeed, list: listIdentity('seeds'), startKey: seedStartKey });
     const leases = await this.leases(seeds.items.map((s) => s.metadata.name));
     const now = this.clock.now();
     return { ...seeds, items: seeds.items.map((s) => seedWithLease(s, leases.get(s.metadata.name), now)) };
@@ -193,13 +193,14 @@ export class DynamoGardenRepository implements GardenRepository {
   }
 
   async listShoots(project: string, page: PageRequest): Promise<Page<Shoot>> {
-    const index = TABLE_INDEXES.project;
-    return this.query({ index, partition: project, page, map: itemToShoot, keyAttrs: ['pk', 'sk', index.partitionKey, index.sortKey] });
+    return this.query({
+      index: TABLE_INDEXES.project, partition: project, page, map: itemToShoot, list: listIdentity('shoots', project),
+      startKey: (name) => (isName(name) ? { ...shootKey(project, name), project, name } : undefined),
+    });
   }
 
   async listAllShoots(page: PageRequest): Promise<Page<Shoot>> {
-    const index = TABLE_INDEXES.kind;
-    return this.query({ index, partition: 'Shoot', page, map: itemToShoot, keyAttrs: ['pk', 'sk', index.partitionKey, index.sortKey] });
+    return this.query({ index: TABLE_INDEXES.kind, partition: 'Shoot', page, map: itemToShoot, list: listIdentity('shoots'), startKey: shootIdStartKey });
   }
 
   async createShoot(shoot: Shoot): Promise<Shoot> {
@@ -344,13 +345,20 @@ export class DynamoGardenRepository implements GardenRepository {
     };
   }
 
+  /**
+   * One page of an index partition. The `continue` token carries only its list's identity and the sort
+   * key of the last item; the start key is rebuilt from it, so a token of another list or a forged one
+   * is a 400 before DynamoDB sees it.
+   */
   private async query<T>(options: {
-    index: { name: string; partitionKey: string };
+    index: { name: string; partitionKey: string; sortKey: string };
     partition: string;
     page: PageRequest;
     map: (item: Record<string, unknown>) => T;
-    keyAttrs: readonly string[];
+    list: string;
+    startKey: (after: string) => Record<string, string> | undefined;
   }): Promise<Page<T>> {
+    const after = decodePageToken(options.page.continue, options.list, (a) => options.startKey(a) !== undefined);
     const res = await this.doc.send(
       new QueryCommand({
         TableName: this.table,
@@ -359,10 +367,11 @@ export class DynamoGardenRepository implements GardenRepository {
         ExpressionAttributeNames: { '#pk': options.index.partitionKey },
         ExpressionAttributeValues: { ':pk': options.partition },
         Limit: options.page.limit,
-        ExclusiveStartKey: decodeToken(options.page.continue, options.keyAttrs),
+        ExclusiveStartKey: after === undefined ? undefined : options.startKey(after),
       }),
     );
-    const token = encodeToken(res.LastEvaluatedKey);
+    const last = res.LastEvaluatedKey?.[options.index.sortKey];
+    const token = typeof last === 'string' ? encodePageToken({ list: options.list, after: last }) : undefined;
     return { items: (res.Items ?? []).map(options.map), ...(token ? { continue: token } : {}) };
   }
 
@@ -392,6 +401,16 @@ export class DynamoGardenRepository implements GardenRepository {
       }
     }
   }
+}
+
+function seedStartKey(name: string): Record<string, string> | undefined {
+  return isName(name) ? { ...seedKey(name), kind: 'Seed', id: name } : undefined;
+}
+
+function shootIdStartKey(id: string): Record<string, string> | undefined {
+  const [project, name, ...rest] = id.split('/');
+  if (rest.length > 0 || !isName(project) || !isName(name)) return undefined;
+  return { ...shootKey(project, name), kind: 'Shoot', id };
 }
 
 /** Why `countOnSeed` failed, from the seed item as it was. */

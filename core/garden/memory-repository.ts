@@ -1,8 +1,9 @@
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import type { Seed } from '../model/seed.js';
 import type { Shoot } from '../model/shoot.js';
 import { hostsControlPlanes, SeedUnavailableError } from './errors.js';
 import type { Page, PageRequest } from './page.js';
+import { decodePageToken, encodePageToken, listIdentity } from './page-token.js';
 import type { GardenRepository } from './repository.js';
 import { systemClock, type Clock } from './context.js';
 import { seedWithLease, withoutLease, type SeedLease } from './seed-lease.js';
@@ -51,7 +52,7 @@ export class MemoryGardenRepository implements GardenRepository {
   }
 
   async listSeeds(page: PageRequest): Promise<Page<Seed>> {
-    return paginate([...this.seeds.entries()], page, (entry) => this.seedOut(entry));
+    return paginate([...this.seeds.entries()], page, listIdentity('seeds'), (entry) => this.seedOut(entry));
   }
 
   async renewLease(lease: SeedLease): Promise<void> {
@@ -110,13 +111,14 @@ export class MemoryGardenRepository implements GardenRepository {
     return paginate(
       inProject.map((e) => [e.doc.metadata.name, e] as const),
       page,
+      listIdentity('shoots', project),
       shootOut,
     );
   }
 
   /** Every shoot of every project, sorted by `<project>/<name>` as DynamoDB's kind index sorts them. */
   async listAllShoots(page: PageRequest): Promise<Page<Shoot>> {
-    return paginate([...this.shoots.entries()], page, shootOut);
+    return paginate([...this.shoots.entries()], page, listIdentity('shoots'), shootOut);
   }
 
   async createShoot(shoot: Shoot): Promise<Shoot> {
@@ -271,33 +273,12 @@ function versionConflict<T>(kind: string, name: string, expected: string, curren
   });
 }
 
-const TOKEN_ERROR = 'continue: not a token this API returned';
-
 /** Sorts by key, resumes after the key in the token, and hands out a token only when more items follow. */
-function paginate<E, T>(entries: (readonly [string, E])[], page: PageRequest, out: (entry: E) => T): Page<T> {
-  const after = decodeToken(page.continue);
+function paginate<E, T>(entries: (readonly [string, E])[], page: PageRequest, list: string, out: (entry: E) => T): Page<T> {
+  const after = decodePageToken(page.continue, list);
   const sorted = entries.filter(([key]) => after === undefined || key > after).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const taken = sorted.slice(0, Math.max(0, page.limit));
   const last = taken.at(-1);
   const more = sorted.length > taken.length && last !== undefined;
-  return { items: taken.map(([, e]) => out(e)), ...(more ? { continue: encodeToken(last[0]) } : {}) };
-}
-
-function encodeToken(after: string): string {
-  return Buffer.from(JSON.stringify({ after })).toString('base64url');
-}
-
-function decodeToken(token: string | undefined): string | undefined {
-  if (token === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-  } catch (error) {
-    throw new ValidationError(TOKEN_ERROR, { field: 'continue', cause: error });
-  }
-  const after = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>).after : undefined;
-  if (typeof after !== 'string' || after.length > 512 || Object.keys(value as object).length !== 1) {
-    throw new ValidationError(TOKEN_ERROR, { field: 'continue' });
-  }
-  return after;
+  return { items: taken.map(([, e]) => out(e)), ...(more ? { continue: encodePageToken({ list, after: last[0] }) } : {}) };
 }

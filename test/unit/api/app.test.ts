@@ -3,7 +3,7 @@ import { FailingGardenRepository } from '../../../core/garden/memory-repository.
 import { GardenService } from '../../../core/garden/service.js';
 import { MAX_BODY_BYTES, handleRequest } from '../../../functions/api/app.js';
 import { seedBody, shootBody } from '../garden/builders.js';
-import { VERSION, api, httpEvent, type Api, type Response } from './events.js';
+import { ACCESS, VERSION, api, httpEvent, type Api, type Response } from './events.js';
 
 function expectError(res: Response, status: number, code: string, field?: string): void {
   expect({ status: res.status, body: res.body }).toEqual({
@@ -206,7 +206,7 @@ describe('handleRequest: refusals', () => {
     const unexpected: unknown[] = [];
     const service = new GardenService({ repository: new FailingGardenRepository(failure) });
     // Act
-    const res = await handleRequest(httpEvent('GET', '/seeds/aws-eu1'), { service, version: VERSION, onUnexpected: (e) => unexpected.push(e) });
+    const res = await handleRequest(httpEvent('GET', '/seeds/aws-eu1'), { service, access: ACCESS, version: VERSION, onUnexpected: (e) => unexpected.push(e) });
     // Assess
     expect(res.statusCode).toBe(500);
     expect(JSON.parse(res.body ?? '')).toEqual({ code: 'Internal', message: expect.any(String) });
