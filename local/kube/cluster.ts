@@ -108,7 +108,7 @@ export async function startKubeCluster(options: StartKubeClusterOptions): Promis
       '--cidr=10.244.0.1/16', '--node-ip=10.0.0.1', '--node-lease-duration-seconds=40', `--server-address=127.0.0.1:${ports.kwok}`,
     ]);
     const objects = KubernetesObjectApi.makeApiClient(cluster.kubeConfig());
-    await objects.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'kwok-volume', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }, provisioner: 'kwok.x-k8s.io/volume', reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer' } as KubernetesObject);
+    await objects.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'kwok-volume', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }, provisioner: 'kwok.x-k8s.io/volume', reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' } as KubernetesObject);
     const perZone = options.nodesPerZone ?? 3;
     for (const zone of zones) {
       for (let i = 0; i < perZone; i++) {
