@@ -147,11 +147,12 @@ export class ControlPlaneRuntime implements SeedRuntime {
     const id = command.shoot.technicalID;
     await assertOwner({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
     const bucket = restoreBucket(command, this.planes.get(id)?.backupBucket);
+    // Checked before anything exists here: copies that do not restore leave no control plane behind.
+    const summary = command.etcd ? await checkRestorable({ command: { ...command, etcd: command.etcd }, snapshotStore: this.options.snapshotStore }) : undefined;
     const plane = this.planes.get(id) ?? this.fresh(id, bucket, command.hibernated, command.controlPlane?.failureTolerance);
     plane.migrated = false;
     const result: CommandResult<'restore'> = {};
-    if (command.etcd) {
-      const summary = await checkRestorable({ command: { ...command, etcd: command.etcd }, snapshotStore: this.options.snapshotStore });
+    if (command.etcd && summary) {
       const expected = command.etcd.expectedLastRevision;
       plane.backupBucket = command.etcd.bucket;
       reconcileModel(plane.model, { hibernated: command.hibernated, ...(command.controlPlane?.failureTolerance ? { failureTolerance: command.controlPlane.failureTolerance } : {}) });
