@@ -27,6 +27,8 @@ export interface StartKubeClusterOptions {
   /** Fake nodes per zone (kwok); default 3 (a `node` control plane pins three etcd members into one zone). */
   nodesPerZone?: number;
   zones?: string[];
+  /** Where the cluster's description goes once it is ready (for `KubeCluster.attach`); default `<dir>/cluster.json`. */
+  stateFile?: string;
   /** Kill the processes when this process exits (the landscape's and a test file's own cluster); default true. */
   tiedToProcess?: boolean;
   tools?: KubeTools;
@@ -131,7 +133,7 @@ export async function startKubeCluster(options: StartKubeClusterOptions): Promis
       return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
     }, [kcm, scheduler, kwok]);
     await objects.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'cluster-ready', namespace: 'default' } });
-    writeFileSync(join(dir, 'cluster.json'), JSON.stringify(info, null, 2));
+    writeFileSync(options.stateFile ?? join(dir, 'cluster.json'), JSON.stringify(info, null, 2));
     log(`kube: test seed ready in ${Date.now() - started} ms at ${server} (${info.nodes.length} kwok nodes in ${zones.join(', ')}; logs in ${dir})`);
     return cluster;
   } catch (error) {
