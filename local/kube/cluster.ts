@@ -97,8 +97,8 @@ export async function startKubeCluster(options: StartKubeClusterOptions): Promis
     const kcm = start('kube-controller-manager', tools.kubeControllerManager, [
       ...common,
       `--service-account-private-key-file=${secrets.serviceAccountKey}`, `--root-ca-file=${secrets.caCert}`,
-      // node-lifecycle is on (kwok's nodes renew leases); the cloud controllers have no cloud here.
-      '--controllers=*,-cloud-node-lifecycle,-service-lb-controller,-node-route,-persistentvolume-expander',
+      // Every default controller, node-lifecycle included (kwok's nodes renew their leases).
+      '--controllers=*',
       '--concurrent-deployment-syncs=10', '--concurrent-statefulset-syncs=10', '--concurrent-replicaset-syncs=10',
     ]);
     const scheduler = start('kube-scheduler', tools.kubeScheduler, common);
@@ -106,7 +106,7 @@ export async function startKubeCluster(options: StartKubeClusterOptions): Promis
     writeFileSync(kwokConfig, kwokConfiguration(tools.kwokStages));
     const kwok = start('kwok', tools.kwok, [
       `--kubeconfig=${kubeconfigPath}`, `--config=${kwokConfig}`, '--manage-all-nodes=false',
-      '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake', '--disregard-status-with-annotation-selector=kwok.x-k8s.io/status=custom',
+      '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
       '--cidr=10.244.0.1/16', '--node-ip=10.0.0.1', '--node-lease-duration-seconds=40', `--server-address=127.0.0.1:${ports.kwok}`,
     ]);
     const objects = KubernetesObjectApi.makeApiClient(cluster.kubeConfig());
@@ -181,8 +181,8 @@ export class KubeCluster {
 }
 
 function kwokConfiguration(stagesDir: string): string {
-  // kwok plays stages only with a parallelism above 0; the stage files come from its own module.
-  const config = ['apiVersion: config.kwok.x-k8s.io/v1alpha1', 'kind: KwokConfiguration', 'options:', '  podPlayStageParallelism: 8', '  nodePlayStageParallelism: 4'].join('\n');
+  // kwok plays stages and renews node leases only with parallelisms above 0; the stage files come from its own module.
+  const config = ['apiVersion: config.kwok.x-k8s.io/v1alpha1', 'kind: KwokConfiguration', 'options:', '  podPlayStageParallelism: 8', '  nodePlayStageParallelism: 4', '  nodeLeaseParallelism: 4'].join('\n');
   const stages = ['node/fast', 'node/heartbeat-with-lease', 'pod/fast', 'volume/fast'].flatMap((set) =>
     readdirSync(join(stagesDir, set))
       .filter((f) => f.endsWith('.yaml'))

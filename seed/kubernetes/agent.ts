@@ -38,6 +38,7 @@ export interface KubernetesSeedAgentOptions {
   heartbeatIntervalMs?: number;
   pollWaitSeconds?: number;
   readyTimeoutMs?: number;
+  externalUrl?: (lb: { host: string; port: number }) => string;
   log?: (entry: Record<string, unknown>) => void;
 }
 
@@ -75,6 +76,7 @@ export async function kubernetesSeedAgent(options: KubernetesSeedAgentOptions): 
         ...(options.images ? { images: options.images } : {}),
         ...(options.namespacePrefix ? { namespacePrefix: options.namespacePrefix } : {}),
         ...(options.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: options.readyTimeoutMs }),
+        ...(options.externalUrl ? { externalUrl: options.externalUrl } : {}),
         sidecar: {
           ...sidecar,
           identity,

@@ -33,6 +33,11 @@ export interface KubernetesRuntimeOptions {
    * one cluster (tests, the local landscape). A real seed has none.
    */
   namespacePrefix?: string;
+  /**
+   * The kube-apiserver's external URL from its load balancer's address (the Service's ingress): what the
+   * garden's prober probes. Default `https://<host>[:<port>]`.
+   */
+  externalUrl?: (lb: { host: string; port: number }) => string;
   /** How long a create, reconcile or restore waits for etcd to be Ready before it answers; default 60 s. */
   readyTimeoutMs?: number;
   /** How long a delete waits for the namespace to be gone; default 120 s (then RuntimeUnavailable: retry). */
@@ -276,13 +281,15 @@ export class KubernetesRuntime implements SeedRuntime {
     const etcdReady = etcdServes(workloads.get('etcd'));
     const api = workloads.get('kube-apiserver');
     const ingress = lb?.status?.loadBalancer?.ingress?.[0];
-    const external = ingress?.hostname ?? ingress?.ip;
+    const host = ingress?.hostname ?? ingress?.ip;
+    const port = ingress?.ports?.[0]?.port ?? 443;
+    const external = host === undefined ? undefined : (this.options.externalUrl ?? defaultExternalUrl)({ host, port });
     return {
       technicalID: state.technicalID,
       active: !state.migrated && etcdReady,
       // The kubelets' readiness probes are the internal probe: kube-apiserver pods Ready behind its Service.
       ...((api?.spec?.replicas ?? 0) > 0 ? { internalProbe: (api?.status?.readyReplicas ?? 0) > 0 ? ('Success' as const) : ('Failure' as const), internalProbeTime: this.now().toISOString() } : {}),
-      ...(external ? { externalUrl: `https://${external}` } : {}),
+      ...(external ? { externalUrl: external } : {}),
       etcdReady,
       ...(etcdReady ? { etcdClientUrl: `http://etcd-client.${namespace}.svc:${ETCD_PORTS.client}` } : {}),
       components: Object.fromEntries(COMPONENTS.map((c) => [c, { replicas: workloads.get(c)?.spec?.replicas ?? 0 }])),
@@ -353,6 +360,10 @@ export class KubernetesRuntime implements SeedRuntime {
       await sleep(250);
     }
   }
+}
+
+function defaultExternalUrl(lb: { host: string; port: number }): string {
+  return lb.port === 443 ? `https://${lb.host}` : `https://${lb.host}:${lb.port}`;
 }
 
 /** etcd serves while a quorum of its members is Ready. */

@@ -51,7 +51,7 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
       f = await options.fixture();
     });
     afterAll(async () => {
-      for (const shoot of shoots) await f?.runtime.execute(cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true })).catch(() => undefined);
+      await Promise.all(shoots.map((shoot) => f?.runtime.execute(cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true })).catch(() => undefined)));
       await f?.close?.();
     });
 

@@ -1,4 +1,3 @@
-import { onTestFailed } from 'vitest';
 import { InMemoryBlobStore } from '../../core/shootstate/index.js';
 import { InMemorySnapshotStore, makeSnapshot } from '../../core/snapshots/index.js';
 import { KubernetesRuntime } from '../../seed/kubernetes/runtime.js';
@@ -23,7 +22,6 @@ seedRuntimeContract('kubernetes (a real kube-apiserver, kwok nodes)', {
       snapshotStore: () => snapshots,
       ownerCheck: async (shoot) => (owned.has(shoot.technicalID) ? 'owner' : 'not-owner'),
     });
-    onTestFailed(() => console.log(cluster.logs()));
     return {
       runtime,
       seed: 'kube-contract',
