@@ -73,6 +73,7 @@ export class KubernetesRuntime implements SeedRuntime {
   private readonly actuators: ActuatorSet;
   private readonly images: ImageVector;
   private readonly now: () => Date;
+  private observing: Promise<HostedControlPlane[]> | undefined;
 
   constructor(private readonly options: KubernetesRuntimeOptions) {
     this.kube = new KubeObjects(options.kubeConfig);
@@ -97,14 +98,36 @@ export class KubernetesRuntime implements SeedRuntime {
     }
   }
 
-  async controlPlanes(): Promise<HostedControlPlane[]> {
-    const namespaces = await this.kube.list<V1Namespace>('v1', 'Namespace', { labelSelector: `${SEED_LABEL}=${this.options.seed}` });
-    const out: HostedControlPlane[] = [];
-    for (const ns of namespaces) {
-      const state = await this.readState(ns.metadata!.name!);
-      if (state) out.push(await this.report(ns.metadata!.name!, state));
-    }
-    return out;
+  /**
+   * The heartbeat's report: a fixed number of cluster-wide lists by this seed's label, however many
+   * shoots it hosts. A call while one is running shares its answer (heartbeats must not pile up on a
+   * slow API server).
+   */
+  controlPlanes(): Promise<HostedControlPlane[]> {
+    this.observing ??= this.observeAll().finally(() => {
+      this.observing = undefined;
+    });
+    return this.observing;
+  }
+
+  private async observeAll(): Promise<HostedControlPlane[]> {
+    const mine = { labelSelector: `${SEED_LABEL}=${this.options.seed}` };
+    const [configMaps, deployments, statefulSets, services, pods] = await Promise.all([
+      this.kube.list<KubernetesObject & { data?: Record<string, string> }>('v1', 'ConfigMap', mine),
+      this.kube.list<V1Deployment>(APPS, 'Deployment', mine),
+      this.kube.list<V1StatefulSet>(APPS, 'StatefulSet', mine),
+      this.kube.list<V1Service>('v1', 'Service', mine),
+      this.kube.list<V1Pod>('v1', 'Pod', { labelSelector: 'gardener.cloud/shoot' }),
+    ]);
+    const inNamespace = <T extends KubernetesObject>(items: T[], namespace: string) => items.filter((o) => o.metadata?.namespace === namespace);
+    return configMaps
+      .filter((cm) => cm.metadata?.name === STATE_CONFIGMAP && cm.data?.['state.json'] !== undefined)
+      .map((cm) => {
+        const namespace = cm.metadata!.namespace!;
+        const workloads = new Map([...inNamespace(deployments, namespace), ...inNamespace(statefulSets, namespace)].map((w) => [w.metadata!.name as ComponentName, w]));
+        const lb = inNamespace(services, namespace).find((svc) => svc.metadata?.name === 'kube-apiserver');
+        return this.report(namespace, JSON.parse(cm.data!['state.json']!) as PlaneState, { workloads, pods: inNamespace(pods, namespace), lb });
+      });
   }
 
   async stop(): Promise<void> {
@@ -272,12 +295,8 @@ export class KubernetesRuntime implements SeedRuntime {
     return new Map([...deployments, ...statefulSets].map((w) => [w.metadata!.name as ComponentName, w]));
   }
 
-  private async report(namespace: string, state: PlaneState): Promise<HostedControlPlane> {
-    const [workloads, pods, lb] = await Promise.all([
-      this.workloads(namespace),
-      this.kube.list<V1Pod>('v1', 'Pod', { namespace, labelSelector: `gardener.cloud/shoot=${state.technicalID}` }),
-      this.kube.read<V1Service>({ apiVersion: 'v1', kind: 'Service', name: 'kube-apiserver', namespace }),
-    ]);
+  private report(namespace: string, state: PlaneState, seen: { workloads: Map<ComponentName, V1Deployment | V1StatefulSet>; pods: V1Pod[]; lb: V1Service | undefined }): HostedControlPlane {
+    const { workloads, pods, lb } = seen;
     const etcdReady = etcdServes(workloads.get('etcd'));
     const api = workloads.get('kube-apiserver');
     const ingress = lb?.status?.loadBalancer?.ingress?.[0];

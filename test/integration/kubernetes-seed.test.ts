@@ -64,7 +64,7 @@ async function startAgent(seed: { name: string; prefix: string }, networkIndex: 
     owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
     backupBucket: `gl-backup-${seed.name}`,
     ...(seed.prefix ? { namespacePrefix: seed.prefix } : {}),
-    heartbeatIntervalMs: 1000,
+    heartbeatIntervalMs: 2000,
     pollWaitSeconds: 1,
     sidecar: { ownerCheckInterval: '5s', deltaSnapshotInterval: '20s' },
     // The test's load balancer speaks HTTP on a loopback port.
@@ -186,7 +186,7 @@ describe('the kubernetes runtime on a real API server with kwok nodes, driven by
     expect(argOf(args, '--owner-check-interval')).toBe('5s');
     expect(args).not.toContain('--restore');
     expect(etcd.spec?.template.spec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.[0]?.topologyKey).toBe('kubernetes.io/hostname');
-  });
+  }, 240_000);
 
   it('the dependency watchdog scales kube-controller-manager, machine-controller-manager and cluster-autoscaler to 0 and back, on the Deployments', async () => {
     // Prepare: the test's load balancer gets an address, as a cloud controller would write it.
@@ -210,7 +210,7 @@ describe('the kubernetes runtime on a real API server with kwok nodes, driven by
     for (let i = 0; i < 2; i++) await watchdogRound(SEEDS.a.name, Date.now());
     await until('the remembered replicas back on the API server', async () => Object.values(await replicas()).every((r) => r === 2));
     for (const c of SCALE_DOWN_ORDER) expect((await workload<V1Deployment>(ID, 'Deployment', c))?.metadata?.annotations?.[REMEMBERED_REPLICAS]).toBeUndefined();
-  });
+  }, 240_000);
 
   it('hibernation scales every workload to 0 and no control-plane pod is left; waking brings them back', async () => {
     const controlPlane = (hibernated: boolean) => ({ hibernated, failureTolerance: 'node', backup: { bucket: `gl-backup-${SEEDS.a.name}` } });
@@ -227,7 +227,7 @@ describe('the kubernetes runtime on a real API server with kwok nodes, driven by
       const api = await workload<V1Deployment>(ID, 'Deployment', 'kube-apiserver');
       return sts?.status?.readyReplicas === 3 && api?.status?.availableReplicas === 3;
     });
-  });
+  }, 240_000);
 
   it('migrate then restore: the source migrates and deletes, then the destination restores etcd and the extensions, in that order', async () => {
     // Prepare: record every StatefulSet and state ConfigMap event on the cluster, in the order the API server sends them.
@@ -289,12 +289,12 @@ describe('the kubernetes runtime on a real API server with kwok nodes, driven by
     const restored = at((e) => e.kind === 'ConfigMap' && e.namespace === destination && e.restored === true, 'the destination extensions restored');
     expect([migrated, deleted, restoring, restored]).toEqual([...[migrated, deleted, restoring, restored]].sort((x, y) => x - y));
     expect(new Set([migrated, deleted, restoring, restored]).size).toBe(4);
-  });
+  }, 300_000);
 
   it('delete-control-plane leaves no control-plane object on the seed', async () => {
     await send(SEEDS.b.name, { type: 'delete-control-plane', keepBackups: true, keepExternalResources: true });
     await until('the namespace gone', async () => (await kube.read({ apiVersion: 'v1', kind: 'Namespace', name: `${SEEDS.b.prefix}${ID}` })) === undefined, 120_000);
     expect(await controlPlaneObjects(SEEDS.b.name)).toEqual([]);
     await until('the heartbeat without the shoot', async () => (await reported(SEEDS.b.name)) === undefined);
-  });
+  }, 240_000);
 });
