@@ -18,6 +18,7 @@ const base: ControlPlaneObjectsOptions = {
   images: imageVector(),
   sidecar: { identity: 'aws-eu1-1234', internalDomain: 'gardenless.example.com', owner: { mode: 'dns' }, region: 'eu-west-1', ownerCheckInterval: '5s' },
 };
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read deep into generated objects
 type Obj = { kind: string; metadata: { name: string; namespace: string; labels: Record<string, string>; annotations?: Record<string, string> }; spec: Record<string, any> };
 const objects = (o: Partial<ControlPlaneObjectsOptions> = {}) => controlPlaneObjects({ ...base, ...o }) as unknown as Obj[];
 const find = (list: Obj[], kind: string, name: string) => list.find((x) => x.kind === kind && x.metadata.name === name)!;
