@@ -7,15 +7,13 @@ import type { AwsCredentialIdentity } from '@smithy/types';
 import type { GardenClient } from '../../adapters/http/garden-client.js';
 import { Route53OwnerLookup } from '../../adapters/route53/owner-lookup.js';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
-import { S3BlobStore } from '../../adapters/s3/blob-store.js';
 import { s3Api } from '../../adapters/s3/s3-api.js';
-import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
 import { ZONE_KEY } from '../../core/ha/kubernetes.js';
-import { checkOwner, ownerRecordName, type OwnerCheckResult } from '../../core/ownership/index.js';
 import { SeedAgent } from '../agent/agent.js';
 import { SeedAgentConfigError } from '../agent/errors.js';
 import { sfnTaskAnswers } from '../agent/task-answers.js';
 import { ownerLookup } from '../backup-restore/aws.js';
+import { ownerCheckBy, s3Stores } from '../common/aws-stores.js';
 import type { ImageVector } from './image-vector.js';
 import { KubeObjects } from './kube-api.js';
 import type { SidecarSettings } from './objects.js';
@@ -84,12 +82,8 @@ export async function kubernetesSeedAgent(options: KubernetesSeedAgentOptions): 
           region: options.aws.region,
           owner: options.owner.mode === 'api' ? { mode: 'api', hostedZoneId: options.owner.hostedZoneId, ...(route53Endpoint ? { route53Endpoint } : {}) } : { mode: 'dns', ...(options.owner.servers ? { servers: options.owner.servers } : {}) },
         },
-        blobStore: (bucket) => new S3BlobStore({ bucket, api: s3 }),
-        snapshotStore: (bucket) => new S3SnapshotStore({ bucket, api: s3 }),
-        ownerCheck: async (shoot): Promise<OwnerCheckResult> => {
-          const name = ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain: options.owner.internalDomain });
-          return checkOwner({ outcome: await lookup.lookup(name), identity }).result;
-        },
+        ...s3Stores(s3),
+        ownerCheck: ownerCheckBy({ lookup, internalDomain: options.owner.internalDomain, identity }),
       })),
   });
   return {

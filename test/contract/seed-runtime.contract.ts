@@ -3,6 +3,8 @@ import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../cor
 import { SCALE_DOWN_ORDER } from '../../core/dwd/components.js';
 import { COMPONENTS, type ComponentName } from '../../core/ha/layout.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
+import { InMemoryBlobStore } from '../../core/shootstate/index.js';
+import { InMemorySnapshotStore, makeSnapshot } from '../../core/snapshots/index.js';
 import type { SeedRuntime } from '../../seed/agent/runtime.js';
 
 /**
@@ -37,6 +39,27 @@ export interface ContractOptions {
   fixture: () => Promise<RuntimeFixture>;
   /** Prefix of the shoot names, so that runs on a shared seed do not meet. */
   project?: string;
+}
+
+/**
+ * The fixture parts of a runtime whose etcd does not really run (memory, kubernetes on kwok): buckets in
+ * memory, an owner record as a set, and a backup written on demand.
+ */
+export function inMemoryOwnersAndBuckets() {
+  const snapshots = new InMemorySnapshotStore();
+  const blobs = new InMemoryBlobStore();
+  const owned = new Set<string>();
+  return {
+    blobStore: () => blobs,
+    snapshotStore: () => snapshots,
+    ownerCheck: async (shoot: SeedCommand['shoot']) => (owned.has(shoot.technicalID) ? ('owner' as const) : ('not-owner' as const)),
+    setOwner: async (shoot: SeedCommand['shoot'], yes: boolean) => void (yes ? owned.add(shoot.technicalID) : owned.delete(shoot.technicalID)),
+    backups: async (shoot: SeedCommand['shoot']) => {
+      const full = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Full', startRevision: 0, lastRevision: 42, createdOn: 1, compressionSuffix: '', final: false });
+      await snapshots.put(full.key, new Uint8Array([1]));
+      return 42;
+    },
+  };
 }
 
 let serial = 0;

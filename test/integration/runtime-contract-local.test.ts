@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Route53OwnerLookup } from '../../adapters/route53/owner-lookup.js';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
-import { S3BlobStore } from '../../adapters/s3/blob-store.js';
 import { s3Api } from '../../adapters/s3/s3-api.js';
 import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
-import { checkOwner, ownerRecordName } from '../../core/ownership/index.js';
+import { ownerRecordName } from '../../core/ownership/index.js';
 import { ControlPlaneRuntime } from '../../seed/agent/control-plane-runtime.js';
 import { LocalHosting } from '../../seed/agent/local-hosting.js';
+import { ownerCheckBy, s3Stores } from '../../seed/common/aws-stores.js';
 import { seedRuntimeContract } from '../contract/seed-runtime.contract.js';
 import { testGarden } from '../harness/garden.js';
 
@@ -46,9 +46,8 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
     const runtime = new ControlPlaneRuntime({
       seed,
       hosting,
-      blobStore: (b) => new S3BlobStore({ bucket: b, api }),
-      snapshotStore: (b) => new S3SnapshotStore({ bucket: b, api }),
-      ownerCheck: async (shoot) => checkOwner({ outcome: await lookup.lookup(recordOf(shoot)), identity }).result,
+      ...s3Stores(api),
+      ownerCheck: ownerCheckBy({ lookup, internalDomain, identity }),
     });
     return {
       runtime,
