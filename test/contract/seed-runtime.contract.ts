@@ -226,7 +226,7 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
 
     it('restart of a pod that is not crash-looping answers restarted false', async () => {
       const { shoot } = await created('calm');
-      // etcd's pods: the local runtime's model lets a dependent crash-loop if a heartbeat saw kube-apiserver down while it started.
+      // etcd's pods: in the local runtime's model a dependent stays CrashLoopBackOff once a heartbeat saw its kube-apiserver fail a probe.
       const plane = await eventually(shoot, 'an etcd pod reported Running', (p) => (p?.pods ?? []).some((pod) => pod.labels.app === 'etcd' && pod.state === 'Running'));
       const pod = plane!.pods!.find((p) => p.labels.app === 'etcd' && p.state === 'Running')!;
       expect(pod.labels['gardener.cloud/role']).toBe('controlplane');
