@@ -1,6 +1,7 @@
 import { App, Duration, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { GardenStack } from './garden-stack.js';
+import { parseOwnershipTimings } from '../core/ownership/index.js';
 
 const app = new App();
 const internalDomain = (app.node.tryGetContext('internalDomain') as string | undefined) ?? 'internal.gardenless.local';
@@ -11,7 +12,7 @@ new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined)
   ...seconds('migrationWaitFinalSnapshot', app.node.tryGetContext('migrationWaitFinalSnapshotSeconds') as string | undefined),
   ...seconds('seedHeartbeatInterval', app.node.tryGetContext('seedHeartbeatIntervalSeconds') as string | undefined),
   ...seconds('copyWaitForFinal', app.node.tryGetContext('copyWaitForFinalSeconds') as string | undefined),
-  ...(app.node.tryGetContext('sidecarFenceTimings') ? { sidecarFenceTimings: JSON.parse(app.node.tryGetContext('sidecarFenceTimings') as string) as Record<string, number> } : {}),
+  ownershipTimings: parseOwnershipTimings(app.node.tryGetContext('ownershipTimings') as string | undefined),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 // Every synth and deploy runs the AwsSolutions pack; a finding fails synthesis unless acknowledged with a reason.

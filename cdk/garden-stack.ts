@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, HttpStage, type IHttpRouteAuthorizer, HttpNoneAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -19,6 +19,7 @@ import { OwnershipAudit } from './ownership-audit.js';
 import { SnapshotCopy } from './snapshot-copy.js';
 import { acknowledge, acknowledgeTableIndexes, nagArn } from './nag.js';
 import { TABLE_INDEXES } from '../adapters/dynamodb/keys.js';
+import type { OwnershipTimings } from '../core/ownership/index.js';
 
 export interface GardenStackProps extends StackProps {
   /** The domain under which owner records live: `owner.<shoot>.<project>.<internalDomain>`. */
@@ -38,8 +39,8 @@ export interface GardenStackProps extends StackProps {
   migrationWaitFinalSnapshot?: Duration;
   /** The seed agents' heartbeat interval: a source silent for three of them takes the bad path. Default 10 s. */
   seedHeartbeatInterval?: Duration;
-  /** The sidecars' owner-check timings in ms (they set the copy's fence bound); must match the seeds'. */
-  sidecarFenceTimings?: Record<string, number>;
+  /** The seeds' ownership timings (they set the copy's fence bound); must be what the seeds' sidecars run. */
+  ownershipTimings?: Partial<OwnershipTimings>;
   /** How long a migration's copy waits for the source's final snapshot. Default 10 minutes. */
   copyWaitForFinal?: Duration;
 }
@@ -123,17 +124,6 @@ export class GardenStack extends Stack {
     acknowledge(api.role, `IAM5[Resource::${nagArn(this, 'sqs', `${seedQueuePrefix}*`)}]`,
       'Seed command queues are created when seeds register; the wildcard is confined to queue names under this garden\'s prefix.');
 
-    // The migrate-shoot state machine asks it for a destination when the operator gave none.
-    const scheduler = new GardenFunction(this, 'Scheduler', {
-      entry: 'functions/scheduler/handler.ts',
-      description: 'the gardenless scheduler (migration destinations)',
-      logRetention,
-      environment: { TABLE_NAME: table.tableName },
-    });
-    table.grantReadData(scheduler.function);
-    acknowledgeTableIndexes(scheduler.role, table);
-    new CfnOutput(this, 'SchedulerFunctionName', { value: scheduler.function.functionName });
-
     const apiAccessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY });
     const httpApi = new HttpApi(this, 'HttpApi', {
       description: 'gardenless garden API (v1)',
@@ -186,7 +176,9 @@ export class GardenStack extends Stack {
       scheduleEnabled: props.watchdogSchedule ?? true,
     });
     new CfnOutput(this, 'WatchdogFunctionName', { value: watchdog.function.function.functionName });
+    const migrateShootName = `${this.stackName}-migrate-shoot`;
     const migration = new Migration(this, 'Migration', {
+      name: migrateShootName,
       logRetention,
       table,
       bus,
@@ -200,13 +192,19 @@ export class GardenStack extends Stack {
       ...(props.migrationCommandTimeout ? { commandTimeout: props.migrationCommandTimeout } : {}),
       ...(props.migrationWaitFinalSnapshot ? { waitFinalSnapshot: props.migrationWaitFinalSnapshot } : {}),
       ...(props.seedHeartbeatInterval ? { heartbeatInterval: props.seedHeartbeatInterval } : {}),
-      ...(props.sidecarFenceTimings ? { fenceTimings: props.sidecarFenceTimings } : {}),
+      ...(props.ownershipTimings ? { ownershipTimings: props.ownershipTimings } : {}),
       ...(props.copyWaitForFinal ? { copyWaitForFinal: props.copyWaitForFinal } : {}),
     });
     // POST .../migrate admits, locks and starts the state machine.
     migration.stateMachine.grantStartExecution(api.function);
+    // ...and looks at an execution whose migration still says Running, to resume one that died unrecorded.
+    api.role.addToPolicy(new iam.PolicyStatement({
+      actions: ['states:DescribeExecution'],
+      resources: [this.formatArn({ service: 'states', resource: 'execution', resourceName: `${migrateShootName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+    }));
+    acknowledge(api.role, `IAM5[Resource::${nagArn(this, 'states', `execution:${migrateShootName}:*`)}]`,
+      'Executions are named <migrationId>-<attempt> at run time; the API only describes executions of migrate-shoot.');
     api.function.addEnvironment('MIGRATE_SHOOT_STATE_MACHINE_ARN', migration.stateMachine.stateMachineArn);
-    api.function.addEnvironment('STATE_BUCKET', stateBucket.bucketName);
     new CfnOutput(this, 'MigrateShootStateMachineArn', { value: migration.stateMachine.stateMachineArn });
     new CfnOutput(this, 'CopySnapshotsStateMachineArn', { value: snapshotCopy.stateMachine.stateMachineArn });
     new CfnOutput(this, 'OwnershipAuditFunctionName', { value: ownership.auditFunction.function.functionName });

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GardenFunction } from './garden-function.js';
 import { acknowledge, acknowledgeTableIndexes, grantTaskFunctions, nagArn } from './nag.js';
+import { waitForFinalTimeout, type OwnershipTimings } from '../core/ownership/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** The states that wait for a seed agent's answer. */
@@ -25,6 +26,8 @@ export interface MigrationProps {
   internalDomain: string;
   seedQueuePrefix: string;
   backupBucketPrefix: string;
+  /** The migrate-shoot state machine's name (the API looks at its executions by name). */
+  name: string;
   copySnapshots: sfn.IStateMachine;
   /** Its name, for the permissions on its executions. */
   copySnapshotsName: string;
@@ -35,11 +38,15 @@ export interface MigrationProps {
   /** The seed agents' heartbeat interval, for choosing the path. Default 10 seconds. */
   heartbeatInterval?: Duration;
   /**
-   * The sidecars' owner-check timings (ms: ownerCheckInterval, unknownGrace, dnsCacheTTL, fenceTime), from
-   * which the copy's fence bound follows; they must match what the seeds run. Default: the design's.
+   * The seeds' ownership timings, from which the copy's fence bound follows; they must be what the seeds'
+   * sidecars run. Default: the design's.
    */
-  fenceTimings?: Record<string, number>;
-  /** How long the copy waits for a final snapshot; not shorter than the fence bound. Default 10 minutes. */
+  ownershipTimings?: Partial<OwnershipTimings>;
+  /**
+   * How long the copy waits for a final snapshot. Default 10 minutes, or the fence bound when that is
+   * longer; a shorter wait than the fence bound is refused at synthesis (it could activate a copy while the
+   * source still accepts writes).
+   */
   copyWaitForFinal?: Duration;
 }
 
@@ -55,21 +62,9 @@ export class Migration extends Construct {
   constructor(scope: Construct, id: string, props: MigrationProps) {
     super(scope, id);
     const commandTimeout = props.commandTimeout ?? Duration.minutes(5);
-    const environment = {
-      TABLE_NAME: props.table.tableName,
-      EVENT_BUS_NAME: props.bus.eventBusName,
-      HOSTED_ZONE_ID: props.zone.hostedZoneId,
-      INTERNAL_DOMAIN: props.internalDomain,
-      STATE_BUCKET: props.stateBucket.bucketName,
-      SEED_QUEUE_PREFIX: props.seedQueuePrefix,
-      COMMAND_TIMEOUT_SECONDS: String(commandTimeout.toSeconds()),
-      WAIT_FINAL_SNAPSHOT_MS: String((props.waitFinalSnapshot ?? Duration.minutes(10)).toMilliseconds()),
-      HEARTBEAT_INTERVAL_MS: String((props.heartbeatInterval ?? Duration.seconds(10)).toMilliseconds()),
-      ...(props.fenceTimings ? { FENCE_TIMINGS: JSON.stringify(props.fenceTimings) } : {}),
-      ...(props.copyWaitForFinal ? { COPY_WAIT_FOR_FINAL_MS: String(props.copyWaitForFinal.toMilliseconds()) } : {}),
-    };
-    const fn = (name: string, entry: string, description: string) => {
-      const f = new GardenFunction(this, name, { entry: `functions/migration/${entry}`, description, logRetention: props.logRetention, timeout: Duration.seconds(60), environment });
+    const common = { TABLE_NAME: props.table.tableName, EVENT_BUS_NAME: props.bus.eventBusName };
+    const fn = (name: string, entry: string, description: string, environment: Record<string, string>) => {
+      const f = new GardenFunction(this, name, { entry: `functions/migration/${entry}`, description, logRetention: props.logRetention, timeout: Duration.seconds(60), environment: { ...common, ...environment } });
       // Every step reads the shoot and its seeds and writes the migration record under its lock.
       props.table.grantReadWriteData(f.function);
       acknowledgeTableIndexes(f.role, props.table);
@@ -77,10 +72,19 @@ export class Migration extends Construct {
       return f;
     };
     this.functions = {
-      steps: fn('Steps', 'steps.ts', 'migrate-shoot: the garden steps (path, ShootState, copy bookkeeping, finalize, failure)'),
-      owner: fn('Owner', 'owner.ts', 'migrate-shoot: delete the owner record, set it to the destination'),
-      finalSnapshot: fn('FinalSnapshot', 'final-snapshot.ts', 'migrate-shoot: look for the source\'s final snapshot'),
-      dispatch: fn('Dispatch', 'dispatch.ts', 'migrate-shoot: send a step\'s command to a seed agent'),
+      steps: fn('Steps', 'garden-steps.ts', 'migrate-shoot: the garden steps (path, ShootState, copy bookkeeping, finalize, failure)', {
+        HEARTBEAT_INTERVAL_MS: String((props.heartbeatInterval ?? Duration.seconds(10)).toMilliseconds()),
+        ...(props.ownershipTimings ? { OWNERSHIP_TIMINGS: JSON.stringify(props.ownershipTimings) } : {}),
+        COPY_WAIT_FOR_FINAL_MS: String(copyWaitForFinal(props)),
+      }),
+      owner: fn('Owner', 'owner.ts', 'migrate-shoot: delete the owner record, set it to the destination', { HOSTED_ZONE_ID: props.zone.hostedZoneId, INTERNAL_DOMAIN: props.internalDomain }),
+      finalSnapshot: fn('FinalSnapshot', 'final-snapshot.ts', 'migrate-shoot: look for the source\'s final snapshot', {
+        WAIT_FINAL_SNAPSHOT_MS: String((props.waitFinalSnapshot ?? Duration.minutes(10)).toMilliseconds()),
+      }),
+      dispatch: fn('Dispatch', 'dispatch.ts', 'migrate-shoot: send a step\'s command to a seed agent', {
+        STATE_BUCKET: props.stateBucket.bucketName,
+        COMMAND_TIMEOUT_SECONDS: String(commandTimeout.toSeconds()),
+      }),
     };
     this.functions.owner.role.addToPolicy(
       new iam.PolicyStatement({ actions: ['route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'], resources: [props.zone.hostedZoneArn] }),
@@ -97,6 +101,7 @@ export class Migration extends Construct {
 
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      stateMachineName: props.name,
       stateMachineType: sfn.StateMachineType.STANDARD,
       definitionBody: sfn.DefinitionBody.fromString(JSON.stringify(migrateShootDefinition({ commandTimeout }))),
       definitionSubstitutions: {
@@ -145,4 +150,9 @@ export function migrateShootDefinition(options: { commandTimeout: Duration }): R
 
 function nagPart(partition: string): string {
   return partition.startsWith('${Token') ? '<AWS::Partition>' : partition;
+}
+
+/** The copy's wait for a final snapshot in ms: never shorter than the fence bound of the seeds' timings. */
+function copyWaitForFinal(props: Pick<MigrationProps, 'ownershipTimings' | 'copyWaitForFinal'>): number {
+  return waitForFinalTimeout({ timings: props.ownershipTimings, wait: props.copyWaitForFinal?.toMilliseconds() }).waitForFinalTimeout;
 }

@@ -1,13 +1,14 @@
 import { Command, Option } from 'commander';
+import { DEFAULT_OWNER_CHECK_INTERVAL_MS, DEFAULT_UNKNOWN_GRACE_MS } from '../core/ownership/index.js';
 import { mkdirSync } from 'node:fs';
-import { freePort } from '../local/ports.js';
+import { freePort } from '../seed/ports.js';
 import { ownerLookup, s3Backup, s3SnapshotStore, type OwnerLookupConfig } from '../seed/backup-restore/aws.js';
 import { copySnapshots } from '../seed/backup-restore/copy.js';
-import { parseDuration } from '../seed/backup-restore/duration.js';
+import { durationFlag, parseDuration } from '../seed/backup-restore/duration.js';
 import { EtcdSupervisor } from '../seed/backup-restore/etcd-supervisor.js';
 import { restoreFromStore } from '../seed/backup-restore/restorer.js';
 import { BackupRestoreSidecar } from '../seed/backup-restore/sidecar.js';
-import type { Compression } from '../seed/backup-restore/snapshotter.js';
+import { DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, DEFAULT_FULL_SNAPSHOT_INTERVAL_MS, type Compression } from '../seed/backup-restore/snapshotter.js';
 
 /**
  * `gardenless backup-restore`: the backup-restore sidecar of one shoot etcd (`serve`, the default), a
@@ -41,6 +42,7 @@ interface ServeFlags extends StoreFlags, EtcdFlags {
   dnsServer?: string[];
   ownerCheckInterval: string;
   unknownGrace: string;
+  checkTimeout?: string;
   fullSnapshotInterval: string;
   deltaSnapshotInterval: string;
   compression: Compression;
@@ -111,6 +113,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     owner: { lookup: ownerLookup(lookupConfig), recordName: flags.ownerRecord, identity: flags.identity },
     ownerCheckInterval,
     unknownGrace: parseDuration(flags.unknownGrace, '--unknown-grace'),
+    ...(flags.checkTimeout ? { checkTimeout: parseDuration(flags.checkTimeout, '--check-timeout') } : {}),
     fullSnapshotInterval: parseDuration(flags.fullSnapshotInterval, '--full-snapshot-interval'),
     deltaSnapshotInterval: parseDuration(flags.deltaSnapshotInterval, '--delta-snapshot-interval'),
     compression: flags.compression,
@@ -151,10 +154,11 @@ export function registerBackupRestoreCommand(program: Command): Command {
     .option('--hosted-zone-id <id>', 'API mode: the Route 53 zone of the owner records')
     .option('--route53-endpoint <url>', 'API mode: Route 53 endpoint (default: --s3-endpoint)')
     .option('--dns-server <server...>', 'DNS mode: name servers as host or host:port (default: the system resolvers)')
-    .option('--owner-check-interval <duration>', 'how often the owner record is checked', '5s')
-    .option('--unknown-grace <duration>', 'how long an unanswered check keeps etcd serving', '30s')
-    .option('--full-snapshot-interval <duration>', 'full snapshot period', '60m')
-    .option('--delta-snapshot-interval <duration>', 'delta snapshot period', '20s')
+    .option('--owner-check-interval <duration>', 'how often the owner record is checked', durationFlag(DEFAULT_OWNER_CHECK_INTERVAL_MS))
+    .option('--unknown-grace <duration>', 'how long an unanswered check keeps etcd serving', durationFlag(DEFAULT_UNKNOWN_GRACE_MS))
+    .option('--check-timeout <duration>', 'how long one owner check may take before it counts as unknown (default: the check interval)')
+    .option('--full-snapshot-interval <duration>', 'full snapshot period', durationFlag(DEFAULT_FULL_SNAPSHOT_INTERVAL_MS))
+    .option('--delta-snapshot-interval <duration>', 'delta snapshot period', durationFlag(DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS))
     .addOption(new Option('--compression <kind>', 'snapshot compression').choices(['gzip', 'none']).default('gzip'))
     .option('--restore', 'restore the data dir from the bucket (latest full + deltas) before serving')
     .option('--expected-revision <revision>', 'with --restore: fail unless the snapshots reach this revision')

@@ -1,10 +1,12 @@
 import { Command, Option } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ownershipTimings } from '../core/ownership/index.js';
 import { readEndpoints, LANDSCAPE_DIR } from '../local/landscape-file.js';
+import { durationFlag, parseDuration } from '../seed/backup-restore/duration.js';
 import type { SeedAgent } from '../seed/agent/agent.js';
 import { localSeedAgent } from '../seed/agent/local-agent.js';
-import type { LocalOwnerConfig } from '../seed/agent/local-hosting.js';
+import type { OwnerConfig } from '../seed/agent/aws-agent.js';
 import { kubernetesSeedAgent } from '../seed/kubernetes/agent.js';
 import { readImageVector } from '../seed/kubernetes/image-vector.js';
 import { clientFor, type CliOptions } from './config.js';
@@ -72,16 +74,18 @@ export function registerSeedAgentCommand(program: Command): Command {
       const endpoint = flags.awsEndpoint ?? process.env.AWS_ENDPOINT_URL ?? local?.awsEndpoint;
       const internalDomain = flags.internalDomain ?? local?.outputs.InternalDomain;
       if (!internalDomain) throw new Error('no internal domain: pass --internal-domain or start the local landscape');
-      const owner: LocalOwnerConfig =
+      const owner: OwnerConfig =
         flags.ownerMode === 'api'
           ? { mode: 'api', internalDomain, hostedZoneId: flags.hostedZoneId ?? local?.outputs.HostedZoneId ?? '' }
           : { mode: 'dns', internalDomain, ...(flags.dnsServer ? { servers: flags.dnsServer } : {}) };
       const usingEmulator = endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
+      const ms = (text: string | undefined, flag: string) => (text === undefined ? undefined : parseDuration(text, flag));
+      // Refused here when they cannot work, before any sidecar starts.
+      const ownership = ownershipTimings({ ownerCheckInterval: ms(flags.ownerCheckInterval, '--owner-check-interval'), unknownGrace: ms(flags.unknownGrace, '--unknown-grace') });
       const sidecar = {
-        ...(flags.ownerCheckInterval ? { ownerCheckInterval: flags.ownerCheckInterval } : {}),
-        ...(flags.unknownGrace ? { unknownGrace: flags.unknownGrace } : {}),
-        ...(flags.deltaSnapshotInterval ? { deltaSnapshotInterval: flags.deltaSnapshotInterval } : {}),
-        ...(flags.fullSnapshotInterval ? { fullSnapshotInterval: flags.fullSnapshotInterval } : {}),
+        ownership: { ownerCheckInterval: ownership.ownerCheckInterval, unknownGrace: ownership.unknownGrace },
+        deltaSnapshotInterval: ms(flags.deltaSnapshotInterval, '--delta-snapshot-interval'),
+        fullSnapshotInterval: ms(flags.fullSnapshotInterval, '--full-snapshot-interval'),
       };
       const aws = { region, ...(endpoint ? { endpoint } : {}), ...(usingEmulator ? { credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) } : {}) };
       const common = {
@@ -103,7 +107,14 @@ export function registerSeedAgentCommand(program: Command): Command {
           ...(flags.imageVector ? { images: readImageVector(flags.imageVector) } : {}),
           ...(flags.zones ? { zones: flags.zones } : {}),
           ...(flags.namespacePrefix ? { namespacePrefix: flags.namespacePrefix } : {}),
-          sidecar: { ...sidecar, ...(endpoint ? { s3Endpoint: endpoint } : {}) },
+          // The etcd pods' sidecars get the same timings as arguments.
+          sidecar: {
+            ownerCheckInterval: durationFlag(ownership.ownerCheckInterval),
+            unknownGrace: durationFlag(ownership.unknownGrace),
+            ...(flags.deltaSnapshotInterval ? { deltaSnapshotInterval: flags.deltaSnapshotInterval } : {}),
+            ...(flags.fullSnapshotInterval ? { fullSnapshotInterval: flags.fullSnapshotInterval } : {}),
+            ...(endpoint ? { s3Endpoint: endpoint } : {}),
+          },
         }));
       } else {
         const workDir = flags.workDir ?? join(LANDSCAPE_DIR, 'seeds', flags.seed);

@@ -13,7 +13,6 @@ export interface GardenOutputs {
   HostedZoneId: string;
   InternalDomain: string;
   EventBusName: string;
-  SchedulerFunctionName: string;
   [output: string]: string;
 }
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { freePort } from './ports.js';
+import { freePort } from '../seed/ports.js';
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 const MINISTACK_BIN = join(PROJECT_ROOT, '.venv', 'bin', 'ministack');
@@ -80,12 +80,6 @@ export async function waitForHealth(endpoint: string, timeoutMs: number, child?:
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`emulator at ${endpoint} not healthy after ${timeoutMs} ms`, { cause: lastError });
-}
-
-/** Clears every resource in the emulator, the deployed stack included. */
-export async function resetEmulator(endpoint: string): Promise<void> {
-  const res = await fetch(`${endpoint}/_ministack/reset`, { method: 'POST' });
-  if (!res.ok) throw new Error(`emulator reset answered ${res.status}`);
 }
 
 function stopProcess(child: ChildProcess): Promise<void> {

@@ -3,6 +3,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GardenClient } from '../adapters/http/garden-client.js';
+import type { OwnershipTimings } from '../core/ownership/index.js';
+import { durationFlag } from '../seed/backup-restore/duration.js';
 import { emulatorEnv } from './aws-env.js';
 import { PROJECT_ROOT } from './emulator.js';
 
@@ -12,6 +14,12 @@ export const FLEET = [
   { name: 'local-b', zones: ['local-1a'], index: 2 },
   { name: 'local-c', zones: ['local-1a', 'local-1b', 'local-1c'], index: 3 },
 ] as const;
+
+/**
+ * The landscape's ownership timings: its sidecars check every second with 10 s of grace, and the stack
+ * it deploys waits on the fence bound of exactly these.
+ */
+export const LANDSCAPE_OWNERSHIP_TIMINGS = { ownerCheckInterval: 1_000, unknownGrace: 10_000 } as const satisfies Partial<OwnershipTimings>;
 
 /** A few shoots the scheduler spreads over the fleet: non-HA and node tolerance prefer single-zonal seeds, zone needs local-c. */
 export const SHOOTS = [
@@ -68,7 +76,8 @@ export function startAgents(options: { endpoint: string; region: string; dir: st
       join(PROJECT_ROOT, 'bin', 'gardenless'),
       ['--api-url', options.apiUrl, '--region', options.region, 'seed-agent', '--seed', seed.name, '--aws-endpoint', options.endpoint,
         '--hosted-zone-id', options.hostedZoneId, '--internal-domain', options.internalDomain, '--work-dir', join(options.dir, 'seeds', seed.name),
-        '--heartbeat-interval', '2', '--owner-check-interval', '1s', '--unknown-grace', '10s', '--delta-snapshot-interval', '5s'],
+        '--heartbeat-interval', '2', '--delta-snapshot-interval', '5s',
+        '--owner-check-interval', durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.ownerCheckInterval), '--unknown-grace', durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.unknownGrace)],
       { cwd: PROJECT_ROOT, env: { ...process.env, ...emulatorEnv(options.endpoint, options.region) }, stdio: ['ignore', log, log], detached: true },
     );
     child.unref();

@@ -17,7 +17,7 @@ import { route53Api, Route53OwnerRecords } from '../adapters/route53/owner-recor
 import { InMemorySnapshotStore } from '../core/snapshots/index.js';
 import { startEmulator, type Emulator } from '../local/emulator.js';
 import { readEndpoints } from '../local/landscape-file.js';
-import { freePort } from '../local/ports.js';
+import { freePort } from '../seed/ports.js';
 import { BackupRestoreSidecar, sleep } from '../seed/backup-restore/index.js';
 import { median } from './bench-support.js';
 

@@ -15,7 +15,7 @@ import { Etcd3 } from 'etcd3';
 import { emulatorEnv } from '../local/aws-env.js';
 import { startEmulator, type Emulator } from '../local/emulator.js';
 import { readEndpoints } from '../local/landscape-file.js';
-import { freePort } from '../local/ports.js';
+import { freePort } from '../seed/ports.js';
 import { s3Backup } from '../seed/backup-restore/aws.js';
 import { download, EtcdSupervisor, restoreFromStore, restoreSnapshot, Snapshotter, type Compression } from '../seed/backup-restore/index.js';
 import { median } from './bench-support.js';

@@ -1,4 +1,4 @@
-import { checkOwner, OwnerRecordsUnavailableError, type OwnerCheck, type OwnerLookup, type OwnerLookupOutcome } from '../../core/ownership/index.js';
+import { OwnerRecordsUnavailableError, type OwnerLookup, type OwnerLookupOutcome } from '../../core/ownership/index.js';
 import type { Route53OwnerRecords } from './owner-records.js';
 
 /**
@@ -20,9 +20,5 @@ export class Route53OwnerLookup implements OwnerLookup {
       const throttled = error instanceof OwnerRecordsUnavailableError && /throttl|PriorRequestNotComplete|rate exceeded/i.test(message);
       return { kind: 'failed', failure: throttled ? 'throttled' : 'other', message, cause: error };
     }
-  }
-
-  async check(input: { name: string; identity: string }): Promise<OwnerCheck> {
-    return checkOwner({ outcome: await this.lookup(input.name), identity: input.identity });
   }
 }

@@ -1,7 +1,7 @@
-import { SFNClient, StartExecutionCommand, ExecutionAlreadyExists } from '@aws-sdk/client-sfn';
-import type { MigrationExecutionInput, MigrationWorkflow } from '../../core/migration/service.js';
+import { DescribeExecutionCommand, ExecutionAlreadyExists, ExecutionDoesNotExist, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import type { MigrationExecutionInput, MigrationWorkflow } from '../../core/migration/migration-admission.js';
 
-/** Starts migrate-shoot executions; the name makes a repeated start of the same attempt a no-op. */
+/** migrate-shoot executions; the name makes a repeated start of the same attempt a no-op. */
 export class StepFunctionsMigrationWorkflow implements MigrationWorkflow {
   private readonly client: SFNClient;
   constructor(private readonly options: { stateMachineArn: string; client?: SFNClient }) {
@@ -14,6 +14,18 @@ export class StepFunctionsMigrationWorkflow implements MigrationWorkflow {
     } catch (error) {
       // The same attempt was started already (a retried request): that execution carries it.
       if (!(error instanceof ExecutionAlreadyExists)) throw error;
+    }
+  }
+
+  async ended(name: string): Promise<boolean> {
+    // arn:aws:states:<region>:<account>:stateMachine:<machine> -> ...:execution:<machine>:<name>
+    const executionArn = `${this.options.stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+    try {
+      const execution = await this.client.send(new DescribeExecutionCommand({ executionArn }));
+      return execution.status !== undefined && execution.status !== 'RUNNING' && execution.status !== 'PENDING_REDRIVE';
+    } catch (error) {
+      if (error instanceof ExecutionDoesNotExist) return false;
+      throw error;
     }
   }
 }

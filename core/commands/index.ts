@@ -1,2 +1,3 @@
 export * from './schema.js';
 export * from './protocol.js';
+export * from './build.js';

@@ -28,8 +28,7 @@ export class InvalidCommandError extends ValidationError {
   }
 }
 
-/** Step Functions limits on SendTaskFailure. */
-export const MAX_FAILURE_ERROR_CHARS = 256;
+/** Step Functions' limit on a SendTaskFailure cause. */
 export const MAX_FAILURE_CAUSE_CHARS = 32_768;
 
 /** Parses a queue message body (JSON text or an already parsed value); `seed` refuses commands addressed elsewhere. */
@@ -55,6 +54,16 @@ export function parseCommand(body: unknown, options: { seed?: string } = {}): Se
     throw new InvalidCommandError(`command ${parsed.data.commandId} is addressed to seed ${parsed.data.seed}, not ${options.seed}`, [{ path: 'seed', message: 'another seed' }]);
   }
   return parsed.data;
+}
+
+/** `parseCommand` for a message that may be anything: the command, or why it is not one (nothing else is thrown). */
+export function readCommand(body: unknown, options: { seed?: string } = {}): { command: SeedCommand; invalid?: undefined } | { command?: undefined; invalid: InvalidCommandError } {
+  try {
+    return { command: parseCommand(body, options) };
+  } catch (error) {
+    if (error instanceof InvalidCommandError) return { invalid: error };
+    throw error;
+  }
 }
 
 /** The output for SendTaskSuccess, validated against the command's result schema. */

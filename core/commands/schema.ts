@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SCALE_DOWN_ORDER, WEEDER_DEPENDENCIES } from '../dwd/components.js';
 import { EXTENSION_KINDS } from '../extensions/resource.js';
+import { dns1123Label as dns1123 } from '../model/names.js';
 import { packedShootStateSchema, shootRefSchema } from '../shootstate/schema.js';
 
 /**
@@ -17,7 +18,6 @@ function named<T extends z.ZodType>(schema: T, id: string, description: string):
   return schema;
 }
 
-const dns1123 = z.string().min(1).max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label');
 const timestamp = z.string().datetime();
 
 export const commandIdSchema = named(

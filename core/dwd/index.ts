@@ -12,3 +12,4 @@ export * from './weeder-options.js';
 export * from './weeder-state.js';
 export * from './weeder-targets.js';
 export * from './weeder.js';
+export * from './seed-commands.js';

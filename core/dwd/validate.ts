@@ -1,15 +1,9 @@
 import { ValidationError } from '../errors.js';
 
-/** Option checks shared by the prober, the weeder and the fan-out planner. */
+/** Option checks shared by the prober, the weeder and the probe rounds. */
 export function requirePositiveInteger(value: number, field: string): void {
   if (!Number.isInteger(value) || value < 1) {
     throw new ValidationError(`${field} must be a positive integer, got ${String(value)}`, { field });
-  }
-}
-
-export function requireNonNegativeInteger(value: number, field: string): void {
-  if (!Number.isInteger(value) || value < 0) {
-    throw new ValidationError(`${field} must be a non-negative integer, got ${String(value)}`, { field });
   }
 }
 

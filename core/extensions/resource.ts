@@ -98,8 +98,3 @@ export function withoutOperationAnnotation(resource: ExtensionResource): Extensi
   const { [OPERATION_ANNOTATION]: _removed, ...annotations } = resource.annotations;
   return { ...resource, annotations };
 }
-
-/** A spec change: the next reconcile acts on the new generation. */
-export function withSpec(resource: ExtensionResource, spec: Record<string, unknown>): ExtensionResource {
-  return { ...resource, spec, generation: resource.generation + 1 };
-}

@@ -8,7 +8,7 @@ import type { GardenRepository } from './repository.js';
 import { heartbeatSeed, newSeed, updatedSeed } from './seed-resource.js';
 import { newShoot, updatedShoot } from './shoot-resource.js';
 import { parseInput } from './validate.js';
-import { admitOnSeed, assertSeedExists, chooseDestination, listAllSeeds, scheduleAndCreate, type SchedulingPolicy } from './placement.js';
+import { admitOnSeed, assertSeedExists, listAllSeeds, scheduleAndCreate, type SchedulingPolicy } from './placement.js';
 import { schedule, type ScheduleResult } from '../scheduling/schedule.js';
 import { controlPlaneLayout, layoutObjects } from '../ha/layout.js';
 import { z } from 'zod';
@@ -173,11 +173,6 @@ export class GardenService {
   async dryRunSchedule(body: unknown): Promise<ScheduleResult> {
     const { shoot } = parseInput(dryRunRequest, body);
     return schedule({ shoot, seeds: await listAllSeeds(this.repo), ...this.policy });
-  }
-
-  /** Where a migration of this shoot should go: every seed but its own and `exclude`. */
-  chooseDestination(project: string, name: string, exclude: readonly string[] = []): Promise<ScheduleResult> {
-    return chooseDestination({ repo: this.repo, project, name, exclude, policy: this.policy });
   }
 
   async controlPlane(project: string, name: string): Promise<ControlPlaneLayoutView> {

@@ -33,7 +33,7 @@ export interface AdmitMigrationInput {
   schedulerSummary?: string;
 }
 
-export type MigrationAdmission = { action: 'start'; record: MigrationRecord } | { action: 'resume'; record: MigrationRecord };
+export type AdmissionDecision = { action: 'start'; record: MigrationRecord } | { action: 'resume'; record: MigrationRecord };
 
 const FIELD_DESTINATION = 'destinationSeed';
 
@@ -46,7 +46,7 @@ const FIELD_DESTINATION = 'destinationSeed';
  *   `DestinationHeartbeatStale`, `DestinationHasNoBackup`, `DestinationFull`, `ZoneToleranceNeedsMultiZonalSeed`.
  * Returns the record to write under the lock (see lock.ts).
  */
-export function admitMigration(input: AdmitMigrationInput): MigrationAdmission {
+export function admitMigration(input: AdmitMigrationInput): AdmissionDecision {
   const { shoot, source, destination, request, running } = input;
   const ref = `${shoot.metadata.project}/${shoot.metadata.name}`;
 

@@ -1,4 +1,5 @@
-import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../commands/schema.js';
+import { buildCommand } from '../commands/build.js';
+import type { SeedCommand } from '../commands/schema.js';
 import { migrationCommandId } from '../commands/protocol.js';
 import type { PackedShootState } from '../shootstate/types.js';
 import type { MigrationRecord } from './record.js';
@@ -32,30 +33,29 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
   const definition = stepDefinition(step);
   if (definition.command === undefined) throw new RangeError(`step ${step} is done by the garden; it sends no command`);
   const seed = definition.actor === 'source' ? record.source : record.destination;
-  const envelope = {
-    apiVersion: COMMAND_API_VERSION as typeof COMMAND_API_VERSION,
-    commandId: migrationCommandId({ migrationId: record.id, step }),
+  const address = {
     shoot: record.shoot,
     seed: seed.name,
-    issuedAt: options.now.toISOString(),
+    commandId: migrationCommandId({ migrationId: record.id, step }),
+    issuedAt: options.now,
     migrationId: record.id,
-    ...(options.taskToken === undefined ? {} : { taskToken: options.taskToken }),
-    ...(options.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: options.heartbeatSeconds }),
-    ...(options.timeoutSeconds === undefined ? {} : { timeoutSeconds: options.timeoutSeconds }),
+    taskToken: options.taskToken,
+    heartbeatSeconds: options.heartbeatSeconds,
+    timeoutSeconds: options.timeoutSeconds,
   };
   switch (step) {
     case 'migrate-extensions':
-      return { ...envelope, type: 'migrate', stateBucket: options.stateBucket } satisfies CommandOf<'migrate'>;
+      return buildCommand<'migrate'>(address, { type: 'migrate', stateBucket: options.stateBucket });
     case 'delete-source-control-plane':
-      return { ...envelope, type: 'delete-control-plane', keepBackups: true, keepExternalResources: true } satisfies CommandOf<'delete-control-plane'>;
+      return buildCommand<'delete-control-plane'>(address, { type: 'delete-control-plane', keepBackups: true, keepExternalResources: true });
     case 'restore-etcd': {
       const bucket = record.destination.backupBucket;
       if (bucket === undefined) throw new RangeError(`destination ${record.destination.name} has no backup bucket`);
-      return { ...envelope, type: 'restore', hibernated: record.guards.hibernated, etcd: { bucket, final: options.etcd?.final ?? false, ...(options.etcd?.expectedLastRevision === undefined ? {} : { expectedLastRevision: options.etcd.expectedLastRevision }) } } satisfies CommandOf<'restore'>;
+      return buildCommand<'restore'>(address, { type: 'restore', hibernated: record.guards.hibernated, etcd: { bucket, final: options.etcd?.final ?? false, ...(options.etcd?.expectedLastRevision === undefined ? {} : { expectedLastRevision: options.etcd.expectedLastRevision }) } });
     }
     case 'restore-extensions': {
       if (options.shootState === undefined) throw new RangeError('restore-extensions needs the ShootState to restore from');
-      return { ...envelope, type: 'restore', hibernated: record.guards.hibernated, extensions: { shootState: options.shootState.state, shootStateVersion: options.shootState.version, stateBucket: options.stateBucket } } satisfies CommandOf<'restore'>;
+      return buildCommand<'restore'>(address, { type: 'restore', hibernated: record.guards.hibernated, extensions: { shootState: options.shootState.state, shootStateVersion: options.shootState.version, stateBucket: options.stateBucket } });
     }
     default:
       throw new RangeError(`step ${step} has no command mapping`);

@@ -61,8 +61,3 @@ export function holdsLock(migrationId: string): LockCondition {
 export function admissionLock(admission: { action: 'start' | 'resume'; record: Pick<MigrationRecord, 'id'> }): LockCondition {
   return admission.action === 'start' ? acquireLock() : resumeLock(admission.record.id);
 }
-
-/** Whether a record holds the lock (a running migration blocks every other). */
-export function isLocked(record: Pick<MigrationRecord, 'state'> | undefined): boolean {
-  return record?.state === 'Running';
-}

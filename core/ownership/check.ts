@@ -52,3 +52,8 @@ export function checkOwner(input: { outcome: OwnerLookupOutcome; identity: strin
     }
   }
 }
+
+/** Looks the owner record up and applies the three-valued check. */
+export async function lookUpOwner(lookup: OwnerLookup, input: { name: string; identity: string }): Promise<OwnerCheck> {
+  return checkOwner({ outcome: await lookup.lookup(input.name), identity: input.identity });
+}

@@ -24,3 +24,10 @@ export class OwnerRecordsUnavailableError extends DomainError {
     super(message, 'OwnerRecordsUnavailable', options);
   }
 }
+
+/** A wait-for-final timeout shorter than the fence bound, or a fence bound input that makes no sense. */
+export class FenceBoundError extends ValidationError {
+  constructor(message: string, options?: { field?: string; cause?: unknown }) {
+    super(message, { code: 'FenceBoundViolated', ...options });
+  }
+}

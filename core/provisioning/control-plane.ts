@@ -1,4 +1,5 @@
-import { COMMAND_API_VERSION, seedCommandSchema, type SeedCommand } from '../commands/schema.js';
+import { buildCommand, commandShoot } from '../commands/build.js';
+import type { SeedCommand } from '../commands/schema.js';
 import type { Seed } from '../model/seed.js';
 import { failureTolerance, type Shoot } from '../model/shoot.js';
 import { OwnerRecordConflictError } from '../ownership/errors.js';
@@ -39,19 +40,17 @@ export async function provisionControlPlane(options: {
     throw error;
   }
   const tolerance = failureTolerance(shoot.spec);
-  const command = seedCommandSchema.parse({
-    apiVersion: COMMAND_API_VERSION,
-    commandId: `create/${shoot.metadata.uid}/${seed.metadata.name}`,
-    shoot: { project: shoot.metadata.project, name: shoot.metadata.name, technicalID: shoot.status.technicalID },
-    seed: seed.metadata.name,
-    issuedAt: options.now.toISOString(),
-    type: 'create-control-plane',
-    controlPlane: {
-      hibernated: shoot.spec.hibernation?.enabled === true,
-      ...(tolerance ? { failureTolerance: tolerance } : {}),
-      backup: { bucket: seed.spec.backup.bucket, region: seed.spec.backup.region },
+  const command = buildCommand<'create-control-plane'>(
+    { shoot: commandShoot(shoot), seed: seed.metadata.name, commandId: `create/${shoot.metadata.uid}/${seed.metadata.name}`, issuedAt: options.now },
+    {
+      type: 'create-control-plane',
+      controlPlane: {
+        hibernated: shoot.spec.hibernation?.enabled === true,
+        ...(tolerance ? { failureTolerance: tolerance } : {}),
+        backup: { bucket: seed.spec.backup.bucket, region: seed.spec.backup.region },
+      },
     },
-  });
+  );
   await options.queue.send(seed.metadata.name, command);
   return { action: 'provisioned', ownerRecord: name, commandId: command.commandId };
 }

@@ -143,19 +143,7 @@ export const multiZonal: SeedFilter = {
 /** The per-seed filters, in the order of DESIGN section 7. */
 export const SEED_FILTERS: readonly SeedFilter[] = [excluded, usable, seedSelector, providerType, region, taints, networks, capacity, multiZonal];
 
-/**
- * Index in `SEED_FILTERS` of the first filter the seed fails, or -1 when it passes all of them. Written out
- * rather than looped so that each test is a direct, inlinable call: this runs once per seed per decision.
- */
+/** Index in `SEED_FILTERS` of the first filter the seed fails, or -1 when it passes all of them. */
 export function firstFailedFilter(index: SeedIndex, i: number, shoot: PreparedShoot, context: FilterContext): number {
-  if (!excluded.passes(index, i, shoot, context)) return 0;
-  if (!usable.passes(index, i, shoot, context)) return 1;
-  if (!seedSelector.passes(index, i, shoot, context)) return 2;
-  if (!providerType.passes(index, i, shoot, context)) return 3;
-  if (!region.passes(index, i, shoot, context)) return 4;
-  if (!taints.passes(index, i, shoot, context)) return 5;
-  if (!networks.passes(index, i, shoot, context)) return 6;
-  if (!capacity.passes(index, i, shoot, context)) return 7;
-  if (!multiZonal.passes(index, i, shoot, context)) return 8;
-  return -1;
+  return SEED_FILTERS.findIndex((filter) => !filter.passes(index, i, shoot, context));
 }

@@ -3,7 +3,8 @@ import { CopyPlanTooLargeError, CopyVerificationError, NoSnapshotBeforeTimeoutEr
 import type { CopyBatchItem, CopyBatchResult } from './copy-batch.js';
 import { planCopy } from './copy-plan.js';
 import { NoFullSnapshotError } from './errors.js';
-import { DEFAULT_WAIT_FOR_FINAL_TIMEOUT_MS, fenceBound, readyToRestore, validateWaitForFinalTimeout, type FenceTimings } from './fence.js';
+import { readyToRestore, waitForFinalTimeout } from '../ownership/fence.js';
+import type { OwnershipTimings } from '../ownership/timings.js';
 import { currentFinalSnapshot, latestFullSnapshot, latestSnapshot } from './lookup.js';
 import { snapshotPrefix } from './name.js';
 import { planRestore } from './restore-plan.js';
@@ -26,7 +27,7 @@ export interface CopyRequest {
   readonly waitForFinalTimeoutMs?: number;
   /** Seconds between listings while waiting. Default 10. */
   readonly pollIntervalSeconds?: number;
-  readonly fenceTimings?: FenceTimings;
+  readonly fenceTimings?: Partial<OwnershipTimings>;
   /** Epoch ms at which the orchestrator changed (set or deleted) the owner record. */
   readonly ownerChangedAt?: number;
   /** How far the seeds' clocks may lag the garden's, ms; older final snapshots are not this migration's. Default 30 s. */
@@ -72,9 +73,7 @@ export function validateCopyRequest(request: CopyRequest, now: number): CopyConf
   if (request.sourceBucket === request.destinationBucket) {
     throw new ValidationError(`source and destination are the same bucket ${request.sourceBucket}: nothing to copy`, { field: 'destinationBucket', code: 'InvalidCopyInput' });
   }
-  const bound = fenceBound(request.fenceTimings);
-  const waitForFinalTimeoutMs = request.waitForFinalTimeoutMs ?? Math.max(DEFAULT_WAIT_FOR_FINAL_TIMEOUT_MS, bound);
-  validateWaitForFinalTimeout({ waitForFinalTimeout: waitForFinalTimeoutMs, fenceBound: bound });
+  const { waitForFinalTimeout: waitForFinalTimeoutMs, fenceBound: bound } = waitForFinalTimeout({ timings: request.fenceTimings, wait: request.waitForFinalTimeoutMs });
   const skew = request.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS;
   const ownerChangedAt = request.ownerChangedAt ?? null;
   return {

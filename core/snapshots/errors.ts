@@ -73,10 +73,3 @@ export class SnapshotStoreError extends DomainError {
 }
 
 export type SnapshotStoreFailure = 'Unavailable' | 'MissingBucket' | 'AccessDenied' | 'Throttled';
-
-/** A wait-for-final timeout shorter than the fence bound, or a fence bound input that makes no sense. */
-export class FenceBoundError extends ValidationError {
-  constructor(message: string, options?: { field?: string; cause?: unknown }) {
-    super(message, { code: 'FenceBoundViolated', ...options });
-  }
-}

@@ -6,7 +6,6 @@ export * from './store.js';
 export * from './memory-store.js';
 export * from './failing-store.js';
 export * from './copy-plan.js';
-export * from './fence.js';
 export * from './copy-errors.js';
 export * from './copy-batch.js';
 export * from './copy-workflow.js';

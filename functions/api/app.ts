@@ -1,5 +1,5 @@
 import type { GardenService } from '../../core/garden/service.js';
-import type { MigrationService } from '../../core/migration/service.js';
+import type { MigrationAdmission } from '../../core/migration/migration-admission.js';
 import { ValidationError } from '../../core/errors.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { z } from 'zod';
@@ -13,7 +13,7 @@ export const MAX_BODY_BYTES = 256 * 1024;
 
 export interface ApiDeps {
   service: GardenService;
-  migrations?: MigrationService;
+  migrations?: MigrationAdmission;
   version: string;
   onUnexpected?: (error: unknown, event: HttpEvent) => void;
 }

@@ -8,7 +8,9 @@ import type { EventSink } from '../../core/garden/context.js';
 import { GardenService } from '../../core/garden/service.js';
 import { logger } from '../shared/logger.js';
 import { requireEnv, schedulingPolicyFromEnv } from '../shared/env.js';
-import { migrationService } from '../migration/deps.js';
+import { StepFunctionsMigrationWorkflow } from '../../adapters/sfn/migration-workflow.js';
+import { MigrationAdmission } from '../../core/migration/migration-admission.js';
+import { migrationJournal } from '../shared/migration-journal.js';
 import { handleRequest } from './app.js';
 
 const VERSION = process.env.GARDENLESS_VERSION ?? '0.1.0';
@@ -27,7 +29,11 @@ const service = new GardenService({
   provisioner: new SqsSeedCommandQueues({ prefix: requireEnv('SEED_QUEUE_PREFIX') }),
 });
 
-const migrations = migrationService({ workflow: true });
+const migrations = new MigrationAdmission({
+  journal: migrationJournal(),
+  workflow: new StepFunctionsMigrationWorkflow({ stateMachineArn: requireEnv('MIGRATE_SHOOT_STATE_MACHINE_ARN') }),
+  scheduling: schedulingPolicyFromEnv(),
+});
 
 async function api(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const started = Date.now();

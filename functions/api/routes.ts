@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_PAGE_LIMIT } from '../../core/garden/page.js';
 import type { GardenService } from '../../core/garden/service.js';
-import { migrateRequest, type MigrationService } from '../../core/migration/service.js';
+import { migrateRequest, type MigrationAdmission } from '../../core/migration/migration-admission.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { dns1123Label } from '../../core/model/names.js';
 import { heartbeatInput, seedInput } from '../../core/model/seed.js';
@@ -17,7 +17,7 @@ export interface RouteContext {
   body: unknown;
   service: GardenService;
   /** Absent where the deployment has no migration workflow (unit tests of the pipeline). */
-  migrations?: MigrationService;
+  migrations?: MigrationAdmission;
   version: string;
 }
 
@@ -195,13 +195,17 @@ export const routes: Route[] = [
   {
     method: 'POST', path: '/projects/{project}/shoots/{name}/migrate', operationId: 'migrateShoot',
     summary: 'Move the shoot\'s control plane to another seed (GEP-7/17); resumes a migration that ended in Error', tags: ['migration'],
-    params: { project, name }, body: migrateRequest,
+    params: { project, name }, body: migrateRequest, query: s.migrateQuery,
     responses: {
+      200: { description: 'dryRun=All: what the request would do; nothing written or started', schema: s.migrationPreview },
       202: { description: 'Started (or resumed)', schema: s.migrationStarted }, 400: errors[400], 404: errors[404],
       409: { description: 'A migration of this shoot is running, or the shoot is being deleted', schema: s.errorBody },
       422: { description: 'Same seed, no suitable destination, destination cannot host the HA setting', schema: s.errorBody },
     },
-    handle: async ({ migrations, params, body }) => json(202, await migrationsOf(migrations).start(params.project!, params.name!, body)),
+    handle: async ({ migrations, params, body, query }) =>
+      parseInput(s.migrateQuery, query).dryRun
+        ? json(200, await migrationsOf(migrations).preview(params.project!, params.name!, body))
+        : json(202, await migrationsOf(migrations).start(params.project!, params.name!, body)),
   },
   {
     method: 'GET', path: '/projects/{project}/shoots/{name}/migration', operationId: 'getMigration',
@@ -212,7 +216,7 @@ export const routes: Route[] = [
   },
 ];
 
-function migrationsOf(migrations: MigrationService | undefined): MigrationService {
+function migrationsOf(migrations: MigrationAdmission | undefined): MigrationAdmission {
   if (!migrations) throw new HttpError(404, 'NotFound', 'this deployment has no migration workflow');
   return migrations;
 }

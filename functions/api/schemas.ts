@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { condition } from '../../core/model/common.js';
 import { hostedControlPlane, seedSpec } from '../../core/model/seed.js';
 import { shootSpec } from '../../core/model/shoot.js';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../core/garden/page.js';
 
 /** Response shapes, for the OpenAPI document; requests are described by the validating schemas themselves. */
 export const errorBody = z
@@ -76,7 +77,7 @@ export const heartbeatResult = z.object({ seed: z.string(), identity: z.string()
 
 export const listQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(500).optional().describe('Page size, 1 to 500 (default 100).'),
+    limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).optional().describe(`Page size, 1 to ${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT}).`),
     continue: z.string().max(2048).optional(),
   })
   .strip();
@@ -110,6 +111,11 @@ export const controlPlaneLayout = z
   })
   .meta({ id: 'ControlPlaneLayout' });
 
+/** `?dryRun=All`, as Kubernetes spells it: admission runs, nothing is written or started. */
+export const migrateQuery = z.object({ dryRun: z.enum(['All']).optional() }).strict();
+export const migrationPreview = z
+  .object({ dryRun: z.literal(true), migrationId: z.string(), resumed: z.boolean(), destinationSeed: z.string(), resumeFrom: z.string(), mode: z.enum(['auto', 'good', 'bad']) })
+  .meta({ id: 'MigrationPreview' });
 export const migrationStarted = z
   .object({ migrationId: z.string(), resumed: z.boolean(), destinationSeed: z.string(), resumeFrom: z.string() })
   .meta({ id: 'MigrationStarted' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ownershipTimingsSchema } from '../../core/ownership/timings.js';
 
 /** The execution input of the copy-snapshots state machine. Durations in ms unless the name says seconds. */
 export const copyRequest = z
@@ -9,16 +10,7 @@ export const copyRequest = z
     all: z.boolean().optional(),
     waitForFinalTimeoutMs: z.number().int().min(0).max(24 * 3_600_000).optional(),
     pollIntervalSeconds: z.number().int().min(1).max(3_600).optional(),
-    fenceTimings: z
-      .object({
-        dnsCacheTTL: z.number().min(0).optional(),
-        ownerCheckInterval: z.number().min(0).optional(),
-        unknownGrace: z.number().min(0).optional(),
-        fenceTime: z.number().min(0).optional(),
-        checkTimeout: z.number().min(0).optional(),
-      })
-      .strict()
-      .optional(),
+    fenceTimings: ownershipTimingsSchema.optional(),
     /** Epoch ms, or an ISO time. */
     ownerChangedAt: z.union([z.number().int().min(0), z.iso.datetime({ offset: true }).transform((s) => Date.parse(s))]).optional(),
     clockSkewMs: z.number().int().min(0).max(3_600_000).optional(),

@@ -1,11 +1,18 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { sendTaskCommand } from '../../adapters/sqs/command-sender.js';
+import { SeedCommands } from '../../core/migration/seed-steps.js';
+import { optionalNumberEnv, requireEnv } from '../shared/env.js';
+import { migrationJournal, shootStateStore } from '../shared/migration-journal.js';
 import { task } from '../shared/task.js';
-import { migrationService } from './deps.js';
 import { ref, stepId } from './input.js';
 
-const service = migrationService();
+const commands = new SeedCommands({
+  journal: migrationJournal(),
+  shootStates: shootStateStore(),
+  stateBucket: requireEnv('STATE_BUCKET'),
+  commandTimeoutSeconds: optionalNumberEnv('COMMAND_TIMEOUT_SECONDS'),
+});
 const sqs = new SQSClient({});
 
 /**
@@ -15,7 +22,7 @@ const sqs = new SQSClient({});
 export const handler = task(
   z.object({ action: z.literal('dispatch'), ref, step: stepId, taskToken: z.string().min(1) }).strict(),
   async (event) => {
-    const { command, queueUrl, messageGroupId } = await service.beginCommand(event.ref, event.step);
+    const { command, queueUrl, messageGroupId } = await commands.beginCommand(event.ref, event.step);
     await sendTaskCommand({ client: sqs, queueUrl, messageGroupId, command: { ...command, taskToken: event.taskToken } });
     return { commandId: command.commandId, seed: command.seed };
   },

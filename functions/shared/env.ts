@@ -14,3 +14,12 @@ export function schedulingPolicyFromEnv(): SchedulingPolicy {
   if (strategy !== 'SameRegion' && strategy !== 'MinimalDistance') throw new Error(`SCHEDULER_STRATEGY must be SameRegion or MinimalDistance, not ${strategy}`);
   return { strategy };
 }
+
+/** A number the stack may set (durations in ms or s, as the name says); absent means the code's default. */
+export function optionalNumberEnv(name: string): number | undefined {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`environment variable ${name} must be a non-negative number, not ${value}`);
+  return n;
+}

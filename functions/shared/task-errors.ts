@@ -1,11 +1,10 @@
 import type middy from '@middy/core';
 import { ZodError } from 'zod';
-import { ValidationError } from '../../core/errors.js';
-import { OwnerRecordConflictError, OwnerRecordsUnavailableError, OwnershipAssertionError } from '../../core/ownership/index.js';
+import { AdmissionError, ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
+import { FenceBoundError, OwnerRecordConflictError, OwnerRecordsUnavailableError, OwnershipAssertionError } from '../../core/ownership/index.js';
 import {
   CopyPlanTooLargeError,
   CopyVerificationError,
-  FenceBoundError,
   NoFullSnapshotError,
   NoSnapshotBeforeTimeoutError,
   RestorePlanGapError,
@@ -34,6 +33,10 @@ export const PERMANENT_TASK_ERRORS = [
   'SourceObjectMissing',
   'OwnershipAssertionFailed',
   'OwnerRecordConflict',
+  // Any other domain error, by its family: the message says which.
+  'NotFound',
+  'Conflict',
+  'Refused',
 ] as const;
 export type TaskErrorName = (typeof TRANSIENT_TASK_ERRORS)[number] | (typeof PERMANENT_TASK_ERRORS)[number];
 
@@ -64,6 +67,9 @@ const NAMES: readonly [new (...args: never[]) => Error, TaskErrorName | ((e: Err
   [OwnerRecordConflictError, 'OwnerRecordConflict'],
   [OwnerRecordsUnavailableError, 'OwnerRecordsUnavailable'],
   [ValidationError, 'InvalidInput'],
+  [NotFoundError, 'NotFound'],
+  [ConflictError, 'Conflict'],
+  [AdmissionError, 'Refused'],
 ];
 
 /** The named task error for a domain error; anything else (a bug) is left as it is and fails the execution by its own name. */

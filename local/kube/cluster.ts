@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
-import { freePort } from '../ports.js';
+import { freePort } from '../../seed/ports.js';
 import { kubeconfigFor, writeClusterSecrets } from './certs.js';
 import { kubeTools, requireTools, type KubeTools } from './tools.js';
 

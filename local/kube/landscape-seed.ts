@@ -3,8 +3,10 @@ import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GardenClient } from '../../adapters/http/garden-client.js';
+import { durationFlag } from '../../seed/backup-restore/duration.js';
 import { emulatorEnv } from '../aws-env.js';
 import { PROJECT_ROOT } from '../emulator.js';
+import { LANDSCAPE_OWNERSHIP_TIMINGS } from '../fleet.js';
 import { startKubeCluster, type KubeClusterInfo } from './cluster.js';
 
 /** The landscape's seed on the `kubernetes` runtime: its own test seed cluster (kube-apiserver, kwok nodes in three zones). */
@@ -45,7 +47,8 @@ export async function startKubeSeed(options: { api: GardenClient; endpoint: stri
   const child = spawn(
     join(PROJECT_ROOT, 'bin', 'gardenless'),
     ['--api-url', options.apiUrl, '--region', options.region, 'seed-agent', '--seed', KUBE_SEED, '--runtime', 'kubernetes', '--kubeconfig', cluster.info.kubeconfigPath,
-      '--aws-endpoint', options.endpoint, '--hosted-zone-id', options.hostedZoneId, '--internal-domain', options.internalDomain, '--heartbeat-interval', '2'],
+      '--aws-endpoint', options.endpoint, '--hosted-zone-id', options.hostedZoneId, '--internal-domain', options.internalDomain, '--heartbeat-interval', '2',
+      '--owner-check-interval', durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.ownerCheckInterval), '--unknown-grace', durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.unknownGrace)],
     { cwd: PROJECT_ROOT, env: { ...process.env, ...emulatorEnv(options.endpoint, options.region) }, stdio: ['ignore', log, log], detached: true },
   );
   child.unref();

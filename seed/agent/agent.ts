@@ -1,9 +1,9 @@
-import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { GardenClient } from '../../adapters/http/garden-client.js';
-import { commandFailure, commandSuccess, InvalidCommandError, parseCommand, type SeedCommand } from '../../core/commands/index.js';
+import { commandFailure, commandSuccess, readCommand, type SeedCommand } from '../../core/commands/index.js';
 import type { Condition } from '../../core/model/common.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { AgentCommandError, asError, messageOf, SeedAgentConfigError } from './errors.js';
+import type { CommandInbox, InboxMessage } from './inbox.js';
 import { CommandLedger, type CommandAnswer } from './ledger.js';
 import type { SeedRuntime } from './runtime.js';
 import { sendAnswer, type TaskAnswers } from './task-answers.js';
@@ -11,7 +11,8 @@ import { sendAnswer, type TaskAnswers } from './task-answers.js';
 export interface SeedAgentOptions {
   seed: string;
   garden: GardenClient;
-  sqs: SQSClient;
+  /** The seed's command queue, once the agent knows its URL (SQS in production, in memory in tests). */
+  inbox: (queueUrl: string) => CommandInbox;
   answers: TaskAnswers;
   /** Built once the first heartbeat told the agent its identity (the owner records' value). */
   runtime: (context: { identity: string }) => SeedRuntime;
@@ -19,12 +20,14 @@ export interface SeedAgentOptions {
   queueUrl?: string;
   /** Default 10 s. */
   heartbeatIntervalMs?: number;
-  /** SQS long-poll wait; default 5 s (stop() aborts it). */
-  pollWaitSeconds?: number;
   /** Extra conditions; GardenletReady and BackupBucketsReady are the agent's own. */
   conditions?: () => Condition[];
   /** Whether the seed's backup bucket answers; default: assumed. */
   backupBucketReady?: () => Promise<boolean>;
+  /**
+   * One structured entry per event. Command entries carry `event: 'command'`, `commandId` and the
+   * ledger's `decision` (run, attached, replay); test harnesses read them to see what the agent did.
+   */
   log?: (entry: Record<string, unknown>) => void;
 }
 
@@ -75,7 +78,7 @@ export class SeedAgent {
     this.runtimeInstance ??= this.options.runtime({ identity: this.identity });
     this.active = true;
     this.abort = new AbortController();
-    this.poll = this.pollLoop(this.queueUrl, this.abort.signal);
+    this.poll = this.pollLoop(this.options.inbox(this.queueUrl), this.abort.signal);
     this.heartbeatTimer = setInterval(() => {
       this.lastHeartbeat = this.heartbeat({ required: false });
     }, this.options.heartbeatIntervalMs ?? 10_000);
@@ -133,35 +136,30 @@ export class SeedAgent {
     ];
   }
 
-  private async pollLoop(queueUrl: string, signal: AbortSignal): Promise<void> {
+  private async pollLoop(inbox: CommandInbox, signal: AbortSignal): Promise<void> {
     while (this.active) {
-      let messages: Message[];
+      let messages: InboxMessage[];
       try {
-        const res = await this.options.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: this.options.pollWaitSeconds ?? 5 }), { abortSignal: signal });
-        messages = res.Messages ?? [];
+        messages = await inbox.receive(signal);
       } catch (error) {
         if (signal.aborted) return;
         this.errors.push(asError(error));
         await sleep(500);
         continue;
       }
-      for (const message of messages) await this.accept(queueUrl, message);
+      for (const message of messages) await this.accept(inbox, message);
     }
   }
 
-  private async accept(queueUrl: string, message: Message): Promise<void> {
-    let command: SeedCommand;
-    try {
-      command = parseCommand(message.Body ?? '', { seed: this.seed });
-    } catch (error) {
-      if (!(error instanceof InvalidCommandError)) throw error;
-      await this.deleteMessage(queueUrl, message);
-      const token = looseToken(message.Body);
-      this.log({ event: 'invalid-command', error: error.message });
-      if (token) await this.answer(token, { kind: 'failure', ...commandFailure({ error: 'InvalidCommand', message: error.message, seed: this.seed }) });
+  private async accept(inbox: CommandInbox, message: InboxMessage): Promise<void> {
+    const { command, invalid } = readCommand(message.body, { seed: this.seed });
+    await this.deleteMessage(inbox, message);
+    if (invalid) {
+      const token = looseToken(message.body);
+      this.log({ event: 'invalid-command', error: invalid.message });
+      if (token) await this.answer(token, { kind: 'failure', ...commandFailure({ error: 'InvalidCommand', message: invalid.message, seed: this.seed }) });
       return;
     }
-    await this.deleteMessage(queueUrl, message);
     const decision = this.ledger.begin(command.commandId, command.taskToken);
     this.log({ event: 'command', type: command.type, commandId: command.commandId, shoot: command.shoot.technicalID, decision: decision.action });
     if (decision.action === 'replay') {
@@ -219,9 +217,9 @@ export class SeedAgent {
     }
   }
 
-  private async deleteMessage(queueUrl: string, message: Message): Promise<void> {
+  private async deleteMessage(inbox: CommandInbox, message: InboxMessage): Promise<void> {
     try {
-      await this.options.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
+      await inbox.delete(message);
     } catch (error) {
       // A failed delete means a redelivery later, which the ledger answers without running again.
       this.errors.push(asError(error));
@@ -230,9 +228,9 @@ export class SeedAgent {
 }
 
 /** The task token of a message that is not a valid command, so that its task fails at once instead of timing out. */
-function looseToken(body: string | undefined): string | undefined {
+function looseToken(body: string): string | undefined {
   try {
-    const value = JSON.parse(body ?? '') as { taskToken?: unknown } | null;
+    const value = JSON.parse(body) as { taskToken?: unknown } | null;
     return typeof value?.taskToken === 'string' ? value.taskToken : undefined;
   } catch {
     // Not JSON: no token to answer.

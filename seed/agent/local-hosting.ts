@@ -1,16 +1,13 @@
 import { rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ownerRecordName, type OwnerCheckResult } from '../../core/ownership/index.js';
-import { freePort } from '../../local/ports.js';
+import { ownerRecordName, type OwnerCheckResult, type OwnershipTimings } from '../../core/ownership/index.js';
+import { durationFlag } from '../backup-restore/duration.js';
+import type { OwnerConfig } from './aws-agent.js';
+import { freePort } from '../ports.js';
 import { ApiServerStandIn } from './apiserver-standin.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
 import { SidecarProcess } from './sidecar-process.js';
-
-/** How the sidecars find the owner record: the Route 53 API (the emulator serves no DNS) or DNS. */
-export type LocalOwnerConfig =
-  | { mode: 'api'; hostedZoneId: string; internalDomain: string }
-  | { mode: 'dns'; internalDomain: string; servers?: readonly string[] };
 
 export interface LocalHostingOptions {
   /** This seed's identity: the owner record's value while it owns a shoot. */
@@ -19,9 +16,9 @@ export interface LocalHostingOptions {
   workDir: string;
   /** `endpoint` is S3's (and Route 53's unless `route53Endpoint` is given). */
   aws: { endpoint?: string; route53Endpoint?: string; region: string };
-  owner: LocalOwnerConfig;
-  /** Durations as the sidecar CLI takes them (`5s`, `500ms`); defaults are the sidecar's. */
-  sidecar?: { ownerCheckInterval?: string; unknownGrace?: string; deltaSnapshotInterval?: string; fullSnapshotInterval?: string; compression?: 'gzip' | 'none' };
+  owner: OwnerConfig;
+  /** The sidecars' ownership timings and snapshot intervals in ms; defaults are the sidecar's. */
+  sidecar?: { ownership?: Partial<OwnershipTimings>; deltaSnapshotInterval?: number; fullSnapshotInterval?: number; compression?: 'gzip' | 'none' };
   /** The gardenless CLI; default the repository's `bin/gardenless`. */
   cliCommand?: readonly string[];
   /** Environment of the sidecars (AWS credentials); default this process's. */
@@ -154,12 +151,17 @@ export class LocalHosting implements ControlPlaneHosting {
       '--etcd-log', join(o.workDir, id, 'etcd.log'),
       '--client-port', String(h.ports.client),
       '--peer-port', String(h.ports.peer),
-      ...(s.ownerCheckInterval ? ['--owner-check-interval', s.ownerCheckInterval] : []),
-      ...(s.unknownGrace ? ['--unknown-grace', s.unknownGrace] : []),
-      ...(s.deltaSnapshotInterval ? ['--delta-snapshot-interval', s.deltaSnapshotInterval] : []),
-      ...(s.fullSnapshotInterval ? ['--full-snapshot-interval', s.fullSnapshotInterval] : []),
+      ...durationArg('--owner-check-interval', s.ownership?.ownerCheckInterval),
+      ...durationArg('--unknown-grace', s.ownership?.unknownGrace),
+      ...durationArg('--check-timeout', s.ownership?.checkTimeout),
+      ...durationArg('--delta-snapshot-interval', s.deltaSnapshotInterval),
+      ...durationArg('--full-snapshot-interval', s.fullSnapshotInterval),
       ...(s.compression ? ['--compression', s.compression] : []),
       ...(spec.restore ? ['--restore', ...(spec.restore.expectedLastRevision === undefined ? [] : ['--expected-revision', String(spec.restore.expectedLastRevision)])] : []),
     ];
   }
+}
+
+function durationArg(flag: string, ms: number | undefined): string[] {
+  return ms === undefined ? [] : [flag, durationFlag(ms)];
 }

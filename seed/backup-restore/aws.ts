@@ -1,6 +1,6 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { DnsOwnerLookup } from '../../adapters/dns-owner-lookup.js';
+import { DnsOwnerLookup } from '../../adapters/dns/owner-lookup.js';
 import { Route53OwnerLookup } from '../../adapters/route53/owner-lookup.js';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import { s3Api } from '../../adapters/s3/s3-api.js';

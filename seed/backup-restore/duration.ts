@@ -10,3 +10,8 @@ export function parseDuration(text: string, field: string): number {
   if (!Number.isFinite(ms)) throw new SidecarConfigError(`${field}: "${text}" is too large`, field);
   return Math.round(ms);
 }
+
+/** A duration in ms as the CLI takes it back (`5s`, `500ms`). */
+export function durationFlag(ms: number): string {
+  return ms % 1_000 === 0 ? `${ms / 1_000}s` : `${ms}ms`;
+}

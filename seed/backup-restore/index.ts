@@ -7,7 +7,7 @@ export * from './delta-buffer.js';
 export * from './snapshotter.js';
 export * from './replay.js';
 export * from './restorer.js';
-export * from './watchdog-loop.js';
+export * from './owner-watchdog-loop.js';
 export * from './status-server.js';
 export * from './sidecar.js';
 export * from './copy.js';

@@ -6,7 +6,7 @@ import type { RangedObjectReader } from './ranged-download.js';
 import { restoreFromStore, type RestoreResult } from './restorer.js';
 import { Snapshotter, type Compression } from './snapshotter.js';
 import { startStatusServer, type StatusServer } from './status-server.js';
-import { OwnerWatchdogLoop } from './watchdog-loop.js';
+import { OwnerWatchdogLoop } from './owner-watchdog-loop.js';
 
 export interface SidecarOptions {
   /** The etcd's folder in the bucket (`shoot--<project>--<name>`). */

@@ -1,6 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { deployGarden, type Deployment } from '../../local/deploy.js';
 import { startEmulator } from '../../local/emulator.js';
+import { TEST_OWNERSHIP_TIMINGS } from './timings.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -25,7 +26,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       seedHeartbeatIntervalSeconds: '2',
       // The scenario sidecars check every 0.5 s with a 5 s grace; the copy's fence bound follows from these,
       // and a copy waits 15 s for a final snapshot that a dead source never writes.
-      sidecarFenceTimings: JSON.stringify({ ownerCheckInterval: 500, unknownGrace: 5_000, dnsCacheTTL: 1_000, fenceTime: 3_000 }),
+      ownershipTimings: JSON.stringify(TEST_OWNERSHIP_TIMINGS),
       copyWaitForFinalSeconds: '15',
     } });
     console.log(`integration: emulator ${emulator.endpoint}, stack deployed in ${Date.now() - started} ms, API ${deployment.apiUrl}`);

@@ -2,10 +2,11 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { s3Api } from '../../adapters/s3/s3-api.js';
 import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
-import { fenceBound, makeSnapshot, planCopyBatches, validateCopyRequest, type SnapshotFields } from '../../core/snapshots/index.js';
+import { fenceBound } from '../../core/ownership/index.js';
+import { makeSnapshot, planCopyBatches, validateCopyRequest, type SnapshotFields } from '../../core/snapshots/index.js';
 import { backupBucket, causeMessage, deployed, putSnapshot, runCopy, s3Client, unique } from './support/aws.js';
 
-// A fence bound of 2.5 s so that waiting tests take seconds, not minutes.
+// A fence bound of 3 s (the check timeout is the interval) so that waiting tests take seconds, not minutes.
 const fenceTimings = { dnsCacheTTL: 500, ownerCheckInterval: 500, unknownGrace: 1_000, fenceTime: 500 };
 const BOUND = fenceBound(fenceTimings);
 const MiB = 1024 * 1024;

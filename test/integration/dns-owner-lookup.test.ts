@@ -3,7 +3,8 @@ import { createSocket, type Socket } from 'node:dgram';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DnsOwnerLookup } from '../../adapters/dns-owner-lookup.js';
+import { DnsOwnerLookup } from '../../adapters/dns/owner-lookup.js';
+import { lookUpOwner } from '../../core/ownership/index.js';
 
 /**
  * DNS mode of the owner check against a real DNS server on loopback: Debian's dnsmasq, serving the
@@ -127,7 +128,7 @@ describe.skipIf(!HAVE_DNSMASQ)('DnsOwnerLookup against dnsmasq on loopback', () 
   ])('%s', async (_case, name, result, outcome) => {
     // Act
     const dnsLookup = lookup();
-    const check = await dnsLookup.check({ name, identity: ME });
+    const check = await lookUpOwner(dnsLookup, { name, identity: ME });
     // Assess
     expect(check.result).toBe(result);
     expect(await dnsLookup.lookup(name)).toEqual(outcome);
@@ -139,14 +140,14 @@ describe.skipIf(!HAVE_DNSMASQ)('DnsOwnerLookup against dnsmasq on loopback', () 
     const dnsLookup = new DnsOwnerLookup({ servers: [`127.0.0.1:${closedPort}`], timeout: 300, tries: 1, now });
     // Act
     const first = await dnsLookup.lookup(NAME);
-    const check = await dnsLookup.check({ name: NAME, identity: ME });
+    const check = await lookUpOwner(dnsLookup, { name: NAME, identity: ME });
     // Assess
     expect(first.kind).toBe('failed');
     expect(check.result).toBe('unknown');
     // Once a server answers on that port, the very next lookup sees it.
     const late = await startDnsmasq(closedPort, { [NAME]: ME });
     try {
-      expect((await dnsLookup.check({ name: NAME, identity: ME })).result).toBe('owner');
+      expect((await lookUpOwner(dnsLookup, { name: NAME, identity: ME })).result).toBe('owner');
     } finally {
       await late.stop();
     }
@@ -162,7 +163,7 @@ describe.skipIf(!HAVE_DNSMASQ)('DnsOwnerLookup against dnsmasq on loopback', () 
       const dnsLookup = new DnsOwnerLookup({ servers: [`127.0.0.1:${fake.port}`], timeout: 200, tries: 1, now });
       const outcome = await dnsLookup.lookup(NAME);
       expect(outcome).toMatchObject({ kind: 'failed', failure });
-      expect((await dnsLookup.check({ name: NAME, identity: ME })).result).toBe('unknown');
+      expect((await lookUpOwner(dnsLookup, { name: NAME, identity: ME })).result).toBe('unknown');
     } finally {
       fake.close();
     }
@@ -171,15 +172,15 @@ describe.skipIf(!HAVE_DNSMASQ)('DnsOwnerLookup against dnsmasq on loopback', () 
   it('sees a changed record once the cache TTL has passed, not before', async () => {
     // Prepare
     const dnsLookup = lookup({ cacheTTL: 2_000 });
-    expect((await dnsLookup.check({ name: NAME, identity: ME })).result).toBe('owner');
+    expect((await lookUpOwner(dnsLookup, { name: NAME, identity: ME })).result).toBe('owner');
     // Act: the orchestrator moves ownership (dnsmasq reads records at start, so restart it).
     await server?.stop();
     server = await startDnsmasq(port, { [NAME]: OTHER });
     // Assess
     clock = 1_999;
-    expect((await dnsLookup.check({ name: NAME, identity: ME })).result).toBe('owner');
+    expect((await lookUpOwner(dnsLookup, { name: NAME, identity: ME })).result).toBe('owner');
     clock = 2_000;
-    expect((await dnsLookup.check({ name: NAME, identity: ME })).result).toBe('not-owner');
+    expect((await lookUpOwner(dnsLookup, { name: NAME, identity: ME })).result).toBe('not-owner');
     // Deleting the record reaches the seed the same way.
     await server.stop();
     server = await startDnsmasq(port, {});
@@ -196,7 +197,7 @@ describe.skipIf(!HAVE_DNSMASQ)('DnsOwnerLookup against dnsmasq on loopback', () 
     try {
       const dnsLookup = new DnsOwnerLookup({ servers: [`127.0.0.1:${fake.port}`], timeout: 200, tries: 1, now });
       // Act
-      const results = await Promise.all(Array.from({ length: 20 }, () => dnsLookup.check({ name: NAME, identity: ME })));
+      const results = await Promise.all(Array.from({ length: 20 }, () => lookUpOwner(dnsLookup, { name: NAME, identity: ME })));
       // Assess
       expect(new Set(results.map((r) => r.result))).toEqual(new Set(['unknown']));
       expect(fake.queries()).toBe(1);
@@ -207,7 +208,7 @@ describe.skipIf(!HAVE_DNSMASQ)('DnsOwnerLookup against dnsmasq on loopback', () 
 
   it('shares answers between concurrent checks against dnsmasq', async () => {
     const dnsLookup = lookup({ cacheTTL: 0 });
-    const results = await Promise.all(Array.from({ length: 20 }, () => dnsLookup.check({ name: NAME, identity: ME })));
+    const results = await Promise.all(Array.from({ length: 20 }, () => lookUpOwner(dnsLookup, { name: NAME, identity: ME })));
     expect(new Set(results.map((r) => r.result))).toEqual(new Set(['owner']));
   });
 

@@ -12,7 +12,7 @@ import { SCALE_DOWN_ORDER } from '../../core/dwd/components.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
 import { ownerRecordName } from '../../core/ownership/index.js';
-import { freePort } from '../../local/ports.js';
+import { freePort } from '../../seed/ports.js';
 import type { KubeCluster } from '../../local/kube/cluster.js';
 import type { SeedAgent } from '../../seed/agent/agent.js';
 import { kubernetesSeedAgent } from '../../seed/kubernetes/agent.js';

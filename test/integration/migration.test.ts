@@ -51,6 +51,8 @@ async function landscape(options: { shoots?: number; hibernated?: boolean; sidec
     delete shoot.spec.tolerations;
     if (options.hibernated) shoot.spec.hibernation = { enabled: true };
     expect((await api.request('PUT', `/projects/${project}/shoots/${name}`, { body: shoot })).status).toBe(201);
+    // Placed on the source: provisioning has the source's agent create its control plane.
+    await agents.source.waitForCommand({ type: 'create-control-plane', technicalID: technicalID(project, name) });
     const sidecar = FakeSidecar.onDeployment(deployment, {
       shoot: { project, name, technicalID: technicalID(project, name) }, identity, bucket: `gl-backup-${names.source}`, claim: true,
     });

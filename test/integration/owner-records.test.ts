@@ -2,7 +2,7 @@ import { ChangeResourceRecordSetsCommand, CreateHostedZoneCommand, Route53Client
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Route53OwnerLookup } from '../../adapters/route53/owner-lookup.js';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
-import { OwnerRecordConflictError, ownerRecordName } from '../../core/ownership/index.js';
+import { lookUpOwner, OwnerRecordConflictError, ownerRecordName } from '../../core/ownership/index.js';
 import { deployed, unique } from './support/aws.js';
 
 describe('Route 53 owner records on the emulator', () => {
@@ -86,10 +86,10 @@ describe('Route 53 owner records on the emulator', () => {
     const lookup = new Route53OwnerLookup(records);
     const record = name('check1');
     await records.set({ name: record, value: 'seed-a-1' });
-    expect((await lookup.check({ name: record, identity: 'seed-a-1' })).result).toBe('owner');
-    expect((await lookup.check({ name: record, identity: 'seed-b-1' })).result).toBe('not-owner');
-    expect((await lookup.check({ name: name('nobody'), identity: 'seed-a-1' })).result).toBe('not-owner');
+    expect((await lookUpOwner(lookup, { name: record, identity: 'seed-a-1' })).result).toBe('owner');
+    expect((await lookUpOwner(lookup, { name: record, identity: 'seed-b-1' })).result).toBe('not-owner');
+    expect((await lookUpOwner(lookup, { name: name('nobody'), identity: 'seed-a-1' })).result).toBe('not-owner');
     const broken = new Route53OwnerLookup(new Route53OwnerRecords({ hostedZoneId: 'Z0000000NOSUCHZONE', api: route53Api(client) }));
-    expect((await broken.check({ name: record, identity: 'seed-a-1' })).result).toBe('unknown');
+    expect((await lookUpOwner(broken, { name: record, identity: 'seed-a-1' })).result).toBe('unknown');
   });
 });

@@ -5,14 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Route53OwnerLookup } from '../../adapters/route53/owner-lookup.js';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import { S3BlobStore } from '../../adapters/s3/blob-store.js';
 import { s3Api } from '../../adapters/s3/s3-api.js';
 import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
-import { ownerRecordName } from '../../core/ownership/index.js';
+import { lookUpOwner, ownerRecordName } from '../../core/ownership/index.js';
 import { ControlPlaneRuntime } from '../../seed/agent/control-plane-runtime.js';
 import { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { ownerCheckBy, s3Stores } from '../../seed/common/aws-stores.js';
 import { seedRuntimeContract } from '../contract/seed-runtime.contract.js';
 import { testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 
 // The local runtime: one real etcd per shoot under its real backup-restore sidecar, which snapshots into
 // the emulator's S3 and reads the owner record from its Route 53.
@@ -38,7 +39,7 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
       workDir,
       aws: { endpoint: deployment.awsEndpoint, region: deployment.region },
       owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
-      sidecar: { ownerCheckInterval: '500ms', unknownGrace: '5s', deltaSnapshotInterval: '1s' },
+      sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
       env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
     });
     const recordOf = (shoot: { name: string; project: string }) => ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain });
@@ -46,8 +47,9 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
     const runtime = new ControlPlaneRuntime({
       seed,
       hosting,
-      ...s3Stores(api),
-      ownerCheck: ownerCheckBy({ lookup, internalDomain, identity }),
+      blobStore: (b) => new S3BlobStore({ bucket: b, api }),
+      snapshotStore: (b) => new S3SnapshotStore({ bucket: b, api }),
+      ownerCheck: async (shoot) => (await lookUpOwner(lookup, { name: recordOf(shoot), identity })).result,
     });
     return {
       runtime,

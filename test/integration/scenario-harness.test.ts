@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../../local/ports.js';
+import { freePort } from '../../seed/ports.js';
 import { EtcdSupervisor, sleep } from '../../seed/backup-restore/index.js';
 import { acknowledgedRate, checkNoAcknowledgedWriteLost, checkNoSplitBrain } from '../harness/scenario/checks.js';
 import { readEtcdContent } from '../harness/scenario/etcd-client.js';

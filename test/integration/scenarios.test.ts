@@ -14,6 +14,7 @@ import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { SidecarStatus } from '../../seed/backup-restore/sidecar.js';
 import { backedSeed, fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 import {
   acknowledgedRate, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, EtcdPutError, gatewayPut, killProcessTree,
   processTree, readEtcdContent, startSeedProxies, startWriter, type EtcdPut, type SeedProxies, type SeedRole, type WriterRecord,
@@ -39,7 +40,7 @@ const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
 
 const DELTA_INTERVAL_MS = 1_000;
-const SIDECAR = { ownerCheckInterval: '500ms', unknownGrace: '5s', deltaSnapshotInterval: `${DELTA_INTERVAL_MS}ms` };
+const SIDECAR = { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: DELTA_INTERVAL_MS };
 /** The test stack judges a seed silent after three heartbeat intervals of 2 s. */
 const SILENCE_MS = 7_000;
 

@@ -1,15 +1,9 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const lambda = new LambdaClient({
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-});
+const { api } = garden;
 
 interface SeedView {
   metadata: { name: string };
@@ -51,12 +45,6 @@ function shoot(name: string, tolerance?: 'node' | 'zone') {
   if (tolerance) s.spec.controlPlane = { highAvailability: { failureTolerance: { type: tolerance } } };
   else delete s.spec.controlPlane;
   return s;
-}
-
-async function invokeScheduler(payload: unknown): Promise<{ error?: string; result: Record<string, unknown> }> {
-  const res = await lambda.send(new InvokeCommand({ FunctionName: deployment.outputs.SchedulerFunctionName, Payload: Buffer.from(JSON.stringify(payload)) }));
-  const result = JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString('utf8') || '{}') as Record<string, unknown>;
-  return { ...(res.FunctionError ? { error: String(result.errorType ?? res.FunctionError) } : {}), result };
 }
 
 describe('HA-aware scheduling on the deployed stack', () => {
@@ -167,17 +155,28 @@ describe('HA-aware scheduling on the deployed stack', () => {
     expect((await api.request('GET', '/projects/dev/shoots/lost/controlplane')).status).toBe(409);
   });
 
-  it('chooses a migration destination through the scheduler Lambda, never the source', async () => {
+  it('chooses a migration destination through the scheduler, never the source (a dry run: nothing starts)', async () => {
     const ha = await api.request<ShootView>('GET', '/projects/dev/shoots/ha');
     const source = ha.body.status.seedName!;
-    const choice = await invokeScheduler({ project: 'dev', name: 'ha' });
-    expect(choice.error).toBeUndefined();
-    expect(choice.result.seedName).toMatch(/^multi-[bc]$/);
-    expect(choice.result.seedName).not.toBe(source);
+    const choice = await api.request<{ destinationSeed: string; dryRun: boolean; code?: string }>('POST', '/projects/dev/shoots/ha/migrate?dryRun=All', { body: {} });
+    expect(choice.status).toBe(200);
+    expect(choice.body.destinationSeed).toMatch(/^multi-[bc]$/);
+    expect(choice.body.destinationSeed).not.toBe(source);
+    expect((await api.request('GET', '/projects/dev/shoots/ha/migration')).status).toBe(404);
 
-    const none = await invokeScheduler({ project: 'dev', name: 'ha', excludeSeeds: ['multi-b', 'multi-c'] });
-    expect(none.error).toBe('NoSeedAvailableError');
-    const bad = await invokeScheduler({ project: 'Dev!' });
-    expect(bad.error).toBe('ValidationError');
+    // The other multi-zonal seed tainted: no seed can host the zone shoot but its own.
+    const other = source === 'multi-b' ? 'multi-c' : 'multi-b';
+    const seed = await api.request<{ metadata: Record<string, unknown>; spec: Record<string, unknown> }>('GET', `/seeds/${other}`);
+    const taint = (taints: { key: string }[]) => api.request('PUT', `/seeds/${other}`, { body: { metadata: { name: other, labels: seed.body.metadata.labels }, spec: { ...seed.body.spec, taints } } });
+    expect((await taint([{ key: 'gardenless.io/test-untolerated' }])).status).toBe(200);
+    try {
+      const none = await api.request<{ code: string }>('POST', '/projects/dev/shoots/ha/migrate?dryRun=All', { body: {} });
+      expect(none.status).toBe(422);
+      expect(none.body.code).toBe('NoDestinationSeed');
+    } finally {
+      expect((await taint([])).status).toBe(200);
+    }
+    const bad = await api.request('POST', '/projects/Dev!/shoots/ha/migrate?dryRun=All', { body: {} });
+    expect(bad.status).toBe(400);
   });
 });

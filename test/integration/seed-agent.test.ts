@@ -17,6 +17,7 @@ import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { LocalHosting } from '../../seed/agent/local-hosting.js';
 import { backedSeed, fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;
@@ -49,7 +50,7 @@ async function startSeed(name: string, networkIndex: number) {
     workDir: join(workDir, name),
     heartbeatIntervalMs: 1000,
     pollWaitSeconds: 1,
-    sidecar: { ownerCheckInterval: '500ms', unknownGrace: '5s', deltaSnapshotInterval: '1s' },
+    sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
     log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
     env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
   });

@@ -113,7 +113,7 @@ describe('test seed agent on the emulator', () => {
 
   it('heartbeats the seed ready, with its command queue and its control planes', async () => {
     // Act
-    await sourceAgent.runtime.host({ technicalID: shootRef('hosted').technicalID });
+    await sourceAgent.host(shootRef('hosted'));
     await sourceAgent.heartbeat();
     const seed = await api.request<{ status: { conditions: { type: string; status: string }[]; commandQueueUrl: string; identity: string; controlPlanes?: { technicalID: string; active: boolean }[] } }>('GET', `/seeds/${source.name}`);
 
@@ -127,6 +127,7 @@ describe('test seed agent on the emulator', () => {
   it('answers a migrate with the ShootState, and a retried command with the recorded outcome without running it again', async () => {
     // Prepare
     const shoot = shootRef('migrated');
+    await sourceAgent.host(shoot, { backupBucket: source.bucket });
     const command = { ...envelope(source.name, shoot, 'mig-a/migrate-extensions'), type: 'migrate' as const, stateBucket: deployment.outputs.StateBucketName };
 
     // Act
@@ -149,6 +150,7 @@ describe('test seed agent on the emulator', () => {
     // Prepare: the sidecar writes its full snapshot; the garden hands ownership to the destination.
     const shoot = shootRef('restored');
     const sourceIdentity = sourceAgent.identity!;
+    await sourceAgent.host(shoot, { backupBucket: source.bucket });
     const sidecar = FakeSidecar.onDeployment(deployment, { shoot, identity: sourceIdentity, bucket: source.bucket, revision: 500, intervalMs: 100, claim: true });
     await sidecar.start();
     await waitUntil(() => sidecar.state === 'owner');
@@ -208,7 +210,7 @@ describe('test seed agent on the emulator', () => {
     // out on HeartbeatSeconds, so the beats are counted rather than inferred from the execution surviving.)
     destinationAgent.delayMs = 4000;
     const shoot = shootRef('scaled');
-    await destinationAgent.runtime.host({ technicalID: shoot.technicalID });
+    await destinationAgent.host(shoot);
 
     // Act
     const [execution] = await sendAndWait(
@@ -233,6 +235,7 @@ describe('test seed agent on the emulator', () => {
     await agent.start();
     agent.silenceAfter('migrate');
     const shoot = shootRef('silent');
+    await agent.host(shoot);
 
     try {
       // Act

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { migrateShootDefinition } from '../../../cdk/migration.js';
 import { COMMAND_FAILURES } from '../../../core/commands/schema.js';
 import { MIGRATION_STEP_IDS } from '../../../core/migration/steps.js';
+import { PERMANENT_TASK_ERRORS, TRANSIENT_TASK_ERRORS } from '../../../functions/shared/task-errors.js';
 
 const require = createRequire(import.meta.url);
 const validator = require('asl-validator') as (definition: unknown) => { isValid: boolean; errorsText: () => string };
@@ -84,7 +85,7 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     const retryable = Object.entries(COMMAND_FAILURES).filter(([, f]) => f.retryable).map(([n]) => n).sort();
     for (const name of ['RestoreEtcd', 'RestoreExtensions']) {
       const s = definition.States[name]!;
-      const agentRetries = (s.Retry ?? []).flatMap((r) => r.ErrorEquals).filter((e) => !e.startsWith('Lambda.')).sort();
+      const agentRetries = (s.Retry ?? []).flatMap((r) => r.ErrorEquals).filter((e) => e in COMMAND_FAILURES).sort();
       expect(agentRetries).toEqual(retryable);
       expect(s.Catch?.map((c) => c.Next)).toEqual(['RecordFailure']);
     }
@@ -96,5 +97,20 @@ describe('state-machines/migrate-shoot.asl.json', () => {
       expect(r.JitterStrategy).toBe('FULL');
       expect(r.ErrorEquals).not.toContain('States.ALL');
     }
+  });
+
+  it.each(states.filter(([, s]) => s.Type === 'Task' && s.Catch).map(([name, s]) => ({ name, s })))('task $name catches by name, never States.ALL', ({ s }) => {
+    const caught = new Set((s.Catch ?? []).flatMap((c) => c.ErrorEquals));
+    expect(caught.has('States.ALL')).toBe(false);
+    // Whatever a step can fail with by name reaches RecordFailure (or the bad path); only a bug fails the execution.
+    const named = s.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken'
+      ? [...Object.keys(COMMAND_FAILURES), 'States.Timeout', 'States.HeartbeatTimeout', ...PERMANENT_TASK_ERRORS]
+      : s.Resource?.includes('states:startExecution')
+        ? ['States.TaskFailed', 'States.Timeout', ...PERMANENT_TASK_ERRORS.filter((e) => !['OwnershipAssertionFailed', 'OwnerRecordConflict', 'NotFound', 'Conflict', 'Refused'].includes(e)), ...TRANSIENT_TASK_ERRORS.filter((e) => e !== 'OwnerRecordsUnavailable')]
+        : ['States.Timeout', ...PERMANENT_TASK_ERRORS, ...TRANSIENT_TASK_ERRORS.filter((e) => e !== 'CopyVerificationFailed')];
+    expect(named.filter((e) => !caught.has(e))).toEqual([]);
+    // Throttling is retried, with backoff, before anything catches it.
+    const retried = new Set((s.Retry ?? []).flatMap((r) => r.ErrorEquals));
+    expect(retried.has('ThrottlingException')).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AdmissionError, ConflictError } from '../../../core/errors.js';
 import { SeedUnavailableError } from '../../../core/garden/errors.js';
-import { MAX_STORED_REJECTIONS } from '../../../core/garden/placement.js';
+import { chooseDestination, MAX_STORED_REJECTIONS } from '../../../core/garden/placement.js';
 import type { Shoot } from '../../../core/model/shoot.js';
 import { garden, rejection, seedBody, shootBody, type Garden } from './builders.js';
 
@@ -148,9 +148,9 @@ describe('HA admission and layout through the service', () => {
     await addSeed(g, 'multi-a', { zones: 3, index: 1 });
     await addSeed(g, 'multi-b', { zones: 3, index: 2 });
     const { resource } = await g.service.putShoot('dev', 'ha', shootBody());
-    const choice = await g.service.chooseDestination('dev', 'ha');
+    const choice = await chooseDestination({ repo: g.repo, project: 'dev', name: 'ha', exclude: [], policy: {} });
     expect(choice.seedName).toBeDefined();
     expect(choice.seedName).not.toBe(resource.status.seedName);
-    expect((await g.service.chooseDestination('dev', 'ha', ['multi-a', 'multi-b'])).seedName).toBeUndefined();
+    expect((await chooseDestination({ repo: g.repo, project: 'dev', name: 'ha', exclude: ['multi-a', 'multi-b'], policy: {} })).seedName).toBeUndefined();
   });
 });

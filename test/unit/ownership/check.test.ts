@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkOwner,
-  FailingOwnerRecords,
-  InMemoryOwnerRecords,
-  ownerLookupFromRecords,
   type OwnerCheckResult,
   type OwnerLookupOutcome,
 } from '../../../core/ownership/index.js';
@@ -35,18 +32,5 @@ describe('checkOwner', () => {
 
   it('requires an identity', () => {
     expect(() => checkOwner({ outcome: { kind: 'found', values: [''] }, identity: '' })).toThrow(ValidationError);
-  });
-});
-
-describe('ownerLookupFromRecords (API mode)', () => {
-  it('maps a record, a missing record and a failing API', async () => {
-    const records = new InMemoryOwnerRecords();
-    await records.set({ name: 'owner.api1.dev.example', value: ME });
-    const lookup = ownerLookupFromRecords(records);
-    expect(await lookup.lookup('owner.api1.dev.example')).toEqual({ kind: 'found', values: [ME] });
-    expect(await lookup.lookup('owner.api2.dev.example')).toEqual({ kind: 'absent', reason: 'nxdomain' });
-    const failed = await ownerLookupFromRecords(new FailingOwnerRecords()).lookup('owner.api1.dev.example');
-    expect(failed).toMatchObject({ kind: 'failed' });
-    expect(checkOwner({ outcome: failed, identity: ME }).result).toBe('unknown');
   });
 });

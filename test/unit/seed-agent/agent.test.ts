@@ -1,4 +1,3 @@
-import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GardenClient } from '../../../adapters/http/garden-client.js';
 import { COMMAND_API_VERSION } from '../../../core/commands/index.js';
@@ -6,6 +5,7 @@ import { InMemoryBlobStore } from '../../../core/shootstate/index.js';
 import { InMemorySnapshotStore } from '../../../core/snapshots/index.js';
 import { SeedAgent } from '../../../seed/agent/agent.js';
 import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.js';
+import { MemoryCommandInbox } from '../../../seed/agent/inbox.js';
 import { MemoryHosting } from '../../../seed/agent/memory-hosting.js';
 import type { TaskAnswers } from '../../../seed/agent/task-answers.js';
 
@@ -15,25 +15,9 @@ const command = (fields: Record<string, unknown>) =>
 
 /** A queue, a garden and Step Functions in memory: what the agent's loop talks to. */
 function fakes() {
-  const queue: string[] = [];
-  const deleted: string[] = [];
+  const inbox = new MemoryCommandInbox();
   const heartbeats: { controlPlanes: { technicalID: string }[] }[] = [];
   const answered: { token: string; kind: string; body: string }[] = [];
-  let receipt = 0;
-  const sqs = {
-    send: async (c: unknown, options?: { abortSignal?: AbortSignal }) => {
-      if (c instanceof DeleteMessageCommand) return void deleted.push(String(c.input.ReceiptHandle));
-      if (c instanceof ReceiveMessageCommand) {
-        if (queue.length === 0) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          if (options?.abortSignal?.aborted) throw new Error('aborted');
-          return { Messages: [] };
-        }
-        return { Messages: queue.splice(0).map((Body) => ({ Body, ReceiptHandle: `r${++receipt}` })) };
-      }
-      throw new Error('unexpected SQS call');
-    },
-  } as unknown as SQSClient;
   const garden = {
     request: async (_method: string, _path: string, options: { body: { controlPlanes: { technicalID: string }[] } }) => {
       heartbeats.push(options.body);
@@ -45,7 +29,7 @@ function fakes() {
     failure: async (token, error, cause) => void answered.push({ token, kind: error, body: cause }),
     heartbeat: async () => undefined,
   };
-  return { queue, deleted, heartbeats, answered, sqs, garden, answers };
+  return { inbox, heartbeats, answered, garden, answers };
 }
 
 const agents: SeedAgent[] = [];
@@ -57,7 +41,7 @@ async function startAgent(f: ReturnType<typeof fakes>) {
   const agent = new SeedAgent({
     seed: 'seed-a',
     garden: f.garden,
-    sqs: f.sqs,
+    inbox: () => f.inbox,
     answers: f.answers,
     heartbeatIntervalMs: 50,
     runtime: () => new ControlPlaneRuntime({ seed: 'seed-a', hosting: new MemoryHosting(), blobStore: () => new InMemoryBlobStore(), snapshotStore: () => new InMemorySnapshotStore() }),
@@ -80,15 +64,15 @@ describe('SeedAgent loop', () => {
     const create = { type: 'create-control-plane', commandId: 'm/create', controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } } };
 
     // Act
-    f.queue.push(command({ ...create, taskToken: 't1' }));
+    f.inbox.push(command({ ...create, taskToken: 't1' }));
     await until(() => f.answered.length === 1);
-    f.queue.push(command({ ...create, taskToken: 't2' }));
+    f.inbox.push(command({ ...create, taskToken: 't2' }));
     await until(() => f.answered.length === 2);
 
     // Assess
     expect(f.answered.map((a) => [a.token, a.kind])).toEqual([['t1', 'success'], ['t2', 'success']]);
     expect(f.answered[1]!.body).toBe(f.answered[0]!.body);
-    expect(f.deleted).toHaveLength(2);
+    expect(f.inbox.deleted).toHaveLength(2);
     expect(agent.identity).toBe('seed-a-id');
     await until(() => f.heartbeats.some((h) => h.controlPlanes.some((p) => p.technicalID === shoot.technicalID)));
   });
@@ -99,7 +83,7 @@ describe('SeedAgent loop', () => {
   ])('answers InvalidCommand to a message for $name', async ({ body }) => {
     const f = fakes();
     await startAgent(f);
-    f.queue.push(body);
+    f.inbox.push(body);
     await until(() => f.answered.length === 1);
     expect(f.answered[0]).toMatchObject({ token: 't', kind: 'InvalidCommand' });
   });
@@ -107,7 +91,7 @@ describe('SeedAgent loop', () => {
   it('answers ControlPlaneNotFound for a shoot it does not host', async () => {
     const f = fakes();
     await startAgent(f);
-    f.queue.push(command({ type: 'scale', commandId: 'dwd/1', component: 'cluster-autoscaler', replicas: 0, taskToken: 't' }));
+    f.inbox.push(command({ type: 'scale', commandId: 'dwd/1', component: 'cluster-autoscaler', replicas: 0, taskToken: 't' }));
     await until(() => f.answered.length === 1);
     expect(f.answered[0]).toMatchObject({ kind: 'ControlPlaneNotFound' });
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../../core/commands/index.js';
+import { MemoryExtensionWorld } from '../../../core/extensions/index.js';
 import { InMemoryBlobStore } from '../../../core/shootstate/index.js';
 import { InMemorySnapshotStore, makeSnapshot } from '../../../core/snapshots/index.js';
 import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.js';
@@ -136,5 +137,66 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
 
   it('the failing runtime fails every command RuntimeUnavailable', async () => {
     await expect(new FailingSeedRuntime().execute(cmd('scale', { component: 'cluster-autoscaler', replicas: 0 }))).rejects.toMatchObject({ failure: 'RuntimeUnavailable' });
+  });
+});
+
+describe('ControlPlaneRuntime between two seeds', () => {
+  function seeds() {
+    const world = new MemoryExtensionWorld();
+    const blobs = new InMemoryBlobStore('gl-state');
+    const backups = new InMemorySnapshotStore();
+    const common = { world, blobStore: () => blobs, snapshotStore: () => backups };
+    return {
+      world,
+      backups,
+      source: new ControlPlaneRuntime({ seed: 'src', hosting: new MemoryHosting(), ...common }),
+      destination: new ControlPlaneRuntime({ seed: 'dst', hosting: new MemoryHosting(), ...common }),
+    };
+  }
+
+  it('migrates on the source, deletes there, and restores on the destination adopting the same external resources', async () => {
+    // Prepare
+    const { world, backups, source, destination } = seeds();
+    await source.execute(cmd('create-control-plane', { seed: 'src', controlPlane }));
+    await backups.put(makeSnapshot({ technicalID: shoot.technicalID, kind: 'Full', startRevision: 0, lastRevision: 101, createdOn: 1, compressionSuffix: '', final: true }).key, new Uint8Array([1]));
+
+    // Act
+    const migrated = await source.execute(cmd('migrate', { seed: 'src', commandId: 'm/migrate-extensions', stateBucket: 'gl-state' }));
+    const again = await source.execute(cmd('migrate', { seed: 'src', commandId: 'm/migrate-extensions', stateBucket: 'gl-state' }));
+    const deleted = await source.execute(cmd('delete-control-plane', { seed: 'src', keepBackups: true, keepExternalResources: true }));
+    const deletedAgain = await source.execute(cmd('delete-control-plane', { seed: 'src', keepBackups: true, keepExternalResources: true }));
+    const restored = await destination.execute(
+      cmd('restore', {
+        seed: 'dst',
+        hibernated: false,
+        etcd: { bucket: 'gl-backup-dst', expectedLastRevision: 101, final: true },
+        extensions: { shootState: migrated.shootState, shootStateVersion: 1, stateBucket: 'gl-state' },
+      }),
+    );
+
+    // Assess
+    expect(migrated.shootState.extensions).toHaveLength(8);
+    expect(migrated.extensions.every((e) => e.action === 'migrate')).toBe(true);
+    expect(again.shootState.extensions).toEqual(migrated.shootState.extensions);
+    expect(deleted).toEqual({ deleted: true, extensionsDropped: 8 });
+    expect(deletedAgain).toEqual({ deleted: false, extensionsDropped: 0 });
+    expect(restored.etcd).toEqual({ restoredRevision: 101, snapshots: 1, final: true });
+    expect(restored.extensions?.every((e) => e.action === 'restore')).toBe(true);
+    // The source created its shoot's 8 external resources once; the restore adopted them instead of recreating.
+    expect(world.externalKeys()).toHaveLength(8);
+    expect(world.externalKeys().every((k) => world.externalResource(k)?.creations === 1)).toBe(true);
+    expect(world.seedObjects('src')).toEqual([]);
+    expect(world.seedObjects('dst')).toHaveLength(8);
+    expect(await source.controlPlanes()).toEqual([]);
+    expect(await destination.controlPlanes()).toEqual([expect.objectContaining({ technicalID: shoot.technicalID, active: true, etcdReady: true })]);
+  });
+
+  it('refuses a migrate for an unknown control plane; a delete of a never-known one leaves nothing behind', async () => {
+    const { source } = seeds();
+    await source.execute(cmd('delete-control-plane', { seed: 'src', keepBackups: true, keepExternalResources: true }));
+    await source.execute(cmd('create-control-plane', { seed: 'src', shoot: { project: 'dev', name: 'other', technicalID: 'shoot--dev--other' }, controlPlane }));
+
+    await expect(source.execute(cmd('migrate', { seed: 'src', stateBucket: 'gl-state' }))).rejects.toMatchObject({ failure: 'ControlPlaneNotFound' });
+    expect((await source.controlPlanes()).map((p) => p.technicalID)).toEqual(['shoot--dev--other']);
   });
 });

@@ -3,7 +3,6 @@ import {
   copyBatch,
   CopyVerificationError,
   FailingSnapshotStore,
-  fenceBound,
   findFinalSnapshot,
   InMemorySnapshotStore,
   makeSnapshot,
@@ -17,10 +16,10 @@ import {
   summariseCopy,
   validateCopyRequest,
   verifyCopy,
-  FenceBoundError,
   type ObjectCopier,
   type SnapshotFields,
 } from '../../../core/snapshots/index.js';
+import { fenceBound, FenceBoundError } from '../../../core/ownership/index.js';
 import { TECHNICAL_ID } from './helpers.js';
 
 const T = 1_700_000_000_000;

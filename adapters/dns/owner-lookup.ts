@@ -1,6 +1,6 @@
 import { promises as dns } from 'node:dns';
-import { ValidationError } from '../core/errors.js';
-import { checkOwner, type OwnerCheck, type OwnerLookup, type OwnerLookupFailure, type OwnerLookupOutcome } from '../core/ownership/index.js';
+import { ValidationError } from '../../core/errors.js';
+import { DEFAULT_OWNER_CHECK_INTERVAL_MS, type OwnerLookup, type OwnerLookupFailure, type OwnerLookupOutcome } from '../../core/ownership/index.js';
 
 /**
  * DNS mode of the owner check: seeds in steady state resolve the owner TXT record through DNS, so the
@@ -51,7 +51,7 @@ export class DnsOwnerLookup implements OwnerLookup {
   private readonly inFlight = new Map<string, Promise<OwnerLookupOutcome>>();
 
   constructor(options: DnsOwnerLookupOptions = {}) {
-    const interval = options.ownerCheckInterval ?? 5_000;
+    const interval = options.ownerCheckInterval ?? DEFAULT_OWNER_CHECK_INTERVAL_MS;
     const cacheTTL = options.cacheTTL ?? interval;
     const timeout = options.timeout ?? 1_000;
     const tries = options.tries ?? 2;
@@ -77,11 +77,6 @@ export class DnsOwnerLookup implements OwnerLookup {
     const query = this.resolve(key).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, query);
     return query;
-  }
-
-  /** Looks the record up and applies the three-valued check. */
-  async check(input: { name: string; identity: string }): Promise<OwnerCheck> {
-    return checkOwner({ outcome: await this.lookup(input.name), identity: input.identity });
   }
 
   /** Cancels queries in flight (they report `unknown`), for shutdown. */

@@ -7,7 +7,8 @@ import {
   type OwnerLookup,
   type OwnerLookupOutcome,
   type WatchdogAction,
-  type WatchdogOptions,
+  ownershipTimings,
+  type OwnershipTimings,
   type WatchdogState,
 } from '../../core/ownership/index.js';
 
@@ -23,13 +24,12 @@ export interface WatchdogActuator {
   servingPublicly(): boolean;
 }
 
-export interface OwnerWatchdogLoopOptions extends WatchdogOptions {
+/** The timings are the ownership timings (`checkTimeout`: a lookup that takes longer is `unknown`). */
+export interface OwnerWatchdogLoopOptions extends Partial<Pick<OwnershipTimings, 'ownerCheckInterval' | 'unknownGrace' | 'initialRetryDelay' | 'checkTimeout'>> {
   readonly lookup: OwnerLookup;
   readonly recordName: string;
   readonly identity: string;
   readonly actuator: WatchdogActuator;
-  /** A lookup that takes longer is `unknown` (timeout). Default: the check interval. */
-  readonly checkTimeout?: number;
   /** Monotonic ms. Default performance.now. */
   readonly now?: () => number;
   readonly onEvent?: (event: WatchdogLoopEvent) => void;
@@ -57,6 +57,7 @@ export interface WatchdogLoopStatus {
  */
 export class OwnerWatchdogLoop {
   private readonly options: OwnerWatchdogLoopOptions;
+  private readonly timings: OwnershipTimings;
   private state: WatchdogState;
   private readinessValue: 200 | 503 = 503;
   private lastCheck: OwnerCheck | null = null;
@@ -68,6 +69,7 @@ export class OwnerWatchdogLoop {
 
   constructor(options: OwnerWatchdogLoopOptions) {
     this.options = options;
+    this.timings = ownershipTimings(options);
     this.state = initialWatchdogState();
   }
 
@@ -116,11 +118,10 @@ export class OwnerWatchdogLoop {
 
   private async check(): Promise<void> {
     const o = this.options;
-    const interval = o.ownerCheckInterval ?? 5_000;
-    const outcome = await withTimeout(o.lookup.lookup(o.recordName), o.checkTimeout ?? interval);
+    const outcome = await withTimeout(o.lookup.lookup(o.recordName), this.timings.checkTimeout);
     const check = checkOwner({ outcome, identity: o.identity });
     const now = o.now ?? (() => performance.now());
-    const decision = decideOwnerWatchdog({ state: this.state, result: check.result, now: now(), options: o });
+    const decision = decideOwnerWatchdog({ state: this.state, result: check.result, now: now(), options: this.timings });
     this.state = decision.state;
     this.lastCheck = check;
     this.lastCheckAt = Date.now();

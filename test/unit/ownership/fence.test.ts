@@ -6,14 +6,15 @@ import {
   readyToRestore,
   validateWaitForFinalTimeout,
   type ReadyToRestoreInput,
-} from '../../../core/snapshots/index.js';
+} from '../../../core/ownership/index.js';
 
 describe('fenceBound', () => {
   it.each([
-    ['the design formula', { dnsCacheTTL: 5_000, ownerCheckInterval: 5_000, unknownGrace: 30_000, fenceTime: 2_000 }, 42_000],
-    ['defaults (cache: interval + 5 s record TTL; 10 s fence time)', {}, 10_000 + 5_000 + 30_000 + 10_000],
+    ['the design formula', { dnsCacheTTL: 5_000, ownerCheckInterval: 5_000, unknownGrace: 30_000, fenceTime: 2_000, checkTimeout: 0 }, 42_000],
+    ['defaults (cache: interval + 5 s record TTL; check timeout: the interval; 10 s fence time)', {}, 10_000 + 5_000 + 5_000 + 30_000 + 10_000],
+    ['a check timeout of the interval by default', { dnsCacheTTL: 5_000, ownerCheckInterval: 5_000, unknownGrace: 30_000, fenceTime: 2_000 }, 47_000],
     ['a check timeout on top', { dnsCacheTTL: 1_000, ownerCheckInterval: 1_000, unknownGrace: 3_000, fenceTime: 500, checkTimeout: 2_000 }, 7_500],
-    ['test-sized timings', { dnsCacheTTL: 200, ownerCheckInterval: 200, unknownGrace: 1_000, fenceTime: 300 }, 1_700],
+    ['test-sized timings', { dnsCacheTTL: 200, ownerCheckInterval: 200, unknownGrace: 1_000, fenceTime: 300, checkTimeout: 0 }, 1_700],
   ])('adds up %s', (_case, timings, expected) => {
     expect(fenceBound(timings)).toBe(expected);
   });

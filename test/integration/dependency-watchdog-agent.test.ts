@@ -11,6 +11,7 @@ import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { LocalHosting } from '../../seed/agent/local-hosting.js';
 import { backedSeed, fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;
@@ -64,7 +65,7 @@ describe('dependency watchdog against a real seed agent', () => {
       seed: SEED, garden: api, aws,
       owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain: deployment.outputs.InternalDomain },
       backupBucket: `gl-backup-${SEED}`, workDir, heartbeatIntervalMs: 1000, pollWaitSeconds: 1,
-      sidecar: { ownerCheckInterval: '500ms', unknownGrace: '5s', deltaSnapshotInterval: '1s' },
+      sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
       env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
     });
     agent = local.agent;

@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.js';
 import type { OwnerCheckResult } from './check.js';
+import { ownershipTimings, type OwnershipTimings } from './timings.js';
 
 /**
  * The sidecar's owner watchdog (DESIGN section 4) as a pure state machine: the sidecar feeds it check
@@ -46,33 +47,11 @@ export interface WatchdogDecision {
   readonly nextCheckIn: number;
 }
 
-export interface WatchdogOptions {
-  /** Default 5 s. */
-  readonly ownerCheckInterval?: number;
-  /** Default 30 s. */
-  readonly unknownGrace?: number;
-  /** First retry delay of an `unknown` streak, doubling up to the interval. Default 1 s. */
-  readonly initialRetryDelay?: number;
-}
+export type WatchdogOptions = Partial<Pick<OwnershipTimings, 'ownerCheckInterval' | 'unknownGrace' | 'initialRetryDelay'>>;
 
-interface ResolvedOptions {
-  ownerCheckInterval: number;
-  unknownGrace: number;
-  initialRetryDelay: number;
-}
+type ResolvedOptions = Pick<OwnershipTimings, 'ownerCheckInterval' | 'unknownGrace' | 'initialRetryDelay'>;
 
-function resolve(options: WatchdogOptions): ResolvedOptions {
-  const out = {
-    ownerCheckInterval: options.ownerCheckInterval ?? 5_000,
-    unknownGrace: options.unknownGrace ?? 30_000,
-    initialRetryDelay: options.initialRetryDelay ?? 1_000,
-  };
-  for (const [field, value] of Object.entries(out)) {
-    if (!Number.isFinite(value) || value < 0) throw new ValidationError(`${field} must be a non-negative number of milliseconds, got ${value}`, { field });
-  }
-  if (out.ownerCheckInterval === 0) throw new ValidationError('ownerCheckInterval must be positive', { field: 'ownerCheckInterval' });
-  return out;
-}
+const resolve = (options: WatchdogOptions): ResolvedOptions => ownershipTimings(options);
 
 /**
  * The state before the first check. By default etcd is not serving yet: a sidecar that (re)starts must

@@ -1,54 +1,31 @@
-import { DEFAULT_OWNER_RECORD_TTL_SECONDS } from '../ownership/owner-records.js';
 import { FenceBoundError } from './errors.js';
+import { ownershipTimings, type OwnershipTimings } from './timings.js';
 
-/** All durations in milliseconds. */
-export interface FenceTimings {
-  /**
-   * How long a seed may still see the old owner record: its own cache TTL plus what a caching resolver
-   * on the way may hold (the record's TTL). Default: the check interval (the longest the sidecar's own
-   * cache may hold) plus the default owner record TTL.
-   */
-  readonly dnsCacheTTL?: number;
-  /** Default 5 s. */
-  readonly ownerCheckInterval?: number;
-  /** How long `unknown` keeps serving before it fences. Default 30 s. */
-  readonly unknownGrace?: number;
-  /** From the decision to fence until no client can write (SIGTERM to exit). Default 10 s, generous against the 6 ms measured. */
-  readonly fenceTime?: number;
-  /**
-   * How long one check may take before it reports `unknown` (resolver timeout x tries). The design's
-   * formula leaves it out; a check that starts just before the change and hangs delays the grace by
-   * this much, so the bound includes it. Default 0, the design's formula.
-   */
-  readonly checkTimeout?: number;
-}
-
-export const DEFAULT_OWNER_CHECK_INTERVAL_MS = 5_000;
-export const DEFAULT_UNKNOWN_GRACE_MS = 30_000;
-export const DEFAULT_FENCE_TIME_MS = 10_000;
 /** The copy's default wait-for-final timeout (DESIGN section 4). */
 export const DEFAULT_WAIT_FOR_FINAL_TIMEOUT_MS = 10 * 60_000;
 
-function duration(value: number | undefined, fallback: number, field: string): number {
-  const v = value ?? fallback;
-  if (!Number.isFinite(v) || v < 0) throw new FenceBoundError(`${field} must be a non-negative number of milliseconds, got ${v}`, { field });
-  return v;
+/**
+ * The latest time, after the owner record changed, by which a source that lost ownership has fenced
+ * itself: `dnsCacheTTL + ownerCheckInterval + checkTimeout + unknownGrace + fenceTime`. The design's formula
+ * leaves the check timeout out; a check that starts just before the change sees the old value from its
+ * cache, and the next one may hang for the whole timeout before it counts as `unknown` and the grace
+ * begins, so the bound includes it. Whatever the source sees in that time (the new owner, NXDOMAIN, or
+ * nothing at all), it has stopped accepting writes.
+ */
+export function fenceBound(timings: Partial<OwnershipTimings> = {}): number {
+  const t = ownershipTimings(timings);
+  return t.dnsCacheTTL + t.ownerCheckInterval + t.checkTimeout + t.unknownGrace + t.fenceTime;
 }
 
 /**
- * The latest time, after the owner record changed, by which a source that lost ownership has fenced
- * itself: `dnsCacheTTL + ownerCheckInterval + unknownGrace + fenceTime` (+ `checkTimeout`). Whatever the
- * source sees in that time (the new owner, NXDOMAIN, or nothing at all), it has stopped accepting writes.
+ * How long a copy waits for the source's final snapshot: `wait` when given, else 10 minutes or the fence
+ * bound when that is longer; a wait shorter than the bound is refused.
  */
-export function fenceBound(timings: FenceTimings = {}): number {
-  const ownerCheckInterval = duration(timings.ownerCheckInterval, DEFAULT_OWNER_CHECK_INTERVAL_MS, 'ownerCheckInterval');
-  return (
-    duration(timings.dnsCacheTTL, ownerCheckInterval + DEFAULT_OWNER_RECORD_TTL_SECONDS * 1_000, 'dnsCacheTTL') +
-    ownerCheckInterval +
-    duration(timings.unknownGrace, DEFAULT_UNKNOWN_GRACE_MS, 'unknownGrace') +
-    duration(timings.fenceTime, DEFAULT_FENCE_TIME_MS, 'fenceTime') +
-    duration(timings.checkTimeout, 0, 'checkTimeout')
-  );
+export function waitForFinalTimeout(options: { timings?: Partial<OwnershipTimings> | undefined; wait?: number | undefined }): { waitForFinalTimeout: number; fenceBound: number } {
+  const bound = fenceBound(options.timings);
+  const wait = options.wait ?? Math.max(DEFAULT_WAIT_FOR_FINAL_TIMEOUT_MS, bound);
+  validateWaitForFinalTimeout({ waitForFinalTimeout: wait, fenceBound: bound });
+  return { waitForFinalTimeout: wait, fenceBound: bound };
 }
 
 /**

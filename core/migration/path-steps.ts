@@ -1,0 +1,43 @@
+import { describeError, type MigrationJournal, type MigrationRef } from './journal.js';
+import { choosePath } from './path.js';
+import { resumePoint, setPath, switchToBadPath } from './record.js';
+
+export interface PathStepsOptions {
+  journal: MigrationJournal;
+  /** Seed agents' heartbeat interval, for choosing the path (default 10 s). */
+  heartbeatIntervalMs?: number;
+}
+
+/** Which path a migration takes (DESIGN section 5, step 2) and the switch from the good path to the bad. */
+export class PathSteps {
+  private readonly journal: MigrationJournal;
+
+  constructor(private readonly options: PathStepsOptions) {
+    this.journal = options.journal;
+  }
+
+  /** choose-path: good while the source's heartbeat is fresh (mode auto), else bad. */
+  async choosePath(ref: MigrationRef): Promise<{ path: 'good' | 'bad'; hibernated: boolean }> {
+    const record = await this.journal.current(ref);
+    if (record.path) return { path: record.path, hibernated: record.guards.hibernated };
+    const source = await this.journal.garden.getSeed(record.source.name);
+    const heartbeat = source?.status.lastHeartbeatTime ? Date.parse(source.status.lastHeartbeatTime) : undefined;
+    const now = this.journal.now();
+    const decision = choosePath({
+      mode: record.mode,
+      sourceHeartbeatAge: heartbeat === undefined ? undefined : now.getTime() - heartbeat,
+      heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000,
+    });
+    const next = await this.journal.save(setPath(record, { ...decision, now }));
+    return { path: next.path!, hibernated: next.guards.hibernated };
+  }
+
+  /** A good-path step timed out or failed: continue at set-owner-destination. */
+  async switchToBadPath(ref: MigrationRef, error: unknown): Promise<{ path: 'bad' }> {
+    const record = await this.journal.current(ref);
+    // The step that gave up is the one running; a wait that ran out has no error of its own.
+    const failedStep = record.steps.find((s) => s.state === 'running')?.id ?? resumePoint(record) ?? 'migrate-extensions';
+    await this.journal.save(switchToBadPath(record, { failedStep, reason: describeError(error), now: this.journal.now() }));
+    return { path: 'bad' };
+  }
+}

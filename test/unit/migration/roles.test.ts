@@ -1,0 +1,229 @@
+import { describe, expect, it } from 'vitest';
+import { commandSuccess } from '../../../core/commands/protocol.js';
+import { AdmissionError, ConflictError, NotFoundError } from '../../../core/errors.js';
+import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
+import { GardenService } from '../../../core/garden/service.js';
+import { CopySteps } from '../../../core/migration/copy-steps.js';
+import { FinalSnapshotWait } from '../../../core/migration/final-snapshot-wait.js';
+import { FinalizeSteps } from '../../../core/migration/finalize-steps.js';
+import { MigrationJournal, type MigrationRef } from '../../../core/migration/journal.js';
+import { MigrationAdmission, type MigrationExecutionInput } from '../../../core/migration/migration-admission.js';
+import { OwnerSteps } from '../../../core/migration/owner-steps.js';
+import { PathSteps } from '../../../core/migration/path-steps.js';
+import { SeedAnswers, SeedCommands } from '../../../core/migration/seed-steps.js';
+import { MemoryMigrationStore } from '../../../core/migration/store.js';
+import { InMemoryOwnerRecords } from '../../../core/ownership/memory-owner-records.js';
+import { InMemoryShootStateStore } from '../../../core/shootstate/store.js';
+import { makeSnapshot } from '../../../core/snapshots/name.js';
+import { InMemorySnapshotStore } from '../../../core/snapshots/memory-store.js';
+import { ManualClock, rejection, seedBody, shootBody } from '../garden/builders.js';
+
+const DOMAIN = 'internal.gardenless.test';
+const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] };
+const RECORD = `owner.api1.dev.${DOMAIN}`;
+
+async function world(options: { failStart?: boolean } = {}) {
+  const garden = new MemoryGardenRepository();
+  const clock = new ManualClock(new Date('2026-01-01T00:00:00Z'));
+  const gardenService = new GardenService({
+    repository: garden, clock,
+    provisioner: { provision: async (n) => ({ commandQueueUrl: `https://sqs.local/000000000000/gl-seed-${n}.fifo` }), deprovision: async () => {} },
+  });
+  for (const [i, name] of ['src', 'dst'].entries()) {
+    await gardenService.putSeed(name, seedBody({ spec: { taints: undefined, capacity: undefined, backup: { bucket: `gl-backup-${name}`, region: 'eu-west-1' }, networks: { nodes: `10.${i}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' } } }));
+    await gardenService.heartbeat(name, READY);
+  }
+  await gardenService.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'src' } }));
+  const owners = new InMemoryOwnerRecords();
+  const srcIdentity = (await garden.getSeed('src'))!.status.identity;
+  await owners.set({ name: RECORD, value: srcIdentity });
+  const buckets = new Map([['gl-backup-src', new InMemorySnapshotStore()]]);
+  const started: MigrationExecutionInput[] = [];
+  const names: string[] = [];
+  /** Executions that ended (failed, stopped) without their migration recording it. */
+  const ended = new Set<string>();
+  const events: string[] = [];
+  const shootStates = new InMemoryShootStateStore();
+  const journal = new MigrationJournal({ garden, migrations: new MemoryMigrationStore(), clock, events: { publish: async (t) => void events.push(t) } });
+  const roles = {
+    admission: new MigrationAdmission({
+      journal,
+      workflow: {
+        start: async ({ name, input }) => {
+          if (options.failStart) throw new Error('states unavailable');
+          started.push(input);
+          names.push(name);
+        },
+        ended: async (name) => ended.has(name),
+      },
+    }),
+    paths: new PathSteps({ journal, heartbeatIntervalMs: 10_000 }),
+    seedCommands: new SeedCommands({ journal, shootStates, stateBucket: 'state' }),
+    seedAnswers: new SeedAnswers({ journal, shootStates }),
+    ownerSteps: new OwnerSteps({ journal, owners, internalDomain: DOMAIN }),
+    finalSnapshot: new FinalSnapshotWait({ journal, snapshots: (bucket) => buckets.get(bucket) ?? new InMemorySnapshotStore(), waitFinalSnapshotMs: 60_000 }),
+    copy: new CopySteps({ journal }),
+    finalize: new FinalizeSteps(journal),
+  };
+  return { garden, gardenService, ...roles, names, ended, owners, clock, started, events, shootStates, source: buckets.get('gl-backup-src')!, srcIdentity };
+}
+
+/** The migrate answer a source agent gives, through the protocol helpers. */
+async function migrateAnswer(w: Awaited<ReturnType<typeof world>>, ref: MigrationRef) {
+  const { command } = await w.seedCommands.beginCommand(ref, 'migrate-extensions');
+  if (command.type !== 'migrate') throw new Error('expected a migrate command');
+  return commandSuccess(command, {
+    extensions: [{ kind: 'Infrastructure', name: 'api1', action: 'migrate' }],
+    shootState: { apiVersion: 'core.gardenless.io/v1', kind: 'ShootState', shoot: command.shoot, collectedAt: w.clock.now().toISOString(), collectedAfter: 'migrate', extensions: [{ kind: 'Infrastructure', name: 'api1', state: { inline: { vpc: 'vpc-1' } } }] },
+  }, w.clock.now());
+}
+
+async function answer(w: Awaited<ReturnType<typeof world>>, ref: MigrationRef, step: 'delete-source-control-plane' | 'restore-etcd' | 'restore-extensions') {
+  const { command } = await w.seedCommands.beginCommand(ref, step);
+  const result = command.type === 'delete-control-plane' ? { deleted: true, extensionsDropped: 1 } : step === 'restore-etcd' ? { etcd: { restoredRevision: 101, snapshots: 2, final: true } } : { extensions: [] };
+  return w.seedAnswers.completeCommand(ref, step, commandSuccess(command as never, result as never, w.clock.now()));
+}
+
+describe('the migration roles on one migration record', () => {
+  it('runs the good path step by step: ShootState persisted, owner record moved, shoot placed on the destination', async () => {
+    // Prepare
+    const w = await world();
+    const started = await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
+    const ref = w.started[0]!.ref;
+    expect(started).toMatchObject({ resumed: false, destinationSeed: 'dst', resumeFrom: 'choose-path' });
+
+    // Act
+    expect((await w.paths.choosePath(ref)).path).toBe('good');
+    await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
+    await w.ownerSteps.deleteOwnerRecord(ref);
+    expect(await w.owners.get(RECORD)).toBeUndefined();
+    expect((await w.finalSnapshot.waitFinalSnapshot(ref)).found).toBe(false);
+    const final = makeSnapshot({ technicalID: 'shoot--dev--api1', kind: 'Full', startRevision: 0, lastRevision: 101, createdOn: Math.floor(w.clock.now().getTime() / 1000), compressionSuffix: '', final: true });
+    await w.source.put(final.key, new Uint8Array([1]));
+    expect((await w.finalSnapshot.waitFinalSnapshot(ref)).found).toBe(true);
+    await answer(w, ref, 'delete-source-control-plane');
+    await w.ownerSteps.setOwnerDestination(ref);
+    await w.copy.beginCopy(ref);
+    await w.copy.completeCopy(ref, { copied: 1, skipped: 0, bytes: 1, finalFound: true, lastRevision: 101 });
+    const { command: restore } = await w.seedCommands.beginCommand(ref, 'restore-etcd');
+    await w.seedAnswers.completeCommand(ref, 'restore-etcd', commandSuccess(restore as never, { etcd: { restoredRevision: 101, snapshots: 1, final: true } } as never, w.clock.now()));
+    await answer(w, ref, 'restore-extensions');
+    await w.finalize.finalize(ref);
+
+    // Assess
+    const m = await w.admission.get('dev', 'api1');
+    expect(m.state).toBe('Succeeded');
+    expect(m.progress).toBe(100);
+    expect(restore).toMatchObject({ type: 'restore', etcd: { bucket: 'gl-backup-dst', final: true, expectedLastRevision: 101 } });
+    expect((await w.owners.get(RECORD))?.value).toBe((await w.garden.getSeed('dst'))!.status.identity);
+    const shoot = await w.garden.getShoot('dev', 'api1');
+    expect(shoot?.status.seedName).toBe('dst');
+    expect(shoot?.status.lastOperation).toMatchObject({ type: 'Restore', state: 'Succeeded', progress: 100 });
+    expect((await w.garden.getSeed('src'))!.status.shoots).toBe(0);
+    expect((await w.garden.getSeed('dst'))!.status.shoots).toBe(1);
+    expect((await w.shootStates.load({ project: 'dev', name: 'api1' }))?.state.extensions).toHaveLength(1);
+    expect(w.events).toEqual(['MigrationStarted', 'OwnershipTransferred', 'SnapshotsCopied', 'MigrationSucceeded']);
+  });
+
+  it('takes the bad path when the source has not been heard from in three intervals', async () => {
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
+    w.clock.advance(31_000);
+    expect((await w.paths.choosePath(w.started[0]!.ref)).path).toBe('bad');
+  });
+
+  it('refuses a second migration while one runs, and a move to the same seed', async () => {
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
+    expect(await rejection(w.admission.start('dev', 'api1', { destinationSeed: 'dst' }))).toMatchObject({ code: 'MigrationInProgress' });
+    const other = await world();
+    const same = await rejection(other.admission.start('dev', 'api1', { destinationSeed: 'src' }));
+    expect(same).toBeInstanceOf(AdmissionError);
+    expect(same).toMatchObject({ code: 'SameSeed' });
+  });
+
+  it('lets exactly one of concurrent starts take the lock', async () => {
+    const w = await world();
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => w.admission.start('dev', 'api1', { destinationSeed: 'dst' })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof ConflictError)).toBe(true);
+  });
+
+  it('switches a failed good-path step to the bad path and keeps the migrated ShootState', async () => {
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'good' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
+    await w.ownerSteps.deleteOwnerRecord(ref);
+    await w.finalSnapshot.waitFinalSnapshot(ref);
+    await w.paths.switchToBadPath(ref, { Error: 'States.Timeout', Cause: 'no callback' });
+    const m = await w.admission.get('dev', 'api1');
+    expect(m.path).toBe('bad');
+    expect(m.badPathSwitch).toMatchObject({ failedStep: 'wait-final-snapshot' });
+    expect(m.shootState?.source).toBe('migrated');
+    expect((await w.ownerSteps.setOwnerDestination(ref)).ownerChangedAt).toBeGreaterThan(0);
+  });
+
+  it('ends in Error with the failed step and resumes there on the next call', async () => {
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await w.ownerSteps.setOwnerDestination(ref);
+    await w.copy.beginCopy(ref);
+    await w.finalize.fail(ref, { Error: 'EmptySource', Cause: JSON.stringify({ errorMessage: 'no full snapshot in gl-backup-src' }) });
+    const failed = await w.admission.get('dev', 'api1');
+    expect(failed.state).toBe('Error');
+    expect(failed.error).toEqual({ step: 'copy-snapshots', message: 'EmptySource: no full snapshot in gl-backup-src' });
+    expect((await w.garden.getShoot('dev', 'api1'))?.status.lastOperation).toMatchObject({ state: 'Error' });
+    expect(w.events).toContain('MigrationFailed');
+
+    const resumed = await w.admission.start('dev', 'api1', {});
+    expect(resumed).toMatchObject({ migrationId: failed.id, resumed: true, resumeFrom: 'copy-snapshots' });
+    expect(w.started.at(-1)).toMatchObject({ resumeFrom: 'copy-snapshots' });
+  });
+
+  it('previews a migration with every admission rule, writing and starting nothing', async () => {
+    const w = await world();
+
+    const preview = await w.admission.preview('dev', 'api1', {});
+    const same = await rejection(w.admission.preview('dev', 'api1', { destinationSeed: 'src' }));
+
+    expect(preview).toMatchObject({ dryRun: true, destinationSeed: 'dst', resumed: false, resumeFrom: 'choose-path', mode: 'auto' });
+    expect(same).toMatchObject({ code: 'SameSeed' });
+    expect(w.started).toEqual([]);
+    expect(await rejection(w.admission.get('dev', 'api1'))).toBeInstanceOf(NotFoundError);
+    expect((await w.garden.getShoot('dev', 'api1'))?.status.migration).toBeUndefined();
+  });
+
+  it('resumes a migration whose execution ended without recording it, and not one whose execution runs', async () => {
+    // Prepare: an execution that dies at copy-snapshots (a runtime error no Catch reaches).
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await w.ownerSteps.setOwnerDestination(ref);
+    await w.copy.beginCopy(ref);
+    const busy = await rejection(w.admission.start('dev', 'api1', {}));
+
+    // Act
+    w.ended.add(w.names[0]!);
+    const resumed = await w.admission.start('dev', 'api1', {});
+
+    // Assess
+    expect(busy).toBeInstanceOf(ConflictError);
+    expect(resumed).toMatchObject({ migrationId: ref.migrationId, resumed: true, resumeFrom: 'copy-snapshots' });
+    expect(w.names).toEqual([`${ref.migrationId}-1`, `${ref.migrationId}-2`]);
+    const m = await w.admission.get('dev', 'api1');
+    expect(m.steps.find((s) => s.id === 'copy-snapshots')?.message).toMatch(/ended without recording/);
+  });
+
+  it('releases the lock in Error when the state machine cannot be started, so that a retry resumes', async () => {
+    const w = await world({ failStart: true });
+    await expect(w.admission.start('dev', 'api1', { destinationSeed: 'dst' })).rejects.toThrow('states unavailable');
+    const m = await w.admission.get('dev', 'api1');
+    expect(m.state).toBe('Error');
+    expect(m.error?.message).toContain('could not be started');
+  });
+});
