@@ -33,4 +33,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   # Debian starts etcd as a service on installation; the project runs its own etcds on free ports.
   if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now etcd >/dev/null 2>&1 || true; fi
 fi
-echo "setup: ok (ministack $MINISTACK_VERSION, schemathesis $SCHEMATHESIS_VERSION, $(etcd --version 2>/dev/null | head -1))"
+# The test seed (kube-apiserver, kube-controller-manager, kube-scheduler, kwok) and helm: built once per
+# version into .tools/ (a no-op when present; cold, several minutes).
+bash scripts/build-kube.sh
+echo "setup: ok (ministack $MINISTACK_VERSION, schemathesis $SCHEMATHESIS_VERSION, $(etcd --version 2>/dev/null | head -1), kubernetes $(node -p "require('./package.json').config.kubernetesVersion"))"
