@@ -49,6 +49,7 @@ interface ServeFlags extends StoreFlags, EtcdFlags {
   restore?: boolean;
   expectedRevision?: string;
   statusPort: string;
+  statusHost?: string;
 }
 
 function storeOptions(cmd: Command): Command {
@@ -118,6 +119,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     compression: flags.compression,
     ...(flags.restore ? { restore: flags.expectedRevision === undefined ? true : { expectedLastRevision: Number(flags.expectedRevision) } } : {}),
     statusPort: port(flags.statusPort, '--status-port'),
+    ...(flags.statusHost ? { statusHost: flags.statusHost } : {}),
     log,
   });
   console.log(JSON.stringify({ event: 'started', statusUrl: sidecar.statusUrl, clientUrl: sidecar.clientUrl, pid: process.pid }));
@@ -160,7 +162,8 @@ export function registerBackupRestoreCommand(program: Command): Command {
     .addOption(new Option('--compression <kind>', 'snapshot compression').choices(['gzip', 'none']).default('gzip'))
     .option('--restore', 'restore the data dir from the bucket (latest full + deltas) before serving')
     .option('--expected-revision <revision>', 'with --restore: fail unless the snapshots reach this revision')
-    .option('--status-port <port>', 'readiness/status port on 127.0.0.1 (0: a free one)', '0');
+    .option('--status-port <port>', 'readiness/status port (0: a free one)', '0')
+    .option('--status-host <host>', 'address of the status endpoint (in a pod: 0.0.0.0, so that the kubelet probes it)', '127.0.0.1');
   etcdOptions(storeOptions(serveCmd)).action((flags: ServeFlags) => serve(flags));
 
   const restoreCmd = group
