@@ -13,7 +13,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { DependencyWatchdog } from './dependency-watchdog.js';
 import { Migration } from './migration.js';
-import { Provisioning } from './provisioning.js';
+import { ShootLifecycle } from './shoot-lifecycle.js';
 import { GardenFunction } from './garden-function.js';
 import { OwnershipAudit } from './ownership-audit.js';
 import { SnapshotCopy } from './snapshot-copy.js';
@@ -36,6 +36,8 @@ export interface GardenStackProps extends StackProps {
   seedQueuePrefix?: string;
   /** Whether EventBridge runs the dependency watchdog every minute; off where tests drive its rounds. */
   watchdogSchedule?: boolean;
+  /** Whether EventBridge resyncs the shoot lifecycle every minute (pending shoots, lost operations). Default on. */
+  lifecycleSchedule?: boolean;
   /** How long a migration step waits for a seed agent. Default 5 minutes; tests use seconds. */
   migrationCommandTimeout?: Duration;
   /** How long the good path waits for the source's final snapshot. Default 10 minutes. */
@@ -186,8 +188,14 @@ export class GardenStack extends Stack {
       internalDomain: props.internalDomain,
       auditInterval: props.auditInterval,
     });
-    const provisioning = new Provisioning(this, 'Provisioning', { logRetention, table, bus, zone, internalDomain: props.internalDomain, seedQueuePrefix });
-    new CfnOutput(this, 'ProvisionFunctionName', { value: provisioning.function.function.functionName });
+    const lifecycle = new ShootLifecycle(this, 'ShootLifecycle', {
+      name: `${this.stackName}-operate-shoot`,
+      logRetention, table, bus, zone, internalDomain: props.internalDomain, seedQueuePrefix,
+      ...(props.migrationCommandTimeout ? { commandTimeout: props.migrationCommandTimeout } : {}),
+      scheduleEnabled: props.lifecycleSchedule ?? true,
+    });
+    new CfnOutput(this, 'LifecycleFunctionName', { value: lifecycle.controller.function.functionName });
+    new CfnOutput(this, 'OperateShootStateMachineArn', { value: lifecycle.stateMachine.stateMachineArn });
     const watchdog = new DependencyWatchdog(this, 'DependencyWatchdog', {
       logRetention,
       table,
@@ -236,13 +244,13 @@ export class GardenStack extends Stack {
       bus,
       apiId: httpApi.apiId,
       functions: {
-        Api: api.function, Provision: provisioning.function.function, Watchdog: watchdog.function.function,
+        Api: api.function, Lifecycle: lifecycle.controller.function, Operate: lifecycle.operate.function, Watchdog: watchdog.function.function,
         OwnershipAudit: ownership.auditFunction.function, OwnershipCheck: ownership.checkFunction.function,
         ...Object.fromEntries(Object.entries(migration.functions).map(([k, f]) => [`Migration${k}`, f.function])),
         ...Object.fromEntries(Object.entries(snapshotCopy.functions).map(([k, f]) => [`Copy${k}`, f.function])),
       },
       ...(props.seedDeadLetterAlarm === undefined ? {} : { seedDeadLetterAlarm: props.seedDeadLetterAlarm }),
-      deadLetterQueues: { Provisioning: provisioning.deadLetterQueue, Watchdog: watchdog.deadLetterQueue, OwnershipAudit: ownership.deadLetterQueue },
+      deadLetterQueues: { Lifecycle: lifecycle.deadLetterQueue, Watchdog: watchdog.deadLetterQueue, OwnershipAudit: ownership.deadLetterQueue },
     });
 
     new Actors(this, 'Actors', {
@@ -252,6 +260,7 @@ export class GardenStack extends Stack {
       backupBucketPrefix: props.backupBucketPrefix ?? 'gl-backup-',
       zone,
       migration: migration.stateMachine,
+      operations: lifecycle.stateMachine,
     });
   }
 }

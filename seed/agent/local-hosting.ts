@@ -61,8 +61,9 @@ export class LocalHosting implements ControlPlaneHosting {
     return status?.restore ? { restoredRevision: status.restore.revision } : {};
   }
 
-  async stopEtcd(technicalID: string): Promise<void> {
+  async stopEtcd(technicalID: string, options?: { snapshot?: boolean }): Promise<void> {
     const h = this.hosted.get(technicalID);
+    if (options?.snapshot && h?.sidecar?.running) await h.sidecar.fullSnapshot();
     await h?.sidecar?.stop();
     if (h) delete h.sidecar;
   }

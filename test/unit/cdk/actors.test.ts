@@ -79,7 +79,7 @@ describe('actors and their rights (DESIGN section 12), on the template', () => {
         actions: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
         resources: ['arn:<AWS::Partition>:s3:::gl-backup-${aws:PrincipalTag/gardenless-seed}/*'],
       },
-      TaskAnswers: { actions: ['states:SendTaskFailure', 'states:SendTaskHeartbeat', 'states:SendTaskSuccess'], resources: [expect.stringMatching(/^<MigrationStateMachine[0-9A-F]+>$/)] },
+      TaskAnswers: { actions: ['states:SendTaskFailure', 'states:SendTaskHeartbeat', 'states:SendTaskSuccess'], resources: [expect.stringMatching(/^<MigrationStateMachine[0-9A-F]+>$/), expect.stringMatching(/^<ShootLifecycleStateMachine[0-9A-F]+>$/)] },
       OwnerRecordsReadOnly: { actions: ['route53:GetHostedZone', 'route53:ListResourceRecordSets'], resources: [expect.stringContaining('hostedzone/')] },
     });
     const actions = statements.flatMap((s) => list(s.Action));
