@@ -36,6 +36,8 @@ export interface GardenStackProps extends StackProps {
   seedQueuePrefix?: string;
   /** Whether EventBridge runs the dependency watchdog every minute; off where tests drive its rounds. */
   watchdogSchedule?: boolean;
+  /** How long a lifecycle operation (create, reconcile, hibernate, wake, delete) waits for the seed agent's answer. Default 5 minutes. */
+  operationCommandTimeout?: Duration;
   /** Whether EventBridge resyncs the shoot lifecycle every minute (pending shoots, lost operations). Default on. */
   lifecycleSchedule?: boolean;
   /** How long a migration step waits for a seed agent. Default 5 minutes; tests use seconds. */
@@ -191,7 +193,7 @@ export class GardenStack extends Stack {
     const lifecycle = new ShootLifecycle(this, 'ShootLifecycle', {
       name: `${this.stackName}-operate-shoot`,
       logRetention, table, bus, zone, internalDomain: props.internalDomain, seedQueuePrefix,
-      ...(props.migrationCommandTimeout ? { commandTimeout: props.migrationCommandTimeout } : {}),
+      ...(props.operationCommandTimeout ? { commandTimeout: props.operationCommandTimeout } : {}),
       scheduleEnabled: props.lifecycleSchedule ?? true,
     });
     new CfnOutput(this, 'LifecycleFunctionName', { value: lifecycle.controller.function.functionName });

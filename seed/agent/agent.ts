@@ -88,6 +88,32 @@ export class SeedAgent {
     this.log({ event: 'started', seed: this.seed, identity: this.identity, queueUrl: this.queueUrl });
   }
 
+  /**
+   * Stops receiving and heartbeating while the runtime's processes (etcd with its sidecar) keep running:
+   * what a frozen or partitioned agent looks like to the garden. `resume()` picks up again.
+   */
+  async pause(): Promise<void> {
+    if (!this.active) return;
+    this.active = false;
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+    this.abort?.abort();
+    await this.poll;
+    this.poll = undefined;
+    await this.lastHeartbeat;
+  }
+
+  async resume(): Promise<void> {
+    if (this.active || this.runtimeInstance === undefined || this.queueUrl === undefined) return;
+    this.active = true;
+    this.abort = new AbortController();
+    this.poll = this.pollLoop(this.options.inbox(this.queueUrl), this.abort.signal);
+    this.lastHeartbeat = this.heartbeat({ required: false });
+    this.heartbeatTimer = setInterval(() => {
+      this.lastHeartbeat = this.heartbeat({ required: false });
+    }, this.options.heartbeatIntervalMs ?? 10_000);
+  }
+
   /** Stops receiving and heartbeating, aborts running commands, waits for them, then stops every process of the runtime. */
   async stop(): Promise<void> {
     this.active = false;

@@ -109,6 +109,11 @@ export class LocalHosting implements ControlPlaneHosting {
     return this.hosted.get(technicalID)?.sidecar;
   }
 
+  /** Where one shoot's files live on this machine (etcd data, logs); remove() deletes it. */
+  dataDir(technicalID: string): string {
+    return join(this.options.workDir, technicalID);
+  }
+
   async remove(technicalID: string): Promise<void> {
     await this.stopApiServer(technicalID);
     await this.stopEtcd(technicalID);
