@@ -7,7 +7,7 @@ import { LifecycleController, executionName, type OperationWorkflow } from '../.
 import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
 import { ShootOperationSteps, type OperationRef } from '../../../core/garden/operation-steps.js';
 import { GardenService } from '../../../core/garden/service.js';
-import { MAX_OPERATION_ATTEMPTS, retryDelaySeconds } from '../../../core/garden/shoot-operations.js';
+import { MAX_OPERATION_ATTEMPTS } from '../../../core/garden/shoot-operations.js';
 import { InMemoryOwnerRecords } from '../../../core/ownership/memory-owner-records.js';
 import { ManualClock, SequentialIds, seedBody, shootBody } from './builders.js';
 
@@ -81,7 +81,7 @@ describe('shoot operations: Create', () => {
     }
     // Assess
     expect(outcomes.map((o) => o.retry)).toEqual([true, true, true, true, false]);
-    expect(outcomes.slice(0, 4).map((o) => o.waitSeconds)).toEqual([1, 2, 3, 4].map(retryDelaySeconds));
+    expect(outcomes.slice(0, 4).map((o) => o.waitSeconds)).toEqual([10, 20, 40, 80]);
     expect((await g.repo.getShoot('dev', 'api1'))!.status.lastOperation).toMatchObject({ type: 'Create', state: 'Failed', description: expect.stringContaining('RuntimeUnavailable') });
     expect(g.published.filter((e) => e.type === 'ShootOperationFailed')).toHaveLength(1);
   });
