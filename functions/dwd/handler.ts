@@ -37,12 +37,13 @@ const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
  * it runs a round every `intervalSeconds` (default 10) within that minute, each round reading the
  * fleet afresh so that heartbeats and placements are current.
  */
-async function watchdog(event: unknown): Promise<{ rounds: number; probes: number; commands: number }> {
+async function watchdog(event: unknown): Promise<{ rounds: number; probes: number; commands: number; shootsOnSilentSeeds: string[] }> {
   const { rounds, intervalSeconds = 10 } = parseInput(input, event ?? {});
   const offsets = planProbeRounds({ intervalSeconds, windowSeconds: 60 }).slice(0, rounds ?? undefined);
   const started = Date.now();
   let probes = 0;
   let sent = 0;
+  const silent = new Set<string>();
   for (const offset of offsets) {
     const timing = roundTiming({ invocationStartMs: started, offsetSeconds: offset, intervalSeconds, nowMs: Date.now() });
     if (timing.missed) {
@@ -55,11 +56,18 @@ async function watchdog(event: unknown): Promise<{ rounds: number; probes: numbe
     const acted = results.filter((r) => r.commands > 0);
     probes += results.filter((r) => r.external !== undefined).length;
     sent += acted.reduce((n, r) => n + r.commands, 0);
-    logger.info('watchdog round', { offset, shoots: results.length, acted: acted.map((r) => ({ shoot: r.shoot, verdict: r.verdict, commands: r.commands })) });
+    const skipped = results.filter((r) => r.verdict === 'seed-lease-expired');
+    for (const r of skipped) silent.add(r.shoot);
+    logger.info('watchdog round', {
+      offset, shoots: results.length,
+      acted: acted.map((r) => ({ shoot: r.shoot, verdict: r.verdict, commands: r.commands })),
+      // Shoots on seeds whose lease expired: not probed, nothing sent (DESIGN section 8, partitions).
+      skipped: skipped.map((r) => ({ shoot: r.shoot, reason: r.reason })),
+    });
   }
   metrics.addMetric(METRIC.watchdogProbes, MetricUnit.Count, probes);
   metrics.addMetric(METRIC.watchdogCommands, MetricUnit.Count, sent);
-  return { rounds: offsets.length, probes, commands: sent };
+  return { rounds: offsets.length, probes, commands: sent, shootsOnSilentSeeds: [...silent] };
 }
 
 export const handler = middy(watchdog).use(observability());
