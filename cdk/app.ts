@@ -8,6 +8,7 @@ const internalDomain = (app.node.tryGetContext('internalDomain') as string | und
 new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined) ?? 'Garden', {
   internalDomain,
   watchdogSchedule: app.node.tryGetContext('watchdogSchedule') !== 'false',
+  leaseMonitorSchedule: app.node.tryGetContext('leaseMonitorSchedule') !== 'false',
   ...seconds('migrationCommandTimeout', app.node.tryGetContext('migrationCommandTimeoutSeconds') as string | undefined),
   ...seconds('migrationWaitFinalSnapshot', app.node.tryGetContext('migrationWaitFinalSnapshotSeconds') as string | undefined),
   ...seconds('seedHeartbeatInterval', app.node.tryGetContext('seedHeartbeatIntervalSeconds') as string | undefined),
