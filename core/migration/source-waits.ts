@@ -46,13 +46,14 @@ export function switchesEarly(record: Pick<MigrationRecord, 'mode' | 'path'>, st
   return record.mode === 'auto' && record.path === 'good' && waitsOnSource(step);
 }
 
-/** Why the step gave up, in the words the migration record and its events keep. */
-export function sourceLeaseMessage(lease: ExpiredLease): string {
-  return `the source seed ${lease.seed}'s lease expired at ${lease.expiredAt} (last renewed ${lease.lastRenewTime}, valid ${lease.leaseDurationSeconds} s): its agent is not heard from, so mode auto switches to the bad path without waiting for the command timeout`;
+/** Why the step gave up, and who noticed (the dispatch step or the lease monitor), in the words the migration record and its events keep. */
+export function sourceLeaseMessage(lease: ExpiredLease, by: 'dispatch' | 'lease monitor'): string {
+  return `the source seed ${lease.seed}'s lease expired at ${lease.expiredAt} (last renewed ${lease.lastRenewTime}, valid ${lease.leaseDurationSeconds} s; seen by the ${by}): its agent is not heard from, so mode auto switches to the bad path without waiting for the command timeout`;
 }
 
+/** The dispatch step's error when the source's lease has already expired. */
 export function sourceLeaseExpired(lease: ExpiredLease): SourceLeaseExpiredError {
-  return new SourceLeaseExpiredError(sourceLeaseMessage(lease));
+  return new SourceLeaseExpiredError(sourceLeaseMessage(lease, 'dispatch'));
 }
 
 export type SourceWaitOutcome = 'failed' | 'gone' | 'stale';
@@ -72,7 +73,7 @@ export class SourceLeaseSwitch {
       const record = await this.options.migrations.get(wait.project, wait.name);
       let outcome: SourceWaitOutcome = 'stale';
       if (record && isStillWaiting(record, wait)) {
-        outcome = await this.options.tasks.fail({ taskToken: wait.taskToken, error: SOURCE_LEASE_EXPIRED, cause: sourceLeaseMessage(lease) });
+        outcome = await this.options.tasks.fail({ taskToken: wait.taskToken, error: SOURCE_LEASE_EXPIRED, cause: sourceLeaseMessage(lease, 'lease monitor') });
       }
       await this.options.waits.remove(wait);
       out.push({ project: wait.project, name: wait.name, migrationId: wait.migrationId, step: wait.step, outcome });

@@ -63,7 +63,7 @@ describe('early switch to the bad path when the source\'s lease expires (mode au
 
     // Assess
     expect(outcome).toEqual([expect.objectContaining({ step: 'migrate-extensions', outcome: 'failed' })]);
-    expect(w.failed).toEqual([{ taskToken: 'token-1', error: 'SourceLeaseExpired', cause: expect.stringMatching(/^the source seed src's lease expired at 2026-01-01T00:00:06.000Z \(last renewed 2026-01-01T00:00:00.000Z, valid 6 s\)/) }]);
+    expect(w.failed).toEqual([{ taskToken: 'token-1', error: 'SourceLeaseExpired', cause: expect.stringMatching(/^the source seed src's lease expired at 2026-01-01T00:00:06.000Z \(last renewed 2026-01-01T00:00:00.000Z, valid 6 s; seen by the lease monitor\)/) }]);
     expect(await w.waits.listForSeed('src')).toEqual([]);
     const record = (await w.journal.migrations.get('dev', 'api1'))!;
     expect(record.path).toBe('bad');
@@ -77,6 +77,7 @@ describe('early switch to the bad path when the source\'s lease expires (mode au
     w.clock.advance(7_000);
     const error = await w.commands.beginCommand(w.ref, 'migrate-extensions', { taskToken: 'token-1' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceLeaseExpiredError);
+    expect((error as Error).message).toMatch(/lease expired .*seen by the dispatch/);
     expect((toTaskError(error) as Error).name).toBe('SourceLeaseExpired');
     expect(await w.waits.listForSeed('src')).toEqual([]);
   });
