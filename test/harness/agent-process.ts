@@ -15,6 +15,17 @@ export interface AgentProcessOptions {
   deltaSnapshotInterval?: string;
 }
 
+/** A seed agent's own processes below `rootPid`: the launcher and the node process running `seed-agent`, not its sidecars. */
+export function agentPids(rootPid: number): number[] {
+  return processTree(rootPid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('seed-agent');
+    } catch {
+      return false;
+    }
+  });
+}
+
 /**
  * The real seed agent as its own process (`gardenless seed-agent`, as the local landscape runs it), so that
  * a test can freeze the agent alone: SIGSTOP reaches the agent (and the tsx launcher in front of it), not
@@ -40,16 +51,8 @@ export class AgentProcess {
     );
   }
 
-  /** The agent's own processes: the launcher and the node process running `seed-agent`, not its sidecars. */
   agentPids(): number[] {
-    if (!this.child?.pid) return [];
-    return processTree(this.child.pid).filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('seed-agent');
-      } catch {
-        return false;
-      }
-    });
+    return this.child?.pid ? agentPids(this.child.pid) : [];
   }
 
   /** Every process below the agent (sidecars, etcds), which a freeze leaves running. */
