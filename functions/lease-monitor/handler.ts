@@ -6,7 +6,6 @@ import { DynamoMigrationStore } from '../../adapters/dynamodb/migration-store.js
 import { DynamoSourceWaitIndex } from '../../adapters/dynamodb/source-waits.js';
 import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
 import { SfnTaskTokens } from '../../adapters/sfn/task-tokens.js';
-import { planProbeRounds, roundTiming } from '../../core/dwd/fan-out.js';
 import { runLeaseMonitorRound } from '../../core/garden/lease-monitor-round.js';
 import { listAllSeeds } from '../../core/garden/placement.js';
 import { parseInput } from '../../core/garden/validate.js';
@@ -14,6 +13,7 @@ import { SourceLeaseSwitch } from '../../core/migration/source-waits.js';
 import { requireEnv } from '../shared/env.js';
 import { logger } from '../shared/logger.js';
 import { observability } from '../shared/observability.js';
+import { runRounds } from '../shared/rounds.js';
 
 /** A scheduled invocation runs a minute of rounds; a test or an operator may ask for fewer. */
 const input = z
@@ -34,17 +34,9 @@ const early = new SourceLeaseSwitch({ waits: new DynamoSourceWaitIndex({ tableNa
  */
 async function monitor(event: unknown): Promise<{ rounds: number; announced: string[]; switched: string[] }> {
   const { rounds, intervalSeconds = 5 } = parseInput(input, event ?? {});
-  const offsets = planProbeRounds({ intervalSeconds, windowSeconds: 60 }).slice(0, rounds ?? undefined);
-  const started = Date.now();
   const announced: string[] = [];
   const switched: string[] = [];
-  for (const offset of offsets) {
-    const timing = roundTiming({ invocationStartMs: started, offsetSeconds: offset, intervalSeconds, nowMs: Date.now() });
-    if (timing.missed) {
-      logger.warn('lease monitor round skipped: the previous one ran past its slot', { offset });
-      continue;
-    }
-    if (timing.delayMs > 0) await new Promise((r) => setTimeout(r, timing.delayMs));
+  const planned = await runRounds({ what: 'lease monitor', intervalSeconds, ...(rounds ? { rounds } : {}) }, async (offset) => {
     const result = await runLeaseMonitorRound({ seeds: await listAllSeeds(repo), store, events, now: new Date() });
     announced.push(...result.announced);
     for (const lease of result.expired) {
@@ -54,8 +46,8 @@ async function monitor(event: unknown): Promise<{ rounds: number; announced: str
       }
     }
     if (result.announced.length > 0 || result.forgotten.length > 0) logger.info('lease monitor round', { offset, announced: result.announced, forgotten: result.forgotten, expired: result.expired.map((l) => l.seed) });
-  }
-  return { rounds: offsets.length, announced, switched };
+  });
+  return { rounds: planned, announced, switched };
 }
 
 export const handler = middy(monitor).use(observability());
