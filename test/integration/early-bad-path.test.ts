@@ -29,6 +29,7 @@ const KEYS = 50;
 /** The test stack's command timeout (global-setup: migrationCommandTimeoutSeconds). */
 const COMMAND_TIMEOUT_MS = 15_000;
 const agents = new Map<string, AgentProcess>();
+let passed = false;
 
 async function seed(name: string): Promise<Seed> {
   return (await api.request<Seed>('GET', `/seeds/${name}`)).body;
@@ -65,7 +66,9 @@ describe('early switch to the bad path: the source agent frozen, mode auto', () 
 
   afterAll(async () => {
     await Promise.all([...agents.values()].map((a) => a.stop()));
-    rmSync(workDir, { recursive: true, force: true });
+    // A failure keeps the agents' logs for the operator.
+    if (passed) rmSync(workDir, { recursive: true, force: true });
+    else console.log(`early switch: agent logs kept in ${workDir}`);
   });
 
   it('reaches Succeeded on the bad path, switched by SourceLeaseExpired well before the command timeout, with every key', async () => {
@@ -136,6 +139,7 @@ describe('early switch to the bad path: the source agent frozen, mode auto', () 
     const restored = new Etcd3({ hosts: destinationEtcd });
     expect(await restored.getAll().prefix('early/').count()).toBe(KEYS);
     restored.close();
+    passed = true;
     console.log(`early switch: request -> Succeeded ${(elapsed / 1000).toFixed(1)} s, switched ${(switchedAfter / 1000).toFixed(1)} s after admission (command timeout ${COMMAND_TIMEOUT_MS / 1000} s)`);
   }, 240_000);
 });
