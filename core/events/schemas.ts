@@ -17,8 +17,12 @@ export const EVENT_SCHEMAS = {
   SeedDeleted: z.looseObject({ seed: name }).describe('A seed was deleted.'),
   SeedDeprovisionFailed: z.looseObject({ seed: name, error: z.string() }).describe('A deleted seed\'s command queue could not be removed.'),
   SeedLeaseLost: z
-    .looseObject({ seed: name, lastRenewTime: z.string().optional() })
-    .describe('A seed agent stopped renewing its lease (published by the seed lifecycle; the alarm SeedLeaseLost watches the metric of the same name).'),
+    .looseObject({
+      seed: name, lastRenewTime: z.string().optional(),
+      expiredAt: z.string().optional().describe('When the lease ran out: its last renewal plus its duration.'),
+      leaseDurationSeconds: z.number().int().min(1).optional(),
+    })
+    .describe('A seed agent stopped renewing its lease: published once per loss by the lease monitor (a loss ends with the next heartbeat); the alarm SeedLeaseLost watches the metric of the same name.'),
   SeedReady: z
     .looseObject({ seed: name, identity: z.string().min(1) })
     .describe('A seed agent renewed a lease that had expired or never existed: the seed can host shoots again (pending shoots are placed).'),
@@ -57,6 +61,12 @@ export const EVENT_SCHEMAS = {
   MigrationSucceeded: z
     .looseObject({ ...migrationRef, source: name, destination: name, path: z.enum(['good', 'bad']).optional(), switchedToBadPath: z.boolean(), durationSeconds: seconds.optional() })
     .describe('The shoot runs on the destination; the migration lock is released.'),
+  MigrationSwitchedToBadPath: z
+    .looseObject({
+      ...migrationRef, failedStep: z.string(), reason: z.string(),
+      early: z.boolean().describe('True when the source\'s lease had expired (SourceLeaseExpired): the flow did not wait for the command timeout.'),
+    })
+    .describe('A good-path step gave up (timeout, failure, or the source\'s lease expired in mode auto); the migration continues on the bad path.'),
   MigrationFailed: z
     .looseObject({ ...migrationRef, step: z.string(), error: z.string().optional(), durationSeconds: seconds.optional() })
     .describe('A migration ended in Error at step; calling migrate again resumes it.'),

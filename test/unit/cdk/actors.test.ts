@@ -131,7 +131,7 @@ describe('operations you can watch, on the template', () => {
       expect(byMetric(name), name).toEqual([expect.objectContaining({ Namespace: 'gardenless', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' })]);
     }
     expect(alarms.filter((a) => a.Namespace === 'AWS/ApiGateway' && a.MetricName === '5xx')).toHaveLength(1);
-    expect(alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible')).toHaveLength(4);
+    expect(alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible')).toHaveLength(5);
     expect(JSON.stringify(alarms)).toContain("WHERE tag.GardenlessQueue = 'seed-dead-letter'");
     for (const a of alarms) expect((a.AlarmActions as unknown[]).length).toBe(1);
   });
