@@ -124,6 +124,8 @@ export class GardenStack extends Stack {
         INTERNAL_DOMAIN: props.internalDomain,
         // A heartbeat that does not say how long it holds holds three of the deployment's intervals.
         SEED_LEASE_DURATION_SECONDS: String(3 * (props.seedHeartbeatInterval ?? Duration.seconds(10)).toSeconds()),
+        // The fence bound a migration dry run reports is the deployment's.
+        ...(props.ownershipTimings ? { OWNERSHIP_TIMINGS: JSON.stringify(props.ownershipTimings) } : {}),
       },
     });
     table.grantReadWriteData(api.function);

@@ -153,6 +153,11 @@ export class GardenService {
     return seedWithLease(current, lease, now);
   }
 
+  /** Every project's shoots (`-A`), sorted by project and name. */
+  listAllShoots(page: PageRequest): Promise<Page<Shoot>> {
+    return this.repo.listAllShoots(page);
+  }
+
   async putShoot(project: string, name: string, body: unknown): Promise<Written<Shoot>> {
     const input = parseInput(shootInput, body);
     const expected = input.metadata?.resourceVersion;
