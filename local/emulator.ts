@@ -1,9 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { freePort } from '../seed/ports.js';
 
-export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
+/** The repository: the nearest directory up with package.json (from local/ in sources, dist/cli/ when built). */
+export const PROJECT_ROOT = projectRoot(import.meta.dirname);
+
+function projectRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return resolve(from, '..');
+  }
+}
 const MINISTACK_BIN = join(PROJECT_ROOT, '.venv', 'bin', 'ministack');
 
 export interface Emulator {
