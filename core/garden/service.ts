@@ -30,7 +30,7 @@ export interface GardenServiceOptions {
   maxUnconditionalRetries?: number;
   /** Waits between such retries; tests pass one that does not sleep. */
   pause?: (ms: number) => Promise<void>;
-  /** Which URLs a heartbeat may name for the garden to fetch (DESIGN section 12). Default: https, public addresses only. */
+  /** Which URLs a heartbeat may name for the garden to fetch (docs/design.md section 12). Default: https, public addresses only. */
   outbound?: OutboundPolicy;
   /** Region strategy and distances of the scheduler (Gardener's scheduler configuration). */
   scheduling?: SchedulingPolicy;

@@ -69,7 +69,7 @@ export interface MigrationPreview {
 }
 
 /**
- * The API's part of a migration (DESIGN section 5, step 1): admit it, take the per-shoot lock with a
+ * The API's part of a migration (docs/design.md section 5, step 1): admit it, take the per-shoot lock with a
  * conditional write, start (or resume) the state machine; and show the current or last migration.
  */
 export class MigrationAdmission {

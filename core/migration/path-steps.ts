@@ -8,7 +8,7 @@ export interface PathStepsOptions {
   heartbeatIntervalMs?: number;
 }
 
-/** Which path a migration takes (DESIGN section 5, step 2) and the switch from the good path to the bad. */
+/** Which path a migration takes (docs/design.md section 5, step 2) and the switch from the good path to the bad. */
 export class PathSteps {
   private readonly journal: MigrationJournal;
 

@@ -1,6 +1,6 @@
 import type { MigrationMode, MigrationPath } from './record.js';
 
-/** DESIGN section 5: the source is reachable when its last heartbeat is younger than this many intervals. */
+/** docs/design.md section 5: the source is reachable when its last heartbeat is younger than this many intervals. */
 export const FRESH_HEARTBEAT_INTERVALS = 3;
 
 export interface ChoosePathInput {

@@ -21,7 +21,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // Tests drive the watchdog's rounds themselves; a scheduled round in between would count twice.
     const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenTest', context: {
       watchdogSchedule: 'false',
-      // Short waits, so that a silent source is given up in seconds (DESIGN: tests use seconds).
+      // Short waits, so that a silent source is given up in seconds (docs/design.md: tests use seconds).
       migrationCommandTimeoutSeconds: '15',
       migrationWaitFinalSnapshotSeconds: '20',
       seedHeartbeatIntervalSeconds: '2',
