@@ -50,6 +50,12 @@ export async function loadServerCommands(program: Command): Promise<void> {
   registerBackupRestoreCommand(program);
 }
 
+/** The shoot's last operation has ended: Succeeded or Failed (Error is retried, as in Gardener). */
+function settled(shoot: Shoot): boolean {
+  const state = shoot.status.lastOperation?.state;
+  return state === 'Succeeded' || state === 'Failed';
+}
+
 function print(text: string): void {
   if (text !== '') console.log(text);
 }
@@ -148,9 +154,22 @@ export function buildProgram(): Program {
   shoot
     .command('get <ref...>')
     .description('show shoots (<project>/<name>; a table, -o yaml|json for the objects)')
-    .action(async (refs: string[]) => {
+    .option('--wait', 'first wait until the last operation has ended (Succeeded: exit 0; Failed: exit 1; Error is retried, so waited on)')
+    .option('--timeout <seconds>', 'how long --wait waits', '300')
+    .action(async (refs: string[], flags: { wait?: boolean; timeout: string }) => {
       const api = await connect();
-      const items = await Promise.all(refs.map((r) => splitShoot(r)).map(([p, n]) => api.expect<Shoot>('GET', `/projects/${p}/shoots/${n}`)));
+      const read = () => Promise.all(refs.map((r) => splitShoot(r)).map(([p, n]) => api.expect<Shoot>('GET', `/projects/${p}/shoots/${n}`)));
+      let items = await read();
+      if (flags.wait) {
+        const deadline = Date.now() + Number(flags.timeout) * 1000;
+        while (items.some((s) => !settled(s)) && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 1000));
+          items = await read();
+        }
+        const unsettled = items.filter((s) => !settled(s)).map((s) => `${s.metadata.project}/${s.metadata.name}`);
+        if (unsettled.length > 0) throw new Error(`${unsettled.join(', ')}: the last operation has not settled after ${flags.timeout} s`);
+        if (items.some((s) => s.status.lastOperation?.state !== 'Succeeded')) process.exitCode = 1;
+      }
       print(await shoots(items, items.length === 1, new Set(items.map((s) => s.metadata.project)).size > 1));
     });
   applyCommand(shoot.command('apply').description('create or update shoots from files (metadata.project and metadata.name)'), 'Shoot');

@@ -7,6 +7,9 @@ import { parse, parseAllDocuments } from 'yaml';
 import { PROJECT_ROOT } from '../../local/emulator.js';
 import { freePort } from '../../seed/ports.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
+import { testSeedCluster } from '../harness/kube/seed-cluster.js';
+import { KubeObjects } from '../../seed/kubernetes/kube-api.js';
+import type { KubernetesObject } from '@kubernetes/client-node';
 
 /**
  * The built CLI (bin/gardenless) as a subprocess against the deployed stack: every kubectl-level behaviour
@@ -158,7 +161,7 @@ describe('the gardenless CLI against the deployed stack', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ eligible: 2, total: 3 });
   }, 120_000);
 
-  it('prints the control-plane layout as a v1 List whose pods have containers', async () => {
+  it('prints the control-plane layout as a v1 List whose objects a real API server admits', async () => {
     const res = await cli(['shoot', 'controlplane', 'cli/web']);
     const list = parse(res.stdout) as { apiVersion: string; kind: string; items: { kind: string; spec?: { template?: { spec: { containers: { image: string }[] } } } }[] };
 
@@ -168,7 +171,17 @@ describe('the gardenless CLI against the deployed stack', () => {
     const workloads = list.items.filter((i) => i.kind === 'Deployment' || i.kind === 'StatefulSet');
     expect(workloads).toHaveLength(7);
     for (const w of workloads) expect(w.spec!.template!.spec.containers[0]!.image).toMatch(/:/);
-  }, 120_000);
+
+    // A real API server admits every object (server-side dry run), the namespace applied for real first.
+    const cluster = await testSeedCluster();
+    const admin = new KubeObjects(cluster.kubeConfig());
+    const [namespace, ...rest] = list.items as unknown as KubernetesObject[];
+    await admin.apply(namespace!);
+    for (const object of rest) {
+      const admitted = await admin.apply(object, { dryRun: true });
+      expect(admitted.metadata?.uid, `${object.kind} ${object.metadata?.name}`).toBeDefined();
+    }
+  }, 300_000);
 
   it('previews a migration (destination, path, steps, fence bound) and starts nothing', async () => {
     // The source's agent heartbeats: the good path (the test stack's agents beat every 2 s).
@@ -214,6 +227,13 @@ describe('the gardenless CLI against the deployed stack', () => {
     if (gone.status === 200) expect(gone.body.metadata).toMatchObject({ deletionTimestamp: expect.any(String), annotations: { 'confirmation.gardener.cloud/deletion': 'true' } });
     else expect(gone.status).toBe(404);
   }, 120_000);
+
+  it('waits for a shoot\'s last operation to end, and gives up after --timeout', async () => {
+    // No agent runs on cli-a/cli-b here: the shoot's Create stays Processing.
+    const res = await cli(['shoot', 'get', 'cli/web', '--wait', '--timeout', '2']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe('error: cli/web: the last operation has not settled after 2 s\n');
+  }, 60_000);
 
   it('answers API errors with the code and message, as JSON with -o json, and exit code 1', async () => {
     const table = await cli(['shoot', 'get', 'cli/nosuch']);
