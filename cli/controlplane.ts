@@ -1,15 +1,8 @@
+import type { ControlPlaneLayoutView } from '../core/garden/service.js';
 import { asList } from './output.js';
 
 /** What `GET .../controlplane` answers (the GEP-20 layout: workloads and PDBs without containers). */
-export interface ControlPlaneLayout {
-  kind: 'ControlPlaneLayout';
-  technicalID: string;
-  seedName: string;
-  failureTolerance: string;
-  zones: string[];
-  zonePinned: boolean;
-  items: Record<string, unknown>[];
-}
+export type ControlPlaneLayout = ControlPlaneLayoutView;
 
 /** Which image of the seed's image vector runs each component (the etcd pods run the backup-restore sidecar). */
 const IMAGE_OF: Record<string, string> = {

@@ -157,7 +157,7 @@ describe('controlPlaneList', () => {
     const seed = { metadata: { name: 'a' }, spec: { provider: { type: 'aws', region: 'eu-west-1', zones: ['z1', 'z2', 'z3'] } } } as unknown as Seed;
     const shoot = { metadata: { project: 'dev', name: 'web' }, spec: { controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } } }, status: { technicalID: 'shoot--dev--web' } } as unknown as Shoot;
     const layout = controlPlaneLayout({ shoot, seed });
-    const answer: ControlPlaneLayout = { kind: 'ControlPlaneLayout', technicalID: layout.technicalID, seedName: 'a', failureTolerance: 'zone', zones: layout.zones, zonePinned: false, items: layoutObjects(layout) as unknown as Record<string, unknown>[] };
+    const answer: ControlPlaneLayout = { kind: 'ControlPlaneLayout', technicalID: layout.technicalID, seedName: 'a', failureTolerance: 'zone', zones: layout.zones, zonePinned: false, items: layoutObjects(layout) };
     const images = imageVector();
 
     const list = controlPlaneList(answer, images);
