@@ -10,7 +10,7 @@ import { messageOf, type MigrationJournal, type MigrationRef } from './journal.j
 import { admissionLock } from './lock.js';
 import { failStep, migrationProgress, resumePoint, setPath, skipReason, type MigrationPath, type MigrationRecord } from './record.js';
 import type { MigrationStepId } from './steps.js';
-import { choosePath } from './path.js';
+import { choosePathForSource } from './path.js';
 import { fenceBound } from '../ownership/fence.js';
 import type { OwnershipTimings } from '../ownership/timings.js';
 
@@ -114,12 +114,7 @@ export class MigrationAdmission {
     let record = admission.record;
     if (record.path === undefined) {
       const source = await this.journal.garden.getSeed(record.source.name);
-      const heartbeat = source?.status.lastHeartbeatTime ? Date.parse(source.status.lastHeartbeatTime) : undefined;
-      const decision = choosePath({
-        mode: record.mode,
-        sourceHeartbeatAge: heartbeat === undefined ? undefined : now.getTime() - heartbeat,
-        heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000,
-      });
+      const decision = choosePathForSource({ mode: record.mode, source, now, heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000 });
       record = setPath(record, { ...decision, now });
     }
     const resumeFrom = resumePoint(admission.record) ?? 'finalize';

@@ -1,5 +1,5 @@
 import { describeError, type MigrationJournal, type MigrationRef } from './journal.js';
-import { choosePath } from './path.js';
+import { choosePathForSource } from './path.js';
 import { resumePoint, setPath, switchToBadPath } from './record.js';
 
 export interface PathStepsOptions {
@@ -21,13 +21,8 @@ export class PathSteps {
     const record = await this.journal.current(ref);
     if (record.path) return { path: record.path, hibernated: record.guards.hibernated };
     const source = await this.journal.garden.getSeed(record.source.name);
-    const heartbeat = source?.status.lastHeartbeatTime ? Date.parse(source.status.lastHeartbeatTime) : undefined;
     const now = this.journal.now();
-    const decision = choosePath({
-      mode: record.mode,
-      sourceHeartbeatAge: heartbeat === undefined ? undefined : now.getTime() - heartbeat,
-      heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000,
-    });
+    const decision = choosePathForSource({ mode: record.mode, source, now, heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000 });
     const next = await this.journal.save(setPath(record, { ...decision, now }));
     return { path: next.path!, hibernated: next.guards.hibernated };
   }
