@@ -25,7 +25,8 @@ export interface Target {
  */
 export function targetFor(options: Pick<CliOptions, 'apiUrl' | 'region'>): Target {
   const local = readEndpoints();
-  const apiUrl = options.apiUrl ?? process.env.GARDENLESS_API_URL ?? local?.apiUrl;
+  // An empty variable counts as unset, as in a shell.
+  const apiUrl = options.apiUrl || process.env.GARDENLESS_API_URL || local?.apiUrl;
   if (!apiUrl) {
     throw new Error('No API URL: pass --api-url, set GARDENLESS_API_URL, or start the local landscape with npm start');
   }

@@ -11,7 +11,7 @@ import { readManifests } from './manifests.js';
 import { registerMigrateCommands } from './migrate-command.js';
 import { asList, formatResources, resourceName, serialize } from './output.js';
 import { seedName, splitShoot } from './refs.js';
-import { scheduleTable, seedTable, shootTable, type DryRunResult } from './render.js';
+import { scheduleTable, seedReadiness, seedTable, shootTable, type DryRunResult } from './render.js';
 import { cliVersion } from './version.js';
 
 export type Program = Command & { opts(): CliOptions };
@@ -54,6 +54,12 @@ export async function loadServerCommands(program: Command): Promise<void> {
 function settled(shoot: Shoot): boolean {
   const state = shoot.status.lastOperation?.state;
   return state === 'Succeeded' || state === 'Failed';
+}
+
+/** The shoot's seed's agent reports its control plane active (owner) with etcd ready, in its current lease. */
+function reportsRunning(seed: Seed, shoot: Shoot): boolean {
+  const cp = seed.status.controlPlanes?.find((c) => c.technicalID === shoot.status.technicalID);
+  return cp?.active === true && cp.etcdReady === true && seedReadiness(seed, new Date()).ready === 'True';
 }
 
 function print(text: string): void {
@@ -154,7 +160,7 @@ export function buildProgram(): Program {
   shoot
     .command('get <ref...>')
     .description('show shoots (<project>/<name>; a table, -o yaml|json for the objects)')
-    .option('--wait', 'first wait until the last operation has ended (Succeeded: exit 0; Failed: exit 1; Error is retried, so waited on)')
+    .option('--wait', 'first wait until each shoot runs: its last operation Succeeded, or its seed\'s agent reports its control plane active with etcd ready (Failed: exit 1)')
     .option('--timeout <seconds>', 'how long --wait waits', '300')
     .action(async (refs: string[], flags: { wait?: boolean; timeout: string }) => {
       const api = await connect();
@@ -162,13 +168,14 @@ export function buildProgram(): Program {
       let items = await read();
       if (flags.wait) {
         const deadline = Date.now() + Number(flags.timeout) * 1000;
-        while (items.some((s) => !settled(s)) && Date.now() < deadline) {
+        const done = async (s: Shoot) => settled(s) || (s.status.seedName !== undefined && reportsRunning(await api.expect<Seed>('GET', `/seeds/${s.status.seedName}`), s));
+        while (!(await Promise.all(items.map(done))).every(Boolean) && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, 1000));
           items = await read();
         }
-        const unsettled = items.filter((s) => !settled(s)).map((s) => `${s.metadata.project}/${s.metadata.name}`);
-        if (unsettled.length > 0) throw new Error(`${unsettled.join(', ')}: the last operation has not settled after ${flags.timeout} s`);
-        if (items.some((s) => s.status.lastOperation?.state !== 'Succeeded')) process.exitCode = 1;
+        const waiting = (await Promise.all(items.map(async (s) => ((await done(s)) ? undefined : `${s.metadata.project}/${s.metadata.name}`)))).filter((x) => x !== undefined);
+        if (waiting.length > 0) throw new Error(`${waiting.join(', ')}: not running after ${flags.timeout} s`);
+        if (items.some((s) => s.status.lastOperation?.state === 'Failed')) process.exitCode = 1;
       }
       print(await shoots(items, items.length === 1, new Set(items.map((s) => s.metadata.project)).size > 1));
     });
