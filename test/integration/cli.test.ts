@@ -184,10 +184,17 @@ describe('the gardenless CLI against the deployed stack', () => {
   }, 300_000);
 
   it('previews a migration (destination, path, steps, fence bound) and starts nothing', async () => {
-    // The source's agent heartbeats: the good path (the test stack's agents beat every 2 s).
-    await heartbeat('cli-a');
-    await heartbeat('cli-b');
-    const res = await cli(['shoot', 'migrate', 'cli/web', '--dry-run']);
+    // The seeds' agents heartbeat every second while the dry run runs, as live agents do (the test stack's
+    // interval is 2 s, so the source counts as reachable for 6 s after a beat): the good path.
+    const beat = () => Promise.all(['cli-a', 'cli-b'].map((seed) => heartbeat(seed)));
+    await beat();
+    const beating = setInterval(() => void beat().catch(() => undefined), 1_000);
+    let res: Run;
+    try {
+      res = await cli(['shoot', 'migrate', 'cli/web', '--dry-run']);
+    } finally {
+      clearInterval(beating);
+    }
     const bad = await cli(['-o', 'json', 'shoot', 'migrate', 'cli/web', '--mode', 'bad', '--dry-run']);
     const migration = await garden.api.request('GET', '/projects/cli/shoots/web/migration');
 
