@@ -32,7 +32,15 @@ export function targetFor(options: Pick<CliOptions, 'apiUrl' | 'region'>): Targe
   }
   const region = options.region ?? process.env.AWS_REGION ?? local?.region ?? 'us-east-1';
   const usingLocal = local !== undefined && apiUrl === local.apiUrl;
-  const credentials = usingLocal && !process.env.AWS_ACCESS_KEY_ID && !process.env.AWS_PROFILE ? { accessKeyId: 'test', secretAccessKey: 'test' } : undefined;
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = process.env;
+  // Keys in the environment come first in the SDK's chain too; taking them here spares loading the chain
+  // (about 0.7 s of module loading on this machine) for every call.
+  const credentials =
+    accessKeyId && secretAccessKey
+      ? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }
+      : usingLocal && !process.env.AWS_PROFILE
+        ? { accessKeyId: 'test', secretAccessKey: 'test' }
+        : undefined;
   return { apiUrl, region, ...(credentials ? { credentials } : {}) };
 }
 

@@ -95,7 +95,8 @@ export function buildProgram(): Program {
             else if (format !== 'json' && format !== 'yaml') print(`${resourceName(resource)} ${outcome}`);
           } catch (error) {
             // kubectl goes on with the other objects and fails at the end.
-            console.error(`error: ${m.source}: ${error instanceof Error ? error.message : String(error)}`);
+            const message = error instanceof Error ? error.message : String(error);
+            console.error(`error: ${message.startsWith(m.source) ? message : `${m.source}: ${message}`}`);
             process.exitCode = 1;
           }
         }
