@@ -61,8 +61,9 @@ export class LocalHosting implements ControlPlaneHosting {
     return status?.restore ? { restoredRevision: status.restore.revision } : {};
   }
 
-  async stopEtcd(technicalID: string): Promise<void> {
+  async stopEtcd(technicalID: string, options?: { snapshot?: boolean }): Promise<void> {
     const h = this.hosted.get(technicalID);
+    if (options?.snapshot && h?.sidecar?.running) await h.sidecar.fullSnapshot();
     await h?.sidecar?.stop();
     if (h) delete h.sidecar;
   }
@@ -106,6 +107,11 @@ export class LocalHosting implements ControlPlaneHosting {
   /** The sidecar process of one shoot, for tests. */
   sidecar(technicalID: string): SidecarProcess | undefined {
     return this.hosted.get(technicalID)?.sidecar;
+  }
+
+  /** Where one shoot's files live on this machine (etcd data, logs); remove() deletes it. */
+  dataDir(technicalID: string): string {
+    return join(this.options.workDir, technicalID);
   }
 
   async remove(technicalID: string): Promise<void> {

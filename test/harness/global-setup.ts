@@ -21,6 +21,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // Tests drive the watchdog's rounds themselves; a scheduled round in between would count twice.
     const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenTest', context: {
       watchdogSchedule: 'false',
+      // Tests drive the lease monitor's rounds too (test/integration/early-bad-path.test.ts).
+      leaseMonitorSchedule: 'false',
       // Short waits, so that a silent source is given up in seconds (docs/design.md: tests use seconds).
       migrationCommandTimeoutSeconds: '15',
       migrationWaitFinalSnapshotSeconds: '20',

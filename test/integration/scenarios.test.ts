@@ -16,8 +16,9 @@ import { backedSeed, fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 import {
-  acknowledgedRate, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, EtcdPutError, gatewayPut, killProcessTree,
-  processTree, readEtcdContent, startSeedProxies, startWriter, type EtcdPut, type SeedProxies, type SeedRole, type WriterRecord,
+  acknowledgedRate, checkHistory, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, gatewayGet, gatewayPut, HistoryRecorder,
+  killProcessTree, markLossWindow, processTree, readEtcdContent, recordFinalReads, resolving, startRegisterClients, startSeedProxies, startWriter,
+  type LinearizabilityVerdict, type SeedProxies, type SeedRole, type WriterRecord,
 } from '../harness/scenario/index.js';
 
 /**
@@ -30,6 +31,14 @@ import {
  * In S3 (the source's sidecar and etcd killed, its agent stopped) nothing final reaches the source's
  * bucket: the copy proceeds with the latest snapshot after its wait-for-final timeout, which the test
  * stack sets to 15 s (`copyWaitForFinalSeconds` in test/harness/global-setup.ts).
+ *
+ * Every scenario also records a history of client operations (the writer's puts; four register clients
+ * putting and reading six shared keys, 10 operations a second each, 60 % reads, two through the source
+ * first and two through the destination first; then one final read of every key through the
+ * destination) and passes it to the linearizability checker (Porcupine). S1, S2 and S4 (reconnected) promise no loss: their histories are
+ * checked as recorded. S3 allows the loss of one delta interval: what the source answered inside that
+ * window is marked of unknown outcome first, exactly the bound its loss check asserts (and when writes
+ * were lost, the history as recorded must be rejected: the marking is what makes it pass).
  */
 
 const garden = testGarden();
@@ -40,6 +49,8 @@ const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
 
 const DELTA_INTERVAL_MS = 1_000;
+/** S3's bound beyond one delta interval: the delta a killed source was uploading (see the S3 test). */
+const S3_UPLOAD_SLACK_MS = 500;
 const SIDECAR = { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: DELTA_INTERVAL_MS };
 /** The test stack judges a seed silent after three heartbeat intervals of 2 s. */
 const SILENCE_MS = 7_000;
@@ -147,16 +158,22 @@ async function landscape(label: string) {
   }, 60_000);
 
   const seeds: Record<SeedRole, Seed> = { source, destination };
-  // The endpoints resolve at each write: the destination's etcd exists only once it restores.
-  const put: EtcdPut = (input) => {
-    const url = seeds[input.endpoint as SeedRole].sidecar(id)?.clientUrl;
-    if (!url) return Promise.reject(new EtcdPutError(`${input.endpoint}: no etcd for ${id}`));
-    return gatewayPut({ ...input, endpoint: url });
-  };
-  const writer = startWriter({ endpoints: { source: 'source', destination: 'destination' }, prefix: `scenario/${label}`, put, timeoutMs: 500 });
+  // The endpoints resolve at each request: the destination's etcd exists only once it restores.
+  const etcdOf = (role: string) => seeds[role as SeedRole].sidecar(id)?.clientUrl;
+  const [put, get] = [resolving(gatewayPut, etcdOf), resolving(gatewayGet, etcdOf)];
+  const endpoints = { source: 'source', destination: 'destination' } as const;
+  const history = new HistoryRecorder();
+  const writer = startWriter({ endpoints, prefix: `scenario/${label}`, put, timeoutMs: 500, history });
   cleanups.push(() => writer.stop());
+  const registers = startRegisterClients({
+    // 40 operations a second in all, most of them reads: a dense history that leaves etcd's disk to the writer.
+    history, endpoints, put, get, timeoutMs: 500, opsPerSecond: 10, readShare: 0.6,
+    keys: ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'].map((k) => `scenario/${label}-registers/${k}`),
+    clients: ['source', 'source', 'destination', 'destination'],
+  });
+  cleanups.push(() => registers.stop());
   await sleep(2_000);
-  return { source, destination, project, shootName, id, writer };
+  return { source, destination, project, shootName, id, writer, registers, history };
 }
 
 type Landscape = Awaited<ReturnType<typeof landscape>>;
@@ -194,11 +211,33 @@ function watchFence(l: Landscape): { fencedAt: () => number | undefined; last: (
   return { fencedAt: () => fencedAt, last: () => last, stop: () => void (running = false) };
 }
 
-/** Stops the writer once the destination acknowledged writes for a while; its record. */
+/** Stops the writer and the register clients once the destination acknowledged writes for a while; the writer's record. */
 async function finishWriting(l: Landscape): Promise<WriterRecord> {
   await until('the destination to acknowledge writes', async () => l.writer.record().acknowledged.some((w) => w.seed === 'destination'), 60_000);
   await sleep(1_500);
-  return l.writer.stop();
+  const [record] = await Promise.all([l.writer.stop(), l.registers.stop()]);
+  return record;
+}
+
+/**
+ * Reads every key of the history through the destination, then runs the linearizability checker over
+ * it (the verdict is printed; the history, and the visualization when it fails, stay in
+ * test-results/linearizability/). `lossWindow`: the contract's loss window before the source's last
+ * answer, whose operations become of unknown outcome first.
+ */
+async function assertLinearizable(l: Landscape, name: string, lossWindow?: { lengthMs: number; reason: string; lostWrites: number }): Promise<LinearizabilityVerdict> {
+  await recordFinalReads({ history: l.history, seed: 'destination', endpoint: l.destination.sidecar(l.id)!.clientUrl });
+  if (lossWindow) {
+    // The loss is real: as recorded, with the lost writes acknowledged, the history is rejected.
+    const unmarked = await checkHistory(`${name}-as-recorded`, l.history, { visualize: 'never' });
+    if (lossWindow.lostWrites > 0) expect(unmarked.result, JSON.stringify(unmarked)).toBe('not-linearizable');
+    const marked = markLossWindow(l.history.operations(), { seed: 'source', lengthMs: lossWindow.lengthMs, reason: lossWindow.reason });
+    l.history.replace(marked.ops);
+    if (marked.from !== undefined) l.history.annotate(`${lossWindow.reason}: ${marked.changed} source answers of unknown outcome`, marked.from, marked.to);
+  }
+  const verdict = await checkHistory(name, l.history);
+  expect(verdict.result, JSON.stringify(verdict)).toBe('linearizable');
+  return verdict;
 }
 
 /** The assertions of every scenario; returns the destination etcd's content under the writer's prefix. */
@@ -250,6 +289,7 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     const l = await landscape('s1');
     const fence = watchFence(l);
     const migratedAt = await migrate(l);
+    l.history.annotate('migrate (good path)', migratedAt);
     const m = await settled(l);
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('good');
@@ -260,6 +300,7 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
     expect(loss.ok, loss.summary).toBe(true);
     expect((await snapshotKeys(`gl-backup-${l.destination.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(true);
+    await assertLinearizable(l, 'S1');
     const lastSourceAck = record.acknowledged.filter((w) => w.seed === 'source').at(-1)!.at;
     figures('S1', record, { lost: loss.lost.length, migrateToFenceMs: (fence.fencedAt() ?? NaN) - migratedAt, migrateToLastSourceAckMs: Math.round(lastSourceAck - migratedAt), totalMs: Date.now() - t0 });
   }, 240_000);
@@ -270,8 +311,9 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     const fence = watchFence(l);
     const cutAt = Date.now();
     l.source.proxies.cut('garden', 'queues');
+    l.history.annotate('source: garden API and queues cut', cutAt);
     await sleep(SILENCE_MS);
-    await migrate(l);
+    l.history.annotate('migrate', await migrate(l));
     const m = await settled(l);
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('bad');
@@ -285,6 +327,7 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     // It fenced because the record names the destination, not because it could not resolve it.
     expect(fence.last()?.owner.fencedBecause).toBe('not-owner');
     expect((await snapshotKeys(`gl-backup-${l.destination.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(true);
+    await assertLinearizable(l, 'S2');
     const ownerChangedAt = Date.parse(m.steps.find((s) => s.id === 'set-owner-destination')!.endedAt!);
     const lastSourceAck = record.acknowledged.filter((w) => w.seed === 'source').at(-1)!.at;
     figures('S2', record, {
@@ -306,12 +349,14 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     const killedAt = Date.now();
     const killed = await killProcessTree(sidecarPid);
     const deadAt = Date.now();
+    l.history.annotate('source sidecar and etcd killed', killedAt, deadAt);
     expect(killed).toEqual(expect.arrayContaining(tree));
     await l.source.stopAgent();
     l.source.proxies.cutAll();
     expect(tree.filter((p) => !gone(p)), 'processes of the source sidecar left').toEqual([]);
     await sleep(SILENCE_MS);
     const migratedAt = await migrate(l);
+    l.history.annotate('migrate', migratedAt);
     const m = await settled(l);
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('bad');
@@ -326,8 +371,10 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     const content = await assertCommon(l, record, killedAt);
     // A source killed mid-upload loses the delta it was writing as well: the bound is one interval plus
     // that upload, which the emulator's S3 on a loaded two-core machine can stretch to a few hundred ms.
-    const loss = checkLossBounded(record.acknowledged, content, { deltaIntervalMs: DELTA_INTERVAL_MS, slackMs: 500 });
+    const loss = checkLossBounded(record.acknowledged, content, { deltaIntervalMs: DELTA_INTERVAL_MS, slackMs: S3_UPLOAD_SLACK_MS });
     expect(loss.ok, loss.summary).toBe(true);
+    // The same bound for the checker: what the source answered within it is of unknown outcome.
+    await assertLinearizable(l, 'S3', { lengthMs: DELTA_INTERVAL_MS + S3_UPLOAD_SLACK_MS, reason: 'S3 loss window (one delta interval + upload)', lostWrites: loss.lost.length });
     const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
     const lastSourceAck = sourceAcks.at(-1)!.at;
     // A write sent once the tree was dead cannot have been acknowledged by it. (The client may read an
@@ -347,8 +394,9 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     const fence = watchFence(l);
     const cutAt = Date.now();
     l.source.proxies.cutAll();
+    l.history.annotate('source: everything outbound cut', cutAt);
     await sleep(SILENCE_MS);
-    await migrate(l);
+    l.history.annotate('migrate', await migrate(l));
     // The source fenced itself on unknown, with no final snapshot: it could not reach its bucket.
     await until('the source to fence on unknown', async () => fence.fencedAt() !== undefined, 15_000);
     const fencedAt = fence.fencedAt()!;
@@ -362,6 +410,7 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     // Reconnected: the record names the destination, so the source stays fenced and takes its final snapshot.
     const reconnectedAt = Date.now();
     l.source.proxies.restoreAll();
+    l.history.annotate('source reconnected', reconnectedAt);
     await until('the source\'s final snapshot', async () => (await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final')), 30_000, 250);
     const m = await settled(l);
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
@@ -378,6 +427,8 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     // No source acknowledgement once it fenced, nor after it reconnected.
     const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
     expect(sourceAcks.filter((w) => w.at > fencedAt)).toEqual([]);
+    l.history.annotate('source fenced (first fenced status seen)', fencedAt);
+    await assertLinearizable(l, 'S4');
     figures('S4', record, {
       lost: loss.lost.length, copyFinal: m.copy?.final, cutToFenceMs: fencedAt - cutAt, cutToLastSourceAckMs: Math.round(sourceAcks.at(-1)!.at - cutAt),
       fencedToReconnectMs: reconnectedAt - fencedAt, totalMs: Date.now() - t0,
