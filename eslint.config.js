@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'cdk.out/**', '.landscape/**', '.venv/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'cdk.out/**', '.landscape/**', '.venv/**', 'coverage/**', 'dist/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -26,7 +26,7 @@ export interface ActorsProps {
 export const SEED_TAG_VARIABLE = `\${aws:PrincipalTag/${SEED_PRINCIPAL_TAG}}`;
 
 /**
- * The actors of DESIGN section 12 as IAM: an operator role (every route), a viewer role (the routes the
+ * The actors of docs/design.md section 12 as IAM: an operator role (every route), a viewer role (the routes the
  * route table marks `viewer`) and the seed agent managed policy, which every seed's agent role carries.
  * The API routes each actor may invoke come from the route table (`access`), the same entries the
  * handler checks; a new agent route (the seed lease) is one entry there.
@@ -61,7 +61,7 @@ export class Actors extends Construct {
       description: 'gardenless operator: every route of the garden API',
     });
     this.operatorRole.addToPolicy(new iam.PolicyStatement({ actions: ['execute-api:Invoke'], resources: [invoke('*', '/*')] }));
-    acknowledge(this.operatorRole, `IAM5[Resource::${nagInvoke('*', '/*')}]`, 'The operator may call every route of this one API, in any stage (DESIGN section 12).');
+    acknowledge(this.operatorRole, `IAM5[Resource::${nagInvoke('*', '/*')}]`, 'The operator may call every route of this one API, in any stage (docs/design.md section 12).');
 
     this.viewerRole = new iam.Role(this, 'Viewer', {
       roleName: `${stack.stackName}-viewer`,

@@ -55,7 +55,7 @@ export interface GardenStackProps extends StackProps {
   copyWaitForFinal?: Duration;
   /**
    * What URLs reported by seeds the garden may fetch besides https on public addresses: any of `http`,
-   * `loopback`, `private` (DESIGN section 12). Default none; the local landscape and tests allow
+   * `loopback`, `private` (docs/design.md section 12). Default none; the local landscape and tests allow
    * `http` and `loopback`. Link-local addresses (instance metadata) are never allowed.
    */
   outboundAllow?: readonly ('http' | 'loopback' | 'private')[];
@@ -96,7 +96,7 @@ export class GardenStack extends Stack {
     });
     acknowledge(accessLogs, 'S1', 'This is the server access log bucket itself; logging it into itself would loop.');
 
-    // ShootState blobs larger than a DynamoDB item can hold (DESIGN: > 100 KB) live here.
+    // ShootState blobs larger than a DynamoDB item can hold (docs/design.md: > 100 KB) live here.
     const stateBucket = new s3.Bucket(this, 'StateBucket', {
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -131,6 +131,8 @@ export class GardenStack extends Stack {
         INTERNAL_DOMAIN: props.internalDomain,
         // A heartbeat that does not say how long it holds holds three of the deployment's intervals.
         SEED_LEASE_DURATION_SECONDS: String(3 * (props.seedHeartbeatInterval ?? Duration.seconds(10)).toSeconds()),
+        // The fence bound a migration dry run reports is the deployment's.
+        ...(props.ownershipTimings ? { OWNERSHIP_TIMINGS: JSON.stringify(props.ownershipTimings) } : {}),
       },
     });
     table.grantReadWriteData(api.function);

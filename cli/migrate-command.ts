@@ -1,7 +1,13 @@
 import { Option, type Command } from 'commander';
-import { Listr, type ListrTask } from 'listr2';
+import type { ListrTask } from 'listr2';
 import type { GardenClient } from '../adapters/http/garden-client.js';
-import { apiErrorLine, migrateAccepted, migrationTable, migrationView, type MigrationResponse } from './migration-view.js';
+import { ApiError, apiErrorLine, type Api } from './api.js';
+import type { OutputFormat } from './config.js';
+import { requireConfirmation } from './confirm.js';
+import { serialize } from './output.js';
+import { migrationPreviewText, type MigrationPreview } from './render.js';
+import { migrateAccepted, migrationTable, migrationView, type MigrationResponse } from './migration-view.js';
+import { splitShoot } from './refs.js';
 
 /** The watch could not follow the migration (the API kept failing, or refused the read). */
 export class MigrationWatchError extends Error {
@@ -19,40 +25,50 @@ interface MigrateAnswer {
   destinationSeed: string;
 }
 
-function splitShoot(ref: string): [string, string] {
-  const [project, name, ...rest] = ref.split('/');
-  if (!project || !name || rest.length > 0) throw new Error(`"${ref}" is not <project>/<name>`);
-  return [project, name];
-}
-
-function fail(status: number, body: unknown, output: Output): void {
-  console.error(output === 'json' ? JSON.stringify(body, null, 2) : apiErrorLine(status, body));
-  process.exitCode = 1;
+function structured(format: OutputFormat): format is 'json' | 'yaml' {
+  return format === 'json' || format === 'yaml';
 }
 
 /**
- * `gardenless shoot migrate <project>/<name> [--to SEED] [--mode auto|good|bad] [--watch]` and
+ * `gardenless shoot migrate <project>/<name> [--to SEED] [--mode auto|good|bad] [--dry-run] [--yes] [--watch]` and
  * `gardenless shoot migration <project>/<name> [--watch]`, added to the `shoot` command.
  */
-export function registerMigrateCommands(shoot: Command, clientFor: () => GardenClient, output: () => Output): void {
+export function registerMigrateCommands(shoot: Command, connect: () => Promise<Api>, output: () => OutputFormat): void {
   shoot
     .command('migrate <ref>')
     .description("move a shoot's control plane to another seed (<project>/<name>); calling it after an Error resumes")
     .option('--to <seed>', 'destination seed (default: chosen by the scheduler)')
     .addOption(new Option('--mode <mode>', 'auto (good path if the source seed heartbeats, else bad), good or bad').choices(['auto', 'good', 'bad']))
+    .option('--dry-run', 'show the destination, the path, the steps and the fence bound; start nothing')
+    .option('-y, --yes', 'do not ask before a bad-path migration (--mode bad)')
     .option('-w, --watch', 'show the steps live until the migration ends (exit code 1 on Error)')
-    .action(async (ref: string, flags: { to?: string; mode?: 'auto' | 'good' | 'bad'; watch?: boolean }) => {
+    .action(async (ref: string, flags: { to?: string; mode?: 'auto' | 'good' | 'bad'; watch?: boolean; dryRun?: boolean; yes?: boolean }) => {
       const [project, name] = splitShoot(ref);
-      const client = clientFor();
+      const api = await connect();
+      const path = `/projects/${project}/shoots/${name}/migrate`;
       const body = { ...(flags.to ? { destinationSeed: flags.to } : {}), ...(flags.mode ? { mode: flags.mode } : {}) };
-      const res = await client.request<MigrateAnswer>('POST', `/projects/${project}/shoots/${name}/migrate`, { body });
-      if (res.status !== 202) return fail(res.status, res.body, output());
-      if (!flags.watch) {
-        console.log(output() === 'json' ? JSON.stringify(res.body, null, 2) : migrateAccepted(res.body, ref));
+      const format = output();
+      if (flags.dryRun) {
+        const preview = await api.expect<MigrationPreview>('POST', path, { body, query: { dryRun: 'All' } });
+        console.log(structured(format) ? await serialize(preview, format) : migrationPreviewText(`${project}/${name}`, preview));
         return;
       }
-      if (output() === 'table') console.log(migrateAccepted(res.body, ref));
-      await watchMigration({ client, project, name, migrationId: res.body.migrationId, output: output() });
+      if (flags.mode === 'bad') {
+        await requireConfirmation(
+          'the bad-path migration',
+          `Migrate ${project}/${name} on the bad path? The source seed is not asked: its etcd fences itself when the owner record moves, and writes after its last snapshot are lost.`,
+          { yes: flags.yes ?? false },
+        );
+      }
+      const res = await api.request<MigrateAnswer>('POST', path, { body });
+      if (res.status !== 202) throw new ApiError(res.status, res.body);
+      const plain: Output = structured(format) ? 'json' : 'table';
+      if (!flags.watch) {
+        console.log(structured(format) ? await serialize(res.body, format) : migrateAccepted(res.body, `${project}/${name}`));
+        return;
+      }
+      if (plain === 'table') console.log(migrateAccepted(res.body, `${project}/${name}`));
+      await watchMigration({ client: api.raw, project, name, migrationId: res.body.migrationId, output: plain });
     });
 
   shoot
@@ -61,14 +77,14 @@ export function registerMigrateCommands(shoot: Command, clientFor: () => GardenC
     .option('-w, --watch', 'show the steps live until the migration ends (exit code 1 on Error)')
     .action(async (ref: string, flags: { watch?: boolean }) => {
       const [project, name] = splitShoot(ref);
-      const client = clientFor();
+      const api = await connect();
+      const format = output();
       if (flags.watch) {
-        await watchMigration({ client, project, name, output: output() });
+        await watchMigration({ client: api.raw, project, name, output: structured(format) ? 'json' : 'table' });
         return;
       }
-      const res = await client.request<MigrationResponse>('GET', `/projects/${project}/shoots/${name}/migration`);
-      if (res.status !== 200) return fail(res.status, res.body, output());
-      console.log(output() === 'json' ? JSON.stringify(res.body, null, 2) : migrationTable(res.body, { now: new Date() }));
+      const record = await api.expect<MigrationResponse>('GET', `/projects/${project}/shoots/${name}/migration`);
+      console.log(structured(format) ? await serialize(record, format) : migrationTable(record, { now: new Date() }));
     });
 }
 
@@ -190,6 +206,7 @@ export async function watchMigration(options: { client: GardenClient; project: s
   } else {
     const { record } = await feed.after(0);
     console.log(migrationView(record, { now: new Date() }).heading);
+    const { Listr } = await import('listr2');
     const list = new Listr(
       record.steps.map((s) => stepTask(s.id, feed)),
       {

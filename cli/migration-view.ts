@@ -94,8 +94,4 @@ export function migrateAccepted(body: { migrationId: string; resumed: boolean; d
   return `migration ${body.migrationId} of ${shoot} to ${body.destinationSeed} ${body.resumed ? 'resumed from its last completed step' : 'started'}`;
 }
 
-/** An API error as one line: `error 409 MigrationRunning: ... (field spec.x)`. */
-export function apiErrorLine(status: number, body: unknown): string {
-  const err = (typeof body === 'object' && body !== null ? body : {}) as { code?: string; message?: string; field?: string };
-  return `error ${status} ${err.code ?? ''}: ${err.message ?? String(body)}${err.field ? ` (field ${err.field})` : ''}`;
-}
+export { apiErrorLine } from './api.js';

@@ -90,7 +90,7 @@ export function registerSeedAgentCommand(program: Command): Command {
       const aws = { region, ...(endpoint ? { endpoint } : {}), ...(usingEmulator ? { credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) } : {}) };
       const common = {
         seed: flags.seed,
-        garden: clientFor(global),
+        garden: await clientFor(global),
         aws,
         owner,
         backupBucket: flags.backupBucket ?? `gl-backup-${flags.seed}`,

@@ -1,9 +1,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { freePort } from '../seed/ports.js';
 
-export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
+// Every local tool (landscape, benchmarks, demo, tests) imports this module: the AWS SDK's eight-line
+// warning that its 2027 releases need Node 22 is known (README, known limits) and silenced here, for this
+// process and every child it starts.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+/** The repository: the nearest directory up with package.json (from local/ in sources, dist/cli/ when built). */
+export const PROJECT_ROOT = projectRoot(import.meta.dirname);
+
+function projectRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return resolve(from, '..');
+  }
+}
 const MINISTACK_BIN = join(PROJECT_ROOT, '.venv', 'bin', 'ministack');
 
 export interface Emulator {

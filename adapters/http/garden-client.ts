@@ -1,4 +1,3 @@
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
@@ -37,7 +36,7 @@ export class GardenClient {
     this.signer = new SignatureV4({
       service: 'execute-api',
       region: options.region,
-      credentials: options.credentials ?? defaultProvider(),
+      credentials: options.credentials ?? defaultCredentials(),
       sha256: Hash.bind(null, 'sha256'),
     });
     this.sign = options.sign ?? true;
@@ -92,4 +91,16 @@ export class GardenClient {
     }
     return { status: res.status, headers: res.headers, body: parsed as T };
   }
+}
+
+/**
+ * The SDK's default credential chain, loaded on the first signature: a CLI call against the local
+ * landscape (static test credentials) or `--help` never pays for loading it.
+ */
+function defaultCredentials(): AwsCredentialIdentityProvider {
+  let provider: Promise<AwsCredentialIdentityProvider> | undefined;
+  return async (options) => {
+    provider ??= import('@aws-sdk/credential-provider-node').then((m) => m.defaultProvider());
+    return (await provider)(options);
+  };
 }

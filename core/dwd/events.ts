@@ -1,5 +1,5 @@
 /**
- * Events the watchdog emits alongside its commands. The reasons are part of the contract (DESIGN
+ * Events the watchdog emits alongside its commands. The reasons are part of the contract (docs/design.md
  * section 8 and issue 7); the Lambda publishes them and the integration tests look for them.
  */
 export const DEPENDENTS_SCALED_DOWN = 'DependentsScaledDown';

@@ -1,6 +1,6 @@
 import { requirePositiveFinite, requirePositiveInteger, withoutUndefined } from './validate.js';
 
-/** Tuning of the prober. Defaults follow DESIGN section 8 and dependency-watchdog's own defaults. */
+/** Tuning of the prober. Defaults follow docs/design.md section 8 and dependency-watchdog's own defaults. */
 export interface ProberOptions {
   /** Consecutive (external down, internal up) rounds before the dependents are scaled down. */
   failureThreshold: number;

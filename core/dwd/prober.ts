@@ -51,7 +51,7 @@ export interface DecideProbeInput {
 
 /**
  * One prober round for one shoot. Pure: the caller probes, reads the heartbeat, stores the state and
- * sends the commands. The rules (DESIGN section 8):
+ * sends the commands. The rules (docs/design.md section 8):
  * - internal up and external down for `failureThreshold` consecutive rounds, with an internal "up" that
  *   the agent observed after the external probe began to fail: scale the dependents to 0 in
  *   {@link SCALE_DOWN_ORDER}, remembering the replicas of those it scaled;

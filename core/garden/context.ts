@@ -7,7 +7,7 @@ export interface IdSource {
   uuid(): string;
 }
 
-/** Events on the bus (source `gardenless`); detail types are the names DESIGN section 5 lists. */
+/** Events on the bus (source `gardenless`); detail types are the names docs/design.md section 5 lists. */
 export interface EventSink {
   publish(detailType: string, detail: Record<string, unknown>): Promise<void>;
 }

@@ -2,7 +2,7 @@ import type { Condition } from '../model/common.js';
 import type { HeartbeatInput, HostedControlPlane, Seed } from '../model/seed.js';
 import { mergeConditions } from './conditions.js';
 
-/** Default lease: three heartbeat intervals of 10 s (DESIGN section 11). */
+/** Default lease: three heartbeat intervals of 10 s (docs/design.md section 11). */
 export const DEFAULT_LEASE_DURATION_SECONDS = 30;
 
 /**

@@ -32,7 +32,7 @@ export interface GardenServiceOptions {
   maxUnconditionalRetries?: number;
   /** Waits between such retries; tests pass one that does not sleep. */
   pause?: (ms: number) => Promise<void>;
-  /** Which URLs a heartbeat may name for the garden to fetch (DESIGN section 12). Default: https, public addresses only. */
+  /** Which URLs a heartbeat may name for the garden to fetch (docs/design.md section 12). Default: https, public addresses only. */
   outbound?: OutboundPolicy;
   /** Region strategy and distances of the scheduler (Gardener's scheduler configuration). */
   scheduling?: SchedulingPolicy;
@@ -174,6 +174,11 @@ export class GardenService {
     const shoots = new Map<string, Shoot | undefined>();
     for (const plane of candidates) shoots.set(plane.technicalID, await this.repo.getShoot(plane.shoot!.project, plane.shoot!.name));
     return releasable({ seed, planes: candidates, shoots });
+  }
+
+  /** Every project's shoots (`-A`), sorted by project and name. */
+  listAllShoots(page: PageRequest): Promise<Page<Shoot>> {
+    return this.repo.listAllShoots(page);
   }
 
   async putShoot(project: string, name: string, body: unknown): Promise<Written<Shoot>> {

@@ -14,7 +14,7 @@ import {
 } from './kubernetes.js';
 import { chooseZones, stableHash } from './zones.js';
 
-/** The control-plane components DESIGN section 7 lays out, in the order they are reported. */
+/** The control-plane components docs/design.md section 7 lays out, in the order they are reported. */
 export const COMPONENTS = [
   'etcd',
   'kube-apiserver',
@@ -65,7 +65,7 @@ export interface LayoutOptions {
   rolloutVersion?: string;
 }
 
-/** Replicas when awake: DESIGN section 7 (GEP-20's recommended numbers). */
+/** Replicas when awake: docs/design.md section 7 (GEP-20's recommended numbers). */
 export function replicasFor(component: ComponentName, tolerance: FailureToleranceType | undefined, apiServerReplicas?: number): number {
   const ha = tolerance !== undefined;
   switch (component) {
@@ -180,7 +180,7 @@ function componentLayout(component: ComponentName, awakeReplicas: number, hibern
 }
 
 /**
- * The HA layout of a shoot's control plane on a seed (DESIGN section 7, GEP-20), as Kubernetes objects: per
+ * The HA layout of a shoot's control plane on a seed (docs/design.md section 7, GEP-20), as Kubernetes objects: per
  * component a Deployment or StatefulSet carrying replicas, labels, affinity and topology spread constraints,
  * and a PodDisruptionBudget with `maxUnavailable: 1`. Pure: the same shoot and seed give the same objects.
  * Containers are not part of the layout; the seed runtime fills them in.

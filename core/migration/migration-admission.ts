@@ -8,8 +8,11 @@ import { dns1123Label } from '../model/names.js';
 import { admitMigration, type AdmissionDecision } from './admission.js';
 import { messageOf, type MigrationJournal, type MigrationRef } from './journal.js';
 import { admissionLock } from './lock.js';
-import { failStep, migrationProgress, resumePoint, type MigrationRecord } from './record.js';
+import { failStep, migrationProgress, resumePoint, setPath, skipReason, type MigrationPath, type MigrationRecord } from './record.js';
 import type { MigrationStepId } from './steps.js';
+import { choosePathForSource } from './path.js';
+import { fenceBound } from '../ownership/fence.js';
+import type { OwnershipTimings } from '../ownership/timings.js';
 
 /** The migrate-shoot state machine. */
 export interface MigrationWorkflow {
@@ -41,10 +44,32 @@ export interface MigrationAdmissionOptions {
   workflow: MigrationWorkflow;
   scheduling?: SchedulingPolicy;
   ids?: IdSource;
+  /** The agents' heartbeat interval, for predicting the path in a dry run (default 10 s, as choose-path). */
+  heartbeatIntervalMs?: number;
+  /** The deployment's ownership timings, for the fence bound a dry run reports (default: the design's). */
+  ownershipTimings?: Partial<OwnershipTimings>;
+}
+
+/** What `POST .../migrate?dryRun=All` answers: the admission's outcome and the flow it would run. */
+export interface MigrationPreview {
+  dryRun: true;
+  migrationId: string;
+  resumed: boolean;
+  sourceSeed: string;
+  destinationSeed: string;
+  resumeFrom: MigrationStepId;
+  mode: MigrationRecord['mode'];
+  /** The path choose-path would take now (a resumed migration keeps the one it chose). */
+  path: MigrationPath;
+  pathReason: string;
+  /** The steps left to run on that path, in order. */
+  steps: { id: MigrationStepId; title: string }[];
+  /** How long after the owner change the source has fenced itself at the latest (the restore waits for it). */
+  fenceBoundMs: number;
 }
 
 /**
- * The API's part of a migration (DESIGN section 5, step 1): admit it, take the per-shoot lock with a
+ * The API's part of a migration (docs/design.md section 5, step 1): admit it, take the per-shoot lock with a
  * conditional write, start (or resume) the state machine; and show the current or last migration.
  */
 export class MigrationAdmission {
@@ -80,13 +105,25 @@ export class MigrationAdmission {
   }
 
   /**
-   * `POST .../migrate?dryRun=All`: what the same request would do (destination, resume point), with every
-   * admission rule applied and nothing written or started.
+   * `POST .../migrate?dryRun=All`: what the same request would do (destination, path, the steps left, the
+   * fence bound), with every admission rule applied and nothing written or started.
    */
-  async preview(project: string, name: string, body: unknown): Promise<{ dryRun: true; migrationId: string; resumed: boolean; destinationSeed: string; resumeFrom: MigrationStepId; mode: MigrationRecord['mode'] }> {
+  async preview(project: string, name: string, body: unknown): Promise<MigrationPreview> {
     const admission = await this.admit(project, name, body, { repair: false });
-    const { record } = admission;
-    return { dryRun: true, migrationId: record.id, resumed: admission.action === 'resume', destinationSeed: record.destination.name, resumeFrom: resumePoint(record) ?? 'finalize', mode: record.mode };
+    const now = this.journal.now();
+    let record = admission.record;
+    if (record.path === undefined) {
+      const source = await this.journal.garden.getSeed(record.source.name);
+      const decision = choosePathForSource({ mode: record.mode, source, now, heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000 });
+      record = setPath(record, { ...decision, now });
+    }
+    const resumeFrom = resumePoint(admission.record) ?? 'finalize';
+    const left = record.steps.filter((s) => s.state !== 'succeeded' && s.state !== 'skipped' && skipReason(record, s.id) === undefined);
+    return {
+      dryRun: true, migrationId: record.id, resumed: admission.action === 'resume', sourceSeed: record.source.name, destinationSeed: record.destination.name,
+      resumeFrom, mode: record.mode, path: record.path!, pathReason: record.pathReason ?? '', steps: left.map((s) => ({ id: s.id, title: s.title })),
+      fenceBoundMs: fenceBound(this.options.ownershipTimings),
+    };
   }
 
   private async admit(project: string, name: string, body: unknown, options: { repair: boolean }): Promise<AdmissionDecision> {

@@ -1,5 +1,5 @@
 import { describeError, type MigrationJournal, type MigrationRef } from './journal.js';
-import { choosePath } from './path.js';
+import { choosePathForSource } from './path.js';
 import { resumePoint, setPath, switchToBadPath } from './record.js';
 import { SOURCE_LEASE_EXPIRED, waitsOnSource, type SourceWaitIndex } from './source-waits.js';
 
@@ -11,7 +11,7 @@ export interface PathStepsOptions {
   sourceWaits?: SourceWaitIndex;
 }
 
-/** Which path a migration takes (DESIGN section 5, step 2) and the switch from the good path to the bad. */
+/** Which path a migration takes (docs/design.md section 5, step 2) and the switch from the good path to the bad. */
 export class PathSteps {
   private readonly journal: MigrationJournal;
 
@@ -24,13 +24,8 @@ export class PathSteps {
     const record = await this.journal.current(ref);
     if (record.path) return { path: record.path, hibernated: record.guards.hibernated };
     const source = await this.journal.garden.getSeed(record.source.name);
-    const heartbeat = source?.status.lastHeartbeatTime ? Date.parse(source.status.lastHeartbeatTime) : undefined;
     const now = this.journal.now();
-    const decision = choosePath({
-      mode: record.mode,
-      sourceHeartbeatAge: heartbeat === undefined ? undefined : now.getTime() - heartbeat,
-      heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000,
-    });
+    const decision = choosePathForSource({ mode: record.mode, source, now, heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000 });
     const next = await this.journal.save(setPath(record, { ...decision, now }));
     return { path: next.path!, hibernated: next.guards.hibernated };
   }

@@ -1,6 +1,7 @@
+import type { Seed } from '../model/seed.js';
 import type { MigrationMode, MigrationPath } from './record.js';
 
-/** DESIGN section 5: the source is reachable when its last heartbeat is younger than this many intervals. */
+/** docs/design.md section 5: the source is reachable when its last heartbeat is younger than this many intervals. */
 export const FRESH_HEARTBEAT_INTERVALS = 3;
 
 export interface ChoosePathInput {
@@ -31,4 +32,10 @@ export function choosePath({ mode, sourceHeartbeatAge, heartbeatInterval }: Choo
   const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
   if (sourceHeartbeatAge < limit) return { path: 'good', reason: `the source's last heartbeat is ${seconds(sourceHeartbeatAge)} old, younger than ${FRESH_HEARTBEAT_INTERVALS} intervals (${seconds(limit)})` };
   return { path: 'bad', reason: `the source's last heartbeat is ${seconds(sourceHeartbeatAge)} old, not younger than ${FRESH_HEARTBEAT_INTERVALS} intervals (${seconds(limit)})` };
+}
+
+/** choosePath for a source seed as read now: its age from the seed's last heartbeat (none: never heard from). */
+export function choosePathForSource(options: { mode: MigrationMode; source: Seed | undefined; now: Date; heartbeatInterval: number }): PathDecision {
+  const heartbeat = options.source?.status.lastHeartbeatTime ? Date.parse(options.source.status.lastHeartbeatTime) : undefined;
+  return choosePath({ mode: options.mode, sourceHeartbeatAge: heartbeat === undefined ? undefined : options.now.getTime() - heartbeat, heartbeatInterval: options.heartbeatInterval });
 }

@@ -64,7 +64,7 @@ export function defineFlow<T extends { id: string; dependencies: readonly string
   return steps;
 }
 
-/** The migrate-shoot flow (DESIGN section 5), in execution order. */
+/** The migrate-shoot flow (docs/design.md section 5), in execution order. */
 export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<MigrationStepDefinition>([
   { id: 'admit-and-lock', title: 'Admitting the migration and locking the shoot', phase: 'admit', kind: 'action', actor: 'garden', dependencies: [], skipIf: [], weight: 2, operation: 'Migrate' },
   { id: 'choose-path', title: 'Choosing the good or the bad path', phase: 'admit', kind: 'action', actor: 'garden', dependencies: ['admit-and-lock'], skipIf: [], weight: 2, operation: 'Migrate' },

@@ -28,7 +28,7 @@ export interface OwnerLookup {
 }
 
 /**
- * The three-valued owner check of DESIGN section 4, as a pure function of one lookup outcome.
+ * The three-valued owner check of docs/design.md section 4, as a pure function of one lookup outcome.
  * Only the orchestrator writes the record, with a single value; several values mean someone wrote it
  * by hand or a change is half applied. If they disagree about this seed, nothing proves either way, so
  * the answer is `unknown`: the seed keeps serving through the grace and fences after it, but takes no

@@ -1,7 +1,7 @@
 import { FenceBoundError } from './errors.js';
 import { ownershipTimings, type OwnershipTimings } from './timings.js';
 
-/** The copy's default wait-for-final timeout (DESIGN section 4). */
+/** The copy's default wait-for-final timeout (docs/design.md section 4). */
 export const DEFAULT_WAIT_FOR_FINAL_TIMEOUT_MS = 10 * 60_000;
 
 /**

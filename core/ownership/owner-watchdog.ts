@@ -3,7 +3,7 @@ import type { OwnerCheckResult } from './check.js';
 import { ownershipTimings, type OwnershipTimings } from './timings.js';
 
 /**
- * The sidecar's owner watchdog (DESIGN section 4) as a pure state machine: the sidecar feeds it check
+ * The sidecar's owner watchdog (docs/design.md section 4) as a pure state machine: the sidecar feeds it check
  * results and the outcome of the final snapshot, and executes the returned actions in order, each
  * idempotent. Times are milliseconds from a monotonic clock.
  *

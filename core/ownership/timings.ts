@@ -3,7 +3,7 @@ import { FenceBoundError } from './errors.js';
 import { DEFAULT_OWNER_RECORD_TTL_SECONDS } from './owner-records.js';
 
 /**
- * The ownership timings (DESIGN section 4), all in milliseconds. Every owner check, fence and copy wait
+ * The ownership timings (docs/design.md section 4), all in milliseconds. Every owner check, fence and copy wait
  * follows these: the sidecar's owner watchdog, the DNS lookup's cache, the copy's wait for a final
  * snapshot, the CLI's defaults and the stack. The fence bound is derived from them (`fenceBound`), so
  * they are one set: a deployment states the seeds' timings once and the garden waits accordingly.

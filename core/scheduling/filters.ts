@@ -140,7 +140,7 @@ export const multiZonal: SeedFilter = {
   reason: () => `not multi-zonal (${MULTI_ZONAL_LABEL} is not "true"), and the shoot's failure tolerance is zone`,
 };
 
-/** The per-seed filters, in the order of DESIGN section 7. */
+/** The per-seed filters, in the order of docs/design.md section 7. */
 export const SEED_FILTERS: readonly SeedFilter[] = [excluded, usable, seedSelector, providerType, region, taints, networks, capacity, multiZonal];
 
 /** Index in `SEED_FILTERS` of the first filter the seed fails, or -1 when it passes all of them. */

@@ -3,7 +3,7 @@ import { ShootStateTooLargeError } from './errors.js';
 import type { ShootStateKey, ShootStateStore } from './store.js';
 import type { BlobRef, PackedShootState, ShootState, StoredState } from './types.js';
 
-/** DESIGN section 1: states larger than this go to the state bucket. */
+/** docs/design.md section 1: states larger than this go to the state bucket. */
 export const BLOB_THRESHOLD_BYTES = 100 * 1024;
 /**
  * The inline states of one document together stay below this, the largest moving to the bucket first:

@@ -11,7 +11,7 @@ import { planRestore } from './restore-plan.js';
 import type { SnapshotStore } from './store.js';
 
 /**
- * The steps of the copy-snapshots workflow (DESIGN section 4), one function per state-machine task:
+ * The steps of the copy-snapshots workflow (docs/design.md section 4), one function per state-machine task:
  * validate → find the final snapshot (polled until a deadline) → plan batches → copy batches (see
  * `copyBatch`) → verify → summarise. Each step is a pure function of its input, a store and the clock,
  * so that Step Functions may retry any of them.
@@ -258,7 +258,7 @@ export interface CopySummary {
   readonly waitedMs: number;
 }
 
-/** Adds up the batches and decides whether the destination may restore (the fence bound of DESIGN section 4). */
+/** Adds up the batches and decides whether the destination may restore (the fence bound of docs/design.md section 4). */
 export function summariseCopy(options: { config: CopyConfig; plan: CopyBatchesPlan; batches: readonly CopyBatchResult[]; now: number }): CopySummary {
   const { config, plan, now } = options;
   const total = options.batches.reduce(

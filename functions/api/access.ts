@@ -1,7 +1,7 @@
 import type { HttpEvent } from './http.js';
 
 /**
- * Who calls (DESIGN section 12). The gateway authorizes with IAM; the handler derives the actor again
+ * Who calls (docs/design.md section 12). The gateway authorizes with IAM; the handler derives the actor again
  * from the caller the gateway authenticated (`requestContext.authorizer.iam.userArn`) and checks it
  * against the route, so that a misrouted or forged call is refused even where the gateway is not in front.
  */

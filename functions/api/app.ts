@@ -62,7 +62,7 @@ export async function handleRequest(event: HttpEvent, deps: ApiDeps): Promise<Ht
 }
 
 /**
- * The caller's right to this route (DESIGN section 12), checked here as well as by the gateway's IAM
+ * The caller's right to this route (docs/design.md section 12), checked here as well as by the gateway's IAM
  * policies: an agent only on its own seed and the shoots placed on it, a viewer only where the route
  * allows reading, and a request without an authenticated caller never.
  */

@@ -9,6 +9,7 @@ import { outboundPolicyFrom } from '../../core/net/outbound-url.js';
 import { logger } from '../shared/logger.js';
 import { StepFunctionsMigrationWorkflow } from '../../adapters/sfn/migration-workflow.js';
 import { MigrationAdmission } from '../../core/migration/migration-admission.js';
+import { parseOwnershipTimings } from '../../core/ownership/timings.js';
 import { migrationJournal } from '../shared/migration-journal.js';
 import { METRIC } from '../shared/metric-names.js';
 import { MetricUnit, metrics, observability } from '../shared/observability.js';
@@ -41,6 +42,9 @@ const migrations = new MigrationAdmission({
   journal: migrationJournal(),
   workflow: new StepFunctionsMigrationWorkflow({ stateMachineArn: requireEnv('MIGRATE_SHOOT_STATE_MACHINE_ARN') }),
   scheduling: schedulingPolicyFromEnv(),
+  // A dry run predicts the path as choose-path would: the lease holds three heartbeat intervals.
+  heartbeatIntervalMs: (optionalNumberEnv('SEED_LEASE_DURATION_SECONDS') ?? 30) * 1000 / 3,
+  ownershipTimings: parseOwnershipTimings(process.env.OWNERSHIP_TIMINGS),
 });
 
 async function api(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {

@@ -4,7 +4,7 @@ import { AdmissionError, ConflictError, DomainError, ForbiddenError, NotFoundErr
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
 
-/** The API's error body (DESIGN section 3). */
+/** The API's error body (docs/design.md section 3). */
 export interface ErrorBody {
   code: string;
   message: string;

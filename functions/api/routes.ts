@@ -138,6 +138,15 @@ export const routes: Route[] = [
     },
   },
   {
+    method: 'GET', path: '/shoots', operationId: 'listAllShoots', access: { viewer: true }, summary: 'List the shoots of every project', tags: ['shoots'],
+    query: s.listQuery,
+    responses: { 200: { description: 'A page of shoots, sorted by project and name', schema: s.shootList }, 400: errors[400] },
+    handle: async ({ service, query }) => {
+      const res = await service.listAllShoots(page(query));
+      return json(200, { kind: 'ShootList', items: res.items, metadata: res.continue ? { continue: res.continue } : {} });
+    },
+  },
+  {
     method: 'PUT', path: '/projects/{project}/shoots/{name}', operationId: 'putShoot', summary: 'Create or update a shoot', tags: ['shoots'],
     params: { project, name }, body: shootInput,
     responses: {

@@ -137,7 +137,12 @@ export const controlPlaneLayout = z
 /** `?dryRun=All`, as Kubernetes spells it: admission runs, nothing is written or started. */
 export const migrateQuery = z.object({ dryRun: z.enum(['All']).optional() }).strict();
 export const migrationPreview = z
-  .object({ dryRun: z.literal(true), migrationId: z.string(), resumed: z.boolean(), destinationSeed: z.string(), resumeFrom: z.string(), mode: z.enum(['auto', 'good', 'bad']) })
+  .object({
+    dryRun: z.literal(true), migrationId: z.string(), resumed: z.boolean(), sourceSeed: z.string(), destinationSeed: z.string(), resumeFrom: z.string(),
+    mode: z.enum(['auto', 'good', 'bad']), path: z.enum(['good', 'bad']), pathReason: z.string(),
+    steps: z.array(z.object({ id: z.string(), title: z.string() })).describe('The steps left to run on that path, in order'),
+    fenceBoundMs: z.number().describe('How long after the owner change the source has fenced itself at the latest'),
+  })
   .meta({ id: 'MigrationPreview' });
 export const migrationStarted = z
   .object({ migrationId: z.string(), resumed: z.boolean(), destinationSeed: z.string(), resumeFrom: z.string() })

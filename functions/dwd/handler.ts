@@ -53,7 +53,7 @@ async function watchdog(event: unknown): Promise<{ rounds: number; probes: numbe
     logger.info('watchdog round', {
       offset, shoots: results.length,
       acted: acted.map((r) => ({ shoot: r.shoot, verdict: r.verdict, commands: r.commands })),
-      // Shoots on seeds whose lease expired: not probed, nothing sent (DESIGN section 8, partitions).
+      // Shoots on seeds whose lease expired: not probed, nothing sent (docs/design.md section 8, partitions).
       skipped: skipped.map((r) => ({ shoot: r.shoot, reason: r.reason })),
     });
   });

@@ -294,7 +294,7 @@ function looseToken(body: string): string | undefined {
   }
 }
 
-/** A heartbeat holds for three intervals (DESIGN section 11): one lost heartbeat does not make the seed unready. */
+/** A heartbeat holds for three intervals (docs/design.md section 11): one lost heartbeat does not make the seed unready. */
 function leaseDuration(intervalMs: number): number {
   return Math.max(1, Math.ceil((3 * intervalMs) / 1_000));
 }

@@ -7,7 +7,7 @@ export interface InboxMessage {
 }
 
 /**
- * Where the agent's commands arrive (DESIGN section 5: one FIFO queue per seed). `receive` waits up to a
+ * Where the agent's commands arrive (docs/design.md section 5: one FIFO queue per seed). `receive` waits up to a
  * poll interval and returns what arrived, possibly nothing; aborting the signal ends the wait. A message
  * that is not deleted comes back after its visibility timeout.
  */

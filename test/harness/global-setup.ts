@@ -23,7 +23,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       watchdogSchedule: 'false',
       // Tests drive the lease monitor's rounds too (test/integration/early-bad-path.test.ts).
       leaseMonitorSchedule: 'false',
-      // Short waits, so that a silent source is given up in seconds (DESIGN: tests use seconds).
+      // Short waits, so that a silent source is given up in seconds (docs/design.md: tests use seconds).
       migrationCommandTimeoutSeconds: '15',
       migrationWaitFinalSnapshotSeconds: '20',
       seedHeartbeatIntervalSeconds: '2',

@@ -279,7 +279,7 @@ describe('the kubernetes runtime on a real API server with kwok nodes, driven by
     expect(args).toContain('--restore');
     expect(Number(argOf(args, '--expected-revision'))).toBeGreaterThan(0);
     await until('the shoot active on kube-b', async () => (await reported(SEEDS.b.name))?.active);
-    // The order of DESIGN section 5: migrate (source) < delete (source) < restore etcd (destination) < restore extensions (destination).
+    // The order of docs/design.md section 5: migrate (source) < delete (source) < restore etcd (destination) < restore extensions (destination).
     const at = (predicate: (e: (typeof events)[number]) => boolean, what: string) => {
       const i = events.findIndex(predicate);
       expect(i, `${what} in ${JSON.stringify(events)}`).toBeGreaterThanOrEqual(0);

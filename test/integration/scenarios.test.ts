@@ -22,7 +22,7 @@ import {
 } from '../harness/scenario/index.js';
 
 /**
- * The acceptance matrix of DESIGN section 6 on the deployed stack: two seeds with real agents (one real
+ * The acceptance matrix of docs/design.md section 6 on the deployed stack: two seeds with real agents (one real
  * sidecar and etcd per shoot), each seed's outbound traffic (garden API, SQS and Step Functions, S3,
  * Route 53) through its own cuttable proxy, a writer of >= 50 acknowledged writes a second in front of
  * the source's and the destination's etcd, and a migration with mode auto while the source's
@@ -281,7 +281,7 @@ function figures(name: string, record: WriterRecord, extra: Record<string, unkno
   console.log(`${name}: ${JSON.stringify({ acknowledged: record.acknowledged.length, bySource: bySeed('source'), byDestination: bySeed('destination'), failed: record.failed.length, ...extra })}`);
 }
 
-describe('the four scenarios (DESIGN section 6) with real agents, sidecars and etcds', () => {
+describe('the four scenarios (docs/design.md section 6) with real agents, sidecars and etcds', () => {
   beforeAll(() => resetGardenState(garden));
 
   it('S1: nothing cut: good path, no acknowledged write lost', async () => {

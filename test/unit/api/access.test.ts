@@ -22,6 +22,7 @@ const calls: [string, string, unknown?][] = [
   ['DELETE', '/seeds/aws-eu2'],
   ['POST', '/seeds/aws-eu2/heartbeat', { conditions: [] }],
   ['GET', '/projects/dev/shoots'],
+  ['GET', '/shoots'],
   ['PUT', '/projects/dev/shoots/api1', shootBody({ spec: { seedName: 'aws-eu1' } })],
   ['PATCH', '/projects/dev/shoots/api1', { metadata: { labels: { x: 'y' } } }],
   ['GET', '/projects/dev/shoots/api2'],

@@ -43,6 +43,7 @@ describe('handleRequest: every route', () => {
     ['heartbeat of a missing seed', 'POST', '/seeds/aws-eu9/heartbeat', { body: { conditions: [] } }, 404],
     ['heartbeat with a foreign identity', 'POST', '/seeds/aws-eu1/heartbeat', { body: { identity: 'aws-eu1-old', conditions: [] } }, 409],
     ['list shoots', 'GET', '/projects/dev/shoots', undefined, 200],
+    ['list every project\'s shoots', 'GET', '/shoots', undefined, 200],
     ['create a shoot', 'PUT', '/projects/dev/shoots/api3', { body: shootBody() }, 201],
     ['create a shoot on an unknown seed', 'PUT', '/projects/dev/shoots/api3', { body: shootBody({ spec: { seedName: 'aws-eu9' } }) }, 422],
     ['update a shoot', 'PUT', '/projects/dev/shoots/api2', { body: shootBody({ spec: { purpose: 'testing' } }) }, 200],
@@ -87,6 +88,18 @@ describe('handleRequest: every route', () => {
     const a = await landscape();
     const res = await a.send('POST', '/seeds/aws-eu1/heartbeat', { body: { conditions: [] } });
     expect(res.body).toEqual({ seed: 'aws-eu1', identity: 'aws-eu1-uuid-1', lastHeartbeatTime: expect.any(String), resourceVersion: '1' });
+  });
+
+  it('lists the shoots of every project, sorted by project and name, in pages', async () => {
+    const a = await landscape();
+    await a.send('PUT', '/projects/ops/shoots/db1', { body: shootBody({ metadata: { name: 'db1', project: 'ops' } }) });
+    const first = await a.send('GET', '/shoots', { query: { limit: '2' } });
+    const token = (first.body as { metadata: { continue?: string } }).metadata.continue;
+    const rest = await a.send('GET', '/shoots', { query: { limit: '2', continue: token! } });
+    const names = (b: unknown) => (b as { items: { metadata: { project: string; name: string } }[] }).items.map((s) => `${s.metadata.project}/${s.metadata.name}`);
+    expect(first.body).toMatchObject({ kind: 'ShootList' });
+    expect([...names(first.body), ...names(rest.body)]).toEqual(['dev/api1', 'dev/api2', 'ops/db1']);
+    expect((rest.body as { metadata: { continue?: string } }).metadata.continue).toBeUndefined();
   });
 
   it('answers a delete with a Status and the refusal to delete a hosting seed with SeedHostsShoots', async () => {

@@ -20,7 +20,7 @@ function flat(resource: unknown): string {
 }
 const list = <T,>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
 
-describe('actors and their rights (DESIGN section 12), on the template', () => {
+describe('actors and their rights (docs/design.md section 12), on the template', () => {
   let template: Template;
   let stack: GardenStack;
 

@@ -3,7 +3,7 @@ import { ValidationError } from '../../../core/errors.js';
 import { DEFAULT_PROBER_OPTIONS, resolveProberOptions, resolveWeederOptions } from '../../../core/dwd/index.js';
 
 describe('resolveProberOptions', () => {
-  it('defaults to DESIGN section 8', () => {
+  it('defaults to docs/design.md section 8', () => {
     expect(resolveProberOptions()).toEqual({
       failureThreshold: 3,
       successThreshold: 2,

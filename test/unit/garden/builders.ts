@@ -71,7 +71,7 @@ function interfering(inner: MemoryGardenRepository, before: Interference): { rep
 
 type Json = Record<string, unknown>;
 
-/** A valid `PUT /seeds/{name}` body (DESIGN section 2), with overrides merged into spec. */
+/** A valid `PUT /seeds/{name}` body (docs/design.md section 2), with overrides merged into spec. */
 export function seedBody(overrides: { spec?: Json; metadata?: Json } = {}): Json {
   return {
     metadata: { labels: { env: 'prod' }, ...overrides.metadata },

@@ -20,7 +20,7 @@ function component(l: ReturnType<typeof controlPlaneLayout>, name: ComponentName
 
 const selector = (app: string) => ({ matchLabels: { app, 'gardener.cloud/shoot': ID } });
 
-describe('replicas (DESIGN section 7)', () => {
+describe('replicas (docs/design.md section 7)', () => {
   it.each([
     ['etcd', undefined, 1],
     ['etcd', 'node', 3],

@@ -13,6 +13,8 @@ import { PathSteps } from '../../../core/migration/path-steps.js';
 import { SeedAnswers, SeedCommands } from '../../../core/migration/seed-steps.js';
 import { MemoryMigrationStore } from '../../../core/migration/store.js';
 import { InMemoryOwnerRecords } from '../../../core/ownership/memory-owner-records.js';
+import { fenceBound } from '../../../core/ownership/fence.js';
+import type { OwnershipTimings } from '../../../core/ownership/timings.js';
 import { InMemoryShootStateStore } from '../../../core/shootstate/store.js';
 import { makeSnapshot } from '../../../core/snapshots/name.js';
 import { InMemorySnapshotStore } from '../../../core/snapshots/memory-store.js';
@@ -22,7 +24,7 @@ const DOMAIN = 'internal.gardenless.test';
 const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] };
 const RECORD = `owner.api1.dev.${DOMAIN}`;
 
-async function world(options: { failStart?: boolean } = {}) {
+async function world(options: { failStart?: boolean; ownershipTimings?: Partial<OwnershipTimings> } = {}) {
   const clock = new ManualClock(new Date('2026-01-01T00:00:00Z'));
   const garden = new MemoryGardenRepository({ clock });
   const gardenService = new GardenService({
@@ -56,6 +58,8 @@ async function world(options: { failStart?: boolean } = {}) {
         },
         ended: async (name) => ended.has(name),
       },
+      heartbeatIntervalMs: 10_000,
+      ...(options.ownershipTimings ? { ownershipTimings: options.ownershipTimings } : {}),
     }),
     paths: new PathSteps({ journal, heartbeatIntervalMs: 10_000 }),
     seedCommands: new SeedCommands({ journal, shootStates, stateBucket: 'state' }),
@@ -190,11 +194,35 @@ describe('the migration roles on one migration record', () => {
     const preview = await w.admission.preview('dev', 'api1', {});
     const same = await rejection(w.admission.preview('dev', 'api1', { destinationSeed: 'src' }));
 
-    expect(preview).toMatchObject({ dryRun: true, destinationSeed: 'dst', resumed: false, resumeFrom: 'choose-path', mode: 'auto' });
+    expect(preview).toMatchObject({ dryRun: true, sourceSeed: 'src', destinationSeed: 'dst', resumed: false, resumeFrom: 'choose-path', mode: 'auto', path: 'good' });
+    expect(preview.pathReason).toMatch(/younger than 3 intervals/);
+    expect(preview.steps.map((s) => s.id)).toEqual([
+      'migrate-extensions', 'persist-shootstate', 'delete-owner-record', 'wait-final-snapshot', 'delete-source-control-plane',
+      'set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'finalize',
+    ]);
+    expect(preview.fenceBoundMs).toBe(fenceBound());
     expect(same).toMatchObject({ code: 'SameSeed' });
     expect(w.started).toEqual([]);
     expect(await rejection(w.admission.get('dev', 'api1'))).toBeInstanceOf(NotFoundError);
     expect((await w.garden.getShoot('dev', 'api1'))?.status.migration).toBeUndefined();
+  });
+
+  it('previews the bad path from set-owner-destination, for mode bad and for a silent source, with the deployment\'s fence bound', async () => {
+    const w = await world({ ownershipTimings: { ownerCheckInterval: 500, unknownGrace: 5_000 } });
+    const bad = await w.admission.preview('dev', 'api1', { mode: 'bad' });
+    w.clock.advance(31_000);
+    await w.gardenService.heartbeat('dst', READY);
+    const silent = await w.admission.preview('dev', 'api1', {});
+
+    const restore = ['set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'finalize'];
+    expect(bad).toMatchObject({ path: 'bad', pathReason: 'mode bad requested', mode: 'bad' });
+    expect(bad.steps.map((s) => s.id)).toEqual(restore);
+    expect(silent).toMatchObject({ path: 'bad', mode: 'auto' });
+    expect(silent.pathReason).toMatch(/31 s old, not younger than 3 intervals \(30 s\)/);
+    expect(silent.steps.map((s) => s.id)).toEqual(restore);
+    expect(bad.fenceBoundMs).toBe(fenceBound({ ownerCheckInterval: 500, unknownGrace: 5_000 }));
+    expect(bad.fenceBoundMs).not.toBe(fenceBound());
+    expect(w.started).toEqual([]);
   });
 
   it('resumes a migration whose execution ended without recording it, and not one whose execution runs', async () => {

@@ -8,7 +8,7 @@ import { MemoryGardenRepository } from '../../../core/garden/memory-repository.j
 import { assertOutboundUrl, classifyAddress, outboundPolicyFrom, outboundUrlProblem, STRICT_OUTBOUND } from '../../../core/net/outbound-url.js';
 import { seedBody } from '../garden/builders.js';
 
-describe('outbound URLs (DESIGN section 12)', () => {
+describe('outbound URLs (docs/design.md section 12)', () => {
   it.each<[string, ReturnType<typeof classifyAddress>]>([
     ['8.8.8.8', 'public'], ['2001:4860:4860::8888', 'public'],
     ['127.0.0.1', 'loopback'], ['127.255.0.9', 'loopback'], ['::1', 'loopback'], ['::ffff:127.0.0.1', 'loopback'], ['::ffff:7f00:1', 'loopback'],

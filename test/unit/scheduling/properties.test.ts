@@ -76,7 +76,7 @@ const shootArb: fc.Arbitrary<ShootSpec> = fc
 
 const strategyArb = fc.constantFrom<RegionStrategy>('SameRegion', 'MinimalDistance');
 
-/** An independent reading of DESIGN section 7, on the raw objects, for every per-seed filter. */
+/** An independent reading of docs/design.md section 7, on the raw objects, for every per-seed filter. */
 function passesPerSeedFilters(seed: Seed, shoot: ShootSpec, strategy: RegionStrategy): boolean {
   const ready = ['GardenletReady', 'BackupBucketsReady'].every((t) => seed.status.conditions.some((c) => c.type === t && c.status === 'True'));
   if (seed.metadata.deletionTimestamp || seed.spec.settings?.scheduling?.visible === false || !ready) return false;
