@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { heartbeatInput, seedInput, type Seed } from '../model/seed.js';
+import { heartbeatInput, seedInput, type HostedControlPlane, type Seed } from '../model/seed.js';
 import { shootInput, type Shoot } from '../model/shoot.js';
 import { type Clock, type EventSink, type IdSource, type SeedProvisioner, discardEvents, noProvisioning, randomIds, systemClock } from './context.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
@@ -38,6 +38,8 @@ export interface ControlPlaneLayoutView {
   zones: string[];
   zonePinned: boolean;
   items: unknown[];
+  /** The etcd as the seed's agent last reported it: its members (zone, role, serving) and leader. */
+  etcd?: { leader?: string; members: NonNullable<HostedControlPlane['etcdMembers']> };
 }
 
 export interface Written<T> {
@@ -184,7 +186,9 @@ export class GardenService {
     const seed = await this.getSeed(seedName);
     const layout = controlPlaneLayout({ shoot, seed });
     const { components: _components, ...summary } = layout;
-    return { kind: 'ControlPlaneLayout', ...summary, items: layoutObjects(layout) };
+    const reported = seed.status.controlPlanes?.find((p) => p.technicalID === layout.technicalID);
+    const etcd = reported?.etcdMembers ? { ...(reported.etcdLeader ? { leader: reported.etcdLeader } : {}), members: reported.etcdMembers } : undefined;
+    return { kind: 'ControlPlaneLayout', ...summary, items: layoutObjects(layout), ...(etcd ? { etcd } : {}) };
   }
 
   /** JSON merge patch of metadata (labels, annotations, resourceVersion) and spec. */

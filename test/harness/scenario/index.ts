@@ -4,3 +4,4 @@ export * from './etcd-client.js';
 export * from './writer.js';
 export * from './checks.js';
 export * from './process-tree.js';
+export * from './cluster-writer.js';
