@@ -9,7 +9,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['test/harness/global-setup.ts'],
+          globalSetup: ['test/harness/global-setup.ts', 'test/harness/kube/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
           // The suites share one emulator and one deployed stack; running them one at a time keeps them independent.

@@ -13,6 +13,8 @@ new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined)
   ...seconds('seedHeartbeatInterval', app.node.tryGetContext('seedHeartbeatIntervalSeconds') as string | undefined),
   ...seconds('copyWaitForFinal', app.node.tryGetContext('copyWaitForFinalSeconds') as string | undefined),
   ownershipTimings: parseOwnershipTimings(app.node.tryGetContext('ownershipTimings') as string | undefined),
+  ...(app.node.tryGetContext('outboundAllow') ? { outboundAllow: String(app.node.tryGetContext('outboundAllow')).split(',').filter(Boolean) as ('http' | 'loopback' | 'private')[] } : {}),
+  ...(app.node.tryGetContext('seedDeadLetterAlarm') === 'false' ? { seedDeadLetterAlarm: false } : {}),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 // Every synth and deploy runs the AwsSolutions pack; a finding fails synthesis unless acknowledged with a reason.

@@ -4,7 +4,9 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { eventTargetDlq } from './operations.js';
 import { GardenFunction } from './garden-function.js';
 import { acknowledge, acknowledgeTableIndexes, nagArn } from './nag.js';
 
@@ -15,6 +17,8 @@ export interface DependencyWatchdogProps {
   seedQueuePrefix: string;
   /** Off for test landscapes that drive rounds themselves. Default on. */
   scheduleEnabled?: boolean;
+  /** OUTBOUND_ALLOW: which probe URLs besides https on public addresses are allowed (http, loopback, private). */
+  outboundAllow?: string;
 }
 
 /**
@@ -22,11 +26,14 @@ export interface DependencyWatchdogProps {
  * schedule that runs a round every 10 seconds; scale and restart commands go to the seed agents.
  */
 export class DependencyWatchdog extends Construct {
+  /** Where EventBridge puts events it could not deliver to the function. */
+  readonly deadLetterQueue: sqs.Queue;
   readonly function: GardenFunction;
   readonly schedule: events.Rule;
 
   constructor(scope: Construct, id: string, props: DependencyWatchdogProps) {
     super(scope, id);
+    this.deadLetterQueue = eventTargetDlq(this, 'DeadLetters');
     this.function = new GardenFunction(this, 'Watchdog', {
       entry: 'functions/dwd/handler.ts',
       description: 'dependency watchdog: external probes, scale-down/up and weeder restarts',
@@ -38,6 +45,7 @@ export class DependencyWatchdog extends Construct {
         EVENT_BUS_NAME: props.bus.eventBusName,
         SEED_QUEUE_PREFIX: props.seedQueuePrefix,
         PROBE_TIMEOUT_MS: '2000',
+        OUTBOUND_ALLOW: props.outboundAllow ?? '',
       },
     });
     props.table.grantReadWriteData(this.function.function);
@@ -55,7 +63,7 @@ export class DependencyWatchdog extends Construct {
       description: 'runs the dependency watchdog (six probe rounds a minute)',
       schedule: events.Schedule.rate(Duration.minutes(1)),
       enabled: props.scheduleEnabled ?? true,
-      targets: [new targets.LambdaFunction(this.function.function, { retryAttempts: 0 })],
+      targets: [new targets.LambdaFunction(this.function.function, { retryAttempts: 0, deadLetterQueue: this.deadLetterQueue })],
     });
   }
 }

@@ -5,6 +5,8 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { join, resolve } from 'node:path';
+import { METRICS_NAMESPACE } from '../functions/shared/metric-names.js';
+import { acknowledge } from './nag.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -48,9 +50,10 @@ export class GardenFunction extends Construct {
       timeout: props.timeout ?? Duration.seconds(15),
       role: this.role,
       logGroup: this.logGroup,
-      tracing: lambda.Tracing.DISABLED,
+      tracing: lambda.Tracing.ACTIVE,
       environment: {
         POWERTOOLS_SERVICE_NAME: 'gardenless',
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...props.environment,
       },
@@ -67,5 +70,6 @@ export class GardenFunction extends Construct {
         keepNames: true,
       },
     });
+    acknowledge(this.role, 'IAM5[Resource::*]', 'X-Ray tracing (PutTraceSegments, PutTelemetryRecords) takes no resource; AWS documents "*" for it.');
   }
 }

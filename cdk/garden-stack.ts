@@ -20,6 +20,9 @@ import { SnapshotCopy } from './snapshot-copy.js';
 import { acknowledge, acknowledgeTableIndexes, nagArn } from './nag.js';
 import { TABLE_INDEXES } from '../adapters/dynamodb/keys.js';
 import type { OwnershipTimings } from '../core/ownership/index.js';
+import { DEFAULT_AGENT_ROLE_PREFIX } from '../functions/api/access.js';
+import { Actors } from './actors.js';
+import { Operations } from './operations.js';
 
 export interface GardenStackProps extends StackProps {
   /** The domain under which owner records live: `owner.<shoot>.<project>.<internalDomain>`. */
@@ -43,6 +46,16 @@ export interface GardenStackProps extends StackProps {
   ownershipTimings?: Partial<OwnershipTimings>;
   /** How long a migration's copy waits for the source's final snapshot. Default 10 minutes. */
   copyWaitForFinal?: Duration;
+  /**
+   * What URLs reported by seeds the garden may fetch besides https on public addresses: any of `http`,
+   * `loopback`, `private` (DESIGN section 12). Default none; the local landscape and tests allow
+   * `http` and `loopback`. Link-local addresses (instance metadata) are never allowed.
+   */
+  outboundAllow?: readonly ('http' | 'loopback' | 'private')[];
+  /** Role name prefix of seed agents (`<prefix><seed>`). Default `gl-seed-`. */
+  agentRolePrefix?: string;
+  /** The Metrics Insights alarm over all seed dead-letter queues. Default on; the local emulator cannot create it. */
+  seedDeadLetterAlarm?: boolean;
 }
 
 /** The garden: state, owner records zone, event bus and the HTTP API. */
@@ -109,10 +122,17 @@ export class GardenStack extends Stack {
         EVENT_BUS_NAME: bus.eventBusName,
         HOSTED_ZONE_ID: zone.hostedZoneId,
         INTERNAL_DOMAIN: props.internalDomain,
+        // A heartbeat that does not say how long it holds holds three of the deployment's intervals.
+        SEED_LEASE_DURATION_SECONDS: String(3 * (props.seedHeartbeatInterval ?? Duration.seconds(10)).toSeconds()),
       },
     });
     table.grantReadWriteData(api.function);
     acknowledgeTableIndexes(api.role, table);
+    const outboundAllow = (props.outboundAllow ?? []).join(',');
+    const agentRolePrefix = props.agentRolePrefix ?? DEFAULT_AGENT_ROLE_PREFIX;
+    api.function.addEnvironment('OUTBOUND_ALLOW', outboundAllow);
+    api.function.addEnvironment('AGENT_ROLE_PREFIX', agentRolePrefix);
+    api.function.addEnvironment('VIEWER_ROLE_NAMES', `${this.stackName}-viewer`);
     bus.grantPutEventsTo(api.function);
     // Seeds are registered at run time, so their command queues are too: the API may manage queues under
     // the garden's own prefix only.
@@ -174,6 +194,7 @@ export class GardenStack extends Stack {
       bus,
       seedQueuePrefix,
       scheduleEnabled: props.watchdogSchedule ?? true,
+      outboundAllow,
     });
     new CfnOutput(this, 'WatchdogFunctionName', { value: watchdog.function.function.functionName });
     const migrateShootName = `${this.stackName}-migrate-shoot`;
@@ -209,5 +230,28 @@ export class GardenStack extends Stack {
     new CfnOutput(this, 'CopySnapshotsStateMachineArn', { value: snapshotCopy.stateMachine.stateMachineArn });
     new CfnOutput(this, 'OwnershipAuditFunctionName', { value: ownership.auditFunction.function.functionName });
     new CfnOutput(this, 'OwnershipCheckFunctionName', { value: ownership.checkFunction.function.functionName });
+
+    new Operations(this, 'Operations', {
+      logRetention,
+      bus,
+      apiId: httpApi.apiId,
+      functions: {
+        Api: api.function, Provision: provisioning.function.function, Watchdog: watchdog.function.function,
+        OwnershipAudit: ownership.auditFunction.function, OwnershipCheck: ownership.checkFunction.function,
+        ...Object.fromEntries(Object.entries(migration.functions).map(([k, f]) => [`Migration${k}`, f.function])),
+        ...Object.fromEntries(Object.entries(snapshotCopy.functions).map(([k, f]) => [`Copy${k}`, f.function])),
+      },
+      ...(props.seedDeadLetterAlarm === undefined ? {} : { seedDeadLetterAlarm: props.seedDeadLetterAlarm }),
+      deadLetterQueues: { Provisioning: provisioning.deadLetterQueue, Watchdog: watchdog.deadLetterQueue, OwnershipAudit: ownership.deadLetterQueue },
+    });
+
+    new Actors(this, 'Actors', {
+      api: httpApi,
+      agentRolePrefix,
+      seedQueuePrefix,
+      backupBucketPrefix: props.backupBucketPrefix ?? 'gl-backup-',
+      zone,
+      migration: migration.stateMachine,
+    });
   }
 }

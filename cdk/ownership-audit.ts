@@ -5,7 +5,9 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as route53 from 'aws-cdk-lib/aws-route53';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { eventTargetDlq } from './operations.js';
 import { GardenFunction } from './garden-function.js';
 import { acknowledgeTableIndexes } from './nag.js';
 
@@ -27,12 +29,15 @@ export interface OwnershipAuditProps {
  * (shoot conditions, events).
  */
 export class OwnershipAudit extends Construct {
+  /** Where EventBridge puts events it could not deliver to the function. */
+  readonly deadLetterQueue: sqs.Queue;
   readonly auditFunction: GardenFunction;
   readonly checkFunction: GardenFunction;
   readonly schedule: events.Rule;
 
   constructor(scope: Construct, id: string, props: OwnershipAuditProps) {
     super(scope, id);
+    this.deadLetterQueue = eventTargetDlq(this, 'DeadLetters');
     const listRecords = new iam.PolicyStatement({ actions: ['route53:ListResourceRecordSets'], resources: [props.zone.hostedZoneArn] });
     const zoneEnv = { HOSTED_ZONE_ID: props.zone.hostedZoneId, INTERNAL_DOMAIN: props.internalDomain };
 
@@ -65,7 +70,7 @@ export class OwnershipAudit extends Construct {
     this.schedule = new events.Rule(this, 'Schedule', {
       description: 'gardenless ownership audit',
       schedule: events.Schedule.rate(props.auditInterval ?? Duration.minutes(5)),
-      targets: [new targets.LambdaFunction(this.auditFunction.function, { retryAttempts: 2, maxEventAge: Duration.minutes(5) })],
+      targets: [new targets.LambdaFunction(this.auditFunction.function, { retryAttempts: 2, maxEventAge: Duration.minutes(5), deadLetterQueue: this.deadLetterQueue })],
     });
   }
 }

@@ -5,7 +5,9 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as route53 from 'aws-cdk-lib/aws-route53';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { eventTargetDlq } from './operations.js';
 import { GardenFunction } from './garden-function.js';
 import { acknowledge, acknowledgeTableIndexes, nagArn } from './nag.js';
 
@@ -20,10 +22,13 @@ export interface ProvisioningProps {
 
 /** Event-driven: a `ShootCreated` on a seed sets the owner record and asks that seed's agent for the control plane. */
 export class Provisioning extends Construct {
+  /** Where EventBridge puts events it could not deliver to the function. */
+  readonly deadLetterQueue: sqs.Queue;
   readonly function: GardenFunction;
 
   constructor(scope: Construct, id: string, props: ProvisioningProps) {
     super(scope, id);
+    this.deadLetterQueue = eventTargetDlq(this, 'DeadLetters');
     this.function = new GardenFunction(this, 'Provision', {
       entry: 'functions/provision/handler.ts',
       description: 'provisioning: owner record and create-control-plane for a placed shoot',
@@ -47,7 +52,7 @@ export class Provisioning extends Construct {
       eventBus: props.bus,
       description: 'provisions the control plane of a shoot placed on a seed',
       eventPattern: { source: ['gardenless'], detailType: ['ShootCreated'] },
-      targets: [new targets.LambdaFunction(this.function.function, { retryAttempts: 8, maxEventAge: Duration.hours(2) })],
+      targets: [new targets.LambdaFunction(this.function.function, { retryAttempts: 8, maxEventAge: Duration.hours(2), deadLetterQueue: this.deadLetterQueue })],
     });
   }
 }

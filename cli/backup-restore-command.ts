@@ -51,6 +51,7 @@ interface ServeFlags extends StoreFlags, EtcdFlags {
   expectedRevision?: string;
   restoreFile?: string;
   statusPort: string;
+  statusHost?: string;
   member?: string[];
   memberName?: string;
   clusterToken?: string;
@@ -135,6 +136,7 @@ async function serve(flags: ServeFlags): Promise<void> {
       ? { restore: { ...(flags.expectedRevision === undefined ? {} : { expectedLastRevision: Number(flags.expectedRevision) }), ...(flags.restoreFile ? { file: flags.restoreFile } : {}) } }
       : {}),
     statusPort: port(flags.statusPort, '--status-port'),
+    ...(flags.statusHost ? { statusHost: flags.statusHost } : {}),
     log,
   });
   console.log(JSON.stringify({ event: 'started', statusUrl: sidecar.statusUrl, clientUrl: sidecar.clientUrl, pid: process.pid }));
@@ -192,7 +194,8 @@ export function registerBackupRestoreCommand(program: Command): Command {
     .option('--restore', 'restore the data dir from the bucket (latest full + deltas) before serving')
     .option('--expected-revision <revision>', 'with --restore: fail unless the snapshots reach this revision')
     .option('--restore-file <file>', 'with --restore: the full snapshot, already downloaded (it must be the one the restore plans)')
-    .option('--status-port <port>', 'readiness/status port on 127.0.0.1 (0: a free one)', '0')
+    .option('--status-port <port>', 'readiness/status port (0: a free one)', '0')
+    .option('--status-host <host>', 'address of the status endpoint (in a pod: 0.0.0.0, so that the kubelet probes it)', '127.0.0.1')
     .option('--member <spec...>', 'a member of the etcd cluster: name=<n>[,zone=<z>],peer=<url>,client=<url>,private=<url>; one per member, this one included')
     .option('--member-name <name>', "with --member: this sidecar's member")
     .option('--cluster-token <token>', 'with --member: the initial cluster token (new for every cluster built)')

@@ -3,14 +3,22 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ownershipTimings } from '../core/ownership/index.js';
 import { readEndpoints, LANDSCAPE_DIR } from '../local/landscape-file.js';
-import { parseDuration } from '../seed/backup-restore/duration.js';
+import { durationFlag, parseDuration } from '../seed/backup-restore/duration.js';
+import type { SeedAgent } from '../seed/agent/agent.js';
 import { localSeedAgent } from '../seed/agent/local-agent.js';
 import type { OwnerConfig } from '../seed/agent/aws-agent.js';
+import { kubernetesSeedAgent } from '../seed/kubernetes/agent.js';
+import { readImageVector } from '../seed/kubernetes/image-vector.js';
 import { clientFor, type CliOptions } from './config.js';
 
 interface SeedAgentFlags {
   seed: string;
-  runtime: 'local';
+  runtime: 'local' | 'kubernetes';
+  kubeconfig?: string;
+  inCluster?: boolean;
+  imageVector?: string;
+  zones?: string[];
+  namespacePrefix?: string;
   workDir?: string;
   awsEndpoint?: string;
   ownerMode: 'api' | 'dns';
@@ -30,16 +38,23 @@ function log(entry: Record<string, unknown>): void {
 }
 
 /**
- * `gardenless seed-agent --seed NAME`: the seed agent with the `local` runtime. The seed must be
- * registered through the API first (the agent registers nothing; its first heartbeat learns the seed's
- * identity and command queue). Against the local landscape every endpoint defaults from its file.
+ * `gardenless seed-agent --seed NAME`: the seed agent with the `local` runtime (control planes on this
+ * machine) or the `kubernetes` runtime (`--kubeconfig FILE` or `--in-cluster`: control planes as objects
+ * on the seed cluster). The seed must be registered through the API first (the agent registers nothing;
+ * its first heartbeat learns the seed's identity and command queue). Against the local landscape every
+ * endpoint defaults from its file.
  */
 export function registerSeedAgentCommand(program: Command): Command {
   return program
     .command('seed-agent')
-    .description("run a seed's agent: heartbeats, its command queue, control planes on this machine (runtime local)")
+    .description("run a seed's agent: heartbeats, its command queue, control planes on this machine (runtime local) or on a Kubernetes seed (runtime kubernetes)")
     .requiredOption('--seed <name>', 'the registered seed this agent runs')
-    .addOption(new Option('--runtime <runtime>', 'what the agent acts on').choices(['local']).default('local'))
+    .addOption(new Option('--runtime <runtime>', 'what the agent acts on').choices(['local', 'kubernetes']).default('local'))
+    .option('--kubeconfig <file>', 'kubernetes: the seed cluster (default KUBECONFIG)')
+    .option('--in-cluster', "kubernetes: the agent runs in the seed, with its pod's ServiceAccount")
+    .option('--image-vector <file>', 'kubernetes: image overrides (YAML or JSON {images: [{name, repository, tag}]})')
+    .option('--zones <zone...>', "kubernetes: the seed's zones (default: its nodes' topology.kubernetes.io/zone)")
+    .option('--namespace-prefix <prefix>', 'kubernetes: before each shoot namespace, where seeds share a cluster')
     .option('--work-dir <dir>', 'data dirs and logs of the control planes (default .landscape/seeds/<seed>)')
     .option('--aws-endpoint <url>', 'AWS endpoint (the emulator); default the local landscape\'s, or AWS')
     .addOption(new Option('--owner-mode <mode>', 'how sidecars and restores read owner records').choices(['api', 'dns']).default('api'))
@@ -64,8 +79,6 @@ export function registerSeedAgentCommand(program: Command): Command {
           ? { mode: 'api', internalDomain, hostedZoneId: flags.hostedZoneId ?? local?.outputs.HostedZoneId ?? '' }
           : { mode: 'dns', internalDomain, ...(flags.dnsServer ? { servers: flags.dnsServer } : {}) };
       const usingEmulator = endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
-      const workDir = flags.workDir ?? join(LANDSCAPE_DIR, 'seeds', flags.seed);
-      mkdirSync(workDir, { recursive: true });
       const ms = (text: string | undefined, flag: string) => (text === undefined ? undefined : parseDuration(text, flag));
       // Refused here when they cannot work, before any sidecar starts.
       const ownership = ownershipTimings({ ownerCheckInterval: ms(flags.ownerCheckInterval, '--owner-check-interval'), unknownGrace: ms(flags.unknownGrace, '--unknown-grace') });
@@ -74,24 +87,51 @@ export function registerSeedAgentCommand(program: Command): Command {
         deltaSnapshotInterval: ms(flags.deltaSnapshotInterval, '--delta-snapshot-interval'),
         fullSnapshotInterval: ms(flags.fullSnapshotInterval, '--full-snapshot-interval'),
       };
-      const { agent } = localSeedAgent({
+      const aws = { region, ...(endpoint ? { endpoint } : {}), ...(usingEmulator ? { credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) } : {}) };
+      const common = {
         seed: flags.seed,
         garden: clientFor(global),
-        aws: { region, ...(endpoint ? { endpoint } : {}), ...(usingEmulator ? { credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) } : {}) },
+        aws,
         owner,
         backupBucket: flags.backupBucket ?? `gl-backup-${flags.seed}`,
-        workDir,
         heartbeatIntervalMs: Number(flags.heartbeatInterval) * 1000,
-        sidecar,
-        // The sidecars are children: they need the emulator's credentials in their environment.
-        ...(usingEmulator ? { env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: region } } : {}),
         log,
-      });
+      };
+      let agent: SeedAgent;
+      if (flags.runtime === 'kubernetes') {
+        const kubeconfig = flags.kubeconfig ?? process.env.KUBECONFIG;
+        if (!flags.inCluster && !kubeconfig) throw new Error('runtime kubernetes needs --kubeconfig FILE (or KUBECONFIG) or --in-cluster');
+        ({ agent } = await kubernetesSeedAgent({
+          ...common,
+          kube: flags.inCluster ? { inCluster: true } : { kubeconfig: kubeconfig! },
+          ...(flags.imageVector ? { images: readImageVector(flags.imageVector) } : {}),
+          ...(flags.zones ? { zones: flags.zones } : {}),
+          ...(flags.namespacePrefix ? { namespacePrefix: flags.namespacePrefix } : {}),
+          // The etcd pods' sidecars get the same timings as arguments.
+          sidecar: {
+            ownerCheckInterval: durationFlag(ownership.ownerCheckInterval),
+            unknownGrace: durationFlag(ownership.unknownGrace),
+            ...(flags.deltaSnapshotInterval ? { deltaSnapshotInterval: flags.deltaSnapshotInterval } : {}),
+            ...(flags.fullSnapshotInterval ? { fullSnapshotInterval: flags.fullSnapshotInterval } : {}),
+            ...(endpoint ? { s3Endpoint: endpoint } : {}),
+          },
+        }));
+      } else {
+        const workDir = flags.workDir ?? join(LANDSCAPE_DIR, 'seeds', flags.seed);
+        mkdirSync(workDir, { recursive: true });
+        ({ agent } = localSeedAgent({
+          ...common,
+          workDir,
+          sidecar,
+          // The sidecars are children: they need the emulator's credentials in their environment.
+          ...(usingEmulator ? { env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: region } } : {}),
+        }));
+      }
       await agent.start();
       await new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {
           log({ event: 'shutdown', signal });
-          // Stopping the agent stops every sidecar's process group and every stand-in.
+          // Stopping the agent stops every sidecar's process group and every stand-in (local); a kubernetes seed's control planes stay.
           void agent.stop().then(resolve, (error: unknown) => {
             log({ event: 'shutdown-failed', error: String(error) });
             resolve();

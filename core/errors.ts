@@ -48,3 +48,20 @@ export class AdmissionError extends DomainError {
     super(message, options?.code ?? 'Forbidden', options);
   }
 }
+
+/**
+ * The operation could not complete now for reasons that are not the client's: an unconditional write that
+ * kept colliding with concurrent writes past its retry budget. HTTP 503 with Retry-After; safe to retry.
+ */
+export class UnavailableError extends DomainError {
+  constructor(message: string, options?: { code?: string; cause?: unknown }) {
+    super(message, options?.code ?? 'Unavailable', options);
+  }
+}
+
+/** The caller may not do this (its identity does not allow the operation on this resource). HTTP 403. */
+export class ForbiddenError extends DomainError {
+  constructor(message: string, options?: { code?: string; cause?: unknown }) {
+    super(message, options?.code ?? 'Forbidden', options);
+  }
+}

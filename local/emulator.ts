@@ -50,6 +50,9 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       GATEWAY_PORT: String(port),
       MINISTACK_HOST: '127.0.0.1',
       LOG_LEVEL: process.env.MINISTACK_LOG_LEVEL ?? 'WARNING',
+      // Keep started Lambda workers for the whole run: a worker started anew on a loaded machine is what
+      // answers 502 at the gateway when its start takes too long.
+      LAMBDA_WARM_TTL_SECONDS: process.env.LAMBDA_WARM_TTL_SECONDS ?? '3600',
     },
     stdio: ['ignore', out, out],
     // Its own process group, so that stopping it also stops the Lambda workers it spawns.

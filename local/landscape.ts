@@ -7,6 +7,10 @@ import { createShoots, LANDSCAPE_OWNERSHIP_TIMINGS, registerFleet, startAgents }
 import { GardenClient } from '../adapters/http/garden-client.js';
 import { killGroup, startEmulator, waitForHealth, type Emulator } from './emulator.js';
 import { freePort } from '../seed/ports.js';
+import { KUBE_SEED, startKubeSeed } from './kube/landscape-seed.js';
+
+/** `npm run start:kube`: one more seed, on the kubernetes runtime, beside the local ones. */
+const withKubeSeed = process.argv.includes('--kube-seed') || process.env.GARDENLESS_KUBE_SEED === '1';
 
 async function running(): Promise<Endpoints | undefined> {
   const current = readEndpoints();
@@ -26,7 +30,7 @@ export async function start(): Promise<Endpoints> {
     return existing;
   }
   mkdirSync(LANDSCAPE_DIR, { recursive: true });
-  interface Ctx { emulator?: Emulator; deployment?: Deployment; agentPids?: Record<string, number> }
+  interface Ctx { emulator?: Emulator; deployment?: Deployment; agentPids?: Record<string, number>; kubeCluster?: Endpoints['kubeCluster'] }
   const tasks = new Listr<Ctx>(
     [
       {
@@ -60,6 +64,20 @@ export async function start(): Promise<Endpoints> {
         },
       },
       {
+        title: `Start a test seed cluster (kube-apiserver, kwok nodes) and seed ${KUBE_SEED} on the kubernetes runtime`,
+        enabled: () => withKubeSeed,
+        task: async (ctx, task) => {
+          const d = ctx.deployment!;
+          const started = await startKubeSeed({
+            api: client(d), endpoint: d.awsEndpoint, region: d.region, dir: LANDSCAPE_DIR, apiUrl: d.apiUrl,
+            hostedZoneId: d.outputs.HostedZoneId, internalDomain: d.outputs.InternalDomain,
+          });
+          ctx.kubeCluster = { kubeconfig: started.cluster.kubeconfigPath, groups: started.cluster.groups };
+          if (started.agentPid) ctx.agentPids = { ...ctx.agentPids, [KUBE_SEED]: started.agentPid };
+          task.title = `Seed ${KUBE_SEED} on ${started.cluster.server} (kubectl --kubeconfig ${started.cluster.kubeconfigPath}; agent log .landscape/agent-${KUBE_SEED}.log)`;
+        },
+      },
+      {
         title: 'Create shoots (the scheduler places them; each seed agent brings up their etcd)',
         task: async (ctx) => createShoots(client(ctx.deployment!)),
       },
@@ -75,6 +93,7 @@ export async function start(): Promise<Endpoints> {
     stackName: d.stackName,
     ...(ctx.emulator?.owned && ctx.emulator.pid ? { emulatorPid: ctx.emulator.pid } : {}),
     agentPids: ctx.agentPids ?? {},
+    ...(ctx.kubeCluster ? { kubeCluster: ctx.kubeCluster } : {}),
     outputs: d.outputs,
     startedAt: new Date().toISOString(),
   };
@@ -90,6 +109,7 @@ export function stop(): void {
   }
   // Agents first (each stops its sidecars and etcds), then the emulator with the Lambda workers it spawned.
   for (const pid of Object.values(current.agentPids ?? {})) killGroup(pid, 'SIGTERM');
+  for (const group of [...(current.kubeCluster?.groups ?? [])].reverse()) killGroup(group.pgid, 'SIGTERM');
   if (current.emulatorPid) killGroup(current.emulatorPid, 'SIGTERM');
   rmSync(ENDPOINTS_FILE, { force: true });
   console.log(`Stopped the local landscape (emulator ${current.awsEndpoint}).`);

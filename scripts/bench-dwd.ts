@@ -72,7 +72,7 @@ try {
           technicalID: technicalID(project, `s${i}`), active: true, externalUrl: `${lb}/s${i}`, internalProbe: 'Success',
           internalProbeTime: new Date().toISOString(), etcdReady: true,
         }));
-      const res = await api.request('POST', `/seeds/dwd-${run}-${s}/heartbeat`, { body: { conditions: [{ type: 'GardenletReady', status: 'True' }], controlPlanes } });
+      const res = await api.request('POST', `/seeds/dwd-${run}-${s}/heartbeat`, { body: { conditions: [{ type: 'GardenletReady', status: 'True' }], controlPlanes, leaseDurationSeconds: 3_600 } });
       if (res.status !== 200) throw new Error(`heartbeat: ${res.status} ${JSON.stringify(res.body)}`);
     }
   };

@@ -12,6 +12,12 @@ if [ ! -x "$VENV/bin/ministack" ] || [ "$("$VENV/bin/python" -c 'import importli
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "ministack==$MINISTACK_VERSION"
 fi
+# The API fuzzer the test suite runs against the deployed stack's OpenAPI document (test/integration/schemathesis).
+SCHEMATHESIS_VERSION="$(node -p "require('./package.json').config.schemathesisVersion")"
+if [ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("schemathesis"))' 2>/dev/null)" != "$SCHEMATHESIS_VERSION" ]; then
+  echo "setup: installing schemathesis==$SCHEMATHESIS_VERSION into $VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+fi
 # Node Lambda error types, as AWS reports them (see the script for why).
 "$VENV/bin/python" scripts/patch-emulator.py "$("$VENV/bin/python" -c 'import ministack, os; print(os.path.dirname(ministack.__file__))')"
 
@@ -27,4 +33,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   # Debian starts etcd as a service on installation; the project runs its own etcds on free ports.
   if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now etcd >/dev/null 2>&1 || true; fi
 fi
-echo "setup: ok (ministack $MINISTACK_VERSION, $(etcd --version 2>/dev/null | head -1))"
+# The test seed (kube-apiserver, kube-controller-manager, kube-scheduler, kwok) and helm: built once per
+# version into .tools/ (a no-op when present; cold, several minutes).
+bash scripts/build-kube.sh
+echo "setup: ok (ministack $MINISTACK_VERSION, schemathesis $SCHEMATHESIS_VERSION, $(etcd --version 2>/dev/null | head -1), kubernetes $(node -p "require('./package.json').config.kubernetesVersion"))"

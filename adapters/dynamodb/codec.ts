@@ -1,3 +1,4 @@
+import { withoutLease } from '../../core/garden/seed-lease.js';
 import type { Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
 import { seedKey, shootKey } from './keys.js';
@@ -33,7 +34,8 @@ export interface ShootItem {
 }
 
 export function seedToItem(seed: Seed, rv: number): Omit<SeedItem, 'shoots'> {
-  const { shoots: _shoots, ...status } = seed.status;
+  // What the lease says is never written into the resource.
+  const { shoots: _shoots, ...status } = withoutLease(seed).status;
   const { resourceVersion: _rv, ...metadata } = seed.metadata;
   return {
     ...seedKey(seed.metadata.name),

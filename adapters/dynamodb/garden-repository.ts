@@ -1,5 +1,7 @@
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
   DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
@@ -10,18 +12,23 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { ConflictError, NotFoundError } from '../../core/errors.js';
-import { SeedUnavailableError } from '../../core/garden/errors.js';
+import { hostsControlPlanes, SeedUnavailableError } from '../../core/garden/errors.js';
 import type { Page, PageRequest } from '../../core/garden/page.js';
 import type { GardenRepository } from '../../core/garden/repository.js';
+import { systemClock, type Clock } from '../../core/garden/context.js';
+import { seedWithLease, type SeedLease } from '../../core/garden/seed-lease.js';
 import type { Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
 import { itemToSeed, itemToShoot, seedToItem, shootToItem, type ShootItem } from './codec.js';
-import { TABLE_INDEXES, seedKey, shootKey } from './keys.js';
-import { decodeToken, encodeToken } from './page-token.js';
+import { TABLE_INDEXES, seedKey, seedLeaseKey, shootKey } from './keys.js';
+import { decodePageToken, encodePageToken, listIdentity } from '../../core/garden/page-token.js';
+import { isName } from '../../core/model/names.js';
 
 export interface DynamoGardenRepositoryOptions {
   tableName: string;
   client?: DynamoDBClient;
+  /** Seeds are read with their lease as of this clock's now. */
+  clock?: Clock;
   /** Transactions that collide with another on the same seed are retried this often, with jitter. */
   transactionRetries?: number;
 }
@@ -30,6 +37,7 @@ export class DynamoGardenRepository implements GardenRepository {
   private readonly doc: DynamoDBDocumentClient;
   private readonly table: string;
   private readonly txRetries: number;
+  private readonly clock: Clock;
 
   constructor(options: DynamoGardenRepositoryOptions) {
     this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), {
@@ -37,16 +45,61 @@ export class DynamoGardenRepository implements GardenRepository {
     });
     this.table = options.tableName;
     this.txRetries = options.transactionRetries ?? 8;
+    this.clock = options.clock ?? systemClock;
   }
 
   async getSeed(name: string): Promise<Seed | undefined> {
-    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: seedKey(name), ConsistentRead: true }));
-    return res.Item ? itemToSeed(res.Item) : undefined;
+    // The seed and its lease share a partition: one consistent query reads both.
+    const res = await this.doc.send(new QueryCommand({ TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': seedKey(name).pk }, ConsistentRead: true }));
+    const items = res.Items ?? [];
+    const seed = items.find((i) => i.sk === seedKey(name).sk);
+    const lease = items.find((i) => i.sk === seedLeaseKey(name).sk);
+    return seed ? seedWithLease(itemToSeed(seed), lease?.doc as SeedLease | undefined, this.clock.now()) : undefined;
   }
 
   async listSeeds(page: PageRequest): Promise<Page<Seed>> {
-    const index = TABLE_INDEXES.kind;
-    return this.query({ index, partition: 'Seed', page, map: itemToSeed, keyAttrs: ['pk', 'sk', index.partitionKey, index.sortKey] });
+    const seeds = await this.query({ index: TABLE_INDEXES.kind, partition: 'Seed', page, map: itemToSeed, list: listIdentity('seeds'), startKey: seedStartKey });
+    const leases = await this.leases(seeds.items.map((s) => s.metadata.name));
+    const now = this.clock.now();
+    return { ...seeds, items: seeds.items.map((s) => seedWithLease(s, leases.get(s.metadata.name), now)) };
+  }
+
+  async renewLease(lease: SeedLease): Promise<void> {
+    await this.transact(
+      [
+        {
+          ConditionCheck: {
+            TableName: this.table,
+            Key: seedKey(lease.seed),
+            ConditionExpression: 'attribute_exists(pk) AND #doc.#status.#identity = :identity',
+            ExpressionAttributeNames: { '#doc': 'doc', '#status': 'status', '#identity': 'identity' },
+            ExpressionAttributeValues: { ':identity': lease.holderIdentity },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        { Put: { TableName: this.table, Item: { ...seedLeaseKey(lease.seed), type: 'SeedLease', controlPlaneCount: lease.controlPlanes.length, doc: lease } } },
+      ],
+      (_index, old, cause) => {
+        if (!old) return new NotFoundError(`seed "${lease.seed}" not found`, { cause });
+        const identity = itemToSeed(old).status.identity;
+        return new ConflictError(`seed "${lease.seed}" has identity ${identity}, not ${lease.holderIdentity}`, { code: 'IdentityMismatch', field: 'identity', cause });
+      },
+    );
+  }
+
+  /** The leases of these seeds, in batches of 100 (BatchGetItem's limit), unprocessed keys retried. */
+  private async leases(names: readonly string[]): Promise<Map<string, SeedLease>> {
+    const out = new Map<string, SeedLease>();
+    for (let i = 0; i < names.length; i += 100) {
+      let keys: Record<string, unknown>[] | undefined = names.slice(i, i + 100).map(seedLeaseKey);
+      for (let attempt = 0; keys && keys.length > 0; attempt++) {
+        const res: BatchGetCommandOutput = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
+        for (const item of res.Responses?.[this.table] ?? []) out.set((item.doc as SeedLease).seed, item.doc as SeedLease);
+        keys = res.UnprocessedKeys?.[this.table]?.Keys;
+        if (keys?.length) await new Promise((r) => setTimeout(r, Math.min(1_000, 25 * 2 ** attempt)));
+      }
+    }
+    return out;
   }
 
   async createSeed(seed: Seed): Promise<Seed> {
@@ -100,28 +153,38 @@ export class DynamoGardenRepository implements GardenRepository {
   }
 
   async deleteSeed(name: string, expectedVersion?: string): Promise<void> {
-    try {
-      await this.doc.send(
-        new DeleteCommand({
-          TableName: this.table,
-          Key: seedKey(name),
-          ConditionExpression: `attribute_exists(pk) AND shoots = :zero${expectedVersion ? ' AND rv = :expected' : ''}`,
-          ExpressionAttributeValues: { ':zero': 0, ...(expectedVersion ? { ':expected': Number(expectedVersion) } : {}) },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const old = error.Item ? itemToSeed(unmarshallLoose(error.Item)) : undefined;
-      if (!old) throw new NotFoundError(`seed "${name}" not found`, { cause: error });
-      if (old.status.shoots > 0) {
-        throw new ConflictError(
-          `seed "${name}" hosts ${old.status.shoots} shoot(s); migrate or delete them before deleting the seed`,
-          { code: 'SeedHostsShoots', cause: error, current: old },
-        );
-      }
-      throw versionConflict('seed', name, expectedVersion ?? '', error);
-    }
+    await this.transact(
+      [
+        {
+          Delete: {
+            TableName: this.table,
+            Key: seedKey(name),
+            ConditionExpression: `attribute_exists(pk) AND shoots = :zero${expectedVersion ? ' AND rv = :expected' : ''}`,
+            ExpressionAttributeValues: { ':zero': 0, ...(expectedVersion ? { ':expected': Number(expectedVersion) } : {}) },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        {
+          // The agent's last report must list no control plane: they would run on with nobody to move them.
+          Delete: {
+            TableName: this.table,
+            Key: seedLeaseKey(name),
+            ConditionExpression: 'attribute_not_exists(pk) OR controlPlaneCount = :zero',
+            ExpressionAttributeValues: { ':zero': 0 },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      ],
+      (index, old, cause) => {
+        if (index === 1) return hostsControlPlanes(name, Number(old?.controlPlaneCount ?? 0));
+        const seed = old ? itemToSeed(old) : undefined;
+        if (!seed) return new NotFoundError(`seed "${name}" not found`, { cause });
+        if (seed.status.shoots > 0) {
+          return new ConflictError(`seed "${name}" hosts ${seed.status.shoots} shoot(s); migrate or delete them before deleting the seed`, { code: 'SeedHostsShoots', cause, current: seed });
+        }
+        return new ConflictError(`seed "${name}" has been modified since resourceVersion ${expectedVersion ?? ''}; read it again and retry`, { field: 'metadata.resourceVersion', cause, current: seed });
+      },
+    );
   }
 
   async getShoot(project: string, name: string): Promise<Shoot | undefined> {
@@ -130,13 +193,14 @@ export class DynamoGardenRepository implements GardenRepository {
   }
 
   async listShoots(project: string, page: PageRequest): Promise<Page<Shoot>> {
-    const index = TABLE_INDEXES.project;
-    return this.query({ index, partition: project, page, map: itemToShoot, keyAttrs: ['pk', 'sk', index.partitionKey, index.sortKey] });
+    return this.query({
+      index: TABLE_INDEXES.project, partition: project, page, map: itemToShoot, list: listIdentity('shoots', project),
+      startKey: (name) => (isName(name) ? { ...shootKey(project, name), project, name } : undefined),
+    });
   }
 
   async listAllShoots(page: PageRequest): Promise<Page<Shoot>> {
-    const index = TABLE_INDEXES.kind;
-    return this.query({ index, partition: 'Shoot', page, map: itemToShoot, keyAttrs: ['pk', 'sk', index.partitionKey, index.sortKey] });
+    return this.query({ index: TABLE_INDEXES.kind, partition: 'Shoot', page, map: itemToShoot, list: listIdentity('shoots'), startKey: shootIdStartKey });
   }
 
   async createShoot(shoot: Shoot): Promise<Shoot> {
@@ -281,13 +345,20 @@ export class DynamoGardenRepository implements GardenRepository {
     };
   }
 
+  /**
+   * One page of an index partition. The `continue` token carries only its list's identity and the sort
+   * key of the last item; the start key is rebuilt from it, so a token of another list or a forged one
+   * is a 400 before DynamoDB sees it.
+   */
   private async query<T>(options: {
-    index: { name: string; partitionKey: string };
+    index: { name: string; partitionKey: string; sortKey: string };
     partition: string;
     page: PageRequest;
     map: (item: Record<string, unknown>) => T;
-    keyAttrs: readonly string[];
+    list: string;
+    startKey: (after: string) => Record<string, string> | undefined;
   }): Promise<Page<T>> {
+    const after = decodePageToken(options.page.continue, options.list, (a) => options.startKey(a) !== undefined);
     const res = await this.doc.send(
       new QueryCommand({
         TableName: this.table,
@@ -296,10 +367,11 @@ export class DynamoGardenRepository implements GardenRepository {
         ExpressionAttributeNames: { '#pk': options.index.partitionKey },
         ExpressionAttributeValues: { ':pk': options.partition },
         Limit: options.page.limit,
-        ExclusiveStartKey: decodeToken(options.page.continue, options.keyAttrs),
+        ExclusiveStartKey: after === undefined ? undefined : options.startKey(after),
       }),
     );
-    const token = encodeToken(res.LastEvaluatedKey);
+    const last = res.LastEvaluatedKey?.[options.index.sortKey];
+    const token = typeof last === 'string' ? encodePageToken({ list: options.list, after: last }) : undefined;
     return { items: (res.Items ?? []).map(options.map), ...(token ? { continue: token } : {}) };
   }
 
@@ -329,6 +401,16 @@ export class DynamoGardenRepository implements GardenRepository {
       }
     }
   }
+}
+
+function seedStartKey(name: string): Record<string, string> | undefined {
+  return isName(name) ? { ...seedKey(name), kind: 'Seed', id: name } : undefined;
+}
+
+function shootIdStartKey(id: string): Record<string, string> | undefined {
+  const [project, name, ...rest] = id.split('/');
+  if (rest.length > 0 || !isName(project) || !isName(name)) return undefined;
+  return { ...shootKey(project, name), kind: 'Shoot', id };
 }
 
 /** Why `countOnSeed` failed, from the seed item as it was. */

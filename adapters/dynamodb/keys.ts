@@ -4,6 +4,7 @@
  * | item   | pk                | sk      | kind-index (kind, id)       | seed-index (seedName, id) |
  * | ------ | ----------------- | ------- | --------------------------- | ------------------------- |
  * | Seed   | `SEED#<name>`     | `SEED`  | `Seed`, `<name>`            | -                         |
+ * | SeedLease | `SEED#<name>`  | `LEASE` | -                           | -                         |
  * | Shoot  | `SHOOT#<p>#<n>`   | `SHOOT` | `Shoot`, `<p>/<n>`          | `<seed>`, `<p>/<n>`       |
  * | ShootState | `SHOOTSTATE#<p>#<n>` | `SHOOTSTATE` | -                  | -                         |
  *
@@ -16,5 +17,6 @@ export const TABLE_INDEXES = {
 } as const;
 
 export const seedKey = (name: string) => ({ pk: `SEED#${name}`, sk: 'SEED' });
+export const seedLeaseKey = (name: string) => ({ pk: `SEED#${name}`, sk: 'LEASE' });
 export const shootKey = (project: string, name: string) => ({ pk: `SHOOT#${project}#${name}`, sk: 'SHOOT' });
 export const shootStateKey = (project: string, name: string) => ({ pk: `SHOOTSTATE#${project}#${name}`, sk: 'SHOOTSTATE' });

@@ -17,6 +17,11 @@ export interface GardenClientOptions {
   /** Sign requests with SigV4 (IAM authorization). On by default; off only to test that unsigned calls are refused. */
   sign?: boolean;
   timeoutMs?: number;
+  /**
+   * How often to resend a request the gateway answered 502 without reaching the API (a function that
+   * failed to start): for set-up steps that are not what a test is about. Default 0.
+   */
+  gatewayRetries?: number;
 }
 
 /** A SigV4-signing HTTP client of the garden API, shared by the CLI, the seed agent, tests and benchmarks. */
@@ -25,6 +30,7 @@ export class GardenClient {
   private readonly signer: SignatureV4;
   private readonly sign: boolean;
   private readonly timeoutMs: number;
+  private readonly gatewayRetries: number;
 
   constructor(options: GardenClientOptions) {
     this.base = new URL(options.apiUrl.endsWith('/') ? options.apiUrl : `${options.apiUrl}/`);
@@ -36,6 +42,14 @@ export class GardenClient {
     });
     this.sign = options.sign ?? true;
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.gatewayRetries = options.gatewayRetries ?? 0;
+  }
+
+  /** A client like this one that resends gateway 502s up to `retries` times. */
+  withGatewayRetries(retries: number): GardenClient {
+    const copy = Object.create(GardenClient.prototype) as GardenClient;
+    Object.assign(copy, this, { gatewayRetries: retries });
+    return copy;
   }
 
   /**
@@ -60,7 +74,12 @@ export class GardenClient {
       ? await this.signer.sign({ method, protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, query, headers, body })
       : { headers };
     const { host: _host, ...sendHeaders } = signed.headers;
-    const res = await fetch(url, { method, headers: sendHeaders, body, signal: AbortSignal.timeout(this.timeoutMs) });
+    let res = await fetch(url, { method, headers: sendHeaders, body, signal: AbortSignal.timeout(this.timeoutMs) });
+    for (let attempt = 0; res.status === 502 && attempt < this.gatewayRetries; attempt++) {
+      await res.body?.cancel();
+      await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+      res = await fetch(url, { method, headers: sendHeaders, body, signal: AbortSignal.timeout(this.timeoutMs) });
+    }
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json')) {

@@ -31,6 +31,9 @@ export interface SqsSeedCommandQueuesOptions {
  * One SQS queue per seed, with its dead-letter queue: commands travel garden -> seed through it, and
  * a seed needs only outbound access to read them. Creating is idempotent (same attributes, same queue).
  */
+/** The tag every seed's dead-letter queue carries. */
+export const SEED_DLQ_TAG = { key: 'GardenlessQueue', value: 'seed-dead-letter' } as const;
+
 export class SqsSeedCommandQueues implements SeedProvisioner {
   private readonly client: SQSClient;
   private readonly prefix: string;
@@ -56,7 +59,8 @@ export class SqsSeedCommandQueues implements SeedProvisioner {
       new CreateQueueCommand({
         QueueName: this.dlqName(seedName),
         Attributes: { FifoQueue: 'true', MessageRetentionPeriod: String(14 * 24 * 3600), SqsManagedSseEnabled: 'true' },
-        tags: { 'gardenless.io/seed': seedName },
+        // The stack's dead-letter alarm finds every seed's DLQ by this tag (a Metrics Insights query).
+        tags: { 'gardenless.io/seed': seedName, [SEED_DLQ_TAG.key]: SEED_DLQ_TAG.value },
       }),
     );
     const attributes = await this.client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));

@@ -1,9 +1,12 @@
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import type { Seed } from '../model/seed.js';
 import type { Shoot } from '../model/shoot.js';
-import { SeedUnavailableError } from './errors.js';
+import { hostsControlPlanes, SeedUnavailableError } from './errors.js';
 import type { Page, PageRequest } from './page.js';
+import { decodePageToken, encodePageToken, listIdentity } from './page-token.js';
 import type { GardenRepository } from './repository.js';
+import { systemClock, type Clock } from './context.js';
+import { seedWithLease, withoutLease, type SeedLease } from './seed-lease.js';
 
 /** A stored seed: the document without its version and shoot count, which live beside it as in DynamoDB. */
 interface SeedEntry {
@@ -36,34 +39,49 @@ export interface GardenSnapshot {
 export class MemoryGardenRepository implements GardenRepository {
   private readonly seeds = new Map<string, SeedEntry>();
   private readonly shoots = new Map<string, ShootEntry>();
+  private readonly leases = new Map<string, SeedLease>();
+  private readonly clock: Clock;
+
+  constructor(options: { clock?: Clock } = {}) {
+    this.clock = options.clock ?? systemClock;
+  }
 
   async getSeed(name: string): Promise<Seed | undefined> {
     const entry = this.seeds.get(name);
-    return entry ? seedOut(entry) : undefined;
+    return entry ? this.seedOut(entry) : undefined;
   }
 
   async listSeeds(page: PageRequest): Promise<Page<Seed>> {
-    return paginate([...this.seeds.entries()], page, seedOut);
+    return paginate([...this.seeds.entries()], page, listIdentity('seeds'), (entry) => this.seedOut(entry));
+  }
+
+  async renewLease(lease: SeedLease): Promise<void> {
+    const entry = this.seeds.get(lease.seed);
+    if (!entry) throw new NotFoundError(`seed "${lease.seed}" not found`);
+    if (entry.doc.status.identity !== lease.holderIdentity) {
+      throw new ConflictError(`seed "${lease.seed}" has identity ${entry.doc.status.identity}, not ${lease.holderIdentity}`, { code: 'IdentityMismatch', field: 'identity' });
+    }
+    this.leases.set(lease.seed, copy(lease));
   }
 
   async createSeed(seed: Seed): Promise<Seed> {
     const name = seed.metadata.name;
     const existing = this.seeds.get(name);
-    if (existing) throw new ConflictError(`seed "${name}" already exists`, { code: 'AlreadyExists', current: seedOut(existing) });
-    const entry: SeedEntry = { doc: copy(seed), rv: 1, shoots: 0 };
+    if (existing) throw new ConflictError(`seed "${name}" already exists`, { code: 'AlreadyExists', current: this.seedOut(existing) });
+    const entry: SeedEntry = { doc: copy(withoutLease(seed)), rv: 1, shoots: 0 };
     this.seeds.set(name, entry);
-    return seedOut(entry);
+    return this.seedOut(entry);
   }
 
   async updateSeed(seed: Seed, expectedVersion: string): Promise<Seed> {
     const name = seed.metadata.name;
     const entry = this.seeds.get(name);
     if (!entry) throw new NotFoundError(`seed "${name}" not found`);
-    if (entry.rv !== Number(expectedVersion)) throw versionConflict('seed', name, expectedVersion, seedOut(entry));
+    if (entry.rv !== Number(expectedVersion)) throw versionConflict('seed', name, expectedVersion, this.seedOut(entry));
     // The shoot count is not an update's business: it changes only with shoot placement.
-    entry.doc = copy(seed);
+    entry.doc = copy(withoutLease(seed));
     entry.rv += 1;
-    return seedOut(entry);
+    return this.seedOut(entry);
   }
 
   async deleteSeed(name: string, expectedVersion?: string): Promise<void> {
@@ -72,12 +90,15 @@ export class MemoryGardenRepository implements GardenRepository {
     if (entry.shoots > 0) {
       throw new ConflictError(`seed "${name}" hosts ${entry.shoots} shoot(s); migrate or delete them before deleting the seed`, {
         code: 'SeedHostsShoots',
-        current: seedOut(entry),
+        current: this.seedOut(entry),
       });
     }
+    const hosted = this.leases.get(name)?.controlPlanes.length ?? 0;
+    if (hosted > 0) throw hostsControlPlanes(name, hosted, this.seedOut(entry));
     // As in DynamoDB, an empty expected version means "unconditional".
-    if (expectedVersion && entry.rv !== Number(expectedVersion)) throw versionConflict('seed', name, expectedVersion, seedOut(entry));
+    if (expectedVersion && entry.rv !== Number(expectedVersion)) throw versionConflict('seed', name, expectedVersion, this.seedOut(entry));
     this.seeds.delete(name);
+    this.leases.delete(name);
   }
 
   async getShoot(project: string, name: string): Promise<Shoot | undefined> {
@@ -90,13 +111,14 @@ export class MemoryGardenRepository implements GardenRepository {
     return paginate(
       inProject.map((e) => [e.doc.metadata.name, e] as const),
       page,
+      listIdentity('shoots', project),
       shootOut,
     );
   }
 
   /** Every shoot of every project, sorted by `<project>/<name>` as DynamoDB's kind index sorts them. */
   async listAllShoots(page: PageRequest): Promise<Page<Shoot>> {
-    return paginate([...this.shoots.entries()], page, shootOut);
+    return paginate([...this.shoots.entries()], page, listIdentity('shoots'), shootOut);
   }
 
   async createShoot(shoot: Shoot): Promise<Shoot> {
@@ -170,10 +192,16 @@ export class MemoryGardenRepository implements GardenRepository {
     this.shoots.delete(id);
   }
 
+  private seedOut(entry: SeedEntry): Seed {
+    const seed = copy(entry.doc);
+    const stored = { ...seed, metadata: { ...seed.metadata, resourceVersion: String(entry.rv) }, status: { ...seed.status, shoots: entry.shoots } };
+    return seedWithLease(stored, this.leases.get(seed.metadata.name), this.clock.now());
+  }
+
   /** Every stored seed and shoot, sorted, as the API would return them: for tests that a request wrote nothing. */
   snapshot(): GardenSnapshot {
     return {
-      seeds: [...this.seeds.keys()].sort().map((k) => seedOut(this.seeds.get(k)!)),
+      seeds: [...this.seeds.keys()].sort().map((k) => this.seedOut(this.seeds.get(k)!)),
       shoots: [...this.shoots.keys()].sort().map((k) => shootOut(this.shoots.get(k)!)),
     };
   }
@@ -196,6 +224,9 @@ export class FailingGardenRepository implements GardenRepository {
     throw this.error;
   }
   async deleteSeed(): Promise<void> {
+    throw this.error;
+  }
+  async renewLease(): Promise<void> {
     throw this.error;
   }
   async getShoot(): Promise<Shoot | undefined> {
@@ -225,10 +256,6 @@ function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-function seedOut(entry: SeedEntry): Seed {
-  const seed = copy(entry.doc);
-  return { ...seed, metadata: { ...seed.metadata, resourceVersion: String(entry.rv) }, status: { ...seed.status, shoots: entry.shoots } };
-}
 
 function shootOut(entry: ShootEntry): Shoot {
   const shoot = copy(entry.doc);
@@ -246,33 +273,12 @@ function versionConflict<T>(kind: string, name: string, expected: string, curren
   });
 }
 
-const TOKEN_ERROR = 'continue: not a token this API returned';
-
 /** Sorts by key, resumes after the key in the token, and hands out a token only when more items follow. */
-function paginate<E, T>(entries: (readonly [string, E])[], page: PageRequest, out: (entry: E) => T): Page<T> {
-  const after = decodeToken(page.continue);
+function paginate<E, T>(entries: (readonly [string, E])[], page: PageRequest, list: string, out: (entry: E) => T): Page<T> {
+  const after = decodePageToken(page.continue, list);
   const sorted = entries.filter(([key]) => after === undefined || key > after).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const taken = sorted.slice(0, Math.max(0, page.limit));
   const last = taken.at(-1);
   const more = sorted.length > taken.length && last !== undefined;
-  return { items: taken.map(([, e]) => out(e)), ...(more ? { continue: encodeToken(last[0]) } : {}) };
-}
-
-function encodeToken(after: string): string {
-  return Buffer.from(JSON.stringify({ after })).toString('base64url');
-}
-
-function decodeToken(token: string | undefined): string | undefined {
-  if (token === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-  } catch (error) {
-    throw new ValidationError(TOKEN_ERROR, { field: 'continue', cause: error });
-  }
-  const after = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>).after : undefined;
-  if (typeof after !== 'string' || after.length > 512 || Object.keys(value as object).length !== 1) {
-    throw new ValidationError(TOKEN_ERROR, { field: 'continue' });
-  }
-  return after;
+  return { items: taken.map(([, e]) => out(e)), ...(more ? { continue: encodePageToken({ list, after: last[0] }) } : {}) };
 }

@@ -1,4 +1,5 @@
 import type { Seed } from '../model/seed.js';
+import type { SeedLease } from './seed-lease.js';
 import type { Shoot } from '../model/shoot.js';
 import type { Page, PageRequest } from './page.js';
 
@@ -13,8 +14,17 @@ export interface GardenRepository {
   createSeed(seed: Seed): Promise<Seed>;
   /** Writes spec, metadata and status; fails with ConflictError unless the stored version is `expectedVersion`. */
   updateSeed(seed: Seed, expectedVersion: string): Promise<Seed>;
-  /** Fails with ConflictError while the seed hosts shoots or when the version does not match. */
+  /**
+   * Fails with ConflictError while the seed hosts shoots, while its agent reports control planes it
+   * hosts (code `SeedHostsControlPlanes`), or when the version does not match. Its lease goes with it.
+   */
   deleteSeed(name: string, expectedVersion?: string): Promise<void>;
+  /**
+   * Renews the seed's lease (its agent's heartbeat), conditional on the seed existing with the lease's
+   * holder identity; never writes the Seed resource. Seeds are read with their lease joined in
+   * (`seedWithLease`, at the repository's clock).
+   */
+  renewLease(lease: SeedLease): Promise<void>;
 
   getShoot(project: string, name: string): Promise<Shoot | undefined>;
   listShoots(project: string, page: PageRequest): Promise<Page<Shoot>>;

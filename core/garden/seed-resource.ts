@@ -1,7 +1,6 @@
 import { AdmissionError, ValidationError } from '../errors.js';
 import { deriveSeedLabels } from '../scheduling/multi-zonal.js';
-import type { HeartbeatInput, Seed, SeedInput } from '../model/seed.js';
-import { mergeConditions } from './conditions.js';
+import type { Seed, SeedInput } from '../model/seed.js';
 
 export const API_VERSION = 'core.gardenless.io/v1' as const;
 
@@ -36,20 +35,6 @@ export function updatedSeed(current: Seed, input: SeedInput): Seed {
     },
     spec: input.spec,
     status: { ...status, labels: statusLabels(input), ...(input.spec.capacity ? { allocatable: { shoots: input.spec.capacity.shoots } } : {}) },
-  };
-}
-
-/** The seed after its agent's heartbeat. */
-export function heartbeatSeed(current: Seed, heartbeat: HeartbeatInput, now: Date): Seed {
-  const at = now.toISOString();
-  return {
-    ...current,
-    status: {
-      ...current.status,
-      conditions: mergeConditions(current.status.conditions, heartbeat.conditions, at),
-      lastHeartbeatTime: at,
-      ...(heartbeat.controlPlanes ? { controlPlanes: heartbeat.controlPlanes } : {}),
-    },
   };
 }
 

@@ -1,11 +1,13 @@
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { AdmissionError, ConflictError, NotFoundError, UnavailableError, ValidationError } from '../errors.js';
 import { heartbeatInput, seedInput, type HostedControlPlane, type Seed } from '../model/seed.js';
-import { shootInput, type Shoot } from '../model/shoot.js';
+import { shootInput, shootMergePatch, type Shoot } from '../model/shoot.js';
+import { assertOutboundUrl, STRICT_OUTBOUND, type OutboundPolicy } from '../net/outbound-url.js';
 import { type Clock, type EventSink, type IdSource, type SeedProvisioner, discardEvents, noProvisioning, randomIds, systemClock } from './context.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import type { Page, PageRequest } from './page.js';
 import type { GardenRepository } from './repository.js';
-import { heartbeatSeed, newSeed, updatedSeed } from './seed-resource.js';
+import { newSeed, updatedSeed } from './seed-resource.js';
+import { DEFAULT_LEASE_DURATION_SECONDS, renewedLease, seedWithLease } from './seed-lease.js';
 import { newShoot, updatedShoot } from './shoot-resource.js';
 import { parseInput } from './validate.js';
 import { admitOnSeed, assertSeedExists, listAllSeeds, scheduleAndCreate, type SchedulingPolicy } from './placement.js';
@@ -21,10 +23,19 @@ export interface GardenServiceOptions {
   events?: EventSink;
   /** Creates a new seed's command queue; none in unit tests. */
   provisioner?: SeedProvisioner;
-  /** How often a write without a client-supplied resourceVersion re-reads and retries after a concurrent change. */
+  /**
+   * How often a write without a client-supplied resourceVersion re-reads and retries after a concurrent
+   * change (default 60, with jittered backoff); past it the write fails with UnavailableError (503), never 409.
+   */
   maxUnconditionalRetries?: number;
+  /** Waits between such retries; tests pass one that does not sleep. */
+  pause?: (ms: number) => Promise<void>;
+  /** Which URLs a heartbeat may name for the garden to fetch (DESIGN section 12). Default: https, public addresses only. */
+  outbound?: OutboundPolicy;
   /** Region strategy and distances of the scheduler (Gardener's scheduler configuration). */
   scheduling?: SchedulingPolicy;
+  /** How long a heartbeat holds when the agent does not say (three of its intervals). Default 30 s. */
+  leaseDurationSeconds?: number;
 }
 
 const dryRunRequest = z.object({ shoot: z.object({ metadata: z.record(z.string(), z.unknown()).optional(), spec: shootSpec }).strict() }).strict();
@@ -59,15 +70,21 @@ export class GardenService {
   private readonly retries: number;
   private readonly policy: SchedulingPolicy;
   private readonly provisioner: SeedProvisioner;
+  private readonly leaseDurationSeconds: number;
+  private readonly pause: (ms: number) => Promise<void>;
+  private readonly outbound: OutboundPolicy;
 
   constructor(options: GardenServiceOptions) {
     this.repo = options.repository;
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? randomIds;
     this.events = options.events ?? discardEvents;
-    this.retries = options.maxUnconditionalRetries ?? 5;
+    this.retries = options.maxUnconditionalRetries ?? 60;
+    this.pause = options.pause ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.outbound = options.outbound ?? STRICT_OUTBOUND;
     this.policy = options.scheduling ?? {};
     this.provisioner = options.provisioner ?? noProvisioning;
+    this.leaseDurationSeconds = options.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS;
   }
 
   async putSeed(name: string, body: unknown): Promise<Written<Seed>> {
@@ -75,6 +92,7 @@ export class GardenService {
     const expected = input.metadata?.resourceVersion;
     return this.upsert({
       expected,
+      uid: input.metadata?.uid,
       read: () => this.repo.getSeed(name),
       create: async () => {
         if (expected !== undefined) throw new NotFoundError(`seed "${name}" does not exist; omit metadata.resourceVersion to create it`);
@@ -85,7 +103,10 @@ export class GardenService {
         await this.events.publish('SeedRegistered', { seed: name, identity: seed.status.identity });
         return seed;
       },
-      update: (current) => this.repo.updateSeed(updatedSeed(current, input), current.metadata.resourceVersion),
+      update: async (current) => {
+        const next = updatedSeed(current, input);
+        return sameResource(current, next) ? current : this.repo.updateSeed(next, current.metadata.resourceVersion);
+      },
     });
   }
 
@@ -112,22 +133,26 @@ export class GardenService {
     }
   }
 
+  /**
+   * The seed agent's heartbeat renews the seed's lease with what the agent reports; the Seed resource
+   * itself is not written (its resourceVersion stays), so operators' updates never race heartbeats.
+   */
   async heartbeat(name: string, body: unknown): Promise<Seed> {
     const input = parseInput(heartbeatInput, body);
-    for (let attempt = 0; ; attempt++) {
-      const current = await this.getSeed(name);
-      if (input.identity !== undefined && input.identity !== current.status.identity) {
-        throw new ConflictError(
-          `heartbeat identity "${input.identity}" is not the identity of seed "${name}" (${current.status.identity}); the agent belongs to an earlier registration`,
-          { code: 'IdentityMismatch', field: 'identity' },
-        );
-      }
-      try {
-        return await this.repo.updateSeed(heartbeatSeed(current, input, this.clock.now()), current.metadata.resourceVersion);
-      } catch (error) {
-        if (!(error instanceof ConflictError) || attempt >= this.retries) throw error;
-      }
+    input.controlPlanes?.forEach((cp, i) => {
+      if (cp.externalUrl !== undefined) assertOutboundUrl(cp.externalUrl, this.outbound, `controlPlanes.${i}.externalUrl`);
+    });
+    const current = await this.getSeed(name);
+    if (input.identity !== undefined && input.identity !== current.status.identity) {
+      throw new ConflictError(
+        `heartbeat identity "${input.identity}" is not the identity of seed "${name}" (${current.status.identity}); the agent belongs to an earlier registration`,
+        { code: 'IdentityMismatch', field: 'identity' },
+      );
     }
+    const now = this.clock.now();
+    const lease = renewedLease({ seed: current, heartbeat: input, now, defaultDurationSeconds: this.leaseDurationSeconds });
+    await this.repo.renewLease(lease);
+    return seedWithLease(current, lease, now);
   }
 
   async putShoot(project: string, name: string, body: unknown): Promise<Written<Shoot>> {
@@ -135,6 +160,7 @@ export class GardenService {
     const expected = input.metadata?.resourceVersion;
     return this.upsert({
       expected,
+      uid: input.metadata?.uid,
       read: () => this.repo.getShoot(project, name),
       create: async () => {
         if (expected !== undefined) throw new NotFoundError(`shoot "${project}/${name}" does not exist; omit metadata.resourceVersion to create it`);
@@ -165,6 +191,8 @@ export class GardenService {
   }
 
   private async updateShoot(current: Shoot, next: Shoot): Promise<Shoot> {
+    // Nothing changes: nothing is written, and the resourceVersion stays (Kubernetes does the same).
+    if (sameResource(current, next)) return current;
     const seedName = current.status.seedName;
     const seed = seedName ? await this.repo.getSeed(seedName) : undefined;
     admitOnSeed({ shoot: next, previous: current, ...(seed ? { seed } : {}) });
@@ -191,23 +219,26 @@ export class GardenService {
     return { kind: 'ControlPlaneLayout', ...summary, items: layoutObjects(layout), ...(etcd ? { etcd } : {}) };
   }
 
-  /** JSON merge patch of metadata (labels, annotations, resourceVersion) and spec. */
-  async patchShoot(project: string, name: string, patch: unknown): Promise<Shoot> {
-    if (!isPlainObject(patch)) throw new ValidationError('a merge patch must be a JSON object');
-    const patchVersion = isPlainObject(patch.metadata) ? patch.metadata.resourceVersion : undefined;
-    for (let attempt = 0; ; attempt++) {
+  /**
+   * JSON merge patch of metadata (labels, annotations, resourceVersion, uid) and spec. The patch itself is
+   * validated first against `shootMergePatch` (the schema the OpenAPI document shows), then the merged
+   * shoot against the shoot schema. A patch that changes nothing writes nothing.
+   */
+  async patchShoot(project: string, name: string, body: unknown): Promise<Shoot> {
+    if (!isPlainObject(body)) throw new ValidationError('a merge patch must be a JSON object');
+    const patch = parseInput(shootMergePatch, body);
+    const patchVersion = patch.metadata?.resourceVersion ?? undefined;
+    const write = async () => {
       const current = await this.getShoot(project, name);
       const base = { metadata: pickDefined({ labels: current.metadata.labels, annotations: current.metadata.annotations }), spec: current.spec };
-      const merged = applyMergePatch(base, patch);
-      const input = parseInput(shootInput, merged);
+      const merged = applyMergePatch(base, body);
+      const input = parseMerged(merged);
+      assertUid(current, input.metadata?.uid);
       const expected = input.metadata?.resourceVersion;
       if (expected !== undefined && expected !== current.metadata.resourceVersion) throw staleVersion('shoot', `${project}/${name}`, expected, current);
-      try {
-        return await this.updateShoot(current, updatedShoot(current, input));
-      } catch (error) {
-        if (!(error instanceof ConflictError) || patchVersion !== undefined || attempt >= this.retries) throw error;
-      }
-    }
+      return this.updateShoot(current, updatedShoot(current, input));
+    };
+    return patchVersion === undefined ? this.unconditionally(`shoot "${project}/${name}"`, write) : write();
   }
 
   async getShoot(project: string, name: string): Promise<Shoot> {
@@ -221,8 +252,13 @@ export class GardenService {
   }
 
   async deleteShoot(project: string, name: string, expectedVersion?: string): Promise<void> {
-    const shoot = await this.getShoot(project, name);
-    await this.repo.deleteShoot(project, name, expectedVersion);
+    const remove = async () => {
+      const shoot = await this.getShoot(project, name);
+      await this.repo.deleteShoot(project, name, expectedVersion);
+      return shoot;
+    };
+    // Without a precondition a concurrent update is no reason to refuse: read again and delete.
+    const shoot = expectedVersion === undefined ? await this.unconditionally(`shoot "${project}/${name}"`, remove) : await remove();
     await this.events.publish('ShootDeleted', { project, shoot: name, seedName: shoot.status.seedName ?? null });
   }
 
@@ -233,21 +269,44 @@ export class GardenService {
    */
   private async upsert<T extends Seed | Shoot>(op: {
     expected: string | undefined;
+    uid: string | undefined;
     read: () => Promise<T | undefined>;
     create: () => Promise<T>;
     update: (current: T) => Promise<T>;
   }): Promise<Written<T>> {
-    for (let attempt = 0; ; attempt++) {
+    const write = async (): Promise<Written<T>> => {
       const current = await op.read();
+      if (!current) {
+        if (op.uid !== undefined) throw uidMismatch(op.uid, undefined);
+        return { resource: await op.create(), created: true };
+      }
+      assertUid(current, op.uid);
+      if (op.expected !== undefined && op.expected !== current.metadata.resourceVersion) {
+        throw staleVersion(current.kind.toLowerCase(), current.metadata.name, op.expected, current);
+      }
+      return { resource: await op.update(current), created: false };
+    };
+    return op.expected === undefined ? this.unconditionally('the resource', write) : write();
+  }
+
+  /**
+   * Runs a read-modify-write that carries no client precondition until it wins against concurrent
+   * writers: a lost race (`Conflict`, or `AlreadyExists` for a create) re-reads and retries after a
+   * jittered pause. The client never sees a 409 for a version it did not send; a write that keeps
+   * losing past the budget is a 503 to retry.
+   */
+  private async unconditionally<T>(what: string, write: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
       try {
-        if (!current) return { resource: await op.create(), created: true };
-        if (op.expected !== undefined && op.expected !== current.metadata.resourceVersion) {
-          throw staleVersion(current.kind.toLowerCase(), current.metadata.name, op.expected, current);
-        }
-        return { resource: await op.update(current), created: false };
+        return await write();
       } catch (error) {
-        const retriable = error instanceof ConflictError && (error.code === 'Conflict' || error.code === 'AlreadyExists');
-        if (!retriable || op.expected !== undefined || attempt >= this.retries) throw error;
+        const lostRace = error instanceof ConflictError && (error.code === 'Conflict' || error.code === 'AlreadyExists');
+        if (!lostRace) throw error;
+        if (attempt >= this.retries) {
+          throw new UnavailableError(`${what} kept changing while it was written (${attempt + 1} attempts); retry the request`, { code: 'TooManyConflicts', cause: error });
+        }
+        // Full jitter, growing to a second: many writers of one item spread out instead of colliding again.
+        await this.pause(Math.random() * Math.min(1_000, 10 * 2 ** Math.min(attempt, 7)));
       }
     }
   }
@@ -257,6 +316,43 @@ function staleVersion(kind: string, name: string, expected: string, current: See
   return new ConflictError(
     `${kind} "${name}" has been modified: resourceVersion is ${current.metadata.resourceVersion}, not ${expected}; read it again and retry`,
     { field: 'metadata.resourceVersion', current },
+  );
+}
+
+/**
+ * The shoot a valid patch produces, validated as a shoot. A result that is not a valid shoot (an object
+ * patched in that lacks a required member, say) is 422, as Kubernetes answers a patch whose result fails
+ * validation; a malformed patch itself was a 400 already.
+ */
+function parseMerged(merged: unknown) {
+  try {
+    return parseInput(shootInput, merged);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new AdmissionError(`the patched shoot is not valid: ${error.message}`, { ...(error.field ? { field: error.field } : {}), code: 'Invalid', cause: error });
+  }
+}
+
+function assertUid(current: Seed | Shoot, uid: string | undefined): void {
+  if (uid !== undefined && uid !== current.metadata.uid) throw uidMismatch(uid, current);
+}
+
+/** Kubernetes' UID precondition: the object sent is not the one stored (it was deleted and created anew). */
+function uidMismatch(uid: string, current: Seed | Shoot | undefined): ConflictError {
+  return new ConflictError(
+    `precondition failed: metadata.uid is ${uid}, but the stored object's is ${current ? current.metadata.uid : 'absent (it does not exist)'}`,
+    { code: 'UidMismatch', field: 'metadata.uid', current },
+  );
+}
+
+/** Whether an update would store exactly what is stored (member order aside). */
+function sameResource(a: Seed | Shoot, b: Seed | Shoot): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    isPlainObject(v) ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) : v,
   );
 }
 

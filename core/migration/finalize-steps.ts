@@ -1,6 +1,6 @@
 import { ConflictError } from '../errors.js';
 import { describeError, type MigrationJournal, type MigrationRef } from './journal.js';
-import { completeStep, failStep, resumePoint, startStep } from './record.js';
+import { completeStep, failStep, resumePoint, startStep, type MigrationRecord } from './record.js';
 
 /** How a migration ends: the shoot moves to the destination, or the migration ends in Error to be resumed. */
 export class FinalizeSteps {
@@ -26,7 +26,7 @@ export class FinalizeSteps {
     record = await journal.save(completeStep(record, { step: 'finalize', now: journal.now(), message: `shoot placed on ${record.destination.name}` }));
     await journal.events.publish('MigrationSucceeded', {
       project: ref.project, shoot: ref.name, migrationId: ref.migrationId, source: record.source.name, destination: record.destination.name,
-      path: record.path, switchedToBadPath: record.switchedToBadPathAt !== undefined,
+      path: record.path, switchedToBadPath: record.switchedToBadPathAt !== undefined, durationSeconds: durationSeconds(record, journal.now()),
     });
     return { seedName: record.destination.name };
   }
@@ -38,6 +38,11 @@ export class FinalizeSteps {
     if (record.state !== 'Running') return;
     const failed = record.steps.find((s) => s.state === 'running')?.id ?? resumePoint(record) ?? 'finalize';
     const next = await journal.save(failStep(record, { step: failed, now: journal.now(), message: describeError(error) }));
-    await journal.events.publish('MigrationFailed', { project: ref.project, shoot: ref.name, migrationId: ref.migrationId, step: failed, error: next.error?.message });
+    await journal.events.publish('MigrationFailed', { project: ref.project, shoot: ref.name, migrationId: ref.migrationId, step: failed, error: next.error?.message, durationSeconds: durationSeconds(record, journal.now()) });
   }
+}
+
+/** From the first request to now, across resumed attempts: what the migration cost the operator. */
+function durationSeconds(record: Pick<MigrationRecord, 'createdAt'>, now: Date): number {
+  return Math.max(0, (now.getTime() - Date.parse(record.createdAt)) / 1_000);
 }

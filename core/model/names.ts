@@ -9,6 +9,11 @@ export const dns1123Label = z
   .max(63)
   .regex(DNS1123_LABEL, 'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit');
 
+/** Whether a string is a DNS-1123 label (seed, project and shoot names). */
+export function isName(value: string | undefined): value is string {
+  return value !== undefined && value.length <= 63 && DNS1123_LABEL.test(value);
+}
+
 /** Gardener's technical ID of a shoot: the namespace of its control plane in the seed. */
 export function technicalID(project: string, shoot: string): string {
   return `shoot--${project}--${shoot}`;
@@ -32,6 +37,17 @@ export function isLabelValue(value: string): boolean {
   return value === '' || (value.length <= 63 && LABEL_NAME.test(value));
 }
 
-export const labelKey = z.string().max(317).refine(isLabelKey, 'must be a Kubernetes label key ([prefix/]name)');
-export const labelValue = z.string().max(63).refine(isLabelValue, 'must be a Kubernetes label value');
-export const labels = z.record(labelKey, labelValue).refine((l) => Object.keys(l).length <= 64, 'at most 64 labels');
+/** The label key and value rules as patterns too, so that the OpenAPI document states them (the functions above decide). */
+export const LABEL_KEY_PATTERN = '^(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
+export const LABEL_VALUE_PATTERN = '^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$';
+
+export const labelKey = z.string().max(317).regex(new RegExp(LABEL_KEY_PATTERN), 'must be a Kubernetes label key ([prefix/]name)').refine(isLabelKey, 'must be a Kubernetes label key ([prefix/]name)');
+export const labelValue = z.string().max(63).regex(new RegExp(LABEL_VALUE_PATTERN), 'must be a Kubernetes label value').refine(isLabelValue, 'must be a Kubernetes label value');
+
+/** JSON Schema of a record's member names (OpenAPI 3.0 has no keyword for them; schema-driven clients read `propertyNames`). */
+export const labelKeyNames = { propertyNames: { type: 'string', maxLength: 317, pattern: LABEL_KEY_PATTERN } } as const;
+
+export const labels = z
+  .record(labelKey, labelValue)
+  .refine((l) => Object.keys(l).length <= 64, 'at most 64 labels')
+  .meta({ ...labelKeyNames, maxProperties: 64 });

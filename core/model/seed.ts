@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import { cidr } from './cidr.js';
-import { condition, metadataInput, providerType, region, taint, zone, type Condition, type ObjectMeta } from './common.js';
+import { dns1123Label, labelKey, labelKeyNames, labelValue } from './names.js';
+import { condition, dateTime, metadataInput, providerType, region, taint, zone, type Condition, type ObjectMeta } from './common.js';
 
-const uniqueZones = z.array(zone).min(1).max(16).refine((zs) => new Set(zs).size === zs.length, 'zones must be unique');
+const uniqueZones = z
+  .array(zone)
+  .min(1)
+  .max(16)
+  .refine((zs) => new Set(zs).size === zs.length, 'zones must be unique')
+  .meta({ uniqueItems: true });
 
 export const workerPool = z
   .object({
@@ -40,7 +46,7 @@ export type SeedSpec = z.infer<typeof seedSpec>;
 /** What `PUT /seeds/{name}` accepts. `status` is owned by the server and ignored, as in Kubernetes. */
 export const seedInput = z
   .object({
-    apiVersion: z.string().max(64).optional(),
+    apiVersion: z.literal('core.gardenless.io/v1').optional(),
     kind: z.literal('Seed').optional(),
     metadata: metadataInput.optional(),
     spec: seedSpec,
@@ -60,10 +66,12 @@ export const hostedControlPlane = z
     /** The kube-apiserver probed from inside the seed (dependency-watchdog's internal probe). */
     internalProbe: z.enum(['Success', 'Failure', 'Unknown']).optional(),
     /** When the internal probe ran; the garden ignores stale results. */
-    internalProbeTime: z.string().datetime().optional(),
+    internalProbeTime: dateTime.optional(),
     /** The kube-apiserver's external (load-balancer) URL, which the garden's prober probes from outside. */
     externalUrl: z.string().url().max(2048).optional(),
     etcdReady: z.boolean().optional(),
+    /** How long the sidecar took from losing ownership to refusing writes, when it last fenced (ms). */
+    fenceMs: z.number().int().min(0).max(86_400_000).optional(),
     /** Where the shoot's kube-apiserver reaches etcd in the seed (the etcd client service), while it serves. */
     etcdClientUrl: z.string().url().max(2048).optional(),
     /** The members of a `node` or `zone` shoot's etcd cluster: zone, raft role, and whether each serves. */
@@ -88,14 +96,17 @@ export const hostedControlPlane = z
         z.object({
           name: z.string().min(1).max(253),
           uid: z.string().min(1).max(64).optional(),
-          labels: z.record(z.string().max(317), z.string().max(63)),
+          labels: z.record(labelKey, labelValue).meta(labelKeyNames),
           state: z.string().min(1).max(64),
           deleting: z.boolean().optional(),
         }).strict(),
       )
       .max(200)
       .optional(),
-    components: z.record(z.string().max(63), z.object({ replicas: z.number().int().min(0).max(100) }).strict()).optional(),
+    components: z
+      .record(dns1123Label, z.object({ replicas: z.number().int().min(0).max(100) }).strict())
+      .meta({ propertyNames: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' } })
+      .optional(),
   })
   .strict();
 export type HostedControlPlane = z.infer<typeof hostedControlPlane>;
@@ -106,6 +117,8 @@ export const heartbeatInput = z
     conditions: z.array(condition).max(32),
     controlPlanes: z.array(hostedControlPlane).max(5_000).optional(),
     agentVersion: z.string().max(64).optional(),
+    /** How long this heartbeat holds (the agent's interval times three); default the garden's. */
+    leaseDurationSeconds: z.number().int().min(1).max(3_600).optional(),
   })
   .strict();
 export type HeartbeatInput = z.infer<typeof heartbeatInput>;
@@ -117,7 +130,9 @@ export interface SeedStatus {
   allocatable?: { shoots: number };
   /** Shoots whose `status.seedName` is this seed, counted atomically with their placement. */
   shoots: number;
+  /** From the seed's lease: when its agent last heartbeated, and how long that holds. */
   lastHeartbeatTime?: string;
+  leaseDurationSeconds?: number;
   labels: Record<string, string>;
   controlPlanes?: HostedControlPlane[];
   /** Where the garden sends this seed's commands; the agent learns it from its heartbeat answer. */

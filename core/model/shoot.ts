@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cidr } from './cidr.js';
 import { metadataInput, providerType, region, toleration, type Condition, type LastOperation, type ObjectMeta } from './common.js';
+import { mergePatchSchema } from './merge-patch-schema.js';
 import { dns1123Label, labels } from './names.js';
 
 export const purpose = z.enum(['evaluation', 'testing', 'development', 'production', 'infrastructure']);
@@ -33,7 +34,7 @@ export type ShootSpec = z.infer<typeof shootSpec>;
 /** What `PUT /projects/{p}/shoots/{n}` accepts. `status` is owned by the server and ignored. */
 export const shootInput = z
   .object({
-    apiVersion: z.string().max(64).optional(),
+    apiVersion: z.literal('core.gardenless.io/v1').optional(),
     kind: z.literal('Shoot').optional(),
     metadata: metadataInput.extend({ project: dns1123Label.optional() }).strict().optional(),
     spec: shootSpec,
@@ -41,6 +42,14 @@ export const shootInput = z
   })
   .strict();
 export type ShootInput = z.infer<typeof shootInput>;
+
+/**
+ * What `PATCH /projects/{p}/shoots/{n}` accepts: a JSON merge patch of metadata (labels, annotations,
+ * resourceVersion, uid) and spec. `status` and the fields the server owns are not patchable.
+ */
+export const shootMergePatch = (mergePatchSchema(
+  z.object({ metadata: metadataInput.pick({ labels: true, annotations: true, resourceVersion: true, uid: true }).optional(), spec: shootSpec }),
+) as z.ZodType<{ metadata?: { resourceVersion?: string | null; uid?: string | null } | null; spec?: Record<string, unknown> | null }>).meta({ id: 'ShootMergePatch' });
 
 export interface ShootStatus {
   technicalID: string;

@@ -1,6 +1,9 @@
 import type { GardenService } from '../../core/garden/service.js';
+import type { Seed } from '../../core/model/seed.js';
 import type { MigrationAdmission } from '../../core/migration/migration-admission.js';
-import { ValidationError } from '../../core/errors.js';
+import { ForbiddenError, ValidationError } from '../../core/errors.js';
+import { actorOf, type AccessSettings, type Actor } from './access.js';
+import { isWellFormedText, parseJsonBody } from '../../core/garden/json-input.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { z } from 'zod';
 import { HttpError, errorResult, json, type HttpEvent, type HttpResult } from './http.js';
@@ -13,9 +16,13 @@ export const MAX_BODY_BYTES = 256 * 1024;
 
 export interface ApiDeps {
   service: GardenService;
+  /** How callers map to actors (operator, viewer, seed agent). */
+  access: AccessSettings;
   migrations?: MigrationAdmission;
   version: string;
   onUnexpected?: (error: unknown, event: HttpEvent) => void;
+  /** Sees each recorded heartbeat (the handler turns the agents' fencing figures into metrics). */
+  onHeartbeat?: (seed: Seed) => void;
 }
 
 const router = new Router(routes);
@@ -33,19 +40,50 @@ export async function handleRequest(event: HttpEvent, deps: ApiDeps): Promise<Ht
     }
     const { route } = match;
     if (route.operationId === 'openapi') {
+      await authorize({ event, route, params: {}, deps });
       cachedDocument ??= JSON.stringify(openApiDocument({ version: deps.version }));
       return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: cachedDocument };
     }
     const params = validateParams(route, match.params);
+    const actor = route.public ? ({ kind: 'operator' } as const) : await authorize({ event, route, params, deps });
     const body = route.body ? parseBody(event, route) : undefined;
-    const query = Object.fromEntries(Object.entries(event.queryStringParameters ?? {}));
-    return await route.handle({ params, query, body, service: deps.service, ...(deps.migrations ? { migrations: deps.migrations } : {}), version: deps.version });
+    const query = queryOf(event);
+    return await route.handle({
+      params, query, body, actor, service: deps.service, version: deps.version,
+      ...(deps.migrations ? { migrations: deps.migrations } : {}),
+      ...(deps.onHeartbeat ? { onHeartbeat: deps.onHeartbeat } : {}),
+    });
   } catch (error) {
     const mapped = errorResult(error);
     if (mapped) return mapped;
     deps.onUnexpected?.(error, event);
     return json(500, { code: 'Internal', message: 'internal error; the request may be retried' });
   }
+}
+
+/**
+ * The caller's right to this route (DESIGN section 12), checked here as well as by the gateway's IAM
+ * policies: an agent only on its own seed and the shoots placed on it, a viewer only where the route
+ * allows reading, and a request without an authenticated caller never.
+ */
+async function authorize(options: { event: HttpEvent; route: Route; params: Record<string, string>; deps: ApiDeps }): Promise<Actor> {
+  const { route, params, deps } = options;
+  const actor = actorOf(options.event, deps.access);
+  const what = `${route.method} ${route.path}`;
+  if (!actor) throw new ForbiddenError(`${what} needs an IAM-authenticated caller`, { code: 'NoCaller' });
+  if (actor.kind === 'operator') return actor;
+  if (actor.kind === 'viewer') {
+    if (route.access?.viewer) return actor;
+    throw new ForbiddenError(`a viewer may not call ${what}`);
+  }
+  const rule = route.access?.agent;
+  if (rule === 'own-seed' && params.name === actor.seed) return actor;
+  if (rule === 'placed-shoot' && params.project && params.name) {
+    const shoot = await deps.service.getShoot(params.project, params.name);
+    if (shoot.status.seedName === actor.seed) return actor;
+    throw new ForbiddenError(`shoot ${params.project}/${params.name} is not placed on seed ${actor.seed}`);
+  }
+  throw new ForbiddenError(`the agent of seed ${actor.seed} may not call ${route.method} ${options.event.rawPath.slice(0, 200)}`);
 }
 
 function normalizePath(raw: string): string {
@@ -90,9 +128,13 @@ function parseBody(event: HttpEvent, route: Route): unknown {
   }
   const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
   if (text.trim() === '') throw new ValidationError('a JSON body is required', { code: 'MissingBody' });
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (cause) {
-    throw new ValidationError(`the body is not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { code: 'MalformedJSON', cause });
+  return parseJsonBody(text);
+}
+
+function queryOf(event: HttpEvent): Record<string, string> {
+  const query = Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined));
+  for (const [key, value] of Object.entries(query)) {
+    if (!isWellFormedText(key) || !isWellFormedText(value)) throw new ValidationError(`query parameter ${key.slice(0, 40)}: not valid Unicode`, { code: 'InvalidUnicode' });
   }
+  return query;
 }

@@ -1,16 +1,20 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
 import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
 import { SqsSeedCommandQueues } from '../../adapters/sqs/seed-command-queues.js';
 import type { EventSink } from '../../core/garden/context.js';
 import { GardenService } from '../../core/garden/service.js';
+import { outboundPolicyFrom } from '../../core/net/outbound-url.js';
 import { logger } from '../shared/logger.js';
-import { requireEnv, schedulingPolicyFromEnv } from '../shared/env.js';
 import { StepFunctionsMigrationWorkflow } from '../../adapters/sfn/migration-workflow.js';
 import { MigrationAdmission } from '../../core/migration/migration-admission.js';
 import { migrationJournal } from '../shared/migration-journal.js';
+import { METRIC } from '../shared/metric-names.js';
+import { MetricUnit, metrics, observability } from '../shared/observability.js';
+import { accessSettingsFromEnv } from './access.js';
+import { heartbeatMetrics } from './heartbeat-metrics.js';
+import { optionalNumberEnv, requireEnv, schedulingPolicyFromEnv } from '../shared/env.js';
 import { handleRequest } from './app.js';
 
 const VERSION = process.env.GARDENLESS_VERSION ?? '0.1.0';
@@ -27,7 +31,11 @@ const service = new GardenService({
   events,
   scheduling: schedulingPolicyFromEnv(),
   provisioner: new SqsSeedCommandQueues({ prefix: requireEnv('SEED_QUEUE_PREFIX') }),
+  leaseDurationSeconds: optionalNumberEnv('SEED_LEASE_DURATION_SECONDS'),
+  // Which URLs a heartbeat may name for the watchdog to probe: a deployment setting (OUTBOUND_ALLOW).
+  outbound: outboundPolicyFrom(process.env.OUTBOUND_ALLOW),
 });
+const access = accessSettingsFromEnv();
 
 const migrations = new MigrationAdmission({
   journal: migrationJournal(),
@@ -40,16 +48,20 @@ async function api(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStruct
   const result = await handleRequest(event, {
     service,
     migrations,
+    access,
     version: VERSION,
     onUnexpected: (error) => logger.error('unexpected error', { error }),
+    onHeartbeat: (seed) => heartbeatMetrics(metrics, seed),
   });
-  logger.info('request', {
-    method: event.requestContext.http.method,
-    path: event.rawPath,
-    status: result.statusCode,
-    durationMs: Date.now() - started,
-  });
+  const status = result.statusCode ?? 0;
+  const durationMs = Date.now() - started;
+  metrics.addMetric(METRIC.apiRequests, MetricUnit.Count, 1);
+  metrics.addMetric(METRIC.apiLatency, MetricUnit.Milliseconds, durationMs);
+  metrics.addMetric(METRIC.apiClientErrors, MetricUnit.Count, status >= 400 && status < 500 ? 1 : 0);
+  metrics.addMetric(METRIC.apiServerErrors, MetricUnit.Count, status >= 500 ? 1 : 0);
+  if (status === 403) metrics.addMetric(METRIC.apiForbidden, MetricUnit.Count, 1);
+  logger.info('request', { method: event.requestContext.http.method, path: event.rawPath, status, durationMs });
   return result;
 }
 
-export const handler = middy(api).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = middy(api).use(observability());

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { AdmissionError, ConflictError, DomainError, NotFoundError, ValidationError } from '../../core/errors.js';
+import { AdmissionError, ConflictError, DomainError, ForbiddenError, NotFoundError, UnavailableError, ValidationError } from '../../core/errors.js';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
@@ -36,8 +36,10 @@ export function errorResult(error: unknown): HttpResult | undefined {
     : error instanceof NotFoundError ? 404
     : error instanceof ConflictError ? 409
     : error instanceof AdmissionError ? 422
+    : error instanceof ForbiddenError ? 403
+    : error instanceof UnavailableError ? 503
     : undefined;
   if (status === undefined) return undefined;
   const body: ErrorBody = { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) };
-  return json(status, body);
+  return json(status, body, status === 503 ? { 'retry-after': '1' } : {});
 }

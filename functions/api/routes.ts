@@ -4,8 +4,9 @@ import type { GardenService } from '../../core/garden/service.js';
 import { migrateRequest, type MigrationAdmission } from '../../core/migration/migration-admission.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { dns1123Label } from '../../core/model/names.js';
-import { heartbeatInput, seedInput } from '../../core/model/seed.js';
-import { shootInput } from '../../core/model/shoot.js';
+import { heartbeatInput, seedInput, type Seed } from '../../core/model/seed.js';
+import { shootInput, shootMergePatch } from '../../core/model/shoot.js';
+import type { Actor, RouteAccess } from './access.js';
 import { HttpError, type HttpResult, json } from './http.js';
 import * as s from './schemas.js';
 
@@ -19,6 +20,9 @@ export interface RouteContext {
   /** Absent where the deployment has no migration workflow (unit tests of the pipeline). */
   migrations?: MigrationAdmission;
   version: string;
+  /** The caller, as the gateway authenticated it (operator for public routes). */
+  actor: Actor;
+  onHeartbeat?: (seed: Seed) => void;
 }
 
 /** One operation of the API. The same table drives the router and the OpenAPI document. */
@@ -36,6 +40,8 @@ export interface Route {
   responses: Record<number, { description: string; schema?: z.ZodType }>;
   /** Public routes need no IAM signature (only /healthz). */
   public?: boolean;
+  /** Who besides the operator may call it; the IAM policies of the actors are built from the same entries. */
+  access?: RouteAccess;
   handle(ctx: RouteContext): Promise<HttpResult> | HttpResult;
 }
 
@@ -43,7 +49,7 @@ const name = dns1123Label;
 const project = dns1123Label;
 const errors = {
   400: { description: 'Malformed request', schema: s.errorBody },
-  404: { description: 'Not found', schema: s.errorBody },
+  404: { description: 'Not found', schema: s.notFoundBody },
 };
 
 function page(query: RouteContext['query']) {
@@ -62,13 +68,13 @@ export const routes: Route[] = [
     handle: ({ version }) => json(200, { status: 'ok', version }),
   },
   {
-    method: 'GET', path: '/openapi.json', operationId: 'openapi', summary: 'This API as an OpenAPI 3 document', tags: ['health'],
+    method: 'GET', path: '/openapi.json', operationId: 'openapi', access: { viewer: true }, summary: 'This API as an OpenAPI 3 document', tags: ['health'],
     responses: { 200: { description: 'The OpenAPI document' } },
     // Filled in by the handler, which owns the generated document.
     handle: () => json(500, { code: 'Internal', message: 'openapi route not wired' }),
   },
   {
-    method: 'GET', path: '/seeds', operationId: 'listSeeds', summary: 'List seeds', tags: ['seeds'], query: s.listQuery,
+    method: 'GET', path: '/seeds', operationId: 'listSeeds', access: { viewer: true }, summary: 'List seeds', tags: ['seeds'], query: s.listQuery,
     responses: { 200: { description: 'A page of seeds', schema: s.seedList }, 400: errors[400] },
     handle: async ({ service, query }) => {
       const res = await service.listSeeds(page(query));
@@ -88,7 +94,7 @@ export const routes: Route[] = [
     },
   },
   {
-    method: 'GET', path: '/seeds/{name}', operationId: 'getSeed', summary: 'Read a seed', tags: ['seeds'], params: { name },
+    method: 'GET', path: '/seeds/{name}', operationId: 'getSeed', access: { viewer: true, agent: 'own-seed' }, summary: 'Read a seed', tags: ['seeds'], params: { name },
     responses: { 200: { description: 'The seed', schema: s.seedResource }, 400: errors[400], 404: errors[404] },
     handle: async ({ service, params }) => json(200, await service.getSeed(params.name!)),
   },
@@ -105,14 +111,15 @@ export const routes: Route[] = [
     },
   },
   {
-    method: 'POST', path: '/seeds/{name}/heartbeat', operationId: 'seedHeartbeat', summary: 'Seed agent heartbeat: conditions, hosted control planes, internal probes', tags: ['seeds'],
+    method: 'POST', path: '/seeds/{name}/heartbeat', operationId: 'seedHeartbeat', access: { agent: 'own-seed' }, summary: 'Seed agent heartbeat: conditions, hosted control planes, internal probes', tags: ['seeds'],
     params: { name }, body: heartbeatInput,
     responses: {
       200: { description: 'Recorded', schema: s.heartbeatResult }, 400: errors[400], 404: errors[404],
       409: { description: 'The agent reports another registration\'s identity', schema: s.errorBody },
     },
-    handle: async ({ service, params, body }) => {
+    handle: async ({ service, params, body, onHeartbeat }) => {
       const seed = await service.heartbeat(params.name!, body);
+      onHeartbeat?.(seed);
       return json(200, {
         seed: seed.metadata.name, identity: seed.status.identity,
         lastHeartbeatTime: seed.status.lastHeartbeatTime, resourceVersion: seed.metadata.resourceVersion,
@@ -121,7 +128,7 @@ export const routes: Route[] = [
     },
   },
   {
-    method: 'GET', path: '/projects/{project}/shoots', operationId: 'listShoots', summary: 'List the shoots of a project', tags: ['shoots'],
+    method: 'GET', path: '/projects/{project}/shoots', operationId: 'listShoots', access: { viewer: true }, summary: 'List the shoots of a project', tags: ['shoots'],
     params: { project }, query: s.listQuery,
     responses: { 200: { description: 'A page of shoots', schema: s.shootList }, 400: errors[400] },
     handle: async ({ service, params, query }) => {
@@ -144,7 +151,7 @@ export const routes: Route[] = [
   },
   {
     method: 'PATCH', path: '/projects/{project}/shoots/{name}', operationId: 'patchShoot', summary: 'Merge-patch a shoot', tags: ['shoots'],
-    params: { project, name }, body: s.mergePatch, bodyContentTypes: ['application/merge-patch+json', 'application/json'],
+    params: { project, name }, body: shootMergePatch, bodyContentTypes: ['application/merge-patch+json', 'application/json'],
     responses: {
       200: { description: 'Updated', schema: s.shootResource }, 400: errors[400], 404: errors[404],
       409: { description: 'resourceVersion mismatch', schema: s.errorBody }, 422: { description: 'Admission rule', schema: s.errorBody },
@@ -152,7 +159,7 @@ export const routes: Route[] = [
     handle: async ({ service, params, body }) => json(200, await service.patchShoot(params.project!, params.name!, body)),
   },
   {
-    method: 'GET', path: '/projects/{project}/shoots/{name}', operationId: 'getShoot', summary: 'Read a shoot', tags: ['shoots'],
+    method: 'GET', path: '/projects/{project}/shoots/{name}', operationId: 'getShoot', access: { viewer: true, agent: 'placed-shoot' }, summary: 'Read a shoot', tags: ['shoots'],
     params: { project, name },
     responses: { 200: { description: 'The shoot', schema: s.shootResource }, 400: errors[400], 404: errors[404] },
     handle: async ({ service, params }) => json(200, await service.getShoot(params.project!, params.name!)),
@@ -170,7 +177,7 @@ export const routes: Route[] = [
     },
   },
   {
-    method: 'GET', path: '/projects/{project}/shoots/{name}/controlplane', operationId: 'getControlPlaneLayout',
+    method: 'GET', path: '/projects/{project}/shoots/{name}/controlplane', operationId: 'getControlPlaneLayout', access: { viewer: true, agent: 'placed-shoot' },
     summary: 'The HA layout of the shoot\'s control-plane components (GEP-20) as Kubernetes objects', tags: ['shoots'],
     params: { project, name },
     responses: {
@@ -180,7 +187,7 @@ export const routes: Route[] = [
     handle: async ({ service, params }) => json(200, await service.controlPlane(params.project!, params.name!)),
   },
   {
-    method: 'POST', path: '/scheduling/dry-run', operationId: 'schedulingDryRun',
+    method: 'POST', path: '/scheduling/dry-run', operationId: 'schedulingDryRun', access: { viewer: true },
     summary: 'Where the scheduler would place a shoot: ranked candidates and every rejected seed with its reason', tags: ['scheduling'],
     body: s.dryRunInput,
     responses: { 200: { description: 'The decision', schema: s.dryRunResult }, 400: errors[400] },
@@ -208,7 +215,7 @@ export const routes: Route[] = [
         : json(202, await migrationsOf(migrations).start(params.project!, params.name!, body)),
   },
   {
-    method: 'GET', path: '/projects/{project}/shoots/{name}/migration', operationId: 'getMigration',
+    method: 'GET', path: '/projects/{project}/shoots/{name}/migration', operationId: 'getMigration', access: { viewer: true },
     summary: 'The current or last migration: every step with its state and times', tags: ['migration'],
     params: { project, name },
     responses: { 200: { description: 'The migration', schema: s.migration }, 400: errors[400], 404: errors[404] },

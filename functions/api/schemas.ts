@@ -81,8 +81,16 @@ export const listQuery = z
     continue: z.string().max(2048).optional(),
   })
   .strip();
-export const deleteQuery = z.object({ resourceVersion: z.string().regex(/^[1-9][0-9]{0,15}$/).optional() }).strip();
-export const mergePatch = z.record(z.string(), z.unknown()).describe('JSON merge patch (RFC 7386) of metadata (labels, annotations, resourceVersion) and spec.');
+export const deleteQuery = z.object({ resourceVersion: z.string().regex(/^[1-9][0-9]{0,14}$/).optional() }).strip();
+/** 404: the API's Error, or API Gateway's own `{"message": "Not Found"}` for a path it routes nowhere. */
+export const notFoundBody = z
+  .object({ message: z.string(), code: z.string().optional(), field: z.string().optional() })
+  .meta({ id: 'NotFound', description: 'An Error with code NotFound, or API Gateway\'s {"message": "Not Found"} for a request it routes nowhere.' });
+
+/** What API Gateway answers itself (403 on a missing or refused signature); the handler's 403 is an errorBody. */
+export const gatewayError = z
+  .object({ message: z.string(), code: z.string().optional(), field: z.string().optional() })
+  .meta({ id: 'GatewayError', description: 'A refusal by API Gateway ({"message": "Forbidden"}) or by the handler (an Error).' });
 
 export const dryRunInput = z
   .object({ shoot: z.object({ metadata: z.object({ project: z.string().optional(), name: z.string().optional() }).passthrough().optional(), spec: shootSpec }).strict() })

@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { z } from 'zod';
 import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
 import { DynamoWatchdogStateStore } from '../../adapters/dynamodb/watchdog-store.js';
@@ -12,7 +11,10 @@ import { runWatchdogRound } from '../../core/dwd/watchdog-round.js';
 import { listAllSeeds } from '../../core/garden/placement.js';
 import { listAllShoots } from '../../core/garden/listing.js';
 import { parseInput } from '../../core/garden/validate.js';
+import { outboundPolicyFrom } from '../../core/net/outbound-url.js';
 import { logger } from '../shared/logger.js';
+import { METRIC } from '../shared/metric-names.js';
+import { MetricUnit, metrics, observability } from '../shared/observability.js';
 import { requireEnv } from '../shared/env.js';
 
 /** A scheduled invocation runs a minute of rounds; a test or an operator may ask for fewer. */
@@ -22,7 +24,11 @@ const input = z
 
 const repo = new DynamoGardenRepository({ tableName: requireEnv('TABLE_NAME') });
 const store = new DynamoWatchdogStateStore({ tableName: requireEnv('TABLE_NAME') });
-const prober = new HttpExternalProber({ timeoutMs: Number(process.env.PROBE_TIMEOUT_MS ?? 2_000) });
+const prober = new HttpExternalProber({
+  timeoutMs: Number(process.env.PROBE_TIMEOUT_MS ?? 2_000),
+  policy: outboundPolicyFrom(process.env.OUTBOUND_ALLOW),
+  onRefused: (url, reason) => logger.warn('probe refused by the outbound policy', { url, reason }),
+});
 const commands = new SqsWatchdogCommands({ queues: new SqsSeedCommandQueues({ prefix: requireEnv('SEED_QUEUE_PREFIX') }) });
 const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
 
@@ -51,7 +57,9 @@ async function watchdog(event: unknown): Promise<{ rounds: number; probes: numbe
     sent += acted.reduce((n, r) => n + r.commands, 0);
     logger.info('watchdog round', { offset, shoots: results.length, acted: acted.map((r) => ({ shoot: r.shoot, verdict: r.verdict, commands: r.commands })) });
   }
+  metrics.addMetric(METRIC.watchdogProbes, MetricUnit.Count, probes);
+  metrics.addMetric(METRIC.watchdogCommands, MetricUnit.Count, sent);
   return { rounds: offsets.length, probes, commands: sent };
 }
 
-export const handler = middy(watchdog).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = middy(watchdog).use(observability());

@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { z } from 'zod';
 import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
 import { Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
@@ -8,6 +7,7 @@ import { parseInput } from '../../core/garden/validate.js';
 import { dns1123Label } from '../../core/model/names.js';
 import { provisionControlPlane, type ProvisionOutcome } from '../../core/provisioning/control-plane.js';
 import { logger } from '../shared/logger.js';
+import { observability } from '../shared/observability.js';
 import { requireEnv } from '../shared/env.js';
 
 /** The `ShootCreated` event from the bus. */
@@ -36,4 +36,4 @@ async function provision(input: unknown): Promise<ProvisionOutcome> {
   return outcome;
 }
 
-export const handler = middy(provision).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = middy(provision).use(observability());

@@ -110,7 +110,7 @@ export class SeedAgent {
     try {
       const controlPlanes: HostedControlPlane[] = this.runtimeInstance ? await this.runtimeInstance.controlPlanes() : [];
       const res = await this.options.garden.request<{ identity?: string; commandQueueUrl?: string }>('POST', `/seeds/${this.seed}/heartbeat`, {
-        body: { conditions: await this.conditions(), controlPlanes, agentVersion: 'seed-agent/local' },
+        body: { conditions: await this.conditions(), controlPlanes, agentVersion: 'seed-agent/local', leaseDurationSeconds: leaseDuration(this.options.heartbeatIntervalMs ?? 10_000) },
       });
       if (res.status !== 200) throw new Error(`heartbeat of seed ${this.seed} answered ${res.status}: ${JSON.stringify(res.body)}`);
       this.identity ??= res.body.identity;
@@ -236,6 +236,11 @@ function looseToken(body: string): string | undefined {
     // Not JSON: no token to answer.
     return undefined;
   }
+}
+
+/** A heartbeat holds for three intervals (DESIGN section 11): one lost heartbeat does not make the seed unready. */
+function leaseDuration(intervalMs: number): number {
+  return Math.max(1, Math.ceil((3 * intervalMs) / 1_000));
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

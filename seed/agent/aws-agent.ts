@@ -35,6 +35,14 @@ export interface AwsAccess {
   endpoints?: { sqs?: string; sfn?: string; s3?: string; route53?: string };
 }
 
+/** What the AWS wiring hands a runtime: the buckets on S3 and the restore's owner check. */
+export interface RuntimeContext {
+  identity: string;
+  blobStore: (bucket: string) => S3BlobStore;
+  snapshotStore: (bucket: string) => S3SnapshotStore;
+  ownerCheck?: (shoot: { name: string; project: string }) => Promise<OwnerCheckResult>;
+}
+
 export interface AwsSeedAgentOptions extends Pick<SeedAgentOptions, 'seed' | 'garden' | 'heartbeatIntervalMs' | 'log'> {
   garden: GardenClient;
   aws: AwsAccess;
@@ -45,7 +53,9 @@ export interface AwsSeedAgentOptions extends Pick<SeedAgentOptions, 'seed' | 'ga
   /** SQS long-poll wait; default 5 s (stop() aborts it). */
   pollWaitSeconds?: number;
   /** What runs the control planes, built once the agent knows its identity. */
-  hosting: (identity: string) => ControlPlaneHosting;
+  hosting?: (identity: string) => ControlPlaneHosting;
+  /** Instead of `hosting`: a runtime of its own (the kubernetes runtime), given the same buckets and owner check. */
+  runtime?: (context: RuntimeContext) => SeedRuntime;
   /** The world outside the seed that extensions act on; default one of the runtime's own. */
   world?: MemoryExtensionWorld;
   actuators?: ActuatorSet;
@@ -80,16 +90,25 @@ export function awsSeedAgent(options: AwsSeedAgentOptions): SeedAgent {
     ...(options.log ? { log: options.log } : {}),
     ...(options.backupBucket ? { backupBucketReady: () => s3.headBucket({ Bucket: options.backupBucket }).then(() => true) } : {}),
     runtime: ({ identity }) => {
-      const runtime = new ControlPlaneRuntime({
-        seed: options.seed,
-        hosting: options.hosting(identity),
+      const context: RuntimeContext = {
+        identity,
         blobStore: (bucket) => new S3BlobStore({ bucket, api: s3 }),
         snapshotStore: (bucket) => new S3SnapshotStore({ bucket, api: s3 }),
         ...(options.owner ? { ownerCheck: restoreOwnerCheck({ owner: options.owner, identity, route53: new Route53Client(to('route53')) }) } : {}),
-        zones: seedZones({ garden: options.garden, seed: options.seed }),
-        ...(options.world ? { world: options.world } : {}),
-        ...(options.actuators ? { actuators: options.actuators } : {}),
-      });
+      };
+      if (!options.runtime && !options.hosting) throw new Error('awsSeedAgent needs hosting or runtime');
+      const runtime =
+        options.runtime?.(context) ??
+        new ControlPlaneRuntime({
+          seed: options.seed,
+          hosting: options.hosting!(identity),
+          blobStore: context.blobStore,
+          snapshotStore: context.snapshotStore,
+          ...(context.ownerCheck ? { ownerCheck: context.ownerCheck } : {}),
+          zones: seedZones({ garden: options.garden, seed: options.seed }),
+          ...(options.world ? { world: options.world } : {}),
+          ...(options.actuators ? { actuators: options.actuators } : {}),
+        });
       return wrap.runtime ? wrap.runtime(runtime) : runtime;
     },
   });

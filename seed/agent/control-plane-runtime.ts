@@ -1,24 +1,15 @@
 import type { CommandOf, CommandResult, CommandType, SeedCommand } from '../../core/commands/index.js';
-import {
-  externalKey,
-  memoryActuators,
-  MemoryExtensionWorld,
-  operateAll,
-  RESTORE_ORDER,
-  shootExtensions,
-  type ActuatorSet,
-  type ExtensionResource,
-  type OperateOutcome,
-} from '../../core/extensions/index.js';
+import { externalKey, memoryActuators, MemoryExtensionWorld, type ActuatorSet, type ExtensionResource } from '../../core/extensions/index.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
-import { BlobIntegrityError, BlobNotFoundError, BlobStoreError, migrateExtensions, restoreExtensions, type BlobStore } from '../../core/shootstate/index.js';
-import { SnapshotStoreError, type SnapshotStore } from '../../core/snapshots/index.js';
+import type { BlobStore } from '../../core/shootstate/index.js';
+import type { SnapshotStore } from '../../core/snapshots/index.js';
+import { migrateShootExtensions, reconcileExtensions, restoreShootExtensions } from '../common/extension-ops.js';
+import { assertOwner, checkRestorable, restoreBucket } from '../common/restore-ops.js';
 import { AgentCommandError, messageOf } from './errors.js';
 import { etcdMembers } from '../../core/ha/members.js';
 import type { ControlPlaneHosting, EtcdSpec } from './hosting.js';
 import { newModel, observe, reconcileModel, reportModel, restartPod, scaleModel, type ControlPlaneModel, type Observation } from './model.js';
-import { summarizeRestore } from './restore-check.js';
 import type { SeedRuntime } from './runtime.js';
 
 export interface ControlPlaneRuntimeOptions {
@@ -51,8 +42,6 @@ interface Plane {
   seen: Observation;
   probeTime?: string;
 }
-
-type Outcome = { kind: ExtensionResource['kind']; name: string; purpose?: string; action: OperateOutcome['action'] };
 
 /**
  * The generic seed runtime: per shoot a modelled control plane (replicas, pods) and its extension
@@ -116,22 +105,11 @@ export class ControlPlaneRuntime implements SeedRuntime {
         return this.reconcile(command, signal);
       case 'migrate': {
         const plane = this.existing(command);
-        const result = await guardStores(() =>
-          migrateExtensions({
-            shoot: command.shoot,
-            resources: plane.extensions,
-            actuators: this.actuators,
-            blobs: this.options.blobStore(command.stateBucket),
-            seed: this.options.seed,
-            now: this.now,
-            ...(command.inlineBudgetBytes === undefined ? {} : { inlineBudgetBytes: command.inlineBudgetBytes }),
-            ...(signal ? { signal } : {}),
-          }),
-        );
-        plane.extensions = result.resources;
-        if (!result.ok) throw extensionFailure(result.error);
+        const step = await migrateShootExtensions({ command, current: plane.extensions, actuators: this.actuators, blobStore: this.options.blobStore, seed: this.options.seed, now: this.now, ...(signal ? { signal } : {}) });
+        plane.extensions = step.resources;
+        if (step.error) throw step.error;
         plane.migrated = true;
-        return { shootState: result.shootState, extensions: outcomesOf(result.outcomes) };
+        return step.result!;
       }
       case 'delete-control-plane': {
         const plane = this.planes.get(id);
@@ -164,45 +142,26 @@ export class ControlPlaneRuntime implements SeedRuntime {
     const spec = command.controlPlane;
     const plane = this.planes.get(id) ?? this.fresh(id, spec.backup.bucket, spec.hibernated, spec.failureTolerance);
     plane.backupBucket = spec.backup.bucket;
-    const desired = spec.extensions?.map((e) => ({
-      apiVersion: 'extensions.gardenless.io/v1' as const,
-      kind: e.kind,
-      name: e.name,
-      namespace: id,
-      ...(e.purpose === undefined ? {} : { purpose: e.purpose }),
-      generation: 1,
-      spec: e.spec,
-      status: {},
-      annotations: {},
-    }));
-    const resources = desired ?? (plane.extensions.length > 0 ? plane.extensions : shootExtensions({ technicalID: id, backupBucket: spec.backup.bucket }));
-    const outcome = await operateAll({ resources, actuators: this.actuators, now: this.now, order: RESTORE_ORDER, ...(signal ? { signal } : {}) });
-    plane.extensions = outcome.resources;
-    if (outcome.error) throw extensionFailure(outcome.error);
+    const step = await reconcileExtensions({ technicalID: id, spec, current: plane.extensions, actuators: this.actuators, now: this.now, ...(signal ? { signal } : {}) });
+    plane.extensions = step.resources;
+    if (step.error) throw step.error;
     reconcileModel(plane.model, { hibernated: spec.hibernated, ...(spec.failureTolerance ? { failureTolerance: spec.failureTolerance } : {}) });
     await this.converge(command.shoot, plane);
     const etcd = await this.options.hosting.etcd(id);
-    return { extensions: outcomesOf(outcome.outcomes), etcdReady: etcd.available };
+    return { extensions: step.result ?? [], etcdReady: etcd.available };
   }
 
   private async restore(command: CommandOf<'restore'>, signal?: AbortSignal): Promise<CommandResult<'restore'>> {
     const id = command.shoot.technicalID;
-    if (this.options.ownerCheck) {
-      const check = await this.options.ownerCheck(command.shoot);
-      if (check !== 'owner') throw new AgentCommandError('NotOwner', `the owner record of ${id} does not name seed ${this.options.seed} (${check}); not activating`);
-    }
-    const bucket = command.etcd?.bucket ?? command.controlPlane?.backup.bucket ?? this.planes.get(id)?.backupBucket;
-    if (bucket === undefined) throw new AgentCommandError('InvalidCommand', `a restore of ${id} on a seed that does not host it needs etcd.bucket or controlPlane.backup`);
+    await assertOwner({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
+    const bucket = restoreBucket(command, this.planes.get(id)?.backupBucket);
+    // Checked before anything exists here: copies that do not restore leave no control plane behind.
+    const summary = command.etcd ? await checkRestorable({ command: { ...command, etcd: command.etcd }, snapshotStore: this.options.snapshotStore }) : undefined;
     const plane = this.planes.get(id) ?? this.fresh(id, bucket, command.hibernated, command.controlPlane?.failureTolerance);
     plane.migrated = false;
     const result: CommandResult<'restore'> = {};
-    if (command.etcd) {
-      const store = this.options.snapshotStore(command.etcd.bucket);
-      const listed = await store.list(id).catch((cause: unknown) => {
-        throw new AgentCommandError('SnapshotsUnavailable', `listing the snapshots of ${id} in ${command.etcd!.bucket} failed: ${messageOf(cause)}`, undefined, { cause });
-      });
+    if (command.etcd && summary) {
       const expected = command.etcd.expectedLastRevision;
-      const summary = summarizeRestore({ technicalID: id, snapshots: listed, hibernated: command.hibernated, ...(expected === undefined ? {} : { expectedLastRevision: expected }) });
       plane.backupBucket = command.etcd.bucket;
       reconcileModel(plane.model, { hibernated: command.hibernated, ...(command.controlPlane?.failureTolerance ? { failureTolerance: command.controlPlane.failureTolerance } : {}) });
       if (!command.hibernated) {
@@ -215,17 +174,10 @@ export class ControlPlaneRuntime implements SeedRuntime {
       result.etcd = summary;
     }
     if (command.extensions) {
-      const { shootState, stateBucket } = command.extensions;
-      // Resources whose restore failed before keep their annotation: continue from them, not from the ShootState again.
-      const pending = plane.extensions.filter((e) => e.annotations['gardener.cloud/operation'] === 'restore');
-      const outcome = await guardStores(async () =>
-        pending.length > 0
-          ? operateAll({ resources: plane.extensions, actuators: this.actuators, now: this.now, order: RESTORE_ORDER, ...(signal ? { signal } : {}) })
-          : restoreExtensions({ shootState, blobs: this.options.blobStore(stateBucket), actuators: this.actuators, now: this.now, ...(signal ? { signal } : {}) }),
-      );
-      plane.extensions = outcome.resources;
-      if (outcome.error) throw extensionFailure(outcome.error);
-      result.extensions = outcomesOf(outcome.outcomes);
+      const step = await restoreShootExtensions({ extensions: command.extensions, current: plane.extensions, actuators: this.actuators, blobStore: this.options.blobStore, now: this.now, ...(signal ? { signal } : {}) });
+      plane.extensions = step.resources;
+      if (step.error) throw step.error;
+      result.extensions = step.result ?? [];
     }
     return result;
   }
@@ -286,26 +238,5 @@ export class ControlPlaneRuntime implements SeedRuntime {
     const plane = this.planes.get(command.shoot.technicalID);
     if (plane) return plane;
     throw new AgentCommandError('ControlPlaneNotFound', `seed ${this.options.seed} hosts no control plane for ${command.shoot.technicalID}`);
-  }
-}
-
-function outcomesOf(outcomes: readonly OperateOutcome[]): Outcome[] {
-  return outcomes.flatMap((o) => (o.resource ? [{ kind: o.resource.kind, name: o.resource.name, ...(o.resource.purpose === undefined ? {} : { purpose: o.resource.purpose }), action: o.action }] : []));
-}
-
-function extensionFailure(error: { message: string; details?: unknown }): AgentCommandError {
-  return new AgentCommandError('ExtensionOperationFailed', error.message, (error.details ?? {}) as Record<string, unknown>, { cause: error });
-}
-
-/** Blob and bucket failures are the protocol's retryable "unavailable" answers; everything else is the caller's. */
-async function guardStores<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (cause) {
-    if (cause instanceof BlobStoreError || cause instanceof BlobIntegrityError || cause instanceof BlobNotFoundError) {
-      throw new AgentCommandError('ShootStateUnavailable', `the state bucket failed: ${cause.message}`, { reason: cause.name }, { cause });
-    }
-    if (cause instanceof SnapshotStoreError) throw new AgentCommandError('SnapshotsUnavailable', cause.message, undefined, { cause });
-    throw cause;
   }
 }

@@ -9,6 +9,8 @@ export interface TestGarden {
   api: GardenClient;
   /** The same API without SigV4 signatures. */
   unsigned: GardenClient;
+  /** `api` resending the emulator gateway's 502s (a Lambda worker that failed to start): for set-up steps a test is not about. */
+  setup: GardenClient;
   ddb: DynamoDBDocumentClient;
   tableName: string;
 }
@@ -23,6 +25,7 @@ export function testGarden(): TestGarden {
     deployment,
     // Generous: bursts of 50 concurrent requests start that many Lambda workers in the emulator on two cores.
     api: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, timeoutMs: 120_000 }),
+    setup: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, timeoutMs: 120_000, gatewayRetries: 5 }),
     unsigned: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, sign: false, timeoutMs: 120_000 }),
     ddb: DynamoDBDocumentClient.from(new DynamoDBClient(awsConfig)),
     tableName: deployment.outputs.TableName,

@@ -2,6 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { deployGarden, type Deployment } from '../../local/deploy.js';
 import { startEmulator } from '../../local/emulator.js';
 import { TEST_OWNERSHIP_TIMINGS } from './timings.js';
+import { GardenClient } from '../../adapters/http/garden-client.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,11 +30,31 @@ export default async function setup(project: TestProject): Promise<() => Promise
       ownershipTimings: JSON.stringify(TEST_OWNERSHIP_TIMINGS),
       copyWaitForFinalSeconds: '15',
     } });
-    console.log(`integration: emulator ${emulator.endpoint}, stack deployed in ${Date.now() - started} ms, API ${deployment.apiUrl}`);
+    const warm = await warmUp(deployment);
+    console.log(`integration: emulator ${emulator.endpoint}, stack deployed in ${Date.now() - started} ms (API warmed: ${warm}), API ${deployment.apiUrl}`);
     project.provide('deployment', deployment);
   } catch (error) {
     await emulator.stop();
     throw error;
   }
   return () => emulator.stop();
+}
+
+/**
+ * Starts several execution environments of the API function before any suite runs, a few at a time,
+ * so that the first burst of a test does not pay for them all at once on two loaded cores. Signed
+ * calls (GET /seeds) run the whole pipeline; 502s of workers still starting are retried here.
+ */
+async function warmUp(deployment: { apiUrl: string; region: string }): Promise<string> {
+  const client = new GardenClient({
+    apiUrl: deployment.apiUrl, region: deployment.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+    timeoutMs: 120_000, gatewayRetries: 6,
+  });
+  const statuses: number[] = [];
+  for (let wave = 0; wave < 3; wave++) {
+    const res = await Promise.all(Array.from({ length: 6 }, () => client.request('GET', '/seeds')));
+    statuses.push(...res.map((r) => r.status));
+  }
+  const ok = statuses.filter((s) => s === 200).length;
+  return `${ok}/${statuses.length} answered 200`;
 }

@@ -3,7 +3,7 @@ import { FailingGardenRepository } from '../../../core/garden/memory-repository.
 import { GardenService } from '../../../core/garden/service.js';
 import { MAX_BODY_BYTES, handleRequest } from '../../../functions/api/app.js';
 import { seedBody, shootBody } from '../garden/builders.js';
-import { VERSION, api, httpEvent, type Api, type Response } from './events.js';
+import { ACCESS, VERSION, api, httpEvent, type Api, type Response } from './events.js';
 
 function expectError(res: Response, status: number, code: string, field?: string): void {
   expect({ status: res.status, body: res.body }).toEqual({
@@ -81,10 +81,10 @@ describe('handleRequest: every route', () => {
     expect(second.body).toEqual({ kind: 'SeedList', items: [await a.service.getSeed('aws-eu2')], metadata: {} });
   });
 
-  it('answers a heartbeat with the identity and the new version', async () => {
+  it('answers a heartbeat with the identity; the seed\'s version stays (the heartbeat renews its lease only)', async () => {
     const a = await landscape();
     const res = await a.send('POST', '/seeds/aws-eu1/heartbeat', { body: { conditions: [] } });
-    expect(res.body).toEqual({ seed: 'aws-eu1', identity: 'aws-eu1-uuid-1', lastHeartbeatTime: expect.any(String), resourceVersion: '2' });
+    expect(res.body).toEqual({ seed: 'aws-eu1', identity: 'aws-eu1-uuid-1', lastHeartbeatTime: expect.any(String), resourceVersion: '1' });
   });
 
   it('answers a delete with a Status and the refusal to delete a hosting seed with SeedHostsShoots', async () => {
@@ -206,7 +206,7 @@ describe('handleRequest: refusals', () => {
     const unexpected: unknown[] = [];
     const service = new GardenService({ repository: new FailingGardenRepository(failure) });
     // Act
-    const res = await handleRequest(httpEvent('GET', '/seeds/aws-eu1'), { service, version: VERSION, onUnexpected: (e) => unexpected.push(e) });
+    const res = await handleRequest(httpEvent('GET', '/seeds/aws-eu1'), { service, access: ACCESS, version: VERSION, onUnexpected: (e) => unexpected.push(e) });
     // Assess
     expect(res.statusCode).toBe(500);
     expect(JSON.parse(res.body ?? '')).toEqual({ code: 'Internal', message: expect.any(String) });

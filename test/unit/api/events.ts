@@ -1,8 +1,36 @@
+import type { AccessSettings } from '../../../functions/api/access.js';
 import { handleRequest } from '../../../functions/api/app.js';
 import type { HttpEvent, HttpResult } from '../../../functions/api/http.js';
 import { garden, type Garden } from '../garden/builders.js';
 
 export const VERSION = '0.1.0-test';
+
+/** The roles of the test deployment: a viewer role and agent roles named `gl-seed-<seed>`. */
+export const ACCESS: AccessSettings = { viewerRoleNames: ['Garden-viewer'], agentRolePrefix: 'gl-seed-' };
+
+/** Callers as API Gateway authenticates them (IAM authorization fills `requestContext.authorizer.iam`). */
+export const CALLERS = {
+  operator: 'arn:aws:sts::123456789012:assumed-role/Garden-operator/alice',
+  admin: 'arn:aws:iam::123456789012:user/admin',
+  viewer: 'arn:aws:sts::123456789012:assumed-role/Garden-viewer/bob',
+  agent: (seed: string) => `arn:aws:sts::123456789012:assumed-role/gl-seed-${seed}/eks-seed-agent-7f9c`,
+} as const;
+
+/** The `requestContext.authorizer` block of an IAM-authorized HTTP API (payload 2.0) request. */
+export function iamAuthorizer(userArn: string) {
+  const roleSession = /assumed-role\/(.+)$/.exec(userArn)?.[1]?.replace('/', ':');
+  return {
+    iam: {
+      accessKey: 'ASIAEXAMPLE0000000000',
+      accountId: '123456789012',
+      callerId: roleSession ? `AROAEXAMPLE00000000:${roleSession.split(':')[1]}` : 'AIDAEXAMPLE00000000',
+      cognitoIdentity: null,
+      principalOrgId: null,
+      userArn,
+      userId: roleSession ? `AROAEXAMPLE00000000:${roleSession.split(':')[1]}` : 'AIDAEXAMPLE00000000',
+    },
+  };
+}
 
 export interface RequestOptions {
   /** A string is sent as is; anything else as JSON. */
@@ -10,6 +38,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   query?: Record<string, string>;
   base64?: boolean;
+  /** The authenticated caller's ARN (default the operator); null for a request without an IAM caller. */
+  caller?: string | null;
 }
 
 /** An API Gateway HTTP API (payload v2) event, with the fields the pipeline reads. */
@@ -24,6 +54,7 @@ export function httpEvent(method: string, rawPath: string, options: RequestOptio
     headers,
     ...(options.query ? { queryStringParameters: options.query } : {}),
     requestContext: {
+      ...(options.caller === null ? {} : { authorizer: iamAuthorizer(options.caller ?? CALLERS.operator) }),
       accountId: '000000000000',
       apiId: 'local',
       domainName: 'localhost',
@@ -58,7 +89,7 @@ export function api(): Api {
   const g = garden();
   const unexpected: unknown[] = [];
   const sendEvent = async (event: HttpEvent): Promise<Response> => {
-    const raw = await handleRequest(event, { service: g.service, version: VERSION, onUnexpected: (error) => unexpected.push(error) });
+    const raw = await handleRequest(event, { service: g.service, access: ACCESS, version: VERSION, onUnexpected: (error) => unexpected.push(error) });
     const text = typeof raw.body === 'string' ? raw.body : '';
     return {
       status: raw.statusCode ?? 0,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { heartbeatInput, seedSpec } from '../../../core/model/seed.js';
 import { shootSpec } from '../../../core/model/shoot.js';
-import { openApiDocument } from '../../../functions/api/openapi.js';
+import { commonResponses, openApiDocument } from '../../../functions/api/openapi.js';
 import { routes } from '../../../functions/api/routes.js';
 import { VERSION, api } from './events.js';
 
@@ -55,7 +55,10 @@ describe('the OpenAPI document', () => {
     expect(op.operationId).toBe(route.operationId);
     const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
     expect(pathParams.sort()).toEqual(Object.keys(route.params ?? {}).sort());
-    expect(Object.keys(op.responses).sort()).toEqual(Object.keys(route.responses).sort());
+    expect(Object.keys(op.responses).sort()).toEqual(Object.keys({ ...commonResponses(route), ...route.responses }).sort());
+    // Every answer the pipeline can give: 403 (gateway or handler) on signed routes, 413 and 415 where a body is read.
+    if (!route.public) expect(Object.keys(op.responses)).toContain('403');
+    if (route.body) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '413', '415']));
     expect(Boolean(op.requestBody)).toBe(Boolean(route.body));
   });
 
@@ -79,6 +82,29 @@ describe('the OpenAPI document', () => {
     const inner = requiredMember === 'spec' ? resolve(schema.properties!.spec!) : schema;
     expect(Object.keys(inner.properties ?? {}).sort()).toEqual([...members].sort());
     expect(inner.additionalProperties).toBe(false);
+  });
+
+  it('gives PATCH the merge patch schema the server validates patches with: closed, null (removal) only where a member may be absent', () => {
+    const body = operation('PATCH', '/projects/{project}/shoots/{name}').requestBody!;
+    type Patch = Schema & { type?: string | string[]; properties: Record<string, Patch> };
+    const schema = resolve(body.content['application/merge-patch+json']!.schema) as Patch;
+    expect(schema.additionalProperties).toBe(false);
+    expect(Object.keys(schema.properties).sort()).toEqual(['metadata', 'spec']);
+    const spec = schema.properties.spec!;
+    expect(spec.type).toBe('object');
+    expect(Object.keys(spec.properties ?? {}).sort()).toEqual(Object.keys(shootSpec.shape).sort());
+    expect(spec.properties.region!.type).toBe('string');
+    expect(spec.properties.purpose!.type).toEqual(['string', 'null']);
+    expect(schema.properties.metadata!.type).toEqual(['object', 'null']);
+  });
+
+  it('states the CIDR and date-time rules the server enforces', () => {
+    const seed = resolve(operation('PUT', '/seeds/{name}').requestBody!.content['application/json']!.schema);
+    const pods = resolve(resolve(seed.properties!.spec!).properties!.networks!).properties!.pods!;
+    expect(new RegExp(pods.pattern!).test('10.1.0.0/16')).toBe(true);
+    expect(new RegExp(pods.pattern!).test('10.1.0.1/16')).toBe(false);
+    const conditions = resolve(operation('POST', '/seeds/{name}/heartbeat').requestBody!.content['application/json']!.schema).properties!.conditions! as Schema & { items: Schema };
+    expect((resolve(conditions.items).properties!.lastTransitionTime as Schema & { format?: string }).format).toBe('date-time');
   });
 
   it('accepts a merge patch content type on PATCH only', () => {

@@ -43,8 +43,8 @@ export interface Garden {
  * concurrent write in, or throw to fail the call.
  */
 export function garden(options: { before?: Interference } = {}): Garden {
-  const repo = new MemoryGardenRepository();
   const clock = new ManualClock();
+  const repo = new MemoryGardenRepository({ clock });
   const ids = new SequentialIds();
   const { repo: wrapped, calls } = interfering(repo, options.before ?? {});
   const service = new GardenService({ repository: wrapped, clock, ids });

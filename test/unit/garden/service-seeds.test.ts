@@ -27,14 +27,14 @@ describe('GardenService seeds', () => {
     // Prepare
     const { service, clock } = garden();
     const { resource: first } = await service.putSeed('aws-eu1', seedBody());
-    await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'True' }] });
+    await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'True' }], leaseDurationSeconds: 300 });
     clock.advance(60_000);
     const body = seedBody({ metadata: { labels: { env: 'staging' } }, spec: { capacity: undefined, taints: [] } });
     // Act
     const { resource, created } = await service.putSeed('aws-eu1', JSON.parse(JSON.stringify(body)));
     // Assess
     expect(created).toBe(false);
-    expect(resource.metadata).toMatchObject({ resourceVersion: '3', uid: first.metadata.uid, creationTimestamp: first.metadata.creationTimestamp, labels: { env: 'staging' } });
+    expect(resource.metadata).toMatchObject({ resourceVersion: '2', uid: first.metadata.uid, creationTimestamp: first.metadata.creationTimestamp, labels: { env: 'staging' } });
     expect(resource.status.identity).toBe(first.status.identity);
     expect(resource.status.conditions.map((c) => c.type)).toEqual(['Ready']);
     expect(resource.spec.taints).toEqual([]);
@@ -113,11 +113,11 @@ describe('GardenService heartbeat', () => {
     const { service, clock } = garden();
     await service.putSeed('aws-eu1', seedBody());
     // Act
-    await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'True' }, { type: 'BackupReady', status: 'True' }] });
+    await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'True' }, { type: 'BackupReady', status: 'True' }], leaseDurationSeconds: 300 });
     clock.advance(60_000);
-    const same = await service.heartbeat('aws-eu1', { identity: 'aws-eu1-uuid-1', conditions: [{ type: 'Ready', status: 'True' }] });
+    const same = await service.heartbeat('aws-eu1', { identity: 'aws-eu1-uuid-1', conditions: [{ type: 'Ready', status: 'True' }], leaseDurationSeconds: 300 });
     clock.advance(60_000);
-    const changed = await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'False', reason: 'EtcdDown' }] });
+    const changed = await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'False', reason: 'EtcdDown' }], leaseDurationSeconds: 300 });
     // Assess
     expect(same.status.lastHeartbeatTime).toBe(T1);
     expect(same.status.conditions).toEqual([
@@ -125,7 +125,7 @@ describe('GardenService heartbeat', () => {
       { type: 'Ready', status: 'True', lastTransitionTime: T0.toISOString(), lastUpdateTime: T1 },
     ]);
     expect(changed.status.conditions[1]).toEqual({ type: 'Ready', status: 'False', reason: 'EtcdDown', lastTransitionTime: T2, lastUpdateTime: T2 });
-    expect(changed.metadata.resourceVersion).toBe('4');
+    expect(changed.metadata.resourceVersion).toBe('1');
   });
 
   it('records the control planes the agent reports', async () => {
@@ -153,12 +153,12 @@ describe('GardenService heartbeat', () => {
     await expect(garden().service.heartbeat('aws-eu1', { conditions: [] })).rejects.toBeInstanceOf(NotFoundError);
   });
 
-  it('re-reads and retries when the seed changed concurrently', async () => {
-    // Prepare: an operator's update lands between the heartbeat's read and its write.
-    const { service, calls } = garden({
+  it('never writes the seed: an operator\'s update in between neither conflicts with a heartbeat nor is undone by it', async () => {
+    // Prepare: an operator's update lands between the heartbeat's read and its lease renewal.
+    const { service, calls, repo } = garden({
       before: {
-        updateSeed: async (call, inner) => {
-          if (call === 1) await inner.updateSeed((await inner.getSeed('aws-eu1'))!, '1');
+        renewLease: async (call, inner) => {
+          if (call === 1) await inner.updateSeed({ ...(await inner.getSeed('aws-eu1'))!, metadata: { ...(await inner.getSeed('aws-eu1'))!.metadata, labels: { env: 'staging' } } }, '1');
         },
       },
     });
@@ -166,8 +166,29 @@ describe('GardenService heartbeat', () => {
     // Act
     const seed = await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'True' }] });
     // Assess
-    expect(calls.updateSeed).toBe(2);
-    expect(seed.metadata.resourceVersion).toBe('3');
+    expect(calls.updateSeed).toBeUndefined();
     expect(seed.status.conditions.map((c) => c.type)).toEqual(['Ready']);
+    const stored = (await repo.getSeed('aws-eu1'))!;
+    expect(stored.metadata).toMatchObject({ resourceVersion: '2', labels: { env: 'staging' } });
+    expect(stored.status.conditions.map((c) => c.type)).toEqual(['Ready']);
+  });
+
+  it('reports GardenletReady Unknown once the lease has expired, and ready again with the next heartbeat', async () => {
+    const { service, clock } = garden();
+    await service.putSeed('aws-eu1', seedBody());
+    await service.heartbeat('aws-eu1', { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }], leaseDurationSeconds: 30 });
+
+    clock.advance(29_999);
+    const fresh = await service.getSeed('aws-eu1');
+    clock.advance(1);
+    const expired = await service.getSeed('aws-eu1');
+    const back = await service.heartbeat('aws-eu1', { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] });
+
+    expect(fresh.status.conditions.map((c) => c.status)).toEqual(['True', 'True']);
+    expect(expired.status.conditions).toEqual([
+      expect.objectContaining({ type: 'BackupBucketsReady', status: 'Unknown', reason: 'AgentStoppedReporting' }),
+      expect.objectContaining({ type: 'GardenletReady', status: 'Unknown', reason: 'LeaseExpired', message: expect.stringContaining('stopped heartbeating') }),
+    ]);
+    expect(back.status.conditions.find((c) => c.type === 'GardenletReady')).toMatchObject({ status: 'True', lastTransitionTime: clock.now().toISOString() });
   });
 });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { AdmissionError, ConflictError, NotFoundError, ValidationError } from '../../../core/errors.js';
+import { AdmissionError, ConflictError, NotFoundError, UnavailableError, ValidationError } from '../../../core/errors.js';
 import { SeedUnavailableError } from '../../../core/garden/errors.js';
+import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
+import { GardenService } from '../../../core/garden/service.js';
+import type { Seed } from '../../../core/model/seed.js';
 import { T0, garden, rejection, seedBody, shootBody, type Garden } from './builders.js';
 
 async function withSeed(capacity = 250): Promise<Garden> {
@@ -186,22 +189,33 @@ describe('GardenService shoot updates', () => {
       },
     });
     await service.putShoot('dev', 'api1', shootBody());
-    await expect(service.putShoot('dev', 'api1', shootBody({ metadata: { resourceVersion: '1' } }))).rejects.toMatchObject({ code: 'Conflict' });
+    await expect(service.putShoot('dev', 'api1', shootBody({ metadata: { resourceVersion: '1' }, spec: { purpose: 'testing' } }))).rejects.toMatchObject({ code: 'Conflict' });
     expect(calls.updateShoot).toBe(1);
   });
 
-  it('gives up after its retries when the shoot keeps changing', async () => {
-    const { service, calls } = garden({
-      before: {
-        updateSeed: async (_call, inner) => {
-          const seed = (await inner.getSeed('aws-eu1'))!;
-          await inner.updateSeed(seed, seed.metadata.resourceVersion);
-        },
+  it('never answers a conflict to an update without resourceVersion: past its retry budget it is Unavailable (503), to retry', async () => {
+    // Prepare: every write of this update loses to a concurrent one.
+    const repo = new MemoryGardenRepository();
+    const interfering = new Proxy(repo, {
+      get(target, prop, receiver) {
+        if (prop !== 'updateSeed') return Reflect.get(target, prop, receiver) as unknown;
+        return async (seed: Seed, version: string) => {
+          const now = (await target.getSeed(seed.metadata.name))!;
+          await target.updateSeed(now, now.metadata.resourceVersion);
+          return target.updateSeed(seed, version);
+        };
       },
     });
+    const pauses: number[] = [];
+    const service = new GardenService({ repository: interfering, maxUnconditionalRetries: 7, pause: async (ms) => void pauses.push(ms) });
     await service.putSeed('aws-eu1', seedBody());
-    await expect(service.putSeed('aws-eu1', seedBody())).rejects.toBeInstanceOf(ConflictError);
-    expect(calls.updateSeed).toBe(6);
+    // Act
+    const error = await rejection(service.putSeed('aws-eu1', seedBody({ metadata: { labels: { env: 'staging' } } })));
+    // Assess
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error).toMatchObject({ code: 'TooManyConflicts' });
+    expect(pauses).toHaveLength(7);
+    expect(pauses.every((ms) => ms >= 0 && ms <= 1_000)).toBe(true);
   });
 
   it('retries a create that lost the race to a concurrent create as an update', async () => {
@@ -240,7 +254,10 @@ describe('GardenService shoot merge patch', () => {
     ['an immutable field', { spec: { region: 'us-east-1' } }, 'AdmissionError', 'spec.region'],
     ['a stale resourceVersion', { metadata: { resourceVersion: '5' } }, 'ConflictError', 'metadata.resourceVersion'],
     ['an unknown field', { spec: { colour: 'red' } }, 'ValidationError', 'spec.colour'],
-    ['a server-owned field', { metadata: { uid: 'x' } }, 'ValidationError', 'metadata.uid'],
+    ['a server-owned field', { metadata: { creationTimestamp: '2025-01-01T00:00:00Z' } }, 'ValidationError', 'metadata.creationTimestamp'],
+    ['the uid of another object', { metadata: { uid: 'x' } }, 'ConflictError', 'metadata.uid'],
+    ['a status', { status: { seedName: 'aws-eu2' } }, 'ValidationError', 'status'],
+    ['a member named __proto__', JSON.parse('{"spec": {"__proto__": {"region": "us-east-1"}}}'), 'ValidationError', 'spec.__proto__'],
     ['removing a required field', { spec: { region: null } }, 'ValidationError', 'spec.region'],
     ['a patch that is not an object', ['spec'], 'ValidationError', undefined],
   ])('refuses a patch with %s and writes nothing', async (_name, patch, errorName, field) => {
@@ -289,5 +306,66 @@ describe('GardenService shoot reads and deletes', () => {
     await expect(service.deleteShoot('dev', 'api1', '2')).rejects.toMatchObject({ code: 'Conflict' });
     await service.deleteShoot('dev', 'api1', '1');
     expect((await service.listShoots('dev', { limit: 10 })).items).toEqual([]);
+  });
+});
+
+describe('GardenService: objects as read, no-op writes, unconditional writes', () => {
+  it('accepts a shoot PUT back exactly as it was read (apiVersion, kind, uid, creationTimestamp, status) and writes nothing new', async () => {
+    // Prepare
+    const { service, repo } = await withSeed();
+    const { resource } = await service.putShoot('dev', 'api1', shootBody());
+    const before = repo.snapshot();
+    // Act
+    const again = await service.putShoot('dev', 'api1', JSON.parse(JSON.stringify(resource)));
+    // Assess
+    expect(again).toEqual({ resource, created: false });
+    expect(repo.snapshot()).toEqual(before);
+  });
+
+  it('accepts a seed PUT back as read, and updates it when its spec changed, keeping identity and status', async () => {
+    const { service } = garden();
+    const { resource } = await service.putSeed('aws-eu1', seedBody());
+    const read = JSON.parse(JSON.stringify(resource)) as Seed;
+    expect((await service.putSeed('aws-eu1', read)).resource.metadata.resourceVersion).toBe('1');
+    read.spec.capacity = { shoots: 7 };
+    const updated = await service.putSeed('aws-eu1', read);
+    expect(updated.resource.metadata.resourceVersion).toBe('2');
+    expect(updated.resource.status.identity).toBe(resource.status.identity);
+  });
+
+  it.each<[string, (g: Garden) => Promise<unknown>]>([
+    ['an update of a shoot', (g) => g.service.putShoot('dev', 'api1', shootBody({ metadata: { uid: 'uuid-other' } }))],
+    ['an update of a seed', (g) => g.service.putSeed('aws-eu1', seedBody({ metadata: { uid: 'uuid-other' } }))],
+    ['a re-creation of a deleted shoot from an old read', (g) => g.service.putShoot('dev', 'gone', shootBody({ metadata: { uid: 'uuid-1' } }))],
+  ])('refuses %s whose metadata.uid is not the stored one with 409 UidMismatch, and writes nothing', async (_name, act) => {
+    const g = await withSeed();
+    await g.service.putShoot('dev', 'api1', shootBody());
+    const before = g.repo.snapshot();
+    const error = await rejection(act(g));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toMatchObject({ code: 'UidMismatch', field: 'metadata.uid' });
+    expect(g.repo.snapshot()).toEqual(before);
+  });
+
+  it('writes nothing for a merge patch that changes nothing: the resourceVersion stays', async () => {
+    const { service, repo } = await withSeed();
+    await service.putShoot('dev', 'api1', shootBody({ metadata: { labels: { team: 'a' } } }));
+    const before = repo.snapshot();
+    const patched = await service.patchShoot('dev', 'api1', { metadata: { labels: { team: 'a' } }, spec: { purpose: 'production', hibernation: null } });
+    expect(patched.metadata.resourceVersion).toBe('1');
+    expect(repo.snapshot()).toEqual(before);
+  });
+
+  it('lets 50 concurrent updates without resourceVersion all succeed, none answered with a conflict', async () => {
+    // Prepare
+    const { service, repo } = await withSeed();
+    await service.putShoot('dev', 'api1', shootBody());
+    // Act: each writer sets its own label; the memory repository interleaves them at every await.
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) => service.patchShoot('dev', 'api1', { metadata: { labels: { [`w${i}`]: 'x' } } })),
+    );
+    // Assess
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    expect(Object.keys(repo.snapshot().shoots[0]!.metadata.labels ?? {})).toHaveLength(50);
   });
 });

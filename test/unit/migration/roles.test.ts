@@ -23,8 +23,8 @@ const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type:
 const RECORD = `owner.api1.dev.${DOMAIN}`;
 
 async function world(options: { failStart?: boolean } = {}) {
-  const garden = new MemoryGardenRepository();
   const clock = new ManualClock(new Date('2026-01-01T00:00:00Z'));
+  const garden = new MemoryGardenRepository({ clock });
   const gardenService = new GardenService({
     repository: garden, clock,
     provisioner: { provision: async (n) => ({ commandQueueUrl: `https://sqs.local/000000000000/gl-seed-${n}.fifo` }), deprovision: async () => {} },

@@ -28,8 +28,13 @@ function shoot(name: string, seedName: string | undefined, lastOperation?: Shoot
 }
 
 async function world(options: { seeds: Seed[]; shoots: Shoot[]; records: Record<string, string> }) {
-  const repository = new MemoryGardenRepository();
-  for (const s of options.seeds) await repository.createSeed(s);
+  const repository = new MemoryGardenRepository({ clock: { now: () => NOW } });
+  for (const s of options.seeds) {
+    await repository.createSeed(s);
+    // What the seed's agent last reported lives in its lease (an hour long here: the audit judges the report's age itself).
+    const { lastHeartbeatTime, controlPlanes } = s.status;
+    if (lastHeartbeatTime) await repository.renewLease({ seed: s.metadata.name, holderIdentity: s.status.identity, renewTime: lastHeartbeatTime, leaseDurationSeconds: 3_600, conditions: [], controlPlanes: controlPlanes ?? [] });
+  }
   for (const s of options.shoots) await repository.createShoot(s);
   const records = new InMemoryOwnerRecords();
   for (const [shootName, value] of Object.entries(options.records)) await records.set({ name: ownerRecordName({ shoot: shootName, project: 'dev', internalDomain: DOMAIN }), value });

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+
+/**
+ * The events on the bus (source `gardenless`), one zod schema per detail type. The EventBridge sink
+ * builds every event through these (an event that does not fit is not published), and
+ * `npm run events` writes them as JSON Schemas into docs/events/ for subscribers.
+ * Objects are open: fields may be added, never removed or retyped.
+ */
+const name = z.string().min(1).max(63);
+const shootRef = { project: name, shoot: name };
+const migrationRef = { ...shootRef, migrationId: z.string().min(1).max(128) };
+const seconds = z.number().min(0).describe('Seconds from the migration\'s admission to this event.');
+
+export const EVENT_SCHEMAS = {
+  SeedRegistered: z.looseObject({ seed: name, identity: z.string().min(1) }).describe('A seed was registered; identity is what owner records will name.'),
+  SeedDeleted: z.looseObject({ seed: name }).describe('A seed was deleted.'),
+  SeedDeprovisionFailed: z.looseObject({ seed: name, error: z.string() }).describe('A deleted seed\'s command queue could not be removed.'),
+  SeedLeaseLost: z
+    .looseObject({ seed: name, lastRenewTime: z.string().optional() })
+    .describe('A seed agent stopped renewing its lease (published by the seed lifecycle; the alarm SeedLeaseLost watches the metric of the same name).'),
+  ShootCreated: z.looseObject({ ...shootRef, seedName: name.nullable() }).describe('A shoot was created; seedName is null when no seed could host it.'),
+  ShootScheduled: z.looseObject({ ...shootRef, seedName: name, summary: z.string() }).describe('The scheduler placed a new shoot.'),
+  ShootUnschedulable: z.looseObject({ ...shootRef, seedName: z.null(), summary: z.string() }).describe('No seed can host a new shoot (stored unscheduled).'),
+  ShootDeleted: z.looseObject({ ...shootRef, seedName: name.nullable() }).describe('A shoot was deleted and its place freed.'),
+  MigrationStarted: z
+    .looseObject({ ...migrationRef, source: name, destination: name, mode: z.enum(['auto', 'good', 'bad']), resumed: z.boolean(), resumeFrom: z.string() })
+    .describe('A migration was admitted (or resumed) and its state machine started.'),
+  OwnershipTransferred: z
+    .looseObject({ ...migrationRef, from: name, to: name, record: z.string() })
+    .describe('The owner record names the destination now: the source fences itself.'),
+  SnapshotsCopied: z
+    .looseObject({
+      ...migrationRef,
+      copied: z.number().int().min(0).optional(), skipped: z.number().int().min(0).optional(), bytes: z.number().min(0).optional(),
+      finalFound: z.boolean().optional(), lastRevision: z.number().int().min(0).optional(),
+    })
+    .describe('The snapshots were copied into the destination\'s bucket; finalFound false means the latest, not a final, snapshot.'),
+  MigrationSucceeded: z
+    .looseObject({ ...migrationRef, source: name, destination: name, path: z.enum(['good', 'bad']).optional(), switchedToBadPath: z.boolean(), durationSeconds: seconds.optional() })
+    .describe('The shoot runs on the destination; the migration lock is released.'),
+  MigrationFailed: z
+    .looseObject({ ...migrationRef, step: z.string(), error: z.string().optional(), durationSeconds: seconds.optional() })
+    .describe('A migration ended in Error at step; calling migrate again resumes it.'),
+  SplitBrainSuspected: z
+    .looseObject({
+      ...shootRef, technicalID: z.string(), recordName: z.string(), seedName: name.nullable(), expectedIdentity: z.string().nullable(),
+      ownerRecord: z.string().nullable(), activeOn: z.array(z.string()), consistent: z.literal(false), reason: z.string(), message: z.string(), detectedAt: z.string(),
+    })
+    .describe('The ownership audit found owner record, placement and heartbeats disagreeing (for example two seeds serving one control plane).'),
+  DependentsScaledDown: watchdogEvent('The dependency watchdog scaled the controllers to 0: internal probe up, external down.'),
+  DependentsScaledUp: watchdogEvent('The dependency watchdog restored the remembered replicas: external probe up again.'),
+  DependentsRestarted: watchdogEvent('The weeder restarted crash-looping dependents after their dependency recovered.'),
+} as const;
+
+function watchdogEvent(description: string) {
+  return z
+    .looseObject({ ...shootRef, seedName: name, type: z.enum(['Normal', 'Warning']), message: z.string(), subjects: z.array(z.string()) })
+    .describe(description);
+}
+
+export type EventType = keyof typeof EVENT_SCHEMAS;
+export const EVENT_TYPES = Object.keys(EVENT_SCHEMAS) as EventType[];
+
+/** The error of an event that does not fit its schema (a bug in the publisher), named for the logs. */
+export class InvalidEventError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'InvalidEventError';
+  }
+}
+
+/** The event's detail as its schema builds it; InvalidEventError for an unknown type or a detail that does not fit. */
+export function buildEvent(detailType: string, detail: Record<string, unknown>): Record<string, unknown> {
+  const schema = (EVENT_SCHEMAS as Record<string, z.ZodType<Record<string, unknown>>>)[detailType];
+  if (!schema) throw new InvalidEventError(`unknown event type ${detailType}`);
+  const parsed = schema.safeParse(detail);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InvalidEventError(`event ${detailType}: ${issue?.path.join('.') || 'detail'}: ${issue?.message ?? 'invalid'}`, { cause: parsed.error });
+  }
+  return parsed.data;
+}
+
+/** One JSON Schema (draft 2020-12) per event: the `detail` of an EventBridge event with that detail type. */
+export function eventJsonSchemas(): Record<EventType, Record<string, unknown>> {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => {
+      const { $schema, ...rest } = z.toJSONSchema(EVENT_SCHEMAS[type], { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
+      return [type, { $schema, $id: `https://gardenless.io/schemas/events/${type}.schema.json`, title: `${type} (source gardenless, detail-type ${type})`, ...rest }];
+    }),
+  ) as unknown as Record<EventType, Record<string, unknown>>;
+}

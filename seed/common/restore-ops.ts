@@ -1,0 +1,37 @@
+import type { CommandOf, SeedCommand } from '../../core/commands/index.js';
+import type { OwnerCheckResult } from '../../core/ownership/index.js';
+import type { SnapshotStore } from '../../core/snapshots/index.js';
+import { AgentCommandError, messageOf } from '../agent/errors.js';
+import { summarizeRestore, type RestoreSummary } from '../agent/restore-check.js';
+
+/**
+ * The checks every runtime makes before a restore activates anything (lifted from the local runtime):
+ * the owner record names this seed, the bucket is known, and the copied snapshots restore.
+ */
+
+/** A restore activates only on `owner` (the destination must never serve before the source is fenced). */
+export async function assertOwner(options: { command: SeedCommand; seed: string; ownerCheck?: (shoot: SeedCommand['shoot']) => Promise<OwnerCheckResult> }): Promise<void> {
+  if (!options.ownerCheck) return;
+  const check = await options.ownerCheck(options.command.shoot);
+  if (check !== 'owner') {
+    throw new AgentCommandError('NotOwner', `the owner record of ${options.command.shoot.technicalID} does not name seed ${options.seed} (${check}); not activating`);
+  }
+}
+
+/** The backup bucket of a restore: the command's etcd or control plane spec, else the one the seed knows. */
+export function restoreBucket(command: CommandOf<'restore'>, known: string | undefined): string {
+  const bucket = command.etcd?.bucket ?? command.controlPlane?.backup.bucket ?? known;
+  if (bucket === undefined) throw new AgentCommandError('InvalidCommand', `a restore of ${command.shoot.technicalID} on a seed that does not host it needs etcd.bucket or controlPlane.backup`);
+  return bucket;
+}
+
+/** Lists the copies in the bucket and checks that they restore, before anything starts (EtcdRestoreFailed otherwise). */
+export async function checkRestorable(options: { command: CommandOf<'restore'> & { etcd: NonNullable<CommandOf<'restore'>['etcd']> }; snapshotStore: (bucket: string) => SnapshotStore }): Promise<RestoreSummary> {
+  const { command } = options;
+  const id = command.shoot.technicalID;
+  const listed = await options.snapshotStore(command.etcd.bucket).list(id).catch((cause: unknown) => {
+    throw new AgentCommandError('SnapshotsUnavailable', `listing the snapshots of ${id} in ${command.etcd.bucket} failed: ${messageOf(cause)}`, undefined, { cause });
+  });
+  const expected = command.etcd.expectedLastRevision;
+  return summarizeRestore({ technicalID: id, snapshots: listed, hibernated: command.hibernated, ...(expected === undefined ? {} : { expectedLastRevision: expected }) });
+}

@@ -1,0 +1,252 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { ShootRef } from '../../core/shootstate/index.js';
+import { controlPlaneLayout, type ComponentName, type LayoutOptions } from '../../core/ha/layout.js';
+import { ownerRecordName } from '../../core/ownership/index.js';
+import { ROLE_LABEL } from '../../core/dwd/components.js';
+import { ROLE_OF } from '../agent/model.js';
+import type { ImageVector } from './image-vector.js';
+
+/** Labels and annotations the kubernetes runtime puts on what it owns. */
+export const SEED_LABEL = 'seed.gardenless.io/name';
+export const MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const FIELD_MANAGER = 'gardenless-seed-agent';
+/** Where the dependency watchdog's scale-down remembers the replicas (dependency-watchdog's own annotation). */
+export const REMEMBERED_REPLICAS = 'dependency-watchdog.gardener.cloud/replicas';
+
+export const ETCD_PORTS = { client: 2379, peer: 2380, private: 2381, status: 8080 } as const;
+const DATA_DIR = '/var/etcd/data';
+
+/** How the backup-restore sidecar of every etcd pod is configured (the seed's settings, not the shoot's). */
+export interface SidecarSettings {
+  /** This seed's identity: the owner record's value while it owns the shoot. */
+  identity: string;
+  internalDomain: string;
+  owner: { mode: 'dns'; servers?: readonly string[] } | { mode: 'api'; hostedZoneId: string; route53Endpoint?: string };
+  region: string;
+  s3Endpoint?: string;
+  ownerCheckInterval?: string;
+  unknownGrace?: string;
+  deltaSnapshotInterval?: string;
+  fullSnapshotInterval?: string;
+  /** The etcd volume; default 10Gi. */
+  storage?: string;
+  storageClassName?: string;
+}
+
+export interface ControlPlaneObjectsOptions {
+  shoot: ShootRef;
+  namespace: string;
+  seed: { name: string; zones: readonly string[] };
+  failureTolerance?: 'node' | 'zone';
+  /** Replicas per component, after the watchdog's hold (what the workloads get). */
+  replicas: Record<ComponentName, number>;
+  /** Per component, the replicas the dependency watchdog remembered when it scaled it down. */
+  remembered?: Partial<Record<ComponentName, number>>;
+  backupBucket: string;
+  /** The sidecar restores etcd from the bucket before it serves (the destination of a migration). */
+  restore?: { expectedLastRevision?: number };
+  images: ImageVector;
+  sidecar: SidecarSettings;
+}
+
+/**
+ * Every object of one shoot's control plane on a seed, in apply order: the Services (the load-balancer
+ * one for kube-apiserver), etcd's NetworkPolicy, then per component of the GEP-20 layout its workload
+ * (replicas, affinity, topology spread from `controlPlaneLayout`, with real containers) and its PDB.
+ * Pure: the same input gives the same objects.
+ */
+export function controlPlaneObjects(options: ControlPlaneObjectsOptions): KubernetesObject[] {
+  const { shoot, namespace } = options;
+  const layout = controlPlaneLayout(layoutInput(options));
+  const common = { [MANAGED_BY]: FIELD_MANAGER, [SEED_LABEL]: options.seed.name, 'gardener.cloud/shoot': shoot.technicalID };
+  const objects: KubernetesObject[] = [...services(namespace, common), etcdNetworkPolicy(namespace, shoot.technicalID, common)];
+  for (const component of layout.components) {
+    const workload = structuredClone(component.workload) as unknown as Workload;
+    workload.metadata = { ...workload.metadata, namespace, labels: { ...workload.metadata.labels, ...common } };
+    const remembered = options.remembered?.[component.name];
+    if (remembered !== undefined) workload.metadata.annotations = { [REMEMBERED_REPLICAS]: String(remembered) };
+    workload.spec.replicas = options.replicas[component.name];
+    const template = workload.spec.template;
+    template.metadata.labels = { ...template.metadata.labels, [ROLE_LABEL]: ROLE_OF[component.name] };
+    template.spec = { ...template.spec, ...podSpec(component.name, options) };
+    if (component.name === 'etcd') {
+      workload.spec.podManagementPolicy = 'Parallel';
+      workload.spec.volumeClaimTemplates = [etcdVolume(options.sidecar)];
+    }
+    const pdb = structuredClone(component.podDisruptionBudget) as KubernetesObject;
+    pdb.metadata = { ...pdb.metadata, namespace, labels: { ...pdb.metadata!.labels, ...common } };
+    objects.push(workload as unknown as KubernetesObject, pdb);
+  }
+  return objects;
+}
+
+/** The backup-restore sidecar's arguments in an etcd pod: owner record, identity, bucket and timings. */
+export function sidecarArgs(options: Pick<ControlPlaneObjectsOptions, 'shoot' | 'backupBucket' | 'restore' | 'sidecar'>): string[] {
+  const s = options.sidecar;
+  const record = ownerRecordName({ shoot: options.shoot.name, project: options.shoot.project, internalDomain: s.internalDomain });
+  return [
+    'backup-restore', 'serve',
+    '--technical-id', options.shoot.technicalID,
+    '--owner-record', record,
+    '--identity', s.identity,
+    '--bucket', options.backupBucket,
+    '--region', s.region,
+    ...(s.s3Endpoint ? ['--s3-endpoint', s.s3Endpoint] : []),
+    ...(s.owner.mode === 'api'
+      ? ['--owner-mode', 'api', '--hosted-zone-id', s.owner.hostedZoneId, ...(s.owner.route53Endpoint ? ['--route53-endpoint', s.owner.route53Endpoint] : [])]
+      : ['--owner-mode', 'dns', ...(s.owner.servers?.length ? ['--dns-server', ...s.owner.servers] : [])]),
+    '--data-dir', DATA_DIR,
+    // Clients reach the public port through the etcd-client Service; the private port (the fence) is
+    // closed to every other pod by the NetworkPolicy.
+    '--host', '0.0.0.0',
+    '--client-port', String(ETCD_PORTS.client),
+    '--peer-port', String(ETCD_PORTS.peer),
+    '--private-port', String(ETCD_PORTS.private),
+    '--status-host', '0.0.0.0',
+    '--status-port', String(ETCD_PORTS.status),
+    ...(s.ownerCheckInterval ? ['--owner-check-interval', s.ownerCheckInterval] : []),
+    ...(s.unknownGrace ? ['--unknown-grace', s.unknownGrace] : []),
+    ...(s.deltaSnapshotInterval ? ['--delta-snapshot-interval', s.deltaSnapshotInterval] : []),
+    ...(s.fullSnapshotInterval ? ['--full-snapshot-interval', s.fullSnapshotInterval] : []),
+    ...(options.restore ? ['--restore', ...(options.restore.expectedLastRevision === undefined ? [] : ['--expected-revision', String(options.restore.expectedLastRevision)])] : []),
+  ];
+}
+
+interface Workload {
+  metadata: { name: string; namespace: string; labels: Record<string, string>; annotations?: Record<string, string> };
+  spec: {
+    replicas: number;
+    podManagementPolicy?: string;
+    volumeClaimTemplates?: unknown[];
+    template: { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> };
+  };
+}
+
+function layoutInput(options: ControlPlaneObjectsOptions): LayoutOptions {
+  const { shoot } = options;
+  // The layout reads only these fields of a Shoot and a Seed; the command carries no more.
+  return {
+    shoot: {
+      metadata: { project: shoot.project, name: shoot.name },
+      spec: { ...(options.failureTolerance ? { controlPlane: { highAvailability: { failureTolerance: { type: options.failureTolerance } } } } : {}) },
+      status: { technicalID: shoot.technicalID },
+    } as unknown as LayoutOptions['shoot'],
+    seed: { metadata: { name: options.seed.name }, spec: { provider: { zones: [...options.seed.zones] } } } as unknown as LayoutOptions['seed'],
+  };
+}
+
+const restricted = {
+  allowPrivilegeEscalation: false,
+  runAsNonRoot: true,
+  readOnlyRootFilesystem: true,
+  capabilities: { drop: ['ALL'] },
+  seccompProfile: { type: 'RuntimeDefault' },
+};
+
+function podSpec(component: ComponentName, options: ControlPlaneObjectsOptions): Record<string, unknown> {
+  const container = containerOf(component, options);
+  return {
+    containers: [{ ...container, securityContext: restricted }],
+    automountServiceAccountToken: false,
+    securityContext: { runAsNonRoot: true, runAsUser: 65532, fsGroup: 65532 },
+    terminationGracePeriodSeconds: component === 'etcd' ? 60 : 30,
+  };
+}
+
+function containerOf(component: ComponentName, options: ControlPlaneObjectsOptions): Record<string, unknown> {
+  const image = options.images;
+  const ns = options.namespace;
+  const probe = (path: string, port: number, scheme: 'HTTP' | 'HTTPS') => ({ httpGet: { path, port, scheme }, periodSeconds: 10, failureThreshold: 3 });
+  const resources = (cpu: string, memory: string) => ({ requests: { cpu, memory } });
+  switch (component) {
+    case 'etcd':
+      return {
+        name: 'backup-restore',
+        image: image['etcd-backup-restore'],
+        command: ['gardenless'],
+        args: sidecarArgs(options),
+        ports: [
+          { name: 'client', containerPort: ETCD_PORTS.client },
+          { name: 'peer', containerPort: ETCD_PORTS.peer },
+          { name: 'status', containerPort: ETCD_PORTS.status },
+        ],
+        readinessProbe: probe('/readyz', ETCD_PORTS.status, 'HTTP'),
+        volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }],
+        resources: resources('300m', '1Gi'),
+      };
+    case 'kube-apiserver':
+      return {
+        name: 'kube-apiserver',
+        image: image['kube-apiserver'],
+        command: ['kube-apiserver'],
+        args: [`--etcd-servers=http://etcd-client.${ns}.svc:${ETCD_PORTS.client}`, '--secure-port=443', '--allow-privileged=true', '--authorization-mode=Node,RBAC', '--profiling=false'],
+        ports: [{ name: 'https', containerPort: 443 }],
+        readinessProbe: probe('/readyz', 443, 'HTTPS'),
+        livenessProbe: probe('/livez', 443, 'HTTPS'),
+        resources: resources('500m', '1Gi'),
+      };
+    case 'kube-controller-manager':
+      return controlLoop('kube-controller-manager', image['kube-controller-manager'], ['kube-controller-manager', '--leader-elect=true', '--controllers=*,bootstrapsigner,tokencleaner', '--use-service-account-credentials=true'], 10257);
+    case 'kube-scheduler':
+      return controlLoop('kube-scheduler', image['kube-scheduler'], ['kube-scheduler', '--leader-elect=true'], 10259);
+    case 'gardener-resource-manager':
+      return controlLoop('gardener-resource-manager', image['gardener-resource-manager'], ['/gardener-resource-manager', `--namespace=${ns}`], 8081);
+    case 'machine-controller-manager':
+      return controlLoop('machine-controller-manager', image['machine-controller-manager'], ['./machine-controller-manager', `--namespace=${ns}`, '--leader-elect=true'], 10258);
+    case 'cluster-autoscaler':
+      return controlLoop('cluster-autoscaler', image['cluster-autoscaler'], ['./cluster-autoscaler', '--cloud-provider=mcm', `--namespace=${ns}`, '--leader-elect=true'], 8085);
+  }
+  function controlLoop(name: string, ref: string, command: string[], port: number) {
+    const https = name.startsWith('kube-');
+    return {
+      name,
+      image: ref,
+      command,
+      ports: [{ name: 'metrics', containerPort: port }],
+      livenessProbe: probe('/healthz', port, https ? 'HTTPS' : 'HTTP'),
+      resources: resources('100m', '128Mi'),
+    };
+  }
+}
+
+function etcdVolume(sidecar: SidecarSettings): unknown {
+  return {
+    metadata: { name: 'etcd-data' },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: sidecar.storage ?? '10Gi' } },
+      ...(sidecar.storageClassName ? { storageClassName: sidecar.storageClassName } : {}),
+    },
+  };
+}
+
+function services(namespace: string, labels: Record<string, string>): KubernetesObject[] {
+  const selector = (app: ComponentName) => ({ app, 'gardener.cloud/shoot': labels['gardener.cloud/shoot']! });
+  const service = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace, labels }, spec });
+  return [
+    service('etcd-client', { type: 'ClusterIP', selector: selector('etcd'), ports: [{ name: 'client', port: ETCD_PORTS.client, targetPort: ETCD_PORTS.client }] }),
+    // The peers find each other by pod DNS name (the StatefulSet's serviceName), before they are ready.
+    service('etcd-peer', { clusterIP: 'None', publishNotReadyAddresses: true, selector: selector('etcd'), ports: [{ name: 'peer', port: ETCD_PORTS.peer, targetPort: ETCD_PORTS.peer }] }),
+    // The load balancer kubelets and the garden's external probe reach the kube-apiserver through.
+    service('kube-apiserver', { type: 'LoadBalancer', selector: selector('kube-apiserver'), ports: [{ name: 'https', port: 443, targetPort: 443 }] }),
+  ];
+}
+
+/** Only kube-apiserver pods reach etcd's client port and only etcd pods its peer port; the private (fenced) port is closed to all. */
+function etcdNetworkPolicy(namespace: string, technicalID: string, labels: Record<string, string>): KubernetesObject {
+  const pods = (app: ComponentName) => ({ podSelector: { matchLabels: { app, 'gardener.cloud/shoot': technicalID } } });
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: 'etcd', namespace, labels },
+    spec: {
+      podSelector: { matchLabels: { app: 'etcd', 'gardener.cloud/shoot': technicalID } },
+      policyTypes: ['Ingress'],
+      ingress: [
+        { from: [pods('kube-apiserver')], ports: [{ protocol: 'TCP', port: ETCD_PORTS.client }] },
+        // The kubelet's readiness probe on the status port comes from the node, which policies do not filter.
+        { from: [pods('etcd')], ports: [{ protocol: 'TCP', port: ETCD_PORTS.peer }] },
+      ],
+    },
+  } as KubernetesObject;
+}
