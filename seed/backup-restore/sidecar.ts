@@ -213,7 +213,7 @@ export class BackupRestoreSidecar {
       this.member.markStarted();
       o.log?.({ event: 'restored', coordinator, ...this.restoreResult });
       // One full snapshot of the restored cluster, so that its history in this bucket starts from its own.
-      if (coordinator) await this.snapshotter.takeFull({ endpoint: this.supervisor.clientUrl('private') });
+      if (coordinator) await this.snapshotter.takeFull({ endpoint: this.supervisor.clientUrl('private'), unguarded: true });
     } else if (o.restore) {
       this.restoreResult = await restoreFromStore({
         store: o.store,

@@ -193,10 +193,12 @@ export class Snapshotter {
 
   /**
    * One full snapshot from `endpoint` (default: the current one), uploaded; `final` marks the one a
-   * fenced sidecar takes after losing ownership. Queued behind snapshots in flight.
+   * fenced sidecar takes after losing ownership. Queued behind snapshots in flight. `unguarded` skips the
+   * upload guard: a cluster's restore coordinator takes the restored cluster's first full snapshot before
+   * any member's sidecar snapshots.
    */
-  takeFull(options: { final?: boolean; endpoint?: string } = {}): Promise<TakenSnapshot> {
-    return this.serialize(() => this.full(options.final ?? false, options.endpoint ?? this.options.endpoint()));
+  takeFull(options: { final?: boolean; endpoint?: string; unguarded?: boolean } = {}): Promise<TakenSnapshot> {
+    return this.serialize(() => this.full(options.final ?? false, options.endpoint ?? this.options.endpoint(), options.unguarded ?? false));
   }
 
   /** One delta snapshot of the events since the last snapshot; undefined when there were none. */
@@ -242,7 +244,7 @@ export class Snapshotter {
     this.buffer = new DeltaBuffer(revision);
   }
 
-  private async full(final: boolean, endpoint: string): Promise<TakenSnapshot> {
+  private async full(final: boolean, endpoint: string, unguarded: boolean): Promise<TakenSnapshot> {
     const started = performance.now();
     await mkdir(this.options.stagingDir, { recursive: true });
     const file = join(this.options.stagingDir, `full-${process.pid}-${Date.now()}.db`);
@@ -260,7 +262,7 @@ export class Snapshotter {
         compressionSuffix: gzip ? '.gz' : '',
         final,
       });
-      if (!final && !(await this.mayUpload('Full'))) throw new SnapshotTakeError('another member snapshots this cluster now', 'Full');
+      if (!final && !unguarded && !(await this.mayUpload('Full'))) throw new SnapshotTakeError('another member snapshots this cluster now', 'Full');
       const body = gzip ? createReadStream(file).pipe(createGzip({ level: 1 })) : createReadStream(file);
       const head = await this.options.store.put(snapshot.key, body);
       if (this.buffer === undefined) this.buffer = new DeltaBuffer(revision);

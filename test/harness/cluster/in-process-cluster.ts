@@ -30,6 +30,7 @@ export class ControlledOwnerLookup implements OwnerLookup {
 
 export interface InProcessMember {
   readonly spec: ClusterMemberSpec;
+  /** The member's sidecar now: `revive` replaces it. */
   readonly sidecar: BackupRestoreSidecar;
   readonly log: Record<string, unknown>[];
 }
@@ -52,6 +53,10 @@ export interface InProcessCluster {
   readonly clientUrls: readonly string[];
   /** The member whose etcd leads now, by asking each. */
   leader(): Promise<InProcessMember | undefined>;
+  /** The machine of a member dies: its etcd gets SIGKILL and its sidecar stops without a word (no fence, no snapshot). */
+  crash(member: InProcessMember): Promise<void>;
+  /** A crashed member's pod comes back: a new sidecar on the same data dir joins the running cluster. */
+  revive(member: InProcessMember): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -69,43 +74,60 @@ export async function startInProcessCluster(options: InProcessClusterOptions): P
   const dir = mkdtempSync(join(tmpdir(), 'gl-cluster-'));
   const specs = await memberSpecs(3, options.zones);
   const token = `${options.technicalID}-${Date.now().toString(36)}`;
-  const members: InProcessMember[] = [];
+  const startMember = async (spec: ClusterMemberSpec, i: number, state: 'new' | 'existing', log: Record<string, unknown>[]) => {
+    const cluster: ClusterSpec = { self: spec.name, members: specs, token, state };
+    return BackupRestoreSidecar.start({
+      technicalID: options.technicalID,
+      store: options.store,
+      owner: { lookup: options.lookups[i] ?? options.lookups[0]!, recordName: 'owner.test', identity: options.identity },
+      etcd: { dataDir: join(dir, spec.name), clientPort: portOf(spec.clientUrl), privatePort: portOf(spec.privateUrl), peerPort: portOf(spec.peerUrl), logFile: join(dir, `${spec.name}.log`) },
+      stagingDir: join(dir, `${spec.name}.staging`),
+      cluster: { ...cluster, ...options.cluster },
+      ...options.sidecar,
+      ...(options.restore && state === 'new' ? { restore: options.restore } : {}),
+      log: (entry) => log.push({ at: Math.round(performance.now()), ...entry }),
+    });
+  };
+  const members: { spec: ClusterMemberSpec; sidecar: BackupRestoreSidecar; log: Record<string, unknown>[] }[] = [];
   try {
-    const started = await Promise.all(
+    const started = await Promise.allSettled(
       specs.map(async (spec, i) => {
         const log: Record<string, unknown>[] = [];
-        const cluster: ClusterSpec = { self: spec.name, members: specs, token, state: 'new' };
-        const sidecar = await BackupRestoreSidecar.start({
-          technicalID: options.technicalID,
-          store: options.store,
-          owner: { lookup: options.lookups[i] ?? options.lookups[0]!, recordName: 'owner.test', identity: options.identity },
-          etcd: { dataDir: join(dir, spec.name), clientPort: portOf(spec.clientUrl), privatePort: portOf(spec.privateUrl), peerPort: portOf(spec.peerUrl), logFile: join(dir, `${spec.name}.log`) },
-          stagingDir: join(dir, `${spec.name}.staging`),
-          cluster: { ...cluster, ...options.cluster },
-          ...options.sidecar,
-          ...(options.restore ? { restore: options.restore } : {}),
-          log: (entry) => log.push({ at: Math.round(performance.now()), ...entry }),
-        });
-        return { spec, sidecar, log };
+        return { spec, sidecar: await startMember(spec, i, 'new', log), log };
       }),
     );
-    members.push(...started);
+    for (const s of started) if (s.status === 'fulfilled') members.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
   } catch (error) {
     await Promise.all(members.map((m) => m.sidecar.stop()));
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
+  const crashed = new Set<InProcessMember>();
   return {
     members,
     clientUrls: specs.map((s) => s.clientUrl),
     async leader() {
       for (const m of members) {
+        if (crashed.has(m)) continue;
         const endpoint = m.sidecar.supervisor.address === undefined ? undefined : m.sidecar.supervisor.endpoint();
         if (endpoint === undefined) continue;
         const status = await memberStatus(endpoint, 1_000).catch(() => undefined);
         if (status && status.leader === status.memberId) return m;
       }
       return undefined;
+    },
+    async crash(member) {
+      const pid = member.sidecar.supervisor.pid;
+      crashed.add(member);
+      if (pid !== undefined) process.kill(pid, 'SIGKILL');
+      await member.sidecar.stop();
+    },
+    async revive(member) {
+      const i = members.indexOf(member as (typeof members)[number]);
+      members[i]!.sidecar = await startMember(member.spec, i, 'existing', member.log);
+      crashed.delete(member);
     },
     async stop() {
       await Promise.all(members.map((m) => m.sidecar.stop().catch(() => undefined)));
