@@ -86,6 +86,17 @@ export class LocalEtcdCluster {
     );
   }
 
+  /**
+   * Nothing is restarted any more, nothing is stopped: the seed's machines died with their kubelet (a test
+   * kills the processes next). `stop` still stops what runs.
+   */
+  stopRestarting(): void {
+    for (const m of this.members ?? []) {
+      m.wanted = false;
+      clearTimeout(m.restartTimer);
+    }
+  }
+
   sidecars(): SidecarProcess[] {
     return (this.members ?? []).flatMap((m) => (m.sidecar ? [m.sidecar] : []));
   }

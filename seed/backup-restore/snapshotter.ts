@@ -211,7 +211,7 @@ export class Snapshotter {
       if (cut.kind === 'empty') return undefined;
       if (cut.kind === 'gap' || this.needFull) {
         // The watch lost events (compaction, a cancelled watch): a delta would leave a hole in the store.
-        const taken = await this.full(false, this.options.endpoint());
+        const taken = await this.full(false, this.options.endpoint(), false);
         await this.reopenWatch();
         return taken;
       }
