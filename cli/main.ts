@@ -5,6 +5,7 @@ import type { Seed } from '../core/model/seed.js';
 import type { Shoot } from '../core/model/shoot.js';
 import { clientFor, type CliOptions } from './config.js';
 import { registerBackupRestoreCommand } from './backup-restore-command.js';
+import { registerMembersCommand } from './members-command.js';
 import { registerMigrateCommands } from './migrate-command.js';
 import { registerSeedAgentCommand } from './seed-agent-command.js';
 import { seedRows, shootRows } from './render.js';
@@ -93,6 +94,7 @@ shoot.command('delete <ref>').description('delete a shoot').action(async (ref: s
 });
 
 registerMigrateCommands(shoot, () => clientFor(opts()), () => opts().output);
+registerMembersCommand(shoot, () => clientFor(opts()), () => opts().output);
 registerBackupRestoreCommand(program);
 registerSeedAgentCommand(program);
 
