@@ -123,7 +123,16 @@ export async function restoreDataDir(options: {
  * the revision the snapshots promise (a full snapshot written by etcd-backup-restore may hold a little
  * more than its name says: then on that).
  */
-export async function replayPlan(input: { client: Etcd3; store: SnapshotStore; plan: RestorePlan<StoredSnapshot> }): Promise<{ revision: number; transactions: number; skippedEvents: number }> {
+export async function replayPlan(input: {
+  client: Etcd3;
+  store: SnapshotStore;
+  plan: RestorePlan<StoredSnapshot>;
+  /**
+   * The other members of a restored cluster may serve (and be written to) as soon as the replay is done:
+   * then the end is checked as "at least" the promised revision, and that revision is returned.
+   */
+  othersMayServe?: boolean;
+}): Promise<{ revision: number; transactions: number; skippedEvents: number }> {
   const { client, store, plan } = input;
   const afterFull = await currentRevision(client);
   if (afterFull < plan.full.lastRevision) {
@@ -147,8 +156,8 @@ export async function replayPlan(input: { client: Etcd3; store: SnapshotStore; p
   }
   const expected = Math.max(plan.lastRevision, afterFull);
   const actual = await currentRevision(client);
-  if (actual !== expected) throw new RestoreRevisionError(`restored etcd is at revision ${actual}, the snapshots end at ${expected}`, { expected, actual });
-  return { revision: actual, transactions, skippedEvents };
+  if (input.othersMayServe ? actual < expected : actual !== expected) throw new RestoreRevisionError(`restored etcd is at revision ${actual}, the snapshots end at ${expected}`, { expected, actual });
+  return { revision: input.othersMayServe ? expected : actual, transactions, skippedEvents };
 }
 
 const PARALLEL_DOWNLOAD_MIN_BYTES = 32 * 1024 * 1024;

@@ -168,16 +168,20 @@ async function landscape(label: string, tolerance: Tolerance) {
 
   const seeds: Record<SeedRole, Seed> = { source, destination };
   // The endpoints resolve at each write: the destination's etcd exists only once it restores. Of a cluster,
-  // the members are tried in turn, as a client given every member's address does.
-  let turn = 0;
+  // the writer stays with the member that answered last and tries the others when it fails, as a client
+  // given every member's address does.
+  const current: Record<SeedRole, number> = { source: 0, destination: 0 };
   const put: EtcdPut = async (input) => {
-    const urls = seeds[input.endpoint as SeedRole].sidecars(id).map((s) => s.clientUrl);
-    if (urls.length === 0) throw new EtcdPutError(`${input.endpoint}: no etcd for ${id}`);
-    const first = turn++;
+    const role = input.endpoint as SeedRole;
+    const urls = seeds[role].sidecars(id).map((s) => s.clientUrl);
+    if (urls.length === 0) throw new EtcdPutError(`${role}: no etcd for ${id}`);
     let last: unknown;
     for (let i = 0; i < urls.length; i++) {
+      const member = (current[role] + i) % urls.length;
       try {
-        return await gatewayPut({ ...input, endpoint: urls[(first + i) % urls.length]! });
+        const acked = await gatewayPut({ ...input, endpoint: urls[member]! });
+        current[role] = member;
+        return acked;
       } catch (error) {
         last = error;
       }

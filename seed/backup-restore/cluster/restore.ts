@@ -45,30 +45,36 @@ export async function restoreMember(options: RestoreMemberOptions): Promise<Rest
   const t2 = performance.now();
   await supervisor.ensure('private');
   const endpoint = supervisor.clientUrl('private');
+  // What the restored full snapshot holds, read from this member's own data before any member can serve
+  // (a full snapshot may hold a little more than its name says). Every member restored the same file.
+  let restoredFull = 0;
+  await until(deadline, `member ${supervisor.name}: its restored data to answer`, async () => ((restoredFull = await revision(endpoint, true)), true));
+  // The revision the cluster is restored to: the same for every member, whatever clients write once one serves.
+  const target = Math.max(plan.lastRevision, restoredFull);
   await until(deadline, `member ${supervisor.name}: the restored cluster to elect a leader`, () => supervisor.healthy());
   const t3 = performance.now();
-  let replayed = { revision: 0, transactions: 0, skippedEvents: 0 };
+  let replayed = { transactions: 0, skippedEvents: 0 };
   if (options.coordinator) {
     const client = new Etcd3({ hosts: endpoint });
     try {
-      replayed = await replayPlan({ client, store, plan });
+      const result = await replayPlan({ client, store, plan, othersMayServe: true });
+      if (result.revision < target) throw new RestoreRevisionError(`member ${supervisor.name} replayed to revision ${result.revision}, the snapshots end at ${target}`, { expected: target, actual: result.revision });
+      replayed = result;
     } finally {
       client.close();
     }
   } else {
-    // The coordinator's replay reaches the plan's end; nothing else writes to a restoring cluster.
-    await until(deadline, `member ${supervisor.name}: the coordinator's replay to revision ${plan.lastRevision}`, async () => (await revision(endpoint, false)) >= plan.lastRevision);
-    replayed = { ...replayed, revision: await revision(endpoint, false) };
+    // The coordinator's replay reaches the target; nobody else writes to a cluster before one member is restored.
+    await until(deadline, `member ${supervisor.name}: the coordinator's replay to revision ${target}`, async () => (await revision(endpoint, false)) >= target);
   }
-  // This member's own data (not the leader's answer) must stand on that revision too.
-  await until(deadline, `member ${supervisor.name}: its own data to reach revision ${replayed.revision}`, async () => (await revision(endpoint, true)) >= replayed.revision);
-  const own = await revision(endpoint, true);
-  if (own !== replayed.revision) throw new RestoreRevisionError(`member ${supervisor.name} is at revision ${own}, the cluster at ${replayed.revision}`, { expected: replayed.revision, actual: own });
+  // This member's own data (not the leader's answer) must stand on that revision too; clients may have
+  // written more since another member began to serve.
+  await until(deadline, `member ${supervisor.name}: its own data to reach revision ${target}`, async () => (await revision(endpoint, true)) >= target);
   const t4 = performance.now();
   return {
     fullKey: plan.full.key,
     deltaKeys: plan.deltas.map((d) => d.key),
-    revision: own,
+    revision: target,
     final: plan.final,
     transactions: replayed.transactions,
     skippedEvents: replayed.skippedEvents,
