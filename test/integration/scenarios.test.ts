@@ -170,7 +170,9 @@ async function landscape(label: string, tolerance: Tolerance) {
   // The endpoints resolve at each write: the destination's etcd exists only once it restores. Of a cluster,
   // the writer stays with the member that answered last and tries the others when it fails, as a client
   // given every member's address does.
-  const current: Record<SeedRole, number> = { source: 0, destination: 0 };
+  // It starts with the source's leader, the member that commits without forwarding (the fewest hops).
+  const roles = await Promise.all(source.sidecars(id).map((s) => s.status()));
+  const current: Record<SeedRole, number> = { source: Math.max(0, roles.findIndex((r) => r?.cluster?.role === 'leader')), destination: 0 };
   const put: EtcdPut = async (input) => {
     const role = input.endpoint as SeedRole;
     const urls = seeds[role].sidecars(id).map((s) => s.clientUrl);
