@@ -17,6 +17,8 @@ export interface ActorsProps {
   zone: route53.IHostedZone;
   /** The state machine whose task tokens agents answer. */
   migration: sfn.IStateMachine;
+  /** operate-shoot: agents answer its lifecycle commands too. */
+  operations: sfn.IStateMachine;
   routes?: readonly Route[];
 }
 
@@ -96,7 +98,7 @@ export class Actors extends Construct {
           actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
           resources: [`${bucketArn}/*`],
         }),
-        new iam.PolicyStatement({ sid: 'TaskAnswers', actions: ['states:SendTaskSuccess', 'states:SendTaskFailure', 'states:SendTaskHeartbeat'], resources: [props.migration.stateMachineArn] }),
+        new iam.PolicyStatement({ sid: 'TaskAnswers', actions: ['states:SendTaskSuccess', 'states:SendTaskFailure', 'states:SendTaskHeartbeat'], resources: [props.migration.stateMachineArn, props.operations.stateMachineArn] }),
         // Sidecars read owner records (API mode and the audit's view); only the orchestrator writes them.
         new iam.PolicyStatement({ sid: 'OwnerRecordsReadOnly', actions: ['route53:ListResourceRecordSets', 'route53:GetHostedZone'], resources: [props.zone.hostedZoneArn] }),
       ],

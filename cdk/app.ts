@@ -8,6 +8,8 @@ const internalDomain = (app.node.tryGetContext('internalDomain') as string | und
 new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined) ?? 'Garden', {
   internalDomain,
   watchdogSchedule: app.node.tryGetContext('watchdogSchedule') !== 'false',
+  leaseMonitorSchedule: app.node.tryGetContext('leaseMonitorSchedule') !== 'false',
+  lifecycleSchedule: app.node.tryGetContext('lifecycleSchedule') !== 'false',
   ...seconds('migrationCommandTimeout', app.node.tryGetContext('migrationCommandTimeoutSeconds') as string | undefined),
   ...seconds('migrationWaitFinalSnapshot', app.node.tryGetContext('migrationWaitFinalSnapshotSeconds') as string | undefined),
   ...seconds('seedHeartbeatInterval', app.node.tryGetContext('seedHeartbeatIntervalSeconds') as string | undefined),

@@ -12,8 +12,9 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { DependencyWatchdog } from './dependency-watchdog.js';
+import { LeaseMonitor } from './lease-monitor.js';
 import { Migration } from './migration.js';
-import { Provisioning } from './provisioning.js';
+import { ShootLifecycle } from './shoot-lifecycle.js';
 import { GardenFunction } from './garden-function.js';
 import { OwnershipAudit } from './ownership-audit.js';
 import { SnapshotCopy } from './snapshot-copy.js';
@@ -36,6 +37,12 @@ export interface GardenStackProps extends StackProps {
   seedQueuePrefix?: string;
   /** Whether EventBridge runs the dependency watchdog every minute; off where tests drive its rounds. */
   watchdogSchedule?: boolean;
+  /** How long a lifecycle operation (create, reconcile, hibernate, wake, delete) waits for the seed agent's answer. Default 5 minutes. */
+  operationCommandTimeout?: Duration;
+  /** Whether EventBridge resyncs the shoot lifecycle every minute (pending shoots, lost operations). Default on. */
+  lifecycleSchedule?: boolean;
+  /** Whether EventBridge runs the seed lease monitor every minute; off where tests drive its rounds. */
+  leaseMonitorSchedule?: boolean;
   /** How long a migration step waits for a seed agent. Default 5 minutes; tests use seconds. */
   migrationCommandTimeout?: Duration;
   /** How long the good path waits for the source's final snapshot. Default 10 minutes. */
@@ -186,8 +193,14 @@ export class GardenStack extends Stack {
       internalDomain: props.internalDomain,
       auditInterval: props.auditInterval,
     });
-    const provisioning = new Provisioning(this, 'Provisioning', { logRetention, table, bus, zone, internalDomain: props.internalDomain, seedQueuePrefix });
-    new CfnOutput(this, 'ProvisionFunctionName', { value: provisioning.function.function.functionName });
+    const lifecycle = new ShootLifecycle(this, 'ShootLifecycle', {
+      name: `${this.stackName}-operate-shoot`,
+      logRetention, table, bus, zone, internalDomain: props.internalDomain, seedQueuePrefix,
+      ...(props.operationCommandTimeout ? { commandTimeout: props.operationCommandTimeout } : {}),
+      scheduleEnabled: props.lifecycleSchedule ?? true,
+    });
+    new CfnOutput(this, 'LifecycleFunctionName', { value: lifecycle.controller.function.functionName });
+    new CfnOutput(this, 'OperateShootStateMachineArn', { value: lifecycle.stateMachine.stateMachineArn });
     const watchdog = new DependencyWatchdog(this, 'DependencyWatchdog', {
       logRetention,
       table,
@@ -216,6 +229,8 @@ export class GardenStack extends Stack {
       ...(props.ownershipTimings ? { ownershipTimings: props.ownershipTimings } : {}),
       ...(props.copyWaitForFinal ? { copyWaitForFinal: props.copyWaitForFinal } : {}),
     });
+    const leaseMonitor = new LeaseMonitor(this, 'LeaseMonitor', { logRetention, table, bus, migration: migration.stateMachine, scheduleEnabled: props.leaseMonitorSchedule ?? true });
+    new CfnOutput(this, 'LeaseMonitorFunctionName', { value: leaseMonitor.function.function.functionName });
     // POST .../migrate admits, locks and starts the state machine.
     migration.stateMachine.grantStartExecution(api.function);
     // ...and looks at an execution whose migration still says Running, to resume one that died unrecorded.
@@ -236,13 +251,13 @@ export class GardenStack extends Stack {
       bus,
       apiId: httpApi.apiId,
       functions: {
-        Api: api.function, Provision: provisioning.function.function, Watchdog: watchdog.function.function,
+        Api: api.function, Lifecycle: lifecycle.controller.function, Operate: lifecycle.operate.function, Watchdog: watchdog.function.function, LeaseMonitor: leaseMonitor.function.function,
         OwnershipAudit: ownership.auditFunction.function, OwnershipCheck: ownership.checkFunction.function,
         ...Object.fromEntries(Object.entries(migration.functions).map(([k, f]) => [`Migration${k}`, f.function])),
         ...Object.fromEntries(Object.entries(snapshotCopy.functions).map(([k, f]) => [`Copy${k}`, f.function])),
       },
       ...(props.seedDeadLetterAlarm === undefined ? {} : { seedDeadLetterAlarm: props.seedDeadLetterAlarm }),
-      deadLetterQueues: { Provisioning: provisioning.deadLetterQueue, Watchdog: watchdog.deadLetterQueue, OwnershipAudit: ownership.deadLetterQueue },
+      deadLetterQueues: { Lifecycle: lifecycle.deadLetterQueue, Watchdog: watchdog.deadLetterQueue, LeaseMonitor: leaseMonitor.deadLetterQueue, OwnershipAudit: ownership.deadLetterQueue },
     });
 
     new Actors(this, 'Actors', {
@@ -252,6 +267,7 @@ export class GardenStack extends Stack {
       backupBucketPrefix: props.backupBucketPrefix ?? 'gl-backup-',
       zone,
       migration: migration.stateMachine,
+      operations: lifecycle.stateMachine,
     });
   }
 }

@@ -3,7 +3,8 @@
  * the migration takes the bad path (as if the source could not be reached from the garden), the owner
  * record moves, the source's sidecar fences itself and takes its final snapshot, the snapshots are
  * copied and restored on the destination. Then the evidence: the owner record before and after, the
- * snapshots copied, and the keys present in the destination etcd.
+ * snapshots copied, the keys present in the destination etcd, and the source's fenced leftover removed
+ * by its own agent once its heartbeat learned that the garden placed the shoot elsewhere.
  *
  *   npm run demo            (DEMO_SHOOT=dev/web DEMO_KEYS=200)
  */
@@ -77,6 +78,9 @@ const destinationEtcd = await waitFor('the restored control plane to serve on th
   const cp = await controlPlane(destination, id);
   return cp?.active && cp.etcdClientUrl ? cp.etcdClientUrl : undefined;
 });
+const migrated = Date.now();
+const leftoverGone = await waitFor('the source to remove its fenced leftover', async () => ((await controlPlane(source, id)) === undefined ? Date.now() - migrated : undefined), 60_000)
+  .catch(() => undefined);
 const restored = new Etcd3({ hosts: destinationEtcd });
 const keys = await restored.getAll().prefix('demo/').keys();
 restored.close();
@@ -87,4 +91,9 @@ console.log(`  owner record after:   ${after?.value ?? '(none)'}  (seed ${destin
 console.log(`  snapshots copied to gl-backup-${destination}:`);
 for (const o of copied.Contents ?? []) console.log(`    ${o.Key}  ${o.Size} bytes`);
 console.log(`  keys in the destination etcd (${destinationEtcd}): ${keys.length} of ${KEYS} written on ${source}`);
-process.exit(keys.length === KEYS ? 0 : 1);
+console.log(
+  leftoverGone === undefined
+    ? `  leftover on ${source}: still reported a minute after the migration (see the seed agent's log)`
+    : `  leftover on ${source}: removed by its agent (etcd stopped, data removed, backups kept), ${(leftoverGone / 1000).toFixed(1)} s after the migration`,
+);
+process.exit(keys.length === KEYS && leftoverGone !== undefined ? 0 : 1);

@@ -33,7 +33,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   # Debian starts etcd as a service on installation; the project runs its own etcds on free ports.
   if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now etcd >/dev/null 2>&1 || true; fi
 fi
+# The linearizability checker (Porcupine, tools/linearizability), rebuilt only when its sources change.
+CHECKER_SRC=tools/linearizability
+CHECKER_BIN=.tools/bin/linearizability
+ROOT="$PWD"
+checker_sources="$(cd "$CHECKER_SRC" && ls go.mod go.sum *.go | grep -v '_test\.go$')"
+checker_hash="$(cd "$CHECKER_SRC" && cat $checker_sources | sha256sum | cut -d' ' -f1)"
+if [ ! -x "$CHECKER_BIN" ] || [ "$(cat "$CHECKER_BIN.sha256" 2>/dev/null)" != "$checker_hash" ]; then
+  GO="$(command -v go || echo /usr/local/go/bin/go)"
+  if [ ! -x "$GO" ]; then echo "setup: the Go toolchain (go) is needed to build $CHECKER_SRC" >&2; exit 1; fi
+  echo "setup: building the linearizability checker into $CHECKER_BIN"
+  mkdir -p "$(dirname "$CHECKER_BIN")"
+  (cd "$CHECKER_SRC" && "$GO" build -trimpath -buildvcs=false -o "$ROOT/$CHECKER_BIN" .)
+  echo "$checker_hash" > "$CHECKER_BIN.sha256"
+fi
 # The test seed (kube-apiserver, kube-controller-manager, kube-scheduler, kwok) and helm: built once per
 # version into .tools/ (a no-op when present; cold, several minutes).
 bash scripts/build-kube.sh
-echo "setup: ok (ministack $MINISTACK_VERSION, schemathesis $SCHEMATHESIS_VERSION, $(etcd --version 2>/dev/null | head -1), kubernetes $(node -p "require('./package.json').config.kubernetesVersion"))"
+echo "setup: ok (ministack $MINISTACK_VERSION, schemathesis $SCHEMATHESIS_VERSION, $(etcd --version 2>/dev/null | head -1), kubernetes $(node -p "require('./package.json').config.kubernetesVersion"), $CHECKER_BIN)"

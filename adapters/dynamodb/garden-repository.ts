@@ -285,6 +285,27 @@ export class DynamoGardenRepository implements GardenRepository {
     return itemToShoot(item);
   }
 
+  async placeShoot(shoot: Shoot, options: { toSeed: string; expectedVersion: string }): Promise<Shoot> {
+    const item = shootToItem(shoot, Number(options.expectedVersion) + 1);
+    const id = item.id;
+    await this.transact(
+      [
+        {
+          Put: {
+            TableName: this.table,
+            Item: item,
+            ConditionExpression: 'rv = :expected AND attribute_not_exists(seedName)',
+            ExpressionAttributeValues: { ':expected': Number(options.expectedVersion) },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        this.countOnSeed(options.toSeed),
+      ],
+      (index, old, cause) => (index === 0 ? versionConflict('shoot', id, options.expectedVersion, cause) : seedUnavailable(options.toSeed, old)),
+    );
+    return itemToShoot(item);
+  }
+
   async deleteShoot(project: string, name: string, expectedVersion?: string): Promise<void> {
     const current = await this.getShoot(project, name);
     if (!current) throw new NotFoundError(`shoot "${project}/${name}" not found`);

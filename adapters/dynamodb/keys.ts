@@ -7,6 +7,8 @@
  * | SeedLease | `SEED#<name>`  | `LEASE` | -                           | -                         |
  * | Shoot  | `SHOOT#<p>#<n>`   | `SHOOT` | `Shoot`, `<p>/<n>`          | `<seed>`, `<p>/<n>`       |
  * | ShootState | `SHOOTSTATE#<p>#<n>` | `SHOOTSTATE` | -                  | -                         |
+ * | LostLease | `LEASEMONITOR`  | `SEED#<name>` | -                     | -                         |
+ * | SourceWait | `SOURCEWAIT#<seed>` | `SHOOT#<p>#<n>` | -               | -                         |
  *
  * Listing a project's shoots queries `project-index` (project, name).
  */
@@ -20,3 +22,7 @@ export const seedKey = (name: string) => ({ pk: `SEED#${name}`, sk: 'SEED' });
 export const seedLeaseKey = (name: string) => ({ pk: `SEED#${name}`, sk: 'LEASE' });
 export const shootKey = (project: string, name: string) => ({ pk: `SHOOT#${project}#${name}`, sk: 'SHOOT' });
 export const shootStateKey = (project: string, name: string) => ({ pk: `SHOOTSTATE#${project}#${name}`, sk: 'SHOOTSTATE' });
+/** The lease monitor's memory of one seed's lost lease. */
+export const lostLeaseKey = (seed: string) => ({ pk: 'LEASEMONITOR', sk: `SEED#${seed}` });
+/** A mode-auto good-path step's task token, filed under its source seed. */
+export const sourceWaitKey = (seed: string, project: string, name: string) => ({ pk: `SOURCEWAIT#${seed}`, sk: `SHOOT#${project}#${name}` });

@@ -105,12 +105,20 @@ export const deleteControlPlaneCommand = named(
       type: z.literal('delete-control-plane'),
       /** The backups stay in the bucket: the destination restores from copies of them. */
       keepBackups: z.literal(true),
-      /** Extension resources are dropped without deleting cloud resources (they were migrated). */
-      keepExternalResources: z.literal(true),
+      /**
+       * true after a migration or for a leftover: extension resources are dropped without deleting the
+       * cloud resources (they moved with the shoot). false for a shoot's deletion: they are deleted.
+       */
+      keepExternalResources: z.boolean(),
+      /**
+       * Only if this seed's owner check says `not-owner` right now (a leftover the garden released): the
+       * agent refuses (OwnerCheckFailed) when it owns the shoot or cannot tell.
+       */
+      ifNotOwner: z.boolean().optional(),
     })
     .strict(),
   'DeleteControlPlaneCommand',
-  'Remove the control plane from this seed after a migration: stop and remove etcd and the components, drop the migrated extension resources; keep backups and external resources. Deleting what is gone succeeds.',
+  'Remove the control plane from this seed (after a migration, for a leftover, or for the shoot\'s deletion): stop and remove etcd and the components, drop or delete the extension resources; backups always stay. Deleting what is gone succeeds.',
 );
 
 export const restoreCommand = named(
@@ -263,6 +271,7 @@ export const COMMAND_FAILURES = {
   SnapshotsUnavailable: { retryable: true, meaning: 'the backup bucket could not be read or written' },
   ShootStateUnavailable: { retryable: true, meaning: 'the state bucket could not be read or written, or a blob failed its sha256 check' },
   NotOwner: { retryable: true, meaning: 'the owner record does not name this seed (yet): the agent refuses to activate the control plane' },
+  StillOwner: { retryable: false, meaning: 'a delete-control-plane with ifNotOwner: this seed owns the shoot or cannot tell, so it keeps the control plane' },
   RuntimeUnavailable: { retryable: true, meaning: 'the seed runtime failed transiently (process start, Kubernetes API)' },
   Superseded: { retryable: false, meaning: 'a later command for the same shoot has been executed already; this one is stale' },
 } as const;

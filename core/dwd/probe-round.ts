@@ -12,7 +12,7 @@ export type InternalProbeResult = z.infer<typeof internalProbeResult>;
 export const internalProbeReport = z
   .object({
     result: internalProbeResult,
-    /** Seconds since the agent took the result (garden clock minus heartbeat time). */
+    /** Seconds since the agent took the result (garden clock minus the probe's time, bounded by the lease's renewal). */
     ageSeconds: z.number(),
   })
   .strict();
@@ -21,6 +21,8 @@ export type InternalProbeReport = z.infer<typeof internalProbeReport>;
 /** Everything one prober round knows about one shoot. */
 export const probeRoundSchema = z
   .object({
+    /** When the round probed (garden clock, epoch ms): an outage's start, and what an internal result is newer than. */
+    atMs: z.number(),
     external: externalProbeResult,
     /** Absent when the agent has not reported yet; counts as unknown. */
     internal: internalProbeReport.optional(),
@@ -49,6 +51,11 @@ export function viewInternal(report: InternalProbeReport | undefined, options: {
   if (report.result === 'success') return 'up';
   if (report.result === 'failure') return 'down';
   return 'unknown';
+}
+
+/** When the agent took the internal result, on the garden's clock: the round's time minus the result's age. */
+export function internalObservedAtMs(round: Pick<ProbeRound, 'atMs' | 'internal'>): number | undefined {
+  return round.internal === undefined ? undefined : round.atMs - round.internal.ageSeconds * 1_000;
 }
 
 export function isExternalUp(result: ExternalProbeResult): boolean {

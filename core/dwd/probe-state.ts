@@ -13,6 +13,12 @@ export const probeStateSchema = z
     consecutiveExternalFailures: z.number().int().min(0),
     /** Consecutive rounds with external up; saturates at the success threshold. */
     consecutiveExternalSuccesses: z.number().int().min(0),
+    /**
+     * When the external probe first failed in the current outage (epoch ms, garden clock); absent while it
+     * succeeds. A scale-down needs an internal "up" the agent observed after this: an "up" from before the
+     * outage (the last word of an agent that went silent with it) proves nothing about the load balancer.
+     */
+    externalDownSinceMs: z.number().optional(),
     /** True while the watchdog holds the dependents down. */
     scaledDown: z.boolean(),
     /** Replicas each dependent had before the watchdog scaled it to 0; only those it scaled. */

@@ -2,7 +2,7 @@ import { SCALE_DOWN_ORDER, SCALE_UP_ORDER } from './components.js';
 import type { ScaleCommand } from './commands.js';
 import { DEPENDENTS_SCALED_DOWN, DEPENDENTS_SCALED_UP, type WatchdogEvent } from './events.js';
 import { resolveProberOptions, type ProberOptions } from './prober-options.js';
-import { isExternalUp, viewInternal, type ProbeRound } from './probe-round.js';
+import { internalObservedAtMs, isExternalUp, viewInternal, type ProbeRound } from './probe-round.js';
 import type { ProbeState, RememberedReplicas } from './probe-state.js';
 
 /**
@@ -11,6 +11,8 @@ import type { ProbeState, RememberedReplicas } from './probe-state.js';
  * - `both-down` / `internal-unknown`: external down but the internal side is not known to be up, so
  *   the API server itself may be down; scaling down would not help (dependency-watchdog's rule).
  * - `counting-failures` / `counting-successes`: a streak is building but has not reached its threshold.
+ * - `internal-predates-outage`: the failure threshold is reached, but the internal "up" was observed
+ *   before the external probe began to fail (a silent agent's last word); waits for a fresher one.
  * - `held-down`: dependents are already scaled down and the external side is still down.
  * - `recovering`: dependents are held down and the external side is up, below the success threshold.
  * - `healthy`: nothing is held and the external side is up.
@@ -23,6 +25,7 @@ export type ProbeVerdict =
   | 'both-down'
   | 'internal-unknown'
   | 'counting-failures'
+  | 'internal-predates-outage'
   | 'held-down'
   | 'recovering'
   | 'counting-successes'
@@ -49,8 +52,9 @@ export interface DecideProbeInput {
 /**
  * One prober round for one shoot. Pure: the caller probes, reads the heartbeat, stores the state and
  * sends the commands. The rules (DESIGN section 8):
- * - internal up and external down for `failureThreshold` consecutive rounds: scale the dependents to
- *   0 in {@link SCALE_DOWN_ORDER}, remembering the replicas of those it scaled;
+ * - internal up and external down for `failureThreshold` consecutive rounds, with an internal "up" that
+ *   the agent observed after the external probe began to fail: scale the dependents to 0 in
+ *   {@link SCALE_DOWN_ORDER}, remembering the replicas of those it scaled;
  * - external up for `successThreshold` consecutive rounds while held down: restore exactly the
  *   remembered replicas in reverse order;
  * - external down with internal down, unknown or stale: no action, and the failure streak restarts,
@@ -67,23 +71,32 @@ export function decideProbe(input: DecideProbeInput): ProbeDecision {
 
   if (isExternalUp(round.external)) {
     const successes = Math.min(state.consecutiveExternalSuccesses + 1, options.successThreshold);
-    const counted: ProbeState = { ...state, consecutiveExternalFailures: 0, consecutiveExternalSuccesses: successes };
+    const counted: ProbeState = { ...withoutOutage(state), consecutiveExternalFailures: 0, consecutiveExternalSuccesses: successes };
     if (!state.scaledDown) return noAction(counted, successes >= options.successThreshold ? 'healthy' : 'counting-successes');
     if (successes < options.successThreshold) return noAction(counted, 'recovering');
     return scaleUp(counted, round);
   }
 
+  // The outage began with the first failing probe; rounds where the inside is not known to be up do not end it.
+  const downSince = state.externalDownSinceMs ?? round.atMs;
   const internal = viewInternal(round.internal, options);
   if (internal !== 'up') {
-    const reset: ProbeState = { ...state, consecutiveExternalFailures: 0, consecutiveExternalSuccesses: 0 };
+    const reset: ProbeState = { ...state, externalDownSinceMs: downSince, consecutiveExternalFailures: 0, consecutiveExternalSuccesses: 0 };
     return noAction(reset, internal === 'down' ? 'both-down' : 'internal-unknown');
   }
 
   const failures = Math.min(state.consecutiveExternalFailures + 1, options.failureThreshold);
-  const counted: ProbeState = { ...state, consecutiveExternalFailures: failures, consecutiveExternalSuccesses: 0 };
+  const counted: ProbeState = { ...state, externalDownSinceMs: downSince, consecutiveExternalFailures: failures, consecutiveExternalSuccesses: 0 };
   if (state.scaledDown) return noAction(counted, 'held-down');
   if (failures < options.failureThreshold) return noAction(counted, 'counting-failures');
+  // Only an "up" seen after the outage began proves that the load balancer, not the API server, is down.
+  if (!(internalObservedAtMs(round)! > downSince)) return noAction(counted, 'internal-predates-outage');
   return scaleDown(counted, round, options);
+}
+
+function withoutOutage(state: ProbeState): ProbeState {
+  const { externalDownSinceMs: _since, ...rest } = state;
+  return rest;
 }
 
 /**
@@ -96,7 +109,7 @@ export function decideProbe(input: DecideProbeInput): ProbeDecision {
  * drops its counters, while the replicas annotation stays on the Deployments.
  */
 function skipRound(state: ProbeState, verdict: 'skipped-hibernated' | 'skipped-migrating'): ProbeDecision {
-  return noAction({ ...state, consecutiveExternalFailures: 0, consecutiveExternalSuccesses: 0 }, verdict);
+  return noAction({ ...withoutOutage(state), consecutiveExternalFailures: 0, consecutiveExternalSuccesses: 0 }, verdict);
 }
 
 function noAction(state: ProbeState, verdict: ProbeVerdict): ProbeDecision {

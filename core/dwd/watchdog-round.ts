@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import { ConflictError } from '../errors.js';
 import type { EventSink } from '../garden/context.js';
+import { leaseExpired } from '../garden/seed-lease.js';
 import type { HostedControlPlane, Seed } from '../model/seed.js';
 import type { Shoot } from '../model/shoot.js';
 import { ETCD, KUBE_APISERVER, SCALE_DOWN_ORDER, WEEDER_DEPENDENCIES, type WeederDependency } from './components.js';
@@ -39,9 +40,12 @@ export interface WatchdogRoundOptions {
 
 export interface ShootRoundResult {
   shoot: string;
-  verdict: ProbeVerdict | 'no-control-plane' | 'conflict';
+  /** `seed-lease-expired`: the seed's agent is not heard from; nothing is probed, decided or sent (see below). */
+  verdict: ProbeVerdict | 'no-control-plane' | 'conflict' | 'seed-lease-expired';
   external?: ExternalProbeResult;
   commands: number;
+  /** Why a shoot was skipped, in words, for the round's log. */
+  reason?: string;
 }
 
 /**
@@ -63,6 +67,7 @@ export async function runWatchdogRound(options: WatchdogRoundOptions): Promise<S
         const seed = seedName ? seeds.get(seedName) : undefined;
         const cp = seed?.status.controlPlanes?.find((c) => c.technicalID === shoot.status.technicalID);
         if (!seedName || !seed || !cp?.externalUrl) return { shoot: id, verdict: 'no-control-plane', commands: 0 };
+        if (leaseExpired(seed, options.now)) return skipSilentSeed({ id, seed, store: options.store, now: options.now });
 
         // A hibernated or migrating shoot is not probed; the decision skips it before reading the result.
         const external = isSkipped(shoot) ? 'success' : await options.prober.probe(cp.externalUrl);
@@ -101,6 +106,32 @@ export async function runWatchdogRound(options: WatchdogRoundOptions): Promise<S
   );
 }
 
+/**
+ * A seed whose lease has expired cannot be reached from the garden (its agent is frozen, partitioned or
+ * gone): its internal view is unknown, and a command queued now would run whenever the agent comes back,
+ * on the evidence of an outage that may be long over. So it is never scaled (down or up) nor restarted
+ * because of it: nothing is probed or sent, and the outage's streak restarts (a hold survives, as when
+ * hibernated), so a scale-down after the agent returns needs a whole new streak.
+ */
+async function skipSilentSeed(input: { id: string; seed: Seed; store: WatchdogStateStore; now: Date }): Promise<ShootRoundResult> {
+  const { id, seed, store, now } = input;
+  const reason = `seed ${seed.metadata.name}'s lease expired (last renewed ${seed.status.lastHeartbeatTime ?? 'never'}): its agent is not heard from, so nothing is scaled on its account`;
+  const stored = await store.load(id);
+  if (stored) {
+    const { externalDownSinceMs: _since, ...probe } = stored.record.probe;
+    const reset = { ...stored.record, probe: { ...probe, consecutiveExternalFailures: 0, consecutiveExternalSuccesses: 0 } };
+    if (JSON.stringify(reset) !== JSON.stringify(stored.record)) {
+      try {
+        await store.save(id, reset, stored.version);
+      } catch (error) {
+        // A concurrent round stored first; the next round resets again.
+        if (!(error instanceof ConflictError)) throw error;
+      }
+    }
+  }
+  return { shoot: id, verdict: 'seed-lease-expired', commands: 0, reason: `${reason} (at ${now.toISOString()})` };
+}
+
 function isSkipped(shoot: Shoot): boolean {
   return shoot.spec.hibernation?.enabled === true || isMigrating(shoot);
 }
@@ -121,8 +152,9 @@ function decide(input: {
   options: Partial<ProberOptions>;
 }): { record: Omit<WatchdogRecord, 'pending'>; actions: WatchdogCommand[]; events: WatchdogEvent[]; verdict: ProbeVerdict } {
   const { cp, now } = input;
-  const reportedAt = Date.parse(cp.internalProbeTime ?? input.seed.status.lastHeartbeatTime ?? '');
+  const reportedAt = internalReportedAt(cp, input.seed);
   const round: ProbeRound = {
+    atMs: now.getTime(),
     external: input.external,
     ...(cp.internalProbe
       ? { internal: { result: cp.internalProbe === 'Success' ? 'success' : cp.internalProbe === 'Failure' ? 'failure' : 'unknown', ageSeconds: (now.getTime() - reportedAt) / 1000 } }
@@ -148,6 +180,18 @@ function decide(input: {
     }
   }
   return { record: { probe: probe.state, weeder }, actions, events, verdict: probe.verdict };
+}
+
+/**
+ * When the agent took its internal result, as far as the garden can vouch: the probe time it reported, but
+ * never later than the heartbeat (lease renewal, garden clock) that carried it, so an agent clock ahead of
+ * the garden's cannot make an old result look fresh.
+ */
+function internalReportedAt(cp: HostedControlPlane, seed: Seed): number {
+  const renewed = Date.parse(seed.status.lastHeartbeatTime ?? '');
+  const probed = Date.parse(cp.internalProbeTime ?? '');
+  if (Number.isNaN(probed)) return renewed;
+  return Number.isNaN(renewed) ? probed : Math.min(probed, renewed);
 }
 
 function availability(cp: HostedControlPlane, dependency: WeederDependency): DependencyAvailability {

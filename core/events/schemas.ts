@@ -9,6 +9,7 @@ import { z } from 'zod';
 const name = z.string().min(1).max(63);
 const shootRef = { project: name, shoot: name };
 const migrationRef = { ...shootRef, migrationId: z.string().min(1).max(128) };
+const operation = z.enum(['Create', 'Reconcile', 'Hibernate', 'Wake', 'Delete']);
 const seconds = z.number().min(0).describe('Seconds from the migration\'s admission to this event.');
 
 export const EVENT_SCHEMAS = {
@@ -16,8 +17,30 @@ export const EVENT_SCHEMAS = {
   SeedDeleted: z.looseObject({ seed: name }).describe('A seed was deleted.'),
   SeedDeprovisionFailed: z.looseObject({ seed: name, error: z.string() }).describe('A deleted seed\'s command queue could not be removed.'),
   SeedLeaseLost: z
-    .looseObject({ seed: name, lastRenewTime: z.string().optional() })
-    .describe('A seed agent stopped renewing its lease (published by the seed lifecycle; the alarm SeedLeaseLost watches the metric of the same name).'),
+    .looseObject({
+      seed: name, lastRenewTime: z.string().optional(),
+      expiredAt: z.string().optional().describe('When the lease ran out: its last renewal plus its duration.'),
+      leaseDurationSeconds: z.number().int().min(1).optional(),
+    })
+    .describe('A seed agent stopped renewing its lease: published once per loss by the lease monitor (a loss ends with the next heartbeat); the alarm SeedLeaseLost watches the metric of the same name.'),
+  SeedReady: z
+    .looseObject({ seed: name, identity: z.string().min(1) })
+    .describe('A seed agent renewed a lease that had expired or never existed: the seed can host shoots again (pending shoots are placed).'),
+  LeftoverReleased: z
+    .looseObject({ seed: name, technicalID: name, reason: z.string() })
+    .describe('A heartbeat told a seed agent to remove a control plane it no longer owns (the agent checks the owner record once more first).'),
+  ShootOperationRequested: z
+    .looseObject({ ...shootRef, operationId: z.string().min(1).max(128), type: operation, seedName: name.nullable() })
+    .describe('A lifecycle operation (Create, Reconcile, Hibernate, Wake, Delete) was requested on the shoot\'s seed.'),
+  ShootOperationSucceeded: z
+    .looseObject({ ...shootRef, operationId: z.string().min(1).max(128), type: operation, seedName: name, attempts: z.number().int().min(1), description: z.string() })
+    .describe('The seed agent answered a lifecycle operation\'s command: lastOperation Succeeded.'),
+  ShootOperationErrored: z
+    .looseObject({ ...shootRef, operationId: z.string().min(1).max(128), type: operation, seedName: name, attempts: z.number().int().min(1), retryInSeconds: z.number().int().min(0), error: z.string() })
+    .describe('An attempt of a lifecycle operation failed; it is retried (lastOperation Error).'),
+  ShootOperationFailed: z
+    .looseObject({ ...shootRef, operationId: z.string().min(1).max(128), type: operation, seedName: name, attempts: z.number().int().min(1), error: z.string() })
+    .describe('A lifecycle operation failed on its last attempt (lastOperation Failed); a new change or deletion starts a new one.'),
   ShootCreated: z.looseObject({ ...shootRef, seedName: name.nullable() }).describe('A shoot was created; seedName is null when no seed could host it.'),
   ShootScheduled: z.looseObject({ ...shootRef, seedName: name, summary: z.string() }).describe('The scheduler placed a new shoot.'),
   ShootUnschedulable: z.looseObject({ ...shootRef, seedName: z.null(), summary: z.string() }).describe('No seed can host a new shoot (stored unscheduled).'),
@@ -38,6 +61,12 @@ export const EVENT_SCHEMAS = {
   MigrationSucceeded: z
     .looseObject({ ...migrationRef, source: name, destination: name, path: z.enum(['good', 'bad']).optional(), switchedToBadPath: z.boolean(), durationSeconds: seconds.optional() })
     .describe('The shoot runs on the destination; the migration lock is released.'),
+  MigrationSwitchedToBadPath: z
+    .looseObject({
+      ...migrationRef, failedStep: z.string(), reason: z.string(),
+      early: z.boolean().describe('True when the source\'s lease had expired (SourceLeaseExpired): the flow did not wait for the command timeout.'),
+    })
+    .describe('A good-path step gave up (timeout, failure, or the source\'s lease expired in mode auto); the migration continues on the bad path.'),
   MigrationFailed: z
     .looseObject({ ...migrationRef, step: z.string(), error: z.string().optional(), durationSeconds: seconds.optional() })
     .describe('A migration ended in Error at step; calling migrate again resumes it.'),

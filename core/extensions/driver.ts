@@ -129,7 +129,7 @@ function operationType(action: Exclude<DriverAction, 'skip'>, resource: Extensio
 }
 
 function describe(type: OperationType): string {
-  return { Create: 'creating', Reconcile: 'reconciling', Migrate: 'migrating', Restore: 'restoring', Delete: 'deleting' }[type];
+  return { Create: 'creating', Reconcile: 'reconciling', Hibernate: 'hibernating', Wake: 'waking', Migrate: 'migrating', Restore: 'restoring', Delete: 'deleting' }[type];
 }
 
 function withLastOperation(resource: ExtensionResource, lastOperation: LastOperation): ExtensionResource {

@@ -176,6 +176,26 @@ export class MemoryGardenRepository implements GardenRepository {
     return shootOut(entry);
   }
 
+  async placeShoot(shoot: Shoot, options: { toSeed: string; expectedVersion: string }): Promise<Shoot> {
+    const id = shootId(shoot.metadata.project, shoot.metadata.name);
+    const entry = this.shoots.get(id);
+    if (!entry) throw new NotFoundError(`shoot "${id}" not found`);
+    if (entry.rv !== Number(options.expectedVersion) || entry.doc.status.seedName !== undefined) {
+      throw versionConflict('shoot', id, options.expectedVersion, shootOut(entry));
+    }
+    const to = this.seeds.get(options.toSeed);
+    if (!to) throw new SeedUnavailableError(`seed "${options.toSeed}" does not exist`, options.toSeed, 'NotFound');
+    if (to.doc.metadata.deletionTimestamp) throw new SeedUnavailableError(`seed "${options.toSeed}" is being deleted`, options.toSeed, 'Deleting');
+    const capacity = to.doc.spec.capacity?.shoots;
+    if (capacity !== undefined && to.shoots >= capacity) {
+      throw new SeedUnavailableError(`seed "${options.toSeed}" is full: it hosts ${to.shoots} of ${capacity} shoots`, options.toSeed, 'Full');
+    }
+    to.shoots += 1;
+    entry.doc = copy(shoot);
+    entry.rv += 1;
+    return shootOut(entry);
+  }
+
   async deleteShoot(project: string, name: string, expectedVersion?: string): Promise<void> {
     const id = shootId(project, name);
     const entry = this.shoots.get(id);
@@ -245,6 +265,9 @@ export class FailingGardenRepository implements GardenRepository {
     throw this.error;
   }
   async moveShoot(): Promise<Shoot> {
+    throw this.error;
+  }
+  async placeShoot(): Promise<Shoot> {
     throw this.error;
   }
   async deleteShoot(): Promise<void> {

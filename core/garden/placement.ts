@@ -5,6 +5,7 @@ import type { Shoot } from '../model/shoot.js';
 import { schedule, type ScheduleOptions, type ScheduleResult } from '../scheduling/schedule.js';
 import { SeedUnavailableError } from './errors.js';
 import type { GardenRepository } from './repository.js';
+import { createOperation } from './shoot-operations.js';
 
 /** Rejections kept in a stored shoot's status; a dry run returns all of them. */
 export const MAX_STORED_REJECTIONS = 200;
@@ -39,6 +40,7 @@ export function placed(shoot: Shoot, seedName: string, summary: string, now: Dat
     status: {
       ...shoot.status,
       seedName,
+      operation: createOperation(shoot, seedName, now),
       lastOperation: {
         type: 'Create',
         state: 'Processing',
@@ -102,6 +104,38 @@ export async function scheduleAndCreate(options: {
       return { shoot: await options.repo.createShoot(placed(options.shoot, result.seedName, result.summary, options.now)), result };
     } catch (error) {
       if (!(error instanceof SeedUnavailableError) || attempt >= attempts) throw error;
+    }
+  }
+}
+
+/**
+ * A pending shoot (stored without a seed) placed now if the scheduler finds a seed: counted on it
+ * atomically (a lost race for the last place is scheduled again). When none fits the shoot keeps its
+ * reasons; they are written only when they changed, so that retries do not churn its resourceVersion.
+ */
+export async function placePending(options: {
+  repo: GardenRepository;
+  shoot: Shoot;
+  policy: SchedulingPolicy;
+  now: Date;
+  attempts?: number;
+}): Promise<{ shoot: Shoot; result: ScheduleResult; placed: boolean }> {
+  const attempts = options.attempts ?? 4;
+  let shoot = options.shoot;
+  for (let attempt = 1; ; attempt++) {
+    const result = schedule({ shoot, seeds: await listAllSeeds(options.repo), ...options.policy });
+    if (!result.seedName) {
+      if (shoot.status.scheduling?.summary === result.summary) return { shoot, result, placed: false };
+      return { shoot: await options.repo.updateShoot(unschedulable(shoot, result, options.now), shoot.metadata.resourceVersion), result, placed: false };
+    }
+    try {
+      const next = placed(shoot, result.seedName, result.summary, options.now);
+      return { shoot: await options.repo.placeShoot(next, { toSeed: result.seedName, expectedVersion: shoot.metadata.resourceVersion }), result, placed: true };
+    } catch (error) {
+      if (!(error instanceof SeedUnavailableError) || attempt >= attempts) throw error;
+      const fresh = await options.repo.getShoot(shoot.metadata.project, shoot.metadata.name);
+      if (!fresh || fresh.status.seedName) return { shoot: fresh ?? shoot, result, placed: false };
+      shoot = fresh;
     }
   }
 }

@@ -43,6 +43,12 @@ export interface GardenRepository {
    * `fromSeed` released and the count on `toSeed` taken within its capacity (SeedUnavailableError when full).
    */
   moveShoot(shoot: Shoot, options: { fromSeed: string; toSeed: string; expectedVersion: string }): Promise<Shoot>;
+  /**
+   * Places a shoot that had no seed (a pending shoot the scheduler placed later), in one atomic write: the
+   * shoot conditional on `expectedVersion` and on having no seed stored, the count on `toSeed` taken within
+   * its capacity (SeedUnavailableError when full, missing or deleting).
+   */
+  placeShoot(shoot: Shoot, options: { toSeed: string; expectedVersion: string }): Promise<Shoot>;
   /** Deletes the shoot and releases its place on its seed in one atomic write. */
   deleteShoot(project: string, name: string, expectedVersion?: string): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { AdmissionError, ConflictError, NotFoundError, UnavailableError, ValidationError } from '../errors.js';
-import { heartbeatInput, seedInput, type HostedControlPlane, type Seed } from '../model/seed.js';
+import { heartbeatInput, seedInput, type HeartbeatInput, type HostedControlPlane, type Seed } from '../model/seed.js';
 import { shootInput, shootMergePatch, type Shoot } from '../model/shoot.js';
 import { assertOutboundUrl, STRICT_OUTBOUND, type OutboundPolicy } from '../net/outbound-url.js';
 import { type Clock, type EventSink, type IdSource, type SeedProvisioner, discardEvents, noProvisioning, randomIds, systemClock } from './context.js';
@@ -7,7 +7,7 @@ import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import type { Page, PageRequest } from './page.js';
 import type { GardenRepository } from './repository.js';
 import { newSeed, updatedSeed } from './seed-resource.js';
-import { DEFAULT_LEASE_DURATION_SECONDS, renewedLease, seedWithLease } from './seed-lease.js';
+import { DEFAULT_LEASE_DURATION_SECONDS, leaseExpired, renewedLease, seedWithLease } from './seed-lease.js';
 import { newShoot, updatedShoot } from './shoot-resource.js';
 import { parseInput } from './validate.js';
 import { admitOnSeed, assertSeedExists, listAllSeeds, scheduleAndCreate, type SchedulingPolicy } from './placement.js';
@@ -15,6 +15,8 @@ import { schedule, type ScheduleResult } from '../scheduling/schedule.js';
 import { controlPlaneLayout, layoutObjects } from '../ha/layout.js';
 import { z } from 'zod';
 import { shootSpec } from '../model/shoot.js';
+import { releasable, releaseCandidates, type Release } from './leftovers.js';
+import { assertDeletable, deleting, migrationRunning, operationForUpdate, withOperation } from './shoot-operations.js';
 
 export interface GardenServiceOptions {
   repository: GardenRepository;
@@ -52,6 +54,15 @@ export interface ControlPlaneLayoutView {
   /** The etcd as the seed's agent last reported it: its members (zone, role, serving) and leader. */
   etcd?: { leader?: string; members: NonNullable<HostedControlPlane['etcdMembers']> };
 }
+
+/** What a heartbeat answers: the seed as renewed, and the leftovers its agent may remove. */
+export interface HeartbeatAnswer {
+  seed: Seed;
+  release: Release[];
+}
+
+/** What a shoot deletion did: removed at once (never placed), or requested from its seed. */
+export type ShootDeletion = { removed: true } | { removed: false; shoot: Shoot };
 
 export interface Written<T> {
   resource: T;
@@ -137,7 +148,7 @@ export class GardenService {
    * The seed agent's heartbeat renews the seed's lease with what the agent reports; the Seed resource
    * itself is not written (its resourceVersion stays), so operators' updates never race heartbeats.
    */
-  async heartbeat(name: string, body: unknown): Promise<Seed> {
+  async heartbeat(name: string, body: unknown): Promise<HeartbeatAnswer> {
     const input = parseInput(heartbeatInput, body);
     input.controlPlanes?.forEach((cp, i) => {
       if (cp.externalUrl !== undefined) assertOutboundUrl(cp.externalUrl, this.outbound, `controlPlanes.${i}.externalUrl`);
@@ -152,7 +163,19 @@ export class GardenService {
     const now = this.clock.now();
     const lease = renewedLease({ seed: current, heartbeat: input, now, defaultDurationSeconds: this.leaseDurationSeconds });
     await this.repo.renewLease(lease);
-    return seedWithLease(current, lease, now);
+    const seed = seedWithLease(current, lease, now);
+    if (leaseExpired(current, now)) await this.events.publish('SeedReady', { seed: name, identity: current.status.identity });
+    const release = await this.leftovers(name, input.controlPlanes ?? []);
+    for (const r of release) await this.events.publish('LeftoverReleased', { seed: name, technicalID: r.technicalID, reason: r.reason });
+    return { seed, release };
+  }
+
+  private async leftovers(seed: string, planes: NonNullable<HeartbeatInput['controlPlanes']>): Promise<Release[]> {
+    const candidates = releaseCandidates(planes);
+    if (candidates.length === 0) return [];
+    const shoots = new Map<string, Shoot | undefined>();
+    for (const plane of candidates) shoots.set(plane.technicalID, await this.repo.getShoot(plane.shoot!.project, plane.shoot!.name));
+    return releasable({ seed, planes: candidates, shoots });
   }
 
   async putShoot(project: string, name: string, body: unknown): Promise<Written<Shoot>> {
@@ -196,7 +219,19 @@ export class GardenService {
     const seedName = current.status.seedName;
     const seed = seedName ? await this.repo.getSeed(seedName) : undefined;
     admitOnSeed({ shoot: next, previous: current, ...(seed ? { seed } : {}) });
-    return this.repo.updateShoot(next, current.metadata.resourceVersion);
+    const { project, name } = current.metadata;
+    if (deleting(current) && !sameSpec(current, next)) {
+      throw new ConflictError(`shoot "${project}/${name}" is being deleted; its spec no longer changes`, { code: 'ShootDeleting' });
+    }
+    const type = operationForUpdate(current, next);
+    if (type === undefined) return this.repo.updateShoot(next, current.metadata.resourceVersion);
+    if (migrationRunning(current)) {
+      throw new ConflictError(`shoot "${project}/${name}" is being migrated; change what its control plane depends on after the migration ends`, { code: 'MigrationInProgress' });
+    }
+    const id = this.ids.uuid();
+    const written = await this.repo.updateShoot(withOperation(next, { type, id, now: this.clock.now() }), current.metadata.resourceVersion);
+    await this.events.publish('ShootOperationRequested', { project, shoot: name, operationId: id, type, seedName: seedName ?? null });
+    return written;
   }
 
   /** The scheduler's decision for a shoot that need not exist: ranked candidates and every rejection. */
@@ -251,15 +286,34 @@ export class GardenService {
     return this.repo.listShoots(project, page);
   }
 
-  async deleteShoot(project: string, name: string, expectedVersion?: string): Promise<void> {
-    const remove = async () => {
+  /**
+   * Gardener's deletion: refused without the confirmation annotation (422) and during a migration (409).
+   * A shoot never placed goes at once; a placed one gets its deletionTimestamp and a Delete operation on
+   * its seed, and goes (freeing its place) when the seed's agent has removed its control plane. Asking
+   * again while it is being deleted changes nothing.
+   */
+  async deleteShoot(project: string, name: string, expectedVersion?: string): Promise<ShootDeletion> {
+    const remove = async (): Promise<{ deletion: ShootDeletion; requested?: Shoot }> => {
       const shoot = await this.getShoot(project, name);
-      await this.repo.deleteShoot(project, name, expectedVersion);
-      return shoot;
+      if (expectedVersion !== undefined && expectedVersion !== shoot.metadata.resourceVersion) throw staleVersion('shoot', `${project}/${name}`, expectedVersion, shoot);
+      assertDeletable(shoot);
+      if (deleting(shoot)) return { deletion: { removed: false, shoot } };
+      if (!shoot.status.seedName) {
+        await this.repo.deleteShoot(project, name, shoot.metadata.resourceVersion);
+        return { deletion: { removed: true } };
+      }
+      const now = this.clock.now();
+      const marked: Shoot = { ...shoot, metadata: { ...shoot.metadata, deletionTimestamp: now.toISOString() } };
+      const requested = await this.repo.updateShoot(withOperation(marked, { type: 'Delete', id: `delete-${shoot.metadata.uid}`, now }), shoot.metadata.resourceVersion);
+      return { deletion: { removed: false, shoot: requested }, requested };
     };
     // Without a precondition a concurrent update is no reason to refuse: read again and delete.
-    const shoot = expectedVersion === undefined ? await this.unconditionally(`shoot "${project}/${name}"`, remove) : await remove();
-    await this.events.publish('ShootDeleted', { project, shoot: name, seedName: shoot.status.seedName ?? null });
+    const { deletion, requested } = expectedVersion === undefined ? await this.unconditionally(`shoot "${project}/${name}"`, remove) : await remove();
+    if (deletion.removed) await this.events.publish('ShootDeleted', { project, shoot: name, seedName: null });
+    if (requested) {
+      await this.events.publish('ShootOperationRequested', { project, shoot: name, operationId: requested.status.operation!.id, type: 'Delete', seedName: requested.status.seedName ?? null });
+    }
+    return deletion;
   }
 
   /**
@@ -343,6 +397,10 @@ function uidMismatch(uid: string, current: Seed | Shoot | undefined): ConflictEr
     `precondition failed: metadata.uid is ${uid}, but the stored object's is ${current ? current.metadata.uid : 'absent (it does not exist)'}`,
     { code: 'UidMismatch', field: 'metadata.uid', current },
   );
+}
+
+function sameSpec(a: Shoot, b: Shoot): boolean {
+  return canonical(a.spec) === canonical(b.spec);
 }
 
 /** Whether an update would store exactly what is stored (member order aside). */

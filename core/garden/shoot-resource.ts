@@ -1,6 +1,7 @@
 import { AdmissionError, ValidationError } from '../errors.js';
 import { MAX_TECHNICAL_ID_LENGTH, technicalID } from '../model/names.js';
 import type { Shoot, ShootInput } from '../model/shoot.js';
+import { createOperation } from './shoot-operations.js';
 import { API_VERSION, assertNameMatches, newObjectMeta, userMetadata } from './seed-resource.js';
 
 export function newShoot(project: string, name: string, input: ShootInput, options: { now: Date; uuid: string }): Shoot {
@@ -15,7 +16,7 @@ export function newShoot(project: string, name: string, input: ShootInput, optio
   }
   const at = options.now.toISOString();
   const seedName = input.spec.seedName;
-  return {
+  const shoot: Shoot = {
     apiVersion: API_VERSION,
     kind: 'Shoot',
     metadata: { project, ...newObjectMeta(name, input.metadata, options) },
@@ -34,6 +35,7 @@ export function newShoot(project: string, name: string, input: ShootInput, optio
       constraints: [],
     },
   };
+  return seedName ? { ...shoot, status: { ...shoot.status, operation: createOperation(shoot, seedName, options.now) } } : shoot;
 }
 
 /**

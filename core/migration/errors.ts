@@ -20,3 +20,14 @@ export class MigrationTransitionError extends DomainError {
     super(message, 'InvalidMigrationTransition', options);
   }
 }
+
+/**
+ * Mode auto, a good-path step that needs the source's agent, and the source's lease has expired: the step
+ * gives up at once and the flow switches to the bad path instead of waiting for the command timeout.
+ * The state machine catches it by this name (`SourceLeaseExpired`), as it catches States.Timeout there.
+ */
+export class SourceLeaseExpiredError extends DomainError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 'SourceLeaseExpired', options);
+  }
+}

@@ -1,11 +1,14 @@
 import { describeError, type MigrationJournal, type MigrationRef } from './journal.js';
 import { choosePath } from './path.js';
 import { resumePoint, setPath, switchToBadPath } from './record.js';
+import { SOURCE_LEASE_EXPIRED, waitsOnSource, type SourceWaitIndex } from './source-waits.js';
 
 export interface PathStepsOptions {
   journal: MigrationJournal;
   /** Seed agents' heartbeat interval, for choosing the path (default 10 s). */
   heartbeatIntervalMs?: number;
+  /** Task tokens filed under the source seed; a switch removes the one of the step that gave up. */
+  sourceWaits?: SourceWaitIndex;
 }
 
 /** Which path a migration takes (DESIGN section 5, step 2) and the switch from the good path to the bad. */
@@ -37,7 +40,15 @@ export class PathSteps {
     const record = await this.journal.current(ref);
     // The step that gave up is the one running; a wait that ran out has no error of its own.
     const failedStep = record.steps.find((s) => s.state === 'running')?.id ?? resumePoint(record) ?? 'migrate-extensions';
-    await this.journal.save(switchToBadPath(record, { failedStep, reason: describeError(error), now: this.journal.now() }));
+    const reason = describeError(error);
+    const alreadySwitched = record.path === 'bad';
+    await this.journal.save(switchToBadPath(record, { failedStep, reason, now: this.journal.now() }));
+    if (waitsOnSource(failedStep)) await this.options.sourceWaits?.remove({ seed: record.source.name, project: ref.project, name: ref.name, migrationId: ref.migrationId, step: failedStep });
+    if (!alreadySwitched) {
+      // `early`: the source's lease expired, so the flow did not wait for the command timeout.
+      const early = (error as { Error?: unknown } | undefined)?.Error === SOURCE_LEASE_EXPIRED;
+      await this.journal.events.publish('MigrationSwitchedToBadPath', { project: ref.project, shoot: ref.name, migrationId: ref.migrationId, failedStep, reason, early });
+    }
     return { path: 'bad' };
   }
 }

@@ -1,11 +1,13 @@
 import { parseCommandSuccess } from '../commands/protocol.js';
 import type { SeedCommand } from '../commands/schema.js';
 import { NotFoundError } from '../errors.js';
+import { expiredLease } from '../garden/lease-monitor.js';
 import type { ShootStateStore } from '../shootstate/store.js';
 import { SHOOT_STATE_API_VERSION, type PackedShootState } from '../shootstate/types.js';
 import { commandForStep } from './commands.js';
 import type { MigrationJournal, MigrationRef } from './journal.js';
 import { completeStep, startStep, type MigrationRecord } from './record.js';
+import { sourceLeaseExpired, switchesEarly, waitsOnSource, type SourceWaitIndex } from './source-waits.js';
 import { stepDefinition, type MigrationStepId } from './steps.js';
 
 export interface SeedCommandsOptions {
@@ -17,6 +19,8 @@ export interface SeedCommandsOptions {
   /** What commands tell agents about their task's limits; the state machine's TimeoutSeconds match. Defaults 300 s and 60 s. */
   commandTimeoutSeconds?: number;
   commandHeartbeatSeconds?: number;
+  /** Where a mode-auto good-path step files its task token under the source seed, for the lease monitor. */
+  sourceWaits?: SourceWaitIndex;
 }
 
 /**
@@ -30,9 +34,24 @@ export class SeedCommands {
     this.journal = options.journal;
   }
 
-  /** Starts a step and returns its command (without the task token, which the state machine adds) and where to send it. */
-  async beginCommand(ref: MigrationRef, step: MigrationStepId): Promise<{ command: SeedCommand; queueUrl: string; messageGroupId: string }> {
+  /**
+   * Starts a step and returns its command (without the task token, which the caller adds) and where to send
+   * it. A mode-auto good-path step first looks at the source's lease: expired, it fails at once with
+   * SourceLeaseExpired (the flow switches to the bad path); else it files `taskToken` under the source
+   * seed, so that the lease monitor can cut the wait short when the lease expires while the agent works.
+   */
+  async beginCommand(ref: MigrationRef, step: MigrationStepId, options: { taskToken?: string } = {}): Promise<{ command: SeedCommand; queueUrl: string; messageGroupId: string }> {
     const record = await this.journal.save(startStep(await this.journal.current(ref), { step, now: this.journal.now() }));
+    const early = switchesEarly(record, step);
+    if (early) {
+      const source = await this.journal.garden.getSeed(record.source.name);
+      const lease = source && expiredLease(source, this.journal.now());
+      if (lease) throw sourceLeaseExpired(lease);
+      if (options.taskToken && this.options.sourceWaits) {
+        const { project, name } = record.shoot;
+        await this.options.sourceWaits.put({ seed: record.source.name, project, name, migrationId: record.id, step, taskToken: options.taskToken, since: this.journal.now().toISOString() });
+      }
+    }
     const copy = step === 'restore-etcd' ? record.copy : undefined;
     const shootState = step === 'restore-extensions' ? await this.restoreShootState(record) : undefined;
     const command = commandForStep({
@@ -65,8 +84,13 @@ export class SeedCommands {
 export class SeedAnswers {
   private readonly journal: MigrationJournal;
 
-  constructor(private readonly options: { journal: MigrationJournal; shootStates: ShootStateStore }) {
+  constructor(private readonly options: { journal: MigrationJournal; shootStates: ShootStateStore; sourceWaits?: SourceWaitIndex }) {
     this.journal = options.journal;
+  }
+
+  /** The source answered: its filed task token is of no further use. */
+  private async answered(ref: MigrationRef, record: MigrationRecord, step: MigrationStepId): Promise<void> {
+    if (waitsOnSource(step)) await this.options.sourceWaits?.remove({ seed: record.source.name, project: ref.project, name: ref.name, migrationId: ref.migrationId, step });
   }
 
   /** A seed step answered: record it (the migrate answer is persisted by the next step). */
@@ -77,6 +101,7 @@ export class SeedAnswers {
     const answer = parseCommandSuccess(type, output);
     const message = summariseAnswer(answer.result);
     await this.journal.save(step === 'migrate-extensions' ? record : completeStep(record, { step, now: this.journal.now(), message }));
+    await this.answered(ref, record, step);
     return { message };
   }
 
@@ -89,6 +114,7 @@ export class SeedAnswers {
     record = await this.journal.save(startStep(record, { step: 'persist-shootstate', now }));
     const version = await this.options.shootStates.save({ project: ref.project, name: ref.name, state: answer.result.shootState });
     await this.journal.save(completeStep(record, { step: 'persist-shootstate', now: this.journal.now(), shootStateVersion: version, message: `ShootState version ${version}` }));
+    await this.answered(ref, record, 'migrate-extensions');
     return { version };
   }
 }

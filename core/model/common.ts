@@ -75,7 +75,7 @@ export const region = z.string().min(1).max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0
 export const zone = z.string().min(1).max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a zone name like eu-west-1a');
 
 /** Gardener's `lastOperation`. */
-export const operationType = z.enum(['Create', 'Reconcile', 'Migrate', 'Restore', 'Delete']);
+export const operationType = z.enum(['Create', 'Reconcile', 'Hibernate', 'Wake', 'Migrate', 'Restore', 'Delete']);
 export const operationState = z.enum(['Processing', 'Succeeded', 'Error', 'Failed', 'Pending', 'Aborted']);
 export interface LastOperation {
   type: z.infer<typeof operationType>;

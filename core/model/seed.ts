@@ -59,6 +59,8 @@ export type SeedInput = z.infer<typeof seedInput>;
 export const hostedControlPlane = z
   .object({
     technicalID: z.string().min(1).max(63),
+    /** The shoot it belongs to, as the commands named it: the garden decides from it whether a leftover may go. */
+    shoot: z.object({ project: dns1123Label, name: dns1123Label }).strict().optional(),
     /** Whether this seed currently serves the control plane (etcd unfenced and ready). */
     active: z.boolean(),
     /** The owner check result the sidecar last saw. */

@@ -56,6 +56,8 @@ export interface ShootStatus {
   seedName?: string;
   lastOperation?: LastOperation;
   migration?: Record<string, unknown>;
+  /** The lifecycle operation the garden runs on the seed (create, reconcile, hibernate, wake, delete). */
+  operation?: ShootOperation;
   conditions: Condition[];
   constraints: Condition[];
   /** Why the scheduler found no seed, when it found none. */
@@ -66,6 +68,17 @@ export interface ShootStatus {
     /** Rejections beyond the stored ones; a dry run lists them all. */
     rejectedOmitted?: number;
   };
+}
+
+/** A lifecycle operation in flight or last run: the operate-shoot state machine works on the one named here. */
+export interface ShootOperation {
+  id: string;
+  type: 'Create' | 'Reconcile' | 'Hibernate' | 'Wake' | 'Delete';
+  /** The seed whose agent runs it. */
+  seedName: string;
+  /** Commands sent so far (a retry after an error sends again). */
+  attempts: number;
+  requestedAt: string;
 }
 
 export interface Shoot {

@@ -53,6 +53,18 @@ export interface AuditShootInput {
   readonly activeOn: readonly string[];
 }
 
+/** The seeds that report a shoot's control plane although it is placed elsewhere, past the bound since it moved. */
+export function leftoversOf(shoot: Shoot, reportedBy: readonly string[], now: Date, boundMs: number): Leftover[] {
+  if (migrating(shoot)) return [];
+  const placedOn = shoot.status.seedName ?? null;
+  const last = shoot.status.lastOperation;
+  const since = last && (last.type === 'Restore' || last.type === 'Migrate') && last.state === 'Succeeded' ? last.lastUpdateTime : null;
+  if (since !== null && now.getTime() - Date.parse(since) <= boundMs) return [];
+  return reportedBy
+    .filter((seed) => seed !== placedOn)
+    .map((seed) => ({ seed, technicalID: shoot.status.technicalID, project: shoot.metadata.project, shoot: shoot.metadata.name, placedOn, since }));
+}
+
 /** Shoots in the middle of a migration legitimately have a record that names the destination while `status.seedName` is the source. */
 export function migrating(shoot: Shoot): boolean {
   const op = shoot.status.lastOperation;
@@ -106,6 +118,8 @@ export interface OwnershipAuditOptions {
   readonly heartbeatMaxAgeMs?: number;
   /** Items per repository page. Default 500. */
   readonly pageSize?: number;
+  /** See DEFAULT_LEFTOVER_BOUND_MS. */
+  readonly leftoverBoundMs?: number;
 }
 
 export interface OwnershipAuditReport {
@@ -122,7 +136,27 @@ export interface OwnershipAuditReport {
   readonly staleSeeds: readonly string[];
   /** The disagreements only. */
   readonly findings: readonly AuditFinding[];
+  /** Control planes still reported by a seed that does not host the shoot, longer than the leftover bound after the shoot moved. */
+  readonly leftovers: readonly Leftover[];
 }
+
+/** A control plane left on a seed the shoot moved away from (its agent removes it once released). */
+export interface Leftover {
+  readonly seed: string;
+  readonly technicalID: string;
+  readonly project: string;
+  readonly shoot: string;
+  /** Where the shoot is placed now. */
+  readonly placedOn: string | null;
+  /** When the shoot's placement last changed (its migration ended), if known. */
+  readonly since: string | null;
+}
+
+/**
+ * How long a source may keep its leftover after a migration ended before the audit reports it: its agent
+ * removes it one heartbeat (10 s by default) after the release; two minutes leave room for a slow stop.
+ */
+export const DEFAULT_LEFTOVER_BOUND_MS = 2 * 60_000;
 
 export const DEFAULT_HEARTBEAT_MAX_AGE_MS = 5 * 60_000;
 
@@ -140,6 +174,7 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
   const seeds = new Map<string, Seed>();
   for await (const seed of pages((page) => options.repository.listSeeds(page), pageSize)) seeds.set(seed.metadata.name, seed);
   const activeByTechnicalID = new Map<string, string[]>();
+  const hostedOn = new Map<string, string[]>();
   const staleSeeds: string[] = [];
   for (const seed of seeds.values()) {
     const beat = seed.status.lastHeartbeatTime === undefined ? Number.NaN : Date.parse(seed.status.lastHeartbeatTime);
@@ -148,6 +183,9 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
       continue;
     }
     for (const cp of seed.status.controlPlanes ?? []) {
+      const hosted = hostedOn.get(cp.technicalID) ?? [];
+      hosted.push(seed.metadata.name);
+      hostedOn.set(cp.technicalID, hosted);
       if (!cp.active) continue;
       const list = activeByTechnicalID.get(cp.technicalID) ?? [];
       list.push(seed.metadata.name);
@@ -171,8 +209,10 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
   let conflicts = 0;
   let audited = 0;
   const findings: AuditFinding[] = [];
+  const leftovers: Leftover[] = [];
   for await (const shoot of pages((page) => options.repository.listAllShoots(page), pageSize)) {
     shoots += 1;
+    leftovers.push(...leftoversOf(shoot, hostedOn.get(shoot.status.technicalID) ?? [], now, options.leftoverBoundMs ?? DEFAULT_LEFTOVER_BOUND_MS));
     const recordName = ownerRecordName({ shoot: shoot.metadata.name, project: shoot.metadata.project, internalDomain: options.internalDomain });
     const finding = auditShoot({
       shoot,
@@ -214,6 +254,7 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
     recordPages,
     staleSeeds,
     findings,
+    leftovers,
   };
 }
 

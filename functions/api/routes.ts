@@ -118,12 +118,13 @@ export const routes: Route[] = [
       409: { description: 'The agent reports another registration\'s identity', schema: s.errorBody },
     },
     handle: async ({ service, params, body, onHeartbeat }) => {
-      const seed = await service.heartbeat(params.name!, body);
+      const { seed, release } = await service.heartbeat(params.name!, body);
       onHeartbeat?.(seed);
       return json(200, {
         seed: seed.metadata.name, identity: seed.status.identity,
         lastHeartbeatTime: seed.status.lastHeartbeatTime, resourceVersion: seed.metadata.resourceVersion,
         ...(seed.status.commandQueueUrl ? { commandQueueUrl: seed.status.commandQueueUrl } : {}),
+        ...(release.length > 0 ? { release } : {}),
       });
     },
   },
@@ -165,14 +166,19 @@ export const routes: Route[] = [
     handle: async ({ service, params }) => json(200, await service.getShoot(params.project!, params.name!)),
   },
   {
-    method: 'DELETE', path: '/projects/{project}/shoots/{name}', operationId: 'deleteShoot', summary: 'Delete a shoot', tags: ['shoots'],
+    method: 'DELETE', path: '/projects/{project}/shoots/{name}', operationId: 'deleteShoot',
+    summary: 'Delete a shoot (needs the annotation confirmation.gardener.cloud/deletion: "true")', tags: ['shoots'],
     params: { project, name }, query: s.deleteQuery,
     responses: {
-      200: { description: 'Deleted', schema: s.deleted }, 400: errors[400], 404: errors[404],
-      409: { description: 'resourceVersion mismatch', schema: s.errorBody },
+      200: { description: 'Deleted (the shoot was never placed on a seed)', schema: s.deleted },
+      202: { description: 'Deletion requested: the shoot, with its deletionTimestamp, goes once its seed removed its control plane', schema: s.shootResource },
+      400: errors[400], 404: errors[404],
+      409: { description: 'resourceVersion mismatch, or a migration of the shoot runs', schema: s.errorBody },
+      422: { description: 'The deletion is not confirmed by the annotation (DeletionNotConfirmed)', schema: s.errorBody },
     },
     handle: async ({ service, params, query }) => {
-      await service.deleteShoot(params.project!, params.name!, deleteVersion(query));
+      const deletion = await service.deleteShoot(params.project!, params.name!, deleteVersion(query));
+      if (!deletion.removed) return json(202, deletion.shoot);
       return json(200, { kind: 'Status', status: 'Success', details: { kind: 'Shoot', name: `${params.project}/${params.name}` } });
     },
   },

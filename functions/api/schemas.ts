@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { condition } from '../../core/model/common.js';
+import { condition, operationState, operationType } from '../../core/model/common.js';
 import { hostedControlPlane, seedSpec } from '../../core/model/seed.js';
 import { shootSpec } from '../../core/model/shoot.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../core/garden/page.js';
@@ -16,11 +16,12 @@ const objectMeta = z.object({
   resourceVersion: z.string().describe('Send it back in metadata.resourceVersion to make an update conditional (409 on mismatch).'),
   uid: z.string(),
   creationTimestamp: z.string(),
+  deletionTimestamp: z.string().optional().describe('Set when a confirmed deletion was requested; the shoot goes once its control plane is gone.'),
 });
 
 const lastOperation = z.object({
-  type: z.enum(['Create', 'Reconcile', 'Migrate', 'Restore', 'Delete']),
-  state: z.enum(['Processing', 'Succeeded', 'Error', 'Failed', 'Pending', 'Aborted']),
+  type: operationType,
+  state: operationState,
   progress: z.number(),
   description: z.string(),
   lastUpdateTime: z.string(),
@@ -58,6 +59,10 @@ export const shootResource = z
       seedName: z.string().optional(),
       lastOperation: lastOperation.optional(),
       migration: z.record(z.string(), z.unknown()).optional(),
+      operation: z
+        .object({ id: z.string(), type: z.enum(['Create', 'Reconcile', 'Hibernate', 'Wake', 'Delete']), seedName: z.string(), attempts: z.number(), requestedAt: z.string() })
+        .optional()
+        .describe('The lifecycle operation in flight on the seed, or the last one.'),
       conditions: z.array(condition),
       constraints: z.array(condition),
       scheduling: z
@@ -73,7 +78,17 @@ export const seedList = z.object({ kind: z.literal('SeedList'), items: z.array(s
 export const shootList = z.object({ kind: z.literal('ShootList'), items: z.array(shootResource), metadata: listMeta }).meta({ id: 'ShootList' });
 export const deleted = z.object({ kind: z.literal('Status'), status: z.literal('Success'), details: z.object({ kind: z.string(), name: z.string() }) });
 export const health = z.object({ status: z.literal('ok'), version: z.string() });
-export const heartbeatResult = z.object({ seed: z.string(), identity: z.string(), lastHeartbeatTime: z.string(), resourceVersion: z.string(), commandQueueUrl: z.string().optional() });
+export const heartbeatResult = z.object({
+  seed: z.string(),
+  identity: z.string(),
+  lastHeartbeatTime: z.string(),
+  resourceVersion: z.string(),
+  commandQueueUrl: z.string().optional(),
+  release: z
+    .array(z.object({ technicalID: z.string(), reason: z.string() }))
+    .optional()
+    .describe('Control planes the agent reported that this seed no longer owns and the garden places elsewhere (or deleted): the agent removes them after its own owner check.'),
+});
 
 export const listQuery = z
   .object({

@@ -20,8 +20,9 @@ const scheduledEvent = z.unknown();
 /** One ownership audit round; a failure fails the invocation (EventBridge retries it) instead of reporting success. */
 export const handler = task(scheduledEvent, async () => {
   const report = await runOwnershipAudit({ repository, records, events, clock: systemClock, internalDomain, heartbeatMaxAgeMs });
-  const { findings, ...counts } = report;
+  const { findings, leftovers, ...counts } = report;
   if (findings.length > 0) logger.warn('ownership disagreements', { ...counts, findings: findings.slice(0, 50) });
-  else logger.info('ownership audit', counts);
+  else logger.info('ownership audit', { ...counts, leftovers: leftovers.length });
+  if (leftovers.length > 0) logger.warn('leftover control planes past the bound', { leftovers: leftovers.slice(0, 50) });
   return report;
 });

@@ -6,7 +6,6 @@ import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
 import { HttpExternalProber } from '../../adapters/http/external-prober.js';
 import { SqsWatchdogCommands } from '../../adapters/sqs/watchdog-commands.js';
 import { SqsSeedCommandQueues } from '../../adapters/sqs/seed-command-queues.js';
-import { planProbeRounds, roundTiming } from '../../core/dwd/fan-out.js';
 import { runWatchdogRound } from '../../core/dwd/watchdog-round.js';
 import { listAllSeeds } from '../../core/garden/placement.js';
 import { listAllShoots } from '../../core/garden/listing.js';
@@ -16,6 +15,7 @@ import { logger } from '../shared/logger.js';
 import { METRIC } from '../shared/metric-names.js';
 import { MetricUnit, metrics, observability } from '../shared/observability.js';
 import { requireEnv } from '../shared/env.js';
+import { runRounds } from '../shared/rounds.js';
 
 /** A scheduled invocation runs a minute of rounds; a test or an operator may ask for fewer. */
 const input = z
@@ -37,29 +37,29 @@ const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
  * it runs a round every `intervalSeconds` (default 10) within that minute, each round reading the
  * fleet afresh so that heartbeats and placements are current.
  */
-async function watchdog(event: unknown): Promise<{ rounds: number; probes: number; commands: number }> {
+async function watchdog(event: unknown): Promise<{ rounds: number; probes: number; commands: number; shootsOnSilentSeeds: string[] }> {
   const { rounds, intervalSeconds = 10 } = parseInput(input, event ?? {});
-  const offsets = planProbeRounds({ intervalSeconds, windowSeconds: 60 }).slice(0, rounds ?? undefined);
-  const started = Date.now();
   let probes = 0;
   let sent = 0;
-  for (const offset of offsets) {
-    const timing = roundTiming({ invocationStartMs: started, offsetSeconds: offset, intervalSeconds, nowMs: Date.now() });
-    if (timing.missed) {
-      logger.warn('watchdog round skipped: the previous one ran past its slot', { offset });
-      continue;
-    }
-    if (timing.delayMs > 0) await new Promise((r) => setTimeout(r, timing.delayMs));
+  const silent = new Set<string>();
+  const planned = await runRounds({ what: 'watchdog', intervalSeconds, ...(rounds ? { rounds } : {}) }, async (offset) => {
     const [shoots, seeds] = await Promise.all([listAllShoots(repo), listAllSeeds(repo)]);
     const results = await runWatchdogRound({ shoots, seeds, store, prober, commands, events, now: new Date() });
     const acted = results.filter((r) => r.commands > 0);
     probes += results.filter((r) => r.external !== undefined).length;
     sent += acted.reduce((n, r) => n + r.commands, 0);
-    logger.info('watchdog round', { offset, shoots: results.length, acted: acted.map((r) => ({ shoot: r.shoot, verdict: r.verdict, commands: r.commands })) });
-  }
+    const skipped = results.filter((r) => r.verdict === 'seed-lease-expired');
+    for (const r of skipped) silent.add(r.shoot);
+    logger.info('watchdog round', {
+      offset, shoots: results.length,
+      acted: acted.map((r) => ({ shoot: r.shoot, verdict: r.verdict, commands: r.commands })),
+      // Shoots on seeds whose lease expired: not probed, nothing sent (DESIGN section 8, partitions).
+      skipped: skipped.map((r) => ({ shoot: r.shoot, reason: r.reason })),
+    });
+  });
   metrics.addMetric(METRIC.watchdogProbes, MetricUnit.Count, probes);
   metrics.addMetric(METRIC.watchdogCommands, MetricUnit.Count, sent);
-  return { rounds: offsets.length, probes, commands: sent };
+  return { rounds: planned, probes, commands: sent, shootsOnSilentSeeds: [...silent] };
 }
 
 export const handler = middy(watchdog).use(observability());

@@ -1,5 +1,6 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
+import { DynamoSourceWaitIndex } from '../../adapters/dynamodb/source-waits.js';
 import { sendTaskCommand } from '../../adapters/sqs/command-sender.js';
 import { SeedCommands } from '../../core/migration/seed-steps.js';
 import { optionalNumberEnv, requireEnv } from '../shared/env.js';
@@ -12,6 +13,7 @@ const commands = new SeedCommands({
   shootStates: shootStateStore(),
   stateBucket: requireEnv('STATE_BUCKET'),
   commandTimeoutSeconds: optionalNumberEnv('COMMAND_TIMEOUT_SECONDS'),
+  sourceWaits: new DynamoSourceWaitIndex({ tableName: requireEnv('TABLE_NAME') }),
 });
 const sqs = new SQSClient({});
 
@@ -22,7 +24,7 @@ const sqs = new SQSClient({});
 export const handler = task(
   z.object({ action: z.literal('dispatch'), ref, step: stepId, taskToken: z.string().min(1) }).strict(),
   async (event) => {
-    const { command, queueUrl, messageGroupId } = await commands.beginCommand(event.ref, event.step);
+    const { command, queueUrl, messageGroupId } = await commands.beginCommand(event.ref, event.step, { taskToken: event.taskToken });
     await sendTaskCommand({ client: sqs, queueUrl, messageGroupId, command: { ...command, taskToken: event.taskToken } });
     return { commandId: command.commandId, seed: command.seed };
   },

@@ -1,17 +1,19 @@
 import { z } from 'zod';
+import { DynamoSourceWaitIndex } from '../../adapters/dynamodb/source-waits.js';
 import { CopySteps } from '../../core/migration/copy-steps.js';
 import { FinalizeSteps } from '../../core/migration/finalize-steps.js';
 import { PathSteps } from '../../core/migration/path-steps.js';
 import { SeedAnswers } from '../../core/migration/seed-steps.js';
 import { parseOwnershipTimings } from '../../core/ownership/index.js';
-import { optionalNumberEnv } from '../shared/env.js';
+import { optionalNumberEnv, requireEnv } from '../shared/env.js';
 import { migrationJournal, shootStateStore } from '../shared/migration-journal.js';
 import { task } from '../shared/task.js';
 import { ref, stepError, stepId } from './input.js';
 
 const journal = migrationJournal();
-const paths = new PathSteps({ journal, heartbeatIntervalMs: optionalNumberEnv('HEARTBEAT_INTERVAL_MS') });
-const answers = new SeedAnswers({ journal, shootStates: shootStateStore() });
+const sourceWaits = new DynamoSourceWaitIndex({ tableName: requireEnv('TABLE_NAME') });
+const paths = new PathSteps({ journal, heartbeatIntervalMs: optionalNumberEnv('HEARTBEAT_INTERVAL_MS'), sourceWaits });
+const answers = new SeedAnswers({ journal, shootStates: shootStateStore(), sourceWaits });
 const copy = new CopySteps({ journal, ownershipTimings: parseOwnershipTimings(process.env.OWNERSHIP_TIMINGS), copyWaitForFinalMs: optionalNumberEnv('COPY_WAIT_FOR_FINAL_MS') });
 const finalize = new FinalizeSteps(journal);
 

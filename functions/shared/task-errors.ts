@@ -13,6 +13,7 @@ import {
   SnapshotNotFoundError,
   SnapshotStoreError,
 } from '../../core/snapshots/index.js';
+import { SourceLeaseExpiredError } from '../../core/migration/errors.js';
 import { logger } from './logger.js';
 
 /**
@@ -38,7 +39,12 @@ export const PERMANENT_TASK_ERRORS = [
   'Conflict',
   'Refused',
 ] as const;
-export type TaskErrorName = (typeof TRANSIENT_TASK_ERRORS)[number] | (typeof PERMANENT_TASK_ERRORS)[number];
+/**
+ * Errors that end a good-path step early so that the flow switches to the bad path; only the states of the
+ * source's seed steps (MigrateExtensions, DeleteSourceControlPlane) can fail with them, and they catch them.
+ */
+export const SWITCH_TASK_ERRORS = ['SourceLeaseExpired'] as const;
+export type TaskErrorName = (typeof TRANSIENT_TASK_ERRORS)[number] | (typeof PERMANENT_TASK_ERRORS)[number] | (typeof SWITCH_TASK_ERRORS)[number];
 
 /** An error whose `name` is the one the state machine matches; the original stays in `cause`. */
 export class TaskError extends Error {
@@ -64,6 +70,7 @@ const NAMES: readonly [new (...args: never[]) => Error, TaskErrorName | ((e: Err
   [FenceBoundError, 'FenceBoundViolated'],
   [SnapshotNameError, 'InvalidInput'],
   [OwnershipAssertionError, 'OwnershipAssertionFailed'],
+  [SourceLeaseExpiredError, 'SourceLeaseExpired'],
   [OwnerRecordConflictError, 'OwnerRecordConflict'],
   [OwnerRecordsUnavailableError, 'OwnerRecordsUnavailable'],
   [ValidationError, 'InvalidInput'],

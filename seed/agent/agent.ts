@@ -1,4 +1,5 @@
 import type { GardenClient } from '../../adapters/http/garden-client.js';
+import { buildCommand } from '../../core/commands/build.js';
 import { commandFailure, commandSuccess, readCommand, type SeedCommand } from '../../core/commands/index.js';
 import type { Condition } from '../../core/model/common.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
@@ -47,6 +48,8 @@ export class SeedAgent {
   private readonly chains = new Map<string, Promise<void>>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly running = new Map<string, { tokens: Set<string>; aborts: AbortController }>();
+  /** Leftovers being removed, so that a heartbeat during the removal does not queue it again. */
+  private readonly releasing = new Set<string>();
   private active = false;
   private poll: Promise<void> | undefined;
   private abort: AbortController | undefined;
@@ -85,6 +88,32 @@ export class SeedAgent {
     this.log({ event: 'started', seed: this.seed, identity: this.identity, queueUrl: this.queueUrl });
   }
 
+  /**
+   * Stops receiving and heartbeating while the runtime's processes (etcd with its sidecar) keep running:
+   * what a frozen or partitioned agent looks like to the garden. `resume()` picks up again.
+   */
+  async pause(): Promise<void> {
+    if (!this.active) return;
+    this.active = false;
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+    this.abort?.abort();
+    await this.poll;
+    this.poll = undefined;
+    await this.lastHeartbeat;
+  }
+
+  async resume(): Promise<void> {
+    if (this.active || this.runtimeInstance === undefined || this.queueUrl === undefined) return;
+    this.active = true;
+    this.abort = new AbortController();
+    this.poll = this.pollLoop(this.options.inbox(this.queueUrl), this.abort.signal);
+    this.lastHeartbeat = this.heartbeat({ required: false });
+    this.heartbeatTimer = setInterval(() => {
+      this.lastHeartbeat = this.heartbeat({ required: false });
+    }, this.options.heartbeatIntervalMs ?? 10_000);
+  }
+
   /** Stops receiving and heartbeating, aborts running commands, waits for them, then stops every process of the runtime. */
   async stop(): Promise<void> {
     this.active = false;
@@ -109,12 +138,13 @@ export class SeedAgent {
   async heartbeat(options: { required?: boolean } = {}): Promise<void> {
     try {
       const controlPlanes: HostedControlPlane[] = this.runtimeInstance ? await this.runtimeInstance.controlPlanes() : [];
-      const res = await this.options.garden.request<{ identity?: string; commandQueueUrl?: string }>('POST', `/seeds/${this.seed}/heartbeat`, {
+      const res = await this.options.garden.request<{ identity?: string; commandQueueUrl?: string; release?: { technicalID: string; reason: string }[] }>('POST', `/seeds/${this.seed}/heartbeat`, {
         body: { conditions: await this.conditions(), controlPlanes, agentVersion: 'seed-agent/local', leaseDurationSeconds: leaseDuration(this.options.heartbeatIntervalMs ?? 10_000) },
       });
       if (res.status !== 200) throw new Error(`heartbeat of seed ${this.seed} answered ${res.status}: ${JSON.stringify(res.body)}`);
       this.identity ??= res.body.identity;
       this.queueUrl ??= res.body.commandQueueUrl;
+      if (res.body.release) this.releaseLeftovers(res.body.release, controlPlanes);
     } catch (error) {
       if (options.required) throw error;
       this.errors.push(asError(error));
@@ -170,8 +200,12 @@ export class SeedAgent {
       if (command.taskToken) this.running.get(command.commandId)?.tokens.add(command.taskToken);
       return;
     }
+    this.schedule(command);
+  }
+
+  /** One command at a time per shoot, in queue order; shoots run in parallel. */
+  private schedule(command: SeedCommand, after?: () => void): void {
     this.running.set(command.commandId, { tokens: new Set(command.taskToken ? [command.taskToken] : []), aborts: new AbortController() });
-    // One command at a time per shoot, in queue order; shoots run in parallel.
     const id = command.shoot.technicalID;
     const next = (this.chains.get(id) ?? Promise.resolve()).then(() => this.run(command));
     this.chains.set(id, next);
@@ -179,7 +213,29 @@ export class SeedAgent {
     void next.finally(() => {
       this.inFlight.delete(next);
       if (this.chains.get(id) === next) this.chains.delete(id);
+      after?.();
     });
+  }
+
+  /**
+   * The garden released leftovers (control planes this seed no longer owns, whose shoots are placed
+   * elsewhere or gone): each is deleted like after a migration (backups and external resources stay),
+   * and only if this seed's own owner check still says `not-owner` (the runtime refuses otherwise).
+   */
+  private releaseLeftovers(release: readonly { technicalID: string; reason: string }[], planes: readonly HostedControlPlane[]): void {
+    if (!this.active) return;
+    for (const r of release) {
+      const plane = planes.find((p) => p.technicalID === r.technicalID);
+      if (!plane?.shoot || this.releasing.has(r.technicalID)) continue;
+      this.releasing.add(r.technicalID);
+      const command = buildCommand<'delete-control-plane'>(
+        { shoot: { ...plane.shoot, technicalID: r.technicalID }, seed: this.seed, commandId: `release/${r.technicalID}/${Date.now()}`, issuedAt: new Date() },
+        { type: 'delete-control-plane', keepBackups: true, keepExternalResources: true, ifNotOwner: true },
+      );
+      this.log({ event: 'leftover-release', shoot: r.technicalID, reason: r.reason, commandId: command.commandId });
+      this.ledger.begin(command.commandId, undefined);
+      this.schedule(command, () => this.releasing.delete(r.technicalID));
+    }
   }
 
   private async run(command: SeedCommand): Promise<void> {

@@ -4,8 +4,8 @@ import type { HostedControlPlane } from '../../core/model/seed.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { BlobStore } from '../../core/shootstate/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
-import { migrateShootExtensions, reconcileExtensions, restoreShootExtensions } from '../common/extension-ops.js';
-import { assertOwner, checkRestorable, restoreBucket } from '../common/restore-ops.js';
+import { deleteShootExtensions, migrateShootExtensions, reconcileExtensions, restoreShootExtensions } from '../common/extension-ops.js';
+import { assertNotOwner, assertOwner, checkRestorable, restoreBucket } from '../common/restore-ops.js';
 import { AgentCommandError, messageOf } from './errors.js';
 import { etcdMembers } from '../../core/ha/members.js';
 import type { ControlPlaneHosting, EtcdSpec } from './hosting.js';
@@ -33,6 +33,8 @@ export interface ControlPlaneRuntimeOptions {
 }
 
 interface Plane {
+  /** The shoot the commands named: reported, so that the garden can tell a leftover. */
+  shoot: { project: string; name: string };
   model: ControlPlaneModel;
   extensions: ExtensionResource[];
   /** The extensions were migrated away: nothing is active here any more. */
@@ -79,6 +81,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
       const { etcd, api } = await this.observe(plane);
       out.push({
         technicalID: id,
+        shoot: plane.shoot,
         active: !plane.migrated && etcd.available,
         ...(etcd.ownerCheck ? { ownerCheck: etcd.ownerCheck } : {}),
         ...(api.running ? { internalProbe: api.internalProbe, internalProbeTime: plane.probeTime ?? this.now().toISOString() } : {}),
@@ -114,6 +117,13 @@ export class ControlPlaneRuntime implements SeedRuntime {
       case 'delete-control-plane': {
         const plane = this.planes.get(id);
         if (plane === undefined) return { deleted: false, extensionsDropped: 0 };
+        await assertNotOwner({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
+        if (!command.keepExternalResources) {
+          // The shoot's deletion: the extensions delete what they manage before the control plane goes.
+          const step = await deleteShootExtensions({ current: plane.extensions, actuators: this.actuators, now: this.now, ...(signal ? { signal } : {}) });
+          plane.extensions = step.resources;
+          if (step.error) throw step.error;
+        }
         await this.stopProcesses(id);
         await this.options.hosting.remove(id);
         this.planes.delete(id);
@@ -140,7 +150,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
   private async reconcile(command: CommandOf<'create-control-plane'> | CommandOf<'reconcile'>, signal?: AbortSignal): Promise<CommandResult<'reconcile'>> {
     const id = command.shoot.technicalID;
     const spec = command.controlPlane;
-    const plane = this.planes.get(id) ?? this.fresh(id, spec.backup.bucket, spec.hibernated, spec.failureTolerance);
+    const plane = this.planes.get(id) ?? this.fresh(command.shoot, spec.backup.bucket, spec.hibernated, spec.failureTolerance);
     plane.backupBucket = spec.backup.bucket;
     const step = await reconcileExtensions({ technicalID: id, spec, current: plane.extensions, actuators: this.actuators, now: this.now, ...(signal ? { signal } : {}) });
     plane.extensions = step.resources;
@@ -157,7 +167,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
     const bucket = restoreBucket(command, this.planes.get(id)?.backupBucket);
     // Checked before anything exists here: copies that do not restore leave no control plane behind.
     const summary = command.etcd ? await checkRestorable({ command: { ...command, etcd: command.etcd }, snapshotStore: this.options.snapshotStore }) : undefined;
-    const plane = this.planes.get(id) ?? this.fresh(id, bucket, command.hibernated, command.controlPlane?.failureTolerance);
+    const plane = this.planes.get(id) ?? this.fresh(command.shoot, bucket, command.hibernated, command.controlPlane?.failureTolerance);
     plane.migrated = false;
     const result: CommandResult<'restore'> = {};
     if (command.etcd && summary) {
@@ -186,7 +196,13 @@ export class ControlPlaneRuntime implements SeedRuntime {
   private async converge(shoot: SeedCommand['shoot'], plane: Plane): Promise<void> {
     const id = shoot.technicalID;
     if (plane.model.hibernated) {
-      await this.stopProcesses(id);
+      // Hibernation backs etcd up fully before it stops (Gardener does the same), so that the backups alone restore it.
+      await this.options.hosting.stopApiServer(id);
+      try {
+        await this.options.hosting.stopEtcd(id, { snapshot: true });
+      } catch (cause) {
+        throw new AgentCommandError('RuntimeUnavailable', `the full snapshot before hibernating ${id} failed: ${messageOf(cause)}`, undefined, { cause });
+      }
       return;
     }
     await this.startEtcd({ shoot, bucket: plane.backupBucket }, plane);
@@ -222,8 +238,10 @@ export class ControlPlaneRuntime implements SeedRuntime {
     return { etcd, api };
   }
 
-  private fresh(technicalID: string, backupBucket: string, hibernated: boolean, failureTolerance?: 'node' | 'zone'): Plane {
+  private fresh(shoot: SeedCommand['shoot'], backupBucket: string, hibernated: boolean, failureTolerance?: 'node' | 'zone'): Plane {
+    const technicalID = shoot.technicalID;
     const plane: Plane = {
+      shoot: { project: shoot.project, name: shoot.name },
       model: newModel({ technicalID, hibernated, ...(failureTolerance ? { failureTolerance } : {}) }),
       extensions: [],
       migrated: false,

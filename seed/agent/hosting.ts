@@ -11,7 +11,8 @@ import type { OwnerCheckResult } from '../../core/ownership/index.js';
 export interface ControlPlaneHosting {
   /** Starts etcd with its sidecar unless it runs; with `restore` it first restores from the bucket (and replaces a running one). */
   startEtcd(spec: EtcdSpec): Promise<EtcdStarted>;
-  stopEtcd(technicalID: string): Promise<void>;
+  /** With `snapshot`, a full snapshot first (hibernation), unless etcd does not serve as owner. */
+  stopEtcd(technicalID: string, options?: { snapshot?: boolean }): Promise<void>;
   etcd(technicalID: string): Promise<EtcdView>;
   startApiServer(technicalID: string): Promise<void>;
   stopApiServer(technicalID: string): Promise<void>;

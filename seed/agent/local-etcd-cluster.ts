@@ -86,6 +86,13 @@ export class LocalEtcdCluster {
     );
   }
 
+  /** One full snapshot by the etcd leader's sidecar (the one that snapshots), before a hibernation stops the cluster. */
+  async fullSnapshot(): Promise<void> {
+    const { leader } = await this.view();
+    const sidecar = this.members?.find((m) => m.spec.name === leader)?.sidecar;
+    if (sidecar?.running) await sidecar.fullSnapshot();
+  }
+
   /**
    * Nothing is restarted any more, nothing is stopped: the seed's machines died with their kubelet (a test
    * kills the processes next). `stop` still stops what runs.

@@ -70,8 +70,12 @@ export class LocalHosting implements ControlPlaneHosting {
     return status?.restore ? { restoredRevision: status.restore.revision } : {};
   }
 
-  async stopEtcd(technicalID: string): Promise<void> {
+  async stopEtcd(technicalID: string, options?: { snapshot?: boolean }): Promise<void> {
     const h = this.hosted.get(technicalID);
+    if (options?.snapshot) {
+      if (h?.cluster) await h.cluster.fullSnapshot();
+      else if (h?.sidecar?.running) await h.sidecar.fullSnapshot();
+    }
     await h?.cluster?.stop();
     await h?.sidecar?.stop();
     if (h) delete h.sidecar;
@@ -136,6 +140,11 @@ export class LocalHosting implements ControlPlaneHosting {
   /** The members of a shoot's etcd cluster (none for a single etcd), for tests and the CLI. */
   members(technicalID: string): LocalMember[] {
     return this.hosted.get(technicalID)?.cluster?.list() ?? [];
+  }
+
+  /** Where one shoot's files live on this machine (etcd data, logs); remove() deletes it. */
+  dataDir(technicalID: string): string {
+    return join(this.options.workDir, technicalID);
   }
 
   async remove(technicalID: string): Promise<void> {

@@ -86,6 +86,17 @@ export class SidecarProcess {
     }
   }
 
+  /**
+   * A full snapshot now (before hibernation): `not-serving` when the sidecar does not serve as owner (a
+   * fenced etcd takes no snapshot); a failure to answer throws.
+   */
+  async fullSnapshot(timeoutMs = 60_000): Promise<'taken' | 'not-serving'> {
+    const res = await fetch(`${this.statusUrl}/snapshot/full`, { method: 'POST', signal: AbortSignal.timeout(timeoutMs) });
+    if (res.status === 409) return 'not-serving';
+    if (!res.ok) throw new Error(`the sidecar answered ${res.status} to a full snapshot`);
+    return 'taken';
+  }
+
   /** Graceful: the sidecar stops etcd and its snapshotter; the group is killed after the timeout either way. */
   async stop(timeoutMs = 10_000): Promise<void> {
     await this.group.stop({ timeoutMs });

@@ -1,5 +1,6 @@
 import type { CommandOf } from '../../core/commands/index.js';
 import {
+  MIGRATE_ORDER,
   operateAll,
   RESTORE_ORDER,
   shootExtensions,
@@ -87,6 +88,14 @@ export async function restoreShootExtensions(
       ? operateAll({ resources: options.current, actuators: options.actuators, now: options.now, order: RESTORE_ORDER, ...signalOf(options) })
       : restoreExtensions({ shootState, blobs: options.blobStore(stateBucket), actuators: options.actuators, now: options.now, ...signalOf(options) }),
   );
+  return { resources: outcome.resources, result: outcomesOf(outcome.outcomes), ...(outcome.error ? { error: extensionFailure(outcome.error) } : {}) };
+}
+
+/** A shoot's deletion: every extension resource deleted with what it manages, in reverse order of creation. */
+export async function deleteShootExtensions(options: Common & { current: readonly ExtensionResource[] }): Promise<ExtensionStep<ExtensionOutcome[]>> {
+  const at = options.now().toISOString();
+  const resources = options.current.map((e) => (e.deletionTimestamp ? e : { ...e, deletionTimestamp: at }));
+  const outcome = await operateAll({ resources, actuators: options.actuators, now: options.now, order: MIGRATE_ORDER, ...signalOf(options) });
   return { resources: outcome.resources, result: outcomesOf(outcome.outcomes), ...(outcome.error ? { error: extensionFailure(outcome.error) } : {}) };
 }
 

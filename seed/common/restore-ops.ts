@@ -18,6 +18,18 @@ export async function assertOwner(options: { command: SeedCommand; seed: string;
   }
 }
 
+/**
+ * A leftover goes only on this seed's own `not-owner` right now: the garden's release was decided on a
+ * heartbeat's view, and a migration back here (or an owner check that cannot tell) keeps the plane.
+ */
+export async function assertNotOwner(options: { command: CommandOf<'delete-control-plane'>; seed: string; ownerCheck?: (shoot: SeedCommand['shoot']) => Promise<OwnerCheckResult> }): Promise<void> {
+  if (!options.command.ifNotOwner) return;
+  const check = options.ownerCheck ? await options.ownerCheck(options.command.shoot) : 'unknown';
+  if (check !== 'not-owner') {
+    throw new AgentCommandError('StillOwner', `the owner check of ${options.command.shoot.technicalID} on seed ${options.seed} says ${check}; keeping the control plane`);
+  }
+}
+
 /** The backup bucket of a restore: the command's etcd or control plane spec, else the one the seed knows. */
 export function restoreBucket(command: CommandOf<'restore'>, known: string | undefined): string {
   const bucket = command.etcd?.bucket ?? command.controlPlane?.backup.bucket ?? known;

@@ -10,8 +10,8 @@ import type { SnapshotStore } from '../../core/snapshots/index.js';
 import { AgentCommandError, messageOf } from '../agent/errors.js';
 import { newModel, reconcileModel, scaleModel, type ControlPlaneModel } from '../agent/model.js';
 import type { SeedRuntime } from '../agent/runtime.js';
-import { migrateShootExtensions, reconcileExtensions, restoreShootExtensions } from '../common/extension-ops.js';
-import { assertOwner, checkRestorable, restoreBucket } from '../common/restore-ops.js';
+import { deleteShootExtensions, migrateShootExtensions, reconcileExtensions, restoreShootExtensions } from '../common/extension-ops.js';
+import { assertNotOwner, assertOwner, checkRestorable, restoreBucket } from '../common/restore-ops.js';
 import { imageVector, type ImageVector } from './image-vector.js';
 import { KubeObjects, KubernetesApiError } from './kube-api.js';
 import { controlPlaneObjects, MANAGED_BY, FIELD_MANAGER, REMEMBERED_REPLICAS, SEED_LABEL, ETCD_PORTS, type SidecarSettings } from './objects.js';
@@ -48,6 +48,8 @@ export interface KubernetesRuntimeOptions {
 /** What the runtime keeps per control plane in the namespace itself, so that an agent restart loses nothing. */
 interface PlaneState {
   technicalID: string;
+  /** The shoot the commands named (reported, so that the garden can tell a leftover). */
+  shoot?: { project: string; name: string };
   backupBucket: string;
   hibernated: boolean;
   failureTolerance?: 'node' | 'zone';
@@ -158,6 +160,7 @@ export class KubernetesRuntime implements SeedRuntime {
     const namespace = await this.ensureNamespace(command.shoot);
     const state = (await this.readState(namespace)) ?? this.fresh(id, spec.backup.bucket);
     state.backupBucket = spec.backup.bucket;
+    state.shoot = { project: command.shoot.project, name: command.shoot.name };
     state.hibernated = spec.hibernated;
     if (spec.failureTolerance) state.failureTolerance = spec.failureTolerance;
     const step = await reconcileExtensions({ technicalID: id, spec, current: state.extensions, actuators: this.actuators, now: this.now, ...(signal ? { signal } : {}) });
@@ -184,7 +187,17 @@ export class KubernetesRuntime implements SeedRuntime {
     const namespace = this.namespaceOf(command.shoot.technicalID);
     const ns = await this.kube.read<V1Namespace>({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
     if (ns === undefined) return { deleted: false, extensionsDropped: 0 };
+    await assertNotOwner({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
     const state = await this.readState(namespace);
+    if (state && !command.keepExternalResources) {
+      // The shoot's deletion: the extensions delete what they manage before the namespace goes.
+      const step = await deleteShootExtensions({ current: state.extensions, actuators: this.actuators, now: this.now });
+      state.extensions = step.resources;
+      if (step.error) {
+        await this.writeState(namespace, state);
+        throw step.error;
+      }
+    }
     // Migrated resources are dropped without deleting what they manage; only their seed-local objects go.
     for (const e of state?.extensions ?? []) this.world.removeSeedObject(this.options.seed, externalKey(e));
     await this.kube.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
@@ -305,6 +318,7 @@ export class KubernetesRuntime implements SeedRuntime {
     const external = host === undefined ? undefined : (this.options.externalUrl ?? defaultExternalUrl)({ host, port });
     return {
       technicalID: state.technicalID,
+      ...(state.shoot ? { shoot: state.shoot } : {}),
       active: !state.migrated && etcdReady,
       // The kubelets' readiness probes are the internal probe: kube-apiserver pods Ready behind its Service.
       ...((api?.spec?.replicas ?? 0) > 0 ? { internalProbe: (api?.status?.readyReplicas ?? 0) > 0 ? ('Success' as const) : ('Failure' as const), internalProbeTime: this.now().toISOString() } : {}),

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
+import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
 import { GardenClient } from '../../adapters/http/garden-client.js';
 import type { Deployment } from '../../local/deploy.js';
 
@@ -13,6 +14,8 @@ export interface TestGarden {
   setup: GardenClient;
   ddb: DynamoDBDocumentClient;
   tableName: string;
+  /** The garden table through the repository the functions use (for what a missing seed agent would have done). */
+  repository: DynamoGardenRepository;
 }
 
 const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
@@ -29,6 +32,7 @@ export function testGarden(): TestGarden {
     unsigned: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, sign: false, timeoutMs: 120_000 }),
     ddb: DynamoDBDocumentClient.from(new DynamoDBClient(awsConfig)),
     tableName: deployment.outputs.TableName,
+    repository: new DynamoGardenRepository({ tableName: deployment.outputs.TableName, client: new DynamoDBClient(awsConfig) }),
   };
 }
 

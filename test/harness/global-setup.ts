@@ -21,6 +21,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // Tests drive the watchdog's rounds themselves; a scheduled round in between would count twice.
     const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenTest', context: {
       watchdogSchedule: 'false',
+      // Tests drive the lease monitor's rounds too (test/integration/early-bad-path.test.ts).
+      leaseMonitorSchedule: 'false',
       // Short waits, so that a silent source is given up in seconds (DESIGN: tests use seconds); 30 s, not
       // less: the restore of an HA shoot's etcd starts three sidecar processes at once, which takes most of
       // 15 s on a loaded two-core machine.

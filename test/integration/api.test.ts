@@ -144,8 +144,19 @@ describe('garden API on the deployed stack', () => {
     expect(list.body.items.map((i) => i.metadata.name).sort()).toEqual(['api1', 'lonely']);
   });
 
-  it('deletes a shoot, releasing its place, and then the seed', async () => {
-    expect((await api.request('DELETE', '/projects/dev/shoots/api1')).status).toBe(200);
+  it('deletes a shoot only when confirmed, and only once its seed removed the control plane; then the seed', async () => {
+    const unconfirmed = await api.request<{ code: string }>('DELETE', '/projects/dev/shoots/api1');
+    expect(unconfirmed.status).toBe(422);
+    expect(unconfirmed.body.code).toBe('DeletionNotConfirmed');
+    const confirm = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
+    expect((await api.request('PATCH', '/projects/dev/shoots/api1', { body: confirm, headers: { 'content-type': 'application/merge-patch+json' } })).status).toBe(200);
+    const requested = await api.request<Resource & { metadata: { deletionTimestamp?: string } }>('DELETE', '/projects/dev/shoots/api1');
+    expect(requested.status).toBe(202);
+    expect(requested.body.metadata.deletionTimestamp).toEqual(expect.any(String));
+    // No agent runs seed aws-eu1 here: the shoot stays (and keeps its place) until one confirms the removal.
+    expect((await api.request<Resource>('GET', '/seeds/aws-eu1')).body.status.shoots).toBe(1);
+    expect((await api.request('DELETE', '/seeds/aws-eu1')).status).toBe(409);
+    await garden.repository.deleteShoot('dev', 'api1');
     expect((await api.request<Resource>('GET', '/seeds/aws-eu1')).body.status.shoots).toBe(0);
     expect((await api.request('DELETE', '/seeds/aws-eu1')).status).toBe(200);
     expect((await api.request('GET', '/seeds/aws-eu1')).status).toBe(404);

@@ -17,8 +17,9 @@ import { backedSeed, fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 import {
-  acknowledgedRate, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, EtcdPutError, gatewayPut, killProcessTree,
-  processTree, readEtcdContent, startSeedProxies, startWriter, type EtcdPut, type SeedProxies, type SeedRole, type WriterRecord,
+  acknowledgedRate, checkHistory, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, EtcdRequestError, failedOutcome, gatewayGet, gatewayPut, HistoryRecorder,
+  killProcessTree, markLossWindow, processTree, readEtcdContent, recordFinalReads, startRegisterClients, startSeedProxies, startWriter,
+  type LinearizabilityVerdict, type SeedProxies, type SeedRole, type WriterRecord,
 } from '../harness/scenario/index.js';
 
 /**
@@ -31,6 +32,14 @@ import {
  * In S3 (the source's sidecar and etcd killed, its agent stopped) nothing final reaches the source's
  * bucket: the copy proceeds with the latest snapshot after its wait-for-final timeout, which the test
  * stack sets to 15 s (`copyWaitForFinalSeconds` in test/harness/global-setup.ts).
+ *
+ * Every scenario also records a history of client operations (the writer's puts; four register clients
+ * putting and reading six shared keys, 10 operations a second each, 60 % reads, two through the source
+ * first and two through the destination first; then one final read of every key through the
+ * destination) and passes it to the linearizability checker (Porcupine). S1, S2 and S4 (reconnected) promise no loss: their histories are
+ * checked as recorded. S3 allows the loss of one delta interval: what the source answered inside that
+ * window is marked of unknown outcome first, exactly the bound its loss check asserts (and when writes
+ * were lost, the history as recorded must be rejected: the marking is what makes it pass).
  */
 
 const garden = testGarden();
@@ -41,6 +50,8 @@ const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
 
 const DELTA_INTERVAL_MS = 1_000;
+/** S3's bound beyond one delta interval: the delta a killed source was uploading (see the S3 test). */
+const S3_UPLOAD_SLACK_MS = 500;
 const SIDECAR = { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: DELTA_INTERVAL_MS };
 /** The test stack judges a seed silent after three heartbeat intervals of 2 s. */
 const SILENCE_MS = 7_000;
@@ -167,35 +178,54 @@ async function landscape(label: string, tolerance: Tolerance) {
   }, 60_000);
 
   const seeds: Record<SeedRole, Seed> = { source, destination };
-  // The endpoints resolve at each write: the destination's etcd exists only once it restores. Of a cluster,
-  // the writer stays with the member that answered last and tries the others when it fails, as a client
-  // given every member's address does.
-  // It starts with the source's leader, the member that commits without forwarding (the fewest hops).
+  // The endpoints resolve at each request: the destination's etcd exists only once it restores. Of a
+  // cluster, a client stays with the member that answered last and tries the others, as a client given
+  // every member's address does, starting with the source's leader (it commits without a forward). A
+  // write whose outcome is unknown is tried elsewhere only by the writer (each of its keys is written
+  // once); a register client's write goes elsewhere only when it certainly failed, and an operation
+  // that was unknown on any member stays unknown in the history.
   const roles = await Promise.all(source.sidecars(id).map((s) => s.status()));
   const current: Record<SeedRole, number> = { source: Math.max(0, roles.findIndex((r) => r?.cluster?.role === 'leader')), destination: 0 };
-  const put: EtcdPut = async (input) => {
+  const failover = <I extends { readonly endpoint: string }, R>(call: (input: I) => Promise<R>, afterUnknown: boolean) => async (input: I): Promise<R> => {
     const role = input.endpoint as SeedRole;
     const urls = seeds[role].sidecars(id).map((s) => s.clientUrl);
-    if (urls.length === 0) throw new EtcdPutError(`${role}: no etcd for ${id}`);
+    if (urls.length === 0) throw new EtcdRequestError(`${role}: no etcd for ${id}`, { outcome: 'fail' });
+    let unknown: unknown;
     let last: unknown;
     for (let i = 0; i < urls.length; i++) {
       const member = (current[role] + i) % urls.length;
       try {
-        const acked = await gatewayPut({ ...input, endpoint: urls[member]! });
+        const answer = await call({ ...input, endpoint: urls[member]! });
         current[role] = member;
-        return acked;
+        return answer;
       } catch (error) {
         last = error;
+        if (failedOutcome(error) === 'unknown') {
+          unknown ??= error;
+          if (!afterUnknown) {
+            current[role] = (member + 1) % urls.length;
+            break;
+          }
+        }
       }
     }
-    throw last;
+    throw unknown ?? last;
   };
-  const writer = startWriter({ endpoints: { source: 'source', destination: 'destination' }, prefix: `scenario/${label}`, put, timeoutMs: 500 });
+  const endpoints = { source: 'source', destination: 'destination' } as const;
+  const history = new HistoryRecorder();
+  const writer = startWriter({ endpoints, prefix: `scenario/${label}`, put: failover(gatewayPut, true), timeoutMs: 500, history });
   cleanups.push(() => writer.stop());
+  const registers = startRegisterClients({
+    // 40 operations a second in all, most of them reads: a dense history that leaves etcd's disk to the writer.
+    history, endpoints, put: failover(gatewayPut, false), get: failover(gatewayGet, true), timeoutMs: 500, opsPerSecond: 10, readShare: 0.6,
+    keys: ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'].map((k) => `scenario/${label}-registers/${k}`),
+    clients: ['source', 'source', 'destination', 'destination'],
+  });
+  cleanups.push(() => registers.stop());
   await sleep(2_000);
   // Backups run: an HA cluster's snapshot leader begins after its handover delay, not at once.
   await until('a snapshot in the source\'s bucket', async () => (await snapshotKeys(`gl-backup-${source.name}`, id)).length > 0, 30_000, 250);
-  return { source, destination, project, shootName, id, writer, tolerance, members };
+  return { source, destination, project, shootName, id, writer, registers, history, tolerance, members };
 }
 
 type Landscape = Awaited<ReturnType<typeof landscape>>;
@@ -236,11 +266,33 @@ function watchFence(l: Landscape): { fencedAt: () => number | undefined; last: (
   return { fencedAt: () => fencedAt, last: () => last, stop: () => void (running = false) };
 }
 
-/** Stops the writer once the destination acknowledged writes for a while; its record. */
+/** Stops the writer and the register clients once the destination acknowledged writes for a while; the writer's record. */
 async function finishWriting(l: Landscape): Promise<WriterRecord> {
   await until('the destination to acknowledge writes', async () => l.writer.record().acknowledged.some((w) => w.seed === 'destination'), 60_000);
   await sleep(1_500);
-  return l.writer.stop();
+  const [record] = await Promise.all([l.writer.stop(), l.registers.stop()]);
+  return record;
+}
+
+/**
+ * Reads every key of the history through the destination, then runs the linearizability checker over
+ * it (the verdict is printed; the history, and the visualization when it fails, stay in
+ * test-results/linearizability/). `lossWindow`: the contract's loss window before the source's last
+ * answer, whose operations become of unknown outcome first.
+ */
+async function assertLinearizable(l: Landscape, name: string, lossWindow?: { lengthMs: number; reason: string; lostWrites: number }): Promise<LinearizabilityVerdict> {
+  await recordFinalReads({ history: l.history, seed: 'destination', endpoint: l.destination.sidecar(l.id)!.clientUrl });
+  if (lossWindow) {
+    // The loss is real: as recorded, with the lost writes acknowledged, the history is rejected.
+    const unmarked = await checkHistory(`${name}-as-recorded`, l.history, { visualize: 'never' });
+    if (lossWindow.lostWrites > 0) expect(unmarked.result, JSON.stringify(unmarked)).toBe('not-linearizable');
+    const marked = markLossWindow(l.history.operations(), { seed: 'source', lengthMs: lossWindow.lengthMs, reason: lossWindow.reason });
+    l.history.replace(marked.ops);
+    if (marked.from !== undefined) l.history.annotate(`${lossWindow.reason}: ${marked.changed} source answers of unknown outcome`, marked.from, marked.to);
+  }
+  const verdict = await checkHistory(name, l.history);
+  expect(verdict.result, JSON.stringify(verdict)).toBe('linearizable');
+  return verdict;
 }
 
 /** The assertions of every scenario; returns the destination etcd's content under the writer's prefix. */
@@ -314,6 +366,7 @@ describe.each([
     const l = await landscape(`s1${tag}`, tolerance);
     const fence = watchFence(l);
     const migratedAt = await migrate(l);
+    l.history.annotate('migrate (good path)', migratedAt);
     const m = await settled(l);
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('good');
@@ -324,6 +377,7 @@ describe.each([
     const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
     expect(loss.ok, loss.summary).toBe(true);
     expect((await snapshotKeys(`gl-backup-${l.destination.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(true);
+    await assertLinearizable(l, `S1${tag}`);
     const lastSourceAck = record.acknowledged.filter((w) => w.seed === 'source').at(-1)!.at;
     figures(`S1${tag}`, record, { lost: loss.lost.length, migrateToFenceMs: (fence.fencedAt() ?? NaN) - migratedAt, migrateToLastSourceAckMs: Math.round(lastSourceAck - migratedAt), totalMs: Date.now() - t0 });
   }, 240_000);
@@ -334,8 +388,9 @@ describe.each([
     const fence = watchFence(l);
     const cutAt = Date.now();
     l.source.proxies.cut('garden', 'queues');
+    l.history.annotate('source: garden API and queues cut', cutAt);
     await sleep(SILENCE_MS);
-    await migrate(l);
+    l.history.annotate('migrate', await migrate(l));
     const m = await settled(l);
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('bad');
@@ -349,6 +404,7 @@ describe.each([
     // It fenced because the record names the destination, not because it could not resolve it.
     for (const status of fence.last()) expect(status.owner.fencedBecause).toBe('not-owner');
     expect((await snapshotKeys(`gl-backup-${l.destination.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(true);
+    await assertLinearizable(l, `S2${tag}`);
     const ownerChangedAt = Date.parse(m.steps.find((s) => s.id === 'set-owner-destination')!.endedAt!);
     const lastSourceAck = record.acknowledged.filter((w) => w.seed === 'source').at(-1)!.at;
     figures(`S2${tag}`, record, {
@@ -373,12 +429,14 @@ describe.each([
     const killedAt = Date.now();
     const killed = (await Promise.all(sidecarPids.map((pid) => killProcessTree(pid)))).flat();
     const deadAt = Date.now();
+    l.history.annotate('source sidecar and etcd killed', killedAt, deadAt);
     expect(killed).toEqual(expect.arrayContaining(tree));
     await l.source.stopAgent();
     l.source.proxies.cutAll();
     expect(tree.filter((p) => !gone(p)), 'processes of the source sidecar left').toEqual([]);
     await sleep(SILENCE_MS);
     const migratedAt = await migrate(l);
+    l.history.annotate('migrate', migratedAt);
     const m = await settled(l);
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('bad');
@@ -393,8 +451,10 @@ describe.each([
     const content = await assertCommon(l, record, killedAt);
     // A source killed mid-upload loses the delta it was writing as well: the bound is one interval plus
     // that upload, which the emulator's S3 on a loaded two-core machine can stretch to a few hundred ms.
-    const loss = checkLossBounded(record.acknowledged, content, { deltaIntervalMs: DELTA_INTERVAL_MS, slackMs: 500 });
+    const loss = checkLossBounded(record.acknowledged, content, { deltaIntervalMs: DELTA_INTERVAL_MS, slackMs: S3_UPLOAD_SLACK_MS });
     expect(loss.ok, loss.summary).toBe(true);
+    // The same bound for the checker: what the source answered within it is of unknown outcome.
+    await assertLinearizable(l, `S3${tag}`, { lengthMs: DELTA_INTERVAL_MS + S3_UPLOAD_SLACK_MS, reason: 'S3 loss window (one delta interval + upload)', lostWrites: loss.lost.length });
     const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
     const lastSourceAck = sourceAcks.at(-1)!.at;
     // A write sent once the tree was dead cannot have been acknowledged by it. (The client may read an
@@ -414,8 +474,9 @@ describe.each([
     const fence = watchFence(l);
     const cutAt = Date.now();
     l.source.proxies.cutAll();
+    l.history.annotate('source: everything outbound cut', cutAt);
     await sleep(SILENCE_MS);
-    await migrate(l);
+    l.history.annotate('migrate', await migrate(l));
     // The source fenced itself on unknown, with no final snapshot: it could not reach its bucket.
     await until('the source to fence on unknown', async () => fence.fencedAt() !== undefined, 15_000);
     const fencedAt = fence.fencedAt()!;
@@ -429,12 +490,16 @@ describe.each([
     // Reconnected: the record names the destination, so the source stays fenced and takes its final snapshot.
     const reconnectedAt = Date.now();
     l.source.proxies.restoreAll();
+    l.history.annotate('source reconnected', reconnectedAt);
     await until('the source\'s final snapshot', async () => (await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final')), 30_000, 250);
     const m = await settled(l);
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('bad');
     const record = await finishWriting(l);
-    const after = await Promise.all(l.source.sidecars(l.id).map((s) => s.status()));
+    // The last statuses the source's sidecars gave: once the migration succeeded its agent may already
+    // have released the leftover (lifecycle), so the sidecars may be gone; until then they stayed fenced.
+    const now = await Promise.all(l.source.sidecars(l.id).map((s) => s.status(500)));
+    const after = now.length === l.members && now.every((s) => s !== undefined) ? now : fence.last();
     fence.stop();
     expect(after).toHaveLength(l.members);
     for (const status of after) {
@@ -448,6 +513,8 @@ describe.each([
     // No source acknowledgement once it fenced, nor after it reconnected.
     const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
     expect(sourceAcks.filter((w) => w.at > fencedAt)).toEqual([]);
+    l.history.annotate('source fenced (first fenced status seen)', fencedAt);
+    await assertLinearizable(l, `S4${tag}`);
     figures(`S4${tag}`, record, {
       lost: loss.lost.length, copyFinal: m.copy?.final, cutToFenceMs: fencedAt - cutAt, cutToLastSourceAckMs: Math.round(sourceAcks.at(-1)!.at - cutAt),
       fencedToReconnectMs: reconnectedAt - fencedAt, totalMs: Date.now() - t0,

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 
@@ -91,13 +92,22 @@ describe('HA-aware scheduling on the deployed stack', () => {
     // Signed reads run the whole pipeline (SDK clients included); workers that fail to start are resent.
     await Promise.all(Array.from({ length: 50 }, () => garden.setup.request('GET', '/seeds').catch(() => undefined)));
 
-    // Act
-    const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => api.request<ShootView>('PUT', `/projects/fleet/shoots/s-${i}`, { body: shoot(`s-${i}`) })),
-    );
+    // Act: a 502 is the emulator's gateway failing to start a Lambda worker on a loaded machine; a client
+    // resends it (PUT is idempotent: a resend of a creation that did run answers 200 with the same shoot).
+    let resent = 0;
+    const put = async (i: number) => {
+      for (let attempt = 0; ; attempt++) {
+        const res = await api.request<ShootView>('PUT', `/projects/fleet/shoots/s-${i}`, { body: shoot(`s-${i}`) });
+        if (res.status !== 502 || attempt === 3) return { ...res, resent: attempt > 0 };
+        resent++;
+        await sleep(500 * 2 ** attempt);
+      }
+    };
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => put(i)));
 
     // Assess
-    expect(results.map((r) => r.status).filter((s) => s !== 201)).toEqual([]);
+    console.log(`50 concurrent creations: ${resent} gateway 502s resent`);
+    expect(results.filter((r) => !(r.status === 201 || (r.resent && r.status === 200))).map((r) => r.status)).toEqual([]);
     const placements = results.map((r) => r.body.status.seedName);
     const count = (seed: string) => placements.filter((p) => p === seed).length;
     expect(count('single-a')).toBe(10);

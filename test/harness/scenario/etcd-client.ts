@@ -1,15 +1,30 @@
 import { Etcd3 } from 'etcd3';
 
 /**
- * The two etcd operations the scenarios need: one acknowledged put through etcd's JSON gateway (plain
- * HTTP/1.1, so "acknowledged" is exactly one successful response), and the content under a prefix.
+ * The etcd operations the scenarios need, through etcd's JSON gateway (plain HTTP/1.1, so
+ * "acknowledged" is exactly one successful response): a put, a get, a range read for the final reads of
+ * a history, and the content under a prefix.
  */
 
-export class EtcdPutError extends Error {
-  override readonly name = 'EtcdPutError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+/**
+ * How a failed request ended for the client. `fail`: it certainly did not take effect (the connection
+ * was refused, or there was no etcd to send it to). `unknown`: it may have (a timeout, a reset, an
+ * error answer): a linearizability check must treat such a put as possibly applied.
+ */
+export type FailedOutcome = 'fail' | 'unknown';
+
+export class EtcdRequestError extends Error {
+  override readonly name = 'EtcdRequestError';
+  readonly outcome: FailedOutcome;
+  constructor(message: string, options: { outcome: FailedOutcome; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.outcome = options.outcome;
   }
+}
+
+/** The outcome of a request that threw: `unknown` unless the error says it certainly failed. */
+export function failedOutcome(error: unknown): FailedOutcome {
+  return error instanceof EtcdRequestError ? error.outcome : 'unknown';
 }
 
 export interface PutInput {
@@ -20,31 +35,75 @@ export interface PutInput {
   readonly timeoutMs: number;
 }
 
-/** Resolves with etcd's revision only when etcd answered success; anything else throws `EtcdPutError`. */
+export interface GetInput {
+  readonly endpoint: string;
+  readonly key: string;
+  readonly timeoutMs: number;
+}
+
+/** Resolves with etcd's revision only when etcd answered success; anything else throws `EtcdRequestError`. */
 export type EtcdPut = (input: PutInput) => Promise<{ revision: number }>;
+/** `value` undefined: the key is absent. Throws `EtcdRequestError` unless etcd answered success. */
+export type EtcdGet = (input: GetInput) => Promise<{ value: string | undefined; revision: number }>;
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
+const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
+
+interface GatewayAnswer {
+  header?: { revision?: unknown };
+  kvs?: { key?: string; value?: string }[];
+}
+
+/** One gateway call; a refused connection certainly did nothing, anything else unanswered may have. */
+async function gateway(endpoint: string, path: string, body: object, timeoutMs: number, what: string): Promise<{ answer: GatewayAnswer; revision: number }> {
+  let response: Response;
+  let answer: unknown;
+  try {
+    response = await fetch(`${endpoint}${path}`, { method: 'POST', body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    answer = await response.json();
+  } catch (cause) {
+    const refused = (cause as { cause?: { code?: unknown } } | null)?.cause?.code === 'ECONNREFUSED';
+    throw new EtcdRequestError(`${what} to ${endpoint}: no answer`, { outcome: refused ? 'fail' : 'unknown', cause });
+  }
+  const revision = (answer as GatewayAnswer | null)?.header?.revision;
+  // The gateway answers errors as JSON too; only a 200 that carries a header revision is a success.
+  // An error answer ("request timed out") does not say whether a put was applied: unknown.
+  if (!response.ok || (typeof revision !== 'string' && typeof revision !== 'number') || !Number.isFinite(Number(revision))) {
+    throw new EtcdRequestError(`${what} to ${endpoint}: HTTP ${response.status} ${JSON.stringify(answer).slice(0, 200)}`, { outcome: 'unknown' });
+  }
+  return { answer: answer as GatewayAnswer, revision: Number(revision) };
+}
 
 export const gatewayPut: EtcdPut = async ({ endpoint, key, value, timeoutMs }) => {
-  let response: Response;
-  let body: unknown;
-  try {
-    response = await fetch(`${endpoint}/v3/kv/put`, {
-      method: 'POST',
-      body: JSON.stringify({ key: b64(key), value: b64(value) }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    body = await response.json();
-  } catch (cause) {
-    throw new EtcdPutError(`put ${key} to ${endpoint}: no answer`, { cause });
-  }
-  const revision = (body as { header?: { revision?: unknown } } | null)?.header?.revision;
-  // The gateway answers errors as JSON too; only a 200 that carries a header revision is a commit.
-  if (!response.ok || (typeof revision !== 'string' && typeof revision !== 'number') || !Number.isFinite(Number(revision))) {
-    throw new EtcdPutError(`put ${key} to ${endpoint}: HTTP ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
-  }
-  return { revision: Number(revision) };
+  const { revision } = await gateway(endpoint, '/v3/kv/put', { key: b64(key), value: b64(value) }, timeoutMs, `put ${key}`);
+  return { revision };
 };
+
+/** A linearizable read (etcd's default for a range without `serializable`). */
+export const gatewayGet: EtcdGet = async ({ endpoint, key, timeoutMs }) => {
+  const { answer, revision } = await gateway(endpoint, '/v3/kv/range', { key: b64(key) }, timeoutMs, `get ${key}`);
+  const value = answer.kvs?.[0]?.value;
+  return { value: value === undefined ? undefined : unb64(value), revision };
+};
+
+/** Every key in [from, to] with its value, in one linearizable read. */
+export async function gatewayRange(input: { endpoint: string; from: string; to: string; timeoutMs: number }): Promise<Map<string, string>> {
+  const rangeEnd = b64(`${input.to}\0`);
+  const { answer } = await gateway(input.endpoint, '/v3/kv/range', { key: b64(input.from), range_end: rangeEnd }, input.timeoutMs, `range ${input.from}..${input.to}`);
+  return new Map((answer.kvs ?? []).map((kv) => [unb64(kv.key ?? ''), unb64(kv.value ?? '')]));
+}
+
+/**
+ * A put or get whose endpoint is a name resolved at each call (a seed's etcd exists only while it is
+ * hosted there): a name that resolves to nothing is a certain failure, nothing was sent.
+ */
+export function resolving<I extends { readonly endpoint: string }, R>(call: (input: I) => Promise<R>, resolve: (name: string) => string | undefined): (input: I) => Promise<R> {
+  return (input) => {
+    const url = resolve(input.endpoint);
+    if (!url) return Promise.reject(new EtcdRequestError(`${input.endpoint}: no etcd to send to`, { outcome: 'fail' }));
+    return call({ ...input, endpoint: url });
+  };
+}
 
 /** Every key under `prefix` with its value: what the checks compare the writer's record against. */
 export async function readEtcdContent(input: { clientUrl: string; prefix: string }): Promise<Map<string, string>> {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { gatewayPut, type EtcdPut } from './etcd-client.js';
+import { failedOutcome, gatewayPut, type EtcdPut } from './etcd-client.js';
+import { epochNow, type HistoryRecorder } from './history.js';
 
 /**
  * A steady writer in front of the two etcds of a migrating control plane, behaving as a client behind
@@ -9,11 +10,13 @@ import { gatewayPut, type EtcdPut } from './etcd-client.js';
  * accepting writes after the destination took over would never be seen, and split brain could hide.
  *
  * Only a write etcd answered with success is recorded as acknowledged; refusals, resets and timeouts
- * are failures, even though a timed-out write may have been applied (the client cannot know).
+ * are failures, even though a timed-out write may have been applied (the client cannot know). Given a
+ * history, the writer also records every attempt there (its two loops are two clients), with that
+ * distinction kept: a refused write failed, a timed-out one is of unknown outcome.
  */
 
 export type SeedRole = 'source' | 'destination';
-const other = (role: SeedRole): SeedRole => (role === 'source' ? 'destination' : 'source');
+export const otherSeed = (role: SeedRole): SeedRole => (role === 'source' ? 'destination' : 'source');
 
 export interface AcknowledgedWrite {
   readonly key: string;
@@ -56,6 +59,8 @@ export interface WriterOptions {
   readonly probeIntervalMs?: number;
   readonly put?: EtcdPut;
   readonly now?: () => number;
+  /** Where every attempt is recorded for the linearizability checker, in addition to the record. */
+  readonly history?: HistoryRecorder;
 }
 
 export interface Writer {
@@ -67,11 +72,9 @@ export interface Writer {
   stop(): Promise<WriterRecord>;
 }
 
-const epochNow = () => performance.timeOrigin + performance.now();
-
 export function startWriter(options: WriterOptions): Writer {
   const put = options.put ?? gatewayPut;
-  const now = options.now ?? epochNow;
+  const now = options.now ?? options.history?.now ?? epochNow;
   const intervalMs = 1_000 / (options.writesPerSecond ?? 100);
   const timeoutMs = options.timeoutMs ?? 1_000;
   const bothFailedPauseMs = options.bothFailedPauseMs ?? 20;
@@ -86,17 +89,23 @@ export function startWriter(options: WriterOptions): Writer {
   // Wakes sleeping loops on stop, so that stop() is bounded by one write's timeout.
   const stopping = new AbortController();
 
-  const attempt = async (seed: SeedRole): Promise<boolean> => {
+  const [mainClient, probeClient] = [options.history?.newClient() ?? 0, options.history?.newClient() ?? 1];
+  const attempt = async (seed: SeedRole, client: number): Promise<boolean> => {
     const n = sequence++;
     const key = `${options.prefix}/${String(n).padStart(8, '0')}`;
     const value = `${seed}-${n}`;
     const sentAt = now();
     try {
       const { revision } = await put({ endpoint: options.endpoints[seed], key, value, timeoutMs });
-      acknowledged.push({ key, value, revision, sentAt, at: now(), seed });
+      const at = now();
+      acknowledged.push({ key, value, revision, sentAt, at, seed });
+      options.history?.add({ client, op: 'put', key, input: value, invokedAt: sentAt, returnedAt: at, outcome: 'ok', seed });
       return true;
     } catch (error) {
-      failed.push({ key, seed, sentAt, at: now(), error: error instanceof Error ? error.message : String(error) });
+      const at = now();
+      const message = error instanceof Error ? error.message : String(error);
+      failed.push({ key, seed, sentAt, at, error: message });
+      options.history?.add({ client, op: 'put', key, input: value, invokedAt: sentAt, returnedAt: at, outcome: failedOutcome(error), seed, error: message });
       return false;
     }
   };
@@ -106,9 +115,9 @@ export function startWriter(options: WriterOptions): Writer {
   const mainLoop = (async () => {
     while (running) {
       const slotEnd = now() + intervalMs;
-      if (!(await attempt(current)) && running) {
-        const fallback = other(current);
-        if (await attempt(fallback)) current = fallback;
+      if (!(await attempt(current, mainClient)) && running) {
+        const fallback = otherSeed(current);
+        if (await attempt(fallback, mainClient)) current = fallback;
         else await pause(bothFailedPauseMs);
       }
       await pause(slotEnd - now());
@@ -119,7 +128,7 @@ export function startWriter(options: WriterOptions): Writer {
     if (probeIntervalMs <= 0) return;
     while (running) {
       await pause(probeIntervalMs);
-      if (running) await attempt(other(current));
+      if (running) await attempt(otherSeed(current), probeClient);
     }
   })();
 

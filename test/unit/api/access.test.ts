@@ -92,7 +92,9 @@ describe('the viewer', () => {
 describe('callers', () => {
   it.each([['an operator role', CALLERS.operator], ['an IAM user with the API allowed', CALLERS.admin]])('%s may write', async (_name, caller) => {
     const a = await landscape();
-    expect((await a.send('DELETE', '/projects/dev/shoots/api1', { caller })).status).toBe(200);
+    const confirm = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
+    expect((await a.send('PATCH', '/projects/dev/shoots/api1', { body: confirm, headers: { 'content-type': 'application/merge-patch+json' }, caller })).status).toBe(200);
+    expect((await a.send('DELETE', '/projects/dev/shoots/api1', { caller })).status).toBe(202);
   });
 
   it('refuses a request without an authenticated caller (not through the IAM-authorized gateway) with 403 NoCaller', async () => {

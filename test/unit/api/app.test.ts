@@ -13,6 +13,8 @@ function expectError(res: Response, status: number, code: string, field?: string
   expect(res.headers['content-type']).toBe('application/json');
 }
 
+const CONFIRM_DELETION = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
+
 /** Seeds aws-eu1 (hosting dev/api1) and aws-eu2 (empty, capacity 1); dev/api2 is unscheduled. */
 async function landscape(): Promise<Api> {
   const a = api();
@@ -50,7 +52,7 @@ describe('handleRequest: every route', () => {
     ['merge-patch a missing shoot', 'PATCH', '/projects/dev/shoots/api9', { body: { spec: {} } }, 404],
     ['read a shoot', 'GET', '/projects/dev/shoots/api1', undefined, 200],
     ['read a missing shoot', 'GET', '/projects/dev/shoots/api9', undefined, 404],
-    ['delete a shoot', 'DELETE', '/projects/dev/shoots/api1', undefined, 200],
+    ['delete a shoot without the confirmation annotation', 'DELETE', '/projects/dev/shoots/api1', undefined, 422],
     ['delete a shoot at a stale version', 'DELETE', '/projects/dev/shoots/api1', { query: { resourceVersion: '9' } }, 409],
     ['delete a missing shoot', 'DELETE', '/projects/dev/shoots/api9', undefined, 404],
   ])('%s: %s %s answers %d', async (_name, method, path, options, status) => {
@@ -89,7 +91,22 @@ describe('handleRequest: every route', () => {
 
   it('answers a delete with a Status and the refusal to delete a hosting seed with SeedHostsShoots', async () => {
     const a = await landscape();
+    await a.send('PATCH', '/projects/dev/shoots/api2', { body: CONFIRM_DELETION, headers: { 'content-type': 'application/merge-patch+json' } });
     expect((await a.send('DELETE', '/projects/dev/shoots/api2')).body).toEqual({ kind: 'Status', status: 'Success', details: { kind: 'Shoot', name: 'dev/api2' } });
+    expectError(await a.send('DELETE', '/seeds/aws-eu1'), 409, 'SeedHostsShoots');
+  });
+
+  it('refuses an unconfirmed delete naming the annotation; a confirmed one of a placed shoot is 202 with its deletionTimestamp, and asking again changes nothing', async () => {
+    const a = await landscape();
+    const refused = await a.send('DELETE', '/projects/dev/shoots/api1');
+    expectError(refused, 422, 'DeletionNotConfirmed', 'metadata.annotations.confirmation.gardener.cloud/deletion');
+    expect(JSON.stringify(refused.body)).toContain('confirmation.gardener.cloud/deletion');
+    await a.send('PATCH', '/projects/dev/shoots/api1', { body: CONFIRM_DELETION, headers: { 'content-type': 'application/merge-patch+json' } });
+    const requested = await a.send('DELETE', '/projects/dev/shoots/api1');
+    const again = await a.send('DELETE', '/projects/dev/shoots/api1');
+    expect(requested.status).toBe(202);
+    expect(requested.body).toMatchObject({ metadata: { deletionTimestamp: expect.any(String) }, status: { lastOperation: { type: 'Delete', state: 'Processing' }, operation: { type: 'Delete', seedName: 'aws-eu1' } } });
+    expect(again).toMatchObject({ status: 202, body: requested.body });
     expectError(await a.send('DELETE', '/seeds/aws-eu1'), 409, 'SeedHostsShoots');
   });
 });

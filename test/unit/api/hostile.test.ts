@@ -114,7 +114,8 @@ describe('PUT of an object as read, and no-op writes', () => {
     const read = (await a.send('GET', '/projects/dev/shoots/api2')).body as { metadata: { uid: string; resourceVersion?: string } };
     const other = await a.send('PUT', '/projects/dev/shoots/api2', { body: { ...read, metadata: { ...read.metadata, uid: 'not-it' } } });
     expect(other).toMatchObject({ status: 409, body: { code: 'UidMismatch', field: 'metadata.uid' } });
-    await a.send('DELETE', '/projects/dev/shoots/api2');
+    await a.send('PATCH', '/projects/dev/shoots/api2', { body: { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    expect((await a.send('DELETE', '/projects/dev/shoots/api2')).status).toBe(200);
     const { resourceVersion: _rv, ...metadata } = read.metadata;
     const recreated = await a.send('PUT', '/projects/dev/shoots/api2', { body: { ...read, metadata } });
     expect(recreated).toMatchObject({ status: 409, body: { code: 'UidMismatch' } });

@@ -79,7 +79,7 @@ describe('actors and their rights (DESIGN section 12), on the template', () => {
         actions: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
         resources: ['arn:<AWS::Partition>:s3:::gl-backup-${aws:PrincipalTag/gardenless-seed}/*'],
       },
-      TaskAnswers: { actions: ['states:SendTaskFailure', 'states:SendTaskHeartbeat', 'states:SendTaskSuccess'], resources: [expect.stringMatching(/^<MigrationStateMachine[0-9A-F]+>$/)] },
+      TaskAnswers: { actions: ['states:SendTaskFailure', 'states:SendTaskHeartbeat', 'states:SendTaskSuccess'], resources: [expect.stringMatching(/^<MigrationStateMachine[0-9A-F]+>$/), expect.stringMatching(/^<ShootLifecycleStateMachine[0-9A-F]+>$/)] },
       OwnerRecordsReadOnly: { actions: ['route53:GetHostedZone', 'route53:ListResourceRecordSets'], resources: [expect.stringContaining('hostedzone/')] },
     });
     const actions = statements.flatMap((s) => list(s.Action));
@@ -131,7 +131,7 @@ describe('operations you can watch, on the template', () => {
       expect(byMetric(name), name).toEqual([expect.objectContaining({ Namespace: 'gardenless', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' })]);
     }
     expect(alarms.filter((a) => a.Namespace === 'AWS/ApiGateway' && a.MetricName === '5xx')).toHaveLength(1);
-    expect(alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible')).toHaveLength(4);
+    expect(alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible')).toHaveLength(5);
     expect(JSON.stringify(alarms)).toContain("WHERE tag.GardenlessQueue = 'seed-dead-letter'");
     for (const a of alarms) expect((a.AlarmActions as unknown[]).length).toBe(1);
   });

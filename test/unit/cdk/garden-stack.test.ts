@@ -77,4 +77,21 @@ describe('GardenStack (template)', () => {
     expect(rules).toContain('rate(1 minute)');
     expect(rules.filter(Boolean).length).toBeGreaterThanOrEqual(2);
   });
+
+  it('lets the lease monitor fail migrate-shoot tasks and write only its own items', () => {
+    const roles = template.findResources('AWS::IAM::Role', { Properties: { Description: Match.stringLikeRegexp('seed lease monitor') } });
+    expect(Object.keys(roles)).toHaveLength(1);
+    const roleId = Object.keys(roles)[0]!;
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.Roles).includes(roleId));
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[]);
+    const actions = (s: { Action: string | string[] }) => [s.Action].flat();
+    const failing = statements.filter((s) => actions(s).some((a) => a.startsWith('states:')));
+    expect(failing.map(actions)).toEqual([['states:SendTaskFailure']]);
+    expect(JSON.stringify(failing[0]!.Resource)).toMatch(/MigrationStateMachine/);
+    const writes = statements.filter((s) => actions(s).some((a) => /^dynamodb:(Put|Update|Delete|BatchWrite)/.test(a)));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['LEASEMONITOR', 'SOURCEWAIT#*'] } });
+    const rule = Object.values(template.findResources('AWS::Events::Rule')).find((r) => JSON.stringify(r.Properties.Targets).includes('LeaseMonitor'));
+    expect(rule?.Properties).toMatchObject({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
+  });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { migrateShootDefinition } from '../../../cdk/migration.js';
 import { COMMAND_FAILURES } from '../../../core/commands/schema.js';
 import { MIGRATION_STEP_IDS } from '../../../core/migration/steps.js';
-import { PERMANENT_TASK_ERRORS, TRANSIENT_TASK_ERRORS } from '../../../functions/shared/task-errors.js';
+import { PERMANENT_TASK_ERRORS, SWITCH_TASK_ERRORS, TRANSIENT_TASK_ERRORS } from '../../../functions/shared/task-errors.js';
 
 const require = createRequire(import.meta.url);
 const validator = require('asl-validator') as (definition: unknown) => { isValid: boolean; errorsText: () => string };
@@ -82,6 +82,14 @@ describe('state-machines/migrate-shoot.asl.json', () => {
   it('switches to the bad path from good-path commands, and retries only retryable agent failures on the restore path', () => {
     const good = ['MigrateExtensions', 'DeleteSourceControlPlane'];
     for (const name of good) expect(definition.States[name]?.Catch?.map((c) => c.Next)).toEqual(['SwitchToBadPath']);
+    // A lost source lease (mode auto) is caught exactly where the command timeout is: on to the bad path.
+    for (const name of good) {
+      const timeout = definition.States[name]!.Catch!.find((c) => c.ErrorEquals.includes('States.Timeout'))!;
+      expect(timeout.ErrorEquals).toEqual(expect.arrayContaining([...SWITCH_TASK_ERRORS]));
+    }
+    // Nothing else can fail with it: no other state catches it.
+    const others = states.filter(([name]) => !good.includes(name)).flatMap(([, s]) => (s.Catch ?? []).flatMap((c) => c.ErrorEquals));
+    expect(others.filter((e) => (SWITCH_TASK_ERRORS as readonly string[]).includes(e))).toEqual([]);
     const retryable = Object.entries(COMMAND_FAILURES).filter(([, f]) => f.retryable).map(([n]) => n).sort();
     for (const name of ['RestoreEtcd', 'RestoreExtensions']) {
       const s = definition.States[name]!;

@@ -89,7 +89,7 @@ function simulate(steps: Step[], options: Partial<ProberOptions>, initialReplica
   let replicas: Replicas = { ...initialReplicas };
   const decisions: ProbeDecision[] = [];
   const before: Replicas[] = [];
-  for (const step of steps) {
+  for (const [i, step] of steps.entries()) {
     if (step.outsideChange !== undefined && replicas[step.outsideChange.component] !== undefined) {
       const desired = { ...replicas, [step.outsideChange.component]: step.outsideChange.replicas } as Record<string, number>;
       replicas = reconcileReplicas(desired, current).replicas;
@@ -97,7 +97,7 @@ function simulate(steps: Step[], options: Partial<ProberOptions>, initialReplica
     before.push({ ...replicas });
     const decision = decideProbe({
       state: current,
-      round: { external: step.external, internal: step.internal, hibernated: step.hibernated, migrating: step.migrating, replicas },
+      round: { atMs: i * 10_000, external: step.external, internal: step.internal, hibernated: step.hibernated, migrating: step.migrating, replicas },
       options: { ...options, internalMaxAgeSeconds: MAX_AGE },
     });
     for (const a of decision.actions) replicas = { ...replicas, [a.component]: a.replicas };
@@ -146,6 +146,23 @@ describe('prober properties over random probe sequences', () => {
           if (d.verdict !== 'scaled-down') return;
           expect(i + 1).toBeGreaterThanOrEqual(options.failureThreshold);
           for (let k = i - options.failureThreshold + 1; k <= i; k += 1) expect(qualifiesForDown(steps[k]!)).toBe(true);
+        });
+      }),
+      RUNS,
+    );
+  });
+
+  it('scales down only on an internal "up" the agent observed after the external probe began to fail', () => {
+    fc.assert(
+      fc.property(scenario(true), ({ steps, options, replicas }) => {
+        const { decisions } = simulate(steps, options, replicas);
+        decisions.forEach((d, i) => {
+          if (d.verdict !== 'scaled-down') return;
+          // The outage began at the first of the external failures (skips end an outage) leading up to this round.
+          let start = i;
+          while (start > 0 && steps[start - 1]!.external !== 'success' && !skipped(steps[start - 1]!)) start -= 1;
+          const observedAtMs = i * 10_000 - steps[i]!.internal!.ageSeconds * 1_000;
+          expect(observedAtMs).toBeGreaterThan(start * 10_000);
         });
       }),
       RUNS,

@@ -77,7 +77,8 @@ describe('decideProbe: one round', () => {
 describe('decideProbe: scale-down', () => {
   it('scales kube-controller-manager, machine-controller-manager, cluster-autoscaler to 0 in that order on the third round', () => {
     // Act
-    const decisions = run(state(), [lbDown(), lbDown(), lbDown()]);
+    const rounds = [lbDown(), lbDown(), lbDown()];
+    const decisions = run(state(), rounds);
 
     // Assess
     expect(decisions.map((d) => d.verdict)).toEqual(['counting-failures', 'counting-failures', 'scaled-down']);
@@ -87,7 +88,7 @@ describe('decideProbe: scale-down', () => {
       { action: 'scale', component: MACHINE_CONTROLLER_MANAGER, replicas: 0 },
       { action: 'scale', component: CLUSTER_AUTOSCALER, replicas: 0 },
     ]);
-    expect(last.state).toEqual({ ...HELD, consecutiveExternalFailures: 3 });
+    expect(last.state).toEqual({ ...HELD, consecutiveExternalFailures: 3, externalDownSinceMs: rounds[0]!.atMs });
     expect(last.events).toEqual([
       expect.objectContaining({
         type: 'Warning',
@@ -98,12 +99,65 @@ describe('decideProbe: scale-down', () => {
   });
 
   it.each([
-    { failureThreshold: 1, rounds: 1 },
     { failureThreshold: 2, rounds: 2 },
     { failureThreshold: 5, rounds: 5 },
   ])('honours failureThreshold $failureThreshold', ({ failureThreshold, rounds }) => {
     const decisions = run(state(), Array.from({ length: rounds }, () => lbDown()), { failureThreshold });
     expect(decisions.map((d) => d.verdict).indexOf('scaled-down')).toBe(rounds - 1);
+  });
+
+  it('with failureThreshold 1 still waits for an internal "up" observed after the first failing probe', () => {
+    // The internal result of the first round (1 s old) was taken before the probe that began the outage.
+    const decisions = run(state(), [lbDown(), lbDown()], { failureThreshold: 1 });
+    expect(decisions.map((d) => d.verdict)).toEqual(['internal-predates-outage', 'scaled-down']);
+  });
+});
+
+describe('decideProbe: an internal "up" from before the outage (a frozen agent)', () => {
+  it('never scales down on the last heartbeat of an agent that went silent when the external probe began to fail', () => {
+    // Prepare: the agent took its last internal result just before the outage; rounds come 10 s apart and
+    // the result ages with them, staying under internalMaxAgeSeconds (30 s) for three rounds.
+    const first = lbDown();
+    const observedAt = first.atMs - 2_000;
+    const later = [lbDown(), lbDown()];
+    const rounds = [first, ...later].map((r) => ({ ...r, internal: { result: 'success' as const, ageSeconds: (r.atMs - observedAt) / 1_000 } }));
+
+    // Act
+    const decisions = run(state(), rounds);
+
+    // Assess: the streak reaches the threshold, but nothing is scaled: the "up" predates the outage.
+    expect(rounds.map((r) => r.internal.ageSeconds)).toEqual([2, 12, 22]);
+    expect(decisions.map((d) => d.verdict)).toEqual(['counting-failures', 'counting-failures', 'internal-predates-outage']);
+    expect(decisions.flatMap((d) => d.actions)).toEqual([]);
+    expect(decisions[2]!.state).toMatchObject({ consecutiveExternalFailures: 3, externalDownSinceMs: first.atMs, scaledDown: false });
+  });
+
+  it('scales down on the first fresh "up" once the agent reports again, the outage still going on', () => {
+    const stale = lbDown();
+    const decisions = run(state(), [
+      { ...stale, internal: { result: 'success', ageSeconds: 5 } },
+      lbDown({ internal: { result: 'success', ageSeconds: 15 } }),
+      lbDown({ internal: { result: 'success', ageSeconds: 25 } }),
+      lbDown({ internal: { result: 'success', ageSeconds: 1 } }),
+    ]);
+    expect(decisions.map((d) => d.verdict)).toEqual(['counting-failures', 'counting-failures', 'internal-predates-outage', 'scaled-down']);
+  });
+
+  it('keeps the outage\'s start through rounds whose internal side is unknown', () => {
+    const first = lbDown({ internal: undefined });
+    const decisions = run(state(), [first, lbDown({ internal: { result: 'unknown', ageSeconds: 1 } }), lbDown()]);
+    expect(decisions.map((d) => d.verdict)).toEqual(['internal-unknown', 'internal-unknown', 'counting-failures']);
+    expect(decisions[2]!.state.externalDownSinceMs).toBe(first.atMs);
+  });
+
+  it.each<{ name: string; ending: ProbeRound }>([
+    { name: 'an external success', ending: round() },
+    { name: 'a hibernated round', ending: lbDown({ hibernated: true }) },
+    { name: 'a migrating round', ending: lbDown({ migrating: true }) },
+  ])('ends the outage on $name', ({ ending }) => {
+    const decisions = run(state(), [lbDown(), ending]);
+    expect(decisions[0]!.state.externalDownSinceMs).toBeDefined();
+    expect(decisions[1]!.state.externalDownSinceMs).toBeUndefined();
   });
 
   it.each([

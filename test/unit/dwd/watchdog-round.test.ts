@@ -17,16 +17,17 @@ function shoot(overrides: Partial<Shoot['spec']> = {}, lastOperation?: Shoot['st
   };
 }
 
-function seed(cp: Partial<HostedControlPlane>, now: number): Seed {
+/** The seed as the garden reads it; `heardAt` is its agent's last heartbeat (default: this round). */
+function seed(cp: Partial<HostedControlPlane>, now: number, heardAt = now): Seed {
   return {
     apiVersion: 'core.gardenless.io/v1', kind: 'Seed',
     metadata: { name: 'seed-a', resourceVersion: '1', uid: 'u', creationTimestamp: new Date(T0).toISOString() },
     spec: { provider: { type: 'aws', region: 'eu-west-1', zones: ['a'] }, networks: { pods: '10.1.0.0/16', services: '10.2.0.0/16' } },
     status: {
-      identity: 'seed-a-1', conditions: [], shoots: 1, labels: {}, lastHeartbeatTime: new Date(now).toISOString(),
+      identity: 'seed-a-1', conditions: [], shoots: 1, labels: {}, lastHeartbeatTime: new Date(heardAt).toISOString(), leaseDurationSeconds: 30,
       controlPlanes: [{
         technicalID: 'shoot--dev--api1', active: true, externalUrl: 'http://lb.example:443', internalProbe: 'Success',
-        internalProbeTime: new Date(now).toISOString(), etcdReady: true,
+        internalProbeTime: new Date(heardAt).toISOString(), etcdReady: true,
         components: { 'kube-controller-manager': { replicas: 1 }, 'machine-controller-manager': { replicas: 1 }, 'cluster-autoscaler': { replicas: 2 } },
         ...cp,
       }],
@@ -52,17 +53,18 @@ function harness(store: WatchdogStateStore = new MemoryWatchdogStateStore()) {
   const events: string[] = [];
   let now = T0;
   let ids = 0;
-  const round = async (external: ExternalProbeResult, cp: Partial<HostedControlPlane> = {}, s: Shoot = shoot()) => {
+  const probes = { count: 0 };
+  const round = async (external: ExternalProbeResult, cp: Partial<HostedControlPlane> = {}, s: Shoot = shoot(), heardAt?: number) => {
     now += 10_000;
     const [result] = await runWatchdogRound({
-      shoots: [s], seeds: [seed(cp, now)], store, commands,
-      prober: { probe: async () => external },
+      shoots: [s], seeds: [seed(cp, now, heardAt ?? now)], store, commands,
+      prober: { probe: async () => (probes.count++, external) },
       events: { publish: async (type) => void events.push(type) },
       now: new Date(now), newId: () => `cmd-${++ids}`,
     });
     return result!;
   };
-  return { round, commands, events, store };
+  return { round, commands, events, store, probes, now: () => now };
 }
 
 describe('watchdog rounds over the fleet', () => {
@@ -161,5 +163,45 @@ describe('watchdog rounds over the fleet', () => {
     interfere = true;
     expect((await round('failure')).verdict).toBe('conflict');
     expect(commands.sent).toEqual([]);
+  });
+
+  describe('a seed whose agent went silent (frozen, partitioned)', () => {
+    it('sends no scale command: an "up" from before the outage does not count, and once the lease expired the seed is skipped unprobed', async () => {
+      // Prepare: the agent's last heartbeat (with internal "up") comes just before the external probe starts failing.
+      const { round, commands, events, probes, now } = harness();
+      const frozenAt = now() + 9_000;
+
+      // Act: a minute of rounds with the load balancer path failing (the frozen agent serves nothing).
+      const results = [];
+      for (let i = 0; i < 6; i++) results.push(await round('timeout', {}, shoot(), frozenAt));
+
+      // Assess: the streak reached three rounds within the lease but the "up" predates it; then the lease (30 s) expired.
+      expect(results.map((r) => r.verdict)).toEqual(['counting-failures', 'counting-failures', 'internal-predates-outage', 'seed-lease-expired', 'seed-lease-expired', 'seed-lease-expired']);
+      expect(results[3]!.reason).toMatch(/seed seed-a's lease expired .* nothing is scaled/);
+      expect(probes.count).toBe(3);
+      expect(commands.sent).toEqual([]);
+      expect(events).toEqual([]);
+    });
+
+    it('needs a whole new streak after the agent is heard from again', async () => {
+      const { round, commands, now } = harness();
+      const frozenAt = now() + 9_000;
+      for (let i = 0; i < 5; i++) await round('timeout', {}, shoot(), frozenAt);
+      // The agent is back (fresh heartbeats) and the external path still fails: three new rounds, not one.
+      expect((await round('timeout')).verdict).toBe('counting-failures');
+      expect((await round('timeout')).verdict).toBe('counting-failures');
+      expect(commands.sent).toEqual([]);
+      expect((await round('timeout')).verdict).toBe('scaled-down');
+    });
+
+    it('does not take an agent clock ahead of the garden\'s for a fresh internal result: the heartbeat bounds it', async () => {
+      const { round, commands, now } = harness();
+      const frozenAt = now() + 9_000;
+      const ahead = { internalProbeTime: new Date(T0 + 3_600_000).toISOString() };
+      const verdicts = [];
+      for (let i = 0; i < 3; i++) verdicts.push((await round('failure', ahead, shoot(), frozenAt)).verdict);
+      expect(verdicts).toEqual(['counting-failures', 'counting-failures', 'internal-predates-outage']);
+      expect(commands.sent).toEqual([]);
+    });
   });
 });

@@ -85,12 +85,15 @@ describe('GardenService seeds', () => {
 
   it('refuses to delete a seed while it hosts shoots, and deletes it once they are gone', async () => {
     // Prepare
-    const { service } = garden();
+    const { service, repo: repository } = garden();
     await service.putSeed('aws-eu1', seedBody());
     await service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'aws-eu1' } }));
     // Act
     const refused = await rejection(service.deleteSeed('aws-eu1'));
+    await service.patchShoot('dev', 'api1', { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } });
     await service.deleteShoot('dev', 'api1');
+    // The agent removed the control plane: the operation's last step deletes the shoot and frees its place.
+    await repository.deleteShoot('dev', 'api1');
     await service.deleteSeed('aws-eu1');
     // Assess
     expect(refused).toBeInstanceOf(ConflictError);
@@ -115,9 +118,9 @@ describe('GardenService heartbeat', () => {
     // Act
     await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'True' }, { type: 'BackupReady', status: 'True' }], leaseDurationSeconds: 300 });
     clock.advance(60_000);
-    const same = await service.heartbeat('aws-eu1', { identity: 'aws-eu1-uuid-1', conditions: [{ type: 'Ready', status: 'True' }], leaseDurationSeconds: 300 });
+    const same = (await service.heartbeat('aws-eu1', { identity: 'aws-eu1-uuid-1', conditions: [{ type: 'Ready', status: 'True' }], leaseDurationSeconds: 300 })).seed;
     clock.advance(60_000);
-    const changed = await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'False', reason: 'EtcdDown' }], leaseDurationSeconds: 300 });
+    const changed = (await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'False', reason: 'EtcdDown' }], leaseDurationSeconds: 300 })).seed;
     // Assess
     expect(same.status.lastHeartbeatTime).toBe(T1);
     expect(same.status.conditions).toEqual([
@@ -132,7 +135,7 @@ describe('GardenService heartbeat', () => {
     const { service } = garden();
     await service.putSeed('aws-eu1', seedBody());
     const controlPlanes = [{ technicalID: 'shoot--dev--api1', active: true, ownerCheck: 'owner' as const }];
-    const seed = await service.heartbeat('aws-eu1', { conditions: [], controlPlanes });
+    const seed = (await service.heartbeat('aws-eu1', { conditions: [], controlPlanes })).seed;
     expect(seed.status.controlPlanes).toEqual(controlPlanes);
   });
 
@@ -164,7 +167,7 @@ describe('GardenService heartbeat', () => {
     });
     await service.putSeed('aws-eu1', seedBody());
     // Act
-    const seed = await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'True' }] });
+    const seed = (await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'True' }] })).seed;
     // Assess
     expect(calls.updateSeed).toBeUndefined();
     expect(seed.status.conditions.map((c) => c.type)).toEqual(['Ready']);
@@ -182,7 +185,7 @@ describe('GardenService heartbeat', () => {
     const fresh = await service.getSeed('aws-eu1');
     clock.advance(1);
     const expired = await service.getSeed('aws-eu1');
-    const back = await service.heartbeat('aws-eu1', { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] });
+    const back = (await service.heartbeat('aws-eu1', { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] })).seed;
 
     expect(fresh.status.conditions.map((c) => c.status)).toEqual(['True', 'True']);
     expect(expired.status.conditions).toEqual([

@@ -6,6 +6,8 @@ import { GardenService } from '../../../core/garden/service.js';
 import type { Seed } from '../../../core/model/seed.js';
 import { T0, garden, rejection, seedBody, shootBody, type Garden } from './builders.js';
 
+const CONFIRM = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
+
 async function withSeed(capacity = 250): Promise<Garden> {
   const g = garden();
   await g.service.putSeed('aws-eu1', seedBody({ spec: { capacity: { shoots: capacity } } }));
@@ -142,7 +144,12 @@ describe('GardenService shoot updates', () => {
     expect(created).toBe(false);
     expect(resource.metadata).toMatchObject({ resourceVersion: '2', uid: first.metadata.uid, labels: { team: 'a' } });
     expect(resource.spec).toMatchObject({ hibernation: { enabled: true }, purpose: 'testing' });
-    expect(resource.status).toEqual(first.status);
+    // Hibernation matters to the seed: a Hibernate operation is requested; placement stays.
+    expect(resource.status).toEqual({
+      ...first.status,
+      operation: { id: expect.any(String), type: 'Hibernate', seedName: 'aws-eu1', attempts: 0, requestedAt: expect.any(String) },
+      lastOperation: { type: 'Hibernate', state: 'Processing', progress: 0, description: expect.stringContaining('Hibernating'), lastUpdateTime: expect.any(String) },
+    });
     expect((await service.getSeed('aws-eu1')).status.shoots).toBe(1);
   });
 
@@ -292,17 +299,19 @@ describe('GardenService shoot reads and deletes', () => {
     await service.putShoot('prod', 'a', shootBody());
     // Act
     const listed = await service.listShoots('dev', { limit: 10 });
-    await service.deleteShoot('dev', 'a');
+    await service.patchShoot('prod', 'a', CONFIRM);
+    const deletion = await service.deleteShoot('prod', 'a');
     // Assess
     expect(listed.items.map((s) => s.metadata.name)).toEqual(['a', 'b', 'c']);
-    expect((await service.getSeed('aws-eu1')).status.shoots).toBe(2);
-    await expect(service.getShoot('dev', 'a')).rejects.toBeInstanceOf(NotFoundError);
-    await expect(service.deleteShoot('dev', 'a')).rejects.toBeInstanceOf(NotFoundError);
+    expect(deletion).toEqual({ removed: true });
+    expect((await service.getSeed('aws-eu1')).status.shoots).toBe(3);
+    await expect(service.getShoot('prod', 'a')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(service.deleteShoot('prod', 'a')).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('deletes a shoot only at the version given', async () => {
     const { service } = garden();
-    await service.putShoot('dev', 'api1', shootBody());
+    await service.putShoot('dev', 'api1', shootBody({ metadata: { annotations: CONFIRM.metadata.annotations } }));
     await expect(service.deleteShoot('dev', 'api1', '2')).rejects.toMatchObject({ code: 'Conflict' });
     await service.deleteShoot('dev', 'api1', '1');
     expect((await service.listShoots('dev', { limit: 10 })).items).toEqual([]);

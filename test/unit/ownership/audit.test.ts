@@ -97,3 +97,19 @@ describe('runOwnershipAudit', () => {
     await expect(report).rejects.toBeInstanceOf(OwnerRecordsUnavailableError);
   });
 });
+
+describe('leftover control planes in the audit', () => {
+  const moved = (minutesAgo: number) => ({ type: 'Restore' as const, state: 'Succeeded' as const, progress: 100, description: '', lastUpdateTime: new Date(NOW.getTime() - minutesAgo * 60_000).toISOString() });
+
+  it.each([
+    ['reported by the old source three minutes after the migration', 3, [seed('a', [{ technicalID: 'shoot--dev--s', active: false }]), seed('b', [{ technicalID: 'shoot--dev--s', active: true }])], ['a']],
+    ['within the two-minute bound after the migration', 1, [seed('a', [{ technicalID: 'shoot--dev--s', active: false }]), seed('b', [{ technicalID: 'shoot--dev--s', active: true }])], []],
+    ['removed by the old source', 3, [seed('a'), seed('b', [{ technicalID: 'shoot--dev--s', active: true }])], []],
+    ['reported by a stale heartbeat only', 3, [seed('a', [{ technicalID: 'shoot--dev--s', active: false }], '2025-01-01T00:00:00.000Z'), seed('b', [{ technicalID: 'shoot--dev--s', active: true }])], []],
+  ] as const)('%s', async (_, minutesAgo, seeds, expected) => {
+    const w = await world({ seeds: [...seeds], shoots: [shoot('s', 'b', moved(minutesAgo))], records: { s: 'b-id' } });
+    const report = await w.audit();
+    expect(report.leftovers.map((l) => l.seed)).toEqual(expected);
+    if (expected.length > 0) expect(report.leftovers[0]).toMatchObject({ technicalID: 'shoot--dev--s', placedOn: 'b', since: moved(minutesAgo).lastUpdateTime });
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EtcdPutError, type EtcdPut } from '../../harness/scenario/etcd-client.js';
+import { EtcdRequestError, type EtcdPut } from '../../harness/scenario/etcd-client.js';
+import { HistoryRecorder } from '../../harness/scenario/history.js';
 import { startWriter, type SeedRole } from '../../harness/scenario/writer.js';
 
 /** A put against two fake etcds whose availability the test switches; revisions per endpoint. */
@@ -10,7 +11,7 @@ function fakeEtcds() {
   const put: EtcdPut = async ({ endpoint, key, value }) => {
     const seed = endpoint as SeedRole;
     await Promise.resolve();
-    if (!up[seed]) throw new EtcdPutError(`${seed} refused`);
+    if (!up[seed]) throw new EtcdRequestError(`${seed} refused`, { outcome: 'fail' });
     stored[seed].set(key, value);
     return { revision: ++revision[seed] };
   };
@@ -81,12 +82,40 @@ describe('startWriter', () => {
   });
 
   it('stop is bounded by the write timeout even when a write hangs', async () => {
-    const hanging: EtcdPut = ({ timeoutMs }) => new Promise((_, reject) => setTimeout(() => reject(new EtcdPutError('timeout')), timeoutMs));
+    const hanging: EtcdPut = ({ timeoutMs }) => new Promise((_, reject) => setTimeout(() => reject(new EtcdRequestError('timeout', { outcome: 'unknown' })), timeoutMs));
     const writer = startWriter({ endpoints, prefix: 't', timeoutMs: 100, put: hanging });
     const started = Date.now();
     await new Promise((r) => setTimeout(r, 20));
     const record = await writer.stop();
     expect(Date.now() - started).toBeLessThan(400);
     expect(record.acknowledged).toEqual([]);
+  });
+
+  it('records every attempt in a history too: acknowledged as ok, refused as fail, timed out as unknown, its two loops as two clients', async () => {
+    // Prepare: the source refuses, the destination hangs past the timeout once, then serves.
+    const etcds = fakeEtcds();
+    etcds.up.source = false;
+    etcds.up.destination = true;
+    let hangOnce = true;
+    const put: EtcdPut = async (input) => {
+      if (input.endpoint === 'destination' && hangOnce) {
+        hangOnce = false;
+        throw new EtcdRequestError('timeout', { outcome: 'unknown' });
+      }
+      return etcds.put(input);
+    };
+    const history = new HistoryRecorder();
+    // Act
+    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 200, probeIntervalMs: 10, put, history });
+    await until(() => writer.record().acknowledged.length >= 10);
+    const record = await writer.stop();
+    // Assess
+    const ops = history.operations();
+    expect(ops).toHaveLength(record.acknowledged.length + record.failed.length);
+    expect(ops.every((o) => o.op === 'put')).toBe(true);
+    for (const w of record.acknowledged) expect(ops).toContainEqual({ client: expect.any(Number), op: 'put', key: w.key, input: w.value, invokedAt: w.sentAt, returnedAt: w.at, outcome: 'ok', seed: w.seed });
+    expect(ops.filter((o) => o.seed === 'source').every((o) => o.outcome === 'fail')).toBe(true);
+    expect(ops.filter((o) => o.outcome === 'unknown')).toHaveLength(1);
+    expect(new Set(ops.map((o) => o.client))).toEqual(new Set([0, 1]));
   });
 });

@@ -1,0 +1,53 @@
+import middy from '@middy/core';
+import { z } from 'zod';
+import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
+import { DynamoLostLeaseStore } from '../../adapters/dynamodb/lost-leases.js';
+import { DynamoMigrationStore } from '../../adapters/dynamodb/migration-store.js';
+import { DynamoSourceWaitIndex } from '../../adapters/dynamodb/source-waits.js';
+import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
+import { SfnTaskTokens } from '../../adapters/sfn/task-tokens.js';
+import { runLeaseMonitorRound } from '../../core/garden/lease-monitor-round.js';
+import { listAllSeeds } from '../../core/garden/placement.js';
+import { parseInput } from '../../core/garden/validate.js';
+import { SourceLeaseSwitch } from '../../core/migration/source-waits.js';
+import { requireEnv } from '../shared/env.js';
+import { logger } from '../shared/logger.js';
+import { observability } from '../shared/observability.js';
+import { runRounds } from '../shared/rounds.js';
+
+/** A scheduled invocation runs a minute of rounds; a test or an operator may ask for fewer. */
+const input = z
+  .object({ rounds: z.number().int().min(1).max(60).optional(), intervalSeconds: z.number().int().min(1).max(60).optional() })
+  .passthrough();
+
+const tableName = requireEnv('TABLE_NAME');
+const repo = new DynamoGardenRepository({ tableName });
+const store = new DynamoLostLeaseStore({ tableName });
+const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
+const early = new SourceLeaseSwitch({ waits: new DynamoSourceWaitIndex({ tableName }), migrations: new DynamoMigrationStore({ tableName }), tasks: new SfnTaskTokens() });
+
+/**
+ * The seed lease monitor. EventBridge invokes it every minute; it runs a round every `intervalSeconds`
+ * (default 5) within that minute. Each round announces every newly lost lease once (SeedLeaseLost) and,
+ * for every seed whose lease has expired, cuts short the mode-auto migrations still waiting on its agent
+ * (SourceLeaseExpired: the flow switches to the bad path instead of waiting for the command timeout).
+ */
+async function monitor(event: unknown): Promise<{ rounds: number; announced: string[]; switched: string[] }> {
+  const { rounds, intervalSeconds = 5 } = parseInput(input, event ?? {});
+  const announced: string[] = [];
+  const switched: string[] = [];
+  const planned = await runRounds({ what: 'lease monitor', intervalSeconds, ...(rounds ? { rounds } : {}) }, async (offset) => {
+    const result = await runLeaseMonitorRound({ seeds: await listAllSeeds(repo), store, events, now: new Date() });
+    announced.push(...result.announced);
+    for (const lease of result.expired) {
+      for (const wait of await early.failWaitsOn(lease)) {
+        if (wait.outcome === 'failed') switched.push(`${wait.project}/${wait.name}`);
+        logger.info('source wait on a seed whose lease expired', { seed: lease.seed, ...wait });
+      }
+    }
+    if (result.announced.length > 0 || result.forgotten.length > 0) logger.info('lease monitor round', { offset, announced: result.announced, forgotten: result.forgotten, expired: result.expired.map((l) => l.seed) });
+  });
+  return { rounds: planned, announced, switched };
+}
+
+export const handler = middy(monitor).use(observability());

@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { emulatorEnv } from '../../local/aws-env.js';
+import { PROJECT_ROOT } from '../../local/emulator.js';
+import { durationFlag } from '../../seed/backup-restore/duration.js';
+import { processTree } from './scenario/process-tree.js';
+
+export interface AgentProcessOptions {
+  seed: string;
+  deployment: { apiUrl: string; awsEndpoint: string; region: string; outputs: { HostedZoneId: string; InternalDomain: string } };
+  workDir: string;
+  heartbeatIntervalSeconds: number;
+  ownership: { ownerCheckInterval: number; unknownGrace: number };
+  deltaSnapshotInterval?: string;
+}
+
+/** A seed agent's own processes below `rootPid`: the launcher and the node process running `seed-agent`, not its sidecars. */
+export function agentPids(rootPid: number): number[] {
+  return processTree(rootPid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('seed-agent');
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * The real seed agent as its own process (`gardenless seed-agent`, as the local landscape runs it), so that
+ * a test can freeze the agent alone: SIGSTOP reaches the agent (and the tsx launcher in front of it), not
+ * the sidecars and etcds it started, which run in their own process groups and keep serving.
+ */
+export class AgentProcess {
+  private child?: ChildProcess;
+  private frozen: number[] = [];
+
+  constructor(private readonly options: AgentProcessOptions) {}
+
+  start(): void {
+    const o = this.options;
+    mkdirSync(o.workDir, { recursive: true });
+    const log = openSync(join(o.workDir, 'agent.log'), 'a');
+    this.child = spawn(
+      join(PROJECT_ROOT, 'bin', 'gardenless'),
+      ['--api-url', o.deployment.apiUrl, '--region', o.deployment.region, 'seed-agent', '--seed', o.seed, '--aws-endpoint', o.deployment.awsEndpoint,
+        '--hosted-zone-id', o.deployment.outputs.HostedZoneId, '--internal-domain', o.deployment.outputs.InternalDomain, '--work-dir', o.workDir,
+        '--heartbeat-interval', String(o.heartbeatIntervalSeconds), '--delta-snapshot-interval', o.deltaSnapshotInterval ?? '2s',
+        '--owner-check-interval', durationFlag(o.ownership.ownerCheckInterval), '--unknown-grace', durationFlag(o.ownership.unknownGrace)],
+      { cwd: PROJECT_ROOT, env: { ...process.env, ...emulatorEnv(o.deployment.awsEndpoint, o.deployment.region) }, stdio: ['ignore', log, log], detached: true },
+    );
+  }
+
+  agentPids(): number[] {
+    return this.child?.pid ? agentPids(this.child.pid) : [];
+  }
+
+  /** Every process below the agent (sidecars, etcds), which a freeze leaves running. */
+  descendants(): number[] {
+    return this.child?.pid ? processTree(this.child.pid).filter((p) => !this.agentPids().includes(p)) : [];
+  }
+
+  freeze(): number[] {
+    this.frozen = this.agentPids();
+    for (const pid of this.frozen) process.kill(pid, 'SIGSTOP');
+    return this.frozen;
+  }
+
+  thaw(): void {
+    for (const pid of this.frozen) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Gone already.
+      }
+    }
+    this.frozen = [];
+  }
+
+  /** Thaws and stops the agent gracefully (it stops its sidecars and etcds); kills the rest after `timeoutMs`. */
+  async stop(timeoutMs = 20_000): Promise<void> {
+    const child = this.child;
+    if (!child?.pid) return;
+    this.thaw();
+    const tree = processTree(child.pid);
+    const exited = child.exitCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+    await Promise.race([exited, new Promise((r) => setTimeout(r, timeoutMs))]);
+    for (const pid of tree) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Exited with its agent.
+      }
+    }
+  }
+}

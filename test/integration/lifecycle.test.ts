@@ -1,0 +1,249 @@
+import { Route53Client } from '@aws-sdk/client-route-53';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { Etcd3 } from 'etcd3';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import type { LastOperation } from '../../core/model/common.js';
+import type { HostedControlPlane } from '../../core/model/seed.js';
+import { technicalID } from '../../core/model/names.js';
+import { ownerRecordName } from '../../core/ownership/index.js';
+import type { SeedAgent } from '../../seed/agent/agent.js';
+import { localSeedAgent } from '../../seed/agent/local-agent.js';
+import type { LocalHosting } from '../../seed/agent/local-hosting.js';
+import { backedSeed, fixture } from '../fixtures/index.js';
+import { resetGardenState, testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+
+/**
+ * The everyday lifecycle on the deployed stack with real seed agents (local runtime: real etcd with its
+ * sidecar): create, hibernate and wake, deletion with confirmation, pending placement, the seed lease,
+ * and the source that comes back after a bad-case migration.
+ */
+const garden = testGarden();
+const { api, deployment } = garden;
+const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
+const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const s3 = new S3Client({ ...aws, forcePathStyle: true });
+const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
+const internalDomain = deployment.outputs.InternalDomain;
+const HEARTBEAT_MS = 1_000;
+const project = 'life';
+const workDir = mkdtempSync(join(tmpdir(), 'gl-lifecycle-'));
+const agents: { agent: SeedAgent; hosting: () => LocalHosting; name: string }[] = [];
+const logs: string[] = [];
+const etcdClients: Etcd3[] = [];
+const CONFIRM = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
+const MERGE_PATCH = { 'content-type': 'application/merge-patch+json' };
+
+interface ShootView {
+  metadata: { resourceVersion: string; deletionTimestamp?: string };
+  status: { seedName?: string; lastOperation?: LastOperation; conditions: { type: string; status: string }[] };
+}
+
+async function registerSeed(name: string, networkIndex: number): Promise<void> {
+  await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
+  expect((await api.request('PUT', `/seeds/${name}`, { body: backedSeed(name, networkIndex) })).status).toBe(201);
+}
+
+async function startAgent(name: string) {
+  const local = localSeedAgent({
+    seed: name,
+    garden: api,
+    aws,
+    owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
+    backupBucket: `gl-backup-${name}`,
+    workDir: join(workDir, name),
+    heartbeatIntervalMs: HEARTBEAT_MS,
+    pollWaitSeconds: 1,
+    sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
+    log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
+    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+  });
+  const entry = { ...local, name };
+  agents.push(entry);
+  await local.agent.start();
+  return entry;
+}
+
+function shootBody(name: string, seedName?: string): Record<string, unknown> {
+  const shoot = fixture('shoot-dev-api1');
+  shoot.metadata = { name };
+  if (seedName) shoot.spec.seedName = seedName;
+  else delete shoot.spec.seedName;
+  delete shoot.spec.tolerations;
+  delete shoot.spec.controlPlane;
+  return shoot;
+}
+
+async function shoot(name: string): Promise<ShootView | undefined> {
+  const res = await api.request<ShootView>('GET', `/projects/${project}/shoots/${name}`);
+  return res.status === 200 ? res.body : undefined;
+}
+
+async function reported(seed: string, name: string): Promise<HostedControlPlane | undefined> {
+  const res = await api.request<{ status: { controlPlanes?: HostedControlPlane[] } }>('GET', `/seeds/${seed}`);
+  return res.body.status.controlPlanes?.find((p) => p.technicalID === technicalID(project, name));
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    last = await fn().catch((error: unknown) => error);
+    if (last !== undefined && last !== false && !(last instanceof Error)) return last as T;
+    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}\n${logs.slice(-20).join('\n')}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const succeeded = (name: string, type: LastOperation['type']) =>
+  until(`${name}: ${type} Succeeded`, async () => {
+    const s = await shoot(name);
+    const op = s?.status.lastOperation;
+    if (op?.type === type && op.state === 'Failed') throw new Error(`${type} failed: ${op.description}`);
+    return op?.type === type && op.state === 'Succeeded' ? s : undefined;
+  }, 90_000);
+
+function etcdAt(url: string): Etcd3 {
+  const client = new Etcd3({ hosts: url, dialTimeout: 2_000 });
+  etcdClients.push(client);
+  return client;
+}
+
+describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
+  let a: Awaited<ReturnType<typeof startAgent>>;
+
+  beforeAll(async () => {
+    await resetGardenState(garden);
+    await registerSeed('life-a', 70);
+    a = await startAgent('life-a');
+  });
+
+  afterAll(async () => {
+    for (const c of etcdClients.splice(0)) c.close();
+    await Promise.all(agents.splice(0).map((x) => x.agent.stop()));
+    if (process.env.KEEP_LIFECYCLE_WORKDIR === undefined) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('create reaches Succeeded, with the owner record naming the seed and etcd serving', async () => {
+    expect((await api.request('PUT', `/projects/${project}/shoots/one`, { body: shootBody('one', a.name) })).status).toBe(201);
+    const created = await succeeded('one', 'Create');
+    expect(created.status.lastOperation).toMatchObject({ progress: 100 });
+    expect((await owners.get(ownerRecordName({ shoot: 'one', project, internalDomain })))?.value).toBe(a.agent.identity);
+    await until('etcd serving', async () => (await reported(a.name, 'one'))?.active);
+  });
+
+  it('hibernation stops etcd after a full snapshot; waking serves the keys written before', async () => {
+    const id = technicalID(project, 'one');
+    const etcd = etcdAt(a.hosting().sidecar(id)!.clientUrl);
+    await etcd.put('/registry/before-hibernation').value('kept');
+    expect((await api.request('PATCH', `/projects/${project}/shoots/one`, { body: { spec: { hibernation: { enabled: true } } }, headers: MERGE_PATCH })).status).toBe(200);
+    await succeeded('one', 'Hibernate');
+    expect(a.hosting().sidecar(id)).toBeUndefined();
+    await until('reported without etcd', async () => (await reported(a.name, 'one'))?.etcdReady === false);
+
+    expect((await api.request('PATCH', `/projects/${project}/shoots/one`, { body: { spec: { hibernation: { enabled: false } } }, headers: MERGE_PATCH })).status).toBe(200);
+    await succeeded('one', 'Wake');
+    const woken = etcdAt(a.hosting().sidecar(id)!.clientUrl);
+    expect(await until('the key after waking', async () => (await woken.get('/registry/before-hibernation').string()) ?? undefined, 20_000)).toBe('kept');
+  });
+
+  it('a seed that hosts a running control plane cannot be deleted', async () => {
+    const res = await api.request<{ code: string }>('DELETE', `/seeds/${a.name}`);
+    expect(res.status).toBe(409);
+  });
+
+  it('deletion: refused without the annotation; with it no etcd process, no data directory, no owner record, a freed count', async () => {
+    const id = technicalID(project, 'one');
+    const dataDir = a.hosting().dataDir(id);
+    expect(existsSync(dataDir)).toBe(true);
+    const refused = await api.request<{ code: string; message: string }>('DELETE', `/projects/${project}/shoots/one`);
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toContain('confirmation.gardener.cloud/deletion');
+    expect((await api.request('PATCH', `/projects/${project}/shoots/one`, { body: CONFIRM, headers: MERGE_PATCH })).status).toBe(200);
+    const requested = await api.request<ShootView>('DELETE', `/projects/${project}/shoots/one`);
+    expect(requested.status).toBe(202);
+    expect(requested.body.metadata.deletionTimestamp).toEqual(expect.any(String));
+
+    await until('the shoot gone', async () => (await shoot('one')) === undefined, 90_000);
+    expect(a.hosting().sidecar(id)).toBeUndefined();
+    expect(existsSync(dataDir)).toBe(false);
+    expect(await owners.get(ownerRecordName({ shoot: 'one', project, internalDomain }))).toBeUndefined();
+    expect((await api.request<{ status: { shoots: number } }>('GET', `/seeds/${a.name}`)).body.status.shoots).toBe(0);
+    await until('the heartbeat without the plane', async () => (await reported(a.name, 'one')) === undefined);
+  });
+
+  it('a shoot created before any seed can host it is placed within a minute of a seed becoming ready', async () => {
+    // Region eu-central-1: only seed life-p, registered below, serves it.
+    const body = shootBody('pending');
+    (body.spec as Record<string, unknown>).region = 'eu-central-1';
+    expect((await api.request('PUT', `/projects/${project}/shoots/pending`, { body })).status).toBe(201);
+    expect((await shoot('pending'))?.status.lastOperation).toMatchObject({ type: 'Create', state: 'Pending' });
+    const seed = backedSeed('life-p', 72);
+    (seed.spec.provider as Record<string, unknown>).region = 'eu-central-1';
+    (seed.spec.provider as Record<string, unknown>).zones = ['eu-central-1a', 'eu-central-1b', 'eu-central-1c'];
+    await s3.send(new CreateBucketCommand({ Bucket: 'gl-backup-life-p' }));
+    expect((await api.request('PUT', '/seeds/life-p', { body: seed })).status).toBe(201);
+    const ready = Date.now();
+    await startAgent('life-p');
+    const placed = await until('placed', async () => (await shoot('pending'))?.status.seedName, 60_000);
+    const placedMs = Date.now() - ready;
+    console.log(`pending shoot placed ${placedMs} ms after its seed's agent started`);
+    expect(placed).toBe('life-p');
+    expect(placedMs).toBeLessThan(60_000);
+    await succeeded('pending', 'Create');
+  });
+
+  it('a seed whose agent stopped heartbeating becomes Unknown and is not chosen; its next heartbeat makes it ready again', async () => {
+    const p = agents.find((x) => x.name === 'life-p')!;
+    await p.agent.pause();
+    const unknown = await until('GardenletReady Unknown', async () => {
+      const res = await api.request<{ status: { conditions: { type: string; status: string; reason?: string }[] } }>('GET', '/seeds/life-p');
+      const c = res.body.status.conditions.find((x) => x.type === 'GardenletReady');
+      return c?.status === 'Unknown' ? c : undefined;
+    }, 20_000);
+    expect(unknown.reason).toBe('LeaseExpired');
+    const spec = { ...(shootBody('x').spec as Record<string, unknown>), region: 'eu-central-1' };
+    const dry = await api.request<{ candidates: { seed: string }[]; rejected: { seed: string }[] }>('POST', '/scheduling/dry-run', { body: { shoot: { spec } } });
+    expect(dry.status).toBe(200);
+    expect(dry.body.candidates.map((c) => c.seed)).not.toContain('life-p');
+    await p.agent.resume();
+    await until('ready again', async () => {
+      const res = await api.request<{ status: { conditions: { type: string; status: string }[] } }>('GET', '/seeds/life-p');
+      return res.body.status.conditions.find((x) => x.type === 'GardenletReady')?.status === 'True';
+    }, 20_000);
+  });
+
+  it('a source whose agent was frozen during a bad-case migration removes its leftover within one heartbeat interval after it wakes', async () => {
+    // Prepare: a shoot on life-a, and a destination life-b.
+    await registerSeed('life-b', 71);
+    await startAgent('life-b');
+    expect((await api.request('PUT', `/projects/${project}/shoots/moved`, { body: shootBody('moved', a.name) })).status).toBe(201);
+    await succeeded('moved', 'Create');
+    const id = technicalID(project, 'moved');
+    await until('etcd serving on life-a', async () => (await reported(a.name, 'moved'))?.active);
+    // Act: the source's agent freezes (etcd and its sidecar keep running); a bad-case migration moves the shoot.
+    await a.agent.pause();
+    const started = await api.request('POST', `/projects/${project}/shoots/moved/migrate`, { body: { destinationSeed: 'life-b', mode: 'bad' } });
+    expect(started.status).toBe(202);
+    const migration = await until('the migration settled', async () => {
+      const res = await api.request<{ state: string; error?: unknown }>('GET', `/projects/${project}/shoots/moved/migration`);
+      return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
+    }, 180_000);
+    expect(migration.state, `${JSON.stringify(migration.error)}\n${logs.filter((l) => l.includes('life-b')).slice(-30).join('\n')}`).toBe('Succeeded');
+    expect(a.hosting().sidecar(id)).toBeDefined();
+    const dataDir = a.hosting().dataDir(id);
+    const woke = Date.now();
+    await a.agent.resume();
+    await until('the leftover removed', async () => a.hosting().sidecar(id) === undefined && !existsSync(dataDir), 10_000);
+    const removedMs = Date.now() - woke;
+    console.log(`leftover removed ${removedMs} ms after the source's agent woke (heartbeat interval ${HEARTBEAT_MS} ms)`);
+    // One heartbeat interval to learn of the release, plus the removal itself (stopping etcd and its sidecar).
+    expect(removedMs).toBeLessThan(HEARTBEAT_MS + 5_000);
+    await until('life-a reports no plane', async () => (await reported(a.name, 'moved')) === undefined);
+    expect((await shoot('moved'))?.status.seedName).toBe('life-b');
+  });
+});

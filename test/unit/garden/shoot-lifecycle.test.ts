@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest';
+import { commandSuccess } from '../../../core/commands/protocol.js';
+import type { CommandOf, SeedCommand } from '../../../core/commands/schema.js';
+import { AdmissionError, ConflictError } from '../../../core/errors.js';
+import type { EventSink } from '../../../core/garden/context.js';
+import { LifecycleController, executionName, type OperationWorkflow } from '../../../core/garden/lifecycle-controller.js';
+import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
+import { ShootOperationSteps, type OperationRef } from '../../../core/garden/operation-steps.js';
+import { GardenService } from '../../../core/garden/service.js';
+import { MAX_OPERATION_ATTEMPTS } from '../../../core/garden/shoot-operations.js';
+import { InMemoryOwnerRecords } from '../../../core/ownership/memory-owner-records.js';
+import { ManualClock, SequentialIds, seedBody, shootBody } from './builders.js';
+
+const DOMAIN = 'internal.gardenless.test';
+const CONFIRM = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
+const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }], leaseDurationSeconds: 3_600 };
+
+/** The garden with everything an operation touches in memory, and the executions the controller starts. */
+function lifecycle() {
+  const clock = new ManualClock();
+  const repo = new MemoryGardenRepository({ clock });
+  const published: { type: string; detail: Record<string, unknown> }[] = [];
+  const events: EventSink = { publish: async (type, detail) => void published.push({ type, detail }) };
+  const service = new GardenService({ repository: repo, clock, ids: new SequentialIds(), events, provisioner: { provision: async (n) => ({ commandQueueUrl: `q/${n}` }), deprovision: async () => {} } });
+  const owners = new InMemoryOwnerRecords();
+  const steps = new ShootOperationSteps({ repo, owners, internalDomain: DOMAIN, events, clock });
+  const started: { name: string; ref: OperationRef }[] = [];
+  const workflow: OperationWorkflow = { start: async ({ name, input }) => void started.push({ name, ref: input.ref }) };
+  const controller = new LifecycleController({ repo, workflow, events, clock });
+  return { clock, repo, service, owners, steps, controller, started, published };
+}
+
+/** What the agent answers to a command, as the state machine hands it on. */
+function answer(command: SeedCommand): unknown {
+  if (command.type === 'delete-control-plane') return commandSuccess(command, { deleted: true, extensionsDropped: 0 }, new Date());
+  return commandSuccess(command as CommandOf<'reconcile'>, { extensions: [], etcdReady: !(command as CommandOf<'reconcile'>).controlPlane.hibernated }, new Date());
+}
+
+async function placedShoot(g: ReturnType<typeof lifecycle>, name = 'api1') {
+  await g.service.putSeed('seed-a', seedBody());
+  await g.service.heartbeat('seed-a', READY);
+  await g.service.putShoot('dev', name, shootBody({ spec: { seedName: 'seed-a' } }));
+  const op = (await g.repo.getShoot('dev', name))!.status.operation!;
+  return { project: 'dev', name, operationId: op.id };
+}
+
+describe('shoot operations: Create', () => {
+  it('starts one execution per operation, sets the owner record, sends create-control-plane and ends Succeeded at 100 %', async () => {
+    // Prepare
+    const g = lifecycle();
+    const ref = await placedShoot(g);
+    // Act
+    await g.controller.ensureOperation('dev', 'api1');
+    await g.controller.ensureOperation('dev', 'api1');
+    const dispatched = await g.steps.dispatch(ref);
+    const processing = await g.repo.getShoot('dev', 'api1');
+    if (dispatched.superseded) throw new Error('superseded');
+    await g.steps.succeed(ref, answer(dispatched.command));
+    // Assess
+    const shoot = (await g.repo.getShoot('dev', 'api1'))!;
+    expect(g.started.map((s) => s.name)).toEqual([executionName(shoot), executionName(shoot)]);
+    expect(executionName(shoot)).toMatch(/^[A-Za-z0-9_-]{1,80}$/);
+    expect(dispatched.command).toMatchObject({ type: 'create-control-plane', seed: 'seed-a', commandId: `op/${ref.operationId}/1`, controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-aws-eu1' } } });
+    expect(dispatched.queueUrl).toBe('q/seed-a');
+    expect(processing!.status.lastOperation).toMatchObject({ type: 'Create', state: 'Processing', progress: 50 });
+    expect(shoot.status.lastOperation).toMatchObject({ type: 'Create', state: 'Succeeded', progress: 100 });
+    expect((await g.owners.get(`owner.api1.dev.${DOMAIN}`))?.value).toBe('seed-a-uuid-1');
+    expect(g.published.map((e) => e.type)).toContain('ShootOperationSucceeded');
+  });
+
+  it('retries a failed attempt with growing delays (Error), and fails it after the last attempt (Failed)', async () => {
+    // Prepare
+    const g = lifecycle();
+    const ref = await placedShoot(g);
+    const outcomes: { retry: boolean; waitSeconds: number }[] = [];
+    // Act
+    for (let i = 0; i < MAX_OPERATION_ATTEMPTS; i++) {
+      await g.steps.dispatch(ref);
+      outcomes.push(await g.steps.fail(ref, { Error: 'RuntimeUnavailable', Cause: 'etcd did not start' }));
+      if (i === 0) expect((await g.repo.getShoot('dev', 'api1'))!.status.lastOperation).toMatchObject({ state: 'Error', description: expect.stringContaining('retrying in 10 s') });
+    }
+    // Assess
+    expect(outcomes.map((o) => o.retry)).toEqual([true, true, true, true, false]);
+    expect(outcomes.slice(0, 4).map((o) => o.waitSeconds)).toEqual([10, 20, 40, 80]);
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.lastOperation).toMatchObject({ type: 'Create', state: 'Failed', description: expect.stringContaining('RuntimeUnavailable') });
+    expect(g.published.filter((e) => e.type === 'ShootOperationFailed')).toHaveLength(1);
+  });
+});
+
+describe('shoot operations: Reconcile, Hibernate, Wake', () => {
+  it('requests Hibernate and Wake on hibernation changes and Reconcile on a failure tolerance change; metadata changes need none', async () => {
+    // Prepare: a shoot without HA, so that its failure tolerance can be raised.
+    const g = lifecycle();
+    await g.service.putSeed('seed-a', seedBody());
+    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', controlPlane: undefined } }));
+    const types: (string | undefined)[] = [];
+    const spec = { seedName: 'seed-a', controlPlane: undefined };
+    // Act
+    for (const change of [
+      { spec: { ...spec, hibernation: { enabled: true } } },
+      { spec: { ...spec, hibernation: { enabled: true } }, metadata: { labels: { team: 'a' } } },
+      { spec: { ...spec, hibernation: { enabled: false } } },
+      { spec: { ...spec, hibernation: { enabled: false }, controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } } } },
+    ]) {
+      const { resource } = await g.service.putShoot('dev', 'api1', shootBody(change));
+      types.push(resource.status.lastOperation?.type);
+    }
+    // Assess
+    expect(types).toEqual(['Hibernate', 'Hibernate', 'Wake', 'Reconcile']);
+    expect(g.published.filter((e) => e.type === 'ShootOperationRequested').map((e) => e.detail.type)).toEqual(['Hibernate', 'Wake', 'Reconcile']);
+  });
+
+  it('sends reconcile with hibernated: true for Hibernate, and a newer operation supersedes an older one', async () => {
+    // Prepare
+    const g = lifecycle();
+    await placedShoot(g);
+    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }));
+    const hibernate = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+    const sent = await g.steps.dispatch(hibernate);
+    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: false } } }));
+    // Act
+    const late = sent.superseded ? undefined : await g.steps.succeed(hibernate, answer(sent.command));
+    const again = await g.steps.dispatch(hibernate);
+    // Assess
+    expect(sent).toMatchObject({ superseded: false, command: { type: 'reconcile', controlPlane: { hibernated: true } } });
+    expect(late).toEqual({ state: 'Superseded' });
+    expect(again).toEqual({ superseded: true });
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.lastOperation).toMatchObject({ type: 'Wake', state: 'Processing', progress: 0 });
+  });
+
+  it('refuses a change that needs the seed while a migration holds the shoot (409), and the operation waits for it', async () => {
+    // Prepare
+    const g = lifecycle();
+    const ref = await placedShoot(g);
+    const shoot = (await g.repo.getShoot('dev', 'api1'))!;
+    await g.repo.updateShoot({ ...shoot, status: { ...shoot.status, migration: { id: 'm1', state: 'Running' } } }, shoot.metadata.resourceVersion);
+    // Act
+    const refused = await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } })).catch((e: unknown) => e);
+    const blocked = await g.steps.dispatch(ref).catch((e: unknown) => e);
+    // Assess
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(refused).toMatchObject({ code: 'MigrationInProgress' });
+    expect(blocked).toMatchObject({ name: 'OperationBlocked' });
+  });
+});
+
+describe('shoot deletion', () => {
+  it('refuses without the confirmation annotation, naming it (422 DeletionNotConfirmed), and writes nothing', async () => {
+    const g = lifecycle();
+    await placedShoot(g);
+    const before = g.repo.snapshot();
+    const error = await g.service.deleteShoot('dev', 'api1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AdmissionError);
+    expect(error).toMatchObject({ code: 'DeletionNotConfirmed', message: expect.stringContaining('confirmation.gardener.cloud/deletion') });
+    expect(g.repo.snapshot()).toEqual(before);
+  });
+
+  it('with it: deletionTimestamp and a Delete operation; the agent\'s answer removes the owner record and the shoot and frees its place', async () => {
+    // Prepare
+    const g = lifecycle();
+    const create = await placedShoot(g);
+    const sent = await g.steps.dispatch(create);
+    if (!sent.superseded) await g.steps.succeed(create, answer(sent.command));
+    await g.service.patchShoot('dev', 'api1', CONFIRM);
+    // Act
+    const deletion = await g.service.deleteShoot('dev', 'api1');
+    const repeated = await g.service.deleteShoot('dev', 'api1');
+    const refusedSpec = await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', purpose: 'testing' }, metadata: CONFIRM.metadata })).catch((e: unknown) => e);
+    const ref = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+    const countWhileDeleting = (await g.repo.getSeed('seed-a'))!.status.shoots;
+    const del = await g.steps.dispatch(ref);
+    if (del.superseded) throw new Error('superseded');
+    await g.steps.succeed(ref, answer(del.command));
+    // Assess
+    expect(deletion).toMatchObject({ removed: false, shoot: { metadata: { deletionTimestamp: expect.any(String) }, status: { lastOperation: { type: 'Delete', state: 'Processing' } } } });
+    expect(repeated).toEqual(deletion);
+    expect(refusedSpec).toMatchObject({ code: 'ShootDeleting' });
+    expect(del.command).toMatchObject({ type: 'delete-control-plane', keepBackups: true, keepExternalResources: false });
+    expect(countWhileDeleting).toBe(1);
+    expect(await g.repo.getShoot('dev', 'api1')).toBeUndefined();
+    expect((await g.repo.getSeed('seed-a'))!.status.shoots).toBe(0);
+    expect(await g.owners.get(`owner.api1.dev.${DOMAIN}`)).toBeUndefined();
+    expect(g.published.filter((e) => e.type === 'ShootDeleted').map((e) => e.detail)).toEqual([{ project: 'dev', shoot: 'api1', seedName: 'seed-a' }]);
+  });
+
+  it('refuses while a migration runs (409 MigrationInProgress)', async () => {
+    const g = lifecycle();
+    await placedShoot(g);
+    await g.service.patchShoot('dev', 'api1', CONFIRM);
+    const shoot = (await g.repo.getShoot('dev', 'api1'))!;
+    await g.repo.updateShoot({ ...shoot, status: { ...shoot.status, migration: { id: 'm1', state: 'Running' } } }, shoot.metadata.resourceVersion);
+    await expect(g.service.deleteShoot('dev', 'api1')).rejects.toMatchObject({ code: 'MigrationInProgress' });
+  });
+});
+
+describe('pending shoots', () => {
+  it('are placed when a seed becomes ready (the heartbeat after an expired lease publishes SeedReady), and their Create starts', async () => {
+    // Prepare
+    const g = lifecycle();
+    await g.service.putSeed('seed-a', seedBody());
+    const { resource } = await g.service.putShoot('dev', 'waiting', shootBody({ spec: { tolerations: [{ key: 'seed.gardener.cloud/protected' }] } }));
+    const first = await g.controller.placePendingShoots();
+    // Act
+    await g.service.heartbeat('seed-a', READY);
+    const second = await g.controller.placePendingShoots();
+    // Assess
+    expect(resource.status.seedName).toBeUndefined();
+    expect(first).toEqual({ placed: [], pending: 1 });
+    expect(g.published.map((e) => e.type)).toContain('SeedReady');
+    expect(second).toEqual({ placed: ['dev/waiting'], pending: 0 });
+    const placed = (await g.repo.getShoot('dev', 'waiting'))!;
+    expect(placed.status).toMatchObject({ seedName: 'seed-a', lastOperation: { type: 'Create', state: 'Processing' }, operation: { type: 'Create', seedName: 'seed-a' } });
+    expect((await g.repo.getSeed('seed-a'))!.status.shoots).toBe(1);
+    expect(g.started).toHaveLength(1);
+  });
+
+  it('keep their reasons without a new resourceVersion while nothing changed', async () => {
+    const g = lifecycle();
+    await g.service.putShoot('dev', 'waiting', shootBody());
+    await g.controller.placePendingShoots();
+    const version = (await g.repo.getShoot('dev', 'waiting'))!.metadata.resourceVersion;
+    await g.controller.placePendingShoots();
+    const shoot = (await g.repo.getShoot('dev', 'waiting'))!;
+    expect(shoot.metadata.resourceVersion).toBe(version);
+    expect(shoot.status.lastOperation).toMatchObject({ type: 'Create', state: 'Pending', description: expect.stringContaining('Unschedulable') });
+  });
+
+  it('a resync restarts an operation whose execution never started, once it is older than a minute', async () => {
+    const g = lifecycle();
+    await placedShoot(g);
+    const early = await g.controller.resync();
+    g.clock.advance(61_000);
+    const late = await g.controller.resync();
+    expect(early.restarted).toEqual([]);
+    expect(late.restarted).toEqual(['dev/api1']);
+  });
+});
