@@ -7,7 +7,8 @@ import { copySnapshots } from '../seed/backup-restore/copy.js';
 import { durationFlag, parseDuration } from '../seed/backup-restore/duration.js';
 import { EtcdSupervisor } from '../seed/backup-restore/etcd-supervisor.js';
 import { restoreFromStore } from '../seed/backup-restore/restorer.js';
-import { BackupRestoreSidecar } from '../seed/backup-restore/sidecar.js';
+import { BackupRestoreSidecar, type SidecarOptions } from '../seed/backup-restore/sidecar.js';
+import { parseMemberFlag, portOf, validateClusterSpec } from '../seed/backup-restore/cluster/spec.js';
 import { DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, DEFAULT_FULL_SNAPSHOT_INTERVAL_MS, type Compression } from '../seed/backup-restore/snapshotter.js';
 
 /**
@@ -48,8 +49,16 @@ interface ServeFlags extends StoreFlags, EtcdFlags {
   compression: Compression;
   restore?: boolean;
   expectedRevision?: string;
+  restoreFile?: string;
   statusPort: string;
   statusHost?: string;
+  member?: string[];
+  memberName?: string;
+  clusterToken?: string;
+  clusterState: 'new' | 'existing';
+  leaderCheckInterval?: string;
+  handoverDelay?: string;
+  memberFenceTimeout?: string;
 }
 
 function storeOptions(cmd: Command): Command {
@@ -105,9 +114,15 @@ async function serve(flags: ServeFlags): Promise<void> {
       : { mode: 'dns', ownerCheckInterval, ...(flags.dnsServer ? { servers: flags.dnsServer } : {}) };
   mkdirSync(flags.dataDir, { recursive: true });
   const { store, rangedReader } = s3Backup({ bucket: flags.bucket, ...awsTarget(flags.s3Endpoint, flags.region) });
+  const cluster = clusterFlags(flags);
+  const self = cluster?.members.find((m) => m.name === cluster.self);
   const sidecar = await BackupRestoreSidecar.start({
     technicalID: folder(flags.technicalId, flags.prefix),
-    etcd: await supervisorFlags(flags),
+    // A member's ports are those of its --member entry.
+    etcd: self
+      ? { dataDir: flags.dataDir, host: new URL(self.clientUrl).hostname, clientPort: portOf(self.clientUrl), privatePort: portOf(self.privateUrl), peerPort: portOf(self.peerUrl), ...(flags.etcdLog ? { logFile: flags.etcdLog } : {}) }
+      : await supervisorFlags(flags),
+    ...(cluster ? { cluster } : {}),
     store,
     rangedReader,
     owner: { lookup: ownerLookup(lookupConfig), recordName: flags.ownerRecord, identity: flags.identity },
@@ -117,7 +132,9 @@ async function serve(flags: ServeFlags): Promise<void> {
     fullSnapshotInterval: parseDuration(flags.fullSnapshotInterval, '--full-snapshot-interval'),
     deltaSnapshotInterval: parseDuration(flags.deltaSnapshotInterval, '--delta-snapshot-interval'),
     compression: flags.compression,
-    ...(flags.restore ? { restore: flags.expectedRevision === undefined ? true : { expectedLastRevision: Number(flags.expectedRevision) } } : {}),
+    ...(flags.restore
+      ? { restore: { ...(flags.expectedRevision === undefined ? {} : { expectedLastRevision: Number(flags.expectedRevision) }), ...(flags.restoreFile ? { file: flags.restoreFile } : {}) } }
+      : {}),
     statusPort: port(flags.statusPort, '--status-port'),
     ...(flags.statusHost ? { statusHost: flags.statusHost } : {}),
     log,
@@ -134,6 +151,20 @@ async function serve(flags: ServeFlags): Promise<void> {
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
+}
+
+/** The cluster this sidecar's etcd is a member of, from `--member` (every member) and `--member-name` (this one). */
+function clusterFlags(flags: ServeFlags): SidecarOptions['cluster'] {
+  if (flags.member === undefined || flags.member.length === 0) return undefined;
+  if (!flags.memberName || !flags.clusterToken) throw new Error('--member needs --member-name and --cluster-token');
+  const cluster = { self: flags.memberName, members: flags.member.map(parseMemberFlag), token: flags.clusterToken, state: flags.clusterState };
+  validateClusterSpec(cluster);
+  return {
+    ...cluster,
+    ...(flags.leaderCheckInterval ? { leaderCheckInterval: parseDuration(flags.leaderCheckInterval, '--leader-check-interval') } : {}),
+    ...(flags.handoverDelay ? { handoverDelay: parseDuration(flags.handoverDelay, '--handover-delay') } : {}),
+    ...(flags.memberFenceTimeout ? { memberFenceTimeout: parseDuration(flags.memberFenceTimeout, '--member-fence-timeout') } : {}),
+  };
 }
 
 function awsTarget(endpoint: string | undefined, region: string | undefined) {
@@ -162,8 +193,16 @@ export function registerBackupRestoreCommand(program: Command): Command {
     .addOption(new Option('--compression <kind>', 'snapshot compression').choices(['gzip', 'none']).default('gzip'))
     .option('--restore', 'restore the data dir from the bucket (latest full + deltas) before serving')
     .option('--expected-revision <revision>', 'with --restore: fail unless the snapshots reach this revision')
+    .option('--restore-file <file>', 'with --restore: the full snapshot, already downloaded (it must be the one the restore plans)')
     .option('--status-port <port>', 'readiness/status port (0: a free one)', '0')
-    .option('--status-host <host>', 'address of the status endpoint (in a pod: 0.0.0.0, so that the kubelet probes it)', '127.0.0.1');
+    .option('--status-host <host>', 'address of the status endpoint (in a pod: 0.0.0.0, so that the kubelet probes it)', '127.0.0.1')
+    .option('--member <spec...>', 'a member of the etcd cluster: name=<n>[,zone=<z>],peer=<url>,client=<url>,private=<url>; one per member, this one included')
+    .option('--member-name <name>', "with --member: this sidecar's member")
+    .option('--cluster-token <token>', 'with --member: the initial cluster token (new for every cluster built)')
+    .addOption(new Option('--cluster-state <state>', 'with --member: new (bootstrap together) or existing (join; without data as a learner)').choices(['new', 'existing']).default('new'))
+    .option('--leader-check-interval <duration>', "with --member: how often the member's role and the fence marker are read (default 1s)")
+    .option('--handover-delay <duration>', 'with --member: how long a new leader waits before it continues the snapshots (default 3s)')
+    .option('--member-fence-timeout <duration>', 'with --member: how long a member may take to acknowledge its fence before it is removed (default 10s)');
   etcdOptions(storeOptions(serveCmd)).action((flags: ServeFlags) => serve(flags));
 
   const restoreCmd = group

@@ -8,6 +8,7 @@ import { OUTPUT_FORMATS, type CliOptions } from './config.js';
 import { requireConfirmation } from './confirm.js';
 import { controlPlaneList, type ControlPlaneLayout } from './controlplane.js';
 import { readManifests } from './manifests.js';
+import { registerMembersCommand } from './members-command.js';
 import { registerMigrateCommands } from './migrate-command.js';
 import { asList, formatResources, resourceName, serialize } from './output.js';
 import { seedName, splitShoot } from './refs.js';
@@ -215,6 +216,7 @@ export function buildProgram(): Program {
       else print(await serialize(list, 'yaml'));
     });
   registerMigrateCommands(shoot, connect, () => opts().output);
+  registerMembersCommand(shoot, connect, () => opts().output);
 
   program
     .command('schedule')

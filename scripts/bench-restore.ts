@@ -11,56 +11,22 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { Etcd3 } from 'etcd3';
 import { emulatorEnv } from '../local/aws-env.js';
-import { startEmulator, type Emulator } from '../local/emulator.js';
-import { readEndpoints } from '../local/landscape-file.js';
 import { freePort } from '../seed/ports.js';
 import { s3Backup } from '../seed/backup-restore/aws.js';
 import { download, EtcdSupervisor, restoreFromStore, restoreSnapshot, Snapshotter, type Compression } from '../seed/backup-restore/index.js';
-import { median } from './bench-support.js';
+import { benchEmulator, fillEtcd, median } from './bench-support.js';
 
 const TARGET_MB = Number(process.env.BENCH_RESTORE_MB ?? 220);
 const RUNS = Number(process.env.BENCH_RESTORE_RUNS ?? 5);
 const COMPRESSION = (process.env.BENCH_RESTORE_COMPRESSION ?? 'none') as Compression;
-const VALUE_BYTES = 256 * 1024;
 const technicalID = 'shoot--bench--restore';
-
-async function emulator(): Promise<Emulator> {
-  const running = readEndpoints();
-  if (running) {
-    const ok = await fetch(`${running.awsEndpoint}/_localstack/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
-    if (ok) return { endpoint: running.awsEndpoint, owned: false, pid: undefined, stop: async () => {} };
-  }
-  return startEmulator({ logFile: `.landscape/bench-restore-emulator-${process.pid}.log` });
-}
 
 async function ports() {
   return { clientPort: await freePort(), privatePort: await freePort(), peerPort: await freePort() };
 }
 
-/** Fills etcd with incompressible values (like encrypted secrets) until its database holds `mb` megabytes. */
-async function fill(clientUrl: string, mb: number): Promise<number> {
-  const client = new Etcd3({ hosts: clientUrl });
-  const value = Buffer.alloc(VALUE_BYTES);
-  const count = Math.ceil((mb * 1024 * 1024) / VALUE_BYTES);
-  let revision = 0;
-  try {
-    for (let i = 0; i < count; i += 8) {
-      const batch = [];
-      for (let j = i; j < Math.min(count, i + 8); j++) {
-        for (let b = 0; b < VALUE_BYTES; b += 4) value.writeUInt32LE((Math.random() * 2 ** 32) >>> 0, b);
-        batch.push(client.put(`/registry/secrets/bench/${String(j).padStart(6, '0')}`).value(Buffer.from(value)));
-      }
-      for (const res of await Promise.all(batch)) revision = Math.max(revision, Number(res.header.revision));
-    }
-    return revision;
-  } finally {
-    client.close();
-  }
-}
-
-const emu = await emulator();
+const emu = await benchEmulator('restore');
 const dir = mkdtempSync(join(tmpdir(), 'gl-bench-restore-'));
 const supervisors: EtcdSupervisor[] = [];
 try {
@@ -75,7 +41,7 @@ try {
   supervisors.push(source);
   await source.ensure('public');
   const t0 = performance.now();
-  const revision = await fill(source.clientUrl('public'), TARGET_MB);
+  const revision = await fillEtcd(source.clientUrl('public'), TARGET_MB);
   const dbBytes = statSync(join(dir, 'source', 'member', 'snap', 'db')).size;
   console.log(`filled etcd: revision ${revision}, database ${(dbBytes / 1e6).toFixed(0)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const snapshotter = new Snapshotter({ store, technicalID, endpoint: () => source.clientUrl('public'), stagingDir: join(dir, 'staging'), compression: COMPRESSION });

@@ -1,5 +1,6 @@
 import { deployGarden, type Deployment } from '../local/deploy.js';
-import { startEmulator } from '../local/emulator.js';
+import { Etcd3 } from 'etcd3';
+import { startEmulator, type Emulator } from '../local/emulator.js';
 import { readEndpoints } from '../local/landscape-file.js';
 
 export function median(values: number[]): number {
@@ -28,4 +29,37 @@ export async function benchLandscape(): Promise<{ deployment: Pick<Deployment, '
   // Benchmarks drive the watchdog themselves; a scheduled round would run beside them.
   const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenBench', context: { watchdogSchedule: 'false' } });
   return { deployment, close: () => emulator.stop() };
+}
+
+/** The running landscape's emulator, or a private one (stopped by `stop`). */
+export async function benchEmulator(label: string): Promise<Emulator> {
+  const running = readEndpoints();
+  if (running) {
+    const ok = await fetch(`${running.awsEndpoint}/_localstack/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
+    if (ok) return { endpoint: running.awsEndpoint, owned: false, pid: undefined, stop: async () => {} };
+  }
+  return startEmulator({ logFile: `.landscape/bench-${label}-emulator-${process.pid}.log` });
+}
+
+const FILL_VALUE_BYTES = 256 * 1024;
+
+/** Fills etcd with incompressible values (like encrypted secrets) until its database holds `mb` megabytes; the last revision. */
+export async function fillEtcd(clientUrl: string, mb: number): Promise<number> {
+  const client = new Etcd3({ hosts: clientUrl });
+  const value = Buffer.alloc(FILL_VALUE_BYTES);
+  const count = Math.ceil((mb * 1024 * 1024) / FILL_VALUE_BYTES);
+  let revision = 0;
+  try {
+    for (let i = 0; i < count; i += 8) {
+      const batch = [];
+      for (let j = i; j < Math.min(count, i + 8); j++) {
+        for (let b = 0; b < FILL_VALUE_BYTES; b += 4) value.writeUInt32LE((Math.random() * 2 ** 32) >>> 0, b);
+        batch.push(client.put(`/registry/secrets/bench/${String(j).padStart(6, '0')}`).value(Buffer.from(value)));
+      }
+      for (const res of await Promise.all(batch)) revision = Math.max(revision, Number(res.header.revision));
+    }
+    return revision;
+  } finally {
+    client.close();
+  }
 }

@@ -1,5 +1,5 @@
 import { AdmissionError, ConflictError, NotFoundError, UnavailableError, ValidationError } from '../errors.js';
-import { heartbeatInput, seedInput, type HeartbeatInput, type Seed } from '../model/seed.js';
+import { heartbeatInput, seedInput, type HeartbeatInput, type HostedControlPlane, type Seed } from '../model/seed.js';
 import { shootInput, shootMergePatch, type Shoot } from '../model/shoot.js';
 import { assertOutboundUrl, STRICT_OUTBOUND, type OutboundPolicy } from '../net/outbound-url.js';
 import { type Clock, type EventSink, type IdSource, type SeedProvisioner, discardEvents, noProvisioning, randomIds, systemClock } from './context.js';
@@ -51,6 +51,8 @@ export interface ControlPlaneLayoutView {
   zones: string[];
   zonePinned: boolean;
   items: unknown[];
+  /** The etcd as the seed's agent last reported it: its members (zone, role, serving) and leader. */
+  etcd?: { leader?: string; members: NonNullable<HostedControlPlane['etcdMembers']> };
 }
 
 /** What a heartbeat answers: the seed as renewed, and the leftovers its agent may remove. */
@@ -252,7 +254,9 @@ export class GardenService {
     const seed = await this.getSeed(seedName);
     const layout = controlPlaneLayout({ shoot, seed });
     const { components: _components, ...summary } = layout;
-    return { kind: 'ControlPlaneLayout', ...summary, items: layoutObjects(layout) };
+    const reported = seed.status.controlPlanes?.find((p) => p.technicalID === layout.technicalID);
+    const etcd = reported?.etcdMembers ? { ...(reported.etcdLeader ? { leader: reported.etcdLeader } : {}), members: reported.etcdMembers } : undefined;
+    return { kind: 'ControlPlaneLayout', ...summary, items: layoutObjects(layout), ...(etcd ? { etcd } : {}) };
   }
 
   /**

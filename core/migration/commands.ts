@@ -51,7 +51,14 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
     case 'restore-etcd': {
       const bucket = record.destination.backupBucket;
       if (bucket === undefined) throw new RangeError(`destination ${record.destination.name} has no backup bucket`);
-      return buildCommand<'restore'>(address, { type: 'restore', hibernated: record.guards.hibernated, etcd: { bucket, final: options.etcd?.final ?? false, ...(options.etcd?.expectedLastRevision === undefined ? {} : { expectedLastRevision: options.etcd.expectedLastRevision }) } });
+      const tolerance = record.guards.failureTolerance;
+      return buildCommand<'restore'>(address, {
+        type: 'restore',
+        hibernated: record.guards.hibernated,
+        // An HA shoot's etcd is restored as the cluster it was: the destination needs its failure tolerance.
+        ...(tolerance ? { controlPlane: { hibernated: record.guards.hibernated, failureTolerance: tolerance, backup: { bucket } } } : {}),
+        etcd: { bucket, final: options.etcd?.final ?? false, ...(options.etcd?.expectedLastRevision === undefined ? {} : { expectedLastRevision: options.etcd.expectedLastRevision }) },
+      });
     }
     case 'restore-extensions': {
       if (options.shootState === undefined) throw new RangeError('restore-extensions needs the ShootState to restore from');

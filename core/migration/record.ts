@@ -1,4 +1,4 @@
-import type { Shoot } from '../model/shoot.js';
+import { failureTolerance, type Shoot } from '../model/shoot.js';
 import { MigrationTransitionError } from './errors.js';
 import { MIGRATION_STEPS, stepDefinition, stepIndex, type MigrationStepId, type SkipGuardName } from './steps.js';
 
@@ -37,6 +37,8 @@ export interface MigrationGuards {
   waitForFinalSnapshot: boolean;
   /** The restore command starts etcd; false leaves the restored data with etcd at zero replicas until the shoot wakes up. */
   startEtcdAfterRestore: boolean;
+  /** The shoot's HA setting: the destination restores a three-member etcd for `node` and `zone`. */
+  failureTolerance?: 'node' | 'zone';
 }
 
 export interface MigrationRecord {
@@ -71,7 +73,8 @@ export interface MigrationRecord {
 
 export function migrationGuards(shoot: Pick<Shoot, 'spec'>): MigrationGuards {
   const hibernated = shoot.spec.hibernation?.enabled === true;
-  return { hibernated, waitForFinalSnapshot: !hibernated, startEtcdAfterRestore: !hibernated };
+  const tolerance = failureTolerance(shoot.spec);
+  return { hibernated, waitForFinalSnapshot: !hibernated, startEtcdAfterRestore: !hibernated, ...(tolerance ? { failureTolerance: tolerance } : {}) };
 }
 
 /** The skip guards as named booleans for one record. */

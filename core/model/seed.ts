@@ -76,6 +76,22 @@ export const hostedControlPlane = z
     fenceMs: z.number().int().min(0).max(86_400_000).optional(),
     /** Where the shoot's kube-apiserver reaches etcd in the seed (the etcd client service), while it serves. */
     etcdClientUrl: z.string().url().max(2048).optional(),
+    /** The members of a `node` or `zone` shoot's etcd cluster: zone, raft role, and whether each serves. */
+    etcdMembers: z
+      .array(
+        z.object({
+          name: z.string().min(1).max(63),
+          zone: z.string().max(63).optional(),
+          role: z.enum(['leader', 'follower', 'learner', 'unknown']),
+          ready: z.boolean(),
+          healthy: z.boolean(),
+          fenced: z.boolean(),
+        }).strict(),
+      )
+      .max(9)
+      .optional(),
+    /** The member that leads the cluster, as the members see it. */
+    etcdLeader: z.string().max(63).optional(),
     /** Control-plane pods with labels and states, for the weeder. */
     pods: z
       .array(

@@ -9,3 +9,4 @@ export * from './timings.js';
 export * from './fence.js';
 export * from './audit.js';
 export * from './assert-owner.js';
+export * from './cluster-fence.js';

@@ -9,3 +9,4 @@ export * from './copy-plan.js';
 export * from './copy-errors.js';
 export * from './copy-batch.js';
 export * from './copy-workflow.js';
+export * from './continuity.js';

@@ -131,6 +131,10 @@ export const controlPlaneLayout = z
     zones: z.array(z.string()),
     zonePinned: z.boolean(),
     items: z.array(z.record(z.string(), z.unknown())).describe('Deployments/StatefulSets and PodDisruptionBudgets as Kubernetes objects'),
+    etcd: z
+      .object({ leader: z.string().optional(), members: hostedControlPlane.shape.etcdMembers.unwrap() })
+      .optional()
+      .describe("The etcd cluster as the seed's agent last reported it: members with zone, role and health, and the leader"),
   })
   .meta({ id: 'ControlPlaneLayout' });
 

@@ -10,6 +10,8 @@ import { S3BlobStore } from '../../adapters/s3/blob-store.js';
 import { s3Api } from '../../adapters/s3/s3-api.js';
 import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
 import type { ActuatorSet, MemoryExtensionWorld } from '../../core/extensions/index.js';
+import { chooseZones } from '../../core/ha/zones.js';
+import type { SeedSpec } from '../../core/model/seed.js';
 import { lookUpOwner, ownerRecordName, type OwnerCheckResult } from '../../core/ownership/index.js';
 import { ownerLookup } from '../backup-restore/aws.js';
 import { SeedAgent, type SeedAgentOptions } from './agent.js';
@@ -103,12 +105,28 @@ export function awsSeedAgent(options: AwsSeedAgentOptions): SeedAgent {
           blobStore: context.blobStore,
           snapshotStore: context.snapshotStore,
           ...(context.ownerCheck ? { ownerCheck: context.ownerCheck } : {}),
+          zones: seedZones({ garden: options.garden, seed: options.seed }),
           ...(options.world ? { world: options.world } : {}),
           ...(options.actuators ? { actuators: options.actuators } : {}),
         });
       return wrap.runtime ? wrap.runtime(runtime) : runtime;
     },
   });
+}
+
+/**
+ * The zones of a control plane on this seed, as the garden's layout computes them (`chooseZones`) from the
+ * seed's spec, which the agent reads from the garden (cached for a minute). Unknown zones are none.
+ */
+function seedZones(input: { garden: GardenClient; seed: string }) {
+  let cached: { spec: SeedSpec; at: number } | undefined;
+  return async ({ technicalID, failureTolerance }: { technicalID: string; failureTolerance: 'node' | 'zone' | undefined }): Promise<readonly string[]> => {
+    if (cached === undefined || Date.now() - cached.at > 60_000) {
+      const res = await input.garden.request<{ spec: SeedSpec }>('GET', `/seeds/${input.seed}`).catch(() => undefined);
+      if (res?.status === 200) cached = { spec: res.body.spec, at: Date.now() };
+    }
+    return cached ? chooseZones(cached.spec, technicalID, failureTolerance) : [];
+  };
 }
 
 /** The restore's owner check; in API mode on the agent's own client, so that its credentials apply. */

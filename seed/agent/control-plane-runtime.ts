@@ -7,7 +7,8 @@ import type { SnapshotStore } from '../../core/snapshots/index.js';
 import { deleteShootExtensions, migrateShootExtensions, reconcileExtensions, restoreShootExtensions } from '../common/extension-ops.js';
 import { assertNotOwner, assertOwner, checkRestorable, restoreBucket } from '../common/restore-ops.js';
 import { AgentCommandError, messageOf } from './errors.js';
-import type { ControlPlaneHosting } from './hosting.js';
+import { etcdMembers } from '../../core/ha/members.js';
+import type { ControlPlaneHosting, EtcdSpec } from './hosting.js';
 import { newModel, observe, reconcileModel, reportModel, restartPod, scaleModel, type ControlPlaneModel, type Observation } from './model.js';
 import type { SeedRuntime } from './runtime.js';
 
@@ -20,6 +21,11 @@ export interface ControlPlaneRuntimeOptions {
   snapshotStore: (bucket: string) => SnapshotStore;
   /** The restore's owner check: it activates only on `owner`. Default: no check. */
   ownerCheck?: (shoot: SeedCommand['shoot']) => Promise<OwnerCheckResult>;
+  /**
+   * The zones a shoot's control plane runs in on this seed (`chooseZones` of core/ha), so that every etcd
+   * member carries its zone. Default: none known.
+   */
+  zones?: (input: { technicalID: string; failureTolerance: 'node' | 'zone' | undefined }) => Promise<readonly string[]>;
   /** Default: the in-memory actuators of core/extensions on `world` (a local seed has no cloud). */
   actuators?: ActuatorSet;
   world?: MemoryExtensionWorld;
@@ -82,6 +88,8 @@ export class ControlPlaneRuntime implements SeedRuntime {
         ...(api.externalUrl ? { externalUrl: api.externalUrl } : {}),
         ...(etcd.clientUrl && etcd.available ? { etcdClientUrl: etcd.clientUrl } : {}),
         etcdReady: etcd.available,
+        ...(etcd.members ? { etcdMembers: etcd.members.map(({ clientUrl: _url, running: _running, ...m }) => m) } : {}),
+        ...(etcd.leader ? { etcdLeader: etcd.leader } : {}),
         ...reportModel(plane.model),
       });
     }
@@ -169,7 +177,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
       if (!command.hibernated) {
         // Restoring replaces whatever etcd ran here: the copies in the bucket are the truth now.
         await this.options.hosting.stopApiServer(id);
-        const started = await this.startEtcd({ shoot: command.shoot, bucket: command.etcd.bucket, restore: expected === undefined ? {} : { expectedLastRevision: expected } });
+        const started = await this.startEtcd({ shoot: command.shoot, bucket: command.etcd.bucket, restore: expected === undefined ? {} : { expectedLastRevision: expected } }, plane);
         summary.restoredRevision = started.restoredRevision ?? summary.restoredRevision;
         await this.converge(command.shoot, plane);
       }
@@ -197,14 +205,17 @@ export class ControlPlaneRuntime implements SeedRuntime {
       }
       return;
     }
-    await this.startEtcd({ shoot, bucket: plane.backupBucket });
+    await this.startEtcd({ shoot, bucket: plane.backupBucket }, plane);
     if (plane.model.replicas['kube-apiserver'] > 0) await this.options.hosting.startApiServer(id);
     else await this.options.hosting.stopApiServer(id);
   }
 
-  private async startEtcd(spec: Parameters<ControlPlaneHosting['startEtcd']>[0]) {
+  /** Starts (or restores) etcd with the members the plane's failure tolerance asks for, each in its zone. */
+  private async startEtcd(spec: Omit<EtcdSpec, 'members'>, plane: Plane) {
     try {
-      return await this.options.hosting.startEtcd(spec);
+      const failureTolerance = plane.model.failureTolerance;
+      const zones = (await this.options.zones?.({ technicalID: spec.shoot.technicalID, failureTolerance })) ?? [];
+      return await this.options.hosting.startEtcd({ ...spec, members: etcdMembers({ tolerance: failureTolerance, zones }) });
     } catch (cause) {
       if (cause instanceof AgentCommandError) throw cause;
       throw new AgentCommandError('RuntimeUnavailable', `etcd of ${spec.shoot.technicalID} did not start${spec.restore ? ' restored' : ''}: ${messageOf(cause)}`, undefined, { cause });

@@ -1,4 +1,5 @@
 import type { SeedCommand } from '../../core/commands/index.js';
+import type { EtcdMemberPlacement } from '../../core/ha/members.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 
 /**
@@ -27,6 +28,11 @@ export interface EtcdSpec {
   /** The seed's backup bucket (snapshots go there; a restore reads the copies there). */
   bucket: string;
   restore?: { expectedLastRevision?: number };
+  /**
+   * The members of the shoot's etcd with their zones (`etcdMembers` of core/ha): three for a `node` or
+   * `zone` shoot, each with its own sidecar. Absent or one: a single member.
+   */
+  members?: readonly EtcdMemberPlacement[];
 }
 
 export interface EtcdStarted {
@@ -39,8 +45,26 @@ export interface EtcdView {
   /** Serving clients: the owner check said `owner` and etcd is unfenced and healthy. */
   available: boolean;
   ownerCheck?: OwnerCheckResult;
-  /** The public client URL (refused while fenced). */
+  /** The public client URL (refused while fenced); of a cluster, a member that serves. */
   clientUrl?: string;
+  /** A cluster's members, each as its sidecar reports it. */
+  members?: EtcdMemberView[];
+  /** The member that leads, as the members see it. */
+  leader?: string;
+}
+
+export interface EtcdMemberView {
+  name: string;
+  zone?: string;
+  /** Its sidecar process runs. */
+  running: boolean;
+  /** Serving clients: owner, unfenced. */
+  ready: boolean;
+  /** etcd answers healthy: it has a leader (a quorum). */
+  healthy: boolean;
+  fenced: boolean;
+  role: 'leader' | 'follower' | 'learner' | 'unknown';
+  clientUrl: string;
 }
 
 export interface ApiServerView {

@@ -1,3 +1,5 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { s3Backup } from '../backup-restore/aws.js';
 import type { SeedAgent } from './agent.js';
 import { awsSeedAgent, type AwsSeedAgentOptions, type OwnerConfig } from './aws-agent.js';
 import { LocalHosting, type LocalHostingOptions } from './local-hosting.js';
@@ -18,6 +20,8 @@ export function localSeedAgent(options: LocalSeedAgentOptions): { agent: SeedAge
   const s3Endpoint = options.aws.endpoints?.s3 ?? options.aws.endpoint;
   const route53Endpoint = options.aws.endpoints?.route53 ?? options.aws.endpoint;
   let hosting: LocalHosting | undefined;
+  // The agent's own S3 access (its credentials), for the one download a cluster's restore shares.
+  const s3 = new S3Client({ region: options.aws.region, ...(s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {}), ...(options.aws.credentials ? { credentials: options.aws.credentials } : {}) });
   const agent = awsSeedAgent({
     ...agentOptions,
     hosting: (identity) =>
@@ -33,6 +37,8 @@ export function localSeedAgent(options: LocalSeedAgentOptions): { agent: SeedAge
         ...(sidecar ? { sidecar } : {}),
         ...(cliCommand ? { cliCommand } : {}),
         ...(env ? { env } : {}),
+        backups: (bucket) => s3Backup({ bucket, client: s3 }),
+        ...(agentOptions.log ? { log: agentOptions.log } : {}),
       })),
   });
   return {

@@ -1,43 +1,45 @@
 import { rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ownerRecordName, type OwnerCheckResult, type OwnershipTimings } from '../../core/ownership/index.js';
-import { durationFlag } from '../backup-restore/duration.js';
-import type { OwnerConfig } from './aws-agent.js';
+import type { OwnerCheckResult } from '../../core/ownership/index.js';
+import type { SnapshotStore } from '../../core/snapshots/index.js';
+import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
 import { freePort } from '../ports.js';
 import { ApiServerStandIn } from './apiserver-standin.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
+import { LocalEtcdCluster, type LocalMember } from './local-etcd-cluster.js';
+import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
 import { SidecarProcess } from './sidecar-process.js';
 
-export interface LocalHostingOptions {
-  /** This seed's identity: the owner record's value while it owns a shoot. */
-  identity: string;
+export interface LocalHostingOptions extends SidecarDefaults {
   /** Data dirs and logs go under `<workDir>/<technicalID>/`. */
   workDir: string;
-  /** `endpoint` is S3's (and Route 53's unless `route53Endpoint` is given). */
-  aws: { endpoint?: string; route53Endpoint?: string; region: string };
-  owner: OwnerConfig;
-  /** The sidecars' ownership timings and snapshot intervals in ms; defaults are the sidecar's. */
-  sidecar?: { ownership?: Partial<OwnershipTimings>; deltaSnapshotInterval?: number; fullSnapshotInterval?: number; compression?: 'gzip' | 'none' };
-  /** The gardenless CLI; default the repository's `bin/gardenless`. */
+  /** The gardenless CLI (its `backup-restore serve` runs the sidecars); default the repository's sidecar-only entry point. */
   cliCommand?: readonly string[];
   /** Environment of the sidecars (AWS credentials); default this process's. */
   env?: NodeJS.ProcessEnv;
+  /** The seed's backup bucket: the members of a cluster restore from one download of the full snapshot. */
+  backups?: (bucket: string) => { store: SnapshotStore; rangedReader?: RangedObjectReader };
+  log?: (entry: Record<string, unknown>) => void;
 }
 
 interface Hosted {
   ports: { client: number; peer: number };
   sidecar?: SidecarProcess;
+  /** A `node` or `zone` shoot's etcd: three members. */
+  cluster?: LocalEtcdCluster;
   apiServer?: ApiServerStandIn;
 }
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** tsx on the sidecar-only entry point: it starts in about a third of the whole CLI's time. */
+const SIDECAR_COMMAND = [join(REPO_ROOT, 'node_modules/.bin/tsx'), join(REPO_ROOT, 'cli/backup-restore-main.ts')];
 
 /**
- * The `local` runtime's processes: per shoot one backup-restore sidecar child (with its real etcd, in
- * its own process group) and one kube-apiserver stand-in, all on 127.0.0.1 and free ports. The client
- * and peer ports of a shoot's etcd stay the same for the agent's life, so a restart or a restore keeps
- * the address the stand-in and tests use.
+ * The `local` runtime's processes: per shoot the backup-restore sidecar children (one, or one per member
+ * of a cluster, each with its real etcd in its own process group) and one kube-apiserver stand-in, all on
+ * 127.0.0.1 and free ports. The client and peer ports of a shoot's etcd stay the same for the agent's
+ * life, so a restart or a restore keeps the address the stand-in and tests use.
  */
 export class LocalHosting implements ControlPlaneHosting {
   private readonly hosted = new Map<string, Hosted>();
@@ -47,15 +49,22 @@ export class LocalHosting implements ControlPlaneHosting {
   async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
     const id = spec.shoot.technicalID;
     const h = await this.entry(id);
+    if ((spec.members?.length ?? 1) > 1) {
+      h.cluster ??= new LocalEtcdCluster({
+        technicalID: id,
+        dir: join(this.options.workDir, id),
+        members: spec.members!,
+        defaults: this.options,
+        launch: ({ member, args, logFile, startTimeoutMs }) => this.launch(`${id}/${member}`, args, logFile, startTimeoutMs),
+        ...(this.options.backups ? { backups: this.options.backups } : {}),
+        ...(this.options.log ? { log: this.options.log } : {}),
+      });
+      return h.cluster.ensure(spec);
+    }
     if (h.sidecar?.running && !spec.restore) return {};
     await h.sidecar?.stop();
-    h.sidecar = await SidecarProcess.start({
-      technicalID: id,
-      command: this.options.cliCommand ?? [join(REPO_ROOT, 'bin/gardenless')],
-      args: this.sidecarArgs(spec, h),
-      env: { ...(this.options.env ?? process.env) },
-      logFile: join(this.options.workDir, id, 'sidecar.log'),
-    });
+    const dir = join(this.options.workDir, id);
+    h.sidecar = await this.launch(id, sidecarArgs({ defaults: this.options, spec, dataDir: join(dir, 'etcd'), etcdLog: join(dir, 'etcd.log'), ports: h.ports }), join(dir, 'sidecar.log'));
     if (!spec.restore) return {};
     const status = await h.sidecar.status(5_000);
     return status?.restore ? { restoredRevision: status.restore.revision } : {};
@@ -63,13 +72,19 @@ export class LocalHosting implements ControlPlaneHosting {
 
   async stopEtcd(technicalID: string, options?: { snapshot?: boolean }): Promise<void> {
     const h = this.hosted.get(technicalID);
-    if (options?.snapshot && h?.sidecar?.running) await h.sidecar.fullSnapshot();
+    if (options?.snapshot) {
+      if (h?.cluster) await h.cluster.fullSnapshot();
+      else if (h?.sidecar?.running) await h.sidecar.fullSnapshot();
+    }
+    await h?.cluster?.stop();
     await h?.sidecar?.stop();
     if (h) delete h.sidecar;
   }
 
   async etcd(technicalID: string): Promise<EtcdView> {
-    const sidecar = this.hosted.get(technicalID)?.sidecar;
+    const h = this.hosted.get(technicalID);
+    if (h?.cluster) return h.cluster.view();
+    const sidecar = h?.sidecar;
     if (!sidecar?.running) return { running: false, available: false };
     const status = await sidecar.status();
     if (status === undefined) return { running: true, available: false };
@@ -104,9 +119,27 @@ export class LocalHosting implements ControlPlaneHosting {
     return this.hosted.get(technicalID)?.apiServer;
   }
 
-  /** The sidecar process of one shoot, for tests. */
+  /** The sidecar process of one shoot (of a cluster, the first member's), for tests. */
   sidecar(technicalID: string): SidecarProcess | undefined {
-    return this.hosted.get(technicalID)?.sidecar;
+    const h = this.hosted.get(technicalID);
+    return h?.cluster ? h.cluster.list()[0]?.sidecar : h?.sidecar;
+  }
+
+  /** Every sidecar process of one shoot: one, or one per member of its cluster. */
+  sidecars(technicalID: string): SidecarProcess[] {
+    const h = this.hosted.get(technicalID);
+    if (h?.cluster) return h.cluster.sidecars();
+    return h?.sidecar ? [h.sidecar] : [];
+  }
+
+  /** Test seam: the members of a shoot's etcd cluster are no longer restarted when they die (the seed is gone). */
+  stopRestarting(technicalID: string): void {
+    this.hosted.get(technicalID)?.cluster?.stopRestarting();
+  }
+
+  /** The members of a shoot's etcd cluster (none for a single etcd), for tests and the CLI. */
+  members(technicalID: string): LocalMember[] {
+    return this.hosted.get(technicalID)?.cluster?.list() ?? [];
   }
 
   /** Where one shoot's files live on this machine (etcd data, logs); remove() deletes it. */
@@ -128,6 +161,17 @@ export class LocalHosting implements ControlPlaneHosting {
     }));
   }
 
+  private launch(label: string, args: string[], logFile: string, startTimeoutMs?: number): Promise<SidecarProcess> {
+    return SidecarProcess.start({
+      technicalID: label,
+      command: this.options.cliCommand ?? SIDECAR_COMMAND,
+      args,
+      env: { ...(this.options.env ?? process.env) },
+      logFile,
+      ...(startTimeoutMs === undefined ? {} : { startTimeoutMs }),
+    });
+  }
+
   private async entry(technicalID: string): Promise<Hosted> {
     let h = this.hosted.get(technicalID);
     if (!h) {
@@ -136,38 +180,4 @@ export class LocalHosting implements ControlPlaneHosting {
     }
     return h;
   }
-
-  private sidecarArgs(spec: EtcdSpec, h: Hosted): string[] {
-    const o = this.options;
-    const id = spec.shoot.technicalID;
-    const s = o.sidecar ?? {};
-    const record = ownerRecordName({ shoot: spec.shoot.name, project: spec.shoot.project, internalDomain: o.owner.internalDomain });
-    return [
-      'backup-restore', 'serve',
-      '--technical-id', id,
-      '--owner-record', record,
-      '--identity', o.identity,
-      '--bucket', spec.bucket,
-      '--region', o.aws.region,
-      ...(o.aws.endpoint ? ['--s3-endpoint', o.aws.endpoint] : []),
-      ...(o.owner.mode === 'api'
-        ? ['--owner-mode', 'api', '--hosted-zone-id', o.owner.hostedZoneId, ...(o.aws.route53Endpoint ? ['--route53-endpoint', o.aws.route53Endpoint] : [])]
-        : ['--owner-mode', 'dns', ...(o.owner.servers?.length ? ['--dns-server', ...o.owner.servers] : [])]),
-      '--data-dir', join(o.workDir, id, 'etcd'),
-      '--etcd-log', join(o.workDir, id, 'etcd.log'),
-      '--client-port', String(h.ports.client),
-      '--peer-port', String(h.ports.peer),
-      ...durationArg('--owner-check-interval', s.ownership?.ownerCheckInterval),
-      ...durationArg('--unknown-grace', s.ownership?.unknownGrace),
-      ...durationArg('--check-timeout', s.ownership?.checkTimeout),
-      ...durationArg('--delta-snapshot-interval', s.deltaSnapshotInterval),
-      ...durationArg('--full-snapshot-interval', s.fullSnapshotInterval),
-      ...(s.compression ? ['--compression', s.compression] : []),
-      ...(spec.restore ? ['--restore', ...(spec.restore.expectedLastRevision === undefined ? [] : ['--expected-revision', String(spec.restore.expectedLastRevision)])] : []),
-    ];
-  }
-}
-
-function durationArg(flag: string, ms: number | undefined): string[] {
-  return ms === undefined ? [] : [flag, durationFlag(ms)];
 }

@@ -66,6 +66,11 @@ export class SidecarProcess {
     return this.group.running;
   }
 
+  /** Resolves when the sidecar process exits, for whatever reason. */
+  get exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    return this.group.exited;
+  }
+
   get pid(): number | undefined {
     return this.group.pid;
   }

@@ -81,3 +81,25 @@ export class SidecarConfigError extends SidecarError {
 
 /** An operation that needs etcd running (a snapshot, a replay) found it stopped. */
 export class EtcdNotRunningError extends SidecarError {}
+
+/** A call to etcd's JSON gateway got no answer, or an error answer. */
+export class EtcdGatewayError extends SidecarError {
+  constructor(
+    message: string,
+    readonly request: { endpoint: string; path: string; status: number | undefined },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A cluster operation (join, fence, restore) cannot complete now; the sidecar tries again later. */
+export class ClusterMemberError extends SidecarError {
+  constructor(
+    message: string,
+    readonly member: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,9 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { EtcdStartError } from './errors.js';
 
-/** How one etcd member is started: a single-member cluster on loopback. */
+/** The cluster a member belongs to; absent: a single-member cluster of its own. */
+export interface EtcdClusterLaunch {
+  /** Every member as `name=peerURL`, this one included (`--initial-cluster`). */
+  readonly initialCluster: readonly { readonly name: string; readonly peerUrl: string }[];
+  /** `new` bootstraps the cluster; `existing` joins one that runs (a member added with `member add`). */
+  readonly state: 'new' | 'existing';
+  /** Distinguishes this cluster from any other built from the same peer URLs (a restore makes a new one). */
+  readonly token: string;
+}
+
+/** How one etcd member is started on loopback. Once its data dir holds a member, etcd ignores the initial-cluster flags. */
 export interface EtcdLaunch {
   readonly binary: string;
   readonly name: string;
@@ -15,6 +26,7 @@ export interface EtcdLaunch {
   readonly electionTimeout: number;
   readonly quotaBackendBytes?: number;
   readonly extraArgs: readonly string[];
+  readonly cluster?: EtcdClusterLaunch;
   /** Appended to; undefined discards etcd's output. */
   readonly logFile?: string;
 }
@@ -28,8 +40,7 @@ export function etcdArgs(launch: EtcdLaunch): string[] {
     '--advertise-client-urls', launch.clientUrl,
     '--listen-peer-urls', launch.peerUrl,
     '--initial-advertise-peer-urls', launch.peerUrl,
-    '--initial-cluster', `${launch.name}=${launch.peerUrl}`,
-    '--initial-cluster-state', 'new',
+    ...clusterArgs(launch),
     '--heartbeat-interval', String(launch.heartbeatInterval),
     '--election-timeout', String(launch.electionTimeout),
     // No metrics listener and no auto-compaction: the snapshotter's watch resumes from its last revision.
@@ -37,6 +48,23 @@ export function etcdArgs(launch: EtcdLaunch): string[] {
     ...launch.extraArgs,
   ];
 }
+
+function clusterArgs(launch: EtcdLaunch): string[] {
+  const c = launch.cluster;
+  if (c === undefined) return ['--initial-cluster', `${launch.name}=${launch.peerUrl}`, '--initial-cluster-state', 'new'];
+  return [
+    '--initial-cluster', c.initialCluster.map((m) => `${m.name}=${m.peerUrl}`).join(','),
+    '--initial-cluster-state', c.state,
+    '--initial-cluster-token', c.token,
+  ];
+}
+
+/**
+ * When a start counts as done: `healthy` waits for `/health` (a single member elects itself at once);
+ * `listening` only for the client port to accept connections, since a cluster member serves nothing
+ * until a quorum of its peers is up, which may be never while they are down.
+ */
+export type EtcdReadiness = 'healthy' | 'listening';
 
 /** One running etcd process. */
 export class EtcdProcess {
@@ -75,16 +103,38 @@ export class EtcdProcess {
     return this.exitInfo === undefined;
   }
 
-  /** Starts etcd and waits until `/health` answers true on its client URL. */
-  static async start(launch: EtcdLaunch, options: { timeoutMs: number }): Promise<EtcdProcess> {
+  /** Starts etcd and waits until `/health` answers true on its client URL (or, `listening`, until the port accepts). */
+  static async start(launch: EtcdLaunch, options: { timeoutMs: number; readiness?: EtcdReadiness }): Promise<EtcdProcess> {
     const etcd = new EtcdProcess(launch);
     try {
-      await etcd.waitHealthy(options.timeoutMs);
+      if (options.readiness === 'listening') await etcd.waitListening(options.timeoutMs);
+      else await etcd.waitHealthy(options.timeoutMs);
       return etcd;
     } catch (error) {
       await etcd.stop({ timeoutMs: 2_000 });
       throw error;
     }
+  }
+
+  private async waitListening(timeoutMs: number): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    const { hostname, port } = new URL(this.launch.clientUrl);
+    while (performance.now() < deadline) {
+      if (!this.running) throw new EtcdStartError(`etcd exited while starting (code ${this.exitInfo?.code}, signal ${this.exitInfo?.signal})${this.launch.logFile ? `; see ${this.launch.logFile}` : ''}`, this.launch.clientUrl);
+      if (await accepts(hostname, Number(port))) return;
+      await sleep(20);
+    }
+    throw new EtcdStartError(`etcd at ${this.launch.clientUrl} not listening after ${timeoutMs} ms`, this.launch.clientUrl);
+  }
+
+  /** Waits until `/health` answers true (a cluster member: until it has a leader); false after the timeout. */
+  async healthyWithin(timeoutMs: number): Promise<boolean> {
+    const deadline = performance.now() + timeoutMs;
+    while (this.running && performance.now() < deadline) {
+      if (await etcdHealthy(this.launch.clientUrl, 1_000).catch(() => false)) return true;
+      await sleep(50);
+    }
+    return false;
   }
 
   private async waitHealthy(timeoutMs: number): Promise<void> {
@@ -125,6 +175,20 @@ export async function etcdHealthy(clientUrl: string, timeoutMs: number): Promise
   if (!res.ok) return false;
   const body = (await res.json()) as { health?: unknown };
   return body.health === 'true' || body.health === true;
+}
+
+/** Whether something accepts TCP connections on host:port. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
 }
 
 export function sleep(ms: number): Promise<void> {

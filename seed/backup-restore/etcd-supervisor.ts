@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { EtcdNotRunningError } from './errors.js';
-import { EtcdProcess, type EtcdLaunch } from './etcd-process.js';
+import { etcdHealthy, EtcdProcess, type EtcdClusterLaunch, type EtcdLaunch } from './etcd-process.js';
 
 /**
  * Where etcd listens for clients. `public` is the address every client of the shoot uses; `private` is
@@ -22,7 +24,12 @@ export interface EtcdSupervisorOptions {
   readonly binary?: string;
   /** Member name, default `etcd`. A restore must use the same one. */
   readonly name?: string;
-  /** Default 50 ms / 250 ms: a single member elects itself quickly after each restart. */
+  /**
+   * The cluster this member belongs to; absent: a single-member cluster. A member waits for its peers:
+   * a start is done once its client port listens, not once it is healthy.
+   */
+  readonly cluster?: EtcdClusterLaunch;
+  /** Default 50 ms / 250 ms for a single member (it elects itself quickly after each restart), etcd's 100 ms / 1 s for a cluster. */
   readonly heartbeatInterval?: number;
   readonly electionTimeout?: number;
   readonly quotaBackendBytes?: number;
@@ -32,6 +39,8 @@ export interface EtcdSupervisorOptions {
   readonly startTimeoutMs?: number;
   /** SIGTERM, then SIGKILL after this. Default 10 s. */
   readonly stopTimeoutMs?: number;
+  /** Runs before every start of etcd (a cluster member that lost its data rejoins as a learner here). */
+  readonly beforeStart?: () => Promise<void>;
   /** Restart etcd on the same address when it exits on its own. Default true. */
   readonly restartOnExit?: boolean;
   readonly onEvent?: (event: SupervisorEvent) => void;
@@ -67,9 +76,11 @@ export class EtcdSupervisor {
   private wanted: EtcdAddress | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private restartTimer: NodeJS.Timeout | undefined;
+  private cluster: EtcdClusterLaunch | undefined;
 
   constructor(options: EtcdSupervisorOptions) {
     this.options = options;
+    this.cluster = options.cluster;
     this.host = options.host ?? '127.0.0.1';
     this.name = options.name ?? 'etcd';
     const ports = [options.clientPort, options.privatePort, options.peerPort];
@@ -78,6 +89,28 @@ export class EtcdSupervisor {
 
   get dataDir(): string {
     return this.options.dataDir;
+  }
+
+  /** Whether the data dir holds an etcd member (its write-ahead log); etcd then ignores the initial-cluster flags. */
+  hasMemberData(): boolean {
+    return existsSync(join(this.options.dataDir, 'member', 'wal'));
+  }
+
+  /** How the next start joins the cluster (a member re-added as a learner joins the `existing` one). */
+  setCluster(cluster: EtcdClusterLaunch): void {
+    if (this.cluster === undefined) throw new RangeError('a single-member etcd has no cluster to join');
+    this.cluster = cluster;
+  }
+
+  get clusterLaunch(): EtcdClusterLaunch | undefined {
+    return this.cluster;
+  }
+
+  /** Whether etcd answers healthy now (a cluster member: it has a leader and can serve). */
+  async healthy(timeoutMs = 1_000): Promise<boolean> {
+    const address = this.address;
+    if (address === undefined) return false;
+    return etcdHealthy(this.clientUrl(address), timeoutMs).catch(() => false);
   }
 
   get peerUrl(): string {
@@ -151,7 +184,8 @@ export class EtcdSupervisor {
   private async startOn(address: EtcdAddress): Promise<void> {
     clearTimeout(this.restartTimer);
     const started = performance.now();
-    const process = await EtcdProcess.start(this.launch(address), { timeoutMs: this.options.startTimeoutMs ?? 30_000 });
+    await this.options.beforeStart?.();
+    const process = await EtcdProcess.start(this.launch(address), { timeoutMs: this.options.startTimeoutMs ?? 30_000, readiness: this.cluster === undefined ? 'healthy' : 'listening' });
     this.current = { process, address };
     this.options.onEvent?.({ type: 'started', address, ms: Math.round(performance.now() - started) });
     void process.exited.then(({ code, signal }) => this.exitedOnItsOwn(process, address, code, signal));
@@ -174,13 +208,21 @@ export class EtcdSupervisor {
     this.current = undefined;
     this.options.onEvent?.({ type: 'exited-unexpectedly', address, code, signal });
     if (this.options.restartOnExit === false) return;
+    this.scheduleRestart(address, 500);
+  }
+
+  private scheduleRestart(address: EtcdAddress, delay: number): void {
     this.restartTimer = setTimeout(() => {
       void this.serialize(async () => {
         // Only if nobody moved or stopped it meanwhile.
         if (this.wanted !== address || this.current !== undefined) return;
         await this.startOn(address);
-      }).catch((error: unknown) => this.options.onEvent?.({ type: 'restart-failed', address, error }));
-    }, 500);
+      }).catch((error: unknown) => {
+        this.options.onEvent?.({ type: 'restart-failed', address, error });
+        // A cluster member keeps trying, as a kubelet restarts a crash-looping container: its peers may come back.
+        if (this.cluster !== undefined && this.wanted === address && this.current === undefined) this.scheduleRestart(address, Math.min(delay * 2, 5_000));
+      });
+    }, delay);
   }
 
   private launch(address: EtcdAddress): EtcdLaunch {
@@ -191,9 +233,10 @@ export class EtcdSupervisor {
       dataDir: o.dataDir,
       clientUrl: this.clientUrl(address),
       peerUrl: this.peerUrl,
-      heartbeatInterval: o.heartbeatInterval ?? 50,
-      electionTimeout: o.electionTimeout ?? 250,
+      heartbeatInterval: o.heartbeatInterval ?? (this.cluster === undefined ? 50 : 100),
+      electionTimeout: o.electionTimeout ?? (this.cluster === undefined ? 250 : 1_000),
       extraArgs: o.extraArgs ?? [],
+      ...(this.cluster === undefined ? {} : { cluster: this.cluster }),
       ...(o.quotaBackendBytes === undefined ? {} : { quotaBackendBytes: o.quotaBackendBytes }),
       ...(o.logFile === undefined ? {} : { logFile: o.logFile }),
     };

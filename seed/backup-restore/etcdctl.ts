@@ -58,14 +58,19 @@ export async function snapshotStatus(input: { file: string } & EtcdctlOptions): 
  * `etcdctl snapshot restore` into a data dir that must not exist yet. The hash appended by the snapshot
  * API is checked (a torn download fails here). Member name and peer URL must be those etcd starts with.
  */
-export async function restoreSnapshot(input: { file: string; dataDir: string; name: string; peerUrl: string } & EtcdctlOptions): Promise<void> {
+export async function restoreSnapshot(
+  input: { file: string; dataDir: string; name: string; peerUrl: string; cluster?: { initialCluster: readonly { name: string; peerUrl: string }[]; token: string } } & EtcdctlOptions,
+): Promise<void> {
+  // A member of a cluster is restored with every member and the new cluster's token (etcd's disaster recovery guide).
+  const cluster = input.cluster;
   await etcdctl(
     [
       'snapshot', 'restore', input.file,
       '--data-dir', input.dataDir,
       '--name', input.name,
-      '--initial-cluster', `${input.name}=${input.peerUrl}`,
+      '--initial-cluster', cluster ? cluster.initialCluster.map((m) => `${m.name}=${m.peerUrl}`).join(',') : `${input.name}=${input.peerUrl}`,
       '--initial-advertise-peer-urls', input.peerUrl,
+      ...(cluster ? ['--initial-cluster-token', cluster.token] : []),
     ],
     input,
   );

@@ -81,10 +81,17 @@ export class OwnerWatchdogLoop {
     return this.readinessValue === 200 && this.options.actuator.servingPublicly() ? 200 : 503;
   }
 
-  /** Starts checking, the first check at once. */
-  start(): void {
+  /**
+   * Starts checking, the first check at once. `serving`: etcd was started on its public address because a
+   * check just before said this seed owns the shoot; the watchdog adopts that instead of unfencing again.
+   */
+  start(options: { serving?: boolean } = {}): void {
     if (this.running) return;
     this.running = true;
+    if (options.serving && this.checks === 0) {
+      this.state = initialWatchdogState({ serving: true });
+      this.readinessValue = 200;
+    }
     this.schedule(0);
   }
 
@@ -100,6 +107,23 @@ export class OwnerWatchdogLoop {
     clearTimeout(this.timer);
     await this.current;
     await this.runOnce();
+  }
+
+  /**
+   * A result learnt other than from the owner record, applied exactly like a check (in turn with them):
+   * a member of an etcd cluster whose peer saw `not-owner` must fence and lose ownership too, even while
+   * its own lookups still show the old record from a cache.
+   */
+  async observe(check: OwnerCheck): Promise<void> {
+    if (!this.running) return;
+    clearTimeout(this.timer);
+    await this.current;
+    clearTimeout(this.timer);
+    const run = this.apply(check).finally(() => {
+      if (this.current === run) this.current = undefined;
+    });
+    this.current = run;
+    await run;
   }
 
   private schedule(delay: number): void {
@@ -119,7 +143,11 @@ export class OwnerWatchdogLoop {
   private async check(): Promise<void> {
     const o = this.options;
     const outcome = await withTimeout(o.lookup.lookup(o.recordName), this.timings.checkTimeout);
-    const check = checkOwner({ outcome, identity: o.identity });
+    await this.apply(checkOwner({ outcome, identity: o.identity }));
+  }
+
+  private async apply(check: OwnerCheck): Promise<void> {
+    const o = this.options;
     const now = o.now ?? (() => performance.now());
     const decision = decideOwnerWatchdog({ state: this.state, result: check.result, now: now(), options: this.timings });
     this.state = decision.state;

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { Etcd3 } from 'etcd3';
-import { planRestore, type SnapshotStore, type StoredSnapshot } from '../../core/snapshots/index.js';
+import { planRestore, type RestorePlan, type SnapshotStore, type StoredSnapshot } from '../../core/snapshots/index.js';
 import { decodeDelta } from './delta-format.js';
 import { RestoreRevisionError } from './errors.js';
 import { restoreSnapshot } from './etcdctl.js';
@@ -53,66 +53,111 @@ export async function restoreFromStore(options: RestoreOptions): Promise<Restore
     technicalID,
     ...(options.expectedLastRevision === undefined ? {} : { expectedLastRevision: options.expectedLastRevision }),
   });
+  const prepared = await restoreDataDir({ ...options, plan });
+  const t2 = performance.now();
+  await supervisor.ensure('private');
+  const t3 = performance.now();
+  const client = new Etcd3({ hosts: supervisor.clientUrl('private') });
+  try {
+    const replayed = await replayPlan({ client, store, plan });
+    const t4 = performance.now();
+    return {
+      fullKey: plan.full.key,
+      deltaKeys: plan.deltas.map((d) => d.key),
+      revision: replayed.revision,
+      final: plan.final,
+      transactions: replayed.transactions,
+      skippedEvents: replayed.skippedEvents,
+      timings: { download: prepared.download, restore: prepared.restore, start: ms(t3 - t2), replay: ms(t4 - t3), total: ms(t4 - started) },
+    };
+  } finally {
+    client.close();
+  }
+}
 
+/**
+ * The full snapshot of `plan` into the supervisor's data dir, etcd stopped: downloaded (unless `file`
+ * already holds it), restored with `etcdctl snapshot restore` into a fresh dir and swapped in only when
+ * complete. A cluster member is restored with every member and the new cluster's token. ms per phase.
+ */
+export async function restoreDataDir(options: {
+  plan: RestorePlan<StoredSnapshot>;
+  store: SnapshotStore;
+  supervisor: EtcdSupervisor;
+  stagingDir: string;
+  /** The full snapshot, downloaded already (members on one machine share one download). */
+  file?: string;
+  cluster?: { initialCluster: readonly { name: string; peerUrl: string }[]; token: string };
+  etcdctlBinary?: string;
+  rangedReader?: RangedObjectReader;
+}): Promise<{ download: number; restore: number }> {
+  const { supervisor } = options;
   await supervisor.stop();
   await mkdir(options.stagingDir, { recursive: true });
-  const file = join(options.stagingDir, `restore-${process.pid}-${Date.now()}.db`);
+  const file = options.file ?? join(options.stagingDir, `restore-${process.pid}-${Date.now()}.db`);
   const fresh = `${supervisor.dataDir}.restoring`;
   try {
     const t0 = performance.now();
-    await download(store, plan.full, file, options.rangedReader);
+    if (options.file === undefined) await download(options.store, options.plan.full, file, options.rangedReader);
     const t1 = performance.now();
     await rm(fresh, { recursive: true, force: true });
-    await restoreSnapshot({ file, dataDir: fresh, name: supervisor.name, peerUrl: supervisor.peerUrl, ...(options.etcdctlBinary ? { binary: options.etcdctlBinary } : {}) });
+    await restoreSnapshot({
+      file,
+      dataDir: fresh,
+      name: supervisor.name,
+      peerUrl: supervisor.peerUrl,
+      ...(options.cluster ? { cluster: options.cluster } : {}),
+      ...(options.etcdctlBinary ? { binary: options.etcdctlBinary } : {}),
+    });
     await rm(supervisor.dataDir, { recursive: true, force: true });
     await rename(fresh, supervisor.dataDir);
-    const t2 = performance.now();
-    await supervisor.ensure('private');
-    const t3 = performance.now();
-
-    const client = new Etcd3({ hosts: supervisor.clientUrl('private') });
-    try {
-      const afterFull = await currentRevision(client);
-      if (afterFull < plan.full.lastRevision) {
-        throw new RestoreRevisionError(`${plan.full.key} restored to revision ${afterFull}, its name promises ${plan.full.lastRevision}`, {
-          expected: plan.full.lastRevision,
-          actual: afterFull,
-        });
-      }
-      let revision = afterFull;
-      let transactions = 0;
-      let skippedEvents = 0;
-      for (const delta of plan.deltas) {
-        const { events } = decodeDelta(await store.get(delta.key), delta.key);
-        const replayed = await replayEvents({ client, events, fromRevision: revision });
-        revision = replayed.revision;
-        transactions += replayed.transactions;
-        skippedEvents += replayed.skippedEvents;
-        if (revision < delta.lastRevision) {
-          throw new RestoreRevisionError(`after ${delta.key} etcd is at revision ${revision}, the delta ends at ${delta.lastRevision}`, { expected: delta.lastRevision, actual: revision });
-        }
-      }
-      // A full snapshot written by etcd-backup-restore may hold a little more than its name says.
-      const expected = Math.max(plan.lastRevision, afterFull);
-      const actual = await currentRevision(client);
-      if (actual !== expected) throw new RestoreRevisionError(`restored etcd is at revision ${actual}, the snapshots end at ${expected}`, { expected, actual });
-      const t4 = performance.now();
-      return {
-        fullKey: plan.full.key,
-        deltaKeys: plan.deltas.map((d) => d.key),
-        revision: actual,
-        final: plan.final,
-        transactions,
-        skippedEvents,
-        timings: { download: ms(t1 - t0), restore: ms(t2 - t1), start: ms(t3 - t2), replay: ms(t4 - t3), total: ms(t4 - started) },
-      };
-    } finally {
-      client.close();
-    }
+    return { download: ms(t1 - t0), restore: ms(performance.now() - t1) };
   } finally {
-    await rm(file, { force: true });
+    if (options.file === undefined) await rm(file, { force: true });
     await rm(fresh, { recursive: true, force: true });
   }
+}
+
+/**
+ * Replays the plan's deltas into the restored etcd behind `client` and checks that it ends exactly on
+ * the revision the snapshots promise (a full snapshot written by etcd-backup-restore may hold a little
+ * more than its name says: then on that).
+ */
+export async function replayPlan(input: {
+  client: Etcd3;
+  store: SnapshotStore;
+  plan: RestorePlan<StoredSnapshot>;
+  /**
+   * The other members of a restored cluster may serve (and be written to) as soon as the replay is done:
+   * then the end is checked as "at least" the promised revision, and that revision is returned.
+   */
+  othersMayServe?: boolean;
+}): Promise<{ revision: number; transactions: number; skippedEvents: number }> {
+  const { client, store, plan } = input;
+  const afterFull = await currentRevision(client);
+  if (afterFull < plan.full.lastRevision) {
+    throw new RestoreRevisionError(`${plan.full.key} restored to revision ${afterFull}, its name promises ${plan.full.lastRevision}`, {
+      expected: plan.full.lastRevision,
+      actual: afterFull,
+    });
+  }
+  let revision = afterFull;
+  let transactions = 0;
+  let skippedEvents = 0;
+  for (const delta of plan.deltas) {
+    const { events } = decodeDelta(await store.get(delta.key), delta.key);
+    const replayed = await replayEvents({ client, events, fromRevision: revision });
+    revision = replayed.revision;
+    transactions += replayed.transactions;
+    skippedEvents += replayed.skippedEvents;
+    if (revision < delta.lastRevision) {
+      throw new RestoreRevisionError(`after ${delta.key} etcd is at revision ${revision}, the delta ends at ${delta.lastRevision}`, { expected: delta.lastRevision, actual: revision });
+    }
+  }
+  const expected = Math.max(plan.lastRevision, afterFull);
+  const actual = await currentRevision(client);
+  if (input.othersMayServe ? actual < expected : actual !== expected) throw new RestoreRevisionError(`restored etcd is at revision ${actual}, the snapshots end at ${expected}`, { expected, actual });
+  return { revision: input.othersMayServe ? expected : actual, transactions, skippedEvents };
 }
 
 const PARALLEL_DOWNLOAD_MIN_BYTES = 32 * 1024 * 1024;

@@ -6,7 +6,10 @@ import type { RangedObjectReader } from './ranged-download.js';
 import { restoreFromStore, type RestoreResult } from './restorer.js';
 import { Snapshotter, type Compression } from './snapshotter.js';
 import { startStatusServer, type StatusServer } from './status-server.js';
-import { OwnerWatchdogLoop } from './owner-watchdog-loop.js';
+import { OwnerWatchdogLoop, type WatchdogActuator } from './owner-watchdog-loop.js';
+import { ClusterMember, type ClusterMemberStatus } from './cluster/member.js';
+import { restoreMember } from './cluster/restore.js';
+import type { ClusterSpec } from './cluster/spec.js';
 
 export interface SidecarOptions {
   /** The etcd's folder in the bucket (`shoot--<project>--<name>`). */
@@ -31,7 +34,13 @@ export interface SidecarOptions {
   /** Default gzip. */
   readonly compression?: Compression;
   /** Restore the data dir from the store before serving (latest full + later deltas). */
-  readonly restore?: boolean | { readonly expectedLastRevision?: number };
+  readonly restore?: boolean | { readonly expectedLastRevision?: number; /** The full snapshot, already downloaded (cluster members of one machine share it). */ readonly file?: string };
+  /**
+   * This etcd is one member of a cluster (a `node` or `zone` shoot): the sidecar snapshots only while its
+   * member leads, fences with the cluster as a unit, and rejoins its member as a learner when it lost its
+   * data. Absent: a single-member etcd.
+   */
+  readonly cluster?: ClusterSpec & { readonly leaderCheckInterval?: number; readonly handoverDelay?: number; readonly memberFenceTimeout?: number };
   /** Readiness/status endpoint; default 127.0.0.1 and a free port. */
   readonly statusHost?: string;
   readonly statusPort?: number;
@@ -62,6 +71,8 @@ export interface SidecarStatus {
   readonly etcd: { readonly fenced: boolean; readonly running: boolean; readonly endpoint: string | null; readonly pid: number | null; readonly lastFence: FenceTiming | null };
   readonly snapshots: ReturnType<Snapshotter['status']>;
   readonly restore: RestoreResult | null;
+  /** Only for a member of a cluster. */
+  readonly cluster?: ClusterMemberStatus & { readonly healthy: boolean };
 }
 
 /**
@@ -73,6 +84,8 @@ export class BackupRestoreSidecar {
   readonly supervisor: EtcdSupervisor;
   readonly snapshotter: Snapshotter;
   readonly watchdog: OwnerWatchdogLoop;
+  /** The cluster side, for a member of a cluster. */
+  readonly member: ClusterMember | undefined;
   private server: StatusServer | undefined;
   private restoreResult: RestoreResult | null = null;
   private lastFence: FenceTiming | null = null;
@@ -82,8 +95,16 @@ export class BackupRestoreSidecar {
     validateSidecarOptions(options);
     const log = options.log ?? (() => undefined);
     const stagingDir = options.stagingDir ?? `${options.etcd.dataDir}.staging`;
+    const cluster = options.cluster;
     this.supervisor = new EtcdSupervisor({
       ...options.etcd,
+      ...(cluster
+        ? {
+            name: cluster.self,
+            cluster: { state: cluster.state, token: cluster.token, initialCluster: cluster.members.map((m) => ({ name: m.name, peerUrl: m.peerUrl })) },
+            beforeStart: () => this.member!.beforeStart(),
+          }
+        : {}),
       onEvent: (e) => {
         log({ event: `etcd-${e.type}`, ...e, ...('error' in e ? { error: String(e.error) } : {}) });
         options.etcd.onEvent?.(e);
@@ -95,14 +116,31 @@ export class BackupRestoreSidecar {
       endpoint: () => this.supervisor.clientUrl('public'),
       stagingDir,
       ...pick(options, ['fullSnapshotInterval', 'deltaSnapshotInterval', 'compression', 'etcdctlBinary']),
-      onEvent: (e) => log(e.type === 'snapshot' ? { event: 'snapshot', ...e.snapshot } : { event: e.type, ...('kind' in e ? { kind: e.kind } : {}), error: String(e.error) }),
+      ...(cluster ? { baseline: 'store' as const, uploadGuard: () => this.member!.leadership.guard() } : {}),
+      onEvent: (e) => log(e.type === 'snapshot' ? { event: 'snapshot', ...e.snapshot } : { ...e, event: e.type, ...('error' in e ? { error: String(e.error) } : {}) }),
     });
+    if (cluster) {
+      this.member = new ClusterMember({
+        spec: cluster,
+        supervisor: this.supervisor,
+        snapshotter: this.snapshotter,
+        store: options.store,
+        technicalID: options.technicalID,
+        identity: options.owner.identity,
+        ...pick(cluster, ['leaderCheckInterval', 'handoverDelay', 'memberFenceTimeout']),
+        onMarker: (marker) => {
+          if (this.watchdog.status().state.mode === 'lost') return;
+          void this.watchdog.observe({ result: 'not-owner', reason: `member ${marker.by} of this cluster saw seed ${marker.identity} lose the shoot (${marker.reason})` });
+        },
+        log,
+      });
+    }
     this.watchdog = new OwnerWatchdogLoop({
       lookup: options.owner.lookup,
       recordName: options.owner.recordName,
       identity: options.owner.identity,
       ...pick(options, ['ownerCheckInterval', 'unknownGrace', 'initialRetryDelay', 'checkTimeout']),
-      actuator: {
+      actuator: this.member ? this.clusterActuator(this.member, log) : {
         stopSnapshotter: () => this.snapshotter.stop(),
         startSnapshotter: () => this.snapshotter.start(),
         fence: async () => {
@@ -149,13 +187,34 @@ export class BackupRestoreSidecar {
     this.server = await startStatusServer({
       source: {
         readiness: () => this.readiness(),
-        status: () => this.status(),
+        status: async () => {
+          await this.refresh();
+          return this.status();
+        },
         triggerSnapshot: (kind) => (kind === 'full' ? this.snapshotter.takeFull() : this.snapshotter.takeDelta()),
       },
       ...(o.statusHost === undefined ? {} : { host: o.statusHost }),
       ...(o.statusPort === undefined ? {} : { port: o.statusPort }),
     });
-    if (o.restore) {
+    if (o.restore && this.member && o.cluster) {
+      const coordinator = o.cluster.members[0]?.name === o.cluster.self;
+      this.restoreResult = await restoreMember({
+        store: o.store,
+        technicalID: o.technicalID,
+        supervisor: this.supervisor,
+        stagingDir: o.stagingDir ?? `${o.etcd.dataDir}.staging`,
+        cluster: { token: o.cluster.token, initialCluster: o.cluster.members.map((m) => ({ name: m.name, peerUrl: m.peerUrl })) },
+        coordinator,
+        ...(typeof o.restore === 'object' && o.restore.expectedLastRevision !== undefined ? { expectedLastRevision: o.restore.expectedLastRevision } : {}),
+        ...(typeof o.restore === 'object' && o.restore.file !== undefined ? { file: o.restore.file } : {}),
+        ...(o.etcdctlBinary ? { etcdctlBinary: o.etcdctlBinary } : {}),
+        ...(o.rangedReader ? { rangedReader: o.rangedReader } : {}),
+      });
+      this.member.markStarted();
+      o.log?.({ event: 'restored', coordinator, ...this.restoreResult });
+      // One full snapshot of the restored cluster, so that its history in this bucket starts from its own.
+      if (coordinator) await this.snapshotter.takeFull({ endpoint: this.supervisor.clientUrl('private'), unguarded: true });
+    } else if (o.restore) {
       this.restoreResult = await restoreFromStore({
         store: o.store,
         technicalID: o.technicalID,
@@ -168,8 +227,15 @@ export class BackupRestoreSidecar {
       o.log?.({ event: 'restored', ...this.restoreResult });
       await this.snapshotter.takeFull({ endpoint: this.supervisor.clientUrl('private') });
     } else {
-      await this.supervisor.ensure('private');
+      // A cluster member that provably may serve starts on its public address: moving the members one after
+      // the other would cost a restart each, and members restarting together lose their quorum for a while.
+      const serving = this.member !== undefined && (await this.member.mayStartServing({ lookup: o.owner.lookup, recordName: o.owner.recordName, identity: o.owner.identity, timeoutMs: o.checkTimeout ?? o.ownerCheckInterval ?? 5_000 }));
+      await this.supervisor.ensure(serving ? 'public' : 'private');
+      this.member?.start();
+      this.watchdog.start({ serving });
+      return;
     }
+    this.member?.start();
     this.watchdog.start();
   }
 
@@ -209,6 +275,48 @@ export class BackupRestoreSidecar {
       etcd: { fenced: address !== 'public', running: address !== undefined, endpoint: address === 'public' ? this.clientUrl : null, pid: this.supervisor.pid ?? null, lastFence: this.lastFence },
       snapshots: this.snapshotter.status(),
       restore: this.restoreResult,
+      ...(this.member ? { cluster: { ...this.member.status(), healthy: this.clusterHealthy } } : {}),
+    };
+  }
+
+  /** Whether the member answered healthy at the last status refresh (a leader and a quorum). */
+  private clusterHealthy = false;
+
+  /** Refreshes what `status()` reports of etcd's own health; the status endpoint calls it before answering. */
+  async refresh(): Promise<void> {
+    if (this.member) this.clusterHealthy = await this.supervisor.healthy(500);
+  }
+
+  /**
+   * The owner watchdog's actions for a member of a cluster: snapshots are the leader's sidecar's
+   * (`leadership`), a fence in lost mode is acknowledged to the cluster, an unfence is refused while the
+   * cluster's fence marker stands, and the final snapshot is the cluster's (see `ClusterFence`).
+   */
+  private clusterActuator(member: ClusterMember, log: (entry: Record<string, unknown>) => void): WatchdogActuator {
+    const lost = () => this.watchdog.status().state.mode === 'lost';
+    const reason = () => this.watchdog.status().lastCheck?.reason ?? 'not-owner';
+    return {
+      stopSnapshotter: () => member.leadership.disable(),
+      startSnapshotter: async () => member.leadership.enable(),
+      fence: async () => {
+        await member.letPeersFenceFirst(LEADER_FENCE_WAIT_MS);
+        const timing = await this.supervisor.fence();
+        if (timing !== undefined) {
+          this.lastFence = timing;
+          log({ event: 'fenced', refusingAfterMs: round(timing.refusingAt - timing.signalledAt), privateReadyAfterMs: round(timing.privateReadyAt - timing.signalledAt) });
+        }
+        // Best effort here; the final snapshot's action acknowledges again until it is committed.
+        if (lost()) await member.fence.acknowledge(reason()).catch((error: unknown) => log({ event: 'fence-acknowledge-failed', error: String(error) }));
+      },
+      unfence: async () => {
+        await member.fence.assertMayServe();
+        await this.supervisor.unfence();
+      },
+      takeFinalSnapshot: async () => {
+        const outcome = await member.fence.final(reason());
+        log({ event: 'final-snapshot-of-cluster', ...outcome });
+      },
+      servingPublicly: () => this.supervisor.address === 'public',
     };
   }
 
@@ -216,6 +324,7 @@ export class BackupRestoreSidecar {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.watchdog.stop();
+    await this.member?.stop();
     this.snapshotter.stop();
     await this.snapshotter.idle();
     await this.supervisor.stop();
@@ -245,6 +354,9 @@ export function validateSidecarOptions(
     throw new SidecarConfigError(`deltaSnapshotInterval (${delta} ms) longer than fullSnapshotInterval (${full} ms) makes deltas pointless`, 'deltaSnapshotInterval');
   }
 }
+
+/** How long a leader's fence waits for the other members to fence first (`ClusterMember.letPeersFenceFirst`); within the fence time of the ownership timings. */
+const LEADER_FENCE_WAIT_MS = 1_500;
 
 function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
   const out: Partial<Pick<T, K>> = {};

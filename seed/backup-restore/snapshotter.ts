@@ -3,7 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { Etcd3, type IWatchResponse, type Watcher } from 'etcd3';
-import { makeSnapshot, type SnapshotStore } from '../../core/snapshots/index.js';
+import { makeSnapshot, resumePoint, type SnapshotStore } from '../../core/snapshots/index.js';
 import { DeltaBuffer } from './delta-buffer.js';
 import { encodeDelta, type DeltaEvent } from './delta-format.js';
 import { SnapshotTakeError } from './errors.js';
@@ -31,6 +31,18 @@ export interface SnapshotterOptions {
   readonly etcdctlBinary?: string;
   /** Epoch ms, for the `<unix seconds>` of object names. */
   readonly now?: () => number;
+  /**
+   * One of several members' sidecars may snapshot at a time (the etcd leader's). Called before every
+   * upload except a final one: false drops what was about to be uploaded and stops the snapshotter, so a
+   * deposed leader adds nothing to the store after its successor took over.
+   */
+  readonly uploadGuard?: () => Promise<boolean>;
+  /**
+   * `store`: a start without a baseline continues where the store's snapshots end (the last revision of
+   * the latest full snapshot and its deltas), as a new leader's sidecar takes over from the old one's;
+   * a full snapshot only when the store has none or a gap. Default `full`: a fresh start begins with one.
+   */
+  readonly baseline?: 'full' | 'store';
   readonly onEvent?: (event: SnapshotterEvent) => void;
 }
 
@@ -47,6 +59,8 @@ export interface TakenSnapshot {
 export type SnapshotterEvent =
   | { readonly type: 'snapshot'; readonly snapshot: TakenSnapshot }
   | { readonly type: 'snapshot-failed'; readonly kind: 'Full' | 'Incr'; readonly error: unknown }
+  | { readonly type: 'resumed'; readonly lastRevision: number; readonly fullKey: string }
+  | { readonly type: 'upload-refused'; readonly kind: 'Full' | 'Incr' }
   | { readonly type: 'watch-error'; readonly error: unknown };
 
 export interface SnapshotterStatus {
@@ -110,6 +124,7 @@ export class Snapshotter {
     if (this.runningFlag) return;
     this.runningFlag = true;
     try {
+      if (this.buffer === undefined && this.options.baseline === 'store') await this.resumeFromStore();
       if (this.buffer === undefined || this.needFull) await this.takeFull();
       await this.openWatch();
     } catch (error) {
@@ -117,6 +132,11 @@ export class Snapshotter {
       this.runningFlag = false;
       this.closeWatch();
       throw error;
+    }
+    // Stopped while it was starting (a fence, a deposed leader): no timers.
+    if (!this.runningFlag) {
+      this.closeWatch();
+      return;
     }
     const full = this.options.fullSnapshotInterval ?? DEFAULT_FULL_SNAPSHOT_INTERVAL_MS;
     const delta = this.options.deltaSnapshotInterval ?? DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS;
@@ -136,13 +156,34 @@ export class Snapshotter {
    * for an upload. Events received but not yet uploaded are dropped; the watch resumes from the last
    * uploaded revision on the next start.
    */
-  stop(): void {
+  stop(options: { forget?: boolean } = {}): void {
+    if (options.forget) this.buffer = undefined;
     if (!this.runningFlag) return;
     this.runningFlag = false;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     this.closeWatch();
     if (this.buffer !== undefined) this.buffer = new DeltaBuffer(this.buffer.lastRevision);
+  }
+
+  /**
+   * Sets the baseline to where the store's snapshots end, as the previous snapshotter (another member's
+   * sidecar) left them; a store without a full snapshot, or with a gap, asks for a full snapshot instead.
+   */
+  private async resumeFromStore(): Promise<void> {
+    const point = resumePoint(await this.options.store.list(this.options.technicalID));
+    if (point.kind === 'full') return;
+    this.buffer = new DeltaBuffer(point.lastRevision);
+    this.needFull = false;
+    this.options.onEvent?.({ type: 'resumed', lastRevision: point.lastRevision, fullKey: point.fullKey });
+  }
+
+  /** False (and stopped, baseline forgotten) when another member's sidecar snapshots now. */
+  private async mayUpload(kind: 'Full' | 'Incr'): Promise<boolean> {
+    if (this.options.uploadGuard === undefined || (await this.options.uploadGuard().catch(() => false))) return true;
+    this.options.onEvent?.({ type: 'upload-refused', kind });
+    this.stop({ forget: true });
+    return false;
   }
 
   /** Waits until the snapshots queued so far are done (for shutdown and tests). */
@@ -152,10 +193,12 @@ export class Snapshotter {
 
   /**
    * One full snapshot from `endpoint` (default: the current one), uploaded; `final` marks the one a
-   * fenced sidecar takes after losing ownership. Queued behind snapshots in flight.
+   * fenced sidecar takes after losing ownership. Queued behind snapshots in flight. `unguarded` skips the
+   * upload guard: a cluster's restore coordinator takes the restored cluster's first full snapshot before
+   * any member's sidecar snapshots.
    */
-  takeFull(options: { final?: boolean; endpoint?: string } = {}): Promise<TakenSnapshot> {
-    return this.serialize(() => this.full(options.final ?? false, options.endpoint ?? this.options.endpoint()));
+  takeFull(options: { final?: boolean; endpoint?: string; unguarded?: boolean } = {}): Promise<TakenSnapshot> {
+    return this.serialize(() => this.full(options.final ?? false, options.endpoint ?? this.options.endpoint(), options.unguarded ?? false));
   }
 
   /** One delta snapshot of the events since the last snapshot; undefined when there were none. */
@@ -168,11 +211,12 @@ export class Snapshotter {
       if (cut.kind === 'empty') return undefined;
       if (cut.kind === 'gap' || this.needFull) {
         // The watch lost events (compaction, a cancelled watch): a delta would leave a hole in the store.
-        const taken = await this.full(false, this.options.endpoint());
+        const taken = await this.full(false, this.options.endpoint(), false);
         await this.reopenWatch();
         return taken;
       }
       const { delta } = cut;
+      if (!(await this.mayUpload('Incr'))) return undefined;
       const started = performance.now();
       const gzip = (this.options.compression ?? 'gzip') === 'gzip';
       const snapshot = makeSnapshot({
@@ -200,7 +244,7 @@ export class Snapshotter {
     this.buffer = new DeltaBuffer(revision);
   }
 
-  private async full(final: boolean, endpoint: string): Promise<TakenSnapshot> {
+  private async full(final: boolean, endpoint: string, unguarded: boolean): Promise<TakenSnapshot> {
     const started = performance.now();
     await mkdir(this.options.stagingDir, { recursive: true });
     const file = join(this.options.stagingDir, `full-${process.pid}-${Date.now()}.db`);
@@ -218,6 +262,7 @@ export class Snapshotter {
         compressionSuffix: gzip ? '.gz' : '',
         final,
       });
+      if (!final && !unguarded && !(await this.mayUpload('Full'))) throw new SnapshotTakeError('another member snapshots this cluster now', 'Full');
       const body = gzip ? createReadStream(file).pipe(createGzip({ level: 1 })) : createReadStream(file);
       const head = await this.options.store.put(snapshot.key, body);
       if (this.buffer === undefined) this.buffer = new DeltaBuffer(revision);

@@ -48,7 +48,7 @@ async function handle(source: StatusSource, req: IncomingMessage, res: ServerRes
     const code = source.readiness();
     return send(res, code, { ready: code === 200 });
   }
-  if (req.method === 'GET' && path === '/status') return send(res, 200, source.status());
+  if (req.method === 'GET' && path === '/status') return send(res, 200, await source.status());
   if (req.method === 'POST' && (path === '/snapshot/full' || path === '/snapshot/delta')) {
     if (source.readiness() !== 200) return send(res, 409, { error: 'not serving as owner: the watchdog decides about snapshots now' });
     const taken = await source.triggerSnapshot(path === '/snapshot/full' ? 'full' : 'delta');

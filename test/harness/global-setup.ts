@@ -23,8 +23,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       watchdogSchedule: 'false',
       // Tests drive the lease monitor's rounds too (test/integration/early-bad-path.test.ts).
       leaseMonitorSchedule: 'false',
-      // Short waits, so that a silent source is given up in seconds (docs/design.md: tests use seconds).
-      migrationCommandTimeoutSeconds: '15',
+      // Short waits, so that a silent source is given up in seconds (docs/design.md: tests use seconds); 30 s, not
+      // less: the restore of an HA shoot's etcd starts three sidecar processes at once, which takes most of
+      // 15 s on a loaded two-core machine.
+      migrationCommandTimeoutSeconds: '30',
       migrationWaitFinalSnapshotSeconds: '20',
       seedHeartbeatIntervalSeconds: '2',
       // The scenario sidecars check every 0.5 s with a 5 s grace; the copy's fence bound follows from these,

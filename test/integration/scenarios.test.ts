@@ -12,12 +12,13 @@ import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
 import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { SidecarStatus } from '../../seed/backup-restore/sidecar.js';
+import type { SidecarProcess } from '../../seed/agent/sidecar-process.js';
 import { backedSeed, fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 import {
-  acknowledgedRate, checkHistory, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, gatewayGet, gatewayPut, HistoryRecorder,
-  killProcessTree, markLossWindow, processTree, readEtcdContent, recordFinalReads, resolving, startRegisterClients, startSeedProxies, startWriter,
+  acknowledgedRate, checkHistory, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, EtcdRequestError, failedOutcome, gatewayGet, gatewayPut, HistoryRecorder,
+  killProcessTree, markLossWindow, processTree, readEtcdContent, recordFinalReads, startRegisterClients, startSeedProxies, startWriter,
   type LinearizabilityVerdict, type SeedProxies, type SeedRole, type WriterRecord,
 } from '../harness/scenario/index.js';
 
@@ -88,8 +89,12 @@ interface Seed {
   identity: () => Promise<string>;
   /** Stops the agent: no heartbeat, no queue read (S3 kills its sidecars first, so none stops gracefully). */
   stopAgent: () => Promise<void>;
-  /** The shoot's sidecar on this seed, if it runs one. */
-  sidecar: (id: string) => ReturnType<ReturnType<ReturnType<typeof localSeedAgent>['hosting']>['sidecar']>;
+  /** The shoot's sidecar on this seed (of a cluster, the first member's), if it runs one. */
+  sidecar: (id: string) => SidecarProcess | undefined;
+  /** Every sidecar of the shoot's etcd on this seed: one, or one per member of its cluster. */
+  sidecars: (id: string) => SidecarProcess[];
+  /** The seed's machines are gone: its members are no longer restarted when they die. */
+  stopRestarting: (id: string) => void;
 }
 
 async function startSeed(name: string, n: number): Promise<Seed> {
@@ -135,12 +140,23 @@ async function startSeed(name: string, n: number): Promise<Seed> {
         return undefined;
       }
     },
+    sidecars: (id) => {
+      try {
+        return local.hosting().sidecars(id);
+      } catch {
+        return [];
+      }
+    },
+    stopRestarting: (id) => local.hosting().stopRestarting(id),
   };
 }
 
+/** The shoot's HA setting in a run of the scenarios: none (one etcd) or `zone` (three members, one per zone). */
+type Tolerance = 'zone' | undefined;
+
 let scenario = 0;
 /** Two seeds with agents behind their proxies, a shoot placed on the source and serving, and the writer on. */
-async function landscape(label: string) {
+async function landscape(label: string, tolerance: Tolerance) {
   scenario += 1;
   const source = await startSeed(`${label}-src`, scenario * 2);
   const destination = await startSeed(`${label}-dst`, scenario * 2 + 1);
@@ -151,29 +167,65 @@ async function landscape(label: string) {
   shoot.metadata = { name: shootName };
   shoot.spec.seedName = source.name;
   delete shoot.spec.tolerations;
+  if (tolerance) shoot.spec.controlPlane = { highAvailability: { failureTolerance: { type: tolerance } } };
+  else delete shoot.spec.controlPlane;
   expect((await api.request('PUT', `/projects/${project}/shoots/${shootName}`, { body: shoot })).status).toBe(201);
+  const members = tolerance ? 3 : 1;
   await until('the control plane to serve on the source', async () => {
     const cp = (await api.request<SeedView>('GET', `/seeds/${source.name}`)).body.status.controlPlanes?.find((p) => p.technicalID === id);
-    return cp?.active && source.sidecar(id) !== undefined && (await source.sidecar(id)!.status())?.ready;
+    const sidecars = source.sidecars(id);
+    return cp?.active && sidecars.length === members && (await Promise.all(sidecars.map((s) => s.status()))).every((s) => s?.ready);
   }, 60_000);
 
   const seeds: Record<SeedRole, Seed> = { source, destination };
-  // The endpoints resolve at each request: the destination's etcd exists only once it restores.
-  const etcdOf = (role: string) => seeds[role as SeedRole].sidecar(id)?.clientUrl;
-  const [put, get] = [resolving(gatewayPut, etcdOf), resolving(gatewayGet, etcdOf)];
+  // The endpoints resolve at each request: the destination's etcd exists only once it restores. Of a
+  // cluster, a client stays with the member that answered last and tries the others, as a client given
+  // every member's address does, starting with the source's leader (it commits without a forward). A
+  // write whose outcome is unknown is tried elsewhere only by the writer (each of its keys is written
+  // once); a register client's write goes elsewhere only when it certainly failed, and an operation
+  // that was unknown on any member stays unknown in the history.
+  const roles = await Promise.all(source.sidecars(id).map((s) => s.status()));
+  const current: Record<SeedRole, number> = { source: Math.max(0, roles.findIndex((r) => r?.cluster?.role === 'leader')), destination: 0 };
+  const failover = <I extends { readonly endpoint: string }, R>(call: (input: I) => Promise<R>, afterUnknown: boolean) => async (input: I): Promise<R> => {
+    const role = input.endpoint as SeedRole;
+    const urls = seeds[role].sidecars(id).map((s) => s.clientUrl);
+    if (urls.length === 0) throw new EtcdRequestError(`${role}: no etcd for ${id}`, { outcome: 'fail' });
+    let unknown: unknown;
+    let last: unknown;
+    for (let i = 0; i < urls.length; i++) {
+      const member = (current[role] + i) % urls.length;
+      try {
+        const answer = await call({ ...input, endpoint: urls[member]! });
+        current[role] = member;
+        return answer;
+      } catch (error) {
+        last = error;
+        if (failedOutcome(error) === 'unknown') {
+          unknown ??= error;
+          if (!afterUnknown) {
+            current[role] = (member + 1) % urls.length;
+            break;
+          }
+        }
+      }
+    }
+    throw unknown ?? last;
+  };
   const endpoints = { source: 'source', destination: 'destination' } as const;
   const history = new HistoryRecorder();
-  const writer = startWriter({ endpoints, prefix: `scenario/${label}`, put, timeoutMs: 500, history });
+  const writer = startWriter({ endpoints, prefix: `scenario/${label}`, put: failover(gatewayPut, true), timeoutMs: 500, history });
   cleanups.push(() => writer.stop());
   const registers = startRegisterClients({
     // 40 operations a second in all, most of them reads: a dense history that leaves etcd's disk to the writer.
-    history, endpoints, put, get, timeoutMs: 500, opsPerSecond: 10, readShare: 0.6,
+    history, endpoints, put: failover(gatewayPut, false), get: failover(gatewayGet, true), timeoutMs: 500, opsPerSecond: 10, readShare: 0.6,
     keys: ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'].map((k) => `scenario/${label}-registers/${k}`),
     clients: ['source', 'source', 'destination', 'destination'],
   });
   cleanups.push(() => registers.stop());
   await sleep(2_000);
-  return { source, destination, project, shootName, id, writer, registers, history };
+  // Backups run: an HA cluster's snapshot leader begins after its handover delay, not at once.
+  await until('a snapshot in the source\'s bucket', async () => (await snapshotKeys(`gl-backup-${source.name}`, id)).length > 0, 30_000, 250);
+  return { source, destination, project, shootName, id, writer, registers, history, tolerance, members };
 }
 
 type Landscape = Awaited<ReturnType<typeof landscape>>;
@@ -193,17 +245,20 @@ async function settled(l: Landscape, timeoutMs = 150_000): Promise<View> {
   }, timeoutMs, 500);
 }
 
-/** Polls the source sidecar's status until it reports fenced; epoch ms of the first fenced answer. */
-function watchFence(l: Landscape): { fencedAt: () => number | undefined; last: () => SidecarStatus | undefined; stop: () => void } {
+/**
+ * Polls the source sidecars' status until every one reports fenced; epoch ms of the first answer in which
+ * all are (a cluster fences as a unit: until its last member is fenced, the cluster may still acknowledge).
+ */
+function watchFence(l: Landscape): { fencedAt: () => number | undefined; last: () => SidecarStatus[]; stop: () => void } {
   let fencedAt: number | undefined;
-  let last: SidecarStatus | undefined;
+  let last: SidecarStatus[] = [];
   let running = true;
-  const sidecar = l.source.sidecar(l.id)!;
+  const sidecars = l.source.sidecars(l.id);
   void (async () => {
     while (running) {
-      const status = await sidecar.status(500);
-      if (status) last = status;
-      if (status?.etcd.fenced && fencedAt === undefined) fencedAt = Date.now();
+      const statuses = await Promise.all(sidecars.map((s) => s.status(500)));
+      if (statuses.every((s) => s !== undefined)) last = statuses as SidecarStatus[];
+      if (statuses.every((s) => s?.etcd.fenced) && fencedAt === undefined) fencedAt = Date.now();
       await sleep(100);
     }
   })();
@@ -250,8 +305,27 @@ async function assertCommon(l: Landscape, record: WriterRecord, cutAt: number) {
   expect(ownerRecord?.value).toBe(await l.destination.identity());
   const shoot = await api.request<ShootView>('GET', `/projects/${l.project}/shoots/${l.shootName}`);
   expect(shoot.body.status.seedName).toBe(l.destination.name);
+  if (l.tolerance) await assertDestinationCluster(l);
   const clientUrl = l.destination.sidecar(l.id)!.clientUrl;
   return readEtcdContent({ clientUrl, prefix: `${record.prefix}/` });
+}
+
+/**
+ * An HA shoot comes back as the cluster it was: three members restored to the same revision, one per zone
+ * of the destination for `zone`, and the agent reports each (zone, role, health) and the leader.
+ */
+async function assertDestinationCluster(l: Landscape): Promise<void> {
+  const statuses = await Promise.all(l.destination.sidecars(l.id).map((s) => s.status()));
+  expect(statuses).toHaveLength(3);
+  const revisions = statuses.map((s) => s?.restore?.revision);
+  expect(new Set(revisions).size, `restored revisions ${JSON.stringify(revisions)}`).toBe(1);
+  expect(revisions[0]).toBeGreaterThan(0);
+  const reported = await until('the destination to report its members', async () => {
+    const cp = (await api.request<SeedView>('GET', `/seeds/${l.destination.name}`)).body.status.controlPlanes?.find((p) => p.technicalID === l.id);
+    return cp?.etcdMembers?.length === 3 && cp.etcdLeader && cp.etcdMembers.every((m) => m.healthy && m.ready) ? cp : undefined;
+  }, 30_000, 500);
+  expect(new Set(reported.etcdMembers!.map((m) => m.zone)).size).toBe(3);
+  expect(reported.etcdMembers!.filter((m) => m.role === 'leader').map((m) => m.name)).toEqual([reported.etcdLeader]);
 }
 
 async function snapshotKeys(bucket: string, id: string): Promise<string[]> {
@@ -281,12 +355,15 @@ function figures(name: string, record: WriterRecord, extra: Record<string, unkno
   console.log(`${name}: ${JSON.stringify({ acknowledged: record.acknowledged.length, bySource: bySeed('source'), byDestination: bySeed('destination'), failed: record.failed.length, ...extra })}`);
 }
 
-describe('the four scenarios (docs/design.md section 6) with real agents, sidecars and etcds', () => {
+describe.each([
+  { kind: 'one etcd', tolerance: undefined, tag: '' },
+  { kind: 'a `zone` shoot: three etcd members on each seed', tolerance: 'zone' as const, tag: 'z' },
+])('the four scenarios (docs/design.md section 6) with real agents, sidecars and etcds: $kind', ({ tolerance, tag }) => {
   beforeAll(() => resetGardenState(garden));
 
   it('S1: nothing cut: good path, no acknowledged write lost', async () => {
     const t0 = Date.now();
-    const l = await landscape('s1');
+    const l = await landscape(`s1${tag}`, tolerance);
     const fence = watchFence(l);
     const migratedAt = await migrate(l);
     l.history.annotate('migrate (good path)', migratedAt);
@@ -300,14 +377,14 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
     expect(loss.ok, loss.summary).toBe(true);
     expect((await snapshotKeys(`gl-backup-${l.destination.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(true);
-    await assertLinearizable(l, 'S1');
+    await assertLinearizable(l, `S1${tag}`);
     const lastSourceAck = record.acknowledged.filter((w) => w.seed === 'source').at(-1)!.at;
-    figures('S1', record, { lost: loss.lost.length, migrateToFenceMs: (fence.fencedAt() ?? NaN) - migratedAt, migrateToLastSourceAckMs: Math.round(lastSourceAck - migratedAt), totalMs: Date.now() - t0 });
+    figures(`S1${tag}`, record, { lost: loss.lost.length, migrateToFenceMs: (fence.fencedAt() ?? NaN) - migratedAt, migrateToLastSourceAckMs: Math.round(lastSourceAck - migratedAt), totalMs: Date.now() - t0 });
   }, 240_000);
 
   it('S2: garden API and SQS/Step Functions cut: bad path, the source fences on the owner change, final snapshot copied, no acknowledged write lost', async () => {
     const t0 = Date.now();
-    const l = await landscape('s2');
+    const l = await landscape(`s2${tag}`, tolerance);
     const fence = watchFence(l);
     const cutAt = Date.now();
     l.source.proxies.cut('garden', 'queues');
@@ -325,12 +402,12 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
     expect(loss.ok, loss.summary).toBe(true);
     // It fenced because the record names the destination, not because it could not resolve it.
-    expect(fence.last()?.owner.fencedBecause).toBe('not-owner');
+    for (const status of fence.last()) expect(status.owner.fencedBecause).toBe('not-owner');
     expect((await snapshotKeys(`gl-backup-${l.destination.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(true);
-    await assertLinearizable(l, 'S2');
+    await assertLinearizable(l, `S2${tag}`);
     const ownerChangedAt = Date.parse(m.steps.find((s) => s.id === 'set-owner-destination')!.endedAt!);
     const lastSourceAck = record.acknowledged.filter((w) => w.seed === 'source').at(-1)!.at;
-    figures('S2', record, {
+    figures(`S2${tag}`, record, {
       lost: loss.lost.length, cutToFenceMs: (fence.fencedAt() ?? NaN) - cutAt, ownerChangeToFenceMs: (fence.fencedAt() ?? NaN) - ownerChangedAt,
       ownerChangeToLastSourceAckMs: Math.round(lastSourceAck - ownerChangedAt), totalMs: Date.now() - t0,
     });
@@ -338,16 +415,19 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
 
   it('S3: the source stops running (sidecar and etcd killed, agent stopped): bad path, the copy proceeds without a final snapshot after its timeout, loss bounded by one delta interval', async () => {
     const t0 = Date.now();
-    const l = await landscape('s3');
-    const sidecarPid = l.source.sidecar(l.id)!.pid!;
-    const tree = processTree(sidecarPid);
+    const l = await landscape(`s3${tag}`, tolerance);
+    const sidecarPids = l.source.sidecars(l.id).map((s) => s.pid!);
+    expect(sidecarPids).toHaveLength(l.members);
+    const tree = sidecarPids.flatMap((pid) => processTree(pid));
     const commands = tree.map(commandName);
-    expect(commands.some((c) => c.includes('etcd')), `sidecar tree ${JSON.stringify(commands)}`).toBe(true);
+    expect(commands.filter((c) => c.includes('etcd')), `sidecar trees ${JSON.stringify(commands)}`).toHaveLength(l.members);
 
-    // A crash: SIGKILL the sidecar's tree (etcd included), then the agent stops (no heartbeat, no queue
-    // read) and every outbound path is cut, so nothing of the source reaches outside.
+    // A crash: SIGKILL every sidecar's tree (etcd included; nothing restarts them: the seed's machines
+    // are gone), then the agent stops (no heartbeat, no queue read) and every outbound path is cut, so
+    // nothing of the source reaches outside.
+    l.source.stopRestarting(l.id);
     const killedAt = Date.now();
-    const killed = await killProcessTree(sidecarPid);
+    const killed = (await Promise.all(sidecarPids.map((pid) => killProcessTree(pid)))).flat();
     const deadAt = Date.now();
     l.history.annotate('source sidecar and etcd killed', killedAt, deadAt);
     expect(killed).toEqual(expect.arrayContaining(tree));
@@ -374,14 +454,14 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     const loss = checkLossBounded(record.acknowledged, content, { deltaIntervalMs: DELTA_INTERVAL_MS, slackMs: S3_UPLOAD_SLACK_MS });
     expect(loss.ok, loss.summary).toBe(true);
     // The same bound for the checker: what the source answered within it is of unknown outcome.
-    await assertLinearizable(l, 'S3', { lengthMs: DELTA_INTERVAL_MS + S3_UPLOAD_SLACK_MS, reason: 'S3 loss window (one delta interval + upload)', lostWrites: loss.lost.length });
+    await assertLinearizable(l, `S3${tag}`, { lengthMs: DELTA_INTERVAL_MS + S3_UPLOAD_SLACK_MS, reason: 'S3 loss window (one delta interval + upload)', lostWrites: loss.lost.length });
     const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
     const lastSourceAck = sourceAcks.at(-1)!.at;
     // A write sent once the tree was dead cannot have been acknowledged by it. (The client may read an
     // answer etcd sent just before dying a few ms after the test saw the tree dead, so compare send times.)
     expect(sourceAcks.filter((w) => w.sentAt > deadAt)).toEqual([]);
     const firstDestinationAck = record.acknowledged.find((w) => w.seed === 'destination')!.at;
-    figures('S3', record, {
+    figures(`S3${tag}`, record, {
       lost: loss.lost.length, lostAgeBeforeLastSourceAckMs: loss.lost.map((w) => Math.round(lastSourceAck - w.at)),
       killToLastSourceAckMs: Math.round(lastSourceAck - killedAt), killToFirstDestinationAckMs: Math.round(firstDestinationAck - killedAt),
       migrateToFirstDestinationAckMs: Math.round(firstDestinationAck - migratedAt), copyMessage: copyStep?.message, killedProcesses: killed.length, totalMs: Date.now() - t0,
@@ -390,7 +470,7 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
 
   it('S4: everything outbound cut: bad path, the source fences on unknown after its grace, loss bounded by one delta interval; reconnected it stays fenced and takes its final snapshot', async () => {
     const t0 = Date.now();
-    const l = await landscape('s4');
+    const l = await landscape(`s4${tag}`, tolerance);
     const fence = watchFence(l);
     const cutAt = Date.now();
     l.source.proxies.cutAll();
@@ -400,7 +480,7 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     // The source fenced itself on unknown, with no final snapshot: it could not reach its bucket.
     await until('the source to fence on unknown', async () => fence.fencedAt() !== undefined, 15_000);
     const fencedAt = fence.fencedAt()!;
-    expect(fence.last()?.owner.fencedBecause).toBe('unknown');
+    for (const status of fence.last()) expect(status.owner.fencedBecause).toBe('unknown');
     await until('the owner record on the destination', async () => {
       const m = await migrationView(l);
       return m.steps.find((s) => s.id === 'set-owner-destination')?.state === 'succeeded';
@@ -416,12 +496,16 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('bad');
     const record = await finishWriting(l);
-    // The last status the source's sidecar gave: once the migration succeeded its agent may already have
-    // released the leftover (lifecycle), so the sidecar itself may be gone; until then it stayed fenced.
-    const after = (await l.source.sidecar(l.id)?.status(500)) ?? fence.last();
+    // The last statuses the source's sidecars gave: once the migration succeeded its agent may already
+    // have released the leftover (lifecycle), so the sidecars may be gone; until then they stayed fenced.
+    const now = await Promise.all(l.source.sidecars(l.id).map((s) => s.status(500)));
+    const after = now.length === l.members && now.every((s) => s !== undefined) ? now : fence.last();
     fence.stop();
-    expect(after?.etcd.fenced).toBe(true);
-    expect(after?.owner.lastResult).toBe('not-owner');
+    expect(after).toHaveLength(l.members);
+    for (const status of after) {
+      expect(status?.etcd.fenced).toBe(true);
+      expect(status?.owner.lastResult).toBe('not-owner');
+    }
 
     const content = await assertCommon(l, record, cutAt);
     const loss = checkLossBounded(record.acknowledged, content, { deltaIntervalMs: DELTA_INTERVAL_MS });
@@ -430,8 +514,8 @@ describe('the four scenarios (docs/design.md section 6) with real agents, sideca
     const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
     expect(sourceAcks.filter((w) => w.at > fencedAt)).toEqual([]);
     l.history.annotate('source fenced (first fenced status seen)', fencedAt);
-    await assertLinearizable(l, 'S4');
-    figures('S4', record, {
+    await assertLinearizable(l, `S4${tag}`);
+    figures(`S4${tag}`, record, {
       lost: loss.lost.length, copyFinal: m.copy?.final, cutToFenceMs: fencedAt - cutAt, cutToLastSourceAckMs: Math.round(sourceAcks.at(-1)!.at - cutAt),
       fencedToReconnectMs: reconnectedAt - fencedAt, totalMs: Date.now() - t0,
     });

@@ -4,6 +4,7 @@ export * from './etcd-client.js';
 export * from './writer.js';
 export * from './checks.js';
 export * from './process-tree.js';
+export * from './cluster-writer.js';
 export * from './history.js';
 export * from './register-clients.js';
 export * from './linearizability.js';

@@ -17,10 +17,13 @@ export function aScheduledShoot(spec: Partial<ShootSpec> = {}, seed = 'source'):
   return { ...shoot, status: { ...shoot.status, seedName: seed } };
 }
 
-export function aRecord(options: { mode?: MigrationMode; hibernated?: boolean } = {}): MigrationRecord {
+export function aRecord(options: { mode?: MigrationMode; hibernated?: boolean; failureTolerance?: 'node' | 'zone' } = {}): MigrationRecord {
   return newMigrationRecord({
     id: 'mig-1',
-    shoot: aScheduledShoot(options.hibernated ? { hibernation: { enabled: true } } : {}),
+    shoot: aScheduledShoot({
+      ...(options.hibernated ? { hibernation: { enabled: true } } : {}),
+      ...(options.failureTolerance ? { controlPlane: { highAvailability: { failureTolerance: { type: options.failureTolerance } } } } : {}),
+    }),
     source: { name: 'source', identity: 'source-identity', backupBucket: 'gl-backup-source' },
     destination: { name: 'destination', identity: 'destination-identity', backupBucket: 'gl-backup-destination' },
     mode: options.mode ?? 'auto',

@@ -31,6 +31,16 @@ describe('commandForStep', () => {
     expect(() => commandForStep({ record: aRecord(), step, now: NOW, stateBucket: 'gl-state' })).toThrow(RangeError);
   });
 
+  it.each(['node', 'zone'] as const)('restores the etcd of a %s shoot as the cluster it was: the command carries its failure tolerance and the destination bucket', (failureTolerance) => {
+    const command = commandForStep({ record: aRecord({ failureTolerance }), step: 'restore-etcd', now: NOW, stateBucket: 'gl-state', etcd: { final: true } });
+    expect(command).toMatchObject({ type: 'restore', controlPlane: { failureTolerance, hibernated: false, backup: { bucket: 'gl-backup-destination' } }, etcd: { bucket: 'gl-backup-destination' } });
+  });
+
+  it('restores the etcd of a shoot without failure tolerance as one etcd: no control plane spec', () => {
+    const command = commandForStep({ record: aRecord(), step: 'restore-etcd', now: NOW, stateBucket: 'gl-state', etcd: { final: true } });
+    expect(command.type === 'restore' && command.controlPlane).toBeUndefined();
+  });
+
   it('a restore of extensions needs the ShootState', () => {
     expect(() => commandForStep({ record: aRecord(), step: 'restore-extensions', now: NOW, stateBucket: 'gl-state' })).toThrow(/needs the ShootState/);
   });

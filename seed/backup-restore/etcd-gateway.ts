@@ -1,0 +1,158 @@
+import { EtcdGatewayError } from './errors.js';
+
+/**
+ * The few etcd v3 calls the cluster sidecar makes, over etcd's JSON gateway (`/v3/...`) with `fetch`:
+ * every call is bounded by its timeout and holds no connection state, so a member that restarts on
+ * another address, or answers nothing while it has no quorum, never wedges a client. IDs and revisions
+ * are decimal strings, as the gateway writes uint64 values.
+ */
+
+export interface ResponseHeader {
+  readonly cluster_id?: string;
+  readonly member_id?: string;
+  readonly revision?: string;
+  readonly raft_term?: string;
+}
+
+export interface MemberStatus {
+  readonly clusterId: string;
+  readonly memberId: string;
+  /** The member ID this member believes leads; '0' while there is none. */
+  readonly leader: string;
+  readonly raftTerm: number;
+  readonly raftIndex: number;
+  readonly raftAppliedIndex: number;
+  readonly isLearner: boolean;
+  readonly revision: number;
+}
+
+export interface ClusterMember {
+  readonly id: string;
+  /** Empty until the member has started (a member added but never started has no name). */
+  readonly name: string;
+  readonly peerUrls: readonly string[];
+  readonly clientUrls: readonly string[];
+  readonly isLearner: boolean;
+}
+
+export interface KeyValue {
+  readonly key: string;
+  readonly value: string;
+  readonly modRevision: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 2_000;
+
+async function call<T>(endpoint: string, path: string, body: unknown, timeoutMs: number): Promise<T> {
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(`${endpoint}${path}`, { method: 'POST', body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    text = await res.text();
+  } catch (cause) {
+    throw new EtcdGatewayError(`${endpoint}${path}: no answer within ${timeoutMs} ms`, { endpoint, path, status: undefined }, { cause });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (cause) {
+    throw new EtcdGatewayError(`${endpoint}${path}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`, { endpoint, path, status: res.status }, { cause });
+  }
+  const error = (parsed as { error?: unknown; message?: unknown }).error;
+  if (!res.ok || error !== undefined) {
+    throw new EtcdGatewayError(`${endpoint}${path}: HTTP ${res.status} ${String((parsed as { message?: unknown }).message ?? error ?? text).slice(0, 300)}`, { endpoint, path, status: res.status });
+  }
+  return parsed as T;
+}
+
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+const fromB64 = (text: string | undefined) => Buffer.from(text ?? '', 'base64').toString('utf8');
+
+export async function memberStatus(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<MemberStatus> {
+  const res = await call<{ header?: ResponseHeader; leader?: string; raftTerm?: string; raftIndex?: string; raftAppliedIndex?: string; isLearner?: boolean }>(endpoint, '/v3/maintenance/status', {}, timeoutMs);
+  return {
+    clusterId: res.header?.cluster_id ?? '0',
+    memberId: res.header?.member_id ?? '0',
+    leader: res.leader ?? '0',
+    raftTerm: Number(res.raftTerm ?? 0),
+    raftIndex: Number(res.raftIndex ?? 0),
+    raftAppliedIndex: Number(res.raftAppliedIndex ?? 0),
+    isLearner: res.isLearner === true,
+    revision: Number(res.header?.revision ?? 0),
+  };
+}
+
+interface RawMember {
+  ID?: string;
+  name?: string;
+  peerURLs?: string[];
+  clientURLs?: string[];
+  isLearner?: boolean;
+}
+const member = (m: RawMember): ClusterMember => ({ id: m.ID ?? '0', name: m.name ?? '', peerUrls: m.peerURLs ?? [], clientUrls: m.clientURLs ?? [], isLearner: m.isLearner === true });
+
+export async function memberList(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<{ clusterId: string; members: ClusterMember[] }> {
+  const res = await call<{ header?: ResponseHeader; members?: RawMember[] }>(endpoint, '/v3/cluster/member/list', {}, timeoutMs);
+  return { clusterId: res.header?.cluster_id ?? '0', members: (res.members ?? []).map(member) };
+}
+
+/** Adds a member (a learner by default: it does not count for the quorum until it is promoted). */
+export async function memberAdd(endpoint: string, input: { peerUrl: string; learner: boolean }, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<{ added: ClusterMember; members: ClusterMember[] }> {
+  const res = await call<{ member?: RawMember; members?: RawMember[] }>(endpoint, '/v3/cluster/member/add', { peerURLs: [input.peerUrl], isLearner: input.learner }, timeoutMs);
+  return { added: member(res.member ?? {}), members: (res.members ?? []).map(member) };
+}
+
+export async function memberRemove(endpoint: string, id: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<void> {
+  await call(endpoint, '/v3/cluster/member/remove', { ID: id }, timeoutMs);
+}
+
+/** Fails while the learner is not in sync with the leader; the caller retries. */
+export async function memberPromote(endpoint: string, id: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<void> {
+  await call(endpoint, '/v3/cluster/member/promote', { ID: id }, timeoutMs);
+}
+
+/**
+ * Every key under `prefix` (or the one key) with its value. `serializable` reads the member's own data
+ * without asking the leader: it answers without a quorum, but may lag; the default is linearizable.
+ */
+export async function range(endpoint: string, input: { key: string; prefix?: boolean; serializable?: boolean }, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<{ header: ResponseHeader; kvs: KeyValue[] }> {
+  const rangeEnd = input.prefix ? prefixEnd(input.key) : undefined;
+  const res = await call<{ header?: ResponseHeader; kvs?: { key?: string; value?: string; mod_revision?: string }[] }>(
+    endpoint,
+    '/v3/kv/range',
+    { key: b64(input.key), ...(rangeEnd === undefined ? {} : { range_end: rangeEnd }), ...(input.serializable ? { serializable: true } : {}) },
+    timeoutMs,
+  );
+  return { header: res.header ?? {}, kvs: (res.kvs ?? []).map((kv) => ({ key: fromB64(kv.key), value: fromB64(kv.value), modRevision: Number(kv.mod_revision ?? 0) })) };
+}
+
+/** Writes one key; returns the revision the write landed on. */
+export async function put(endpoint: string, input: { key: string; value: string }, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
+  const res = await call<{ header?: ResponseHeader }>(endpoint, '/v3/kv/put', { key: b64(input.key), value: b64(input.value) }, timeoutMs);
+  return Number(res.header?.revision ?? 0);
+}
+
+/** Writes the key only if it does not exist; returns whether this call wrote it. */
+export async function putIfAbsent(endpoint: string, input: { key: string; value: string }, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<boolean> {
+  const key = b64(input.key);
+  const res = await call<{ succeeded?: boolean }>(
+    endpoint,
+    '/v3/kv/txn',
+    { compare: [{ target: 'VERSION', key, result: 'EQUAL', version: '0' }], success: [{ request_put: { key, value: b64(input.value) } }] },
+    timeoutMs,
+  );
+  return res.succeeded === true;
+}
+
+/** The range end that selects every key starting with `prefix` (etcd's prefix convention). */
+function prefixEnd(prefix: string): string {
+  const bytes = Buffer.from(prefix);
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    if (bytes[i]! < 0xff) {
+      const end = Buffer.from(bytes.subarray(0, i + 1));
+      end[i] = bytes[i]! + 1;
+      return end.toString('base64');
+    }
+  }
+  return Buffer.from([0]).toString('base64');
+}

@@ -1,0 +1,206 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { currentFinalSnapshot, snapshotChain } from '../../core/snapshots/index.js';
+import { range } from '../../seed/backup-restore/etcd-gateway.js';
+import { sleep } from '../../seed/backup-restore/index.js';
+import { ControlledOwnerLookup, startInProcessCluster, type InProcessCluster, type InProcessClusterOptions, type InProcessMember } from '../harness/cluster/in-process-cluster.js';
+import { longestGap, readEtcdContent, startClusterWriter, type ClusterAck, type ClusterWriter } from '../harness/scenario/index.js';
+import { cleanup, newBucket, restoredContent, unique, waitFor } from './backup-restore-support.js';
+
+/**
+ * A `node` or `zone` shoot's etcd as three real etcd processes, each with its own backup-restore sidecar
+ * (in this process), the snapshots in the emulator's S3, and a writer of ~100 writes a second that
+ * balances over the members as etcd's clients do. Member failures, a zone outage, the snapshot leader's
+ * death, the cluster's fence on an owner change, and a restore into three members.
+ */
+
+const ME = 'seed-ha-1111';
+const OTHER = 'seed-ha-2222';
+const SIDECAR = { ownerCheckInterval: 500, unknownGrace: 5_000, deltaSnapshotInterval: 1_000, fullSnapshotInterval: 600_000 };
+const CLUSTER = { leaderCheckInterval: 250, memberFenceTimeout: 3_000 };
+const epochNow = () => performance.timeOrigin + performance.now();
+
+afterAll(cleanup);
+
+const running: { cluster?: InProcessCluster; writer?: ClusterWriter }[] = [];
+afterEach(async () => {
+  for (const r of running.splice(0)) {
+    await r.writer?.stop();
+    await r.cluster?.stop();
+  }
+});
+
+async function serving(options: Partial<Omit<InProcessClusterOptions, 'store'>> & { label: string; lookup?: ControlledOwnerLookup }) {
+  const store = await newBucket(options.label);
+  const technicalID = options.technicalID ?? unique(`shoot--ha--${options.label}`);
+  const lookup = options.lookup ?? new ControlledOwnerLookup(ME);
+  const cluster = await startInProcessCluster({ technicalID, store, identity: ME, lookups: [lookup], sidecar: SIDECAR, cluster: CLUSTER, ...options });
+  const entry: (typeof running)[number] = { cluster };
+  running.push(entry);
+  await waitFor('every member serving', async () => cluster.members.every((m) => m.sidecar.readiness() === 200), 60_000);
+  const writer = startClusterWriter({ endpoints: () => cluster.clientUrls, prefix: `w/${options.label}`, writesPerSecond: 100 });
+  entry.writer = writer;
+  await sleep(2_000);
+  return { store, technicalID, lookup, cluster, writer };
+}
+
+/** Every acknowledged write is in the cluster with its value, read through each member that serves. */
+async function assertNothingLost(cluster: InProcessCluster, acks: readonly ClusterAck[], prefix: string): Promise<void> {
+  for (const url of cluster.clientUrls) {
+    const content = await readEtcdContent({ clientUrl: url, prefix: `${prefix}/` });
+    const lost = acks.filter((a) => content.get(a.key) !== a.value);
+    expect(lost.map((a) => a.key), `lost on ${url}`).toEqual([]);
+  }
+}
+
+/** The revision this member's own data reaches (serializable read: no quorum asked). */
+async function ownRevision(member: InProcessMember): Promise<number> {
+  const { header } = await range(member.sidecar.supervisor.endpoint(), { key: '\0', serializable: true }, 2_000);
+  return Number(header.revision ?? 0);
+}
+
+function followers(cluster: InProcessCluster, leader: InProcessMember | undefined): InProcessMember[] {
+  return cluster.members.filter((m) => m !== leader);
+}
+
+function figures(name: string, values: Record<string, unknown>): void {
+  console.log(`${name}: ${JSON.stringify(values)}`);
+}
+
+describe('three-member etcd of an HA shoot (real etcd processes, one sidecar each)', () => {
+  it('one member killed under writes: the cluster keeps acknowledging, the member is restarted and catches up, nothing acknowledged is lost', async () => {
+    const { cluster, writer } = await serving({ label: 'kill1' });
+    const victim = followers(cluster, await cluster.leader())[0]!;
+    const pid = victim.sidecar.supervisor.pid!;
+    const killedAt = epochNow();
+    process.kill(pid, 'SIGKILL');
+    await waitFor('the member restarted by its sidecar', async () => victim.sidecar.supervisor.pid !== undefined && victim.sidecar.supervisor.pid !== pid, 15_000);
+    await sleep(3_000);
+    const record = await writer.stop();
+
+    const during = record.acknowledged.filter((a) => a.at >= killedAt && a.at <= killedAt + 3_000);
+    expect(during.length, 'acknowledged writes in the 3 s after the kill').toBeGreaterThanOrEqual(150);
+    const gap = longestGap(record.acknowledged, killedAt, killedAt + 3_000);
+    const last = record.acknowledged.at(-1)!;
+    await waitFor('the restarted member to catch up', async () => (await ownRevision(victim)) >= last.revision, 15_000);
+    await assertNothingLost(cluster, record.acknowledged, record.prefix);
+    figures('kill one member', { acknowledged: record.acknowledged.length, failed: record.failed, longestGapMs: Math.round(gap.ms), ackPerSecondAfterKill: during.length / 3 });
+  }, 120_000);
+
+  it('two members down: writes are refused; once they return nothing acknowledged is lost', async () => {
+    const { cluster, writer } = await serving({ label: 'kill2' });
+    const [a, b] = followers(cluster, await cluster.leader());
+    const downAt = epochNow();
+    await Promise.all([cluster.crash(a!), cluster.crash(b!)]);
+    const crashedAt = epochNow();
+    await sleep(4_000);
+    const before = writer.record();
+    // The leader steps down within its election timeouts (check-quorum); nothing commits without a quorum.
+    const acceptedWhileDown = before.acknowledged.filter((w) => w.sentAt > crashedAt + 2_000);
+    expect(acceptedWhileDown).toEqual([]);
+    expect(before.failed).toBeGreaterThan(0);
+    const revivedAt = epochNow();
+    await Promise.all([cluster.revive(a!), cluster.revive(b!)]);
+    await waitFor('writes acknowledged again', async () => writer.record().acknowledged.some((w) => w.at > revivedAt), 30_000);
+    await sleep(1_000);
+    const record = await writer.stop();
+    await assertNothingLost(cluster, record.acknowledged, record.prefix);
+    const firstAfter = record.acknowledged.find((w) => w.at > revivedAt)!;
+    figures('two members down', { acknowledged: record.acknowledged.length, failed: record.failed, lastAckAfterDownMs: Math.round((before.acknowledged.at(-1)?.at ?? downAt) - downAt), reviveToFirstAckMs: Math.round(firstAfter.at - revivedAt) });
+  }, 120_000);
+
+  it('the leader killed: a new leader is elected, its sidecar continues the snapshots with no revision gap and no duplicate', async () => {
+    const { cluster, writer, store, technicalID } = await serving({ label: 'leader' });
+    await waitFor('a delta snapshot of the first leader', async () => (await store.list(technicalID)).some((s) => s.kind === 'Incr'), 15_000);
+    const leader = (await cluster.leader())!;
+    const killedAt = epochNow();
+    // Kept down (its machine gone) so that the next leader is another member.
+    await cluster.crash(leader);
+    const lastBefore = Math.max(...(await store.list(technicalID)).map((s) => s.lastRevision));
+    await waitFor('a new leader', async () => (await cluster.leader()) !== undefined, 15_000);
+    const next = (await cluster.leader())!;
+    // The new leader waits its handover delay (3 s), then continues from where the store ends.
+    await waitFor('snapshots from the new leader', async () => next.log.some((e) => e.event === 'snapshot'), 20_000);
+    await sleep(2_500);
+    const record = await writer.stop();
+    await sleep(1_500);
+    await cluster.revive(leader);
+
+    const listing = await store.list(technicalID);
+    const chain = snapshotChain(listing);
+    expect(chain.gaps).toEqual([]);
+    expect(chain.overlaps).toEqual([]);
+    expect(chain.lastRevision).toBeGreaterThan(lastBefore);
+    expect(next.log.some((e) => e.event === 'resumed')).toBe(true);
+    // Only one full snapshot: the new leader continued with deltas.
+    expect(listing.filter((s) => s.kind === 'Full')).toHaveLength(1);
+    const gap = longestGap(record.acknowledged, killedAt, killedAt + 5_000);
+    const firstAfter = record.acknowledged.find((w) => w.sentAt > killedAt)!;
+    await waitFor('the old leader serving again', async () => leader.sidecar.readiness() === 200, 30_000);
+    await assertNothingLost(cluster, record.acknowledged, record.prefix);
+    figures('leader killed', { longestGapMs: Math.round(gap.ms), killToFirstAckMs: Math.round(firstAfter.at - killedAt), snapshots: listing.length, chainLastRevision: chain.lastRevision });
+  }, 120_000);
+
+  it('zone outage of a `zone` shoot (one member per zone): every member of the zone gone, writes continue', async () => {
+    const { cluster, writer } = await serving({ label: 'zone', zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
+    expect(cluster.members.map((m) => m.spec.zone)).toEqual(['eu-west-1a', 'eu-west-1b', 'eu-west-1c']);
+    const leader = await cluster.leader();
+    // The leader's zone: the worst one to lose.
+    const zone = leader!.spec.zone!;
+    const outAt = epochNow();
+    await Promise.all(cluster.members.filter((m) => m.spec.zone === zone).map((m) => cluster.crash(m)));
+    await sleep(5_000);
+    const record = await writer.stop();
+    const after = record.acknowledged.filter((w) => w.at > outAt + 3_000);
+    expect(after.length, 'acknowledged writes in the outage after the election').toBeGreaterThanOrEqual(100);
+    const gap = longestGap(record.acknowledged, outAt, outAt + 5_000);
+    expect(gap.ms).toBeLessThan(5_000);
+    const content = await readEtcdContent({ clientUrl: cluster.members.find((m) => m.spec.zone !== zone)!.spec.clientUrl, prefix: `${record.prefix}/` });
+    expect(record.acknowledged.filter((a) => content.get(a.key) !== a.value)).toEqual([]);
+    figures('zone outage', { zone, acknowledged: record.acknowledged.length, longestGapMs: Math.round(gap.ms), ackPerSecondAfterElection: after.length / 2 });
+  }, 120_000);
+
+  it('owner change: the cluster fences as a unit; no member acknowledges after the final snapshot began, and it holds every acknowledged write', async () => {
+    const { cluster, writer, store, technicalID, lookup } = await serving({ label: 'fence' });
+    const changedAt = epochNow();
+    lookup.value = OTHER;
+    await waitFor('the final snapshot', async () => cluster.members.some((m) => m.sidecar.status().owner.finalSnapshot === 'taken'), 60_000);
+    await sleep(1_000);
+    const record = await writer.stop();
+
+    for (const m of cluster.members) {
+      const status = m.sidecar.status();
+      expect(status.owner.mode, m.spec.name).toBe('lost');
+      expect(status.etcd.fenced, m.spec.name).toBe(true);
+      expect(m.sidecar.readiness()).toBe(503);
+    }
+    const final = currentFinalSnapshot(await store.list(technicalID))!;
+    expect(final).toBeDefined();
+    const maxAcked = Math.max(...record.acknowledged.map((w) => w.revision));
+    expect(final.lastRevision).toBeGreaterThanOrEqual(maxAcked);
+    const { kvs } = await restoredContent({ store, technicalID, expectedLastRevision: final.lastRevision });
+    const missing = record.acknowledged.filter((w) => kvs.get(w.key)?.value !== w.value);
+    expect(missing.map((w) => w.key)).toEqual([]);
+    const lastAck = record.acknowledged.at(-1)!;
+    figures('cluster fence', { acknowledged: record.acknowledged.length, failed: record.failed, ownerChangeToLastAckMs: Math.round(lastAck.at - changedAt), finalRevision: final.lastRevision, maxAcked });
+  }, 120_000);
+
+  it('restore into three members: the same data and revision on each, then it serves', async () => {
+    const { cluster, writer, store, technicalID } = await serving({ label: 'restore' });
+    await sleep(1_500);
+    const record = await writer.stop();
+    await waitFor('a delta snapshot with the last write', async () => Math.max(...(await store.list(technicalID)).map((s) => s.lastRevision)) >= record.acknowledged.at(-1)!.revision, 15_000);
+    await cluster.stop();
+    running.length = 0;
+
+    const restored = await startInProcessCluster({ technicalID, store, identity: ME, lookups: [new ControlledOwnerLookup(ME)], sidecar: SIDECAR, cluster: CLUSTER, restore: {} });
+    running.push({ cluster: restored });
+    const revisions = restored.members.map((m) => m.sidecar.status().restore?.revision);
+    expect(new Set(revisions).size, JSON.stringify(revisions)).toBe(1);
+    expect(revisions[0]).toBeGreaterThanOrEqual(record.acknowledged.at(-1)!.revision);
+    await waitFor('every restored member serving', async () => restored.members.every((m) => m.sidecar.readiness() === 200), 60_000);
+    await assertNothingLost(restored, record.acknowledged, record.prefix);
+    for (const m of restored.members) expect(await ownRevision(m)).toBeGreaterThanOrEqual(revisions[0]!);
+    figures('restore into three members', { revision: revisions[0], timings: restored.members.map((m) => m.sidecar.status().restore?.timings) });
+  }, 120_000);
+});
+
