@@ -234,16 +234,22 @@ function refreshShoots(record: Evacuation, context: RefreshContext): void {
     const key = shootKey(entry);
     const shoot = context.shootByKey.get(key);
     const migration = context.migrations.get(key);
+    const onSeed = shoot !== undefined && shoot.metadata.deletionTimestamp === undefined && shoot.status.seedName === record.seed;
+    const gone = shoot ? 'deleted or moved by someone else' : 'deleted';
     if (entry.state === 'Pending') {
-      if (!shoot || shoot.metadata.deletionTimestamp !== undefined || shoot.status.seedName !== record.seed) endShoot(record, entry, 'Gone', shoot ? 'deleted or moved by someone else' : 'deleted', at, context.plan);
+      if (!onSeed) endShoot(record, entry, 'Gone', gone, at, context.plan);
       else adoptRunning(entry, migration, record.seed);
       continue;
     }
     if (entry.state !== 'Migrating') continue;
-    if (entry.migrationId === undefined && migration && (migration.state === 'Running' || migration.createdAt >= (entry.startedAt ?? ''))) {
+    if (entry.migrationId === undefined && migration?.source === record.seed && (migration.state === 'Running' || migration.createdAt >= (entry.startedAt ?? ''))) {
       // The claim's migration started; its id was not recorded (the round ended before it could).
       entry.migrationId = migration.id;
       entry.destination = migration.destination;
+    }
+    if (entry.migrationId === undefined && !onSeed) {
+      endShoot(record, entry, 'Gone', gone, at, context.plan);
+      continue;
     }
     if (entry.migrationId === undefined) {
       // Claimed, never started: the mover starts it again while the evacuation runs; otherwise it waits as Pending.
@@ -256,7 +262,7 @@ function refreshShoots(record: Evacuation, context: RefreshContext): void {
         // Someone resumed or restarted the move under another id: it is still the shoot's one move.
         entry.migrationId = migration.id;
         entry.destination = migration.destination;
-      } else if (!shoot || shoot.status.seedName !== record.seed) endShoot(record, entry, 'Gone', 'deleted or moved by someone else', at, context.plan);
+      } else if (!onSeed) endShoot(record, entry, 'Gone', gone, at, context.plan);
       else backToPending(entry, `its migration ${entry.migrationId} is no longer the shoot's`);
       continue;
     }
