@@ -266,6 +266,7 @@ function refreshShoots(record: Evacuation, context: RefreshContext): void {
       else backToPending(entry, `its migration ${entry.migrationId} is no longer the shoot's`);
       continue;
     }
+    entry.destination = migration.destination;
     if (migration.state === 'Succeeded') endShoot(record, entry, 'Moved', `moved to ${migration.destination}`, at, context.plan);
     else if (migration.state === 'Error') {
       if (migration.attempts >= context.rails.maxAttempts) endShoot(record, entry, 'Failed', `migration ${migration.id} ended in Error ${migration.attempts} times; an operator resumes it`, at, context.plan);
