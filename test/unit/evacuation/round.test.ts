@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../../core/events/schemas.js';
 import { AdmissionMover } from '../../../core/evacuation/admission-mover.js';
 import { applyControl, EvacuationControls } from '../../../core/evacuation/controls.js';
 import { tally, type Evacuation } from '../../../core/evacuation/record.js';
@@ -27,7 +28,8 @@ async function garden(options: { store?: EvacuationStore } = {}) {
   }
   for (const n of ['s0', 's1', 's2']) await service.putShoot('dev', n, shootBody({ spec: { seedName: 'lost', controlPlane: undefined, purpose: n === 's2' ? 'production' : 'development' } }));
   const events: { type: string; detail: Record<string, unknown> }[] = [];
-  const sink = { publish: async (type: string, detail: Record<string, unknown>) => void events.push({ type, detail }) };
+  // Every event must fit its schema on the bus, as the EventBridge sink builds it.
+  const sink = { publish: async (type: string, detail: Record<string, unknown>) => void events.push({ type, detail: buildEvent(type, detail) }) };
   const migrations = new MemoryMigrationStore();
   const journal = new MigrationJournal({ garden: repo, migrations, clock, events: sink });
   const started: MigrationExecutionInput[] = [];
