@@ -12,9 +12,9 @@ export interface EvacuationStore {
   put(record: Evacuation, expectedVersion: number | undefined): Promise<void>;
 }
 
-export function evacuationChanged(seed: string, expectedVersion: number | undefined, current: Evacuation | undefined): ConflictError<Evacuation> {
+export function evacuationChanged(seed: string, expectedVersion: number | undefined, current: Evacuation | undefined, cause?: unknown): ConflictError<Evacuation> {
   const expected = expectedVersion === undefined ? 'none stored' : `version ${expectedVersion}`;
-  return new ConflictError(`the evacuation of seed ${seed} changed concurrently (expected ${expected}, found ${current ? `version ${current.version}` : 'none'}); read it again`, { code: 'EvacuationChanged', ...(current ? { current } : {}) });
+  return new ConflictError(`the evacuation of seed ${seed} changed concurrently (expected ${expected}, found ${current ? `version ${current.version}` : 'none'}); read it again`, { code: 'EvacuationChanged', ...(current ? { current } : {}), ...(cause === undefined ? {} : { cause }) });
 }
 
 /** In memory, for tests and the local runtime; the same condition as the DynamoDB adapter. */
