@@ -15,6 +15,7 @@ import { backedSeed, fixture } from '../fixtures/index.js';
 import { AgentProcess } from '../harness/agent-process.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+import { until } from '../harness/until.js';
 
 /**
  * Issue 16, "Must show": a seed that opted in to evacuation hosts 6 shoots; its agent and every sidecar
@@ -38,15 +39,6 @@ const AFTER_S = 5;
 const agents = new Map<string, AgentProcess>();
 let passed = false;
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 const seed = async (name: string) => (await api.request<Seed>('GET', `/seeds/${name}`)).body;
 const controlPlane = async (seedName: string, technicalID: string): Promise<HostedControlPlane | undefined> =>
