@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -8,7 +8,7 @@ import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { GardenFunction } from './garden-function.js';
-import { acknowledgeTableIndexes } from './nag.js';
+import { acknowledge, acknowledgeTableIndexes, nagArn } from './nag.js';
 import { eventTargetDlq } from './operations.js';
 
 export interface EvacuationProps {
@@ -17,6 +17,8 @@ export interface EvacuationProps {
   bus: events.IEventBus;
   /** The migrate-shoot state machine, which every move starts (through the migration admission). */
   migration: sfn.IStateMachine;
+  /** Its name: the admission describes an execution whose migration still says Running, to resume one that died unrecorded. */
+  migrationName: string;
   /** The fleet-wide rails (docs/design.md section 13); unset keeps the code's defaults (1 seed, share 0.5, 3 attempts). */
   maxSeeds?: number;
   maxLostShare?: number;
@@ -65,6 +67,12 @@ export class Evacuation extends Construct {
     }));
     props.bus.grantPutEventsTo(role);
     props.migration.grantStartExecution(role);
+    role.addToPolicy(new iam.PolicyStatement({
+      actions: ['states:DescribeExecution'],
+      resources: [Stack.of(this).formatArn({ service: 'states', resource: 'execution', resourceName: `${props.migrationName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+    }));
+    acknowledge(role, `IAM5[Resource::${nagArn(this, 'states', `execution:${props.migrationName}:*`)}]`,
+      'Executions are named <migrationId>-<attempt> at run time; the controller only describes executions of migrate-shoot.');
 
     const target = () => new targets.LambdaFunction(this.function.function, { retryAttempts: 8, maxEventAge: Duration.hours(2), deadLetterQueue: this.deadLetterQueue });
     new events.Rule(this, 'OnChange', {

@@ -237,7 +237,7 @@ export class GardenStack extends Stack {
     const leaseMonitor = new LeaseMonitor(this, 'LeaseMonitor', { logRetention, table, bus, migration: migration.stateMachine, scheduleEnabled: props.leaseMonitorSchedule ?? true });
     new CfnOutput(this, 'LeaseMonitorFunctionName', { value: leaseMonitor.function.function.functionName });
     const evacuation = new Evacuation(this, 'Evacuation', {
-      logRetention, table, bus, migration: migration.stateMachine, ...props.evacuation, scheduleEnabled: props.evacuation?.scheduleEnabled ?? true,
+      logRetention, table, bus, migration: migration.stateMachine, migrationName: migrateShootName, ...props.evacuation, scheduleEnabled: props.evacuation?.scheduleEnabled ?? true,
     });
     new CfnOutput(this, 'EvacuationFunctionName', { value: evacuation.function.function.functionName });
     // POST .../migrate admits, locks and starts the state machine.
