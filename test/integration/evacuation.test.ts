@@ -31,18 +31,50 @@ const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.Hosted
 const workDir = mkdtempSync(join(tmpdir(), 'gl-evacuation-'));
 const LOST = 'evac-lost';
 const OTHERS = ['evac-a', 'evac-b', 'evac-c'];
+/** Two more seeds that opted in, for the global cap, pause and cancel (test 2); the selector keeps test 1's shoots off them. */
+const [X, Y] = ['evac-x', 'evac-y'];
+const SPARE = { pool: 'spare' };
 const PROJECT = 'evac';
 const SHOOTS = Array.from({ length: 6 }, (_, i) => `s${i}`);
 const KEYS = 20;
 const MAX_PARALLEL = 2;
 const AFTER_S = 5;
 const agents = new Map<string, AgentProcess>();
-let passed = false;
+let passed = 0;
 
 
 const seed = async (name: string) => (await api.request<Seed>('GET', `/seeds/${name}`)).body;
 const controlPlane = async (seedName: string, technicalID: string): Promise<HostedControlPlane | undefined> =>
   (await seed(seedName)).status.controlPlanes?.find((c) => c.technicalID === technicalID);
+
+/** The seeds of this suite: LOST, X and Y opt in (X and Y one move at a time); the others carry the selector's label. */
+function seedBody(name: string, i: number) {
+  const body = backedSeed(name, 20 + i);
+  if (OTHERS.includes(name)) body.metadata.labels = SPARE;
+  if (name === LOST) body.spec.settings = { evacuation: { enabled: true, after: `${AFTER_S}s`, maxParallel: MAX_PARALLEL, destinationSelector: { matchLabels: SPARE } } };
+  if (name === X || name === Y) body.spec.settings = { evacuation: { enabled: true, after: `${AFTER_S}s`, maxParallel: 1, destinationSelector: { matchLabels: SPARE } } };
+  return body;
+}
+
+/** Kills a seed's agent with its sidecars and etcds (SIGKILL: nothing is shut down cleanly). */
+function kill(seedName: string): number {
+  const agent = agents.get(seedName)!;
+  const pids = [...agent.agentPids(), ...agent.descendants()];
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone with its parent.
+    }
+  }
+  return pids.length;
+}
+
+const evacuationOf = async (seedName: string) => {
+  const res = await api.request<Evacuation>('GET', `/seeds/${seedName}/evacuation`);
+  return res.status === 200 ? res.body : undefined;
+};
+const count = (e: Evacuation | undefined, state: string) => e?.shoots.filter((s) => s.state === state).length ?? 0;
 
 /** One evacuation round, as the schedule or an event would run it. */
 async function round(): Promise<Record<string, unknown>> {
@@ -56,23 +88,22 @@ describe('evacuation of a lost seed with real agents', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
     const s3 = new S3Client({ ...aws, forcePathStyle: true });
-    for (const [i, name] of [LOST, ...OTHERS].entries()) {
+    for (const [i, name] of [LOST, ...OTHERS, X, Y].entries()) {
       await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` })).catch(() => undefined);
-      const body = backedSeed(name, 20 + i);
-      if (name === LOST) body.spec.settings = { evacuation: { enabled: true, after: `${AFTER_S}s`, maxParallel: MAX_PARALLEL } };
+      const body = seedBody(name, i);
       expect((await garden.setup.request('PUT', `/seeds/${name}`, { body })).status).toBe(201);
       const agent = new AgentProcess({ seed: name, deployment, workDir: join(workDir, name), heartbeatIntervalSeconds: 2, ownership: TEST_OWNERSHIP_TIMINGS });
       agent.start();
       agents.set(name, agent);
     }
-    for (const name of [LOST, ...OTHERS]) {
+    for (const name of [LOST, ...OTHERS, X, Y]) {
       await until(`seed ${name} ready`, async () => (await seed(name)).status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'), 120_000);
     }
   }, 240_000);
 
   afterAll(async () => {
     await Promise.all([...agents.values()].map((a) => a.stop()));
-    if (passed) rmSync(workDir, { recursive: true, force: true });
+    if (passed === 2) rmSync(workDir, { recursive: true, force: true });
     else console.log(`evacuation: agent logs kept in ${workDir}`);
   });
 
@@ -102,16 +133,7 @@ describe('evacuation of a lost seed with real agents', () => {
     await new Promise((r) => setTimeout(r, 8_000));
 
     // Act: kill the seed's agent, sidecars and etcds; drive evacuation rounds until it ends.
-    const lost = agents.get(LOST)!;
-    const pids = [...lost.agentPids(), ...lost.descendants()];
-    expect(pids.length).toBeGreaterThan(6);
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Gone with its parent.
-      }
-    }
+    expect(kill(LOST)).toBeGreaterThan(6);
     const killedAt = Date.now();
     let peak = 0;
     const migrating = async () => {
@@ -154,7 +176,91 @@ describe('evacuation of a lost seed with real agents', () => {
       expect(await etcd.getAll().prefix(`evac/${name}/`).count()).toBe(KEYS);
       etcd.close();
     }
-    passed = true;
+    passed += 1;
     console.log(`evacuation: 6 shoots moved ${(elapsed / 1000).toFixed(1)} s after the kill (after ${AFTER_S} s, lease 6 s), peak ${peak} migrations at once (maxParallel ${MAX_PARALLEL}); moves began at ${[...startedAt.values()].map((ms) => (ms / 1000).toFixed(0)).join(', ')} s`);
+  }, 900_000);
+  it('evacuates two lost seeds one after the other (cap 1); pause and cancel stop new moves and let running ones finish; all seeds lost start nothing', async () => {
+    // Prepare: three shoots on X, one on Y, serving.
+    const placed: [string, string][] = [['x0', X], ['x1', X], ['x2', X], ['y0', Y]];
+    for (const [name, seedName] of placed) {
+      const shoot = fixture('shoot-dev-api1');
+      shoot.metadata = { name };
+      shoot.spec.seedName = seedName;
+      delete shoot.spec.tolerations;
+      delete shoot.spec.controlPlane;
+      const put = await garden.setup.request<Shoot>('PUT', `/projects/${PROJECT}/shoots/${name}`, { body: shoot });
+      expect(put.status).toBe(201);
+      await until(`${name} serving on ${seedName}`, async () => (await controlPlane(seedName, put.body.status.technicalID))?.active, 180_000);
+    }
+    await new Promise((r) => setTimeout(r, 6_000));
+
+    // Act 1: X lost first, Y a few seconds later; the cap lets one evacuation run.
+    kill(X);
+    await new Promise((r) => setTimeout(r, 4_000));
+    kill(Y);
+    const firstMove = await until('a move of X', async () => {
+      const body = await round();
+      expect((body.queued as string[] | undefined) ?? []).not.toContain(X);
+      const e = await evacuationOf(X);
+      return count(e, 'Migrating') > 0 && e;
+    }, 120_000);
+    expect(await evacuationOf(Y)).toBeUndefined();
+    expect(count(firstMove, 'Migrating')).toBe(1);
+
+    // Pause: the move under way finishes, no other starts.
+    expect((await api.request<Evacuation>('POST', `/seeds/${X}/evacuation/pause`)).body.phase).toBe('Paused');
+    const paused = await until('the first move to finish while paused', async () => {
+      await round();
+      const e = await evacuationOf(X);
+      return count(e, 'Moved') === 1 && e;
+    }, 180_000);
+    for (let i = 0; i < 3; i++) await round();
+    const stillPaused = (await evacuationOf(X))!;
+    expect(stillPaused).toMatchObject({ phase: 'Paused' });
+    expect(count(stillPaused, 'Migrating')).toBe(0);
+    expect(count(stillPaused, 'Pending')).toBe(2);
+    expect(await evacuationOf(Y)).toBeUndefined();
+    expect(paused.phase).toBe('Paused');
+
+    // Resume, then cancel once the second move runs: it finishes, the third shoot stays on X.
+    expect((await api.request<Evacuation>('POST', `/seeds/${X}/evacuation/resume`)).body.phase).toBe('Running');
+    await until('the second move of X', async () => {
+      await round();
+      return count(await evacuationOf(X), 'Migrating') === 1;
+    }, 60_000);
+    expect((await api.request<Evacuation>('POST', `/seeds/${X}/evacuation/cancel`)).body.phase).toBe('Cancelling');
+    const cancelled = await until('X cancelled', async () => {
+      await round();
+      const e = await evacuationOf(X);
+      return e?.phase === 'Cancelled' && e;
+    }, 180_000);
+    expect(count(cancelled, 'Moved')).toBe(2);
+    expect(count(cancelled, 'Pending')).toBe(1);
+    expect(cancelled.shoots.every((s) => s.state !== 'Moved' || OTHERS.includes(s.destination!))).toBe(true);
+
+    // Then Y, after X ended.
+    const y = await until('Y evacuated', async () => {
+      await round();
+      const e = await evacuationOf(Y);
+      return e?.phase === 'Completed' && e;
+    }, 180_000);
+    expect(Date.parse(y.createdAt)).toBeGreaterThanOrEqual(Date.parse(cancelled.endedAt!));
+    expect(count(y, 'Moved')).toBe(1);
+
+    // Act 2: every seed lost at once (a seed hosting shoots opted in first): no evacuation starts.
+    const hosts = new Map<string, number>();
+    for (const s of (await api.request<{ items: Shoot[] }>('GET', `/projects/${PROJECT}/shoots`)).body.items) hosts.set(s.status.seedName!, (hosts.get(s.status.seedName!) ?? 0) + 1);
+    const busiest = OTHERS.filter((n) => hosts.has(n)).sort((a, b) => hosts.get(b)! - hosts.get(a)!)[0]!;
+    const body = seedBody(busiest, [LOST, ...OTHERS, X, Y].indexOf(busiest));
+    body.spec.settings = { evacuation: { enabled: true, after: '1s' } };
+    expect((await garden.setup.request('PUT', `/seeds/${busiest}`, { body })).status).toBe(200);
+    for (const name of OTHERS) kill(name);
+    await new Promise((r) => setTimeout(r, 10_000));
+    const held = await round();
+    expect(held.held).toMatch(/6 of 6 seeds have lost their lease/);
+    expect(held.queued).toContain(busiest);
+    expect(await evacuationOf(busiest)).toBeUndefined();
+    passed += 1;
+    console.log(`evacuation: X cancelled after 2 of 3 moves, Y evacuated ${((Date.parse(y.endedAt!) - Date.parse(y.createdAt)) / 1000).toFixed(1)} s after X ended; all 6 seeds lost: held`);
   }, 900_000);
 });
