@@ -43,10 +43,13 @@ const agents = new Map<string, AgentProcess>();
 let passed = 0;
 
 
-/** The seed as read now; undefined when the read failed (a poll tries again; the emulator's gateway answers 502 under load). */
+/** The seed as read now; undefined when the read failed (a poll tries again: under load the emulator's gateway answers 502s or times out). */
 const seed = async (name: string): Promise<Seed | undefined> => {
-  const res = await garden.setup.request<Seed>('GET', `/seeds/${name}`);
-  return res.status === 200 ? res.body : undefined;
+  const res = await garden.setup.request<Seed>('GET', `/seeds/${name}`).catch((error: unknown) => {
+    console.log(`evacuation: GET /seeds/${name} failed (${String(error)}); polling again`);
+    return undefined;
+  });
+  return res?.status === 200 ? res.body : undefined;
 };
 const controlPlane = async (seedName: string, technicalID: string): Promise<HostedControlPlane | undefined> =>
   (await seed(seedName))?.status.controlPlanes?.find((c) => c.technicalID === technicalID);
