@@ -268,6 +268,6 @@ describe('evacuation of a lost seed with real agents', () => {
     expect(held.queued).toContain(busiest);
     expect(await evacuationOf(busiest)).toBeUndefined();
     passed += 1;
-    console.log(`evacuation: X cancelled after 2 of 3 moves, Y evacuated ${((Date.parse(y.endedAt!) - Date.parse(y.createdAt)) / 1000).toFixed(1)} s after X ended; all 6 seeds lost: held`);
+    console.log(`evacuation: X cancelled after 2 of 3 moves, Y evacuated in ${((Date.parse(y.endedAt!) - Date.parse(y.createdAt)) / 1000).toFixed(1)} s, begun after X ended; all 6 seeds lost: held`);
   }, 900_000);
 });
