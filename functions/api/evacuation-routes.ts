@@ -5,7 +5,7 @@ import { dns1123Label } from '../../core/model/names.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { HttpError, json } from './http.js';
 import type { Route, RouteContext } from './routes.js';
-import { errorBody } from './schemas.js';
+import { errorBody, notFoundBody } from './schemas.js';
 
 const phase = z.enum(['Running', 'Paused', 'Cancelling', 'Stopping', 'Completed', 'Cancelled', 'Stopped']);
 
@@ -35,7 +35,8 @@ export const evacuationResource = z
 const evacuationList = z.object({ items: z.array(evacuationResource) }).meta({ id: 'EvacuationList' });
 const listQuery = z.object({ active: z.enum(['true', 'false']).optional() }).strict();
 const seed = { name: dns1123Label };
-const notFound = { description: 'The seed was never evacuated', schema: errorBody };
+// The NotFound schema: API Gateway answers a path it routes nowhere (control characters) with its own body.
+const notFound = { description: 'The seed was never evacuated', schema: notFoundBody };
 const malformed = { description: 'Malformed request', schema: errorBody };
 
 /** GET the evacuations, GET one seed's, and the operator's pause, resume and cancel (moves under way finish). */
