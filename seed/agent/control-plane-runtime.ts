@@ -5,7 +5,7 @@ import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { BlobStore } from '../../core/shootstate/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
 import { deleteShootExtensions, migrateShootExtensions, reconcileExtensions, restoreShootExtensions } from '../common/extension-ops.js';
-import { assertNotOwner, assertOwner, checkRestorable, restoreBucket } from '../common/restore-ops.js';
+import { assertNotOwnedElsewhere, assertNotOwner, assertOwner, checkRestorable, restoreBucket } from '../common/restore-ops.js';
 import { AgentCommandError, messageOf } from './errors.js';
 import { etcdMembers } from '../../core/ha/members.js';
 import type { ControlPlaneHosting, EtcdSpec } from './hosting.js';
@@ -150,6 +150,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
   private async reconcile(command: CommandOf<'create-control-plane'> | CommandOf<'reconcile'>, signal?: AbortSignal): Promise<CommandResult<'reconcile'>> {
     const id = command.shoot.technicalID;
     const spec = command.controlPlane;
+    if (!this.planes.has(id)) await assertNotOwnedElsewhere({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
     const plane = this.planes.get(id) ?? this.fresh(command.shoot, spec.backup.bucket, spec.hibernated, spec.failureTolerance);
     plane.backupBucket = spec.backup.bucket;
     const step = await reconcileExtensions({ technicalID: id, spec, current: plane.extensions, actuators: this.actuators, now: this.now, ...(signal ? { signal } : {}) });

@@ -30,6 +30,20 @@ export async function assertNotOwner(options: { command: CommandOf<'delete-contr
   }
 }
 
+/**
+ * A create or reconcile of a control plane this seed does not host builds a new one only while the owner
+ * record does not name another seed: a command queued before a migration moved the shoot (a frozen agent
+ * reads it when it wakes) must not bring the plane back here. An owner check that cannot tell lets it
+ * build: the sidecar's own owner check fences etcd anyway, and a DNS blip must not fail a Create.
+ */
+export async function assertNotOwnedElsewhere(options: { command: SeedCommand; seed: string; ownerCheck?: (shoot: SeedCommand['shoot']) => Promise<OwnerCheckResult> }): Promise<void> {
+  if (!options.ownerCheck) return;
+  const check = await options.ownerCheck(options.command.shoot);
+  if (check === 'not-owner') {
+    throw new AgentCommandError('NotOwner', `the owner record of ${options.command.shoot.technicalID} names another seed than ${options.seed}; not building its control plane here`);
+  }
+}
+
 /** The backup bucket of a restore: the command's etcd or control plane spec, else the one the seed knows. */
 export function restoreBucket(command: CommandOf<'restore'>, known: string | undefined): string {
   const bucket = command.etcd?.bucket ?? command.controlPlane?.backup.bucket ?? known;

@@ -11,7 +11,7 @@ import { AgentCommandError, messageOf } from '../agent/errors.js';
 import { newModel, reconcileModel, scaleModel, type ControlPlaneModel } from '../agent/model.js';
 import type { SeedRuntime } from '../agent/runtime.js';
 import { deleteShootExtensions, migrateShootExtensions, reconcileExtensions, restoreShootExtensions } from '../common/extension-ops.js';
-import { assertNotOwner, assertOwner, checkRestorable, restoreBucket } from '../common/restore-ops.js';
+import { assertNotOwnedElsewhere, assertNotOwner, assertOwner, checkRestorable, restoreBucket } from '../common/restore-ops.js';
 import { imageVector, type ImageVector } from './image-vector.js';
 import { KubeObjects, KubernetesApiError } from './kube-api.js';
 import { controlPlaneObjects, MANAGED_BY, FIELD_MANAGER, REMEMBERED_REPLICAS, SEED_LABEL, ETCD_PORTS, type SidecarSettings } from './objects.js';
@@ -157,8 +157,10 @@ export class KubernetesRuntime implements SeedRuntime {
   private async reconcile(command: CommandOf<'create-control-plane'> | CommandOf<'reconcile'>, signal?: AbortSignal): Promise<CommandResult<'reconcile'>> {
     const id = command.shoot.technicalID;
     const spec = command.controlPlane;
+    const known = await this.readState(this.namespaceOf(id));
+    if (!known) await assertNotOwnedElsewhere({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
     const namespace = await this.ensureNamespace(command.shoot);
-    const state = (await this.readState(namespace)) ?? this.fresh(id, spec.backup.bucket);
+    const state = known ?? this.fresh(id, spec.backup.bucket);
     state.backupBucket = spec.backup.bucket;
     state.shoot = { project: command.shoot.project, name: command.shoot.name };
     state.hibernated = spec.hibernated;

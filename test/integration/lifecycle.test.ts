@@ -99,13 +99,13 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
   }
 }
 
-const succeeded = (name: string, type: LastOperation['type']) =>
+const succeeded = (name: string, type: LastOperation['type'], timeoutMs = 90_000) =>
   until(`${name}: ${type} Succeeded`, async () => {
     const s = await shoot(name);
     const op = s?.status.lastOperation;
     if (op?.type === type && op.state === 'Failed') throw new Error(`${type} failed: ${op.description}`);
     return op?.type === type && op.state === 'Succeeded' ? s : undefined;
-  }, 90_000);
+  }, timeoutMs);
 
 function etcdAt(url: string): Etcd3 {
   const client = new Etcd3({ hosts: url, dialTimeout: 2_000 });
@@ -269,11 +269,20 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     await a.agent.resume();
     // Assess: hibernated on life-c, where the shoot is; nothing of it runs on life-a.
     expect(migration.state).toBe('Succeeded');
-    const hibernated = await succeeded('follows', 'Hibernate');
+    // A receive in flight when the agent froze took the command off the queue unseen: it comes back after
+    // the queue's 60 s visibility timeout, and the old seed's answer (NotOwner) sends it to the new seed.
+    const hibernated = await succeeded('follows', 'Hibernate', 180_000);
     expect(hibernated.status.seedName).toBe('life-c');
     expect(hibernated.status.lastOperation?.description).toContain('on seed life-c');
     await until('life-c reports it without etcd', async () => (await reported(c.name, 'follows'))?.etcdReady === false);
     expect(c.hosting().sidecar(technicalID(project, 'follows'))).toBeUndefined();
     await until('life-a reports no plane', async () => (await reported(a.name, 'follows')) === undefined, 30_000);
-  });
+    // A command that reached the old seed after it released its leftover was refused (the owner record names
+    // life-c), not run: running it built the plane there again.
+    const onA = logs.filter((l) => l.includes('"seed":"life-a"'));
+    const released = onA.findIndex((l) => l.includes('"event":"leftover-release"') && l.includes('follows'));
+    const late = onA.slice(released + 1).filter((l) => l.includes('"event":"command-done"') && l.includes('"type":"reconcile"'));
+    expect(released).toBeGreaterThanOrEqual(0);
+    for (const line of late) expect(line).toContain('"error":"NotOwner"');
+  }, 300_000);
 });

@@ -98,6 +98,22 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     expect(hosting.calls.slice(-2)).toEqual(['stop-apiserver shoot--dev--api1', 'stop-etcd shoot--dev--api1']);
   });
 
+  it('a create or reconcile of a plane this seed does not host fails NotOwner while the owner record names another seed; a hosted plane still reconciles', async () => {
+    // Prepare: a seed the shoot moved away from (a command queued before the move reaches it late).
+    const { runtime, hosting, setOwner } = setup({ owner: 'not-owner' });
+    // Act / Assess
+    for (const type of ['create-control-plane', 'reconcile'] as const) {
+      await expect(runtime.execute(cmd(type, { controlPlane: { ...controlPlane, hibernated: true } }))).rejects.toMatchObject({ failure: 'NotOwner' });
+    }
+    expect(await runtime.controlPlanes()).toEqual([]);
+    expect(hosting.calls).toEqual([]);
+    setOwner('owner');
+    await runtime.execute(cmd('create-control-plane', { controlPlane }));
+    setOwner('not-owner');
+    // Hosted here and fenced by its sidecar: hibernating it is harmless and the answer is the garden's to drop.
+    expect(await runtime.execute(cmd('reconcile', { controlPlane: { ...controlPlane, hibernated: true } }))).toMatchObject({ etcdReady: false });
+  });
+
   it('restore: NotOwner until the owner record names the seed; then etcd from the bucket and the extensions from the ShootState', async () => {
     // Prepare: a source migrates, its snapshots are in the destination's bucket.
     const source = setup();
