@@ -12,7 +12,7 @@ import { holdsLock } from '../../../core/migration/lock.js';
 import { MigrationJournal } from '../../../core/migration/journal.js';
 import { MigrationAdmission, type MigrationExecutionInput } from '../../../core/migration/migration-admission.js';
 import { MemoryMigrationStore } from '../../../core/migration/store.js';
-import { ManualClock, seedBody, shootBody } from '../garden/builders.js';
+import { createAnswered, ManualClock, seedBody, shootBody } from '../garden/builders.js';
 
 const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }], leaseDurationSeconds: 6 };
 
@@ -26,7 +26,10 @@ async function garden(options: { store?: EvacuationStore } = {}) {
     await service.putSeed(name, seedBody({ spec: { taints: undefined, capacity: undefined, backup: { bucket: `gl-backup-${name}`, region: 'eu-west-1' }, networks: { nodes: `10.${i}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' }, settings: name === 'lost' ? { evacuation } : {} } }));
     await service.heartbeat(name, READY);
   }
-  for (const n of ['s0', 's1', 's2']) await service.putShoot('dev', n, shootBody({ spec: { seedName: 'lost', controlPlane: undefined, purpose: n === 's2' ? 'production' : 'development' } }));
+  for (const n of ['s0', 's1', 's2']) {
+    await service.putShoot('dev', n, shootBody({ spec: { seedName: 'lost', controlPlane: undefined, purpose: n === 's2' ? 'production' : 'development' } }));
+    await createAnswered(repo, 'dev', n, clock.now());
+  }
   const events: { type: string; detail: Record<string, unknown> }[] = [];
   // Every event must fit its schema on the bus, as the EventBridge sink builds it.
   const sink = { publish: async (type: string, detail: Record<string, unknown>) => void events.push({ type, detail: buildEvent(type, detail) }) };
