@@ -1,10 +1,10 @@
 /**
- * `npm run bench:cli`: how long a CLI call takes from exec to exit, median of N runs each, measured in one
- * run against two baselines: an empty `node -e 0` (what no CLI can beat) and the CLI as it used to run,
+ * `npm run bench:cli`: how long a CLI call takes from exec to exit with its output read through a pipe,
+ * median of N rounds that run every case once, measured in one run against two baselines: an empty `node -e 0` (what no CLI can beat) and the CLI as it used to run,
  * compiled by tsx at every start. A `get` talks to a loopback stand-in of the API that answers one seed at
  * once, so that what is measured is the CLI (start, signing, rendering), not the emulator.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../local/emulator.js';
@@ -29,22 +29,25 @@ const address = server.address();
 const apiUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`;
 const env = { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' };
 
-/** Milliseconds from spawn to exit of each run (after one warm-up run that also builds the CLI when stale). */
-async function measure(command: string, args: string[]): Promise<number[]> {
-  const { spawn } = await import('node:child_process');
-  const once = () =>
-    new Promise<number>((resolve, reject) => {
-      const started = process.hrtime.bigint();
-      const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr}`))));
+/**
+ * Milliseconds from spawn to exit of one run. stdout is a pipe, as in `gardenless ... | grep`, and must hold
+ * `expect`: a CLI that exits before its output has drained would be fast and wrong.
+ */
+function once(c: Case): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(c.command, c.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code === 0 && c.expect.test(stdout)) resolve(ms);
+      else reject(new Error(`${c.command} ${c.args.join(' ')} exited ${code} printing ${JSON.stringify(stdout.slice(0, 200))}: ${stderr}`));
     });
-  await once();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) times.push(await once());
-  return times;
+  });
 }
 
 const median = (xs: number[]) => {
@@ -53,24 +56,27 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
+type Case = { name: string; command: string; args: string[]; expect: RegExp };
 const get = ['--api-url', apiUrl, 'seed', 'get', 'bench'];
-const cases: [string, string, string[]][] = [
-  ['baseline: node -e 0', process.execPath, ['-e', '0']],
-  ['before: tsx cli/main.ts --help (compiled at every start)', tsx, [main, '--help']],
-  ['before: tsx cli/main.ts seed get', tsx, [main, ...get]],
-  ['gardenless --help', bin, ['--help']],
-  ['gardenless --version', bin, ['--version']],
-  ['gardenless seed get (API stand-in on loopback)', bin, get],
+const seedRow = /^bench +aws +eu-west-1 .* True /m;
+const cases: Case[] = [
+  { name: 'baseline: node -e 0', command: process.execPath, args: ['-e', '0'], expect: /^$/ },
+  { name: 'before: tsx cli/main.ts --help (compiled at every start)', command: tsx, args: [main, '--help'], expect: /^Usage: gardenless/ },
+  { name: 'before: tsx cli/main.ts seed get', command: tsx, args: [main, ...get], expect: seedRow },
+  { name: 'gardenless --help', command: bin, args: ['--help'], expect: /^Usage: gardenless/ },
+  { name: 'gardenless --version', command: bin, args: ['--version'], expect: /^\d+\.\d+\.\d+/ },
+  { name: 'gardenless seed get (API stand-in on loopback)', command: bin, args: get, expect: seedRow },
 ];
 
 spawnSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'build-cli.mjs')], { stdio: 'inherit' });
-const results: { name: string; median: number }[] = [];
-for (const [name, command, args] of cases) {
-  const times = await measure(command, args);
-  results.push({ name, median: median(times) });
-}
+// One warm-up round, then rounds that run every case once each: the machine's load, which changes by the
+// minute on a shared machine, weighs on all cases alike rather than on whichever ran while it peaked.
+for (const c of cases) await once(c);
+const times = cases.map(() => [] as number[]);
+for (let round = 0; round < RUNS; round++) for (const [i, c] of cases.entries()) times[i]!.push(await once(c));
+const results = cases.map((c, i) => ({ name: c.name, median: median(times[i]!) }));
 server.close();
 
 const base = results[0]!.median;
-console.log(`CLI start to exit, median of ${RUNS} runs each (after one warm-up), load average ${(await import('node:os')).loadavg()[0]!.toFixed(2)}:`);
+console.log(`CLI start to exit (stdout a pipe), median of ${RUNS} interleaved rounds (after one warm-up), load average ${(await import('node:os')).loadavg()[0]!.toFixed(2)}:`);
 for (const r of results) console.log(`  ${r.name.padEnd(58)} ${r.median.toFixed(0).padStart(6)} ms   (${(r.median / base).toFixed(1)}x node -e 0, ${(r.median - base).toFixed(0)} ms above it)`);

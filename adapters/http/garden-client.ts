@@ -1,10 +1,12 @@
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { exchange } from './transport.js';
 
 export interface GardenResponse<T = unknown> {
   status: number;
-  headers: Headers;
+  /** Lower-case names. */
+  headers: Record<string, string>;
   body: T;
 }
 
@@ -72,21 +74,21 @@ export class GardenClient {
     const signed = this.sign
       ? await this.signer.sign({ method, protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, query, headers, body })
       : { headers };
+    // node sets Host from the URL itself, as it was signed.
     const { host: _host, ...sendHeaders } = signed.headers;
-    let res = await fetch(url, { method, headers: sendHeaders, body, signal: AbortSignal.timeout(this.timeoutMs) });
+    const send = () => exchange({ method, url, headers: sendHeaders, ...(body !== undefined ? { body } : {}), timeoutMs: this.timeoutMs });
+    let res = await send();
     for (let attempt = 0; res.status === 502 && attempt < this.gatewayRetries; attempt++) {
-      await res.body?.cancel();
       await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
-      res = await fetch(url, { method, headers: sendHeaders, body, signal: AbortSignal.timeout(this.timeoutMs) });
+      res = await send();
     }
-    const text = await res.text();
-    let parsed: unknown = text;
-    if ((res.headers.get('content-type') ?? '').includes('json')) {
+    let parsed: unknown = res.text;
+    if ((res.headers['content-type'] ?? '').includes('json')) {
       try {
-        parsed = JSON.parse(text);
+        parsed = JSON.parse(res.text);
       } catch {
         // A gateway error page may claim JSON and not be; the caller gets the raw text to report.
-        parsed = text;
+        parsed = res.text;
       }
     }
     return { status: res.status, headers: res.headers, body: parsed as T };
