@@ -1,14 +1,5 @@
-import {
-  ChangeResourceRecordSetsCommand,
-  ListResourceRecordSetsCommand,
-  Route53Client,
-  type Change,
-  type ChangeResourceRecordSetsCommandInput,
-  type ChangeResourceRecordSetsCommandOutput,
-  type ListResourceRecordSetsCommandInput,
-  type ListResourceRecordSetsCommandOutput,
-  type ResourceRecordSet,
-} from '@aws-sdk/client-route-53';
+import type { Change, ResourceRecordSet } from '@aws-sdk/client-route-53';
+import { Route53Client } from '@aws-sdk/client-route-53';
 import { ValidationError } from '../../core/errors.js';
 import {
   DEFAULT_OWNER_RECORD_TTL_SECONDS,
@@ -21,19 +12,10 @@ import {
   type OwnerRecords,
   type SetOwnerRecordInput,
 } from '../../core/ownership/index.js';
+import { errorName, messageOf, normalizeRecordName as normalize, route53Api, type Route53Api } from './route53-api.js';
 
-/** Every Route 53 call the owner records make; the IAM policy follows from it. */
-export interface Route53Api {
-  changeResourceRecordSets(input: ChangeResourceRecordSetsCommandInput): Promise<ChangeResourceRecordSetsCommandOutput>;
-  listResourceRecordSets(input: ListResourceRecordSetsCommandInput): Promise<ListResourceRecordSetsCommandOutput>;
-}
-
-export function route53Api(client: Route53Client): Route53Api {
-  return {
-    changeResourceRecordSets: (input) => client.send(new ChangeResourceRecordSetsCommand(input)),
-    listResourceRecordSets: (input) => client.send(new ListResourceRecordSetsCommand(input)),
-  };
-}
+// Kept importable from here: the agents, the sidecar and the tests build owner records with it.
+export { route53Api, type Route53Api } from './route53-api.js';
 
 export interface Route53OwnerRecordsOptions {
   readonly hostedZoneId: string;
@@ -223,11 +205,6 @@ function asRecord(set: TxtRecordSet): OwnerRecord {
   return { name: set.name, value: set.values.length === 1 ? set.values[0]! : set.values.join(' '), ttl: set.ttl };
 }
 
-function normalize(name: string): string {
-  // Route 53 returns names with a trailing dot and escapes some characters as \NNN octal.
-  return name.toLowerCase().replace(/\.$/, '').replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
-}
-
 interface Cursor {
   name: string;
   type: string;
@@ -247,14 +224,4 @@ function decodeCursor(cursor: string | undefined): Cursor | undefined {
     // Falls through to the error below: the cause is only ever "not our token".
   }
   throw new ValidationError('cursor: not a cursor this store returned', { field: 'cursor' });
-}
-
-function errorName(error: unknown): string {
-  const e = error as { name?: unknown; Code?: unknown } | undefined;
-  if (typeof e?.Code === 'string') return e.Code;
-  return typeof e?.name === 'string' ? e.name : 'Error';
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

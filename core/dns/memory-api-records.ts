@@ -56,13 +56,13 @@ export function checkCondition(name: string, expected: SetApiRecordInput['expect
 /** API records that are never reachable: for fault tests of the steps that write them. */
 export class FailingApiRecords implements ApiRecords {
   constructor(private readonly message = 'API records unavailable (failing store)') {}
-  async get(): Promise<ApiRecord | undefined> {
+  async get(_name: string): Promise<ApiRecord | undefined> {
     throw new ApiRecordsUnavailableError(this.message);
   }
-  async set(): Promise<ApiRecord> {
+  async set(_input: SetApiRecordInput): Promise<ApiRecord> {
     throw new ApiRecordsUnavailableError(this.message);
   }
-  async delete(): Promise<boolean> {
+  async delete(_input: DeleteApiRecordInput): Promise<boolean> {
     throw new ApiRecordsUnavailableError(this.message);
   }
 }
