@@ -29,7 +29,7 @@ function zone(options: { before?: (sets: Map<string, ResourceRecordSet>) => void
           next.delete(k);
         } else {
           if (next.has(k)) throw Object.assign(new Error('exists'), { name: 'InvalidChangeBatch' });
-          next.set(k, { ...change.ResourceRecordSet, Name: `${change.ResourceRecordSet!.Name}.` });
+          next.set(k, { ...change.ResourceRecordSet!, Name: `${change.ResourceRecordSet!.Name}.` });
         }
       }
       sets.clear();
