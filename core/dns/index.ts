@@ -5,3 +5,4 @@ export * from './memory-api-records.js';
 export * from './name.js';
 export * from './record-target.js';
 export * from './serving.js';
+export * from './api-record-writer.js';
