@@ -29,7 +29,8 @@ describe('SnapshotCopy and OwnershipAudit constructs (template)', () => {
     const zone = new route53.PublicHostedZone(stack, 'Zone', { zoneName: 'internal.gardenless.test' });
     const bus = new events.EventBus(stack, 'Bus');
     new SnapshotCopy(stack, 'SnapshotCopy', { logRetention: logs.RetentionDays.ONE_WEEK, backupBucketPrefix: 'gl-backup-' });
-    new OwnershipAudit(stack, 'Ownership', { logRetention: logs.RetentionDays.ONE_WEEK, table, zone, bus, internalDomain: 'internal.gardenless.test', auditInterval: Duration.minutes(5) });
+    const apiDomain = { zone: new route53.PublicHostedZone(stack, 'ExternalZone', { zoneName: 'shoots.gardenless.test' }), externalDomain: 'shoots.gardenless.test', ttl: Duration.seconds(60) };
+    new OwnershipAudit(stack, 'Ownership', { logRetention: logs.RetentionDays.ONE_WEEK, table, zone, bus, internalDomain: 'internal.gardenless.test', apiDomain, auditInterval: Duration.minutes(5) });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
     template = Template.fromStack(stack);
   }, 120_000);
