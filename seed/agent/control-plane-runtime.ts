@@ -158,7 +158,9 @@ export class ControlPlaneRuntime implements SeedRuntime {
     reconcileModel(plane.model, { hibernated: spec.hibernated, ...(spec.failureTolerance ? { failureTolerance: spec.failureTolerance } : {}) });
     await this.converge(command.shoot, plane);
     const etcd = await this.options.hosting.etcd(id);
-    return { extensions: step.result ?? [], etcdReady: etcd.available };
+    // The API record is written from this answer: only a serving control plane names its load balancer.
+    const api = etcd.available ? await this.options.hosting.apiServer(id) : undefined;
+    return { extensions: step.result ?? [], etcdReady: etcd.available, ...(api?.externalUrl ? { externalUrl: api.externalUrl } : {}) };
   }
 
   private async restore(command: CommandOf<'restore'>, signal?: AbortSignal): Promise<CommandResult<'restore'>> {
