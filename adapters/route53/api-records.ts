@@ -85,6 +85,22 @@ export class Route53ApiRecords implements ApiRecords {
     }
   }
 
+  /** Every A, AAAA and CNAME record named `api.*` in the zone, 300 record sets a call. */
+  async list(): Promise<ApiRecord[]> {
+    const out: ApiRecord[] = [];
+    let start: { name: string; type: string } | undefined;
+    for (;;) {
+      const res = await this.call('list', this.zone, () =>
+        this.api.listResourceRecordSets({ HostedZoneId: this.zone, MaxItems: 300, ...(start ? { StartRecordName: start.name, StartRecordType: start.type as ApiRecordType } : {}) }),
+      );
+      for (const set of res.ResourceRecordSets ?? []) {
+        if (TYPES.includes(set.Type as ApiRecordType) && normalizeRecordName(set.Name ?? '').startsWith('api.')) out.push(toRecord(set));
+      }
+      if (!res.IsTruncated || !res.NextRecordName) return out;
+      start = { name: res.NextRecordName, type: res.NextRecordType ?? 'A' };
+    }
+  }
+
   /** True if the batch was applied; false if Route 53 rejected it because the record changed meanwhile. */
   private async change(name: string, changes: Change[], comment: string): Promise<boolean> {
     try {

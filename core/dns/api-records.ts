@@ -37,4 +37,6 @@ export interface ApiRecords {
   set(input: SetApiRecordInput): Promise<ApiRecord>;
   /** True if a record was deleted, false if there was none. */
   delete(input: DeleteApiRecordInput): Promise<boolean>;
+  /** Every API record of the zone (all pages): what the audit compares with the seeds' reports. */
+  list(): Promise<ApiRecord[]>;
 }

@@ -6,3 +6,4 @@ export * from './name.js';
 export * from './record-target.js';
 export * from './serving.js';
 export * from './api-record-writer.js';
+export * from './audit.js';

@@ -37,6 +37,10 @@ export class InMemoryApiRecords implements ApiRecords {
     this.changes.push({ at: this.clock(), name, record: undefined });
     return true;
   }
+
+  async list(): Promise<ApiRecord[]> {
+    return [...this.records.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
 }
 
 /** Shared by the implementations: a failed condition of a change that is not already done. */
@@ -63,6 +67,9 @@ export class FailingApiRecords implements ApiRecords {
     throw new ApiRecordsUnavailableError(this.message);
   }
   async delete(_input: DeleteApiRecordInput): Promise<boolean> {
+    throw new ApiRecordsUnavailableError(this.message);
+  }
+  async list(): Promise<ApiRecord[]> {
     throw new ApiRecordsUnavailableError(this.message);
   }
 }

@@ -100,6 +100,15 @@ describe('Route53ApiRecords', () => {
     expect(await records.delete({ name: NAME })).toBe(false);
   });
 
+  it('lists the API records of the zone, leaving other records out', async () => {
+    const z = zone();
+    const records = new Route53ApiRecords({ hostedZoneId: 'Z1', api: z.api });
+    await records.set({ name: NAME, target: SOURCE });
+    await records.set({ name: 'api.other.dev.shoots.example', target: { type: 'AAAA', value: '2001:db8::1' } });
+    z.sets.set('owner.api1.dev.shoots.example.|TXT', { Name: 'owner.api1.dev.shoots.example.', Type: 'TXT', TTL: 5, ResourceRecords: [{ Value: '"x"' }] });
+    expect((await records.list()).map((r) => `${r.name} ${r.type}`).sort()).toEqual([`${NAME} A`, 'api.other.dev.shoots.example AAAA']);
+  });
+
   it.each(['Throttling', 'PriorRequestNotComplete', 'NoSuchHostedZone', 'AccessDenied'])('turns %s into ApiRecordsUnavailable', async (name) => {
     const records = new Route53ApiRecords({ hostedZoneId: 'Z1', api: zone({ fail: name }).api });
     await expect(records.get(NAME)).rejects.toBeInstanceOf(ApiRecordsUnavailableError);
