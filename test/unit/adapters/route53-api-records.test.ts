@@ -39,7 +39,7 @@ function zone(options: { before?: (sets: Map<string, ResourceRecordSet>) => void
     },
     listResourceRecordSets: async (input: ListResourceRecordSetsCommandInput) => {
       if (options.fail) throw Object.assign(new Error('no'), { name: options.fail });
-      const sorted = [...sets.values()].sort((a, b) => key(a).localeCompare(key(b))).filter((s) => s.Name! >= `${input.StartRecordName}`);
+      const sorted = [...sets.values()].sort((a, b) => key(a).localeCompare(key(b))).filter((s) => input.StartRecordName === undefined || s.Name! >= input.StartRecordName);
       return { ResourceRecordSets: sorted.slice(0, input.MaxItems ?? 300), IsTruncated: false, MaxItems: input.MaxItems ?? 300, $metadata: {} };
     },
   };
