@@ -9,6 +9,7 @@ new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined)
   internalDomain,
   ...(app.node.tryGetContext('externalDomain') ? { externalDomain: String(app.node.tryGetContext('externalDomain')) } : {}),
   ...seconds('apiRecordTtl', app.node.tryGetContext('apiRecordTtlSeconds') as string | undefined),
+  ...(app.node.tryGetContext('watchdogProbesApiDomain') === 'true' ? { watchdogProbesApiDomain: true } : {}),
   watchdogSchedule: app.node.tryGetContext('watchdogSchedule') !== 'false',
   leaseMonitorSchedule: app.node.tryGetContext('leaseMonitorSchedule') !== 'false',
   lifecycleSchedule: app.node.tryGetContext('lifecycleSchedule') !== 'false',

@@ -33,6 +33,8 @@ export interface GardenStackProps extends StackProps {
   externalDomain?: string;
   /** The API records' TTL: how long resolvers may keep sending clients to a seed after a switch. Default 60 s. */
   apiRecordTtl?: Duration;
+  /** The dependency watchdog probes through the API domains (its DNS must serve the external zone). Default off: the load balancers. */
+  watchdogProbesApiDomain?: boolean;
   logRetention?: logs.RetentionDays;
   /** Seed backup buckets are named with this prefix; the snapshot copy may touch only those. Default `gl-backup-`. */
   backupBucketPrefix?: string;
@@ -227,6 +229,7 @@ export class GardenStack extends Stack {
       seedQueuePrefix,
       scheduleEnabled: props.watchdogSchedule ?? true,
       outboundAllow,
+      ...(props.watchdogProbesApiDomain ? { probeViaApiDomain: { externalDomain: apiDomain.externalDomain } } : {}),
     });
     new CfnOutput(this, 'WatchdogFunctionName', { value: watchdog.function.function.functionName });
     const migrateShootName = `${this.stackName}-migrate-shoot`;
