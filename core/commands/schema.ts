@@ -208,7 +208,7 @@ const controlPlaneResult = () =>
     .object({
       extensions: z.array(extensionOutcome).max(64),
       etcdReady: z.boolean(),
-      /** The kube-apiserver's load balancer, once it serves: the garden points the shoot's API record at it. */
+      /** The kube-apiserver's load balancer, once it exists: the garden points the shoot's API record at it. */
       externalUrl: z.string().url().max(2048).optional(),
     })
     .strict();

@@ -125,12 +125,13 @@ async function publishZone(): Promise<void> {
 async function reachedThroughDns(): Promise<string> {
   const resolver = new dns.Resolver({ timeout: 500, tries: 2 });
   resolver.setServers([`127.0.0.1:${dnsmasq!.port}`]);
-  const lookup: LookupFunction = (hostname, _options, callback) => {
+  // Node asks for every address (`all`) when it may try several, and for one otherwise.
+  const lookup = ((hostname: string, options: { all?: boolean }, callback: (error: Error | null, address: unknown, family?: number) => void) => {
     resolver.resolve4(hostname).then(
-      (addresses) => callback(null, addresses[0]!, 4),
-      (error: NodeJS.ErrnoException) => callback(error, '', 4),
+      (addresses) => (options.all ? callback(null, addresses.map((address) => ({ address, family: 4 }))) : callback(null, addresses[0]!, 4)),
+      (error: NodeJS.ErrnoException) => callback(error, options.all ? [] : '', 4),
     );
-  };
+  }) as LookupFunction;
   return new Promise((resolve, reject) => {
     const req = request({ host: API, port: lbPort, path: '/version', lookup, timeout: 2_000 }, (res) => {
       let body = '';
