@@ -12,8 +12,7 @@ import {
   type DeleteApiRecordInput,
   type SetApiRecordInput,
 } from '../../core/dns/index.js';
-import { ValidationError } from '../../core/errors.js';
-import { errorName, messageOf, normalizeRecordName, route53Api, type Route53Api } from './route53-api.js';
+import { applyChangeBatch, callRoute53, normalizeRecordName, route53Api, type Route53Api } from './route53-api.js';
 
 export interface Route53ApiRecordsOptions {
   /** The zone of the external domain (the local landscape has a zone of its own). */
@@ -101,26 +100,12 @@ export class Route53ApiRecords implements ApiRecords {
     }
   }
 
-  /** True if the batch was applied; false if Route 53 rejected it because the record changed meanwhile. */
-  private async change(name: string, changes: Change[], comment: string): Promise<boolean> {
-    try {
-      await this.call('change', name, () => this.api.changeResourceRecordSets({ HostedZoneId: this.zone, ChangeBatch: { Comment: `gardenless: ${comment}`, Changes: changes } }));
-      return true;
-    } catch (error) {
-      if (errorName(error) === 'InvalidChangeBatch') return false;
-      throw error;
-    }
+  private change(name: string, changes: Change[], comment: string): Promise<boolean> {
+    return applyChangeBatch({ api: this.api, zone: this.zone, name, changes, comment, unavailable: (message, cause) => new ApiRecordsUnavailableError(message, { cause }) });
   }
 
-  private async call<T>(operation: string, what: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      const name = errorName(error);
-      if (name === 'InvalidChangeBatch') throw error;
-      if (name === 'InvalidInput') throw new ValidationError(`Route 53 rejected the ${operation} of ${what}: ${messageOf(error)}`, { cause: error });
-      throw new ApiRecordsUnavailableError(`Route 53 ${operation} of ${what} in zone ${this.zone} failed (${name}): ${messageOf(error)}`, { cause: error });
-    }
+  private call<T>(operation: string, what: string, fn: () => Promise<T>): Promise<T> {
+    return callRoute53({ operation, what, zone: this.zone, unavailable: (message, cause) => new ApiRecordsUnavailableError(message, { cause }) }, fn);
   }
 }
 

@@ -12,7 +12,7 @@ import {
   type OwnerRecords,
   type SetOwnerRecordInput,
 } from '../../core/ownership/index.js';
-import { errorName, messageOf, normalizeRecordName as normalize, route53Api, type Route53Api } from './route53-api.js';
+import { applyChangeBatch, callRoute53, normalizeRecordName as normalize, route53Api, type Route53Api } from './route53-api.js';
 
 // Kept importable from here: the agents, the sidecar and the tests build owner records with it.
 export { route53Api, type Route53Api } from './route53-api.js';
@@ -143,29 +143,12 @@ export class Route53OwnerRecords implements OwnerRecords {
     }
   }
 
-  /** True if the batch was applied; false if Route 53 rejected it because the record changed meanwhile. */
-  private async change(name: string, changes: Change[], comment: string): Promise<boolean> {
-    try {
-      await this.call('change', name, () => this.api.changeResourceRecordSets({ HostedZoneId: this.zone, ChangeBatch: { Comment: `gardenless: ${comment}`, Changes: changes } }));
-      return true;
-    } catch (error) {
-      if (error instanceof OwnerRecordsUnavailableError) throw error;
-      if (errorName(error) === 'InvalidChangeBatch') return false;
-      throw error;
-    }
+  private change(name: string, changes: Change[], comment: string): Promise<boolean> {
+    return applyChangeBatch({ api: this.api, zone: this.zone, name, changes, comment, unavailable: (message, cause) => new OwnerRecordsUnavailableError(message, { cause }) });
   }
 
-  private async call<T>(operation: string, what: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      const name = errorName(error);
-      if (name === 'InvalidChangeBatch') throw error;
-      if (name === 'InvalidInput') throw new ValidationError(`Route 53 rejected the ${operation} of ${what}: ${messageOf(error)}`, { cause: error });
-      // Throttling, PriorRequestNotComplete, service errors, network errors, a missing zone or denied access:
-      // the record may well be fine; the caller tries again later.
-      throw new OwnerRecordsUnavailableError(`Route 53 ${operation} of ${what} in zone ${this.zone} failed (${name}): ${messageOf(error)}`, { cause: error });
-    }
+  private call<T>(operation: string, what: string, fn: () => Promise<T>): Promise<T> {
+    return callRoute53({ operation, what, zone: this.zone, unavailable: (message, cause) => new OwnerRecordsUnavailableError(message, { cause }) }, fn);
   }
 }
 

@@ -2,11 +2,13 @@ import {
   ChangeResourceRecordSetsCommand,
   ListResourceRecordSetsCommand,
   Route53Client,
+  type Change,
   type ChangeResourceRecordSetsCommandInput,
   type ChangeResourceRecordSetsCommandOutput,
   type ListResourceRecordSetsCommandInput,
   type ListResourceRecordSetsCommandOutput,
 } from '@aws-sdk/client-route-53';
+import { ValidationError } from '../../core/errors.js';
 
 /** Every Route 53 call the owner and API records make; the IAM policy follows from it. */
 export interface Route53Api {
@@ -35,4 +37,37 @@ export function errorName(error: unknown): string {
 
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** How a store turns Route 53 failures into its own "try again later" error. */
+export type Unavailable = (message: string, cause: unknown) => Error;
+
+/**
+ * One Route 53 call with the stores' error mapping: InvalidChangeBatch passes through (a condition
+ * failed: the caller reads again), InvalidInput is a ValidationError, and everything else (throttling,
+ * PriorRequestNotComplete, service and network errors, a missing zone, denied access) is `unavailable`:
+ * the record may well be fine, and the caller tries again later.
+ */
+export async function callRoute53<T>(options: { operation: string; what: string; zone: string; unavailable: Unavailable }, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    const name = errorName(error);
+    if (name === 'InvalidChangeBatch') throw error;
+    if (name === 'InvalidInput') throw new ValidationError(`Route 53 rejected the ${options.operation} of ${options.what}: ${messageOf(error)}`, { cause: error });
+    throw options.unavailable(`Route 53 ${options.operation} of ${options.what} in zone ${options.zone} failed (${name}): ${messageOf(error)}`, error);
+  }
+}
+
+/** One change batch; true if applied, false if Route 53 rejected it because a record changed meanwhile. */
+export async function applyChangeBatch(options: { api: Route53Api; zone: string; name: string; changes: Change[]; comment: string; unavailable: Unavailable }): Promise<boolean> {
+  try {
+    await callRoute53({ operation: 'change', what: options.name, zone: options.zone, unavailable: options.unavailable }, () =>
+      options.api.changeResourceRecordSets({ HostedZoneId: options.zone, ChangeBatch: { Comment: `gardenless: ${options.comment}`, Changes: options.changes } }),
+    );
+    return true;
+  } catch (error) {
+    if (errorName(error) === 'InvalidChangeBatch') return false;
+    throw error;
+  }
 }
