@@ -4,7 +4,8 @@ import type { ApiRecord } from './api-records.js';
 import { recordTargetFor, sameTarget, type ApiRecordTarget } from './record-target.js';
 
 export type Serving =
-  | { readonly serving: true; readonly seed: string; readonly target: ApiRecordTarget; readonly externalUrl: string }
+  /** `target` is undefined when the seed serves but reports no load balancer (a test seed, a Service without ingress yet). */
+  | { readonly serving: true; readonly seed: string; readonly target: ApiRecordTarget | undefined; readonly externalUrl: string | undefined }
   | { readonly serving: false; readonly seed: string | undefined; readonly reason: string };
 
 export interface ServingInput {
@@ -29,12 +30,11 @@ export function servingTarget(input: ServingInput): Serving {
   const plane = seed.status.controlPlanes?.find((cp) => cp.technicalID === technicalID);
   if (plane === undefined) return { serving: false, seed: name, reason: `seed ${name} does not report ${technicalID}` };
   if (!plane.active) return { serving: false, seed: name, reason: `seed ${name} reports ${technicalID} but not active` };
-  if (!plane.externalUrl) return { serving: false, seed: name, reason: `seed ${name} reports no load balancer address for ${technicalID}` };
   const reportedAt = Date.parse(plane.internalProbeTime ?? seed.status.lastHeartbeatTime);
   if (input.notBefore && !(reportedAt >= input.notBefore.getTime())) {
     return { serving: false, seed: name, reason: `seed ${name}'s last report of ${technicalID} is from before ${input.notBefore.toISOString()}` };
   }
-  return { serving: true, seed: name, target: recordTargetFor(plane.externalUrl), externalUrl: plane.externalUrl };
+  return { serving: true, seed: name, target: plane.externalUrl ? recordTargetFor(plane.externalUrl) : undefined, externalUrl: plane.externalUrl };
 }
 
 export type ApiRecordDecision =
@@ -45,7 +45,9 @@ export type ApiRecordDecision =
   /** Not yet: the seed does not serve. Try again later; never write early. */
   | { readonly action: 'wait'; readonly reason: string }
   /** Leave the record where it is. */
-  | { readonly action: 'keep'; readonly reason: string };
+  | { readonly action: 'keep'; readonly reason: string }
+  /** The seed serves but names no load balancer: there is nothing to point the record at; it stays as it is. */
+  | { readonly action: 'no-address'; readonly reason: string };
 
 export interface SwitchInput {
   /** Whether the destination has restored etcd and the extensions (the migration's restore-extensions step succeeded). */
@@ -64,6 +66,7 @@ export interface SwitchInput {
 export function decideSwitch(input: SwitchInput): ApiRecordDecision {
   if (!input.restored) return { action: 'keep', reason: 'the destination has not restored the control plane yet' };
   if (!input.destination.serving) return { action: 'wait', reason: input.destination.reason };
+  if (!input.destination.target) return noAddress(input.destination.seed);
   return pointAt(input.destination.target, input.current, `seed ${input.destination.seed} serves`);
 }
 
@@ -73,7 +76,12 @@ export function decideSwitch(input: SwitchInput): ApiRecordDecision {
  */
 export function decideCreate(input: { serving: Serving; current: ApiRecord | undefined }): ApiRecordDecision {
   if (!input.serving.serving) return { action: 'wait', reason: input.serving.reason };
+  if (!input.serving.target) return noAddress(input.serving.seed);
   return pointAt(input.serving.target, input.current, `seed ${input.serving.seed} serves`);
+}
+
+function noAddress(seed: string): ApiRecordDecision {
+  return { action: 'no-address', reason: `seed ${seed} serves the control plane but reports no load balancer: the API record is left as it is` };
 }
 
 function pointAt(target: ApiRecordTarget, current: ApiRecord | undefined, why: string): ApiRecordDecision {

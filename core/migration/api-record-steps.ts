@@ -33,6 +33,10 @@ export class ApiRecordSteps {
     const decision = decideSwitch({ restored: restore.state === 'succeeded', destination, current: await writer.current(shoot) });
     if (decision.action === 'wait') throw new DestinationNotServingError(`the API record stays until the destination serves: ${decision.reason}`);
     if (decision.action === 'keep') throw new ConflictError(`migration ${ref.migrationId}: ${decision.reason}`, { code: 'Conflict' });
+    if (decision.action === 'no-address') {
+      await journal.save(completeStep(record, { step: 'switch-api-record', now: journal.now(), message: decision.reason }));
+      return { record: writer.nameOf(shoot), changed: false, target: null };
+    }
     const outcome = await writer.apply({ shoot, decision, seedName: record.destination.name, migrationId: ref.migrationId });
     await journal.save(completeStep(record, { step: 'switch-api-record', now: journal.now(), message: outcome.message }));
     return { record: outcome.record, changed: outcome.changed, target: outcome.target ? `${outcome.target.type} ${outcome.target.value}` : null };

@@ -33,12 +33,17 @@ describe('servingTarget', () => {
     ['an expired lease', hosting({}, { heartbeat: new Date(NOW.getTime() - 60_000) }), /no valid lease/],
     ['a seed that does not report the shoot', hosting(undefined), /does not report/],
     ['an inactive plane', hosting({ active: false }), /not active/],
-    ['a plane without an address', hosting({ externalUrl: undefined }), /no load balancer address/],
     ['a report from before the restore', hosting({ internalProbeTime: new Date(NOW.getTime() - 20_000).toISOString() }), /from before/],
   ])('does not serve with %s', (_case, seed, reason) => {
     const serving = servingTarget({ seed, technicalID: T, now: NOW, notBefore: new Date(NOW.getTime() - 10_000) });
     expect(serving.serving).toBe(false);
     expect(serving.serving ? '' : serving.reason).toMatch(reason);
+  });
+
+  it('serves without a target when the plane names no load balancer; the switch then leaves the record as it is', () => {
+    const serving = servingTarget({ seed: hosting({ externalUrl: undefined }), technicalID: T, now: NOW });
+    expect(serving).toEqual({ serving: true, seed: 'destination', target: undefined, externalUrl: undefined });
+    expect(decideSwitch({ restored: true, destination: serving, current: record('127.0.0.2') })).toMatchObject({ action: 'no-address', reason: expect.stringContaining('no load balancer') });
   });
 });
 

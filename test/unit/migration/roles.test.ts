@@ -239,6 +239,24 @@ describe('the migration roles on one migration record', () => {
     expect((await w.apiRecord.switchApiRecord(ref)).target).toBe('A 52.1.0.9');
   });
 
+  it('a destination that serves but names no load balancer completes the switch without touching the record', async () => {
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await w.ownerSteps.setOwnerDestination(ref);
+    await w.copy.beginCopy(ref);
+    await w.copy.completeCopy(ref, { copied: 1, skipped: 0, bytes: 1, finalFound: false, lastRevision: 7 });
+    await answer(w, ref, 'restore-etcd');
+    await answer(w, ref, 'restore-extensions');
+    w.clock.advance(1_000);
+    await w.gardenService.heartbeat('dst', { ...READY, controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true }] });
+
+    expect(await w.apiRecord.switchApiRecord(ref)).toMatchObject({ changed: false, target: null });
+    expect((await w.apiRecords.get(API))?.value).toBe('10.0.0.1');
+    expect((await w.admission.get('dev', 'api1')).steps.find((st) => st.id === 'switch-api-record')).toMatchObject({ state: 'succeeded', message: expect.stringContaining('no load balancer') });
+  });
+
   it('previews a migration with every admission rule, writing and starting nothing', async () => {
     const w = await world();
 
