@@ -46,7 +46,10 @@ export type ApiRecordDecision =
   | { readonly action: 'wait'; readonly reason: string }
   /** Leave the record where it is. */
   | { readonly action: 'keep'; readonly reason: string }
-  /** The seed serves but names no load balancer: there is nothing to point the record at; it stays as it is. */
+  /**
+   * Nothing to point the record at, so it stays as it is: the seed serves but names no load balancer, or
+   * the shoot is hibernated (nothing serves; the wake's answer points the record at its seed).
+   */
   | { readonly action: 'no-address'; readonly reason: string };
 
 export interface SwitchInput {
@@ -55,6 +58,8 @@ export interface SwitchInput {
   /** The destination's serving state, from `servingTarget` with `notBefore` = the restore's start. */
   readonly destination: Serving;
   readonly current: ApiRecord | undefined;
+  /** A hibernated shoot's control plane serves nowhere; its record follows when it wakes. */
+  readonly hibernated?: boolean;
 }
 
 /**
@@ -65,6 +70,7 @@ export interface SwitchInput {
  */
 export function decideSwitch(input: SwitchInput): ApiRecordDecision {
   if (!input.restored) return { action: 'keep', reason: 'the destination has not restored the control plane yet' };
+  if (input.hibernated) return { action: 'no-address', reason: 'the shoot is hibernated: nothing serves, the API record is left as it is until it wakes' };
   if (!input.destination.serving) return { action: 'wait', reason: input.destination.reason };
   if (!input.destination.target) return noAddress(input.destination.seed);
   return pointAt(input.destination.target, input.current, `seed ${input.destination.seed} serves`);

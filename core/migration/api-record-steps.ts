@@ -30,7 +30,7 @@ export class ApiRecordSteps {
       ...(restoreStarted ? { notBefore: new Date(restoreStarted) } : {}),
     });
     const shoot = { project: ref.project, name: ref.name };
-    const decision = decideSwitch({ restored: restore.state === 'succeeded', destination, current: await writer.current(shoot) });
+    const decision = decideSwitch({ restored: restore.state === 'succeeded', destination, current: await writer.current(shoot), hibernated: record.guards.hibernated });
     if (decision.action === 'wait') throw new DestinationNotServingError(`the API record stays until the destination serves: ${decision.reason}`);
     if (decision.action === 'keep') throw new ConflictError(`migration ${ref.migrationId}: ${decision.reason}`, { code: 'Conflict' });
     if (decision.action === 'no-address') {

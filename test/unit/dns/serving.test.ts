@@ -55,6 +55,10 @@ describe('decideSwitch', () => {
     expect(decideSwitch({ restored: false, destination: serving, current: record('127.0.0.2') }).action).toBe('keep');
   });
 
+  it('leaves the record of a hibernated shoot as it is: nothing serves until it wakes', () => {
+    expect(decideSwitch({ restored: true, destination: notServing, current: record('127.0.0.2'), hibernated: true })).toMatchObject({ action: 'no-address', reason: expect.stringContaining('hibernated') });
+  });
+
   it('waits while the restored destination does not serve', () => {
     expect(decideSwitch({ restored: true, destination: notServing, current: record('127.0.0.2') })).toEqual({ action: 'wait', reason: notServing.reason });
   });
