@@ -13,6 +13,10 @@ new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined)
   watchdogSchedule: app.node.tryGetContext('watchdogSchedule') !== 'false',
   leaseMonitorSchedule: app.node.tryGetContext('leaseMonitorSchedule') !== 'false',
   lifecycleSchedule: app.node.tryGetContext('lifecycleSchedule') !== 'false',
+  evacuation: {
+    scheduleEnabled: app.node.tryGetContext('evacuationSchedule') !== 'false',
+    ...numbers({ maxSeeds: 'evacuationMaxSeeds', maxLostShare: 'evacuationMaxLostShare', maxAttempts: 'evacuationMaxAttempts' }),
+  },
   ...seconds('migrationCommandTimeout', app.node.tryGetContext('migrationCommandTimeoutSeconds') as string | undefined),
   ...seconds('migrationWaitFinalSnapshot', app.node.tryGetContext('migrationWaitFinalSnapshotSeconds') as string | undefined),
   ...seconds('seedHeartbeatInterval', app.node.tryGetContext('seedHeartbeatIntervalSeconds') as string | undefined),
@@ -28,4 +32,14 @@ Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true, writ
 /** A duration from a context value in seconds (tests shorten the migration's waits). */
 function seconds<K extends string>(key: K, value: string | undefined): Partial<Record<K, Duration>> {
   return value === undefined ? {} : ({ [key]: Duration.seconds(Number(value)) } as Partial<Record<K, Duration>>);
+}
+
+/** Numbers from context values (the evacuation rails); absent ones keep the defaults. */
+function numbers<K extends string>(keys: Record<K, string>): Partial<Record<K, number>> {
+  const out: Partial<Record<K, number>> = {};
+  for (const [key, name] of Object.entries(keys) as [K, string][]) {
+    const value = app.node.tryGetContext(name) as string | undefined;
+    if (value !== undefined) out[key] = Number(value);
+  }
+  return out;
 }

@@ -12,6 +12,7 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { DependencyWatchdog } from './dependency-watchdog.js';
+import { Evacuation } from './evacuation.js';
 import { LeaseMonitor } from './lease-monitor.js';
 import { Migration } from './migration.js';
 import { ShootLifecycle } from './shoot-lifecycle.js';
@@ -50,6 +51,8 @@ export interface GardenStackProps extends StackProps {
   lifecycleSchedule?: boolean;
   /** Whether EventBridge runs the seed lease monitor every minute; off where tests drive its rounds. */
   leaseMonitorSchedule?: boolean;
+  /** The evacuation controller's rails and schedule (docs/design.md section 13). */
+  evacuation?: { maxSeeds?: number; maxLostShare?: number; maxAttempts?: number; scheduleEnabled?: boolean };
   /** How long a migration step waits for a seed agent. Default 5 minutes; tests use seconds. */
   migrationCommandTimeout?: Duration;
   /** How long the good path waits for the source's final snapshot. Default 10 minutes. */
@@ -254,6 +257,10 @@ export class GardenStack extends Stack {
     });
     const leaseMonitor = new LeaseMonitor(this, 'LeaseMonitor', { logRetention, table, bus, migration: migration.stateMachine, scheduleEnabled: props.leaseMonitorSchedule ?? true });
     new CfnOutput(this, 'LeaseMonitorFunctionName', { value: leaseMonitor.function.function.functionName });
+    const evacuation = new Evacuation(this, 'Evacuation', {
+      logRetention, table, bus, migration: migration.stateMachine, migrationName: migrateShootName, ...props.evacuation, scheduleEnabled: props.evacuation?.scheduleEnabled ?? true,
+    });
+    new CfnOutput(this, 'EvacuationFunctionName', { value: evacuation.function.function.functionName });
     // POST .../migrate admits, locks and starts the state machine.
     migration.stateMachine.grantStartExecution(api.function);
     // ...and looks at an execution whose migration still says Running, to resume one that died unrecorded.
@@ -274,13 +281,13 @@ export class GardenStack extends Stack {
       bus,
       apiId: httpApi.apiId,
       functions: {
-        Api: api.function, Lifecycle: lifecycle.controller.function, Operate: lifecycle.operate.function, Watchdog: watchdog.function.function, LeaseMonitor: leaseMonitor.function.function,
+        Api: api.function, Lifecycle: lifecycle.controller.function, Operate: lifecycle.operate.function, Watchdog: watchdog.function.function, LeaseMonitor: leaseMonitor.function.function, Evacuation: evacuation.function.function,
         OwnershipAudit: ownership.auditFunction.function, OwnershipCheck: ownership.checkFunction.function,
         ...Object.fromEntries(Object.entries(migration.functions).map(([k, f]) => [`Migration${k}`, f.function])),
         ...Object.fromEntries(Object.entries(snapshotCopy.functions).map(([k, f]) => [`Copy${k}`, f.function])),
       },
       ...(props.seedDeadLetterAlarm === undefined ? {} : { seedDeadLetterAlarm: props.seedDeadLetterAlarm }),
-      deadLetterQueues: { Lifecycle: lifecycle.deadLetterQueue, Watchdog: watchdog.deadLetterQueue, LeaseMonitor: leaseMonitor.deadLetterQueue, OwnershipAudit: ownership.deadLetterQueue },
+      deadLetterQueues: { Lifecycle: lifecycle.deadLetterQueue, Watchdog: watchdog.deadLetterQueue, LeaseMonitor: leaseMonitor.deadLetterQueue, Evacuation: evacuation.deadLetterQueue, OwnershipAudit: ownership.deadLetterQueue },
     });
 
     new Actors(this, 'Actors', {

@@ -8,12 +8,13 @@ import { OUTPUT_FORMATS, type CliOptions } from './config.js';
 import { requireConfirmation } from './confirm.js';
 import { controlPlaneList, type ControlPlaneLayout } from './controlplane.js';
 import { readManifests } from './manifests.js';
+import { registerEvacuationCommands } from './evacuation-command.js';
 import { registerKubeconfigCommand } from './kubeconfig-command.js';
 import { registerMembersCommand } from './members-command.js';
 import { registerMigrateCommands } from './migrate-command.js';
 import { asList, formatResources, resourceName, serialize } from './output.js';
 import { seedName, splitShoot } from './refs.js';
-import { scheduleTable, seedReadiness, seedTable, shootTable, type DryRunResult } from './render.js';
+import { scheduleTable, seedTable, shootTable, type DryRunResult } from './render.js';
 import { cliVersion } from './version.js';
 
 export type Program = Command & { opts(): CliOptions };
@@ -58,11 +59,6 @@ function settled(shoot: Shoot): boolean {
   return state === 'Succeeded' || state === 'Failed';
 }
 
-/** The shoot's seed's agent reports its control plane active (owner) with etcd ready, in its current lease. */
-function reportsRunning(seed: Seed, shoot: Shoot): boolean {
-  const cp = seed.status.controlPlanes?.find((c) => c.technicalID === shoot.status.technicalID);
-  return cp?.active === true && cp.etcdReady === true && seedReadiness(seed, new Date()).ready === 'True';
-}
 
 function print(text: string): void {
   if (text !== '') console.log(text);
@@ -163,7 +159,7 @@ export function buildProgram(): Program {
   shoot
     .command('get <ref...>')
     .description('show shoots (<project>/<name>; a table, -o yaml|json for the objects)')
-    .option('--wait', 'first wait until each shoot runs: its last operation Succeeded, or its seed\'s agent reports its control plane active with etcd ready (Failed: exit 1)')
+    .option('--wait', 'first wait until each shoot runs: its last operation Succeeded (Failed: exit 1)')
     .option('--timeout <seconds>', 'how long --wait waits', '300')
     .action(async (refs: string[], flags: { wait?: boolean; timeout: string }) => {
       const api = await connect();
@@ -171,7 +167,8 @@ export function buildProgram(): Program {
       let items = await read();
       if (flags.wait) {
         const deadline = Date.now() + Number(flags.timeout) * 1000;
-        const done = async (s: Shoot) => settled(s) || (s.status.seedName !== undefined && reportsRunning(await api.expect<Seed>('GET', `/seeds/${s.status.seedName}`), s));
+        // The last operation must have ended: a migration requested while Create is still in flight races it.
+        const done = async (s: Shoot) => settled(s);
         while (!(await Promise.all(items.map(done))).every(Boolean) && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, 1000));
           items = await read();
@@ -219,6 +216,7 @@ export function buildProgram(): Program {
   registerMigrateCommands(shoot, connect, () => opts().output);
   registerMembersCommand(shoot, connect, () => opts().output);
   registerKubeconfigCommand(shoot, connect, () => opts().output);
+  registerEvacuationCommands(program, connect, () => opts().output, now);
 
   program
     .command('schedule')

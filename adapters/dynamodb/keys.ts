@@ -24,5 +24,7 @@ export const shootKey = (project: string, name: string) => ({ pk: `SHOOT#${proje
 export const shootStateKey = (project: string, name: string) => ({ pk: `SHOOTSTATE#${project}#${name}`, sk: 'SHOOTSTATE' });
 /** The lease monitor's memory of one seed's lost lease. */
 export const lostLeaseKey = (seed: string) => ({ pk: 'LEASEMONITOR', sk: `SEED#${seed}` });
+/** The latest evacuation of one seed (docs/design.md section 13). */
+export const evacuationKey = (seed: string) => ({ pk: 'EVACUATION', sk: `SEED#${seed}` });
 /** A mode-auto good-path step's task token, filed under its source seed. */
 export const sourceWaitKey = (seed: string, project: string, name: string) => ({ pk: `SOURCEWAIT#${seed}`, sk: `SHOOT#${project}#${name}` });

@@ -67,7 +67,7 @@ export class S3SnapshotStore implements SnapshotStore {
     await this.call('check bucket', this.bucket, () => this.api.headBucket({ Bucket: this.bucket }));
   }
 
-  /** Every snapshot under `<technicalID>/v2/`, paged with ListObjectsV2 (1,000 a page). Listings carry no checksum. */
+  /** Every snapshot under `<technicalID>/v2/`, paged with ListObjectsV2 (1,000 a page). Listings carry no checksum; LastModified is kept as `storedAt`. */
   async list(technicalID: string): Promise<StoredSnapshot[]> {
     const prefix = snapshotPrefix(technicalID);
     const out: StoredSnapshot[] = [];
@@ -77,7 +77,7 @@ export class S3SnapshotStore implements SnapshotStore {
       for (const object of page.Contents ?? []) {
         if (object.Key === undefined) continue;
         const snapshot = tryParseSnapshotKey(object.Key);
-        if (snapshot !== undefined && snapshot.technicalID === technicalID) out.push({ ...snapshot, size: object.Size ?? 0, checksum: undefined });
+        if (snapshot !== undefined && snapshot.technicalID === technicalID) out.push({ ...snapshot, size: object.Size ?? 0, checksum: undefined, ...(object.LastModified ? { storedAt: object.LastModified.getTime() } : {}) });
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token !== undefined);

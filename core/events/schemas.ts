@@ -84,10 +84,40 @@ export const EVENT_SCHEMAS = {
       ownerRecord: z.string().nullable(), activeOn: z.array(z.string()), consistent: z.literal(false), reason: z.string(), message: z.string(), detectedAt: z.string(),
     })
     .describe('The ownership audit found owner record, placement and heartbeats disagreeing (for example two seeds serving one control plane).'),
+  ...evacuationEvents(),
   DependentsScaledDown: watchdogEvent('The dependency watchdog scaled the controllers to 0: internal probe up, external down.'),
   DependentsScaledUp: watchdogEvent('The dependency watchdog restored the remembered replicas: external probe up again.'),
   DependentsRestarted: watchdogEvent('The weeder restarted crash-looping dependents after their dependency recovered.'),
 } as const;
+
+/** Evacuation of a seed whose lease is lost (docs/design.md section 13). */
+function evacuationEvents() {
+  const evacuation = { seed: name, evacuationId: z.string().min(1).max(128) };
+  const phase = z.enum(['Running', 'Paused', 'Cancelling', 'Stopping', 'Completed', 'Cancelled', 'Stopped']);
+  const count = z.number().int().min(0);
+  const control = (description: string) =>
+    z.looseObject({ ...evacuation, phase, migrating: count, pending: count, by: z.string().optional() }).describe(description);
+  return {
+    EvacuationStarted: z
+      .looseObject({ ...evacuation, lostSince: z.string(), shoots: count, maxParallel: z.number().int().min(1) })
+      .describe('A seed that opted in had lost its lease for `after`: the garden starts moving its shoots (bad path), maxParallel at a time.'),
+    EvacuationShootStarted: z
+      .looseObject({ ...evacuation, ...shootRef, destination: name, migrationId: z.string().min(1).max(128), resumed: z.boolean() })
+      .describe('An evacuation started (or resumed) the migration of one shoot to the destination the scheduler chose.'),
+    EvacuationShootEnded: z
+      .looseObject({ ...evacuation, ...shootRef, outcome: z.enum(['Moved', 'Failed', 'Gone']), reason: z.string(), destination: name.optional(), migrationId: z.string().optional() })
+      .describe('One shoot of an evacuation is settled: Moved (its migration succeeded), Failed (its migration ended in Error too often), Gone (deleted or moved by someone else).'),
+    EvacuationHeld: z
+      .looseObject({ ...evacuation, reason: z.string() })
+      .describe('Too many seeds lost their lease together: the evacuation starts no new move until enough of them are back.'),
+    EvacuationPaused: control('An operator paused the evacuation: no new move starts; moves under way finish.'),
+    EvacuationResumed: control('An operator resumed a paused evacuation.'),
+    EvacuationCancelled: control('An operator cancelled the evacuation: no new move starts; moves under way finish, then it ends Cancelled.'),
+    EvacuationEnded: z
+      .looseObject({ ...evacuation, phase, moved: count, failed: count, gone: count, stayed: count, reason: z.string().optional() })
+      .describe('The evacuation ended: Completed (every shoot settled), Cancelled, or Stopped (the seed renewed its lease; the shoots that stayed run on it).'),
+  };
+}
 
 function watchdogEvent(description: string) {
   return z

@@ -126,15 +126,7 @@ export class MemoryGardenRepository implements GardenRepository {
     const id = shootId(project, name);
     if (this.shoots.has(id)) throw new ConflictError(`shoot "${id}" already exists`, { code: 'AlreadyExists' });
     const seedName = shoot.status.seedName;
-    const seed = seedName ? this.seeds.get(seedName) : undefined;
-    if (seedName) {
-      if (!seed) throw new SeedUnavailableError(`seed "${seedName}" does not exist`, seedName, 'NotFound');
-      if (seed.doc.metadata.deletionTimestamp) throw new SeedUnavailableError(`seed "${seedName}" is being deleted`, seedName, 'Deleting');
-      const capacity = seed.doc.spec.capacity?.shoots;
-      if (capacity !== undefined && seed.shoots >= capacity) {
-        throw new SeedUnavailableError(`seed "${seedName}" is full: it hosts ${seed.shoots} of ${capacity} shoots`, seedName, 'Full');
-      }
-    }
+    const seed = seedName ? this.admitting(seedName) : undefined;
     const entry: ShootEntry = { doc: copy(shoot), rv: 1 };
     this.shoots.set(id, entry);
     if (seed) seed.shoots += 1;
@@ -153,6 +145,18 @@ export class MemoryGardenRepository implements GardenRepository {
     return shootOut(entry);
   }
 
+  /** The seed a shoot is created, moved or placed onto: it exists, is not being deleted and has room (as the Dynamo transaction's condition). */
+  private admitting(name: string) {
+    const to = this.seeds.get(name);
+    if (!to) throw new SeedUnavailableError(`seed "${name}" does not exist`, name, 'NotFound');
+    if (to.doc.metadata.deletionTimestamp) throw new SeedUnavailableError(`seed "${name}" is being deleted`, name, 'Deleting');
+    const capacity = to.doc.spec.capacity?.shoots;
+    if (capacity !== undefined && to.shoots >= capacity) {
+      throw new SeedUnavailableError(`seed "${name}" is full: it hosts ${to.shoots} of ${capacity} shoots`, name, 'Full');
+    }
+    return to;
+  }
+
   async moveShoot(shoot: Shoot, options: { fromSeed: string; toSeed: string; expectedVersion: string }): Promise<Shoot> {
     const id = shootId(shoot.metadata.project, shoot.metadata.name);
     const entry = this.shoots.get(id);
@@ -161,13 +165,7 @@ export class MemoryGardenRepository implements GardenRepository {
       throw versionConflict('shoot', id, options.expectedVersion, shootOut(entry));
     }
     const from = this.seeds.get(options.fromSeed);
-    const to = this.seeds.get(options.toSeed);
-    if (!to) throw new SeedUnavailableError(`seed "${options.toSeed}" does not exist`, options.toSeed, 'NotFound');
-    if (to.doc.metadata.deletionTimestamp) throw new SeedUnavailableError(`seed "${options.toSeed}" is being deleted`, options.toSeed, 'Deleting');
-    const capacity = to.doc.spec.capacity?.shoots;
-    if (capacity !== undefined && to.shoots >= capacity) {
-      throw new SeedUnavailableError(`seed "${options.toSeed}" is full: it hosts ${to.shoots} of ${capacity} shoots`, options.toSeed, 'Full');
-    }
+    const to = this.admitting(options.toSeed);
     if (!from || from.shoots <= 0) throw new ConflictError(`seed "${options.fromSeed}" does not count shoot "${id}"; the garden state is inconsistent`, { code: 'Inconsistent' });
     from.shoots -= 1;
     to.shoots += 1;
@@ -183,13 +181,7 @@ export class MemoryGardenRepository implements GardenRepository {
     if (entry.rv !== Number(options.expectedVersion) || entry.doc.status.seedName !== undefined) {
       throw versionConflict('shoot', id, options.expectedVersion, shootOut(entry));
     }
-    const to = this.seeds.get(options.toSeed);
-    if (!to) throw new SeedUnavailableError(`seed "${options.toSeed}" does not exist`, options.toSeed, 'NotFound');
-    if (to.doc.metadata.deletionTimestamp) throw new SeedUnavailableError(`seed "${options.toSeed}" is being deleted`, options.toSeed, 'Deleting');
-    const capacity = to.doc.spec.capacity?.shoots;
-    if (capacity !== undefined && to.shoots >= capacity) {
-      throw new SeedUnavailableError(`seed "${options.toSeed}" is full: it hosts ${to.shoots} of ${capacity} shoots`, options.toSeed, 'Full');
-    }
+    const to = this.admitting(options.toSeed);
     to.shoots += 1;
     entry.doc = copy(shoot);
     entry.rv += 1;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { buildCommand, commandShoot } from '../commands/build.js';
 import { parseCommandSuccess } from '../commands/protocol.js';
 import type { SeedCommand } from '../commands/schema.js';
@@ -11,7 +12,7 @@ import type { OwnerRecords } from '../ownership/owner-records.js';
 import { ownerRecordName } from '../ownership/record-name.js';
 import type { Clock, EventSink } from './context.js';
 import type { GardenRepository } from './repository.js';
-import { attemptStarted, currentOperation, migrationRunning, operationErrored, operationSucceeded } from './shoot-operations.js';
+import { attemptStarted, currentOperation, migrationRunning, operationDropped, operationErrored, operationMoved, operationSucceeded, withOperation } from './shoot-operations.js';
 
 /** Which operation an execution of operate-shoot works on. */
 export interface OperationRef {
@@ -59,6 +60,10 @@ export class ShootOperationSteps {
     const { shoot, op } = await this.current(ref);
     if (!shoot || !op) return { superseded: true };
     if (migrationRunning(shoot)) throw new OperationBlockedError(`a migration of ${ref.project}/${ref.name} runs; ${op.type} waits for it`);
+    if (operationMoved(shoot, op)) {
+      await this.followMove(shoot, op);
+      return { superseded: true };
+    }
     const seed = await this.options.repo.getSeed(op.seedName);
     if (!seed) throw new NotFoundError(`seed ${op.seedName} of ${ref.project}/${ref.name} does not exist`);
     if (!seed.status.commandQueueUrl) throw new NotFoundError(`seed ${op.seedName} has no command queue`);
@@ -80,6 +85,11 @@ export class ShootOperationSteps {
   async succeed(ref: OperationRef, output: unknown): Promise<{ state: 'Succeeded' | 'Superseded' }> {
     const { shoot, op } = await this.current(ref);
     if (!shoot || !op) return { state: 'Superseded' };
+    // A migration moved the shoot while the command ran on the old seed: its answer says nothing about the new one.
+    if (operationMoved(shoot, op)) {
+      await this.followMove(shoot, op);
+      return { state: 'Superseded' };
+    }
     const type = op.type === 'Create' ? 'create-control-plane' : op.type === 'Delete' ? 'delete-control-plane' : 'reconcile';
     const answer = parseCommandSuccess(type, output);
     const summary = summarise(answer.result as Record<string, unknown>);
@@ -118,6 +128,10 @@ export class ShootOperationSteps {
   async fail(ref: OperationRef, error: unknown): Promise<{ retry: boolean; waitSeconds: number; superseded: boolean }> {
     const { shoot, op } = await this.current(ref);
     if (!shoot || !op) return { retry: false, waitSeconds: 0, superseded: true };
+    if (operationMoved(shoot, op)) {
+      await this.followMove(shoot, op);
+      return { retry: false, waitSeconds: 0, superseded: true };
+    }
     const message = describeError(error);
     let retryInSeconds: number | undefined;
     const failed = await this.save(shoot, (s) => {
@@ -132,6 +146,24 @@ export class ShootOperationSteps {
     }
     await this.options.events.publish('ShootOperationErrored', { ...detail, retryInSeconds });
     return { retry: true, waitSeconds: retryInSeconds, superseded: false };
+  }
+
+  /**
+   * A migration moved the shoot off the seed the operation was requested on (it waited for the migration,
+   * or its command ran on the old seed meanwhile). A Create is done: the migration restored the control
+   * plane on its new seed, and the old seed's agent releases its leftover. Any other operation is requested
+   * again on the new seed, as a new operation (its id follows from the old one and the seed, so a retry of
+   * this step names the same); the lifecycle controller starts it.
+   */
+  private async followMove(shoot: Shoot, op: ShootOperation): Promise<void> {
+    const seedName = shoot.status.seedName;
+    if (op.type === 'Create' || seedName === undefined) {
+      await this.save(shoot, operationDropped);
+      return;
+    }
+    const id = `${op.id.slice(0, 36)}-on-${createHash('sha256').update(`${op.id}/${seedName}`).digest('hex').slice(0, 12)}`;
+    await this.save(shoot, (s) => withOperation(s, { type: op.type, id, now: this.options.clock.now() }));
+    await this.options.events.publish('ShootOperationRequested', { project: shoot.metadata.project, shoot: shoot.metadata.name, operationId: id, type: op.type, seedName });
   }
 
   private command(shoot: Shoot, seed: Seed, op: ShootOperation, attempt: number): SeedCommand {

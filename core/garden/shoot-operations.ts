@@ -34,6 +34,33 @@ export function migrationRunning(shoot: Shoot): boolean {
   return (shoot.status.migration as { state?: string } | undefined)?.state === 'Running';
 }
 
+/**
+ * Whether the shoot's Create was never sent to its seed (it waits to be dispatched, or for a migration):
+ * then no control plane, owner record or snapshot exists anywhere, and a migration would have nothing to
+ * move. Once the command was sent, a migration may start: the source's queue runs the migration's
+ * commands after the Create, and a Create that answers after the shoot moved is dropped (`operationMoved`).
+ */
+export function createNotSent(shoot: Shoot): boolean {
+  const op = shoot.status.operation;
+  const last = shoot.status.lastOperation;
+  return op?.type === 'Create' && op.attempts === 0 && last?.type === 'Create' && (last.state === 'Processing' || last.state === 'Pending');
+}
+
+/**
+ * Whether a migration moved the shoot away from the seed its operation was requested on. A Create is
+ * then done (the migration restored the control plane on its new seed); any other operation is requested
+ * again on the new seed: what it asks for (hibernation, the HA layout) is still wanted there.
+ */
+export function operationMoved(shoot: Shoot, op: ShootOperation): boolean {
+  return op.seedName !== shoot.status.seedName;
+}
+
+/** The shoot without its operation: a migration moved it before its Create was dispatched or answered. */
+export function operationDropped(shoot: Shoot): Shoot {
+  const { operation: _dropped, ...status } = shoot.status;
+  return { ...shoot, status };
+}
+
 /** Whether the shoot is being deleted (its deletion was confirmed and requested). */
 export function deleting(shoot: Shoot): boolean {
   return shoot.metadata.deletionTimestamp !== undefined;

@@ -3,6 +3,7 @@ import { checkZoneOnSeed } from '../ha/admission.js';
 import type { Seed } from '../model/seed.js';
 import type { Shoot } from '../model/shoot.js';
 import { failureTolerance } from '../model/shoot.js';
+import { createNotSent } from '../garden/shoot-operations.js';
 import { REQUIRED_SEED_CONDITIONS } from '../scheduling/constants.js';
 import { isMultiZonalSeed } from '../scheduling/multi-zonal.js';
 import { newMigrationRecord, resumeMigration, type MigrationMode, type MigrationRecord, type MigrationSeed } from './record.js';
@@ -39,7 +40,7 @@ const FIELD_DESTINATION = 'destinationSeed';
 
 /**
  * The admission rules of `POST .../migrate`, in order; the first that fails decides the answer:
- * - 409 `MigrationInProgress` while a migration of the shoot runs; 409 `ShootDeleting`;
+ * - 409 `MigrationInProgress` while a migration of the shoot runs; 409 `ShootDeleting`; 409 `ShootCreating` while its Create was not sent to its seed;
  * - a migration that ended in Error is resumed (409 `MigrationDestinationMismatch` if another destination is asked for);
  * - 422 `ShootNotScheduled`, `SourceSeedNotFound`, `SourceHasNoBackup`;
  * - 422 `NoDestinationSeed`, `DestinationNotFound`, `SameSeed`, `DestinationDeleting`, `DestinationNotReady`,
@@ -60,6 +61,13 @@ export function admitMigration(input: AdmitMigrationInput): AdmissionDecision {
     throw new ConflictError(
       `migration ${resuming.id} of shoot ${ref} to ${resuming.destination.name} ended in Error and must be resumed (call migrate without a destination, or with ${resuming.destination.name}); it cannot be redirected to ${request.destinationSeed}`,
       { code: 'MigrationDestinationMismatch', field: FIELD_DESTINATION, current: resuming },
+    );
+  }
+
+  if (!resuming && createNotSent(shoot)) {
+    throw new ConflictError(
+      `shoot ${ref} is waiting for its Create on seed ${shoot.status.operation!.seedName}: there is no control plane to move yet; migrate it once the Create was sent to the seed`,
+      { code: 'ShootCreating' },
     );
   }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cidr } from './cidr.js';
 import { dns1123Label, labelKey, labelKeyNames, labelValue } from './names.js';
+import { evacuationSettings } from '../evacuation/settings.js';
 import { condition, dateTime, metadataInput, providerType, region, taint, zone, type Condition, type ObjectMeta } from './common.js';
 
 const uniqueZones = z
@@ -34,7 +35,7 @@ export const seedSpec = z
     networks: z.object({ nodes: cidr.optional(), pods: cidr, services: cidr }).strict(),
     taints: z.array(taint).max(32).optional(),
     settings: z
-      .object({ scheduling: z.object({ visible: z.boolean() }).strict().optional() })
+      .object({ scheduling: z.object({ visible: z.boolean() }).strict().optional(), evacuation: evacuationSettings.optional() })
       .strict()
       .optional(),
     capacity: z.object({ shoots: z.number().int().min(0).max(100_000) }).strict().optional(),

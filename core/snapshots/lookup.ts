@@ -33,14 +33,25 @@ export function latestFinalSnapshot<S extends Snapshot>(snapshots: Iterable<S>):
 
 /**
  * The final snapshot that ends the current history, if there is one: the latest final full snapshot,
- * provided nothing was snapshotted after it and it was not created before `notBefore` (unix seconds).
- * A bucket keeps the final snapshot of every earlier migration away from its seed; a shoot that came
- * back has newer snapshots after that old one, and the copy waiting for a new final must not take the
- * old one for it. Pass the owner change time (minus clock skew) as `notBefore` for the same reason.
+ * provided nothing was stored after it and it was not created before `notBefore` (unix seconds).
+ * A bucket keeps the final snapshot of every earlier migration away from its seed, and a migration to
+ * this seed copies the old source's final snapshot in; a copy waiting for a new final must not take
+ * such an old one for it. Revisions do not tell them apart (a restored etcd that took no write since
+ * snapshots the same revision again), so a final is stale when any snapshot was stored after it: by the
+ * store's clock where the listing has it (`storedAt`), else by creation time. A restored sidecar takes
+ * a full snapshot before it serves, so every seed that hosted the shoot since stored one.
  */
-export function currentFinalSnapshot<S extends Snapshot>(snapshots: Iterable<S>, options: { notBefore?: number } = {}): S | undefined {
-  const latest = latestSnapshot(snapshots);
+export function currentFinalSnapshot<S extends Snapshot & { readonly storedAt?: number }>(snapshots: Iterable<S>, options: { notBefore?: number } = {}): S | undefined {
+  const all = [...snapshots];
+  const latest = latestSnapshot(all);
   if (latest === undefined || latest.kind !== 'Full' || !latest.final) return undefined;
   if (options.notBefore !== undefined && latest.createdOn < options.notBefore) return undefined;
+  if (all.some((s) => storedAfter(s, latest))) return undefined;
   return latest;
+}
+
+/** Whether `s` was stored after `final`: by the store's clock when both carry it, else by the seeds' creation times. */
+function storedAfter(s: Snapshot & { readonly storedAt?: number }, final: Snapshot & { readonly storedAt?: number }): boolean {
+  if (s.storedAt !== undefined && final.storedAt !== undefined) return s.storedAt > final.storedAt;
+  return s.createdOn > final.createdOn;
 }

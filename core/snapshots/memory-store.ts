@@ -27,16 +27,17 @@ export async function readBody(body: SnapshotBody): Promise<Uint8Array> {
 
 /** A bucket in memory: for unit tests and for the local seed runtime. Copies bytes in and out so callers cannot alias them. */
 export class InMemorySnapshotStore implements SnapshotStore {
-  private readonly objects = new Map<string, { bytes: Uint8Array; head: ObjectHead }>();
+  private readonly objects = new Map<string, { bytes: Uint8Array; head: ObjectHead; storedAt: number }>();
+  private lastStoredAt = 0;
 
   async list(technicalID: string): Promise<StoredSnapshot[]> {
     const prefix = snapshotPrefix(technicalID);
     const out: StoredSnapshot[] = [];
-    for (const [key, { head }] of this.objects) {
+    for (const [key, { head, storedAt }] of this.objects) {
       if (!key.startsWith(prefix)) continue;
       const snapshot = tryParseSnapshotKey(key);
       // Chunks, temporary uploads and foreign files share the folder; they are not snapshots.
-      if (snapshot !== undefined && snapshot.technicalID === technicalID) out.push({ ...snapshot, ...head });
+      if (snapshot !== undefined && snapshot.technicalID === technicalID) out.push({ ...snapshot, ...head, storedAt });
     }
     return out.sort(compareSnapshots);
   }
@@ -56,7 +57,9 @@ export class InMemorySnapshotStore implements SnapshotStore {
   async put(key: string, body: SnapshotBody): Promise<ObjectHead> {
     const bytes = Uint8Array.from(await readBody(body));
     const head: ObjectHead = { key, size: bytes.byteLength, checksum: contentChecksum(bytes) };
-    this.objects.set(key, { bytes, head });
+    // Strictly increasing, as S3's LastModified is between writes seconds apart: the order of writes is what lookups rely on.
+    this.lastStoredAt = Math.max(Date.now(), this.lastStoredAt + 1);
+    this.objects.set(key, { bytes, head, storedAt: this.lastStoredAt });
     return head;
   }
 

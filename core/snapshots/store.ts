@@ -11,8 +11,12 @@ export interface ObjectHead {
   readonly checksum: string | undefined;
 }
 
-/** A snapshot as a store lists it. */
-export type StoredSnapshot = Snapshot & ObjectHead;
+/**
+ * A snapshot as a store lists it. `storedAt` is when the store wrote the object (S3's LastModified, epoch
+ * ms), on the store's one clock: unlike a snapshot's `createdOn`, which is the clock of whichever seed took
+ * it, it orders a copy made into this bucket before the snapshots this bucket's own seed took afterwards.
+ */
+export type StoredSnapshot = Snapshot & ObjectHead & { readonly storedAt?: number };
 
 export type SnapshotBody = Uint8Array | AsyncIterable<Uint8Array>;
 

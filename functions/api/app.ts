@@ -1,5 +1,6 @@
 import type { GardenService } from '../../core/garden/service.js';
 import type { Seed } from '../../core/model/seed.js';
+import type { EvacuationControls } from '../../core/evacuation/controls.js';
 import type { MigrationAdmission } from '../../core/migration/migration-admission.js';
 import { ForbiddenError, ValidationError } from '../../core/errors.js';
 import { actorOf, type AccessSettings, type Actor } from './access.js';
@@ -19,6 +20,7 @@ export interface ApiDeps {
   /** How callers map to actors (operator, viewer, seed agent). */
   access: AccessSettings;
   migrations?: MigrationAdmission;
+  evacuations?: EvacuationControls;
   version: string;
   onUnexpected?: (error: unknown, event: HttpEvent) => void;
   /** Sees each recorded heartbeat (the handler turns the agents' fencing figures into metrics). */
@@ -51,6 +53,7 @@ export async function handleRequest(event: HttpEvent, deps: ApiDeps): Promise<Ht
     return await route.handle({
       params, query, body, actor, service: deps.service, version: deps.version,
       ...(deps.migrations ? { migrations: deps.migrations } : {}),
+      ...(deps.evacuations ? { evacuations: deps.evacuations } : {}),
       ...(deps.onHeartbeat ? { onHeartbeat: deps.onHeartbeat } : {}),
     });
   } catch (error) {

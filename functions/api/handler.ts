@@ -9,6 +9,9 @@ import { outboundPolicyFrom } from '../../core/net/outbound-url.js';
 import { logger } from '../shared/logger.js';
 import { StepFunctionsMigrationWorkflow } from '../../adapters/sfn/migration-workflow.js';
 import { MigrationAdmission } from '../../core/migration/migration-admission.js';
+import { DynamoEvacuationStore } from '../../adapters/dynamodb/evacuations.js';
+import { EvacuationControls } from '../../core/evacuation/controls.js';
+import { systemClock } from '../../core/garden/context.js';
 import { parseOwnershipTimings } from '../../core/ownership/timings.js';
 import { migrationJournal } from '../shared/migration-journal.js';
 import { METRIC } from '../shared/metric-names.js';
@@ -47,11 +50,14 @@ const migrations = new MigrationAdmission({
   ownershipTimings: parseOwnershipTimings(process.env.OWNERSHIP_TIMINGS),
 });
 
+const evacuations = new EvacuationControls({ store: new DynamoEvacuationStore({ tableName: requireEnv('TABLE_NAME') }), events, clock: systemClock });
+
 async function api(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const started = Date.now();
   const result = await handleRequest(event, {
     service,
     migrations,
+    evacuations,
     access,
     version: VERSION,
     onUnexpected: (error) => logger.error('unexpected error', { error }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_PAGE_LIMIT } from '../../core/garden/page.js';
+import type { EvacuationControls } from '../../core/evacuation/controls.js';
 import type { GardenService } from '../../core/garden/service.js';
 import { migrateRequest, type MigrationAdmission } from '../../core/migration/migration-admission.js';
 import { parseInput } from '../../core/garden/validate.js';
@@ -8,6 +9,7 @@ import { heartbeatInput, seedInput, type Seed } from '../../core/model/seed.js';
 import { shootInput, shootMergePatch } from '../../core/model/shoot.js';
 import type { Actor, RouteAccess } from './access.js';
 import { HttpError, type HttpResult, json } from './http.js';
+import { evacuationRoutes } from './evacuation-routes.js';
 import * as s from './schemas.js';
 
 export type Method = 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
@@ -19,6 +21,8 @@ export interface RouteContext {
   service: GardenService;
   /** Absent where the deployment has no migration workflow (unit tests of the pipeline). */
   migrations?: MigrationAdmission;
+  /** Absent where the deployment has no evacuation controller (unit tests of the pipeline). */
+  evacuations?: EvacuationControls;
   version: string;
   /** The caller, as the gateway authenticated it (operator for public routes). */
   actor: Actor;
@@ -236,6 +240,7 @@ export const routes: Route[] = [
     responses: { 200: { description: 'The migration', schema: s.migration }, 400: errors[400], 404: errors[404] },
     handle: async ({ migrations, params }) => json(200, await migrationsOf(migrations).get(params.project!, params.name!)),
   },
+  ...evacuationRoutes,
 ];
 
 function migrationsOf(migrations: MigrationAdmission | undefined): MigrationAdmission {

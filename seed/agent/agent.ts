@@ -79,12 +79,7 @@ export class SeedAgent {
     if (this.identity === undefined) throw new SeedAgentConfigError(`the heartbeat of seed ${this.seed} returned no identity; is it registered?`, 'seed');
     if (this.queueUrl === undefined) throw new SeedAgentConfigError(`seed ${this.seed} has no command queue (commandQueueUrl); is it registered?`, 'queueUrl');
     this.runtimeInstance ??= this.options.runtime({ identity: this.identity });
-    this.active = true;
-    this.abort = new AbortController();
-    this.poll = this.pollLoop(this.options.inbox(this.queueUrl), this.abort.signal);
-    this.heartbeatTimer = setInterval(() => {
-      this.lastHeartbeat = this.heartbeat({ required: false });
-    }, this.options.heartbeatIntervalMs ?? 10_000);
+    this.startListening(this.queueUrl);
     this.log({ event: 'started', seed: this.seed, identity: this.identity, queueUrl: this.queueUrl });
   }
 
@@ -94,34 +89,40 @@ export class SeedAgent {
    */
   async pause(): Promise<void> {
     if (!this.active) return;
-    this.active = false;
-    clearInterval(this.heartbeatTimer);
-    this.heartbeatTimer = undefined;
-    this.abort?.abort();
-    await this.poll;
-    this.poll = undefined;
+    await this.stopListening();
     await this.lastHeartbeat;
   }
 
   async resume(): Promise<void> {
     if (this.active || this.runtimeInstance === undefined || this.queueUrl === undefined) return;
+    this.startListening(this.queueUrl);
+    // A woken agent says so at once rather than one interval later.
+    this.lastHeartbeat = this.heartbeat({ required: false });
+  }
+
+  /** Receives commands from the seed's queue and heartbeats every interval, until stopListening(). */
+  private startListening(queueUrl: string): void {
     this.active = true;
     this.abort = new AbortController();
-    this.poll = this.pollLoop(this.options.inbox(this.queueUrl), this.abort.signal);
-    this.lastHeartbeat = this.heartbeat({ required: false });
+    this.poll = this.pollLoop(this.options.inbox(queueUrl), this.abort.signal);
     this.heartbeatTimer = setInterval(() => {
       this.lastHeartbeat = this.heartbeat({ required: false });
     }, this.options.heartbeatIntervalMs ?? 10_000);
   }
 
-  /** Stops receiving and heartbeating, aborts running commands, waits for them, then stops every process of the runtime. */
-  async stop(): Promise<void> {
+  /** No more heartbeats and no more receiving; commands already running go on. */
+  private async stopListening(): Promise<void> {
     this.active = false;
     clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = undefined;
     this.abort?.abort();
     await this.poll;
     this.poll = undefined;
+  }
+
+  /** Stops receiving and heartbeating, aborts running commands, waits for them, then stops every process of the runtime. */
+  async stop(): Promise<void> {
+    await this.stopListening();
     for (const r of this.running.values()) r.aborts.abort();
     await this.idle();
     await this.lastHeartbeat;

@@ -2,7 +2,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
-import { GardenClient } from '../../adapters/http/garden-client.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GardenClient, type GardenResponse } from '../../adapters/http/garden-client.js';
 import type { Deployment } from '../../local/deploy.js';
 
 export interface TestGarden {
@@ -55,4 +56,25 @@ export async function resetGardenState(garden: TestGarden): Promise<void> {
     const batch = items.slice(i, i + 25).map((it) => ({ DeleteRequest: { Key: { pk: it.pk, sk: it.sk } } }));
     await garden.ddb.send(new BatchWriteCommand({ RequestItems: { [garden.tableName]: batch } }));
   }
+}
+
+/**
+ * A creating PUT after the emulator gateway's 502 (a Lambda worker that failed to start or ran past its
+ * timeout on a loaded machine), handled as a careful client does: the first attempt may have run, so it
+ * reads the object first and resends only when it does not exist (a resend of a placed shoot without
+ * `spec.seedName` would be refused as immutable). `resent` says whether a 502 came, for assertions on 201.
+ */
+export async function putResending<T>(api: GardenClient, path: string, body: unknown, attempts = 4): Promise<GardenResponse<T> & { resent: boolean }> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await api.request<T>('PUT', path, { body });
+    if (res.status !== 502 || attempt === attempts) return { ...res, resent: attempt > 1 };
+    await sleep(500 * 2 ** attempt);
+    const existing = await api.withGatewayRetries(3).request<T>('GET', path);
+    if (existing.status === 200) return { ...existing, resent: true };
+  }
+}
+
+/** A creation's answer: 201, or 200 when a 502 came and the object turned out to exist (the first attempt ran). */
+export function created(res: { status: number; resent: boolean }): boolean {
+  return res.status === 201 || (res.resent && res.status === 200);
 }

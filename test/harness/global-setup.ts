@@ -23,6 +23,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       watchdogSchedule: 'false',
       // Tests drive the lease monitor's rounds too (test/integration/early-bad-path.test.ts).
       leaseMonitorSchedule: 'false',
+      // ...and the evacuation controller's (test/integration/evacuation.test.ts).
+      evacuationSchedule: 'false',
       // Short waits, so that a silent source is given up in seconds (docs/design.md: tests use seconds); 30 s, not
       // less: the restore of an HA shoot's etcd starts three sidecar processes at once, which takes most of
       // 15 s on a loaded two-core machine.

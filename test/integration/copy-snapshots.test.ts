@@ -74,6 +74,33 @@ describe('copy-snapshots state machine on the deployed stack', () => {
     expect(result.stoppedAt - result.startedAt).toBeGreaterThanOrEqual(BOUND);
   });
 
+  it('does not take a final snapshot copied in by an earlier migration for this one: it waits for the source\'s own', async () => {
+    // Prepare the source seed's bucket as a ping-pong migration leaves it: the earlier source's final
+    // snapshot, copied in when the shoot came here, then the full snapshot this seed's restored sidecar took
+    // of the same revision before serving. The earlier seed's clock ran ahead: its final looks newer by name.
+    const [source, destination] = [await backupBucket(s3, 'src'), await backupBucket(s3, 'dst')];
+    const technicalID = unique('shoot--it--pingpong');
+    const t = nowSeconds();
+    const copiedIn = await putSnapshot(source, { technicalID, kind: 'Full', startRevision: 0, lastRevision: 1, createdOn: t + 20, compressionSuffix: '.gz', final: true });
+    await new Promise((r) => setTimeout(r, 1_100)); // S3's LastModified has whole seconds
+    await putSnapshot(source, { technicalID, kind: 'Full', startRevision: 0, lastRevision: 1, createdOn: t, compressionSuffix: '.gz', final: false });
+
+    // Act: no final of this migration comes; then one does, with the writes acknowledged since the restore.
+    const stale = await runCopy(request(source, destination, technicalID, { ownerChangedAt: Date.now() }));
+    const copying = runCopy(request(source, destination, technicalID, { ownerChangedAt: Date.now(), waitForFinalTimeoutMs: BOUND + 60_000 }));
+    await new Promise((r) => setTimeout(r, 1_500));
+    const ownFinal = await putSnapshot(source, { technicalID, kind: 'Full', startRevision: 0, lastRevision: 201, createdOn: nowSeconds(), compressionSuffix: '.gz', final: true });
+    const fresh = await copying;
+
+    // Assess: the old final never ended a wait; the source's own final did.
+    expect(stale.status, causeMessage(stale.cause)).toBe('SUCCEEDED');
+    expect(stale.output).toMatchObject({ finalFound: false, lastRevision: 1, readyReason: 'fence-bound-elapsed' });
+    expect(stale.output?.finalKey ?? null).not.toBe(copiedIn);
+    expect(fresh.status, causeMessage(fresh.cause)).toBe('SUCCEEDED');
+    expect(fresh.output).toMatchObject({ finalFound: true, lastRevision: 201, readyReason: 'final-snapshot' });
+    expect((await destination.list(technicalID)).map((s) => s.key)).toContain(ownFinal);
+  });
+
   it('reports a copy without a known owner change as not ready', async () => {
     const [source, destination] = [await backupBucket(s3, 'src'), await backupBucket(s3, 'dst')];
     const technicalID = unique('shoot--it--unknown');

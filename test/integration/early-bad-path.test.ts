@@ -11,6 +11,7 @@ import { backedSeed, fixture } from '../fixtures/index.js';
 import { AgentProcess } from '../harness/agent-process.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+import { until } from '../harness/until.js';
 
 /**
  * Issue 10, early switch: a migration in mode auto whose source agent is frozen (SIGSTOP of the agent
@@ -35,15 +36,6 @@ async function seed(name: string): Promise<Seed> {
   return (await api.request<Seed>('GET', `/seeds/${name}`)).body;
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
 
 const controlPlane = async (seedName: string, technicalID: string): Promise<HostedControlPlane | undefined> =>
   (await seed(seedName)).status.controlPlanes?.find((c) => c.technicalID === technicalID);

@@ -46,8 +46,14 @@ async function serving(options: Partial<Omit<InProcessClusterOptions, 'store'>> 
 /** Every acknowledged write is in the cluster with its value, read through each member that serves. */
 async function assertNothingLost(cluster: InProcessCluster, acks: readonly ClusterAck[], prefix: string): Promise<void> {
   for (const url of cluster.clientUrls) {
-    const content = await readEtcdContent({ clientUrl: url, prefix: `${prefix}/` });
-    const lost = acks.filter((a) => content.get(a.key) !== a.value);
+    // A member revived a moment ago may still be starting (its sidecar serves clients once its owner
+    // check passed): read it once it answers.
+    let content: Map<string, string> | undefined;
+    await waitFor(`member ${url} to answer a read`, async () => {
+      content = await readEtcdContent({ clientUrl: url, prefix: `${prefix}/` }).catch(() => undefined);
+      return content !== undefined;
+    }, 30_000);
+    const lost = acks.filter((a) => content!.get(a.key) !== a.value);
     expect(lost.map((a) => a.key), `lost on ${url}`).toEqual([]);
   }
 }

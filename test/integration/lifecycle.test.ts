@@ -246,4 +246,34 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     await until('life-a reports no plane', async () => (await reported(a.name, 'moved')) === undefined);
     expect((await shoot('moved'))?.status.seedName).toBe('life-b');
   });
+
+  it('a hibernation whose command the source had not answered when a bad-case migration moved the shoot follows it to the new seed', async () => {
+    // Prepare: a shoot on life-a, created; life-c as the destination.
+    await registerSeed('life-c', 72);
+    const c = await startAgent('life-c');
+    expect((await api.request('PUT', `/projects/${project}/shoots/follows`, { body: shootBody('follows', a.name) })).status).toBe(201);
+    await succeeded('follows', 'Create');
+    // Act: the source's agent freezes with the Hibernate command sent to it; a bad-case migration moves the shoot; the agent wakes.
+    await a.agent.pause();
+    expect((await api.request('PATCH', `/projects/${project}/shoots/follows`, { body: { spec: { hibernation: { enabled: true } } }, headers: MERGE_PATCH })).status).toBe(200);
+    await until('the Hibernate command sent to life-a', async () => {
+      const op = (await shoot('follows'))?.status.lastOperation;
+      return op?.type === 'Hibernate' && op.progress === 50 && op.description.includes(a.name);
+    });
+    const started = await api.request('POST', `/projects/${project}/shoots/follows/migrate`, { body: { destinationSeed: 'life-c', mode: 'bad' } });
+    expect(started.status).toBe(202);
+    const migration = await until('the migration settled', async () => {
+      const res = await api.request<{ state: string }>('GET', `/projects/${project}/shoots/follows/migration`);
+      return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
+    }, 180_000);
+    await a.agent.resume();
+    // Assess: hibernated on life-c, where the shoot is; nothing of it runs on life-a.
+    expect(migration.state).toBe('Succeeded');
+    const hibernated = await succeeded('follows', 'Hibernate');
+    expect(hibernated.status.seedName).toBe('life-c');
+    expect(hibernated.status.lastOperation?.description).toContain('on seed life-c');
+    await until('life-c reports it without etcd', async () => (await reported(c.name, 'follows'))?.etcdReady === false);
+    expect(c.hosting().sidecar(technicalID(project, 'follows'))).toBeUndefined();
+    await until('life-a reports no plane', async () => (await reported(a.name, 'follows')) === undefined, 30_000);
+  });
 });

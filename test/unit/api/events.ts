@@ -1,6 +1,8 @@
 import type { AccessSettings } from '../../../functions/api/access.js';
 import { handleRequest } from '../../../functions/api/app.js';
 import type { HttpEvent, HttpResult } from '../../../functions/api/http.js';
+import { EvacuationControls } from '../../../core/evacuation/controls.js';
+import { MemoryEvacuationStore } from '../../../core/evacuation/store.js';
 import { garden, type Garden } from '../garden/builders.js';
 
 export const VERSION = '0.1.0-test';
@@ -83,13 +85,17 @@ export interface Api extends Garden {
   send(method: string, path: string, options?: RequestOptions): Promise<Response>;
   sendEvent(event: HttpEvent): Promise<Response>;
   unexpected: unknown[];
+  /** The evacuations the API shows and controls (in memory; tests put records into it). */
+  evacuationStore: MemoryEvacuationStore;
 }
 
 export function api(): Api {
   const g = garden();
   const unexpected: unknown[] = [];
+  const evacuationStore = new MemoryEvacuationStore();
+  const evacuations = new EvacuationControls({ store: evacuationStore, events: { publish: async () => {} }, clock: g.clock });
   const sendEvent = async (event: HttpEvent): Promise<Response> => {
-    const raw = await handleRequest(event, { service: g.service, access: ACCESS, version: VERSION, onUnexpected: (error) => unexpected.push(error) });
+    const raw = await handleRequest(event, { service: g.service, evacuations, access: ACCESS, version: VERSION, onUnexpected: (error) => unexpected.push(error) });
     const text = typeof raw.body === 'string' ? raw.body : '';
     return {
       status: raw.statusCode ?? 0,
@@ -98,5 +104,5 @@ export function api(): Api {
       raw,
     };
   };
-  return { ...g, unexpected, sendEvent, send: (method, path, options) => sendEvent(httpEvent(method, path, options)) };
+  return { ...g, unexpected, evacuationStore, sendEvent, send: (method, path, options) => sendEvent(httpEvent(method, path, options)) };
 }

@@ -2,6 +2,8 @@ import type { Clock, IdSource } from '../../../core/garden/context.js';
 import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
 import type { GardenRepository } from '../../../core/garden/repository.js';
 import { GardenService } from '../../../core/garden/service.js';
+import { attemptStarted, operationSucceeded } from '../../../core/garden/shoot-operations.js';
+import type { Shoot } from '../../../core/model/shoot.js';
 
 export const T0 = new Date('2025-01-01T00:00:00.000Z');
 
@@ -113,3 +115,12 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
+
+/**
+ * The shoot's Create as its seed's agent answered it (command sent, Succeeded), the way the operate-shoot
+ * state machine leaves it: for tests that need a placed shoot whose control plane exists.
+ */
+export async function createAnswered(repo: GardenRepository, project: string, name: string, now: Date): Promise<Shoot> {
+  const shoot = (await repo.getShoot(project, name))!;
+  return repo.updateShoot(operationSucceeded(attemptStarted(shoot, now), 'created', now), shoot.metadata.resourceVersion);
+}

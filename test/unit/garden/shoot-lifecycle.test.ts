@@ -202,6 +202,93 @@ describe('shoot operations: Reconcile, Hibernate, Wake', () => {
   });
 });
 
+describe('operations a migration moved to another seed', () => {
+  /** What the migration's finalize does: the shoot on seed-b, lastOperation Restore Succeeded, the lock released. */
+  async function migrateToB(g: ReturnType<typeof lifecycle>): Promise<void> {
+    await g.service.putSeed('seed-b', seedBody());
+    await g.service.heartbeat('seed-b', READY);
+    const shoot = (await g.repo.getShoot('dev', 'api1'))!;
+    const at = g.clock.now().toISOString();
+    await g.repo.moveShoot(
+      {
+        ...shoot,
+        spec: { ...shoot.spec, seedName: 'seed-b' },
+        status: { ...shoot.status, seedName: 'seed-b', migration: { id: 'm1', state: 'Succeeded' }, lastOperation: { type: 'Restore', state: 'Succeeded', progress: 100, description: 'restored on seed-b', lastUpdateTime: at } },
+      },
+      { fromSeed: 'seed-a', toSeed: 'seed-b', expectedVersion: shoot.metadata.resourceVersion },
+    );
+  }
+
+  async function hibernationRequested(g: ReturnType<typeof lifecycle>): Promise<OperationRef> {
+    const create = await placedShoot(g);
+    const sent = await g.steps.dispatch(create);
+    if (sent.superseded) throw new Error('superseded');
+    await g.steps.succeed(create, answer(sent.command));
+    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }));
+    return { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+  }
+
+  it('a Create that waited for the migration is done: nothing is sent to the old seed, the owner record is left to the migration', async () => {
+    // Prepare
+    const g = lifecycle();
+    const ref = await placedShoot(g);
+    await migrateToB(g);
+    // Act
+    const dispatched = await g.steps.dispatch(ref);
+    // Assess
+    const shoot = (await g.repo.getShoot('dev', 'api1'))!;
+    expect(dispatched).toEqual({ superseded: true });
+    expect(shoot.status.operation).toBeUndefined();
+    expect(shoot.status.lastOperation).toMatchObject({ type: 'Restore', state: 'Succeeded' });
+    expect(await g.owners.get(`owner.api1.dev.${DOMAIN}`)).toBeUndefined();
+    await g.controller.resync();
+    g.clock.advance(120_000);
+    expect((await g.controller.resync()).restarted).toEqual([]);
+  });
+
+  it('a hibernation that waited for the migration is requested again on the new seed, as a new operation the controller starts', async () => {
+    // Prepare
+    const g = lifecycle();
+    const ref = await hibernationRequested(g);
+    await migrateToB(g);
+    // Act
+    const first = await g.steps.dispatch(ref);
+    const again = await g.steps.dispatch(ref);
+    const moved = (await g.repo.getShoot('dev', 'api1'))!.status.operation!;
+    await g.controller.ensureOperation('dev', 'api1');
+    const next = { project: 'dev', name: 'api1', operationId: moved.id };
+    const sent = await g.steps.dispatch(next);
+    // Assess
+    expect(first).toEqual({ superseded: true });
+    expect(again).toEqual({ superseded: true });
+    expect(moved).toMatchObject({ type: 'Hibernate', seedName: 'seed-b', attempts: 0 });
+    expect(moved.id).not.toBe(ref.operationId);
+    expect(g.published.filter((e) => e.type === 'ShootOperationRequested' && e.detail.operationId === moved.id)).toEqual([
+      { type: 'ShootOperationRequested', detail: { project: 'dev', shoot: 'api1', operationId: moved.id, type: 'Hibernate', seedName: 'seed-b' } },
+    ]);
+    expect(g.started.at(-1)?.ref).toEqual(next);
+    if (sent.superseded) throw new Error('superseded');
+    expect(sent.queueUrl).toBe('q/seed-b');
+    expect(sent.command).toMatchObject({ type: 'reconcile', seed: 'seed-b', controlPlane: { hibernated: true } });
+  });
+
+  it.each(['succeed', 'fail'] as const)('an answer (%s) from the old seed, which ran the command while the migration moved the shoot, is not the new seed\'s', async (outcome) => {
+    // Prepare
+    const g = lifecycle();
+    const ref = await hibernationRequested(g);
+    const sent = await g.steps.dispatch(ref);
+    if (sent.superseded) throw new Error('superseded');
+    await migrateToB(g);
+    // Act
+    const result = outcome === 'succeed' ? await g.steps.succeed(ref, answer(sent.command)) : await g.steps.fail(ref, { Error: 'RuntimeUnavailable', Cause: 'gone' });
+    // Assess
+    const shoot = (await g.repo.getShoot('dev', 'api1'))!;
+    expect(result).toMatchObject(outcome === 'succeed' ? { state: 'Superseded' } : { superseded: true, retry: false });
+    expect(shoot.status.operation).toMatchObject({ type: 'Hibernate', seedName: 'seed-b', attempts: 0 });
+    expect(shoot.status.lastOperation).toMatchObject({ type: 'Hibernate', state: 'Processing', description: expect.stringContaining('seed-b') });
+  });
+});
+
 describe('shoot deletion', () => {
   it('refuses without the confirmation annotation, naming it (422 DeletionNotConfirmed), and writes nothing', async () => {
     const g = lifecycle();

@@ -12,6 +12,20 @@ function input(overrides: Partial<AdmitMigrationInput> = {}): AdmitMigrationInpu
 }
 
 const running = aRecord();
+
+/** The shoot with its Create at `state` (the operation stays on the shoot until a newer one replaces it). */
+function creating(state: 'Processing' | 'Pending' | 'Error' | 'Succeeded' | 'Failed', attempts = 1) {
+  const shoot = aScheduledShoot();
+  const seedName = shoot.status.seedName!;
+  return {
+    ...shoot,
+    status: {
+      ...shoot.status,
+      operation: { id: 'create-1', type: 'Create' as const, seedName, attempts, requestedAt: NOW.toISOString() },
+      lastOperation: { type: 'Create' as const, state, progress: 50, description: 'Creating', lastUpdateTime: NOW.toISOString() },
+    },
+  };
+}
 const failed = (() => {
   let r = setPath(aRecord(), { path: 'bad', reason: 'test', now: NOW });
   r = startStep(r, { step: 'set-owner-destination', now: NOW });
@@ -22,6 +36,8 @@ describe('admitMigration', () => {
   it.each([
     ['a migration of the shoot is running', input({ running }), ConflictError, 'MigrationInProgress'],
     ['the shoot is being deleted', input({ shoot: { ...aScheduledShoot(), metadata: { ...aScheduledShoot().metadata, deletionTimestamp: NOW.toISOString() } } }), ConflictError, 'ShootDeleting'],
+    ['its Create was not sent to the seed yet', input({ shoot: creating('Processing', 0) }), ConflictError, 'ShootCreating'],
+    ['its Create is pending', input({ shoot: creating('Pending', 0) }), ConflictError, 'ShootCreating'],
     ['a failed migration is resumed towards another seed', input({ running: failed, request: { destinationSeed: 'elsewhere' } }), ConflictError, 'MigrationDestinationMismatch'],
     ['the shoot is not scheduled', input({ shoot: { ...aScheduledShoot(), status: { ...aScheduledShoot().status, seedName: undefined } } }), AdmissionError, 'ShootNotScheduled'],
     ['the source seed is gone', input({ source: undefined }), AdmissionError, 'SourceSeedNotFound'],
@@ -60,6 +76,11 @@ describe('admitMigration', () => {
     ['a fresh destination heartbeat', input({ maxDestinationHeartbeatAgeMs: 60_000, destination: aBackedSeed({ name: 'destination', lastHeartbeatTime: '2026-02-01T11:59:30Z' }) }), 'start'],
     ['a hidden destination named by the operator', input({ destination: aBackedSeed({ name: 'destination', visible: false }) }), 'start'],
     ['after a succeeded migration', input({ running: { ...running, state: 'Succeeded' } }), 'start'],
+    ['once its Create succeeded', input({ shoot: creating('Succeeded') }), 'start'],
+    ['while its Create command runs on the seed', input({ shoot: creating('Processing') }), 'start'],
+    ['while its Create is retried after an Error (its seed may be lost)', input({ shoot: creating('Error') }), 'start'],
+    ['once its Create failed for good (what its seed has is moved)', input({ shoot: creating('Failed') }), 'start'],
+    ['a failed migration, resumed while a Create is recorded in flight', input({ running: failed, shoot: creating('Processing', 0), request: {} }), 'resume'],
     ['a failed migration, without a destination', input({ running: failed, request: {} }), 'resume'],
     ['a failed migration, with its own destination', input({ running: failed }), 'resume'],
     ['a failed migration whose source seed is gone', input({ running: failed, source: undefined }), 'resume'],

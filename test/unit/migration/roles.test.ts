@@ -20,7 +20,7 @@ import type { OwnershipTimings } from '../../../core/ownership/timings.js';
 import { InMemoryShootStateStore } from '../../../core/shootstate/store.js';
 import { makeSnapshot } from '../../../core/snapshots/name.js';
 import { InMemorySnapshotStore } from '../../../core/snapshots/memory-store.js';
-import { ManualClock, rejection, seedBody, shootBody } from '../garden/builders.js';
+import { createAnswered, ManualClock, rejection, seedBody, shootBody } from '../garden/builders.js';
 
 const DOMAIN = 'internal.gardenless.test';
 const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] };
@@ -41,6 +41,7 @@ async function world(options: { failStart?: boolean; ownershipTimings?: Partial<
     await gardenService.heartbeat(name, READY);
   }
   await gardenService.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'src' } }));
+  await createAnswered(garden, 'dev', 'api1', clock.now());
   const owners = new InMemoryOwnerRecords();
   const srcIdentity = (await garden.getSeed('src'))!.status.identity;
   await owners.set({ name: RECORD, value: srcIdentity });

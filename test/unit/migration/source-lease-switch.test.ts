@@ -12,7 +12,7 @@ import { MemorySourceWaitIndex, SourceLeaseSwitch, type TaskTokens } from '../..
 import { MemoryMigrationStore } from '../../../core/migration/store.js';
 import { InMemoryShootStateStore } from '../../../core/shootstate/store.js';
 import { toTaskError } from '../../../functions/shared/task-errors.js';
-import { ManualClock, seedBody, shootBody } from '../garden/builders.js';
+import { createAnswered, ManualClock, seedBody, shootBody } from '../garden/builders.js';
 
 const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }], leaseDurationSeconds: 6 };
 
@@ -25,6 +25,7 @@ async function world(mode: 'auto' | 'good') {
     await service.heartbeat(name, READY);
   }
   await service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'src' } }));
+  await createAnswered(garden, 'dev', 'api1', clock.now());
   const events: { type: string; detail: Record<string, unknown> }[] = [];
   const migrations = new MemoryMigrationStore();
   const journal = new MigrationJournal({ garden, migrations, clock, events: { publish: async (type, detail) => void events.push({ type, detail }) } });

@@ -94,7 +94,7 @@ describe('currentFinalSnapshot', () => {
   const oldFinal = full(100, { final: true, createdOn: 1_000 });
   const newFinal = full(300, { final: true, createdOn: 3_000 });
   it.each<[string, Snapshot[], { notBefore?: number }, Snapshot | undefined]>([
-    ['a final snapshot that ends the history', [full(50), incr(51, 100), oldFinal], {}, oldFinal],
+    ['a final snapshot that ends the history', [full(50), incr(51, 100), full(100, { final: true })], {}, full(100, { final: true })],
     ['an old final snapshot the shoot came back after', [oldFinal, full(200, { createdOn: 2_000 }), incr(201, 250)], {}, undefined],
     ['the new final snapshot after an old one', [oldFinal, full(200, { createdOn: 2_000 }), newFinal], {}, newFinal],
     ['a final snapshot from before the owner change', [oldFinal], { notBefore: 1_001 }, undefined],
@@ -102,5 +102,34 @@ describe('currentFinalSnapshot', () => {
     ['nothing', [], {}, undefined],
   ])('%s', (_case, snapshots, options, expected) => {
     expect(currentFinalSnapshot(snapshots, options)?.key).toBe(expected?.key);
+  });
+
+  // The quick start's second migration (A to B, then B to A on the bad path): B's bucket holds A's final
+  // snapshot, copied in by the first migration, and the full snapshot B's restored sidecar took of the same
+  // revision before serving. The writes B acknowledged since are in no snapshot yet; the old final must
+  // not end the copy's wait for B's own.
+  const copiedIn = { ...full(1, { final: true, createdOn: 1_254 }), storedAt: 1_256_000 };
+  const restoredFull = { ...full(1, { createdOn: 1_259 }), storedAt: 1_259_500 };
+  it.each<[string, (Snapshot & { storedAt?: number })[], Snapshot | undefined]>([
+    ['an old final of the same revision, stored before the restored full snapshot', [copiedIn, restoredFull], undefined],
+    ['the same, when the old final seed\'s clock ran ahead of the restored seed\'s', [{ ...copiedIn, createdOn: 1_300 }, restoredFull], undefined],
+    ['the same, without the store\'s clock: creation times decide', [{ ...copiedIn, storedAt: undefined }, { ...restoredFull, storedAt: undefined }], undefined],
+    ['the new final of the same revision after the restored full snapshot (no write since)', [copiedIn, restoredFull, { ...full(1, { final: true, createdOn: 1_270 }), storedAt: 1_270_000 }], full(1, { final: true, createdOn: 1_270 })],
+    ['a final and a delta stored in the same second before it', [{ ...incr(2, 5, { createdOn: 1_270 }), storedAt: 1_270_000 }, { ...full(5, { final: true, createdOn: 1_270 }), storedAt: 1_270_000 }], full(5, { final: true, createdOn: 1_270 })],
+  ])('%s', (_case, snapshots, expected) => {
+    expect(currentFinalSnapshot(snapshots)?.key).toBe(expected?.key);
+  });
+
+  it('is never a final that some other snapshot was stored after', () => {
+    const snapshot = fc.record({ revision: fc.integer({ min: 1, max: 50 }), final: fc.boolean(), storedAt: fc.integer({ min: 0, max: 100 }) });
+    fc.assert(
+      fc.property(fc.array(snapshot, { minLength: 1, maxLength: 12 }), (items) => {
+        const listing = items.map((i, n) => ({ ...full(i.revision, { final: i.final, createdOn: 1_000 + n }), storedAt: i.storedAt }));
+        const found = currentFinalSnapshot(listing);
+        if (found === undefined) return;
+        expect(found.final).toBe(true);
+        expect(listing.every((s) => s.storedAt <= found.storedAt && s.lastRevision <= found.lastRevision)).toBe(true);
+      }),
+    );
   });
 });

@@ -1,0 +1,126 @@
+import { ConflictError } from '../errors.js';
+import type { EventSink } from '../garden/context.js';
+import { listAllShoots } from '../garden/listing.js';
+import { listAllSeeds, type SchedulingPolicy } from '../garden/placement.js';
+import type { GardenRepository } from '../garden/repository.js';
+import type { MigrationStore } from '../migration/store.js';
+import { planEvacuations, seedsToWatch, type EvacuationPlan, type MigrationAction, type MigrationFacts } from './plan.js';
+import { isActive, shootKey, type Evacuation } from './record.js';
+import type { EvacuationRails } from './settings.js';
+import type { EvacuationStore } from './store.js';
+
+/** A move's start: the migration's id, or why the admission refused it (the shoot waits as Pending). */
+export type MoveOutcome = { started: string } | { rejected: string };
+
+/** Starts (mode bad, to the chosen seed) or resumes one shoot's migration through the migration admission. */
+export interface EvacuationMover {
+  move(action: MigrationAction): Promise<MoveOutcome>;
+}
+
+export interface EvacuationRoundOptions {
+  repo: GardenRepository;
+  migrations: Pick<MigrationStore, 'get'>;
+  store: EvacuationStore;
+  mover: EvacuationMover;
+  events: EventSink;
+  rails: EvacuationRails;
+  scheduling?: SchedulingPolicy;
+  now: Date;
+}
+
+export interface EvacuationRoundResult {
+  plan: EvacuationPlan;
+  /** Seeds whose evacuation another writer changed first: this round left them alone. */
+  lostRaces: string[];
+  started: { shoot: string; destination: string; migrationId: string }[];
+  rejected: { shoot: string; reason: string }[];
+}
+
+/**
+ * One round of the evacuation controller: read, plan (pure), write each changed evacuation conditionally,
+ * and only then start the moves it claimed, so that two rounds at once can never both claim a place; the
+ * migrations' ids are recorded afterwards (a round that stops before that is made good by the next one,
+ * which finds the migration records). Events follow the writes they describe.
+ */
+export async function runEvacuationRound(options: EvacuationRoundOptions): Promise<EvacuationRoundResult> {
+  const { store, events } = options;
+  const seeds = await listAllSeeds(options.repo);
+  const evacuations = await store.list();
+  const watched = new Set(seedsToWatch({ seeds, evacuations, now: options.now }));
+  const listed = new Set(evacuations.filter(isActive).flatMap((e) => e.shoots.map(shootKey)));
+  const shoots = (await listAllShoots(options.repo)).filter((s) => (s.status.seedName !== undefined && watched.has(s.status.seedName)) || listed.has(shootKey(s.metadata)));
+  const migrations = new Map<string, MigrationFacts>();
+  for (const shoot of shoots) {
+    const record = await options.migrations.get(shoot.metadata.project, shoot.metadata.name);
+    if (record) migrations.set(shootKey(shoot.metadata), { id: record.id, state: record.state, source: record.source.name, destination: record.destination.name, attempts: record.attempts, createdAt: record.createdAt });
+  }
+  const plan = planEvacuations({ now: options.now, seeds, shoots, migrations, evacuations, rails: options.rails, ...(options.scheduling ? { scheduling: options.scheduling } : {}) });
+
+  const lostRaces: string[] = [];
+  const written = new Map<string, Evacuation>();
+  for (const { record, expectedVersion } of plan.writes) {
+    try {
+      await store.put(record, expectedVersion);
+      written.set(record.seed, record);
+    } catch (error) {
+      if (!(error instanceof ConflictError) || error.code !== 'EvacuationChanged') throw error;
+      lostRaces.push(record.seed);
+    }
+  }
+  for (const event of plan.events) if (!lostRaces.includes(String(event.detail.seed))) await events.publish(event.type, event.detail);
+
+  const result: EvacuationRoundResult = { plan, lostRaces, started: [], rejected: [] };
+  const outcomes = new Map<string, { action: MigrationAction; outcome: MoveOutcome }[]>();
+  for (const action of plan.migrations) {
+    if (lostRaces.includes(action.seed)) continue;
+    const outcome = await options.mover.move(action);
+    outcomes.set(action.seed, [...(outcomes.get(action.seed) ?? []), { action, outcome }]);
+  }
+  for (const [seed, list] of outcomes) {
+    const current = written.get(seed) ?? evacuations.find((e) => e.seed === seed)!;
+    const next = recordOutcomes(current, list, options.now);
+    try {
+      await store.put(next, current.version);
+    } catch (error) {
+      // A concurrent writer (an operator's pause): the next round finds the migrations by their records.
+      if (!(error instanceof ConflictError) || error.code !== 'EvacuationChanged') throw error;
+      lostRaces.push(seed);
+    }
+    for (const { action, outcome } of list) {
+      const shoot = `${action.project}/${action.name}`;
+      if ('rejected' in outcome) {
+        result.rejected.push({ shoot, reason: outcome.rejected });
+        continue;
+      }
+      result.started.push({ shoot, destination: action.destination, migrationId: outcome.started });
+      await events.publish('EvacuationShootStarted', {
+        seed, evacuationId: next.id, project: action.project, shoot: action.name, destination: action.destination, migrationId: outcome.started, resumed: action.action === 'resume',
+      });
+    }
+  }
+  return result;
+}
+
+/** The record with each started move's migration id, and each refused start back to Pending with the reason. */
+export function recordOutcomes(record: Evacuation, list: readonly { action: MigrationAction; outcome: MoveOutcome }[], now: Date): Evacuation {
+  const next = structuredClone(record);
+  for (const { action, outcome } of list) {
+    const entry = next.shoots.find((s) => s.project === action.project && s.name === action.name);
+    if (entry?.state !== 'Migrating') continue;
+    if ('started' in outcome) {
+      entry.migrationId = outcome.started;
+      delete entry.reason;
+    } else if (action.action === 'start') {
+      entry.state = 'Pending';
+      entry.reason = `the migration admission refused the move to ${action.destination}: ${outcome.rejected}`;
+      delete entry.destination;
+      delete entry.startedAt;
+      delete entry.migrationId;
+    } else {
+      entry.reason = `resuming its migration was refused: ${outcome.rejected}`;
+    }
+  }
+  next.updatedAt = now.toISOString();
+  next.version = record.version + 1;
+  return next;
+}
