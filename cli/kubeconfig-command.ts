@@ -30,19 +30,26 @@ export function registerKubeconfigCommand(shoot: Command, connect: () => Promise
   shoot
     .command('kubeconfig <ref>')
     .description("a kubeconfig whose server is the shoot's API domain (api.<shoot>.<project>.<external domain>)")
-    .option('--external-domain <domain>', 'the deployment\'s external domain (default GARDENLESS_EXTERNAL_DOMAIN, or the local landscape\'s)')
+    .option('--external-domain <domain>', 'the deployment\'s external domain, while the shoot advertises no address yet (default GARDENLESS_EXTERNAL_DOMAIN, or the local landscape\'s)')
     .action(async (ref: string, flags: { externalDomain?: string }) => {
       const [project, name] = splitShoot(ref);
-      const externalDomain = flags.externalDomain || process.env.GARDENLESS_EXTERNAL_DOMAIN || readEndpoints()?.outputs.ExternalDomain;
-      if (!externalDomain) throw new Error('No external domain: pass --external-domain or set GARDENLESS_EXTERNAL_DOMAIN');
       const api = await connect();
       const shootObject = await api.expect<Shoot>('GET', `/projects/${project}/shoots/${name}`);
-      const seedName = shootObject.status.seedName;
-      const seed = seedName ? await api.expect<Seed>('GET', `/seeds/${seedName}`) : undefined;
-      const externalUrl = seed?.status.controlPlanes?.find((cp) => cp.technicalID === shootObject.status.technicalID)?.externalUrl;
-      const domain = apiDomainName({ shoot: name, project, externalDomain });
-      // Without a report (hibernated, not yet created) the load balancer's default: https on 443.
-      const server = externalUrl ? apiDomainUrl(domain, externalUrl) : `https://${domain}`;
+      // The garden advertises the URL once the API record points at a serving plane; before that, build it.
+      const advertised = shootObject.status.advertisedAddresses?.find((a) => a.name === 'external')?.url;
+      const server = advertised ?? (await builtServer(api, shootObject, flags.externalDomain));
       console.log(await serialize(shootKubeconfig({ project, name, server }), output() === 'json' ? 'json' : 'yaml'));
     });
+}
+
+/** The API domain from the deployment's external domain, on the port the hosting seed reports for the plane. */
+async function builtServer(api: Api, shoot: Shoot, flag: string | undefined): Promise<string> {
+  const externalDomain = flag || process.env.GARDENLESS_EXTERNAL_DOMAIN || readEndpoints()?.outputs.ExternalDomain;
+  if (!externalDomain) throw new Error('No external domain: pass --external-domain or set GARDENLESS_EXTERNAL_DOMAIN');
+  const seedName = shoot.status.seedName;
+  const seed = seedName ? await api.expect<Seed>('GET', `/seeds/${seedName}`) : undefined;
+  const externalUrl = seed?.status.controlPlanes?.find((cp) => cp.technicalID === shoot.status.technicalID)?.externalUrl;
+  const domain = apiDomainName({ shoot: shoot.metadata.name, project: shoot.metadata.project, externalDomain });
+  // Without a report (hibernated, not yet created) the load balancer's default: https on 443.
+  return externalUrl ? apiDomainUrl(domain, externalUrl) : `https://${domain}`;
 }

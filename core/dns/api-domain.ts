@@ -1,4 +1,5 @@
 import { ApiDomainNameError } from './errors.js';
+import type { ShootAdvertisedAddress } from '../model/shoot.js';
 import { shootDnsName } from './name.js';
 
 export interface ApiDomainInput {
@@ -22,6 +23,14 @@ export function apiDomainName(input: ApiDomainInput): string {
     what: 'API domain',
     invalid: (message, field) => new ApiDomainNameError(message, { field }),
   });
+}
+
+/**
+ * The shoot's advertised addresses once its API record points at a serving load balancer: the API domain
+ * on that load balancer's scheme and port, named `external` as Gardener names it.
+ */
+export function advertisedAddresses(apiDomain: string, externalUrl: string): ShootAdvertisedAddress[] {
+  return [{ name: 'external', url: apiDomainUrl(apiDomain, externalUrl) }];
 }
 
 /** A URL to reach the API domain on the port of `externalUrl` (the load balancer's port follows the name). */

@@ -3,7 +3,7 @@ import { buildCommand, commandShoot } from '../commands/build.js';
 import { parseCommandSuccess } from '../commands/protocol.js';
 import type { SeedCommand } from '../commands/schema.js';
 import { ConflictError, DomainError, NotFoundError } from '../errors.js';
-import { decideCreate, recordTargetFor, type ApiRecordOutcome, type ApiRecordWriter } from '../dns/index.js';
+import { advertisedAddresses, decideCreate, recordTargetFor, type ApiRecordOutcome, type ApiRecordWriter } from '../dns/index.js';
 import { describeError } from '../migration/journal.js';
 import type { Seed } from '../model/seed.js';
 import { failureTolerance, type Shoot, type ShootOperation } from '../model/shoot.js';
@@ -103,9 +103,15 @@ export class ShootOperationSteps {
       await this.options.events.publish('ShootDeleted', { project: ref.project, shoot: ref.name, seedName: op.seedName });
       return { state: 'Succeeded' };
     }
-    const api = await this.pointApiRecord(shoot, op, (answer.result as { externalUrl?: string }).externalUrl);
+    const externalUrl = (answer.result as { externalUrl?: string }).externalUrl;
+    const api = await this.pointApiRecord(shoot, op, externalUrl);
     const described = api?.changed ? `${summary}; ${api.message}` : summary;
-    const done = await this.save(shoot, (s) => operationSucceeded(s, described, this.options.clock.now()));
+    // The record names this plane's load balancer: clients reach it under the API domain on that port.
+    const advertised = api && externalUrl ? advertisedAddresses(api.record, externalUrl) : undefined;
+    const done = await this.save(shoot, (s) => {
+      const next = operationSucceeded(s, described, this.options.clock.now());
+      return advertised ? { ...next, status: { ...next.status, advertisedAddresses: advertised } } : next;
+    });
     await this.options.events.publish('ShootOperationSucceeded', { ...detail, description: done.status.lastOperation!.description });
     return { state: 'Succeeded' };
   }

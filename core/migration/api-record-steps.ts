@@ -1,4 +1,4 @@
-import { ApiRecordWriter, DestinationNotServingError, decideSwitch, servingTarget } from '../dns/index.js';
+import { advertisedAddresses, ApiRecordWriter, DestinationNotServingError, decideSwitch, servingTarget } from '../dns/index.js';
 import { ConflictError } from '../errors.js';
 import { stepOf, type MigrationJournal, type MigrationRef } from './journal.js';
 import { completeStep, startStep } from './record.js';
@@ -38,6 +38,11 @@ export class ApiRecordSteps {
       return { record: writer.nameOf(shoot), changed: false, target: null };
     }
     const outcome = await writer.apply({ shoot, decision, seedName: record.destination.name, migrationId: ref.migrationId });
+    // The record names the destination's load balancer now: so does the shoot's advertised URL (its port may differ).
+    if (destination.serving && destination.externalUrl) {
+      const addresses = advertisedAddresses(outcome.record, destination.externalUrl);
+      await journal.amendShootStatus(shoot, () => ({ advertisedAddresses: addresses }));
+    }
     await journal.save(completeStep(record, { step: 'switch-api-record', now: journal.now(), message: outcome.message }));
     return { record: outcome.record, changed: outcome.changed, target: outcome.target ? `${outcome.target.type} ${outcome.target.value}` : null };
   }

@@ -7,6 +7,7 @@ import { createServer, type LookupFunction } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { Route53ApiRecords } from '../../adapters/route53/api-records.js';
 import { route53Api } from '../../adapters/route53/route53-api.js';
 import { apiDomainName, type ApiRecord } from '../../core/dns/index.js';
@@ -17,6 +18,7 @@ import type { SeedAgent } from '../../seed/agent/agent.js';
 import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { LocalHosting } from '../../seed/agent/local-hosting.js';
 import { backedSeed, fixture } from '../fixtures/index.js';
+import { runCli } from '../harness/cli.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { DNSMASQ_PATH, freeDnsPort, startDnsmasq, type Dnsmasq } from '../harness/dnsmasq.js';
 import { gatewayPut } from '../harness/scenario/etcd-client.js';
@@ -53,7 +55,7 @@ let lbPort = 0;
 let dnsmasq: Dnsmasq | undefined;
 
 type MigrationView = MigrationRecord & { progress: number };
-interface ShootView { status: { seedName?: string; lastOperation?: LastOperation } }
+interface ShootView { status: { seedName?: string; lastOperation?: LastOperation; advertisedAddresses?: { name: string; url: string }[] } }
 
 /** A port free on both seeds' loopback addresses: the shoot's load balancer port. */
 async function portFreeOnBoth(): Promise<number> {
@@ -103,6 +105,16 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 }
 
 const shoot = async () => (await api.request<ShootView>('GET', `/projects/${project}/shoots/${shootName}`)).body;
+/** What `gardenless -o yaml shoot get` and `shoot kubeconfig` say: the advertised addresses and the kubeconfig's server. */
+async function cliView(): Promise<{ advertised: ShootView['status']['advertisedAddresses']; server: string }> {
+  const get = await runCli(deployment, ['-o', 'yaml', 'shoot', 'get', `${project}/${shootName}`]);
+  expect(get.code, get.stderr).toBe(0);
+  const kubeconfig = await runCli(deployment, ['shoot', 'kubeconfig', `${project}/${shootName}`]);
+  expect(kubeconfig.code, kubeconfig.stderr).toBe(0);
+  const config = parse(kubeconfig.stdout) as { clusters: { cluster: { server: string } }[] };
+  return { advertised: (parse(get.stdout) as ShootView).status.advertisedAddresses, server: config.clusters[0]!.cluster.server };
+}
+
 const migration = async () => (await api.request<MigrationView>('GET', `/projects/${project}/shoots/${shootName}/migration`)).body;
 
 async function migrate(destinationSeed: SeedName, mode: 'auto' | 'bad'): Promise<MigrationView> {
@@ -211,6 +223,10 @@ describe.skipIf(DNSMASQ_PATH.length === 0)('the API record follows the control p
     expect((await api.request('PUT', `/projects/${project}/shoots/${shootName}`, { body })).status).toBe(201);
     await until('Create Succeeded', async () => (await shoot()).status.lastOperation?.state === 'Succeeded');
     expect(await records.get(API)).toEqual<ApiRecord>({ name: API, type: 'A', value: LB['dns-a'], ttl: 60 });
+    // The shoot advertises the API domain on the load balancer's scheme and port (the stand-in's is plain HTTP).
+    const url = `http://${API}:${lbPort}`;
+    expect((await shoot()).status.advertisedAddresses).toEqual([{ name: 'external', url }]);
+    expect(await cliView()).toEqual({ advertised: [{ name: 'external', url }], server: url });
     await publishZone();
     expect(await reachedThroughDns()).toBe('dns-a');
   });
@@ -227,6 +243,8 @@ describe.skipIf(DNSMASQ_PATH.length === 0)('the API record follows the control p
     expect(lastSeenOnSource!).toBeGreaterThanOrEqual(firstAckOnDestination!);
     console.log(`good path: record on the source still ${lastSeenOnSource! - firstAckOnDestination!} ms after the destination's first acknowledged write`);
     expect(await records.get(API)).toMatchObject({ type: 'A', value: LB['dns-b'] });
+    // The same name and port on the destination: what users were given still reaches the shoot.
+    expect((await shoot()).status.advertisedAddresses).toEqual([{ name: 'external', url: `http://${API}:${lbPort}` }]);
     await publishZone();
     expect(await reachedThroughDns()).toBe('dns-b');
   });

@@ -75,6 +75,7 @@ describe('shoot operations: Create', () => {
     expect(await g.apiRecords.get(API)).toEqual({ name: API, type: 'CNAME', value: 'lb-a.example.com', ttl: 20 });
     expect(g.published.find((e) => e.type === 'ApiRecordChanged')?.detail).toMatchObject({ record: API, seedName: 'seed-a', from: null, to: 'CNAME lb-a.example.com' });
     expect(shoot.status.lastOperation?.description).toContain(`${API} = CNAME lb-a.example.com`);
+    expect(shoot.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}` }]);
   });
 
   it('leaves the API record alone while the control plane does not serve, and through hibernation', async () => {
@@ -96,6 +97,26 @@ describe('shoot operations: Create', () => {
     expect(before).toBeUndefined();
     expect(await g.apiRecords.get(API)).toMatchObject({ type: 'A', value: '52.0.0.1' });
     expect(g.published.filter((e) => e.type === 'ApiRecordChanged')).toEqual([]);
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toBeUndefined();
+  });
+
+  it('advertises the API domain once the record names the serving plane, and keeps advertising it through hibernation', async () => {
+    // Prepare
+    const g = lifecycle();
+    const ref = await placedShoot(g);
+    const sent = await g.steps.dispatch(ref);
+    if (sent.superseded) throw new Error('superseded');
+    await g.steps.succeed(ref, answer(sent.command, 'https://lb-a.example.com:6443'));
+    // Act
+    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }));
+    const hibernate = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+    const sleeping = await g.steps.dispatch(hibernate);
+    if (sleeping.superseded) throw new Error('superseded');
+    await g.steps.succeed(hibernate, answer(sleeping.command));
+    // Assess
+    const shoot = (await g.repo.getShoot('dev', 'api1'))!;
+    expect(shoot.status.lastOperation).toMatchObject({ type: 'Hibernate', state: 'Succeeded' });
+    expect(shoot.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}:6443` }]);
   });
 });
 
@@ -105,8 +126,9 @@ describe('shoot operations: the API record', () => {
     const ref = await placedShoot(g);
     const sent = await g.steps.dispatch(ref);
     if (sent.superseded) throw new Error('superseded');
-    await g.steps.succeed(ref, answer(sent.command, 'https://52.0.0.7:443'));
+    await g.steps.succeed(ref, answer(sent.command, 'https://52.0.0.7:6443'));
     expect(await g.apiRecords.get(API)).toMatchObject({ type: 'A', value: '52.0.0.7' });
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}:6443` }]);
 
     await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', purpose: 'testing' } }));
     const reconcile = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
@@ -114,6 +136,7 @@ describe('shoot operations: the API record', () => {
     if (again.superseded) throw new Error('superseded');
     await g.steps.succeed(reconcile, answer(again.command, 'https://[2001:db8::7]:443'));
     expect(await g.apiRecords.get(API)).toMatchObject({ type: 'AAAA', value: '2001:db8::7' });
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}` }]);
 
     // A migration started meanwhile: its switch step owns the record; a late answer must not point it anywhere.
     await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', purpose: 'evaluation' } }));
@@ -122,8 +145,9 @@ describe('shoot operations: the API record', () => {
     if (third.superseded) throw new Error('superseded');
     const shoot = (await g.repo.getShoot('dev', 'api1'))!;
     await g.repo.updateShoot({ ...shoot, status: { ...shoot.status, migration: { id: 'm1', state: 'Running' } } }, shoot.metadata.resourceVersion);
-    await g.steps.succeed(late, answer(third.command, 'https://52.0.0.9:443'));
+    await g.steps.succeed(late, answer(third.command, 'https://52.0.0.9:8443'));
     expect(await g.apiRecords.get(API)).toMatchObject({ type: 'AAAA', value: '2001:db8::7' });
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}` }]);
   });
 
   it('retries a failed attempt with growing delays (Error), and fails it after the last attempt (Failed)', async () => {

@@ -27,7 +27,8 @@ const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type:
 const RECORD = `owner.api1.dev.${DOMAIN}`;
 const API = 'api.api1.dev.shoots.gardenless.test';
 /** A heartbeat that reports the shoot's control plane serving behind `address`. */
-const serving = (address: string) => ({ ...READY, controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true, externalUrl: `https://${address}:443` }] });
+const serving = (address: string, port = 443) => ({ ...READY, controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true, externalUrl: `https://${address}:${port}` }] });
+const advertised = async (w: Awaited<ReturnType<typeof world>>) => (await w.garden.getShoot('dev', 'api1'))?.status.advertisedAddresses;
 
 async function world(options: { failStart?: boolean; ownershipTimings?: Partial<OwnershipTimings> } = {}) {
   const clock = new ManualClock(new Date('2026-01-01T00:00:00Z'));
@@ -124,9 +125,11 @@ describe('the migration roles on one migration record', () => {
     // The destination restored but has not reported serving: the API record stays on the source.
     await expect(w.apiRecord.switchApiRecord(ref)).rejects.toBeInstanceOf(DestinationNotServingError);
     expect((await w.apiRecords.get(API))?.value).toBe('10.0.0.1');
+    expect(await advertised(w)).toBeUndefined();
     w.clock.advance(1_000);
     await w.gardenService.heartbeat('dst', serving('lb-dst.example.com'));
     expect(await w.apiRecord.switchApiRecord(ref)).toEqual({ record: API, changed: true, target: 'CNAME lb-dst.example.com' });
+    expect(await advertised(w)).toEqual([{ name: 'external', url: `https://${API}` }]);
     expect(await w.apiRecord.switchApiRecord(ref)).toMatchObject({ changed: false });
     await w.finalize.finalize(ref);
 
@@ -232,12 +235,14 @@ describe('the migration roles on one migration record', () => {
     expect((await w.apiRecords.get(API))?.value).toBe('10.0.0.1');
     expect((await w.admission.get('dev', 'api1')).error).toMatchObject({ step: 'switch-api-record' });
     expect(w.events).not.toContain('ApiRecordChanged');
+    expect(await advertised(w)).toBeUndefined();
 
-    // Resumed once the destination serves, the switch happens.
+    // Resumed once the destination serves, the switch happens; the advertised URL takes the destination's port.
     await w.admission.start('dev', 'api1', {});
     w.clock.advance(1_000);
-    await w.gardenService.heartbeat('dst', serving('52.1.0.9'));
+    await w.gardenService.heartbeat('dst', serving('52.1.0.9', 8443));
     expect((await w.apiRecord.switchApiRecord(ref)).target).toBe('A 52.1.0.9');
+    expect(await advertised(w)).toEqual([{ name: 'external', url: `https://${API}:8443` }]);
   });
 
   it('a destination that serves but names no load balancer completes the switch without touching the record', async () => {
@@ -255,6 +260,7 @@ describe('the migration roles on one migration record', () => {
 
     expect(await w.apiRecord.switchApiRecord(ref)).toMatchObject({ changed: false, target: null });
     expect((await w.apiRecords.get(API))?.value).toBe('10.0.0.1');
+    expect(await advertised(w)).toBeUndefined();
     expect((await w.admission.get('dev', 'api1')).steps.find((st) => st.id === 'switch-api-record')).toMatchObject({ state: 'succeeded', message: expect.stringContaining('no load balancer') });
   });
 
