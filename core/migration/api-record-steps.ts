@@ -40,8 +40,7 @@ export class ApiRecordSteps {
     const outcome = await writer.apply({ shoot, decision, seedName: record.destination.name, migrationId: ref.migrationId });
     // The record names the destination's load balancer now: so does the shoot's advertised URL (its port may differ).
     if (destination.serving && destination.externalUrl) {
-      const addresses = advertisedAddresses(outcome.record, destination.externalUrl);
-      await journal.amendShootStatus(shoot, () => ({ advertisedAddresses: addresses }));
+      await journal.amendShootStatus(shoot, { advertisedAddresses: advertisedAddresses(outcome.record, destination.externalUrl) });
     }
     await journal.save(completeStep(record, { step: 'switch-api-record', now: journal.now(), message: outcome.message }));
     return { record: outcome.record, changed: outcome.changed, target: outcome.target ? `${outcome.target.type} ${outcome.target.value}` : null };

@@ -69,19 +69,19 @@ export class MigrationJournal {
   async mirror(record: MigrationRecord): Promise<void> {
     const step = record.steps.find((s) => s.state === 'running')?.id ?? record.lastCompletedStep;
     const migration = { id: record.id, state: record.state, path: record.path ?? null, source: record.source.name, destination: record.destination.name, step: step ?? null, progress: migrationProgress(record) };
-    await this.amendShootStatus(record.shoot, () => ({ lastOperation: { ...migrationLastOperation(record, this.now()), lastUpdateTime: this.now().toISOString() }, migration }));
+    await this.amendShootStatus(record.shoot, { lastOperation: { ...migrationLastOperation(record, this.now()), lastUpdateTime: this.now().toISOString() }, migration });
   }
 
   /**
    * Writes fields of the shoot's status, conditional on the version read; a concurrent writer (the API,
    * the audit) makes it read again, up to five times. A shoot that is gone is left alone.
    */
-  async amendShootStatus(shoot: { project: string; name: string }, fields: (current: Shoot) => Partial<Shoot['status']>): Promise<void> {
+  async amendShootStatus(shoot: { project: string; name: string }, fields: Partial<Shoot['status']>): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await this.garden.getShoot(shoot.project, shoot.name);
       if (!current) return;
       try {
-        await this.garden.updateShoot({ ...current, status: { ...current.status, ...fields(current) } }, current.metadata.resourceVersion);
+        await this.garden.updateShoot({ ...current, status: { ...current.status, ...fields } }, current.metadata.resourceVersion);
         return;
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error;
