@@ -1,6 +1,6 @@
 import { AdmissionError, ConflictError, NotFoundError, UnavailableError, ValidationError } from '../errors.js';
 import { heartbeatInput, seedInput, type HeartbeatInput, type HostedControlPlane, type Seed } from '../model/seed.js';
-import { shootInput, shootMergePatch, type Shoot } from '../model/shoot.js';
+import { dryRunRequest, shootInput, shootMergePatch, type Shoot } from '../model/shoot.js';
 import { assertOutboundUrl, STRICT_OUTBOUND, type OutboundPolicy } from '../net/outbound-url.js';
 import { type Clock, type EventSink, type IdSource, type SeedProvisioner, discardEvents, noProvisioning, randomIds, systemClock } from './context.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
@@ -13,8 +13,6 @@ import { parseInput } from './validate.js';
 import { admitOnSeed, assertSeedExists, listAllSeeds, scheduleAndCreate, type SchedulingPolicy } from './placement.js';
 import { schedule, type ScheduleResult } from '../scheduling/schedule.js';
 import { controlPlaneLayout, layoutObjects } from '../ha/layout.js';
-import { z } from 'zod';
-import { shootSpec } from '../model/shoot.js';
 import { releasable, releaseCandidates, type Release } from './leftovers.js';
 import { assertDeletable, deleting, migrationRunning, operationForUpdate, withOperation } from './shoot-operations.js';
 
@@ -39,8 +37,6 @@ export interface GardenServiceOptions {
   /** How long a heartbeat holds when the agent does not say (three of its intervals). Default 30 s. */
   leaseDurationSeconds?: number;
 }
-
-const dryRunRequest = z.object({ shoot: z.object({ metadata: z.record(z.string(), z.unknown()).optional(), spec: shootSpec }).strict() }).strict();
 
 /** The HA layout of a shoot's control plane, as the API returns it. */
 export interface ControlPlaneLayoutView {

@@ -44,6 +44,14 @@ export const shootInput = z
 export type ShootInput = z.infer<typeof shootInput>;
 
 /**
+ * A scheduling dry run: a shoot that need not exist. The scheduler ignores its metadata, but what the
+ * metadata names must still have the types the API documents (a null project is refused, not ignored).
+ */
+export const dryRunRequest = z
+  .object({ shoot: z.object({ metadata: z.object({ project: z.string().optional(), name: z.string().optional() }).passthrough().optional(), spec: shootSpec }).strict() })
+  .strict();
+
+/**
  * What `PATCH /projects/{p}/shoots/{n}` accepts: a JSON merge patch of metadata (labels, annotations,
  * resourceVersion, uid) and spec. `status` and the fields the server owns are not patchable.
  */

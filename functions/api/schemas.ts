@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { condition, operationState, operationType } from '../../core/model/common.js';
 import { hostedControlPlane, seedSpec } from '../../core/model/seed.js';
-import { shootSpec } from '../../core/model/shoot.js';
+import { dryRunRequest, shootSpec } from '../../core/model/shoot.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../core/garden/page.js';
 
 /** Response shapes, for the OpenAPI document; requests are described by the validating schemas themselves. */
@@ -111,10 +111,7 @@ export const gatewayError = z
   .object({ message: z.string(), code: z.string().optional(), field: z.string().optional() })
   .meta({ id: 'GatewayError', description: 'A refusal by API Gateway ({"message": "Forbidden"}) or by the handler (an Error).' });
 
-export const dryRunInput = z
-  .object({ shoot: z.object({ metadata: z.object({ project: z.string().optional(), name: z.string().optional() }).passthrough().optional(), spec: shootSpec }).strict() })
-  .strict()
-  .meta({ id: 'DryRunRequest' });
+export const dryRunInput = dryRunRequest.meta({ id: 'DryRunRequest' });
 export const dryRunResult = z
   .object({
     seedName: z.string().optional(),

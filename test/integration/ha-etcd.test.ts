@@ -3,7 +3,10 @@ import { currentFinalSnapshot, snapshotChain } from '../../core/snapshots/index.
 import { range } from '../../seed/backup-restore/etcd-gateway.js';
 import { sleep } from '../../seed/backup-restore/index.js';
 import { ControlledOwnerLookup, startInProcessCluster, type InProcessCluster, type InProcessClusterOptions, type InProcessMember } from '../harness/cluster/in-process-cluster.js';
-import { longestGap, readEtcdContent, startClusterWriter, type ClusterAck, type ClusterWriter } from '../harness/scenario/index.js';
+import {
+  checkHistory, HistoryRecorder, longestGap, readEtcdContent, recordFinalReads, startClusterWriter, startRegisterClients, type ClusterAck, type ClusterWriter, type ClusterWriterRecord,
+  type RegisterClients,
+} from '../harness/scenario/index.js';
 import { cleanup, newBucket, restoredContent, unique, waitFor } from './backup-restore-support.js';
 
 /**
@@ -11,6 +14,12 @@ import { cleanup, newBucket, restoredContent, unique, waitFor } from './backup-r
  * (in this process), the snapshots in the emulator's S3, and a writer of ~100 writes a second that
  * balances over the members as etcd's clients do. Member failures, a zone outage, the snapshot leader's
  * death, the cluster's fence on an owner change, and a restore into three members.
+ *
+ * Every test also records a history of client operations for the linearizability checker (Porcupine),
+ * as the migration scenarios do: the writer's puts, six register clients putting and reading six shared
+ * keys (two going to each member first, each falling over to the others), and a final read of every
+ * key (through a member, or for the fence from the final snapshot). Every one of these contracts
+ * promises no loss, so each history must be linearizable as recorded.
  */
 
 const ME = 'seed-ha-1111';
@@ -21,13 +30,55 @@ const epochNow = () => performance.timeOrigin + performance.now();
 
 afterAll(cleanup);
 
-const running: { cluster?: InProcessCluster; writer?: ClusterWriter }[] = [];
+const running: { cluster?: InProcessCluster; traffic?: Traffic }[] = [];
 afterEach(async () => {
   for (const r of running.splice(0)) {
-    await r.writer?.stop();
+    await r.traffic?.stop();
     await r.cluster?.stop();
   }
 });
+
+interface Traffic {
+  readonly history: HistoryRecorder;
+  readonly writer: ClusterWriter;
+  readonly registers: RegisterClients;
+  /** Stops the writer and the register clients together; the writer's record. */
+  stop(): Promise<ClusterWriterRecord>;
+}
+
+/**
+ * The clients of a cluster, recording one history, each given every member's address as etcd's clients
+ * are: the writer (~100 writes a second, each to the next member) and six register clients, two going
+ * to each member first, at 7 operations a second each, most of them reads. A timeout or a reset is of
+ * unknown outcome, a refused connection a failure.
+ */
+function startTraffic(cluster: InProcessCluster, label: string): Traffic {
+  const history = new HistoryRecorder();
+  const names = cluster.members.map((m) => m.spec.name);
+  const writer = startClusterWriter({ endpoints: () => cluster.clientUrls, prefix: `w/${label}`, writesPerSecond: 100, history, memberName: (i) => names[i]! });
+  const registers = startRegisterClients({
+    history, endpoints: Object.fromEntries(names.map((name, i) => [name, cluster.clientUrls[i]!])), clients: [...names, ...names],
+    keys: ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'].map((k) => `w/${label}-registers/${k}`), opsPerSecond: 7, readShare: 0.6, timeoutMs: 500,
+  });
+  return {
+    history, writer, registers,
+    async stop() {
+      const [record] = await Promise.all([writer.stop(), registers.stop()]);
+      return record;
+    },
+  };
+}
+
+/**
+ * Records the final reads of every key of the history (one range read), runs the linearizability
+ * checker over it (the verdict is printed; the history, and the visualization when it fails, stay in
+ * test-results/linearizability/) and asserts it is linearizable.
+ */
+async function assertLinearizable(name: string, history: HistoryRecorder, finalRead: Omit<Parameters<typeof recordFinalReads>[0], 'history'>): Promise<void> {
+  await recordFinalReads({ history, ...finalRead });
+  const verdict = await checkHistory(name, history);
+  expect(verdict.result, JSON.stringify(verdict)).toBe('linearizable');
+}
 
 async function serving(options: Partial<Omit<InProcessClusterOptions, 'store'>> & { label: string; lookup?: ControlledOwnerLookup }) {
   const store = await newBucket(options.label);
@@ -37,10 +88,13 @@ async function serving(options: Partial<Omit<InProcessClusterOptions, 'store'>> 
   const entry: (typeof running)[number] = { cluster };
   running.push(entry);
   await waitFor('every member serving', async () => cluster.members.every((m) => m.sidecar.readiness() === 200), 60_000);
-  const writer = startClusterWriter({ endpoints: () => cluster.clientUrls, prefix: `w/${options.label}`, writesPerSecond: 100 });
-  entry.writer = writer;
+  const traffic = startTraffic(cluster, options.label);
+  entry.traffic = traffic;
+  // A new cluster's members report ready before it commits (it may still be electing its first leader):
+  // the failure comes once the cluster acknowledged writes for 2 s, so that every history has a before.
+  await waitFor('the cluster to acknowledge writes', async () => traffic.writer.record().acknowledged.length > 0, 30_000);
   await sleep(2_000);
-  return { store, technicalID, lookup, cluster, writer };
+  return { store, technicalID, lookup, cluster, traffic, writer: traffic.writer, history: traffic.history };
 }
 
 /** Every acknowledged write is in the cluster with its value, read through each member that serves. */
@@ -74,14 +128,16 @@ function figures(name: string, values: Record<string, unknown>): void {
 
 describe('three-member etcd of an HA shoot (real etcd processes, one sidecar each)', () => {
   it('one member killed under writes: the cluster keeps acknowledging, the member is restarted and catches up, nothing acknowledged is lost', async () => {
-    const { cluster, writer } = await serving({ label: 'kill1' });
+    const { cluster, traffic, history } = await serving({ label: 'kill1' });
     const victim = followers(cluster, await cluster.leader())[0]!;
     const pid = victim.sidecar.supervisor.pid!;
     const killedAt = epochNow();
     process.kill(pid, 'SIGKILL');
+    history.annotate(`${victim.spec.name} killed`, killedAt);
     await waitFor('the member restarted by its sidecar', async () => victim.sidecar.supervisor.pid !== undefined && victim.sidecar.supervisor.pid !== pid, 15_000);
+    history.annotate(`${victim.spec.name} restarted`);
     await sleep(3_000);
-    const record = await writer.stop();
+    const record = await traffic.stop();
 
     const during = record.acknowledged.filter((a) => a.at >= killedAt && a.at <= killedAt + 3_000);
     expect(during.length, 'acknowledged writes in the 3 s after the kill').toBeGreaterThanOrEqual(150);
@@ -89,45 +145,57 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     const last = record.acknowledged.at(-1)!;
     await waitFor('the restarted member to catch up', async () => (await ownRevision(victim)) >= last.revision, 15_000);
     await assertNothingLost(cluster, record.acknowledged, record.prefix);
+    // Read back through the member that rejoined.
+    await assertLinearizable('ha-kill-one-member', history, { seed: victim.spec.name, endpoint: victim.spec.clientUrl });
     figures('kill one member', { acknowledged: record.acknowledged.length, failed: record.failed, longestGapMs: Math.round(gap.ms), ackPerSecondAfterKill: during.length / 3 });
   }, 120_000);
 
   it('two members down: writes are refused; once they return nothing acknowledged is lost', async () => {
-    const { cluster, writer } = await serving({ label: 'kill2' });
+    const { cluster, writer, traffic, history } = await serving({ label: 'kill2' });
     const [a, b] = followers(cluster, await cluster.leader());
     const downAt = epochNow();
     await Promise.all([cluster.crash(a!), cluster.crash(b!)]);
     const crashedAt = epochNow();
+    history.annotate(`${a!.spec.name} and ${b!.spec.name} down`, downAt, crashedAt);
     await sleep(4_000);
     const before = writer.record();
     // The leader steps down within its election timeouts (check-quorum); nothing commits without a quorum.
     const acceptedWhileDown = before.acknowledged.filter((w) => w.sentAt > crashedAt + 2_000);
     expect(acceptedWhileDown).toEqual([]);
     expect(before.failed).toBeGreaterThan(0);
+    // In the history too: no put or read answered, and the puts sent to the member left are of unknown
+    // outcome (timed out: it may have appended them, and they may commit once the others return).
+    const whileDown = history.operations().filter((o) => o.invokedAt > crashedAt + 2_000);
+    expect(whileDown.filter((o) => o.outcome === 'ok')).toEqual([]);
+    expect(whileDown.some((o) => o.op === 'put' && o.outcome === 'unknown')).toBe(true);
     const revivedAt = epochNow();
     await Promise.all([cluster.revive(a!), cluster.revive(b!)]);
+    history.annotate(`${a!.spec.name} and ${b!.spec.name} revived`, revivedAt, epochNow());
     await waitFor('writes acknowledged again', async () => writer.record().acknowledged.some((w) => w.at > revivedAt), 30_000);
     await sleep(1_000);
-    const record = await writer.stop();
+    const record = await traffic.stop();
     await assertNothingLost(cluster, record.acknowledged, record.prefix);
+    // The checker lets an unknown put take effect later (when the members return) or never.
+    await assertLinearizable('ha-two-members-down', history, { seed: a!.spec.name, endpoint: a!.spec.clientUrl });
     const firstAfter = record.acknowledged.find((w) => w.at > revivedAt)!;
     figures('two members down', { acknowledged: record.acknowledged.length, failed: record.failed, lastAckAfterDownMs: Math.round((before.acknowledged.at(-1)?.at ?? downAt) - downAt), reviveToFirstAckMs: Math.round(firstAfter.at - revivedAt) });
   }, 120_000);
 
   it('the leader killed: a new leader is elected, its sidecar continues the snapshots with no revision gap and no duplicate', async () => {
-    const { cluster, writer, store, technicalID } = await serving({ label: 'leader' });
+    const { cluster, traffic, history, store, technicalID } = await serving({ label: 'leader' });
     await waitFor('a delta snapshot of the first leader', async () => (await store.list(technicalID)).some((s) => s.kind === 'Incr'), 15_000);
     const leader = (await cluster.leader())!;
     const killedAt = epochNow();
     // Kept down (its machine gone) so that the next leader is another member.
     await cluster.crash(leader);
+    history.annotate(`leader ${leader.spec.name} killed`, killedAt);
     const lastBefore = Math.max(...(await store.list(technicalID)).map((s) => s.lastRevision));
     await waitFor('a new leader', async () => (await cluster.leader()) !== undefined, 15_000);
     const next = (await cluster.leader())!;
     // The new leader waits its handover delay (3 s), then continues from where the store ends.
     await waitFor('snapshots from the new leader', async () => next.log.some((e) => e.event === 'snapshot'), 20_000);
     await sleep(2_500);
-    const record = await writer.stop();
+    const record = await traffic.stop();
     await sleep(1_500);
     await cluster.revive(leader);
 
@@ -143,35 +211,40 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     const firstAfter = record.acknowledged.find((w) => w.sentAt > killedAt)!;
     await waitFor('the old leader serving again', async () => leader.sidecar.readiness() === 200, 30_000);
     await assertNothingLost(cluster, record.acknowledged, record.prefix);
+    await assertLinearizable('ha-leader-killed', history, { seed: leader.spec.name, endpoint: leader.spec.clientUrl });
     figures('leader killed', { longestGapMs: Math.round(gap.ms), killToFirstAckMs: Math.round(firstAfter.at - killedAt), snapshots: listing.length, chainLastRevision: chain.lastRevision });
   }, 120_000);
 
   it('zone outage of a `zone` shoot (one member per zone): every member of the zone gone, writes continue', async () => {
-    const { cluster, writer } = await serving({ label: 'zone', zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
+    const { cluster, traffic, history } = await serving({ label: 'zone', zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
     expect(cluster.members.map((m) => m.spec.zone)).toEqual(['eu-west-1a', 'eu-west-1b', 'eu-west-1c']);
     const leader = await cluster.leader();
     // The leader's zone: the worst one to lose.
     const zone = leader!.spec.zone!;
     const outAt = epochNow();
     await Promise.all(cluster.members.filter((m) => m.spec.zone === zone).map((m) => cluster.crash(m)));
+    history.annotate(`zone ${zone} out`, outAt);
     await sleep(5_000);
-    const record = await writer.stop();
+    const record = await traffic.stop();
     const after = record.acknowledged.filter((w) => w.at > outAt + 3_000);
     expect(after.length, 'acknowledged writes in the outage after the election').toBeGreaterThanOrEqual(100);
     const gap = longestGap(record.acknowledged, outAt, outAt + 5_000);
     expect(gap.ms).toBeLessThan(5_000);
-    const content = await readEtcdContent({ clientUrl: cluster.members.find((m) => m.spec.zone !== zone)!.spec.clientUrl, prefix: `${record.prefix}/` });
+    const survivor = cluster.members.find((m) => m.spec.zone !== zone)!;
+    const content = await readEtcdContent({ clientUrl: survivor.spec.clientUrl, prefix: `${record.prefix}/` });
     expect(record.acknowledged.filter((a) => content.get(a.key) !== a.value)).toEqual([]);
+    await assertLinearizable('ha-zone-outage', history, { seed: survivor.spec.name, endpoint: survivor.spec.clientUrl });
     figures('zone outage', { zone, acknowledged: record.acknowledged.length, longestGapMs: Math.round(gap.ms), ackPerSecondAfterElection: after.length / 2 });
   }, 120_000);
 
   it('owner change: the cluster fences as a unit; no member acknowledges after the final snapshot began, and it holds every acknowledged write', async () => {
-    const { cluster, writer, store, technicalID, lookup } = await serving({ label: 'fence' });
+    const { cluster, traffic, history, store, technicalID, lookup } = await serving({ label: 'fence' });
     const changedAt = epochNow();
     lookup.value = OTHER;
+    history.annotate('owner changed', changedAt);
     await waitFor('the final snapshot', async () => cluster.members.some((m) => m.sidecar.status().owner.finalSnapshot === 'taken'), 60_000);
     await sleep(1_000);
-    const record = await writer.stop();
+    const record = await traffic.stop();
 
     for (const m of cluster.members) {
       const status = m.sidecar.status();
@@ -183,7 +256,16 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     expect(final).toBeDefined();
     const maxAcked = Math.max(...record.acknowledged.map((w) => w.revision));
     expect(final.lastRevision).toBeGreaterThanOrEqual(maxAcked);
-    const { kvs } = await restoredContent({ store, technicalID, expectedLastRevision: final.lastRevision });
+    // The fenced cluster serves no reads: the history's final reads are of the final snapshot, restored.
+    // Read after the fence, they must show the registers as the last acknowledged writes left them.
+    let kvs = new Map<string, { value: string }>();
+    await assertLinearizable('ha-cluster-fence', history, {
+      seed: 'final snapshot', endpoint: store.bucket,
+      range: async () => {
+        ({ kvs } = await restoredContent({ store, technicalID, expectedLastRevision: final.lastRevision }));
+        return new Map([...kvs].map(([key, kv]) => [key, kv.value]));
+      },
+    });
     const missing = record.acknowledged.filter((w) => kvs.get(w.key)?.value !== w.value);
     expect(missing.map((w) => w.key)).toEqual([]);
     const lastAck = record.acknowledged.at(-1)!;
@@ -191,10 +273,13 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
   }, 120_000);
 
   it('restore into three members: the same data and revision on each, then it serves', async () => {
-    const { cluster, writer, store, technicalID } = await serving({ label: 'restore' });
+    const { cluster, traffic, history, store, technicalID } = await serving({ label: 'restore' });
     await sleep(1_500);
-    const record = await writer.stop();
-    await waitFor('a delta snapshot with the last write', async () => Math.max(...(await store.list(technicalID)).map((s) => s.lastRevision)) >= record.acknowledged.at(-1)!.revision, 15_000);
+    const record = await traffic.stop();
+    // The register clients' last puts may follow the writer's: wait for the cluster's revision, not only the writer's.
+    const { header } = await range(cluster.members[0]!.sidecar.supervisor.endpoint(), { key: '\0' }, 2_000);
+    const lastRevision = Math.max(Number(header.revision ?? 0), record.acknowledged.at(-1)!.revision);
+    await waitFor('a delta snapshot with the last write', async () => Math.max(...(await store.list(technicalID)).map((s) => s.lastRevision)) >= lastRevision, 15_000);
     await cluster.stop();
     running.length = 0;
 
@@ -205,6 +290,7 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     expect(revisions[0]).toBeGreaterThanOrEqual(record.acknowledged.at(-1)!.revision);
     await waitFor('every restored member serving', async () => restored.members.every((m) => m.sidecar.readiness() === 200), 60_000);
     await assertNothingLost(restored, record.acknowledged, record.prefix);
+    await assertLinearizable('ha-restore', history, { seed: `restored ${restored.members[0]!.spec.name}`, endpoint: restored.members[0]!.spec.clientUrl });
     for (const m of restored.members) expect(await ownRevision(m)).toBeGreaterThanOrEqual(revisions[0]!);
     figures('restore into three members', { revision: revisions[0], timings: restored.members.map((m) => m.sidecar.status().restore?.timings) });
   }, 120_000);

@@ -159,8 +159,15 @@ describe('HA-aware scheduling on the deployed stack', () => {
   it('chooses a migration destination through the scheduler, never the source (a dry run: nothing starts)', async () => {
     const ha = await api.request<ShootView>('GET', '/projects/dev/shoots/ha');
     const source = ha.body.status.seedName!;
-    const choice = await api.request<{ destinationSeed: string; dryRun: boolean; code?: string }>('POST', '/projects/dev/shoots/ha/migrate?dryRun=All', { body: {} });
-    expect(choice.status).toBe(200);
+    // The admission refuses 409 ShootCreating until the lifecycle controller has sent the shoot's Create
+    // to its seed (asynchronously, after the PUT answered).
+    const deadline = Date.now() + 60_000;
+    let choice = await api.request<{ destinationSeed: string; dryRun: boolean; code?: string }>('POST', '/projects/dev/shoots/ha/migrate?dryRun=All', { body: {} });
+    while (choice.status === 409 && choice.body.code === 'ShootCreating' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 500));
+      choice = await api.request('POST', '/projects/dev/shoots/ha/migrate?dryRun=All', { body: {} });
+    }
+    expect(choice.status, JSON.stringify(choice.body)).toBe(200);
     expect(choice.body.destinationSeed).toMatch(/^multi-[bc]$/);
     expect(choice.body.destinationSeed).not.toBe(source);
     expect((await api.request('GET', '/projects/dev/shoots/ha/migration')).status).toBe(404);

@@ -1,11 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { gatewayPut, type EtcdPut } from './etcd-client.js';
+import { failedOutcome, gatewayPut, type EtcdPut } from './etcd-client.js';
+import { epochNow, type HistoryRecorder, type Outcome } from './history.js';
 
 /**
  * A steady writer in front of the members of one etcd cluster, as a client that knows every member's
  * address (etcd's clients balance over the endpoints they are given): each write goes to the next member
  * in turn, and a member that refuses or does not answer is skipped for the next one at once, until every
  * member failed this write. Only a write etcd answered with success is acknowledged.
+ *
+ * Given a history, the writer records each write there as one put of its client (its key is written
+ * by nobody else, its value is the same on every member it tries): ok when a member acknowledged it,
+ * from the first attempt to the acknowledgement; otherwise of unknown outcome when any attempt may have
+ * been applied (a timeout, a reset, an error answer), failed only when every member refused it.
  */
 
 export interface ClusterAck {
@@ -38,6 +44,10 @@ export interface ClusterWriterOptions {
   /** Per attempt on one member; default 500 ms. */
   readonly timeoutMs?: number;
   readonly put?: EtcdPut;
+  /** Where every write is recorded for the linearizability checker; `seed` is `memberName(index)`. */
+  readonly history?: HistoryRecorder;
+  /** The name a member's endpoint has in the history. Default `member-<index>`. */
+  readonly memberName?: (index: number) => string;
 }
 
 export interface ClusterWriter {
@@ -45,15 +55,17 @@ export interface ClusterWriter {
   stop(): Promise<ClusterWriterRecord>;
 }
 
-const epochNow = () => performance.timeOrigin + performance.now();
-
 export function startClusterWriter(options: ClusterWriterOptions): ClusterWriter {
   const put = options.put ?? gatewayPut;
+  const { history } = options;
+  const now = history?.now ?? epochNow;
+  const memberName = options.memberName ?? ((i: number) => `member-${i}`);
+  const client = history?.newClient() ?? 0;
   const intervalMs = 1_000 / (options.writesPerSecond ?? 100);
   const timeoutMs = options.timeoutMs ?? 500;
   const acknowledged: ClusterAck[] = [];
   let failed = 0;
-  const startedAt = epochNow();
+  const startedAt = now();
   let stoppedAt: number | undefined;
   let running = true;
   let next = 0;
@@ -63,29 +75,39 @@ export function startClusterWriter(options: ClusterWriterOptions): ClusterWriter
 
   const loop = (async () => {
     while (running) {
-      const slotEnd = epochNow() + intervalMs;
+      const slotEnd = now() + intervalMs;
       const n = sequence++;
       const key = `${options.prefix}/${String(n).padStart(8, '0')}`;
       const value = `v-${n}`;
       const endpoints = options.endpoints();
+      const invokedAt = now();
+      const tried: number[] = [];
+      const errors: string[] = [];
+      let outcome: Outcome = 'fail';
       let done = false;
-      for (let tried = 0; tried < endpoints.length && running && !done; tried++) {
-        const member = (next + tried) % endpoints.length;
-        const sentAt = epochNow();
+      for (let i = 0; i < endpoints.length && running && !done; i++) {
+        const member = (next + i) % endpoints.length;
+        const sentAt = now();
+        tried.push(member);
         try {
           const { revision } = await put({ endpoint: endpoints[member]!, key, value, timeoutMs });
-          acknowledged.push({ key, value, revision, member, sentAt, at: epochNow() });
+          const at = now();
+          acknowledged.push({ key, value, revision, member, sentAt, at });
+          history?.add({ client, op: 'put', key, input: value, invokedAt, returnedAt: at, outcome: 'ok', seed: memberName(member) });
           next = (member + 1) % endpoints.length;
           done = true;
-        } catch {
-          // Refused, reset or timed out on this member: the next one.
+        } catch (error) {
+          // Refused, reset or timed out on this member: the next one. Unknown once any attempt may have applied it.
+          if (failedOutcome(error) === 'unknown') outcome = 'unknown';
+          errors.push(error instanceof Error ? error.message : String(error));
         }
       }
+      if (!done && tried.length > 0) history?.add({ client, op: 'put', key, input: value, invokedAt, returnedAt: now(), outcome, seed: tried.map(memberName).join(','), error: errors.join('; ') });
       if (!done) {
         failed += 1;
         await pause(20);
       }
-      await pause(slotEnd - epochNow());
+      await pause(slotEnd - now());
     }
   })();
 
@@ -96,7 +118,7 @@ export function startClusterWriter(options: ClusterWriterOptions): ClusterWriter
       running = false;
       stopping.abort();
       await loop;
-      stoppedAt ??= epochNow();
+      stoppedAt ??= now();
       return record();
     },
   };

@@ -1,25 +1,29 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gatewayGet, gatewayPut, gatewayRange, type EtcdGet, type EtcdPut } from './etcd-client.js';
-import type { HistoryRecorder } from './history.js';
-import { otherSeed, type SeedRole } from './writer.js';
+import type { HistoryRecorder, Outcome } from './history.js';
+import type { SeedRole } from './writer.js';
 
 /**
- * Concurrent clients that put and read a few shared keys through the two etcds of a migrating control
- * plane, recording every operation into a history for the linearizability checker. Where the writer
- * proves the write path (one new key per write, >= 50 a second), these make the history dense: several
- * clients on the same keys, reads as well as writes, some clients going to the source first and some
- * to the destination first, each falling over to the other seed when its first choice fails, as a
- * client behind a load balancer would. So reads go through the destination as soon as it serves, and
- * through the source as long as it does.
+ * Concurrent clients that put and read a few shared keys through the etcds a control plane's clients
+ * can reach, recording every operation into a history for the linearizability checker. Where the
+ * writer proves the write path (one new key per write, >= 50 a second), these make the history dense:
+ * several clients on the same keys, reads as well as writes, each going to its own endpoint first and
+ * falling over to the others in turn when it fails, as a client behind a load balancer (or given every
+ * member's address) would. Of a migration the endpoints are the two seeds, so reads go through the
+ * destination as soon as it serves, and through the source as long as it does; of an HA cluster, its
+ * members.
  */
 
-export interface RegisterClientsOptions {
+export interface RegisterClientsOptions<E extends string = SeedRole> {
   readonly history: HistoryRecorder;
-  /** What `put` and `get` receive as the endpoint of each seed (a URL, or a name they resolve). */
-  readonly endpoints: Readonly<Record<SeedRole, string>>;
+  /**
+   * What `put` and `get` receive as each endpoint (a URL, or a name they resolve), by the name the
+   * history records (`seed`). A client falls over in this order, from the one after its first choice.
+   */
+  readonly endpoints: Readonly<Record<E, string>>;
   readonly keys: readonly string[];
-  /** One client per entry: the seed it tries first. */
-  readonly clients: readonly SeedRole[];
+  /** One client per entry: the endpoint it tries first. */
+  readonly clients: readonly NoInfer<E>[];
   /** Per client. Default 20. */
   readonly opsPerSecond?: number;
   /** Share of reads. Default 0.5. */
@@ -38,8 +42,13 @@ export interface RegisterClients {
   stop(): Promise<void>;
 }
 
-export function startRegisterClients(options: RegisterClientsOptions): RegisterClients {
+export function startRegisterClients<E extends string>(options: RegisterClientsOptions<E>): RegisterClients {
   if (options.keys.length === 0) throw new RangeError('register clients need at least one key');
+  const names = Object.keys(options.endpoints) as E[];
+  const unknown = options.clients.filter((c) => !names.includes(c));
+  if (unknown.length > 0) throw new RangeError(`register clients prefer endpoints they were not given: ${unknown.join(', ')}`);
+  /** The endpoints a client tries, its first choice first. */
+  const order = (prefer: E) => names.map((_, i) => names[(names.indexOf(prefer) + i) % names.length]!);
   const { history } = options;
   const put = options.put ?? gatewayPut;
   const get = options.get ?? gatewayGet;
@@ -52,22 +61,23 @@ export function startRegisterClients(options: RegisterClientsOptions): RegisterC
   const stopping = new AbortController();
   const pause = (ms: number) => (ms > 0 ? sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined) : Promise.resolve());
 
-  const operate = (client: number, seed: SeedRole, key: string, read: boolean) => {
+  const operate = (client: number, seed: E, key: string, read: boolean) => {
     const endpoint = options.endpoints[seed];
     if (read) return history.get({ client, key, seed }, async () => (await get({ endpoint, key, timeoutMs })).value);
     const value = history.uniqueValue(client);
     return history.put({ client, key, value, seed }, () => put({ endpoint, key, value, timeoutMs }));
   };
 
-  const loop = async (prefer: SeedRole) => {
+  const loop = async (prefer: E) => {
     const client = history.newClient();
+    const tries = order(prefer);
     let pauseMs = 10;
     while (running) {
       const slotEnd = history.now() + intervalMs;
       const key = options.keys[Math.floor(random() * options.keys.length)]!;
       const read = random() < readShare;
-      let outcome = await operate(client, prefer, key, read);
-      if (outcome !== 'ok' && running) outcome = await operate(client, otherSeed(prefer), key, read);
+      let outcome: Outcome = 'fail';
+      for (let i = 0; i < tries.length && outcome !== 'ok' && (i === 0 || running); i++) outcome = await operate(client, tries[i]!, key, read);
       if (outcome === 'ok') pauseMs = 10;
       else {
         await pause(pauseMs);
@@ -93,7 +103,7 @@ export function startRegisterClients(options: RegisterClientsOptions): RegisterC
  * the final read does not return. The keys are read in one linearizable range read, recorded as one
  * get per key with the range's invocation and return times (each key read at some point within it).
  */
-export async function recordFinalReads(input: { history: HistoryRecorder; seed: SeedRole; endpoint: string; timeoutMs?: number; range?: typeof gatewayRange }): Promise<number> {
+export async function recordFinalReads(input: { history: HistoryRecorder; seed: string; endpoint: string; timeoutMs?: number; range?: typeof gatewayRange }): Promise<number> {
   const { history } = input;
   const keys = history.keys();
   if (keys.length === 0) return 0;

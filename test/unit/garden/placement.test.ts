@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AdmissionError, ConflictError } from '../../../core/errors.js';
+import { AdmissionError, ConflictError, ValidationError } from '../../../core/errors.js';
 import { SeedUnavailableError } from '../../../core/garden/errors.js';
 import { chooseDestination, MAX_STORED_REJECTIONS } from '../../../core/garden/placement.js';
 import type { Shoot } from '../../../core/model/shoot.js';
@@ -85,6 +85,17 @@ describe('placement of new shoots', () => {
     expect(resource.status.scheduling?.rejectedOmitted).toBe(5);
     const dryRun = await g.service.dryRunSchedule({ shoot: shootBody() });
     expect(dryRun.rejected).toHaveLength(MAX_STORED_REJECTIONS + 5);
+  });
+
+  it('refuses a dry run whose metadata names a project or name that is not a string, and accepts other metadata', async () => {
+    // Prepare
+    const g = garden();
+    // Act, Assess
+    for (const metadata of [{ project: null }, { name: 7 }, { project: ['dev'] }]) {
+      await expect(g.service.dryRunSchedule({ shoot: shootBody({ metadata }) })).rejects.toBeInstanceOf(ValidationError);
+    }
+    const dryRun = await g.service.dryRunSchedule({ shoot: shootBody({ metadata: { project: 'dev', name: 'any', labels: { a: 'b' } } }) });
+    expect(dryRun.total).toBe(0);
   });
 
   it('never exceeds capacity when placements race (property)', async () => {

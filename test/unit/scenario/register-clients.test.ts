@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EtcdRequestError, type EtcdGet, type EtcdPut } from '../../harness/scenario/etcd-client.js';
 import { HistoryRecorder } from '../../harness/scenario/history.js';
 import { recordFinalReads, startRegisterClients } from '../../harness/scenario/register-clients.js';
 import type { SeedRole } from '../../harness/scenario/writer.js';
@@ -50,6 +51,31 @@ describe('startRegisterClients', () => {
     expect(attempts).toBeGreaterThanOrEqual(8);
     expect(attempts).toBeLessThanOrEqual(30);
     expect(history.operations().every((o) => o.outcome === 'fail')).toBe(true);
+  });
+
+  it('with three endpoints, a client falls over through the others in order from its first choice', async () => {
+    // Prepare: of three members, only the last answers.
+    const up: Record<string, boolean> = { m0: false, m1: false, m2: true };
+    const put: EtcdPut = async ({ endpoint }) => {
+      await Promise.resolve();
+      if (!up[endpoint]) throw new EtcdRequestError(`${endpoint} refused`, { outcome: 'fail' });
+      return { revision: 1 };
+    };
+    const get: EtcdGet = async ({ endpoint }) => (await put({ endpoint, key: '', value: '', timeoutMs: 1 }), { value: undefined, revision: 1 });
+    const history = new HistoryRecorder();
+    // Act
+    const clients = startRegisterClients({ history, endpoints: { m0: 'm0', m1: 'm1', m2: 'm2' }, keys: ['k'], clients: ['m1'], opsPerSecond: 200, put, get });
+    await new Promise((r) => setTimeout(r, 100));
+    await clients.stop();
+    // Assess: m1, then m2 (which answers); m0 is never reached.
+    const seeds = history.operations().map((o) => o.seed);
+    expect(seeds.length).toBeGreaterThan(4);
+    expect(seeds.slice(0, 4)).toEqual(['m1', 'm2', 'm1', 'm2']);
+    expect(seeds).not.toContain('m0');
+  });
+
+  it('refuses a client whose first choice is not an endpoint', () => {
+    expect(() => startRegisterClients<string>({ history: new HistoryRecorder(), endpoints: { m0: 'a' }, keys: ['k'], clients: ['m1'] })).toThrow(/m1/);
   });
 
   it('refuses to start without keys', () => {
