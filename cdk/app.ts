@@ -7,6 +7,9 @@ const app = new App();
 const internalDomain = (app.node.tryGetContext('internalDomain') as string | undefined) ?? 'internal.gardenless.local';
 new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined) ?? 'Garden', {
   internalDomain,
+  ...(app.node.tryGetContext('externalDomain') ? { externalDomain: String(app.node.tryGetContext('externalDomain')) } : {}),
+  ...seconds('apiRecordTtl', app.node.tryGetContext('apiRecordTtlSeconds') as string | undefined),
+  ...(app.node.tryGetContext('watchdogProbesApiDomain') === 'true' ? { watchdogProbesApiDomain: true } : {}),
   watchdogSchedule: app.node.tryGetContext('watchdogSchedule') !== 'false',
   leaseMonitorSchedule: app.node.tryGetContext('leaseMonitorSchedule') !== 'false',
   lifecycleSchedule: app.node.tryGetContext('lifecycleSchedule') !== 'false',

@@ -19,6 +19,8 @@ export interface DependencyWatchdogProps {
   scheduleEnabled?: boolean;
   /** OUTBOUND_ALLOW: which probe URLs besides https on public addresses are allowed (http, loopback, private). */
   outboundAllow?: string;
+  /** Probe through the shoots' API domains (where the function's DNS serves the external zone); default the load balancers. */
+  probeViaApiDomain?: { externalDomain: string };
 }
 
 /**
@@ -46,6 +48,7 @@ export class DependencyWatchdog extends Construct {
         SEED_QUEUE_PREFIX: props.seedQueuePrefix,
         PROBE_TIMEOUT_MS: '2000',
         OUTBOUND_ALLOW: props.outboundAllow ?? '',
+        ...(props.probeViaApiDomain ? { PROBE_VIA: 'api-domain', EXTERNAL_DOMAIN: props.probeViaApiDomain.externalDomain } : {}),
       },
     });
     props.table.grantReadWriteData(this.function.function);

@@ -24,11 +24,18 @@ import { TABLE_INDEXES } from '../adapters/dynamodb/keys.js';
 import type { OwnershipTimings } from '../core/ownership/index.js';
 import { DEFAULT_AGENT_ROLE_PREFIX } from '../functions/api/access.js';
 import { Actors } from './actors.js';
+import type { ApiDomain } from './api-domain.js';
 import { Operations } from './operations.js';
 
 export interface GardenStackProps extends StackProps {
   /** The domain under which owner records live: `owner.<shoot>.<project>.<internalDomain>`. */
   internalDomain: string;
+  /** The domain of the shoots' API records, `api.<shoot>.<project>.<externalDomain>`, in a zone of its own. Default `shoots.gardenless.local`. */
+  externalDomain?: string;
+  /** The API records' TTL: how long resolvers may keep sending clients to a seed after a switch. Default 60 s. */
+  apiRecordTtl?: Duration;
+  /** The dependency watchdog probes through the API domains (its DNS must serve the external zone). Default off: the load balancers. */
+  watchdogProbesApiDomain?: boolean;
   logRetention?: logs.RetentionDays;
   /** Seed backup buckets are named with this prefix; the snapshot copy may touch only those. Default `gl-backup-`. */
   backupBucketPrefix?: string;
@@ -115,6 +122,15 @@ export class GardenStack extends Stack {
       comment: 'gardenless owner records (GEP-17): owner.<shoot>.<project>.<domain> TXT = owning seed identity',
     });
 
+    const apiDomain: ApiDomain = {
+      zone: new route53.PublicHostedZone(this, 'ExternalZone', {
+        zoneName: props.externalDomain ?? 'shoots.gardenless.local',
+        comment: 'gardenless API records: api.<shoot>.<project>.<domain> A/AAAA/CNAME = the load balancer of the seed serving the control plane',
+      }),
+      externalDomain: props.externalDomain ?? 'shoots.gardenless.local',
+      ttl: props.apiRecordTtl ?? Duration.seconds(60),
+    };
+
     const bus = new events.EventBus(this, 'Bus', { description: 'gardenless events (source "gardenless")' });
 
     const seedQueuePrefix = props.seedQueuePrefix ?? 'gl-seed-';
@@ -183,6 +199,8 @@ export class GardenStack extends Stack {
     new CfnOutput(this, 'StateBucketName', { value: stateBucket.bucketName });
     new CfnOutput(this, 'HostedZoneId', { value: zone.hostedZoneId });
     new CfnOutput(this, 'InternalDomain', { value: props.internalDomain });
+    new CfnOutput(this, 'ApiHostedZoneId', { value: apiDomain.zone.hostedZoneId });
+    new CfnOutput(this, 'ExternalDomain', { value: apiDomain.externalDomain });
     new CfnOutput(this, 'EventBusName', { value: bus.eventBusName });
 
     const snapshotCopy = new SnapshotCopy(this, 'SnapshotCopy', {
@@ -196,11 +214,12 @@ export class GardenStack extends Stack {
       zone,
       bus,
       internalDomain: props.internalDomain,
+      apiDomain,
       auditInterval: props.auditInterval,
     });
     const lifecycle = new ShootLifecycle(this, 'ShootLifecycle', {
       name: `${this.stackName}-operate-shoot`,
-      logRetention, table, bus, zone, internalDomain: props.internalDomain, seedQueuePrefix,
+      logRetention, table, bus, zone, internalDomain: props.internalDomain, apiDomain, seedQueuePrefix,
       ...(props.operationCommandTimeout ? { commandTimeout: props.operationCommandTimeout } : {}),
       scheduleEnabled: props.lifecycleSchedule ?? true,
     });
@@ -213,6 +232,7 @@ export class GardenStack extends Stack {
       seedQueuePrefix,
       scheduleEnabled: props.watchdogSchedule ?? true,
       outboundAllow,
+      ...(props.watchdogProbesApiDomain ? { probeViaApiDomain: { externalDomain: apiDomain.externalDomain } } : {}),
     });
     new CfnOutput(this, 'WatchdogFunctionName', { value: watchdog.function.function.functionName });
     const migrateShootName = `${this.stackName}-migrate-shoot`;
@@ -224,6 +244,7 @@ export class GardenStack extends Stack {
       zone,
       stateBucket,
       internalDomain: props.internalDomain,
+      apiDomain,
       seedQueuePrefix,
       backupBucketPrefix: props.backupBucketPrefix ?? 'gl-backup-',
       copySnapshots: snapshotCopy.stateMachine,

@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GardenFunction } from './garden-function.js';
+import { apiDomainEnvironment, grantApiRecords, type ApiDomain } from './api-domain.js';
 import { acknowledge, acknowledgeTableIndexes, grantTaskFunctions, nagArn } from './nag.js';
 import { waitForFinalTimeout, type OwnershipTimings } from '../core/ownership/index.js';
 
@@ -24,6 +25,8 @@ export interface MigrationProps {
   zone: route53.IHostedZone;
   stateBucket: s3.IBucket;
   internalDomain: string;
+  /** The API records the switch step writes. */
+  apiDomain: ApiDomain;
   seedQueuePrefix: string;
   backupBucketPrefix: string;
   /** The migrate-shoot state machine's name (the API looks at its executions by name). */
@@ -77,7 +80,9 @@ export class Migration extends Construct {
         ...(props.ownershipTimings ? { OWNERSHIP_TIMINGS: JSON.stringify(props.ownershipTimings) } : {}),
         COPY_WAIT_FOR_FINAL_MS: String(copyWaitForFinal(props)),
       }),
-      owner: fn('Owner', 'owner.ts', 'migrate-shoot: delete the owner record, set it to the destination', { HOSTED_ZONE_ID: props.zone.hostedZoneId, INTERNAL_DOMAIN: props.internalDomain }),
+      owner: fn('Owner', 'owner.ts', 'migrate-shoot: delete the owner record, set it to the destination, switch the API record', {
+        HOSTED_ZONE_ID: props.zone.hostedZoneId, INTERNAL_DOMAIN: props.internalDomain, ...apiDomainEnvironment(props.apiDomain),
+      }),
       finalSnapshot: fn('FinalSnapshot', 'final-snapshot.ts', 'migrate-shoot: look for the source\'s final snapshot', {
         WAIT_FINAL_SNAPSHOT_MS: String((props.waitFinalSnapshot ?? Duration.minutes(10)).toMilliseconds()),
       }),
@@ -89,6 +94,7 @@ export class Migration extends Construct {
     this.functions.owner.role.addToPolicy(
       new iam.PolicyStatement({ actions: ['route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'], resources: [props.zone.hostedZoneArn] }),
     );
+    grantApiRecords(this.functions.owner.role, props.apiDomain, { write: true });
     const partition = Stack.of(this).partition;
     this.functions.finalSnapshot.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [`arn:${partition}:s3:::${props.backupBucketPrefix}*`] }));
     acknowledge(this.functions.finalSnapshot.role, `IAM5[Resource::arn:${nagPart(partition)}:s3:::${props.backupBucketPrefix}*]`,

@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { eventTargetDlq } from './operations.js';
 import { GardenFunction } from './garden-function.js';
 import { acknowledgeTableIndexes } from './nag.js';
+import { apiDomainEnvironment, grantApiRecords, type ApiDomain } from './api-domain.js';
 
 export interface OwnershipAuditProps {
   logRetention: logs.RetentionDays;
@@ -17,6 +18,8 @@ export interface OwnershipAuditProps {
   zone: route53.IHostedZone;
   bus: events.IEventBus;
   internalDomain: string;
+  /** The API records the audit compares with what seeds serve (read only). */
+  apiDomain: ApiDomain;
   /** How often the audit runs. Default 5 minutes. */
   auditInterval?: Duration;
   /** Heartbeats older than this are not evidence of what a seed serves. Default 5 minutes. */
@@ -56,12 +59,14 @@ export class OwnershipAudit extends Construct {
       timeout: Duration.minutes(5),
       environment: {
         ...zoneEnv,
+        ...apiDomainEnvironment(props.apiDomain),
         TABLE_NAME: props.table.tableName,
         EVENT_BUS_NAME: props.bus.eventBusName,
         HEARTBEAT_MAX_AGE_MS: String((props.heartbeatMaxAge ?? Duration.minutes(5)).toMilliseconds()),
       },
     });
     this.auditFunction.role.addToPolicy(listRecords);
+    grantApiRecords(this.auditFunction.role, props.apiDomain, { write: false });
     // Reads every shoot and seed; writes shoot conditions (conditional UpdateItem).
     props.table.grantReadWriteData(this.auditFunction.function);
     acknowledgeTableIndexes(this.auditFunction.role, props.table);

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GardenFunction } from './garden-function.js';
 import { acknowledge, acknowledgeTableIndexes, grantTaskFunctions, nagArn } from './nag.js';
+import { apiDomainEnvironment, grantApiRecords, type ApiDomain } from './api-domain.js';
 import { eventTargetDlq } from './operations.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -22,6 +23,8 @@ export interface ShootLifecycleProps {
   bus: events.IEventBus;
   zone: route53.IHostedZone;
   internalDomain: string;
+  /** The API records create sets and delete removes. */
+  apiDomain: ApiDomain;
   seedQueuePrefix: string;
   /** The operate-shoot state machine's name. */
   name: string;
@@ -58,6 +61,7 @@ export class ShootLifecycle extends Construct {
         EVENT_BUS_NAME: props.bus.eventBusName,
         HOSTED_ZONE_ID: props.zone.hostedZoneId,
         INTERNAL_DOMAIN: props.internalDomain,
+        ...apiDomainEnvironment(props.apiDomain),
         COMMAND_TIMEOUT_SECONDS: String(commandTimeout.toSeconds()),
       },
     });
@@ -65,6 +69,7 @@ export class ShootLifecycle extends Construct {
     acknowledgeTableIndexes(this.operate.role, props.table);
     props.bus.grantPutEventsTo(this.operate.function);
     this.operate.role.addToPolicy(new iam.PolicyStatement({ actions: ['route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'], resources: [props.zone.hostedZoneArn] }));
+    grantApiRecords(this.operate.role, props.apiDomain, { write: true });
     this.operate.role.addToPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [Stack.of(this).formatArn({ service: 'sqs', resource: `${props.seedQueuePrefix}*` })] }));
     acknowledge(this.operate.role, `IAM5[Resource::${nagArn(this, 'sqs', `${props.seedQueuePrefix}*`)}]`,
       'Seeds and their command queues are registered at run time; sending is limited to this garden\'s seed queues.');

@@ -9,6 +9,7 @@ import { requireConfirmation } from './confirm.js';
 import { controlPlaneList, type ControlPlaneLayout } from './controlplane.js';
 import { readManifests } from './manifests.js';
 import { registerEvacuationCommands } from './evacuation-command.js';
+import { registerKubeconfigCommand } from './kubeconfig-command.js';
 import { registerMembersCommand } from './members-command.js';
 import { registerMigrateCommands } from './migrate-command.js';
 import { asList, formatResources, resourceName, serialize } from './output.js';
@@ -214,6 +215,7 @@ export function buildProgram(): Program {
     });
   registerMigrateCommands(shoot, connect, () => opts().output);
   registerMembersCommand(shoot, connect, () => opts().output);
+  registerKubeconfigCommand(shoot, connect, () => opts().output);
   registerEvacuationCommands(program, connect, () => opts().output, now);
 
   program

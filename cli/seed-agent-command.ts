@@ -31,6 +31,7 @@ interface SeedAgentFlags {
   unknownGrace?: string;
   deltaSnapshotInterval?: string;
   fullSnapshotInterval?: string;
+  lbAddress?: string;
 }
 
 function log(entry: Record<string, unknown>): void {
@@ -67,6 +68,7 @@ export function registerSeedAgentCommand(program: Command): Command {
     .option('--unknown-grace <duration>', 'sidecars: how long an unanswered check keeps etcd serving')
     .option('--delta-snapshot-interval <duration>', 'sidecars: delta snapshot period')
     .option('--full-snapshot-interval <duration>', 'sidecars: full snapshot period')
+    .option('--lb-address <address>', "local: the loopback address of this seed's kube-apiserver load balancers (default 127.0.0.1), so that API records tell seeds apart")
     .action(async (flags: SeedAgentFlags, cmd: Command) => {
       const global = cmd.optsWithGlobals<CliOptions & SeedAgentFlags>();
       const local = readEndpoints();
@@ -123,6 +125,7 @@ export function registerSeedAgentCommand(program: Command): Command {
           ...common,
           workDir,
           sidecar,
+          ...(flags.lbAddress ? { loadBalancer: { host: flags.lbAddress } } : {}),
           // The sidecars are children: they need the emulator's credentials in their environment.
           ...(usingEmulator ? { env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: region } } : {}),
         }));

@@ -77,6 +77,8 @@ export function startAgents(options: { endpoint: string; region: string; dir: st
       ['--api-url', options.apiUrl, '--region', options.region, 'seed-agent', '--seed', seed.name, '--aws-endpoint', options.endpoint,
         '--hosted-zone-id', options.hostedZoneId, '--internal-domain', options.internalDomain, '--work-dir', join(options.dir, 'seeds', seed.name),
         '--heartbeat-interval', '2', '--delta-snapshot-interval', '5s',
+        // Each seed's load balancers on a loopback address of its own: the API record then names the seed.
+        '--lb-address', `127.0.0.${seed.index + 1}`,
         '--owner-check-interval', durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.ownerCheckInterval), '--unknown-grace', durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.unknownGrace)],
       { cwd: PROJECT_ROOT, env: { ...process.env, ...emulatorEnv(options.endpoint, options.region) }, stdio: ['ignore', log, log], detached: true },
     );

@@ -9,6 +9,9 @@ import { killGroup, startEmulator, waitForHealth, type Emulator } from './emulat
 import { freePort } from '../seed/ports.js';
 import { KUBE_SEED, startKubeSeed } from './kube/landscape-seed.js';
 
+/** The local landscape's API records live in a zone of its own, apart from the test stack's. */
+const LANDSCAPE_EXTERNAL_DOMAIN = 'shoots.landscape.gardenless.local';
+
 /** `npm run start:kube`: one more seed, on the kubernetes runtime, beside the local ones. */
 const withKubeSeed = process.argv.includes('--kube-seed') || process.env.GARDENLESS_KUBE_SEED === '1';
 
@@ -44,7 +47,7 @@ export async function start(): Promise<Endpoints> {
       {
         title: 'Bootstrap and deploy the GardenStack (cdk deploy)',
         task: async (ctx, task) => {
-          ctx.deployment = await deployGarden({ endpoint: ctx.emulator!.endpoint, context: { ownershipTimings: JSON.stringify(LANDSCAPE_OWNERSHIP_TIMINGS) }, onOutput: (line) => (task.output = line) });
+          ctx.deployment = await deployGarden({ endpoint: ctx.emulator!.endpoint, context: { ownershipTimings: JSON.stringify(LANDSCAPE_OWNERSHIP_TIMINGS), externalDomain: LANDSCAPE_EXTERNAL_DOMAIN }, onOutput: (line) => (task.output = line) });
           task.title = `GardenStack deployed: API ${ctx.deployment.apiUrl}`;
         },
       },

@@ -12,7 +12,9 @@ import { Route53Client } from '@aws-sdk/client-route-53';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Etcd3 } from 'etcd3';
 import { GardenClient } from '../adapters/http/garden-client.js';
+import { Route53ApiRecords } from '../adapters/route53/api-records.js';
 import { route53Api, Route53OwnerRecords } from '../adapters/route53/owner-records.js';
+import { apiDomainName, describeTarget, type ApiRecord } from '../core/dns/index.js';
 import { watchMigration } from '../cli/migrate-command.js';
 import type { HostedControlPlane, Seed } from '../core/model/seed.js';
 import type { Shoot } from '../core/model/shoot.js';
@@ -32,6 +34,10 @@ const api = new GardenClient({ apiUrl: endpoints.apiUrl, region: endpoints.regio
 const owners = new Route53OwnerRecords({ hostedZoneId: endpoints.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const record = ownerRecordName({ shoot: name, project, internalDomain: endpoints.outputs.InternalDomain });
+const apiRecords = endpoints.outputs.ApiHostedZoneId ? new Route53ApiRecords({ hostedZoneId: endpoints.outputs.ApiHostedZoneId, api: route53Api(new Route53Client(aws)) }) : undefined;
+const apiDomain = endpoints.outputs.ExternalDomain ? apiDomainName({ shoot: name, project, externalDomain: endpoints.outputs.ExternalDomain }) : undefined;
+const apiRecord = async (): Promise<ApiRecord | undefined> => (apiRecords && apiDomain ? apiRecords.get(apiDomain) : undefined);
+const showApi = (r: ApiRecord | undefined) => (r ? `${describeTarget(r)} (TTL ${r.ttl} s)` : '(none)');
 
 async function controlPlane(seedName: string, technicalID: string): Promise<HostedControlPlane | undefined> {
   const seed = await api.request<Seed>('GET', `/seeds/${seedName}`);
@@ -63,7 +69,9 @@ for (let i = 0; i < KEYS; i++) await etcd.put(`demo/key-${String(i).padStart(4, 
 etcd.close();
 console.log(`Wrote ${KEYS} keys into the etcd on ${source} (${sourceEtcd}).`);
 const before = await owners.get(record);
-console.log(`Owner record before: ${record} = ${before?.value ?? '(none)'}\n`);
+const apiBefore = await apiRecord();
+console.log(`Owner record before: ${record} = ${before?.value ?? '(none)'}`);
+console.log(`API record before:   ${apiDomain ?? '(no external domain)'} = ${showApi(apiBefore)}\n`);
 
 console.log('Migrating on the bad path: the garden does not talk to the source; ownership moves through the owner record.\n');
 const started = await api.request<{ migrationId: string; destinationSeed: string; message?: string }>('POST', `/projects/${project}/shoots/${name}/migrate`, { body: { mode: 'bad' } });
@@ -73,6 +81,7 @@ if (final.state !== 'Succeeded') process.exit(1);
 
 const destination = started.body.destinationSeed;
 const after = await owners.get(record);
+const apiAfter = await apiRecord();
 const copied = await s3.send(new ListObjectsV2Command({ Bucket: `gl-backup-${destination}`, Prefix: `${id}/v2/` }));
 const destinationEtcd = await waitFor('the restored control plane to serve on the destination', async () => {
   const cp = await controlPlane(destination, id);
@@ -88,6 +97,8 @@ restored.close();
 console.log('\nEvidence');
 console.log(`  owner record before:  ${before?.value ?? '(none)'}`);
 console.log(`  owner record after:   ${after?.value ?? '(none)'}  (seed ${destination})`);
+console.log(`  API record before:    ${apiDomain ?? ''} = ${showApi(apiBefore)}  (seed ${source})`);
+console.log(`  API record after:     ${apiDomain ?? ''} = ${showApi(apiAfter)}  (seed ${destination}, switched once it served)`);
 console.log(`  snapshots copied to gl-backup-${destination}:`);
 for (const o of copied.Contents ?? []) console.log(`    ${o.Key}  ${o.Size} bytes`);
 console.log(`  keys in the destination etcd (${destinationEtcd}): ${keys.length} of ${KEYS} written on ${source}`);

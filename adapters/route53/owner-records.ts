@@ -1,14 +1,5 @@
-import {
-  ChangeResourceRecordSetsCommand,
-  ListResourceRecordSetsCommand,
-  Route53Client,
-  type Change,
-  type ChangeResourceRecordSetsCommandInput,
-  type ChangeResourceRecordSetsCommandOutput,
-  type ListResourceRecordSetsCommandInput,
-  type ListResourceRecordSetsCommandOutput,
-  type ResourceRecordSet,
-} from '@aws-sdk/client-route-53';
+import type { Change, ResourceRecordSet } from '@aws-sdk/client-route-53';
+import { Route53Client } from '@aws-sdk/client-route-53';
 import { ValidationError } from '../../core/errors.js';
 import {
   DEFAULT_OWNER_RECORD_TTL_SECONDS,
@@ -21,19 +12,10 @@ import {
   type OwnerRecords,
   type SetOwnerRecordInput,
 } from '../../core/ownership/index.js';
+import { applyChangeBatch, callRoute53, normalizeRecordName as normalize, route53Api, type Route53Api } from './route53-api.js';
 
-/** Every Route 53 call the owner records make; the IAM policy follows from it. */
-export interface Route53Api {
-  changeResourceRecordSets(input: ChangeResourceRecordSetsCommandInput): Promise<ChangeResourceRecordSetsCommandOutput>;
-  listResourceRecordSets(input: ListResourceRecordSetsCommandInput): Promise<ListResourceRecordSetsCommandOutput>;
-}
-
-export function route53Api(client: Route53Client): Route53Api {
-  return {
-    changeResourceRecordSets: (input) => client.send(new ChangeResourceRecordSetsCommand(input)),
-    listResourceRecordSets: (input) => client.send(new ListResourceRecordSetsCommand(input)),
-  };
-}
+// Kept importable from here: the agents, the sidecar and the tests build owner records with it.
+export { route53Api, type Route53Api } from './route53-api.js';
 
 export interface Route53OwnerRecordsOptions {
   readonly hostedZoneId: string;
@@ -161,29 +143,12 @@ export class Route53OwnerRecords implements OwnerRecords {
     }
   }
 
-  /** True if the batch was applied; false if Route 53 rejected it because the record changed meanwhile. */
-  private async change(name: string, changes: Change[], comment: string): Promise<boolean> {
-    try {
-      await this.call('change', name, () => this.api.changeResourceRecordSets({ HostedZoneId: this.zone, ChangeBatch: { Comment: `gardenless: ${comment}`, Changes: changes } }));
-      return true;
-    } catch (error) {
-      if (error instanceof OwnerRecordsUnavailableError) throw error;
-      if (errorName(error) === 'InvalidChangeBatch') return false;
-      throw error;
-    }
+  private change(name: string, changes: Change[], comment: string): Promise<boolean> {
+    return applyChangeBatch({ api: this.api, zone: this.zone, name, changes, comment, unavailable: (message, cause) => new OwnerRecordsUnavailableError(message, { cause }) });
   }
 
-  private async call<T>(operation: string, what: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      const name = errorName(error);
-      if (name === 'InvalidChangeBatch') throw error;
-      if (name === 'InvalidInput') throw new ValidationError(`Route 53 rejected the ${operation} of ${what}: ${messageOf(error)}`, { cause: error });
-      // Throttling, PriorRequestNotComplete, service errors, network errors, a missing zone or denied access:
-      // the record may well be fine; the caller tries again later.
-      throw new OwnerRecordsUnavailableError(`Route 53 ${operation} of ${what} in zone ${this.zone} failed (${name}): ${messageOf(error)}`, { cause: error });
-    }
+  private call<T>(operation: string, what: string, fn: () => Promise<T>): Promise<T> {
+    return callRoute53({ operation, what, zone: this.zone, unavailable: (message, cause) => new OwnerRecordsUnavailableError(message, { cause }) }, fn);
   }
 }
 
@@ -223,11 +188,6 @@ function asRecord(set: TxtRecordSet): OwnerRecord {
   return { name: set.name, value: set.values.length === 1 ? set.values[0]! : set.values.join(' '), ttl: set.ttl };
 }
 
-function normalize(name: string): string {
-  // Route 53 returns names with a trailing dot and escapes some characters as \NNN octal.
-  return name.toLowerCase().replace(/\.$/, '').replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
-}
-
 interface Cursor {
   name: string;
   type: string;
@@ -247,14 +207,4 @@ function decodeCursor(cursor: string | undefined): Cursor | undefined {
     // Falls through to the error below: the cause is only ever "not our token".
   }
   throw new ValidationError('cursor: not a cursor this store returned', { field: 'cursor' });
-}
-
-function errorName(error: unknown): string {
-  const e = error as { name?: unknown; Code?: unknown } | undefined;
-  if (typeof e?.Code === 'string') return e.Code;
-  return typeof e?.name === 'string' ? e.name : 'Error';
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -203,7 +203,15 @@ const extensionOutcome = z
   })
   .strict();
 
-const controlPlaneResult = () => z.object({ extensions: z.array(extensionOutcome).max(64), etcdReady: z.boolean() }).strict();
+const controlPlaneResult = () =>
+  z
+    .object({
+      extensions: z.array(extensionOutcome).max(64),
+      etcdReady: z.boolean(),
+      /** The kube-apiserver's load balancer, once it exists: the garden points the shoot's API record at it. */
+      externalUrl: z.string().url().max(2048).optional(),
+    })
+    .strict();
 
 export const commandResultSchemas = {
   'create-control-plane': named(controlPlaneResult(), 'CreateControlPlaneResult', 'The control plane exists on the seed.'),

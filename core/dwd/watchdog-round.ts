@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { apiDomainName, apiDomainUrl } from '../dns/api-domain.js';
 import { ConflictError } from '../errors.js';
 import type { EventSink } from '../garden/context.js';
 import { leaseExpired } from '../garden/seed-lease.js';
@@ -13,6 +14,12 @@ import { defaultWeederTarget } from './weeder-targets.js';
 import { decideWeeder } from './weeder.js';
 import type { DependencyAvailability } from './weeder-state.js';
 import { initialWatchdogRecord, type WatchdogCommand, type WatchdogRecord, type WatchdogStateStore } from './watchdog-store.js';
+
+/** The external probe's URL: the API domain on the load balancer's scheme and port, or the load balancer itself. */
+export function probeUrl(shoot: Shoot, externalUrl: string, apiDomain: { externalDomain: string } | undefined): string {
+  if (!apiDomain) return externalUrl;
+  return apiDomainUrl(apiDomainName({ shoot: shoot.metadata.name, project: shoot.metadata.project, externalDomain: apiDomain.externalDomain }), externalUrl);
+}
 
 /** Probes a kube-apiserver from outside the seed, through its load balancer. */
 export interface ExternalProber {
@@ -36,6 +43,12 @@ export interface WatchdogRoundOptions {
   concurrency?: number;
   prober_options?: Partial<ProberOptions>;
   newId?: () => string;
+  /**
+   * Probe through the shoot's API domain, as kubelets and users reach it, instead of the load balancer the
+   * heartbeat reports: then a wrong or stale API record shows as an external failure too. Needs DNS that
+   * serves the external domain's zone where the prober runs.
+   */
+  apiDomain?: { externalDomain: string };
 }
 
 export interface ShootRoundResult {
@@ -70,7 +83,7 @@ export async function runWatchdogRound(options: WatchdogRoundOptions): Promise<S
         if (leaseExpired(seed, options.now)) return skipSilentSeed({ id, seed, store: options.store, now: options.now });
 
         // A hibernated or migrating shoot is not probed; the decision skips it before reading the result.
-        const external = isSkipped(shoot) ? 'success' : await options.prober.probe(cp.externalUrl);
+        const external = isSkipped(shoot) ? 'success' : await options.prober.probe(probeUrl(shoot, cp.externalUrl, options.apiDomain));
         const stored = await options.store.load(id);
         const previous = stored?.record ?? initialWatchdogRecord();
         const decided = decide({ previous, shoot, seed, cp, external, now: options.now, options: options.prober_options ?? {} });

@@ -51,6 +51,14 @@ export const EVENT_SCHEMAS = {
   OwnershipTransferred: z
     .looseObject({ ...migrationRef, from: name, to: name, record: z.string() })
     .describe('The owner record names the destination now: the source fences itself.'),
+  ApiRecordChanged: z
+    .looseObject({
+      ...shootRef, migrationId: z.string().min(1).max(128).optional(), record: z.string(), seedName: name.nullable(),
+      from: z.string().nullable().describe('The target before (`A 10.0.0.7`, `CNAME lb.example`), null when there was none.'),
+      to: z.string().nullable().describe('The target now, null when the record was deleted.'),
+      reason: z.string(),
+    })
+    .describe('The shoot\'s API record changed: created once its control plane served, switched to a migration\'s destination once it served, or deleted.'),
   SnapshotsCopied: z
     .looseObject({
       ...migrationRef,

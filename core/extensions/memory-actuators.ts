@@ -82,6 +82,9 @@ export function fakeState(resource: ExtensionResource, externalId: string): Reco
       return { ...base, cloudConfigChecksum: digest(JSON.stringify(resource.spec), 16) };
     case 'ControlPlane':
       return { ...base, cloudControllerManager: { leaderLease: `lease-${seed}` } };
+    case 'DNSRecord':
+      // Gardener's DNSRecord keeps the zone it found for the name, so that the destination need not look it up again.
+      return { ...base, name: typeof resource.spec.name === 'string' ? resource.spec.name : `api.${resource.namespace}`, zone: typeof resource.spec.zone === 'string' ? resource.spec.zone : `zone-${seed}` };
     case 'Worker': {
       const replicas = typeof resource.spec.minimum === 'number' ? resource.spec.minimum : 1;
       return { ...base, machineDeployments: [{ name: `${resource.name}-${seed}`, replicas }], machines: Array.from({ length: replicas }, (_, i) => `machine-${seed}-${i}`) };
@@ -191,8 +194,11 @@ export function failingActuators(options: { methods?: readonly ActuatorMethod[];
   ) as unknown as Required<ActuatorSet>;
 }
 
-/** The standard set of extension resources of a shoot (ControlPlane twice: `normal` and `exposure`). */
-export function shootExtensions(options: { technicalID: string; backupBucket?: string; workerMinimum?: number }): ExtensionResource[] {
+/**
+ * The standard set of extension resources of a shoot (ControlPlane twice: `normal` and `exposure`; the
+ * DNSRecord of the API domain, `external`, when the shoot has one).
+ */
+export function shootExtensions(options: { technicalID: string; backupBucket?: string; workerMinimum?: number; apiDomain?: string }): ExtensionResource[] {
   const ns = options.technicalID;
   const make = (kind: ExtensionKind, extra: { purpose?: string; spec?: Record<string, unknown>; name?: string } = {}): ExtensionResource => ({
     apiVersion: 'extensions.gardenless.io/v1',
@@ -213,6 +219,7 @@ export function shootExtensions(options: { technicalID: string; backupBucket?: s
     make('OperatingSystemConfig', { name: `${ns}-worker` }),
     make('ControlPlane', { purpose: 'normal' }),
     make('ControlPlane', { name: `${ns}-exposure`, purpose: 'exposure' }),
+    make('DNSRecord', { name: `${ns}-external`, purpose: 'external', spec: { type: 'aws-route53', ...(options.apiDomain ? { name: options.apiDomain } : {}) } }),
     make('Worker', { spec: { minimum: options.workerMinimum ?? 2 } }),
   ];
 }

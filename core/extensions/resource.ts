@@ -7,15 +7,16 @@ import type { LastOperation } from '../model/common.js';
  */
 export const EXTENSION_API_VERSION = 'extensions.gardenless.io/v1';
 
-export const EXTENSION_KINDS = ['Infrastructure', 'Network', 'OperatingSystemConfig', 'ControlPlane', 'Worker', 'BackupEntry', 'Etcd'] as const;
+export const EXTENSION_KINDS = ['Infrastructure', 'Network', 'OperatingSystemConfig', 'ControlPlane', 'DNSRecord', 'Worker', 'BackupEntry', 'Etcd'] as const;
 export type ExtensionKind = (typeof EXTENSION_KINDS)[number];
 
 /**
  * The order in which a restore (and a create) brings the kinds up: backups and etcd first (the data), then
- * the infrastructure everything else runs in, the network, node configuration, the control plane, and
- * the machines last. Migrate walks it backwards, so that nothing is cleaned up before what depends on it.
+ * the infrastructure everything else runs in, the network, node configuration, the control plane, its
+ * API record (Gardener's `DNSRecord`: it needs the control plane's load balancer), and the machines last.
+ * Migrate walks it backwards, so that nothing is cleaned up before what depends on it.
  */
-export const RESTORE_ORDER: readonly ExtensionKind[] = ['BackupEntry', 'Etcd', 'Infrastructure', 'Network', 'OperatingSystemConfig', 'ControlPlane', 'Worker'];
+export const RESTORE_ORDER: readonly ExtensionKind[] = ['BackupEntry', 'Etcd', 'Infrastructure', 'Network', 'OperatingSystemConfig', 'ControlPlane', 'DNSRecord', 'Worker'];
 export const MIGRATE_ORDER: readonly ExtensionKind[] = [...RESTORE_ORDER].reverse();
 
 /** The annotation that asks for an operation other than the implicit reconcile of a changed spec. */

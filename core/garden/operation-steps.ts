@@ -3,6 +3,7 @@ import { buildCommand, commandShoot } from '../commands/build.js';
 import { parseCommandSuccess } from '../commands/protocol.js';
 import type { SeedCommand } from '../commands/schema.js';
 import { ConflictError, DomainError, NotFoundError } from '../errors.js';
+import { advertisedAddresses, decideCreate, recordTargetFor, type ApiRecordOutcome, type ApiRecordWriter } from '../dns/index.js';
 import { describeError } from '../migration/journal.js';
 import type { Seed } from '../model/seed.js';
 import { failureTolerance, type Shoot, type ShootOperation } from '../model/shoot.js';
@@ -34,6 +35,8 @@ export interface ShootOperationStepsOptions {
   internalDomain: string;
   events: EventSink;
   clock: Clock;
+  /** The shoots' API records: set once a create (reconcile, wake) answers serving, removed by a delete. */
+  apiRecords?: ApiRecordWriter;
   /** What commands tell agents about their task's limits; the state machine's TimeoutSeconds and HeartbeatSeconds match. */
   commandTimeoutSeconds?: number;
   commandHeartbeatSeconds?: number;
@@ -93,15 +96,38 @@ export class ShootOperationSteps {
     const detail = { project: ref.project, shoot: ref.name, operationId: op.id, type: op.type, seedName: op.seedName, attempts: Math.max(1, op.attempts) };
     if (op.type === 'Delete') {
       const seed = await this.options.repo.getSeed(op.seedName);
+      await this.options.apiRecords?.remove({ shoot: { project: ref.project, name: ref.name }, seedName: op.seedName });
       if (seed) await this.removeOwnerRecord(shoot, seed);
       await this.options.repo.deleteShoot(ref.project, ref.name, shoot.metadata.resourceVersion);
       await this.options.events.publish('ShootOperationSucceeded', { ...detail, description: `control plane deleted from seed ${op.seedName}: ${summary}` });
       await this.options.events.publish('ShootDeleted', { project: ref.project, shoot: ref.name, seedName: op.seedName });
       return { state: 'Succeeded' };
     }
-    const done = await this.save(shoot, (s) => operationSucceeded(s, summary, this.options.clock.now()));
+    const externalUrl = (answer.result as { externalUrl?: string }).externalUrl;
+    const api = await this.pointApiRecord(shoot, op, externalUrl);
+    const described = api?.changed ? `${summary}; ${api.message}` : summary;
+    // The record names this plane's load balancer: clients reach it under the API domain on that port.
+    const advertised = api && externalUrl ? advertisedAddresses(api.record, externalUrl) : undefined;
+    const done = await this.save(shoot, (s) => {
+      const next = operationSucceeded(s, described, this.options.clock.now());
+      return advertised ? { ...next, status: { ...next.status, advertisedAddresses: advertised } } : next;
+    });
     await this.options.events.publish('ShootOperationSucceeded', { ...detail, description: done.status.lastOperation!.description });
     return { state: 'Succeeded' };
+  }
+
+  /**
+   * The answer says the control plane serves behind `externalUrl`: the API record points there. Only for
+   * the seed the shoot is placed on and never while a migration runs (its switch step owns the record
+   * then); a hibernated control plane names no address, so hibernation leaves the record as it is.
+   */
+  private async pointApiRecord(shoot: Shoot, op: ShootOperation, externalUrl: string | undefined): Promise<ApiRecordOutcome | undefined> {
+    const writer = this.options.apiRecords;
+    if (!writer || !externalUrl || migrationRunning(shoot) || shoot.status.seedName !== op.seedName) return undefined;
+    const ref = { project: shoot.metadata.project, name: shoot.metadata.name };
+    const decision = decideCreate({ serving: { serving: true, seed: op.seedName, target: recordTargetFor(externalUrl), externalUrl }, current: await writer.current(ref) });
+    if (decision.action !== 'set' && decision.action !== 'done') return undefined;
+    return writer.apply({ shoot: ref, decision, seedName: op.seedName });
   }
 
   /** An attempt failed (the agent's SendTaskFailure, a timeout, a dispatch error): Error and a retry delay, or Failed. */

@@ -67,17 +67,23 @@ export class MigrationJournal {
 
   /** Shows the migration on the shoot: `lastOperation` and `status.migration`. */
   async mirror(record: MigrationRecord): Promise<void> {
+    const step = record.steps.find((s) => s.state === 'running')?.id ?? record.lastCompletedStep;
+    const migration = { id: record.id, state: record.state, path: record.path ?? null, source: record.source.name, destination: record.destination.name, step: step ?? null, progress: migrationProgress(record) };
+    await this.amendShootStatus(record.shoot, { lastOperation: { ...migrationLastOperation(record, this.now()), lastUpdateTime: this.now().toISOString() }, migration });
+  }
+
+  /**
+   * Writes fields of the shoot's status, conditional on the version read; a concurrent writer (the API,
+   * the audit) makes it read again, up to five times. A shoot that is gone is left alone.
+   */
+  async amendShootStatus(shoot: { project: string; name: string }, fields: Partial<Shoot['status']>): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const shoot = await this.garden.getShoot(record.shoot.project, record.shoot.name);
-      if (!shoot) return;
-      const lastOperation = { ...migrationLastOperation(record, this.now()), lastUpdateTime: this.now().toISOString() };
-      const step = record.steps.find((s) => s.state === 'running')?.id ?? record.lastCompletedStep;
-      const migration = { id: record.id, state: record.state, path: record.path ?? null, source: record.source.name, destination: record.destination.name, step: step ?? null, progress: migrationProgress(record) };
+      const current = await this.garden.getShoot(shoot.project, shoot.name);
+      if (!current) return;
       try {
-        await this.garden.updateShoot({ ...shoot, status: { ...shoot.status, lastOperation, migration } }, shoot.metadata.resourceVersion);
+        await this.garden.updateShoot({ ...current, status: { ...current.status, ...fields } }, current.metadata.resourceVersion);
         return;
       } catch (error) {
-        // Another writer (the API, the audit) changed the shoot meanwhile: read it again.
         if (!(error instanceof ConflictError)) throw error;
       }
     }

@@ -13,6 +13,7 @@ export const MIGRATION_STEP_IDS = [
   'copy-snapshots',
   'restore-etcd',
   'restore-extensions',
+  'switch-api-record',
   'finalize',
 ] as const;
 export type MigrationStepId = (typeof MIGRATION_STEP_IDS)[number];
@@ -77,7 +78,8 @@ export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<Mi
   { id: 'copy-snapshots', title: 'Copying the etcd snapshots to the destination bucket', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['set-owner-destination'], skipIf: [], weight: 20, operation: 'Restore' },
   { id: 'restore-etcd', title: 'Restoring etcd in the destination seed', phase: 'restore', kind: 'action', actor: 'destination', command: 'restore', dependencies: ['copy-snapshots'], skipIf: [], weight: 12, operation: 'Restore' },
   { id: 'restore-extensions', title: 'Restoring the extensions from the ShootState', phase: 'restore', kind: 'action', actor: 'destination', command: 'restore', dependencies: ['restore-etcd'], skipIf: [], weight: 10, operation: 'Restore' },
-  { id: 'finalize', title: 'Setting the shoot onto the destination and releasing the lock', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['restore-extensions'], skipIf: [], weight: 4, operation: 'Restore' },
+  { id: 'switch-api-record', title: 'Switching the API record to the destination once it serves', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['restore-extensions'], skipIf: [], weight: 2, operation: 'Restore' },
+  { id: 'finalize', title: 'Setting the shoot onto the destination and releasing the lock', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['switch-api-record'], skipIf: [], weight: 2, operation: 'Restore' },
 ]);
 
 const BY_ID = new Map(MIGRATION_STEPS.map((s, i) => [s.id, { step: s, index: i }]));

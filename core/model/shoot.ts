@@ -68,6 +68,11 @@ export interface ShootStatus {
   operation?: ShootOperation;
   conditions: Condition[];
   constraints: Condition[];
+  /**
+   * Where clients reach the shoot's kube-apiserver (Gardener's field): `external` is the API domain's URL,
+   * set whenever the API record is written to a serving control plane's load balancer.
+   */
+  advertisedAddresses?: ShootAdvertisedAddress[];
   /** Why the scheduler found no seed, when it found none. */
   scheduling?: {
     lastAttemptTime: string;
@@ -76,6 +81,13 @@ export interface ShootStatus {
     /** Rejections beyond the stored ones; a dry run lists them all. */
     rejectedOmitted?: number;
   };
+}
+
+/** One of the shoot's kube-apiserver addresses, as Gardener's `ShootAdvertisedAddress`. */
+export interface ShootAdvertisedAddress {
+  /** `external`: the API domain. */
+  name: string;
+  url: string;
 }
 
 /** A lifecycle operation in flight or last run: the operate-shoot state machine works on the one named here. */

@@ -1,3 +1,6 @@
+import { apiDomainName } from '../dns/api-domain.js';
+import type { ApiRecord, ApiRecords } from '../dns/api-records.js';
+import { auditApiRecord, type ApiRecordFinding } from '../dns/audit.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { mergeConditions } from '../garden/conditions.js';
 import type { Clock, EventSink } from '../garden/context.js';
@@ -120,6 +123,8 @@ export interface OwnershipAuditOptions {
   readonly pageSize?: number;
   /** See DEFAULT_LEFTOVER_BOUND_MS. */
   readonly leftoverBoundMs?: number;
+  /** The shoots' API records: each must point at a seed that hosts the shoot. Absent: not audited. */
+  readonly apiRecords?: { readonly records: ApiRecords; readonly externalDomain: string };
 }
 
 export interface OwnershipAuditReport {
@@ -138,6 +143,8 @@ export interface OwnershipAuditReport {
   readonly findings: readonly AuditFinding[];
   /** Control planes still reported by a seed that does not host the shoot, longer than the leftover bound after the shoot moved. */
   readonly leftovers: readonly Leftover[];
+  /** API records that point at a seed that does not host the shoot (or are missing while the placed seed serves). */
+  readonly apiRecordFindings: readonly ApiRecordFinding[];
 }
 
 /** A control plane left on a seed the shoot moved away from (its agent removes it once released). */
@@ -176,12 +183,14 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
   const activeByTechnicalID = new Map<string, string[]>();
   const hostedOn = new Map<string, string[]>();
   const staleSeeds: string[] = [];
+  const freshSeeds = new Map<string, Seed>();
   for (const seed of seeds.values()) {
     const beat = seed.status.lastHeartbeatTime === undefined ? Number.NaN : Date.parse(seed.status.lastHeartbeatTime);
     if (!(now.getTime() - beat <= maxAge)) {
       if ((seed.status.controlPlanes ?? []).some((cp) => cp.active)) staleSeeds.push(seed.metadata.name);
       continue;
     }
+    freshSeeds.set(seed.metadata.name, seed);
     for (const cp of seed.status.controlPlanes ?? []) {
       const hosted = hostedOn.get(cp.technicalID) ?? [];
       hosted.push(seed.metadata.name);
@@ -202,6 +211,9 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
     for (const record of page.records) records.set(record.name, record);
     cursor = page.next;
   } while (cursor !== undefined);
+  const apiRecords = new Map<string, ApiRecord>();
+  if (options.apiRecords) for (const record of await options.apiRecords.records.list()) apiRecords.set(record.name, record);
+  const apiRecordFindings: ApiRecordFinding[] = [];
 
   let shoots = 0;
   let eventsPublished = 0;
@@ -213,6 +225,11 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
   for await (const shoot of pages((page) => options.repository.listAllShoots(page), pageSize)) {
     shoots += 1;
     leftovers.push(...leftoversOf(shoot, hostedOn.get(shoot.status.technicalID) ?? [], now, options.leftoverBoundMs ?? DEFAULT_LEFTOVER_BOUND_MS));
+    if (options.apiRecords) {
+      const apiName = apiDomainName({ shoot: shoot.metadata.name, project: shoot.metadata.project, externalDomain: options.apiRecords.externalDomain });
+      const apiFinding = auditApiRecord({ shoot, recordName: apiName, record: apiRecords.get(apiName), seeds: freshSeeds });
+      if (apiFinding) apiRecordFindings.push(apiFinding);
+    }
     const recordName = ownerRecordName({ shoot: shoot.metadata.name, project: shoot.metadata.project, internalDomain: options.internalDomain });
     const finding = auditShoot({
       shoot,
@@ -255,6 +272,7 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
     staleSeeds,
     findings,
     leftovers,
+    apiRecordFindings,
   };
 }
 

@@ -65,6 +65,10 @@ export const shootResource = z
         .describe('The lifecycle operation in flight on the seed, or the last one.'),
       conditions: z.array(condition),
       constraints: z.array(condition),
+      advertisedAddresses: z
+        .array(z.object({ name: z.string(), url: z.string() }))
+        .optional()
+        .describe("Where clients reach the kube-apiserver: `external` is the API domain's URL, on the serving load balancer's port."),
       scheduling: z
         .object({ lastAttemptTime: z.string(), summary: z.string(), rejected: z.array(rejection), rejectedOmitted: z.number().optional() })
         .optional()

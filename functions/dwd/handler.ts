@@ -31,6 +31,8 @@ const prober = new HttpExternalProber({
 });
 const commands = new SqsWatchdogCommands({ queues: new SqsSeedCommandQueues({ prefix: requireEnv('SEED_QUEUE_PREFIX') }) });
 const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
+// PROBE_VIA=api-domain: probe through the shoots' API domains (DNS must serve EXTERNAL_DOMAIN where this runs).
+const apiDomain = process.env.PROBE_VIA === 'api-domain' ? { externalDomain: requireEnv('EXTERNAL_DOMAIN') } : undefined;
 
 /**
  * The dependency-watchdog prober and weeder for the whole fleet. EventBridge invokes it every minute;
@@ -44,7 +46,7 @@ async function watchdog(event: unknown): Promise<{ rounds: number; probes: numbe
   const silent = new Set<string>();
   const planned = await runRounds({ what: 'watchdog', intervalSeconds, ...(rounds ? { rounds } : {}) }, async (offset) => {
     const [shoots, seeds] = await Promise.all([listAllShoots(repo), listAllSeeds(repo)]);
-    const results = await runWatchdogRound({ shoots, seeds, store, prober, commands, events, now: new Date() });
+    const results = await runWatchdogRound({ shoots, seeds, store, prober, commands, events, now: new Date(), ...(apiDomain ? { apiDomain } : {}) });
     const acted = results.filter((r) => r.commands > 0);
     probes += results.filter((r) => r.external !== undefined).length;
     sent += acted.reduce((n, r) => n + r.commands, 0);

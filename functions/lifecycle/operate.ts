@@ -8,6 +8,7 @@ import { sendTaskCommand } from '../../adapters/sqs/command-sender.js';
 import { systemClock } from '../../core/garden/context.js';
 import { ShootOperationSteps } from '../../core/garden/operation-steps.js';
 import { dns1123Label } from '../../core/model/names.js';
+import { apiRecordWriter } from '../shared/api-records.js';
 import { optionalNumberEnv, requireEnv } from '../shared/env.js';
 import { task } from '../shared/task.js';
 
@@ -17,6 +18,7 @@ const steps = new ShootOperationSteps({
   internalDomain: requireEnv('INTERNAL_DOMAIN'),
   events: new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') }),
   clock: systemClock,
+  apiRecords: apiRecordWriter(),
   commandTimeoutSeconds: optionalNumberEnv('COMMAND_TIMEOUT_SECONDS'),
 });
 const sqs = new SQSClient({});

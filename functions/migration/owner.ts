@@ -1,23 +1,35 @@
 import { z } from 'zod';
 import { Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import { ApiRecordSteps } from '../../core/migration/api-record-steps.js';
 import { OwnerSteps } from '../../core/migration/owner-steps.js';
+import { apiRecordWriter } from '../shared/api-records.js';
 import { requireEnv } from '../shared/env.js';
 import { migrationJournal } from '../shared/migration-journal.js';
 import { task } from '../shared/task.js';
 import { ref } from './input.js';
 
+const journal = migrationJournal();
 const steps = new OwnerSteps({
-  journal: migrationJournal(),
+  journal,
   owners: new Route53OwnerRecords({ hostedZoneId: requireEnv('HOSTED_ZONE_ID') }),
   internalDomain: requireEnv('INTERNAL_DOMAIN'),
 });
+const apiRecord = new ApiRecordSteps({ journal, writer: apiRecordWriter() });
 
 const input = z.discriminatedUnion('action', [
   z.object({ action: z.literal('delete-owner-record'), ref }).strict(),
   z.object({ action: z.literal('set-owner-destination'), ref }).strict(),
+  z.object({ action: z.literal('switch-api-record'), ref }).strict(),
 ]);
 
-/** The two owner-record changes of a migration: the only function that writes owner records. */
-export const handler = task(input, async (event) =>
-  event.action === 'delete-owner-record' ? steps.deleteOwnerRecord(event.ref) : steps.setOwnerDestination(event.ref),
-);
+/** The Route 53 changes of a migration: the only function that writes owner records, and the API record's switch. */
+export const handler = task(input, async (event) => {
+  switch (event.action) {
+    case 'delete-owner-record':
+      return steps.deleteOwnerRecord(event.ref);
+    case 'set-owner-destination':
+      return steps.setOwnerDestination(event.ref);
+    case 'switch-api-record':
+      return apiRecord.switchApiRecord(event.ref);
+  }
+});

@@ -1,6 +1,7 @@
 import type middy from '@middy/core';
 import { ZodError } from 'zod';
 import { AdmissionError, ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
+import { ApiRecordConflictError, ApiRecordsUnavailableError, DestinationNotServingError } from '../../core/dns/index.js';
 import { FenceBoundError, OwnerRecordConflictError, OwnerRecordsUnavailableError, OwnershipAssertionError } from '../../core/ownership/index.js';
 import {
   CopyPlanTooLargeError,
@@ -20,7 +21,7 @@ import { logger } from './logger.js';
  * The error names task Lambdas fail with. Step Functions matches them in Retry and Catch, so they are
  * part of the state machines' contract: keep `state-machines/*.asl.json` in step with this list.
  */
-export const TRANSIENT_TASK_ERRORS = ['SnapshotStoreThrottled', 'SnapshotStoreUnavailable', 'CopyVerificationFailed', 'OwnerRecordsUnavailable'] as const;
+export const TRANSIENT_TASK_ERRORS = ['SnapshotStoreThrottled', 'SnapshotStoreUnavailable', 'CopyVerificationFailed', 'OwnerRecordsUnavailable', 'ApiRecordsUnavailable'] as const;
 export const PERMANENT_TASK_ERRORS = [
   'InvalidInput',
   'FenceBoundViolated',
@@ -34,6 +35,7 @@ export const PERMANENT_TASK_ERRORS = [
   'SourceObjectMissing',
   'OwnershipAssertionFailed',
   'OwnerRecordConflict',
+  'ApiRecordConflict',
   // Any other domain error, by its family: the message says which.
   'NotFound',
   'Conflict',
@@ -44,7 +46,16 @@ export const PERMANENT_TASK_ERRORS = [
  * source's seed steps (MigrateExtensions, DeleteSourceControlPlane) can fail with them, and they catch them.
  */
 export const SWITCH_TASK_ERRORS = ['SourceLeaseExpired'] as const;
-export type TaskErrorName = (typeof TRANSIENT_TASK_ERRORS)[number] | (typeof PERMANENT_TASK_ERRORS)[number] | (typeof SWITCH_TASK_ERRORS)[number];
+/**
+ * Errors that mean "not yet": the step waits for something outside the garden (the destination to serve)
+ * and is retried for a bounded time; only the state of that step retries and catches them.
+ */
+export const WAIT_TASK_ERRORS = ['DestinationNotServing'] as const;
+export type TaskErrorName =
+  | (typeof TRANSIENT_TASK_ERRORS)[number]
+  | (typeof PERMANENT_TASK_ERRORS)[number]
+  | (typeof SWITCH_TASK_ERRORS)[number]
+  | (typeof WAIT_TASK_ERRORS)[number];
 
 /** An error whose `name` is the one the state machine matches; the original stays in `cause`. */
 export class TaskError extends Error {
@@ -72,6 +83,9 @@ const NAMES: readonly [new (...args: never[]) => Error, TaskErrorName | ((e: Err
   [OwnershipAssertionError, 'OwnershipAssertionFailed'],
   [SourceLeaseExpiredError, 'SourceLeaseExpired'],
   [OwnerRecordConflictError, 'OwnerRecordConflict'],
+  [ApiRecordConflictError, 'ApiRecordConflict'],
+  [ApiRecordsUnavailableError, 'ApiRecordsUnavailable'],
+  [DestinationNotServingError, 'DestinationNotServing'],
   [OwnerRecordsUnavailableError, 'OwnerRecordsUnavailable'],
   [ValidationError, 'InvalidInput'],
   [NotFoundError, 'NotFound'],

@@ -6,6 +6,12 @@ export interface ApiServerStandInOptions {
   /** Whether etcd serves: the stand-in is healthy only while it does, as a kube-apiserver is. */
   etcdAvailable: () => Promise<boolean>;
   host?: string;
+  /** The load balancer's address (default `host`): local seeds each take a loopback address of their own, so DNS can tell them apart. */
+  externalHost?: string;
+  /** The load balancer's port (default a free one): the same on every seed, as 443 is, lets a name alone choose the seed. */
+  externalPort?: number;
+  /** Which seed serves, shown by `/version`: what a client that resolved the API domain reached. */
+  seed?: string;
 }
 
 /**
@@ -37,9 +43,10 @@ export class ApiServerStandIn {
     await listen(http, host);
     const internalPort = (http.address() as AddressInfo).port;
     const proxy = createTcpServer((client) => ref.self!.forward(client, host, internalPort));
-    await listen(proxy, host);
+    const externalHost = options.externalHost ?? host;
+    await listen(proxy, externalHost, options.externalPort ?? 0);
     const externalPort = (proxy.address() as AddressInfo).port;
-    ref.self = new ApiServerStandIn(options, http, proxy, `http://${host}:${internalPort}`, `http://${host}:${externalPort}`);
+    ref.self = new ApiServerStandIn(options, http, proxy, `http://${host}:${internalPort}`, `http://${externalHost}:${externalPort}`);
     return ref.self;
   }
 
@@ -94,7 +101,9 @@ export class ApiServerStandIn {
       const ok = await this.options.etcdAvailable().catch(() => false);
       return text(res, ok ? 200 : 500, ok ? 'ok' : '[-]etcd failed: etcd is not serving');
     }
-    if (url.pathname === '/version') return send(res, 200, { major: '1', minor: '31', gitVersion: 'v1.31.0-gardenless-standin', shoot: this.options.technicalID });
+    if (url.pathname === '/version') {
+      return send(res, 200, { major: '1', minor: '31', gitVersion: 'v1.31.0-gardenless-standin', shoot: this.options.technicalID, ...(this.options.seed ? { seed: this.options.seed } : {}) });
+    }
     send(res, 404, { kind: 'Status', status: 'Failure', code: 404, reason: 'NotFound', message: `the stand-in serves no ${url.pathname}` });
   }
 
@@ -116,10 +125,10 @@ export class ApiServerStandIn {
   }
 }
 
-function listen(server: Server | TcpServer, host: string): Promise<void> {
+function listen(server: Server | TcpServer, host: string, port = 0): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, host, () => resolve());
+    server.listen(port, host, () => resolve());
   });
 }
 

@@ -159,7 +159,10 @@ export class ControlPlaneRuntime implements SeedRuntime {
     reconcileModel(plane.model, { hibernated: spec.hibernated, ...(spec.failureTolerance ? { failureTolerance: spec.failureTolerance } : {}) });
     await this.converge(command.shoot, plane);
     const etcd = await this.options.hosting.etcd(id);
-    return { extensions: step.result ?? [], etcdReady: etcd.available };
+    // The garden points the API record at the load balancer once it exists, as Gardener's DNSRecord follows
+    // the kube-apiserver's Service; a hibernated plane has none, so hibernation leaves the record alone.
+    const api = await this.options.hosting.apiServer(id);
+    return { extensions: step.result ?? [], etcdReady: etcd.available, ...(api.running && api.externalUrl ? { externalUrl: api.externalUrl } : {}) };
   }
 
   private async restore(command: CommandOf<'restore'>, signal?: AbortSignal): Promise<CommandResult<'restore'>> {

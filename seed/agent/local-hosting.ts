@@ -21,6 +21,14 @@ export interface LocalHostingOptions extends SidecarDefaults {
   /** The seed's backup bucket: the members of a cluster restore from one download of the full snapshot. */
   backups?: (bucket: string) => { store: SnapshotStore; rangedReader?: RangedObjectReader };
   log?: (entry: Record<string, unknown>) => void;
+  /**
+   * The kube-apiserver stand-ins' load balancer: a loopback address of this seed's own (127.0.0.2, ...)
+   * and, per shoot, a port that is the same on every seed, so that the shoot's API record alone decides
+   * which seed a client reaches. Default 127.0.0.1 and a free port.
+   */
+  loadBalancer?: { host?: string; port?: (technicalID: string) => number | undefined };
+  /** The seed's name, which the stand-ins' `/version` shows. */
+  seedName?: string;
 }
 
 interface Hosted {
@@ -99,7 +107,15 @@ export class LocalHosting implements ControlPlaneHosting {
 
   async startApiServer(technicalID: string): Promise<void> {
     const h = await this.entry(technicalID);
-    h.apiServer ??= await ApiServerStandIn.start({ technicalID, etcdAvailable: async () => (await this.etcd(technicalID)).available });
+    const lb = this.options.loadBalancer;
+    const port = lb?.port?.(technicalID);
+    h.apiServer ??= await ApiServerStandIn.start({
+      technicalID,
+      etcdAvailable: async () => (await this.etcd(technicalID)).available,
+      ...(lb?.host ? { externalHost: lb.host } : {}),
+      ...(port === undefined ? {} : { externalPort: port }),
+      ...(this.options.seedName ? { seed: this.options.seedName } : {}),
+    });
   }
 
   async stopApiServer(technicalID: string): Promise<void> {

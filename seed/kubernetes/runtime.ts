@@ -170,7 +170,11 @@ export class KubernetesRuntime implements SeedRuntime {
     await this.writeState(namespace, state);
     if (step.error) throw step.error;
     await this.applyControlPlane(command.shoot, namespace, state);
-    return { extensions: step.result ?? [], etcdReady: await this.waitForEtcd(namespace, state, signal) };
+    const etcdReady = await this.waitForEtcd(namespace, state, signal);
+    // The garden points the API record at the load balancer once the cloud gave the Service an address,
+    // as Gardener's DNSRecord follows it; a hibernated plane names none, so hibernation leaves the record.
+    const external = state.hibernated ? undefined : this.externalUrlOf(await this.kube.read<V1Service>({ apiVersion: 'v1', kind: 'Service', name: 'kube-apiserver', namespace }));
+    return { extensions: step.result ?? [], etcdReady, ...(external ? { externalUrl: external } : {}) };
   }
 
   private async migrate(command: CommandOf<'migrate'>, signal?: AbortSignal): Promise<CommandResult<'migrate'>> {
@@ -314,10 +318,7 @@ export class KubernetesRuntime implements SeedRuntime {
     const { workloads, pods, lb } = seen;
     const etcdReady = etcdServes(workloads.get('etcd'));
     const api = workloads.get('kube-apiserver');
-    const ingress = lb?.status?.loadBalancer?.ingress?.[0];
-    const host = ingress?.hostname ?? ingress?.ip;
-    const port = ingress?.ports?.[0]?.port ?? 443;
-    const external = host === undefined ? undefined : (this.options.externalUrl ?? defaultExternalUrl)({ host, port });
+    const external = this.externalUrlOf(lb);
     return {
       technicalID: state.technicalID,
       ...(state.shoot ? { shoot: state.shoot } : {}),
@@ -336,6 +337,13 @@ export class KubernetesRuntime implements SeedRuntime {
         ...(p.metadata?.deletionTimestamp ? { deleting: true } : {}),
       })),
     };
+  }
+
+  /** The kube-apiserver's URL behind its Service's load balancer, once the cloud wrote an address into its status. */
+  private externalUrlOf(lb: V1Service | undefined): string | undefined {
+    const ingress = lb?.status?.loadBalancer?.ingress?.[0];
+    const host = ingress?.hostname ?? ingress?.ip;
+    return host === undefined ? undefined : (this.options.externalUrl ?? defaultExternalUrl)({ host, port: ingress?.ports?.[0]?.port ?? 443 });
   }
 
   private async waitForEtcd(namespace: string, state: PlaneState, signal?: AbortSignal): Promise<boolean> {

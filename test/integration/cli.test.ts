@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { PROJECT_ROOT } from '../../local/emulator.js';
 import { freePort } from '../../seed/ports.js';
+import { runCli, type CliRun } from '../harness/cli.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { testSeedCluster } from '../harness/kube/seed-cluster.js';
 import { KubeObjects } from '../../seed/kubernetes/kube-api.js';
@@ -18,27 +18,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 const garden = testGarden();
 const { apiUrl, region } = garden.deployment;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(join(PROJECT_ROOT, 'bin', 'gardenless'), ['--api-url', apiUrl, '--region', region, ...args], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', GARDENLESS_API_URL: '', ...options.env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
-}
+const cli = (args: string[], options: { input?: string; env?: Record<string, string> } = {}) => runCli({ apiUrl, region }, args, options);
 
 const dir = mkdtempSync(join(tmpdir(), 'gardenless-cli-'));
 const seedYaml = (name: string, i: number, capacity = 10) => `apiVersion: core.gardenless.io/v1
@@ -189,7 +169,7 @@ describe('the gardenless CLI against the deployed stack', () => {
     const beat = () => Promise.all(['cli-a', 'cli-b'].map((seed) => heartbeat(seed)));
     await beat();
     const beating = setInterval(() => void beat().catch(() => undefined), 1_000);
-    let res: Run;
+    let res: CliRun;
     try {
       res = await cli(['shoot', 'migrate', 'cli/web', '--dry-run']);
     } finally {

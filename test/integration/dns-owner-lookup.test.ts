@@ -1,10 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
-import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DnsOwnerLookup } from '../../adapters/dns/owner-lookup.js';
 import { lookUpOwner } from '../../core/ownership/index.js';
+import { DNSMASQ_PATH, freeDnsPort, startDnsmasq as startServer, type Dnsmasq } from '../harness/dnsmasq.js';
 
 /**
  * DNS mode of the owner check against a real DNS server on loopback: Debian's dnsmasq, serving the
@@ -16,71 +15,17 @@ const NAME = `owner.api1.dev.${DOMAIN}`;
 const ME = 'local-a-1111';
 const OTHER = 'local-b-2222';
 const RECORDS = { [NAME]: ME, [`owner.api2.dev.${DOMAIN}`]: OTHER };
-const dnsmasqPath = spawnSync('sh', ['-c', 'command -v dnsmasq || ls /usr/sbin/dnsmasq'], { encoding: 'utf8' }).stdout.trim().split('\n')[0] ?? '';
-const HAVE_DNSMASQ = dnsmasqPath.length > 0;
+const HAVE_DNSMASQ = DNSMASQ_PATH.length > 0;
 if (!HAVE_DNSMASQ) console.warn('dns-owner-lookup: dnsmasq is not installed (apt-get install -y dnsmasq); skipping the DNS mode tests');
+const freePort = freeDnsPort;
 
-/** A port free for both UDP and TCP on 127.0.0.1 (dnsmasq listens on both). */
-async function freePort(): Promise<number> {
-  for (;;) {
-    const server = createServer();
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const port = (server.address() as { port: number }).port;
-    const udp = createSocket('udp4');
-    const free = await new Promise<boolean>((resolve) => {
-      udp.once('error', () => resolve(false));
-      udp.bind(port, '127.0.0.1', () => resolve(true));
-    });
-    udp.close();
-    server.close();
-    await once(server, 'close');
-    if (free) return port;
-  }
-}
-
-interface Dnsmasq {
-  readonly port: number;
-  stop(): Promise<void>;
-}
-
-/** Starts dnsmasq in the foreground with the given TXT records and waits until it answers. */
-async function startDnsmasq(port: number, txt: Record<string, string>): Promise<Dnsmasq> {
-  const args = [
-    '--no-daemon',
-    `--port=${port}`,
-    '--listen-address=127.0.0.1',
-    '--bind-interfaces',
-    '--no-resolv',
-    '--no-hosts',
-    '--conf-file=/dev/null',
-    '--pid-file',
-    // Names under the domain that have no record are answered NXDOMAIN, never forwarded.
-    `--local=/${DOMAIN}/`,
-    // A name with an address but no TXT data: NODATA.
-    `--host-record=nodata.${DOMAIN},127.0.0.2`,
-    ...Object.entries(txt).map(([name, value]) => `--txt-record=${name},${value}`),
-  ];
-  const child: ChildProcess = spawn(dnsmasqPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = once(child, 'exit');
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-  };
-  // Ready when it answers a query (NXDOMAIN counts as an answer).
-  const probe = new DnsOwnerLookup({ servers: [`127.0.0.1:${port}`], timeout: 200, tries: 1, cacheTTL: 0 });
-  for (let i = 0; i < 50; i++) {
-    if (child.exitCode !== null) throw new Error(`dnsmasq exited with ${child.exitCode}: ${stderr}`);
-    const outcome = await probe.lookup(`ready-${i}.${DOMAIN}`);
-    if (outcome.kind !== 'failed') return { port, stop };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  await stop();
-  throw new Error(`dnsmasq did not answer on 127.0.0.1:${port}: ${stderr}`);
+/** dnsmasq with the given owner TXT records, and a name with an address but no TXT data (NODATA). */
+function startDnsmasq(port: number, txt: Record<string, string>): Promise<Dnsmasq> {
+  return startServer({
+    port,
+    domain: DOMAIN,
+    args: [`--host-record=nodata.${DOMAIN},127.0.0.2`, ...Object.entries(txt).map(([name, value]) => `--txt-record=${name},${value}`)],
+  });
 }
 
 /** A UDP server on loopback that answers every query with the given rcode, or never (undefined). */

@@ -5,9 +5,11 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { CoreV1Api, Watch, type KubernetesObject, type V1Deployment, type V1Pod, type V1StatefulSet } from '@kubernetes/client-node';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Route53ApiRecords } from '../../adapters/route53/api-records.js';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import { sendTaskCommand } from '../../adapters/sqs/command-sender.js';
 import { COMMAND_API_VERSION, type SeedCommand } from '../../core/commands/index.js';
+import { apiDomainName } from '../../core/dns/index.js';
 import { SCALE_DOWN_ORDER } from '../../core/dwd/components.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
@@ -36,10 +38,14 @@ const sqs = new SQSClient(aws);
 const lambda = new LambdaClient(aws);
 const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
 const internalDomain = deployment.outputs.InternalDomain;
+const apiRecords = new Route53ApiRecords({ hostedZoneId: deployment.outputs.ApiHostedZoneId!, api: route53Api(new Route53Client(aws)) });
 const PROJECT = 'kube';
 const NAME = 'web';
 const ID = technicalID(PROJECT, NAME);
 const shootRef = { project: PROJECT, name: NAME, technicalID: ID };
+const API = apiDomainName({ shoot: NAME, project: PROJECT, externalDomain: deployment.outputs.ExternalDomain! });
+/** kube-b's load balancer address, as its cloud controller would write it (nothing needs to answer there). */
+const LB_B = '127.0.0.7';
 const SEEDS = { a: { name: 'kube-a', prefix: '' }, b: { name: 'kube-b', prefix: 'kube-b--' } } as const;
 
 let cluster: KubeCluster;
@@ -113,6 +119,23 @@ async function watchdogRound(seed: string, since: number): Promise<void> {
 const workload = <T extends KubernetesObject>(namespace: string, kind: 'Deployment' | 'StatefulSet', name: string) => kube.read<T>({ apiVersion: 'apps/v1', kind, name, namespace });
 const sidecarArgs = (sts: V1StatefulSet | undefined) => sts?.spec?.template.spec?.containers.find((c) => c.name === 'backup-restore')?.args ?? [];
 const argOf = (args: string[], flag: string) => args[args.indexOf(flag) + 1];
+
+/** Plays kube-b's cloud controller: gives the destination's kube-apiserver Service a load balancer address once it exists. */
+function cloudControllerOnB(port: number): { stop: () => Promise<void> } {
+  let running = true;
+  const loop = (async () => {
+    const core = cluster.kubeConfig().makeApiClient(CoreV1Api);
+    const namespace = `${SEEDS.b.prefix}${ID}`;
+    while (running) {
+      const svc = await kube.read<KubernetesObject & { status?: { loadBalancer?: { ingress?: unknown[] } } }>({ apiVersion: 'v1', kind: 'Service', name: 'kube-apiserver', namespace }).catch(() => undefined);
+      if (svc && !svc.status?.loadBalancer?.ingress?.length) {
+        await core.patchNamespacedServiceStatus({ name: 'kube-apiserver', namespace, body: [{ op: 'add', path: '/status/loadBalancer', value: { ingress: [{ ip: LB_B, ports: [{ port, protocol: 'TCP' }] }] } }] }).catch(() => undefined);
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  return { stop: async () => void ((running = false), await loop) };
+}
 
 /** Every object of the shoot's control plane that seed `seed` has anywhere on the cluster. */
 async function controlPlaneObjects(seed: string): Promise<string[]> {
@@ -212,6 +235,29 @@ describe('the kubernetes runtime on a real API server with kwok nodes, driven by
     for (const c of SCALE_DOWN_ORDER) expect((await workload<V1Deployment>(ID, 'Deployment', c))?.metadata?.annotations?.[REMEMBERED_REPLICAS]).toBeUndefined();
   }, 240_000);
 
+  it('a wake through the garden answers with the Service\'s load balancer: the API record points there and the shoot advertises the API domain', async () => {
+    // The Create answered before the Service had an address: no record yet. Hibernation names none either.
+    const operated = async (type: 'Hibernate' | 'Wake', enabled: boolean) => {
+      const patched = await api.request('PATCH', `/projects/${PROJECT}/shoots/${NAME}`, { body: { spec: { hibernation: { enabled } } }, headers: { 'content-type': 'application/merge-patch+json' } });
+      expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+      return until(`the ${type} Succeeded`, async () => {
+        const res = await api.request<{ status: { lastOperation?: { type: string; state: string }; advertisedAddresses?: { name: string; url: string }[] } }>('GET', `/projects/${PROJECT}/shoots/${NAME}`);
+        const last = res.body.status.lastOperation;
+        return last?.type === type && last.state === 'Succeeded' && res.body;
+      }, 150_000);
+    };
+    const asleep = await operated('Hibernate', true);
+    expect(await apiRecords.get(API)).toBeUndefined();
+    expect(asleep.status.advertisedAddresses).toBeUndefined();
+
+    // Act: the wake's answer names the load balancer the cloud gave the Service above.
+    const awake = await operated('Wake', false);
+
+    // Assess
+    expect(await apiRecords.get(API)).toMatchObject({ name: API, type: 'A', value: '127.0.0.1' });
+    expect(awake.status.advertisedAddresses).toEqual([{ name: 'external', url: `http://${API}:${lbPort}` }]);
+  }, 360_000);
+
   it('hibernation scales every workload to 0 and no control-plane pod is left; waking brings them back', async () => {
     const controlPlane = (hibernated: boolean) => ({ hibernated, failureTolerance: 'node', backup: { bucket: `gl-backup-${SEEDS.a.name}` } });
     await send(SEEDS.a.name, { type: 'reconcile', controlPlane: controlPlane(true) });
@@ -250,18 +296,25 @@ describe('the kubernetes runtime on a real API server with kwok nodes, driven by
     await sidecar.start();
     stops.push(() => sidecar.stop());
 
+    const cloud = cloudControllerOnB(lbPort);
+    stops.push(() => cloud.stop());
+
     // Act
     const started = await api.request<{ migrationId: string }>('POST', `/projects/${PROJECT}/shoots/${NAME}/migrate`, { body: { destinationSeed: SEEDS.b.name, mode: 'good' } });
     expect(started.status).toBe(202);
     const m = await until('the migration settled', async () => {
-      const res = await api.request<{ state: string; path: string; error?: unknown }>('GET', `/projects/${PROJECT}/shoots/${NAME}/migration`);
+      const res = await api.request<{ state: string; path: string; error?: unknown; steps: { id: string; message?: string }[] }>('GET', `/projects/${PROJECT}/shoots/${NAME}/migration`);
       return res.body.state !== 'Running' && res.body;
     }, 180_000);
     for (const w of watches) w.abort();
+    await cloud.stop();
 
     // Assess: the garden's view.
     expect(m.state, JSON.stringify(m)).toBe('Succeeded');
     expect(m.path).toBe('good');
+    // The API record followed the control plane to kube-b's load balancer, once kube-b's heartbeat reported it serving.
+    expect(m.steps.find((s) => s.id === 'switch-api-record')?.message).toContain(`A ${LB_B}`);
+    expect(await apiRecords.get(API)).toMatchObject({ type: 'A', value: LB_B });
     expect((await owners.get(ownerRecordName({ shoot: NAME, project: PROJECT, internalDomain })))?.value).toBe(agents[SEEDS.b.name]!.identity);
     // The source has no control-plane object left; the destination has them all, Ready, its sidecar restoring from its own bucket.
     expect(await controlPlaneObjects(SEEDS.a.name)).toEqual([]);

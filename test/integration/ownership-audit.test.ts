@@ -3,7 +3,9 @@ import { EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/c
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Route53ApiRecords } from '../../adapters/route53/api-records.js';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import { apiDomainName } from '../../core/dns/index.js';
 import { ownerRecordName, type OwnershipAuditReport } from '../../core/ownership/index.js';
 import { fixture } from '../fixtures/index.js';
 import { testGarden } from '../harness/garden.js';
@@ -34,7 +36,7 @@ async function seed(name: string): Promise<string> {
   return res.body.status.identity!;
 }
 
-async function heartbeat(seedName: string, controlPlanes: { technicalID: string; active: boolean }[]): Promise<void> {
+async function heartbeat(seedName: string, controlPlanes: { technicalID: string; active: boolean; externalUrl?: string }[]): Promise<void> {
   const res = await garden.api.request('POST', `/seeds/${seedName}/heartbeat`, { body: { conditions: [], controlPlanes } });
   expect(res.status).toBe(200);
 }
@@ -146,5 +148,30 @@ describe('ownership audit and check on the deployed stack', () => {
     expect(await receive(queue, 2)).toEqual([]);
     const repaired = await garden.api.request<Resource>('GET', `/projects/${project}/shoots/${name}`);
     expect(repaired.body.status.conditions?.find((c) => c.type === 'OwnershipConsistent')).toMatchObject({ status: 'True', reason: 'Consistent' });
+  });
+
+  it('reports an API record that points at a seed that does not host the shoot, naming that seed', async () => {
+    // Prepare: a shoot on seed A serving behind A's load balancer; seed B serves another shoot behind its own.
+    const name = unique('r');
+    const created = await shoot(project, name, seedA);
+    const technicalID = created.status.technicalID!;
+    const apiRecords = new Route53ApiRecords({ hostedZoneId: outputs.ApiHostedZoneId!, api: route53Api(new Route53Client(awsConfig)) });
+    const record = apiDomainName({ shoot: name, project, externalDomain: outputs.ExternalDomain! });
+    await heartbeat(seedA, [{ technicalID, active: true, externalUrl: 'http://127.0.0.41:30443' }]);
+    await heartbeat(seedB, [{ technicalID: `${technicalID}-other`, active: true, externalUrl: 'http://127.0.0.42:30443' }]);
+    const mine = (report: OwnershipAuditReport) => report.apiRecordFindings.filter((f) => f.shoot === name);
+
+    // Act and assess: missing while A serves, quiet once it names A, reported once it names B.
+    const missing = await invoke<OwnershipAuditReport>(outputs.OwnershipAuditFunctionName, {});
+    expect(missing.error, JSON.stringify(missing.body)).toBeUndefined();
+    expect(mine(missing.body)).toMatchObject([{ reason: 'ApiRecordMissing', seedName: seedA }]);
+    await apiRecords.set({ name: record, target: { type: 'A', value: '127.0.0.41' }, ttl: 60 });
+    expect(mine((await invoke<OwnershipAuditReport>(outputs.OwnershipAuditFunctionName, {})).body)).toEqual([]);
+    await apiRecords.set({ name: record, target: { type: 'A', value: '127.0.0.42' }, expected: { type: 'A', value: '127.0.0.41' }, ttl: 60 });
+    const elsewhere = await invoke<OwnershipAuditReport>(outputs.OwnershipAuditFunctionName, {});
+    expect(mine(elsewhere.body)).toEqual([
+      expect.objectContaining({ reason: 'ApiRecordPointsElsewhere', record, target: 'A 127.0.0.42', pointsAt: seedB, seedName: seedA, message: expect.stringContaining(`seed ${seedB}, which does not host the shoot`) }),
+    ]);
+    await apiRecords.delete({ name: record, expected: { type: 'A', value: '127.0.0.42' } });
   });
 });

@@ -72,6 +72,13 @@ describe('the README quick start', () => {
     expect(o('npx gardenless shoot migrate dev/web --watch')).toMatch(/Succeeded/);
     expect(o('npx gardenless shoot get dev/web')).toMatch(new RegExp(`^web\\s+${destination}\\s`, 'm'));
     expect(o('npm run demo')).toMatch(/keys in the destination etcd \([^)]*\): (\d+) of \1 written on local-[abc]/);
+    // The API record named the demo's source seed's load balancer before and the destination's after.
+    const lb: Record<string, string> = { 'local-a': '127.0.0.2', 'local-b': '127.0.0.3', 'local-c': '127.0.0.4' };
+    const apiBefore = /API record before: +api\.web\.dev\.\S+ = A (\S+) \(TTL \d+ s\) +\(seed (local-[abc])\)/.exec(o('npm run demo'));
+    const apiAfter = /API record after: +api\.web\.dev\.\S+ = A (\S+) \(TTL \d+ s\) +\(seed (local-[abc]),/.exec(o('npm run demo'));
+    expect(apiBefore?.slice(1), o('npm run demo')).toEqual([lb[destination!], destination]);
+    expect(apiAfter?.[2]).not.toBe(destination);
+    expect(apiAfter?.[1]).toBe(lb[apiAfter![2]!]);
     expect(Object.values(outputs).join('\n')).not.toMatch(/NodeVersionSupportWarning/);
   }, 1_800_000);
 });

@@ -137,7 +137,7 @@ describe('test seed agent on the emulator', () => {
     expect(first?.status).toBe('SUCCEEDED');
     const answer = parseCommandSuccess('migrate', first?.output);
     expect(answer.commandId).toBe('mig-a/migrate-extensions');
-    expect(answer.result.shootState.extensions).toHaveLength(8);
+    expect(answer.result.shootState.extensions).toHaveLength(9);
     expect(answer.result.extensions.every((e) => e.action === 'migrate')).toBe(true);
     expect(retry?.status).toBe('SUCCEEDED');
     expect(retry?.output).toEqual(first?.output);

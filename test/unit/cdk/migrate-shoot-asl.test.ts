@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { migrateShootDefinition } from '../../../cdk/migration.js';
 import { COMMAND_FAILURES } from '../../../core/commands/schema.js';
 import { MIGRATION_STEP_IDS } from '../../../core/migration/steps.js';
-import { PERMANENT_TASK_ERRORS, SWITCH_TASK_ERRORS, TRANSIENT_TASK_ERRORS } from '../../../functions/shared/task-errors.js';
+import { PERMANENT_TASK_ERRORS, SWITCH_TASK_ERRORS, TRANSIENT_TASK_ERRORS, WAIT_TASK_ERRORS } from '../../../functions/shared/task-errors.js';
 
 const require = createRequire(import.meta.url);
 const validator = require('asl-validator') as (definition: unknown) => { isValid: boolean; errorsText: () => string };
@@ -99,6 +99,16 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     }
   });
 
+  it('waits for the destination to serve only in SwitchApiRecord, for a bounded time, then records the failure', () => {
+    const waiting = states.filter(([, s]) => (s.Retry ?? []).some((r) => r.ErrorEquals.some((e) => (WAIT_TASK_ERRORS as readonly string[]).includes(e))));
+    expect(waiting.map(([name]) => name)).toEqual(['SwitchApiRecord']);
+    const s = definition.States.SwitchApiRecord!;
+    expect(s.Parameters?.Payload).toEqual({ action: 'switch-api-record', 'ref.$': '$.ref' });
+    expect(definition.States.ExtensionsRestored?.Next).toBe('SwitchApiRecord');
+    expect(s.Next).toBe('Finalize');
+    expect(s.Catch?.find((c) => c.ErrorEquals.includes('DestinationNotServing'))?.Next).toBe('RecordFailure');
+  });
+
   it.each(states.filter(([, s]) => s.Type === 'Task').map(([name, s]) => ({ name, s })))('task $name retries with jitter and never retries a catch-all', ({ s }) => {
     expect(s.Retry?.length).toBeGreaterThan(0);
     for (const r of s.Retry ?? []) {
@@ -114,7 +124,7 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     const named = s.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken'
       ? [...Object.keys(COMMAND_FAILURES), 'States.Timeout', 'States.HeartbeatTimeout', ...PERMANENT_TASK_ERRORS]
       : s.Resource?.includes('states:startExecution')
-        ? ['States.TaskFailed', 'States.Timeout', ...PERMANENT_TASK_ERRORS.filter((e) => !['OwnershipAssertionFailed', 'OwnerRecordConflict', 'NotFound', 'Conflict', 'Refused'].includes(e)), ...TRANSIENT_TASK_ERRORS.filter((e) => e !== 'OwnerRecordsUnavailable')]
+        ? ['States.TaskFailed', 'States.Timeout', ...PERMANENT_TASK_ERRORS.filter((e) => !['OwnershipAssertionFailed', 'OwnerRecordConflict', 'ApiRecordConflict', 'NotFound', 'Conflict', 'Refused'].includes(e)), ...TRANSIENT_TASK_ERRORS.filter((e) => e !== 'OwnerRecordsUnavailable' && e !== 'ApiRecordsUnavailable')]
         : ['States.Timeout', ...PERMANENT_TASK_ERRORS, ...TRANSIENT_TASK_ERRORS.filter((e) => e !== 'CopyVerificationFailed')];
     expect(named.filter((e) => !caught.has(e))).toEqual([]);
     // Throttling is retried, with backoff, before anything catches it.

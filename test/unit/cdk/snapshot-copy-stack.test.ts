@@ -29,7 +29,8 @@ describe('SnapshotCopy and OwnershipAudit constructs (template)', () => {
     const zone = new route53.PublicHostedZone(stack, 'Zone', { zoneName: 'internal.gardenless.test' });
     const bus = new events.EventBus(stack, 'Bus');
     new SnapshotCopy(stack, 'SnapshotCopy', { logRetention: logs.RetentionDays.ONE_WEEK, backupBucketPrefix: 'gl-backup-' });
-    new OwnershipAudit(stack, 'Ownership', { logRetention: logs.RetentionDays.ONE_WEEK, table, zone, bus, internalDomain: 'internal.gardenless.test', auditInterval: Duration.minutes(5) });
+    const apiDomain = { zone: new route53.PublicHostedZone(stack, 'ExternalZone', { zoneName: 'shoots.gardenless.test' }), externalDomain: 'shoots.gardenless.test', ttl: Duration.seconds(60) };
+    new OwnershipAudit(stack, 'Ownership', { logRetention: logs.RetentionDays.ONE_WEEK, table, zone, bus, internalDomain: 'internal.gardenless.test', apiDomain, auditInterval: Duration.minutes(5) });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
     template = Template.fromStack(stack);
   }, 120_000);
@@ -81,16 +82,17 @@ describe('SnapshotCopy and OwnershipAudit constructs (template)', () => {
     expect(JSON.stringify(policies)).not.toMatch(/"s3:\*"|FullAccess/);
   });
 
-  it('lets the audit and the check list records of the garden zone only', () => {
+  it('lets the audit and the check list records of the garden zone, and the audit those of the external zone, only', () => {
     const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
       (p) => (p as { Properties: { PolicyDocument: PolicyDocument } }).Properties.PolicyDocument.Statement,
     );
     const route53 = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('route53:')));
-    expect(route53).toHaveLength(2);
+    expect(route53).toHaveLength(3);
     for (const s of route53) {
       expect(s.Action).toBe('route53:ListResourceRecordSets');
       expect(JSON.stringify(s.Resource)).toContain('hostedzone/');
     }
+    expect(route53.filter((s) => JSON.stringify(s.Resource).includes('ExternalZone'))).toHaveLength(1);
   });
 
   it('passes cdk-nag (AwsSolutions) with every finding acknowledged', () => {

@@ -184,7 +184,7 @@ describe('completion', () => {
   const program = buildProgram();
   it('offers the subcommands and options of the word typed so far (bash)', () => {
     const script = completionScript(program, 'bash');
-    expect(script).toMatch(/"shoot"\) words="list get apply delete controlplane migrate migration members --help" ;;/);
+    expect(script).toMatch(/"shoot"\) words="list get apply delete controlplane migrate migration members kubeconfig --help" ;;/);
     expect(script).toMatch(/"shoot list"\) words="-A --all-projects --help" ;;|"shoot list"\) words="--all-projects -A --help" ;;/);
     expect(script).toMatch(/compgen -W "table wide json yaml name"/);
   });

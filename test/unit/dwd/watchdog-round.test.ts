@@ -67,6 +67,20 @@ function harness(store: WatchdogStateStore = new MemoryWatchdogStateStore()) {
   return { round, commands, events, store, probes, now: () => now };
 }
 
+describe('the external probe target', () => {
+  it('is the load balancer by default, and the API domain on its scheme and port when the deployment probes through it', async () => {
+    const urls: string[] = [];
+    const run = (apiDomain?: { externalDomain: string }) =>
+      runWatchdogRound({
+        shoots: [shoot()], seeds: [seed({ externalUrl: 'https://52.1.2.3:6443' }, T0)], store: new MemoryWatchdogStateStore(), commands: new Recorder(),
+        prober: { probe: async (url) => (urls.push(url), 'success') }, events: { publish: async () => {} }, now: new Date(T0), ...(apiDomain ? { apiDomain } : {}),
+      });
+    await run();
+    await run({ externalDomain: 'shoots.gardenless.test' });
+    expect(urls).toEqual(['https://52.1.2.3:6443', 'https://api.api1.dev.shoots.gardenless.test:6443']);
+  });
+});
+
 describe('watchdog rounds over the fleet', () => {
   it('scales the dependents down after three rounds of external down and internal up, in order, once', async () => {
     const { round, commands, events } = harness();

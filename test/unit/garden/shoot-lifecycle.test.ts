@@ -8,6 +8,7 @@ import { MemoryGardenRepository } from '../../../core/garden/memory-repository.j
 import { ShootOperationSteps, type OperationRef } from '../../../core/garden/operation-steps.js';
 import { GardenService } from '../../../core/garden/service.js';
 import { MAX_OPERATION_ATTEMPTS } from '../../../core/garden/shoot-operations.js';
+import { ApiRecordWriter, InMemoryApiRecords } from '../../../core/dns/index.js';
 import { InMemoryOwnerRecords } from '../../../core/ownership/memory-owner-records.js';
 import { ManualClock, SequentialIds, seedBody, shootBody } from './builders.js';
 
@@ -23,17 +24,22 @@ function lifecycle() {
   const events: EventSink = { publish: async (type, detail) => void published.push({ type, detail }) };
   const service = new GardenService({ repository: repo, clock, ids: new SequentialIds(), events, provisioner: { provision: async (n) => ({ commandQueueUrl: `q/${n}` }), deprovision: async () => {} } });
   const owners = new InMemoryOwnerRecords();
-  const steps = new ShootOperationSteps({ repo, owners, internalDomain: DOMAIN, events, clock });
+  const apiRecords = new InMemoryApiRecords();
+  const apiWriter = new ApiRecordWriter({ records: apiRecords, settings: { externalDomain: 'shoots.gardenless.test', ttlSeconds: 20 }, events });
+  const steps = new ShootOperationSteps({ repo, owners, internalDomain: DOMAIN, events, clock, apiRecords: apiWriter });
   const started: { name: string; ref: OperationRef }[] = [];
   const workflow: OperationWorkflow = { start: async ({ name, input }) => void started.push({ name, ref: input.ref }) };
   const controller = new LifecycleController({ repo, workflow, events, clock });
-  return { clock, repo, service, owners, steps, controller, started, published };
+  return { clock, repo, service, owners, apiRecords, steps, controller, started, published };
 }
 
-/** What the agent answers to a command, as the state machine hands it on. */
-function answer(command: SeedCommand): unknown {
+const API = 'api.api1.dev.shoots.gardenless.test';
+
+/** What the agent answers to a command, as the state machine hands it on; a serving control plane names its load balancer. */
+function answer(command: SeedCommand, externalUrl = 'https://lb-a.example.com:443'): unknown {
   if (command.type === 'delete-control-plane') return commandSuccess(command, { deleted: true, extensionsDropped: 0 }, new Date());
-  return commandSuccess(command as CommandOf<'reconcile'>, { extensions: [], etcdReady: !(command as CommandOf<'reconcile'>).controlPlane.hibernated }, new Date());
+  const serving = !(command as CommandOf<'reconcile'>).controlPlane.hibernated;
+  return commandSuccess(command as CommandOf<'reconcile'>, { extensions: [], etcdReady: serving, ...(serving ? { externalUrl } : {}) }, new Date());
 }
 
 async function placedShoot(g: ReturnType<typeof lifecycle>, name = 'api1') {
@@ -66,6 +72,82 @@ describe('shoot operations: Create', () => {
     expect(shoot.status.lastOperation).toMatchObject({ type: 'Create', state: 'Succeeded', progress: 100 });
     expect((await g.owners.get(`owner.api1.dev.${DOMAIN}`))?.value).toBe('seed-a-uuid-1');
     expect(g.published.map((e) => e.type)).toContain('ShootOperationSucceeded');
+    expect(await g.apiRecords.get(API)).toEqual({ name: API, type: 'CNAME', value: 'lb-a.example.com', ttl: 20 });
+    expect(g.published.find((e) => e.type === 'ApiRecordChanged')?.detail).toMatchObject({ record: API, seedName: 'seed-a', from: null, to: 'CNAME lb-a.example.com' });
+    expect(shoot.status.lastOperation?.description).toContain(`${API} = CNAME lb-a.example.com`);
+    expect(shoot.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}` }]);
+  });
+
+  it('leaves the API record alone while the control plane does not serve, and through hibernation', async () => {
+    // Prepare
+    const g = lifecycle();
+    const ref = await placedShoot(g);
+    const sent = await g.steps.dispatch(ref);
+    if (sent.superseded) throw new Error('superseded');
+    // Act: an answer without a load balancer (etcd not ready yet) writes nothing.
+    await g.steps.succeed(ref, commandSuccess(sent.command as CommandOf<'reconcile'>, { extensions: [], etcdReady: false }, new Date()));
+    const before = await g.apiRecords.get(API);
+    await g.apiRecords.set({ name: API, target: { type: 'A', value: '52.0.0.1' } });
+    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }));
+    const hibernate = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+    const sleeping = await g.steps.dispatch(hibernate);
+    if (sleeping.superseded) throw new Error('superseded');
+    await g.steps.succeed(hibernate, answer(sleeping.command));
+    // Assess
+    expect(before).toBeUndefined();
+    expect(await g.apiRecords.get(API)).toMatchObject({ type: 'A', value: '52.0.0.1' });
+    expect(g.published.filter((e) => e.type === 'ApiRecordChanged')).toEqual([]);
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toBeUndefined();
+  });
+
+  it('advertises the API domain once the record names the serving plane, and keeps advertising it through hibernation', async () => {
+    // Prepare
+    const g = lifecycle();
+    const ref = await placedShoot(g);
+    const sent = await g.steps.dispatch(ref);
+    if (sent.superseded) throw new Error('superseded');
+    await g.steps.succeed(ref, answer(sent.command, 'https://lb-a.example.com:6443'));
+    // Act
+    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }));
+    const hibernate = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+    const sleeping = await g.steps.dispatch(hibernate);
+    if (sleeping.superseded) throw new Error('superseded');
+    await g.steps.succeed(hibernate, answer(sleeping.command));
+    // Assess
+    const shoot = (await g.repo.getShoot('dev', 'api1'))!;
+    expect(shoot.status.lastOperation).toMatchObject({ type: 'Hibernate', state: 'Succeeded' });
+    expect(shoot.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}:6443` }]);
+  });
+});
+
+describe('shoot operations: the API record', () => {
+  it('follows a changed load balancer on the placed seed (A for IPv4), but an answer arriving while a migration runs leaves it to the migration', async () => {
+    const g = lifecycle();
+    const ref = await placedShoot(g);
+    const sent = await g.steps.dispatch(ref);
+    if (sent.superseded) throw new Error('superseded');
+    await g.steps.succeed(ref, answer(sent.command, 'https://52.0.0.7:6443'));
+    expect(await g.apiRecords.get(API)).toMatchObject({ type: 'A', value: '52.0.0.7' });
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}:6443` }]);
+
+    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', purpose: 'testing' } }));
+    const reconcile = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+    const again = await g.steps.dispatch(reconcile);
+    if (again.superseded) throw new Error('superseded');
+    await g.steps.succeed(reconcile, answer(again.command, 'https://[2001:db8::7]:443'));
+    expect(await g.apiRecords.get(API)).toMatchObject({ type: 'AAAA', value: '2001:db8::7' });
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}` }]);
+
+    // A migration started meanwhile: its switch step owns the record; a late answer must not point it anywhere.
+    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', purpose: 'evaluation' } }));
+    const late = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+    const third = await g.steps.dispatch(late);
+    if (third.superseded) throw new Error('superseded');
+    const shoot = (await g.repo.getShoot('dev', 'api1'))!;
+    await g.repo.updateShoot({ ...shoot, status: { ...shoot.status, migration: { id: 'm1', state: 'Running' } } }, shoot.metadata.resourceVersion);
+    await g.steps.succeed(late, answer(third.command, 'https://52.0.0.9:8443'));
+    expect(await g.apiRecords.get(API)).toMatchObject({ type: 'AAAA', value: '2001:db8::7' });
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}` }]);
   });
 
   it('retries a failed attempt with growing delays (Error), and fails it after the last attempt (Failed)', async () => {
@@ -267,6 +349,8 @@ describe('shoot deletion', () => {
     expect(await g.repo.getShoot('dev', 'api1')).toBeUndefined();
     expect((await g.repo.getSeed('seed-a'))!.status.shoots).toBe(0);
     expect(await g.owners.get(`owner.api1.dev.${DOMAIN}`)).toBeUndefined();
+    expect(await g.apiRecords.get(API)).toBeUndefined();
+    expect(g.published.filter((e) => e.type === 'ApiRecordChanged').map((e) => e.detail.to)).toEqual(['CNAME lb-a.example.com', null]);
     expect(g.published.filter((e) => e.type === 'ShootDeleted').map((e) => e.detail)).toEqual([{ project: 'dev', shoot: 'api1', seedName: 'seed-a' }]);
   });
 

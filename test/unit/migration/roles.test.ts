@@ -3,6 +3,8 @@ import { commandSuccess } from '../../../core/commands/protocol.js';
 import { AdmissionError, ConflictError, NotFoundError } from '../../../core/errors.js';
 import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
 import { GardenService } from '../../../core/garden/service.js';
+import { ApiRecordWriter, DestinationNotServingError, InMemoryApiRecords } from '../../../core/dns/index.js';
+import { ApiRecordSteps } from '../../../core/migration/api-record-steps.js';
 import { CopySteps } from '../../../core/migration/copy-steps.js';
 import { FinalSnapshotWait } from '../../../core/migration/final-snapshot-wait.js';
 import { FinalizeSteps } from '../../../core/migration/finalize-steps.js';
@@ -23,6 +25,10 @@ import { createAnswered, ManualClock, rejection, seedBody, shootBody } from '../
 const DOMAIN = 'internal.gardenless.test';
 const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] };
 const RECORD = `owner.api1.dev.${DOMAIN}`;
+const API = 'api.api1.dev.shoots.gardenless.test';
+/** A heartbeat that reports the shoot's control plane serving behind `address`. */
+const serving = (address: string, port = 443) => ({ ...READY, controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true, externalUrl: `https://${address}:${port}` }] });
+const advertised = async (w: Awaited<ReturnType<typeof world>>) => (await w.garden.getShoot('dev', 'api1'))?.status.advertisedAddresses;
 
 async function world(options: { failStart?: boolean; ownershipTimings?: Partial<OwnershipTimings> } = {}) {
   const clock = new ManualClock(new Date('2026-01-01T00:00:00Z'));
@@ -48,6 +54,8 @@ async function world(options: { failStart?: boolean; ownershipTimings?: Partial<
   const events: string[] = [];
   const shootStates = new InMemoryShootStateStore();
   const journal = new MigrationJournal({ garden, migrations: new MemoryMigrationStore(), clock, events: { publish: async (t) => void events.push(t) } });
+  const apiRecords = new InMemoryApiRecords(() => clock.now().getTime());
+  await apiRecords.set({ name: API, target: { type: 'A', value: '10.0.0.1' } });
   const roles = {
     admission: new MigrationAdmission({
       journal,
@@ -68,9 +76,10 @@ async function world(options: { failStart?: boolean; ownershipTimings?: Partial<
     ownerSteps: new OwnerSteps({ journal, owners, internalDomain: DOMAIN }),
     finalSnapshot: new FinalSnapshotWait({ journal, snapshots: (bucket) => buckets.get(bucket) ?? new InMemorySnapshotStore(), waitFinalSnapshotMs: 60_000 }),
     copy: new CopySteps({ journal }),
+    apiRecord: new ApiRecordSteps({ journal, writer: new ApiRecordWriter({ records: apiRecords, settings: { externalDomain: 'shoots.gardenless.test', ttlSeconds: 30 }, events: journal.events }) }),
     finalize: new FinalizeSteps(journal),
   };
-  return { garden, gardenService, ...roles, names, ended, owners, clock, started, events, shootStates, source: buckets.get('gl-backup-src')!, srcIdentity };
+  return { garden, gardenService, ...roles, names, ended, owners, apiRecords, clock, started, events, shootStates, source: buckets.get('gl-backup-src')!, srcIdentity };
 }
 
 /** The migrate answer a source agent gives, through the protocol helpers. */
@@ -113,9 +122,19 @@ describe('the migration roles on one migration record', () => {
     const { command: restore } = await w.seedCommands.beginCommand(ref, 'restore-etcd');
     await w.seedAnswers.completeCommand(ref, 'restore-etcd', commandSuccess(restore as never, { etcd: { restoredRevision: 101, snapshots: 1, final: true } } as never, w.clock.now()));
     await answer(w, ref, 'restore-extensions');
+    // The destination restored but has not reported serving: the API record stays on the source.
+    await expect(w.apiRecord.switchApiRecord(ref)).rejects.toBeInstanceOf(DestinationNotServingError);
+    expect((await w.apiRecords.get(API))?.value).toBe('10.0.0.1');
+    expect(await advertised(w)).toBeUndefined();
+    w.clock.advance(1_000);
+    await w.gardenService.heartbeat('dst', serving('lb-dst.example.com'));
+    expect(await w.apiRecord.switchApiRecord(ref)).toEqual({ record: API, changed: true, target: 'CNAME lb-dst.example.com' });
+    expect(await advertised(w)).toEqual([{ name: 'external', url: `https://${API}` }]);
+    expect(await w.apiRecord.switchApiRecord(ref)).toMatchObject({ changed: false });
     await w.finalize.finalize(ref);
 
     // Assess
+    expect(await w.apiRecords.get(API)).toEqual({ name: API, type: 'CNAME', value: 'lb-dst.example.com', ttl: 30 });
     const m = await w.admission.get('dev', 'api1');
     expect(m.state).toBe('Succeeded');
     expect(m.progress).toBe(100);
@@ -127,7 +146,8 @@ describe('the migration roles on one migration record', () => {
     expect((await w.garden.getSeed('src'))!.status.shoots).toBe(0);
     expect((await w.garden.getSeed('dst'))!.status.shoots).toBe(1);
     expect((await w.shootStates.load({ project: 'dev', name: 'api1' }))?.state.extensions).toHaveLength(1);
-    expect(w.events).toEqual(['MigrationStarted', 'OwnershipTransferred', 'SnapshotsCopied', 'MigrationSucceeded']);
+    expect(w.events).toEqual(['MigrationStarted', 'OwnershipTransferred', 'SnapshotsCopied', 'ApiRecordChanged', 'MigrationSucceeded']);
+    expect(m.steps.find((st) => st.id === 'switch-api-record')?.message).toBe(`${API} = CNAME lb-dst.example.com (was A 10.0.0.1): seed dst serves`);
   });
 
   it('takes the bad path when the source has not been heard from in three intervals', async () => {
@@ -189,6 +209,61 @@ describe('the migration roles on one migration record', () => {
     expect(w.started.at(-1)).toMatchObject({ resumeFrom: 'copy-snapshots' });
   });
 
+  it('bad path: a switch that gives up waiting fails the migration and leaves the API record on the source; resuming switches it', async () => {
+    // Prepare: a bad-path migration whose destination restored but does not serve yet.
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    // The switch may not run before the restore: the flow is elsewhere.
+    await expect(w.apiRecord.switchApiRecord(ref)).rejects.toMatchObject({ name: 'MigrationTransitionError' });
+    await w.ownerSteps.setOwnerDestination(ref);
+    await w.copy.beginCopy(ref);
+    await w.copy.completeCopy(ref, { copied: 1, skipped: 0, bytes: 1, finalFound: false, lastRevision: 7 });
+    // A report from before the restore (an earlier stay of the shoot on dst) does not count.
+    await w.gardenService.heartbeat('dst', serving('52.1.0.9'));
+    w.clock.advance(1_000);
+    await answer(w, ref, 'restore-etcd');
+    await answer(w, ref, 'restore-extensions');
+
+    // Act: the state machine's retries run out.
+    const waited = await w.apiRecord.switchApiRecord(ref).catch((e: unknown) => e);
+    await w.finalize.fail(ref, { Error: 'DestinationNotServing', Cause: JSON.stringify({ errorMessage: (waited as Error).message }) });
+
+    // Assess
+    expect(waited).toBeInstanceOf(DestinationNotServingError);
+    expect((await w.apiRecords.get(API))?.value).toBe('10.0.0.1');
+    expect((await w.admission.get('dev', 'api1')).error).toMatchObject({ step: 'switch-api-record' });
+    expect(w.events).not.toContain('ApiRecordChanged');
+    expect(await advertised(w)).toBeUndefined();
+
+    // Resumed once the destination serves, the switch happens; the advertised URL takes the destination's port.
+    await w.admission.start('dev', 'api1', {});
+    w.clock.advance(1_000);
+    await w.gardenService.heartbeat('dst', serving('52.1.0.9', 8443));
+    expect((await w.apiRecord.switchApiRecord(ref)).target).toBe('A 52.1.0.9');
+    expect(await advertised(w)).toEqual([{ name: 'external', url: `https://${API}:8443` }]);
+  });
+
+  it('a destination that serves but names no load balancer completes the switch without touching the record', async () => {
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await w.ownerSteps.setOwnerDestination(ref);
+    await w.copy.beginCopy(ref);
+    await w.copy.completeCopy(ref, { copied: 1, skipped: 0, bytes: 1, finalFound: false, lastRevision: 7 });
+    await answer(w, ref, 'restore-etcd');
+    await answer(w, ref, 'restore-extensions');
+    w.clock.advance(1_000);
+    await w.gardenService.heartbeat('dst', { ...READY, controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true }] });
+
+    expect(await w.apiRecord.switchApiRecord(ref)).toMatchObject({ changed: false, target: null });
+    expect((await w.apiRecords.get(API))?.value).toBe('10.0.0.1');
+    expect(await advertised(w)).toBeUndefined();
+    expect((await w.admission.get('dev', 'api1')).steps.find((st) => st.id === 'switch-api-record')).toMatchObject({ state: 'succeeded', message: expect.stringContaining('no load balancer') });
+  });
+
   it('previews a migration with every admission rule, writing and starting nothing', async () => {
     const w = await world();
 
@@ -199,7 +274,7 @@ describe('the migration roles on one migration record', () => {
     expect(preview.pathReason).toMatch(/younger than 3 intervals/);
     expect(preview.steps.map((s) => s.id)).toEqual([
       'migrate-extensions', 'persist-shootstate', 'delete-owner-record', 'wait-final-snapshot', 'delete-source-control-plane',
-      'set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'finalize',
+      'set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'switch-api-record', 'finalize',
     ]);
     expect(preview.fenceBoundMs).toBe(fenceBound());
     expect(same).toMatchObject({ code: 'SameSeed' });
@@ -215,7 +290,7 @@ describe('the migration roles on one migration record', () => {
     await w.gardenService.heartbeat('dst', READY);
     const silent = await w.admission.preview('dev', 'api1', {});
 
-    const restore = ['set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'finalize'];
+    const restore = ['set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'switch-api-record', 'finalize'];
     expect(bad).toMatchObject({ path: 'bad', pathReason: 'mode bad requested', mode: 'bad' });
     expect(bad.steps.map((s) => s.id)).toEqual(restore);
     expect(silent).toMatchObject({ path: 'bad', mode: 'auto' });

@@ -7,7 +7,7 @@ describe('the migration flow', () => {
     expect(MIGRATION_STEPS.map((s) => s.id)).toEqual([...MIGRATION_STEP_IDS]);
     expect(MIGRATION_STEP_IDS).toEqual([
       'admit-and-lock', 'choose-path', 'migrate-extensions', 'persist-shootstate', 'delete-owner-record', 'wait-final-snapshot',
-      'delete-source-control-plane', 'set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'finalize',
+      'delete-source-control-plane', 'set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'switch-api-record', 'finalize',
     ]);
     expect(GOOD_PATH_STEPS).toEqual(['migrate-extensions', 'persist-shootstate', 'delete-owner-record', 'wait-final-snapshot', 'delete-source-control-plane']);
   });

@@ -191,18 +191,18 @@ describe('ControlPlaneRuntime between two seeds', () => {
     );
 
     // Assess
-    expect(migrated.shootState.extensions).toHaveLength(8);
+    expect(migrated.shootState.extensions).toHaveLength(9);
     expect(migrated.extensions.every((e) => e.action === 'migrate')).toBe(true);
     expect(again.shootState.extensions).toEqual(migrated.shootState.extensions);
-    expect(deleted).toEqual({ deleted: true, extensionsDropped: 8 });
+    expect(deleted).toEqual({ deleted: true, extensionsDropped: 9 });
     expect(deletedAgain).toEqual({ deleted: false, extensionsDropped: 0 });
     expect(restored.etcd).toEqual({ restoredRevision: 101, snapshots: 1, final: true });
     expect(restored.extensions?.every((e) => e.action === 'restore')).toBe(true);
-    // The source created its shoot's 8 external resources once; the restore adopted them instead of recreating.
-    expect(world.externalKeys()).toHaveLength(8);
+    // The source created its shoot's 9 external resources (the DNSRecord's too) once; the restore adopted them instead of recreating.
+    expect(world.externalKeys()).toHaveLength(9);
     expect(world.externalKeys().every((k) => world.externalResource(k)?.creations === 1)).toBe(true);
     expect(world.seedObjects('src')).toEqual([]);
-    expect(world.seedObjects('dst')).toHaveLength(8);
+    expect(world.seedObjects('dst')).toHaveLength(9);
     expect(await source.controlPlanes()).toEqual([]);
     expect(await destination.controlPlanes()).toEqual([expect.objectContaining({ technicalID: shoot.technicalID, active: true, etcdReady: true })]);
   });

@@ -1,0 +1,42 @@
+import type { ApiRecordTarget } from './record-target.js';
+
+/**
+ * The API records seam: Route 53 A/AAAA/CNAME records in AWS, a map in memory, one that always fails for
+ * fault tests. Only the garden writes them (the lifecycle's create and delete, the migration's switch).
+ */
+export interface ApiRecord extends ApiRecordTarget {
+  /** `api.<shoot>.<project>.<external-domain>`, no trailing dot. */
+  readonly name: string;
+  /** Seconds; a deployment setting. Clients keep resolving the old seed this long after a switch. */
+  readonly ttl: number;
+}
+
+/** Gardener's default for DNSRecords is 120 s; a shorter TTL shortens how long clients reach the old seed. */
+export const DEFAULT_API_RECORD_TTL_SECONDS = 60;
+
+export interface SetApiRecordInput {
+  readonly name: string;
+  readonly target: ApiRecordTarget;
+  readonly ttl?: number;
+  /**
+   * undefined writes unconditionally; null requires that the record does not exist; a target requires
+   * that the record holds exactly that target. A record that already holds `target` satisfies any
+   * condition (a retried step). A failed condition is an `ApiRecordConflictError` with the current record.
+   */
+  readonly expected?: ApiRecordTarget | null;
+}
+
+export interface DeleteApiRecordInput {
+  readonly name: string;
+  /** Delete only if the record holds this target; a record already gone is fine either way. */
+  readonly expected?: ApiRecordTarget;
+}
+
+export interface ApiRecords {
+  get(name: string): Promise<ApiRecord | undefined>;
+  set(input: SetApiRecordInput): Promise<ApiRecord>;
+  /** True if a record was deleted, false if there was none. */
+  delete(input: DeleteApiRecordInput): Promise<boolean>;
+  /** Every API record of the zone (all pages): what the audit compares with the seeds' reports. */
+  list(): Promise<ApiRecord[]>;
+}
