@@ -1,5 +1,7 @@
+import { Route53Client } from '@aws-sdk/client-route-53';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { GardenClient } from '../../adapters/http/garden-client.js';
+import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import {
   COMMAND_API_VERSION,
   commandFailure,
@@ -8,6 +10,7 @@ import {
   type CommandType,
 } from '../../core/commands/index.js';
 import type { ActuatorSet, MemoryExtensionWorld } from '../../core/extensions/index.js';
+import { ownerRecordName } from '../../core/ownership/index.js';
 import type { Deployment } from '../../local/deploy.js';
 import type { SeedAgent } from '../../seed/agent/agent.js';
 import { awsSeedAgent } from '../../seed/agent/aws-agent.js';
@@ -30,7 +33,10 @@ export interface TestAgentOptions {
   heartbeatIntervalMs?: number;
   /** SQS long-poll wait per receive; short, so that stop() is quick. Default 1 s. */
   pollWaitSeconds?: number;
-  /** Restores answer NotOwner unless the owner record (read through the Route 53 API) names this seed. Default: no check. */
+  /**
+   * Restores answer NotOwner unless the owner record (read through the Route 53 API) names this seed, and a
+   * create of a control plane not hosted here while it names another. Default: no check.
+   */
   ownership?: { hostedZoneId: string; internalDomain: string };
 }
 
@@ -160,8 +166,17 @@ export class TestAgent {
     await this.agent.heartbeat();
   }
 
-  /** Creates a control plane here as create-control-plane does, without a command on the queue (a shoot hosted before the test began). */
+  /**
+   * Creates a control plane here as create-control-plane does, without a command on the queue (a shoot
+   * hosted before the test began). With the owner check on, the owner record names this seed first, as
+   * the garden writes it before it sends a Create.
+   */
   async host(shoot: { project: string; name: string; technicalID: string }, options: { backupBucket?: string; hibernated?: boolean } = {}): Promise<void> {
+    const { ownership, aws } = this.options;
+    if (ownership) {
+      const records = new Route53OwnerRecords({ hostedZoneId: ownership.hostedZoneId, api: route53Api(new Route53Client(aws)) });
+      await records.set({ name: ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain: ownership.internalDomain }), value: this.identity! });
+    }
     await this.runtime.execute({
       apiVersion: COMMAND_API_VERSION,
       commandId: `test-host/${shoot.technicalID}`,

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
+import { until } from '../harness/until.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;
@@ -148,7 +149,14 @@ describe('dependency watchdog on the deployed stack', () => {
     }
     expect(await drain()).toEqual([]);
 
-    // A migration in progress (as the migration service mirrors it onto the shoot): no probe counts.
+    // A migration in progress (as the migration service mirrors it onto the shoot): no probe counts. The
+    // mirror is written behind the API's back (same version), so the shoot's Create must have been sent
+    // first: its dispatch writes the shoot once more and would overwrite the mirror.
+    await until('the Create sent to the seed', async () => {
+      const res = await api.request<{ status: { lastOperation?: { type: string; progress: number } } }>('GET', '/projects/dwd/shoots/api1');
+      const op = res.body.status.lastOperation;
+      return op?.type === 'Create' && op.progress >= 50;
+    }, 60_000);
     const item = await garden.ddb.send(new GetCommand({ TableName: garden.tableName, Key: { pk: 'SHOOT#dwd#api1', sk: 'SHOOT' } }));
     const doc = item.Item!.doc as { status: Record<string, unknown> };
     doc.status.lastOperation = { type: 'Migrate', state: 'Processing', progress: 30, description: 'migrating', lastUpdateTime: new Date().toISOString() };

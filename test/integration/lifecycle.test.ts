@@ -15,6 +15,7 @@ import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { LocalHosting } from '../../seed/agent/local-hosting.js';
 import { backedSeed, fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
+import { checkHistory, gatewayGet, gatewayPut, HistoryRecorder, recordFinalReads, resolving, startRegisterClients } from '../harness/scenario/index.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 
 /**
@@ -224,16 +225,43 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     expect((await api.request('PUT', `/projects/${project}/shoots/moved`, { body: shootBody('moved', a.name) })).status).toBe(201);
     await succeeded('moved', 'Create');
     const id = technicalID(project, 'moved');
-    await until('etcd serving on life-a', async () => (await reported(a.name, 'moved'))?.active);
-    // Act: the source's agent freezes (etcd and its sidecar keep running); a bad-case migration moves the shoot.
-    await a.agent.pause();
-    const started = await api.request('POST', `/projects/${project}/shoots/moved/migrate`, { body: { destinationSeed: 'life-b', mode: 'bad' } });
-    expect(started.status).toBe(202);
-    const migration = await until('the migration settled', async () => {
-      const res = await api.request<{ state: string; error?: unknown }>('GET', `/projects/${project}/shoots/moved/migration`);
-      return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
-    }, 180_000);
-    expect(migration.state, `${JSON.stringify(migration.error)}\n${logs.filter((l) => l.includes('life-b')).slice(-30).join('\n')}`).toBe('Succeeded');
+    const sourceUrl = await until('etcd serving on life-a', async () => {
+      const plane = await reported(a.name, 'moved');
+      return plane?.active && plane.etcdClientUrl;
+    });
+    // Clients of the shoot's etcd record a history throughout (issue 19): the bad case with the source's
+    // sidecar alive promises no lost acknowledged write, so it must be linearizable. They reach the
+    // source, and the destination once it reports the shoot's etcd.
+    const urls: Record<string, string | undefined> = { source: sourceUrl };
+    const history = new HistoryRecorder();
+    const registers = startRegisterClients({
+      history, endpoints: { source: 'source', destination: 'destination' }, clients: ['source', 'source', 'destination', 'destination'],
+      keys: ['k0', 'k1', 'k2', 'k3'].map((k) => `lifecycle/moved/${k}`), opsPerSecond: 10, readShare: 0.5, timeoutMs: 1_000,
+      put: resolving(gatewayPut, (name) => urls[name]), get: resolving(gatewayGet, (name) => urls[name]),
+    });
+    try {
+      await until('the clients acknowledged a write on life-a', async () => history.operations().some((o) => o.op === 'put' && o.outcome === 'ok'));
+      // Act: the source's agent freezes (etcd and its sidecar keep running); a bad-case migration moves the shoot.
+      await a.agent.pause();
+      const started = await api.request('POST', `/projects/${project}/shoots/moved/migrate`, { body: { destinationSeed: 'life-b', mode: 'bad' } });
+      expect(started.status).toBe(202);
+      const migration = await until('the migration settled', async () => {
+        const res = await api.request<{ state: string; error?: unknown }>('GET', `/projects/${project}/shoots/moved/migration`);
+        return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
+      }, 180_000);
+      expect(migration.state, `${JSON.stringify(migration.error)}\n${logs.filter((l) => l.includes('life-b')).slice(-30).join('\n')}`).toBe('Succeeded');
+      urls.destination = await until('etcd serving on life-b', async () => {
+        const plane = await reported('life-b', 'moved');
+        return plane?.active && plane.etcdClientUrl;
+      });
+      const served = history.operations().length;
+      await until('the clients acknowledged writes on life-b', async () => history.operations().slice(served).filter((o) => o.seed === 'destination' && o.op === 'put' && o.outcome === 'ok').length >= 5);
+    } finally {
+      await registers.stop();
+    }
+    await recordFinalReads({ history, seed: 'destination', endpoint: urls.destination! });
+    const verdict = await checkHistory('lifecycle-bad-case-frozen-agent', history);
+    expect(verdict.result, JSON.stringify(verdict)).toBe('linearizable');
     expect(a.hosting().sidecar(id)).toBeDefined();
     const dataDir = a.hosting().dataDir(id);
     const woke = Date.now();
