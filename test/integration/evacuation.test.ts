@@ -64,18 +64,7 @@ function seedBody(name: string, i: number) {
 }
 
 /** Kills a seed's agent with its sidecars and etcds (SIGKILL: nothing is shut down cleanly). */
-function kill(seedName: string): number {
-  const agent = agents.get(seedName)!;
-  const pids = [...agent.agentPids(), ...agent.descendants()];
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone with its parent.
-    }
-  }
-  return pids.length;
-}
+const kill = (seedName: string): number => agents.get(seedName)!.kill();
 
 const evacuationOf = async (seedName: string) => {
   const res = await api.request<Evacuation>('GET', `/seeds/${seedName}/evacuation`);
