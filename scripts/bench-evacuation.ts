@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
+import { DynamoMigrationStore } from '../adapters/dynamodb/migration-store.js';
 import { GardenClient } from '../adapters/http/garden-client.js';
 import type { Evacuation } from '../core/evacuation/record.js';
 import type { MigrationRecord } from '../core/migration/record.js';
@@ -48,7 +49,6 @@ const TIMEOUT_S = Number(process.env.BENCH_EVACUATION_TIMEOUT ?? 1_200);
 const DESTINATIONS = 3;
 const KEYS = 5;
 const HEARTBEAT_S = 2;
-const PROJECT = 'bench';
 const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 
 interface RunResult {
@@ -72,7 +72,10 @@ const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, crede
 const api = new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, timeoutMs: 120_000, gatewayRetries: 5 });
 const lambda = new LambdaClient(aws);
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
-const ddb = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
+const dynamo = new DynamoDBClient(aws);
+const ddb = DynamoDBDocumentClient.from(dynamo);
+// Migration records straight from the table: thirty GETs a second through the API would load the machine being measured.
+const migrations = new DynamoMigrationStore({ tableName: deployment.outputs.TableName, client: dynamo });
 const workDir = mkdtempSync(join(tmpdir(), 'gl-bench-evacuation-'));
 console.log(`bench:evacuation: stack ready in ${((Date.now() - started) / 1000).toFixed(0)} s; evacuation rounds driven by this script (the stack's schedule is off)`);
 
@@ -118,6 +121,8 @@ function peakOverlap(intervals: readonly [number, number][]): number {
 async function run(count: number, tag: string): Promise<RunResult> {
   const t0 = Date.now();
   await resetGardenState({ ddb, tableName: deployment.outputs.TableName });
+  // A project per run: the owner records of the last run's shoots stay in the zone.
+  const project = `b${tag}`;
   const lost = `lost-${tag}`;
   const destinations = Array.from({ length: DESTINATIONS }, (_, i) => `dest-${tag}-${i}`);
   const pool = { pool: `dest-${tag}` };
@@ -148,7 +153,7 @@ async function run(count: number, tag: string): Promise<RunResult> {
       shoot.spec.seedName = lost;
       delete shoot.spec.tolerations;
       delete shoot.spec.controlPlane;
-      const put = await api.request<Shoot>('PUT', `/projects/${PROJECT}/shoots/${name}`, { body: shoot });
+      const put = await api.request<Shoot>('PUT', `/projects/${project}/shoots/${name}`, { body: shoot });
       if (put.status !== 201) throw new Error(`shoot ${name}: ${put.status} ${JSON.stringify(put.body)}`);
       ids.set(name, put.body.status.technicalID);
       const url = await until(`${name} serving on ${lost}`, async () => {
@@ -190,7 +195,7 @@ async function run(count: number, tag: string): Promise<RunResult> {
         if (Date.now() > deadline) throw new Error(`run ${tag}: ${servedAt.size} of ${count} shoots serve on their destinations ${TIMEOUT_S} s after the kill (evacuation ${JSON.stringify(evacuation?.shoots.map((s) => `${s.name}:${s.state}${s.reason ? ` (${s.reason})` : ''}`))})`);
         const planes = new Map<string, HostedControlPlane[]>();
         for (const name of shoots.filter((n) => !servedAt.has(n))) {
-          const migration = await get<MigrationRecord>(`/projects/${PROJECT}/shoots/${name}/migration`);
+          const migration = await migrations.get(project, name);
           if (migration?.state !== 'Succeeded') continue;
           migrationOf.set(name, migration);
           const destination = migration.destination.name;
