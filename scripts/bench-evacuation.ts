@@ -16,11 +16,10 @@
  *   npm run bench:evacuation                                  (6 shoots, then 30)
  *   BENCH_EVACUATION_SHOOTS=6 BENCH_EVACUATION_MAX_PARALLEL=2 BENCH_EVACUATION_AFTER=10 npm run bench:evacuation
  */
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { Etcd3 } from 'etcd3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,8 +31,9 @@ import type { Evacuation } from '../core/evacuation/record.js';
 import type { MigrationRecord } from '../core/migration/record.js';
 import type { HostedControlPlane, Seed } from '../core/model/seed.js';
 import type { Shoot } from '../core/model/shoot.js';
-import { backedSeed, fixture } from '../test/fixtures/index.js';
+import { backedSeed } from '../test/fixtures/index.js';
 import { AgentProcess } from '../test/harness/agent-process.js';
+import { evacuationRound, hasKeys, shootOn, writeKeys } from '../test/harness/evacuation.js';
 import { resetGardenState } from '../test/harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS, TEST_STACK_CONTEXT } from '../test/harness/timings.js';
 import { until } from '../test/harness/until.js';
@@ -89,23 +89,9 @@ const controlPlanes = async (seedName: string): Promise<HostedControlPlane[]> =>
 /** One evacuation round, as the schedule or an event would run it; a failed invocation is reported and the next one follows. */
 async function round(): Promise<string | undefined> {
   try {
-    const res = await lambda.send(new InvokeCommand({ FunctionName: deployment.outputs.EvacuationFunctionName, Payload: Buffer.from(JSON.stringify({ round: true })) }));
-    return res.FunctionError ? `${res.FunctionError}: ${Buffer.from(res.Payload ?? new Uint8Array()).toString().slice(0, 300)}` : undefined;
+    return (await evacuationRound(lambda, deployment.outputs.EvacuationFunctionName)).error;
   } catch (error) {
     return String(error);
-  }
-}
-
-/** Every key of the shoot with its value, read from the etcd at `url`. */
-async function serves(url: string, shoot: string): Promise<boolean> {
-  const etcd = new Etcd3({ hosts: url, dialTimeout: 2_000 });
-  try {
-    const values = await etcd.getAll().prefix(`bench/${shoot}/`).strings();
-    return Array.from({ length: KEYS }, (_, i) => i).every((i) => values[`bench/${shoot}/key-${i}`] === `v${i}-${shoot}`);
-  } catch {
-    return false;
-  } finally {
-    etcd.close();
   }
 }
 
@@ -148,21 +134,14 @@ async function run(count: number, tag: string): Promise<RunResult> {
     const ids = new Map<string, string>();
     const limit = pLimit(START_PARALLEL);
     await Promise.all(shoots.map((name) => limit(async () => {
-      const shoot = fixture('shoot-dev-api1');
-      shoot.metadata = { name };
-      shoot.spec.seedName = lost;
-      delete shoot.spec.tolerations;
-      delete shoot.spec.controlPlane;
-      const put = await api.request<Shoot>('PUT', `/projects/${project}/shoots/${name}`, { body: shoot });
+      const put = await api.request<Shoot>('PUT', `/projects/${project}/shoots/${name}`, { body: shootOn(lost, name) });
       if (put.status !== 201) throw new Error(`shoot ${name}: ${put.status} ${JSON.stringify(put.body)}`);
       ids.set(name, put.body.status.technicalID);
       const url = await until(`${name} serving on ${lost}`, async () => {
         const cp = (await controlPlanes(lost)).find((c) => c.technicalID === put.body.status.technicalID);
         return cp?.active && cp.etcdClientUrl;
       }, 300_000, 1_000);
-      const etcd = new Etcd3({ hosts: url });
-      for (let i = 0; i < KEYS; i++) await etcd.put(`bench/${name}/key-${i}`).value(`v${i}-${name}`);
-      etcd.close();
+      await writeKeys(url, `bench/${name}/`, KEYS);
     })));
     // Delta snapshots every 2 s: the bad path restores the latest one, so give the sidecars a few.
     await sleep(10_000);
@@ -201,7 +180,7 @@ async function run(count: number, tag: string): Promise<RunResult> {
           const destination = migration.destination.name;
           if (!planes.has(destination)) planes.set(destination, await controlPlanes(destination));
           const cp = planes.get(destination)!.find((c) => c.technicalID === ids.get(name));
-          if (cp?.active && cp.etcdClientUrl && (await serves(cp.etcdClientUrl, name))) servedAt.set(name, Date.now());
+          if (cp?.active && cp.etcdClientUrl && (await hasKeys(cp.etcdClientUrl, `bench/${name}/`, KEYS))) servedAt.set(name, Date.now());
         }
         await sleep(1_000);
       }

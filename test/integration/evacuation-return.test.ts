@@ -1,7 +1,6 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { Etcd3 } from 'etcd3';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +9,9 @@ import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-re
 import type { Evacuation } from '../../core/evacuation/record.js';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
+import { backedSeed } from '../fixtures/index.js';
 import { AgentProcess } from '../harness/agent-process.js';
+import { evacuationRound, hasKeys, shootOn, writeKeys } from '../harness/evacuation.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 import { until } from '../harness/until.js';
@@ -65,23 +65,13 @@ function seedBody(name: string, i: number, capacity?: number) {
 }
 
 async function round(): Promise<void> {
-  const res = await lambda.send(new InvokeCommand({ FunctionName: deployment.outputs.EvacuationFunctionName, Payload: Buffer.from(JSON.stringify({ round: true })) }));
-  expect(res.FunctionError, Buffer.from(res.Payload ?? new Uint8Array()).toString()).toBeUndefined();
+  expect((await evacuationRound(lambda, deployment.outputs.EvacuationFunctionName)).error).toBeUndefined();
 }
 
 /** Every key of the shoot, with its value, from the etcd the seed reports for it. */
 async function servesKeys(seedName: string, shoot: string): Promise<boolean> {
   const cp = await controlPlane(seedName, shoot);
-  if (!cp?.active || !cp.etcdClientUrl) return false;
-  const etcd = new Etcd3({ hosts: cp.etcdClientUrl, dialTimeout: 2_000 });
-  try {
-    const values = await etcd.getAll().prefix(`back/${shoot}/`).strings();
-    return Array.from({ length: KEYS }, (_, i) => values[`back/${shoot}/key-${i}`] === `v${i}`).every(Boolean);
-  } catch {
-    return false;
-  } finally {
-    etcd.close();
-  }
+  return cp?.active === true && cp.etcdClientUrl !== undefined && hasKeys(cp.etcdClientUrl, `back/${shoot}/`, KEYS);
 }
 
 /** The seed's processes (agent, sidecars, etcds) whose command line names the shoot's technical ID. */
@@ -120,12 +110,8 @@ describe('a seed that comes back during its evacuation', () => {
   it('keeps the shoots not moved yet, releases those moved away, and ends Stopped; a shoot that fits nowhere shows why on itself until capacity appears', async () => {
     // Prepare: three shoots serving on RETURNS with keys, snapshotted.
     for (const [i, name] of SHOOTS.entries()) {
-      const shoot = fixture('shoot-dev-api1');
-      shoot.metadata = { name, annotations: { 'gardenless.io/evacuation-priority': String(10 - i) } };
-      shoot.spec.seedName = RETURNS;
-      delete shoot.spec.tolerations;
-      delete shoot.spec.controlPlane;
-      const put = await garden.setup.request<Shoot>('PUT', `/projects/${PROJECT}/shoots/${name}`, { body: shoot });
+      const body = shootOn(RETURNS, name, { 'gardenless.io/evacuation-priority': String(10 - i) });
+      const put = await garden.setup.request<Shoot>('PUT', `/projects/${PROJECT}/shoots/${name}`, { body });
       expect(put.status).toBe(201);
       ids.set(name, put.body.status.technicalID);
     }
@@ -134,9 +120,7 @@ describe('a seed that comes back during its evacuation', () => {
         const cp = await controlPlane(RETURNS, name);
         return cp?.active && cp.etcdClientUrl;
       }, 180_000);
-      const etcd = new Etcd3({ hosts: url });
-      for (let i = 0; i < KEYS; i++) await etcd.put(`back/${name}/key-${i}`).value(`v${i}`);
-      etcd.close();
+      await writeKeys(url, `back/${name}/`, KEYS);
     }
     await new Promise((r) => setTimeout(r, 8_000));
 
