@@ -21,7 +21,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
@@ -64,6 +64,8 @@ interface RunResult {
   totalMs: number;
   lostSince: string;
   lastRenewTime: string;
+  /** The machine's one-minute load average at the kill and when the last shoot served. */
+  load: [number, number];
 }
 
 const started = Date.now();
@@ -152,6 +154,7 @@ async function run(count: number, tag: string): Promise<RunResult> {
     // Kill the seed; drive rounds while another loop watches the shoots arrive.
     const killed = agents.get(lost)!.kill();
     const killedAt = Date.now();
+    const loadAtKill = loadavg()[0]!;
     const deadline = killedAt + TIMEOUT_S * 1_000;
     const servedAt = new Map<string, number>();
     const migrationOf = new Map<string, MigrationRecord>();
@@ -193,6 +196,7 @@ async function run(count: number, tag: string): Promise<RunResult> {
     const record = evacuation!;
     const lostAt = Date.parse(record.lostSince);
     const lastServed = Math.max(...servedAt.values());
+    const loadAtEnd = loadavg()[0]!;
     const byDestination: Record<string, number> = {};
     for (const m of migrationOf.values()) byDestination[m.destination.name] = (byDestination[m.destination.name] ?? 0) + 1;
     console.log(`run ${tag}: killed ${killed} processes; ${roundErrors} failed rounds`);
@@ -209,6 +213,7 @@ async function run(count: number, tag: string): Promise<RunResult> {
       totalMs: Date.now() - t0,
       lostSince: record.lostSince,
       lastRenewTime: record.lastRenewTime,
+      load: [loadAtKill, loadAtEnd],
     };
   } finally {
     await Promise.all([...agents.values()].map((a) => a.stop()));
@@ -233,7 +238,7 @@ try {
 console.log(`\nevacuation of a killed seed (lease ${results[0]?.leaseSeconds} s, after ${AFTER_S} s, maxParallel ${MAX_PARALLEL}, ${DESTINATIONS} destinations, ${KEYS} keys per shoot; lease loss = the lease's renewTime + duration as the garden sees it)`);
 for (const r of results) {
   console.log(
-    `${String(r.shoots).padStart(3)} shoots, maxParallel ${MAX_PARALLEL}, after ${AFTER_S} s: kill -> lease loss ${s(r.killToLoss)} s; lease loss -> last shoot serving on its destination ${s(r.lossToLast)} s; peak ${r.peak} migrations at once; per shoot (migration start -> serving) median ${s(median(r.perShoot))} s, max ${s(Math.max(...r.perShoot))} s`,
+    `${String(r.shoots).padStart(3)} shoots, maxParallel ${MAX_PARALLEL}, after ${AFTER_S} s: kill -> lease loss ${s(r.killToLoss)} s; lease loss -> last shoot serving on its destination ${s(r.lossToLast)} s; peak ${r.peak} migrations at once; per shoot (migration start -> serving) median ${s(median(r.perShoot))} s, max ${s(Math.max(...r.perShoot))} s; load average ${r.load.map((l) => l.toFixed(1)).join(' -> ')} (${cpus().length} cores)`,
   );
 }
 console.log(`whole benchmark: ${((Date.now() - started) / 1000).toFixed(0)} s`);
