@@ -14,9 +14,12 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** The running local landscape, or a fresh emulator with the stack deployed (stopped by `close`). */
-export async function benchLandscape(): Promise<{ deployment: Pick<Deployment, 'apiUrl' | 'awsEndpoint' | 'region' | 'outputs'>; close: () => Promise<void> }> {
-  const running = readEndpoints();
+/**
+ * The running local landscape, or a fresh emulator with the stack deployed (stopped by `close`). With
+ * `context`, always a fresh one deployed with it: the running landscape has settings of its own.
+ */
+export async function benchLandscape(options: { context?: Record<string, string> } = {}): Promise<{ deployment: Pick<Deployment, 'apiUrl' | 'awsEndpoint' | 'region' | 'outputs'>; close: () => Promise<void> }> {
+  const running = options.context ? undefined : readEndpoints();
   if (running) {
     try {
       const res = await fetch(`${running.awsEndpoint}/_localstack/health`, { signal: AbortSignal.timeout(2_000) });
@@ -27,7 +30,7 @@ export async function benchLandscape(): Promise<{ deployment: Pick<Deployment, '
   }
   const emulator = await startEmulator({ logFile: `.landscape/bench-emulator-${process.pid}.log` });
   // Benchmarks drive the watchdog themselves; a scheduled round would run beside them.
-  const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenBench', context: { watchdogSchedule: 'false' } });
+  const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenBench', context: { watchdogSchedule: 'false', ...options.context } });
   return { deployment, close: () => emulator.stop() };
 }
 

@@ -1,9 +1,9 @@
 import { expiredLease, type ExpiredLease } from '../garden/lease-monitor.js';
-import type { SchedulingPolicy } from '../garden/placement.js';
+import { schedulingStatus, type SchedulingPolicy } from '../garden/placement.js';
 import { labelOf } from '../scheduling/prepare.js';
 import { schedule } from '../scheduling/schedule.js';
 import type { Seed } from '../model/seed.js';
-import type { Shoot } from '../model/shoot.js';
+import type { Shoot, ShootStatus } from '../model/shoot.js';
 import { compareForEvacuation, evacuationPriority } from './priority.js';
 import { evacuationId, isActive, shootKey, tally, type Evacuation, type EvacuationShoot } from './record.js';
 import { effectiveSettings, type EffectiveEvacuationSettings, type EvacuationRails } from './settings.js';
@@ -48,6 +48,18 @@ export interface MigrationAction {
   action: 'start' | 'resume';
 }
 
+/**
+ * What a shoot of the evacuated seed shows of the evacuation on itself, in `status.scheduling` (the shape
+ * a pending placement uses): why it fits nowhere, or, `scheduling` undefined, nothing any more (it moves,
+ * moved, or the evacuation ended). Written after the evacuation's record, by a read-modify-write.
+ */
+export interface ShootSchedulingWrite {
+  seed: string;
+  project: string;
+  name: string;
+  scheduling: NonNullable<ShootStatus['scheduling']> | undefined;
+}
+
 export interface PlannedEvent {
   type: string;
   detail: Record<string, unknown>;
@@ -56,6 +68,7 @@ export interface PlannedEvent {
 export interface EvacuationPlan {
   writes: EvacuationWrite[];
   migrations: MigrationAction[];
+  shootScheduling: ShootSchedulingWrite[];
   events: PlannedEvent[];
   /** Why no evacuation makes progress now (the share-of-seeds rail), if so. */
   held?: string;
@@ -109,7 +122,7 @@ export function planEvacuations(world: EvacuationWorld): EvacuationPlan {
     ? `${lost.size} of ${holders} seeds have lost their lease, more than the allowed share ${world.rails.maxLostShare}: a fault on the garden's side is likelier than ${lost.size} lost seeds, so no shoot moves`
     : undefined;
 
-  const plan: EvacuationPlan = { writes: [], migrations: [], events: [], waiting: [], queued: [], ...(held ? { held } : {}) };
+  const plan: EvacuationPlan = { writes: [], migrations: [], shootScheduling: [], events: [], waiting: [], queued: [], ...(held ? { held } : {}) };
   const records: { record: Evacuation; before: Evacuation | undefined }[] = [];
 
   // Moves under way count against their destination's capacity until they finish.
@@ -159,6 +172,7 @@ export function planEvacuations(world: EvacuationWorld): EvacuationPlan {
   }
 
   // Moves: each Running evacuation fills its free places, highest priority first.
+  const noFit = new Map<string, NonNullable<ShootStatus['scheduling']>>();
   for (const { record } of records) {
     if (record.phase !== 'Running') continue;
     const seed = seedsByName.get(record.seed);
@@ -166,12 +180,13 @@ export function planEvacuations(world: EvacuationWorld): EvacuationPlan {
     if (!settings) continue;
     record.maxParallel = settings.maxParallel;
     if (held) continue;
-    startMoves(record, { settings, shootByKey, seeds: capacitySeeds, lost: [...lost.keys()], scheduling: world.scheduling ?? {}, at, plan });
+    startMoves(record, { settings, shootByKey, seeds: capacitySeeds, lost: [...lost.keys()], scheduling: world.scheduling ?? {}, now, plan, noFit });
   }
 
   for (const { record, before } of records) {
     setHeld(record, held, plan);
     finishIfDone(record, { at, plan });
+    showOnShoots(record, { shootByKey, noFit, plan });
     if (before && sameRecord(before, record)) continue;
     record.updatedAt = at;
     const expectedVersion = before?.version;
@@ -320,8 +335,10 @@ interface MoveContext {
   seeds: Seed[];
   lost: readonly string[];
   scheduling: SchedulingPolicy;
-  at: string;
+  now: Date;
   plan: EvacuationPlan;
+  /** By shoot key: what a shoot that fits nowhere this round shows in `status.scheduling`. */
+  noFit: Map<string, NonNullable<ShootStatus['scheduling']>>;
 }
 
 function startMoves(record: Evacuation, context: MoveContext): void {
@@ -339,11 +356,12 @@ function startMoves(record: Evacuation, context: MoveContext): void {
     entry.priority = evacuationPriority(shoot);
     if (!result.seedName) {
       entry.reason = `no seed fits: ${result.summary}`;
+      context.noFit.set(shootKey(entry), schedulingStatus(result, context.now, `${evacuationSummaryPrefix(record.seed)}${entry.reason}`));
       continue;
     }
     entry.state = 'Migrating';
     entry.destination = result.seedName;
-    entry.startedAt = context.at;
+    entry.startedAt = context.now.toISOString();
     delete entry.reason;
     delete entry.migrationId;
     const i = context.seeds.findIndex((s) => s.metadata.name === result.seedName);
@@ -385,6 +403,31 @@ function finishIfDone(record: Evacuation, context: { at: string; plan: Evacuatio
     type: 'EvacuationEnded',
     detail: { seed: record.seed, evacuationId: record.id, phase, moved: counts.Moved, failed: counts.Failed, gone: counts.Gone, stayed: counts.Pending, ...(record.reason ? { reason: record.reason } : {}) },
   });
+}
+
+/** How the evacuation's reason in a shoot's `status.scheduling` begins: it is the evacuation's to clear. */
+export function evacuationSummaryPrefix(seed: string): string {
+  return `evacuation of seed ${seed}: `;
+}
+
+/**
+ * A shoot that fits nowhere shows the scheduler's reason on itself, written only when it changed (as a
+ * pending placement does); the evacuation's reason goes once the shoot no longer waits for a seed: it
+ * moves or moved, or the evacuation stops, is cancelled or ended. A reason of something else (a pending
+ * placement's) is left alone.
+ */
+function showOnShoots(record: Evacuation, context: { shootByKey: ReadonlyMap<string, Shoot>; noFit: ReadonlyMap<string, NonNullable<ShootStatus['scheduling']>>; plan: EvacuationPlan }): void {
+  const prefix = evacuationSummaryPrefix(record.seed);
+  for (const entry of record.shoots) {
+    const shoot = context.shootByKey.get(shootKey(entry));
+    if (!shoot) continue;
+    const current = shoot.status.scheduling;
+    const waiting = (record.phase === 'Running' || record.phase === 'Paused') && entry.state === 'Pending';
+    const wanted = waiting ? context.noFit.get(shootKey(entry)) : undefined;
+    const ref = { seed: record.seed, project: entry.project, name: entry.name };
+    if (wanted && current?.summary !== wanted.summary) context.plan.shootScheduling.push({ ...ref, scheduling: wanted });
+    else if (!waiting && current?.summary.startsWith(prefix)) context.plan.shootScheduling.push({ ...ref, scheduling: undefined });
+  }
 }
 
 function sameRecord(a: Evacuation, b: Evacuation): boolean {

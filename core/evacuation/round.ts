@@ -4,7 +4,7 @@ import { listAllShoots } from '../garden/listing.js';
 import { listAllSeeds, type SchedulingPolicy } from '../garden/placement.js';
 import type { GardenRepository } from '../garden/repository.js';
 import type { MigrationStore } from '../migration/store.js';
-import { planEvacuations, seedsToWatch, type EvacuationPlan, type MigrationAction, type MigrationFacts } from './plan.js';
+import { planEvacuations, seedsToWatch, type EvacuationPlan, type MigrationAction, type MigrationFacts, type ShootSchedulingWrite } from './plan.js';
 import { isActive, shootKey, type Evacuation } from './record.js';
 import type { EvacuationRails } from './settings.js';
 import type { EvacuationStore } from './store.js';
@@ -68,6 +68,7 @@ export async function runEvacuationRound(options: EvacuationRoundOptions): Promi
     }
   }
   for (const event of plan.events) if (!lostRaces.includes(String(event.detail.seed))) await events.publish(event.type, event.detail);
+  for (const write of plan.shootScheduling) if (!lostRaces.includes(write.seed)) await showScheduling(options.repo, write);
 
   const result: EvacuationRoundResult = { plan, lostRaces, started: [], rejected: [] };
   const outcomes = new Map<string, { action: MigrationAction; outcome: MoveOutcome }[]>();
@@ -99,6 +100,25 @@ export async function runEvacuationRound(options: EvacuationRoundOptions): Promi
     }
   }
   return result;
+}
+
+/**
+ * Sets or clears a shoot's `status.scheduling`, conditional on the version read; a concurrent writer (a
+ * migration's mirror, the API) makes it read again, up to five times, then the next round tries again.
+ */
+async function showScheduling(repo: GardenRepository, write: ShootSchedulingWrite): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = await repo.getShoot(write.project, write.name);
+    if (!current) return;
+    const { scheduling: _, ...rest } = current.status;
+    const status = write.scheduling ? { ...rest, scheduling: write.scheduling } : rest;
+    try {
+      await repo.updateShoot({ ...current, status }, current.metadata.resourceVersion);
+      return;
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+    }
+  }
 }
 
 /** The record with each started move's migration id, and each refused start back to Pending with the reason. */

@@ -1,7 +1,7 @@
 import { NotFoundError } from '../errors.js';
 import { admitHighAvailability, toAdmissionError } from '../ha/admission.js';
 import type { Seed } from '../model/seed.js';
-import type { Shoot } from '../model/shoot.js';
+import type { Shoot, ShootStatus } from '../model/shoot.js';
 import { schedule, type ScheduleOptions, type ScheduleResult } from '../scheduling/schedule.js';
 import { SeedUnavailableError } from './errors.js';
 import type { GardenRepository } from './repository.js';
@@ -55,8 +55,21 @@ export function placed(shoot: Shoot, seedName: string, summary: string, now: Dat
   };
 }
 
-export function unschedulable(shoot: Shoot, result: ScheduleResult, now: Date): Shoot {
+/**
+ * What a shoot shows when the scheduler found no seed for it (`status.scheduling`): the summary, or
+ * `summary` when the caller words it, and the rejections, at most MAX_STORED_REJECTIONS of them.
+ */
+export function schedulingStatus(result: Pick<ScheduleResult, 'summary' | 'rejected'>, now: Date, summary = result.summary): NonNullable<ShootStatus['scheduling']> {
   const rejected = result.rejected;
+  return {
+    lastAttemptTime: now.toISOString(),
+    summary,
+    rejected: rejected.slice(0, MAX_STORED_REJECTIONS),
+    ...(rejected.length > MAX_STORED_REJECTIONS ? { rejectedOmitted: rejected.length - MAX_STORED_REJECTIONS } : {}),
+  };
+}
+
+export function unschedulable(shoot: Shoot, result: ScheduleResult, now: Date): Shoot {
   return {
     ...shoot,
     status: {
@@ -71,12 +84,7 @@ export function unschedulable(shoot: Shoot, result: ScheduleResult, now: Date): 
       conditions: upsertCondition(shoot.status.conditions, {
         type: 'Scheduled', status: 'False', reason: 'Unschedulable', message: result.summary.slice(0, 1024), lastTransitionTime: now.toISOString(),
       }),
-      scheduling: {
-        lastAttemptTime: now.toISOString(),
-        summary: result.summary,
-        rejected: rejected.slice(0, MAX_STORED_REJECTIONS),
-        ...(rejected.length > MAX_STORED_REJECTIONS ? { rejectedOmitted: rejected.length - MAX_STORED_REJECTIONS } : {}),
-      },
+      scheduling: schedulingStatus(result, now),
     },
   };
 }

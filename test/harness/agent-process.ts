@@ -60,6 +60,19 @@ export class AgentProcess {
     return this.child?.pid ? processTree(this.child.pid).filter((p) => !this.agentPids().includes(p)) : [];
   }
 
+  /** SIGKILL to the agent and every process below it (sidecars, etcds): nothing shuts down cleanly. How many were killed. */
+  kill(): number {
+    const pids = [...this.agentPids(), ...this.descendants()];
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone with its parent.
+      }
+    }
+    return pids.length;
+  }
+
   freeze(): number[] {
     this.frozen = this.agentPids();
     for (const pid of this.frozen) process.kill(pid, 'SIGSTOP');

@@ -38,7 +38,7 @@ export function testGarden(): TestGarden {
 }
 
 /** Every item of the garden table, sorted by key: what "nothing was written" is checked against. */
-export async function scanTable(garden: TestGarden): Promise<Record<string, unknown>[]> {
+export async function scanTable(garden: Pick<TestGarden, 'ddb' | 'tableName'>): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -50,7 +50,7 @@ export async function scanTable(garden: TestGarden): Promise<Record<string, unkn
 }
 
 /** Empties the garden table so that each suite starts from a clean state; the stack stays deployed. */
-export async function resetGardenState(garden: TestGarden): Promise<void> {
+export async function resetGardenState(garden: Pick<TestGarden, 'ddb' | 'tableName'>): Promise<void> {
   const items = await scanTable(garden);
   for (let i = 0; i < items.length; i += 25) {
     const batch = items.slice(i, i + 25).map((it) => ({ DeleteRequest: { Key: { pk: it.pk, sk: it.sk } } }));

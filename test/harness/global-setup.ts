@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { deployGarden, type Deployment } from '../../local/deploy.js';
 import { startEmulator } from '../../local/emulator.js';
-import { TEST_OWNERSHIP_TIMINGS } from './timings.js';
+import { TEST_STACK_CONTEXT } from './timings.js';
 import { GardenClient } from '../../adapters/http/garden-client.js';
 
 declare module 'vitest' {
@@ -18,24 +18,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started = Date.now();
   const emulator = await startEmulator({ logFile: `.landscape/test-emulator-${process.pid}.log` });
   try {
-    // Tests drive the watchdog's rounds themselves; a scheduled round in between would count twice.
-    const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenTest', context: {
-      watchdogSchedule: 'false',
-      // Tests drive the lease monitor's rounds too (test/integration/early-bad-path.test.ts).
-      leaseMonitorSchedule: 'false',
-      // ...and the evacuation controller's (test/integration/evacuation.test.ts).
-      evacuationSchedule: 'false',
-      // Short waits, so that a silent source is given up in seconds (docs/design.md: tests use seconds); 30 s, not
-      // less: the restore of an HA shoot's etcd starts three sidecar processes at once, which takes most of
-      // 15 s on a loaded two-core machine.
-      migrationCommandTimeoutSeconds: '30',
-      migrationWaitFinalSnapshotSeconds: '20',
-      seedHeartbeatIntervalSeconds: '2',
-      // The scenario sidecars check every 0.5 s with a 5 s grace; the copy's fence bound follows from these,
-      // and a copy waits 15 s for a final snapshot that a dead source never writes.
-      ownershipTimings: JSON.stringify(TEST_OWNERSHIP_TIMINGS),
-      copyWaitForFinalSeconds: '15',
-    } });
+    const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenTest', context: TEST_STACK_CONTEXT });
     const warm = await warmUp(deployment);
     console.log(`integration: emulator ${emulator.endpoint}, stack deployed in ${Date.now() - started} ms (API warmed: ${warm}), API ${deployment.apiUrl}`);
     project.provide('deployment', deployment);

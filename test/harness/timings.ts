@@ -6,3 +6,24 @@ import type { OwnershipTimings } from '../../core/ownership/index.js';
  * must be one object (docs/design.md section 4).
  */
 export const TEST_OWNERSHIP_TIMINGS = { ownerCheckInterval: 500, unknownGrace: 5_000, dnsCacheTTL: 1_000, fenceTime: 3_000 } as const satisfies Partial<OwnershipTimings>;
+
+/**
+ * The CDK context of the test stack (and of benchmarks that run the same landscape, scripts/bench-evacuation.ts).
+ * Tests drive the watchdog's, the lease monitor's (test/integration/early-bad-path.test.ts) and the evacuation
+ * controller's (test/integration/evacuation.test.ts) rounds themselves: a scheduled round in between would count twice.
+ */
+export const TEST_STACK_CONTEXT: Record<string, string> = {
+  watchdogSchedule: 'false',
+  leaseMonitorSchedule: 'false',
+  evacuationSchedule: 'false',
+  // Short waits, so that a silent source is given up in seconds (docs/design.md: tests use seconds); 30 s, not
+  // less: the restore of an HA shoot's etcd starts three sidecar processes at once, which takes most of
+  // 15 s on a loaded two-core machine.
+  migrationCommandTimeoutSeconds: '30',
+  migrationWaitFinalSnapshotSeconds: '20',
+  seedHeartbeatIntervalSeconds: '2',
+  // The scenario sidecars check every 0.5 s with a 5 s grace; the copy's fence bound follows from these,
+  // and a copy waits 15 s for a final snapshot that a dead source never writes.
+  ownershipTimings: JSON.stringify(TEST_OWNERSHIP_TIMINGS),
+  copyWaitForFinalSeconds: '15',
+};

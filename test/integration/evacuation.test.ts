@@ -1,7 +1,6 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { Etcd3 } from 'etcd3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,8 +10,9 @@ import type { Evacuation } from '../../core/evacuation/record.js';
 import type { MigrationRecord } from '../../core/migration/record.js';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
+import { backedSeed } from '../fixtures/index.js';
 import { AgentProcess } from '../harness/agent-process.js';
+import { evacuationRound, hasKeys, shootOn, writeKeys } from '../harness/evacuation.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 import { until } from '../harness/until.js';
@@ -64,18 +64,7 @@ function seedBody(name: string, i: number) {
 }
 
 /** Kills a seed's agent with its sidecars and etcds (SIGKILL: nothing is shut down cleanly). */
-function kill(seedName: string): number {
-  const agent = agents.get(seedName)!;
-  const pids = [...agent.agentPids(), ...agent.descendants()];
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone with its parent.
-    }
-  }
-  return pids.length;
-}
+const kill = (seedName: string): number => agents.get(seedName)!.kill();
 
 const evacuationOf = async (seedName: string) => {
   const res = await api.request<Evacuation>('GET', `/seeds/${seedName}/evacuation`);
@@ -85,9 +74,8 @@ const count = (e: Evacuation | undefined, state: string) => e?.shoots.filter((s)
 
 /** One evacuation round, as the schedule or an event would run it. */
 async function round(): Promise<Record<string, unknown>> {
-  const res = await lambda.send(new InvokeCommand({ FunctionName: deployment.outputs.EvacuationFunctionName, Payload: Buffer.from(JSON.stringify({ round: true })) }));
-  const body = JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString() || '{}') as Record<string, unknown>;
-  expect(res.FunctionError, JSON.stringify(body)).toBeUndefined();
+  const { body, error } = await evacuationRound(lambda, deployment.outputs.EvacuationFunctionName);
+  expect(error).toBeUndefined();
   return body;
 }
 
@@ -118,12 +106,8 @@ describe('evacuation of a lost seed with real agents', () => {
     // Prepare: 6 shoots serving on the seed that opted in, keys in each etcd, snapshotted.
     const ids = new Map<string, string>();
     for (const name of SHOOTS) {
-      const shoot = fixture('shoot-dev-api1');
-      shoot.metadata = { name, ...(name === 's5' ? { annotations: { 'gardenless.io/evacuation-priority': '10' } } : {}) };
-      shoot.spec.seedName = LOST;
-      delete shoot.spec.tolerations;
-      delete shoot.spec.controlPlane;
-      const put = await garden.setup.request<Shoot>('PUT', `/projects/${PROJECT}/shoots/${name}`, { body: shoot });
+      const body = shootOn(LOST, name, name === 's5' ? { 'gardenless.io/evacuation-priority': '10' } : undefined);
+      const put = await garden.setup.request<Shoot>('PUT', `/projects/${PROJECT}/shoots/${name}`, { body });
       expect(put.status).toBe(201);
       ids.set(name, put.body.status.technicalID);
     }
@@ -132,9 +116,7 @@ describe('evacuation of a lost seed with real agents', () => {
         const cp = await controlPlane(LOST, ids.get(name)!);
         return cp?.active && cp.etcdClientUrl;
       }, 180_000);
-      const etcd = new Etcd3({ hosts: url });
-      for (let i = 0; i < KEYS; i++) await etcd.put(`evac/${name}/key-${i}`).value(`v${i}`);
-      etcd.close();
+      await writeKeys(url, `evac/${name}/`, KEYS);
     }
     // Delta snapshots every 2 s: the bad path restores the latest one, so give it a few.
     await new Promise((r) => setTimeout(r, 8_000));
@@ -179,9 +161,7 @@ describe('evacuation of a lost seed with real agents', () => {
         const cp = await controlPlane(destination, ids.get(name)!);
         return cp?.active && cp.etcdClientUrl;
       });
-      const etcd = new Etcd3({ hosts: url });
-      expect(await etcd.getAll().prefix(`evac/${name}/`).count()).toBe(KEYS);
-      etcd.close();
+      expect(await hasKeys(url, `evac/${name}/`, KEYS)).toBe(true);
     }
     passed += 1;
     console.log(`evacuation: 6 shoots moved ${(elapsed / 1000).toFixed(1)} s after the kill (after ${AFTER_S} s, lease 6 s), peak ${peak} migrations at once (maxParallel ${MAX_PARALLEL}); moves began at ${[...startedAt.values()].map((ms) => (ms / 1000).toFixed(0)).join(', ')} s`);
@@ -190,12 +170,7 @@ describe('evacuation of a lost seed with real agents', () => {
     // Prepare: three shoots on X, one on Y, serving.
     const placed: [string, string][] = [['x0', X], ['x1', X], ['x2', X], ['y0', Y]];
     for (const [name, seedName] of placed) {
-      const shoot = fixture('shoot-dev-api1');
-      shoot.metadata = { name };
-      shoot.spec.seedName = seedName;
-      delete shoot.spec.tolerations;
-      delete shoot.spec.controlPlane;
-      const put = await garden.setup.request<Shoot>('PUT', `/projects/${PROJECT}/shoots/${name}`, { body: shoot });
+      const put = await garden.setup.request<Shoot>('PUT', `/projects/${PROJECT}/shoots/${name}`, { body: shootOn(seedName, name) });
       expect(put.status).toBe(201);
       await until(`${name} serving on ${seedName}`, async () => (await controlPlane(seedName, put.body.status.technicalID))?.active, 180_000);
     }

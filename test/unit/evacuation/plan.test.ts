@@ -119,6 +119,46 @@ describe('planEvacuations: order and destinations', () => {
     const next = planEvacuations(world(DUE + 5_000, roomy, shoots, { evacuations: [first.writes[0]!.record], migrations: migrationsOf(first) }));
     expect(next.migrations).toEqual([expect.objectContaining({ action: 'start', destination: 'b' })]);
   });
+
+  it('shows why a shoot fits nowhere on the shoot itself (status.scheduling), written only when the reason changes, cleared once its move starts', () => {
+    const { seeds, shoots } = lostSeedWorld(DUE, 3, { capacity: 1 });
+    const first = planEvacuations(world(DUE, seeds, shoots));
+    const waiting = first.writes[0]!.record.shoots.find((s) => s.state === 'Pending')!;
+    expect(first.shootScheduling).toEqual([{ seed: 'lost', project: 'dev', name: waiting.name, scheduling: expect.objectContaining({ lastAttemptTime: at(DUE).toISOString() }) }]);
+    const shown = first.shootScheduling[0]!.scheduling!;
+    expect(shown.summary).toBe(`evacuation of seed lost: ${waiting.reason}`);
+    expect(shown.rejected).toEqual(expect.arrayContaining([
+      expect.objectContaining({ seed: 'b', filter: 'capacity' }), expect.objectContaining({ seed: 'c', filter: 'capacity' }), expect.objectContaining({ seed: 'lost', filter: 'excluded' }),
+    ]));
+
+    // Next round, the same reason: the shoot as written is not written again.
+    const written = shoots.map((s) => (s.metadata.name === waiting.name ? { ...s, status: { ...s.status, scheduling: shown } } : s));
+    const same = planEvacuations(world(DUE + 5_000, lostSeedWorld(DUE + 5_000, 3, { capacity: 1 }).seeds, written, { evacuations: [first.writes[0]!.record], migrations: migrationsOf(first) }));
+    expect(same.writes[0]!.record.shoots.find((s) => s.name === waiting.name)).toMatchObject({ state: 'Pending' });
+    expect(same.shootScheduling).toEqual([]);
+
+    // Capacity appears: the shoot moves, and the reason goes from it.
+    const roomy = [seed('lost', DUE + 10_000, { renewedAt: 0, evacuation: ON }), seed('b', DUE + 10_000, { nodes: 1, capacity: 5 }), seed('c', DUE + 10_000, { nodes: 2, capacity: 1 })];
+    const moved = planEvacuations(world(DUE + 10_000, roomy, written, { evacuations: [same.writes[0]?.record ?? first.writes[0]!.record], migrations: migrationsOf(first) }));
+    expect(moved.migrations).toEqual([expect.objectContaining({ name: waiting.name, destination: 'b' })]);
+    expect(moved.shootScheduling).toEqual([{ seed: 'lost', project: 'dev', name: waiting.name, scheduling: undefined }]);
+  });
+
+  it('a changed reason is written again; a pending placement\'s reason on a shoot is never the evacuation\'s to clear', () => {
+    const { seeds, shoots } = lostSeedWorld(DUE, 3, { capacity: 1 });
+    const first = planEvacuations(world(DUE, seeds, shoots));
+    const name = first.shootScheduling[0]!.name;
+    const stale = { lastAttemptTime: at(0).toISOString(), summary: 'evacuation of seed lost: no seed fits: an older reason', rejected: [] };
+    const withStale = shoots.map((s) => (s.metadata.name === name ? { ...s, status: { ...s.status, scheduling: stale } } : s));
+    const again = planEvacuations(world(DUE + 5_000, lostSeedWorld(DUE + 5_000, 3, { capacity: 1 }).seeds, withStale, { evacuations: [first.writes[0]!.record], migrations: migrationsOf(first) }));
+    expect(again.shootScheduling).toEqual([expect.objectContaining({ name, scheduling: expect.objectContaining({ summary: first.shootScheduling[0]!.scheduling!.summary }) })]);
+
+    // Moving shoots carrying a placement's old reason (not the evacuation's): left as they are.
+    const placement = { lastAttemptTime: at(0).toISOString(), summary: '0/3 seeds eligible', rejected: [] };
+    const fromPlacement = shoots.map((s) => ({ ...s, status: { ...s.status, scheduling: placement } }));
+    const roomy = lostSeedWorld(DUE, 3);
+    expect(planEvacuations(world(DUE, roomy.seeds, fromPlacement)).shootScheduling).toEqual([]);
+  });
 });
 
 describe('planEvacuations: following the moves', () => {
@@ -274,6 +314,41 @@ describe('planEvacuations: rails and phases', () => {
     const plan = planEvacuations(world(DUE + 5_000, back, shoots, { evacuations: [record], migrations: running }));
     expect(plan.migrations).toEqual([]);
     expect(plan.writes[0]!.record).toMatchObject({ phase: 'Stopping', reason: expect.stringMatching(/renewed its lease/) });
+  });
+
+  it('a seed back mid-evacuation: the move under way finishes, the shoots not moved stay on it without the evacuation\'s reason, then Stopped', () => {
+    // s0 moved, s1 moving, s2 fits nowhere (b and c hold one shoot each); then the seed renews its lease.
+    const full = (now: number) => [seed('lost', now, { renewedAt: 0, evacuation: ON }), seed('b', now, { nodes: 1, capacity: 1 }), seed('c', now, { nodes: 2, capacity: 1 })];
+    const { shoots } = lostSeedWorld(DUE, 3);
+    const first = planEvacuations(world(DUE, full(DUE), shoots));
+    const record = first.writes[0]!.record;
+    expect(tally(record)).toMatchObject({ Migrating: 2, Pending: 1 });
+    const [a, b] = first.migrations;
+    const stays = record.shoots.find((s) => s.state === 'Pending')!.name;
+    const reason = first.shootScheduling[0]!.scheduling!;
+    const current = shoots.map((s) => {
+      if (s.metadata.name === a!.name) return { ...s, spec: { ...s.spec, seedName: a!.destination }, status: { ...s.status, seedName: a!.destination } };
+      if (s.metadata.name === stays) return { ...s, status: { ...s.status, scheduling: reason } };
+      return s;
+    });
+    const back = (now: number) => [seed('lost', now, { evacuation: ON }), ...full(now).slice(1)];
+    const facts = (bState: MigrationFacts['state']) => new Map([
+      [`dev/${a!.name}`, migration('m0', 'Succeeded', 'lost', a!.destination, { createdAt: DUE })],
+      [`dev/${b!.name}`, migration('m1', bState, 'lost', b!.destination, { createdAt: DUE })],
+    ]);
+    const stopping = planEvacuations(world(DUE + 5_000, back(DUE + 5_000), current, { evacuations: [record], migrations: facts('Running') }));
+    const mid = stopping.writes[0]!.record;
+    expect(mid.phase).toBe('Stopping');
+    expect(mid.shoots.map((s) => [s.name, s.state])).toEqual(expect.arrayContaining([[a!.name, 'Moved'], [b!.name, 'Migrating'], [stays, 'Pending']]));
+    expect(stopping.migrations).toEqual([]);
+    // Still in an active evacuation while Stopping, but no longer waiting for a seed: its reason goes.
+    expect(stopping.shootScheduling).toEqual([{ seed: 'lost', project: 'dev', name: stays, scheduling: undefined }]);
+
+    const cleared = current.map((s) => (s.metadata.name === stays ? { ...s, status: { ...s.status, scheduling: undefined } } : s));
+    const moving = cleared.map((s) => (s.metadata.name === b!.name ? { ...s, spec: { ...s.spec, seedName: b!.destination }, status: { ...s.status, seedName: b!.destination } } : s));
+    const ended = planEvacuations(world(DUE + 60_000, back(DUE + 60_000), moving, { evacuations: [mid], migrations: facts('Succeeded') })).writes[0]!.record;
+    expect(ended).toMatchObject({ phase: 'Stopped', endedAt: at(DUE + 60_000).toISOString() });
+    expect(tally(ended)).toMatchObject({ Moved: 2, Pending: 1 });
   });
 
   it('cancels when the seed no longer opts in', () => {

@@ -16,14 +16,14 @@ import { createAnswered, ManualClock, seedBody, shootBody } from '../garden/buil
 
 const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }], leaseDurationSeconds: 6 };
 
-/** A garden in memory with the real migration admission: seed `lost` (opted in: after 1m, maxParallel 2) hosting 3 shoots, seeds b and c. */
-async function garden(options: { store?: EvacuationStore } = {}) {
+/** A garden in memory with the real migration admission: seed `lost` (opted in: after 1m, maxParallel 2) hosting 3 shoots, seeds b and c (`capacity` shoots each, default unbounded). */
+async function garden(options: { store?: EvacuationStore; capacity?: number } = {}) {
   const clock = new ManualClock(new Date('2026-01-01T00:00:00Z'));
   const repo = new MemoryGardenRepository({ clock });
   const service = new GardenService({ repository: repo, clock, provisioner: { provision: async (n) => ({ commandQueueUrl: `https://sqs.local/000000000000/gl-seed-${n}.fifo` }), deprovision: async () => {} } });
   const evacuation = { enabled: true, after: '1m', maxParallel: 2 };
   for (const [i, name] of ['lost', 'b', 'c'].entries()) {
-    await service.putSeed(name, seedBody({ spec: { taints: undefined, capacity: undefined, backup: { bucket: `gl-backup-${name}`, region: 'eu-west-1' }, networks: { nodes: `10.${i}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' }, settings: name === 'lost' ? { evacuation } : {} } }));
+    await service.putSeed(name, seedBody({ spec: { taints: undefined, capacity: name !== 'lost' && options.capacity !== undefined ? { shoots: options.capacity } : undefined, backup: { bucket: `gl-backup-${name}`, region: 'eu-west-1' }, networks: { nodes: `10.${i}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' }, settings: name === 'lost' ? { evacuation } : {} } }));
     await service.heartbeat(name, READY);
   }
   for (const n of ['s0', 's1', 's2']) {
@@ -132,6 +132,35 @@ describe('runEvacuationRound with the real migration admission', () => {
     expect(g.events.map((e) => e.type)).toEqual(expect.arrayContaining(['EvacuationPaused', 'EvacuationResumed', 'EvacuationCancelled', 'EvacuationEnded']));
     await expect(g.controls.control('lost', 'resume')).rejects.toMatchObject({ code: 'EvacuationNotControllable' });
     await expect(g.controls.get('nope')).rejects.toMatchObject({ code: 'NotFound' });
+  });
+});
+
+describe('runEvacuationRound: a shoot that fits nowhere', () => {
+  it('shows the reason on the shoot itself (GET shoot: status.scheduling) until capacity appears and its move starts', async () => {
+    const g = await garden({ capacity: 1 });
+    await g.pass(6_000 + 60_000);
+    const first = await g.round();
+    expect(first.started.map((s) => s.shoot)).toEqual(['dev/s2', 'dev/s0']);
+    // s2 arrives on its seed: a place is free, but b and c are full (s2 on one, s0 on its way to the other).
+    await g.succeed('s2');
+    await g.pass(5_000);
+    expect((await g.round()).started).toEqual([]);
+    const waiting = await g.service.getShoot('dev', 's1');
+    expect(waiting.status.seedName).toBe('lost');
+    expect(waiting.status.scheduling).toMatchObject({ summary: expect.stringMatching(/^evacuation of seed lost: no seed fits: /), lastAttemptTime: g.clock.now().toISOString() });
+    expect(waiting.status.scheduling!.rejected).toEqual(expect.arrayContaining([expect.objectContaining({ seed: 'b', filter: 'capacity' }), expect.objectContaining({ seed: 'c', filter: 'capacity' })]));
+    expect((await g.store.get('lost'))!.shoots.find((s) => s.name === 's1')!.reason).toBe(waiting.status.scheduling!.summary.replace('evacuation of seed lost: ', ''));
+
+    // Rounds with the same reason leave the shoot's resourceVersion alone.
+    await g.pass(5_000);
+    await g.round();
+    expect((await g.service.getShoot('dev', 's1')).metadata.resourceVersion).toBe(waiting.metadata.resourceVersion);
+
+    // Capacity appears on b: s1 moves, and the reason is gone from it.
+    await g.service.putSeed('b', seedBody({ spec: { taints: undefined, capacity: { shoots: 5 }, backup: { bucket: 'gl-backup-b', region: 'eu-west-1' }, networks: { nodes: '10.1.0.0/16', pods: '10.200.0.0/16', services: '10.201.0.0/16' }, settings: {} } }));
+    await g.pass(5_000);
+    expect((await g.round()).started).toEqual([expect.objectContaining({ shoot: 'dev/s1', destination: 'b' })]);
+    expect((await g.service.getShoot('dev', 's1')).status.scheduling).toBeUndefined();
   });
 });
 
