@@ -89,7 +89,7 @@ describe('SeedAgent loop', () => {
     // Assess: delivered before the reconcile finished, nothing answered for it, every message deleted.
     expect(f.answered.map((a) => a.token)).toEqual(['t1']);
     expect(f.inbox.deleted).toHaveLength(4);
-    hosting.release?.();
+    (hosting.release as (() => void) | undefined)?.();
     await until(() => f.answered.length === 2);
   });
 
