@@ -1,5 +1,5 @@
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,8 +15,9 @@ import { until } from '../harness/until.js';
  * Owner-change notices end to end on the deployed test stack: two real seed agents whose sidecars check
  * the owner record only every 10 s, a writer on the source's etcd, and a migration. Right after the
  * owner step changes the record, the owner function puts a check-owner notice on the source's queue; the
- * agent posts it to the sidecar, which checks at once and fences. Good path (the record deleted), then
- * the bad path with a live source (the record set to the destination).
+ * agent posts it to the sidecars (the fixture's shoot is HA: three etcd members, each with its sidecar),
+ * which check at once and fence. Good path (the record deleted), then the bad path with a live source
+ * (the record set to the destination).
  */
 const garden = testGarden();
 const { api, deployment } = garden;
@@ -69,37 +70,39 @@ function startWriter(clientUrl: string) {
 }
 
 /**
- * Keeps copying the sidecar's log while the migration runs: the source's control plane (and its folder)
- * is deleted before the migration ends.
+ * Keeps copying the sidecars' logs (one per etcd member) while the migration runs: the source's control
+ * plane (and its folder) is deleted before the migration ends.
  */
-function followSidecarLog(seedName: string, technicalID: string) {
-  const file = join(workDir, seedName, technicalID, 'sidecar.log');
-  let text = '';
+function followSidecarLogs(seedName: string, technicalID: string) {
+  const dir = join(workDir, seedName, technicalID);
+  const texts = new Map<string, string>();
   const timer = setInterval(() => {
     try {
-      text = readFileSync(file, 'utf8');
+      const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('sidecar.log'));
+      for (const f of files) texts.set(f, readFileSync(join(dir, f), 'utf8'));
     } catch {
       // Deleted with the control plane: keep what was read.
     }
   }, 100);
   return {
     stop: () => clearInterval(timer),
-    /** The first owner check that saw the record gone or moved, and what started it. */
-    firstNotOwnerCheck: () => firstNotOwnerCheck(text),
+    /** The first owner check of any member that saw the record gone or moved, and what started it. */
+    firstNotOwnerCheck: () => firstNotOwnerCheck([...texts.values()].join('\n')),
   };
 }
 
-function firstNotOwnerCheck(log: string): { trigger?: string } | undefined {
+function firstNotOwnerCheck(log: string): { trigger?: string; time?: string } | undefined {
   return log
     .split('\n')
     .map((l) => {
       try {
-        return JSON.parse(l) as { event?: string; result?: string; trigger?: string };
+        return JSON.parse(l) as { event?: string; result?: string; trigger?: string; time?: string };
       } catch {
         return undefined;
       }
     })
-    .find((e) => e?.event === 'owner-check' && e.result === 'not-owner');
+    .filter((e) => e?.event === 'owner-check' && e.result === 'not-owner')
+    .sort((a, b) => Date.parse(a!.time ?? '') - Date.parse(b!.time ?? ''))[0];
 }
 
 async function migrate(options: { to: string; mode: 'good' | 'bad' }): Promise<MigrationRecord> {
@@ -152,7 +155,7 @@ describe('owner-change notices: the source fences within about a second although
       return cp?.active && cp.etcdClientUrl;
     });
     const writer = startWriter(clientUrl);
-    const log = followSidecarLog(from, technicalID);
+    const log = followSidecarLogs(from, technicalID);
     await new Promise((r) => setTimeout(r, 1_000));
 
     // Act
@@ -175,7 +178,7 @@ describe('owner-change notices: the source fences within about a second although
     const fence = firstRefused! - Date.parse(change.startedAt!);
     expect(fence).toBeLessThan(2_000);
     expect(lastAck).toBeLessThan(firstRefused!);
-    // Not a lucky poll: the check that found the record changed was the notice's (or one of its follow-ups).
+    // Not a lucky poll: the first check (of any member) that found the record changed was the notice's (or one of its follow-ups).
     expect(['notice', 'follow-up']).toContain(log.firstNotOwnerCheck()?.trigger);
     expect(record.copy?.final).toBe(true);
     console.log(`owner notice (${path} path): owner step started -> first refused write ${fence} ms (check interval ${CHECK_INTERVAL_MS} ms)`);
