@@ -80,7 +80,7 @@ export class Migration extends Construct {
         ...(props.ownershipTimings ? { OWNERSHIP_TIMINGS: JSON.stringify(props.ownershipTimings) } : {}),
         COPY_WAIT_FOR_FINAL_MS: String(copyWaitForFinal(props)),
       }),
-      owner: fn('Owner', 'owner.ts', 'migrate-shoot: delete the owner record, set it to the destination, switch the API record', {
+      owner: fn('Owner', 'owner.ts', 'migrate-shoot: delete the owner record, set it to the destination (each followed by a notice to the source), switch the API record', {
         HOSTED_ZONE_ID: props.zone.hostedZoneId, INTERNAL_DOMAIN: props.internalDomain, ...apiDomainEnvironment(props.apiDomain),
       }),
       finalSnapshot: fn('FinalSnapshot', 'final-snapshot.ts', 'migrate-shoot: look for the source\'s final snapshot', {
@@ -95,6 +95,12 @@ export class Migration extends Construct {
       new iam.PolicyStatement({ actions: ['route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'], resources: [props.zone.hostedZoneArn] }),
     );
     grantApiRecords(this.functions.owner.role, props.apiDomain, { write: true });
+    // Owner-change notices (check-owner) go to the source seed's queue right after each change.
+    this.functions.owner.role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [Stack.of(this).formatArn({ service: 'sqs', resource: `${props.seedQueuePrefix}*` })] }),
+    );
+    acknowledge(this.functions.owner.role, `IAM5[Resource::${nagArn(this, 'sqs', `${props.seedQueuePrefix}*`)}]`,
+      'Owner-change notices go to the source seed\'s command queue; seeds are registered at run time, and sending is limited to this garden\'s seed queues.');
     const partition = Stack.of(this).partition;
     this.functions.finalSnapshot.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [`arn:${partition}:s3:::${props.backupBucketPrefix}*`] }));
     acknowledge(this.functions.finalSnapshot.role, `IAM5[Resource::arn:${nagPart(partition)}:s3:::${props.backupBucketPrefix}*]`,

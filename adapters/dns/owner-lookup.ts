@@ -67,14 +67,18 @@ export class DnsOwnerLookup implements OwnerLookup {
     this.now = options.now ?? (() => performance.now());
   }
 
-  async lookup(name: string): Promise<OwnerLookupOutcome> {
+  async lookup(name: string, options: { readonly fresh?: boolean } = {}): Promise<OwnerLookupOutcome> {
     const key = name.toLowerCase().replace(/\.$/, '');
-    const cached = this.cache.get(key);
-    if (cached !== undefined && this.now() < cached.expiresAt) return cached.outcome;
-    // Concurrent checks of the same record share one query.
+    if (!options.fresh) {
+      const cached = this.cache.get(key);
+      if (cached !== undefined && this.now() < cached.expiresAt) return cached.outcome;
+    }
+    // Concurrent checks of the same record share one query; a fresh one does not join a query sent before it was asked for.
     const pending = this.inFlight.get(key);
-    if (pending !== undefined) return pending;
-    const query = this.resolve(key).finally(() => this.inFlight.delete(key));
+    if (pending !== undefined && !options.fresh) return pending;
+    const query = this.resolve(key).finally(() => {
+      if (this.inFlight.get(key) === query) this.inFlight.delete(key);
+    });
     this.inFlight.set(key, query);
     return query;
   }
@@ -95,7 +99,9 @@ export class DnsOwnerLookup implements OwnerLookup {
       outcome = classify(error);
     }
     // The TTL counts from the query, so an answer is never older than cacheTTL when it is reused.
-    if (outcome.kind !== 'failed') this.cache.set(name, { outcome, expiresAt: startedAt + this.cacheTTL });
+    // An older query that answers after a fresh one must not replace the fresher answer.
+    const expiresAt = startedAt + this.cacheTTL;
+    if (outcome.kind !== 'failed' && !((this.cache.get(name)?.expiresAt ?? -Infinity) > expiresAt)) this.cache.set(name, { outcome, expiresAt });
     return outcome;
   }
 }

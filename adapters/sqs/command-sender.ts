@@ -1,6 +1,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createHash } from 'node:crypto';
 import type { SeedCommand } from '../../core/commands/schema.js';
+import type { OwnerChangeNotices } from '../../core/migration/owner-notice.js';
 
 /**
  * Sends a command that a state-machine task waits for. The deduplication id covers the task token:
@@ -17,4 +18,25 @@ export async function sendTaskCommand(options: { client: SQSClient; queueUrl: st
       MessageDeduplicationId: createHash('sha256').update(`${command.commandId}\n${command.taskToken ?? ''}`).digest('hex'),
     }),
   );
+}
+
+/**
+ * Owner-change notices on the seeds' queues. Deduplicated by command id (a retried owner step sends the
+ * same notice, which SQS drops within its five-minute window), and bounded in time: a notice that cannot
+ * be sent within `timeoutMs` is given up, the source's poll bounds the fence anyway.
+ */
+export function sqsOwnerNotices(options: { client: SQSClient; timeoutMs?: number }): OwnerChangeNotices {
+  return {
+    async send({ command, queueUrl, messageGroupId }) {
+      await options.client.send(
+        new SendMessageCommand({
+          QueueUrl: queueUrl,
+          MessageBody: JSON.stringify(command),
+          MessageGroupId: messageGroupId,
+          MessageDeduplicationId: createHash('sha256').update(command.commandId).digest('hex'),
+        }),
+        { abortSignal: AbortSignal.timeout(options.timeoutMs ?? 2_000) },
+      );
+    },
+  };
 }

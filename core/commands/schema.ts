@@ -182,15 +182,30 @@ export const restartCommand = named(
   'Delete (and so restart) one crash-looping pod whose dependency recovered (dependency-watchdog weeder).',
 );
 
+export const checkOwnerCommand = named(
+  z
+    .object({
+      ...envelope,
+      type: z.literal('check-owner'),
+      /** What the garden did to the owner record, for the agent's log; the sidecars look the record up themselves. */
+      change: z.enum(['deleted', 'set']),
+    })
+    .strict()
+    // Never answered: the garden does not wait for a seed it may not reach (the bad path).
+    .refine((c) => c.taskToken === undefined, { message: 'a check-owner notice is never answered: it carries no task token', path: ['taskToken'] }),
+  'CheckOwnerCommand',
+  'An owner-change notice, fire-and-forget: the garden changed this shoot\'s owner record; the agent asks every sidecar of the shoot to check the record now instead of at its next poll. It carries no result and decides nothing: the check does. Duplicates and late ones are harmless.',
+);
+
 export const seedCommandSchema = named(
-  z.discriminatedUnion('type', [createControlPlaneCommand, reconcileCommand, migrateCommand, deleteControlPlaneCommand, restoreCommand, scaleCommand, restartCommand]),
+  z.discriminatedUnion('type', [createControlPlaneCommand, reconcileCommand, migrateCommand, deleteControlPlaneCommand, restoreCommand, scaleCommand, restartCommand, checkOwnerCommand]),
   'SeedCommand',
   'One message on a seed command queue.',
 );
 export type SeedCommand = z.infer<typeof seedCommandSchema>;
 export type CommandType = SeedCommand['type'];
 export type CommandOf<T extends CommandType> = Extract<SeedCommand, { type: T }>;
-export const COMMAND_TYPES = ['create-control-plane', 'reconcile', 'migrate', 'delete-control-plane', 'restore', 'scale', 'restart'] as const satisfies readonly CommandType[];
+export const COMMAND_TYPES = ['create-control-plane', 'reconcile', 'migrate', 'delete-control-plane', 'restore', 'scale', 'restart', 'check-owner'] as const satisfies readonly CommandType[];
 
 // ---- answers ----
 
@@ -242,6 +257,11 @@ export const commandResultSchemas = {
     'The replicas before and after.',
   ),
   restart: named(z.object({ pod: z.string().min(1).max(253), restarted: z.boolean() }).strict(), 'RestartResult', 'restarted is false when the pod was not crash-looping any more.'),
+  'check-owner': named(
+    z.object({ sidecars: z.number().int().min(0), notified: z.number().int().min(0) }).strict(),
+    'CheckOwnerResult',
+    'Logged by the agent, never sent (the command has no task token): how many sidecars the shoot has here and how many took the notice.',
+  ),
 } as const satisfies Record<CommandType, z.ZodType>;
 
 export type CommandResult<T extends CommandType> = z.infer<(typeof commandResultSchemas)[T]>;

@@ -5,3 +5,4 @@ export * from './path.js';
 export * from './admission.js';
 export * from './lock.js';
 export * from './commands.js';
+export * from './owner-notice.js';

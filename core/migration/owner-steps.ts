@@ -2,12 +2,18 @@ import { ConflictError, NotFoundError } from '../errors.js';
 import type { OwnerRecords } from '../ownership/owner-records.js';
 import { ownerRecordName } from '../ownership/record-name.js';
 import { stepOf, type MigrationJournal, type MigrationRef } from './journal.js';
+import { ownerNoticeCommand, ownerNoticeGroup, ownerNoticeSkipped, type OwnerChangeNotices, type OwnerChangeStep, type OwnerNoticeOutcome } from './owner-notice.js';
 import { completeStep, startStep, type MigrationRecord } from './record.js';
 
 export interface OwnerStepsOptions {
   journal: MigrationJournal;
   owners: OwnerRecords;
   internalDomain: string;
+  /**
+   * Where owner-change notices go (the seeds' command queues): right after each change the source's
+   * sidecars are told to check now. Absent: none are sent, and the source learns at its next poll.
+   */
+  notices?: OwnerChangeNotices;
 }
 
 /** The two changes of the owner record a migration makes; the only writer of owner records. */
@@ -19,16 +25,17 @@ export class OwnerSteps {
   }
 
   /** delete-owner-record: the source's sidecar sees not-owner, fences, and takes its final snapshot. */
-  async deleteOwnerRecord(ref: MigrationRef): Promise<{ ownerChangedAt: number; hibernated: boolean }> {
+  async deleteOwnerRecord(ref: MigrationRef): Promise<{ ownerChangedAt: number; hibernated: boolean; notice: OwnerNoticeOutcome }> {
     const record = await this.journal.save(startStep(await this.journal.current(ref), { step: 'delete-owner-record', now: this.journal.now() }));
     const name = this.recordName(record);
     await this.options.owners.delete({ name, ...(record.source.identity ? { expected: record.source.identity } : {}) });
-    const done = await this.journal.save(completeStep(record, { step: 'delete-owner-record', now: this.journal.now(), message: `deleted ${name}` }));
-    return { ownerChangedAt: Date.parse(stepOf(done, 'delete-owner-record').endedAt!), hibernated: done.guards.hibernated };
+    const notice = await this.noticeSource(record, 'delete-owner-record');
+    const done = await this.journal.save(completeStep(record, { step: 'delete-owner-record', now: this.journal.now(), message: `deleted ${name}; ${describeNotice(notice)}` }));
+    return { ownerChangedAt: Date.parse(stepOf(done, 'delete-owner-record').endedAt!), hibernated: done.guards.hibernated, notice };
   }
 
   /** set-owner-destination: ownership passes to the destination; in the bad path this is what fences the source. */
-  async setOwnerDestination(ref: MigrationRef): Promise<{ ownerChangedAt: number }> {
+  async setOwnerDestination(ref: MigrationRef): Promise<{ ownerChangedAt: number; notice: OwnerNoticeOutcome }> {
     const record = await this.journal.save(startStep(await this.journal.current(ref), { step: 'set-owner-destination', now: this.journal.now() }));
     const name = this.recordName(record);
     const identity = record.destination.identity;
@@ -38,12 +45,41 @@ export class OwnerSteps {
       throw new ConflictError(`owner record ${name} names ${current.value}, neither the source nor the destination of this migration`, { code: 'OwnerRecordUnexpected' });
     }
     await this.options.owners.set({ name, value: identity, expected: current?.value ?? null });
-    const done = await this.journal.save(completeStep(record, { step: 'set-owner-destination', now: this.journal.now(), message: `${name} = ${identity}` }));
+    const notice = await this.noticeSource(record, 'set-owner-destination');
+    const done = await this.journal.save(completeStep(record, { step: 'set-owner-destination', now: this.journal.now(), message: `${name} = ${identity}; ${describeNotice(notice)}` }));
     await this.journal.events.publish('OwnershipTransferred', { project: ref.project, shoot: ref.name, migrationId: ref.migrationId, from: record.source.name, to: record.destination.name, record: name });
-    return { ownerChangedAt: Date.parse(stepOf(done, 'set-owner-destination').endedAt!) };
+    return { ownerChangedAt: Date.parse(stepOf(done, 'set-owner-destination').endedAt!), notice };
+  }
+
+  /**
+   * Tells the source's agent that the record changed, so that its sidecars check now instead of at their
+   * next poll. Fire-and-forget: only the queue is called (never the seed, which on the bad path may be
+   * unreachable), nothing waits for an answer, and a failure changes nothing but how soon the source
+   * fences; its poll still bounds that.
+   */
+  private async noticeSource(record: MigrationRecord, step: OwnerChangeStep): Promise<OwnerNoticeOutcome> {
+    const notices = this.options.notices;
+    if (notices === undefined) return { sent: false, reason: 'notices are off' };
+    const skipped = ownerNoticeSkipped(record, step);
+    if (skipped) return { sent: false, reason: skipped };
+    try {
+      const seed = await this.journal.garden.getSeed(record.source.name);
+      const queueUrl = seed?.status.commandQueueUrl;
+      if (!queueUrl) return { sent: false, reason: `seed ${record.source.name} has no command queue` };
+      const command = ownerNoticeCommand(record, step, this.journal.now());
+      await notices.send({ command, queueUrl, messageGroupId: ownerNoticeGroup(record.shoot.technicalID) });
+      return { sent: true, commandId: command.commandId };
+    } catch (error) {
+      // Deliberately swallowed: a notice only brings the source's next owner check forward.
+      return { sent: false, reason: `sending failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
   }
 
   private recordName(record: MigrationRecord): string {
     return ownerRecordName({ shoot: record.shoot.name, project: record.shoot.project, internalDomain: this.options.internalDomain });
   }
+}
+
+function describeNotice(notice: OwnerNoticeOutcome): string {
+  return notice.sent ? 'source told to check now' : `source not told (${notice.reason}): it sees the change at its next owner check`;
 }

@@ -22,9 +22,13 @@ export interface OwnerCheck {
   readonly observed?: readonly string[];
 }
 
-/** Anything that can look up an owner record: DNS in steady state, the Route 53 API against the emulator. */
+/**
+ * Anything that can look up an owner record: DNS in steady state, the Route 53 API against the emulator.
+ * `fresh`: the caller was told the record changed (an owner-change notice), so an answer this lookup
+ * cached itself must not be reused; what resolvers on the way cache is theirs.
+ */
 export interface OwnerLookup {
-  lookup(name: string): Promise<OwnerLookupOutcome>;
+  lookup(name: string, options?: { readonly fresh?: boolean }): Promise<OwnerLookupOutcome>;
 }
 
 /**

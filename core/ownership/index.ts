@@ -10,3 +10,4 @@ export * from './fence.js';
 export * from './audit.js';
 export * from './assert-owner.js';
 export * from './cluster-fence.js';
+export * from './owner-notice.js';

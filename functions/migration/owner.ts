@@ -1,5 +1,7 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import { sqsOwnerNotices } from '../../adapters/sqs/command-sender.js';
 import { ApiRecordSteps } from '../../core/migration/api-record-steps.js';
 import { OwnerSteps } from '../../core/migration/owner-steps.js';
 import { apiRecordWriter } from '../shared/api-records.js';
@@ -13,6 +15,8 @@ const steps = new OwnerSteps({
   journal,
   owners: new Route53OwnerRecords({ hostedZoneId: requireEnv('HOSTED_ZONE_ID') }),
   internalDomain: requireEnv('INTERNAL_DOMAIN'),
+  // One attempt: a notice is worth something only at once, and the source's poll bounds the fence anyway.
+  notices: sqsOwnerNotices({ client: new SQSClient({ maxAttempts: 1 }) }),
 });
 const apiRecord = new ApiRecordSteps({ journal, writer: apiRecordWriter() });
 
@@ -22,7 +26,10 @@ const input = z.discriminatedUnion('action', [
   z.object({ action: z.literal('switch-api-record'), ref }).strict(),
 ]);
 
-/** The Route 53 changes of a migration: the only function that writes owner records, and the API record's switch. */
+/**
+ * The Route 53 changes of a migration: the only function that writes owner records (each change followed
+ * by an owner-change notice on the source seed's queue), and the API record's switch.
+ */
 export const handler = task(input, async (event) => {
   switch (event.action) {
     case 'delete-owner-record':

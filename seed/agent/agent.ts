@@ -191,6 +191,7 @@ export class SeedAgent {
       if (token) await this.answer(token, { kind: 'failure', ...commandFailure({ error: 'InvalidCommand', message: invalid.message, seed: this.seed }) });
       return;
     }
+    if (command.type === 'check-owner') return this.noticeOwnerChange(command);
     const decision = this.ledger.begin(command.commandId, command.taskToken);
     this.log({ event: 'command', type: command.type, commandId: command.commandId, shoot: command.shoot.technicalID, decision: decision.action });
     if (decision.action === 'replay') {
@@ -216,6 +217,20 @@ export class SeedAgent {
       if (this.chains.get(id) === next) this.chains.delete(id);
       after?.();
     });
+  }
+
+  /**
+   * An owner-change notice: the sidecars check the owner record now. Not queued behind the shoot's other
+   * commands and not in the ledger: it changes nothing the agent keeps, a repeat only brings a check
+   * forward again, and it is never answered (no task token).
+   */
+  private noticeOwnerChange(command: Extract<SeedCommand, { type: 'check-owner' }>): void {
+    const run = this.runtime
+      .execute(command)
+      .then((result) => this.log({ event: 'owner-notice', shoot: command.shoot.technicalID, commandId: command.commandId, change: command.change, ...result }))
+      .catch((error: unknown) => this.log({ event: 'owner-notice-failed', shoot: command.shoot.technicalID, commandId: command.commandId, error: messageOf(error) }));
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
   }
 
   /**

@@ -138,6 +138,9 @@ export class ControlPlaneRuntime implements SeedRuntime {
         const { previousReplicas } = scaleModel(plane.model, command.component, command.replicas);
         return { component: command.component, previousReplicas, replicas: command.replicas };
       }
+      case 'check-owner':
+        // Not `existing`: a notice for a plane that is gone (or never came) has nothing to tell, which is no failure.
+        return this.options.hosting.noticeOwnerChange(id);
       case 'restart': {
         const plane = this.existing(command);
         const { etcd, api } = await this.observe(plane);

@@ -17,10 +17,22 @@ export interface ControlPlaneHosting {
   startApiServer(technicalID: string): Promise<void>;
   stopApiServer(technicalID: string): Promise<void>;
   apiServer(technicalID: string): Promise<ApiServerView>;
+  /**
+   * Tells every sidecar of the shoot that its owner record changed (an owner-change notice): each checks
+   * the record now instead of at its next poll. Best effort: a sidecar that does not answer still polls.
+   */
+  noticeOwnerChange(technicalID: string): Promise<OwnerNoticeDelivery>;
   /** Removes what is left on this machine (data dirs); the backups stay in the bucket. */
   remove(technicalID: string): Promise<void>;
   /** Stops every process of every control plane. */
   stopAll(): Promise<void>;
+}
+
+export interface OwnerNoticeDelivery {
+  /** The shoot's sidecars on this seed (one, or one per member of its cluster; none when it has no running etcd). */
+  sidecars: number;
+  /** How many took the notice. */
+  notified: number;
 }
 
 export interface EtcdSpec {

@@ -6,7 +6,7 @@ import type { SnapshotStore } from '../../core/snapshots/index.js';
 import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
 import { freePort } from '../ports.js';
 import { ApiServerStandIn } from './apiserver-standin.js';
-import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
+import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView, OwnerNoticeDelivery } from './hosting.js';
 import { LocalEtcdCluster, type LocalMember } from './local-etcd-cluster.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
 import { SidecarProcess } from './sidecar-process.js';
@@ -156,6 +156,14 @@ export class LocalHosting implements ControlPlaneHosting {
   /** The members of a shoot's etcd cluster (none for a single etcd), for tests and the CLI. */
   members(technicalID: string): LocalMember[] {
     return this.hosted.get(technicalID)?.cluster?.list() ?? [];
+  }
+
+  async noticeOwnerChange(technicalID: string): Promise<OwnerNoticeDelivery> {
+    const sidecars = this.sidecars(technicalID).filter((s) => s.running);
+    const answers = await Promise.all(sidecars.map((s) => s.noticeOwnerChange()));
+    const notified = answers.filter(Boolean).length;
+    this.options.log?.({ event: 'owner-notice-delivered', shoot: technicalID, sidecars: sidecars.length, notified });
+    return { sidecars: sidecars.length, notified };
   }
 
   /** Where one shoot's files live on this machine (etcd data, logs); remove() deletes it. */

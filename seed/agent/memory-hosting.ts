@@ -66,6 +66,12 @@ export class MemoryHosting implements ControlPlaneHosting {
     return { running: true, internalProbe: up ? 'Success' : 'Failure', externalUrl: `http://memory.invalid/${technicalID}${this.externalBroken.has(technicalID) ? '/broken' : ''}` };
   }
 
+  async noticeOwnerChange(technicalID: string): Promise<{ sidecars: number; notified: number }> {
+    const running = this.planes.get(technicalID)?.etcd ?? false;
+    this.calls.push(`notice-owner-change ${technicalID}`);
+    return { sidecars: running ? 1 : 0, notified: running ? 1 : 0 };
+  }
+
   async remove(technicalID: string): Promise<void> {
     this.planes.delete(technicalID);
   }

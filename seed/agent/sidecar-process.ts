@@ -97,6 +97,11 @@ export class SidecarProcess {
     return 'taken';
   }
 
+  /** An owner-change notice (`POST /owner-check`): true when the sidecar took it; never throws (it still polls). */
+  async noticeOwnerChange(timeoutMs = 1_000): Promise<boolean> {
+    return noticeSidecar(this.statusUrl, timeoutMs);
+  }
+
   /** Graceful: the sidecar stops etcd and its snapshotter; the group is killed after the timeout either way. */
   async stop(timeoutMs = 10_000): Promise<void> {
     await this.group.stop({ timeoutMs });
@@ -110,4 +115,16 @@ export class SidecarProcess {
 
 function lastLines(text: string): string {
   return text.trim().split('\n').slice(-3).join(' | ');
+}
+
+/** Sends one owner-change notice to a sidecar's status endpoint; true when it was taken (202). */
+export async function noticeSidecar(statusUrl: string, timeoutMs = 1_000): Promise<boolean> {
+  try {
+    const res = await fetch(`${statusUrl}/owner-check`, { method: 'POST', signal: AbortSignal.timeout(timeoutMs) });
+    await res.arrayBuffer();
+    return res.status === 202;
+  } catch {
+    // A sidecar that does not answer learns of the change at its next poll.
+    return false;
+  }
 }

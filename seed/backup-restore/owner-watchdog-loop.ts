@@ -1,7 +1,10 @@
 import {
   checkOwner,
   decideOwnerWatchdog,
+  followUpAfterNoticedCheck,
   initialWatchdogState,
+  noticedCheckAt,
+  type OwnerNoticeOptions,
   recordFinalSnapshot,
   type OwnerCheck,
   type OwnerLookup,
@@ -32,11 +35,17 @@ export interface OwnerWatchdogLoopOptions extends Partial<Pick<OwnershipTimings,
   readonly actuator: WatchdogActuator;
   /** Monotonic ms. Default performance.now. */
   readonly now?: () => number;
+  /** How owner-change notices bring checks forward (spacing, follow-ups); see core/ownership/owner-notice.ts. */
+  readonly notices?: OwnerNoticeOptions;
   readonly onEvent?: (event: WatchdogLoopEvent) => void;
 }
 
+/** What started a check: the poll, an owner-change notice, a follow-up of one, or a peer's observation. */
+export type CheckTrigger = 'poll' | 'notice' | 'follow-up' | 'observation';
+
 export type WatchdogLoopEvent =
-  | { readonly type: 'check'; readonly check: OwnerCheck; readonly mode: WatchdogState['mode']; readonly actions: readonly WatchdogAction['type'][] }
+  | { readonly type: 'check'; readonly check: OwnerCheck; readonly mode: WatchdogState['mode']; readonly actions: readonly WatchdogAction['type'][]; readonly trigger: CheckTrigger }
+  | { readonly type: 'notice'; readonly checkInMs: number }
   | { readonly type: 'action'; readonly action: WatchdogAction['type']; readonly ms: number }
   | { readonly type: 'action-failed'; readonly action: WatchdogAction['type']; readonly error: unknown };
 
@@ -47,6 +56,8 @@ export interface WatchdogLoopStatus {
   /** Epoch ms of the last completed check. */
   readonly lastCheckAt: number | null;
   readonly checks: number;
+  /** Owner-change notices received. */
+  readonly notices: number;
 }
 
 /**
@@ -66,6 +77,15 @@ export class OwnerWatchdogLoop {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private current: Promise<void> | undefined;
+  /** Monotonic ms of the check the timer will run. */
+  private nextCheckAt: number | undefined;
+  /** A notice arrived that no check started since has answered. */
+  private noticePending = false;
+  private nextIsNoticed = false;
+  private lastNoticedCheckAt: number | undefined;
+  /** Follow-ups run since the last noticed check; undefined outside a notice's window. */
+  private followUps: number | undefined;
+  private notices = 0;
 
   constructor(options: OwnerWatchdogLoopOptions) {
     this.options = options;
@@ -74,7 +94,7 @@ export class OwnerWatchdogLoop {
   }
 
   status(): WatchdogLoopStatus {
-    return { state: this.state, readiness: this.readiness, lastCheck: this.lastCheck, lastCheckAt: this.lastCheckAt, checks: this.checks };
+    return { state: this.state, readiness: this.readiness, lastCheck: this.lastCheck, lastCheckAt: this.lastCheckAt, checks: this.checks, notices: this.notices };
   }
 
   get readiness(): 200 | 503 {
@@ -110,6 +130,25 @@ export class OwnerWatchdogLoop {
   }
 
   /**
+   * An owner-change notice: the orchestrator says it changed the owner record. It decides nothing; it
+   * only brings the next check forward (`noticedCheckAt`), and that check looks the record up afresh and
+   * feeds the same decision as a poll. A check already running may have read the record before the
+   * change, so another one follows it. Returns in how many ms the next check runs; undefined when the
+   * watchdog does not run.
+   */
+  notice(): { checkInMs: number } | undefined {
+    if (!this.running) return undefined;
+    this.notices += 1;
+    this.noticePending = true;
+    const now = this.clock();
+    // While a check runs, its end schedules the next one, which then honours the notice.
+    if (this.current === undefined) this.schedule(Math.max(0, (this.nextCheckAt ?? now) - now));
+    const checkInMs = this.current === undefined ? Math.max(0, (this.nextCheckAt ?? now) - now) : 0;
+    this.options.onEvent?.({ type: 'notice', checkInMs: Math.round(checkInMs) });
+    return { checkInMs };
+  }
+
+  /**
    * A result learnt other than from the owner record, applied exactly like a check (in turn with them):
    * a member of an etcd cluster whose peer saw `not-owner` must fence and lose ownership too, even while
    * its own lookups still show the old record from a cache.
@@ -119,7 +158,7 @@ export class OwnerWatchdogLoop {
     clearTimeout(this.timer);
     await this.current;
     clearTimeout(this.timer);
-    const run = this.apply(check).finally(() => {
+    const run = this.apply(check, 'observation').finally(() => {
       if (this.current === run) this.current = undefined;
     });
     this.current = run;
@@ -129,39 +168,71 @@ export class OwnerWatchdogLoop {
   private schedule(delay: number): void {
     clearTimeout(this.timer);
     if (!this.running) return;
-    this.timer = setTimeout(() => void this.runOnce(), delay);
+    const now = this.clock();
+    let at = now + delay;
+    this.nextIsNoticed = this.noticePending;
+    if (this.noticePending) at = noticedCheckAt({ now, scheduledAt: at, lastNoticedCheckAt: this.lastNoticedCheckAt, ...(this.options.notices?.minSpacing === undefined ? {} : { minSpacing: this.options.notices.minSpacing }) });
+    this.nextCheckAt = at;
+    this.timer = setTimeout(() => void this.runOnce(), Math.max(0, at - now));
+  }
+
+  private clock(): number {
+    return (this.options.now ?? (() => performance.now()))();
   }
 
   private runOnce(): Promise<void> {
-    const run = this.check().finally(() => {
+    let trigger: CheckTrigger = this.followUps === undefined ? 'poll' : 'follow-up';
+    if (this.nextIsNoticed) {
+      trigger = 'notice';
+      this.noticePending = false;
+      this.nextIsNoticed = false;
+      this.lastNoticedCheckAt = this.clock();
+      this.followUps = 0;
+    }
+    const run = this.check(trigger).finally(() => {
       if (this.current === run) this.current = undefined;
     });
     this.current = run;
     return run;
   }
 
-  private async check(): Promise<void> {
+  private async check(trigger: CheckTrigger): Promise<void> {
     const o = this.options;
-    const outcome = await withTimeout(o.lookup.lookup(o.recordName), this.timings.checkTimeout);
-    await this.apply(checkOwner({ outcome, identity: o.identity }));
+    // After a notice, an answer cached before it is no evidence: look the record up afresh.
+    const outcome = await withTimeout(o.lookup.lookup(o.recordName, trigger === 'poll' ? {} : { fresh: true }), this.timings.checkTimeout);
+    await this.apply(checkOwner({ outcome, identity: o.identity }), trigger);
   }
 
-  private async apply(check: OwnerCheck): Promise<void> {
+  private async apply(check: OwnerCheck, trigger: CheckTrigger = 'poll'): Promise<void> {
     const o = this.options;
-    const now = o.now ?? (() => performance.now());
-    const decision = decideOwnerWatchdog({ state: this.state, result: check.result, now: now(), options: this.timings });
+    const decision = decideOwnerWatchdog({ state: this.state, result: check.result, now: this.clock(), options: this.timings });
     this.state = decision.state;
     this.lastCheck = check;
     this.lastCheckAt = Date.now();
     this.checks += 1;
-    o.onEvent?.({ type: 'check', check, mode: decision.state.mode, actions: decision.actions.map((a) => a.type) });
+    o.onEvent?.({ type: 'check', check, mode: decision.state.mode, actions: decision.actions.map((a) => a.type), trigger });
     if (decision.readiness === 503) this.readinessValue = 503;
     for (const action of decision.actions) {
       if (!(await this.execute(action))) break;
     }
     await this.reconcile();
     this.readinessValue = this.state.mode === 'serving' ? 200 : 503;
-    this.schedule(decision.nextCheckIn);
+    this.schedule(this.afterCheck(decision.nextCheckIn, check, trigger));
+  }
+
+  /** The decision's delay, or sooner while a notice's follow-ups run (a seed that still finds itself the owner). */
+  private afterCheck(nextCheckIn: number, check: OwnerCheck, trigger: CheckTrigger): number {
+    if (trigger === 'observation' || this.followUps === undefined) return nextCheckIn;
+    const followUp = followUpAfterNoticedCheck({
+      nextCheckIn,
+      mode: this.state.mode,
+      result: check.result,
+      followUps: this.followUps,
+      ownerCheckInterval: this.timings.ownerCheckInterval,
+      ...(this.options.notices?.firstFollowUp === undefined ? {} : { firstFollowUp: this.options.notices.firstFollowUp }),
+    });
+    this.followUps = followUp.followUps;
+    return followUp.nextCheckIn;
   }
 
   /** True to go on with the next action. A failed fence stops the list: no final snapshot from an unfenced etcd. */

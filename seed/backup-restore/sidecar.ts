@@ -67,6 +67,8 @@ export interface SidecarStatus {
     readonly unknownForMs: number | null;
     readonly finalSnapshot: string;
     readonly checks: number;
+    /** Owner-change notices received. */
+    readonly notices: number;
   };
   readonly etcd: { readonly fenced: boolean; readonly running: boolean; readonly endpoint: string | null; readonly pid: number | null; readonly lastFence: FenceTiming | null };
   readonly snapshots: ReturnType<Snapshotter['status']>;
@@ -159,7 +161,8 @@ export class BackupRestoreSidecar {
         servingPublicly: () => this.supervisor.address === 'public',
       },
       onEvent: (e) => {
-        if (e.type === 'check') log({ event: 'owner-check', result: e.check.result, reason: e.check.reason, mode: e.mode, actions: e.actions });
+        if (e.type === 'check') log({ event: 'owner-check', result: e.check.result, reason: e.check.reason, mode: e.mode, actions: e.actions, trigger: e.trigger });
+        else if (e.type === 'notice') log({ event: 'owner-notice', checkInMs: e.checkInMs });
         else if (e.type === 'action') log({ event: 'watchdog-action', action: e.action, ms: e.ms });
         else log({ event: 'watchdog-action-failed', action: e.action, error: String(e.error) });
       },
@@ -192,6 +195,7 @@ export class BackupRestoreSidecar {
           return this.status();
         },
         triggerSnapshot: (kind) => (kind === 'full' ? this.snapshotter.takeFull() : this.snapshotter.takeDelta()),
+        noticeOwnerChange: () => (this.stopped ? undefined : this.watchdog.notice()),
       },
       ...(o.statusHost === undefined ? {} : { host: o.statusHost }),
       ...(o.statusPort === undefined ? {} : { port: o.statusPort }),
@@ -270,6 +274,7 @@ export class BackupRestoreSidecar {
         unknownForMs: w.state.unknownSince === undefined ? null : Math.round(performance.now() - w.state.unknownSince),
         finalSnapshot: w.state.finalSnapshot,
         checks: w.checks,
+        notices: w.notices,
       },
       // The private address is the sidecar's alone: it is not published.
       etcd: { fenced: address !== 'public', running: address !== undefined, endpoint: address === 'public' ? this.clientUrl : null, pid: this.supervisor.pid ?? null, lastFence: this.lastFence },

@@ -7,6 +7,8 @@ export interface StatusSource {
   status(): unknown;
   /** Only while serving; undefined when nothing was taken (an empty delta). */
   triggerSnapshot(kind: 'full' | 'delta'): Promise<unknown>;
+  /** An owner-change notice: brings the next owner check forward; undefined when the watchdog does not run. */
+  noticeOwnerChange(): { checkInMs: number } | undefined;
 }
 
 export interface StatusServer {
@@ -19,7 +21,10 @@ export interface StatusServer {
  * Readiness and status on loopback:
  * - `GET /healthz`, `GET /readyz`: 200 when etcd serves as owner, else 503 (etcd's readiness probe);
  * - `GET /status`: 200 with the sidecar's state as JSON;
- * - `POST /snapshot/full`, `POST /snapshot/delta`: take one now (409 unless serving).
+ * - `POST /snapshot/full`, `POST /snapshot/delta`: take one now (409 unless serving);
+ * - `POST /owner-check`: an owner-change notice (202 with when the check runs; 503 while the watchdog does
+ *   not run). Only from loopback: the seed agent on the same machine sends it (403 otherwise), even where
+ *   the endpoint listens wider for the kubelet's readiness probes.
  */
 export async function startStatusServer(input: { source: StatusSource; host?: string; port?: number }): Promise<StatusServer> {
   const server: Server = createServer((req, res) => {
@@ -54,6 +59,12 @@ async function handle(source: StatusSource, req: IncomingMessage, res: ServerRes
     const taken = await source.triggerSnapshot(path === '/snapshot/full' ? 'full' : 'delta');
     return send(res, 200, { snapshot: taken ?? null });
   }
+  if (req.method === 'POST' && path === '/owner-check') {
+    if (!isLoopback(req.socket.remoteAddress)) return send(res, 403, { error: 'owner-change notices are taken from loopback only' });
+    const scheduled = source.noticeOwnerChange();
+    if (scheduled === undefined) return send(res, 503, { error: 'the owner watchdog does not run' });
+    return send(res, 202, { checkInMs: Math.round(scheduled.checkInMs) });
+  }
   send(res, 404, { error: `no route ${req.method} ${path}` });
 }
 
@@ -61,4 +72,8 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return address !== undefined && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
 }

@@ -151,6 +151,10 @@ export class KubernetesRuntime implements SeedRuntime {
         return this.scale(command);
       case 'restart':
         return this.restart(command);
+      case 'check-owner':
+        // The etcd pods' sidecars take notices from loopback only, and the agent runs in its own pod: they
+        // learn of the change at their next poll, which is what bounds the fence anyway.
+        return { sidecars: 0, notified: 0 };
     }
   }
 

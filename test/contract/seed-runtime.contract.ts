@@ -224,6 +224,11 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
       await expect(f.runtime.execute(cmd(shoot, type, fields))).rejects.toMatchObject({ failure: 'ControlPlaneNotFound' });
     });
 
+    it('check-owner of a shoot the seed does not host tells no sidecar and is no failure (a late notice)', async () => {
+      const shoot = newShoot('gone');
+      expect(await f.runtime.execute(cmd(shoot, 'check-owner', { change: 'deleted' }))).toEqual({ sidecars: 0, notified: 0 });
+    });
+
     it('restart of a pod that is not crash-looping answers restarted false', async () => {
       const { shoot } = await created('calm');
       // etcd's pods: in the local runtime's model a dependent stays CrashLoopBackOff once a heartbeat saw its kube-apiserver fail a probe.

@@ -124,6 +124,8 @@ describe.skipIf(!HAVE_DNSMASQ)('DnsOwnerLookup against dnsmasq on loopback', () 
     // Assess
     clock = 1_999;
     expect((await lookUpOwner(dnsLookup, { name: NAME, identity: ME })).result).toBe('owner');
+    // After an owner-change notice the sidecar asks afresh: its own cache is no evidence any more.
+    expect(await dnsLookup.lookup(NAME, { fresh: true })).toEqual({ kind: 'found', values: [OTHER] });
     clock = 2_000;
     expect((await lookUpOwner(dnsLookup, { name: NAME, identity: ME })).result).toBe('not-owner');
     // Deleting the record reaches the seed the same way.

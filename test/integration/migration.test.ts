@@ -113,7 +113,8 @@ describe('migrate-shoot on the deployed stack', () => {
     });
     const { copied } = await assertOnDestination(l.project, 's0', l.names);
     expect(copied.some((k) => k.endsWith('.final'))).toBe(true);
-    expect(migrationCommands(l.agents.source)).toEqual(['migrate', 'delete-control-plane']);
+    // The owner-change notice after the record's deletion; none after set-owner-destination, the source's plane being gone.
+    expect(migrationCommands(l.agents.source)).toEqual(['migrate', 'check-owner', 'delete-control-plane']);
     expect(migrationCommands(l.agents.destination)).toEqual(['restore', 'restore']);
     expect((await api.request<SeedView>('GET', `/seeds/${l.names.source}`)).body.status.shoots).toBe(0);
     expect((await api.request<SeedView>('GET', `/seeds/${l.names.destination}`)).body.status.shoots).toBe(1);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { OwnerLookupOutcome } from '../../../core/ownership/index.js';
 import { OwnerWatchdogLoop, type WatchdogActuator } from '../../../seed/backup-restore/index.js';
 
@@ -105,3 +105,140 @@ describe('OwnerWatchdogLoop', () => {
     expect(loop.status().state.mode).toBe('fenced');
   });
 });
+
+describe('OwnerWatchdogLoop: owner-change notices', () => {
+  const loops: OwnerWatchdogLoop[] = [];
+  afterEach(async () => {
+    await Promise.all(loops.splice(0).map((l) => l.stop()));
+  });
+
+  /** A lookup whose answer the test sets, recording each call and whether it asked for a fresh answer. */
+  function switchable(initial: OwnerLookupOutcome) {
+    let answer = initial;
+    const calls: { fresh: boolean; at: number }[] = [];
+    return {
+      calls,
+      set: (next: OwnerLookupOutcome) => (answer = next),
+      lookup: async (_name: string, options?: { fresh?: boolean }) => {
+        calls.push({ fresh: options?.fresh === true, at: performance.now() });
+        return answer;
+      },
+    };
+  }
+
+  async function serving(lookup: ReturnType<typeof switchable>, extra: { events?: { type: string; trigger?: string }[] } = {}) {
+    const { calls, actuator } = recordingActuator(() => loop);
+    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({ lookup, recordName: 'r', identity: 'me', actuator, ownerCheckInterval: 10_000, onEvent: (e) => extra.events?.push({ type: e.type, ...(e.type === 'check' ? { trigger: e.trigger } : {}) }) });
+    loops.push(loop);
+    loop.start();
+    await until(() => loop.readiness === 200);
+    calls.length = 0;
+    lookup.calls.length = 0;
+    if (extra.events) extra.events.length = 0;
+    return { loop, calls };
+  }
+
+  it('checks at once on a notice, afresh, and decides exactly as a poll would: fence first, then the final snapshot', async () => {
+    // Prepare: serving, the next poll 10 s away; the record moves to another seed.
+    const lookup = switchable(owner);
+    const events: { type: string; trigger?: string }[] = [];
+    const { loop, calls } = await serving(lookup, { events });
+    lookup.set(other);
+
+    // Act
+    const noticedAt = performance.now();
+    expect(loop.notice()?.checkInMs).toBeLessThan(5);
+    await until(() => loop.status().state.finalSnapshot === 'taken');
+
+    // Assess: one fresh lookup, the decision of a poll, and the poll's 10 s schedule left to the poll.
+    expect(performance.now() - noticedAt).toBeLessThan(500);
+    expect(lookup.calls).toEqual([expect.objectContaining({ fresh: true })]);
+    expect(calls).toEqual(['stop-snapshotter', 'fence (readiness 503)', 'final', 'stop-snapshotter']);
+    expect(loop.status().state).toMatchObject({ mode: 'lost', fencedBecause: 'not-owner' });
+    expect(events.filter((e) => e.type === 'check').at(-1)?.trigger).toBe('notice');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(lookup.calls).toHaveLength(1);
+  });
+
+  it('decides nothing by itself: a notice while the record still names this seed keeps it serving, follows up sooner than the poll, then leaves it to the poll', async () => {
+    const lookup = switchable(owner);
+    const events: { type: string; trigger?: string }[] = [];
+    const { loop, calls } = await serving(lookup, { events });
+
+    loop.notice();
+    // The noticed check and its follow-ups at 250, 500, 1000 ms (then 2 s, 4 s, and the 10 s poll).
+    await new Promise((r) => setTimeout(r, 2_000));
+
+    expect(loop.readiness).toBe(200);
+    expect(calls.filter((c) => c !== 'start-snapshotter')).toEqual([]);
+    expect(events.filter((e) => e.type === 'check').map((e) => e.trigger)).toEqual(['notice', 'follow-up', 'follow-up', 'follow-up']);
+    expect(lookup.calls.every((c) => c.fresh)).toBe(true);
+    const gaps = lookup.calls.slice(1).map((c, i) => c.at - lookup.calls[i]!.at);
+    expect(gaps.map((g) => Math.round(g / 250) * 250)).toEqual([250, 500, 1_000]);
+  });
+
+  it('sees a change that becomes visible only after the notice, at a follow-up', async () => {
+    const lookup = switchable(owner);
+    const { loop } = await serving(lookup);
+    loop.notice();
+    await new Promise((r) => setTimeout(r, 400));
+    lookup.set({ kind: 'absent', reason: 'nxdomain' });
+    await until(() => loop.status().state.mode === 'lost');
+    expect(loop.status().lastCheck?.result).toBe('not-owner');
+  });
+
+  it('turns a flood of notices into checks at least 250 ms apart', async () => {
+    const lookup = switchable(owner);
+    const { loop } = await serving(lookup);
+    const started = performance.now();
+    while (performance.now() - started < 1_000) {
+      loop.notice();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(lookup.calls.length).toBeGreaterThanOrEqual(3);
+    expect(lookup.calls.length).toBeLessThanOrEqual(5);
+    const gaps = lookup.calls.slice(1).map((c, i) => c.at - lookup.calls[i]!.at);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(240);
+  });
+
+  it('checks again after a check that was already running when the notice came', async () => {
+    let release: (() => void) | undefined;
+    const lookup = switchable(owner);
+    const slow = {
+      lookup: async (name: string, options?: { fresh?: boolean }) => {
+        const answer = await lookup.lookup(name, options);
+        if (lookup.calls.length === 2) await new Promise<void>((r) => (release = r));
+        return answer;
+      },
+    };
+    const { actuator } = recordingActuator(() => loop);
+    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({ lookup: slow, recordName: 'r', identity: 'me', actuator, ownerCheckInterval: 10_000 });
+    loops.push(loop);
+    loop.start();
+    await until(() => loop.readiness === 200);
+    // The second lookup (a poll, brought forward by checkNow) hangs, having read the record before the change.
+    const running = loop.checkNow();
+    await until(() => release !== undefined);
+    lookup.set(other);
+    loop.notice();
+    release!();
+    await running;
+    await until(() => loop.status().state.mode === 'lost');
+    expect(lookup.calls).toHaveLength(3);
+  });
+
+  it('ignores a notice while the watchdog does not run', () => {
+    const { actuator } = recordingActuator(() => loop);
+    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({ lookup: scripted([]), recordName: 'r', identity: 'me', actuator });
+    expect(loop.notice()).toBeUndefined();
+    expect(loop.status().checks).toBe(0);
+  });
+});
+
+async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

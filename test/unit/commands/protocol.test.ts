@@ -59,6 +59,8 @@ describe('parseCommand', () => {
     ['a scale to negative replicas', () => ({ ...example('scale'), replicas: -1 }), 'replicas'],
     ['a restart for an unknown dependency', () => ({ ...example('restart'), dependency: 'dns' }), 'dependency'],
     ['a migrate without a state bucket', () => ({ ...example('migrate'), stateBucket: undefined }), 'stateBucket'],
+    ['a check-owner notice with a task token (it is never answered)', () => ({ ...example('check-owner'), taskToken: 't' }), 'taskToken'],
+    ['a check-owner notice of an unknown change', () => ({ ...example('check-owner'), change: 'moved' }), 'change'],
   ])('refuses %s', (_name, body, field) => {
     // Act
     const parse = () => parseCommand(body());

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { commandSuccess } from '../../../core/commands/protocol.js';
+import type { CommandOf } from '../../../core/commands/schema.js';
 import { AdmissionError, ConflictError, NotFoundError } from '../../../core/errors.js';
 import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
 import { GardenService } from '../../../core/garden/service.js';
@@ -30,7 +31,7 @@ const API = 'api.api1.dev.shoots.gardenless.test';
 const serving = (address: string, port = 443) => ({ ...READY, controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true, externalUrl: `https://${address}:${port}` }] });
 const advertised = async (w: Awaited<ReturnType<typeof world>>) => (await w.garden.getShoot('dev', 'api1'))?.status.advertisedAddresses;
 
-async function world(options: { failStart?: boolean; ownershipTimings?: Partial<OwnershipTimings> } = {}) {
+async function world(options: { failStart?: boolean; ownershipTimings?: Partial<OwnershipTimings>; failNotices?: boolean } = {}) {
   const clock = new ManualClock(new Date('2026-01-01T00:00:00Z'));
   const garden = new MemoryGardenRepository({ clock });
   const gardenService = new GardenService({
@@ -52,6 +53,7 @@ async function world(options: { failStart?: boolean; ownershipTimings?: Partial<
   /** Executions that ended (failed, stopped) without their migration recording it. */
   const ended = new Set<string>();
   const events: string[] = [];
+  const notices: { command: CommandOf<'check-owner'>; queueUrl: string; messageGroupId: string; recordThen: string | null }[] = [];
   const shootStates = new InMemoryShootStateStore();
   const journal = new MigrationJournal({ garden, migrations: new MemoryMigrationStore(), clock, events: { publish: async (t) => void events.push(t) } });
   const apiRecords = new InMemoryApiRecords(() => clock.now().getTime());
@@ -73,13 +75,22 @@ async function world(options: { failStart?: boolean; ownershipTimings?: Partial<
     paths: new PathSteps({ journal, heartbeatIntervalMs: 10_000 }),
     seedCommands: new SeedCommands({ journal, shootStates, stateBucket: 'state' }),
     seedAnswers: new SeedAnswers({ journal, shootStates }),
-    ownerSteps: new OwnerSteps({ journal, owners, internalDomain: DOMAIN }),
+    ownerSteps: new OwnerSteps({
+      journal, owners, internalDomain: DOMAIN,
+      notices: {
+        send: async (input) => {
+          if (options.failNotices) throw new Error('queue unavailable');
+          // What the record says when the notice leaves: the change must already be made.
+          notices.push({ ...input, recordThen: (await owners.get(RECORD))?.value ?? null });
+        },
+      },
+    }),
     finalSnapshot: new FinalSnapshotWait({ journal, snapshots: (bucket) => buckets.get(bucket) ?? new InMemorySnapshotStore(), waitFinalSnapshotMs: 60_000 }),
     copy: new CopySteps({ journal }),
     apiRecord: new ApiRecordSteps({ journal, writer: new ApiRecordWriter({ records: apiRecords, settings: { externalDomain: 'shoots.gardenless.test', ttlSeconds: 30 }, events: journal.events }) }),
     finalize: new FinalizeSteps(journal),
   };
-  return { garden, gardenService, ...roles, names, ended, owners, apiRecords, clock, started, events, shootStates, source: buckets.get('gl-backup-src')!, srcIdentity };
+  return { garden, gardenService, journal, ...roles, notices, names, ended, owners, apiRecords, clock, started, events, shootStates, source: buckets.get('gl-backup-src')!, srcIdentity };
 }
 
 /** The migrate answer a source agent gives, through the protocol helpers. */
@@ -97,6 +108,55 @@ async function answer(w: Awaited<ReturnType<typeof world>>, ref: MigrationRef, s
   const result = command.type === 'delete-control-plane' ? { deleted: true, extensionsDropped: 1 } : step === 'restore-etcd' ? { etcd: { restoredRevision: 101, snapshots: 2, final: true } } : { extensions: [] };
   return w.seedAnswers.completeCommand(ref, step, commandSuccess(command as never, result as never, w.clock.now()));
 }
+
+describe('owner-change notices', () => {
+  it('tells the source to check at once after the good path deletes the record, and not again once its control plane is gone', async () => {
+    // Prepare
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
+
+    // Act
+    const deleted = await w.ownerSteps.deleteOwnerRecord(ref);
+    const final = makeSnapshot({ technicalID: 'shoot--dev--api1', kind: 'Full', startRevision: 0, lastRevision: 101, createdOn: Math.floor(w.clock.now().getTime() / 1000), compressionSuffix: '', final: true });
+    await w.source.put(final.key, new Uint8Array([1]));
+    await w.finalSnapshot.waitFinalSnapshot(ref);
+    await answer(w, ref, 'delete-source-control-plane');
+    const set = await w.ownerSteps.setOwnerDestination(ref);
+
+    // Assess: one notice, after the change, on the source's queue in its own message group, never answered.
+    expect(deleted.notice).toEqual({ sent: true, commandId: `${ref.migrationId}/delete-owner-record/check-owner` });
+    expect(w.notices).toHaveLength(1);
+    expect(w.notices[0]).toMatchObject({ queueUrl: 'https://sqs.local/000000000000/gl-seed-src.fifo', messageGroupId: 'shoot--dev--api1.owner-notice', recordThen: null });
+    expect(w.notices[0]!.command).toMatchObject({ type: 'check-owner', change: 'deleted', seed: 'src', migrationId: ref.migrationId });
+    expect(w.notices[0]!.command.taskToken).toBeUndefined();
+    expect(set.notice).toEqual({ sent: false, reason: 'the source control plane is deleted already' });
+    const steps = (await w.journal.current(ref)).steps;
+    expect(steps.find((s) => s.id === 'delete-owner-record')?.message).toBe('deleted owner.api1.dev.internal.gardenless.test; source told to check now');
+  });
+
+  it('tells the source after the bad path sets the record to the destination', async () => {
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await w.ownerSteps.setOwnerDestination(ref);
+    const dstIdentity = (await w.garden.getSeed('dst'))!.status.identity;
+    expect(w.notices.map((n) => [n.command.change, n.command.seed, n.recordThen])).toEqual([['set', 'src', dstIdentity]]);
+  });
+
+  it('changes the record and completes the step when the notice cannot be sent', async () => {
+    const w = await world({ failNotices: true });
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    const set = await w.ownerSteps.setOwnerDestination(ref);
+    expect(set.notice).toEqual({ sent: false, reason: 'sending failed: queue unavailable' });
+    expect((await w.owners.get(RECORD))?.value).toBe((await w.garden.getSeed('dst'))!.status.identity);
+  });
+});
 
 describe('the migration roles on one migration record', () => {
   it('runs the good path step by step: ShootState persisted, owner record moved, shoot placed on the destination', async () => {

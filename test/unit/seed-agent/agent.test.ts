@@ -37,14 +37,14 @@ afterEach(async () => {
   await Promise.all(agents.splice(0).map((a) => a.stop()));
 });
 
-async function startAgent(f: ReturnType<typeof fakes>) {
+async function startAgent(f: ReturnType<typeof fakes>, hosting: MemoryHosting = new MemoryHosting()) {
   const agent = new SeedAgent({
     seed: 'seed-a',
     garden: f.garden,
     inbox: () => f.inbox,
     answers: f.answers,
     heartbeatIntervalMs: 50,
-    runtime: () => new ControlPlaneRuntime({ seed: 'seed-a', hosting: new MemoryHosting(), blobStore: () => new InMemoryBlobStore(), snapshotStore: () => new InMemorySnapshotStore() }),
+    runtime: () => new ControlPlaneRuntime({ seed: 'seed-a', hosting, blobStore: () => new InMemoryBlobStore(), snapshotStore: () => new InMemorySnapshotStore() }),
   });
   agents.push(agent);
   await agent.start();
@@ -56,7 +56,53 @@ async function until(check: () => boolean): Promise<void> {
   expect(check()).toBe(true);
 }
 
+/** Memory hosting whose etcd start waits until the test releases it: a command of the shoot that is still running. */
+class SlowStartHosting extends MemoryHosting {
+  release: (() => void) | undefined;
+  override async startEtcd(spec: Parameters<MemoryHosting['startEtcd']>[0]) {
+    await new Promise<void>((resolve) => (this.release = resolve));
+    return super.startEtcd(spec);
+  }
+}
+
 describe('SeedAgent loop', () => {
+  it('hands an owner-change notice to the sidecars at once, even while a command of the shoot runs; never answers it, and every repeat is delivered again', async () => {
+    // Prepare: a create of the shoot that hangs in the etcd start, after a first one that ran.
+    const f = fakes();
+    const hosting = new SlowStartHosting();
+    await startAgent(f, hosting);
+    const create = { type: 'create-control-plane', commandId: 'm/create', controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } } };
+    f.inbox.push(command({ ...create, taskToken: 't1' }));
+    await until(() => hosting.release !== undefined);
+    hosting.release!();
+    await until(() => f.answered.length === 1);
+    hosting.release = undefined;
+    f.inbox.push(command({ type: 'reconcile', commandId: 'm/reconcile', controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } }, taskToken: 't2' }));
+    await until(() => hosting.release !== undefined);
+    const notice = { type: 'check-owner', commandId: 'mig-1/delete-owner-record/check-owner', change: 'deleted' };
+
+    // Act: the same notice twice while the reconcile is stuck.
+    f.inbox.push(command(notice));
+    f.inbox.push(command(notice));
+    await until(() => hosting.calls.filter((c) => c.startsWith('notice-owner-change')).length === 2);
+
+    // Assess: delivered before the reconcile finished, nothing answered for it, every message deleted.
+    expect(f.answered.map((a) => a.token)).toEqual(['t1']);
+    expect(f.inbox.deleted).toHaveLength(4);
+    (hosting.release as (() => void) | undefined)?.();
+    await until(() => f.answered.length === 2);
+  });
+
+  it('refuses a check-owner notice that carries a task token, as an invalid command', async () => {
+    const f = fakes();
+    const hosting = new MemoryHosting();
+    await startAgent(f, hosting);
+    f.inbox.push(command({ type: 'check-owner', commandId: 'm/notice', change: 'set', taskToken: 't9' }));
+    await until(() => f.answered.length === 1);
+    expect(f.answered[0]).toMatchObject({ token: 't9', kind: 'InvalidCommand' });
+    expect(hosting.calls.filter((c) => c.startsWith('notice-owner-change'))).toEqual([]);
+  });
+
   it('runs a command once, answers its token, replays the outcome to a retry, and deletes every message', async () => {
     // Prepare
     const f = fakes();
