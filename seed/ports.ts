@@ -12,3 +12,29 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * `count` distinct free ports: every listener is held until all are bound, so the kernel cannot hand
+ * out one port twice (one freePort() after another can: a closed port is free again at once).
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  try {
+    return await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<number>((resolve, reject) => {
+            server.unref();
+            server.once('error', reject);
+            server.listen(0, '127.0.0.1', () => {
+              const address = server.address();
+              if (typeof address === 'object' && address) resolve(address.port);
+              else reject(new Error('no port'));
+            });
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(servers.map((server) => new Promise<void>((done) => (server.listening ? server.close(() => done()) : done()))));
+  }
+}

@@ -8,7 +8,7 @@ import type { ClusterMemberSpec } from '../backup-restore/cluster/spec.js';
 import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
 import { download } from '../backup-restore/restorer.js';
 import type { SidecarStatus } from '../backup-restore/sidecar.js';
-import { freePort } from '../ports.js';
+import { freePorts } from '../ports.js';
 import { LocalProcessError, messageOf } from './errors.js';
 import type { EtcdMemberView, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
@@ -199,11 +199,12 @@ export class LocalEtcdCluster {
   private async allocate(): Promise<Member[]> {
     if (this.members) return this.members;
     const members: Member[] = [];
+    const ports = await freePorts(3 * this.options.members.length);
+    const url = () => `http://127.0.0.1:${ports.shift()!}`;
     for (const placement of this.options.members) {
-      const url = async () => `http://127.0.0.1:${await freePort()}`;
       members.push({
         placement,
-        spec: { name: placement.name, ...(placement.zone ? { zone: placement.zone } : {}), peerUrl: await url(), clientUrl: await url(), privateUrl: await url() },
+        spec: { name: placement.name, ...(placement.zone ? { zone: placement.zone } : {}), peerUrl: url(), clientUrl: url(), privateUrl: url() },
         wanted: false,
         restartDelay: this.options.restartDelayMs ?? 1_000,
         restarts: 0,

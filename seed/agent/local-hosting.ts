@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
 import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
-import { freePort } from '../ports.js';
+import { freePorts } from '../ports.js';
 import { ApiServerStandIn } from './apiserver-standin.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView, OwnerNoticeDelivery } from './hosting.js';
 import { LocalEtcdCluster, type LocalMember } from './local-etcd-cluster.js';
@@ -199,7 +199,8 @@ export class LocalHosting implements ControlPlaneHosting {
   private async entry(technicalID: string): Promise<Hosted> {
     let h = this.hosted.get(technicalID);
     if (!h) {
-      h = { ports: { client: await freePort(), peer: await freePort() } };
+      const [client, peer] = await freePorts(2);
+      h = { ports: { client: client!, peer: peer! } };
       this.hosted.set(technicalID, h);
     }
     return h;
