@@ -38,3 +38,19 @@ export async function freePorts(count: number): Promise<number[]> {
     await Promise.all(servers.map((server) => new Promise<void>((done) => (server.listening ? server.close(() => done()) : done()))));
   }
 }
+
+/** Whether every port can be bound on loopback right now (none is held by another process). */
+export async function portsFree(ports: readonly number[]): Promise<boolean> {
+  const results = await Promise.all(
+    ports.map(
+      (port) =>
+        new Promise<boolean>((resolve) => {
+          const server = createServer();
+          server.unref();
+          server.once('error', () => resolve(false));
+          server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+        }),
+    ),
+  );
+  return results.every(Boolean);
+}

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
 import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
-import { freePorts } from '../ports.js';
+import { freePorts, portsFree } from '../ports.js';
 import { ApiServerStandIn } from './apiserver-standin.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView, OwnerNoticeDelivery } from './hosting.js';
 import { LocalEtcdCluster, type LocalMember } from './local-etcd-cluster.js';
@@ -47,7 +47,8 @@ const SIDECAR_COMMAND = [join(REPO_ROOT, 'node_modules/.bin/tsx'), join(REPO_ROO
  * The `local` runtime's processes: per shoot the backup-restore sidecar children (one, or one per member
  * of a cluster, each with its real etcd in its own process group) and one kube-apiserver stand-in, all on
  * 127.0.0.1 and free ports. The client and peer ports of a shoot's etcd stay the same for the agent's
- * life, so a restart or a restore keeps the address the stand-in and tests use.
+ * life, so a restart or a restore keeps the address the stand-in and tests use; only a start that failed
+ * while another process held one of them moves it to new ports.
  */
 export class LocalHosting implements ControlPlaneHosting {
   private readonly hosted = new Map<string, Hosted>();
@@ -72,7 +73,17 @@ export class LocalHosting implements ControlPlaneHosting {
     if (h.sidecar?.running && !spec.restore) return {};
     await h.sidecar?.stop();
     const dir = join(this.options.workDir, id);
-    h.sidecar = await this.launch(id, sidecarArgs({ defaults: this.options, spec, dataDir: join(dir, 'etcd'), etcdLog: join(dir, 'etcd.log'), ports: h.ports }), join(dir, 'sidecar.log'));
+    try {
+      h.sidecar = await this.launch(id, sidecarArgs({ defaults: this.options, spec, dataDir: join(dir, 'etcd'), etcdLog: join(dir, 'etcd.log'), ports: h.ports }), join(dir, 'sidecar.log'));
+    } catch (error) {
+      // Another process took a port between its allocation and etcd's bind (a closed port is free to
+      // anyone at once): the next attempt gets new ones. Nothing served on the old address.
+      if (!(await portsFree([h.ports.client, h.ports.peer]))) {
+        const [client, peer] = await freePorts(2);
+        h.ports = { client: client!, peer: peer! };
+      }
+      throw error;
+    }
     if (!spec.restore) return {};
     const status = await h.sidecar.status(5_000);
     return status?.restore ? { restoredRevision: status.restore.revision } : {};
