@@ -78,10 +78,7 @@ export class LocalHosting implements ControlPlaneHosting {
     } catch (error) {
       // Another process took a port between its allocation and etcd's bind (a closed port is free to
       // anyone at once): the next attempt gets new ones. Nothing served on the old address.
-      if (!(await portsFree([h.ports.client, h.ports.peer]))) {
-        const [client, peer] = await freePorts(2);
-        h.ports = { client: client!, peer: peer! };
-      }
+      if (!(await portsFree([h.ports.client, h.ports.peer]))) h.ports = await etcdPorts();
       throw error;
     }
     if (!spec.restore) return {};
@@ -210,10 +207,15 @@ export class LocalHosting implements ControlPlaneHosting {
   private async entry(technicalID: string): Promise<Hosted> {
     let h = this.hosted.get(technicalID);
     if (!h) {
-      const [client, peer] = await freePorts(2);
-      h = { ports: { client: client!, peer: peer! } };
+      h = { ports: await etcdPorts() };
       this.hosted.set(technicalID, h);
     }
     return h;
   }
+}
+
+/** A single-member etcd's client and peer ports, distinct from each other. */
+async function etcdPorts(): Promise<Hosted['ports']> {
+  const [client, peer] = await freePorts(2);
+  return { client: client!, peer: peer! };
 }

@@ -7,6 +7,7 @@ import type { MigrationRecord } from '../../core/migration/record.js';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
 import { backedSeed, fixture } from '../fixtures/index.js';
 import { AgentProcess } from '../harness/agent-process.js';
+import { gatewayPut } from '../harness/scenario/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 import { until } from '../harness/until.js';
@@ -43,13 +44,8 @@ function startWriter(clientUrl: string) {
   const loop = (async () => {
     for (let i = 0; running; i++) {
       try {
-        const res = await fetch(`${clientUrl}/v3/kv/put`, {
-          method: 'POST',
-          body: JSON.stringify({ key: Buffer.from(`notice/${i}`).toString('base64'), value: Buffer.from('x').toString('base64') }),
-          signal: AbortSignal.timeout(1_000),
-        });
-        await res.arrayBuffer();
-        (res.ok ? acks : refusals).push(Date.now());
+        await gatewayPut({ endpoint: clientUrl, key: `notice/${i}`, value: 'x', timeoutMs: 1_000 });
+        acks.push(Date.now());
       } catch {
         refusals.push(Date.now());
       }

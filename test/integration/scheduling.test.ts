@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from '../fixtures/index.js';
 import { created, putResending, resetGardenState, testGarden } from '../harness/garden.js';
+import { until } from '../harness/until.js';
 
 const garden = testGarden();
 const { api } = garden;
@@ -161,12 +162,10 @@ describe('HA-aware scheduling on the deployed stack', () => {
     const source = ha.body.status.seedName!;
     // The admission refuses 409 ShootCreating until the lifecycle controller has sent the shoot's Create
     // to its seed (asynchronously, after the PUT answered).
-    const deadline = Date.now() + 60_000;
-    let choice = await api.request<{ destinationSeed: string; dryRun: boolean; code?: string }>('POST', '/projects/dev/shoots/ha/migrate?dryRun=All', { body: {} });
-    while (choice.status === 409 && choice.body.code === 'ShootCreating' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 500));
-      choice = await api.request('POST', '/projects/dev/shoots/ha/migrate?dryRun=All', { body: {} });
-    }
+    const choice = await until('the shoot\'s Create sent', async () => {
+      const res = await api.request<{ destinationSeed: string; dryRun: boolean; code?: string }>('POST', '/projects/dev/shoots/ha/migrate?dryRun=All', { body: {} });
+      return !(res.status === 409 && res.body.code === 'ShootCreating') && res;
+    }, 60_000, 500);
     expect(choice.status, JSON.stringify(choice.body)).toBe(200);
     expect(choice.body.destinationSeed).toMatch(/^multi-[bc]$/);
     expect(choice.body.destinationSeed).not.toBe(source);
