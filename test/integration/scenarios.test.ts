@@ -25,9 +25,9 @@ import {
 /**
  * The acceptance matrix of docs/design.md section 6 on the deployed stack: two seeds with real agents (one real
  * sidecar and etcd per shoot), each seed's outbound traffic (garden API, SQS and Step Functions, S3,
- * Route 53) through its own cuttable proxy, a writer of >= 50 acknowledged writes a second in front of
- * the source's and the destination's etcd, and a migration with mode auto while the source's
- * connections are cut as the scenario says.
+ * Route 53) through its own cuttable proxy, a writer of >= 50 acknowledged writes a second (two main
+ * loops, so that a loaded machine keeps the pace) in front of the source's and the destination's etcd,
+ * and a migration with mode auto while the source's connections are cut as the scenario says.
  *
  * In S3 (the source's sidecar and etcd killed, its agent stopped) nothing final reaches the source's
  * bucket: the copy proceeds with the latest snapshot after its wait-for-final timeout, which the test
@@ -213,7 +213,7 @@ async function landscape(label: string, tolerance: Tolerance) {
   };
   const endpoints = { source: 'source', destination: 'destination' } as const;
   const history = new HistoryRecorder();
-  const writer = startWriter({ endpoints, prefix: `scenario/${label}`, put: failover(gatewayPut, true), timeoutMs: 500, history });
+  const writer = startWriter({ endpoints, prefix: `scenario/${label}`, put: failover(gatewayPut, true), timeoutMs: 500, mainLoops: 2, history });
   cleanups.push(() => writer.stop());
   const registers = startRegisterClients({
     // 40 operations a second in all, most of them reads: a dense history that leaves etcd's disk to the writer.

@@ -11,7 +11,7 @@ import { epochNow, type HistoryRecorder } from './history.js';
  *
  * Only a write etcd answered with success is recorded as acknowledged; refusals, resets and timeouts
  * are failures, even though a timed-out write may have been applied (the client cannot know). Given a
- * history, the writer also records every attempt there (its two loops are two clients), with that
+ * history, the writer also records every attempt there (each loop is a client), with that
  * distinction kept: a refused write failed, a timed-out one is of unknown outcome.
  */
 
@@ -49,8 +49,14 @@ export interface WriterOptions {
   readonly endpoints: Readonly<Record<SeedRole, string>>;
   /** Every key starts with it; one prefix per test keeps the content check to this writer's keys. */
   readonly prefix: string;
-  /** Target pace of the main loop; 100 leaves room above the required 50 acknowledged writes a second. */
+  /** Target pace of all main loops together; 100 leaves room above the required 50 acknowledged writes a second. */
   readonly writesPerSecond?: number;
+  /**
+   * Main loops writing at once, each its own client with one write in flight (default 1). Two keep the
+   * pace on a loaded machine, where one write waiting on a descheduled process would hold the next, as
+   * an API server's many clients do; the system's guarantees do not depend on it.
+   */
+  readonly mainLoops?: number;
   /** A write not answered within this is a failure: an LB would give up on the backend too. */
   readonly timeoutMs?: number;
   /** Pause after both endpoints failed, so that an outage is not a busy loop. */
@@ -68,14 +74,15 @@ export interface Writer {
   record(): WriterRecord;
   /** The endpoint the main loop writes to now. */
   readonly current: SeedRole;
-  /** Stops both loops, waits for writes in flight, and returns the final record. */
+  /** Stops every loop, waits for writes in flight, and returns the final record. */
   stop(): Promise<WriterRecord>;
 }
 
 export function startWriter(options: WriterOptions): Writer {
   const put = options.put ?? gatewayPut;
   const now = options.now ?? options.history?.now ?? epochNow;
-  const intervalMs = 1_000 / (options.writesPerSecond ?? 100);
+  const mainLoops = options.mainLoops ?? 1;
+  const intervalMs = (1_000 * mainLoops) / (options.writesPerSecond ?? 100);
   const timeoutMs = options.timeoutMs ?? 1_000;
   const bothFailedPauseMs = options.bothFailedPauseMs ?? 20;
   const probeIntervalMs = options.probeIntervalMs ?? 100;
@@ -89,7 +96,8 @@ export function startWriter(options: WriterOptions): Writer {
   // Wakes sleeping loops on stop, so that stop() is bounded by one write's timeout.
   const stopping = new AbortController();
 
-  const [mainClient, probeClient] = [options.history?.newClient() ?? 0, options.history?.newClient() ?? 1];
+  const mainClients = Array.from({ length: mainLoops }, (_, i) => options.history?.newClient() ?? i);
+  const probeClient = options.history?.newClient() ?? mainLoops;
   const attempt = async (seed: SeedRole, client: number): Promise<boolean> => {
     const n = sequence++;
     const key = `${options.prefix}/${String(n).padStart(8, '0')}`;
@@ -112,7 +120,7 @@ export function startWriter(options: WriterOptions): Writer {
 
   const pause = (ms: number) => (ms > 0 ? sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined) : Promise.resolve());
 
-  const mainLoop = (async () => {
+  const mainLoop = async (mainClient: number) => {
     while (running) {
       const slotEnd = now() + intervalMs;
       if (!(await attempt(current, mainClient)) && running) {
@@ -122,7 +130,8 @@ export function startWriter(options: WriterOptions): Writer {
       }
       await pause(slotEnd - now());
     }
-  })();
+  };
+  const mainLoopsDone = Promise.all(mainClients.map(mainLoop));
 
   const probeLoop = (async () => {
     if (probeIntervalMs <= 0) return;
@@ -142,7 +151,7 @@ export function startWriter(options: WriterOptions): Writer {
     async stop() {
       running = false;
       stopping.abort();
-      await Promise.all([mainLoop, probeLoop]);
+      await Promise.all([mainLoopsDone, probeLoop]);
       stoppedAt ??= now();
       return record();
     },

@@ -81,6 +81,29 @@ describe('startWriter', () => {
     expect(record.acknowledged.length / seconds).toBeGreaterThanOrEqual(50);
   });
 
+  it('with two main loops keeps the pace when each write is slow (a loaded machine), each loop its own client', async () => {
+    // Prepare: every write takes 30 ms, so one loop cannot exceed about 33 a second.
+    const etcds = fakeEtcds();
+    const slow: EtcdPut = async (input) => {
+      await new Promise((r) => setTimeout(r, 30));
+      return etcds.put(input);
+    };
+    const rate = async (mainLoops: number, history?: HistoryRecorder) => {
+      const writer = startWriter({ endpoints, prefix: `t${mainLoops}`, probeIntervalMs: 0, put: slow, mainLoops, history });
+      await new Promise((r) => setTimeout(r, 600));
+      const record = await writer.stop();
+      return record.acknowledged.length / ((record.stoppedAt! - record.startedAt) / 1_000);
+    };
+    const history = new HistoryRecorder();
+    // Act
+    const one = await rate(1);
+    const two = await rate(2, history);
+    // Assess
+    expect(one).toBeLessThan(40);
+    expect(two).toBeGreaterThan(one * 1.5);
+    expect(new Set(history.operations().map((o) => o.client)).size).toBe(2);
+  });
+
   it('stop is bounded by the write timeout even when a write hangs', async () => {
     const hanging: EtcdPut = ({ timeoutMs }) => new Promise((_, reject) => setTimeout(() => reject(new EtcdRequestError('timeout', { outcome: 'unknown' })), timeoutMs));
     const writer = startWriter({ endpoints, prefix: 't', timeoutMs: 100, put: hanging });
