@@ -33,12 +33,14 @@ export function admitOnSeed(options: { shoot: Shoot; seed?: Seed; previous?: Sho
   if (violations[0]) throw toAdmissionError(violations[0]);
 }
 
+/** The shoot placed on `seedName`: why it waited (`status.scheduling`) is over, so it goes. */
 export function placed(shoot: Shoot, seedName: string, summary: string, now: Date): Shoot {
+  const { scheduling: _waited, ...status } = shoot.status;
   return {
     ...shoot,
     spec: { ...shoot.spec, seedName },
     status: {
-      ...shoot.status,
+      ...status,
       seedName,
       operation: createOperation(shoot, seedName, now),
       lastOperation: {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AdmissionError, ConflictError, ValidationError } from '../../../core/errors.js';
 import { SeedUnavailableError } from '../../../core/garden/errors.js';
-import { chooseDestination, MAX_STORED_REJECTIONS } from '../../../core/garden/placement.js';
+import { chooseDestination, MAX_STORED_REJECTIONS, placed } from '../../../core/garden/placement.js';
 import type { Shoot } from '../../../core/model/shoot.js';
 import { garden, rejection, seedBody, shootBody, type Garden } from './builders.js';
 
@@ -34,6 +34,16 @@ async function addSeed(g: Garden, name: string, options: { zones: 1 | 3; capacit
 }
 
 describe('placement of new shoots', () => {
+  it('a placed shoot no longer shows why it waited (status.scheduling), and keeps the rest of its status', () => {
+    const waiting = { ...filler('old'), status: { ...filler('old').status, scheduling: { lastAttemptTime: new Date(0).toISOString(), summary: 'no seed fits', rejected: [] } } };
+    const now = new Date('2026-11-24T00:00:00Z');
+    const shoot = placed(waiting, 'seed-b', 'least loaded', now);
+    expect(shoot.status.scheduling).toBeUndefined();
+    expect(shoot.status).toMatchObject({ seedName: 'seed-b', technicalID: 'shoot--dev--filler' });
+    expect(shoot.spec.seedName).toBe('seed-b');
+    expect(shoot.status.conditions).toContainEqual(expect.objectContaining({ type: 'Scheduled', status: 'True' }));
+  });
+
   it('prefers the single-zonal seed for a shoot without zone tolerance, and a multi-zonal one for zone', async () => {
     // Prepare
     const g = garden();
