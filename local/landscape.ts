@@ -33,6 +33,9 @@ export async function start(): Promise<Endpoints> {
     return existing;
   }
   mkdirSync(LANDSCAPE_DIR, { recursive: true });
+  // The seeds' work dirs hold control planes of the garden they were created for: a restarted agent adopts
+  // what it finds there, so a new landscape (a new garden) starts with none.
+  rmSync(join(LANDSCAPE_DIR, 'seeds'), { recursive: true, force: true });
   interface Ctx { emulator?: Emulator; deployment?: Deployment; agentPids?: Record<string, number>; kubeCluster?: Endpoints['kubeCluster'] }
   const tasks = new Listr<Ctx>(
     [

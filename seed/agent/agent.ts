@@ -79,6 +79,7 @@ export class SeedAgent {
     if (this.identity === undefined) throw new SeedAgentConfigError(`the heartbeat of seed ${this.seed} returned no identity; is it registered?`, 'seed');
     if (this.queueUrl === undefined) throw new SeedAgentConfigError(`seed ${this.seed} has no command queue (commandQueueUrl); is it registered?`, 'queueUrl');
     this.runtimeInstance ??= this.options.runtime({ identity: this.identity });
+    await this.adoptRecorded();
     this.startListening(this.queueUrl);
     this.log({ event: 'started', seed: this.seed, identity: this.identity, queueUrl: this.queueUrl });
   }
@@ -205,11 +206,42 @@ export class SeedAgent {
     this.schedule(command);
   }
 
+  /**
+   * The control planes a previous agent left (a restart after a crash or a kill): each is adopted in its
+   * shoot's chain, ahead of any command the queue holds for it, while the agent already heartbeats and
+   * takes commands for other shoots. One that cannot be started stays known, reported not ready, for
+   * the next Reconcile to retry.
+   */
+  private async adoptRecorded(): Promise<void> {
+    const runtime = this.runtime;
+    if (!runtime.recorded || !runtime.adopt) return;
+    let recorded: string[];
+    try {
+      recorded = await runtime.recorded();
+    } catch (error) {
+      this.log({ event: 'adopt-failed', error: messageOf(error) });
+      return;
+    }
+    for (const id of recorded) {
+      this.chain(id, async () => {
+        try {
+          if (await runtime.adopt!(id)) this.log({ event: 'adopted', shoot: id });
+        } catch (error) {
+          this.log({ event: 'adopt-failed', shoot: id, error: messageOf(error) });
+        }
+      });
+    }
+  }
+
   /** One command at a time per shoot, in queue order; shoots run in parallel. */
   private schedule(command: SeedCommand, after?: () => void): void {
     this.running.set(command.commandId, { tokens: new Set(command.taskToken ? [command.taskToken] : []), aborts: new AbortController() });
-    const id = command.shoot.technicalID;
-    const next = (this.chains.get(id) ?? Promise.resolve()).then(() => this.run(command));
+    this.chain(command.shoot.technicalID, () => this.run(command), after);
+  }
+
+  /** Runs a job after every job queued before for the same shoot. */
+  private chain(id: string, job: () => Promise<void>, after?: () => void): void {
+    const next = (this.chains.get(id) ?? Promise.resolve()).then(job);
     this.chains.set(id, next);
     this.inFlight.add(next);
     void next.finally(() => {

@@ -18,6 +18,7 @@ import { SeedAgent, type SeedAgentOptions } from './agent.js';
 import { ControlPlaneRuntime } from './control-plane-runtime.js';
 import type { ControlPlaneHosting } from './hosting.js';
 import { sqsCommandInbox, type CommandInbox } from './inbox.js';
+import type { PlaneStore } from './plane-store.js';
 import type { SeedRuntime } from './runtime.js';
 import { sfnTaskAnswers, type TaskAnswers } from './task-answers.js';
 
@@ -59,6 +60,8 @@ export interface AwsSeedAgentOptions extends Pick<SeedAgentOptions, 'seed' | 'ga
   /** The world outside the seed that extensions act on; default one of the runtime's own. */
   world?: MemoryExtensionWorld;
   actuators?: ActuatorSet;
+  /** With `hosting`: where each control plane's record outlives the agent (see ControlPlaneRuntimeOptions.planeStore). */
+  planeStore?: PlaneStore;
   /** Test seams: wrap what the agent talks to (record, delay, drop, inject failures). */
   wrap?: { inbox?: (inbox: CommandInbox) => CommandInbox; answers?: (answers: TaskAnswers) => TaskAnswers; runtime?: (runtime: SeedRuntime) => SeedRuntime };
 }
@@ -108,6 +111,7 @@ export function awsSeedAgent(options: AwsSeedAgentOptions): SeedAgent {
           zones: seedZones({ garden: options.garden, seed: options.seed }),
           ...(options.world ? { world: options.world } : {}),
           ...(options.actuators ? { actuators: options.actuators } : {}),
+          ...(options.planeStore ? { planeStore: options.planeStore } : {}),
         });
       return wrap.runtime ? wrap.runtime(runtime) : runtime;
     },

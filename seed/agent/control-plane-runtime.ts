@@ -9,6 +9,7 @@ import { assertNotOwnedElsewhere, assertNotOwner, assertOwner, checkRestorable, 
 import { AgentCommandError, messageOf } from './errors.js';
 import { etcdMembers } from '../../core/ha/members.js';
 import type { ControlPlaneHosting, EtcdSpec } from './hosting.js';
+import type { PlaneRecord, PlaneStore } from './plane-store.js';
 import { newModel, observe, reconcileModel, reportModel, restartPod, scaleModel, type ControlPlaneModel, type Observation } from './model.js';
 import type { SeedRuntime } from './runtime.js';
 
@@ -30,6 +31,11 @@ export interface ControlPlaneRuntimeOptions {
   actuators?: ActuatorSet;
   world?: MemoryExtensionWorld;
   now?: () => Date;
+  /**
+   * Where each plane's record is kept across agent restarts (`FilePlaneStore` next to the local runtime's
+   * data); `recorded` and `adopt` read it. Default: none, the planes live as long as this object.
+   */
+  planeStore?: PlaneStore;
 }
 
 interface Plane {
@@ -44,6 +50,9 @@ interface Plane {
   seen: Observation;
   probeTime?: string;
 }
+
+/** The commands that change what a plane's record holds (scale, restart and notices change nothing kept). */
+const RECORDED: ReadonlySet<CommandType> = new Set(['create-control-plane', 'reconcile', 'migrate', 'delete-control-plane', 'restore']);
 
 /**
  * The generic seed runtime: per shoot a modelled control plane (replicas, pods) and its extension
@@ -100,7 +109,59 @@ export class ControlPlaneRuntime implements SeedRuntime {
     await this.options.hosting.stopAll();
   }
 
+  /** The control planes a previous agent left recorded here, to adopt one by one (`adopt`). */
+  async recorded(): Promise<string[]> {
+    const records = (await this.options.planeStore?.list()) ?? [];
+    return records.map((r) => r.shoot.technicalID).filter((id) => !this.planes.has(id));
+  }
+
+  /**
+   * Takes a recorded control plane back after an agent restart: the plane as it was recorded, and its
+   * processes started from the data on this machine (unless hibernated or migrated away). Nothing is
+   * restored and nothing bypasses the fence: each sidecar starts fenced and serves only once its own
+   * owner check says `owner`; one that finds another owner fences, takes its final snapshot, and is
+   * then a leftover the garden releases. Returns false when there is no record (or the plane is known).
+   */
+  async adopt(technicalID: string): Promise<boolean> {
+    if (this.planes.has(technicalID)) return false;
+    const record = ((await this.options.planeStore?.list()) ?? []).find((r) => r.shoot.technicalID === technicalID);
+    if (record === undefined) return false;
+    const { shoot, backupBucket, hibernated, failureTolerance } = record;
+    const plane = this.fresh(shoot, backupBucket, hibernated, failureTolerance);
+    reconcileModel(plane.model, { hibernated, ...(failureTolerance ? { failureTolerance } : {}) });
+    plane.migrated = record.migrated;
+    plane.extensions = record.extensions;
+    if (!plane.migrated) await this.converge(shoot, plane);
+    return true;
+  }
+
   private async dispatch(command: SeedCommand, signal?: AbortSignal): Promise<CommandResult<CommandType>> {
+    if (!RECORDED.has(command.type)) return this.perform(command, signal);
+    try {
+      return await this.perform(command, signal);
+    } finally {
+      // Whatever the command changed, also when it failed half-way (a plane built, extensions changed).
+      await this.persist(command.shoot.technicalID);
+    }
+  }
+
+  private async persist(technicalID: string): Promise<void> {
+    const store = this.options.planeStore;
+    if (!store) return;
+    const plane = this.planes.get(technicalID);
+    if (plane === undefined) return store.remove(technicalID);
+    const record: PlaneRecord = {
+      shoot: { technicalID, ...plane.shoot },
+      backupBucket: plane.backupBucket,
+      hibernated: plane.model.hibernated,
+      ...(plane.model.failureTolerance ? { failureTolerance: plane.model.failureTolerance } : {}),
+      migrated: plane.migrated,
+      extensions: plane.extensions,
+    };
+    await store.save(record);
+  }
+
+  private async perform(command: SeedCommand, signal?: AbortSignal): Promise<CommandResult<CommandType>> {
     const id = command.shoot.technicalID;
     switch (command.type) {
       case 'create-control-plane':

@@ -3,6 +3,7 @@ import { s3Backup } from '../backup-restore/aws.js';
 import type { SeedAgent } from './agent.js';
 import { awsSeedAgent, type AwsSeedAgentOptions, type OwnerConfig } from './aws-agent.js';
 import { LocalHosting, type LocalHostingOptions } from './local-hosting.js';
+import { FilePlaneStore } from './plane-store.js';
 
 export interface LocalSeedAgentOptions extends Omit<AwsSeedAgentOptions, 'hosting' | 'owner' | 'wrap'> {
   /** The sidecars check it, and restores activate only while it names this seed. */
@@ -26,6 +27,8 @@ export function localSeedAgent(options: LocalSeedAgentOptions): { agent: SeedAge
   const s3 = new S3Client({ region: options.aws.region, ...(s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {}), ...(options.aws.credentials ? { credentials: options.aws.credentials } : {}) });
   const agent = awsSeedAgent({
     ...agentOptions,
+    // A restarted agent finds its control planes in its work dir again (the local runtime's only memory).
+    planeStore: new FilePlaneStore({ workDir, ...(agentOptions.log ? { log: agentOptions.log } : {}) }),
     hosting: (identity) =>
       (hosting = new LocalHosting({
         identity,

@@ -55,7 +55,8 @@ const RESTORE_START_TIMEOUT_MS = 10 * 60_000;
  * The etcd cluster of one `node` or `zone` shoot on the local runtime: one backup-restore sidecar
  * process per member (each with its real etcd, data dir and ports), started together, restored together
  * from one download of the full snapshot, and restarted when one dies, as a kubelet restarts a pod. The
- * ports stay the same for the agent's life, so a restart or a restore keeps every address.
+ * ports stay the same for the plane's life on this machine (recorded in its directory, so that a restarted
+ * agent keeps them too), so a restart or a restore keeps every address.
  */
 export class LocalEtcdCluster {
   private members: Member[] | undefined;
@@ -199,19 +200,43 @@ export class LocalEtcdCluster {
   private async allocate(): Promise<Member[]> {
     if (this.members) return this.members;
     const members: Member[] = [];
-    const ports = await freePorts(3 * this.options.members.length);
+    // A cluster an earlier agent ran here keeps its members' addresses: they are in every member's data.
+    const kept = this.keptUrls();
+    const ports = kept ? [] : await freePorts(3 * this.options.members.length);
     const url = () => `http://127.0.0.1:${ports.shift()!}`;
     for (const placement of this.options.members) {
+      const urls = kept?.get(placement.name) ?? { peerUrl: url(), clientUrl: url(), privateUrl: url() };
       members.push({
         placement,
-        spec: { name: placement.name, ...(placement.zone ? { zone: placement.zone } : {}), peerUrl: url(), clientUrl: url(), privateUrl: url() },
+        spec: { name: placement.name, ...(placement.zone ? { zone: placement.zone } : {}), ...urls },
         wanted: false,
         restartDelay: this.options.restartDelayMs ?? 1_000,
         restarts: 0,
       });
     }
     this.members = members;
+    if (!kept) {
+      mkdirSync(this.options.dir, { recursive: true });
+      writeFileSync(this.urlsFile(), JSON.stringify(members.map((m) => ({ name: m.spec.name, peerUrl: m.spec.peerUrl, clientUrl: m.spec.clientUrl, privateUrl: m.spec.privateUrl }))));
+    }
     return members;
+  }
+
+  private urlsFile(): string {
+    return join(this.options.dir, 'member-urls.json');
+  }
+
+  /** The members' addresses recorded by an earlier agent, when they are the members wanted now. */
+  private keptUrls(): Map<string, { peerUrl: string; clientUrl: string; privateUrl: string }> | undefined {
+    let recorded: { name: string; peerUrl: string; clientUrl: string; privateUrl: string }[];
+    try {
+      recorded = JSON.parse(readFileSync(this.urlsFile(), 'utf8')) as typeof recorded;
+    } catch {
+      // None recorded: new addresses.
+      return undefined;
+    }
+    const byName = new Map(recorded.map(({ name, ...urls }) => [name, urls]));
+    return this.options.members.every((p) => byName.has(p.name)) && byName.size === this.options.members.length ? byName : undefined;
   }
 
   private dataDir(m: Member): string {

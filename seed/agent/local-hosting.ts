@@ -1,3 +1,4 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,7 @@ import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdVie
 import { LocalEtcdCluster, type LocalMember } from './local-etcd-cluster.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
 import { SidecarProcess } from './sidecar-process.js';
+import { recordSidecar, stopStaleSidecar } from './stale-sidecar.js';
 
 export interface LocalHostingOptions extends SidecarDefaults {
   /** Data dirs and logs go under `<workDir>/<technicalID>/`. */
@@ -46,9 +48,10 @@ const SIDECAR_COMMAND = [join(REPO_ROOT, 'node_modules/.bin/tsx'), join(REPO_ROO
 /**
  * The `local` runtime's processes: per shoot the backup-restore sidecar children (one, or one per member
  * of a cluster, each with its real etcd in its own process group) and one kube-apiserver stand-in, all on
- * 127.0.0.1 and free ports. The client and peer ports of a shoot's etcd stay the same for the agent's
- * life, so a restart or a restore keeps the address the stand-in and tests use; only a start that failed
- * while another process held one of them moves it to new ports.
+ * 127.0.0.1 and free ports. The client and peer ports of a shoot's etcd stay the same for the plane's
+ * life on this machine (recorded in its directory, so a restarted agent keeps them), so a restart or a
+ * restore keeps the address the stand-in and tests use; only a start that failed while another process
+ * held one of them moves it to new ports.
  */
 export class LocalHosting implements ControlPlaneHosting {
   private readonly hosted = new Map<string, Hosted>();
@@ -78,7 +81,7 @@ export class LocalHosting implements ControlPlaneHosting {
     } catch (error) {
       // Another process took a port between its allocation and etcd's bind (a closed port is free to
       // anyone at once): the next attempt gets new ones. Nothing served on the old address.
-      if (!(await portsFree([h.ports.client, h.ports.peer]))) h.ports = await etcdPorts();
+      if (!(await portsFree([h.ports.client, h.ports.peer]))) h.ports = await this.newPorts(id);
       throw error;
     }
     if (!spec.restore) return {};
@@ -193,8 +196,12 @@ export class LocalHosting implements ControlPlaneHosting {
     }));
   }
 
-  private launch(label: string, args: string[], logFile: string, startTimeoutMs?: number): Promise<SidecarProcess> {
-    return SidecarProcess.start({
+  /** Starts one sidecar; a sidecar a killed agent left running on the same data dir is stopped first. */
+  private async launch(label: string, args: string[], logFile: string, startTimeoutMs?: number): Promise<SidecarProcess> {
+    const pidFile = join(dirname(logFile), 'sidecar.pid');
+    const dataDir = args[args.indexOf('--data-dir') + 1];
+    if (dataDir) await stopStaleSidecar({ pidFile, dataDir, ...(this.options.log ? { log: this.options.log } : {}) });
+    const sidecar = await SidecarProcess.start({
       technicalID: label,
       command: this.options.cliCommand ?? SIDECAR_COMMAND,
       args,
@@ -202,20 +209,40 @@ export class LocalHosting implements ControlPlaneHosting {
       logFile,
       ...(startTimeoutMs === undefined ? {} : { startTimeoutMs }),
     });
+    recordSidecar(pidFile, sidecar.pid);
+    return sidecar;
   }
 
   private async entry(technicalID: string): Promise<Hosted> {
     let h = this.hosted.get(technicalID);
     if (!h) {
-      h = { ports: await etcdPorts() };
+      // A plane an earlier agent ran here keeps its address (its stand-in and clients know it).
+      h = { ports: readPorts(this.portsFile(technicalID)) ?? (await this.newPorts(technicalID)) };
       this.hosted.set(technicalID, h);
     }
     return h;
   }
+
+  /** A single-member etcd's client and peer ports, distinct from each other, kept in the plane's directory. */
+  private async newPorts(technicalID: string): Promise<Hosted['ports']> {
+    const [client, peer] = await freePorts(2);
+    const ports = { client: client!, peer: peer! };
+    mkdirSync(this.dataDir(technicalID), { recursive: true });
+    writeFileSync(this.portsFile(technicalID), JSON.stringify(ports));
+    return ports;
+  }
+
+  private portsFile(technicalID: string): string {
+    return join(this.dataDir(technicalID), 'ports.json');
+  }
 }
 
-/** A single-member etcd's client and peer ports, distinct from each other. */
-async function etcdPorts(): Promise<Hosted['ports']> {
-  const [client, peer] = await freePorts(2);
-  return { client: client!, peer: peer! };
+function readPorts(file: string): Hosted['ports'] | undefined {
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as { client?: unknown; peer?: unknown };
+    return typeof value.client === 'number' && typeof value.peer === 'number' ? { client: value.client, peer: value.peer } : undefined;
+  } catch {
+    // None yet (or unreadable): new ports.
+    return undefined;
+  }
 }

@@ -13,6 +13,10 @@ export interface SeedRuntime {
   controlPlanes(): Promise<HostedControlPlane[]>;
   /** Stops every process the runtime started. */
   stop(): Promise<void>;
+  /** Control planes a previous agent on this seed left recorded (the `local` runtime keeps them on disk). */
+  recorded?(): Promise<string[]>;
+  /** Takes one recorded control plane back, its processes started from their data; false when there is none. */
+  adopt?(technicalID: string): Promise<boolean>;
 }
 
 export type { SeedCommand };

@@ -1,5 +1,6 @@
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { Etcd3 } from 'etcd3';
+import type { AuditFinding, OwnershipAuditReport } from '../../core/ownership/audit.js';
 import { fixture } from '../fixtures/index.js';
 
 /**
@@ -48,4 +49,17 @@ export async function evacuationRound(lambda: LambdaClient, functionName: string
   const text = Buffer.from(res.Payload ?? new Uint8Array()).toString();
   const body = JSON.parse(text || '{}') as Record<string, unknown>;
   return res.FunctionError ? { body, error: `${res.FunctionError}: ${text.slice(0, 500)}` } : { body };
+}
+
+/**
+ * One round of the ownership audit (its schedule is off in the test stack); the split-brain findings only:
+ * more than one seed reporting a shoot's control plane active, or another seed than the placed one. The
+ * other reasons are what a migration in flight looks like (the owner record moves before `seedName`).
+ */
+export async function splitBrainFindings(lambda: LambdaClient, functionName: string | undefined): Promise<AuditFinding[]> {
+  const res = await lambda.send(new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from('{}') }));
+  const text = Buffer.from(res.Payload ?? new Uint8Array()).toString();
+  if (res.FunctionError) throw new Error(`the ownership audit failed: ${res.FunctionError}: ${text.slice(0, 500)}`);
+  const report = JSON.parse(text) as OwnershipAuditReport;
+  return report.findings.filter((f) => f.reason === 'ActiveOnSeveralSeeds' || f.reason === 'ActiveOnOtherSeed');
 }

@@ -12,7 +12,7 @@ import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
 import { backedSeed } from '../fixtures/index.js';
 import { AgentProcess } from '../harness/agent-process.js';
-import { evacuationRound, hasKeys, shootOn, writeKeys } from '../harness/evacuation.js';
+import { evacuationRound, hasKeys, shootOn, splitBrainFindings, writeKeys } from '../harness/evacuation.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 import { until } from '../harness/until.js';
@@ -134,8 +134,17 @@ describe('evacuation of a lost seed with real agents', () => {
       return n;
     };
     const startedAt = new Map<string, number>();
+    // The ownership audit watches throughout: a round with every evacuation round, no split brain ever.
+    const splitBrain: string[] = [];
+    let audits = 0;
+    const audit = async () => {
+      const findings = await splitBrainFindings(lambda, deployment.outputs.OwnershipAuditFunctionName);
+      audits += 1;
+      splitBrain.push(...findings.filter((f) => f.project === PROJECT).map((f) => `${f.shoot}: ${f.reason} (${f.message})`));
+    };
     const evacuation = await until('the evacuation to complete', async () => {
       await round();
+      await audit();
       peak = Math.max(peak, await migrating());
       const res = await api.request<Evacuation>('GET', `/seeds/${LOST}/evacuation`);
       if (res.status !== 200) return undefined;
@@ -143,12 +152,15 @@ describe('evacuation of a lost seed with real agents', () => {
       return res.body.phase === 'Completed' && res.body;
     }, 600_000);
     const elapsed = Date.now() - killedAt;
+    await audit();
 
     // Assess: every shoot Moved, never more than maxParallel migrations at once, the highest priority first.
     expect(evacuation.shoots.map((s) => s.state)).toEqual(SHOOTS.map(() => 'Moved'));
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThanOrEqual(MAX_PARALLEL);
     expect(evacuation.shoots[0]!.name).toBe('s5');
+    expect(splitBrain).toEqual([]);
+    expect(audits).toBeGreaterThan(2);
     for (const name of SHOOTS) {
       const shoot = (await api.request<Shoot>('GET', `/projects/${PROJECT}/shoots/${name}`)).body;
       const destination = shoot.status.seedName!;
@@ -164,7 +176,7 @@ describe('evacuation of a lost seed with real agents', () => {
       expect(await hasKeys(url, `evac/${name}/`, KEYS)).toBe(true);
     }
     passed += 1;
-    console.log(`evacuation: 6 shoots moved ${(elapsed / 1000).toFixed(1)} s after the kill (after ${AFTER_S} s, lease 6 s), peak ${peak} migrations at once (maxParallel ${MAX_PARALLEL}); moves began at ${[...startedAt.values()].map((ms) => (ms / 1000).toFixed(0)).join(', ')} s`);
+    console.log(`evacuation: 6 shoots moved ${(elapsed / 1000).toFixed(1)} s after the kill (after ${AFTER_S} s, lease 6 s), peak ${peak} migrations at once (maxParallel ${MAX_PARALLEL}), ${audits} ownership audits without split brain; moves began at ${[...startedAt.values()].map((ms) => (ms / 1000).toFixed(0)).join(', ')} s`);
   }, 900_000);
   it('evacuates two lost seeds one after the other (cap 1); pause and cancel stop new moves and let running ones finish; all seeds lost start nothing', async () => {
     // Prepare: three shoots on X, one on Y, serving.

@@ -313,4 +313,59 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     expect(released).toBeGreaterThanOrEqual(0);
     for (const line of late) expect(line).toContain('"error":"NotOwner"');
   }, 300_000);
+
+  it('an agent that restarts after a crash adopts its control planes from its work dir: the one still placed on it serves its data again, one moved away meanwhile is released', async () => {
+    // Prepare: two shoots on life-d, each with a key; life-e as a destination.
+    await registerSeed('life-d', 73);
+    await registerSeed('life-e', 74);
+    const d = await startAgent('life-d');
+    await startAgent('life-e');
+    for (const name of ['kept', 'gone']) expect((await api.request('PUT', `/projects/${project}/shoots/${name}`, { body: shootBody(name, d.name) })).status).toBe(201);
+    const urls: Record<string, string> = {};
+    for (const name of ['kept', 'gone']) {
+      await succeeded(name, 'Create');
+      urls[name] = await until(`${name} serving on life-d`, async () => {
+        const plane = await reported(d.name, name);
+        return plane?.active && plane.etcdClientUrl;
+      });
+      await etcdAt(urls[name]!).put(`restart/${name}`).value('before the crash');
+    }
+    const [kept, gone] = [technicalID(project, 'kept'), technicalID(project, 'gone')];
+    const goneDataDir = d.hosting().dataDir(gone);
+    // Act: the agent dies. Nothing of it shuts down: its kube-apiserver stand-ins go with its process; kept's
+    // sidecar and etcd die too, gone's are left running (their process group outlives a SIGKILLed agent).
+    await d.agent.pause();
+    for (const id of [kept, gone]) await d.hosting().stopApiServer(id);
+    d.hosting().sidecar(kept)!.kill();
+    // While it is down, a bad-case migration moves gone to life-e (its live sidecar fences on the owner change).
+    expect((await api.request('POST', `/projects/${project}/shoots/gone/migrate`, { body: { destinationSeed: 'life-e', mode: 'bad' } })).status).toBe(202);
+    const migration = await until('the migration settled', async () => {
+      const res = await api.request<{ state: string; error?: unknown }>('GET', `/projects/${project}/shoots/gone/migration`);
+      return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
+    }, 180_000);
+    expect(migration.state, JSON.stringify(migration.error)).toBe('Succeeded');
+    // A new agent process for life-d, on the same work dir.
+    const restarted = Date.now();
+    const d2 = await startAgent('life-d');
+    // Assess: kept serves its key again, at the address it had; gone's old sidecar was stopped, its plane
+    // came back fenced (not the owner) and was released; gone serves its key on life-e.
+    const keptUrl = await until('kept serving on life-d again', async () => {
+      const plane = await reported(d.name, 'kept');
+      // Observed by the new agent: the garden still shows the old one's last report until then.
+      return plane?.active && Date.parse(plane.internalProbeTime ?? '') > restarted && plane.etcdClientUrl;
+    });
+    console.log(`kept serving again ${Date.now() - restarted} ms after life-d's agent restarted`);
+    expect(keptUrl).toBe(urls.kept);
+    expect(await etcdAt(keptUrl).get('restart/kept').string()).toBe('before the crash');
+    await until('gone released on life-d', async () => d2.hosting().sidecar(gone) === undefined && !existsSync(goneDataDir) && (await reported(d.name, 'gone')) === undefined, 30_000);
+    const onD = logs.filter((l) => l.includes('"seed":"life-d"'));
+    expect(onD.some((l) => l.includes('"event":"stale-sidecar-stopped"') && l.includes(gone))).toBe(true);
+    for (const id of [kept, gone]) expect(onD.some((l) => l.includes('"event":"adopted"') && l.includes(id))).toBe(true);
+    const goneOnE = await until('gone serving on life-e', async () => {
+      const plane = await reported('life-e', 'gone');
+      return plane?.active && plane.etcdClientUrl;
+    });
+    expect(await etcdAt(goneOnE).get('restart/gone').string()).toBe('before the crash');
+    expect((await shoot('kept'))?.status.seedName).toBe('life-d');
+  }, 300_000);
 });

@@ -1,0 +1,109 @@
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { ExtensionResource } from '../../core/extensions/index.js';
+
+/**
+ * What the agent decided about one control plane, kept where the plane's processes and data live, so
+ * that an agent that restarts (crashed, killed, upgraded) finds its control planes again instead of
+ * forgetting them: on a Kubernetes seed the cluster keeps that state, on the `local` runtime nothing
+ * but this record does.
+ */
+export interface PlaneRecord {
+  shoot: { technicalID: string; project: string; name: string };
+  backupBucket: string;
+  hibernated: boolean;
+  failureTolerance?: 'node' | 'zone';
+  /** The extensions were migrated away: nothing is active here any more. */
+  migrated: boolean;
+  extensions: ExtensionResource[];
+}
+
+export interface PlaneStore {
+  save(record: PlaneRecord): Promise<void>;
+  remove(technicalID: string): Promise<void>;
+  list(): Promise<PlaneRecord[]>;
+}
+
+const planeRecord = z.object({
+  shoot: z.object({ technicalID: z.string().min(1), project: z.string().min(1), name: z.string().min(1) }),
+  backupBucket: z.string().min(1),
+  hibernated: z.boolean(),
+  failureTolerance: z.enum(['node', 'zone']).optional(),
+  migrated: z.boolean(),
+  // Written by this runtime only: checked for shape, not field by field.
+  extensions: z.array(z.record(z.string(), z.unknown())),
+});
+
+/** For tests: records that outlive an agent object, as files outlive its process. */
+export class MemoryPlaneStore implements PlaneStore {
+  private readonly records = new Map<string, string>();
+
+  async save(record: PlaneRecord): Promise<void> {
+    this.records.set(record.shoot.technicalID, JSON.stringify(record));
+  }
+
+  async remove(technicalID: string): Promise<void> {
+    this.records.delete(technicalID);
+  }
+
+  async list(): Promise<PlaneRecord[]> {
+    return [...this.records.values()].map((json) => JSON.parse(json) as PlaneRecord);
+  }
+}
+
+const FILE = 'plane.json';
+
+/**
+ * `<workDir>/<technicalID>/plane.json`, next to the plane's etcd data: removing the plane's directory
+ * removes its record too. Written to a temporary file and renamed, so a crash leaves the old record or
+ * the new one, never half of one; a file that does not parse is skipped and reported.
+ */
+export class FilePlaneStore implements PlaneStore {
+  constructor(private readonly options: { workDir: string; log?: (entry: Record<string, unknown>) => void }) {}
+
+  async save(record: PlaneRecord): Promise<void> {
+    const dir = join(this.options.workDir, record.shoot.technicalID);
+    mkdirSync(dir, { recursive: true });
+    const tmp = join(dir, `${FILE}.tmp`);
+    writeFileSync(tmp, JSON.stringify(record, null, 2));
+    renameSync(tmp, join(dir, FILE));
+  }
+
+  async remove(technicalID: string): Promise<void> {
+    rmSync(join(this.options.workDir, technicalID, FILE), { force: true });
+  }
+
+  async list(): Promise<PlaneRecord[]> {
+    let dirs: string[];
+    try {
+      dirs = readdirSync(this.options.workDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const records: PlaneRecord[] = [];
+    for (const dir of dirs.sort()) {
+      let text: string;
+      try {
+        text = readFileSync(join(this.options.workDir, dir, FILE), 'utf8');
+      } catch {
+        // A directory without a record: logs, or a plane from before records were kept. Nothing to adopt.
+        continue;
+      }
+      const parsed = planeRecord.safeParse(safeJson(text));
+      if (parsed.success && parsed.data.shoot.technicalID === dir) records.push(parsed.data as unknown as PlaneRecord);
+      else this.options.log?.({ event: 'plane-record-unreadable', technicalID: dir, error: parsed.success ? 'names another control plane' : parsed.error.message });
+    }
+    return records;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Not JSON: the schema check reports it.
+    return undefined;
+  }
+}

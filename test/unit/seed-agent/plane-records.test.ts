@@ -1,0 +1,186 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { GardenClient } from '../../../adapters/http/garden-client.js';
+import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../../core/commands/index.js';
+import { InMemoryBlobStore } from '../../../core/shootstate/index.js';
+import { InMemorySnapshotStore } from '../../../core/snapshots/index.js';
+import { SeedAgent } from '../../../seed/agent/agent.js';
+import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.js';
+import { MemoryCommandInbox } from '../../../seed/agent/inbox.js';
+import { MemoryHosting } from '../../../seed/agent/memory-hosting.js';
+import { FilePlaneStore, MemoryPlaneStore, type PlaneRecord, type PlaneStore } from '../../../seed/agent/plane-store.js';
+import type { TaskAnswers } from '../../../seed/agent/task-answers.js';
+
+const shootA = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
+const shootB = { project: 'dev', name: 'api2', technicalID: 'shoot--dev--api2' };
+let serial = 0;
+function cmd<T extends SeedCommand['type']>(type: T, shoot: SeedCommand['shoot'], fields: Record<string, unknown> = {}): CommandOf<T> {
+  serial += 1;
+  return { apiVersion: COMMAND_API_VERSION, commandId: `c/${serial}`, shoot, seed: 'seed-a', issuedAt: new Date().toISOString(), type, ...fields } as unknown as CommandOf<T>;
+}
+const controlPlane = (hibernated = false) => ({ hibernated, backup: { bucket: 'gl-backup-seed-a' } });
+
+/** One agent's runtime: a new hosting is a new process (nothing runs), the store is what is on disk. */
+function runtimeOn(store: PlaneStore, hosting = new MemoryHosting(), snapshots = new InMemorySnapshotStore()) {
+  const runtime = new ControlPlaneRuntime({ seed: 'seed-a', hosting, blobStore: () => new InMemoryBlobStore(), snapshotStore: () => snapshots, ownerCheck: async () => 'owner', planeStore: store });
+  return { runtime, hosting };
+}
+
+describe('plane records: a restarted agent finds its control planes again', () => {
+  it('every command that changes a plane updates its record; a delete removes it', async () => {
+    // Prepare
+    const store = new MemoryPlaneStore();
+    const { runtime } = runtimeOn(store);
+    // Act + Assess
+    await runtime.execute(cmd('create-control-plane', shootA, { controlPlane: controlPlane() }));
+    const [created] = await store.list();
+    expect(created).toMatchObject({ shoot: shootA, backupBucket: 'gl-backup-seed-a', hibernated: false, migrated: false });
+    expect(created!.extensions.length).toBeGreaterThan(0);
+    await runtime.execute(cmd('reconcile', shootA, { controlPlane: { ...controlPlane(true), failureTolerance: 'zone' } }));
+    expect(await store.list()).toMatchObject([{ hibernated: true, failureTolerance: 'zone' }]);
+    await runtime.execute(cmd('delete-control-plane', shootA, { keepBackups: true, keepExternalResources: false }));
+    expect(await store.list()).toEqual([]);
+  });
+
+  it('a new agent adopts what the old one recorded: a serving plane is started again from its data, a hibernated or migrated one is not', async () => {
+    // Prepare: the old agent hosted a serving plane and a hibernated one, then died with its processes.
+    const store = new MemoryPlaneStore();
+    const old = runtimeOn(store);
+    await old.runtime.execute(cmd('create-control-plane', shootA, { controlPlane: controlPlane() }));
+    await old.runtime.execute(cmd('create-control-plane', shootB, { controlPlane: controlPlane(true) }));
+    const next = runtimeOn(store);
+    // Act
+    const recorded = await next.runtime.recorded();
+    const adopted = await Promise.all(recorded.map((id) => next.runtime.adopt(id)));
+    // Assess: not a restore (the data is here), and only the serving plane's processes.
+    expect(recorded.sort()).toEqual([shootA.technicalID, shootB.technicalID]);
+    expect(adopted).toEqual([true, true]);
+    expect(next.hosting.calls).toEqual([`start-etcd ${shootA.technicalID}`, `start-apiserver ${shootA.technicalID}`]);
+    const planes = await next.runtime.controlPlanes();
+    expect(planes.find((p) => p.technicalID === shootA.technicalID)).toMatchObject({ shoot: { project: 'dev', name: 'api1' }, active: true, etcdReady: true });
+    expect(planes.find((p) => p.technicalID === shootB.technicalID)).toMatchObject({ shoot: { project: 'dev', name: 'api2' }, active: false, etcdReady: false });
+    // Known now: neither listed nor adopted twice; a plane never recorded is not adopted.
+    expect(await next.runtime.recorded()).toEqual([]);
+    expect(await next.runtime.adopt(shootA.technicalID)).toBe(false);
+    expect(await next.runtime.adopt('shoot--dev--never')).toBe(false);
+  });
+
+  it('a plane migrated away is adopted without processes, so the garden can release it', async () => {
+    const store = new MemoryPlaneStore();
+    const snapshots = new InMemorySnapshotStore();
+    const old = runtimeOn(store, new MemoryHosting(), snapshots);
+    await old.runtime.execute(cmd('create-control-plane', shootA, { controlPlane: controlPlane() }));
+    await old.runtime.execute(cmd('migrate', shootA, { stateBucket: 'gl-state' }));
+    expect(await store.list()).toMatchObject([{ migrated: true }]);
+    const next = runtimeOn(store);
+    expect(await next.runtime.adopt(shootA.technicalID)).toBe(true);
+    expect(next.hosting.calls).toEqual([]);
+    expect(await next.runtime.controlPlanes()).toMatchObject([{ technicalID: shootA.technicalID, active: false }]);
+  });
+});
+
+/** A queue, a garden and Step Functions in memory, as in agent.test.ts. */
+function fakes() {
+  const inbox = new MemoryCommandInbox();
+  const heartbeats: { controlPlanes: { technicalID: string; etcdReady?: boolean }[] }[] = [];
+  const answered: { token: string; kind: string }[] = [];
+  const garden = {
+    request: async (_method: string, _path: string, options: { body: { controlPlanes: { technicalID: string }[] } }) => {
+      heartbeats.push(options.body);
+      return { status: 200, body: { identity: 'seed-a-id', commandQueueUrl: 'memory://queue' } };
+    },
+  } as unknown as GardenClient;
+  const answers: TaskAnswers = {
+    success: async (token) => void answered.push({ token, kind: 'success' }),
+    failure: async (token, error) => void answered.push({ token, kind: error }),
+    heartbeat: async () => undefined,
+  };
+  return { inbox, heartbeats, answered, garden, answers };
+}
+
+/** Memory hosting whose etcd start waits for the test: an adoption still starting its plane. */
+class SlowStartHosting extends MemoryHosting {
+  release: (() => void) | undefined;
+  override async startEtcd(spec: Parameters<MemoryHosting['startEtcd']>[0]) {
+    await new Promise<void>((resolve) => (this.release = resolve));
+    return super.startEtcd(spec);
+  }
+}
+
+const agents: SeedAgent[] = [];
+const held: SlowStartHosting[] = [];
+afterEach(async () => {
+  for (const h of held.splice(0)) h.release?.();
+  await Promise.all(agents.splice(0).map((a) => a.stop()));
+});
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 300 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(check()).toBe(true);
+}
+
+describe('SeedAgent after a restart', () => {
+  it('adopts its recorded planes before running a queued command of the same shoot, and reports them', async () => {
+    // Prepare: what the old agent left, and a Delete for that shoot already in the queue.
+    const store = new MemoryPlaneStore();
+    await runtimeOn(store).runtime.execute(cmd('create-control-plane', shootA, { controlPlane: controlPlane() }));
+    const f = fakes();
+    const hosting = new SlowStartHosting();
+    held.push(hosting);
+    f.inbox.push(JSON.stringify({ ...cmd('delete-control-plane', shootA, { keepBackups: true, keepExternalResources: false }), taskToken: 'tok-delete' }));
+    const agent = new SeedAgent({
+      seed: 'seed-a', garden: f.garden, inbox: () => f.inbox, answers: f.answers, heartbeatIntervalMs: 50,
+      runtime: () => runtimeOn(store, hosting).runtime,
+    });
+    agents.push(agent);
+    // Act
+    await agent.start();
+    await until(() => hosting.release !== undefined);
+    // Assess: the delete waits for the adoption's start; the heartbeat already names the plane.
+    await until(() => f.heartbeats.some((h) => h.controlPlanes.some((p) => p.technicalID === shootA.technicalID)));
+    expect(f.answered).toEqual([]);
+    hosting.release!();
+    await until(() => f.answered.length === 1);
+    expect(f.answered).toEqual([{ token: 'tok-delete', kind: 'success' }]);
+    expect(hosting.calls).toEqual([`start-etcd ${shootA.technicalID}`, `start-apiserver ${shootA.technicalID}`, `stop-apiserver ${shootA.technicalID}`, `stop-etcd ${shootA.technicalID}`]);
+    expect(await store.list()).toEqual([]);
+  });
+});
+
+describe('FilePlaneStore', () => {
+  const dirs: string[] = [];
+  afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const workDir = () => {
+    const d = mkdtempSync(join(tmpdir(), 'plane-store-'));
+    dirs.push(d);
+    return d;
+  };
+  const record = (shoot: PlaneRecord['shoot']): PlaneRecord => ({ shoot, backupBucket: 'b', hibernated: false, migrated: false, extensions: [] });
+
+  it('keeps a record per plane next to its data, replaces it whole, and removes it', async () => {
+    const dir = workDir();
+    const store = new FilePlaneStore({ workDir: dir });
+    await store.save(record(shootA));
+    await store.save({ ...record(shootA), hibernated: true });
+    await store.save(record(shootB));
+    expect(await store.list()).toEqual([{ ...record(shootA), hibernated: true }, record(shootB)]);
+    expect(readdirSync(join(dir, shootA.technicalID))).toEqual(['plane.json']);
+    await store.remove(shootA.technicalID);
+    expect(await store.list()).toEqual([record(shootB)]);
+  });
+
+  it('skips and reports a record that does not parse or names another plane; a missing work dir has none', async () => {
+    const dir = workDir();
+    const logged: Record<string, unknown>[] = [];
+    const store = new FilePlaneStore({ workDir: dir, log: (e) => logged.push(e) });
+    for (const [name, text] of [['shoot--x--torn', '{"shoot": {"technicalID"'], ['shoot--x--other', JSON.stringify(record(shootA))], ['shoot--x--logs', undefined]] as const) {
+      mkdirSync(join(dir, name));
+      if (text) writeFileSync(join(dir, name, 'plane.json'), text);
+    }
+    expect(await store.list()).toEqual([]);
+    expect(logged.map((e) => e.technicalID).sort()).toEqual(['shoot--x--other', 'shoot--x--torn']);
+    expect(await new FilePlaneStore({ workDir: join(dir, 'absent') }).list()).toEqual([]);
+  });
+});
