@@ -1,10 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import KubeSuitesLast from './test/harness/kube/sequencer.js';
 
 // The AWS SDK's warning that its 2027 releases need Node 22, in the test processes and what they start.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 export default defineConfig({
   test: {
+    // The suites that need the test seed cluster last: a fresh machine builds it while the others run.
+    sequence: { sequencer: KubeSuitesLast },
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' } },
       {

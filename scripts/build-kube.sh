@@ -19,6 +19,16 @@ KWOK_DIR=".tools/kwok-v${KWOK_VERSION}"
 HELM_VERSION="$(node -p "require('./package.json').config.helmVersion")"
 HELM_DIR=".tools/helm-v${HELM_VERSION}"
 
+complete() {
+  [ -x "$KUBE_DIR/bin/kube-apiserver" ] && [ -x "$KUBE_DIR/bin/kube-controller-manager" ] && [ -x "$KUBE_DIR/bin/kube-scheduler" ] \
+    && [ -x "$KWOK_DIR/bin/kwok" ] && [ -d "$KWOK_DIR/stages" ] && [ -x "$HELM_DIR/bin/helm" ]
+}
+# --check: exit 0 when everything is built, 1 when something is missing; builds nothing.
+if [ "${1:-}" = --check ]; then
+  complete
+  exit
+fi
+
 if ! command -v go >/dev/null 2>&1; then
   echo "build-kube: Go is needed to build the test seed's Kubernetes binaries (go.dev/doc/install)" >&2
   exit 1

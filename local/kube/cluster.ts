@@ -5,7 +5,7 @@ import { request } from 'node:https';
 import { join } from 'node:path';
 import { freePort } from '../../seed/ports.js';
 import { kubeconfigFor, writeClusterSecrets } from './certs.js';
-import { kubeTools, requireTools, type KubeTools } from './tools.js';
+import { ensureKubeTools, kubeTools, type KubeTools } from './tools.js';
 
 /** What a started test seed cluster is, as written to its state file (so another process can use or stop it). */
 export interface KubeClusterInfo {
@@ -52,7 +52,7 @@ export class KubeClusterError extends Error {
  */
 export async function startKubeCluster(options: StartKubeClusterOptions): Promise<KubeCluster> {
   const tools = options.tools ?? kubeTools();
-  requireTools(tools, ['kubeApiServer', 'kubeControllerManager', 'kubeScheduler', 'kwok', 'kwokStages']);
+  await ensureKubeTools(tools, ['kubeApiServer', 'kubeControllerManager', 'kubeScheduler', 'kwok', 'kwokStages'], { ...(options.log ? { log: options.log } : {}) });
   const log = options.log ?? (() => undefined);
   const dir = options.dir;
   mkdirSync(dir, { recursive: true });

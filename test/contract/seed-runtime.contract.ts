@@ -70,9 +70,10 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
     const project = options.project ?? 'contract';
     const shoots: SeedCommand['shoot'][] = [];
 
+    // A fixture may wait for the test seed's build on a fresh machine (test/harness/kube/sequencer.ts).
     beforeAll(async () => {
       f = await options.fixture();
-    });
+    }, 600_000);
     afterAll(async () => {
       await Promise.all(shoots.map((shoot) => f?.runtime.execute(cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true })).catch(() => undefined)));
       await f?.close?.();

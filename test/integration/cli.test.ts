@@ -161,7 +161,7 @@ describe('the gardenless CLI against the deployed stack', () => {
       const admitted = await admin.apply(object, { dryRun: true });
       expect(admitted.metadata?.uid, `${object.kind} ${object.metadata?.name}`).toBeDefined();
     }
-  }, 300_000);
+  }, 600_000);
 
   it('previews a migration (destination, path, steps, fence bound) and starts nothing', async () => {
     // The seeds' agents heartbeat every second while the dry run runs, as live agents do (the test stack's

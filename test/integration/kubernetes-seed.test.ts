@@ -158,7 +158,7 @@ describe('the kubernetes runtime on a real API server with kwok nodes, driven by
     await resetGardenState(garden);
     await startAgent(SEEDS.a, 70);
     await startAgent(SEEDS.b, 71);
-  }, 180_000);
+  }, 600_000);
 
   afterAll(async () => {
     for (const stop of stops.splice(0)) await stop();

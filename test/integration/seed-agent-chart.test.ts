@@ -21,7 +21,7 @@ describe('the seed agent chart (helm template) on the test seed cluster', () => 
     cluster = await testSeedCluster();
     admin = new KubeObjects(cluster.kubeConfig());
     await admin.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
-  });
+  }, 600_000);
 
   it('renders objects the API server admits (server-side dry run), none of them stored', async () => {
     const objects = await renderChart({ release: 'agent', namespace: NAMESPACE, set: values, kubeVersion: kubeTools().kubernetesVersion });
