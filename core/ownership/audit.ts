@@ -3,6 +3,7 @@ import type { ApiRecord, ApiRecords } from '../dns/api-records.js';
 import { auditApiRecord, type ApiRecordFinding } from '../dns/audit.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { mergeConditions } from '../garden/conditions.js';
+import { leaseExpired } from '../garden/seed-lease.js';
 import type { Clock, EventSink } from '../garden/context.js';
 import type { GardenRepository } from '../garden/repository.js';
 import type { Condition } from '../model/common.js';
@@ -41,7 +42,7 @@ export interface AuditFinding {
   readonly seedName: string | null;
   readonly expectedIdentity: string | null;
   readonly ownerRecord: string | null;
-  /** Seeds whose fresh heartbeat reports the control plane active. */
+  /** Seeds whose fresh heartbeat (lease not expired) reports the control plane active. */
   readonly activeOn: readonly string[];
   readonly consistent: boolean;
   readonly reason: AuditReason;
@@ -117,7 +118,7 @@ export interface OwnershipAuditOptions {
   readonly events: EventSink;
   readonly clock: Clock;
   readonly internalDomain: string;
-  /** Heartbeats older than this are not evidence of what a seed serves now. Default 5 min. */
+  /** Heartbeats older than this are not evidence of what a seed serves now, even within a long lease. Default 5 min. */
   readonly heartbeatMaxAgeMs?: number;
   /** Items per repository page. Default 500. */
   readonly pageSize?: number;
@@ -186,7 +187,11 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
   const freshSeeds = new Map<string, Seed>();
   for (const seed of seeds.values()) {
     const beat = seed.status.lastHeartbeatTime === undefined ? Number.NaN : Date.parse(seed.status.lastHeartbeatTime);
-    if (!(now.getTime() - beat <= maxAge)) {
+    // A seed whose lease expired is silent: its last report says what it served then, not now. Counting it
+    // would call every bad-case migration a split brain (the lost source's last report still says active
+    // when the destination activates); the sidecars' fence is what keeps that source from serving, and its
+    // first fresh heartbeat is evidence again.
+    if (!(now.getTime() - beat <= maxAge) || leaseExpired(seed, now)) {
       if ((seed.status.controlPlanes ?? []).some((cp) => cp.active)) staleSeeds.push(seed.metadata.name);
       continue;
     }

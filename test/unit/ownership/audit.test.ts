@@ -98,6 +98,25 @@ describe('runOwnershipAudit', () => {
   });
 });
 
+describe('a seed whose lease expired (its agent lost)', () => {
+  it('is no evidence: its last report does not make a bad-case migration a split brain; its next fresh report is', async () => {
+    // Prepare: the shoot moved to b on the bad path; a's agent died 100 s ago with a 6 s lease, its last report saying active.
+    const source = seed('a', [{ technicalID: 'shoot--dev--s', active: true }], new Date(NOW.getTime() - 100_000).toISOString());
+    const w = await world({ seeds: [seed('b', [{ technicalID: 'shoot--dev--s', active: true }])], shoots: [shoot('s', 'b')], records: { s: 'b-id' } });
+    await w.repository.createSeed(source);
+    await w.repository.renewLease({ seed: 'a', holderIdentity: 'a-id', renewTime: source.status.lastHeartbeatTime!, leaseDurationSeconds: 6, conditions: [], controlPlanes: source.status.controlPlanes! });
+    // Act + Assess: consistent, a listed as stale, nothing published.
+    const quiet = await w.audit();
+    expect(quiet.findings).toEqual([]);
+    expect(quiet.staleSeeds).toEqual(['a']);
+    expect(w.published).toEqual([]);
+    // a's agent is back and still reports the plane active: that is a split brain.
+    await w.repository.renewLease({ seed: 'a', holderIdentity: 'a-id', renewTime: NOW.toISOString(), leaseDurationSeconds: 6, conditions: [], controlPlanes: source.status.controlPlanes! });
+    const loud = await w.audit();
+    expect(loud.findings).toMatchObject([{ shoot: 's', reason: 'ActiveOnSeveralSeeds' }]);
+  });
+});
+
 describe('leftover control planes in the audit', () => {
   const moved = (minutesAgo: number) => ({ type: 'Restore' as const, state: 'Succeeded' as const, progress: 100, description: '', lastUpdateTime: new Date(NOW.getTime() - minutesAgo * 60_000).toISOString() });
 
