@@ -6,7 +6,7 @@
  * emulator through the S3 latency model (bench-support.ts, `s3ModelFromEnv`); preparing the objects and
  * measuring the emulator's own overlap go straight to it.
  *
- *   npm run bench:copy                      (uses the running local landscape, else starts its own)
+ *   npm run bench:copy                      (uses the running local landscape's emulator, else starts its own)
  *   BENCH_OBJECTS=200 BENCH_CONCURRENCY=32 BENCH_MULTIPART_MB=64 BENCH_S3_LATENCY_MS=30 BENCH_S3_MBPS=100 npm run bench:copy
  *   BENCH_MULTIPART_MB=16 npm run bench:copy   (objects above 16 MiB copied in parts with UploadPartCopy)
  *   BENCH_S3_MODEL=off npm run bench:copy      (no latency model)
@@ -15,7 +15,8 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { s3Api } from '../adapters/s3/s3-api.js';
 import { DEFAULT_MULTIPART_THRESHOLD_BYTES, S3SnapshotStore } from '../adapters/s3/snapshot-store.js';
 import { copyBatch, makeSnapshot, mapWithConcurrency, type CopyBatchItem } from '../core/snapshots/index.js';
-import { behindS3Model, benchLandscape, describeS3Model, s3ModelFromEnv } from './bench-support.js';
+import { emulatorEnv } from '../local/aws-env.js';
+import { behindS3Model, benchEmulator, describeS3Model, s3ModelFromEnv } from './bench-support.js';
 
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -41,11 +42,11 @@ function sizes(n: number): number[] {
 }
 
 const model = s3ModelFromEnv();
-const { deployment, close } = await benchLandscape();
-const modelled = await behindS3Model(deployment.awsEndpoint, model);
+const emu = await benchEmulator('copy');
+const modelled = await behindS3Model(emu.endpoint, model);
 try {
-  const client = (endpoint: string) => new S3Client({ endpoint, region: deployment.region, credentials, forcePathStyle: true });
-  const s3 = client(deployment.awsEndpoint);
+  const client = (endpoint: string) => new S3Client({ endpoint, region: emulatorEnv(emu.endpoint).AWS_REGION, credentials, forcePathStyle: true });
+  const s3 = client(emu.endpoint);
   const s3Modelled = client(modelled.endpoint);
   let requests = 0;
   s3Modelled.middlewareStack.add((next) => (args) => {
@@ -103,7 +104,7 @@ try {
   const sequential = await measure('seq', 1);
   const parallel = await measure('par', CONCURRENCY);
   const mbps = (ms: number) => totalBytes / MB / (ms / 1_000);
-  console.log(`objects ${objects.length}, ${(totalBytes / MB).toFixed(1)} MB (1 KB to 50 MB), multipart above ${MULTIPART_MB} MB, emulator ${deployment.awsEndpoint}`);
+  console.log(`objects ${objects.length}, ${(totalBytes / MB).toFixed(1)} MB (1 KB to 50 MB), multipart above ${MULTIPART_MB} MB, emulator ${emu.endpoint}`);
   console.log(describeS3Model(model) + (model ? ` (loopback proxy ${modelled.endpoint})` : ''));
   console.log(`sequential (1 at a time):  ${(sequential.ms / 1_000).toFixed(2)} s  ${mbps(sequential.ms).toFixed(0)} MB/s  ${sequential.requests} requests`);
   console.log(`parallel (${CONCURRENCY} at a time):    ${(parallel.ms / 1_000).toFixed(2)} s  ${mbps(parallel.ms).toFixed(0)} MB/s  ${parallel.requests} requests`);
@@ -113,5 +114,5 @@ try {
   console.log(`emulator overlap, straight to it: HeadObject ${headOverlap}; CopyObject of ${(probe.size / MB).toFixed(1)} MB ${copyOverlap}`);
 } finally {
   await modelled.stop();
-  await close();
+  await emu.stop();
 }
