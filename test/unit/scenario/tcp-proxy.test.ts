@@ -1,4 +1,4 @@
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { Agent, createServer as createHttpServer, get as httpGet, type Server as HttpServer } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSeedProxies } from '../../harness/scenario/seed-proxies.js';
@@ -140,6 +140,35 @@ describe('startTcpProxy with a link model', () => {
     // One connection alone needs >= 100 ms; eight sharing one rate would need >= 800 ms.
     expect(Math.min(...results.map((r) => r.ms))).toBeGreaterThanOrEqual(100 - 1);
     expect(ms).toBeLessThan(800);
+  });
+
+  it('charges every HTTP request on a kept-alive connection the round trip', async () => {
+    const link = { latencyMs: 40, bytesPerSecond: 1e9 };
+    const connections = new Set<unknown>();
+    const server: HttpServer = createHttpServer((req, res) => {
+      connections.add(req.socket);
+      res.end('ok');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    stops.push(() => new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }));
+    const p = await startTcpProxy({ upstream: { host: '127.0.0.1', port: (server.address() as { port: number }).port }, link });
+    stops.push(() => p.stop());
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    stops.push(async () => agent.destroy());
+    const get = () => new Promise<string>((resolve, reject) => {
+      httpGet({ host: '127.0.0.1', port: p.port, path: '/', agent }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve(body));
+      }).on('error', reject);
+    });
+    const started = performance.now();
+    for (let i = 0; i < 5; i++) expect(await get()).toBe('ok');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(5 * link.latencyMs - 1);
+    expect(connections.size).toBe(1);
   });
 
   it('refuses a model it cannot apply', async () => {
