@@ -111,7 +111,8 @@ try {
   const ratio = sequential.ms / parallel.ms;
   console.log(`ratio sequential/parallel: ${ratio.toFixed(1)}x (aim >= 5x: ${ratio >= 5 ? 'met' : 'NOT met'})`);
   if (model) console.log(`round trips alone: ${sequential.requests} requests x ${model.latencyMs} ms = ${((sequential.requests * model.latencyMs) / 1_000).toFixed(2)} s one at a time`);
-  console.log(`emulator overlap, straight to it: HeadObject ${headOverlap}; CopyObject of ${(probe.size / MB).toFixed(1)} MB ${copyOverlap}`);
+  const copyKind = probe.size > MULTIPART_MB * MB ? 'UploadPartCopy parts' : 'one CopyObject';
+  console.log(`emulator overlap, straight to it: HeadObject ${headOverlap}; copy of ${(probe.size / MB).toFixed(1)} MB (${copyKind}) ${copyOverlap}`);
 } finally {
   await modelled.stop();
   await emu.stop();
