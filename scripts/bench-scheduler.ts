@@ -6,6 +6,7 @@
  * The fleet is synthetic but not kind: every seed has its own networks (so every CIDR is parsed), a mix of
  * providers, regions, zones, taints, labels and capacities, and a share of seeds that are full or not ready.
  */
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Seed, ShootSpec } from '../core/model/index.js';
 import { deriveSeedLabels, indexSeeds, schedule, type RegionStrategy, type ScheduleOptions } from '../core/scheduling/index.js';
@@ -99,7 +100,7 @@ const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 1_000);
 const WARM_UP = 50;
 const AIM_MS = 5;
 
-console.log(`scheduler benchmark, node ${process.version}, ${process.platform}/${process.arch}; ${DECISIONS} decisions per size and kind, after ${WARM_UP} warm-up decisions`);
+console.log(`scheduler benchmark, node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} (1 min); ${DECISIONS} decisions per size and kind, after ${WARM_UP} warm-up decisions`);
 for (const size of [1_000, 10_000]) {
   const fleet = makeFleet(size);
   const index = indexSeeds(fleet);
