@@ -116,7 +116,7 @@ try {
   console.log(`bench:dwd  ${SHOOTS} shoots on ${SEEDS} seeds, ${ROUNDS} rounds, emulator ${deployment.awsEndpoint}`);
   console.log(`  one round (invoke to return, incl. listing the fleet and conditional state writes): median ${(wall / 1000).toFixed(2)} s, min ${(Math.min(...walls) / 1000).toFixed(2)} s`);
   console.log(`  Lambda invocations per round (AWS/Lambda Invocations, every function, before and after each round): median ${median(invocations)}, max ${Math.max(...invocations)}; of the watchdog function: median ${median(watchdogInvocations)}`);
-  console.log(`  probes per second: ${(SHOOTS / (wall / 1000)).toFixed(0)}  (first round writes 1,000 initial states; later rounds write none)`);
+  console.log(`  probes per second: ${(SHOOTS / (wall / 1000)).toFixed(0)}  (the first round writes ${SHOOTS} initial states, later rounds none)`);
 } finally {
   server.close();
   await close();
