@@ -2,20 +2,26 @@
  * Snapshot copy benchmark: 200 objects of mixed sizes (1 KB to 50 MB) copied server-side between two
  * backup buckets through the copy task's own code path (`copyBatch` over `S3SnapshotStore`: CopyObject,
  * UploadPartCopy above the multipart threshold, HeadObject verification), once with objects in parallel
- * and once one at a time, in the same run, into fresh destination buckets.
+ * and once one at a time, in the same run, into fresh destination buckets. The copies talk to the
+ * emulator through the S3 latency model (bench-support.ts, `s3ModelFromEnv`); preparing the objects and
+ * measuring the emulator's own overlap go straight to it.
  *
- *   npm run bench:copy                      (uses the running local landscape, else starts its own)
- *   BENCH_OBJECTS=200 BENCH_CONCURRENCY=32 BENCH_MULTIPART_MB=16 npm run bench:copy
+ *   npm run bench:copy                      (uses the running local landscape's emulator, else starts its own)
+ *   BENCH_OBJECTS=200 BENCH_CONCURRENCY=32 BENCH_MULTIPART_MB=64 BENCH_S3_LATENCY_MS=30 BENCH_S3_MBPS=100 npm run bench:copy
+ *   BENCH_MULTIPART_MB=16 npm run bench:copy   (objects above 16 MiB copied in parts with UploadPartCopy)
+ *   BENCH_S3_MODEL=off npm run bench:copy      (no latency model)
  */
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { s3Api } from '../adapters/s3/s3-api.js';
-import { S3SnapshotStore } from '../adapters/s3/snapshot-store.js';
+import { DEFAULT_MULTIPART_THRESHOLD_BYTES, S3SnapshotStore } from '../adapters/s3/snapshot-store.js';
 import { copyBatch, makeSnapshot, mapWithConcurrency, type CopyBatchItem } from '../core/snapshots/index.js';
-import { benchLandscape } from './bench-support.js';
+import { emulatorEnv } from '../local/aws-env.js';
+import { behindS3Model, benchEmulator, describeS3Model, s3ModelFromEnv } from './bench-support.js';
 
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const MULTIPART_MB = Number(process.env.BENCH_MULTIPART_MB ?? 16);
+const MULTIPART_MB = Number(process.env.BENCH_MULTIPART_MB ?? DEFAULT_MULTIPART_THRESHOLD_BYTES / 2 ** 20);
+const OVERLAP_CALLS = 20;
 const KB = 1024;
 const MB = 1024 * KB;
 const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
@@ -35,17 +41,26 @@ function sizes(n: number): number[] {
   });
 }
 
-const { deployment, close } = await benchLandscape();
+const model = s3ModelFromEnv();
+const emu = await benchEmulator('copy');
+const modelled = await behindS3Model(emu.endpoint, model);
 try {
-  const s3 = new S3Client({ endpoint: deployment.awsEndpoint, region: deployment.region, credentials, forcePathStyle: true });
-  const api = s3Api(s3);
+  const client = (endpoint: string) => new S3Client({ endpoint, region: emulatorEnv(emu.endpoint).AWS_REGION, credentials, forcePathStyle: true });
+  const s3 = client(emu.endpoint);
+  const s3Modelled = client(modelled.endpoint);
+  let requests = 0;
+  s3Modelled.middlewareStack.add((next) => (args) => {
+    requests += 1;
+    return next(args);
+  }, { step: 'finalizeRequest', name: 'countRequests' });
   const run = Date.now().toString(36);
-  const bucket = async (label: string) => {
+  const bucket = async (label: string, through: S3Client = s3) => {
     const name = `gl-backup-bench-${label}-${run}`;
     await s3.send(new CreateBucketCommand({ Bucket: name }));
-    return new S3SnapshotStore({ bucket: name, api, multipartThresholdBytes: MULTIPART_MB * MB });
+    return new S3SnapshotStore({ bucket: name, api: s3Api(through), multipartThresholdBytes: MULTIPART_MB * MB });
   };
   const source = await bucket('src');
+  const sourceModelled = new S3SnapshotStore({ bucket: source.bucket, api: s3Api(s3Modelled), multipartThresholdBytes: MULTIPART_MB * MB });
   const technicalID = `shoot--bench--${run}`;
   const t0 = Math.floor(Date.now() / 1_000) - OBJECTS;
   const objects = sizes(OBJECTS).map((size, i) => ({
@@ -61,31 +76,44 @@ try {
   });
 
   const measure = async (label: string, concurrency: number) => {
-    const destination = await bucket(label);
+    const destination = await bucket(label, s3Modelled);
     const items: CopyBatchItem[] = objects.map((o) => ({ key: o.key, size: o.size }));
+    const before = requests;
     const started = performance.now();
-    const result = await copyBatch({ source, destination, copier: destination.copierFrom(source), items, concurrency });
+    const result = await copyBatch({ source: sourceModelled, destination, copier: destination.copierFrom(sourceModelled), items, concurrency });
     const ms = performance.now() - started;
     if (result.copied !== objects.length || result.bytesCopied !== totalBytes) throw new Error(`${label}: copied ${result.copied} objects, ${result.bytesCopied} bytes`);
-    return ms;
+    return { ms, requests: requests - before };
   };
-  // How much the emulator itself overlaps requests: the ceiling for any client-side parallelism.
-  const probeKey = objects[1]!.key;
-  let started = performance.now();
-  for (let i = 0; i < 32; i++) await source.head(probeKey);
-  const headSequential = performance.now() - started;
-  started = performance.now();
-  await Promise.all(Array.from({ length: 32 }, () => source.head(probeKey)));
-  const headParallel = performance.now() - started;
+  /** The same calls one at a time and all at once, straight to the emulator: how much it overlaps requests itself. */
+  const overlap = async (call: () => Promise<unknown>) => {
+    let started = performance.now();
+    for (let i = 0; i < OVERLAP_CALLS; i++) await call();
+    const sequentialMs = performance.now() - started;
+    started = performance.now();
+    await Promise.all(Array.from({ length: OVERLAP_CALLS }, call));
+    const parallelMs = performance.now() - started;
+    return `${OVERLAP_CALLS} one at a time ${sequentialMs.toFixed(0)} ms, all at once ${parallelMs.toFixed(0)} ms (${(sequentialMs / parallelMs).toFixed(1)}x)`;
+  };
+  const probe = objects.find((o) => o.size >= MB)!;
+  const probeHead = (await source.head(probe.key))!;
+  const scratch = await bucket('overlap');
+  const headOverlap = await overlap(() => source.head(probe.key));
+  const copyOverlap = await overlap(() => scratch.copierFrom(source).copy({ key: probe.key, source: probeHead }));
 
   const sequential = await measure('seq', 1);
   const parallel = await measure('par', CONCURRENCY);
   const mbps = (ms: number) => totalBytes / MB / (ms / 1_000);
-  console.log(`objects ${objects.length}, ${(totalBytes / MB).toFixed(1)} MB (1 KB to 50 MB), multipart above ${MULTIPART_MB} MB, emulator ${deployment.awsEndpoint}`);
-  console.log(`sequential (1 at a time):  ${(sequential / 1_000).toFixed(2)} s  ${mbps(sequential).toFixed(0)} MB/s`);
-  console.log(`parallel (${CONCURRENCY} at a time):    ${(parallel / 1_000).toFixed(2)} s  ${mbps(parallel).toFixed(0)} MB/s`);
-  console.log(`ratio sequential/parallel: ${(sequential / parallel).toFixed(1)}x`);
-  console.log(`emulator overlap: 32 HeadObject one at a time ${headSequential.toFixed(0)} ms, all at once ${headParallel.toFixed(0)} ms (${(headSequential / headParallel).toFixed(1)}x)`);
+  console.log(`objects ${objects.length}, ${(totalBytes / MB).toFixed(1)} MB (1 KB to 50 MB), multipart above ${MULTIPART_MB} MB, emulator ${emu.endpoint}`);
+  console.log(describeS3Model(model) + (model ? ` (loopback proxy ${modelled.endpoint})` : ''));
+  console.log(`sequential (1 at a time):  ${(sequential.ms / 1_000).toFixed(2)} s  ${mbps(sequential.ms).toFixed(0)} MB/s  ${sequential.requests} requests`);
+  console.log(`parallel (${CONCURRENCY} at a time):    ${(parallel.ms / 1_000).toFixed(2)} s  ${mbps(parallel.ms).toFixed(0)} MB/s  ${parallel.requests} requests`);
+  const ratio = sequential.ms / parallel.ms;
+  console.log(`ratio sequential/parallel: ${ratio.toFixed(1)}x (aim >= 5x: ${ratio >= 5 ? 'met' : 'NOT met'})`);
+  if (model) console.log(`round trips alone: ${sequential.requests} requests x ${model.latencyMs} ms = ${((sequential.requests * model.latencyMs) / 1_000).toFixed(2)} s one at a time`);
+  const copyKind = probe.size > MULTIPART_MB * MB ? 'UploadPartCopy parts' : 'one CopyObject';
+  console.log(`emulator overlap, straight to it: HeadObject ${headOverlap}; copy of ${(probe.size / MB).toFixed(1)} MB (${copyKind}) ${copyOverlap}`);
 } finally {
-  await close();
+  await modelled.stop();
+  await emu.stop();
 }

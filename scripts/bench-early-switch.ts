@@ -8,6 +8,7 @@
  *
  *   npm run bench:early-switch            (BENCH_SHOOT=dev/web BENCH_BASELINE=0)
  */
+import { cpus, loadavg } from 'node:os';
 import { GardenClient } from '../adapters/http/garden-client.js';
 import type { MigrationRecord } from '../core/migration/record.js';
 import type { Shoot } from '../core/model/shoot.js';
@@ -28,7 +29,7 @@ async function ready(seed: string): Promise<boolean> {
 }
 
 /** One migration of the shoot with its source's agent frozen; the agent is thawed afterwards, whatever happens. */
-async function frozenSourceMigration(mode: 'auto' | 'good'): Promise<{ seconds: number; record: MigrationRecord; source: string }> {
+async function frozenSourceMigration(mode: 'auto' | 'good'): Promise<{ seconds: number; record: MigrationRecord; source: string; load: string }> {
   const shoot = (await api.request<Shoot>('GET', `/projects/${project}/shoots/${name}`)).body;
   const source = shoot.status.seedName;
   if (!source) throw new Error(`shoot ${project}/${name} is not scheduled`);
@@ -43,11 +44,12 @@ async function frozenSourceMigration(mode: 'auto' | 'good'): Promise<{ seconds: 
   for (const pid of frozen) process.kill(pid, 'SIGSTOP');
   try {
     const t0 = performance.now();
+    const loadAtStart = loadavg()[0]!.toFixed(1);
     const started = await api.request<{ migrationId: string; message?: string }>('POST', `/projects/${project}/shoots/${name}/migrate`, { body: { mode } });
     if (started.status !== 202) throw new Error(`migrate: ${started.status} ${JSON.stringify(started.body)}`);
     for (;;) {
       const record = (await api.request<MigrationRecord>('GET', `/projects/${project}/shoots/${name}/migration`)).body;
-      if (record.state !== 'Running') return { seconds: (performance.now() - t0) / 1000, record, source };
+      if (record.state !== 'Running') return { seconds: (performance.now() - t0) / 1000, record, source, load: `${loadAtStart} at the request, ${loadavg()[0]!.toFixed(1)} at the end (1 min, ${cpus().length} cores)` };
       await new Promise((r) => setTimeout(r, 250));
     }
   } finally {
@@ -55,10 +57,10 @@ async function frozenSourceMigration(mode: 'auto' | 'good'): Promise<{ seconds: 
   }
 }
 
-function report(label: string, run: { seconds: number; record: MigrationRecord; source: string }): void {
+function report(label: string, run: { seconds: number; record: MigrationRecord; source: string; load: string }): void {
   const { record } = run;
   const switched = record.switchedToBadPathAt ? `${((Date.parse(record.switchedToBadPathAt) - Date.parse(record.createdAt)) / 1000).toFixed(1)} s after admission` : 'never';
-  console.log(`  ${label}: ${record.state} in ${run.seconds.toFixed(1)} s (request -> ${record.state}), ${run.source} -> ${record.destination.name}, path ${record.path}, switched to the bad path ${switched}`);
+  console.log(`  ${label}: ${record.state} in ${run.seconds.toFixed(1)} s (request -> ${record.state}), ${run.source} -> ${record.destination.name}, path ${record.path}, switched to the bad path ${switched}; load average ${run.load}`);
   if (record.badPathSwitch) console.log(`    why: ${record.badPathSwitch.failedStep}: ${record.badPathSwitch.reason}`);
   if (record.error) console.log(`    error: ${record.error.step}: ${record.error.message}`);
 }

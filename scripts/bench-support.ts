@@ -2,6 +2,8 @@ import { deployGarden, type Deployment } from '../local/deploy.js';
 import { Etcd3 } from 'etcd3';
 import { startEmulator, type Emulator } from '../local/emulator.js';
 import { readEndpoints } from '../local/landscape-file.js';
+import { transferMs, type LinkModel } from '../test/harness/scenario/link-model.js';
+import { startTcpProxy } from '../test/harness/scenario/tcp-proxy.js';
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -65,4 +67,35 @@ export async function fillEtcd(clientUrl: string, mb: number): Promise<number> {
   } finally {
     client.close();
   }
+}
+
+/**
+ * The S3 latency model the copy and restore benchmarks run under: every request pays a round trip of
+ * BENCH_S3_LATENCY_MS (default 30 ms) and every connection carries at most BENCH_S3_MBPS (default
+ * 100 MB/s, 10^6 bytes) each way; BENCH_S3_MODEL=off talks to the emulator directly.
+ */
+export function s3ModelFromEnv(env: NodeJS.ProcessEnv = process.env): LinkModel | undefined {
+  if (env.BENCH_S3_MODEL === 'off') return undefined;
+  return { latencyMs: Number(env.BENCH_S3_LATENCY_MS ?? 30), bytesPerSecond: Number(env.BENCH_S3_MBPS ?? 100) * 1e6 };
+}
+
+export function describeS3Model(model: LinkModel | undefined): string {
+  if (!model) return 'no latency model (straight to the emulator)';
+  return `S3 latency model: ${model.latencyMs} ms round trip per request (${model.latencyMs / 2} ms each way), ${model.bytesPerSecond / 1e6} MB/s per connection and direction`;
+}
+
+/** Seconds to move `bytes` once at the model's rate (no model: 0). */
+export function modelTransferSeconds(model: LinkModel | undefined, bytes: number): number {
+  return model ? transferMs(model, bytes) / 1_000 : 0;
+}
+
+/**
+ * `endpoint` behind a loopback proxy that applies `model` (test/harness/scenario/link-model.ts); the
+ * proxy's endpoint, or `endpoint` itself without a model. `stop` closes the proxy.
+ */
+export async function behindS3Model(endpoint: string, model: LinkModel | undefined): Promise<{ endpoint: string; stop: () => Promise<void> }> {
+  if (!model) return { endpoint, stop: async () => {} };
+  const upstream = new URL(endpoint);
+  const proxy = await startTcpProxy({ upstream: { host: upstream.hostname, port: Number(upstream.port || 80) }, label: 's3-model', link: model });
+  return { endpoint: `http://127.0.0.1:${proxy.port}`, stop: () => proxy.stop() };
 }

@@ -1,4 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { LinkDirection, validateLinkModel, type LinkModel } from './link-model.js';
 
 /**
  * A loopback TCP proxy to one upstream that a test can cut and restore. Cut means what a broken
@@ -13,6 +14,8 @@ export interface TcpProxyOptions {
   readonly maxConnections?: number;
   /** Used in error messages only. */
   readonly label?: string;
+  /** Shape every connection, each direction on its own (see link-model.ts); absent: bytes pass at once. */
+  readonly link?: LinkModel;
 }
 
 export interface TcpProxy {
@@ -40,6 +43,7 @@ const defaultMaxConnections = 256;
 export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy> {
   const label = options.label ?? `${options.upstream.host}:${options.upstream.port}`;
   const maxConnections = options.maxConnections ?? defaultMaxConnections;
+  const link = options.link && validateLinkModel(options.link);
   const pairs = new Set<{ client: Socket; upstream: Socket }>();
   let cut = false;
   let stopped: Promise<void> | undefined;
@@ -56,9 +60,15 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
       client.destroy();
       upstream.destroy();
     };
-    client.on('close', close);
-    upstream.on('close', close);
-    client.pipe(upstream).pipe(client);
+    if (link) {
+      // A side's close waits for what it sent to cross the link: the response before it, then the end.
+      shapedPipe(client, upstream, new LinkDirection(link), close);
+      shapedPipe(upstream, client, new LinkDirection(link), close);
+    } else {
+      client.on('close', close);
+      upstream.on('close', close);
+      client.pipe(upstream).pipe(client);
+    }
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -101,4 +111,65 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
       return stopped;
     },
   };
+}
+
+/** Bytes waiting in one direction before reading pauses: more than 100 MB/s can have in flight over 60 ms. */
+const shapedHighWater = 8 * 1024 * 1024;
+
+/**
+ * Forwards `from` to `to` with each chunk delivered when `direction` says, in order, one timer at a
+ * time. Reading pauses while more than the link can have in flight waits, so a fast sender is held to
+ * the rate instead of filling the proxy's memory; delivery waits for `to` to drain. `from`'s end
+ * reaches `to` after its last chunk; `done` runs once everything `from` sent was delivered.
+ */
+function shapedPipe(from: Socket, to: Socket, direction: LinkDirection, done: () => void): void {
+  const queue: { at: number; chunk: Buffer | undefined }[] = [];
+  let waiting = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let draining = false;
+  let closed = false;
+  const deliver = () => {
+    timer = undefined;
+    while (queue.length > 0 && !draining && !to.destroyed) {
+      const head = queue[0]!;
+      const now = performance.now();
+      if (head.at > now) {
+        timer = setTimeout(deliver, head.at - now);
+        return;
+      }
+      queue.shift();
+      if (head.chunk === undefined) {
+        to.end();
+        continue;
+      }
+      waiting -= head.chunk.length;
+      if (from.isPaused() && waiting <= shapedHighWater / 2) from.resume();
+      if (!to.write(head.chunk)) {
+        draining = true;
+        to.once('drain', () => {
+          draining = false;
+          deliver();
+        });
+      }
+    }
+    if (closed && queue.length === 0) done();
+  };
+  const enqueue = (chunk: Buffer | undefined) => {
+    queue.push({ at: direction.send(performance.now(), chunk?.length ?? 0), chunk });
+    if (timer === undefined && !draining) deliver();
+  };
+  from.on('data', (chunk: Buffer) => {
+    waiting += chunk.length;
+    if (waiting > shapedHighWater) from.pause();
+    enqueue(chunk);
+  });
+  from.on('end', () => enqueue(undefined));
+  from.on('close', (hadError: boolean) => {
+    closed = true;
+    if (hadError || to.destroyed) {
+      if (timer) clearTimeout(timer);
+      done();
+    } else if (timer === undefined && !draining) deliver();
+  });
+  to.on('close', () => timer && clearTimeout(timer));
 }
