@@ -314,15 +314,20 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     for (const line of late) expect(line).toContain('"error":"NotOwner"');
   }, 300_000);
 
-  it('an agent that restarts after a crash adopts its control planes from its work dir: the one still placed on it serves its data again, one moved away meanwhile is released', async () => {
-    // Prepare: two shoots on life-d, each with a key; life-e as a destination.
+  it('an agent that restarts after a crash adopts its control planes from its work dir: the ones still placed on it serve their data again (a three-member cluster too), one moved away meanwhile is released', async () => {
+    // Prepare: three shoots on life-d, each with a key; life-e as a destination.
     await registerSeed('life-d', 73);
     await registerSeed('life-e', 74);
     const d = await startAgent('life-d');
     await startAgent('life-e');
-    for (const name of ['kept', 'gone']) expect((await api.request('PUT', `/projects/${project}/shoots/${name}`, { body: shootBody(name, d.name) })).status).toBe(201);
+    // keptha: a `node` shoot, three etcd members on life-d.
+    const ha = shootBody('keptha', d.name) as { spec: Record<string, unknown> };
+    ha.spec.controlPlane = { highAvailability: { failureTolerance: { type: 'node' } } };
+    for (const [name, body] of [['kept', shootBody('kept', d.name)], ['gone', shootBody('gone', d.name)], ['keptha', ha]] as const) {
+      expect((await api.request('PUT', `/projects/${project}/shoots/${name}`, { body })).status).toBe(201);
+    }
     const urls: Record<string, string> = {};
-    for (const name of ['kept', 'gone']) {
+    for (const name of ['kept', 'gone', 'keptha']) {
       await succeeded(name, 'Create');
       urls[name] = await until(`${name} serving on life-d`, async () => {
         const plane = await reported(d.name, name);
@@ -330,12 +335,17 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
       });
       await etcdAt(urls[name]!).put(`restart/${name}`).value('before the crash');
     }
-    const [kept, gone] = [technicalID(project, 'kept'), technicalID(project, 'gone')];
+    const [kept, gone, keptha] = [technicalID(project, 'kept'), technicalID(project, 'gone'), technicalID(project, 'keptha')];
     const goneDataDir = d.hosting().dataDir(gone);
+    const memberUrls = (hosting: LocalHosting) => hosting.members(keptha).map((m) => `${m.name} ${m.sidecar?.clientUrl}`);
+    const haMembers = memberUrls(d.hosting());
+    expect(haMembers).toHaveLength(3);
     // Act: the agent dies. Nothing of it shuts down: its kube-apiserver stand-ins go with its process; kept's
-    // sidecar and etcd die too, gone's are left running (their process group outlives a SIGKILLed agent).
+    // sidecar and etcd die too, gone's and keptha's three are left running (their process groups outlive a
+    // SIGKILLed agent; nothing restarts keptha's members any more).
     await d.agent.pause();
-    for (const id of [kept, gone]) await d.hosting().stopApiServer(id);
+    d.hosting().stopRestarting(keptha);
+    for (const id of [kept, gone, keptha]) await d.hosting().stopApiServer(id);
     d.hosting().sidecar(kept)!.kill();
     // While it is down, a bad-case migration moves gone to life-e (its live sidecar fences on the owner change).
     expect((await api.request('POST', `/projects/${project}/shoots/gone/migrate`, { body: { destinationSeed: 'life-e', mode: 'bad' } })).status).toBe(202);
@@ -357,10 +367,17 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     console.log(`kept serving again ${Date.now() - restarted} ms after life-d's agent restarted`);
     expect(keptUrl).toBe(urls.kept);
     expect(await etcdAt(keptUrl).get('restart/kept').string()).toBe('before the crash');
+    const haUrl = await until('keptha serving on life-d again', async () => {
+      const plane = await reported(d.name, 'keptha');
+      return plane?.active && Date.parse(plane.internalProbeTime ?? '') > restarted && plane.etcdMembers?.length === 3 && plane.etcdClientUrl;
+    });
+    expect(memberUrls(d2.hosting())).toEqual(haMembers);
+    expect(await etcdAt(haUrl).get('restart/keptha').string()).toBe('before the crash');
     await until('gone released on life-d', async () => d2.hosting().sidecar(gone) === undefined && !existsSync(goneDataDir) && (await reported(d.name, 'gone')) === undefined, 30_000);
     const onD = logs.filter((l) => l.includes('"seed":"life-d"'));
     expect(onD.some((l) => l.includes('"event":"stale-sidecar-stopped"') && l.includes(gone))).toBe(true);
-    for (const id of [kept, gone]) expect(onD.some((l) => l.includes('"event":"adopted"') && l.includes(id))).toBe(true);
+    for (const id of [kept, gone, keptha]) expect(onD.some((l) => l.includes('"event":"adopted"') && l.includes(id))).toBe(true);
+    expect(onD.filter((l) => l.includes('"event":"stale-sidecar-stopped"') && l.includes(keptha))).toHaveLength(3);
     const goneOnE = await until('gone serving on life-e', async () => {
       const plane = await reported('life-e', 'gone');
       return plane?.active && plane.etcdClientUrl;
