@@ -1,43 +1,23 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { GardenClient } from '../../../adapters/http/garden-client.js';
 import { COMMAND_API_VERSION } from '../../../core/commands/index.js';
 import { InMemoryBlobStore } from '../../../core/shootstate/index.js';
 import { InMemorySnapshotStore } from '../../../core/snapshots/index.js';
 import { SeedAgent } from '../../../seed/agent/agent.js';
 import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.js';
-import { MemoryCommandInbox } from '../../../seed/agent/inbox.js';
 import { MemoryHosting } from '../../../seed/agent/memory-hosting.js';
-import type { TaskAnswers } from '../../../seed/agent/task-answers.js';
+import { agentFakes } from './agent-fakes.js';
 
 const shoot = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
 const command = (fields: Record<string, unknown>) =>
   JSON.stringify({ apiVersion: COMMAND_API_VERSION, shoot, seed: 'seed-a', issuedAt: new Date().toISOString(), ...fields });
 
-/** A queue, a garden and Step Functions in memory: what the agent's loop talks to. */
-function fakes() {
-  const inbox = new MemoryCommandInbox();
-  const heartbeats: { controlPlanes: { technicalID: string }[] }[] = [];
-  const answered: { token: string; kind: string; body: string }[] = [];
-  const garden = {
-    request: async (_method: string, _path: string, options: { body: { controlPlanes: { technicalID: string }[] } }) => {
-      heartbeats.push(options.body);
-      return { status: 200, body: { identity: 'seed-a-id', commandQueueUrl: 'memory://queue' } };
-    },
-  } as unknown as GardenClient;
-  const answers: TaskAnswers = {
-    success: async (token, body) => void answered.push({ token, kind: 'success', body }),
-    failure: async (token, error, cause) => void answered.push({ token, kind: error, body: cause }),
-    heartbeat: async () => undefined,
-  };
-  return { inbox, heartbeats, answered, garden, answers };
-}
 
 const agents: SeedAgent[] = [];
 afterEach(async () => {
   await Promise.all(agents.splice(0).map((a) => a.stop()));
 });
 
-async function startAgent(f: ReturnType<typeof fakes>, hosting: MemoryHosting = new MemoryHosting()) {
+async function startAgent(f: ReturnType<typeof agentFakes>, hosting: MemoryHosting = new MemoryHosting()) {
   const agent = new SeedAgent({
     seed: 'seed-a',
     garden: f.garden,
@@ -68,7 +48,7 @@ class SlowStartHosting extends MemoryHosting {
 describe('SeedAgent loop', () => {
   it('hands an owner-change notice to the sidecars at once, even while a command of the shoot runs; never answers it, and every repeat is delivered again', async () => {
     // Prepare: a create of the shoot that hangs in the etcd start, after a first one that ran.
-    const f = fakes();
+    const f = agentFakes();
     const hosting = new SlowStartHosting();
     await startAgent(f, hosting);
     const create = { type: 'create-control-plane', commandId: 'm/create', controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } } };
@@ -94,7 +74,7 @@ describe('SeedAgent loop', () => {
   });
 
   it('refuses a check-owner notice that carries a task token, as an invalid command', async () => {
-    const f = fakes();
+    const f = agentFakes();
     const hosting = new MemoryHosting();
     await startAgent(f, hosting);
     f.inbox.push(command({ type: 'check-owner', commandId: 'm/notice', change: 'set', taskToken: 't9' }));
@@ -105,7 +85,7 @@ describe('SeedAgent loop', () => {
 
   it('runs a command once, answers its token, replays the outcome to a retry, and deletes every message', async () => {
     // Prepare
-    const f = fakes();
+    const f = agentFakes();
     const agent = await startAgent(f);
     const create = { type: 'create-control-plane', commandId: 'm/create', controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } } };
 
@@ -127,7 +107,7 @@ describe('SeedAgent loop', () => {
     { name: 'another seed', body: command({ type: 'scale', commandId: 'x', seed: 'seed-b', component: 'cluster-autoscaler', replicas: 0, taskToken: 't' }) },
     { name: 'another apiVersion', body: JSON.stringify({ apiVersion: 'v0', taskToken: 't' }) },
   ])('answers InvalidCommand to a message for $name', async ({ body }) => {
-    const f = fakes();
+    const f = agentFakes();
     await startAgent(f);
     f.inbox.push(body);
     await until(() => f.answered.length === 1);
@@ -135,7 +115,7 @@ describe('SeedAgent loop', () => {
   });
 
   it('answers ControlPlaneNotFound for a shoot it does not host', async () => {
-    const f = fakes();
+    const f = agentFakes();
     await startAgent(f);
     f.inbox.push(command({ type: 'scale', commandId: 'dwd/1', component: 'cluster-autoscaler', replicas: 0, taskToken: 't' }));
     await until(() => f.answered.length === 1);
