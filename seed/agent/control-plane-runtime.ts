@@ -48,6 +48,8 @@ interface Plane {
   backupBucket: string;
   /** The last observation, for restarts between heartbeats. */
   seen: Observation;
+  /** A restore of etcd began and has not succeeded: its data dir is no copy of anything yet. */
+  restoring?: boolean;
   probeTime?: string;
 }
 
@@ -117,7 +119,8 @@ export class ControlPlaneRuntime implements SeedRuntime {
 
   /**
    * Takes a recorded control plane back after an agent restart: the plane as it was recorded, and its
-   * processes started from the data on this machine (unless hibernated or migrated away). Nothing is
+   * processes started from the data on this machine (unless hibernated, migrated away, or its restore
+   * never finished). Nothing is
    * restored and nothing bypasses the fence: each sidecar starts fenced and serves only once its own
    * owner check says `owner`; one that finds another owner fences, takes its final snapshot, and is
    * then a leftover the garden releases. Returns false when there is no record (or the plane is known).
@@ -131,7 +134,10 @@ export class ControlPlaneRuntime implements SeedRuntime {
     reconcileModel(plane.model, { hibernated, ...(failureTolerance ? { failureTolerance } : {}) });
     plane.migrated = record.migrated;
     plane.extensions = record.extensions;
-    if (!plane.migrated) await this.converge(shoot, plane);
+    // A restore that did not finish left no copy of anything in the data dir: etcd must never serve it.
+    // The plane stays known (not ready) for the migration's retried restore.
+    if (record.restoring) plane.restoring = true;
+    else if (!plane.migrated) await this.converge(shoot, plane);
     return true;
   }
 
@@ -156,6 +162,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
       hibernated: plane.model.hibernated,
       ...(plane.model.failureTolerance ? { failureTolerance: plane.model.failureTolerance } : {}),
       migrated: plane.migrated,
+      ...(plane.restoring ? { restoring: true } : {}),
       extensions: plane.extensions,
     };
     await store.save(record);
@@ -245,8 +252,11 @@ export class ControlPlaneRuntime implements SeedRuntime {
       if (!command.hibernated) {
         // Restoring replaces whatever etcd ran here: the copies in the bucket are the truth now.
         await this.options.hosting.stopApiServer(id);
+        plane.restoring = true;
+        await this.persist(id);
         const started = await this.startEtcd({ shoot: command.shoot, bucket: command.etcd.bucket, restore: expected === undefined ? {} : { expectedLastRevision: expected } }, plane);
         summary.restoredRevision = started.restoredRevision ?? summary.restoredRevision;
+        delete plane.restoring;
         await this.converge(command.shoot, plane);
       }
       result.etcd = summary;

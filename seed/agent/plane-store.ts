@@ -16,6 +16,8 @@ export interface PlaneRecord {
   failureTolerance?: 'node' | 'zone';
   /** The extensions were migrated away: nothing is active here any more. */
   migrated: boolean;
+  /** A restore began and did not succeed: the data dir holds no copy to start etcd from. */
+  restoring?: boolean;
   extensions: ExtensionResource[];
 }
 
@@ -31,6 +33,7 @@ const planeRecord = z.object({
   hibernated: z.boolean(),
   failureTolerance: z.enum(['node', 'zone']).optional(),
   migrated: z.boolean(),
+  restoring: z.boolean().optional(),
   // Written by this runtime only: checked for shape, not field by field.
   extensions: z.array(z.record(z.string(), z.unknown())),
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../../core/commands/index.js';
 import { InMemoryBlobStore } from '../../../core/shootstate/index.js';
-import { InMemorySnapshotStore } from '../../../core/snapshots/index.js';
+import { InMemorySnapshotStore, makeSnapshot } from '../../../core/snapshots/index.js';
 import { SeedAgent } from '../../../seed/agent/agent.js';
 import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.js';
 import { MemoryHosting } from '../../../seed/agent/memory-hosting.js';
@@ -79,6 +79,36 @@ describe('plane records: a restarted agent finds its control planes again', () =
   });
 });
 
+
+/** Memory hosting whose restores fail (a download that broke off), as an agent killed mid-restore leaves it. */
+class FailingRestoreHosting extends MemoryHosting {
+  override async startEtcd(spec: Parameters<MemoryHosting['startEtcd']>[0]) {
+    if (spec.restore) throw new Error('the download broke off');
+    return super.startEtcd(spec);
+  }
+}
+
+describe('a restore that never finished', () => {
+  it('is adopted without starting etcd (its data dir is no copy of anything); the retried restore starts it', async () => {
+    // Prepare: a destination whose restore failed half-way.
+    const store = new MemoryPlaneStore();
+    const snapshots = new InMemorySnapshotStore();
+    const full = makeSnapshot({ technicalID: shootA.technicalID, kind: 'Full', startRevision: 0, lastRevision: 42, createdOn: 1, compressionSuffix: '', final: true });
+    await snapshots.put(full.key, new Uint8Array([1]));
+    const restore = cmd('restore', shootA, { hibernated: false, etcd: { bucket: 'gl-backup-seed-a', expectedLastRevision: 42, final: true } });
+    await expect(runtimeOn(store, new FailingRestoreHosting(), snapshots).runtime.execute(restore)).rejects.toMatchObject({ failure: 'RuntimeUnavailable' });
+    expect(await store.list()).toMatchObject([{ restoring: true }]);
+    // Act: a new agent adopts it.
+    const next = runtimeOn(store, new MemoryHosting(), snapshots);
+    expect(await next.runtime.adopt(shootA.technicalID)).toBe(true);
+    // Assess: nothing started, reported not ready; the migration's retry restores and clears the mark.
+    expect(next.hosting.calls).toEqual([]);
+    expect(await next.runtime.controlPlanes()).toMatchObject([{ technicalID: shootA.technicalID, active: false, etcdReady: false }]);
+    expect(await next.runtime.execute(restore)).toMatchObject({ etcd: { restoredRevision: 42 } });
+    expect(next.hosting.calls).toContain(`restore-etcd ${shootA.technicalID}`);
+    expect((await store.list())[0]?.restoring).toBeUndefined();
+  });
+});
 
 /** Memory hosting whose etcd start waits for the test: an adoption still starting its plane. */
 class SlowStartHosting extends MemoryHosting {
