@@ -371,6 +371,35 @@ function figures(name: string, record: WriterRecord, extra: Record<string, unkno
 }
 
 /**
+ * S4's start: the shoot serving on the source, every outbound connection of the source cut, the garden
+ * judging it silent, the migration started, and the source fenced on `unknown` (it cannot reach its bucket,
+ * so without a final snapshot).
+ */
+async function cutEverything(label: string, tolerance: Tolerance) {
+  const l = await landscape(label, tolerance);
+  const fence = watchFence(l);
+  const cutAt = Date.now();
+  l.source.proxies.cutAll();
+  l.history.annotate('source: everything outbound cut', cutAt);
+  await sleep(SILENCE_MS);
+  l.history.annotate('migrate', await migrate(l));
+  await until('the source to fence on unknown', async () => fence.fencedAt() !== undefined, 15_000);
+  for (const status of fence.last()) expect(status.owner.fencedBecause).toBe('unknown');
+  return { l, fence, cutAt, fencedAt: fence.fencedAt()! };
+}
+
+/** A bad-path migration that succeeded after the copy's wait for a final snapshot ran out (S3, S4 cut for good). */
+async function settledWithoutFinal(l: Landscape) {
+  const m = await settled(l);
+  expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+  expect(m.path).toBe('bad');
+  expect(m.copy?.final).toBe(false);
+  const copyStep = m.steps.find((s) => s.id === 'copy-snapshots');
+  expect(copyStep?.message).toContain('no final snapshot');
+  return { m, copyStep };
+}
+
+/**
  * The last revision of the source's store (every snapshot it uploaded), which the copy must have carried:
  * what the destination restored up to. Nothing changes it any more: the source is dead or cut from S3.
  */
@@ -476,12 +505,7 @@ describe.each([
     await sleep(SILENCE_MS);
     const migratedAt = await migrate(l);
     l.history.annotate('migrate', migratedAt);
-    const m = await settled(l);
-    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
-    expect(m.path).toBe('bad');
-    expect(m.copy?.final).toBe(false);
-    const copyStep = m.steps.find((s) => s.id === 'copy-snapshots');
-    expect(copyStep?.message).toContain('no final snapshot');
+    const { m, copyStep } = await settledWithoutFinal(l);
     const record = await finishWriting(l);
     // Nothing came back: no process of the killed tree, and no final snapshot in the source's bucket.
     expect(tree.filter((p) => !gone(p))).toEqual([]);
@@ -510,17 +534,7 @@ describe.each([
 
   it('S4 (reconnected): everything outbound cut: bad path, the source fences on unknown after its grace; reconnected before the copy\'s wait ends it stays fenced and takes its final snapshot: no acknowledged write lost', async () => {
     const t0 = Date.now();
-    const l = await landscape(`s4${tag}`, tolerance);
-    const fence = watchFence(l);
-    const cutAt = Date.now();
-    l.source.proxies.cutAll();
-    l.history.annotate('source: everything outbound cut', cutAt);
-    await sleep(SILENCE_MS);
-    l.history.annotate('migrate', await migrate(l));
-    // The source fenced itself on unknown, with no final snapshot: it could not reach its bucket.
-    await until('the source to fence on unknown', async () => fence.fencedAt() !== undefined, 15_000);
-    const fencedAt = fence.fencedAt()!;
-    for (const status of fence.last()) expect(status.owner.fencedBecause).toBe('unknown');
+    const { l, fence, cutAt, fencedAt } = await cutEverything(`s4${tag}`, tolerance);
     await until('the owner record on the destination', async () => {
       const m = await migrationView(l);
       return m.steps.find((s) => s.id === 'set-owner-destination')?.state === 'succeeded';
@@ -564,24 +578,9 @@ describe.each([
 
   it('S4 (never reconnects): everything outbound cut for good: bad path, the source refuses writes once its backup lags beyond the limit and fences on unknown, the copy proceeds without a final snapshot after its timeout; loss: what the source acknowledged after its last uploaded delta, within the backup lag limit plus the guard\'s reaction', async () => {
     const t0 = Date.now();
-    const l = await landscape(`s4n${tag}`, tolerance);
-    const fence = watchFence(l);
-    const cutAt = Date.now();
-    l.source.proxies.cutAll();
-    l.history.annotate('source: everything outbound cut, for good', cutAt);
-    await sleep(SILENCE_MS);
-    const migratedAt = await migrate(l);
-    l.history.annotate('migrate', migratedAt);
-    // The source fenced itself on unknown, with no final snapshot: it cannot reach its bucket, ever.
-    await until('the source to fence on unknown', async () => fence.fencedAt() !== undefined, 15_000);
-    const fencedAt = fence.fencedAt()!;
-    for (const status of fence.last()) expect(status.owner.fencedBecause).toBe('unknown');
-    const m = await settled(l);
-    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
-    expect(m.path).toBe('bad');
-    expect(m.copy?.final).toBe(false);
-    const copyStep = m.steps.find((s) => s.id === 'copy-snapshots');
-    expect(copyStep?.message).toContain('no final snapshot');
+    // Cut for good: the proxies stay cut until the test's cleanup.
+    const { l, fence, cutAt, fencedAt } = await cutEverything(`s4n${tag}`, tolerance);
+    const { m, copyStep } = await settledWithoutFinal(l);
     const record = await finishWriting(l);
     const statuses = fence.last();
     fence.stop();
