@@ -162,8 +162,10 @@ export class WriteGuard {
       this.lastError = null;
       return { value };
     } catch (error) {
-      this.lastError = `${action}: ${error instanceof Error ? error.message : String(error)}`;
-      this.options.onEvent?.({ type: 'write-guard-failed', action, error });
+      const message = `${action}: ${error instanceof Error ? error.message : String(error)}`;
+      // Reported once per kind of failure, not at every tick while etcd does not answer.
+      if (message !== this.lastError) this.options.onEvent?.({ type: 'write-guard-failed', action, error });
+      this.lastError = message;
       return undefined;
     }
   }
