@@ -169,10 +169,13 @@ export async function alarms(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): 
   return (res.alarms ?? []).map((a) => ({ memberId: a.memberID ?? '0', alarm: a.alarm ?? 'NONE' }));
 }
 
-/** Raises `NOSPACE` in the name of the member behind `endpoint`: from the moment raft applies it, every put is refused. */
-export async function raiseNoSpace(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<void> {
-  const { memberId } = await memberStatus(endpoint, timeoutMs);
-  await call(endpoint, '/v3/maintenance/alarm', { action: 'ACTIVATE', memberID: memberId, alarm: 'NOSPACE' }, timeoutMs);
+/**
+ * Raises `NOSPACE` in the name of the member behind `endpoint` (`memberId` when the caller knows it, else
+ * one status call first): from the moment raft applies it, every put is refused.
+ */
+export async function raiseNoSpace(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS, memberId?: string): Promise<void> {
+  const id = memberId ?? (await memberStatus(endpoint, timeoutMs)).memberId;
+  await call(endpoint, '/v3/maintenance/alarm', { action: 'ACTIVATE', memberID: id, alarm: 'NOSPACE' }, timeoutMs);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { decideWriteGuard } from '../../core/snapshots/index.js';
-import { clearNoSpace, alarms, raiseNoSpace } from './etcd-gateway.js';
+import { alarms, clearNoSpace, memberStatus, raiseNoSpace } from './etcd-gateway.js';
 
 /** What the guard needs of the snapshotter. */
 export interface GuardedSnapshotter {
@@ -16,11 +16,18 @@ export interface WriteSwitch {
   accept(endpoint: string): Promise<void>;
 }
 
-export const noSpaceAlarm: WriteSwitch = {
-  refusing: async (endpoint) => (await alarms(endpoint, 1_000)).some((a) => a.alarm === 'NOSPACE'),
-  refuse: (endpoint) => raiseNoSpace(endpoint, 1_000),
-  accept: async (endpoint) => void (await clearNoSpace(endpoint, 1_000)),
-};
+/** etcd's `NOSPACE` alarm; the member's ID is read when the guard syncs, so that a stall costs one raft write. */
+export function noSpaceAlarm(): WriteSwitch {
+  const members = new Map<string, string>();
+  return {
+    refusing: async (endpoint) => {
+      members.set(endpoint, (await memberStatus(endpoint, 1_000)).memberId);
+      return (await alarms(endpoint, 1_000)).some((a) => a.alarm === 'NOSPACE');
+    },
+    refuse: (endpoint) => raiseNoSpace(endpoint, 1_000, members.get(endpoint)),
+    accept: async (endpoint) => void (await clearNoSpace(endpoint, 1_000)),
+  };
+}
 
 export interface WriteGuardOptions {
   /** The backup lag limit (ms), `backupLagLimit` of core/snapshots. */
@@ -68,7 +75,10 @@ export class WriteGuard {
   private readonly options: WriteGuardOptions;
   private readonly writes: WriteSwitch;
   private timer: NodeJS.Timeout | undefined;
+  /** One-shot at the moment the lag will pass the limit, so that the tick's period is no part of the reaction. */
+  private deadline: NodeJS.Timeout | undefined;
   private busy = false;
+  private again = false;
   private synced = false;
   private stalled = false;
   private stalledSince: number | undefined;
@@ -79,7 +89,7 @@ export class WriteGuard {
 
   constructor(options: WriteGuardOptions) {
     this.options = options;
-    this.writes = options.writes ?? noSpaceAlarm;
+    this.writes = options.writes ?? noSpaceAlarm();
   }
 
   start(): void {
@@ -90,6 +100,8 @@ export class WriteGuard {
   stop(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
+    clearTimeout(this.deadline);
+    this.deadline = undefined;
   }
 
   status(): WriteGuardStatus {
@@ -105,12 +117,20 @@ export class WriteGuard {
 
   /** One decision (the timer's; tests call it directly). Decisions never overlap. */
   async check(): Promise<void> {
-    if (this.busy) return;
+    if (this.busy) {
+      // Decided again right after the one in progress: a deadline must not wait for the next tick.
+      this.again = true;
+      return;
+    }
     this.busy = true;
     try {
       await this.decide();
     } finally {
       this.busy = false;
+    }
+    if (this.again) {
+      this.again = false;
+      await this.check();
     }
   }
 
@@ -148,6 +168,10 @@ export class WriteGuard {
       this.stalled = false;
       this.stalledSince = undefined;
       this.options.onEvent?.({ type: 'write-resume', stalledMs });
+    }
+    if (!this.stalled && oldestPendingAt !== undefined && this.timer !== undefined) {
+      clearTimeout(this.deadline);
+      this.deadline = setTimeout(() => void this.check(), Math.max(0, oldestPendingAt + this.options.limit + 1 - this.now()));
     }
     if (this.stalled && this.now() - this.lastRetryAt >= (this.options.retryInterval ?? 1_000)) {
       this.lastRetryAt = this.now();

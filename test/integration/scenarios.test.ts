@@ -481,7 +481,7 @@ describe.each([
     });
   }, 240_000);
 
-  it('S3: the source stops running (sidecar and etcd killed, agent stopped): bad path, the copy proceeds without a final snapshot after its timeout, loss bounded by one delta interval', async () => {
+  it('S3: the source stops running (sidecar and etcd killed, agent stopped): bad path, the copy proceeds without a final snapshot after its timeout; loss: what the source acknowledged after its last uploaded delta, within the backup lag limit plus the guard\'s reaction', async () => {
     const t0 = Date.now();
     const l = await landscape(`s3${tag}`, tolerance);
     const sidecarPids = l.source.sidecars(l.id).map((s) => s.pid!);
