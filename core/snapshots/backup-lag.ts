@@ -85,7 +85,7 @@ export type ScenarioLoss =
  * lose nothing (the final snapshot is taken after the fence). S3 (the source dies) and S4 (it never
  * reconnects) lose what the source acknowledged after its last uploaded delta; the write guard keeps
  * that within the backup lag limit, plus its reaction: from the limit passing until etcd refuses writes
- * (its tick, the sidecar's scheduling and one raft write for the alarm). A source that dies while its
+ * (the watch's delivery of the write to the sidecar, the sidecar's timer, one raft write for the alarm). A source that dies while its
  * uploads are healthy loses less: one delta interval plus the upload in flight, which the limit exceeds.
  */
 export function scenarioLoss(scenario: Scenario, timings: { readonly backupLagLimit: number; readonly guardReaction: number }): ScenarioLoss {

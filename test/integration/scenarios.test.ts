@@ -59,9 +59,9 @@ const DELTA_INTERVAL_MS = 1_000;
  */
 const BACKUP_LAG_LIMIT_MS = 2_000;
 /**
- * What the tests allow the guard from the limit passing to etcd refusing writes: its 100 ms tick, the
- * sidecar's scheduling on a loaded two-core machine and one raft write for the alarm. Each stall prints
- * the reaction it measured (`guardReactionMs`).
+ * What the tests allow the guard from the limit passing to etcd refusing writes: the watch's delivery of
+ * the write to the sidecar, the sidecar's timer on a loaded two-core machine and one raft write for the
+ * alarm. Each stall prints the guard's own part (`guardReactionMs`), each loss its span (`lostSpanMs`).
  */
 const GUARD_REACTION_MS = 500;
 /** S3 and S4 without reconnection: how long before the source's last acknowledgement a lost write may be (2.5 s). */
