@@ -46,6 +46,7 @@ interface ServeFlags extends StoreFlags, EtcdFlags {
   checkTimeout?: string;
   fullSnapshotInterval: string;
   deltaSnapshotInterval: string;
+  backupLagLimit?: string;
   compression: Compression;
   restore?: boolean;
   expectedRevision?: string;
@@ -131,6 +132,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     ...(flags.checkTimeout ? { checkTimeout: parseDuration(flags.checkTimeout, '--check-timeout') } : {}),
     fullSnapshotInterval: parseDuration(flags.fullSnapshotInterval, '--full-snapshot-interval'),
     deltaSnapshotInterval: parseDuration(flags.deltaSnapshotInterval, '--delta-snapshot-interval'),
+    ...(flags.backupLagLimit ? { backupLagLimit: parseDuration(flags.backupLagLimit, '--backup-lag-limit') } : {}),
     compression: flags.compression,
     ...(flags.restore
       ? { restore: { ...(flags.expectedRevision === undefined ? {} : { expectedLastRevision: Number(flags.expectedRevision) }), ...(flags.restoreFile ? { file: flags.restoreFile } : {}) } }
@@ -190,6 +192,7 @@ export function registerBackupRestoreCommand(program: Command): Command {
     .option('--check-timeout <duration>', 'how long one owner check may take before it counts as unknown (default: the check interval)')
     .option('--full-snapshot-interval <duration>', 'full snapshot period', durationFlag(DEFAULT_FULL_SNAPSHOT_INTERVAL_MS))
     .option('--delta-snapshot-interval <duration>', 'delta snapshot period', durationFlag(DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS))
+    .option('--backup-lag-limit <duration>', 'refuse writes while the oldest write not yet uploaded is older than this (default: the delta interval + 30s)')
     .addOption(new Option('--compression <kind>', 'snapshot compression').choices(['gzip', 'none']).default('gzip'))
     .option('--restore', 'restore the data dir from the bucket (latest full + deltas) before serving')
     .option('--expected-revision <revision>', 'with --restore: fail unless the snapshots reach this revision')

@@ -31,6 +31,7 @@ interface SeedAgentFlags {
   unknownGrace?: string;
   deltaSnapshotInterval?: string;
   fullSnapshotInterval?: string;
+  backupLagLimit?: string;
   lbAddress?: string;
 }
 
@@ -68,6 +69,7 @@ export function registerSeedAgentCommand(program: Command): Command {
     .option('--unknown-grace <duration>', 'sidecars: how long an unanswered check keeps etcd serving')
     .option('--delta-snapshot-interval <duration>', 'sidecars: delta snapshot period')
     .option('--full-snapshot-interval <duration>', 'sidecars: full snapshot period')
+    .option('--backup-lag-limit <duration>', 'sidecars: refuse writes while the oldest write not yet uploaded is older than this (default: the delta interval + 30s)')
     .option('--lb-address <address>', "local: the loopback address of this seed's kube-apiserver load balancers (default 127.0.0.1), so that API records tell seeds apart")
     .action(async (flags: SeedAgentFlags, cmd: Command) => {
       const global = cmd.optsWithGlobals<CliOptions & SeedAgentFlags>();
@@ -88,6 +90,7 @@ export function registerSeedAgentCommand(program: Command): Command {
         ownership: { ownerCheckInterval: ownership.ownerCheckInterval, unknownGrace: ownership.unknownGrace },
         deltaSnapshotInterval: ms(flags.deltaSnapshotInterval, '--delta-snapshot-interval'),
         fullSnapshotInterval: ms(flags.fullSnapshotInterval, '--full-snapshot-interval'),
+        backupLagLimit: ms(flags.backupLagLimit, '--backup-lag-limit'),
       };
       const aws = { region, ...(endpoint ? { endpoint } : {}), ...(usingEmulator ? { credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) } : {}) };
       const common = {
@@ -115,6 +118,7 @@ export function registerSeedAgentCommand(program: Command): Command {
             unknownGrace: durationFlag(ownership.unknownGrace),
             ...(flags.deltaSnapshotInterval ? { deltaSnapshotInterval: flags.deltaSnapshotInterval } : {}),
             ...(flags.fullSnapshotInterval ? { fullSnapshotInterval: flags.fullSnapshotInterval } : {}),
+            ...(flags.backupLagLimit ? { backupLagLimit: flags.backupLagLimit } : {}),
             ...(endpoint ? { s3Endpoint: endpoint } : {}),
           },
         }));

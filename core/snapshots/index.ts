@@ -10,3 +10,4 @@ export * from './copy-errors.js';
 export * from './copy-batch.js';
 export * from './copy-workflow.js';
 export * from './continuity.js';
+export * from './backup-lag.js';

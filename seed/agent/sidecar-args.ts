@@ -13,6 +13,8 @@ export interface SidecarDefaults {
     ownership?: Partial<OwnershipTimings>;
     deltaSnapshotInterval?: number;
     fullSnapshotInterval?: number;
+    /** The write guard's limit (docs/design.md section 4); default one delta interval + 30 s. */
+    backupLagLimit?: number;
     compression?: 'gzip' | 'none';
     /** Members of a cluster: how often a sidecar reads its member's role, how long a new leader waits, how long a member may take to fence. */
     cluster?: { leaderCheckInterval?: number; handoverDelay?: number; memberFenceTimeout?: number };
@@ -73,6 +75,7 @@ export function sidecarArgs(input: {
     ...durationArg('--check-timeout', s.ownership?.checkTimeout),
     ...durationArg('--delta-snapshot-interval', s.deltaSnapshotInterval),
     ...durationArg('--full-snapshot-interval', s.fullSnapshotInterval),
+    ...durationArg('--backup-lag-limit', s.backupLagLimit),
     ...(s.compression ? ['--compression', s.compression] : []),
     ...(spec.restore
       ? ['--restore', ...(spec.restore.expectedLastRevision === undefined ? [] : ['--expected-revision', String(spec.restore.expectedLastRevision)]), ...(input.restoreFile ? ['--restore-file', input.restoreFile] : [])]

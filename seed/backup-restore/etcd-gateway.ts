@@ -156,3 +156,35 @@ function prefixEnd(prefix: string): string {
   }
   return Buffer.from([0]).toString('base64');
 }
+
+/** An etcd alarm: while a `NOSPACE` alarm stands, the cluster applies no put (reads, deletes and compaction go on). */
+export interface EtcdAlarm {
+  readonly memberId: string;
+  readonly alarm: string;
+}
+
+/** Every alarm the cluster holds (raised through raft: one list for all members). */
+export async function alarms(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<EtcdAlarm[]> {
+  const res = await call<{ alarms?: { memberID?: string; alarm?: string }[] }>(endpoint, '/v3/maintenance/alarm', { action: 'GET' }, timeoutMs);
+  return (res.alarms ?? []).map((a) => ({ memberId: a.memberID ?? '0', alarm: a.alarm ?? 'NONE' }));
+}
+
+/**
+ * Raises `NOSPACE` in the name of the member behind `endpoint` (`memberId` when the caller knows it, else
+ * one status call first): from the moment raft applies it, every put is refused.
+ */
+export async function raiseNoSpace(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS, memberId?: string): Promise<void> {
+  const id = memberId ?? (await memberStatus(endpoint, timeoutMs)).memberId;
+  await call(endpoint, '/v3/maintenance/alarm', { action: 'ACTIVATE', memberID: id, alarm: 'NOSPACE' }, timeoutMs);
+}
+
+/**
+ * Clears every `NOSPACE` alarm, whichever member raised it (another member, or the source cluster whose
+ * snapshot this etcd was restored from); returns how many there were. Harmless when the database really
+ * is full: etcd checks its quota before every put and raises the alarm again.
+ */
+export async function clearNoSpace(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
+  const raised = (await alarms(endpoint, timeoutMs)).filter((a) => a.alarm === 'NOSPACE');
+  for (const a of raised) await call(endpoint, '/v3/maintenance/alarm', { action: 'DEACTIVATE', memberID: a.memberId, alarm: 'NOSPACE' }, timeoutMs);
+  return raised.length;
+}

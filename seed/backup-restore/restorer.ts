@@ -12,6 +12,7 @@ import { restoreSnapshot } from './etcdctl.js';
 import type { EtcdSupervisor } from './etcd-supervisor.js';
 import { parallelDownload, type RangedObjectReader } from './ranged-download.js';
 import { currentRevision, replayEvents } from './replay.js';
+import { clearNoSpace } from './etcd-gateway.js';
 
 export interface RestoreOptions {
   readonly store: SnapshotStore;
@@ -56,6 +57,9 @@ export async function restoreFromStore(options: RestoreOptions): Promise<Restore
   const prepared = await restoreDataDir({ ...options, plan });
   const t2 = performance.now();
   await supervisor.ensure('private');
+  // A snapshot taken while the source's write guard refused writes carries its alarm: without clearing it
+  // here, the replay and the destination's clients would be refused.
+  await clearNoSpace(supervisor.clientUrl('private'));
   const t3 = performance.now();
   const client = new Etcd3({ hosts: supervisor.clientUrl('private') });
   try {

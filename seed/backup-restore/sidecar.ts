@@ -1,10 +1,11 @@
 import type { OwnerLookup } from '../../core/ownership/index.js';
-import type { SnapshotStore } from '../../core/snapshots/index.js';
+import { backupLagLimit, type SnapshotStore } from '../../core/snapshots/index.js';
 import { SidecarConfigError } from './errors.js';
 import { EtcdSupervisor, type EtcdSupervisorOptions, type FenceTiming } from './etcd-supervisor.js';
 import type { RangedObjectReader } from './ranged-download.js';
 import { restoreFromStore, type RestoreResult } from './restorer.js';
-import { Snapshotter, type Compression } from './snapshotter.js';
+import { DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, Snapshotter, type Compression } from './snapshotter.js';
+import { WriteGuard, type WriteGuardStatus } from './write-guard.js';
 import { startStatusServer, type StatusServer } from './status-server.js';
 import { OwnerWatchdogLoop, type WatchdogActuator } from './owner-watchdog-loop.js';
 import { ClusterMember, type ClusterMemberStatus } from './cluster/member.js';
@@ -31,6 +32,12 @@ export interface SidecarOptions {
   /** ms; defaults 60 min and 20 s. */
   readonly fullSnapshotInterval?: number;
   readonly deltaSnapshotInterval?: number;
+  /**
+   * ms; the write guard's limit: while the oldest acknowledged write not yet in the store is older than
+   * this, etcd refuses writes (docs/design.md section 4). Default one delta interval plus 30 s; it must
+   * exceed the delta interval.
+   */
+  readonly backupLagLimit?: number;
   /** Default gzip. */
   readonly compression?: Compression;
   /** Restore the data dir from the store before serving (latest full + later deltas). */
@@ -72,6 +79,7 @@ export interface SidecarStatus {
   };
   readonly etcd: { readonly fenced: boolean; readonly running: boolean; readonly endpoint: string | null; readonly pid: number | null; readonly lastFence: FenceTiming | null };
   readonly snapshots: ReturnType<Snapshotter['status']>;
+  readonly writeGuard: WriteGuardStatus;
   readonly restore: RestoreResult | null;
   /** Only for a member of a cluster. */
   readonly cluster?: ClusterMemberStatus & { readonly healthy: boolean };
@@ -86,6 +94,7 @@ export class BackupRestoreSidecar {
   readonly supervisor: EtcdSupervisor;
   readonly snapshotter: Snapshotter;
   readonly watchdog: OwnerWatchdogLoop;
+  readonly writeGuard: WriteGuard;
   /** The cluster side, for a member of a cluster. */
   readonly member: ClusterMember | undefined;
   private server: StatusServer | undefined;
@@ -120,6 +129,12 @@ export class BackupRestoreSidecar {
       ...pick(options, ['fullSnapshotInterval', 'deltaSnapshotInterval', 'compression', 'etcdctlBinary']),
       ...(cluster ? { baseline: 'store' as const, uploadGuard: () => this.member!.leadership.guard() } : {}),
       onEvent: (e) => log(e.type === 'snapshot' ? { event: 'snapshot', ...e.snapshot } : { ...e, event: e.type, ...('error' in e ? { error: String(e.error) } : {}) }),
+    });
+    this.writeGuard = new WriteGuard({
+      limit: backupLagLimit({ deltaSnapshotInterval: options.deltaSnapshotInterval ?? DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, backupLagLimit: options.backupLagLimit }),
+      snapshotter: this.snapshotter,
+      endpoint: () => this.supervisor.clientUrl('public'),
+      onEvent: (e) => log(e.type === 'write-guard-failed' ? { event: e.type, action: e.action, error: String(e.error) } : { ...e, event: e.type }),
     });
     if (cluster) {
       this.member = new ClusterMember({
@@ -187,6 +202,7 @@ export class BackupRestoreSidecar {
 
   private async boot(): Promise<void> {
     const o = this.options;
+    this.writeGuard.start();
     this.server = await startStatusServer({
       source: {
         readiness: () => this.readiness(),
@@ -279,6 +295,7 @@ export class BackupRestoreSidecar {
       // The private address is the sidecar's alone: it is not published.
       etcd: { fenced: address !== 'public', running: address !== undefined, endpoint: address === 'public' ? this.clientUrl : null, pid: this.supervisor.pid ?? null, lastFence: this.lastFence },
       snapshots: this.snapshotter.status(),
+      writeGuard: this.writeGuard.status(),
       restore: this.restoreResult,
       ...(this.member ? { cluster: { ...this.member.status(), healthy: this.clusterHealthy } } : {}),
     };
@@ -328,6 +345,7 @@ export class BackupRestoreSidecar {
   /** Stops the watchdog, the snapshotter (after the snapshot in flight), etcd and the endpoint. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.writeGuard.stop();
     await this.watchdog.stop();
     await this.member?.stop();
     this.snapshotter.stop();
@@ -339,7 +357,7 @@ export class BackupRestoreSidecar {
 
 /** Rejects intervals that cannot work before anything starts. */
 export function validateSidecarOptions(
-  options: Pick<SidecarOptions, 'technicalID' | 'ownerCheckInterval' | 'unknownGrace' | 'fullSnapshotInterval' | 'deltaSnapshotInterval' | 'checkTimeout'> & {
+  options: Pick<SidecarOptions, 'technicalID' | 'ownerCheckInterval' | 'unknownGrace' | 'fullSnapshotInterval' | 'deltaSnapshotInterval' | 'checkTimeout' | 'backupLagLimit'> & {
     readonly owner: Pick<SidecarOptions['owner'], 'recordName' | 'identity'>;
   },
 ): void {
@@ -357,6 +375,11 @@ export function validateSidecarOptions(
   const delta = options.deltaSnapshotInterval;
   if (full !== undefined && delta !== undefined && delta > full) {
     throw new SidecarConfigError(`deltaSnapshotInterval (${delta} ms) longer than fullSnapshotInterval (${full} ms) makes deltas pointless`, 'deltaSnapshotInterval');
+  }
+  try {
+    backupLagLimit({ deltaSnapshotInterval: delta ?? DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, backupLagLimit: options.backupLagLimit });
+  } catch (cause) {
+    throw new SidecarConfigError(cause instanceof Error ? cause.message : String(cause), 'backupLagLimit', { cause });
   }
 }
 

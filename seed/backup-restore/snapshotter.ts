@@ -3,7 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { Etcd3, type IWatchResponse, type Watcher } from 'etcd3';
-import { makeSnapshot, resumePoint, type SnapshotStore } from '../../core/snapshots/index.js';
+import { backupLag, makeSnapshot, resumePoint, type SnapshotStore } from '../../core/snapshots/index.js';
 import { DeltaBuffer } from './delta-buffer.js';
 import { encodeDelta, type DeltaEvent } from './delta-format.js';
 import { SnapshotTakeError } from './errors.js';
@@ -70,6 +70,8 @@ export interface SnapshotterStatus {
   readonly lastSnapshot: TakenSnapshot | null;
   readonly lastFullSnapshot: TakenSnapshot | null;
   readonly pendingEvents: number;
+  /** The age of the oldest acknowledged write not yet in the store (ms, 0 when there is none): the write guard's backup lag. */
+  readonly backupLagMs: number;
   readonly lastError: string | null;
 }
 
@@ -112,6 +114,7 @@ export class Snapshotter {
       lastSnapshot: this.lastSnapshot,
       lastFullSnapshot: this.lastFull,
       pendingEvents: this.buffer?.pending ?? 0,
+      backupLagMs: backupLag(Date.now(), this.oldestPendingAt),
       lastError: this.lastError,
     };
   }
@@ -163,7 +166,27 @@ export class Snapshotter {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     this.closeWatch();
-    if (this.buffer !== undefined) this.buffer = new DeltaBuffer(this.buffer.lastRevision);
+    // The dropped events are acknowledged writes the store lacks: their age goes on counting (the write guard).
+    if (this.buffer !== undefined) this.buffer = new DeltaBuffer(this.buffer.lastRevision, this.buffer.carry());
+  }
+
+  /**
+   * When the oldest acknowledged write that no uploaded snapshot holds reached the sidecar (epoch ms),
+   * undefined when the store holds everything the watch delivered. A snapshotter that does not run (a
+   * fenced sidecar, a member that does not lead) reports what it dropped, if anything.
+   */
+  get oldestPendingAt(): number | undefined {
+    return this.buffer?.oldestPendingAt;
+  }
+
+  /**
+   * Queues a delta now unless one is already waiting: the write guard retries a failed upload sooner than
+   * the next interval, so that writes resume within a retry of the store coming back.
+   */
+  retryDelta(): void {
+    if (!this.runningFlag || this.deltaQueued) return;
+    this.deltaQueued = true;
+    void this.takeDelta().catch(() => undefined);
   }
 
   /**
@@ -297,7 +320,7 @@ export class Snapshotter {
     this.watcher = watcher;
     watcher.on('data', (res: IWatchResponse) => {
       if (this.buffer !== buffer) return;
-      buffer.add(watchEvents(res));
+      buffer.add(watchEvents(res), Date.now());
     });
     watcher.on('error', (error) => {
       // Unrecoverable for this watch (cancelled by etcd, compacted): only a full snapshot closes the hole.

@@ -16,7 +16,7 @@ export interface KubernetesSeedAgentOptions extends Pick<AwsSeedAgentOptions, 's
   /** The seed's zones; default: the zones of its nodes (needs `list nodes`). */
   zones?: readonly string[];
   images?: ImageVector;
-  sidecar?: Pick<SidecarSettings, 'ownerCheckInterval' | 'unknownGrace' | 'deltaSnapshotInterval' | 'fullSnapshotInterval' | 'storage' | 'storageClassName' | 's3Endpoint'> & { route53Endpoint?: string };
+  sidecar?: Pick<SidecarSettings, 'ownerCheckInterval' | 'unknownGrace' | 'deltaSnapshotInterval' | 'fullSnapshotInterval' | 'backupLagLimit' | 'storage' | 'storageClassName' | 's3Endpoint'> & { route53Endpoint?: string };
   namespacePrefix?: string;
   readyTimeoutMs?: number;
   externalUrl?: (lb: { host: string; port: number }) => string;

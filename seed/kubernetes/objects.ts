@@ -28,6 +28,8 @@ export interface SidecarSettings {
   unknownGrace?: string;
   deltaSnapshotInterval?: string;
   fullSnapshotInterval?: string;
+  /** The write guard's limit (`--backup-lag-limit`). */
+  backupLagLimit?: string;
   /** The etcd volume; default 10Gi. */
   storage?: string;
   storageClassName?: string;
@@ -108,6 +110,7 @@ export function sidecarArgs(options: Pick<ControlPlaneObjectsOptions, 'shoot' | 
     ...(s.unknownGrace ? ['--unknown-grace', s.unknownGrace] : []),
     ...(s.deltaSnapshotInterval ? ['--delta-snapshot-interval', s.deltaSnapshotInterval] : []),
     ...(s.fullSnapshotInterval ? ['--full-snapshot-interval', s.fullSnapshotInterval] : []),
+    ...(s.backupLagLimit ? ['--backup-lag-limit', s.backupLagLimit] : []),
     ...(options.restore ? ['--restore', ...(options.restore.expectedLastRevision === undefined ? [] : ['--expected-revision', String(options.restore.expectedLastRevision)])] : []),
   ];
 }

@@ -10,6 +10,7 @@ import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-re
 import type { MigrationRecord } from '../../core/migration/record.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
+import { scenarioLoss, tryParseSnapshotKey } from '../../core/snapshots/index.js';
 import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { SidecarStatus } from '../../seed/backup-restore/sidecar.js';
 import type { SidecarProcess } from '../../seed/agent/sidecar-process.js';
@@ -18,7 +19,7 @@ import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 import {
   acknowledgedRate, checkHistory, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, EtcdRequestError, failedOutcome, gatewayGet, gatewayPut, HistoryRecorder,
-  killProcessTree, markLossWindow, processTree, readEtcdContent, recordFinalReads, startRegisterClients, startSeedProxies, startWriter,
+  killProcessTree, markLossWindow, NO_SPACE, processTree, readEtcdContent, recordFinalReads, startRegisterClients, startSeedProxies, startWriter,
   type LinearizabilityVerdict, type SeedProxies, type SeedRole, type WriterRecord,
 } from '../harness/scenario/index.js';
 
@@ -37,9 +38,11 @@ import {
  * putting and reading six shared keys, 10 operations a second each, 60 % reads, two through the source
  * first and two through the destination first; then one final read of every key through the
  * destination) and passes it to the linearizability checker (Porcupine). S1, S2 and S4 (reconnected) promise no loss: their histories are
- * checked as recorded. S3 allows the loss of one delta interval: what the source answered inside that
- * window is marked of unknown outcome first, exactly the bound its loss check asserts (and when writes
- * were lost, the history as recorded must be rejected: the marking is what makes it pass).
+ * checked as recorded. S3 and S4 without reconnection allow the loss `scenarioLoss` (core/snapshots/backup-lag.ts)
+ * states: what the source acknowledged after its last uploaded delta, at most the backup lag limit plus the
+ * write guard's reaction before its last acknowledgement. What the source answered inside that window is
+ * marked of unknown outcome first, exactly the bound its loss check asserts (and when writes were lost,
+ * the history as recorded must be rejected: the marking is what makes it pass).
  */
 
 const garden = testGarden();
@@ -50,9 +53,21 @@ const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
 
 const DELTA_INTERVAL_MS = 1_000;
-/** S3's bound beyond one delta interval: the delta a killed source was uploading (see the S3 test). */
-const S3_UPLOAD_SLACK_MS = 500;
-const SIDECAR = { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: DELTA_INTERVAL_MS };
+/**
+ * The sidecars' write guard: once the oldest write not yet in the store is 2 s old (one delta interval plus
+ * 1 s of failed or slow uploads), etcd refuses writes until an upload catches up (docs/design.md section 4).
+ */
+const BACKUP_LAG_LIMIT_MS = 2_000;
+/**
+ * What the tests allow the guard from the limit passing to etcd refusing writes: the watch's delivery of
+ * the write to the sidecar, the sidecar's timer on a loaded two-core machine and one raft write for the
+ * alarm. Each stall prints the guard's own part (`guardReactionMs`), each loss its span (`lostSpanMs`).
+ */
+const GUARD_REACTION_MS = 500;
+/** S3 and S4 without reconnection: how long before the source's last acknowledgement a lost write may be (2.5 s). */
+const LOSS = scenarioLoss('S3', { backupLagLimit: BACKUP_LAG_LIMIT_MS, guardReaction: GUARD_REACTION_MS });
+const LOSS_SPAN_MS = LOSS.kind === 'after-last-uploaded-delta' ? LOSS.spanMs : 0;
+const SIDECAR = { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: DELTA_INTERVAL_MS, backupLagLimit: BACKUP_LAG_LIMIT_MS };
 /** The test stack judges a seed silent after three heartbeat intervals of 2 s. */
 const SILENCE_MS = 7_000;
 
@@ -355,6 +370,59 @@ function figures(name: string, record: WriterRecord, extra: Record<string, unkno
   console.log(`${name}: ${JSON.stringify({ acknowledged: record.acknowledged.length, bySource: bySeed('source'), byDestination: bySeed('destination'), failed: record.failed.length, ...extra })}`);
 }
 
+/**
+ * S4's start: the shoot serving on the source, every outbound connection of the source cut, the garden
+ * judging it silent, the migration started, and the source fenced on `unknown` (it cannot reach its bucket,
+ * so without a final snapshot).
+ */
+async function cutEverything(label: string, tolerance: Tolerance) {
+  const l = await landscape(label, tolerance);
+  const fence = watchFence(l);
+  const cutAt = Date.now();
+  l.source.proxies.cutAll();
+  l.history.annotate('source: everything outbound cut', cutAt);
+  await sleep(SILENCE_MS);
+  l.history.annotate('migrate', await migrate(l));
+  await until('the source to fence on unknown', async () => fence.fencedAt() !== undefined, 15_000);
+  for (const status of fence.last()) expect(status.owner.fencedBecause).toBe('unknown');
+  return { l, fence, cutAt, fencedAt: fence.fencedAt()! };
+}
+
+/** A bad-path migration that succeeded after the copy's wait for a final snapshot ran out (S3, S4 cut for good). */
+async function settledWithoutFinal(l: Landscape) {
+  const m = await settled(l);
+  expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+  expect(m.path).toBe('bad');
+  expect(m.copy?.final).toBe(false);
+  const copyStep = m.steps.find((s) => s.id === 'copy-snapshots');
+  expect(copyStep?.message).toContain('no final snapshot');
+  return { m, copyStep };
+}
+
+/**
+ * The last revision of the source's store (every snapshot it uploaded), which the copy must have carried:
+ * what the destination restored up to. Nothing changes it any more: the source is dead or cut from S3.
+ */
+async function assertCopiedStore(l: Landscape, m: View): Promise<number> {
+  const revisions = (await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).map((k) => tryParseSnapshotKey(k)?.lastRevision ?? 0);
+  const storeLastRevision = Math.max(0, ...revisions);
+  expect(storeLastRevision).toBeGreaterThan(0);
+  expect(m.copy?.lastRevision, 'the copy carries the source store\'s last revision').toBe(storeLastRevision);
+  return storeLastRevision;
+}
+
+/** From the first lost write to the source's last acknowledgement (ms); 0 when nothing was lost. */
+function lostSpan(lost: readonly WriterRecord['acknowledged'][number][], lastSourceAck: number): number {
+  return lost.length === 0 ? 0 : Math.round(lastSourceAck - Math.min(...lost.map((w) => w.at)));
+}
+
+/** The source's write guard, as its sidecars last reported it: whether it stalled, when, how fast. */
+function guardFigures(statuses: readonly SidecarStatus[], cutAt: number) {
+  const stalled = statuses.map((s) => s.writeGuard).filter((g) => g.stalls > 0);
+  const since = stalled.map((g) => (g.stalledSince === null ? NaN : Date.parse(g.stalledSince)));
+  return { guardStalls: stalled.reduce((n, g) => n + g.stalls, 0), cutToStallMs: since.length ? Math.min(...since) - cutAt : null, guardReactionMs: stalled.map((g) => g.lastReactionMs) };
+}
+
 describe.each([
   { kind: 'one etcd', tolerance: undefined, tag: '' },
   { kind: 'a `zone` shoot: three etcd members on each seed', tolerance: 'zone' as const, tag: 'z' },
@@ -413,7 +481,7 @@ describe.each([
     });
   }, 240_000);
 
-  it('S3: the source stops running (sidecar and etcd killed, agent stopped): bad path, the copy proceeds without a final snapshot after its timeout, loss bounded by one delta interval', async () => {
+  it('S3: the source stops running (sidecar and etcd killed, agent stopped): bad path, the copy proceeds without a final snapshot after its timeout; loss: what the source acknowledged after its last uploaded delta, within the backup lag limit plus the guard\'s reaction', async () => {
     const t0 = Date.now();
     const l = await landscape(`s3${tag}`, tolerance);
     const sidecarPids = l.source.sidecars(l.id).map((s) => s.pid!);
@@ -437,24 +505,20 @@ describe.each([
     await sleep(SILENCE_MS);
     const migratedAt = await migrate(l);
     l.history.annotate('migrate', migratedAt);
-    const m = await settled(l);
-    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
-    expect(m.path).toBe('bad');
-    expect(m.copy?.final).toBe(false);
-    const copyStep = m.steps.find((s) => s.id === 'copy-snapshots');
-    expect(copyStep?.message).toContain('no final snapshot');
+    const { m, copyStep } = await settledWithoutFinal(l);
     const record = await finishWriting(l);
     // Nothing came back: no process of the killed tree, and no final snapshot in the source's bucket.
     expect(tree.filter((p) => !gone(p))).toEqual([]);
     expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
 
     const content = await assertCommon(l, record, killedAt);
-    // A source killed mid-upload loses the delta it was writing as well: the bound is one interval plus
-    // that upload, which the emulator's S3 on a loaded two-core machine can stretch to a few hundred ms.
-    const loss = checkLossBounded(record.acknowledged, content, { deltaIntervalMs: DELTA_INTERVAL_MS, slackMs: S3_UPLOAD_SLACK_MS });
+    // Lost: only what the source acknowledged after its last uploaded delta (a source killed mid-upload
+    // loses the delta in flight too), and within the backup lag limit plus the guard's reaction.
+    const storeLastRevision = await assertCopiedStore(l, m);
+    const loss = checkLossBounded(record.acknowledged, content, { spanMs: LOSS_SPAN_MS, storeLastRevision });
     expect(loss.ok, loss.summary).toBe(true);
     // The same bound for the checker: what the source answered within it is of unknown outcome.
-    await assertLinearizable(l, `S3${tag}`, { lengthMs: DELTA_INTERVAL_MS + S3_UPLOAD_SLACK_MS, reason: 'S3 loss window (one delta interval + upload)', lostWrites: loss.lost.length });
+    await assertLinearizable(l, `S3${tag}`, { lengthMs: LOSS_SPAN_MS, reason: 'S3 loss window (backup lag limit + guard reaction)', lostWrites: loss.lost.length });
     const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
     const lastSourceAck = sourceAcks.at(-1)!.at;
     // A write sent once the tree was dead cannot have been acknowledged by it. (The client may read an
@@ -462,25 +526,15 @@ describe.each([
     expect(sourceAcks.filter((w) => w.sentAt > deadAt)).toEqual([]);
     const firstDestinationAck = record.acknowledged.find((w) => w.seed === 'destination')!.at;
     figures(`S3${tag}`, record, {
-      lost: loss.lost.length, lostAgeBeforeLastSourceAckMs: loss.lost.map((w) => Math.round(lastSourceAck - w.at)),
+      lost: loss.lost.length, lostSpanMs: lostSpan(loss.lost, lastSourceAck), storeLastRevision, lostAgeBeforeLastSourceAckMs: loss.lost.map((w) => Math.round(lastSourceAck - w.at)),
       killToLastSourceAckMs: Math.round(lastSourceAck - killedAt), killToFirstDestinationAckMs: Math.round(firstDestinationAck - killedAt),
       migrateToFirstDestinationAckMs: Math.round(firstDestinationAck - migratedAt), copyMessage: copyStep?.message, killedProcesses: killed.length, totalMs: Date.now() - t0,
     });
   }, 240_000);
 
-  it('S4: everything outbound cut: bad path, the source fences on unknown after its grace, loss bounded by one delta interval; reconnected it stays fenced and takes its final snapshot', async () => {
+  it('S4 (reconnected): everything outbound cut: bad path, the source fences on unknown after its grace; reconnected before the copy\'s wait ends it stays fenced and takes its final snapshot: no acknowledged write lost', async () => {
     const t0 = Date.now();
-    const l = await landscape(`s4${tag}`, tolerance);
-    const fence = watchFence(l);
-    const cutAt = Date.now();
-    l.source.proxies.cutAll();
-    l.history.annotate('source: everything outbound cut', cutAt);
-    await sleep(SILENCE_MS);
-    l.history.annotate('migrate', await migrate(l));
-    // The source fenced itself on unknown, with no final snapshot: it could not reach its bucket.
-    await until('the source to fence on unknown', async () => fence.fencedAt() !== undefined, 15_000);
-    const fencedAt = fence.fencedAt()!;
-    for (const status of fence.last()) expect(status.owner.fencedBecause).toBe('unknown');
+    const { l, fence, cutAt, fencedAt } = await cutEverything(`s4${tag}`, tolerance);
     await until('the owner record on the destination', async () => {
       const m = await migrationView(l);
       return m.steps.find((s) => s.id === 'set-owner-destination')?.state === 'succeeded';
@@ -508,7 +562,8 @@ describe.each([
     }
 
     const content = await assertCommon(l, record, cutAt);
-    const loss = checkLossBounded(record.acknowledged, content, { deltaIntervalMs: DELTA_INTERVAL_MS });
+    expect(m.copy?.final).toBe(true);
+    const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
     expect(loss.ok, loss.summary).toBe(true);
     // No source acknowledgement once it fenced, nor after it reconnected.
     const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
@@ -517,7 +572,45 @@ describe.each([
     await assertLinearizable(l, `S4${tag}`);
     figures(`S4${tag}`, record, {
       lost: loss.lost.length, copyFinal: m.copy?.final, cutToFenceMs: fencedAt - cutAt, cutToLastSourceAckMs: Math.round(sourceAcks.at(-1)!.at - cutAt),
-      fencedToReconnectMs: reconnectedAt - fencedAt, totalMs: Date.now() - t0,
+      ...guardFigures(fence.last(), cutAt), fencedToReconnectMs: reconnectedAt - fencedAt, totalMs: Date.now() - t0,
+    });
+  }, 240_000);
+
+  it('S4 (never reconnects): everything outbound cut for good: bad path, the source refuses writes once its backup lags beyond the limit and fences on unknown, the copy proceeds without a final snapshot after its timeout; loss: what the source acknowledged after its last uploaded delta, within the backup lag limit plus the guard\'s reaction', async () => {
+    const t0 = Date.now();
+    // Cut for good: the proxies stay cut until the test's cleanup.
+    const { l, fence, cutAt, fencedAt } = await cutEverything(`s4n${tag}`, tolerance);
+    const { m, copyStep } = await settledWithoutFinal(l);
+    const record = await finishWriting(l);
+    const statuses = fence.last();
+    fence.stop();
+    // Still cut and fenced: nothing final ever reached its bucket.
+    for (const target of ['garden', 'queues', 's3', 'route53'] as const) expect(l.source.proxies.isCut(target), target).toBe(true);
+    expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
+    for (const status of statuses) expect(status.etcd.fenced).toBe(true);
+
+    // Its write guard stopped the acknowledgements before the fence did: the backup lagged beyond the
+    // limit (S3 cut), and etcd refused puts with NOSPACE, a certain failure, until the fence.
+    const guard = guardFigures(statuses, cutAt);
+    expect(guard.guardStalls, JSON.stringify(statuses.map((s) => s.writeGuard))).toBeGreaterThan(0);
+    const refused = record.failed.filter((w) => w.seed === 'source' && w.error.includes(NO_SPACE));
+    expect(refused.length, 'source writes refused by the write guard').toBeGreaterThan(0);
+    const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
+    const lastSourceAck = sourceAcks.at(-1)!.at;
+    expect(sourceAcks.filter((w) => w.at > fencedAt)).toEqual([]);
+    expect(lastSourceAck).toBeLessThan(Math.min(...refused.map((w) => w.at)) + GUARD_REACTION_MS);
+    l.history.annotate('source fenced (first fenced status seen)', fencedAt);
+
+    const content = await assertCommon(l, record, cutAt);
+    const storeLastRevision = await assertCopiedStore(l, m);
+    const loss = checkLossBounded(record.acknowledged, content, { spanMs: LOSS_SPAN_MS, storeLastRevision });
+    expect(loss.ok, loss.summary).toBe(true);
+    await assertLinearizable(l, `S4n${tag}`, { lengthMs: LOSS_SPAN_MS, reason: 'S4 loss window (backup lag limit + guard reaction)', lostWrites: loss.lost.length });
+    const firstDestinationAck = record.acknowledged.find((w) => w.seed === 'destination')!.at;
+    figures(`S4n${tag}`, record, {
+      lost: loss.lost.length, lostSpanMs: lostSpan(loss.lost, lastSourceAck), storeLastRevision, refusedByGuard: refused.length, ...guard,
+      cutToLastSourceAckMs: Math.round(lastSourceAck - cutAt), cutToFenceMs: fencedAt - cutAt, cutToFirstDestinationAckMs: Math.round(firstDestinationAck - cutAt),
+      copyMessage: copyStep?.message, totalMs: Date.now() - t0,
     });
   }, 240_000);
 });

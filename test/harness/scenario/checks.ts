@@ -73,23 +73,30 @@ export interface BoundedLossReport extends LossReport {
 }
 
 export interface BoundedLossOptions {
-  readonly deltaIntervalMs: number;
-  /** Added to the window for the last delta's upload and the timer's jitter; say why when non-zero. */
-  readonly slackMs?: number;
+  /** How long before the source's last acknowledgement a lost write may have been acknowledged (`scenarioLoss` of core/snapshots). */
+  readonly spanMs: number;
+  /**
+   * The last revision the source's store held (its last uploaded snapshot): a lost write at or below it
+   * was in the store, and the bound does not allow it, whenever it was acknowledged.
+   */
+  readonly storeLastRevision?: number;
 }
 
 /**
- * (c) Loss is bounded by one delta interval: every lost write is a source write acknowledged within
- * `deltaIntervalMs` (+ slack) before the source's last acknowledgement. A destination write is never
- * allowed to be lost: it was acknowledged by the etcd that ends up serving.
+ * (c) Loss bounded as S3 and S4 without reconnection allow (docs/design.md section 6): every lost write
+ * is a source write acknowledged after the source's last uploaded delta (above `storeLastRevision`) and
+ * within `spanMs` before the source's last acknowledgement. A destination write is never allowed to be
+ * lost: it was acknowledged by the etcd that ends up serving.
  */
 export function checkLossBounded(acknowledged: readonly AcknowledgedWrite[], destination: DestinationContent, options: BoundedLossOptions): BoundedLossReport {
   const lost = missing(acknowledged, destination);
   const sourceLastAckAt = acknowledged.filter((w) => w.seed === 'source').reduce<number | undefined>((last, w) => (last === undefined || w.at > last ? w.at : last), undefined);
-  const windowStart = sourceLastAckAt === undefined ? undefined : sourceLastAckAt - options.deltaIntervalMs - (options.slackMs ?? 0);
-  const outsideBound = lost.filter((w) => w.seed === 'destination' || windowStart === undefined || w.at < windowStart);
+  const windowStart = sourceLastAckAt === undefined ? undefined : sourceLastAckAt - options.spanMs;
+  const inStore = (w: AcknowledgedWrite) => options.storeLastRevision !== undefined && w.revision <= options.storeLastRevision;
+  const outsideBound = lost.filter((w) => w.seed === 'destination' || windowStart === undefined || w.at < windowStart || inStore(w));
   const ok = outsideBound.length === 0;
   const window = windowStart === undefined ? 'no source acknowledgement' : `window ${iso(windowStart)} .. ${iso(sourceLastAckAt!)}`;
+  const store = options.storeLastRevision === undefined ? '' : `, above the store's revision ${options.storeLastRevision}`;
   return {
     ok,
     lost,
@@ -98,8 +105,8 @@ export function checkLossBounded(acknowledged: readonly AcknowledgedWrite[], des
     windowStart,
     outsideBound,
     summary: ok
-      ? `${lost.length} of ${acknowledged.length} acknowledged writes lost, all within one delta interval (${window})`
-      : `${outsideBound.length} lost write(s) outside one delta interval (${window}): ${list(outsideBound)}`,
+      ? `${lost.length} of ${acknowledged.length} acknowledged writes lost, all within ${options.spanMs} ms before the source's last acknowledgement${store} (${window})`
+      : `${outsideBound.length} lost write(s) outside the bound of ${options.spanMs} ms${store} (${window}): ${list(outsideBound)}`,
   };
 }
 

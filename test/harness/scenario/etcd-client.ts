@@ -54,6 +54,9 @@ interface GatewayAnswer {
   kvs?: { key?: string; value?: string }[];
 }
 
+/** etcd's answer to a put while a NOSPACE alarm stands. */
+export const NO_SPACE = 'database space exceeded';
+
 /** One gateway call; a refused connection certainly did nothing, anything else unanswered may have. */
 async function gateway(endpoint: string, path: string, body: object, timeoutMs: number, what: string): Promise<{ answer: GatewayAnswer; revision: number }> {
   let response: Response;
@@ -69,7 +72,9 @@ async function gateway(endpoint: string, path: string, body: object, timeoutMs: 
   // The gateway answers errors as JSON too; only a 200 that carries a header revision is a success.
   // An error answer ("request timed out") does not say whether a put was applied: unknown.
   if (!response.ok || (typeof revision !== 'string' && typeof revision !== 'number') || !Number.isFinite(Number(revision))) {
-    throw new EtcdRequestError(`${what} to ${endpoint}: HTTP ${response.status} ${JSON.stringify(answer).slice(0, 200)}`, { outcome: 'unknown' });
+    // Except a refusal by the NOSPACE alarm (the sidecar's write guard): etcd rejects the put when it applies it, certainly.
+    const outcome = JSON.stringify(answer).includes(NO_SPACE) ? 'fail' : 'unknown';
+    throw new EtcdRequestError(`${what} to ${endpoint}: HTTP ${response.status} ${JSON.stringify(answer).slice(0, 200)}`, { outcome });
   }
   return { answer: answer as GatewayAnswer, revision: Number(revision) };
 }

@@ -136,7 +136,7 @@ export class HistoryRecorder {
 export interface LossWindow {
   /** Operations of this seed inside the window become of unknown outcome. */
   readonly seed: string;
-  /** The window ends at the seed's last answer and reaches this far back. */
+  /** The window reaches this far back from the seed's last acknowledged put, and on to its last answer. */
   readonly lengthMs: number;
   /** Said in each changed operation's `note` and on the timeline. */
   readonly reason: string;
@@ -151,16 +151,20 @@ export interface LossWindowResult {
 }
 
 /**
- * A contract that allows a bounded loss (S3: one delta interval before the source's last
- * acknowledgement) promises nothing about what the seed answered inside that window: its puts become
- * of unknown outcome (they may be lost, or not), and its reads carry no information (they may have seen
- * a write that was then lost). Everything outside the window is checked as recorded.
+ * A contract that allows a bounded loss (S3 and S4 cut for good: what the source acknowledged within
+ * `lengthMs` before its last acknowledged write, the bound its loss check asserts) promises nothing about
+ * what the seed answered from then on: its puts become of unknown outcome (they may be lost, or not), and
+ * its reads carry no information (they may have seen a write that was then lost), including reads it
+ * served after its last acknowledged write (a source whose write guard refuses puts still serves reads
+ * until it fences). Everything outside the window is checked as recorded.
  */
 export function markLossWindow(ops: readonly HistoryOperation[], window: LossWindow): LossWindowResult {
   const answered = ops.filter((o) => o.seed === window.seed && o.outcome === 'ok');
   if (answered.length === 0) return { ops: [...ops], from: undefined, to: undefined, changed: 0 };
-  const to = answered.reduce((last, o) => Math.max(last, o.returnedAt), -Infinity);
-  const from = to - window.lengthMs;
+  const last = (list: readonly HistoryOperation[]) => list.reduce((at, o) => Math.max(at, o.returnedAt), -Infinity);
+  const puts = answered.filter((o) => o.op === 'put');
+  const to = last(answered);
+  const from = (puts.length > 0 ? last(puts) : to) - window.lengthMs;
   let changed = 0;
   const marked = ops.map((o): HistoryOperation => {
     if (o.seed !== window.seed || o.outcome !== 'ok' || o.returnedAt < from) return o;

@@ -46,4 +46,37 @@ describe('DeltaBuffer', () => {
     buffer.add(events);
     expect(buffer.cut()).toEqual(expected);
   });
+
+  it('knows when the oldest event not yet uploaded arrived: the write guard\'s backup lag', () => {
+    const buffer = new DeltaBuffer(10);
+    expect(buffer.oldestPendingAt).toBeUndefined();
+    buffer.add([put(11), put(12)], 1_000);
+    buffer.add([put(13)], 1_400);
+    expect(buffer.oldestPendingAt).toBe(1_000);
+    // A failed upload moves nothing; an uploaded delta up to 12 leaves 13, which arrived later.
+    buffer.cut();
+    expect(buffer.oldestPendingAt).toBe(1_000);
+    buffer.snapshotted(12);
+    expect(buffer.oldestPendingAt).toBe(1_400);
+    buffer.snapshotted(13);
+    expect(buffer.oldestPendingAt).toBeUndefined();
+    expect(buffer.carry()).toBeUndefined();
+  });
+
+  it('carries the age of dropped events across a stop: the watch delivers them again, later', () => {
+    const before = new DeltaBuffer(10);
+    before.add([put(11), put(12)], 1_000);
+    const carried = before.carry();
+    expect(carried).toEqual({ since: 1_000, upTo: 12 });
+
+    const after = new DeltaBuffer(before.lastRevision, carried);
+    expect(after.oldestPendingAt).toBe(1_000);
+    after.add([put(11), put(12), put(13)], 5_000);
+    expect(after.oldestPendingAt).toBe(1_000);
+    // A delta up to 11 does not hold 12 yet; one up to 12 holds every dropped event.
+    after.snapshotted(11);
+    expect(after.oldestPendingAt).toBe(1_000);
+    after.snapshotted(12);
+    expect(after.oldestPendingAt).toBe(5_000);
+  });
 });

@@ -17,6 +17,7 @@ describe('parseDuration', () => {
 describe('validateSidecarOptions', () => {
   const base = { technicalID: 'shoot--dev--api1', owner: { recordName: 'owner.api1.dev.example', identity: 'seed-a' } };
   it('accepts the defaults', () => expect(() => validateSidecarOptions(base)).not.toThrow());
+  it('accepts a backup lag limit above the delta interval', () => expect(() => validateSidecarOptions({ ...base, deltaSnapshotInterval: 1_000, backupLagLimit: 2_000 })).not.toThrow());
   it.each([
     [{ ownerCheckInterval: 0 }, 'ownerCheckInterval'],
     [{ deltaSnapshotInterval: Number.NaN }, 'deltaSnapshotInterval'],
@@ -24,6 +25,9 @@ describe('validateSidecarOptions', () => {
     [{ fullSnapshotInterval: 1_000, deltaSnapshotInterval: 2_000 }, 'deltaSnapshotInterval'],
     [{ technicalID: '' }, 'technicalID'],
     [{ owner: { recordName: 'x', identity: '' } }, 'identity'],
+    // The write guard's limit must exceed the delta interval (default 20 s).
+    [{ backupLagLimit: 20_000 }, 'backupLagLimit'],
+    [{ deltaSnapshotInterval: 1_000, backupLagLimit: 900 }, 'backupLagLimit'],
   ])('rejects %j', (extra, field) => {
     expect(() => validateSidecarOptions({ ...base, ...extra })).toThrow(expect.objectContaining({ name: 'SidecarConfigError', field }));
   });

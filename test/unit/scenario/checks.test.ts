@@ -58,36 +58,40 @@ describe('checkLossBounded', () => {
   const writes = [...Array.from({ length: 11 }, (_, i) => ack(i, 'source', i * 100)), ack(11, 'destination', 1_500)];
   const keep = (predicate: (w: AcknowledgedWrite) => boolean) => content(...writes.filter(predicate));
   it.each([
-    { name: 'nothing lost', destination: keep(() => true), deltaIntervalMs: 200, ok: true, outside: [] },
-    { name: 'the last 200 ms lost, delta 200 ms', destination: keep((w) => w.seed === 'destination' || w.at < t0 + 800), deltaIntervalMs: 200, ok: true, outside: [] },
-    { name: 'the last 300 ms lost, delta 200 ms', destination: keep((w) => w.seed === 'destination' || w.at < t0 + 700), deltaIntervalMs: 200, ok: false, outside: ['w/7'] },
-    { name: 'a hole early on', destination: keep((w) => w.key !== 'w/2'), deltaIntervalMs: 500, ok: false, outside: ['w/2'] },
-    { name: 'a destination write lost', destination: keep((w) => w.seed === 'source'), deltaIntervalMs: 5_000, ok: false, outside: ['w/11'] },
-  ])('$name', ({ destination, deltaIntervalMs, ok, outside }) => {
-    const report = checkLossBounded(writes, destination, { deltaIntervalMs });
+    { name: 'nothing lost', destination: keep(() => true), spanMs: 200, ok: true, outside: [] },
+    { name: 'the last 200 ms lost, delta 200 ms', destination: keep((w) => w.seed === 'destination' || w.at < t0 + 800), spanMs: 200, ok: true, outside: [] },
+    { name: 'the last 300 ms lost, delta 200 ms', destination: keep((w) => w.seed === 'destination' || w.at < t0 + 700), spanMs: 200, ok: false, outside: ['w/7'] },
+    { name: 'a hole early on', destination: keep((w) => w.key !== 'w/2'), spanMs: 500, ok: false, outside: ['w/2'] },
+    { name: 'a destination write lost', destination: keep((w) => w.seed === 'source'), spanMs: 5_000, ok: false, outside: ['w/11'] },
+  ])('$name', ({ destination, spanMs, ok, outside }) => {
+    const report = checkLossBounded(writes, destination, { spanMs });
     expect(report.ok).toBe(ok);
     expect(report.outsideBound.map((w) => w.key)).toEqual(outside);
     expect(report.sourceLastAckAt).toBe(t0 + 1_000);
-    expect(report.windowStart).toBe(t0 + 1_000 - deltaIntervalMs);
+    expect(report.windowStart).toBe(t0 + 1_000 - spanMs);
   });
 
-  it('slack widens the window', () => {
-    const destination = keep((w) => w.seed === 'destination' || w.at < t0 + 700);
-    expect(checkLossBounded(writes, destination, { deltaIntervalMs: 200, slackMs: 100 }).ok).toBe(true);
+  it('a lost write at or below the store\'s last revision is outside the bound, however recent', () => {
+    // w/9 and w/10 (revisions 10 and 11) lost; the store held revision 10.
+    const destination = keep((w) => w.seed === 'destination' || w.at < t0 + 900);
+    expect(checkLossBounded(writes, destination, { spanMs: 200, storeLastRevision: 9 }).ok).toBe(true);
+    const report = checkLossBounded(writes, destination, { spanMs: 200, storeLastRevision: 10 });
+    expect(report.ok).toBe(false);
+    expect(report.outsideBound.map((w) => w.key)).toEqual(['w/9']);
   });
 
-  it('losing a suffix of the source writes shorter than the interval always passes, and (b) fails iff anything was lost', () => {
+  it('losing a suffix of the source writes shorter than the span always passes, and (b) fails iff anything was lost', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1, maxLength: 60 }), fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 1, max: 3_000 }), (gaps, lostSpan, deltaIntervalMs) => {
+      fc.property(fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1, maxLength: 60 }), fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 1, max: 3_000 }), (gaps, lostSpan, spanMs) => {
         let at = 0;
         const source = gaps.map((gap, i) => ack(i, 'source', (at += gap)));
         const last = source.at(-1)!.at;
         const destination = content(...source.filter((w) => w.at < last - lostSpan));
         const lostCount = source.length - destination.size;
         expect(checkNoAcknowledgedWriteLost(source, destination).ok).toBe(lostCount === 0);
-        const bounded = checkLossBounded(source, destination, { deltaIntervalMs });
+        const bounded = checkLossBounded(source, destination, { spanMs });
         expect(bounded.lost).toHaveLength(lostCount);
-        if (lostSpan <= deltaIntervalMs) expect(bounded.ok).toBe(true);
+        if (lostSpan <= spanMs) expect(bounded.ok).toBe(true);
       }),
     );
   });

@@ -79,6 +79,13 @@ describe('markLossWindow', () => {
     expect(ops[3]!.outcome).toBe('ok'); // the input is not changed
   });
 
+  it('measures the window from the last acknowledged put and marks every later answer, such as reads served while puts were refused', () => {
+    const ops = [op('source', 'put', 100), op('source', 'put', 1_000), op('source', 'put', 1_100, 'fail'), op('source', 'get', 1_500), op('source', 'get', 4_000)];
+    const result = markLossWindow(ops, { seed: 'source', lengthMs: 300, reason: 'S4 loss window' });
+    expect([result.from, result.to, result.changed]).toEqual([700, 4_000, 3]);
+    expect(result.ops.map((o) => o.outcome)).toEqual(['ok', 'unknown', 'fail', 'unknown', 'unknown']);
+  });
+
   it('changes nothing when the seed never answered', () => {
     const ops = [op('destination', 'put', 10)];
     expect(markLossWindow(ops, { seed: 'source', lengthMs: 300, reason: 'r' })).toEqual({ ops, from: undefined, to: undefined, changed: 0 });
