@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,14 @@ const garden = testGarden();
 const MAX_EXAMPLES = Number(process.env.SCHEMATHESIS_MAX_EXAMPLES ?? 12);
 const MAX_TIME_SECONDS = Number(process.env.SCHEMATHESIS_MAX_TIME ?? 240);
 
+/**
+ * CPython 3.11's ast module can fail inside hypothesis's own source introspection when it is called deep in
+ * a recursion (gh-106905): schemathesis then reports a "Runtime Error" of its own while every generated case
+ * passed. That says nothing of the API, so such a run is repeated once; any failure of a case is not.
+ */
+const PYTHON_AST_CRASH = 'SystemError: AST constructor recursion depth mismatch';
+const onlyPythonCrash = (run: Run) => run.code !== 0 && run.output.includes(PYTHON_AST_CRASH) && !run.output.includes('FAILURES') && /(\d[\d,]*) generated, \1 passed/.test(run.output);
+
 interface Run {
   code: number | null;
   output: string;
@@ -19,6 +27,7 @@ interface Run {
 
 function schemathesis(reportDir: string, schemaFile: string): Promise<Run> {
   const { apiUrl, region } = garden.deployment;
+  mkdirSync(reportDir, { recursive: true });
   const args = [
     '--config-file', join(ROOT, 'test', 'schemathesis', 'schemathesis.toml'), '--no-color',
     'run', schemaFile, '--url', apiUrl,
@@ -64,14 +73,20 @@ describe('schemathesis against the deployed API (OpenAPI at /openapi.json, SigV4
     const schemaFile = join(reportDir, 'openapi.json');
     writeFileSync(schemaFile, JSON.stringify(served.body));
     // Act
-    const run = await schemathesis(reportDir, schemaFile);
+    let run = await schemathesis(join(reportDir, 'run-1'), schemaFile);
+    let runDir = join(reportDir, 'run-1');
+    if (onlyPythonCrash(run)) {
+      console.log(`schemathesis: every case passed, but the fuzzer itself crashed (${PYTHON_AST_CRASH}); running it once more`);
+      runDir = join(reportDir, 'run-2');
+      run = await schemathesis(runDir, schemaFile);
+    }
     // Assess
     const summary = run.output.split('\n').filter((l) => /test cases|generated|passed|failed|Failures|errors?\b/i.test(l)).slice(-12).join('\n');
     console.log(`schemathesis (max ${MAX_EXAMPLES} examples per operation, ${MAX_TIME_SECONDS} s budget):\n${summary}`);
     expect(run.code, run.output.slice(-20_000)).toBe(0);
     const cases = /(\d[\d,]*) generated/.exec(run.output)?.[1];
     expect(Number((cases ?? '0').replace(/,/g, ''))).toBeGreaterThan(300);
-    const reports = readdirSync(reportDir).filter((f) => f.endsWith('.ndjson'));
-    expect(reports.map((f) => readFileSync(join(reportDir, f), 'utf8').length)).toEqual([expect.any(Number)]);
-  }, (MAX_TIME_SECONDS + 180) * 1000);
+    const reports = readdirSync(runDir).filter((f) => f.endsWith('.ndjson'));
+    expect(reports.map((f) => readFileSync(join(runDir, f), 'utf8').length)).toEqual([expect.any(Number)]);
+  }, (2 * MAX_TIME_SECONDS + 300) * 1000);
 });
