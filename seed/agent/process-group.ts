@@ -54,12 +54,16 @@ export class ProcessGroup {
 
   /** Signals every process of the group; a group that is already gone is fine. */
   signal(signal: NodeJS.Signals): void {
-    if (this.child.pid === undefined) return;
-    try {
-      process.kill(-this.child.pid, signal);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-    }
+    if (this.child.pid !== undefined) signalProcessGroup(this.child.pid, signal);
+  }
+}
+
+/** Signals every process of the group whose leader is `pid`; a group that is already gone is fine. */
+export function signalProcessGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
   }
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { signalProcessGroup } from './process-group.js';
 
 /**
  * A sidecar's process group outlives an agent that was killed (SIGKILL runs no exit hook), still serving
@@ -12,11 +13,11 @@ export async function stopStaleSidecar(input: { pidFile: string; dataDir: string
   const pid = readPid(input.pidFile);
   if (pid === undefined || !runsWith(pid, input.dataDir)) return;
   input.log?.({ event: 'stale-sidecar-stopped', pid, dataDir: input.dataDir });
-  signalGroup(pid, 'SIGTERM');
+  signalProcessGroup(pid, 'SIGTERM');
   const deadline = Date.now() + (input.timeoutMs ?? 10_000);
   while (alive(pid) && Date.now() < deadline) await sleep(100);
   // The leader is gone or did not go in time: whatever is left of its group (etcd) goes now.
-  signalGroup(pid, 'SIGKILL');
+  signalProcessGroup(pid, 'SIGKILL');
   while (alive(pid)) await sleep(50);
 }
 
@@ -52,13 +53,5 @@ function alive(pid: number): boolean {
     return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
   } catch {
     return false;
-  }
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
   }
 }
