@@ -1,6 +1,8 @@
+import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { GardenClient } from '../../adapters/http/garden-client.js';
 import { emulatorEnv } from '../../local/aws-env.js';
 import { PROJECT_ROOT } from '../../local/emulator.js';
 import { durationFlag } from '../../seed/backup-restore/duration.js';
@@ -111,4 +113,27 @@ export class AgentProcess {
       }
     }
   }
+}
+
+/**
+ * A seed of a test: its backup bucket (kept when it exists), the seed registered through the garden API
+ * (`body`, which must be new), and its agent started as its own process in `<workDir>/<seed>`.
+ */
+export async function registerSeedWithAgent(input: {
+  garden: GardenClient;
+  s3: S3Client;
+  seed: string;
+  body: Record<string, unknown>;
+  workDir: string;
+  deployment: AgentProcessOptions['deployment'];
+  ownership: AgentProcessOptions['ownership'];
+  heartbeatIntervalSeconds?: number;
+}): Promise<AgentProcess> {
+  const { seed } = input;
+  await input.s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${seed}` })).catch(() => undefined);
+  const res = await input.garden.request('PUT', `/seeds/${seed}`, { body: input.body });
+  if (res.status !== 201) throw new Error(`registering seed ${seed} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const agent = new AgentProcess({ seed, deployment: input.deployment, workDir: join(input.workDir, seed), heartbeatIntervalSeconds: input.heartbeatIntervalSeconds ?? 2, ownership: input.ownership });
+  agent.start();
+  return agent;
 }

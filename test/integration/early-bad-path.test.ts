@@ -1,5 +1,5 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { Etcd3 } from 'etcd3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MigrationRecord } from '../../core/migration/record.js';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
 import { backedSeed, fixture } from '../fixtures/index.js';
-import { AgentProcess } from '../harness/agent-process.js';
+import { registerSeedWithAgent, type AgentProcess } from '../harness/agent-process.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 import { until } from '../harness/until.js';
@@ -45,11 +45,7 @@ describe('early switch to the bad path: the source agent frozen, mode auto', () 
     await resetGardenState(garden);
     const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [SOURCE, DESTINATION].entries()) {
-      await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` })).catch(() => undefined);
-      expect((await garden.setup.request('PUT', `/seeds/${name}`, { body: backedSeed(name, i) })).status).toBe(201);
-      const agent = new AgentProcess({ seed: name, deployment, workDir: join(workDir, name), heartbeatIntervalSeconds: 2, ownership: TEST_OWNERSHIP_TIMINGS });
-      agent.start();
-      agents.set(name, agent);
+      agents.set(name, await registerSeedWithAgent({ garden: garden.setup, s3, seed: name, body: backedSeed(name, i), workDir, deployment, ownership: TEST_OWNERSHIP_TIMINGS }));
     }
     for (const name of [SOURCE, DESTINATION]) {
       await until(`seed ${name} ready`, async () => (await seed(name)).status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'));

@@ -1,6 +1,6 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { Route53Client } from '@aws-sdk/client-route-53';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import type { Evacuation } from '../../core/evacuation/record.js';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
 import { backedSeed } from '../fixtures/index.js';
-import { AgentProcess } from '../harness/agent-process.js';
+import { registerSeedWithAgent, type AgentProcess } from '../harness/agent-process.js';
 import { evacuationRound, hasKeys, shootOn, writeKeys } from '../harness/evacuation.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
@@ -90,11 +90,8 @@ describe('a seed that comes back during its evacuation', () => {
     await resetGardenState(garden);
     const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [RETURNS, DESTINATION].entries()) {
-      await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` })).catch(() => undefined);
-      expect((await garden.setup.request('PUT', `/seeds/${name}`, { body: seedBody(name, i, name === DESTINATION ? 1 : undefined) })).status).toBe(201);
-      const agent = new AgentProcess({ seed: name, deployment, workDir: join(workDir, name), heartbeatIntervalSeconds: 2, ownership: TEST_OWNERSHIP_TIMINGS });
-      agent.start();
-      agents.set(name, agent);
+      const body = seedBody(name, i, name === DESTINATION ? 1 : undefined);
+      agents.set(name, await registerSeedWithAgent({ garden: garden.setup, s3, seed: name, body, workDir, deployment, ownership: TEST_OWNERSHIP_TIMINGS }));
     }
     for (const name of [RETURNS, DESTINATION]) {
       await until(`seed ${name} ready`, async () => (await seed(name))?.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'), 120_000);

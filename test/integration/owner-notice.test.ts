@@ -1,4 +1,4 @@
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MigrationRecord } from '../../core/migration/record.js';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
 import { backedSeed, fixture } from '../fixtures/index.js';
-import { AgentProcess } from '../harness/agent-process.js';
+import { registerSeedWithAgent, type AgentProcess } from '../harness/agent-process.js';
 import { gatewayPut } from '../harness/scenario/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
@@ -117,11 +117,8 @@ describe('owner-change notices: the source fences within about a second although
     await resetGardenState(garden);
     const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [A, B].entries()) {
-      await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` })).catch(() => undefined);
-      expect((await garden.setup.request('PUT', `/seeds/${name}`, { body: backedSeed(name, i) })).status).toBe(201);
-      const agent = new AgentProcess({ seed: name, deployment, workDir: join(workDir, name), heartbeatIntervalSeconds: 2, ownership: { ownerCheckInterval: CHECK_INTERVAL_MS, unknownGrace: TEST_OWNERSHIP_TIMINGS.unknownGrace } });
-      agent.start();
-      agents.set(name, agent);
+      const ownership = { ownerCheckInterval: CHECK_INTERVAL_MS, unknownGrace: TEST_OWNERSHIP_TIMINGS.unknownGrace };
+      agents.set(name, await registerSeedWithAgent({ garden: garden.setup, s3, seed: name, body: backedSeed(name, i), workDir, deployment, ownership }));
     }
     for (const name of [A, B]) {
       await until(`seed ${name} ready`, async () => (await seed(name)).status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'));
