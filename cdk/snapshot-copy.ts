@@ -66,7 +66,7 @@ export class SnapshotCopy extends Construct {
 
     this.functions = {
       validate: fn('Validate', 'validate.ts', 'copy-snapshots: validate the request and both buckets', ['list']),
-      findFinal: fn('FindFinal', 'find-final.ts', 'copy-snapshots: poll the source for the final full snapshot', ['list']),
+      findFinal: fn('FindFinal', 'find-final.ts', 'copy-snapshots: poll the source for the final snapshot', ['list']),
       plan: fn('Plan', 'plan.ts', 'copy-snapshots: plan the copy batches', ['list'], { timeout: Duration.seconds(60) }),
       copyBatch: fn('CopyBatch', 'copy-batch.ts', 'copy-snapshots: copy one batch server-side and verify it', ['list', 'read', 'write'], {
         timeout: Duration.minutes(15),

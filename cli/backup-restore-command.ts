@@ -239,7 +239,7 @@ export function registerBackupRestoreCommand(program: Command): Command {
     .requiredOption('--destination-bucket <name>', 'bucket to copy to')
     .option('--prefix <path>', 'folder in the buckets above <technical-id>/v2/')
     .option('--all', 'copy every snapshot, not only what the restore needs')
-    .option('--wait-for-final <duration>', 'wait this long for a final full snapshot in the source first')
+    .option('--wait-for-final <duration>', 'wait this long for a final snapshot in the source first')
     .option('--s3-endpoint <url>', 'S3 endpoint (the emulator)')
     .option('--region <region>', 'AWS region')
     .action(async (flags: { technicalId: string; sourceBucket: string; destinationBucket: string; prefix?: string; all?: boolean; waitForFinal?: string; s3Endpoint?: string; region?: string }) => {

@@ -23,7 +23,7 @@ export class FinalSnapshotWait {
     this.journal = options.journal;
   }
 
-  /** One poll: whether the source's final full snapshot (taken after the owner change) is there. */
+  /** One poll: whether the source's final snapshot (taken after the owner change) is there. */
   async waitFinalSnapshot(ref: MigrationRef): Promise<{ found: boolean; deadlinePassed: boolean; snapshot?: string }> {
     let record = await this.journal.current(ref);
     const now = this.journal.now();

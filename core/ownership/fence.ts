@@ -51,7 +51,7 @@ export type ReadyToRestore =
   | { readonly ready: false; readonly reason: 'owner-change-unknown' };
 
 export interface ReadyToRestoreInput {
-  /** A final full snapshot of the current history was found (`currentFinalSnapshot`, not just any `.final` object) and copied. */
+  /** A final snapshot (full, or a delta last) of the current history was found (`currentFinalSnapshot`, not just any `.final` object) and copied. */
   readonly finalFound: boolean;
   /** Epoch ms at which the orchestrator changed (set or deleted) the owner record. */
   readonly ownerChangedAt: number | undefined;

@@ -23,7 +23,7 @@ export interface CopyRequest {
   readonly destinationBucket: string;
   /** Copy every snapshot, not only what the restore needs. */
   readonly all?: boolean;
-  /** How long to wait for a final full snapshot, ms. Default 10 min; never shorter than the fence bound. */
+  /** How long to wait for a final snapshot, ms. Default 10 min; never shorter than the fence bound. */
   readonly waitForFinalTimeoutMs?: number;
   /** Seconds between listings while waiting. Default 10. */
   readonly pollIntervalSeconds?: number;
@@ -153,7 +153,7 @@ export interface CopyBatchesPlan {
   readonly batches: readonly CopyBatchPlan[];
   readonly objects: number;
   readonly bytes: number;
-  /** The restore starts from this migration's final snapshot and nothing follows it. */
+  /** The restore ends with this migration's final snapshot (a full one, or a delta last) and nothing follows it. */
   readonly finalFound: boolean;
   readonly lastRevision: number;
   readonly fullKey: string;
@@ -197,7 +197,7 @@ export async function planCopyBatches(options: { source: SnapshotStore; config: 
     batches,
     objects: objects.length,
     bytes: plan.bytesToCopy,
-    finalFound: final !== undefined && plan.final && final.key === plan.restore.full.key,
+    finalFound: final !== undefined && plan.final && final.key === (plan.restore.deltas.at(-1) ?? plan.restore.full).key,
     lastRevision: plan.lastRevision,
     fullKey: plan.restore.full.key,
     deltas: plan.restore.deltas.length,

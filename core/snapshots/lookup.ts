@@ -24,16 +24,18 @@ export function latestFullSnapshot<S extends Snapshot>(snapshots: Iterable<S>): 
 }
 
 /**
- * The latest final full snapshot: the one a fenced sidecar takes after losing ownership. Its presence
+ * The latest final snapshot: the one a fenced sidecar takes after losing ownership (a final delta of
+ * what the store lacked, or a final full snapshot where a delta cannot close the history). Its presence
  * tells the copy that nothing was acknowledged after it.
  */
 export function latestFinalSnapshot<S extends Snapshot>(snapshots: Iterable<S>): S | undefined {
-  return latestWhere(snapshots, (s) => s.kind === 'Full' && s.final);
+  return latestWhere(snapshots, (s) => s.final);
 }
 
 /**
- * The final snapshot that ends the current history, if there is one: the latest final full snapshot,
- * provided nothing was stored after it and it was not created before `notBefore` (unix seconds).
+ * The final snapshot that ends the current history, if there is one: the latest snapshot, if it is
+ * final (a delta or a full snapshot), provided nothing was stored after it and it was not created
+ * before `notBefore` (unix seconds).
  * A bucket keeps the final snapshot of every earlier migration away from its seed, and a migration to
  * this seed copies the old source's final snapshot in; a copy waiting for a new final must not take
  * such an old one for it. Revisions do not tell them apart (a restored etcd that took no write since
@@ -44,7 +46,7 @@ export function latestFinalSnapshot<S extends Snapshot>(snapshots: Iterable<S>):
 export function currentFinalSnapshot<S extends Snapshot & { readonly storedAt?: number }>(snapshots: Iterable<S>, options: { notBefore?: number } = {}): S | undefined {
   const all = [...snapshots];
   const latest = latestSnapshot(all);
-  if (latest === undefined || latest.kind !== 'Full' || !latest.final) return undefined;
+  if (latest === undefined || !latest.final) return undefined;
   if (options.notBefore !== undefined && latest.createdOn < options.notBefore) return undefined;
   if (all.some((s) => storedAfter(s, latest))) return undefined;
   return latest;

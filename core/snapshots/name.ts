@@ -137,14 +137,16 @@ export function tryParseSnapshotKey(key: string): Snapshot | undefined {
 }
 
 /**
- * Revision order: by last revision; at the same last revision a delta before a full snapshot (the full
- * one supersedes it), a non-final before a final one, then by creation time and key so the order is total.
+ * Revision order: by last revision; at the same last revision a non-final before a final one (a final
+ * snapshot ends the history, whatever its kind: a fenced source whose store already held its last
+ * revision takes a final delta of that revision, after the full snapshot of it), then a delta before a
+ * full snapshot (the full one supersedes it), then by creation time and key so the order is total.
  */
 export function compareSnapshots(a: Snapshot, b: Snapshot): number {
   return (
     a.lastRevision - b.lastRevision ||
-    kindRank(a) - kindRank(b) ||
     Number(a.final) - Number(b.final) ||
+    kindRank(a) - kindRank(b) ||
     a.createdOn - b.createdOn ||
     (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
   );

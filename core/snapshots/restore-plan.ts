@@ -1,5 +1,5 @@
 import { NoFullSnapshotError, RestorePlanGapError, RestorePlanIncompleteError } from './errors.js';
-import { latestFullSnapshot } from './lookup.js';
+import { latestFullSnapshot, latestSnapshot } from './lookup.js';
 import { compareSnapshots, type Snapshot } from './name.js';
 
 export interface RestorePlan<S extends Snapshot = Snapshot> {
@@ -8,7 +8,10 @@ export interface RestorePlan<S extends Snapshot = Snapshot> {
   readonly deltas: readonly S[];
   /** The revision etcd must report after the restore (verified by the restorer). */
   readonly lastRevision: number;
-  /** Whether the plan is a final snapshot alone: nothing was acknowledged after it. A final snapshot followed by deltas is an old one. */
+  /**
+   * Whether the plan ends with a final snapshot (a final full snapshot alone, or a final delta last):
+   * nothing was acknowledged after it. A final snapshot followed by anything is an old one.
+   */
   readonly final: boolean;
 }
 
@@ -28,6 +31,9 @@ export interface PlanRestoreOptions {
  *   does); the restorer skips events at or below the current revision, as etcd-backup-restore does.
  * - A delta that starts after `covered + 1` leaves revisions no snapshot holds: `RestorePlanGapError`.
  *   Silently restoring up to the gap would lose acknowledged writes.
+ * - A final delta that is the store's latest snapshot is kept even when it adds nothing (a fenced source
+ *   whose store already held its last revision takes a final delta of that revision again): it is the
+ *   mark that nothing was acknowledged after it, and the copy carries it with the plan.
  */
 export function planRestore<S extends Snapshot>(snapshots: Iterable<S>, options: PlanRestoreOptions = {}): RestorePlan<S> {
   const all = [...snapshots];
@@ -41,6 +47,8 @@ export function planRestore<S extends Snapshot>(snapshots: Iterable<S>, options:
   const later = all
     .filter((s) => s.kind === 'Incr' && s.lastRevision > full.lastRevision)
     .sort((a, b) => a.startRevision - b.startRevision || b.lastRevision - a.lastRevision || compareSnapshots(a, b));
+  const latest = latestSnapshot(all);
+  const closing = latest !== undefined && latest.kind === 'Incr' && latest.final ? latest : undefined;
   const deltas: S[] = [];
   let covered = full.lastRevision;
   for (const delta of later) {
@@ -54,13 +62,15 @@ export function planRestore<S extends Snapshot>(snapshots: Iterable<S>, options:
     deltas.push(delta);
     covered = delta.lastRevision;
   }
+  // The closing final delta re-covers revisions the plan already holds (the restorer skips its events).
+  if (closing !== undefined && closing.lastRevision === covered && closing.startRevision <= covered && !deltas.includes(closing)) deltas.push(closing);
   if (options.expectedLastRevision !== undefined && covered < options.expectedLastRevision) {
     throw new RestorePlanIncompleteError(
       `snapshots end at revision ${covered}, expected at least ${options.expectedLastRevision}`,
       { expected: options.expectedLastRevision, available: covered },
     );
   }
-  return { full, deltas, lastRevision: covered, final: full.final && deltas.length === 0 };
+  return { full, deltas, lastRevision: covered, final: (deltas.at(-1) ?? full).final };
 }
 
 /** Every snapshot of the plan, in the order a restorer applies them. */

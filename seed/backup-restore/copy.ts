@@ -21,7 +21,7 @@ export interface CopySnapshotsOptions {
   readonly expectedLastRevision?: number;
   /** Objects in flight. Default 4. */
   readonly concurrency?: number;
-  /** Wait up to this long for a final full snapshot in the source before copying (ms). Default: no wait. */
+  /** Wait up to this long for a final snapshot in the source before copying (ms). Default: no wait. */
   readonly waitForFinalMs?: number;
   /** Default 1 s. */
   readonly pollIntervalMs?: number;

@@ -5,6 +5,8 @@ export * from './etcdctl.js';
 export * from './delta-format.js';
 export * from './delta-buffer.js';
 export * from './snapshotter.js';
+export * from './watch-events.js';
+export * from './history.js';
 export * from './replay.js';
 export * from './restorer.js';
 export * from './owner-watchdog-loop.js';

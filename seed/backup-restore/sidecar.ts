@@ -171,7 +171,7 @@ export class BackupRestoreSidecar {
         takeFinalSnapshot: async () => {
           // Fence again first (a no-op when fenced): a final snapshot is only ever taken from an etcd no client can write to.
           await this.supervisor.fence();
-          await this.snapshotter.takeFull({ final: true, endpoint: this.supervisor.clientUrl('private') });
+          await this.snapshotter.takeFinal({ endpoint: this.supervisor.clientUrl('private') });
         },
         servingPublicly: () => this.supervisor.address === 'public',
       },

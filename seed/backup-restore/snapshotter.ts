@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { Etcd3, type IWatchResponse, type Watcher } from 'etcd3';
 import { backupLag, makeSnapshot, resumePoint, type SnapshotStore } from '../../core/snapshots/index.js';
-import { DeltaBuffer } from './delta-buffer.js';
-import { encodeDelta, type DeltaEvent } from './delta-format.js';
+import { DeltaBuffer, type PendingDelta } from './delta-buffer.js';
+import { encodeDelta } from './delta-format.js';
+import { HistoryUnavailableError, readHistory } from './history.js';
+import { watchEvents } from './watch-events.js';
 import { SnapshotTakeError } from './errors.js';
 import { saveSnapshot, snapshotStatus } from './etcdctl.js';
 
@@ -224,6 +226,34 @@ export class Snapshotter {
     return this.serialize(() => this.full(options.final ?? false, options.endpoint ?? this.options.endpoint(), options.unguarded ?? false));
   }
 
+  /**
+   * The final snapshot of a fenced etcd (no client can write to `endpoint` any more): a delta of what
+   * the store lacks, from where its snapshots end to etcd's current revision, so that it costs the last
+   * seconds' writes and not the database's size; when the store already holds that revision, a delta of
+   * it again, which marks the end. A full snapshot only where the data says a delta cannot end the
+   * history: the store holds nothing restorable (no full snapshot, a gap), or etcd no longer has the
+   * events since (compacted). The store's listing decides, not this process's memory: a restarted or
+   * newly leading sidecar knows no baseline, and the store is what the destination restores from.
+   */
+  takeFinal(options: { endpoint: string }): Promise<TakenSnapshot> {
+    return this.serialize(async () => {
+      const point = resumePoint(await this.options.store.list(this.options.technicalID));
+      if (point.kind === 'full') return this.full(true, options.endpoint, true);
+      let delta;
+      try {
+        delta = await readHistory({ endpoint: options.endpoint, fromRevision: point.lastRevision + 1 });
+      } catch (error) {
+        if (!(error instanceof HistoryUnavailableError)) throw this.failed('Incr', error, `final delta from ${options.endpoint} failed`);
+        this.options.onEvent?.({ type: 'watch-error', error });
+        return this.full(true, options.endpoint, true);
+      }
+      if (delta.lastRevision < point.lastRevision) {
+        throw this.failed('Incr', new Error(`etcd is at revision ${delta.lastRevision}, the store holds up to ${point.lastRevision}`), `final delta from ${options.endpoint} refused`);
+      }
+      return this.uploadDelta(delta, true);
+    });
+  }
+
   /** One delta snapshot of the events since the last snapshot; undefined when there were none. */
   takeDelta(): Promise<TakenSnapshot | undefined> {
     return this.serialize(async () => {
@@ -238,28 +268,31 @@ export class Snapshotter {
         await this.reopenWatch();
         return taken;
       }
-      const { delta } = cut;
       if (!(await this.mayUpload('Incr'))) return undefined;
-      const started = performance.now();
-      const gzip = (this.options.compression ?? 'gzip') === 'gzip';
-      const snapshot = makeSnapshot({
-        technicalID: this.options.technicalID,
-        kind: 'Incr',
-        startRevision: delta.startRevision,
-        lastRevision: delta.lastRevision,
-        createdOn: this.unixSeconds(),
-        compressionSuffix: gzip ? '.gz' : '',
-        final: false,
-      });
-      try {
-        const head = await this.options.store.put(snapshot.key, encodeDelta({ ...delta, gzip }));
-        // The current buffer, not the captured one: a stop/start in between replaced it, and revisions are global.
-        this.buffer?.snapshotted(delta.lastRevision);
-        return this.record({ key: snapshot.key, kind: 'Incr', startRevision: delta.startRevision, lastRevision: delta.lastRevision, final: false, size: head.size, ms: performance.now() - started });
-      } catch (error) {
-        throw this.failed('Incr', error, `upload of delta ${snapshot.key} failed`);
-      }
+      return this.uploadDelta(cut.delta, false);
     });
+  }
+
+  private async uploadDelta(delta: PendingDelta, final: boolean): Promise<TakenSnapshot> {
+    const started = performance.now();
+    const gzip = (this.options.compression ?? 'gzip') === 'gzip';
+    const snapshot = makeSnapshot({
+      technicalID: this.options.technicalID,
+      kind: 'Incr',
+      startRevision: delta.startRevision,
+      lastRevision: delta.lastRevision,
+      createdOn: this.unixSeconds(),
+      compressionSuffix: gzip ? '.gz' : '',
+      final,
+    });
+    try {
+      const head = await this.options.store.put(snapshot.key, encodeDelta({ ...delta, gzip }));
+      // The current buffer, not the captured one: a stop/start in between replaced it, and revisions are global.
+      this.buffer?.snapshotted(delta.lastRevision);
+      return this.record({ key: snapshot.key, kind: 'Incr', startRevision: delta.startRevision, lastRevision: delta.lastRevision, final, size: head.size, ms: performance.now() - started });
+    } catch (error) {
+      throw this.failed('Incr', error, `upload of ${final ? 'final ' : ''}delta ${snapshot.key} failed`);
+    }
   }
 
   /** Sets the baseline without a snapshot: the data dir was just restored to `revision` from this store. */
@@ -369,13 +402,4 @@ export class Snapshotter {
   private unixSeconds(): number {
     return Math.floor((this.options.now?.() ?? Date.now()) / 1_000);
   }
-}
-
-/** The events of one watch response in the delta format. */
-export function watchEvents(res: Pick<IWatchResponse, 'events'>): DeltaEvent[] {
-  return res.events.map((e) =>
-    e.type === 'Put'
-      ? { type: 'put' as const, key: e.kv.key.toString('base64'), value: (e.kv.value ?? Buffer.alloc(0)).toString('base64'), revision: Number(e.kv.mod_revision) }
-      : { type: 'delete' as const, key: e.kv.key.toString('base64'), revision: Number(e.kv.mod_revision) },
-  );
 }

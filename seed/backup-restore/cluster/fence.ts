@@ -138,7 +138,7 @@ export class ClusterFence {
     }
     // Everything any member committed before its acknowledgement or removal is before this write.
     const barrier = await put(own, { key: BARRIER_KEY, value: JSON.stringify({ clusterId, member: o.self, at: new Date().toISOString() }) });
-    const taken = await o.snapshotter.takeFull({ final: true, endpoint: own });
+    const taken = await o.snapshotter.takeFinal({ endpoint: own });
     if (taken.lastRevision < barrier) throw new ClusterMemberError(`the final snapshot ends at revision ${taken.lastRevision}, before the barrier at ${barrier}`, o.self);
     o.log?.({ event: 'cluster-final-snapshot', key: taken.key, barrier });
     return { kind: 'taken', key: taken.key, barrier };

@@ -60,6 +60,7 @@ describe('findFinalSnapshot', () => {
     ['no final yet, before the deadline', [], T, { finalFound: false, timedOut: false }],
     ['the final snapshot', [{ kind: 'Full', lastRevision: 50, final: true }], T, { finalFound: true, timedOut: false }],
     ['an old final followed by newer deltas', [{ kind: 'Full', lastRevision: 50, final: true }, { kind: 'Incr', startRevision: 51, lastRevision: 60 }], T, { finalFound: false }],
+    ['a final delta', [{ kind: 'Full', lastRevision: 50 }, { kind: 'Incr', startRevision: 51, lastRevision: 60, final: true }], T, { finalFound: true, timedOut: false }],
     ['no final after the deadline', [{ kind: 'Full', lastRevision: 50 }], T + BOUND, { finalFound: false, timedOut: true }],
   ] as const)('%s', async (_, snapshots, now, expected) => {
     const source = new InMemorySnapshotStore();
@@ -136,6 +137,20 @@ describe('planCopyBatches, copyBatch, verifyCopy, summariseCopy', () => {
     const source = new InMemorySnapshotStore();
     for (const s of snapshots) await put(source, s);
     await expect(planCopyBatches({ source, config: config() })).rejects.toBeInstanceOf(NoFullSnapshotError);
+  });
+
+  it('after a pre-copy, copies only the final delta that ends the history', async () => {
+    const source = new InMemorySnapshotStore();
+    const destination = new InMemorySnapshotStore();
+    const fullKey = await put(source, { kind: 'Full', lastRevision: 100 }, 1_000);
+    const deltaKey = await put(source, { kind: 'Incr', startRevision: 101, lastRevision: 120 });
+    for (const key of [fullKey, deltaKey]) await destination.put(key, await source.get(key));
+    await put(source, { kind: 'Incr', startRevision: 121, lastRevision: 125, final: true });
+    const c = config({ ownerChangedAt: T });
+    const plan = await planCopyBatches({ source, config: c });
+    expect(plan).toMatchObject({ objects: 3, finalFound: true, lastRevision: 125, fullKey, deltas: 2 });
+    const batches = await Promise.all(plan.batches.map((b) => copyBatch({ source, destination, copier: storeCopier(source, destination), items: batchItems(TECHNICAL_ID, b) })));
+    expect(summariseCopy({ config: c, plan, batches, now: T })).toMatchObject({ copied: 1, skipped: 2, bytes: 10, bytesSkipped: 1_010 });
   });
 
   it('reports the final snapshot only when it is this migration\'s', async () => {

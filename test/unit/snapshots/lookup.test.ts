@@ -66,7 +66,7 @@ describe('latest and final lookup', () => {
     ['nothing', [], undefined, undefined],
     ['only deltas', [incr(1, 5)], undefined, undefined],
     ['no final', [f5, incr(6, 9)], f5, undefined],
-    ['a final delta, which is not a final full snapshot', [f5, incr(6, 9, { final: true })], f5, undefined],
+    ['a final delta', [f5, incr(6, 9, { final: true })], f5, incr(6, 9, { final: true })],
     ['a final and a later-created plain full at the same revision', [f9, f9final], f9final, f9final],
   ])('with %s', (_case, snapshots, expectedFull, expectedFinal) => {
     expect(latestFullSnapshot(snapshots)?.key).toBe(expectedFull?.key);
@@ -84,7 +84,7 @@ describe('latest and final lookup', () => {
         const sorted = [...snapshots].sort(compareSnapshots);
         expect(latestSnapshot(snapshots)?.key).toBe(sorted.at(-1)?.key);
         expect(latestFullSnapshot(snapshots)?.key).toBe(sorted.filter((s) => s.kind === 'Full').at(-1)?.key);
-        expect(latestFinalSnapshot(snapshots)?.key).toBe(sorted.filter((s) => s.kind === 'Full' && s.final).at(-1)?.key);
+        expect(latestFinalSnapshot(snapshots)?.key).toBe(sorted.filter((s) => s.final).at(-1)?.key);
       }),
     );
   });
@@ -99,6 +99,9 @@ describe('currentFinalSnapshot', () => {
     ['the new final snapshot after an old one', [oldFinal, full(200, { createdOn: 2_000 }), newFinal], {}, newFinal],
     ['a final snapshot from before the owner change', [oldFinal], { notBefore: 1_001 }, undefined],
     ['a final snapshot from after the owner change', [oldFinal], { notBefore: 1_000 }, oldFinal],
+    ['a final delta that ends the history', [full(50), incr(51, 100), incr(101, 120, { final: true })], {}, incr(101, 120, { final: true })],
+    ['a final delta of the revision the full snapshot already holds', [full(120), incr(120, 120, { final: true })], {}, incr(120, 120, { final: true })],
+    ['an old final delta the shoot came back after', [incr(101, 120, { final: true, createdOn: 1_000 }), full(120, { createdOn: 2_000 })], {}, undefined],
     ['nothing', [], {}, undefined],
   ])('%s', (_case, snapshots, options, expected) => {
     expect(currentFinalSnapshot(snapshots, options)?.key).toBe(expected?.key);

@@ -23,6 +23,10 @@ describe('planRestore', () => {
     ['a duplicate delta is applied once', [full(100), incr(101, 120), incr(101, 120, { createdOn: 1 })], ['Full:0-100', 'Incr:101-120'], 120],
     ['the final full snapshot', [full(100), incr(101, 120), full(120, { final: true })], ['Full:0-120:final'], 120],
     ['a final and a plain full at the same revision: the final one', [full(120), full(120, { final: true })], ['Full:0-120:final'], 120],
+    ['a final delta last', [full(100), incr(101, 120), incr(121, 130, { final: true })], ['Full:0-100', 'Incr:101-120', 'Incr:121-130:final'], 130],
+    ['a final delta of the revision the store already held, kept as the mark', [full(100), incr(101, 120), incr(120, 120, { final: true })], ['Full:0-100', 'Incr:101-120', 'Incr:120-120:final'], 120],
+    ['a final delta of the full snapshot\'s revision', [full(120), incr(120, 120, { final: true })], ['Full:0-120', 'Incr:120-120:final'], 120],
+    ['an old final delta before a later full snapshot left out', [full(100), incr(101, 120, { final: true }), full(130)], ['Full:0-130'], 130],
   ])('plans %s', (_case, snapshots, expected, lastRevision) => {
     // Act
     const plan = planRestore(snapshots);
@@ -124,5 +128,35 @@ describe('planRestore final flag', () => {
   it('is final only when nothing follows the final snapshot', () => {
     expect(planRestore([full(100, { final: true })]).final).toBe(true);
     expect(planRestore([full(100, { final: true }), incr(101, 110)]).final).toBe(false);
+    expect(planRestore([full(100), incr(101, 110, { final: true })]).final).toBe(true);
+    expect(planRestore([full(110), incr(110, 110, { final: true })]).final).toBe(true);
+    expect(planRestore([full(100), incr(101, 110, { final: true }), incr(111, 115)]).final).toBe(false);
+    expect(planRestore([full(100), incr(101, 110, { final: true }), full(115, { createdOn: 1_800_000_000 })]).final).toBe(false);
+  });
+
+  it('ends with the final delta a fenced source adds to any restorable history (property)', () => {
+    const restorable = fc
+      .array(fc.record({ length: fc.integer({ min: 1, max: 20 }), full: fc.boolean() }), { minLength: 1, maxLength: 30 })
+      .map((segments) => {
+        const out: Snapshot[] = [full(segments[0]!.length)];
+        let at = segments[0]!.length;
+        for (const seg of segments.slice(1)) {
+          out.push(seg.full ? full(at + seg.length) : incr(at + 1, at + seg.length));
+          at += seg.length;
+        }
+        return { out, at };
+      });
+    // Written since the store's last revision: 0 (a final delta of that revision again) or more.
+    fc.assert(
+      fc.property(restorable, fc.nat({ max: 20 }), ({ out, at }, written) => {
+        const closing = incr(written === 0 ? at : at + 1, at + written, { final: true, createdOn: 1_800_000_000 });
+        const plan = planRestore([...out, closing]);
+        expect(plan.final).toBe(true);
+        expect(plan.lastRevision).toBe(at + written);
+        expect(restorePlanSnapshots(plan).at(-1)?.key).toBe(closing.key);
+        expect(planRestore(out).final).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

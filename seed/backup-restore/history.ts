@@ -1,0 +1,62 @@
+import { Etcd3, type IWatchResponse } from 'etcd3';
+import { DeltaBuffer, type PendingDelta } from './delta-buffer.js';
+import { currentRevision } from './replay.js';
+import { watchEvents } from './watch-events.js';
+
+/** etcd no longer holds the events asked for (compacted, or the watch was cancelled): only a full snapshot helps. */
+export class HistoryUnavailableError extends Error {
+  override readonly name = 'HistoryUnavailableError';
+}
+
+export interface ReadHistoryOptions {
+  /** An etcd no client writes to any more (a fenced one on its private address): its revision stays put. */
+  readonly endpoint: string;
+  /** The first revision wanted: one after the store's last. */
+  readonly fromRevision: number;
+  /** How long the watch may take to deliver them (default 30 s). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Every event of a fenced etcd from `fromRevision` to its current revision, as one delta. When the
+ * store already holds the current revision (`fromRevision` is past it), the delta holds that revision's
+ * events again: the restorer skips them, and the delta still marks where the history ends.
+ */
+export async function readHistory(options: ReadHistoryOptions): Promise<PendingDelta> {
+  const client = new Etcd3({ hosts: options.endpoint });
+  try {
+    const current = await currentRevision(client);
+    // An etcd that never took a write is at revision 1, which no event carries.
+    if (current <= 1) return { startRevision: current, lastRevision: current, events: [] };
+    const from = Math.min(options.fromRevision, current);
+    const buffer = new DeltaBuffer(from - 1);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new HistoryUnavailableError(`the watch from revision ${from} delivered no revision ${current} within ${options.timeoutMs ?? 30_000} ms`)), options.timeoutMs ?? 30_000);
+      const done = (error?: Error) => {
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve();
+      };
+      client
+        .watch()
+        .inRange({ start: Buffer.from([0]), end: Buffer.from([0]) })
+        .startRevision(String(from))
+        .create()
+        .then((watcher) => {
+          watcher.on('data', (res: IWatchResponse) => {
+            buffer.add(watchEvents(res));
+            const last = res.events.at(-1);
+            if (last !== undefined && Number(last.kv.mod_revision) >= current) done();
+          });
+          watcher.on('error', (error) => done(new HistoryUnavailableError(`etcd cannot deliver the events from revision ${from}: ${error instanceof Error ? error.message : String(error)}`, { cause: error })));
+        }, (error: unknown) => done(error instanceof Error ? error : new Error(String(error))));
+    });
+    const cut = buffer.cut();
+    if (cut.kind !== 'delta') throw new HistoryUnavailableError(`the watch from revision ${from} delivered ${cut.kind === 'gap' ? `revision ${cut.found} first` : 'nothing'}`);
+    // Events after `current` cannot exist on a fenced etcd; a delta never claims more than it was asked for.
+    if (cut.delta.lastRevision !== current) throw new HistoryUnavailableError(`the watch ended at revision ${cut.delta.lastRevision}, etcd is at ${current}: is it still written to?`);
+    return cut.delta;
+  } finally {
+    client.close();
+  }
+}
