@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+import { Etcd3 } from 'etcd3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { currentFinalSnapshot, planRestore } from '../../core/snapshots/index.js';
+import { EtcdSupervisor, Snapshotter } from '../../seed/backup-restore/index.js';
+import { cleanup, dump, etcdPorts, newBucket, restoredContent, tempDir, unique } from './backup-restore-support.js';
+
+/**
+ * The final snapshot a fenced source takes, against a real etcd and the emulator's S3: a delta of what
+ * the store lacks (small, whatever the database's size), the same revision again when nothing is new,
+ * and a full snapshot where etcd no longer has the events the store lacks.
+ */
+
+afterAll(cleanup);
+
+async function fencedEtcd() {
+  const dir = tempDir('final-delta');
+  const supervisor = new EtcdSupervisor({ dataDir: join(dir, 'data'), ...(await etcdPorts()), logFile: join(dir, 'etcd.log') });
+  await supervisor.ensure('private');
+  const endpoint = supervisor.clientUrl('private');
+  return { dir, supervisor, endpoint, client: new Etcd3({ hosts: endpoint }) };
+}
+
+describe('backup-restore snapshotter: the final snapshot', () => {
+  it('is a delta of what the store lacks, then the same revision again, and a full snapshot once etcd compacted the events the store lacks', async () => {
+    // Prepare: 2 MB of values in a full snapshot, a delta, then writes the store does not hold yet.
+    const store = await newBucket('final');
+    const technicalID = unique('shoot--dev--final');
+    const { dir, supervisor, endpoint, client } = await fencedEtcd();
+    try {
+      const snapshotter = new Snapshotter({ store, technicalID, endpoint: () => endpoint, stagingDir: join(dir, 'staging'), compression: 'none' });
+      const big = 'x'.repeat(64 * 1024);
+      for (let i = 0; i < 32; i++) await client.put(`big/${i}`).value(big);
+      const full = await snapshotter.takeFull();
+      await snapshotter.start();
+      for (let i = 0; i < 10; i++) await client.put(`a/${i}`).value(String(i));
+      await expect.poll(() => snapshotter.status().pendingEvents).toBe(10);
+      const delta = await snapshotter.takeDelta();
+      snapshotter.stop();
+      for (let i = 0; i < 5; i++) await client.put(`b/${i}`).value(String(i));
+      await client.delete().key('a/0');
+      const revision = Number((await client.get('b/4').exec()).header.revision);
+
+      // Act 1: the final snapshot.
+      const final = await snapshotter.takeFinal({ endpoint });
+
+      // Assess 1: a final delta from the store's end to etcd's revision, a fraction of the full snapshot.
+      expect(final).toMatchObject({ kind: 'Incr', final: true, startRevision: delta!.lastRevision + 1, lastRevision: revision });
+      expect(final.size).toBeLessThan(full.size / 100);
+      expect(currentFinalSnapshot(await store.list(technicalID))?.key).toBe(final.key);
+      const { result, kvs } = await restoredContent({ store, technicalID, expectedLastRevision: revision });
+      expect(result).toMatchObject({ fullKey: full.key, deltaKeys: [delta!.key, final.key], final: true, revision });
+      expect(kvs).toEqual(await dump(endpoint));
+
+      // Act 2: taken again with nothing new (a retried final action).
+      const again = await snapshotter.takeFinal({ endpoint });
+
+      // Assess 2: that revision again, marked final; the plan ends with it and restores the same.
+      expect(again).toMatchObject({ kind: 'Incr', final: true, startRevision: revision, lastRevision: revision });
+      expect(planRestore(await store.list(technicalID))).toMatchObject({ final: true, lastRevision: revision });
+      expect(currentFinalSnapshot(await store.list(technicalID))?.key).toBe(again.key);
+
+      // Act 3: writes the store lacks, then etcd compacts their revisions away.
+      await client.put('c/0').value('0');
+      const compactAt = Number((await client.put('c/1').value('1').exec()).header.revision);
+      await client.kv.compact({ revision: String(compactAt), physical: true });
+      const fallback = await snapshotter.takeFinal({ endpoint });
+
+      // Assess 3: a final full snapshot, and it restores everything.
+      expect(fallback).toMatchObject({ kind: 'Full', final: true, lastRevision: compactAt });
+      const restored = await restoredContent({ store, technicalID, expectedLastRevision: compactAt });
+      expect(restored.result).toMatchObject({ fullKey: fallback.key, deltaKeys: [], final: true });
+      expect(restored.kvs).toEqual(await dump(endpoint));
+    } finally {
+      client.close();
+      await supervisor.stop();
+    }
+  }, 60_000);
+});
