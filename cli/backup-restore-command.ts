@@ -49,6 +49,7 @@ interface ServeFlags extends StoreFlags, EtcdFlags {
   backupLagLimit?: string;
   compression: Compression;
   restore?: boolean;
+  restoreAhead?: boolean;
   expectedRevision?: string;
   restoreFile?: string;
   statusPort: string;
@@ -134,8 +135,14 @@ async function serve(flags: ServeFlags): Promise<void> {
     deltaSnapshotInterval: parseDuration(flags.deltaSnapshotInterval, '--delta-snapshot-interval'),
     ...(flags.backupLagLimit ? { backupLagLimit: parseDuration(flags.backupLagLimit, '--backup-lag-limit') } : {}),
     compression: flags.compression,
-    ...(flags.restore
-      ? { restore: { ...(flags.expectedRevision === undefined ? {} : { expectedLastRevision: Number(flags.expectedRevision) }), ...(flags.restoreFile ? { file: flags.restoreFile } : {}) } }
+    ...(flags.restore || flags.restoreAhead
+      ? {
+          restore: {
+            ...(flags.expectedRevision === undefined ? {} : { expectedLastRevision: Number(flags.expectedRevision) }),
+            ...(flags.restoreFile ? { file: flags.restoreFile } : {}),
+            ...(flags.restoreAhead ? { ahead: true } : {}),
+          },
+        }
       : {}),
     statusPort: port(flags.statusPort, '--status-port'),
     ...(flags.statusHost ? { statusHost: flags.statusHost } : {}),
@@ -195,6 +202,7 @@ export function registerBackupRestoreCommand(program: Command): Command {
     .option('--backup-lag-limit <duration>', 'refuse writes while the oldest write not yet uploaded is older than this (default: the delta interval + 30s)')
     .addOption(new Option('--compression <kind>', 'snapshot compression').choices(['gzip', 'none']).default('gzip'))
     .option('--restore', 'restore the data dir from the bucket (latest full + deltas) before serving')
+    .option('--restore-ahead', 'restore ahead of a migration (implies --restore) and wait unserved (no owner check, no snapshots) until POST /restore/catch-up')
     .option('--expected-revision <revision>', 'with --restore: fail unless the snapshots reach this revision')
     .option('--restore-file <file>', 'with --restore: the full snapshot, already downloaded (it must be the one the restore plans)')
     .option('--status-port <port>', 'readiness/status port (0: a free one)', '0')

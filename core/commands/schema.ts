@@ -136,6 +136,11 @@ export const restoreCommand = named(
           expectedLastRevision: z.number().int().min(0).optional(),
           /** Whether the copy contains the source's final snapshot (false after a copy timeout). */
           final: z.boolean(),
+          /**
+           * Restore ahead (pre-copy): restore what the bucket holds now and keep etcd unserved until this
+           * migration's restore catches it up. It never serves, so it needs no owner check.
+           */
+          ahead: z.boolean().optional(),
         })
         .strict()
         .optional(),
@@ -244,7 +249,18 @@ export const commandResultSchemas = {
   restore: named(
     z
       .object({
-        etcd: z.object({ restoredRevision: z.number().int().min(0), snapshots: z.number().int().min(0), final: z.boolean() }).strict().optional(),
+        etcd: z
+          .object({
+            restoredRevision: z.number().int().min(0),
+            snapshots: z.number().int().min(0),
+            final: z.boolean(),
+            /** To a restore ahead: true when etcd waits restored ahead; false when this runtime or shoot does not restore ahead. */
+            ahead: z.boolean().optional(),
+            /** To the restore: the revision of the restore ahead it caught up from. */
+            aheadRevision: z.number().int().min(0).optional(),
+          })
+          .strict()
+          .optional(),
         extensions: z.array(extensionOutcome).max(64).optional(),
       })
       .strict(),

@@ -11,3 +11,4 @@ export * from './copy-batch.js';
 export * from './copy-workflow.js';
 export * from './continuity.js';
 export * from './backup-lag.js';
+export * from './catch-up.js';

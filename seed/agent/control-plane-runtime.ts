@@ -90,11 +90,13 @@ export class ControlPlaneRuntime implements SeedRuntime {
     const out: HostedControlPlane[] = [];
     for (const [id, plane] of this.planes) {
       const { etcd, api } = await this.observe(plane);
+      // A plane being restored runs no owner watchdog: this seed's own check tells the garden whether it is a leftover.
+      const ownerCheck = etcd.ownerCheck ?? (plane.restoring ? await this.options.ownerCheck?.({ ...plane.shoot, technicalID: id }).catch(() => undefined) : undefined);
       out.push({
         technicalID: id,
         shoot: plane.shoot,
         active: !plane.migrated && etcd.available,
-        ...(etcd.ownerCheck ? { ownerCheck: etcd.ownerCheck } : {}),
+        ...(ownerCheck ? { ownerCheck } : {}),
         ...(api.running ? { internalProbe: api.internalProbe, internalProbeTime: plane.probeTime ?? this.now().toISOString() } : {}),
         ...(api.externalUrl ? { externalUrl: api.externalUrl } : {}),
         ...(etcd.clientUrl && etcd.available ? { etcdClientUrl: etcd.clientUrl } : {}),
@@ -237,6 +239,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
   }
 
   private async restore(command: CommandOf<'restore'>, signal?: AbortSignal): Promise<CommandResult<'restore'>> {
+    if (command.etcd?.ahead) return this.restoreAhead({ ...command, etcd: command.etcd });
     const id = command.shoot.technicalID;
     await assertOwner({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
     const bucket = restoreBucket(command, this.planes.get(id)?.backupBucket);
@@ -256,6 +259,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
         await this.persist(id);
         const started = await this.startEtcd({ shoot: command.shoot, bucket: command.etcd.bucket, restore: expected === undefined ? {} : { expectedLastRevision: expected } }, plane);
         summary.restoredRevision = started.restoredRevision ?? summary.restoredRevision;
+        if (started.aheadRevision !== undefined) summary.aheadRevision = started.aheadRevision;
         delete plane.restoring;
         await this.converge(command.shoot, plane);
       }
@@ -268,6 +272,30 @@ export class ControlPlaneRuntime implements SeedRuntime {
       result.extensions = step.result ?? [];
     }
     return result;
+  }
+
+  /**
+   * A restore ahead (pre-copy, docs/design.md section 4): etcd restored from what the bucket holds now
+   * and kept unserved until this migration's restore catches it up. It never serves, so it needs no
+   * owner check and may run while the source still serves. The plane stays marked `restoring` until the
+   * restore succeeds: an agent restart never starts it, and the heartbeat reports this seed's own owner
+   * check for it, so that a migration that failed leaves no standby behind (the leftover rule). Only for
+   * a single etcd that does not run here: otherwise `ahead: false`, and the restore does all of it.
+   */
+  private async restoreAhead(command: CommandOf<'restore'> & { etcd: NonNullable<CommandOf<'restore'>['etcd']> }): Promise<CommandResult<'restore'>> {
+    const id = command.shoot.technicalID;
+    const existing = this.planes.get(id);
+    if (command.hibernated || command.controlPlane?.failureTolerance || (existing !== undefined && !existing.restoring)) {
+      return { etcd: { restoredRevision: 0, snapshots: 0, final: false, ahead: false } };
+    }
+    const summary = await checkRestorable({ command, snapshotStore: this.options.snapshotStore });
+    const plane = existing ?? this.fresh(command.shoot, command.etcd.bucket, false);
+    plane.backupBucket = command.etcd.bucket;
+    plane.migrated = false;
+    plane.restoring = true;
+    await this.persist(id);
+    const started = await this.startEtcd({ shoot: command.shoot, bucket: command.etcd.bucket, restore: { ahead: true } }, plane);
+    return { etcd: { restoredRevision: started.restoredRevision ?? summary.restoredRevision, snapshots: summary.snapshots, final: false, ahead: started.ahead ?? false } };
   }
 
   /** Starts or stops the processes to match the model: etcd unless hibernated, kube-apiserver while it has replicas. */
@@ -311,8 +339,8 @@ export class ControlPlaneRuntime implements SeedRuntime {
     const api = await this.options.hosting.apiServer(id);
     plane.probeTime = this.now().toISOString();
     plane.seen = { etcdAvailable: etcd.available, apiServerAvailable: api.internalProbe === 'Success' };
-    // A hibernated or migrated plane has no pods that could crash-loop.
-    if (!plane.model.hibernated && !plane.migrated) observe(plane.model, plane.seen);
+    // A hibernated, migrated or still restoring plane has no pods that could crash-loop.
+    if (!plane.model.hibernated && !plane.migrated && !plane.restoring) observe(plane.model, plane.seen);
     return { etcd, api };
   }
 

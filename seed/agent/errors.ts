@@ -37,6 +37,18 @@ export class LocalProcessError extends Error {
   }
 }
 
+/** A restore ahead's catch-up failed; `refused` names why when the snapshots themselves do not restore (not worth a restore from scratch). */
+export class CatchUpError extends Error {
+  constructor(
+    message: string,
+    readonly refused?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'CatchUpError';
+  }
+}
+
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

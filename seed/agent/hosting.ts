@@ -39,7 +39,12 @@ export interface EtcdSpec {
   shoot: SeedCommand['shoot'];
   /** The seed's backup bucket (snapshots go there; a restore reads the copies there). */
   bucket: string;
-  restore?: { expectedLastRevision?: number };
+  /**
+   * Restore from the bucket. With `ahead`: restore what the bucket holds now and keep etcd unserved
+   * (no owner watchdog, no snapshots) until the restore without `ahead` catches it up; a hosting that
+   * cannot (a cluster, a plane that already runs here) does nothing and says so (`ahead: false`).
+   */
+  restore?: { expectedLastRevision?: number; ahead?: boolean };
   /**
    * The members of the shoot's etcd with their zones (`etcdMembers` of core/ha): three for a `node` or
    * `zone` shoot, each with its own sidecar. Absent or one: a single member.
@@ -50,6 +55,10 @@ export interface EtcdSpec {
 export interface EtcdStarted {
   /** After a restore: the revision etcd reports. */
   restoredRevision?: number;
+  /** After a restore ahead: whether etcd waits restored ahead (false: nothing was done). */
+  ahead?: boolean;
+  /** After a restore that caught up a restore ahead: the revision it had reached. */
+  aheadRevision?: number;
 }
 
 export interface EtcdView {

@@ -10,6 +10,7 @@ import { ApiServerStandIn } from './apiserver-standin.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView, OwnerNoticeDelivery } from './hosting.js';
 import { LocalEtcdCluster, type LocalMember } from './local-etcd-cluster.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
+import { CatchUpError, messageOf } from './errors.js';
 import { SidecarProcess } from './sidecar-process.js';
 import { recordSidecar, stopStaleSidecar } from './stale-sidecar.js';
 
@@ -60,6 +61,8 @@ export class LocalHosting implements ControlPlaneHosting {
 
   async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
     const id = spec.shoot.technicalID;
+    // A cluster's members restore together once the shoot is theirs: no restore ahead.
+    if (spec.restore?.ahead && (spec.members?.length ?? 1) > 1) return { ahead: false };
     const h = await this.entry(id);
     if ((spec.members?.length ?? 1) > 1) {
       h.cluster ??= new LocalEtcdCluster({
@@ -74,6 +77,16 @@ export class LocalHosting implements ControlPlaneHosting {
       return h.cluster.ensure(spec);
     }
     if (h.sidecar?.running && !spec.restore) return {};
+    if (spec.restore?.ahead) {
+      // Never over a plane that runs here: a restore ahead only ever prepares a standby.
+      if (h.sidecar?.running) {
+        const status = await h.sidecar.status(5_000);
+        return status?.standby ? { ahead: true, restoredRevision: status.restore?.revision ?? 0 } : { ahead: false };
+      }
+    } else if (spec.restore && h.sidecar?.running) {
+      const caught = await this.catchUp(id, h.sidecar, spec.restore.expectedLastRevision);
+      if (caught !== undefined) return caught;
+    }
     await h.sidecar?.stop();
     const dir = join(this.options.workDir, id);
     try {
@@ -86,7 +99,25 @@ export class LocalHosting implements ControlPlaneHosting {
     }
     if (!spec.restore) return {};
     const status = await h.sidecar.status(5_000);
-    return status?.restore ? { restoredRevision: status.restore.revision } : {};
+    return { ...(status?.restore ? { restoredRevision: status.restore.revision } : {}), ...(spec.restore.ahead ? { ahead: true } : {}) };
+  }
+
+  /**
+   * The restore of a plane restored ahead: its sidecar replays what was copied since and serves as any
+   * restored sidecar (`POST /restore/catch-up`). Undefined when it holds no restore ahead or the catch-up
+   * failed for a reason a restore from scratch may not share: the caller then restores as without one.
+   * Snapshots that do not restore to the expected revision fail the restore.
+   */
+  private async catchUp(id: string, sidecar: SidecarProcess, expectedLastRevision: number | undefined): Promise<EtcdStarted | undefined> {
+    try {
+      const result = await sidecar.catchUp(expectedLastRevision === undefined ? {} : { expectedLastRevision });
+      if (result === 'not-ahead') return undefined;
+      return { restoredRevision: result.revision, aheadRevision: result.aheadRevision };
+    } catch (error) {
+      if (error instanceof CatchUpError && error.refused !== undefined) throw error;
+      this.options.log?.({ event: 'catch-up-failed', technicalID: id, error: messageOf(error) });
+      return undefined;
+    }
   }
 
   async stopEtcd(technicalID: string, options?: { snapshot?: boolean }): Promise<void> {

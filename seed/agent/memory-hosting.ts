@@ -4,6 +4,8 @@ interface Plane {
   etcd: boolean;
   apiServer: boolean;
   restoredRevision?: number;
+  /** Restored ahead, not serving. */
+  standby?: boolean;
 }
 
 /**
@@ -27,20 +29,39 @@ export class MemoryHosting implements ControlPlaneHosting {
 
   async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
     const plane = this.plane(spec.shoot.technicalID);
-    this.calls.push(`${spec.restore ? 'restore' : 'start'}-etcd ${spec.shoot.technicalID}`);
+    if (spec.restore?.ahead) {
+      // As the local hosting: never over a running plane, never for a cluster.
+      if ((plane.etcd && !plane.standby) || (spec.members?.length ?? 1) > 1) return { ahead: false };
+      this.calls.push(`restore-etcd-ahead ${spec.shoot.technicalID}`);
+      plane.etcd = true;
+      plane.standby = true;
+      plane.restoredRevision = this.options.restoreRevision?.(spec);
+      return { ahead: true, ...(plane.restoredRevision === undefined ? {} : { restoredRevision: plane.restoredRevision }) };
+    }
+    const caughtUp = plane.standby === true && spec.restore !== undefined;
+    const ahead = caughtUp ? plane.restoredRevision : undefined;
+    this.calls.push(`${spec.restore ? (caughtUp ? 'catch-up' : 'restore') : 'start'}-etcd ${spec.shoot.technicalID}`);
     plane.etcd = true;
+    plane.standby = false;
     if (spec.restore) plane.restoredRevision = this.options.restoreRevision?.(spec) ?? spec.restore.expectedLastRevision ?? 0;
-    return plane.restoredRevision === undefined || !spec.restore ? {} : { restoredRevision: plane.restoredRevision };
+    if (plane.restoredRevision === undefined || !spec.restore) return {};
+    return { restoredRevision: plane.restoredRevision, ...(ahead === undefined ? {} : { aheadRevision: ahead }) };
   }
 
   async stopEtcd(technicalID: string): Promise<void> {
     const plane = this.planes.get(technicalID);
     if (plane?.etcd) this.calls.push(`stop-etcd ${technicalID}`);
-    if (plane) plane.etcd = false;
+    if (plane) {
+      plane.etcd = false;
+      plane.standby = false;
+    }
   }
 
   async etcd(technicalID: string): Promise<EtcdView> {
-    const running = this.planes.get(technicalID)?.etcd ?? false;
+    const plane = this.planes.get(technicalID);
+    const running = plane?.etcd ?? false;
+    // A standby etcd runs no owner watchdog and serves nothing.
+    if (plane?.standby) return { running, available: false };
     const available = running && !this.etcdDown.has(technicalID);
     return { running, available, ...(running ? { ownerCheck: available ? ('owner' as const) : ('not-owner' as const), clientUrl: `memory://${technicalID}/etcd` } : {}) };
   }

@@ -5,6 +5,10 @@ export interface RestoreSummary {
   restoredRevision: number;
   snapshots: number;
   final: boolean;
+  /** Answering a restore ahead: whether etcd waits restored ahead. */
+  ahead?: boolean;
+  /** Answering the restore: the revision of the restore ahead it caught up from. */
+  aheadRevision?: number;
 }
 
 /**

@@ -78,7 +78,12 @@ export function sidecarArgs(input: {
     ...durationArg('--backup-lag-limit', s.backupLagLimit),
     ...(s.compression ? ['--compression', s.compression] : []),
     ...(spec.restore
-      ? ['--restore', ...(spec.restore.expectedLastRevision === undefined ? [] : ['--expected-revision', String(spec.restore.expectedLastRevision)]), ...(input.restoreFile ? ['--restore-file', input.restoreFile] : [])]
+      ? [
+          '--restore',
+          ...(spec.restore.ahead ? ['--restore-ahead'] : []),
+          ...(spec.restore.expectedLastRevision === undefined ? [] : ['--expected-revision', String(spec.restore.expectedLastRevision)]),
+          ...(input.restoreFile ? ['--restore-file', input.restoreFile] : []),
+        ]
       : []),
   ];
 }

@@ -1,8 +1,9 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { CatchUpResult } from '../backup-restore/catch-up.js';
 import type { SidecarStatus } from '../backup-restore/sidecar.js';
-import { LocalProcessError } from './errors.js';
+import { CatchUpError, LocalProcessError } from './errors.js';
 import { ProcessGroup } from './process-group.js';
 
 export interface SidecarLaunch {
@@ -95,6 +96,20 @@ export class SidecarProcess {
     if (res.status === 409) return 'not-serving';
     if (!res.ok) throw new Error(`the sidecar answered ${res.status} to a full snapshot`);
     return 'taken';
+  }
+
+  /**
+   * Catches a restore ahead up (`POST /restore/catch-up`): the restore's result, `not-ahead` when this
+   * sidecar holds no restore ahead (409). Snapshots that do not restore to the revision (422) throw
+   * `CatchUpError` with `refused` set; so does any other failure, without it: the caller restores instead.
+   */
+  async catchUp(input: { expectedLastRevision?: number; timeoutMs?: number }): Promise<CatchUpResult | 'not-ahead'> {
+    const query = input.expectedLastRevision === undefined ? '' : `?expectedLastRevision=${input.expectedLastRevision}`;
+    const res = await fetch(`${this.statusUrl}/restore/catch-up${query}`, { method: 'POST', signal: AbortSignal.timeout(input.timeoutMs ?? 120_000) });
+    const body = (await res.json().catch(() => ({}))) as { restore?: CatchUpResult; error?: string; name?: string };
+    if (res.status === 409) return 'not-ahead';
+    if (res.ok && body.restore) return body.restore;
+    throw new CatchUpError(`the catch-up of ${this.statusUrl} answered ${res.status}: ${body.error ?? 'no reason'}`, res.status === 422 ? (body.name ?? 'RestoreRefused') : undefined);
   }
 
   /** An owner-change notice (`POST /owner-check`): true when the sidecar took it; never throws (it still polls). */

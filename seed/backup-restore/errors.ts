@@ -103,3 +103,9 @@ export class ClusterMemberError extends SidecarError {
     super(message, options);
   }
 }
+
+/** etcd no longer holds the events asked for (compacted, or the watch was cancelled): only a full snapshot helps. */
+export class HistoryUnavailableError extends SidecarError {}
+
+/** A catch-up of a restore ahead asked of a sidecar that holds none (it serves, or it never restored ahead). */
+export class CatchUpRefusedError extends SidecarError {}

@@ -1,12 +1,8 @@
 import { Etcd3, type IWatchResponse } from 'etcd3';
 import { DeltaBuffer, type PendingDelta } from './delta-buffer.js';
+import { HistoryUnavailableError } from './errors.js';
 import { currentRevision } from './replay.js';
 import { watchEvents } from './watch-events.js';
-
-/** etcd no longer holds the events asked for (compacted, or the watch was cancelled): only a full snapshot helps. */
-export class HistoryUnavailableError extends Error {
-  override readonly name = 'HistoryUnavailableError';
-}
 
 export interface ReadHistoryOptions {
   /** An etcd no client writes to any more (a fenced one on its private address): its revision stays put. */

@@ -7,6 +7,7 @@ export * from './delta-buffer.js';
 export * from './snapshotter.js';
 export * from './watch-events.js';
 export * from './history.js';
+export * from './catch-up.js';
 export * from './replay.js';
 export * from './restorer.js';
 export * from './owner-watchdog-loop.js';

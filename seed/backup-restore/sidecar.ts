@@ -1,9 +1,10 @@
 import type { OwnerLookup } from '../../core/ownership/index.js';
 import { backupLagLimit, type SnapshotStore } from '../../core/snapshots/index.js';
-import { SidecarConfigError } from './errors.js';
+import { CatchUpRefusedError, SidecarConfigError } from './errors.js';
 import { EtcdSupervisor, type EtcdSupervisorOptions, type FenceTiming } from './etcd-supervisor.js';
 import type { RangedObjectReader } from './ranged-download.js';
 import { restoreFromStore, type RestoreResult } from './restorer.js';
+import { catchUpRestore, type CatchUpResult } from './catch-up.js';
 import { DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, Snapshotter, type Compression } from './snapshotter.js';
 import { WriteGuard, type WriteGuardStatus } from './write-guard.js';
 import { startStatusServer, type StatusServer } from './status-server.js';
@@ -41,7 +42,20 @@ export interface SidecarOptions {
   /** Default gzip. */
   readonly compression?: Compression;
   /** Restore the data dir from the store before serving (latest full + later deltas). */
-  readonly restore?: boolean | { readonly expectedLastRevision?: number; /** The full snapshot, already downloaded (cluster members of one machine share it). */ readonly file?: string };
+  readonly restore?:
+    | boolean
+    | {
+        readonly expectedLastRevision?: number;
+        /** The full snapshot, already downloaded (cluster members of one machine share it). */
+        readonly file?: string;
+        /**
+         * Restore ahead (pre-copy, docs/design.md section 4): restore what the store holds now and stay in
+         * standby, etcd on the private address, no owner watchdog, no snapshots, until `catchUp` (the
+         * migration's restore, `POST /restore/catch-up`) replays what was copied since and serves as any
+         * restored sidecar does. A single etcd only.
+         */
+        readonly ahead?: boolean;
+      };
   /**
    * This etcd is one member of a cluster (a `node` or `zone` shoot): the sidecar snapshots only while its
    * member leads, fences with the cluster as a unit, and rejoins its member as a learner when it lost its
@@ -80,7 +94,9 @@ export interface SidecarStatus {
   readonly etcd: { readonly fenced: boolean; readonly running: boolean; readonly endpoint: string | null; readonly pid: number | null; readonly lastFence: FenceTiming | null };
   readonly snapshots: ReturnType<Snapshotter['status']>;
   readonly writeGuard: WriteGuardStatus;
-  readonly restore: RestoreResult | null;
+  readonly restore: RestoreResult | CatchUpResult | null;
+  /** Restored ahead and waiting for the catch-up: etcd is private and nothing else runs. */
+  readonly standby: boolean;
   /** Only for a member of a cluster. */
   readonly cluster?: ClusterMemberStatus & { readonly healthy: boolean };
 }
@@ -98,12 +114,17 @@ export class BackupRestoreSidecar {
   /** The cluster side, for a member of a cluster. */
   readonly member: ClusterMember | undefined;
   private server: StatusServer | undefined;
-  private restoreResult: RestoreResult | null = null;
+  private restoreResult: RestoreResult | CatchUpResult | null = null;
+  private standby = false;
+  private catchingUp: Promise<CatchUpResult> | undefined;
   private lastFence: FenceTiming | null = null;
   private stopped = false;
 
   private constructor(private readonly options: SidecarOptions) {
     validateSidecarOptions(options);
+    if (options.cluster && typeof options.restore === 'object' && options.restore.ahead) {
+      throw new SidecarConfigError('a cluster member is not restored ahead: its members restore together, once the shoot is theirs', 'restore');
+    }
     const log = options.log ?? (() => undefined);
     const stagingDir = options.stagingDir ?? `${options.etcd.dataDir}.staging`;
     const cluster = options.cluster;
@@ -211,7 +232,8 @@ export class BackupRestoreSidecar {
           return this.status();
         },
         triggerSnapshot: (kind) => (kind === 'full' ? this.snapshotter.takeFull() : this.snapshotter.takeDelta()),
-        noticeOwnerChange: () => (this.stopped ? undefined : this.watchdog.notice()),
+        noticeOwnerChange: () => (this.stopped || this.standby ? undefined : this.watchdog.notice()),
+        catchUp: (expectedLastRevision) => this.catchUp(expectedLastRevision),
       },
       ...(o.statusHost === undefined ? {} : { host: o.statusHost }),
       ...(o.statusPort === undefined ? {} : { port: o.statusPort }),
@@ -244,8 +266,13 @@ export class BackupRestoreSidecar {
         ...(o.etcdctlBinary ? { etcdctlBinary: o.etcdctlBinary } : {}),
         ...(o.rangedReader ? { rangedReader: o.rangedReader } : {}),
       });
+      if (typeof o.restore === 'object' && o.restore.ahead) {
+        this.standby = true;
+        o.log?.({ event: 'restored-ahead', ...this.restoreResult });
+        return;
+      }
       o.log?.({ event: 'restored', ...this.restoreResult });
-      await this.snapshotter.takeFull({ endpoint: this.supervisor.clientUrl('private') });
+      await this.snapshotter.beginAfterRestore({ endpoint: this.supervisor.clientUrl('private'), revision: this.restoreResult.revision });
     } else {
       // A cluster member that provably may serve starts on its public address: moving the members one after
       // the other would cost a restart each, and members restarting together lose their quorum for a while.
@@ -257,6 +284,46 @@ export class BackupRestoreSidecar {
     }
     this.member?.start();
     this.watchdog.start();
+  }
+
+  /**
+   * Catches a restore ahead up with what the store holds now (the copy after the fence) and then goes on
+   * as a restored sidecar: begins its history in the store, starts the owner watchdog, and serves once
+   * the owner record names this seed, exactly as after a restore at start. A repeat (the agent retrying)
+   * answers the same result; a sidecar that did not restore ahead refuses (`CatchUpRefusedError`).
+   */
+  catchUp(expectedLastRevision?: number): Promise<CatchUpResult> {
+    if (this.catchingUp) return this.catchingUp;
+    const o = this.options;
+    if (!this.standby || this.stopped) return Promise.reject(new CatchUpRefusedError(`${o.technicalID}: ${this.stopped ? 'the sidecar stops' : 'etcd was not restored ahead here'}; restore it instead`));
+    const run = (async () => {
+      const ahead = this.restoreResult!;
+      const result = await catchUpRestore({
+        store: o.store,
+        technicalID: o.technicalID,
+        supervisor: this.supervisor,
+        stagingDir: o.stagingDir ?? `${o.etcd.dataDir}.staging`,
+        ahead,
+        ...(expectedLastRevision === undefined ? {} : { expectedLastRevision }),
+        ...(o.etcdctlBinary ? { etcdctlBinary: o.etcdctlBinary } : {}),
+        ...(o.rangedReader ? { rangedReader: o.rangedReader } : {}),
+      });
+      this.restoreResult = result;
+      o.log?.({ event: 'caught-up', ...result });
+      await this.snapshotter.beginAfterRestore({ endpoint: this.supervisor.clientUrl('private'), revision: result.revision });
+      this.standby = false;
+      this.watchdog.start();
+      return result;
+    })();
+    // A failed catch-up leaves the standby as it was: the agent's retry (or a restore from scratch) decides.
+    this.catchingUp = run;
+    run.then(
+      () => undefined,
+      () => {
+        if (this.catchingUp === run) this.catchingUp = undefined;
+      },
+    );
+    return run;
   }
 
   get statusUrl(): string {
@@ -297,6 +364,7 @@ export class BackupRestoreSidecar {
       snapshots: this.snapshotter.status(),
       writeGuard: this.writeGuard.status(),
       restore: this.restoreResult,
+      standby: this.standby,
       ...(this.member ? { cluster: { ...this.member.status(), healthy: this.clusterHealthy } } : {}),
     };
   }

@@ -6,9 +6,9 @@ import { Etcd3, type IWatchResponse, type Watcher } from 'etcd3';
 import { backupLag, makeSnapshot, resumePoint, type SnapshotStore } from '../../core/snapshots/index.js';
 import { DeltaBuffer, type PendingDelta } from './delta-buffer.js';
 import { encodeDelta } from './delta-format.js';
-import { HistoryUnavailableError, readHistory } from './history.js';
+import { readHistory } from './history.js';
 import { watchEvents } from './watch-events.js';
-import { SnapshotTakeError } from './errors.js';
+import { HistoryUnavailableError, SnapshotTakeError } from './errors.js';
 import { saveSnapshot, snapshotStatus } from './etcdctl.js';
 
 export const DEFAULT_FULL_SNAPSHOT_INTERVAL_MS = 60 * 60_000;
@@ -92,6 +92,8 @@ export class Snapshotter {
   private queue: Promise<unknown> = Promise.resolve();
   private deltaQueued = false;
   private needFull = false;
+  /** A full snapshot to take in the background once the snapshotter runs (after a restore began the history with a marker). */
+  private fullSoon = false;
   private runningFlag = false;
   private lastSnapshot: TakenSnapshot | null = null;
   private lastFull: TakenSnapshot | null = null;
@@ -142,6 +144,12 @@ export class Snapshotter {
     if (!this.runningFlag) {
       this.closeWatch();
       return;
+    }
+    if (this.fullSoon) {
+      this.fullSoon = false;
+      void this.takeFull().catch(() => {
+        this.fullSoon = true;
+      });
     }
     const full = this.options.fullSnapshotInterval ?? DEFAULT_FULL_SNAPSHOT_INTERVAL_MS;
     const delta = this.options.deltaSnapshotInterval ?? DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS;
@@ -293,6 +301,36 @@ export class Snapshotter {
     } catch (error) {
       throw this.failed('Incr', error, `upload of ${final ? 'final ' : ''}delta ${snapshot.key} failed`);
     }
+  }
+
+  /**
+   * Begins this etcd's history in the store after a restore to `revision`, before it serves. When the
+   * store's snapshots end exactly there (the copy it was restored from), a delta of that revision again
+   * (a few hundred bytes) marks that the history goes on here, so that a final snapshot copied in from the
+   * source no longer counts as the end of it (`currentFinalSnapshot`), and the deltas continue from it;
+   * the full snapshot of the restored data follows in the background once the snapshotter runs. A full
+   * snapshot first, as before, where the store and etcd disagree (etcd holds more than the snapshots'
+   * names say, or no chain ends there) or etcd no longer has the events of that revision. This keeps a
+   * full snapshot of the whole database out of the migration's write-unavailability window.
+   */
+  beginAfterRestore(options: { endpoint: string; revision: number }): Promise<TakenSnapshot> {
+    return this.serialize(async () => {
+      const point = resumePoint(await this.options.store.list(this.options.technicalID));
+      if (point.kind === 'resume' && point.lastRevision === options.revision) {
+        try {
+          const delta = await readHistory({ endpoint: options.endpoint, fromRevision: options.revision });
+          if (delta.lastRevision === options.revision) {
+            this.buffer = new DeltaBuffer(options.revision);
+            this.fullSoon = true;
+            return await this.uploadDelta(delta, false);
+          }
+        } catch (error) {
+          if (!(error instanceof HistoryUnavailableError)) throw error;
+          this.options.onEvent?.({ type: 'watch-error', error });
+        }
+      }
+      return this.full(false, options.endpoint, false);
+    });
   }
 
   /** Sets the baseline without a snapshot: the data dir was just restored to `revision` from this store. */

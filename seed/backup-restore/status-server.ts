@@ -9,6 +9,8 @@ export interface StatusSource {
   triggerSnapshot(kind: 'full' | 'delta'): Promise<unknown>;
   /** An owner-change notice: brings the next owner check forward; undefined when the watchdog does not run. */
   noticeOwnerChange(): { checkInMs: number } | undefined;
+  /** Catches a restore ahead up (the migration's restore); rejects with `CatchUpRefusedError` where there is none. */
+  catchUp(expectedLastRevision?: number): Promise<unknown>;
 }
 
 export interface StatusServer {
@@ -25,6 +27,9 @@ export interface StatusServer {
  * - `POST /owner-check`: an owner-change notice (202 with when the check runs; 503 while the watchdog does
  *   not run). Only from loopback: the seed agent on the same machine sends it (403 otherwise), even where
  *   the endpoint listens wider for the kubelet's readiness probes.
+ * - `POST /restore/catch-up[?expectedLastRevision=N]`: catch a restore ahead up and serve as owner (200 with
+ *   the restore's result; 409 when etcd was not restored ahead here; 422 when the snapshots do not
+ *   restore to N). Loopback only, as the notice.
  */
 export async function startStatusServer(input: { source: StatusSource; host?: string; port?: number }): Promise<StatusServer> {
   const server: Server = createServer((req, res) => {
@@ -65,8 +70,24 @@ async function handle(source: StatusSource, req: IncomingMessage, res: ServerRes
     if (scheduled === undefined) return send(res, 503, { error: 'the owner watchdog does not run' });
     return send(res, 202, { checkInMs: Math.round(scheduled.checkInMs) });
   }
+  if (req.method === 'POST' && path === '/restore/catch-up') {
+    if (!isLoopback(req.socket.remoteAddress)) return send(res, 403, { error: 'a catch-up is taken from loopback only' });
+    const raw = new URL(req.url ?? '/', 'http://status').searchParams.get('expectedLastRevision');
+    const expected = raw === null ? undefined : Number(raw);
+    if (expected !== undefined && !(Number.isSafeInteger(expected) && expected >= 0)) return send(res, 400, { error: `expectedLastRevision must be a non-negative integer, got ${raw}` });
+    try {
+      return send(res, 200, { restore: await source.catchUp(expected) });
+    } catch (error) {
+      const name = error instanceof Error ? error.name : 'Error';
+      const status = name === 'CatchUpRefusedError' ? 409 : RESTORE_REFUSALS.has(name) ? 422 : 500;
+      return send(res, status, { error: error instanceof Error ? error.message : String(error), name });
+    }
+  }
   send(res, 404, { error: `no route ${req.method} ${path}` });
 }
+
+/** Snapshots that do not restore to what was asked: the caller's data, not this server, is at fault. */
+const RESTORE_REFUSALS = new Set(['NoFullSnapshotError', 'RestorePlanGapError', 'RestorePlanIncompleteError', 'RestoreRevisionError']);
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);

@@ -16,8 +16,8 @@ function cmd<T extends SeedCommand['type']>(type: T, fields: Record<string, unkn
 }
 const controlPlane = { hibernated: false, backup: { bucket: 'gl-backup-seed-a' } };
 
-function setup(options: { owner?: 'owner' | 'not-owner' } = {}) {
-  const hosting = new MemoryHosting();
+function setup(options: { owner?: 'owner' | 'not-owner'; hosting?: MemoryHosting } = {}) {
+  const hosting = options.hosting ?? new MemoryHosting();
   const snapshots = new InMemorySnapshotStore();
   const blobs = new InMemoryBlobStore();
   let owner = options.owner ?? 'owner';
@@ -132,6 +132,51 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     expect(extensions.extensions?.length).toBeGreaterThan(0);
     expect(destination.hosting.calls).toContain('restore-etcd shoot--dev--api1');
     expect((await destination.runtime.controlPlanes())[0]).toMatchObject({ active: true, internalProbe: 'Success' });
+  });
+
+  it('a restore ahead prepares a standby without an owner check; the restore catches it up once the seed owns the shoot', async () => {
+    // Prepare: the source still owns the shoot; its full snapshot is copied ahead (the hosting restores what a plan would).
+    const destination = setup({ owner: 'not-owner', hosting: new MemoryHosting({ restoreRevision: (spec) => spec.restore?.expectedLastRevision ?? 40 }) });
+    const full = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Full', startRevision: 0, lastRevision: 40, createdOn: 1, compressionSuffix: '', final: false });
+    await destination.snapshots.put(full.key, new Uint8Array([1]));
+
+    // Act 1: the restore ahead.
+    const ahead = await destination.runtime.execute(cmd('restore', { hibernated: false, etcd: { bucket: 'gl-backup-seed-b', final: false, ahead: true } }));
+
+    // Assess 1: a standby, reported inactive with this seed's own owner check, not crash-looping anything.
+    expect(ahead).toEqual({ etcd: { restoredRevision: 40, snapshots: 1, final: false, ahead: true } });
+    expect(destination.hosting.calls).toEqual(['restore-etcd-ahead shoot--dev--api1']);
+    const [standby] = await destination.runtime.controlPlanes();
+    expect(standby).toMatchObject({ active: false, ownerCheck: 'not-owner', etcdReady: false });
+    expect(JSON.stringify(standby)).not.toContain('CrashLoop');
+
+    // Act 2: the final delta is copied, the owner record names the seed, the restore comes.
+    const final = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Incr', startRevision: 41, lastRevision: 42, createdOn: 2, compressionSuffix: '', final: true });
+    await destination.snapshots.put(final.key, new Uint8Array([1]));
+    destination.setOwner('owner');
+    const restored = await destination.runtime.execute(cmd('restore', { hibernated: false, etcd: { bucket: 'gl-backup-seed-b', expectedLastRevision: 42, final: true } }));
+
+    // Assess 2: caught up from the standby, serving.
+    expect(restored).toEqual({ etcd: { restoredRevision: 42, snapshots: 2, final: true, aheadRevision: 40 } });
+    expect(destination.hosting.calls.slice(0, 2)).toEqual(['restore-etcd-ahead shoot--dev--api1', 'catch-up-etcd shoot--dev--api1']);
+    expect((await destination.runtime.controlPlanes())[0]).toMatchObject({ active: true, ownerCheck: 'owner' });
+  });
+
+  it.each([
+    ['a hibernated shoot', { hibernated: true }, false],
+    ['an HA shoot (its members restore together)', { hibernated: false, controlPlane: { hibernated: false, failureTolerance: 'zone', backup: { bucket: 'gl-backup-seed-a' } } }, false],
+    ['a plane that runs here', { hibernated: false }, true],
+  ])('a restore ahead of %s does nothing and answers ahead false', async (_case, fields, running) => {
+    const { runtime, snapshots, hosting } = setup({ owner: 'owner' });
+    const full = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Full', startRevision: 0, lastRevision: 7, createdOn: 1, compressionSuffix: '', final: false });
+    await snapshots.put(full.key, new Uint8Array([1]));
+    if (running) await runtime.execute(cmd('create-control-plane', { controlPlane }));
+    const calls = hosting.calls.length;
+
+    const result = await runtime.execute(cmd('restore', { ...fields, etcd: { bucket: 'gl-backup-seed-a', final: false, ahead: true } }));
+
+    expect(result.etcd).toMatchObject({ ahead: false });
+    expect(hosting.calls.slice(calls)).toEqual([]);
   });
 
   it('restore of snapshots short of the expected revision fails EtcdRestoreFailed before starting anything', async () => {

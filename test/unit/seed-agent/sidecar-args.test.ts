@@ -19,4 +19,13 @@ describe('sidecarArgs', () => {
   it('leaves it to the sidecar\'s default when the seed sets none', () => {
     expect(args({ deltaSnapshotInterval: 1_000 })).not.toContain('--backup-lag-limit');
   });
+
+  it.each<[string, EtcdSpec['restore'], string[]]>([
+    ['a restore to a revision', { expectedLastRevision: 42 }, ['--restore', '--expected-revision', '42']],
+    ['a restore ahead', { ahead: true }, ['--restore', '--restore-ahead']],
+    ['no restore', undefined, []],
+  ])('asks for %s', (_case, restore, expected) => {
+    const list = sidecarArgs({ defaults: defaults({}), spec: { ...spec, ...(restore ? { restore } : {}) }, dataDir: '/d', etcdLog: '/l' });
+    expect(list.filter((a, i) => a.startsWith('--restore') || a === '--expected-revision' || list[i - 1] === '--expected-revision')).toEqual(expected);
+  });
 });
