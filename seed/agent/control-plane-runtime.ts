@@ -5,7 +5,7 @@ import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { BlobStore } from '../../core/shootstate/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
 import { deleteShootExtensions, migrateShootExtensions, reconcileExtensions, restoreShootExtensions } from '../common/extension-ops.js';
-import { assertNotOwnedElsewhere, assertNotOwner, assertOwner, checkRestorable, restoreBucket } from '../common/restore-ops.js';
+import { assertNotOwnedElsewhere, assertNotOwner, assertOwner, checkRestorable, notRestoredAhead, restoreBucket } from '../common/restore-ops.js';
 import { AgentCommandError, messageOf } from './errors.js';
 import { etcdMembers } from '../../core/ha/members.js';
 import type { ControlPlaneHosting, EtcdSpec } from './hosting.js';
@@ -285,9 +285,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
   private async restoreAhead(command: CommandOf<'restore'> & { etcd: NonNullable<CommandOf<'restore'>['etcd']> }): Promise<CommandResult<'restore'>> {
     const id = command.shoot.technicalID;
     const existing = this.planes.get(id);
-    if (command.hibernated || command.controlPlane?.failureTolerance || (existing !== undefined && !existing.restoring)) {
-      return { etcd: { restoredRevision: 0, snapshots: 0, final: false, ahead: false } };
-    }
+    if (command.hibernated || command.controlPlane?.failureTolerance || (existing !== undefined && !existing.restoring)) return notRestoredAhead();
     const summary = await checkRestorable({ command, snapshotStore: this.options.snapshotStore });
     const plane = existing ?? this.fresh(command.shoot, command.etcd.bucket, false);
     plane.backupBucket = command.etcd.bucket;

@@ -1,4 +1,4 @@
-import type { CommandOf, SeedCommand } from '../../core/commands/index.js';
+import type { CommandOf, CommandResult, SeedCommand } from '../../core/commands/index.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
 import { AgentCommandError, messageOf } from '../agent/errors.js';
@@ -42,6 +42,11 @@ export async function assertNotOwnedElsewhere(options: { command: SeedCommand; s
   if (check === 'not-owner') {
     throw new AgentCommandError('NotOwner', `the owner record of ${options.command.shoot.technicalID} names another seed than ${options.seed}; not building its control plane here`);
   }
+}
+
+/** The answer to a restore ahead that a runtime or shoot does not do: nothing happened, the restore will do all of it. */
+export function notRestoredAhead(): CommandResult<'restore'> {
+  return { etcd: { restoredRevision: 0, snapshots: 0, final: false, ahead: false } };
 }
 
 /** The backup bucket of a restore: the command's etcd or control plane spec, else the one the seed knows. */

@@ -11,7 +11,7 @@ import { AgentCommandError, messageOf } from '../agent/errors.js';
 import { newModel, reconcileModel, scaleModel, type ControlPlaneModel } from '../agent/model.js';
 import type { SeedRuntime } from '../agent/runtime.js';
 import { deleteShootExtensions, migrateShootExtensions, reconcileExtensions, restoreShootExtensions } from '../common/extension-ops.js';
-import { assertNotOwnedElsewhere, assertNotOwner, assertOwner, checkRestorable, restoreBucket } from '../common/restore-ops.js';
+import { assertNotOwnedElsewhere, assertNotOwner, assertOwner, checkRestorable, notRestoredAhead, restoreBucket } from '../common/restore-ops.js';
 import { imageVector, type ImageVector } from './image-vector.js';
 import { KubeObjects, KubernetesApiError } from './kube-api.js';
 import { controlPlaneObjects, MANAGED_BY, FIELD_MANAGER, REMEMBERED_REPLICAS, SEED_LABEL, ETCD_PORTS, type SidecarSettings } from './objects.js';
@@ -216,6 +216,8 @@ export class KubernetesRuntime implements SeedRuntime {
   }
 
   private async restore(command: CommandOf<'restore'>, signal?: AbortSignal): Promise<CommandResult<'restore'>> {
+    // Not yet here: its etcd pods' sidecars restore when the StatefulSet starts them, once the shoot is this seed's.
+    if (command.etcd?.ahead) return notRestoredAhead();
     const id = command.shoot.technicalID;
     await assertOwner({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
     const namespace = this.namespaceOf(id);
