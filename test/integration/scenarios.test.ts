@@ -228,7 +228,7 @@ async function landscape(label: string, tolerance: Tolerance) {
   };
   const endpoints = { source: 'source', destination: 'destination' } as const;
   const history = new HistoryRecorder();
-  const writer = startWriter({ endpoints, prefix: `scenario/${label}`, put: failover(gatewayPut, true), timeoutMs: 500, mainLoops: 2, history });
+  const writer = startWriter({ endpoints, prefix: `scenario/${label}`, put: failover(gatewayPut, true), timeoutMs: 500, history });
   cleanups.push(() => writer.stop());
   const registers = startRegisterClients({
     // 40 operations a second in all, most of them reads: a dense history that leaves etcd's disk to the writer.

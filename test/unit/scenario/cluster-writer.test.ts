@@ -21,7 +21,7 @@ function members(initial: Member[]) {
 }
 
 const writeFor = async (ms: number, cluster: ReturnType<typeof members>, history: HistoryRecorder) => {
-  const writer = startClusterWriter({ endpoints: cluster.endpoints, prefix: 'w', writesPerSecond: 500, put: cluster.put, history });
+  const writer = startClusterWriter({ endpoints: cluster.endpoints, prefix: 'w', writesPerSecond: 500, loops: 1, put: cluster.put, history });
   await new Promise((r) => setTimeout(r, ms));
   return writer.stop();
 };
@@ -63,5 +63,22 @@ describe('startClusterWriter with a history', () => {
     expect(before.every((o) => o.outcome === 'unknown' && o.error?.includes('no answer'))).toBe(true);
     expect(after.every((o) => o.outcome === 'fail')).toBe(true);
     expect(ops.every((o) => o.seed.split(',').length === 3)).toBe(true);
+  });
+
+  it('keeps 50 acknowledged writes a second by default while each write takes 100 ms (a loaded machine)', async () => {
+    // Prepare: three members that answer after 80 ms.
+    let revision = 0;
+    const put: EtcdPut = async () => {
+      await new Promise((r) => setTimeout(r, 100));
+      return { revision: ++revision };
+    };
+    const history = new HistoryRecorder();
+    // Act
+    const writer = startClusterWriter({ endpoints: () => ['0', '1', '2'], prefix: 'rate', put, history });
+    await new Promise((r) => setTimeout(r, 1_500));
+    const record = await writer.stop();
+    // Assess: the pace held, each loop one client with one write in flight.
+    expect(record.acknowledged.filter((a) => a.at - record.startedAt <= 1_500).length / 1.5).toBeGreaterThanOrEqual(50);
+    expect(new Set(history.operations().map((o) => o.client)).size).toBe(6);
   });
 });

@@ -31,7 +31,7 @@ describe('startWriter', () => {
   it('writes to the source until it fails, then to the destination at once, recording who acknowledged', async () => {
     // Prepare
     const etcds = fakeEtcds();
-    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 500, probeIntervalMs: 0, put: etcds.put });
+    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 500, probeIntervalMs: 0, put: etcds.put, mainLoops: 1 });
     await until(() => writer.record().acknowledged.length >= 10);
     // Act
     etcds.up.source = false;
@@ -51,7 +51,7 @@ describe('startWriter', () => {
   it('never records a failed write as acknowledged, and pauses instead of spinning when both fail', async () => {
     const etcds = fakeEtcds();
     etcds.up.source = false;
-    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 1_000, bothFailedPauseMs: 50, probeIntervalMs: 0, put: etcds.put });
+    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 1_000, bothFailedPauseMs: 50, probeIntervalMs: 0, put: etcds.put, mainLoops: 1 });
     await new Promise((r) => setTimeout(r, 220));
     const record = await writer.stop();
     expect(record.acknowledged).toEqual([]);
@@ -62,7 +62,7 @@ describe('startWriter', () => {
 
   it('the probe loop writes to the other endpoint, so a source still accepting writes after the switch is seen', async () => {
     const etcds = fakeEtcds();
-    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 200, probeIntervalMs: 10, put: etcds.put });
+    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 200, probeIntervalMs: 10, put: etcds.put, mainLoops: 1 });
     await until(() => writer.record().acknowledged.length >= 5);
     etcds.up.destination = true;
     etcds.up.source = false;
@@ -74,7 +74,7 @@ describe('startWriter', () => {
 
   it('holds at least 50 acknowledged writes a second at its default pace', async () => {
     const etcds = fakeEtcds();
-    const writer = startWriter({ endpoints, prefix: 't', probeIntervalMs: 0, put: etcds.put });
+    const writer = startWriter({ endpoints, prefix: 't', probeIntervalMs: 0, put: etcds.put, mainLoops: 1 });
     await new Promise((r) => setTimeout(r, 500));
     const record = await writer.stop();
     const seconds = (record.stoppedAt! - record.startedAt) / 1_000;
@@ -106,9 +106,28 @@ describe('startWriter', () => {
     expect(new Set(history.operations().map((o) => o.client)).size).toBe(2);
   });
 
+  it('keeps 50 acknowledged writes a second by default while each write takes 100 ms (a loaded machine), and no more than its pace while writes are fast', async () => {
+    // Prepare: every write answered after 80 ms, then every write at once.
+    const etcds = fakeEtcds();
+    const rate = async (latencyMs: number) => {
+      const put: EtcdPut = async (input) => {
+        await new Promise((r) => setTimeout(r, latencyMs));
+        return etcds.put(input);
+      };
+      const writer = startWriter({ endpoints, prefix: `rate${latencyMs}`, probeIntervalMs: 0, put });
+      await new Promise((r) => setTimeout(r, 1_500));
+      const record = await writer.stop();
+      const acks = record.acknowledged.filter((w) => w.at - record.startedAt <= 1_500);
+      return acks.length / 1.5;
+    };
+    // Act + Assess
+    expect(await rate(100)).toBeGreaterThanOrEqual(50);
+    expect(await rate(0)).toBeLessThanOrEqual(110);
+  });
+
   it('stop is bounded by the write timeout even when a write hangs', async () => {
     const hanging: EtcdPut = ({ timeoutMs }) => new Promise((_, reject) => setTimeout(() => reject(new EtcdRequestError('timeout', { outcome: 'unknown' })), timeoutMs));
-    const writer = startWriter({ endpoints, prefix: 't', timeoutMs: 100, put: hanging });
+    const writer = startWriter({ endpoints, prefix: 't', timeoutMs: 100, put: hanging, mainLoops: 1 });
     const started = Date.now();
     await new Promise((r) => setTimeout(r, 20));
     const record = await writer.stop();
@@ -131,7 +150,7 @@ describe('startWriter', () => {
     };
     const history = new HistoryRecorder();
     // Act
-    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 200, probeIntervalMs: 10, put, history });
+    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 200, probeIntervalMs: 10, put, history, mainLoops: 1 });
     await until(() => writer.record().acknowledged.length >= 10);
     const record = await writer.stop();
     // Assess
