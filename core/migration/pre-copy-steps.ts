@@ -66,8 +66,9 @@ function failedPreCopyStep(record: MigrationRecord): MigrationStepId | undefined
   return next !== undefined && PREPARE_STEPS.includes(next) ? next : undefined;
 }
 
-/** 512 MB, 1.5 MB, 0.01 MB: what an operator compares with the size of etcd. */
+/** 512 MB, 1.5 MB, 0.12 MB, 97 bytes: what an operator compares with the size of etcd. */
 function megabytes(bytes: number): string {
+  if (bytes < 10_000) return `${bytes} bytes`;
   const mb = bytes / 1_000_000;
   return `${mb >= 10 ? Math.round(mb) : Number(mb.toPrecision(2))} MB`;
 }
