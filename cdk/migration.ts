@@ -16,7 +16,7 @@ import { waitForFinalTimeout, type OwnershipTimings } from '../core/ownership/in
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** The states that wait for a seed agent's answer. */
-const COMMAND_STATES = ['MigrateExtensions', 'DeleteSourceControlPlane', 'RestoreEtcd', 'RestoreExtensions'] as const;
+const COMMAND_STATES = ['RestoreEtcdAhead', 'MigrateExtensions', 'DeleteSourceControlPlane', 'RestoreEtcd', 'RestoreExtensions'] as const;
 
 export interface MigrationProps {
   logRetention: logs.RetentionDays;
@@ -75,7 +75,7 @@ export class Migration extends Construct {
       return f;
     };
     this.functions = {
-      steps: fn('Steps', 'garden-steps.ts', 'migrate-shoot: the garden steps (path, ShootState, copy bookkeeping, finalize, failure)', {
+      steps: fn('Steps', 'garden-steps.ts', 'migrate-shoot: the garden steps (path, pre-copy and copy bookkeeping, ShootState, finalize, failure)', {
         HEARTBEAT_INTERVAL_MS: String((props.heartbeatInterval ?? Duration.seconds(10)).toMilliseconds()),
         ...(props.ownershipTimings ? { OWNERSHIP_TIMINGS: JSON.stringify(props.ownershipTimings) } : {}),
         COPY_WAIT_FOR_FINAL_MS: String(copyWaitForFinal(props)),

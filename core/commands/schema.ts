@@ -137,12 +137,18 @@ export const restoreCommand = named(
           /** Whether the copy contains the source's final snapshot (false after a copy timeout). */
           final: z.boolean(),
           /**
-           * Restore ahead (pre-copy): restore what the bucket holds now and keep etcd unserved until this
-           * migration's restore catches it up. It never serves, so it needs no owner check.
+           * Restore ahead (pre-copy, docs/design.md section 5): restore etcd from what the bucket holds now and
+           * keep it unserved (private address, no owner check, no snapshots) until this migration's normal
+           * restore arrives, which then only catches up and serves once the owner record names this seed.
+           * Sent while the source may still serve, so never with expectedLastRevision and never final.
            */
           ahead: z.boolean().optional(),
         })
         .strict()
+        .refine((e) => e.ahead !== true || (e.expectedLastRevision === undefined && !e.final), {
+          message: 'a restore ahead is of what the bucket holds now: no expectedLastRevision, final false',
+          path: ['ahead'],
+        })
         .optional(),
       /** Restore the extensions from the ShootState (operation restore; the annotation is removed when each succeeds). */
       extensions: z
@@ -157,7 +163,7 @@ export const restoreCommand = named(
     .strict()
     .refine((c) => c.etcd !== undefined || c.extensions !== undefined, { message: 'a restore needs etcd, extensions or both', path: ['etcd'] }),
   'RestoreCommand',
-  'Restore the control plane on the destination: etcd from the copied snapshots, then the extensions from the ShootState. Only while this seed owns the shoot (owner record).',
+  'Restore the control plane on the destination: etcd from the copied snapshots, then the extensions from the ShootState. Only while this seed owns the shoot (owner record); a restore ahead (etcd.ahead) excepted, which never serves.',
 );
 
 export const scaleCommand = named(
@@ -254,9 +260,13 @@ export const commandResultSchemas = {
             restoredRevision: z.number().int().min(0),
             snapshots: z.number().int().min(0),
             final: z.boolean(),
-            /** To a restore ahead: true when etcd waits restored ahead; false when this runtime or shoot does not restore ahead. */
+            /**
+             * The answer to a restore ahead: true when etcd was restored ahead and waits unserved; false when this
+             * runtime or shoot does not restore ahead (an HA cluster, the kubernetes runtime, a hibernated shoot),
+             * and the normal restore does all of it.
+             */
             ahead: z.boolean().optional(),
-            /** To the restore: the revision of the restore ahead it caught up from. */
+            /** The answer to the normal restore: the revision the plane had been restored ahead to, when it caught up from there. */
             aheadRevision: z.number().int().min(0).optional(),
           })
           .strict()
@@ -265,7 +275,7 @@ export const commandResultSchemas = {
       })
       .strict(),
     'RestoreResult',
-    'What was restored: etcd up to restoredRevision from that many snapshots, and each extension.',
+    'What was restored: etcd up to restoredRevision from that many snapshots (ahead: restored ahead and not serving; aheadRevision: caught up from a restore ahead at that revision), and each extension.',
   ),
   scale: named(
     z.object({ component: z.enum(SCALE_DOWN_ORDER), previousReplicas: z.number().int().min(0), replicas: z.number().int().min(0) }).strict(),

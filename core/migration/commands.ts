@@ -5,6 +5,13 @@ import type { PackedShootState } from '../shootstate/types.js';
 import type { MigrationRecord } from './record.js';
 import { stepDefinition, type MigrationStepId } from './steps.js';
 
+/**
+ * How often the destination's agent heartbeats a restore ahead. The state machine gives up on it after three
+ * silent intervals (RestoreEtcdAhead's HeartbeatSeconds, 30 s): a destination that does not pick the command
+ * up within that delays the migration by no more, and the flow goes on without the restore ahead.
+ */
+export const RESTORE_AHEAD_HEARTBEAT_SECONDS = 10;
+
 /** SQS's message size limit: a command must fit, task token and all. */
 export const MAX_COMMAND_BYTES = 256 * 1024;
 
@@ -20,7 +27,7 @@ export interface StepCommandOptions {
   stateBucket: string;
   /** restore-extensions: the ShootState to restore from, and its version. */
   shootState?: { state: PackedShootState; version: number };
-  /** restore-etcd: the revision the copied snapshots must reach, and whether the copy holds the final snapshot. */
+  /** restore-etcd: the revision the copied snapshots must reach, and whether the copy holds the final snapshot (restore-etcd-ahead takes neither). */
   etcd?: { expectedLastRevision?: number; final: boolean };
 }
 
@@ -48,16 +55,21 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
       return buildCommand<'migrate'>(address, { type: 'migrate', stateBucket: options.stateBucket });
     case 'delete-source-control-plane':
       return buildCommand<'delete-control-plane'>(address, { type: 'delete-control-plane', keepBackups: true, keepExternalResources: true });
+    case 'restore-etcd-ahead':
     case 'restore-etcd': {
       const bucket = record.destination.backupBucket;
       if (bucket === undefined) throw new RangeError(`destination ${record.destination.name} has no backup bucket`);
       const tolerance = record.guards.failureTolerance;
+      // Ahead: of what the pre-copy put there, while the source may still serve; so nothing to expect, nothing final.
+      const etcd = step === 'restore-etcd-ahead'
+        ? { bucket, final: false, ahead: true }
+        : { bucket, final: options.etcd?.final ?? false, ...(options.etcd?.expectedLastRevision === undefined ? {} : { expectedLastRevision: options.etcd.expectedLastRevision }) };
       return buildCommand<'restore'>(address, {
         type: 'restore',
         hibernated: record.guards.hibernated,
         // An HA shoot's etcd is restored as the cluster it was: the destination needs its failure tolerance.
         ...(tolerance ? { controlPlane: { hibernated: record.guards.hibernated, failureTolerance: tolerance, backup: { bucket } } } : {}),
-        etcd: { bucket, final: options.etcd?.final ?? false, ...(options.etcd?.expectedLastRevision === undefined ? {} : { expectedLastRevision: options.etcd.expectedLastRevision }) },
+        etcd,
       });
     }
     case 'restore-extensions': {

@@ -5,7 +5,7 @@ import { discardEvents, systemClock } from '../garden/context.js';
 import type { GardenRepository } from '../garden/repository.js';
 import type { Shoot } from '../model/shoot.js';
 import { holdsLock } from './lock.js';
-import { migrationLastOperation, migrationProgress, type MigrationRecord } from './record.js';
+import { migrationLastOperation, migrationProgress, withCurrentSteps, type MigrationRecord } from './record.js';
 import type { MigrationStepId } from './steps.js';
 import type { MigrationStore } from './store.js';
 
@@ -49,7 +49,7 @@ export class MigrationJournal {
   async current(ref: MigrationRef): Promise<MigrationRecord> {
     const record = await this.migrations.get(ref.project, ref.name);
     if (!record || record.id !== ref.migrationId) throw new ConflictError(`migration ${ref.migrationId} is not the current migration of ${ref.project}/${ref.name}`, { code: 'MigrationLockLost' });
-    return record;
+    return withCurrentSteps(record);
   }
 
   async shoot(project: string, name: string): Promise<Shoot> {

@@ -8,7 +8,7 @@ import { dns1123Label } from '../model/names.js';
 import { admitMigration, type AdmissionDecision } from './admission.js';
 import { messageOf, type MigrationJournal, type MigrationRef } from './journal.js';
 import { admissionLock } from './lock.js';
-import { failStep, migrationProgress, resumePoint, setPath, skipReason, type MigrationPath, type MigrationRecord } from './record.js';
+import { failStep, migrationProgress, resumePoint, setPath, stepsLeft, type MigrationPath, type MigrationRecord } from './record.js';
 import type { MigrationStepId } from './steps.js';
 import { choosePathForSource } from './path.js';
 import { fenceBound } from '../ownership/fence.js';
@@ -118,7 +118,7 @@ export class MigrationAdmission {
       record = setPath(record, { ...decision, now });
     }
     const resumeFrom = resumePoint(admission.record) ?? 'finalize';
-    const left = record.steps.filter((s) => s.state !== 'succeeded' && s.state !== 'skipped' && skipReason(record, s.id) === undefined);
+    const left = stepsLeft(record);
     return {
       dryRun: true, migrationId: record.id, resumed: admission.action === 'resume', sourceSeed: record.source.name, destinationSeed: record.destination.name,
       resumeFrom, mode: record.mode, path: record.path!, pathReason: record.pathReason ?? '', steps: left.map((s) => ({ id: s.id, title: s.title })),

@@ -1,7 +1,18 @@
 import { describeError, type MigrationJournal, type MigrationRef } from './journal.js';
 import { choosePathForSource } from './path.js';
-import { resumePoint, setPath, switchToBadPath } from './record.js';
+import { resumePoint, setPath, switchToBadPath, type MigrationPath, type MigrationRecord } from './record.js';
 import { SOURCE_LEASE_EXPIRED, waitsOnSource, type SourceWaitIndex } from './source-waits.js';
+import { PREPARE_STEPS, type MigrationStepId } from './steps.js';
+
+/**
+ * What choose-path answers the state machine: the path, and where the pre-copy starts (`none`: skipped, as
+ * for a hibernated shoot, or settled already); a resume at a pre-copy step comes through choose-path too.
+ */
+export interface PathChoice {
+  path: MigrationPath;
+  hibernated: boolean;
+  preCopyFrom: MigrationStepId | 'none';
+}
 
 export interface PathStepsOptions {
   journal: MigrationJournal;
@@ -20,14 +31,13 @@ export class PathSteps {
   }
 
   /** choose-path: good while the source's heartbeat is fresh (mode auto), else bad. */
-  async choosePath(ref: MigrationRef): Promise<{ path: 'good' | 'bad'; hibernated: boolean }> {
+  async choosePath(ref: MigrationRef): Promise<PathChoice> {
     const record = await this.journal.current(ref);
-    if (record.path) return { path: record.path, hibernated: record.guards.hibernated };
+    if (record.path) return pathChoice(record);
     const source = await this.journal.garden.getSeed(record.source.name);
     const now = this.journal.now();
     const decision = choosePathForSource({ mode: record.mode, source, now, heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000 });
-    const next = await this.journal.save(setPath(record, { ...decision, now }));
-    return { path: next.path!, hibernated: next.guards.hibernated };
+    return pathChoice(await this.journal.save(setPath(record, { ...decision, now })));
   }
 
   /** A good-path step timed out or failed: continue at set-owner-destination. */
@@ -46,4 +56,9 @@ export class PathSteps {
     }
     return { path: 'bad' };
   }
+}
+
+function pathChoice(record: MigrationRecord): PathChoice {
+  const next = resumePoint(record);
+  return { path: record.path!, hibernated: record.guards.hibernated, preCopyFrom: next !== undefined && PREPARE_STEPS.includes(next) ? next : 'none' };
 }

@@ -69,6 +69,12 @@ export interface MigrationRecord {
   error?: { step: MigrationStepId; message: string };
   /** What copy-snapshots reported, for the restore: whether the copy holds the final snapshot, and its last revision. */
   copy?: { final: boolean; lastRevision?: number };
+  /**
+   * What the pre-copy did before the owner change (absent when it did not run or failed): objects copied and
+   * found intact already, bytes copied, the revision the pre-copied snapshots reach, and the revision the
+   * destination restored etcd ahead to when it did.
+   */
+  preCopy?: { copied: number; skipped: number; bytes: number; lastRevision: number; aheadRevision?: number };
 }
 
 export function migrationGuards(shoot: Pick<Shoot, 'spec'>): MigrationGuards {
@@ -79,7 +85,7 @@ export function migrationGuards(shoot: Pick<Shoot, 'spec'>): MigrationGuards {
 
 /** The skip guards as named booleans for one record. */
 export function skipGuards(record: Pick<MigrationRecord, 'path' | 'guards'>): Record<SkipGuardName, boolean> {
-  return { badPath: record.path === 'bad', noFinalSnapshot: !record.guards.waitForFinalSnapshot };
+  return { badPath: record.path === 'bad', noFinalSnapshot: !record.guards.waitForFinalSnapshot, hibernated: record.guards.hibernated };
 }
 
 /** Why a step is skipped in this record, or undefined when it runs. */
@@ -90,6 +96,7 @@ export function skipReason(record: Pick<MigrationRecord, 'path' | 'guards'>, id:
   const words: Record<SkipGuardName, string> = {
     badPath: 'bad path: the source is not used',
     noFinalSnapshot: 'hibernated: etcd has no sidecar to take a final snapshot; the last full snapshot is the latest state',
+    hibernated: 'hibernated: etcd does not run, so nothing changes before the owner change; the copy after it takes the last full snapshot',
   };
   return applying.map((g) => words[g]).join('; ');
 }
@@ -129,10 +136,37 @@ export function newMigrationRecord(options: NewMigrationOptions): MigrationRecor
   };
 }
 
-/** Whether a step no longer matters to the flow: done, skipped, or a good-path step left behind by a switch. */
+/**
+ * The record with every step of the current flow: a record admitted before a step existed (a deployment
+ * during a migration) gets it as skipped, in its place, so that the flow never starts a step the
+ * migration did not plan and never goes back for it.
+ */
+export function withCurrentSteps(record: MigrationRecord): MigrationRecord {
+  const byId = new Map(record.steps.map((s) => [s.id, s]));
+  if (MIGRATION_STEPS.every((d) => byId.has(d.id))) return record;
+  const steps = MIGRATION_STEPS.map((d): MigrationStepStatus => byId.get(d.id) ?? { id: d.id, title: d.title, state: 'skipped', attempts: 0, message: 'not part of the flow when this migration was admitted' });
+  return { ...record, steps };
+}
+
+/**
+ * Whether a step no longer matters to the flow: done, skipped, a best-effort step that failed (the flow went
+ * on without it), or a good-path step left behind by a switch.
+ */
 function settled(record: MigrationRecord, status: MigrationStepStatus): boolean {
   if (status.state === 'succeeded' || status.state === 'skipped') return true;
-  return record.path === 'bad' && stepDefinition(status.id).phase === 'good';
+  const definition = stepDefinition(status.id);
+  if (status.state === 'failed' && definition.bestEffort !== undefined) return true;
+  return record.path === 'bad' && definition.phase === 'good';
+}
+
+/** Settled, or skipped by a guard of the chosen path: nothing left to do for the step. */
+function finished(record: MigrationRecord, status: MigrationStepStatus): boolean {
+  return settled(record, status) || (record.path !== undefined && skipReason(record, status.id) !== undefined);
+}
+
+/** The steps the flow has still to run, in order. */
+export function stepsLeft(record: MigrationRecord): MigrationStepStatus[] {
+  return record.steps.filter((s) => !finished(record, s));
 }
 
 /**
@@ -141,12 +175,7 @@ function settled(record: MigrationRecord, status: MigrationStepStatus): boolean 
  * after an Error continues here: succeeded steps are never repeated.
  */
 export function resumePoint(record: MigrationRecord): MigrationStepId | undefined {
-  for (const status of record.steps) {
-    if (settled(record, status)) continue;
-    if (record.path !== undefined && skipReason(record, status.id) !== undefined) continue;
-    return status.id;
-  }
-  return undefined;
+  return stepsLeft(record)[0]?.id;
 }
 
 function update(record: MigrationRecord, id: MigrationStepId, now: Date, change: (s: MigrationStepStatus) => MigrationStepStatus): MigrationRecord {
@@ -214,6 +243,39 @@ export function failStep(record: MigrationRecord, options: { step: MigrationStep
 }
 
 /**
+ * A best-effort step ended without its result: `failed` (it broke: an error, a timeout, an agent that did not
+ * answer) or `skipped` (there was nothing for it to do, or the destination declined). The migration stays
+ * Running and the flow goes on as if the step had never run; the message says why and what does its work
+ * instead. Later best-effort steps that depend on a failed one are skipped with it (nothing to build on).
+ * Idempotent; refused for a step that is not best effort, or that succeeded.
+ */
+export function continueWithoutStep(record: MigrationRecord, options: { step: MigrationStepId; now: Date; outcome: 'failed' | 'skipped'; reason: string }): MigrationRecord {
+  const definition = stepDefinition(options.step);
+  const status = record.steps.find((s) => s.id === options.step)!;
+  if (definition.bestEffort === undefined) throw invalid(record, `${options.step} is not best effort: its failure fails the migration`, options.step);
+  if (status.state === options.outcome) return record;
+  if (status.state === 'succeeded' || status.state === 'skipped') throw invalid(record, `cannot end ${options.step} as ${options.outcome}: it is ${status.state}`, options.step);
+  if (record.state !== 'Running') throw invalid(record, `cannot continue without ${options.step} while the migration is ${record.state}`, options.step);
+  // A step that failed before it could start (its first Lambda) ends too, but only where the flow is.
+  if (status.state !== 'running' && resumePoint(record) !== options.step) throw invalid(record, `cannot end ${options.step}: the flow is at ${resumePoint(record) ?? 'its end'}`, options.step);
+  const now = options.now.toISOString();
+  const message = options.outcome === 'failed' ? `${options.reason}; continuing without it: ${definition.bestEffort.without}` : options.reason;
+  const out = update(settleSkips(record, options.step, options.now), options.step, options.now, (s) => ({ ...s, state: options.outcome, endedAt: now, message }));
+  return options.outcome === 'failed' ? skipDependents(out, options.step, options.now) : out;
+}
+
+/** The pending best-effort steps that build on a failed one are skipped with it. */
+function skipDependents(record: MigrationRecord, failed: MigrationStepId, now: Date): MigrationRecord {
+  let out = record;
+  for (const dependent of MIGRATION_STEPS) {
+    if (dependent.bestEffort === undefined || !dependent.dependencies.includes(failed)) continue;
+    if (out.steps.find((s) => s.id === dependent.id)?.state !== 'pending') continue;
+    out = update(out, dependent.id, now, (s) => ({ ...s, state: 'skipped', message: `${failed} failed: nothing to build on; ${dependent.bestEffort!.without}` }));
+  }
+  return out;
+}
+
+/**
  * Records the path choose-path decided, and completes choose-path. On the bad path the good-path steps
  * are skipped, and the restore uses the last persisted ShootState.
  */
@@ -267,10 +329,14 @@ export function resumeMigration(record: MigrationRecord, options: { now: Date })
     if (s.state !== 'failed' && s.state !== 'running') return s;
     // A good-path step that failed before a switch stays failed: the bad path does not go back to it.
     if (record.path === 'bad' && stepDefinition(s.id).phase === 'good') return s;
+    // So does a best-effort step that failed: the flow went on without it, and later steps did its work.
+    if (s.state === 'failed' && stepDefinition(s.id).bestEffort !== undefined) return s;
     return { ...s, state: 'pending', message: `failed in attempt ${record.attempts}: ${s.message ?? 'no message'}; resuming` };
   });
   const { error: _e, finishedAt: _f, ...rest } = record;
-  return { ...rest, steps, state: 'Running', attempts: record.attempts + 1, updatedAt: options.now.toISOString() };
+  let out: MigrationRecord = { ...rest, steps, state: 'Running', attempts: record.attempts + 1, updatedAt: options.now.toISOString() };
+  for (const s of steps) if (s.state === 'failed' && stepDefinition(s.id).bestEffort !== undefined) out = skipDependents(out, s.id, options.now);
+  return out;
 }
 
 /** Which step the shoot's `lastOperation` should describe: the running one, else the resume point, else the last. */
@@ -282,7 +348,7 @@ function currentStep(record: MigrationRecord): MigrationStepId {
 export function migrationProgress(record: MigrationRecord): number {
   if (record.state === 'Succeeded') return 100;
   let done = 0;
-  for (const status of record.steps) if (settled(record, status) || (record.path !== undefined && skipReason(record, status.id) !== undefined)) done += stepDefinition(status.id).weight;
+  for (const status of record.steps) if (finished(record, status)) done += stepDefinition(status.id).weight;
   return Math.min(99, done);
 }
 

@@ -1,12 +1,12 @@
 import { parseCommandSuccess } from '../commands/protocol.js';
-import type { SeedCommand } from '../commands/schema.js';
+import type { CommandResult, SeedCommand } from '../commands/schema.js';
 import { NotFoundError } from '../errors.js';
 import { expiredLease } from '../garden/lease-monitor.js';
 import type { ShootStateStore } from '../shootstate/store.js';
 import { SHOOT_STATE_API_VERSION, type PackedShootState } from '../shootstate/types.js';
-import { commandForStep } from './commands.js';
+import { commandForStep, RESTORE_AHEAD_HEARTBEAT_SECONDS } from './commands.js';
 import type { MigrationJournal, MigrationRef } from './journal.js';
-import { completeStep, startStep, type MigrationRecord } from './record.js';
+import { completeStep, continueWithoutStep, startStep, type MigrationRecord } from './record.js';
 import { sourceLeaseExpired, switchesEarly, waitsOnSource, type SourceWaitIndex } from './source-waits.js';
 import { stepDefinition, type MigrationStepId } from './steps.js';
 
@@ -54,9 +54,12 @@ export class SeedCommands {
     }
     const copy = step === 'restore-etcd' ? record.copy : undefined;
     const shootState = step === 'restore-extensions' ? await this.restoreShootState(record) : undefined;
+    const heartbeatSeconds = this.options.commandHeartbeatSeconds ?? 60;
     const command = commandForStep({
       record, step, now: this.journal.now(), stateBucket: this.options.stateBucket,
-      timeoutSeconds: this.options.commandTimeoutSeconds ?? 300, heartbeatSeconds: this.options.commandHeartbeatSeconds ?? 60,
+      timeoutSeconds: this.options.commandTimeoutSeconds ?? 300,
+      // A restore ahead is given up after three silent intervals: it beats more often than the steps that must finish.
+      heartbeatSeconds: step === 'restore-etcd-ahead' ? Math.min(heartbeatSeconds, RESTORE_AHEAD_HEARTBEAT_SECONDS) : heartbeatSeconds,
       ...(shootState ? { shootState } : {}),
       ...(copy ? { etcd: { final: copy.final, ...(copy.lastRevision === undefined ? {} : { expectedLastRevision: copy.lastRevision }) } } : {}),
     });
@@ -99,9 +102,28 @@ export class SeedAnswers {
     const type = stepDefinition(step).command;
     if (type === undefined) throw new RangeError(`step ${step} is not done by a seed agent`);
     const answer = parseCommandSuccess(type, output);
+    if (step === 'restore-etcd-ahead') return this.completeAhead(record, answer.result as CommandResult<'restore'>);
     const message = summariseAnswer(answer.result);
     await this.journal.save(step === 'migrate-extensions' ? record : completeStep(record, { step, now: this.journal.now(), message }));
     await this.answered(ref, record, step);
+    return { message };
+  }
+
+  /**
+   * restore-etcd-ahead answered: restored ahead (it waits, not serving, for restore-etcd to catch it up), or
+   * declined by a destination that does not restore ahead, which skips the step: restore-etcd does all of it.
+   */
+  private async completeAhead(record: MigrationRecord, result: CommandResult<'restore'>): Promise<{ message: string }> {
+    const now = this.journal.now();
+    const etcd = result.etcd;
+    if (etcd?.ahead !== true) {
+      const message = 'the destination does not restore ahead (an HA cluster, the kubernetes runtime or a hibernated shoot): restore-etcd restores etcd in full after the owner change';
+      await this.journal.save(continueWithoutStep(record, { step: 'restore-etcd-ahead', now, outcome: 'skipped', reason: message }));
+      return { message };
+    }
+    const message = `etcd restored ahead to revision ${etcd.restoredRevision} from ${etcd.snapshots} snapshots (not serving)`;
+    const done = completeStep(record, { step: 'restore-etcd-ahead', now, message });
+    await this.journal.save(done.preCopy ? { ...done, preCopy: { ...done.preCopy, aheadRevision: etcd.restoredRevision } } : done);
     return { message };
   }
 
@@ -120,8 +142,11 @@ export class SeedAnswers {
 }
 
 function summariseAnswer(result: unknown): string {
-  const r = result as { etcd?: { restoredRevision: number; snapshots: number; final: boolean }; extensions?: unknown[]; deleted?: boolean };
-  if (r.etcd) return `etcd restored to revision ${r.etcd.restoredRevision} from ${r.etcd.snapshots} snapshots${r.etcd.final ? ' (final)' : ''}`;
+  const r = result as { etcd?: CommandResult<'restore'>['etcd']; extensions?: unknown[]; deleted?: boolean };
+  if (r.etcd) {
+    const caughtUp = r.etcd.aheadRevision === undefined ? '' : `, caught up from the restore ahead at revision ${r.etcd.aheadRevision}`;
+    return `etcd restored to revision ${r.etcd.restoredRevision} from ${r.etcd.snapshots} snapshots${r.etcd.final ? ' (final)' : ''}${caughtUp}`;
+  }
   if (r.deleted !== undefined) return r.deleted ? 'control plane deleted' : 'control plane was gone already';
   if (r.extensions) return `${r.extensions.length} extensions`;
   return 'done';

@@ -4,6 +4,8 @@ import { FlowDefinitionError } from './errors.js';
 export const MIGRATION_STEP_IDS = [
   'admit-and-lock',
   'choose-path',
+  'pre-copy-snapshots',
+  'restore-etcd-ahead',
   'migrate-extensions',
   'persist-shootstate',
   'delete-owner-record',
@@ -19,15 +21,19 @@ export const MIGRATION_STEP_IDS = [
 export type MigrationStepId = (typeof MIGRATION_STEP_IDS)[number];
 
 /** Named skip conditions; each is a boolean computed once (see `skipGuards`), never re-derived inside a step. */
-export type SkipGuardName = 'badPath' | 'noFinalSnapshot';
+export type SkipGuardName = 'badPath' | 'noFinalSnapshot' | 'hibernated';
 
 export interface MigrationStepDefinition {
   /** Stable: stored in records, used in command ids, state names and the API. Never derived from the title. */
   readonly id: MigrationStepId;
   /** What an operator reads ("Migrating extensions"). */
   readonly title: string;
-  /** `admit`: before any change; `good`: only on the good path, against the source; `restore`: on both paths. */
-  readonly phase: 'admit' | 'good' | 'restore';
+  /**
+   * `admit`: before any change; `prepare`: on both paths, before the owner record changes, while the source
+   * may still serve (the pre-copy); `good`: only on the good path, against the source; `restore`: on both
+   * paths, from the owner change on.
+   */
+  readonly phase: 'admit' | 'prepare' | 'good' | 'restore';
   /** An action changes something; a wait only observes until its action took effect. */
   readonly kind: 'action' | 'wait';
   /** The action a wait belongs to ("Deleting the owner record" / "Waiting for the final snapshot"). */
@@ -37,6 +43,12 @@ export interface MigrationStepDefinition {
   readonly command?: CommandType;
   readonly dependencies: readonly MigrationStepId[];
   readonly skipIf: readonly SkipGuardName[];
+  /**
+   * A step the migration can do without: any failure of it is recorded (the step `failed`, the reason in its
+   * message, the migration still Running) and the flow goes on as if it had never run; `without` says what
+   * does its work then.
+   */
+  readonly bestEffort?: { readonly without: string };
   /** Share of the progress (all weights add up to 100). */
   readonly weight: number;
   /** The shoot's `lastOperation.type` while this step runs. */
@@ -69,14 +81,24 @@ export function defineFlow<T extends { id: string; dependencies: readonly string
 export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<MigrationStepDefinition>([
   { id: 'admit-and-lock', title: 'Admitting the migration and locking the shoot', phase: 'admit', kind: 'action', actor: 'garden', dependencies: [], skipIf: [], weight: 2, operation: 'Migrate' },
   { id: 'choose-path', title: 'Choosing the good or the bad path', phase: 'admit', kind: 'action', actor: 'garden', dependencies: ['admit-and-lock'], skipIf: [], weight: 2, operation: 'Migrate' },
-  { id: 'migrate-extensions', title: 'Migrating the extensions in the source seed', phase: 'good', kind: 'action', actor: 'source', command: 'migrate', dependencies: ['choose-path'], skipIf: ['badPath'], weight: 15, operation: 'Migrate' },
+  {
+    id: 'pre-copy-snapshots', title: 'Pre-copying the etcd snapshots to the destination bucket before the owner changes', phase: 'prepare', kind: 'action', actor: 'garden',
+    dependencies: ['choose-path'], skipIf: ['hibernated'], weight: 10, operation: 'Migrate',
+    bestEffort: { without: 'copy-snapshots copies everything after the owner change, and restore-etcd restores etcd in full' },
+  },
+  {
+    id: 'restore-etcd-ahead', title: 'Restoring etcd ahead in the destination seed (not serving yet)', phase: 'prepare', kind: 'action', actor: 'destination', command: 'restore',
+    dependencies: ['pre-copy-snapshots'], skipIf: ['hibernated'], weight: 8, operation: 'Migrate',
+    bestEffort: { without: 'restore-etcd restores etcd in full after the owner change' },
+  },
+  { id: 'migrate-extensions', title: 'Migrating the extensions in the source seed', phase: 'good', kind: 'action', actor: 'source', command: 'migrate', dependencies: ['restore-etcd-ahead'], skipIf: ['badPath'], weight: 15, operation: 'Migrate' },
   { id: 'persist-shootstate', title: 'Persisting the ShootState', phase: 'good', kind: 'action', actor: 'garden', dependencies: ['migrate-extensions'], skipIf: ['badPath'], weight: 5, operation: 'Migrate' },
   { id: 'delete-owner-record', title: 'Deleting the owner record (the source fences itself)', phase: 'good', kind: 'action', actor: 'garden', dependencies: ['persist-shootstate'], skipIf: ['badPath'], weight: 5, operation: 'Migrate' },
   { id: 'wait-final-snapshot', title: 'Waiting for the final snapshot in the source bucket', phase: 'good', kind: 'wait', waitsFor: 'delete-owner-record', actor: 'garden', dependencies: ['delete-owner-record'], skipIf: ['badPath', 'noFinalSnapshot'], weight: 10, operation: 'Migrate' },
   { id: 'delete-source-control-plane', title: 'Deleting the control plane in the source seed (backups and external resources kept)', phase: 'good', kind: 'action', actor: 'source', command: 'delete-control-plane', dependencies: ['wait-final-snapshot'], skipIf: ['badPath'], weight: 10, operation: 'Migrate' },
   { id: 'set-owner-destination', title: 'Setting the owner record to the destination', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['delete-source-control-plane'], skipIf: [], weight: 5, operation: 'Restore' },
-  { id: 'copy-snapshots', title: 'Copying the etcd snapshots to the destination bucket', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['set-owner-destination'], skipIf: [], weight: 20, operation: 'Restore' },
-  { id: 'restore-etcd', title: 'Restoring etcd in the destination seed', phase: 'restore', kind: 'action', actor: 'destination', command: 'restore', dependencies: ['copy-snapshots'], skipIf: [], weight: 12, operation: 'Restore' },
+  { id: 'copy-snapshots', title: 'Copying the etcd snapshots to the destination bucket', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['set-owner-destination'], skipIf: [], weight: 8, operation: 'Restore' },
+  { id: 'restore-etcd', title: 'Restoring etcd in the destination seed', phase: 'restore', kind: 'action', actor: 'destination', command: 'restore', dependencies: ['copy-snapshots'], skipIf: [], weight: 6, operation: 'Restore' },
   { id: 'restore-extensions', title: 'Restoring the extensions from the ShootState', phase: 'restore', kind: 'action', actor: 'destination', command: 'restore', dependencies: ['restore-etcd'], skipIf: [], weight: 10, operation: 'Restore' },
   { id: 'switch-api-record', title: 'Switching the API record to the destination once it serves', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['restore-extensions'], skipIf: [], weight: 2, operation: 'Restore' },
   { id: 'finalize', title: 'Setting the shoot onto the destination and releasing the lock', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['switch-api-record'], skipIf: [], weight: 2, operation: 'Restore' },
@@ -97,5 +119,7 @@ export function isMigrationStepId(value: unknown): value is MigrationStepId {
 }
 
 export const GOOD_PATH_STEPS: readonly MigrationStepId[] = MIGRATION_STEPS.filter((s) => s.phase === 'good').map((s) => s.id);
+/** The pre-copy: on both paths, right after choose-path, before anything changes ownership; each one best effort. */
+export const PREPARE_STEPS: readonly MigrationStepId[] = MIGRATION_STEPS.filter((s) => s.phase === 'prepare').map((s) => s.id);
 /** Where the bad path starts, and where a switch from the good path re-enters the flow. */
 export const BAD_PATH_ENTRY: MigrationStepId = 'set-owner-destination';

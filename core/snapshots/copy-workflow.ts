@@ -39,6 +39,12 @@ export interface CopyRequest {
   readonly batchSize?: number;
   /** Objects above this size are copied in parts (UploadPartCopy). Default 64 MiB. */
   readonly multipartThresholdBytes?: number;
+  /**
+   * A pre-copy (docs/design.md section 5): before the owner change, copy what the restore needs now, without
+   * waiting for a final snapshot and without the fence-bound gate. Nothing serves from it: the destination
+   * only restores ahead from it, unserved, and the copy after the owner change copies and gates again.
+   */
+  readonly precopy?: boolean;
 }
 
 export interface CopyConfig {
@@ -57,8 +63,9 @@ export interface CopyConfig {
   readonly batchSize: number;
   readonly multipartThresholdBytes: number | null;
   readonly startedAt: number;
-  /** Epoch ms after which the copy stops waiting for a final snapshot. */
+  /** Epoch ms after which the copy stops waiting for a final snapshot (a pre-copy: at once). */
   readonly deadline: number;
+  readonly precopy: boolean;
 }
 
 export const DEFAULT_POLL_INTERVAL_SECONDS = 10;
@@ -72,6 +79,11 @@ export function validateCopyRequest(request: CopyRequest, now: number): CopyConf
   snapshotPrefix(request.technicalID);
   if (request.sourceBucket === request.destinationBucket) {
     throw new ValidationError(`source and destination are the same bucket ${request.sourceBucket}: nothing to copy`, { field: 'destinationBucket', code: 'InvalidCopyInput' });
+  }
+  const precopy = request.precopy ?? false;
+  if (precopy && request.ownerChangedAt !== undefined) {
+    // A pre-copy runs before the owner change: a time for it says the caller meant the copy after it.
+    throw new ValidationError('a pre-copy runs before the owner change: it takes no ownerChangedAt', { field: 'ownerChangedAt', code: 'InvalidCopyInput' });
   }
   const { waitForFinalTimeout: waitForFinalTimeoutMs, fenceBound: bound } = waitForFinalTimeout({ timings: request.fenceTimings, wait: request.waitForFinalTimeoutMs });
   const skew = request.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS;
@@ -91,7 +103,8 @@ export function validateCopyRequest(request: CopyRequest, now: number): CopyConf
     batchSize: request.batchSize ?? DEFAULT_COPY_BATCH_SIZE,
     multipartThresholdBytes: request.multipartThresholdBytes ?? null,
     startedAt: now,
-    deadline: now + waitForFinalTimeoutMs,
+    deadline: precopy ? now : now + waitForFinalTimeoutMs,
+    precopy,
   };
 }
 
@@ -153,7 +166,7 @@ export interface CopyBatchesPlan {
   readonly batches: readonly CopyBatchPlan[];
   readonly objects: number;
   readonly bytes: number;
-  /** The restore ends with this migration's final snapshot (a full one, or a delta last) and nothing follows it. */
+  /** The restore ends with this migration's final snapshot (a full one, or a delta last) and nothing follows it; never for a pre-copy. */
   readonly finalFound: boolean;
   readonly lastRevision: number;
   readonly fullKey: string;
@@ -189,7 +202,8 @@ export async function planCopyBatches(options: { source: SnapshotStore; config: 
   if (plan.copy.length > MAX_PLANNED_OBJECTS) {
     throw new CopyPlanTooLargeError(`the copy of ${config.technicalID} names ${plan.copy.length} objects, more than the ${MAX_PLANNED_OBJECTS} one run carries; copy what the restore needs (all=false)`);
   }
-  const final = currentFinalSnapshot(listing, config.notBefore === null ? {} : { notBefore: config.notBefore });
+  // Before the owner change no final snapshot is this migration's: one in the store is an earlier migration's.
+  const final = config.precopy ? undefined : currentFinalSnapshot(listing, config.notBefore === null ? {} : { notBefore: config.notBefore });
   const objects = plan.copy.map(({ snapshot }) => ({ name: snapshot.name, size: snapshot.size }));
   const batches: CopyBatchPlan[] = [];
   for (let i = 0; i < objects.length; i += config.batchSize) batches.push({ objects: objects.slice(i, i + config.batchSize) });
@@ -258,7 +272,10 @@ export interface CopySummary {
   readonly waitedMs: number;
 }
 
-/** Adds up the batches and decides whether the destination may restore (the fence bound of docs/design.md section 4). */
+/**
+ * Adds up the batches and decides whether the destination may restore (the fence bound of docs/design.md
+ * section 4). A pre-copy is never ready: nothing may serve from it, so it passes no gate and waits for none.
+ */
 export function summariseCopy(options: { config: CopyConfig; plan: CopyBatchesPlan; batches: readonly CopyBatchResult[]; now: number }): CopySummary {
   const { config, plan, now } = options;
   const total = options.batches.reduce(
@@ -271,13 +288,15 @@ export function summariseCopy(options: { config: CopyConfig; plan: CopyBatchesPl
     }),
     { copied: 0, skipped: 0, bytes: 0, bytesSkipped: 0, sizeOnlyVerified: 0 },
   );
-  const ready = readyToRestore({
-    finalFound: plan.finalFound,
-    ownerChangedAt: config.ownerChangedAt ?? undefined,
-    now,
-    fenceBound: config.fenceBoundMs,
-    sourceHibernated: config.sourceHibernated,
-  });
+  const ready = config.precopy
+    ? ({ ready: false, reason: 'pre-copy' } as const)
+    : readyToRestore({
+        finalFound: plan.finalFound,
+        ownerChangedAt: config.ownerChangedAt ?? undefined,
+        now,
+        fenceBound: config.fenceBoundMs,
+        sourceHibernated: config.sourceHibernated,
+      });
   const readyAt = !ready.ready && ready.reason === 'waiting-for-fence-bound' ? ready.readyAt : null;
   return {
     technicalID: config.technicalID,

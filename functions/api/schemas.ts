@@ -165,6 +165,10 @@ export const migration = z
     lastCompletedStep: z.string().optional(), switchedToBadPathAt: z.string().optional(), attempts: z.number(),
     createdAt: z.string(), updatedAt: z.string(), finishedAt: z.string().optional(),
     error: z.object({ step: z.string(), message: z.string() }).optional(),
+    preCopy: z
+      .object({ copied: z.number(), skipped: z.number(), bytes: z.number(), lastRevision: z.number(), aheadRevision: z.number().optional() })
+      .optional()
+      .describe('What the pre-copy did before the owner change (absent when it did not run or failed): objects copied and found intact, bytes copied, the revision they reach, and the revision the destination restored etcd ahead to'),
   })
   .passthrough()
   .meta({ id: 'Migration' });

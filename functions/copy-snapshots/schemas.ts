@@ -18,6 +18,8 @@ export const copyRequest = z
     expectedLastRevision: z.number().int().min(0).optional(),
     batchSize: z.number().int().min(1).max(100).optional(),
     multipartThresholdBytes: z.number().int().min(5 * 1024 * 1024).optional(),
+    /** Before the owner change: no wait for a final snapshot, no fence-bound gate (nothing serves from it). */
+    precopy: z.boolean().optional(),
   })
   .strict();
 
@@ -37,6 +39,7 @@ export const copyConfig = z.object({
   multipartThresholdBytes: z.number().nullable(),
   startedAt: z.number(),
   deadline: z.number(),
+  precopy: z.boolean().default(false),
 });
 
 const plannedObject = z.object({ name: z.string().min(1), size: z.number().int().min(0) });

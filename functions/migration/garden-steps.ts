@@ -3,6 +3,7 @@ import { DynamoSourceWaitIndex } from '../../adapters/dynamodb/source-waits.js';
 import { CopySteps } from '../../core/migration/copy-steps.js';
 import { FinalizeSteps } from '../../core/migration/finalize-steps.js';
 import { PathSteps } from '../../core/migration/path-steps.js';
+import { PreCopySteps } from '../../core/migration/pre-copy-steps.js';
 import { SeedAnswers } from '../../core/migration/seed-steps.js';
 import { parseOwnershipTimings } from '../../core/ownership/index.js';
 import { optionalNumberEnv, requireEnv } from '../shared/env.js';
@@ -15,12 +16,16 @@ const sourceWaits = new DynamoSourceWaitIndex({ tableName: requireEnv('TABLE_NAM
 const paths = new PathSteps({ journal, heartbeatIntervalMs: optionalNumberEnv('HEARTBEAT_INTERVAL_MS'), sourceWaits });
 const answers = new SeedAnswers({ journal, shootStates: shootStateStore(), sourceWaits });
 const copy = new CopySteps({ journal, ownershipTimings: parseOwnershipTimings(process.env.OWNERSHIP_TIMINGS), copyWaitForFinalMs: optionalNumberEnv('COPY_WAIT_FOR_FINAL_MS') });
+const preCopy = new PreCopySteps(journal);
 const finalize = new FinalizeSteps(journal);
 
 const input = z.discriminatedUnion('action', [
   z.object({ action: z.literal('choose-path'), ref }).strict(),
   z.object({ action: z.literal('persist-shootstate'), ref, output: z.unknown() }).strict(),
   z.object({ action: z.literal('switch-to-bad-path'), ref, error: stepError.optional() }).strict(),
+  z.object({ action: z.literal('begin-pre-copy'), ref }).strict(),
+  z.object({ action: z.literal('complete-pre-copy'), ref, output: z.object({ copied: z.number(), skipped: z.number(), bytes: z.number(), lastRevision: z.number() }).passthrough() }).strict(),
+  z.object({ action: z.literal('pre-copy-failed'), ref, error: stepError.optional() }).strict(),
   z.object({ action: z.literal('begin-copy'), ref }).strict(),
   z.object({ action: z.literal('complete-copy'), ref, output: z.object({ copied: z.number(), skipped: z.number(), bytes: z.number(), finalFound: z.boolean(), lastRevision: z.number() }).passthrough() }).strict(),
   z.object({ action: z.literal('complete-command'), ref, step: stepId, output: z.unknown() }).strict(),
@@ -39,6 +44,12 @@ export const handler = task(input, async (event) => {
       return answers.persistShootState(event.ref, event.output);
     case 'complete-command':
       return answers.completeCommand(event.ref, event.step, event.output);
+    case 'begin-pre-copy':
+      return preCopy.beginPreCopy(event.ref);
+    case 'complete-pre-copy':
+      return preCopy.completePreCopy(event.ref, event.output);
+    case 'pre-copy-failed':
+      return preCopy.continueWithout(event.ref, event.error ?? { Error: 'Unknown' });
     case 'begin-copy':
       return copy.beginCopy(event.ref);
     case 'complete-copy':

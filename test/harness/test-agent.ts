@@ -5,6 +5,7 @@ import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-re
 import {
   COMMAND_API_VERSION,
   commandFailure,
+  commandSuccess,
   readCommand,
   type CommandFailureName,
   type CommandType,
@@ -19,7 +20,7 @@ import type { CommandInbox, InboxMessage } from '../../seed/agent/inbox.js';
 import { MemoryHosting } from '../../seed/agent/memory-hosting.js';
 import type { SeedRuntime } from '../../seed/agent/runtime.js';
 import type { TaskAnswers } from '../../seed/agent/task-answers.js';
-import { AgentControls } from './agent/controls.js';
+import { AgentControls, controlledKind, type ControlledKind } from './agent/controls.js';
 
 export interface TestAgentOptions {
   /** The seed this agent runs in (it must be registered, so that its queue exists). */
@@ -38,10 +39,17 @@ export interface TestAgentOptions {
    * create of a control plane not hosted here while it names another. Default: no check.
    */
   ownership?: { hostedZoneId: string; internalDomain: string };
+  /**
+   * What becomes of a restore ahead (the pre-copy's `restore` with `etcd.ahead`): `decline` answers it here
+   * with `ahead: false`, as a runtime that does not restore ahead does (the migration's restore-etcd then
+   * restores in full); `agent` hands it to the agent like any command. Default `decline`, until the memory
+   * runtime restores ahead.
+   */
+  restoreAhead?: 'decline' | 'agent';
 }
 
 /** How a received message was handled. */
-export type Disposition = 'run' | 'attached' | 'replayed' | 'injected-failure' | 'ignored' | 'invalid' | 'dropped-stopped';
+export type Disposition = 'run' | 'attached' | 'replayed' | 'injected-failure' | 'ignored' | 'declined-ahead' | 'invalid' | 'dropped-stopped';
 
 export interface ReceivedCommand {
   type: CommandType | undefined;
@@ -134,15 +142,15 @@ export class TestAgent {
     this.controls.delayMs = ms;
   }
 
-  failOn(type: CommandType, error: CommandFailureName, options: { message?: string; times?: number } = {}): this {
+  failOn(type: ControlledKind, error: CommandFailureName, options: { message?: string; times?: number } = {}): this {
     this.controls.failOn(type, error, options);
     return this;
   }
-  clearFailures(type?: CommandType): this {
+  clearFailures(type?: ControlledKind): this {
     this.controls.clearFailures(type);
     return this;
   }
-  silenceAfter(type: CommandType): this {
+  silenceAfter(type: ControlledKind): this {
     this.controls.silenceAfter(type);
     return this;
   }
@@ -224,15 +232,21 @@ export class TestAgent {
     }
     const entry = this.record({ type: command.type, commandId: command.commandId, technicalID: command.shoot.technicalID, migrationId: command.migrationId, taskToken: command.taskToken, disposition: 'run' });
     const decision = this.controls.decide(command);
-    if (decision.kind === 'run') {
+    const declineAhead = decision.kind === 'run' && command.type === 'restore' && controlledKind(command) === 'restore-ahead' && (this.options.restoreAhead ?? 'decline') === 'decline';
+    if (decision.kind === 'run' && !declineAhead) {
       this.undecided.push(entry);
       return false;
     }
     await inbox.delete(message);
-    entry.disposition = decision.kind === 'ignore' ? 'ignored' : 'injected-failure';
+    entry.disposition = decision.kind === 'ignore' ? 'ignored' : decision.kind === 'fail' ? 'injected-failure' : 'declined-ahead';
     if (decision.kind === 'fail' && command.taskToken) {
       const failure = commandFailure({ error: decision.error, message: decision.message, seed: this.seed, command });
       await this.taskAnswers?.failure(command.taskToken, failure.error, failure.cause).catch(() => undefined);
+    }
+    if (declineAhead && command.type === 'restore' && command.taskToken) {
+      // What a runtime that does not restore ahead answers: nothing restored, the normal restore does all of it.
+      const output = commandSuccess(command, { etcd: { restoredRevision: 0, snapshots: 0, final: false, ahead: false } }, new Date());
+      await this.taskAnswers?.success(command.taskToken, JSON.stringify(output)).catch(() => undefined);
     }
     return true;
   }

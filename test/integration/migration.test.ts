@@ -107,15 +107,23 @@ describe('migrate-shoot on the deployed stack', () => {
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('good');
     expect(stepStates(m)).toMatchObject({
+      'pre-copy-snapshots': 'succeeded', 'restore-etcd-ahead': 'skipped',
       'migrate-extensions': 'succeeded', 'persist-shootstate': 'succeeded', 'delete-owner-record': 'succeeded', 'wait-final-snapshot': 'succeeded',
       'delete-source-control-plane': 'succeeded', 'set-owner-destination': 'succeeded', 'copy-snapshots': 'succeeded', 'restore-etcd': 'succeeded',
       'restore-extensions': 'succeeded', finalize: 'succeeded',
     });
+    // The pre-copy moved the stand-in sidecar's full snapshot before the owner change (its final snapshot is a full one, which the copy after it moves).
+    const message = (id: string) => m.steps.find((s) => s.id === id)?.message ?? '';
+    expect(message('pre-copy-snapshots')).toMatch(/^pre-copied 1 objects, \d+ bytes, up to revision 100$/);
+    expect(m.preCopy).toMatchObject({ copied: 1, lastRevision: 100 });
+    // The test agent's runtime does not restore ahead: it declines, and restore-etcd restores in full.
+    expect(message('restore-etcd-ahead')).toMatch(/^the destination does not restore ahead/);
+    expect(l.agents.destination.received.filter((c) => c.type === 'restore').map((c) => c.disposition)).toEqual(['declined-ahead', 'run', 'run']);
     const { copied } = await assertOnDestination(l.project, 's0', l.names);
     expect(copied.some((k) => k.endsWith('.final'))).toBe(true);
     // The owner-change notice after the record's deletion; none after set-owner-destination, the source's plane being gone.
     expect(migrationCommands(l.agents.source)).toEqual(['migrate', 'check-owner', 'delete-control-plane']);
-    expect(migrationCommands(l.agents.destination)).toEqual(['restore', 'restore']);
+    expect(migrationCommands(l.agents.destination)).toEqual(['restore', 'restore', 'restore']);
     expect((await api.request<SeedView>('GET', `/seeds/${l.names.source}`)).body.status.shoots).toBe(0);
     expect((await api.request<SeedView>('GET', `/seeds/${l.names.destination}`)).body.status.shoots).toBe(1);
   });
@@ -130,7 +138,8 @@ describe('migrate-shoot on the deployed stack', () => {
     const m = await settled(l.project, 's0');
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('bad');
-    expect(stepStates(m)).toMatchObject({ 'migrate-extensions': 'skipped', 'set-owner-destination': 'succeeded', finalize: 'succeeded' });
+    // The pre-copy reads the source's bucket, not the source: it runs on the bad path too.
+    expect(stepStates(m)).toMatchObject({ 'pre-copy-snapshots': 'succeeded', 'migrate-extensions': 'skipped', 'set-owner-destination': 'succeeded', finalize: 'succeeded' });
     expect(migrationCommands(l.agents.source)).toEqual([]);
     // The source's sidecar still ran: it fenced on the owner change and its final snapshot was copied.
     const { copied } = await assertOnDestination(l.project, 's0', l.names);
@@ -154,6 +163,20 @@ describe('migrate-shoot on the deployed stack', () => {
     await assertOnDestination(l.project, 's0', l.names);
   });
 
+  it('goes on without the restore ahead when the destination fails it: a pre-copy never fails a migration', async () => {
+    const l = await landscape();
+    l.agents.destination.failOn('restore-ahead', 'RuntimeUnavailable', { message: 'injected: the restore ahead broke' });
+
+    expect((await migrate(l.project, 's0', { destinationSeed: l.names.destination })).status).toBe(202);
+    const m = await settled(l.project, 's0');
+    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+    const ahead = m.steps.find((s) => s.id === 'restore-etcd-ahead');
+    expect(ahead).toMatchObject({ state: 'failed', message: expect.stringMatching(/^RuntimeUnavailable: injected: the restore ahead broke; continuing without it: restore-etcd restores etcd in full/) });
+    expect(stepStates(m)).toMatchObject({ 'pre-copy-snapshots': 'succeeded', 'restore-etcd': 'succeeded', finalize: 'succeeded' });
+    expect(l.agents.destination.received.filter((c) => c.type === 'restore').map((c) => c.disposition)).toEqual(['injected-failure', 'run', 'run']);
+    await assertOnDestination(l.project, 's0', l.names);
+  });
+
   it('ends in Error on a destination failure, and a second migrate call resumes where it failed', async () => {
     const l = await landscape();
     l.agents.destination.failOn('restore', 'EtcdRestoreFailed', { times: 1, message: 'injected: the snapshots do not restore' });
@@ -173,7 +196,7 @@ describe('migrate-shoot on the deployed stack', () => {
     const m = await settled(l.project, 's0');
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     const attempts = Object.fromEntries(m.steps.map((s) => [s.id, s.attempts]));
-    expect(attempts).toMatchObject({ 'migrate-extensions': 1, 'copy-snapshots': 1, 'restore-etcd': 2 });
+    expect(attempts).toMatchObject({ 'pre-copy-snapshots': 1, 'restore-etcd-ahead': 1, 'migrate-extensions': 1, 'copy-snapshots': 1, 'restore-etcd': 2 });
     await assertOnDestination(l.project, 's0', l.names);
   });
 
@@ -182,7 +205,8 @@ describe('migrate-shoot on the deployed stack', () => {
     expect((await migrate(l.project, 's0', { destinationSeed: l.names.destination })).status).toBe(202);
     const m = await settled(l.project, 's0');
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
-    expect(stepStates(m)['wait-final-snapshot']).toBe('skipped');
+    expect(stepStates(m)).toMatchObject({ 'pre-copy-snapshots': 'skipped', 'restore-etcd-ahead': 'skipped', 'wait-final-snapshot': 'skipped' });
+    expect(m.steps.find((s) => s.id === 'pre-copy-snapshots')?.message).toMatch(/^hibernated: /);
     const { copied } = await assertOnDestination(l.project, 's0', l.names);
     expect(copied.length).toBeGreaterThan(0);
     expect(copied.some((k) => k.endsWith('.final'))).toBe(false);

@@ -178,6 +178,15 @@ describe('test seed agent on the emulator', () => {
     await sidecar.stop();
   });
 
+  it('declines a restore ahead (this runtime does not restore ahead) without an owner check, so the normal restore does all of it', async () => {
+    const shoot = shootRef('ahead');
+    const [execution] = await sendAndWait(destinationAgent.queueUrl!, { ...envelope(destination.name, shoot, 'mig-f/restore-etcd-ahead'), type: 'restore', hibernated: false, etcd: { bucket: destination.bucket, final: false, ahead: true } });
+
+    expect(execution?.status).toBe('SUCCEEDED');
+    expect(parseCommandSuccess('restore', execution?.output).result).toEqual({ etcd: { restoredRevision: 0, snapshots: 0, final: false, ahead: false } });
+    expect(destinationAgent.received.find((r) => r.commandId === 'mig-f/restore-etcd-ahead')).toMatchObject({ disposition: 'declined-ahead', answer: { kind: 'success' } });
+  });
+
   it('answers NotOwner on a restore while the owner record does not name the destination', async () => {
     const shoot = shootRef('not-owned');
     const [execution] = await sendAndWait(destinationAgent.queueUrl!, { ...envelope(destination.name, shoot, 'mig-c/restore-etcd'), type: 'restore', hibernated: true, etcd: { bucket: destination.bucket, final: false } });

@@ -74,6 +74,12 @@ describe('state-machines/copy-snapshots.asl.json', () => {
     },
   );
 
+  it('a pre-copy goes from Validate straight to Plan: no wait for a final snapshot', () => {
+    const states = substituted().States as Record<string, State & { Next?: string; Default?: string; Choices?: { Variable: string; BooleanEquals?: boolean; Next: string }[] }>;
+    expect(states.Validate?.Next).toBe('PreCopy?');
+    expect(states['PreCopy?']).toMatchObject({ Type: 'Choice', Choices: [{ Variable: '$.config.precopy', BooleanEquals: true, Next: 'Plan' }], Default: 'FindFinal' });
+  });
+
   it('names only errors the task functions throw', () => {
     const named = new Set(tasks.flatMap(([, s, parent]) => [...(s.Retry ?? []), ...(s.Catch ?? parent?.Catch ?? [])].flatMap((r) => r.ErrorEquals)));
     const known = new Set<string>([...TRANSIENT_TASK_ERRORS, ...PERMANENT_TASK_ERRORS, 'States.Timeout', 'Sandbox.Timedout']);

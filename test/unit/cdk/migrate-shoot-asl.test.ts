@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrateShootDefinition } from '../../../cdk/migration.js';
 import { COMMAND_FAILURES } from '../../../core/commands/schema.js';
-import { MIGRATION_STEP_IDS } from '../../../core/migration/steps.js';
+import { RESTORE_AHEAD_HEARTBEAT_SECONDS } from '../../../core/migration/commands.js';
+import { MIGRATION_STEP_IDS, PREPARE_STEPS } from '../../../core/migration/steps.js';
 import { PERMANENT_TASK_ERRORS, SWITCH_TASK_ERRORS, TRANSIENT_TASK_ERRORS, WAIT_TASK_ERRORS } from '../../../functions/shared/task-errors.js';
 
 const require = createRequire(import.meta.url);
@@ -18,12 +19,12 @@ interface State {
   Resource?: string;
   Next?: string;
   Default?: string;
-  Choices?: { Variable: string; StringEquals?: string; Next: string }[];
+  Choices?: { Variable: string; StringEquals?: string; BooleanEquals?: boolean; Next: string }[];
   Retry?: { ErrorEquals: string[]; JitterStrategy?: string }[];
   Catch?: { ErrorEquals: string[]; Next: string }[];
   TimeoutSeconds?: number;
   HeartbeatSeconds?: number;
-  Parameters?: { Payload?: Record<string, unknown> };
+  Parameters?: { Payload?: Record<string, unknown>; 'Input.$'?: string };
 }
 type Definition = { StartAt: string; States: Record<string, State> };
 
@@ -42,7 +43,7 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     expect(validator(definition).errorsText()).toBe('');
     const deployed = substituted(JSON.stringify(migrateShootDefinition({ commandTimeout: Duration.seconds(15) })));
     expect(validator(deployed).isValid).toBe(true);
-    for (const name of ['MigrateExtensions', 'DeleteSourceControlPlane', 'RestoreEtcd', 'RestoreExtensions']) {
+    for (const name of ['RestoreEtcdAhead', 'MigrateExtensions', 'DeleteSourceControlPlane', 'RestoreEtcd', 'RestoreExtensions']) {
       expect(deployed.States[name]?.TimeoutSeconds).toBe(15);
       expect(deployed.States[name]?.HeartbeatSeconds).toBeLessThanOrEqual(15);
     }
@@ -71,6 +72,50 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     const expected = MIGRATION_STEP_IDS.filter((id) => id !== 'admit-and-lock' && id !== 'choose-path');
     expect(expected.filter((id) => !resumable.has(id))).toEqual([]);
     expect(resume.Default).toBe('ChoosePath');
+  });
+
+  it('pre-copies after choose-path, on both paths, and every way out of the pre-copy leads on to the path: it never fails a migration', () => {
+    // Where the pre-copy starts is the record's answer (choose-path), so a hibernated shoot and a resume skip what is done.
+    expect(definition.States.ChoosePath?.Next).toBe('PreCopyFrom');
+    const from = definition.States.PreCopyFrom!;
+    expect(from.Choices?.map((c) => [c.Variable, c.StringEquals, c.Next])).toEqual([
+      ['$.path.value.preCopyFrom', 'pre-copy-snapshots', 'BeginPreCopy'],
+      ['$.path.value.preCopyFrom', 'restore-etcd-ahead', 'RestoreEtcdAhead'],
+    ]);
+    expect(from.Default).toBe('WhichPath');
+    const block = ['BeginPreCopy', 'PreCopySnapshots', 'CompletePreCopy', 'RestoreEtcdAhead', 'EtcdRestoredAhead'];
+    expect(block.map((name) => definition.States[name]?.Next)).toEqual(['PreCopySnapshots', 'CompletePreCopy', 'RestoreEtcdAhead', 'EtcdRestoredAhead', 'WhichPath']);
+    for (const name of block) expect(definition.States[name]?.Catch?.map((c) => c.Next)).toEqual(['PreCopyFailed']);
+    expect(definition.States.PreCopyFailed).toMatchObject({ Next: 'WhichPath', Parameters: { Payload: { action: 'pre-copy-failed', 'ref.$': '$.ref', 'error.$': '$.error' } } });
+    // Walking from the pre-copy, nothing reaches the migration's failure before the flow is back on its path:
+    // only the garden failing to record the pre-copy's own failure (PreCopyFailed's Catch) could.
+    const seen = new Set<string>();
+    const walk = (name: string) => {
+      if (seen.has(name) || name === 'WhichPath' || name === 'PreCopyFailed') return;
+      seen.add(name);
+      const s = definition.States[name]!;
+      for (const next of [s.Next, s.Default, ...(s.Choices ?? []).map((c) => c.Next), ...(s.Catch ?? []).map((c) => c.Next)]) if (next) walk(next);
+    };
+    walk('PreCopyFrom');
+    expect([...seen].sort()).toEqual([...block, 'PreCopyFrom'].sort());
+  });
+
+  it('pre-copies through the copy-snapshots state machine in pre-copy mode, bounded in time, and restores ahead without retrying an agent', () => {
+    expect(definition.States.BeginPreCopy?.Parameters?.Payload).toEqual({ action: 'begin-pre-copy', 'ref.$': '$.ref' });
+    const copy = definition.States.PreCopySnapshots!;
+    expect(copy.Resource).toBe(definition.States.CopySnapshots?.Resource);
+    expect(copy.Parameters?.['Input.$']).toBe('$.preCopyInput.value');
+    expect(copy.TimeoutSeconds).toBe(900);
+    const ahead = definition.States.RestoreEtcdAhead!;
+    expect(ahead.Parameters?.Payload).toEqual({ action: 'dispatch', 'ref.$': '$.ref', step: 'restore-etcd-ahead', 'taskToken.$': '$$.Task.Token' });
+    // A destination that does not pick the command up is given up after three of its heartbeat intervals.
+    expect(ahead.HeartbeatSeconds).toBe(3 * RESTORE_AHEAD_HEARTBEAT_SECONDS);
+    expect(migrateShootDefinition({ commandTimeout: Duration.minutes(5) }).States).toMatchObject({ RestoreEtcdAhead: { TimeoutSeconds: 300, HeartbeatSeconds: 30 } });
+    expect((ahead.Retry ?? []).flatMap((r) => r.ErrorEquals).filter((e) => e in COMMAND_FAILURES || e.startsWith('States.'))).toEqual([]);
+    expect(definition.States.EtcdRestoredAhead?.Parameters?.Payload).toEqual({ action: 'complete-command', 'ref.$': '$.ref', step: 'restore-etcd-ahead', 'output.$': '$.etcdAhead' });
+    // A resume at a pre-copy step goes through choose-path, which reloads the path the flow continues on.
+    const resume = definition.States.ResumeAt!.Choices!;
+    for (const step of PREPARE_STEPS) expect(resume.find((c) => c.StringEquals === step)?.Next).toBe('ChoosePath');
   });
 
   it.each(commandStates.map(([name, s]) => ({ name, s })))('command step $name waits for the agent with a timeout', ({ s }) => {

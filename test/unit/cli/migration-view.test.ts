@@ -10,7 +10,7 @@ const now = new Date('2025-01-01T00:00:10.000Z');
 
 describe('migrationView', () => {
   it.each([
-    { fixture: 'migration-running', status: 'Running 4%', done: false, exitCode: undefined },
+    { fixture: 'migration-running', status: 'Running 22%', done: false, exitCode: undefined },
     { fixture: 'migration-succeeded-switched', status: 'Succeeded', done: true, exitCode: 0 },
     { fixture: 'migration-error', status: 'Error at restore-etcd: EtcdRestoreFailed: snapshots end at revision 100, expected at least 101 (call migrate again to resume)', done: true, exitCode: 1 },
   ])('$fixture: $status', ({ fixture, status, done, exitCode }) => {
@@ -27,14 +27,18 @@ describe('migrationView', () => {
   it('shows the running step with its duration so far and the pending ones plainly', () => {
     const text = formatMigration(migrationView(record('migration-running'), { now }));
 
-    expect(text.split('\n').slice(0, 8)).toEqual([
+    expect(text.split('\n').slice(0, 12)).toEqual([
       'Migration mig-0001: dev/api1 aws-eu1 -> aws-eu2, good path',
-      'Running 4%',
+      'Running 22%',
       '',
       '✔ Admitting the migration and locking the shoot (0ms)',
       '    migrating from aws-eu1 to aws-eu2 (mode auto)',
       '✔ Choosing the good or the bad path (0ms)',
       '    good path: source heartbeat 3s old',
+      '✔ Pre-copying the etcd snapshots to the destination bucket before the owner changes (300ms)',
+      '    pre-copied 3 objects, 512 MB, up to revision 12345',
+      '✔ Restoring etcd ahead in the destination seed (not serving yet) (400ms)',
+      '    etcd restored ahead to revision 12345 from 3 snapshots (not serving)',
       '… Migrating the extensions in the source seed (7.0s)',
     ]);
     expect(text).toContain('· Persisting the ShootState');
@@ -50,6 +54,15 @@ describe('migrationView', () => {
     expect(byId['finalize']).toMatchObject({ marker: '✔', line: 'Setting the shoot onto the destination and releasing the lock (1.5s)' });
   });
 
+  it('shows a pre-copy that failed as failed, with why and what does its work instead, in a migration it did not fail', () => {
+    const byId = Object.fromEntries(migrationView(record('migration-error'), { now }).steps.map((s) => [s.id, s]));
+    const declined = migrationView(record('migration-succeeded-switched'), { now }).steps.find((s) => s.id === 'restore-etcd-ahead');
+
+    expect(byId['pre-copy-snapshots']).toMatchObject({ marker: '✖', state: 'failed', detail: expect.stringMatching(/^SnapshotStoreUnavailable: .*; continuing without it: copy-snapshots copies everything/) });
+    expect(byId['restore-etcd-ahead']).toMatchObject({ marker: '↓', line: 'Restoring etcd ahead in the destination seed (not serving yet)', detail: expect.stringMatching(/^pre-copy-snapshots failed/) });
+    expect(declined).toMatchObject({ marker: '↓', detail: expect.stringMatching(/^the destination does not restore ahead/) });
+  });
+
   it('shows how often a resumed step ran', () => {
     const resumed = record('migration-error');
     resumed.steps = resumed.steps.map((s) => (s.id === 'restore-etcd' ? { ...s, attempts: 2 } : s));
@@ -61,8 +74,9 @@ describe('migrationView', () => {
     const lines = migrationTable(record('migration-error'), { now }).split('\n');
 
     expect(lines[3]).toMatch(/^STEP\s+STATE\s+ATTEMPTS\s+STARTED\s+DURATION\s+MESSAGE$/);
-    expect(lines.find((l) => l.startsWith('restore-etcd'))).toMatch(/^restore-etcd\s+failed\s+1\s+\S+\s+1\.0s\s+EtcdRestoreFailed/);
+    expect(lines.find((l) => l.startsWith('restore-etcd '))).toMatch(/^restore-etcd\s+failed\s+1\s+\S+\s+1\.0s\s+EtcdRestoreFailed/);
     expect(lines.find((l) => l.startsWith('finalize'))).toMatch(/^finalize\s+pending\s+0\s+-\s+-$/);
+    expect(lines.find((l) => l.startsWith('pre-copy-snapshots'))).toMatch(/^pre-copy-snapshots\s+failed\s+1\s+\S+\s+800ms\s+SnapshotStoreUnavailable/);
   });
 });
 

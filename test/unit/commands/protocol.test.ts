@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ZodError } from 'zod';
 import {
   COMMAND_FAILURE_NAMES,
   COMMAND_FAILURES,
@@ -61,6 +62,10 @@ describe('parseCommand', () => {
     ['a migrate without a state bucket', () => ({ ...example('migrate'), stateBucket: undefined }), 'stateBucket'],
     ['a check-owner notice with a task token (it is never answered)', () => ({ ...example('check-owner'), taskToken: 't' }), 'taskToken'],
     ['a check-owner notice of an unknown change', () => ({ ...example('check-owner'), change: 'moved' }), 'change'],
+    ['a restore ahead with a revision to expect (it restores what is there now)', () => ({ ...example('restore'), etcd: { bucket: 'gl-backup-aws-eu2', final: false, ahead: true, expectedLastRevision: 5 } }), 'etcd.ahead'],
+    ['a restore ahead of a final copy (it runs before the fence)', () => ({ ...example('restore'), etcd: { bucket: 'gl-backup-aws-eu2', final: true, ahead: true } }), 'etcd.ahead'],
+    ['a restore ahead that is not a boolean', () => ({ ...example('restore'), etcd: { bucket: 'gl-backup-aws-eu2', final: false, ahead: 'yes' } }), 'etcd.ahead'],
+    ['an unknown field in the etcd restore', () => ({ ...example('restore'), etcd: { bucket: 'gl-backup-aws-eu2', final: false, aheadOf: 3 } }), 'etcd'],
   ])('refuses %s', (_name, body, field) => {
     // Act
     const parse = () => parseCommand(body());
@@ -79,6 +84,16 @@ describe('parseCommand', () => {
     // Act / Assess
     expect(() => parseCommand(example('migrate'), { seed: 'aws-eu2' })).toThrow(/addressed to seed aws-eu1, not aws-eu2/);
     expect(parseCommand(example('migrate'), { seed: 'aws-eu1' }).seed).toBe('aws-eu1');
+  });
+
+  it('accepts a restore ahead: etcd only, of what the bucket holds now, not final', () => {
+    // Prepare
+    const { extensions: _x, ...restore } = example('restore');
+    const ahead = { ...restore, commandId: 'mig-1/restore-etcd-ahead', etcd: { bucket: 'gl-backup-aws-eu2', final: false, ahead: true } };
+
+    // Act / Assess
+    expect(parseCommand(JSON.stringify(ahead))).toEqual(ahead);
+    expect(parseCommand({ ...ahead, etcd: { ...ahead.etcd, ahead: false, final: true, expectedLastRevision: 7 } }).type).toBe('restore');
   });
 
   it('keeps any valid command through a JSON round trip', () => {
@@ -110,6 +125,28 @@ describe('answers', () => {
     expect(parseCommandSuccess('delete-control-plane', JSON.parse(JSON.stringify(output)))).toEqual(output);
     expect(() => parseCommandSuccess('migrate', output)).toThrow(InvalidCommandError);
     expect(() => commandSuccess(command, { deleted: 'yes' } as never, NOW)).toThrow();
+  });
+
+  it.each([
+    ['restored ahead and waiting', { restoredRevision: 90, snapshots: 3, final: false, ahead: true }],
+    ['declined: this runtime or shoot does not restore ahead', { restoredRevision: 0, snapshots: 0, final: false, ahead: false }],
+    ['the normal restore, caught up from a restore ahead', { restoredRevision: 101, snapshots: 4, final: true, aheadRevision: 90 }],
+    ['the normal restore, in full (as before the pre-copy)', { restoredRevision: 101, snapshots: 4, final: true }],
+  ])('a restore success may say it was %s', (_name, etcd) => {
+    // Act
+    const output = commandSuccess(example('restore'), { etcd }, NOW);
+
+    // Assess
+    expect(parseCommandSuccess('restore', JSON.parse(JSON.stringify(output))).result.etcd).toEqual(etcd);
+  });
+
+  it.each([
+    ['an unknown field', { restoredRevision: 1, snapshots: 1, final: true, caughtUp: true }],
+    ['an ahead revision that is not a revision', { restoredRevision: 1, snapshots: 1, final: true, aheadRevision: -1 }],
+    ['an ahead that is not a boolean', { restoredRevision: 1, snapshots: 1, final: false, ahead: 'yes' }],
+  ])('a restore success with %s is refused', (_name, etcd) => {
+    const output = { ...commandSuccess(example('restore'), { etcd: { restoredRevision: 1, snapshots: 1, final: true } }, NOW), result: { etcd } };
+    expect(() => parseCommandSuccess('restore', output)).toThrow(ZodError);
   });
 
   it('a migrate success carries the packed ShootState', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentControls } from '../../harness/agent/controls.js';
+import { AgentControls, controlledKind } from '../../harness/agent/controls.js';
 
 describe('AgentControls', () => {
   it.each([
@@ -23,6 +23,25 @@ describe('AgentControls', () => {
 
     // Assess
     expect(kinds).toEqual(decisions);
+  });
+
+  it.each([
+    { name: 'failOn restore: the normal restores, not the restore ahead', setup: (c: AgentControls) => c.failOn('restore', 'EtcdRestoreFailed'), decisions: ['run', 'fail', 'fail'] },
+    { name: 'failOn restore-ahead: the restore ahead only', setup: (c: AgentControls) => c.failOn('restore-ahead', 'RuntimeUnavailable'), decisions: ['fail', 'run', 'run'] },
+    { name: 'silenceAfter restore-ahead', setup: (c: AgentControls) => c.silenceAfter('restore-ahead'), decisions: ['run', 'ignore', 'ignore'] },
+  ])('$name', ({ setup, decisions }) => {
+    // Prepare: the destination's commands of one migration with a pre-copy.
+    const controls = new AgentControls();
+    setup(controls);
+    const commands = [
+      { type: 'restore' as const, commandId: 'm/restore-etcd-ahead', etcd: { ahead: true } },
+      { type: 'restore' as const, commandId: 'm/restore-etcd', etcd: {} },
+      { type: 'restore' as const, commandId: 'm/restore-extensions' },
+    ];
+
+    // Act / Assess
+    expect(commands.map((c) => controls.decide(c).kind)).toEqual(decisions);
+    expect(controlledKind(commands[0]!)).toBe('restore-ahead');
   });
 
   it('still answers a redelivery of the command it went silent after', () => {

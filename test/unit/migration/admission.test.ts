@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AdmissionError, ConflictError } from '../../../core/errors.js';
-import { admitMigration, failStep, setPath, startStep, type AdmitMigrationInput } from '../../../core/migration/index.js';
+import { admitMigration, failStep, startStep, type AdmitMigrationInput } from '../../../core/migration/index.js';
 import { ha } from '../scheduling/fixtures.js';
-import { aBackedSeed, aRecord, aScheduledShoot, NOW } from './builders.js';
+import { aBackedSeed, aRecord, aScheduledShoot, NOW, onPath } from './builders.js';
 
 const source = aBackedSeed({ name: 'source' });
 const destination = aBackedSeed({ name: 'destination' });
@@ -27,7 +27,7 @@ function creating(state: 'Processing' | 'Pending' | 'Error' | 'Succeeded' | 'Fai
   };
 }
 const failed = (() => {
-  let r = setPath(aRecord(), { path: 'bad', reason: 'test', now: NOW });
+  let r = onPath(aRecord(), 'bad');
   r = startStep(r, { step: 'set-owner-destination', now: NOW });
   return failStep(r, { step: 'set-owner-destination', now: NOW, message: 'Route 53 throttled' });
 })();

@@ -1,4 +1,4 @@
-import { newMigrationRecord, type MigrationMode, type MigrationRecord } from '../../../core/migration/index.js';
+import { completeStep, newMigrationRecord, PREPARE_STEPS, resumePoint, setPath, startStep, type MigrationMode, type MigrationPath, type MigrationRecord } from '../../../core/migration/index.js';
 import type { Seed, Shoot, ShootSpec } from '../../../core/model/index.js';
 import { aSeed, aShoot, type SeedFixture } from '../scheduling/fixtures.js';
 
@@ -29,4 +29,19 @@ export function aRecord(options: { mode?: MigrationMode; hibernated?: boolean; f
     mode: options.mode ?? 'auto',
     now: NOW,
   });
+}
+
+/** The pre-copy as the state machine runs it right after choose-path, where it is not skipped: each step done. */
+export function preCopied(record: MigrationRecord, now = NOW): MigrationRecord {
+  let r = record;
+  for (const step of PREPARE_STEPS) {
+    if (resumePoint(r) !== step) continue;
+    r = completeStep(startStep(r, { step, now }), { step, now });
+  }
+  return r;
+}
+
+/** choose-path decided `path`, and the pre-copy that follows it is done: the record where the path's own steps begin. */
+export function onPath(record: MigrationRecord, path: MigrationPath, now = NOW): MigrationRecord {
+  return preCopied(setPath(record, { path, reason: 'test', now }), now);
 }

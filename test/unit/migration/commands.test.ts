@@ -8,6 +8,7 @@ describe('commandForStep', () => {
   it.each([
     ['migrate-extensions', 'migrate', 'source'],
     ['delete-source-control-plane', 'delete-control-plane', 'source'],
+    ['restore-etcd-ahead', 'restore', 'destination'],
     ['restore-etcd', 'restore', 'destination'],
     ['restore-extensions', 'restore', 'destination'],
   ] as const)('%s sends a valid %s command to the %s seed, with the same id on every retry', async (step, type, seed) => {
@@ -39,6 +40,21 @@ describe('commandForStep', () => {
   it('restores the etcd of a shoot without failure tolerance as one etcd: no control plane spec', () => {
     const command = commandForStep({ record: aRecord(), step: 'restore-etcd', now: NOW, stateBucket: 'gl-state', etcd: { final: true } });
     expect(command.type === 'restore' && command.controlPlane).toBeUndefined();
+  });
+
+  it('restores ahead from what the destination bucket holds now: no revision to expect, not final, whatever the copy said', () => {
+    // Act
+    const ahead = commandForStep({ record: aRecord(), step: 'restore-etcd-ahead', now: NOW, stateBucket: 'gl-state', etcd: { final: true, expectedLastRevision: 42 } });
+    const ha = commandForStep({ record: aRecord({ failureTolerance: 'zone' }), step: 'restore-etcd-ahead', now: NOW, stateBucket: 'gl-state' });
+    const normal = commandForStep({ record: aRecord(), step: 'restore-etcd', now: NOW, stateBucket: 'gl-state', etcd: { final: true, expectedLastRevision: 42 } });
+
+    // Assess
+    expect(ahead).toMatchObject({ type: 'restore', seed: 'destination', commandId: 'mig-1/restore-etcd-ahead', hibernated: false, etcd: { bucket: 'gl-backup-destination', final: false, ahead: true } });
+    expect(ahead.type === 'restore' && ahead.etcd).toEqual({ bucket: 'gl-backup-destination', final: false, ahead: true });
+    expect(ahead.type === 'restore' && ahead.extensions).toBeUndefined();
+    // An HA shoot's destination learns what it would restore, to decline a restore ahead it does not do.
+    expect(ha).toMatchObject({ controlPlane: { failureTolerance: 'zone' }, etcd: { ahead: true } });
+    expect(normal.type === 'restore' && normal.etcd).toEqual({ bucket: 'gl-backup-destination', final: true, expectedLastRevision: 42 });
   });
 
   it('a restore of extensions needs the ShootState', () => {

@@ -3,12 +3,14 @@ import {
   acquireLock,
   admissionLock,
   completeStep,
+  continueWithoutStep,
   failStep,
   GOOD_PATH_STEPS,
   holdsLock,
   migrationLastOperation,
   migrationProgress,
   MigrationTransitionError,
+  PREPARE_STEPS,
   resumeLock,
   resumeMigration,
   resumePoint,
@@ -16,10 +18,11 @@ import {
   skipGuards,
   startStep,
   switchToBadPath,
+  withCurrentSteps,
   type MigrationRecord,
   type MigrationStepId,
 } from '../../../core/migration/index.js';
-import { aRecord, at, NOW } from './builders.js';
+import { aRecord, at, NOW, onPath } from './builders.js';
 
 /** Runs steps from the resume point until `stop` (exclusive) or the end; each takes one second. */
 function runUntil(record: MigrationRecord, stop?: MigrationStepId, clock = { t: 1 }): MigrationRecord {
@@ -57,26 +60,31 @@ describe('a migration record', () => {
 
     // Act
     const first = resumePoint(record);
+    const atEntry = runUntil(record, 'set-owner-destination');
     const done = runUntil(record);
 
-    // Assess
-    expect(first).toBe('set-owner-destination');
+    // Assess: the pre-copy runs on the bad path too, before its entry.
+    expect(first).toBe('pre-copy-snapshots');
+    expect(resumePoint(atEntry)).toBe('set-owner-destination');
+    expect(states(atEntry)).toMatchObject({ 'pre-copy-snapshots': 'succeeded', 'restore-etcd-ahead': 'succeeded' });
     expect(done.state).toBe('Succeeded');
     for (const id of GOOD_PATH_STEPS) expect(done.steps.find((s) => s.id === id)).toMatchObject({ state: 'skipped', message: 'bad path: the source is not used' });
     expect(done.shootState).toEqual({ source: 'last-persisted' });
   });
 
-  it('skips the final-snapshot wait of a hibernated shoot, and only that', () => {
+  it('skips the pre-copy and the final-snapshot wait of a hibernated shoot, and only those', () => {
     // Prepare
     const record = setPath(aRecord({ hibernated: true }), { path: 'good', reason: 'fresh', now: NOW });
 
     // Act
+    const first = resumePoint(record);
     const done = runUntil(record);
 
-    // Assess
-    expect(skipGuards(record)).toEqual({ badPath: false, noFinalSnapshot: true });
-    expect(Object.entries(states(done)).filter(([, s]) => s === 'skipped').map(([id]) => id)).toEqual(['wait-final-snapshot']);
-    expect(done.steps.find((s) => s.id === 'wait-final-snapshot')?.message).toMatch(/hibernated/);
+    // Assess: no etcd runs, so nothing to pre-copy ahead of a fence (GEP-17).
+    expect(first).toBe('migrate-extensions');
+    expect(skipGuards(record)).toEqual({ badPath: false, noFinalSnapshot: true, hibernated: true });
+    expect(Object.entries(states(done)).filter(([, s]) => s === 'skipped').map(([id]) => id)).toEqual(['pre-copy-snapshots', 'restore-etcd-ahead', 'wait-final-snapshot']);
+    for (const id of ['pre-copy-snapshots', 'restore-etcd-ahead', 'wait-final-snapshot']) expect(done.steps.find((s) => s.id === id)?.message).toMatch(/^hibernated: /);
   });
 
   it.each([
@@ -138,7 +146,7 @@ describe('a migration record', () => {
 
   it('is idempotent for retried Lambdas and strict about order', () => {
     // Prepare
-    const record = setPath(aRecord(), { path: 'good', reason: 'fresh', now: NOW });
+    const record = onPath(aRecord(), 'good');
     const started = startStep(record, { step: 'migrate-extensions', now: at(1) });
     const completed = completeStep(started, { step: 'migrate-extensions', now: at(2) });
 
@@ -147,6 +155,7 @@ describe('a migration record', () => {
     expect(completeStep(completed, { step: 'migrate-extensions', now: at(3) })).toBe(completed);
     expect(startStep(completed, { step: 'migrate-extensions', now: at(3) })).toBe(completed);
     expect(setPath(record, { path: 'good', reason: 'again', now: at(3) })).toBe(record);
+    expect(() => startStep(setPath(aRecord(), { path: 'good', reason: 'fresh', now: NOW }), { step: 'migrate-extensions', now: at(3) })).toThrow(/the flow is at pre-copy-snapshots/);
     expect(() => setPath(record, { path: 'bad', reason: 'changed my mind', now: at(3) })).toThrow(MigrationTransitionError);
     expect(() => startStep(record, { step: 'copy-snapshots', now: at(3) })).toThrow(/the flow is at persist-shootstate|the flow is at migrate-extensions/);
     expect(() => completeStep(record, { step: 'copy-snapshots', now: at(3) })).toThrow(/not running/);
@@ -155,7 +164,7 @@ describe('a migration record', () => {
 
   it('reports Migrate with rising progress on the good path, Restore from set-owner-destination', () => {
     // Prepare
-    const record = setPath(aRecord(), { path: 'good', reason: 'fresh', now: NOW });
+    const record = onPath(aRecord(), 'good');
     const atOwner = startStep(runUntil(record, 'set-owner-destination'), { step: 'set-owner-destination', now: at(50) });
 
     // Act
@@ -163,9 +172,108 @@ describe('a migration record', () => {
     const late = migrationLastOperation(atOwner, at(50));
 
     // Assess
-    expect(early).toMatchObject({ type: 'Migrate', state: 'Processing', progress: 4 });
+    // admit 2 + choose 2 + pre-copy 10 + restore ahead 8
+    expect(early).toMatchObject({ type: 'Migrate', state: 'Processing', progress: 22 });
     expect(early.description).toContain('Migrating the extensions');
-    expect(late).toMatchObject({ type: 'Restore', state: 'Processing', progress: 49 });
+    expect(late).toMatchObject({ type: 'Restore', state: 'Processing', progress: 67 });
+  });
+});
+
+describe('the pre-copy never fails a migration', () => {
+  const fresh = (path: 'good' | 'bad' = 'good') => setPath(aRecord(), { path, reason: 'fresh', now: NOW });
+  const byId = (r: MigrationRecord, id: MigrationStepId) => r.steps.find((s) => s.id === id)!;
+
+  it.each(['good', 'bad'] as const)('%s path: a failed pre-copy is recorded, the restore ahead skipped, and the path goes on where it would have begun', (path) => {
+    // Prepare
+    const started = startStep(fresh(path), { step: 'pre-copy-snapshots', now: at(1) });
+
+    // Act
+    const failed = continueWithoutStep(started, { step: 'pre-copy-snapshots', now: at(2), outcome: 'failed', reason: 'EmptySource: no full snapshot in gl-backup-source' });
+    const done = runUntil(failed, undefined, { t: 3 });
+
+    // Assess
+    expect(failed.state).toBe('Running');
+    expect(failed.error).toBeUndefined();
+    expect(byId(failed, 'pre-copy-snapshots')).toMatchObject({
+      state: 'failed', endedAt: at(2).toISOString(),
+      message: 'EmptySource: no full snapshot in gl-backup-source; continuing without it: copy-snapshots copies everything after the owner change, and restore-etcd restores etcd in full',
+    });
+    expect(byId(failed, 'restore-etcd-ahead')).toMatchObject({ state: 'skipped', message: 'pre-copy-snapshots failed: nothing to build on; restore-etcd restores etcd in full after the owner change' });
+    expect(resumePoint(failed)).toBe(path === 'good' ? 'migrate-extensions' : 'set-owner-destination');
+    // Settled like done steps: admit, choose, both pre-copy steps (and on the bad path, the good path's 45).
+    expect(migrationProgress(failed)).toBe(path === 'good' ? 22 : 67);
+    expect(done.state).toBe('Succeeded');
+    expect(byId(done, 'pre-copy-snapshots').state).toBe('failed');
+    expect(byId(done, 'copy-snapshots').attempts).toBe(1);
+  });
+
+  it('a restore ahead that failed or was declined leaves restore-etcd to do all of it', () => {
+    // Prepare
+    let record = fresh();
+    record = completeStep(startStep(record, { step: 'pre-copy-snapshots', now: at(1) }), { step: 'pre-copy-snapshots', now: at(2) });
+    const running = startStep(record, { step: 'restore-etcd-ahead', now: at(3) });
+
+    // Act
+    const failed = continueWithoutStep(running, { step: 'restore-etcd-ahead', now: at(33), outcome: 'failed', reason: 'States.HeartbeatTimeout: the seed did not answer in time' });
+    const declined = continueWithoutStep(running, { step: 'restore-etcd-ahead', now: at(4), outcome: 'skipped', reason: 'the destination does not restore ahead' });
+
+    // Assess
+    expect(byId(failed, 'restore-etcd-ahead')).toMatchObject({ state: 'failed', message: 'States.HeartbeatTimeout: the seed did not answer in time; continuing without it: restore-etcd restores etcd in full after the owner change' });
+    expect(byId(declined, 'restore-etcd-ahead')).toMatchObject({ state: 'skipped', message: 'the destination does not restore ahead' });
+    expect(byId(failed, 'pre-copy-snapshots').state).toBe('succeeded');
+    for (const r of [failed, declined]) {
+      expect(resumePoint(r)).toBe('migrate-extensions');
+      expect(runUntil(r, undefined, { t: 40 }).state).toBe('Succeeded');
+    }
+  });
+
+  it('ends a pre-copy step that failed before it started, only where the flow is, once, and never a step that must not fail', () => {
+    // Prepare
+    const record = fresh();
+    const failed = continueWithoutStep(record, { step: 'pre-copy-snapshots', now: at(1), outcome: 'failed', reason: 'NotFound: no backup bucket' });
+
+    // Act / Assess
+    expect(byId(failed, 'pre-copy-snapshots')).toMatchObject({ state: 'failed', attempts: 0 });
+    expect(continueWithoutStep(failed, { step: 'pre-copy-snapshots', now: at(2), outcome: 'failed', reason: 'again' })).toBe(failed);
+    expect(() => continueWithoutStep(record, { step: 'restore-etcd-ahead', now: at(1), outcome: 'failed', reason: 'x' })).toThrow(/the flow is at pre-copy-snapshots/);
+    expect(() => continueWithoutStep(failed, { step: 'restore-etcd-ahead', now: at(1), outcome: 'failed', reason: 'x' })).toThrow(/it is skipped/);
+    expect(() => continueWithoutStep(startStep(onPath(aRecord(), 'good'), { step: 'migrate-extensions', now: at(1) }), { step: 'migrate-extensions', now: at(2), outcome: 'failed', reason: 'x' })).toThrow(/not best effort/);
+    const succeeded = completeStep(startStep(record, { step: 'pre-copy-snapshots', now: at(1) }), { step: 'pre-copy-snapshots', now: at(2) });
+    expect(() => continueWithoutStep(succeeded, { step: 'pre-copy-snapshots', now: at(3), outcome: 'failed', reason: 'x' })).toThrow(/it is succeeded/);
+  });
+
+  it('a resume never goes back to a pre-copy that failed, whether the flow went on or the garden failed recording it', () => {
+    // Prepare: one migration went on without its pre-copy and failed later; in another, recording the pre-copy's failure failed.
+    let wentOn = continueWithoutStep(startStep(fresh(), { step: 'pre-copy-snapshots', now: at(1) }), { step: 'pre-copy-snapshots', now: at(2), outcome: 'failed', reason: 'EmptySource' });
+    wentOn = runUntil(wentOn, 'restore-etcd', { t: 3 });
+    wentOn = failStep(startStep(wentOn, { step: 'restore-etcd', now: at(50) }), { step: 'restore-etcd', now: at(51), message: 'EtcdRestoreFailed' });
+    const unrecorded = failStep(startStep(fresh(), { step: 'pre-copy-snapshots', now: at(1) }), { step: 'pre-copy-snapshots', now: at(2), message: 'DynamoDB unavailable' });
+
+    // Act
+    const resumedAfter = resumeMigration(wentOn, { now: at(60) });
+    const resumedAt = resumeMigration(unrecorded, { now: at(60) });
+
+    // Assess
+    expect(resumePoint(resumedAfter)).toBe('restore-etcd');
+    expect(byId(resumedAfter, 'pre-copy-snapshots').state).toBe('failed');
+    expect(resumePoint(resumedAt)).toBe('migrate-extensions');
+    expect(byId(resumedAt, 'restore-etcd-ahead')).toMatchObject({ state: 'skipped', message: expect.stringMatching(/^pre-copy-snapshots failed/) });
+    expect(runUntil(resumedAt, undefined, { t: 70 }).state).toBe('Succeeded');
+  });
+
+  it('gives a record admitted before the pre-copy existed its steps as skipped, and changes nothing else', () => {
+    // Prepare: a record as stored before this version, in the middle of its good path.
+    const current = runUntil(onPath(aRecord(), 'good'), 'delete-owner-record');
+    const old: MigrationRecord = { ...current, steps: current.steps.filter((s) => !PREPARE_STEPS.includes(s.id)) };
+
+    // Act
+    const upgraded = withCurrentSteps(old);
+
+    // Assess
+    expect(upgraded.steps.map((s) => s.id)).toEqual(current.steps.map((s) => s.id));
+    for (const id of PREPARE_STEPS) expect(byId(upgraded, id)).toMatchObject({ state: 'skipped', attempts: 0, message: 'not part of the flow when this migration was admitted' });
+    expect(resumePoint(upgraded)).toBe('delete-owner-record');
+    expect(withCurrentSteps(current)).toBe(current);
   });
 });
 

@@ -13,6 +13,7 @@ import { MigrationJournal, type MigrationRef } from '../../../core/migration/jou
 import { MigrationAdmission, type MigrationExecutionInput } from '../../../core/migration/migration-admission.js';
 import { OwnerSteps } from '../../../core/migration/owner-steps.js';
 import { PathSteps } from '../../../core/migration/path-steps.js';
+import { PreCopySteps } from '../../../core/migration/pre-copy-steps.js';
 import { SeedAnswers, SeedCommands } from '../../../core/migration/seed-steps.js';
 import { MemoryMigrationStore } from '../../../core/migration/store.js';
 import { InMemoryOwnerRecords } from '../../../core/ownership/memory-owner-records.js';
@@ -87,6 +88,7 @@ async function world(options: { failStart?: boolean; ownershipTimings?: Partial<
     }),
     finalSnapshot: new FinalSnapshotWait({ journal, snapshots: (bucket) => buckets.get(bucket) ?? new InMemorySnapshotStore(), waitFinalSnapshotMs: 60_000 }),
     copy: new CopySteps({ journal }),
+    preCopy: new PreCopySteps(journal),
     apiRecord: new ApiRecordSteps({ journal, writer: new ApiRecordWriter({ records: apiRecords, settings: { externalDomain: 'shoots.gardenless.test', ttlSeconds: 30 }, events: journal.events }) }),
     finalize: new FinalizeSteps(journal),
   };
@@ -103,6 +105,19 @@ async function migrateAnswer(w: Awaited<ReturnType<typeof world>>, ref: Migratio
   }, w.clock.now());
 }
 
+/**
+ * The pre-copy as the state machine runs it after choose-path: the copy's summary recorded, then the
+ * destination's answer to the restore ahead (restored ahead, or declined). Returns the ahead command.
+ */
+async function preCopy(w: Awaited<ReturnType<typeof world>>, ref: MigrationRef, options: { ahead?: boolean } = {}) {
+  await w.preCopy.beginPreCopy(ref);
+  await w.preCopy.completePreCopy(ref, { copied: 3, skipped: 0, bytes: 512_000_000, lastRevision: 90 });
+  const { command } = await w.seedCommands.beginCommand(ref, 'restore-etcd-ahead');
+  const ahead = options.ahead ?? true;
+  await w.seedAnswers.completeCommand(ref, 'restore-etcd-ahead', commandSuccess(command as never, { etcd: { restoredRevision: ahead ? 90 : 0, snapshots: ahead ? 3 : 0, final: false, ahead } } as never, w.clock.now()));
+  return command;
+}
+
 async function answer(w: Awaited<ReturnType<typeof world>>, ref: MigrationRef, step: 'delete-source-control-plane' | 'restore-etcd' | 'restore-extensions') {
   const { command } = await w.seedCommands.beginCommand(ref, step);
   const result = command.type === 'delete-control-plane' ? { deleted: true, extensionsDropped: 1 } : step === 'restore-etcd' ? { etcd: { restoredRevision: 101, snapshots: 2, final: true } } : { extensions: [] };
@@ -116,6 +131,7 @@ describe('owner-change notices', () => {
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
     const ref = w.started[0]!.ref;
     await w.paths.choosePath(ref);
+    await preCopy(w, ref);
     await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
 
     // Act
@@ -142,6 +158,7 @@ describe('owner-change notices', () => {
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
     const ref = w.started[0]!.ref;
     await w.paths.choosePath(ref);
+    await preCopy(w, ref);
     await w.ownerSteps.setOwnerDestination(ref);
     const dstIdentity = (await w.garden.getSeed('dst'))!.status.identity;
     expect(w.notices.map((n) => [n.command.change, n.command.seed, n.recordThen])).toEqual([['set', 'src', dstIdentity]]);
@@ -152,9 +169,85 @@ describe('owner-change notices', () => {
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
     const ref = w.started[0]!.ref;
     await w.paths.choosePath(ref);
+    await preCopy(w, ref);
     const set = await w.ownerSteps.setOwnerDestination(ref);
     expect(set.notice).toEqual({ sent: false, reason: 'sending failed: queue unavailable' });
     expect((await w.owners.get(RECORD))?.value).toBe((await w.garden.getSeed('dst'))!.status.identity);
+  });
+});
+
+describe('the pre-copy', () => {
+  const stepIn = async (w: Awaited<ReturnType<typeof world>>, id: string) => (await w.admission.get('dev', 'api1')).steps.find((s) => s.id === id);
+
+  it('a copy that fails is recorded with its reason, the restore ahead skipped, and the good path goes on', async () => {
+    // Prepare
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await w.preCopy.beginPreCopy(ref);
+
+    // Act: what the state machine's PreCopyFailed state passes on from the copy child's failure.
+    const gaveUp = await w.preCopy.continueWithout(ref, { Error: 'EmptySource', Cause: JSON.stringify({ errorMessage: 'source bucket gl-backup-src holds no snapshot' }) });
+    const again = await w.preCopy.continueWithout(ref, { Error: 'EmptySource' });
+
+    // Assess
+    expect(gaveUp).toEqual({ step: 'pre-copy-snapshots', message: expect.stringMatching(/^EmptySource: source bucket gl-backup-src holds no snapshot; continuing without it: copy-snapshots copies everything/) });
+    expect(again).toEqual({ step: null, message: null });
+    expect(await stepIn(w, 'restore-etcd-ahead')).toMatchObject({ state: 'skipped' });
+    expect((await w.admission.get('dev', 'api1')).state).toBe('Running');
+    expect((await w.paths.choosePath(ref)).preCopyFrom).toBe('none');
+    await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
+    expect((await w.admission.get('dev', 'api1')).preCopy).toBeUndefined();
+    expect(w.events).toEqual(['MigrationStarted']);
+  });
+
+  it('a destination that never answers the restore ahead costs the step its heartbeat bound, and the flow goes on', async () => {
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await w.preCopy.beginPreCopy(ref);
+    await w.preCopy.completePreCopy(ref, { copied: 1, skipped: 2, bytes: 1_500_000, lastRevision: 40 });
+    await w.seedCommands.beginCommand(ref, 'restore-etcd-ahead');
+
+    await w.preCopy.continueWithout(ref, { Error: 'States.HeartbeatTimeout', Cause: '' });
+
+    expect(await stepIn(w, 'pre-copy-snapshots')).toMatchObject({ state: 'succeeded', message: 'pre-copied 1 objects, 1.5 MB, up to revision 40 (2 intact there already)' });
+    expect(await stepIn(w, 'restore-etcd-ahead')).toMatchObject({ state: 'failed', message: 'States.HeartbeatTimeout; continuing without it: restore-etcd restores etcd in full after the owner change' });
+    expect((await w.admission.get('dev', 'api1')).preCopy).toEqual({ copied: 1, skipped: 2, bytes: 1_500_000, lastRevision: 40 });
+    expect((await w.ownerSteps.setOwnerDestination(ref)).ownerChangedAt).toBeGreaterThan(0);
+  });
+
+  it('a destination that does not restore ahead declines, the step is skipped, and restore-etcd does all of it', async () => {
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await preCopy(w, ref, { ahead: false });
+    await w.ownerSteps.setOwnerDestination(ref);
+    await w.copy.beginCopy(ref);
+    await w.copy.completeCopy(ref, { copied: 1, skipped: 3, bytes: 1, finalFound: true, lastRevision: 101 });
+    await answer(w, ref, 'restore-etcd');
+
+    expect(await stepIn(w, 'restore-etcd-ahead')).toMatchObject({ state: 'skipped', message: expect.stringMatching(/^the destination does not restore ahead/) });
+    expect(await stepIn(w, 'restore-etcd')).toMatchObject({ state: 'succeeded', message: 'etcd restored to revision 101 from 2 snapshots (final)' });
+    expect((await w.admission.get('dev', 'api1')).preCopy?.aheadRevision).toBeUndefined();
+  });
+
+  it('tells the state machine where the pre-copy resumes: from the restore ahead once the copy is done, nowhere for a hibernated shoot', async () => {
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
+    const ref = w.started[0]!.ref;
+    expect((await w.paths.choosePath(ref)).preCopyFrom).toBe('pre-copy-snapshots');
+    await w.preCopy.beginPreCopy(ref);
+    await w.preCopy.completePreCopy(ref, { copied: 3, skipped: 0, bytes: 3, lastRevision: 9 });
+    expect((await w.paths.choosePath(ref)).preCopyFrom).toBe('restore-etcd-ahead');
+
+    const h = await world();
+    await h.gardenService.putShoot('dev', 'api1', { ...(await h.garden.getShoot('dev', 'api1'))!, spec: { ...(await h.garden.getShoot('dev', 'api1'))!.spec, hibernation: { enabled: true } } });
+    await h.admission.start('dev', 'api1', { destinationSeed: 'dst' });
+    expect(await h.paths.choosePath(h.started[0]!.ref)).toMatchObject({ hibernated: true, preCopyFrom: 'none' });
   });
 });
 
@@ -167,7 +260,8 @@ describe('the migration roles on one migration record', () => {
     expect(started).toMatchObject({ resumed: false, destinationSeed: 'dst', resumeFrom: 'choose-path' });
 
     // Act
-    expect((await w.paths.choosePath(ref)).path).toBe('good');
+    expect(await w.paths.choosePath(ref)).toEqual({ path: 'good', hibernated: false, preCopyFrom: 'pre-copy-snapshots' });
+    const ahead = await preCopy(w, ref);
     await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
     await w.ownerSteps.deleteOwnerRecord(ref);
     expect(await w.owners.get(RECORD)).toBeUndefined();
@@ -180,7 +274,7 @@ describe('the migration roles on one migration record', () => {
     await w.copy.beginCopy(ref);
     await w.copy.completeCopy(ref, { copied: 1, skipped: 0, bytes: 1, finalFound: true, lastRevision: 101 });
     const { command: restore } = await w.seedCommands.beginCommand(ref, 'restore-etcd');
-    await w.seedAnswers.completeCommand(ref, 'restore-etcd', commandSuccess(restore as never, { etcd: { restoredRevision: 101, snapshots: 1, final: true } } as never, w.clock.now()));
+    await w.seedAnswers.completeCommand(ref, 'restore-etcd', commandSuccess(restore as never, { etcd: { restoredRevision: 101, snapshots: 1, final: true, aheadRevision: 90 } } as never, w.clock.now()));
     await answer(w, ref, 'restore-extensions');
     // The destination restored but has not reported serving: the API record stays on the source.
     await expect(w.apiRecord.switchApiRecord(ref)).rejects.toBeInstanceOf(DestinationNotServingError);
@@ -199,6 +293,14 @@ describe('the migration roles on one migration record', () => {
     expect(m.state).toBe('Succeeded');
     expect(m.progress).toBe(100);
     expect(restore).toMatchObject({ type: 'restore', etcd: { bucket: 'gl-backup-dst', final: true, expectedLastRevision: 101 } });
+    expect(restore.type === 'restore' && restore.etcd?.ahead).toBeUndefined();
+    // The pre-copy: the restore ahead went to the destination under its own command id, beating often, and each step says what it did.
+    expect(ahead).toMatchObject({ type: 'restore', seed: 'dst', commandId: `${ref.migrationId}/restore-etcd-ahead`, heartbeatSeconds: 10, etcd: { bucket: 'gl-backup-dst', final: false, ahead: true } });
+    const message = (id: string) => m.steps.find((st) => st.id === id)?.message;
+    expect(message('pre-copy-snapshots')).toBe('pre-copied 3 objects, 512 MB, up to revision 90');
+    expect(message('restore-etcd-ahead')).toBe('etcd restored ahead to revision 90 from 3 snapshots (not serving)');
+    expect(message('restore-etcd')).toBe('etcd restored to revision 101 from 1 snapshots (final), caught up from the restore ahead at revision 90');
+    expect(m.preCopy).toEqual({ copied: 3, skipped: 0, bytes: 512_000_000, lastRevision: 90, aheadRevision: 90 });
     expect((await w.owners.get(RECORD))?.value).toBe((await w.garden.getSeed('dst'))!.status.identity);
     const shoot = await w.garden.getShoot('dev', 'api1');
     expect(shoot?.status.seedName).toBe('dst');
@@ -239,6 +341,7 @@ describe('the migration roles on one migration record', () => {
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'good' });
     const ref = w.started[0]!.ref;
     await w.paths.choosePath(ref);
+    await preCopy(w, ref);
     await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
     await w.ownerSteps.deleteOwnerRecord(ref);
     await w.finalSnapshot.waitFinalSnapshot(ref);
@@ -255,6 +358,7 @@ describe('the migration roles on one migration record', () => {
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
     const ref = w.started[0]!.ref;
     await w.paths.choosePath(ref);
+    await preCopy(w, ref);
     await w.ownerSteps.setOwnerDestination(ref);
     await w.copy.beginCopy(ref);
     await w.finalize.fail(ref, { Error: 'EmptySource', Cause: JSON.stringify({ errorMessage: 'no full snapshot in gl-backup-src' }) });
@@ -275,6 +379,7 @@ describe('the migration roles on one migration record', () => {
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
     const ref = w.started[0]!.ref;
     await w.paths.choosePath(ref);
+    await preCopy(w, ref);
     // The switch may not run before the restore: the flow is elsewhere.
     await expect(w.apiRecord.switchApiRecord(ref)).rejects.toMatchObject({ name: 'MigrationTransitionError' });
     await w.ownerSteps.setOwnerDestination(ref);
@@ -310,6 +415,7 @@ describe('the migration roles on one migration record', () => {
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
     const ref = w.started[0]!.ref;
     await w.paths.choosePath(ref);
+    await preCopy(w, ref);
     await w.ownerSteps.setOwnerDestination(ref);
     await w.copy.beginCopy(ref);
     await w.copy.completeCopy(ref, { copied: 1, skipped: 0, bytes: 1, finalFound: false, lastRevision: 7 });
@@ -333,7 +439,7 @@ describe('the migration roles on one migration record', () => {
     expect(preview).toMatchObject({ dryRun: true, sourceSeed: 'src', destinationSeed: 'dst', resumed: false, resumeFrom: 'choose-path', mode: 'auto', path: 'good' });
     expect(preview.pathReason).toMatch(/younger than 3 intervals/);
     expect(preview.steps.map((s) => s.id)).toEqual([
-      'migrate-extensions', 'persist-shootstate', 'delete-owner-record', 'wait-final-snapshot', 'delete-source-control-plane',
+      'pre-copy-snapshots', 'restore-etcd-ahead', 'migrate-extensions', 'persist-shootstate', 'delete-owner-record', 'wait-final-snapshot', 'delete-source-control-plane',
       'set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'switch-api-record', 'finalize',
     ]);
     expect(preview.fenceBoundMs).toBe(fenceBound());
@@ -343,14 +449,14 @@ describe('the migration roles on one migration record', () => {
     expect((await w.garden.getShoot('dev', 'api1'))?.status.migration).toBeUndefined();
   });
 
-  it('previews the bad path from set-owner-destination, for mode bad and for a silent source, with the deployment\'s fence bound', async () => {
+  it('previews the bad path from the pre-copy to set-owner-destination, for mode bad and for a silent source, with the deployment\'s fence bound', async () => {
     const w = await world({ ownershipTimings: { ownerCheckInterval: 500, unknownGrace: 5_000 } });
     const bad = await w.admission.preview('dev', 'api1', { mode: 'bad' });
     w.clock.advance(31_000);
     await w.gardenService.heartbeat('dst', READY);
     const silent = await w.admission.preview('dev', 'api1', {});
 
-    const restore = ['set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'switch-api-record', 'finalize'];
+    const restore = ['pre-copy-snapshots', 'restore-etcd-ahead', 'set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'switch-api-record', 'finalize'];
     expect(bad).toMatchObject({ path: 'bad', pathReason: 'mode bad requested', mode: 'bad' });
     expect(bad.steps.map((s) => s.id)).toEqual(restore);
     expect(silent).toMatchObject({ path: 'bad', mode: 'auto' });
@@ -367,6 +473,7 @@ describe('the migration roles on one migration record', () => {
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
     const ref = w.started[0]!.ref;
     await w.paths.choosePath(ref);
+    await preCopy(w, ref);
     await w.ownerSteps.setOwnerDestination(ref);
     await w.copy.beginCopy(ref);
     const busy = await rejection(w.admission.start('dev', 'api1', {}));

@@ -7,6 +7,7 @@ import { SourceLeaseExpiredError } from '../../../core/migration/errors.js';
 import { MigrationJournal } from '../../../core/migration/journal.js';
 import { MigrationAdmission, type MigrationExecutionInput } from '../../../core/migration/migration-admission.js';
 import { PathSteps } from '../../../core/migration/path-steps.js';
+import { PreCopySteps } from '../../../core/migration/pre-copy-steps.js';
 import { SeedAnswers, SeedCommands } from '../../../core/migration/seed-steps.js';
 import { MemorySourceWaitIndex, SourceLeaseSwitch, type TaskTokens } from '../../../core/migration/source-waits.js';
 import { MemoryMigrationStore } from '../../../core/migration/store.js';
@@ -39,10 +40,16 @@ async function world(mode: 'auto' | 'good') {
   const ref = started[0]!.ref;
   const paths = new PathSteps({ journal, heartbeatIntervalMs: 2_000, sourceWaits: waits });
   await paths.choosePath(ref);
+  const commands = new SeedCommands({ journal, shootStates, stateBucket: 'state', sourceWaits: waits });
+  const answers = new SeedAnswers({ journal, shootStates, sourceWaits: waits });
+  // The pre-copy, whose restore ahead waits on the destination's agent: it files nothing under the source.
+  const preCopy = new PreCopySteps(journal);
+  await preCopy.beginPreCopy(ref);
+  await preCopy.completePreCopy(ref, { copied: 1, skipped: 0, bytes: 1, lastRevision: 5 });
+  const { command: ahead } = await commands.beginCommand(ref, 'restore-etcd-ahead', { taskToken: 'ahead-token' });
+  await answers.completeCommand(ref, 'restore-etcd-ahead', commandSuccess(ahead as never, { etcd: { restoredRevision: 5, snapshots: 1, final: false, ahead: true } } as never, clock.now()));
   return {
-    clock, garden, ref, events, waits, failed, paths, journal,
-    commands: new SeedCommands({ journal, shootStates, stateBucket: 'state', sourceWaits: waits }),
-    answers: new SeedAnswers({ journal, shootStates, sourceWaits: waits }),
+    clock, garden, ref, events, waits, failed, paths, journal, commands, answers,
     early: new SourceLeaseSwitch({ waits, migrations, tasks }),
     sourceLease: async () => expiredLease((await garden.getSeed('src'))!, clock.now()),
   };

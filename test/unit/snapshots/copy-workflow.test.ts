@@ -50,6 +50,12 @@ describe('validateCopyRequest', () => {
     expect(() => config(extra)).toThrow(type);
   });
 
+  it('a pre-copy waits for nothing: its deadline is now, and an owner change time is refused (it runs before one)', () => {
+    expect(config({ precopy: true })).toMatchObject({ precopy: true, deadline: T, ownerChangedAt: null, notBefore: null });
+    expect(config()).toMatchObject({ precopy: false, deadline: T + BOUND });
+    expect(() => config({ precopy: true, ownerChangedAt: T })).toThrow(/takes no ownerChangedAt/);
+  });
+
   it('ignores final snapshots older than the owner change minus the clock skew', () => {
     expect(config({ ownerChangedAt: T, clockSkewMs: 10_000 }).notBefore).toBe((T - 10_000) / 1_000);
   });
@@ -158,6 +164,31 @@ describe('planCopyBatches, copyBatch, verifyCopy, summariseCopy', () => {
     await put(source, { kind: 'Full', lastRevision: 100, final: true, createdOn: T / 1_000 - 3_600 });
     expect((await planCopyBatches({ source, config: config({ ownerChangedAt: T }) })).finalFound).toBe(false);
     expect((await planCopyBatches({ source, config: config({ ownerChangedAt: T - 3_600_000 }) })).finalFound).toBe(true);
+  });
+
+  it('pre-copies what the restore needs now, never claims a final snapshot, passes no gate, and the copy after the fence sends only what came since', async () => {
+    // Prepare: the source still serves; an earlier migration's final snapshot starts its history.
+    const source = new InMemorySnapshotStore();
+    const destination = new InMemorySnapshotStore();
+    await put(source, { kind: 'Full', lastRevision: 100, final: true }, 1_000);
+    for (let i = 1; i <= 3; i++) await put(source, { kind: 'Incr', startRevision: 91 + i * 10, lastRevision: 100 + i * 10 }, 10);
+    const pre = config({ precopy: true, batchSize: 2 });
+
+    // Act: the pre-copy, then the fence's final delta, then the copy after the owner change.
+    const prePlan = await planCopyBatches({ source, config: pre });
+    const preBatches = await Promise.all(prePlan.batches.map((b) => copyBatch({ source, destination, copier: storeCopier(source, destination), items: batchItems(TECHNICAL_ID, b) })));
+    const preSummary = summariseCopy({ config: pre, plan: prePlan, batches: preBatches, now: T });
+    await put(source, { kind: 'Incr', startRevision: 131, lastRevision: 133, final: true, createdOn: (T + 5_000) / 1_000 });
+    const after = config({ ownerChangedAt: T + 4_000 });
+    const plan = await planCopyBatches({ source, config: after });
+    const batches = await Promise.all(plan.batches.map((b) => copyBatch({ source, destination, copier: storeCopier(source, destination), items: batchItems(TECHNICAL_ID, b) })));
+
+    // Assess
+    expect(prePlan).toMatchObject({ objects: 4, lastRevision: 130, finalFound: false, deltas: 3 });
+    expect(preSummary).toMatchObject({ copied: 4, skipped: 0, bytes: 1_030, lastRevision: 130, finalFound: false, readyToRestore: false, readyReason: 'pre-copy', readyAt: null, readyAtIso: null });
+    expect(await verifyCopy({ destination, config: pre, plan: prePlan })).toEqual({ verified: 4, lastRevision: 130 });
+    expect(plan).toMatchObject({ objects: 5, lastRevision: 133, finalFound: true });
+    expect(summariseCopy({ config: after, plan, batches, now: T + 5_000 })).toMatchObject({ copied: 1, skipped: 4, bytes: 10, bytesSkipped: 1_030, readyToRestore: true, readyReason: 'final-snapshot' });
   });
 
   it('verification fails when a planned object is missing in the destination', async () => {
