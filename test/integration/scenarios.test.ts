@@ -321,8 +321,26 @@ async function assertCommon(l: Landscape, record: WriterRecord, cutAt: number) {
   const shoot = await api.request<ShootView>('GET', `/projects/${l.project}/shoots/${l.shootName}`);
   expect(shoot.body.status.seedName).toBe(l.destination.name);
   if (l.tolerance) await assertDestinationCluster(l);
+  await assertPreCopy(l);
   const clientUrl = l.destination.sidecar(l.id)!.clientUrl;
   return readEtcdContent({ clientUrl, prefix: `${record.prefix}/` });
+}
+
+/**
+ * Pre-copy ran before the owner change on every path: a single etcd was restored ahead in the destination
+ * and its restore only caught up; an HA shoot's cluster is not restored ahead (its members restore
+ * together, once the shoot is theirs).
+ */
+async function assertPreCopy(l: Landscape): Promise<void> {
+  const m = await migrationView(l);
+  const step = (id: string) => m.steps.find((s) => s.id === id);
+  expect(step('pre-copy-snapshots')?.state).toBe('succeeded');
+  if (l.tolerance) {
+    expect(step('restore-etcd-ahead')?.state).toBe('skipped');
+    return;
+  }
+  expect(step('restore-etcd-ahead')).toMatchObject({ state: 'succeeded', message: expect.stringContaining('restored ahead') });
+  expect(step('restore-etcd')?.message).toContain('caught up from the restore ahead');
 }
 
 /**
