@@ -2,7 +2,7 @@ import { Etcd3 } from 'etcd3';
 import { planCatchUp, planRestore } from '../../core/snapshots/index.js';
 import type { EtcdSupervisor } from './etcd-supervisor.js';
 import { currentRevision } from './replay.js';
-import { replayPlan, restoreFromStore, type RestoreOptions, type RestoreResult } from './restorer.js';
+import { replayPlan, restoreFromStore, restoreResult, type RestoreOptions, type RestoreResult } from './restorer.js';
 
 export interface CatchUpResult extends RestoreResult {
   /** The revision the restore ahead had reached. */
@@ -36,17 +36,7 @@ export async function catchUpRestore(options: RestoreOptions & { readonly ahead:
       const t0 = performance.now();
       const replayed = await replayPlan({ client, store, plan: { ...plan, deltas: decision.deltas } });
       const replay = Math.round(performance.now() - t0);
-      return {
-        fullKey: plan.full.key,
-        deltaKeys: plan.deltas.map((d) => d.key),
-        revision: replayed.revision,
-        final: plan.final,
-        transactions: replayed.transactions,
-        skippedEvents: replayed.skippedEvents,
-        timings: { download: 0, restore: 0, start: 0, replay, total: Math.round(performance.now() - started) },
-        aheadRevision,
-        caughtUp: true,
-      };
+      return { ...restoreResult(plan, replayed, { download: 0, restore: 0, start: 0, replay, total: Math.round(performance.now() - started) }), aheadRevision, caughtUp: true };
     }
     reason = decision.reason;
   } finally {

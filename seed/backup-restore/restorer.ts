@@ -65,18 +65,23 @@ export async function restoreFromStore(options: RestoreOptions): Promise<Restore
   try {
     const replayed = await replayPlan({ client, store, plan });
     const t4 = performance.now();
-    return {
-      fullKey: plan.full.key,
-      deltaKeys: plan.deltas.map((d) => d.key),
-      revision: replayed.revision,
-      final: plan.final,
-      transactions: replayed.transactions,
-      skippedEvents: replayed.skippedEvents,
-      timings: { download: prepared.download, restore: prepared.restore, start: ms(t3 - t2), replay: ms(t4 - t3), total: ms(t4 - started) },
-    };
+    return restoreResult(plan, replayed, { download: prepared.download, restore: prepared.restore, start: ms(t3 - t2), replay: ms(t4 - t3), total: ms(t4 - started) });
   } finally {
     client.close();
   }
+}
+
+/** What a restore of `plan` reports once its deltas were replayed. */
+export function restoreResult(plan: RestorePlan<StoredSnapshot>, replayed: { revision: number; transactions: number; skippedEvents: number }, timings: RestoreResult['timings']): RestoreResult {
+  return {
+    fullKey: plan.full.key,
+    deltaKeys: plan.deltas.map((d) => d.key),
+    revision: replayed.revision,
+    final: plan.final,
+    transactions: replayed.transactions,
+    skippedEvents: replayed.skippedEvents,
+    timings,
+  };
 }
 
 /**
