@@ -34,7 +34,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Etcd3 } from 'etcd3';
 import { GardenClient } from '../adapters/http/garden-client.js';
-import { MIGRATION_STEP_IDS } from '../core/migration/steps.js';
+import { MIGRATION_STEP_IDS, MIGRATION_STEPS } from '../core/migration/steps.js';
 import type { MigrationRecord } from '../core/migration/record.js';
 import type { HostedControlPlane } from '../core/model/seed.js';
 import { technicalID } from '../core/model/names.js';
@@ -47,8 +47,8 @@ import { acknowledgedRate, checkNoAcknowledgedWriteLost, gatewayPut, readEtcdCon
 import { until } from '../test/harness/until.js';
 import { benchLandscape, etcdDbSize, fillEtcdTo } from './bench-support.js';
 import {
-  destinationRecord, downtimeAims, formatAim, ISSUE_AIMS, parseSidecarLog, phaseIntervals, phaseShares, SHARES, shareFractions, sourceRecord, stepsInWindow, summarize, writeWindow,
-  type MigrationPathName, type Share,
+  destinationRecord, downtimeAims, firstEventAfter, formatAim, ISSUE_AIMS, parseSidecarLog, phaseIntervals, phaseShares, SHARES, shareFractions, sourceRecord, stepsInWindow, summarize, writeWindow,
+  type MigrationPathName, type Share, type SidecarLogEvent,
 } from './downtime-figures.js';
 
 const env = process.env;
@@ -64,6 +64,8 @@ if (SIZES_MB.some((s) => !(s > 0)) || !(Number.isInteger(RUNS) && RUNS > 0) || P
 }
 const MB = 1e6;
 const COPY_STEPS = MIGRATION_STEP_IDS.filter((id) => id.includes('copy'));
+/** The step whose command has the destination's agent start the restoring sidecar. */
+const RESTORE_STEP = MIGRATION_STEPS.find((s) => s.actor === 'destination' && s.command === 'restore')?.id;
 const DELTA_INTERVAL_MS = parseDuration(LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval, 'deltaSnapshotInterval');
 const TIMINGS = ownershipTimings(LANDSCAPE_OWNERSHIP_TIMINGS);
 const FENCE_BOUND_MS = fenceBound(LANDSCAPE_OWNERSHIP_TIMINGS);
@@ -111,6 +113,8 @@ interface BenchSeed {
   name: string;
   workDir: string;
   agent: ReturnType<typeof localSeedAgent>;
+  /** The commands the agent took (its `command` log lines), with their times. */
+  events: SidecarLogEvent[];
 }
 
 interface RunResult {
@@ -160,8 +164,12 @@ async function startSeed(name: string, index: number): Promise<BenchSeed> {
     heartbeatIntervalMs: LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds * 1_000,
     sidecar: { ownership: LANDSCAPE_OWNERSHIP_TIMINGS, deltaSnapshotInterval: DELTA_INTERVAL_MS },
     env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+    log: (entry) => {
+      if (entry.event === 'command') events.push({ ...entry, time: Date.now(), event: 'command' });
+    },
   });
-  const seed = { name, workDir, agent };
+  const events: SidecarLogEvent[] = [];
+  const seed = { name, workDir, agent, events };
   seeds.push(seed);
   await agent.agent.start();
   return seed;
@@ -286,10 +294,14 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
         `etcd ${mb(db.dbSize)} (${mb(db.dbSizeInUse)} in use), ${rate.toFixed(0)} writes/s acknowledged before, ${loss.lost.length} lost; ${seedOf.source.name} -> ${seedOf.destination.name}, request to Succeeded ${(migrationMs / 1000).toFixed(1)} s; load ${load()}`,
     );
     const t = dst.restore?.timings ?? {};
+    // The restore command's way to the sidecar: the step starts, the agent takes the command, the new sidecar process begins restoring.
+    const restoreStep = record.steps.find((s) => s.id === RESTORE_STEP);
+    const taken = firstEventAfter(destination.events, since, (e) => e.event === 'command' && e.type === 'restore' && e.shoot === id);
+    const delivery = restoreStep?.startedAt && taken && dst.restore ? `step start -> agent took it ${ms(taken.time - Date.parse(restoreStep.startedAt))} -> sidecar restoring ${ms(dst.restore.from - taken.time)} later (process start) -> ` : '';
     console.log(
       `      fence: etcd refusing ${src.fence ? `${src.fence.refusingAfterMs} ms` : '-'} after SIGTERM, private again ${src.fence ? ms(src.fence.to - src.fence.from) : '-'}; ` +
         `final snapshot: ${src.finalSnapshot ? `${src.finalSnapshot.kind} ${mb(src.finalSnapshot.bytes)} in ${ms(src.finalSnapshot.to - src.finalSnapshot.from)}` : '-'}; ` +
-        `restore: ${dst.restore ? `download ${t.download} + etcdctl restore ${t.restore} + start ${t.start} + replay ${t.replay} = ${ms(dst.restore.to - dst.restore.from)}` : '-'}; ` +
+        `restore: ${dst.restore ? `${delivery}download ${t.download} + etcdctl restore ${t.restore} + start ${t.start} + replay ${t.replay} = ${ms(dst.restore.to - dst.restore.from)}` : '-'}; ` +
         `activation: post-restore full snapshot ${dst.postRestoreSnapshot ? `${mb(dst.postRestoreSnapshot.bytes)} in ${ms(dst.postRestoreSnapshot.ms)}` : '-'}, unfence ${dst.unfence ? ms(dst.unfence.ms) : '-'}`,
     );
     console.log(`      record steps in the window: ${steps.map((s) => `${s.id} ${ms(s.ms)}`).join(', ') || 'none'}`);

@@ -97,7 +97,9 @@ export function parseSidecarLog(text: string): SidecarLogEvent[] {
 }
 
 const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : NaN);
-const firstAfter = (events: readonly SidecarLogEvent[], since: number, match: (e: SidecarLogEvent) => boolean) => events.find((e) => e.time >= since && match(e));
+/** The first event at or after `since` that matches. */
+export const firstEventAfter = (events: readonly SidecarLogEvent[], since: number, match: (e: SidecarLogEvent) => boolean): SidecarLogEvent | undefined => events.find((e) => e.time >= since && match(e));
+const firstAfter = firstEventAfter;
 
 /** What the source's sidecar logged once the migration started: its fence and its final snapshot. */
 export interface SourceRecord {
