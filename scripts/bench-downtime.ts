@@ -41,13 +41,15 @@ import { technicalID } from '../core/model/names.js';
 import { fenceBound, ownershipTimings } from '../core/ownership/index.js';
 import { LANDSCAPE_AGENT_SETTINGS, LANDSCAPE_OWNERSHIP_TIMINGS, LANDSCAPE_STACK_CONTEXT } from '../local/fleet.js';
 import { localSeedAgent } from '../seed/agent/local-agent.js';
+import { s3Backup } from '../seed/backup-restore/aws.js';
 import { parseDuration } from '../seed/backup-restore/duration.js';
 import { backedSeed, fixture } from '../test/fixtures/index.js';
 import { acknowledgedRate, checkNoAcknowledgedWriteLost, gatewayPut, readEtcdContent, resolving, startWriter } from '../test/harness/scenario/index.js';
 import { until } from '../test/harness/until.js';
 import { benchLandscape, etcdDbSize, fillEtcdTo } from './bench-support.js';
 import {
-  destinationRecord, downtimeAims, firstEventAfter, formatAim, ISSUE_AIMS, parseSidecarLog, phaseIntervals, phaseShares, SHARES, shareFractions, sourceRecord, stepsInWindow, summarize, writeWindow,
+  destinationRecord, downtimeAims, firstEventAfter, formatAim, ISSUE_AIMS, parseSidecarLog, phaseIntervals, phaseShares, SHARES, shareFractions, sourceRecord, stepsInWindow, summarize,
+  supersededSnapshots, writeWindow,
   type MigrationPathName, type Share, type SidecarLogEvent,
 } from './downtime-figures.js';
 
@@ -235,8 +237,24 @@ async function prepare(seed: BenchSeed, sizeMb: number, previousPrefix: string |
   const fillMs = performance.now() - t0;
   const t1 = performance.now();
   if ((await sidecarOf(seed).fullSnapshot(600_000)) !== 'taken') throw new Error(`${seed.name}'s sidecar took no full snapshot: it does not serve`);
+  await pruneSnapshots(seed);
   const status = await etcdDbSize(url);
   return { dbSize: status.dbSize, dbSizeInUse: status.dbSizeInUse, fillMs, fullMs: performance.now() - t1 };
+}
+
+/**
+ * The emulator keeps S3 in memory, and every run adds a few copies of the etcd to it (30 runs would hold
+ * some 20 GB): before each run the source's bucket keeps only what a restore reads (its latest full
+ * snapshot and the deltas after it), and the other seed's bucket, which the run copies into, nothing of
+ * this shoot, as for a seed that never hosted it. Deleting superseded snapshots is what a retention
+ * policy does; the copy and the restore read the latest history only.
+ */
+async function pruneSnapshots(source: BenchSeed): Promise<void> {
+  for (const seed of seeds) {
+    const { store } = s3Backup({ bucket: `gl-backup-${seed.name}`, client: s3 });
+    const listing = await store.list(id);
+    for (const snapshot of seed === source ? supersededSnapshots(listing) : listing) await store.delete(snapshot.key);
+  }
 }
 
 /** A log file read through a descriptor opened now: the source's plane directory goes with its control plane mid-migration. */

@@ -4,6 +4,7 @@
  * lines and the migration record's step times), and the summaries and aims the script prints. All times
  * are epoch milliseconds of one machine's clock: the writer, the sidecars and the Lambdas all run on it.
  */
+import { latestFullSnapshot, type Snapshot } from '../core/snapshots/index.js';
 import { median } from './bench-stats.js';
 
 export type WriterRole = 'source' | 'destination';
@@ -184,6 +185,16 @@ export function stepsInWindow(window: Interval, steps: readonly RecordStep[]): {
     if (ms > 0) out.push({ id: step.id, ms });
   }
   return out;
+}
+
+/**
+ * What a bucket holds of one etcd that no restore and no copy will read again: everything but the latest
+ * full snapshot and the deltas after it (what `planRestore` uses). Without a full snapshot, nothing.
+ */
+export function supersededSnapshots<S extends Snapshot & { readonly key: string }>(listing: readonly S[]): S[] {
+  const full = latestFullSnapshot(listing);
+  if (!full) return [];
+  return listing.filter((s) => s.key !== full.key && !(s.kind === 'Incr' && s.lastRevision > full.lastRevision));
 }
 
 export interface Summary {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   BETWEEN, destinationRecord, downtimeAims, formatAim, ISSUE_AIMS, parseSidecarLog, phaseIntervals, phaseShares, PHASES, shareFractions, SHARES, sourceRecord, stepsInWindow, summarize,
-  writeWindow, type Acknowledgement, type MeasuredWindow, type Phase, type PhaseInterval, type Share,
+  supersededSnapshots, writeWindow, type Acknowledgement, type MeasuredWindow, type Phase, type PhaseInterval, type Share,
 } from '../../../scripts/downtime-figures.js';
 
 const t0 = Date.UTC(2026, 10, 24, 9, 0, 0);
@@ -182,6 +182,19 @@ describe('stepsInWindow', () => {
       { id: 'e' },
     ];
     expect(stepsInWindow({ from: t0 + 2_000, to: t0 + 5_000 }, steps)).toEqual([{ id: 'b', ms: 1_000 }, { id: 'c', ms: 500 }, { id: 'd', ms: 1_000 }]);
+  });
+});
+
+describe('supersededSnapshots', () => {
+  const snap = (key: string, kind: 'Full' | 'Incr', startRevision: number, lastRevision: number, final = false) => ({ key, name: key, technicalID: 'shoot--p--s', kind, startRevision, lastRevision, createdOn: 0, compressionSuffix: '' as const, final });
+
+  it('keeps the latest full snapshot and the deltas after it, and nothing else', () => {
+    const listing = [snap('f1', 'Full', 0, 100), snap('d1', 'Incr', 101, 150), snap('f2', 'Full', 0, 150, true), snap('f3', 'Full', 0, 160), snap('d2', 'Incr', 151, 160), snap('d3', 'Incr', 161, 170), snap('d4', 'Incr', 171, 180)];
+    expect(supersededSnapshots(listing).map((s) => s.key)).toEqual(['f1', 'd1', 'f2', 'd2']);
+  });
+
+  it('deletes nothing without a full snapshot', () => {
+    expect(supersededSnapshots([snap('d1', 'Incr', 1, 5)])).toEqual([]);
   });
 });
 
