@@ -126,6 +126,10 @@ interface RunResult {
   window: number;
   shares: Record<Share, number>;
   steps: { id: string; ms: number }[];
+  /** The writer's acknowledged writes a second on the source before the window. */
+  rate: number;
+  /** Acknowledged writes missing from the destination afterwards. */
+  lost: number;
 }
 
 console.log(`bench:downtime  sizes ${SIZES_MB.join(', ')} MB (10^6 bytes), ${RUNS} run(s) per size and path, paths ${PATHS.join(' and ')}; load average at start ${load()} (1 / 5 / 15 min)`);
@@ -134,7 +138,7 @@ console.log(
   `  fence bound ${ms(FENCE_BOUND_MS)} (core/ownership/fence.ts from the local landscape's ownership timings, local/fleet.ts LANDSCAPE_OWNERSHIP_TIMINGS: ` +
     `dnsCacheTTL ${TIMINGS.dnsCacheTTL} + ownerCheckInterval ${TIMINGS.ownerCheckInterval} + checkTimeout ${TIMINGS.checkTimeout} + unknownGrace ${TIMINGS.unknownGrace} + fenceTime ${TIMINGS.fenceTime} ms)`,
 );
-console.log(`  agents as the landscape runs them: heartbeat every ${LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds} s, delta snapshot every ${LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval}, snapshots gzip (the sidecar's default)`);
+console.log(`  agents as the landscape runs them: heartbeat every ${LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds} s, delta snapshot every ${LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval}, snapshot compression the sidecar's default`);
 console.log('definitions:');
 for (const d of DEFINITIONS) console.log(`  ${d}`);
 
@@ -156,6 +160,7 @@ async function startSeed(name: string, index: number): Promise<BenchSeed> {
   const res = await api.request('PUT', `/seeds/${name}`, { body: backedSeed(name, index) });
   if (res.status !== 201) throw new Error(`seed ${name}: ${res.status} ${JSON.stringify(res.body)}`);
   const workDir = join(workRoot, name);
+  const events: SidecarLogEvent[] = [];
   const agent = localSeedAgent({
     seed: name,
     garden: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials }),
@@ -170,7 +175,6 @@ async function startSeed(name: string, index: number): Promise<BenchSeed> {
       if (entry.event === 'command') events.push({ ...entry, time: Date.now(), event: 'command' });
     },
   });
-  const events: SidecarLogEvent[] = [];
   const seed = { name, workDir, agent, events };
   seeds.push(seed);
   await agent.agent.start();
@@ -237,9 +241,10 @@ async function prepare(seed: BenchSeed, sizeMb: number, previousPrefix: string |
   const fillMs = performance.now() - t0;
   const t1 = performance.now();
   if ((await sidecarOf(seed).fullSnapshot(600_000)) !== 'taken') throw new Error(`${seed.name}'s sidecar took no full snapshot: it does not serve`);
+  const fullMs = performance.now() - t1;
   await pruneSnapshots(seed);
   const status = await etcdDbSize(url);
-  return { dbSize: status.dbSize, dbSizeInUse: status.dbSizeInUse, fillMs, fullMs: performance.now() - t1 };
+  return { dbSize: status.dbSize, dbSizeInUse: status.dbSizeInUse, fillMs, fullMs };
 }
 
 /**
@@ -318,13 +323,13 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
     const delivery = restoreStep?.startedAt && taken && dst.restore ? `step start -> agent took it ${ms(taken.time - Date.parse(restoreStep.startedAt))} -> sidecar restoring ${ms(dst.restore.from - taken.time)} later (process start) -> ` : '';
     console.log(
       `      fence: etcd refusing ${src.fence ? `${src.fence.refusingAfterMs} ms` : '-'} after SIGTERM, private again ${src.fence ? ms(src.fence.to - src.fence.from) : '-'}; ` +
-        `final snapshot: ${src.finalSnapshot ? `${src.finalSnapshot.kind} ${mb(src.finalSnapshot.bytes)} in ${ms(src.finalSnapshot.to - src.finalSnapshot.from)}` : '-'}; ` +
+        `final snapshot: ${src.finalSnapshot ? `${src.finalSnapshot.kind}${src.finalSnapshot.key.endsWith('.gz') ? ' gzip' : ''} ${mb(src.finalSnapshot.bytes)} in ${ms(src.finalSnapshot.to - src.finalSnapshot.from)}` : '-'}; ` +
         `restore: ${dst.restore ? `${delivery}download ${t.download} + etcdctl restore ${t.restore} + start ${t.start} + replay ${t.replay} = ${ms(dst.restore.to - dst.restore.from)}` : '-'}; ` +
         `activation: post-restore full snapshot ${dst.postRestoreSnapshot ? `${mb(dst.postRestoreSnapshot.bytes)} in ${ms(dst.postRestoreSnapshot.ms)}` : '-'}, unfence ${dst.unfence ? ms(dst.unfence.ms) : '-'}`,
     );
     console.log(`      record steps in the window: ${steps.map((s) => `${s.id} ${ms(s.ms)}`).join(', ') || 'none'}`);
     if (!loss.ok) console.log(`      LOST: ${loss.summary}`);
-    return { sizeMb, path, run, window: window.ms, shares, steps };
+    return { sizeMb, path, run, window: window.ms, shares, steps, rate, lost: loss.lost.length };
   } finally {
     sourceLog.close();
     await writer.stop();
@@ -375,12 +380,7 @@ try {
       console.log(`      record steps in the window (medians): ${steps.join(', ') || 'none'}`);
     }
   }
-  const small = Math.min(...SIZES_MB);
-  const large = Math.max(...SIZES_MB);
-  for (const path of PATHS) {
-    const [s, l] = [summarize(results.filter((r) => r.sizeMb === small && r.path === path).map((r) => r.window)), summarize(results.filter((r) => r.sizeMb === large && r.path === path).map((r) => r.window))];
-    if (small !== large) console.log(`${path} path: median window at ${large} MB / at ${small} MB = ${(l.median / s.median).toFixed(2)}x`);
-  }
+  console.log(`writer: at least ${Math.min(...results.map((r) => r.rate)).toFixed(0)} acknowledged writes/s before the window in every run; acknowledged writes missing from the destination: ${results.reduce((n, r) => n + r.lost, 0)} over all ${results.length} runs`);
   console.log('');
   console.log(`aims (issue 12; fence bound ${ms(FENCE_BOUND_MS)}, so the bad path's aim is ${ms(FENCE_BOUND_MS + ISSUE_AIMS.badMarginMs)}):`);
   for (const aim of downtimeAims(results.map((r) => ({ sizeMb: r.sizeMb, path: r.path, ms: r.window })), { ...ISSUE_AIMS, fenceBoundMs: FENCE_BOUND_MS })) console.log(`  ${formatAim(aim)}`);

@@ -107,7 +107,7 @@ export interface SourceRecord {
   /** SIGTERM to etcd (the line's time less `privateReadyAfterMs`) until etcd is healthy again on the private address (the line's time). */
   readonly fence?: Interval & { readonly refusingAfterMs: number };
   /** The final snapshot's own duration (`ms`: save, compress, upload) up to its line, logged once it is in the bucket. */
-  readonly finalSnapshot?: Interval & { readonly kind: string; readonly bytes: number };
+  readonly finalSnapshot?: Interval & { readonly kind: string; readonly key: string; readonly bytes: number };
 }
 
 export function sourceRecord(events: readonly SidecarLogEvent[], since: number): SourceRecord {
@@ -115,7 +115,7 @@ export function sourceRecord(events: readonly SidecarLogEvent[], since: number):
   const final = firstAfter(events, since, (e) => e.event === 'snapshot' && e.final === true);
   return {
     ...(fenced ? { fence: { from: fenced.time - num(fenced.privateReadyAfterMs), to: fenced.time, refusingAfterMs: num(fenced.refusingAfterMs) } } : {}),
-    ...(final ? { finalSnapshot: { from: final.time - num(final.ms), to: final.time, kind: String(final.kind), bytes: num(final.size) } } : {}),
+    ...(final ? { finalSnapshot: { from: final.time - num(final.ms), to: final.time, kind: String(final.kind), key: String(final.key), bytes: num(final.size) } } : {}),
   };
 }
 

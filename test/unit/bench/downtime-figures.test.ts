@@ -110,7 +110,7 @@ describe('the sidecars\' log lines', () => {
   it('finds the source\'s fence and final snapshot after the migration started', () => {
     expect(sourceRecord(parseSidecarLog(sourceLog), t0)).toEqual({
       fence: { from: t0 + 2_003, to: t0 + 2_450, refusingAfterMs: 26.7 },
-      finalSnapshot: { from: t0 + 2_460, to: t0 + 3_300, kind: 'Full', bytes: 12_000_000 },
+      finalSnapshot: { from: t0 + 2_460, to: t0 + 3_300, kind: 'Full', key: 'k1', bytes: 12_000_000 },
     });
     expect(sourceRecord(parseSidecarLog(sourceLog), t0 + 4_000)).toEqual({});
   });
@@ -144,7 +144,7 @@ describe('phaseIntervals', () => {
     const window = { from: at(2_000), to: at(10_000) };
     const intervals = phaseIntervals({
       window,
-      source: { fence: { from: at(1_900), to: at(2_400), refusingAfterMs: 20 }, finalSnapshot: { from: at(2_400), to: at(3_300), kind: 'Full', bytes: 1 } },
+      source: { fence: { from: at(1_900), to: at(2_400), refusingAfterMs: 20 }, finalSnapshot: { from: at(2_400), to: at(3_300), kind: 'Full', key: 'k', bytes: 1 } },
       destination: { restore: { from: at(8_200), to: at(9_000), timings: {}, final: true } },
       steps,
       copySteps: ['copy-snapshots'],
