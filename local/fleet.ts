@@ -21,6 +21,15 @@ export const FLEET = [
  */
 export const LANDSCAPE_OWNERSHIP_TIMINGS = { ownerCheckInterval: 1_000, unknownGrace: 10_000 } as const satisfies Partial<OwnershipTimings>;
 
+/** The landscape's API records live in a zone of their own, apart from the test stack's. */
+export const LANDSCAPE_EXTERNAL_DOMAIN = 'shoots.landscape.gardenless.local';
+
+/** The CDK context `npm start` deploys the GardenStack with (benchmarks that run the landscape's configuration use it too). */
+export const LANDSCAPE_STACK_CONTEXT: Readonly<Record<string, string>> = { ownershipTimings: JSON.stringify(LANDSCAPE_OWNERSHIP_TIMINGS), externalDomain: LANDSCAPE_EXTERNAL_DOMAIN };
+
+/** The landscape's seed agents heartbeat every 2 s and their sidecars take a delta snapshot every 5 s. */
+export const LANDSCAPE_AGENT_SETTINGS = { heartbeatIntervalSeconds: 2, deltaSnapshotInterval: '5s' } as const;
+
 /** A few shoots the scheduler spreads over the fleet: non-HA and node tolerance prefer single-zonal seeds, zone needs local-c. */
 export const SHOOTS = [
   { project: 'dev', name: 'web' },
@@ -76,7 +85,7 @@ export function startAgents(options: { endpoint: string; region: string; dir: st
       join(PROJECT_ROOT, 'bin', 'gardenless'),
       ['--api-url', options.apiUrl, '--region', options.region, 'seed-agent', '--seed', seed.name, '--aws-endpoint', options.endpoint,
         '--hosted-zone-id', options.hostedZoneId, '--internal-domain', options.internalDomain, '--work-dir', join(options.dir, 'seeds', seed.name),
-        '--heartbeat-interval', '2', '--delta-snapshot-interval', '5s',
+        '--heartbeat-interval', String(LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds), '--delta-snapshot-interval', LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval,
         // Each seed's load balancers on a loopback address of its own: the API record then names the seed.
         '--lb-address', `127.0.0.${seed.index + 1}`,
         '--owner-check-interval', durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.ownerCheckInterval), '--unknown-grace', durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.unknownGrace)],

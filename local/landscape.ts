@@ -3,14 +3,11 @@ import { join } from 'node:path';
 import { Listr } from 'listr2';
 import { deployGarden, type Deployment } from './deploy.js';
 import { ENDPOINTS_FILE, LANDSCAPE_DIR, readEndpoints, type Endpoints } from './landscape-file.js';
-import { createShoots, LANDSCAPE_OWNERSHIP_TIMINGS, registerFleet, startAgents } from './fleet.js';
+import { createShoots, LANDSCAPE_STACK_CONTEXT, registerFleet, startAgents } from './fleet.js';
 import { GardenClient } from '../adapters/http/garden-client.js';
 import { killGroup, startEmulator, waitForHealth, type Emulator } from './emulator.js';
 import { freePort } from '../seed/ports.js';
 import { KUBE_SEED, startKubeSeed } from './kube/landscape-seed.js';
-
-/** The local landscape's API records live in a zone of its own, apart from the test stack's. */
-const LANDSCAPE_EXTERNAL_DOMAIN = 'shoots.landscape.gardenless.local';
 
 /** `npm run start:kube`: one more seed, on the kubernetes runtime, beside the local ones. */
 const withKubeSeed = process.argv.includes('--kube-seed') || process.env.GARDENLESS_KUBE_SEED === '1';
@@ -50,7 +47,7 @@ export async function start(): Promise<Endpoints> {
       {
         title: 'Bootstrap and deploy the GardenStack (cdk deploy)',
         task: async (ctx, task) => {
-          ctx.deployment = await deployGarden({ endpoint: ctx.emulator!.endpoint, context: { ownershipTimings: JSON.stringify(LANDSCAPE_OWNERSHIP_TIMINGS), externalDomain: LANDSCAPE_EXTERNAL_DOMAIN }, onOutput: (line) => (task.output = line) });
+          ctx.deployment = await deployGarden({ endpoint: ctx.emulator!.endpoint, context: { ...LANDSCAPE_STACK_CONTEXT }, onOutput: (line) => (task.output = line) });
           task.title = `GardenStack deployed: API ${ctx.deployment.apiUrl}`;
         },
       },

@@ -5,27 +5,20 @@ import { readEndpoints } from '../local/landscape-file.js';
 import { transferMs, type LinkModel } from '../test/harness/scenario/link-model.js';
 import { startTcpProxy } from '../test/harness/scenario/tcp-proxy.js';
 
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-export function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+export { median, percentile } from './bench-stats.js';
 
 /**
  * The running local landscape, or a fresh emulator with the stack deployed (stopped by `close`). With
- * `context`, always a fresh one deployed with it: the running landscape has settings of its own.
+ * `context`, always a fresh one deployed with it: the running landscape has settings of its own; unless
+ * `landscapeContext` says the context is the landscape's own (local/fleet.ts `LANDSCAPE_STACK_CONTEXT`),
+ * which a running landscape was deployed with. `running` says which of the two it is.
  */
-export async function benchLandscape(options: { context?: Record<string, string> } = {}): Promise<{ deployment: Pick<Deployment, 'apiUrl' | 'awsEndpoint' | 'region' | 'outputs'>; close: () => Promise<void> }> {
-  const running = options.context ? undefined : readEndpoints();
+export async function benchLandscape(options: { context?: Record<string, string>; landscapeContext?: boolean } = {}): Promise<{ deployment: Pick<Deployment, 'apiUrl' | 'awsEndpoint' | 'region' | 'outputs'>; running: boolean; close: () => Promise<void> }> {
+  const running = options.context && !options.landscapeContext ? undefined : readEndpoints();
   if (running) {
     try {
       const res = await fetch(`${running.awsEndpoint}/_localstack/health`, { signal: AbortSignal.timeout(2_000) });
-      if (res.ok) return { deployment: running, close: async () => {} };
+      if (res.ok) return { deployment: running, running: true, close: async () => {} };
     } catch {
       // A stale endpoints file: fall through and start a private emulator.
     }
@@ -33,7 +26,7 @@ export async function benchLandscape(options: { context?: Record<string, string>
   const emulator = await startEmulator({ logFile: `.landscape/bench-emulator-${process.pid}.log` });
   // Benchmarks drive the watchdog themselves; a scheduled round would run beside them.
   const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenBench', context: { watchdogSchedule: 'false', ...options.context } });
-  return { deployment, close: () => emulator.stop() };
+  return { deployment, running: false, close: () => emulator.stop() };
 }
 
 /** The running landscape's emulator, or a private one (stopped by `stop`). */
@@ -48,22 +41,64 @@ export async function benchEmulator(label: string): Promise<Emulator> {
 
 const FILL_VALUE_BYTES = 256 * 1024;
 
+/** One fill value: random, so incompressible (like encrypted secrets). */
+function randomValue(): Buffer {
+  const value = Buffer.alloc(FILL_VALUE_BYTES);
+  for (let b = 0; b < FILL_VALUE_BYTES; b += 4) value.writeUInt32LE((Math.random() * 2 ** 32) >>> 0, b);
+  return value;
+}
+
 /** Fills etcd with incompressible values (like encrypted secrets) until its database holds `mb` megabytes; the last revision. */
 export async function fillEtcd(clientUrl: string, mb: number): Promise<number> {
   const client = new Etcd3({ hosts: clientUrl });
-  const value = Buffer.alloc(FILL_VALUE_BYTES);
   const count = Math.ceil((mb * 1024 * 1024) / FILL_VALUE_BYTES);
   let revision = 0;
   try {
     for (let i = 0; i < count; i += 8) {
       const batch = [];
-      for (let j = i; j < Math.min(count, i + 8); j++) {
-        for (let b = 0; b < FILL_VALUE_BYTES; b += 4) value.writeUInt32LE((Math.random() * 2 ** 32) >>> 0, b);
-        batch.push(client.put(`/registry/secrets/bench/${String(j).padStart(6, '0')}`).value(Buffer.from(value)));
-      }
+      for (let j = i; j < Math.min(count, i + 8); j++) batch.push(client.put(`/registry/secrets/bench/${String(j).padStart(6, '0')}`).value(randomValue()));
       for (const res of await Promise.all(batch)) revision = Math.max(revision, Number(res.header.revision));
     }
     return revision;
+  } finally {
+    client.close();
+  }
+}
+
+/** etcd's own account of its database (the maintenance API's Status, as `etcdctl endpoint status` shows it), in bytes. */
+export async function etcdDbSize(clientUrl: string): Promise<{ dbSize: number; dbSizeInUse: number; revision: number }> {
+  const client = new Etcd3({ hosts: clientUrl });
+  try {
+    const status = await client.maintenance.status();
+    return { dbSize: Number(status.dbSize), dbSizeInUse: Number(status.dbSizeInUse ?? status.dbSize), revision: Number(status.header.revision) };
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * Puts incompressible 256 KB values under `keyPrefix` until etcd reports a database (`dbSize`) of at least
+ * `bytes`, `chunkBytes` at a time; `between` runs after each chunk (e.g. to let the sidecar upload its
+ * deltas before the next). Returns etcd's status at the end and how many values were written.
+ */
+export async function fillEtcdTo(options: { clientUrl: string; bytes: number; keyPrefix: string; chunkBytes?: number; between?: () => Promise<void> }): Promise<{ dbSize: number; dbSizeInUse: number; revision: number; written: number }> {
+  const client = new Etcd3({ hosts: options.clientUrl });
+  const perChunk = Math.max(1, Math.floor((options.chunkBytes ?? 32 * 1024 * 1024) / FILL_VALUE_BYTES));
+  let written = 0;
+  try {
+    for (;;) {
+      const status = await etcdDbSize(options.clientUrl);
+      if (status.dbSize >= options.bytes) return { ...status, written };
+      const missing = Math.ceil((options.bytes - status.dbSize) / FILL_VALUE_BYTES);
+      const count = Math.min(perChunk, missing);
+      for (let i = 0; i < count; i += 8) {
+        const batch = [];
+        for (let j = i; j < Math.min(count, i + 8); j++) batch.push(client.put(`${options.keyPrefix}${String(written + j).padStart(6, '0')}`).value(randomValue()));
+        await Promise.all(batch);
+      }
+      written += count;
+      await options.between?.();
+    }
   } finally {
     client.close();
   }

@@ -1,0 +1,401 @@
+/**
+ * Migration downtime: how long a shoot's etcd takes no write while its control plane moves, for etcds
+ * of about 10, 100 and 500 MB, on the good path and on the bad path with a live source (mode `bad` while
+ * the source's agent and sidecar run: the source fences on the owner change, scenario S2 without the cut).
+ *
+ * The landscape: the local landscape's configuration (local/fleet.ts: the stack context `npm start`
+ * deploys, its agents' heartbeat, delta interval and ownership timings). A running `npm start` landscape
+ * is used as it is; without one, a private emulator with the stack deployed the same way (stopped at the
+ * end). Two seeds of the bench's own, each with the real seed agent (in this process, as the scenario
+ * tests run it; `localSeedAgent`) starting real sidecar processes with real etcd, and one shoot, filled
+ * to each size in turn and migrated back and forth between them: good and bad alternate, so that load
+ * on the machine falls on both alike.
+ *
+ * Before each run the current source is brought to the size: the previous run's writer keys deleted,
+ * etcd compacted and defragmented, values of 256 KB of random bytes put until its database (`dbSize`) is
+ * at least the size, then a full snapshot by its sidecar, so each migration starts as a real seed's: a
+ * full snapshot in the bucket and deltas after it. Then the scenario writer (test/harness/scenario,
+ * two main loops, >= 50 acknowledged writes/s) writes to the source's and the destination's etcd for a
+ * while, and the migration is requested.
+ *
+ * Each run prints the write-unavailability window (the source's last acknowledged write to the
+ * destination's first, from the writer's record) and its division into phases (see DEFINITIONS); then
+ * per size and path the median and maximum, each phase's share, the record's steps inside the window,
+ * the 500 MB / 10 MB ratio and the issue's aims.
+ *
+ *   npm run bench:downtime
+ *   BENCH_DOWNTIME_SIZES_MB=10 BENCH_DOWNTIME_RUNS=1 BENCH_DOWNTIME_PATHS=good npm run bench:downtime   (a short debug run)
+ */
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Etcd3 } from 'etcd3';
+import { GardenClient } from '../adapters/http/garden-client.js';
+import { MIGRATION_STEP_IDS, MIGRATION_STEPS } from '../core/migration/steps.js';
+import type { MigrationRecord } from '../core/migration/record.js';
+import type { HostedControlPlane } from '../core/model/seed.js';
+import { technicalID } from '../core/model/names.js';
+import { fenceBound, ownershipTimings } from '../core/ownership/index.js';
+import { LANDSCAPE_AGENT_SETTINGS, LANDSCAPE_OWNERSHIP_TIMINGS, LANDSCAPE_STACK_CONTEXT } from '../local/fleet.js';
+import { localSeedAgent } from '../seed/agent/local-agent.js';
+import { s3Backup } from '../seed/backup-restore/aws.js';
+import { parseDuration } from '../seed/backup-restore/duration.js';
+import { backedSeed, fixture } from '../test/fixtures/index.js';
+import { acknowledgedRate, checkNoAcknowledgedWriteLost, gatewayPut, readEtcdContent, resolving, startWriter } from '../test/harness/scenario/index.js';
+import { until } from '../test/harness/until.js';
+import { benchLandscape, etcdDbSize, fillEtcdTo } from './bench-support.js';
+import {
+  destinationRecord, downtimeAims, firstEventAfter, formatAim, ISSUE_AIMS, parseSidecarLog, phaseIntervals, phaseShares, SHARES, shareFractions, sourceRecord, stepsInWindow, summarize,
+  supersededSnapshots, writeWindow,
+  type MigrationPathName, type Share, type SidecarLogEvent,
+} from './downtime-figures.js';
+
+const env = process.env;
+const list = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
+const SIZES_MB = list(env.BENCH_DOWNTIME_SIZES_MB ?? '10,100,500').map(Number);
+const RUNS = Number(env.BENCH_DOWNTIME_RUNS ?? 5);
+const PATHS = list(env.BENCH_DOWNTIME_PATHS ?? 'good,bad') as MigrationPathName[];
+/** How long the writer writes to the source before the migration is requested. */
+const WRITE_BEFORE_MS = Number(env.BENCH_DOWNTIME_WRITE_BEFORE_MS ?? 5_000);
+if (SIZES_MB.some((s) => !(s > 0)) || !(Number.isInteger(RUNS) && RUNS > 0) || PATHS.some((p) => p !== 'good' && p !== 'bad') || !(WRITE_BEFORE_MS >= 0)) {
+  console.error('BENCH_DOWNTIME_SIZES_MB: positive numbers; BENCH_DOWNTIME_RUNS: a positive integer; BENCH_DOWNTIME_PATHS: good and/or bad; BENCH_DOWNTIME_WRITE_BEFORE_MS: >= 0');
+  process.exit(2);
+}
+const MB = 1e6;
+const COPY_STEPS = MIGRATION_STEP_IDS.filter((id) => id.includes('copy'));
+/** The step whose command has the destination's agent start the restoring sidecar. */
+const RESTORE_STEP = MIGRATION_STEPS.find((s) => s.actor === 'destination' && s.command === 'restore')?.id;
+const DELTA_INTERVAL_MS = parseDuration(LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval, 'deltaSnapshotInterval');
+const TIMINGS = ownershipTimings(LANDSCAPE_OWNERSHIP_TIMINGS);
+const FENCE_BOUND_MS = fenceBound(LANDSCAPE_OWNERSHIP_TIMINGS);
+
+const DEFINITIONS = [
+  'window: from the source\'s last acknowledged write to the destination\'s first, both as the writer received etcd\'s answer (its own record)',
+  'fence: from SIGTERM to the source\'s etcd until it is healthy again on the private address (the source sidecar\'s `fenced` log line: its time, less privateReadyAfterMs)',
+  'final snapshot: the source sidecar\'s final snapshot: save, compress and upload (its `snapshot` log line with final: true: its time, less its ms)',
+  `copy: the migration record's ${COPY_STEPS.join(', ')} step${COPY_STEPS.length === 1 ? '' : 's'} (startedAt to endedAt of GET .../migration; the ids containing "copy" in core/migration/steps.ts)`,
+  'restore: the destination sidecar\'s restore: download, etcdctl snapshot restore, start on the private address, delta replay (its `restored` log line: its time, less timings.total)',
+  'activation: from the end of the last of the four above to the destination\'s first acknowledged write (its sidecar\'s full snapshot of the restored etcd, its first owner check, the unfence, the writer\'s next attempt)',
+  'between: the rest of the window, in none of the phases (Step Functions transitions, the waits\' polling, commands to the agents and their answers, the sidecar\'s process start, the steps in between)',
+  'each moment of the window counts once: where two phases overlap, for the earlier one in this order (each waits for the one before: a copy waiting for the final snapshot is held up by the snapshot); a share is the phase\'s time over all windows of the size and path together',
+];
+
+const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
+const ms = (v: number) => `${Math.round(v).toLocaleString('en-US')} ms`;
+const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' / ');
+
+function machineFacts(): string[] {
+  const cpu = cpus();
+  const fsType = (() => {
+    try {
+      return execFileSync('df', ['--output=fstype', tmpdir()], { encoding: 'utf8' }).trim().split('\n').at(-1);
+    } catch {
+      return 'unknown';
+    }
+  })();
+  const etcdVersion = (() => {
+    try {
+      return execFileSync('etcd', ['--version'], { encoding: 'utf8' }).split('\n')[0]!.replace('etcd Version: ', '');
+    } catch {
+      return 'unknown';
+    }
+  })();
+  const ministack = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { config: { ministackVersion: string } }).config.ministackVersion;
+  return [
+    `${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory (${(freemem() / 2 ** 30).toFixed(1)} GiB free), work dirs on ${fsType} (${tmpdir()})`,
+    `node ${process.version}, etcd ${etcdVersion}, emulator MiniStack ${ministack} (S3 straight to it: no latency model; it serves S3 one request at a time)`,
+  ];
+}
+
+interface BenchSeed {
+  name: string;
+  workDir: string;
+  agent: ReturnType<typeof localSeedAgent>;
+  /** The commands the agent took (its `command` log lines), with their times. */
+  events: SidecarLogEvent[];
+}
+
+interface RunResult {
+  sizeMb: number;
+  path: MigrationPathName;
+  run: number;
+  window: number;
+  shares: Record<Share, number>;
+  steps: { id: string; ms: number }[];
+  /** The writer's acknowledged writes a second on the source before the window. */
+  rate: number;
+  /** Acknowledged writes missing from the destination afterwards. */
+  lost: number;
+}
+
+console.log(`bench:downtime  sizes ${SIZES_MB.join(', ')} MB (10^6 bytes), ${RUNS} run(s) per size and path, paths ${PATHS.join(' and ')}; load average at start ${load()} (1 / 5 / 15 min)`);
+for (const fact of machineFacts()) console.log(`  ${fact}`);
+console.log(
+  `  fence bound ${ms(FENCE_BOUND_MS)} (core/ownership/fence.ts from the local landscape's ownership timings, local/fleet.ts LANDSCAPE_OWNERSHIP_TIMINGS: ` +
+    `dnsCacheTTL ${TIMINGS.dnsCacheTTL} + ownerCheckInterval ${TIMINGS.ownerCheckInterval} + checkTimeout ${TIMINGS.checkTimeout} + unknownGrace ${TIMINGS.unknownGrace} + fenceTime ${TIMINGS.fenceTime} ms)`,
+);
+console.log(`  agents as the landscape runs them: heartbeat every ${LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds} s, delta snapshot every ${LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval}, snapshot compression the sidecar's default`);
+console.log('definitions:');
+for (const d of DEFINITIONS) console.log(`  ${d}`);
+
+const started = performance.now();
+const { deployment, running, close } = await benchLandscape({ context: { ...LANDSCAPE_STACK_CONTEXT }, landscapeContext: true });
+console.log(`${running ? 'the running local landscape' : 'a private emulator with the GardenStack deployed as `npm start` deploys it'}: ${deployment.awsEndpoint}, ready after ${ms(performance.now() - started)}`);
+const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const api = new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, timeoutMs: 120_000, gatewayRetries: 5 });
+const s3 = new S3Client({ ...aws, forcePathStyle: true });
+const workRoot = mkdtempSync(join(tmpdir(), 'gl-bench-downtime-'));
+const seeds: BenchSeed[] = [];
+const tag = Date.now().toString(36);
+const project = `dt${tag}`;
+const shootName = 'etcd';
+const id = technicalID(project, shootName);
+
+async function startSeed(name: string, index: number): Promise<BenchSeed> {
+  await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
+  const res = await api.request('PUT', `/seeds/${name}`, { body: backedSeed(name, index) });
+  if (res.status !== 201) throw new Error(`seed ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+  const workDir = join(workRoot, name);
+  const events: SidecarLogEvent[] = [];
+  const agent = localSeedAgent({
+    seed: name,
+    garden: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials }),
+    aws,
+    owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain: deployment.outputs.InternalDomain },
+    backupBucket: `gl-backup-${name}`,
+    workDir,
+    heartbeatIntervalMs: LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds * 1_000,
+    sidecar: { ownership: LANDSCAPE_OWNERSHIP_TIMINGS, deltaSnapshotInterval: DELTA_INTERVAL_MS },
+    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+    log: (entry) => {
+      if (entry.event === 'command') events.push({ ...entry, time: Date.now(), event: 'command' });
+    },
+  });
+  const seed = { name, workDir, agent, events };
+  seeds.push(seed);
+  await agent.agent.start();
+  return seed;
+}
+
+/** The shoot's etcd client URL on a seed, from the port its agent keeps in the plane's directory (known before the sidecar starts); undefined when it hosts none. */
+function etcdUrl(seed: BenchSeed): string | undefined {
+  try {
+    const ports = JSON.parse(readFileSync(join(seed.workDir, id, 'ports.json'), 'utf8')) as { client?: number };
+    return ports.client ? `http://127.0.0.1:${ports.client}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function sidecarOf(seed: BenchSeed) {
+  const sidecar = seed.agent.hosting().sidecar(id);
+  if (!sidecar) throw new Error(`seed ${seed.name} runs no sidecar for ${id}`);
+  return sidecar;
+}
+
+async function controlPlane(seed: BenchSeed): Promise<HostedControlPlane | undefined> {
+  const res = await api.request<{ status: { controlPlanes?: HostedControlPlane[] } }>('GET', `/seeds/${seed.name}`);
+  return res.body.status.controlPlanes?.find((p) => p.technicalID === id);
+}
+
+async function serving(seed: BenchSeed): Promise<void> {
+  await until(`${id} to serve on ${seed.name}`, async () => (await controlPlane(seed))?.active && (await sidecarOf(seed).status())?.ready, 120_000, 500);
+}
+
+/** Until the sidecar has uploaded everything etcd holds (no pending events: the last delta is in the bucket). */
+async function backedUp(seed: BenchSeed, revision?: number): Promise<void> {
+  await until(`${seed.name}'s sidecar to upload its deltas`, async () => {
+    const s = (await sidecarOf(seed).status(5_000))?.snapshots;
+    return s && s.pendingEvents === 0 && (revision === undefined || (s.lastRevision ?? 0) >= revision);
+  }, 300_000, 250);
+}
+
+let fills = 0;
+/**
+ * The source at `sizeMb`: the previous writer's keys deleted, etcd compacted (once its sidecar has seen the
+ * deletion, so its watch never needs a compacted revision) and defragmented, filled up to the size, its
+ * deltas uploaded, then a full snapshot by its sidecar. Returns etcd's database size.
+ */
+async function prepare(seed: BenchSeed, sizeMb: number, previousPrefix: string | undefined): Promise<{ dbSize: number; dbSizeInUse: number; fillMs: number; fullMs: number }> {
+  const url = etcdUrl(seed)!;
+  const t0 = performance.now();
+  if (previousPrefix) {
+    const client = new Etcd3({ hosts: url });
+    try {
+      const deleted = await client.delete().prefix(`${previousPrefix}/`).exec();
+      const revision = Number(deleted.header.revision);
+      await backedUp(seed, revision);
+      await client.kv.compact({ revision: String(revision), physical: true });
+      await client.maintenance.defragment();
+    } finally {
+      client.close();
+    }
+  }
+  fills += 1;
+  await fillEtcdTo({ clientUrl: url, bytes: sizeMb * MB, keyPrefix: `/registry/secrets/downtime/fill-${fills}/`, between: () => backedUp(seed) });
+  await backedUp(seed);
+  const fillMs = performance.now() - t0;
+  const t1 = performance.now();
+  if ((await sidecarOf(seed).fullSnapshot(600_000)) !== 'taken') throw new Error(`${seed.name}'s sidecar took no full snapshot: it does not serve`);
+  const fullMs = performance.now() - t1;
+  await pruneSnapshots(seed);
+  const status = await etcdDbSize(url);
+  return { dbSize: status.dbSize, dbSizeInUse: status.dbSizeInUse, fillMs, fullMs };
+}
+
+/**
+ * The emulator keeps S3 in memory, and every run adds a few copies of the etcd to it (30 runs would hold
+ * some 20 GB): before each run the source's bucket keeps only what a restore reads (its latest full
+ * snapshot and the deltas after it), and the other seed's bucket, which the run copies into, nothing of
+ * this shoot, as for a seed that never hosted it. Deleting superseded snapshots is what a retention
+ * policy does; the copy and the restore read the latest history only.
+ */
+async function pruneSnapshots(source: BenchSeed): Promise<void> {
+  for (const seed of seeds) {
+    const { store } = s3Backup({ bucket: `gl-backup-${seed.name}`, client: s3 });
+    const listing = await store.list(id);
+    for (const snapshot of seed === source ? supersededSnapshots(listing) : listing) await store.delete(snapshot.key);
+  }
+}
+
+/** A log file read through a descriptor opened now: the source's plane directory goes with its control plane mid-migration. */
+function openLog(path: string): { read: () => string; close: () => void } {
+  const fd = openSync(path, 'r');
+  return { read: () => readFileSync(fd, 'utf8'), close: () => closeSync(fd) };
+}
+
+async function migration(): Promise<MigrationRecord> {
+  return (await api.request<MigrationRecord>('GET', `/projects/${project}/shoots/${shootName}/migration`)).body;
+}
+
+/** One migration from `source` to `destination` on `path` under the writer; prints its line and returns its figures. */
+async function measure(input: { source: BenchSeed; destination: BenchSeed; path: MigrationPathName; sizeMb: number; run: number; prefix: string; db: Awaited<ReturnType<typeof prepare>> }): Promise<RunResult> {
+  const { source, destination, path, sizeMb, run, prefix, db } = input;
+  const seedOf = { source, destination };
+  const writer = startWriter({
+    endpoints: { source: 'source', destination: 'destination' },
+    prefix,
+    put: resolving(gatewayPut, (role) => etcdUrl(seedOf[role as 'source' | 'destination'])),
+    timeoutMs: 500,
+    mainLoops: 2,
+  });
+  const sourceLog = openLog(join(source.workDir, id, 'sidecar.log'));
+  try {
+    await sleep(WRITE_BEFORE_MS);
+    const requestedAt = performance.now();
+    const started = await api.request<{ migrationId: string }>('POST', `/projects/${project}/shoots/${shootName}/migrate`, { body: { destinationSeed: destination.name, mode: path } });
+    if (started.status !== 202) throw new Error(`migrate: ${started.status} ${JSON.stringify(started.body)}`);
+    const record = await until('the migration to settle', async () => {
+      const m = await migration();
+      return m.state !== 'Running' ? m : undefined;
+    }, 1_800_000, 500);
+    const migrationMs = performance.now() - requestedAt;
+    if (record.state !== 'Succeeded') throw new Error(`migration ${record.id} ended ${record.state}: ${JSON.stringify(record.error)}`);
+    if (record.path !== path) throw new Error(`migration ${record.id} took the ${record.path} path, not ${path}`);
+    await until('the destination to acknowledge a write', async () => writer.record().acknowledged.some((w) => w.seed === 'destination'), 120_000, 100);
+    await sleep(1_500);
+    const written = await writer.stop();
+
+    const window = writeWindow(written.acknowledged);
+    if (!window.ok) throw new Error(`${sizeMb} MB ${path} run ${run}: no window: ${window.reason}`);
+    const content = await readEtcdContent({ clientUrl: etcdUrl(destination)!, prefix: `${prefix}/` });
+    const loss = checkNoAcknowledgedWriteLost(written.acknowledged, content);
+    const since = Date.parse(record.createdAt);
+    const src = sourceRecord(parseSidecarLog(sourceLog.read()), since);
+    const dst = destinationRecord(parseSidecarLog(readFileSync(join(destination.workDir, id, 'sidecar.log'), 'utf8')), since);
+    const shares = phaseShares(window, phaseIntervals({ window, source: src, destination: dst, steps: record.steps, copySteps: COPY_STEPS }));
+    const steps = stepsInWindow(window, record.steps);
+    const rate = acknowledgedRate(written.acknowledged.filter((w) => w.seed === 'source'), written.startedAt, window.from);
+
+    const pct = (v: number) => `${Math.round((100 * v) / window.ms)} %`;
+    console.log(
+      `${String(sizeMb).padStart(4)} MB ${path.padEnd(4)} run ${run}/${RUNS}: window ${ms(window.ms)} | ${SHARES.map((s) => `${s} ${ms(shares[s])} (${pct(shares[s])})`).join(', ')} | ` +
+        `etcd ${mb(db.dbSize)} (${mb(db.dbSizeInUse)} in use), ${rate.toFixed(0)} writes/s acknowledged before, ${loss.lost.length} lost; ${seedOf.source.name} -> ${seedOf.destination.name}, request to Succeeded ${(migrationMs / 1000).toFixed(1)} s; load ${load()}`,
+    );
+    const t = dst.restore?.timings ?? {};
+    // The restore command's way to the sidecar: the step starts, the agent takes the command, the new sidecar process begins restoring.
+    const restoreStep = record.steps.find((s) => s.id === RESTORE_STEP);
+    const taken = firstEventAfter(destination.events, since, (e) => e.event === 'command' && e.type === 'restore' && e.shoot === id);
+    const delivery = restoreStep?.startedAt && taken && dst.restore ? `step start -> agent took it ${ms(taken.time - Date.parse(restoreStep.startedAt))} -> sidecar restoring ${ms(dst.restore.from - taken.time)} later (process start) -> ` : '';
+    console.log(
+      `      fence: etcd refusing ${src.fence ? `${src.fence.refusingAfterMs} ms` : '-'} after SIGTERM, private again ${src.fence ? ms(src.fence.to - src.fence.from) : '-'}; ` +
+        `final snapshot: ${src.finalSnapshot ? `${src.finalSnapshot.kind}${src.finalSnapshot.key.endsWith('.gz') ? ' gzip' : ''} ${mb(src.finalSnapshot.bytes)} in ${ms(src.finalSnapshot.to - src.finalSnapshot.from)}` : '-'}; ` +
+        `restore: ${dst.restore ? `${delivery}download ${t.download} + etcdctl restore ${t.restore} + start ${t.start} + replay ${t.replay} = ${ms(dst.restore.to - dst.restore.from)}` : '-'}; ` +
+        `activation: post-restore full snapshot ${dst.postRestoreSnapshot ? `${mb(dst.postRestoreSnapshot.bytes)} in ${ms(dst.postRestoreSnapshot.ms)}` : '-'}, unfence ${dst.unfence ? ms(dst.unfence.ms) : '-'}`,
+    );
+    console.log(`      record steps in the window: ${steps.map((s) => `${s.id} ${ms(s.ms)}`).join(', ') || 'none'}`);
+    for (const step of record.steps.filter((s) => COPY_STEPS.includes(s.id) && s.message)) console.log(`      ${step.id}: ${step.message}`);
+    if (!loss.ok) console.log(`      LOST: ${loss.summary}`);
+    return { sizeMb, path, run, window: window.ms, shares, steps, rate, lost: loss.lost.length };
+  } finally {
+    sourceLog.close();
+    await writer.stop();
+  }
+}
+
+const results: RunResult[] = [];
+try {
+  const a = await startSeed(`dt-a-${tag}`, 61);
+  const b = await startSeed(`dt-b-${tag}`, 62);
+  const shoot = fixture('shoot-dev-api1');
+  shoot.metadata = { name: shootName };
+  shoot.spec.seedName = a.name;
+  delete shoot.spec.tolerations;
+  delete shoot.spec.controlPlane;
+  const created = await api.request('PUT', `/projects/${project}/shoots/${shootName}`, { body: shoot });
+  if (created.status !== 201) throw new Error(`shoot: ${created.status} ${JSON.stringify(created.body)}`);
+  let [source, destination] = [a, b];
+  await serving(source);
+  let previousPrefix: string | undefined;
+  for (const sizeMb of SIZES_MB) {
+    for (let run = 1; run <= RUNS; run++) {
+      for (const path of PATHS) {
+        const db = await prepare(source, sizeMb, previousPrefix);
+        console.log(`      prepared ${source.name}: etcd ${mb(db.dbSize)} (${mb(db.dbSizeInUse)} in use) after ${ms(db.fillMs)} of clean-up and fill, full snapshot ${ms(db.fullMs)}`);
+        const prefix = `downtime/${sizeMb}-${path}-${run}`;
+        results.push(await measure({ source, destination, path, sizeMb, run, prefix, db }));
+        previousPrefix = prefix;
+        // The old source releases its leftover once the migration succeeded; the next run migrates back to it.
+        await until(`${source.name} to release its leftover of ${id}`, async () => !(await controlPlane(source)) && !etcdUrl(source), 300_000, 500);
+        [source, destination] = [destination, source];
+        await serving(source);
+      }
+    }
+  }
+
+  console.log('');
+  console.log(`per size and path: the window's median and maximum, each phase's median, and its share of all windows (${SHARES.join(', ')})`);
+  for (const sizeMb of SIZES_MB) {
+    for (const path of PATHS) {
+      const runs = results.filter((r) => r.sizeMb === sizeMb && r.path === path);
+      const w = summarize(runs.map((r) => r.window));
+      const fractions = shareFractions(runs.map((r) => r.shares));
+      const phases = SHARES.map((s) => `${s} ${ms(summarize(runs.map((r) => r.shares[s])).median)} (${Math.round(100 * fractions[s])} %)`).join(', ');
+      console.log(`${String(sizeMb).padStart(4)} MB ${path.padEnd(4)} (${w.runs} runs): window median ${ms(w.median)}, max ${ms(w.max)} | ${phases}`);
+      const ids = [...new Set(runs.flatMap((r) => r.steps.map((s) => s.id)))];
+      const steps = ids.map((stepId) => `${stepId} ${ms(summarize(runs.map((r) => r.steps.find((s) => s.id === stepId)?.ms ?? 0)).median)}`);
+      console.log(`      record steps in the window (medians): ${steps.join(', ') || 'none'}`);
+    }
+  }
+  console.log(`writer: at least ${Math.min(...results.map((r) => r.rate)).toFixed(0)} acknowledged writes/s before the window in every run; acknowledged writes missing from the destination: ${results.reduce((n, r) => n + r.lost, 0)} over all ${results.length} runs`);
+  console.log('');
+  console.log(`aims (issue 12; fence bound ${ms(FENCE_BOUND_MS)}, so the bad path's aim is ${ms(FENCE_BOUND_MS + ISSUE_AIMS.badMarginMs)}):`);
+  for (const aim of downtimeAims(results.map((r) => ({ sizeMb: r.sizeMb, path: r.path, ms: r.window })), { ...ISSUE_AIMS, fenceBoundMs: FENCE_BOUND_MS })) console.log(`  ${formatAim(aim)}`);
+  console.log(`load average at the end ${load()} (1 / 5 / 15 min); the whole run took ${((performance.now() - started) / 60_000).toFixed(1)} min`);
+} finally {
+  for (const seed of seeds) {
+    await seed.agent.agent.stop().catch(() => undefined);
+    try {
+      await seed.agent.hosting().stopAll();
+    } catch {
+      // The agent never started its runtime: nothing to stop.
+    }
+  }
+  rmSync(workRoot, { recursive: true, force: true });
+  await close();
+}
+process.exit(0);

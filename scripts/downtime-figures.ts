@@ -1,0 +1,283 @@
+/**
+ * The pure side of `npm run bench:downtime` (scripts/bench-downtime.ts): the write-unavailability window
+ * from the writer's own record, the phases inside it from what the system recorded (the sidecars' log
+ * lines and the migration record's step times), and the summaries and aims the script prints. All times
+ * are epoch milliseconds of one machine's clock: the writer, the sidecars and the Lambdas all run on it.
+ */
+import { latestFullSnapshot, type Snapshot } from '../core/snapshots/index.js';
+import { median } from './bench-stats.js';
+
+export type WriterRole = 'source' | 'destination';
+
+export interface Acknowledgement {
+  /** When the writer received etcd's success answer. */
+  readonly at: number;
+  readonly seed: WriterRole;
+}
+
+export interface Interval {
+  readonly from: number;
+  readonly to: number;
+}
+
+export type WriteWindow =
+  | ({ readonly ok: true; readonly ms: number } & Interval)
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * From the source's last acknowledged write to the destination's first: the time no client could
+ * write. There is none without an acknowledgement on each side, or when the source acknowledged after
+ * the destination's first (split brain, which a migration must never produce).
+ */
+export function writeWindow(acknowledged: readonly Acknowledgement[]): WriteWindow {
+  let from = -Infinity;
+  let to = Infinity;
+  for (const a of acknowledged) {
+    if (a.seed === 'source') from = Math.max(from, a.at);
+    else to = Math.min(to, a.at);
+  }
+  if (from === -Infinity) return { ok: false, reason: 'the source acknowledged no write' };
+  if (to === Infinity) return { ok: false, reason: 'the destination acknowledged no write' };
+  if (from > to) return { ok: false, reason: `split brain: the source acknowledged a write ${Math.round(from - to)} ms after the destination's first` };
+  return { ok: true, from, to, ms: to - from };
+}
+
+/** The phases of the window, in the order a migration goes through them. */
+export const PHASES = ['fence', 'final snapshot', 'copy', 'restore', 'activation'] as const;
+export type Phase = (typeof PHASES)[number];
+/** Time of the window inside none of the phases: the orchestration between them. */
+export const BETWEEN = 'between' as const;
+export type Share = Phase | typeof BETWEEN;
+export const SHARES: readonly Share[] = [...PHASES, BETWEEN];
+
+export interface PhaseInterval extends Interval {
+  readonly phase: Phase;
+}
+
+/**
+ * How the window's time divides among the phases: each moment of the window goes to the phase that
+ * covers it, to the earlier phase (in `PHASES` order) where two overlap, and to `between` where none
+ * does. The shares add up to the window's length. Earlier wins because each phase waits for the one
+ * before it (a copy that waits for the final snapshot is held up by the snapshot, not by copying).
+ */
+export function phaseShares(window: Interval, intervals: readonly PhaseInterval[]): Record<Share, number> {
+  const shares = Object.fromEntries(SHARES.map((s) => [s, 0])) as Record<Share, number>;
+  if (!(window.to > window.from)) return shares;
+  const inside = intervals.filter((i) => i.to > window.from && i.from < window.to && i.to > i.from);
+  const points = [...new Set([window.from, window.to, ...inside.flatMap((i) => [i.from, i.to]).filter((t) => t > window.from && t < window.to)])].sort((a, b) => a - b);
+  for (let k = 0; k + 1 < points.length; k++) {
+    const [a, b] = [points[k]!, points[k + 1]!];
+    let winner: Share = BETWEEN;
+    for (const i of inside) if (i.from <= a && i.to >= b && (winner === BETWEEN || PHASES.indexOf(i.phase) < PHASES.indexOf(winner))) winner = i.phase;
+    shares[winner] += b - a;
+  }
+  return shares;
+}
+
+/** One JSON line of a sidecar's log (`{"time": ISO, "event": ..., ...}`), with its time as epoch ms. */
+export interface SidecarLogEvent {
+  readonly time: number;
+  readonly event: string;
+  readonly [field: string]: unknown;
+}
+
+/** The JSON event lines of a sidecar log; anything else (a partial last line, plain text) is skipped. */
+export function parseSidecarLog(text: string): SidecarLogEvent[] {
+  const events: SidecarLogEvent[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const value = JSON.parse(line) as Record<string, unknown>;
+      const time = typeof value.time === 'string' ? Date.parse(value.time) : NaN;
+      if (Number.isFinite(time) && typeof value.event === 'string') events.push({ ...value, time, event: value.event });
+    } catch {
+      // A line being written while the file was read.
+    }
+  }
+  return events;
+}
+
+const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : NaN);
+/** The first event at or after `since` that matches. */
+export const firstEventAfter = (events: readonly SidecarLogEvent[], since: number, match: (e: SidecarLogEvent) => boolean): SidecarLogEvent | undefined => events.find((e) => e.time >= since && match(e));
+const firstAfter = firstEventAfter;
+
+/** What the source's sidecar logged once the migration started: its fence and its final snapshot. */
+export interface SourceRecord {
+  /** SIGTERM to etcd (the line's time less `privateReadyAfterMs`) until etcd is healthy again on the private address (the line's time). */
+  readonly fence?: Interval & { readonly refusingAfterMs: number };
+  /** The final snapshot's own duration (`ms`: save, compress, upload) up to its line, logged once it is in the bucket. */
+  readonly finalSnapshot?: Interval & { readonly kind: string; readonly key: string; readonly bytes: number };
+}
+
+export function sourceRecord(events: readonly SidecarLogEvent[], since: number): SourceRecord {
+  const fenced = firstAfter(events, since, (e) => e.event === 'fenced');
+  const final = firstAfter(events, since, (e) => e.event === 'snapshot' && e.final === true);
+  return {
+    ...(fenced ? { fence: { from: fenced.time - num(fenced.privateReadyAfterMs), to: fenced.time, refusingAfterMs: num(fenced.refusingAfterMs) } } : {}),
+    ...(final ? { finalSnapshot: { from: final.time - num(final.ms), to: final.time, kind: String(final.kind), key: String(final.key), bytes: num(final.size) } } : {}),
+  };
+}
+
+/** What the destination's sidecar logged once the migration started: its restore, and what came before it served. */
+export interface DestinationRecord {
+  /** The sidecar's restore (`timings.total`: download, `etcdctl snapshot restore`, start on the private address, delta replay) up to its `restored` line. */
+  readonly restore?: Interval & { readonly timings: Readonly<Record<string, number>>; readonly final: boolean };
+  /** The full snapshot the sidecar takes of the restored etcd before it serves. */
+  readonly postRestoreSnapshot?: { readonly ms: number; readonly bytes: number };
+  /** The watchdog's unfence (etcd moved to the public address) after the restore. */
+  readonly unfence?: { readonly at: number; readonly ms: number };
+}
+
+export function destinationRecord(events: readonly SidecarLogEvent[], since: number): DestinationRecord {
+  const restored = firstAfter(events, since, (e) => e.event === 'restored');
+  if (!restored) return {};
+  const timings = (restored.timings ?? {}) as Record<string, number>;
+  const snapshot = firstAfter(events, restored.time, (e) => e.event === 'snapshot');
+  const unfence = firstAfter(events, restored.time, (e) => e.event === 'watchdog-action' && e.action === 'unfence');
+  return {
+    restore: { from: restored.time - num(timings.total), to: restored.time, timings, final: restored.final === true },
+    ...(snapshot ? { postRestoreSnapshot: { ms: num(snapshot.ms), bytes: num(snapshot.size) } } : {}),
+    ...(unfence ? { unfence: { at: unfence.time, ms: num(unfence.ms) } } : {}),
+  };
+}
+
+/** A step of the migration record (`GET .../migration`). */
+export interface RecordStep {
+  readonly id: string;
+  readonly startedAt?: string;
+  readonly endedAt?: string;
+}
+
+const stepInterval = (s: RecordStep): Interval | undefined => {
+  const from = s.startedAt ? Date.parse(s.startedAt) : NaN;
+  const to = s.endedAt ? Date.parse(s.endedAt) : NaN;
+  return Number.isFinite(from) && Number.isFinite(to) ? { from, to } : undefined;
+};
+
+/**
+ * The phase intervals of one migration: fence and final snapshot from the source's log, copy from the
+ * record's steps named in `copySteps`, restore from the destination's log, and activation from the end
+ * of the last of those (within the window) to the destination's first acknowledged write.
+ */
+export function phaseIntervals(input: { window: Interval; source: SourceRecord; destination: DestinationRecord; steps: readonly RecordStep[]; copySteps: readonly string[] }): PhaseInterval[] {
+  const intervals: PhaseInterval[] = [];
+  if (input.source.fence) intervals.push({ phase: 'fence', from: input.source.fence.from, to: input.source.fence.to });
+  if (input.source.finalSnapshot) intervals.push({ phase: 'final snapshot', from: input.source.finalSnapshot.from, to: input.source.finalSnapshot.to });
+  for (const step of input.steps) {
+    const interval = input.copySteps.includes(step.id) ? stepInterval(step) : undefined;
+    if (interval) intervals.push({ phase: 'copy', ...interval });
+  }
+  if (input.destination.restore) intervals.push({ phase: 'restore', from: input.destination.restore.from, to: input.destination.restore.to });
+  const ends = intervals.map((i) => i.to).filter((t) => t <= input.window.to);
+  const activationFrom = Math.max(input.window.from, ...ends);
+  intervals.push({ phase: 'activation', from: activationFrom, to: input.window.to });
+  return intervals;
+}
+
+/** How long each step of the record ran inside the window (steps that did not, left out), in record order. */
+export function stepsInWindow(window: Interval, steps: readonly RecordStep[]): { id: string; ms: number }[] {
+  const out: { id: string; ms: number }[] = [];
+  for (const step of steps) {
+    const interval = stepInterval(step);
+    if (!interval) continue;
+    const ms = Math.min(interval.to, window.to) - Math.max(interval.from, window.from);
+    if (ms > 0) out.push({ id: step.id, ms });
+  }
+  return out;
+}
+
+/**
+ * What a bucket holds of one etcd that no restore and no copy will read again: everything but the latest
+ * full snapshot and the deltas after it (what `planRestore` uses). Without a full snapshot, nothing.
+ */
+export function supersededSnapshots<S extends Snapshot & { readonly key: string }>(listing: readonly S[]): S[] {
+  const full = latestFullSnapshot(listing);
+  if (!full) return [];
+  return listing.filter((s) => s.key !== full.key && !(s.kind === 'Incr' && s.lastRevision > full.lastRevision));
+}
+
+export interface Summary {
+  readonly runs: number;
+  readonly median: number;
+  readonly max: number;
+}
+
+export function summarize(values: readonly number[]): Summary {
+  if (values.length === 0) return { runs: 0, median: NaN, max: NaN };
+  return { runs: values.length, median: median(values), max: Math.max(...values) };
+}
+
+/** Each share's part of the time of all windows together (sum of the share over the sum of the windows); 0 without time. */
+export function shareFractions(runs: readonly Readonly<Record<Share, number>>[]): Record<Share, number> {
+  const total = runs.reduce((sum, r) => sum + SHARES.reduce((s, k) => s + r[k], 0), 0);
+  return Object.fromEntries(SHARES.map((k) => [k, total > 0 ? runs.reduce((sum, r) => sum + r[k], 0) / total : 0])) as Record<Share, number>;
+}
+
+export type MigrationPathName = 'good' | 'bad';
+
+export interface MeasuredWindow {
+  readonly sizeMb: number;
+  readonly path: MigrationPathName;
+  readonly ms: number;
+}
+
+export interface Aim {
+  readonly label: string;
+  /** Undefined when the runs it needs were not made (a smaller run than the default). */
+  readonly value: number | undefined;
+  readonly limit: number;
+  readonly unit: 'ms' | 'x';
+  readonly met: boolean | undefined;
+}
+
+export interface AimSettings {
+  readonly fenceBoundMs: number;
+  readonly smallMb: number;
+  readonly largeMb: number;
+  /** Good path at the large size: at most this (issue 12: 3 s). */
+  readonly goodLimitMs: number;
+  /** Large over small window: at most this (issue 12: 1.3). */
+  readonly ratioLimit: number;
+  /** Bad path with a live source: at most the fence bound plus this (issue 12: 3 s). */
+  readonly badMarginMs: number;
+}
+
+export const ISSUE_AIMS: Omit<AimSettings, 'fenceBoundMs'> = { smallMb: 10, largeMb: 500, goodLimitMs: 3_000, ratioLimit: 1.3, badMarginMs: 3_000 };
+
+const aim = (label: string, value: number | undefined, limit: number, unit: Aim['unit']): Aim => ({ label, value, limit, unit, met: value === undefined ? undefined : value <= limit });
+
+/**
+ * The issue's aims against the measured windows: the good path at the large size (median and maximum)
+ * at most `goodLimitMs`; the large size's median window at most `ratioLimit` times the small size's, per
+ * path; the bad path at every size measured (median and maximum) at most the fence bound plus `badMarginMs`.
+ */
+export function downtimeAims(windows: readonly MeasuredWindow[], settings: AimSettings): Aim[] {
+  const of = (sizeMb: number, path: MigrationPathName) => summarize(windows.filter((w) => w.sizeMb === sizeMb && w.path === path).map((w) => w.ms));
+  const defined = (s: Summary, pick: 'median' | 'max') => (s.runs > 0 ? s[pick] : undefined);
+  const good = of(settings.largeMb, 'good');
+  const aims = [
+    aim(`good path at ${settings.largeMb} MB, median window`, defined(good, 'median'), settings.goodLimitMs, 'ms'),
+    aim(`good path at ${settings.largeMb} MB, maximum window`, defined(good, 'max'), settings.goodLimitMs, 'ms'),
+  ];
+  for (const path of ['good', 'bad'] as const) {
+    const [small, large] = [of(settings.smallMb, path), of(settings.largeMb, path)];
+    const ratio = small.runs > 0 && large.runs > 0 ? large.median / small.median : undefined;
+    aims.push(aim(`${path} path, median window at ${settings.largeMb} MB / at ${settings.smallMb} MB`, ratio, settings.ratioLimit, 'x'));
+  }
+  const badLimit = settings.fenceBoundMs + settings.badMarginMs;
+  const sizes = [...new Set(windows.filter((w) => w.path === 'bad').map((w) => w.sizeMb))].sort((a, b) => a - b);
+  for (const sizeMb of sizes.length > 0 ? sizes : [settings.largeMb]) {
+    const bad = of(sizeMb, 'bad');
+    aims.push(aim(`bad path (live source) at ${sizeMb} MB, median window`, defined(bad, 'median'), badLimit, 'ms'));
+    aims.push(aim(`bad path (live source) at ${sizeMb} MB, maximum window`, defined(bad, 'max'), badLimit, 'ms'));
+  }
+  return aims;
+}
+
+/** `1,234 ms`, `1.27x`. */
+export function formatAim(a: Aim): string {
+  const show = (v: number) => (a.unit === 'ms' ? `${Math.round(v).toLocaleString('en-US')} ms` : `${v.toFixed(2)}x`);
+  const verdict = a.met === undefined ? 'not measured in this run' : a.met ? 'met' : 'not met';
+  return `${a.label}: ${a.value === undefined ? '-' : show(a.value)} (aim at most ${show(a.limit)}): ${verdict}`;
+}
