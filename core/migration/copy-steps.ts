@@ -1,7 +1,7 @@
 import { NotFoundError } from '../errors.js';
 import type { OwnershipTimings } from '../ownership/timings.js';
 import { stepOf, type MigrationJournal, type MigrationRef } from './journal.js';
-import { completeStep, startStep } from './record.js';
+import { completeStep, startStep, type MigrationRecord } from './record.js';
 
 export interface CopyStepsOptions {
   journal: MigrationJournal;
@@ -29,6 +29,23 @@ export interface CopyOutput {
   lastRevision?: number;
 }
 
+/**
+ * When this migration first took the shoot from the source: on the good path the owner record's
+ * deletion (the source's sidecar learns `not-owner` from it, fences and takes its final snapshot), else
+ * the record set to the destination. The copy counts both its fence bound and the age a final snapshot
+ * may have from it. Counted from the later change instead, a final snapshot that took longer than the
+ * clock-lag allowance to be taken, uploaded and found (a 500 MB full snapshot took 35 s, and the delete of
+ * the source's control plane came on top) was taken for an older migration's, and the copy waited its
+ * whole timeout for another.
+ */
+export function firstOwnerChange(record: MigrationRecord): number | undefined {
+  for (const id of ['delete-owner-record', 'set-owner-destination'] as const) {
+    const step = stepOf(record, id);
+    if (step.state === 'succeeded' && step.endedAt !== undefined) return Date.parse(step.endedAt);
+  }
+  return undefined;
+}
+
 /** copy-snapshots, the child state machine: its input from the migration, and its result into the migration. */
 export class CopySteps {
   private readonly journal: MigrationJournal;
@@ -43,7 +60,7 @@ export class CopySteps {
     const sourceBucket = record.source.backupBucket;
     const destinationBucket = record.destination.backupBucket;
     if (!sourceBucket || !destinationBucket) throw new NotFoundError('both seeds need a backup bucket to copy snapshots');
-    const ownerChangedAt = Date.parse(stepOf(record, 'set-owner-destination').endedAt ?? this.journal.now().toISOString());
+    const ownerChangedAt = firstOwnerChange(record) ?? this.journal.now().getTime();
     return {
       technicalID: record.shoot.technicalID, sourceBucket, destinationBucket, ownerChangedAt, sourceHibernated: record.guards.hibernated,
       ...(this.options.ownershipTimings ? { fenceTimings: this.options.ownershipTimings } : {}),

@@ -269,9 +269,14 @@ describe('the migration roles on one migration record', () => {
     const final = makeSnapshot({ technicalID: 'shoot--dev--api1', kind: 'Full', startRevision: 0, lastRevision: 101, createdOn: Math.floor(w.clock.now().getTime() / 1000), compressionSuffix: '', final: true });
     await w.source.put(final.key, new Uint8Array([1]));
     expect((await w.finalSnapshot.waitFinalSnapshot(ref)).found).toBe(true);
+    const deletedAt = Date.parse((await w.admission.get('dev', 'api1')).steps.find((s) => s.id === 'delete-owner-record')!.endedAt!);
+    w.clock.advance(45_000);
+    await w.gardenService.heartbeat('src', READY);
     await answer(w, ref, 'delete-source-control-plane');
     await w.ownerSteps.setOwnerDestination(ref);
-    await w.copy.beginCopy(ref);
+    // The copy counts from the owner record's deletion, not from the later change to the destination:
+    // a final snapshot taken right after the deletion is this migration's, however long it took.
+    expect((await w.copy.beginCopy(ref)).ownerChangedAt).toBe(deletedAt);
     await w.copy.completeCopy(ref, { copied: 1, skipped: 0, bytes: 1, finalFound: true, lastRevision: 101 });
     const { command: restore } = await w.seedCommands.beginCommand(ref, 'restore-etcd');
     await w.seedAnswers.completeCommand(ref, 'restore-etcd', commandSuccess(restore as never, { etcd: { restoredRevision: 101, snapshots: 1, final: true, aheadRevision: 90 } } as never, w.clock.now()));
