@@ -68,8 +68,8 @@ if (SIZES_MB.some((s) => !(s > 0)) || !(Number.isInteger(RUNS) && RUNS > 0) || P
 }
 const MB = 1e6;
 const COPY_STEPS = MIGRATION_STEP_IDS.filter((id) => id.includes('copy'));
-/** The step whose command has the destination's agent start the restoring sidecar. */
-const RESTORE_STEP = MIGRATION_STEPS.find((s) => s.actor === 'destination' && s.command === 'restore')?.id;
+/** The steps whose command has the destination's agent restore (core/migration/steps.ts); the one that started in the window is the activation's. */
+const RESTORE_STEPS: readonly string[] = MIGRATION_STEPS.filter((s) => s.actor === 'destination' && s.command === 'restore').map((s) => s.id);
 const DELTA_INTERVAL_MS = parseDuration(LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval, 'deltaSnapshotInterval');
 const TIMINGS = ownershipTimings(LANDSCAPE_OWNERSHIP_TIMINGS);
 const FENCE_BOUND_MS = fenceBound(LANDSCAPE_OWNERSHIP_TIMINGS);
@@ -79,8 +79,8 @@ const DEFINITIONS = [
   'fence: from SIGTERM to the source\'s etcd until it is healthy again on the private address (the source sidecar\'s `fenced` log line: its time, less privateReadyAfterMs)',
   'final snapshot: the source sidecar\'s final snapshot: save, compress and upload (its `snapshot` log line with final: true: its time, less its ms)',
   `copy: the migration record's ${COPY_STEPS.join(', ')} step${COPY_STEPS.length === 1 ? '' : 's'} (startedAt to endedAt of GET .../migration; the ids containing "copy" in core/migration/steps.ts)`,
-  'restore: the destination sidecar\'s restore: download, etcdctl snapshot restore, start on the private address, delta replay (its `restored` log line: its time, less timings.total)',
-  'activation: from the end of the last of the four above to the destination\'s first acknowledged write (its sidecar\'s full snapshot of the restored etcd, its first owner check, the unfence, the writer\'s next attempt)',
+  'restore: the destination sidecar\'s restore: download, etcdctl snapshot restore, start on the private address, delta replay (its `restored` log line, or `caught-up` for the catch-up of a restore ahead: its time, less timings.total)',
+  'activation: from the end of the last of the four above to the destination\'s first acknowledged write (what its sidecar does before it serves: its first owner check, the unfence, and where it takes one first a full snapshot of the restored etcd; the writer\'s next attempt)',
   'between: the rest of the window, in none of the phases (Step Functions transitions, the waits\' polling, commands to the agents and their answers, the sidecar\'s process start, the steps in between)',
   'each moment of the window counts once: where two phases overlap, for the earlier one in this order (each waits for the one before: a copy waiting for the final snapshot is held up by the snapshot); a share is the phase\'s time over all windows of the size and path together',
 ];
@@ -341,9 +341,10 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
     );
     const t = dst.restore?.timings ?? {};
     // The restore command's way to the sidecar: the step starts, the agent takes the command, the new sidecar process begins restoring.
-    const restoreStep = record.steps.find((s) => s.id === RESTORE_STEP);
-    const taken = firstEventAfter(destination.events, since, (e) => e.event === 'command' && e.type === 'restore' && e.shoot === id);
-    const delivery = restoreStep?.startedAt && taken && dst.restore ? `step start -> agent took it ${ms(taken.time - Date.parse(restoreStep.startedAt))} -> sidecar restoring ${ms(dst.restore.from - taken.time)} later (process start) -> ` : '';
+    const restoreStep = record.steps.find((s) => RESTORE_STEPS.includes(s.id) && s.startedAt !== undefined && Date.parse(s.startedAt) >= window.from);
+    const stepStart = restoreStep?.startedAt ? Date.parse(restoreStep.startedAt) : undefined;
+    const taken = stepStart === undefined ? undefined : firstEventAfter(destination.events, stepStart, (e) => e.event === 'command' && e.type === 'restore' && e.shoot === id);
+    const delivery = stepStart !== undefined && taken && dst.restore ? `${restoreStep!.id} start -> agent took it ${ms(taken.time - stepStart)} -> sidecar ${dst.restore.event === 'restored' ? 'restoring' : 'catching up'} ${ms(dst.restore.from - taken.time)} later -> ` : '';
     console.log(
       `      fence: etcd refusing ${src.fence ? `${src.fence.refusingAfterMs} ms` : '-'} after SIGTERM, private again ${src.fence ? ms(src.fence.to - src.fence.from) : '-'}; ` +
         `final snapshot: ${src.finalSnapshot ? `${src.finalSnapshot.kind}${src.finalSnapshot.key.endsWith('.gz') ? ' gzip' : ''} ${mb(src.finalSnapshot.bytes)} in ${ms(src.finalSnapshot.to - src.finalSnapshot.from)}` : '-'}; ` +
