@@ -60,14 +60,16 @@ const RUNS = Number(env.BENCH_DOWNTIME_RUNS ?? 5);
 const PATHS = list(env.BENCH_DOWNTIME_PATHS ?? 'good,bad') as MigrationPathName[];
 /** How long the writer writes to the source before the migration is requested. */
 const WRITE_BEFORE_MS = Number(env.BENCH_DOWNTIME_WRITE_BEFORE_MS ?? 5_000);
+/** How often a migration that ended in Error is resumed before the bench gives up. */
+const MAX_RESUMES = 2;
 if (SIZES_MB.some((s) => !(s > 0)) || !(Number.isInteger(RUNS) && RUNS > 0) || PATHS.some((p) => p !== 'good' && p !== 'bad') || !(WRITE_BEFORE_MS >= 0)) {
   console.error('BENCH_DOWNTIME_SIZES_MB: positive numbers; BENCH_DOWNTIME_RUNS: a positive integer; BENCH_DOWNTIME_PATHS: good and/or bad; BENCH_DOWNTIME_WRITE_BEFORE_MS: >= 0');
   process.exit(2);
 }
 const MB = 1e6;
 const COPY_STEPS = MIGRATION_STEP_IDS.filter((id) => id.includes('copy'));
-/** The step whose command has the destination's agent start the restoring sidecar. */
-const RESTORE_STEP = MIGRATION_STEPS.find((s) => s.actor === 'destination' && s.command === 'restore')?.id;
+/** The steps whose command has the destination's agent restore (core/migration/steps.ts); the one that started in the window is the activation's. */
+const RESTORE_STEPS: readonly string[] = MIGRATION_STEPS.filter((s) => s.actor === 'destination' && s.command === 'restore').map((s) => s.id);
 const DELTA_INTERVAL_MS = parseDuration(LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval, 'deltaSnapshotInterval');
 const TIMINGS = ownershipTimings(LANDSCAPE_OWNERSHIP_TIMINGS);
 const FENCE_BOUND_MS = fenceBound(LANDSCAPE_OWNERSHIP_TIMINGS);
@@ -77,8 +79,8 @@ const DEFINITIONS = [
   'fence: from SIGTERM to the source\'s etcd until it is healthy again on the private address (the source sidecar\'s `fenced` log line: its time, less privateReadyAfterMs)',
   'final snapshot: the source sidecar\'s final snapshot: save, compress and upload (its `snapshot` log line with final: true: its time, less its ms)',
   `copy: the migration record's ${COPY_STEPS.join(', ')} step${COPY_STEPS.length === 1 ? '' : 's'} (startedAt to endedAt of GET .../migration; the ids containing "copy" in core/migration/steps.ts)`,
-  'restore: the destination sidecar\'s restore: download, etcdctl snapshot restore, start on the private address, delta replay (its `restored` log line: its time, less timings.total)',
-  'activation: from the end of the last of the four above to the destination\'s first acknowledged write (its sidecar\'s full snapshot of the restored etcd, its first owner check, the unfence, the writer\'s next attempt)',
+  'restore: the destination sidecar\'s restore: download, etcdctl snapshot restore, start on the private address, delta replay (its `restored` log line, or `caught-up` for the catch-up of a restore ahead: its time, less timings.total)',
+  'activation: from the end of the last of the four above to the destination\'s first acknowledged write (what its sidecar does before it serves: its first owner check, the unfence, and where it takes one first a full snapshot of the restored etcd; the writer\'s next attempt)',
   'between: the rest of the window, in none of the phases (Step Functions transitions, the waits\' polling, commands to the agents and their answers, the sidecar\'s process start, the steps in between)',
   'each moment of the window counts once: where two phases overlap, for the earlier one in this order (each waits for the one before: a copy waiting for the final snapshot is held up by the snapshot); a share is the phase\'s time over all windows of the size and path together',
 ];
@@ -130,6 +132,8 @@ interface RunResult {
   rate: number;
   /** Acknowledged writes missing from the destination afterwards. */
   lost: number;
+  /** Why the migration ended in Error before it was resumed; a run with any is left out of the figures. */
+  failures: string[];
 }
 
 console.log(`bench:downtime  sizes ${SIZES_MB.join(', ')} MB (10^6 bytes), ${RUNS} run(s) per size and path, paths ${PATHS.join(' and ')}; load average at start ${load()} (1 / 5 / 15 min)`);
@@ -262,6 +266,15 @@ async function pruneSnapshots(source: BenchSeed): Promise<void> {
   }
 }
 
+/** The last `lines` lines of a log, indented, or why there are none. */
+function tail(path: string, lines: number): string {
+  try {
+    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `        ${l.slice(0, 400)}`).join('\n');
+  } catch (error) {
+    return `        (${String(error)})`;
+  }
+}
+
 /** A log file read through a descriptor opened now: the source's plane directory goes with its control plane mid-migration. */
 function openLog(path: string): { read: () => string; close: () => void } {
   const fd = openSync(path, 'r');
@@ -287,14 +300,24 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
   try {
     await sleep(WRITE_BEFORE_MS);
     const requestedAt = performance.now();
-    const started = await api.request<{ migrationId: string }>('POST', `/projects/${project}/shoots/${shootName}/migrate`, { body: { destinationSeed: destination.name, mode: path } });
-    if (started.status !== 202) throw new Error(`migrate: ${started.status} ${JSON.stringify(started.body)}`);
-    const record = await until('the migration to settle', async () => {
-      const m = await migration();
-      return m.state !== 'Running' ? m : undefined;
-    }, 1_800_000, 500);
+    // A migration that ends in Error is resumed (migrate again continues at the failed step), as an
+    // operator would; the run counts as failed and stays out of the figures.
+    const failures: string[] = [];
+    let record: MigrationRecord;
+    for (;;) {
+      const started = await api.request<{ migrationId: string }>('POST', `/projects/${project}/shoots/${shootName}/migrate`, { body: { destinationSeed: destination.name, mode: path } });
+      if (started.status !== 202) throw new Error(`migrate: ${started.status} ${JSON.stringify(started.body)}`);
+      record = await until('the migration to settle', async () => {
+        const m = await migration();
+        return m.state !== 'Running' ? m : undefined;
+      }, 1_800_000, 500);
+      if (record.state === 'Succeeded' || failures.length >= MAX_RESUMES) break;
+      failures.push(`${record.error?.step}: ${record.error?.message}`);
+      console.log(`      ${sizeMb} MB ${path} run ${run}: migration ${record.id} ended ${record.state} (${failures.at(-1)}), ${((performance.now() - requestedAt) / 1000).toFixed(1)} s after the request; resuming it`);
+      console.log(`      the destination sidecar's last log lines:\n${tail(join(destination.workDir, id, 'sidecar.log'), 15)}`);
+    }
     const migrationMs = performance.now() - requestedAt;
-    if (record.state !== 'Succeeded') throw new Error(`migration ${record.id} ended ${record.state}: ${JSON.stringify(record.error)}`);
+    if (record.state !== 'Succeeded') throw new Error(`migration ${record.id} ended ${record.state} after ${MAX_RESUMES} resumes: ${JSON.stringify(record.error)}`);
     if (record.path !== path) throw new Error(`migration ${record.id} took the ${record.path} path, not ${path}`);
     await until('the destination to acknowledge a write', async () => writer.record().acknowledged.some((w) => w.seed === 'destination'), 120_000, 100);
     await sleep(1_500);
@@ -313,14 +336,15 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
 
     const pct = (v: number) => `${Math.round((100 * v) / window.ms)} %`;
     console.log(
-      `${String(sizeMb).padStart(4)} MB ${path.padEnd(4)} run ${run}/${RUNS}: window ${ms(window.ms)} | ${SHARES.map((s) => `${s} ${ms(shares[s])} (${pct(shares[s])})`).join(', ')} | ` +
+      `${String(sizeMb).padStart(4)} MB ${path.padEnd(4)} run ${run}/${RUNS}${failures.length ? ` (FAILED ${failures.length}x, resumed: not in the figures)` : ''}: window ${ms(window.ms)} | ${SHARES.map((s) => `${s} ${ms(shares[s])} (${pct(shares[s])})`).join(', ')} | ` +
         `etcd ${mb(db.dbSize)} (${mb(db.dbSizeInUse)} in use), ${rate.toFixed(0)} writes/s acknowledged before, ${loss.lost.length} lost; ${seedOf.source.name} -> ${seedOf.destination.name}, request to Succeeded ${(migrationMs / 1000).toFixed(1)} s; load ${load()}`,
     );
     const t = dst.restore?.timings ?? {};
     // The restore command's way to the sidecar: the step starts, the agent takes the command, the new sidecar process begins restoring.
-    const restoreStep = record.steps.find((s) => s.id === RESTORE_STEP);
-    const taken = firstEventAfter(destination.events, since, (e) => e.event === 'command' && e.type === 'restore' && e.shoot === id);
-    const delivery = restoreStep?.startedAt && taken && dst.restore ? `step start -> agent took it ${ms(taken.time - Date.parse(restoreStep.startedAt))} -> sidecar restoring ${ms(dst.restore.from - taken.time)} later (process start) -> ` : '';
+    const restoreStep = record.steps.find((s) => RESTORE_STEPS.includes(s.id) && s.startedAt !== undefined && Date.parse(s.startedAt) >= window.from);
+    const stepStart = restoreStep?.startedAt ? Date.parse(restoreStep.startedAt) : undefined;
+    const taken = stepStart === undefined ? undefined : firstEventAfter(destination.events, stepStart, (e) => e.event === 'command' && e.type === 'restore' && e.shoot === id);
+    const delivery = stepStart !== undefined && taken && dst.restore ? `${restoreStep!.id} start -> agent took it ${ms(taken.time - stepStart)} -> sidecar ${dst.restore.event === 'restored' ? 'restoring' : 'catching up'} ${ms(dst.restore.from - taken.time)} later -> ` : '';
     console.log(
       `      fence: etcd refusing ${src.fence ? `${src.fence.refusingAfterMs} ms` : '-'} after SIGTERM, private again ${src.fence ? ms(src.fence.to - src.fence.from) : '-'}; ` +
         `final snapshot: ${src.finalSnapshot ? `${src.finalSnapshot.kind}${src.finalSnapshot.key.endsWith('.gz') ? ' gzip' : ''} ${mb(src.finalSnapshot.bytes)} in ${ms(src.finalSnapshot.to - src.finalSnapshot.from)}` : '-'}; ` +
@@ -330,14 +354,32 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
     console.log(`      record steps in the window: ${steps.map((s) => `${s.id} ${ms(s.ms)}`).join(', ') || 'none'}`);
     for (const step of record.steps.filter((s) => COPY_STEPS.includes(s.id) && s.message)) console.log(`      ${step.id}: ${step.message}`);
     if (!loss.ok) console.log(`      LOST: ${loss.summary}`);
-    return { sizeMb, path, run, window: window.ms, shares, steps, rate, lost: loss.lost.length };
+    return { sizeMb, path, run, window: window.ms, shares, steps, rate, lost: loss.lost.length, failures };
   } finally {
     sourceLog.close();
     await writer.stop();
   }
 }
 
+/** Per path at one size: the window's median and maximum, each phase's median and share, the record's steps in the window. */
+function printSummary(sizeMb: number): void {
+  console.log('');
+  console.log(`${sizeMb} MB, per path: the window's median and maximum, each phase's median and its share of all windows (${SHARES.join(', ')})`);
+  for (const path of PATHS) {
+    const runs = results.filter((r) => r.sizeMb === sizeMb && r.path === path && r.failures.length === 0);
+    const w = summarize(runs.map((r) => r.window));
+    const fractions = shareFractions(runs.map((r) => r.shares));
+    const phases = SHARES.map((s) => `${s} ${ms(summarize(runs.map((r) => r.shares[s])).median)} (${Math.round(100 * fractions[s])} %)`).join(', ');
+    console.log(`${String(sizeMb).padStart(4)} MB ${path.padEnd(4)} (${w.runs} runs): window median ${ms(w.median)}, max ${ms(w.max)} | ${phases}`);
+    const ids = [...new Set(runs.flatMap((r) => r.steps.map((s) => s.id)))];
+    const steps = ids.map((stepId) => `${stepId} ${ms(summarize(runs.map((r) => r.steps.find((s) => s.id === stepId)?.ms ?? 0)).median)}`);
+    console.log(`      record steps in the window (medians): ${steps.join(', ') || 'none'}`);
+  }
+  console.log('');
+}
+
 const results: RunResult[] = [];
+let completed = false;
 try {
   const a = await startSeed(`dt-a-${tag}`, 61);
   const b = await startSeed(`dt-b-${tag}`, 62);
@@ -365,27 +407,17 @@ try {
         await serving(source);
       }
     }
+    printSummary(sizeMb);
   }
-
-  console.log('');
-  console.log(`per size and path: the window's median and maximum, each phase's median, and its share of all windows (${SHARES.join(', ')})`);
-  for (const sizeMb of SIZES_MB) {
-    for (const path of PATHS) {
-      const runs = results.filter((r) => r.sizeMb === sizeMb && r.path === path);
-      const w = summarize(runs.map((r) => r.window));
-      const fractions = shareFractions(runs.map((r) => r.shares));
-      const phases = SHARES.map((s) => `${s} ${ms(summarize(runs.map((r) => r.shares[s])).median)} (${Math.round(100 * fractions[s])} %)`).join(', ');
-      console.log(`${String(sizeMb).padStart(4)} MB ${path.padEnd(4)} (${w.runs} runs): window median ${ms(w.median)}, max ${ms(w.max)} | ${phases}`);
-      const ids = [...new Set(runs.flatMap((r) => r.steps.map((s) => s.id)))];
-      const steps = ids.map((stepId) => `${stepId} ${ms(summarize(runs.map((r) => r.steps.find((s) => s.id === stepId)?.ms ?? 0)).median)}`);
-      console.log(`      record steps in the window (medians): ${steps.join(', ') || 'none'}`);
-    }
-  }
+  const counted = results.filter((r) => r.failures.length === 0);
+  const failed = results.filter((r) => r.failures.length > 0);
   console.log(`writer: at least ${Math.min(...results.map((r) => r.rate)).toFixed(0)} acknowledged writes/s before the window in every run; acknowledged writes missing from the destination: ${results.reduce((n, r) => n + r.lost, 0)} over all ${results.length} runs`);
+  console.log(`failed migrations (resumed, left out of the figures): ${failed.length === 0 ? 'none' : failed.map((r) => `${r.sizeMb} MB ${r.path} run ${r.run}: ${r.failures.join('; ')}`).join(' | ')}`);
   console.log('');
   console.log(`aims (issue 12; fence bound ${ms(FENCE_BOUND_MS)}, so the bad path's aim is ${ms(FENCE_BOUND_MS + ISSUE_AIMS.badMarginMs)}):`);
-  for (const aim of downtimeAims(results.map((r) => ({ sizeMb: r.sizeMb, path: r.path, ms: r.window })), { ...ISSUE_AIMS, fenceBoundMs: FENCE_BOUND_MS })) console.log(`  ${formatAim(aim)}`);
+  for (const aim of downtimeAims(counted.map((r) => ({ sizeMb: r.sizeMb, path: r.path, ms: r.window })), { ...ISSUE_AIMS, fenceBoundMs: FENCE_BOUND_MS })) console.log(`  ${formatAim(aim)}`);
   console.log(`load average at the end ${load()} (1 / 5 / 15 min); the whole run took ${((performance.now() - started) / 60_000).toFixed(1)} min`);
+  completed = true;
 } finally {
   for (const seed of seeds) {
     await seed.agent.agent.stop().catch(() => undefined);
@@ -395,7 +427,9 @@ try {
       // The agent never started its runtime: nothing to stop.
     }
   }
-  rmSync(workRoot, { recursive: true, force: true });
+  // A run that stopped keeps its agents' work dirs (sidecar and etcd logs) for a look at why.
+  if (completed) rmSync(workRoot, { recursive: true, force: true });
+  else console.log(`stopped after ${results.length} runs; the seeds' work dirs (sidecar.log, etcd.log per shoot) are kept in ${workRoot}`);
   await close();
 }
 process.exit(0);

@@ -119,10 +119,17 @@ export function sourceRecord(events: readonly SidecarLogEvent[], since: number):
   };
 }
 
+/** The sidecar log lines that end the restore a destination serves from: a restore, or the catch-up of a restore ahead. */
+export const RESTORE_EVENTS: readonly string[] = ['restored', 'caught-up'];
+
 /** What the destination's sidecar logged once the migration started: its restore, and what came before it served. */
 export interface DestinationRecord {
-  /** The sidecar's restore (`timings.total`: download, `etcdctl snapshot restore`, start on the private address, delta replay) up to its `restored` line. */
-  readonly restore?: Interval & { readonly timings: Readonly<Record<string, number>>; readonly final: boolean };
+  /**
+   * The sidecar's restore (`timings.total`: download, `etcdctl snapshot restore`, start on the private
+   * address, delta replay) up to its `restored` line, or the catch-up of a restore ahead up to its
+   * `caught-up` line (a restore ahead, `restored-ahead`, is not it: the destination does not serve from it yet).
+   */
+  readonly restore?: Interval & { readonly event: string; readonly timings: Readonly<Record<string, number>>; readonly final: boolean };
   /** The full snapshot the sidecar takes of the restored etcd before it serves. */
   readonly postRestoreSnapshot?: { readonly ms: number; readonly bytes: number };
   /** The watchdog's unfence (etcd moved to the public address) after the restore. */
@@ -130,13 +137,13 @@ export interface DestinationRecord {
 }
 
 export function destinationRecord(events: readonly SidecarLogEvent[], since: number): DestinationRecord {
-  const restored = firstAfter(events, since, (e) => e.event === 'restored');
+  const restored = firstAfter(events, since, (e) => RESTORE_EVENTS.includes(e.event));
   if (!restored) return {};
   const timings = (restored.timings ?? {}) as Record<string, number>;
   const snapshot = firstAfter(events, restored.time, (e) => e.event === 'snapshot');
   const unfence = firstAfter(events, restored.time, (e) => e.event === 'watchdog-action' && e.action === 'unfence');
   return {
-    restore: { from: restored.time - num(timings.total), to: restored.time, timings, final: restored.final === true },
+    restore: { from: restored.time - num(timings.total), to: restored.time, event: restored.event, timings, final: restored.final === true },
     ...(snapshot ? { postRestoreSnapshot: { ms: num(snapshot.ms), bytes: num(snapshot.size) } } : {}),
     ...(unfence ? { unfence: { at: unfence.time, ms: num(unfence.ms) } } : {}),
   };

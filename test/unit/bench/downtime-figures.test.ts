@@ -123,11 +123,19 @@ describe('the sidecars\' log lines', () => {
       line(9_950, { event: 'watchdog-action', action: 'unfence', ms: 205 }),
     ].join('\n');
     expect(destinationRecord(parseSidecarLog(log), t0)).toEqual({
-      restore: { from: t0 + 8_203, to: t0 + 9_000, final: true, timings: { download: 279, restore: 115, start: 159, replay: 191, total: 797 } },
+      restore: { from: t0 + 8_203, to: t0 + 9_000, event: 'restored', final: true, timings: { download: 279, restore: 115, start: 159, replay: 191, total: 797 } },
       postRestoreSnapshot: { ms: 690, bytes: 12_000_000 },
       unfence: { at: t0 + 9_950, ms: 205 },
     });
     expect(destinationRecord(parseSidecarLog(log), t0 + 9_001)).toEqual({});
+  });
+
+  it('takes the catch-up of a restore ahead for the restore, not the restore ahead itself', () => {
+    const log = [
+      line(1_000, { event: 'restored-ahead', revision: 40, final: false, timings: { total: 5_000 } }),
+      line(9_000, { event: 'caught-up', revision: 42, final: true, caughtUp: true, aheadRevision: 40, timings: { download: 20, restore: 0, start: 0, replay: 30, total: 60 } }),
+    ].join('\n');
+    expect(destinationRecord(parseSidecarLog(log), t0).restore).toEqual({ from: t0 + 8_940, to: t0 + 9_000, event: 'caught-up', final: true, timings: { download: 20, restore: 0, start: 0, replay: 30, total: 60 } });
   });
 });
 
@@ -145,7 +153,7 @@ describe('phaseIntervals', () => {
     const intervals = phaseIntervals({
       window,
       source: { fence: { from: at(1_900), to: at(2_400), refusingAfterMs: 20 }, finalSnapshot: { from: at(2_400), to: at(3_300), kind: 'Full', key: 'k', bytes: 1 } },
-      destination: { restore: { from: at(8_200), to: at(9_000), timings: {}, final: true } },
+      destination: { restore: { from: at(8_200), to: at(9_000), event: 'restored', timings: {}, final: true } },
       steps,
       copySteps: ['copy-snapshots'],
     });
@@ -162,7 +170,7 @@ describe('phaseIntervals', () => {
 
   it('ignores phases that end after the destination\'s first write when it places activation', () => {
     const window = { from: t0, to: t0 + 1_000 };
-    const intervals = phaseIntervals({ window, source: {}, destination: { restore: { from: t0 + 500, to: t0 + 2_000, timings: {}, final: true } }, steps: [], copySteps: [] });
+    const intervals = phaseIntervals({ window, source: {}, destination: { restore: { from: t0 + 500, to: t0 + 2_000, event: 'restored', timings: {}, final: true } }, steps: [], copySteps: [] });
     expect(intervals.at(-1)).toEqual({ phase: 'activation', from: t0, to: t0 + 1_000 });
   });
 
