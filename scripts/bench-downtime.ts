@@ -294,7 +294,6 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
     prefix,
     put: resolving(gatewayPut, (role) => etcdUrl(seedOf[role as 'source' | 'destination'])),
     timeoutMs: 500,
-    mainLoops: 2,
   });
   const sourceLog = openLog(join(source.workDir, id, 'sidecar.log'));
   try {

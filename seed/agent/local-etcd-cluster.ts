@@ -49,7 +49,8 @@ export interface LocalMember {
   restarts: number;
 }
 
-const RESTORE_START_TIMEOUT_MS = 10 * 60_000;
+/** A restoring sidecar reports once the restore is done: a large etcd's download and restore take minutes on a loaded machine. */
+export const RESTORE_START_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * The etcd cluster of one `node` or `zone` shoot on the local runtime: one backup-restore sidecar

@@ -8,7 +8,7 @@ import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
 import { freePorts, portsFree } from '../ports.js';
 import { ApiServerStandIn } from './apiserver-standin.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView, OwnerNoticeDelivery } from './hosting.js';
-import { LocalEtcdCluster, type LocalMember } from './local-etcd-cluster.js';
+import { LocalEtcdCluster, RESTORE_START_TIMEOUT_MS, type LocalMember } from './local-etcd-cluster.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
 import { CatchUpError, messageOf } from './errors.js';
 import { SidecarProcess } from './sidecar-process.js';
@@ -90,7 +90,13 @@ export class LocalHosting implements ControlPlaneHosting {
     await h.sidecar?.stop();
     const dir = join(this.options.workDir, id);
     try {
-      h.sidecar = await this.launch(id, sidecarArgs({ defaults: this.options, spec, dataDir: join(dir, 'etcd'), etcdLog: join(dir, 'etcd.log'), ports: h.ports }), join(dir, 'sidecar.log'));
+      h.sidecar = await this.launch(
+        id,
+        sidecarArgs({ defaults: this.options, spec, dataDir: join(dir, 'etcd'), etcdLog: join(dir, 'etcd.log'), ports: h.ports }),
+        join(dir, 'sidecar.log'),
+        // As a cluster member's: the 60 s default failed a 500 MB bad-path restore under load (bench:downtime).
+        spec.restore ? RESTORE_START_TIMEOUT_MS : undefined,
+      );
     } catch (error) {
       // Another process took a port between its allocation and etcd's bind (a closed port is free to
       // anyone at once): the next attempt gets new ones. Nothing served on the old address.
