@@ -1,4 +1,4 @@
-import { Etcd3, type IWatchResponse } from 'etcd3';
+import { Etcd3, type IWatchResponse, type Watcher } from 'etcd3';
 import { DeltaBuffer, type PendingDelta } from './delta-buffer.js';
 import { HistoryUnavailableError } from './errors.js';
 import { currentRevision } from './replay.js';
@@ -20,6 +20,7 @@ export interface ReadHistoryOptions {
  */
 export async function readHistory(options: ReadHistoryOptions): Promise<PendingDelta> {
   const client = new Etcd3({ hosts: options.endpoint });
+  let watcher: Watcher | undefined;
   try {
     const current = await currentRevision(client);
     // An etcd that never took a write is at revision 1, which no event carries.
@@ -38,13 +39,14 @@ export async function readHistory(options: ReadHistoryOptions): Promise<PendingD
         .inRange({ start: Buffer.from([0]), end: Buffer.from([0]) })
         .startRevision(String(from))
         .create()
-        .then((watcher) => {
-          watcher.on('data', (res: IWatchResponse) => {
+        .then((created) => {
+          watcher = created;
+          created.on('data', (res: IWatchResponse) => {
             buffer.add(watchEvents(res));
             const last = res.events.at(-1);
             if (last !== undefined && Number(last.kv.mod_revision) >= current) done();
           });
-          watcher.on('error', (error) => done(new HistoryUnavailableError(`etcd cannot deliver the events from revision ${from}: ${error instanceof Error ? error.message : String(error)}`, { cause: error })));
+          created.on('error', (error) => done(new HistoryUnavailableError(`etcd cannot deliver the events from revision ${from}: ${error instanceof Error ? error.message : String(error)}`, { cause: error })));
         }, (error: unknown) => done(error instanceof Error ? error : new Error(String(error))));
     });
     const cut = buffer.cut();
@@ -53,6 +55,9 @@ export async function readHistory(options: ReadHistoryOptions): Promise<PendingD
     if (cut.delta.lastRevision !== current) throw new HistoryUnavailableError(`the watch ended at revision ${cut.delta.lastRevision}, etcd is at ${current}: is it still written to?`);
     return cut.delta;
   } finally {
+    // Cancelled before the client closes: a watch whose stream the close breaks is retried by the client
+    // library with backoff timers, which would keep the sidecar's process alive after its shutdown.
+    await watcher?.cancel().catch(() => undefined);
     client.close();
   }
 }
