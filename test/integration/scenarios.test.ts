@@ -121,7 +121,7 @@ async function startSeed(name: string, n: number): Promise<Seed> {
   const proxies = await startSeedProxies({ seed: name, upstreams: emulatorUpstreams(deployment) });
   cleanups.push(() => proxies.stop());
   const workDir = mkdtempSync(join(tmpdir(), `gl-scenario-${name}-`));
-  cleanups.push(() => rmSync(workDir, { recursive: true, force: true }));
+  if (process.env.KEEP_SCENARIO_WORKDIR === undefined) cleanups.push(() => rmSync(workDir, { recursive: true, force: true }));
   const e = proxies.endpoints;
   const local = localSeedAgent({
     seed: name,
