@@ -3,7 +3,7 @@ import { backupLagLimit, type SnapshotStore } from '../../core/snapshots/index.j
 import { CatchUpRefusedError, SidecarConfigError } from './errors.js';
 import { EtcdSupervisor, type EtcdSupervisorOptions, type FenceTiming } from './etcd-supervisor.js';
 import type { RangedObjectReader } from './ranged-download.js';
-import { restoreFromStore, type RestoreResult } from './restorer.js';
+import { restoreFromStore, type RestoreOptions, type RestoreResult } from './restorer.js';
 import { catchUpRestore, type CatchUpResult } from './catch-up.js';
 import { DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, Snapshotter, type Compression } from './snapshotter.js';
 import { WriteGuard, type WriteGuardStatus } from './write-guard.js';
@@ -257,15 +257,7 @@ export class BackupRestoreSidecar {
       // One full snapshot of the restored cluster, so that its history in this bucket starts from its own.
       if (coordinator) await this.snapshotter.takeFull({ endpoint: this.supervisor.clientUrl('private'), unguarded: true });
     } else if (o.restore) {
-      this.restoreResult = await restoreFromStore({
-        store: o.store,
-        technicalID: o.technicalID,
-        supervisor: this.supervisor,
-        stagingDir: o.stagingDir ?? `${o.etcd.dataDir}.staging`,
-        ...(typeof o.restore === 'object' && o.restore.expectedLastRevision !== undefined ? { expectedLastRevision: o.restore.expectedLastRevision } : {}),
-        ...(o.etcdctlBinary ? { etcdctlBinary: o.etcdctlBinary } : {}),
-        ...(o.rangedReader ? { rangedReader: o.rangedReader } : {}),
-      });
+      this.restoreResult = await restoreFromStore(this.restoreOptions(typeof o.restore === 'object' ? o.restore.expectedLastRevision : undefined));
       if (typeof o.restore === 'object' && o.restore.ahead) {
         this.standby = true;
         o.log?.({ event: 'restored-ahead', ...this.restoreResult });
@@ -298,16 +290,7 @@ export class BackupRestoreSidecar {
     if (!this.standby || this.stopped) return Promise.reject(new CatchUpRefusedError(`${o.technicalID}: ${this.stopped ? 'the sidecar stops' : 'etcd was not restored ahead here'}; restore it instead`));
     const run = (async () => {
       const ahead = this.restoreResult!;
-      const result = await catchUpRestore({
-        store: o.store,
-        technicalID: o.technicalID,
-        supervisor: this.supervisor,
-        stagingDir: o.stagingDir ?? `${o.etcd.dataDir}.staging`,
-        ahead,
-        ...(expectedLastRevision === undefined ? {} : { expectedLastRevision }),
-        ...(o.etcdctlBinary ? { etcdctlBinary: o.etcdctlBinary } : {}),
-        ...(o.rangedReader ? { rangedReader: o.rangedReader } : {}),
-      });
+      const result = await catchUpRestore({ ...this.restoreOptions(expectedLastRevision), ahead });
       this.restoreResult = result;
       o.log?.({ event: 'caught-up', ...result });
       await this.snapshotter.beginAfterRestore({ endpoint: this.supervisor.clientUrl('private'), revision: result.revision });
@@ -324,6 +307,20 @@ export class BackupRestoreSidecar {
       },
     );
     return run;
+  }
+
+  /** What a restore of this sidecar's single etcd from its store needs, at start or in a catch-up. */
+  private restoreOptions(expectedLastRevision: number | undefined): RestoreOptions {
+    const o = this.options;
+    return {
+      store: o.store,
+      technicalID: o.technicalID,
+      supervisor: this.supervisor,
+      stagingDir: o.stagingDir ?? `${o.etcd.dataDir}.staging`,
+      ...(expectedLastRevision === undefined ? {} : { expectedLastRevision }),
+      ...(o.etcdctlBinary ? { etcdctlBinary: o.etcdctlBinary } : {}),
+      ...(o.rangedReader ? { rangedReader: o.rangedReader } : {}),
+    };
   }
 
   get statusUrl(): string {
