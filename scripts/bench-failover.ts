@@ -26,7 +26,7 @@ import { portOf } from '../seed/backup-restore/cluster/spec.js';
 import { restoreMember } from '../seed/backup-restore/cluster/restore.js';
 import { etcdHealthy } from '../seed/backup-restore/etcd-process.js';
 import { download, EtcdSupervisor, restoreFromStore, Snapshotter } from '../seed/backup-restore/index.js';
-import { freePort } from '../seed/ports.js';
+import { freeEtcdPorts } from '../seed/ports.js';
 import { ControlledOwnerLookup, memberSpecs, startInProcessCluster } from '../test/harness/cluster/in-process-cluster.js';
 import { startClusterWriter } from '../test/harness/scenario/cluster-writer.js';
 import { benchEmulator, fillEtcd, median } from './bench-support.js';
@@ -83,7 +83,7 @@ async function restore(): Promise<{ single: number[]; cluster: number[]; dbBytes
   const dir = mkdtempSync(join(tmpdir(), 'gl-bench-failover-'));
   const supervisors: EtcdSupervisor[] = [];
   const technicalID = 'shoot--bench--ha-restore';
-  const ports = async () => ({ clientPort: await freePort(), privatePort: await freePort(), peerPort: await freePort() });
+  const ports = freeEtcdPorts;
   try {
     const env = emulatorEnv(emu.endpoint);
     const s3 = new S3Client({ endpoint: emu.endpoint, region: env.AWS_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, forcePathStyle: true });

@@ -32,7 +32,7 @@ import { ownerNoticeGroup } from '../core/migration/owner-notice.js';
 import { InMemorySnapshotStore } from '../core/snapshots/index.js';
 import { sqsCommandInbox } from '../seed/agent/inbox.js';
 import { noticeSidecar } from '../seed/agent/sidecar-process.js';
-import { freePort } from '../seed/ports.js';
+import { freeEtcdPorts } from '../seed/ports.js';
 import { BackupRestoreSidecar, sleep } from '../seed/backup-restore/index.js';
 import { benchEmulator, median } from './bench-support.js';
 
@@ -99,7 +99,7 @@ try {
     await records.set({ name: recordName, value: ME });
     const sidecar = await BackupRestoreSidecar.start({
       technicalID,
-      etcd: { dataDir: join(dir, `run-${run}`), clientPort: await freePort(), privatePort: await freePort(), peerPort: await freePort(), logFile: join(dir, `run-${run}.log`) },
+      etcd: { dataDir: join(dir, `run-${run}`), ...(await freeEtcdPorts()), logFile: join(dir, `run-${run}.log`) },
       store: new InMemorySnapshotStore(),
       owner: { lookup, recordName, identity: ME },
       ownerCheckInterval: INTERVAL,

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { emulatorEnv } from '../local/aws-env.js';
-import { freePort } from '../seed/ports.js';
+import { freeEtcdPorts, freePort } from '../seed/ports.js';
 import { s3Backup } from '../seed/backup-restore/aws.js';
 import { download, EtcdSupervisor, restoreFromStore, restoreSnapshot, Snapshotter, type Compression } from '../seed/backup-restore/index.js';
 import { behindS3Model, benchEmulator, describeS3Model, fillEtcd, median, modelTransferSeconds, s3ModelFromEnv } from './bench-support.js';
@@ -26,7 +26,7 @@ const COMPRESSION = (process.env.BENCH_RESTORE_COMPRESSION ?? 'none') as Compres
 const technicalID = 'shoot--bench--restore';
 
 async function ports() {
-  return { clientPort: await freePort(), privatePort: await freePort(), peerPort: await freePort() };
+  return freeEtcdPorts();
 }
 
 const model = s3ModelFromEnv();

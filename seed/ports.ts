@@ -47,3 +47,9 @@ export async function portsFree(ports: readonly number[]): Promise<boolean> {
   );
   return results.every(Boolean);
 }
+
+/** The three distinct loopback ports one etcd listens on: clients, the sidecar's private address, peers. */
+export async function freeEtcdPorts(): Promise<{ clientPort: number; privatePort: number; peerPort: number }> {
+  const [clientPort, privatePort, peerPort] = await freePorts(3);
+  return { clientPort: clientPort!, privatePort: privatePort!, peerPort: peerPort! };
+}

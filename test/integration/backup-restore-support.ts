@@ -10,7 +10,7 @@ import { Route53OwnerLookup } from '../../adapters/route53/owner-lookup.js';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import { s3Api } from '../../adapters/s3/s3-api.js';
 import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
-import { freePort } from '../../seed/ports.js';
+import { freeEtcdPorts } from '../../seed/ports.js';
 import { startTcpProxy } from '../harness/scenario/tcp-proxy.js';
 import { BackupRestoreSidecar, EtcdSupervisor, restoreFromStore, sleep, type SidecarOptions } from '../../seed/backup-restore/index.js';
 
@@ -96,7 +96,7 @@ export function tempDir(label: string): string {
 }
 
 export async function etcdPorts() {
-  return { clientPort: await freePort(), privatePort: await freePort(), peerPort: await freePort() };
+  return freeEtcdPorts();
 }
 
 export interface TestSidecar {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { freePort } from '../../seed/ports.js';
+import { freeEtcdPorts } from '../../seed/ports.js';
 import { EtcdSupervisor, restoreSnapshot, saveSnapshot, sleep } from '../../seed/backup-restore/index.js';
 import { acknowledgedRate, checkNoAcknowledgedWriteLost, checkNoSplitBrain } from '../harness/scenario/checks.js';
 import { readEtcdContent } from '../harness/scenario/etcd-client.js';
@@ -28,7 +28,7 @@ afterEach(async () => {
 async function etcd(label: string): Promise<EtcdSupervisor> {
   const dir = mkdtempSync(join(tmpdir(), `gl-scenario-${label}-`));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const supervisor = new EtcdSupervisor({ dataDir: join(dir, 'data'), clientPort: await freePort(), privatePort: await freePort(), peerPort: await freePort(), logFile: join(dir, 'etcd.log') });
+  const supervisor = new EtcdSupervisor({ dataDir: join(dir, 'data'), ...(await freeEtcdPorts()), logFile: join(dir, 'etcd.log') });
   cleanups.push(() => supervisor.stop());
   return supervisor;
 }

@@ -7,7 +7,7 @@ import type { ClusterMemberSpec, ClusterSpec } from '../../../seed/backup-restor
 import { portOf } from '../../../seed/backup-restore/cluster/spec.js';
 import { memberStatus } from '../../../seed/backup-restore/etcd-gateway.js';
 import { BackupRestoreSidecar, type SidecarOptions } from '../../../seed/backup-restore/index.js';
-import { freePort } from '../../../seed/ports.js';
+import { freePorts } from '../../../seed/ports.js';
 
 /**
  * A three-member etcd cluster with one real backup-restore sidecar per member, in this process (each
@@ -61,13 +61,13 @@ export interface InProcessCluster {
 }
 
 export async function memberSpecs(count: number, zones: readonly string[] = []): Promise<ClusterMemberSpec[]> {
-  const specs: ClusterMemberSpec[] = [];
-  for (let i = 0; i < count; i++) {
-    const url = async () => `http://127.0.0.1:${await freePort()}`;
+  // One call for all ports: one freePort() after another can hand out a port just closed again.
+  const ports = await freePorts(3 * count);
+  const url = (i: number) => `http://127.0.0.1:${ports[i]!}`;
+  return Array.from({ length: count }, (_, i) => {
     const zone = zones[i % Math.max(1, zones.length)];
-    specs.push({ name: `etcd-main-${i}`, ...(zone ? { zone } : {}), peerUrl: await url(), clientUrl: await url(), privateUrl: await url() });
-  }
-  return specs;
+    return { name: `etcd-main-${i}`, ...(zone ? { zone } : {}), peerUrl: url(3 * i), clientUrl: url(3 * i + 1), privateUrl: url(3 * i + 2) };
+  });
 }
 
 export async function startInProcessCluster(options: InProcessClusterOptions): Promise<InProcessCluster> {
