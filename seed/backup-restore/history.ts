@@ -1,7 +1,8 @@
-import { Etcd3, type IWatchResponse, type Watcher } from 'etcd3';
+import { Etcd3 } from 'etcd3';
 import { DeltaBuffer, type PendingDelta } from './delta-buffer.js';
 import { HistoryUnavailableError } from './errors.js';
 import { currentRevision } from './replay.js';
+import { watchAll, type WatchAll } from './watch-all.js';
 import { watchEvents } from './watch-events.js';
 
 export interface ReadHistoryOptions {
@@ -20,34 +21,37 @@ export interface ReadHistoryOptions {
  */
 export async function readHistory(options: ReadHistoryOptions): Promise<PendingDelta> {
   const client = new Etcd3({ hosts: options.endpoint });
-  let watcher: Watcher | undefined;
+  let watch: WatchAll | undefined;
   try {
     const current = await currentRevision(client);
     // An etcd that never took a write is at revision 1, which no event carries.
     if (current <= 1) return { startRevision: current, lastRevision: current, events: [] };
     const from = Math.min(options.fromRevision, current);
     const buffer = new DeltaBuffer(from - 1);
+    let settled = false;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new HistoryUnavailableError(`the watch from revision ${from} delivered no revision ${current} within ${options.timeoutMs ?? 30_000} ms`)), options.timeoutMs ?? 30_000);
+      const timer = setTimeout(() => done(new HistoryUnavailableError(`the watch from revision ${from} delivered no revision ${current} within ${options.timeoutMs ?? 30_000} ms`)), options.timeoutMs ?? 30_000);
       const done = (error?: Error) => {
+        settled = true;
         clearTimeout(timer);
         if (error) reject(error);
         else resolve();
       };
-      client
-        .watch()
-        .inRange({ start: Buffer.from([0]), end: Buffer.from([0]) })
-        .startRevision(String(from))
-        .create()
-        .then((created) => {
-          watcher = created;
-          created.on('data', (res: IWatchResponse) => {
-            buffer.add(watchEvents(res));
-            const last = res.events.at(-1);
-            if (last !== undefined && Number(last.kv.mod_revision) >= current) done();
-          });
-          created.on('error', (error) => done(new HistoryUnavailableError(`etcd cannot deliver the events from revision ${from}: ${error instanceof Error ? error.message : String(error)}`, { cause: error })));
-        }, (error: unknown) => done(error instanceof Error ? error : new Error(String(error))));
+      watchAll(client, from, {
+        data: (res) => {
+          buffer.add(watchEvents(res));
+          const last = res.events.at(-1);
+          if (last !== undefined && Number(last.kv.mod_revision) >= current) done();
+        },
+        error: (error) => done(new HistoryUnavailableError(`etcd cannot deliver the events from revision ${from}: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
+      }).then(
+        (created) => {
+          watch = created;
+          // Timed out before etcd confirmed the watch: the finally block below has run already.
+          if (settled) void created.cancel();
+        },
+        (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+      );
     });
     const cut = buffer.cut();
     if (cut.kind !== 'delta') throw new HistoryUnavailableError(`the watch from revision ${from} delivered ${cut.kind === 'gap' ? `revision ${cut.found} first` : 'nothing'}`);
@@ -57,7 +61,7 @@ export async function readHistory(options: ReadHistoryOptions): Promise<PendingD
   } finally {
     // Cancelled before the client closes: a watch whose stream the close breaks is retried by the client
     // library with backoff timers, which would keep the sidecar's process alive after its shutdown.
-    await watcher?.cancel().catch(() => undefined);
+    await watch?.cancel();
     client.close();
   }
 }

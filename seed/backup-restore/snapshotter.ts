@@ -2,11 +2,12 @@ import { createReadStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
-import { Etcd3, type IWatchResponse, type Watcher } from 'etcd3';
+import { Etcd3 } from 'etcd3';
 import { backupLag, makeSnapshot, resumePoint, type SnapshotStore } from '../../core/snapshots/index.js';
 import { DeltaBuffer, type PendingDelta } from './delta-buffer.js';
 import { encodeDelta } from './delta-format.js';
 import { readHistory } from './history.js';
+import { watchAll, type WatchAll } from './watch-all.js';
 import { watchEvents } from './watch-events.js';
 import { HistoryUnavailableError, SnapshotTakeError } from './errors.js';
 import { saveSnapshot, snapshotStatus } from './etcdctl.js';
@@ -87,7 +88,7 @@ export class Snapshotter {
   private readonly options: SnapshotterOptions;
   private buffer: DeltaBuffer | undefined;
   private client: Etcd3 | undefined;
-  private watcher: Watcher | undefined;
+  private watch: WatchAll | undefined;
   private timers: NodeJS.Timeout[] = [];
   private queue: Promise<unknown> = Promise.resolve();
   private deltaQueued = false;
@@ -269,13 +270,14 @@ export class Snapshotter {
       const buffer = this.buffer;
       if (buffer === undefined || !this.runningFlag) return undefined;
       const cut = buffer.cut();
-      if (cut.kind === 'empty') return undefined;
       if (cut.kind === 'gap' || this.needFull) {
         // The watch lost events (compaction, a cancelled watch): a delta would leave a hole in the store.
+        // Checked before an empty cut: a watch etcd cancelled delivers nothing ever again.
         const taken = await this.full(false, this.options.endpoint(), false);
         await this.reopenWatch();
         return taken;
       }
+      if (cut.kind === 'empty') return undefined;
       if (!(await this.mayUpload('Incr'))) return undefined;
       return this.uploadDelta(cut.delta, false);
     });
@@ -378,35 +380,32 @@ export class Snapshotter {
     if (buffer === undefined) return;
     const client = new Etcd3({ hosts: this.options.endpoint() });
     this.client = client;
-    const watcher = await client
-      .watch()
-      .inRange({ start: Buffer.from([0]), end: Buffer.from([0]) })
-      .startRevision(String(buffer.lastRevision + 1))
-      .create();
+    const watch = await watchAll(client, buffer.lastRevision + 1, {
+      data: (res) => {
+        if (this.buffer !== buffer) return;
+        buffer.add(watchEvents(res), Date.now());
+      },
+      error: (error) => {
+        // Unrecoverable for this watch (cancelled by etcd, compacted): only a full snapshot closes the hole.
+        this.needFull = true;
+        this.options.onEvent?.({ type: 'watch-error', error });
+      },
+    });
     if (this.client !== client) {
       // Stopped while the watch was being created.
-      await watcher.cancel().catch(() => undefined);
+      await watch.cancel();
       return;
     }
-    this.watcher = watcher;
-    watcher.on('data', (res: IWatchResponse) => {
-      if (this.buffer !== buffer) return;
-      buffer.add(watchEvents(res), Date.now());
-    });
-    watcher.on('error', (error) => {
-      // Unrecoverable for this watch (cancelled by etcd, compacted): only a full snapshot closes the hole.
-      this.needFull = true;
-      this.options.onEvent?.({ type: 'watch-error', error });
-    });
+    this.watch = watch;
   }
 
   private closeWatch(): void {
     const client = this.client;
     this.client = undefined;
-    const watcher = this.watcher;
-    this.watcher = undefined;
+    const watch = this.watch;
+    this.watch = undefined;
     // Closing the client ends the watch stream; nothing to wait for.
-    void watcher?.cancel().catch(() => undefined);
+    void watch?.cancel();
     client?.close();
   }
 
