@@ -13,7 +13,21 @@ export interface FinalSnapshotWaitOptions {
   snapshots: (bucket: string) => SnapshotStore;
   /** How long the good path waits for the source's final snapshot before switching to the bad path (default 10 min). */
   waitFinalSnapshotMs?: number;
+  /**
+   * How long one call keeps looking before it answers "not yet" (default 20 s, well inside the task
+   * function's timeout), and how often it lists the bucket meanwhile (default 250 ms). The final
+   * snapshot is a small delta uploaded within a second of the fence: the state machine's wait between
+   * calls (5 s) would be most of the migration's downtime.
+   */
+  lookForMs?: number;
+  lookEveryMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  /** A monotonic clock in ms for the look's while (default `performance.now`). */
+  elapsed?: () => number;
 }
+
+export const DEFAULT_FINAL_SNAPSHOT_LOOK_FOR_MS = 20_000;
+export const DEFAULT_FINAL_SNAPSHOT_LOOK_EVERY_MS = 250;
 
 /** wait-final-snapshot of the good path: looks into the source's backup bucket, list only. */
 export class FinalSnapshotWait {
@@ -23,21 +37,30 @@ export class FinalSnapshotWait {
     this.journal = options.journal;
   }
 
-  /** One poll: whether the source's final snapshot (taken after the owner change) is there. */
+  /** One call: whether the source's final snapshot (taken after the owner change) is there, looking for a while. */
   async waitFinalSnapshot(ref: MigrationRef): Promise<{ found: boolean; deadlinePassed: boolean; snapshot?: string }> {
     let record = await this.journal.current(ref);
-    const now = this.journal.now();
-    if (stepOf(record, 'wait-final-snapshot').state !== 'running') record = await this.journal.save(startStep(record, { step: 'wait-final-snapshot', now }));
-    const ownerChangedAt = Date.parse(stepOf(record, 'delete-owner-record').endedAt ?? now.toISOString());
+    if (stepOf(record, 'wait-final-snapshot').state !== 'running') record = await this.journal.save(startStep(record, { step: 'wait-final-snapshot', now: this.journal.now() }));
+    const ownerChangedAt = Date.parse(stepOf(record, 'delete-owner-record').endedAt ?? this.journal.now().toISOString());
     const bucket = record.source.backupBucket;
     if (!bucket) throw new NotFoundError(`source seed ${record.source.name} has no backup bucket`);
-    const snapshots = await this.options.snapshots(bucket).list(record.shoot.technicalID);
-    const final = currentFinalSnapshot(snapshots, { notBefore: Math.floor((ownerChangedAt - SEED_CLOCK_LAG_MS) / 1000) });
-    if (final) {
-      await this.journal.save(completeStep(record, { step: 'wait-final-snapshot', now, message: `final snapshot ${final.name}` }));
-      return { found: true, deadlinePassed: false, snapshot: final.name };
+    const store = this.options.snapshots(bucket);
+    const notBefore = Math.floor((ownerChangedAt - SEED_CLOCK_LAG_MS) / 1000);
+    const every = this.options.lookEveryMs ?? DEFAULT_FINAL_SNAPSHOT_LOOK_EVERY_MS;
+    const elapsed = this.options.elapsed ?? (() => performance.now());
+    // By the clock, not by a count of looks: a slow listing must not stretch the call towards the function's timeout.
+    const until = elapsed() + (this.options.lookForMs ?? DEFAULT_FINAL_SNAPSHOT_LOOK_FOR_MS);
+    const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    for (;;) {
+      const final = currentFinalSnapshot(await store.list(record.shoot.technicalID), { notBefore });
+      if (final) {
+        await this.journal.save(completeStep(record, { step: 'wait-final-snapshot', now: this.journal.now(), message: `final snapshot ${final.name}` }));
+        return { found: true, deadlinePassed: false, snapshot: final.name };
+      }
+      if (elapsed() + every > until) break;
+      await sleep(every);
     }
-    const started = Date.parse(stepOf(record, 'wait-final-snapshot').startedAt ?? now.toISOString());
-    return { found: false, deadlinePassed: now.getTime() - started >= (this.options.waitFinalSnapshotMs ?? 600_000) };
+    const started = Date.parse(stepOf(record, 'wait-final-snapshot').startedAt ?? this.journal.now().toISOString());
+    return { found: false, deadlinePassed: this.journal.now().getTime() - started >= (this.options.waitFinalSnapshotMs ?? 600_000) };
   }
 }

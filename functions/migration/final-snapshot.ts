@@ -12,5 +12,5 @@ const wait = new FinalSnapshotWait({
   waitFinalSnapshotMs: optionalNumberEnv('WAIT_FINAL_SNAPSHOT_MS'),
 });
 
-/** wait-final-snapshot: one look into the source's backup bucket (list only) per call. */
+/** wait-final-snapshot: looks into the source's backup bucket (list only) for a while per call. */
 export const handler = task(z.object({ action: z.literal('wait-final-snapshot'), ref }).strict(), async (event) => wait.waitFinalSnapshot(event.ref));

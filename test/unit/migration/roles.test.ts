@@ -86,7 +86,7 @@ async function world(options: { failStart?: boolean; ownershipTimings?: Partial<
         },
       },
     }),
-    finalSnapshot: new FinalSnapshotWait({ journal, snapshots: (bucket) => buckets.get(bucket) ?? new InMemorySnapshotStore(), waitFinalSnapshotMs: 60_000 }),
+    finalSnapshot: new FinalSnapshotWait({ journal, snapshots: (bucket) => buckets.get(bucket) ?? new InMemorySnapshotStore(), waitFinalSnapshotMs: 60_000, lookForMs: 0 }),
     copy: new CopySteps({ journal }),
     preCopy: new PreCopySteps(journal),
     apiRecord: new ApiRecordSteps({ journal, writer: new ApiRecordWriter({ records: apiRecords, settings: { externalDomain: 'shoots.gardenless.test', ttlSeconds: 30 }, events: journal.events }) }),
@@ -248,6 +248,61 @@ describe('the pre-copy', () => {
     await h.gardenService.putShoot('dev', 'api1', { ...(await h.garden.getShoot('dev', 'api1'))!, spec: { ...(await h.garden.getShoot('dev', 'api1'))!.spec, hibernation: { enabled: true } } });
     await h.admission.start('dev', 'api1', { destinationSeed: 'dst' });
     expect(await h.paths.choosePath(h.started[0]!.ref)).toMatchObject({ hibernated: true, preCopyFrom: 'none' });
+  });
+});
+
+describe('wait-final-snapshot', () => {
+  async function ownerDeleted() {
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await preCopy(w, ref);
+    await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
+    await w.ownerSteps.deleteOwnerRecord(ref);
+    const final = makeSnapshot({ technicalID: 'shoot--dev--api1', kind: 'Incr', startRevision: 90, lastRevision: 101, createdOn: Math.floor(w.clock.now().getTime() / 1000), compressionSuffix: '', final: true });
+    return { w, ref, final };
+  }
+
+  it('keeps looking within one call: a final snapshot uploaded while it looks is found by that call', async () => {
+    // Prepare: the final snapshot arrives after the third pause.
+    const { w, ref, final } = await ownerDeleted();
+    const sleeps: number[] = [];
+    let at = 0;
+    const wait = new FinalSnapshotWait({
+      journal: w.journal, snapshots: () => w.source, lookForMs: 20_000, lookEveryMs: 250, elapsed: () => at,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        at += ms;
+        if (sleeps.length === 3) await w.source.put(final.key, new Uint8Array([1]));
+      },
+    });
+
+    // Act
+    const answer = await wait.waitFinalSnapshot(ref);
+
+    // Assess
+    expect(answer).toEqual({ found: true, deadlinePassed: false, snapshot: final.name });
+    expect(sleeps).toEqual([250, 250, 250]);
+    expect((await w.admission.get('dev', 'api1')).steps.find((s) => s.id === 'wait-final-snapshot')).toMatchObject({ state: 'succeeded', message: `final snapshot ${final.name}` });
+  });
+
+  it('answers "not yet" once its while is over, by the clock however slow each listing is', async () => {
+    // Prepare: every listing takes 700 ms.
+    const { w, ref } = await ownerDeleted();
+    let at = 0;
+    let lists = 0;
+    const slow = { ...w.source, list: async (id: string) => { lists++; at += 700; return w.source.list(id); } };
+    const wait = new FinalSnapshotWait({ journal: w.journal, snapshots: () => slow as typeof w.source, lookForMs: 5_000, lookEveryMs: 250, elapsed: () => at, sleep: async (ms) => void (at += ms) });
+
+    // Act
+    const answer = await wait.waitFinalSnapshot(ref);
+
+    // Assess: a look begins while a pause still ends inside the 5 s (the sixth at 4,750 ms), so the call
+    // ends at most one listing past them.
+    expect(answer).toEqual({ found: false, deadlinePassed: false });
+    expect(lists).toBe(6);
+    expect(at).toBe(5_450);
   });
 });
 
