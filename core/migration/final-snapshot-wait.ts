@@ -47,20 +47,25 @@ export class FinalSnapshotWait {
     const store = this.options.snapshots(bucket);
     const notBefore = Math.floor((ownerChangedAt - SEED_CLOCK_LAG_MS) / 1000);
     const every = this.options.lookEveryMs ?? DEFAULT_FINAL_SNAPSHOT_LOOK_EVERY_MS;
+    const wait = this.options.waitFinalSnapshotMs ?? 600_000;
+    const started = Date.parse(stepOf(record, 'wait-final-snapshot').startedAt ?? this.journal.now().toISOString());
+    const left = wait - (this.journal.now().getTime() - started);
+    const lookFor = Math.max(0, Math.min(this.options.lookForMs ?? DEFAULT_FINAL_SNAPSHOT_LOOK_FOR_MS, left));
     const elapsed = this.options.elapsed ?? (() => performance.now());
-    // By the clock, not by a count of looks: a slow listing must not stretch the call towards the function's timeout.
-    const until = elapsed() + (this.options.lookForMs ?? DEFAULT_FINAL_SNAPSHOT_LOOK_FOR_MS);
     const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    // By the clock, not by a count of looks: a slow listing must not stretch the call towards the function's timeout.
+    const until = elapsed() + lookFor;
     for (;;) {
       const final = currentFinalSnapshot(await store.list(record.shoot.technicalID), { notBefore });
       if (final) {
         await this.journal.save(completeStep(record, { step: 'wait-final-snapshot', now: this.journal.now(), message: `final snapshot ${final.name}` }));
         return { found: true, deadlinePassed: false, snapshot: final.name };
       }
-      if (elapsed() + every > until) break;
-      await sleep(every);
+      const remaining = until - elapsed();
+      if (remaining <= 0) break;
+      await sleep(Math.min(every, remaining));
     }
-    const started = Date.parse(stepOf(record, 'wait-final-snapshot').startedAt ?? this.journal.now().toISOString());
-    return { found: false, deadlinePassed: this.journal.now().getTime() - started >= (this.options.waitFinalSnapshotMs ?? 600_000) };
+    // A look the deadline cut short has used the wait up: no second call for the rest of a millisecond.
+    return { found: false, deadlinePassed: lookFor === left || this.journal.now().getTime() - started >= wait };
   }
 }

@@ -298,11 +298,31 @@ describe('wait-final-snapshot', () => {
     // Act
     const answer = await wait.waitFinalSnapshot(ref);
 
-    // Assess: a look begins while a pause still ends inside the 5 s (the sixth at 4,750 ms), so the call
-    // ends at most one listing past them.
+    // Assess: looks until the 5 s are over (the sixth begins at 4,750 ms), so the call ends at most one
+    // listing past them.
     expect(answer).toEqual({ found: false, deadlinePassed: false });
     expect(lists).toBe(6);
     expect(at).toBe(5_450);
+  });
+
+  it('looks no longer than the wait has left, and then answers that the deadline passed', async () => {
+    // Prepare: a 1 s wait for the final snapshot; the pauses advance the journal's clock too.
+    const { w, ref } = await ownerDeleted();
+    let at = 0;
+    const wait = new FinalSnapshotWait({
+      journal: w.journal, snapshots: () => w.source, waitFinalSnapshotMs: 1_000, lookForMs: 20_000, lookEveryMs: 300, elapsed: () => at,
+      sleep: async (ms) => {
+        at += ms;
+        w.clock.advance(ms);
+      },
+    });
+
+    // Act
+    const answer = await wait.waitFinalSnapshot(ref);
+
+    // Assess: pauses of 300, 300, 300 and the last 100 ms, then the bad path's switch.
+    expect(answer).toEqual({ found: false, deadlinePassed: true });
+    expect(at).toBe(1_000);
   });
 });
 
