@@ -386,6 +386,8 @@ export class Snapshotter {
         buffer.add(watchEvents(res), Date.now());
       },
       error: (error) => {
+        // A watch this snapshotter no longer runs says nothing about the one it runs.
+        if (this.client !== client) return;
         // Unrecoverable for this watch (cancelled by etcd, compacted): only a full snapshot closes the hole.
         this.needFull = true;
         this.options.onEvent?.({ type: 'watch-error', error });
