@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { DEFAULT_OWNER_CHECK_INTERVAL_MS, DEFAULT_UNKNOWN_GRACE_MS } from '../core/ownership/index.js';
 import { mkdirSync } from 'node:fs';
-import { freePort } from '../seed/ports.js';
+import { plannedPorts } from '../seed/ports.js';
 import { ownerLookup, s3Backup, s3SnapshotStore, type OwnerLookupConfig } from '../seed/backup-restore/aws.js';
 import { copySnapshots } from '../seed/backup-restore/copy.js';
 import { durationFlag, parseDuration } from '../seed/backup-restore/duration.js';
@@ -94,12 +94,15 @@ function port(value: string, field: string): number {
 }
 
 async function supervisorFlags(flags: EtcdFlags) {
+  const clientPort = port(flags.clientPort, '--client-port');
+  const peerPort = port(flags.peerPort, '--peer-port');
   return {
     dataDir: flags.dataDir,
     host: flags.host,
-    clientPort: port(flags.clientPort, '--client-port'),
-    privatePort: flags.privatePort === undefined ? await freePort() : port(flags.privatePort, '--private-port'),
-    peerPort: port(flags.peerPort, '--peer-port'),
+    clientPort,
+    // Planned, as the client and peer ports are: etcd binds it again on every fence.
+    privatePort: flags.privatePort === undefined ? (await plannedPorts(1, { avoid: new Set([clientPort, peerPort]) }))[0]! : port(flags.privatePort, '--private-port'),
+    peerPort,
     ...(flags.etcdLog ? { logFile: flags.etcdLog } : {}),
   };
 }

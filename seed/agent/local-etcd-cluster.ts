@@ -8,7 +8,7 @@ import type { ClusterMemberSpec } from '../backup-restore/cluster/spec.js';
 import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
 import { download } from '../backup-restore/restorer.js';
 import type { SidecarStatus } from '../backup-restore/sidecar.js';
-import { freePorts } from '../ports.js';
+import { plannedPorts } from '../ports.js';
 import { LocalProcessError, messageOf } from './errors.js';
 import type { EtcdMemberView, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
@@ -203,7 +203,7 @@ export class LocalEtcdCluster {
     const members: Member[] = [];
     // A cluster an earlier agent ran here keeps its members' addresses: they are in every member's data.
     const kept = this.keptUrls();
-    const ports = kept ? [] : await freePorts(3 * this.options.members.length);
+    const ports = kept ? [] : await plannedPorts(3 * this.options.members.length);
     const url = () => `http://127.0.0.1:${ports.shift()!}`;
     for (const placement of this.options.members) {
       const urls = kept?.get(placement.name) ?? { peerUrl: url(), clientUrl: url(), privateUrl: url() };

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
 import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
-import { freePorts, portsFree } from '../ports.js';
+import { plannedPorts, portsFree } from '../ports.js';
 import { ApiServerStandIn } from './apiserver-standin.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView, OwnerNoticeDelivery } from './hosting.js';
 import { LocalEtcdCluster, RESTORE_START_TIMEOUT_MS, type LocalMember } from './local-etcd-cluster.js';
@@ -260,9 +260,13 @@ export class LocalHosting implements ControlPlaneHosting {
     return h;
   }
 
-  /** A single-member etcd's client and peer ports, distinct from each other, kept in the plane's directory. */
+  /**
+   * A single-member etcd's client and peer ports, kept in the plane's directory: planned ports, none of
+   * another plane's here (a fenced plane's client port is unbound until it unfences).
+   */
   private async newPorts(technicalID: string): Promise<Hosted['ports']> {
-    const [client, peer] = await freePorts(2);
+    const avoid = new Set([...this.hosted.values()].flatMap((h) => [h.ports.client, h.ports.peer]));
+    const [client, peer] = await plannedPorts(2, { avoid });
     const ports = { client: client!, peer: peer! };
     mkdirSync(this.dataDir(technicalID), { recursive: true });
     writeFileSync(this.portsFile(technicalID), JSON.stringify(ports));

@@ -7,7 +7,7 @@ import type { ClusterMemberSpec, ClusterSpec } from '../../../seed/backup-restor
 import { portOf } from '../../../seed/backup-restore/cluster/spec.js';
 import { memberStatus } from '../../../seed/backup-restore/etcd-gateway.js';
 import { BackupRestoreSidecar, type SidecarOptions } from '../../../seed/backup-restore/index.js';
-import { freePorts } from '../../../seed/ports.js';
+import { plannedPorts } from '../../../seed/ports.js';
 
 /**
  * A three-member etcd cluster with one real backup-restore sidecar per member, in this process (each
@@ -61,8 +61,8 @@ export interface InProcessCluster {
 }
 
 export async function memberSpecs(count: number, zones: readonly string[] = []): Promise<ClusterMemberSpec[]> {
-  // One call for all ports: one freePort() after another can hand out a port just closed again.
-  const ports = await freePorts(3 * count);
+  // One call for all ports: two calls could hand out one port twice.
+  const ports = await plannedPorts(3 * count);
   const url = (i: number) => `http://127.0.0.1:${ports[i]!}`;
   return Array.from({ length: count }, (_, i) => {
     const zone = zones[i % Math.max(1, zones.length)];
