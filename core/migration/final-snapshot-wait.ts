@@ -58,7 +58,8 @@ export class FinalSnapshotWait {
     for (;;) {
       const final = currentFinalSnapshot(await store.list(record.shoot.technicalID), { notBefore });
       if (final) {
-        await this.journal.save(completeStep(record, { step: 'wait-final-snapshot', now: this.journal.now(), message: `final snapshot ${final.name}` }));
+        // Read again: the record may have changed while this call looked (the journal's save is conditional).
+        await this.journal.save(completeStep(await this.journal.current(ref), { step: 'wait-final-snapshot', now: this.journal.now(), message: `final snapshot ${final.name}` }));
         return { found: true, deadlinePassed: false, snapshot: final.name };
       }
       const remaining = until - elapsed();
