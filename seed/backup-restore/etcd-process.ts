@@ -25,11 +25,22 @@ export interface EtcdLaunch {
   readonly heartbeatInterval: number;
   readonly electionTimeout: number;
   readonly quotaBackendBytes?: number;
+  /** Raise etcd's request limits to what a replayed revision may need (`REPLAY_LIMIT_ARGS`): only where no client of the shoot reaches it. */
+  readonly replayLimits?: boolean;
   readonly extraArgs: readonly string[];
   readonly cluster?: EtcdClusterLaunch;
   /** Appended to; undefined discards etcd's output. */
   readonly logFile?: string;
 }
+
+/**
+ * A replay writes each original revision as one transaction (seed/backup-restore/replay.ts), and one
+ * revision may hold far more events than etcd's defaults take in a transaction (128 operations, 1.5 MiB):
+ * a DeleteRange of a prefix or a lease's expiry deletes every key it covers in one revision. The etcd
+ * that replays takes any number of operations and requests up to 512 MiB, as etcd-backup-restore's
+ * restoring etcd raises them; where clients write (the public address) etcd keeps its defaults.
+ */
+export const REPLAY_LIMIT_ARGS: readonly string[] = ['--max-txn-ops', String(2 ** 32 - 1), '--max-request-bytes', String(512 * 1024 * 1024)];
 
 /** The command line of one etcd start; a pure function so tests can read it. */
 export function etcdArgs(launch: EtcdLaunch): string[] {
@@ -45,6 +56,7 @@ export function etcdArgs(launch: EtcdLaunch): string[] {
     '--election-timeout', String(launch.electionTimeout),
     // No metrics listener and no auto-compaction: the snapshotter's watch resumes from its last revision.
     ...(launch.quotaBackendBytes === undefined ? [] : ['--quota-backend-bytes', String(launch.quotaBackendBytes)]),
+    ...(launch.replayLimits ? REPLAY_LIMIT_ARGS : []),
     ...launch.extraArgs,
   ];
 }

@@ -235,6 +235,8 @@ export class EtcdSupervisor {
       peerUrl: this.peerUrl,
       heartbeatInterval: o.heartbeatInterval ?? (this.cluster === undefined ? 50 : 100),
       electionTimeout: o.electionTimeout ?? (this.cluster === undefined ? 250 : 1_000),
+      // The private address is where restores replay and no client of the shoot reaches.
+      replayLimits: address === 'private',
       extraArgs: o.extraArgs ?? [],
       ...(this.cluster === undefined ? {} : { cluster: this.cluster }),
       ...(o.quotaBackendBytes === undefined ? {} : { quotaBackendBytes: o.quotaBackendBytes }),

@@ -78,6 +78,47 @@ describe('backup-restore sidecar: restore', () => {
     client.close();
   });
 
+  it('replays a revision of more events than etcd takes in one transaction by default (a prefix delete, a lease expiry)', async () => {
+    // Prepare: 300 keys under a prefix and 200 on one lease, written in transactions of at most 100 operations
+    // (etcd's default limit is 128); then one DeleteRange of the prefix and the lease's revocation: two
+    // revisions of 300 and 200 delete events, which a restore must replay each as one transaction.
+    const [store, zone] = [await newBucket('bulk'), await ownerZone()];
+    const technicalID = unique('shoot--dev--bulk');
+    await zone.records.set({ name: zone.recordName, value: ME });
+    const owner = { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME };
+    const source = await startSidecar({ technicalID, store, owner, ...intervals });
+    await waitFor('readiness 200', async () => (await readiness(source.sidecar.statusUrl)) === 200);
+    const client = new Etcd3({ hosts: source.sidecar.clientUrl });
+    const putAll = async (keys: string[], lease?: string) => {
+      for (let i = 0; i < keys.length; i += 100) {
+        const puts = keys.slice(i, i + 100).map((key) => ({ request_put: { key: Buffer.from(key), value: Buffer.from('v'), ...(lease === undefined ? {} : { lease }) } }));
+        await client.kv.txn({ compare: [], success: puts });
+      }
+    };
+    const lease = await client.leaseClient.leaseGrant({ TTL: 3_600 });
+    await putAll(Array.from({ length: 300 }, (_, i) => `bulk/${i}`));
+    await putAll(Array.from({ length: 200 }, (_, i) => `leased/${i}`), lease.ID);
+    await client.put('kept').value('yes');
+    const deleted = await client.kv.deleteRange({ key: Buffer.from('bulk/'), range_end: Buffer.from('bulk0') });
+    expect(Number(deleted.deleted)).toBe(300);
+    await client.leaseClient.leaseRevoke({ ID: lease.ID });
+    const lastRevision = Number((await client.put('last').value('1')).header.revision);
+    client.close();
+    await waitFor('deltas up to the last write', () => source.sidecar.status().snapshots.lastRevision === lastRevision, 10_000);
+    const before = await dump(source.sidecar.clientUrl);
+    await source.sidecar.stop();
+
+    // Act: restore into another data dir.
+    const target = await startSidecar({ technicalID, store, owner, ...intervals, restore: { expectedLastRevision: lastRevision } });
+    await waitFor('readiness 200', async () => (await readiness(target.sidecar.statusUrl)) === 200);
+
+    // Assess: every revision replayed onto its own revision; only the two keys outside the deletes remain.
+    expect(target.sidecar.status().restore).toMatchObject({ revision: lastRevision });
+    const after = await dump(target.sidecar.clientUrl);
+    expect(after).toEqual(before);
+    expect([...after.keys()].sort()).toEqual(['kept', 'last']);
+  });
+
   it('refuses to restore across a revision gap or short of the expected revision', async () => {
     // Prepare: full + three deltas, then one delta in the middle goes missing.
     const [store, zone] = [await newBucket('gap'), await ownerZone()];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { etcdArgs, parseDuration, SidecarConfigError, validateSidecarOptions, watchEvents } from '../../../seed/backup-restore/index.js';
+import { etcdArgs, parseDuration, REPLAY_LIMIT_ARGS, SidecarConfigError, validateSidecarOptions, watchEvents } from '../../../seed/backup-restore/index.js';
 
 describe('parseDuration', () => {
   it.each([
@@ -51,6 +51,17 @@ describe('etcdArgs', () => {
     expect(flag('--initial-cluster')).toBe('etcd=http://127.0.0.1:4002');
     expect(args.slice(-2)).toEqual(['--log-level', 'warn']);
     expect(args).not.toContain('--quota-backend-bytes');
+    expect(args).not.toContain('--max-txn-ops');
+  });
+
+  it('raises the transaction limits only where a replay runs', () => {
+    const launch = { binary: 'etcd', name: 'etcd', dataDir: '/d', clientUrl: 'http://127.0.0.1:4001', peerUrl: 'http://127.0.0.1:4002', heartbeatInterval: 50, electionTimeout: 250, extraArgs: [] };
+    const args = etcdArgs({ ...launch, replayLimits: true });
+    const flag = (name: string) => Number(args[args.indexOf(name) + 1]);
+    expect(flag('--max-txn-ops')).toBe(4_294_967_295);
+    expect(flag('--max-request-bytes')).toBe(536_870_912);
+    expect(args).toEqual(expect.arrayContaining([...REPLAY_LIMIT_ARGS]));
+    expect(etcdArgs({ ...launch, replayLimits: false })).not.toContain('--max-request-bytes');
   });
 });
 
