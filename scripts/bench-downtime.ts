@@ -15,7 +15,7 @@
  * etcd compacted and defragmented, values of 256 KB of random bytes put until its database (`dbSize`) is
  * at least the size, then a full snapshot by its sidecar, so each migration starts as a real seed's: a
  * full snapshot in the bucket and deltas after it. Then the scenario writer (test/harness/scenario,
- * two main loops, >= 50 acknowledged writes/s) writes to the source's and the destination's etcd for a
+ * its default six main loops, >= 50 acknowledged writes/s) writes to the source's and the destination's etcd for a
  * while, and the migration is requested.
  *
  * Each run prints the write-unavailability window (the source's last acknowledged write to the
@@ -55,7 +55,9 @@ import {
 
 const env = process.env;
 const list = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
-const SIZES_MB = list(env.BENCH_DOWNTIME_SIZES_MB ?? '10,100,500').map(Number);
+// Smallest first: the fill only adds to etcd (its values stay from one size to the next), so a smaller
+// size after a larger one would measure the larger one's database again.
+const SIZES_MB = list(env.BENCH_DOWNTIME_SIZES_MB ?? '10,100,500').map(Number).sort((a, b) => a - b);
 const RUNS = Number(env.BENCH_DOWNTIME_RUNS ?? 5);
 const PATHS = list(env.BENCH_DOWNTIME_PATHS ?? 'good,bad') as MigrationPathName[];
 /** How long the writer writes to the source before the migration is requested. */
