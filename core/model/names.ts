@@ -39,10 +39,10 @@ export function isLabelValue(value: string): boolean {
 
 /**
  * The label key and value rules as patterns too, so that the OpenAPI document states them (the functions above
- * decide). The lookahead bounds the prefix to a DNS subdomain's 253 characters: JSON Schema has no other way to
- * bound part of a string, and without it the document admitted keys the server refuses (schemathesis generated a
- * 262-character prefix). An `allOf` of two patterns states the same, but schemathesis generates from it several
- * times more slowly.
+ * decide). The lookahead bounds the prefix to a DNS subdomain's 253 characters, which `maxLength` cannot (it
+ * bounds the whole key); without it the document admitted keys the server refuses (schemathesis generated a
+ * 262-character prefix). An `allOf` with a second pattern would state the same, but schemathesis generates from
+ * that several times more slowly.
  */
 export const LABEL_KEY_PATTERN = '^(?:(?=[^/]{1,253}/)[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
 export const LABEL_VALUE_PATTERN = '^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$';
