@@ -223,7 +223,10 @@ export class ControlPlaneRuntime implements SeedRuntime {
   private async reconcile(command: CommandOf<'create-control-plane'> | CommandOf<'reconcile'>, signal?: AbortSignal): Promise<CommandResult<'reconcile'>> {
     const id = command.shoot.technicalID;
     const spec = command.controlPlane;
-    if (!this.planes.has(id)) await assertNotOwnedElsewhere({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
+    // Hosting a plane is not owning it: a command queued before a move reaches the old seed late, and a
+    // wake-up run there would start a plane the garden is about to release. Only a record that names another
+    // seed refuses; a lookup that fails (a DNS blip) does not.
+    await assertNotOwnedElsewhere({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
     const plane = this.planes.get(id) ?? this.fresh(command.shoot, spec.backup.bucket, spec.hibernated, spec.failureTolerance);
     plane.backupBucket = spec.backup.bucket;
     const step = await reconcileExtensions({ technicalID: id, spec, current: plane.extensions, actuators: this.actuators, now: this.now, ...(signal ? { signal } : {}) });
