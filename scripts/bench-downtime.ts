@@ -78,7 +78,7 @@ const FENCE_BOUND_MS = fenceBound(LANDSCAPE_OWNERSHIP_TIMINGS);
 
 const DEFINITIONS = [
   'window: from the source\'s last acknowledged write to the destination\'s first, both as the writer received etcd\'s answer (its own record)',
-  'fence: from SIGTERM to the source\'s etcd until it is healthy again on the private address (the source sidecar\'s `fenced` log line: its time, less privateReadyAfterMs)',
+  'fence: from the fence\'s start (etcd\'s alarm asked for) until the source\'s etcd is gone from the public address, the final delta read in between (the source sidecar\'s `fenced` log line: its time, less stoppedAfterMs); etcd\'s start on the private address comes after, outside the path to the final snapshot',
   'final snapshot: the source sidecar\'s final snapshot: save, compress and upload (its `snapshot` log line with final: true: its time, less its ms)',
   `copy: the migration record's ${COPY_STEPS.join(', ')} step${COPY_STEPS.length === 1 ? '' : 's'} (startedAt to endedAt of GET .../migration; the ids containing "copy" in core/migration/steps.ts)`,
   'restore: the destination sidecar\'s restore: download, etcdctl snapshot restore, start on the private address, delta replay (its `restored` log line, or `caught-up` for the catch-up of a restore ahead: its time, less timings.total)',
@@ -347,7 +347,7 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
     const taken = stepStart === undefined ? undefined : firstEventAfter(destination.events, stepStart, (e) => e.event === 'command' && e.type === 'restore' && e.shoot === id);
     const delivery = stepStart !== undefined && taken && dst.restore ? `${restoreStep!.id} start -> agent took it ${ms(taken.time - stepStart)} -> sidecar ${dst.restore.event === 'restored' ? 'restoring' : 'catching up'} ${ms(dst.restore.from - taken.time)} later -> ` : '';
     console.log(
-      `      fence: etcd refusing ${src.fence ? `${src.fence.refusingAfterMs} ms` : '-'} after SIGTERM, private again ${src.fence ? ms(src.fence.to - src.fence.from) : '-'}; ` +
+      `      fence: by ${src.fence?.by ?? '-'}, writes refused ${src.fence ? `${src.fence.refusingAfterMs} ms` : '-'} after its start, etcd gone ${src.fence ? ms(src.fence.to - src.fence.from) : '-'}; ` +
         `final snapshot: ${src.finalSnapshot ? `${src.finalSnapshot.kind}${src.finalSnapshot.key.endsWith('.gz') ? ' gzip' : ''} ${mb(src.finalSnapshot.bytes)} in ${ms(src.finalSnapshot.to - src.finalSnapshot.from)}` : '-'}; ` +
         `restore: ${dst.restore ? `${delivery}download ${t.download} + etcdctl restore ${t.restore} + start ${t.start} + replay ${t.replay} = ${ms(dst.restore.to - dst.restore.from)}` : '-'}; ` +
         `activation: post-restore full snapshot ${dst.postRestoreSnapshot ? `${mb(dst.postRestoreSnapshot.bytes)} in ${ms(dst.postRestoreSnapshot.ms)}` : '-'}, unfence ${dst.unfence ? ms(dst.unfence.ms) : '-'}`,

@@ -104,8 +104,13 @@ const firstAfter = firstEventAfter;
 
 /** What the source's sidecar logged once the migration started: its fence and its final snapshot. */
 export interface SourceRecord {
-  /** SIGTERM to etcd (the line's time less `privateReadyAfterMs`) until etcd is healthy again on the private address (the line's time). */
-  readonly fence?: Interval & { readonly refusingAfterMs: number };
+  /**
+   * The fence, from its start (the line's time less its duration) to its `fenced` line: a single etcd's
+   * logged once etcd is gone from the public address (`stoppedAfterMs`: the alarm, the final delta read,
+   * the stop; its start on the private address follows outside the window's path), a cluster member's
+   * once etcd is healthy again on the private address (`privateReadyAfterMs`).
+   */
+  readonly fence?: Interval & { readonly refusingAfterMs: number; readonly by: string };
   /** The final snapshot's own duration (`ms`: save, compress, upload) up to its line, logged once it is in the bucket. */
   readonly finalSnapshot?: Interval & { readonly kind: string; readonly key: string; readonly bytes: number };
 }
@@ -114,7 +119,7 @@ export function sourceRecord(events: readonly SidecarLogEvent[], since: number):
   const fenced = firstAfter(events, since, (e) => e.event === 'fenced');
   const final = firstAfter(events, since, (e) => e.event === 'snapshot' && e.final === true);
   return {
-    ...(fenced ? { fence: { from: fenced.time - num(fenced.privateReadyAfterMs), to: fenced.time, refusingAfterMs: num(fenced.refusingAfterMs) } } : {}),
+    ...(fenced ? { fence: { from: fenced.time - num(fenced.privateReadyAfterMs ?? fenced.stoppedAfterMs), to: fenced.time, refusingAfterMs: num(fenced.refusingAfterMs), by: String(fenced.by ?? 'stop') } } : {}),
     ...(final ? { finalSnapshot: { from: final.time - num(final.ms), to: final.time, kind: String(final.kind), key: String(final.key), bytes: num(final.size) } } : {}),
   };
 }

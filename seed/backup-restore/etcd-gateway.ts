@@ -157,11 +157,18 @@ function prefixEnd(prefix: string): string {
   return Buffer.from([0]).toString('base64');
 }
 
-/** An etcd alarm: while a `NOSPACE` alarm stands, the cluster applies no put (reads, deletes and compaction go on). */
+/**
+ * An etcd alarm. While `NOSPACE` stands, the cluster applies no put (reads, deletes and compaction go on);
+ * while `CORRUPT` stands, it applies no write at all (puts, deletes, transactions that write, leases,
+ * compaction), and reads and watches go on. Both go through raft and stay in the database: a restart, and
+ * a snapshot of it restored elsewhere, keep them.
+ */
 export interface EtcdAlarm {
   readonly memberId: string;
   readonly alarm: string;
 }
+
+export type WriteAlarm = 'NOSPACE' | 'CORRUPT';
 
 /** Every alarm the cluster holds (raised through raft: one list for all members). */
 export async function alarms(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<EtcdAlarm[]> {
@@ -170,21 +177,43 @@ export async function alarms(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): 
 }
 
 /**
- * Raises `NOSPACE` in the name of the member behind `endpoint` (`memberId` when the caller knows it, else
- * one status call first): from the moment raft applies it, every put is refused.
+ * Raises `alarm` in the name of the member behind `endpoint` (`memberId` when the caller knows it, else
+ * one status call first): from the moment raft applies it, etcd refuses what the alarm covers, and
+ * whatever it acknowledged before is applied.
  */
-export async function raiseNoSpace(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS, memberId?: string): Promise<void> {
+export async function raiseAlarm(endpoint: string, alarm: WriteAlarm, timeoutMs = DEFAULT_TIMEOUT_MS, memberId?: string): Promise<void> {
   const id = memberId ?? (await memberStatus(endpoint, timeoutMs)).memberId;
-  await call(endpoint, '/v3/maintenance/alarm', { action: 'ACTIVATE', memberID: id, alarm: 'NOSPACE' }, timeoutMs);
+  await call(endpoint, '/v3/maintenance/alarm', { action: 'ACTIVATE', memberID: id, alarm }, timeoutMs);
 }
 
 /**
- * Clears every `NOSPACE` alarm, whichever member raised it (another member, or the source cluster whose
- * snapshot this etcd was restored from); returns how many there were. Harmless when the database really
- * is full: etcd checks its quota before every put and raises the alarm again.
+ * Clears every alarm of the given kinds, whichever member raised it (another member, or the source whose
+ * snapshot this etcd was restored from); returns how many there were.
  */
-export async function clearNoSpace(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
-  const raised = (await alarms(endpoint, timeoutMs)).filter((a) => a.alarm === 'NOSPACE');
-  for (const a of raised) await call(endpoint, '/v3/maintenance/alarm', { action: 'DEACTIVATE', memberID: a.memberId, alarm: 'NOSPACE' }, timeoutMs);
+export async function clearAlarms(endpoint: string, kinds: readonly WriteAlarm[], timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
+  const raised = (await alarms(endpoint, timeoutMs)).filter((a) => (kinds as readonly string[]).includes(a.alarm));
+  for (const a of raised) await call(endpoint, '/v3/maintenance/alarm', { action: 'DEACTIVATE', memberID: a.memberId, alarm: a.alarm }, timeoutMs);
   return raised.length;
+}
+
+/** `NOSPACE` in the name of the member behind `endpoint`: the write guard's stall. */
+export function raiseNoSpace(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS, memberId?: string): Promise<void> {
+  return raiseAlarm(endpoint, 'NOSPACE', timeoutMs, memberId);
+}
+
+/**
+ * Clears every `NOSPACE` alarm. Harmless when the database really is full: etcd checks its quota before
+ * every put and raises the alarm again.
+ */
+export function clearNoSpace(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
+  return clearAlarms(endpoint, ['NOSPACE'], timeoutMs);
+}
+
+/**
+ * Clears both alarms our sidecars raise (the write guard's `NOSPACE`, the fence's `CORRUPT`): for an etcd
+ * restored from a snapshot that may carry them, before it replays or serves. etcd raises `CORRUPT` itself
+ * only with its corruption checks, which our etcds do not run.
+ */
+export function clearWriteAlarms(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
+  return clearAlarms(endpoint, ['NOSPACE', 'CORRUPT'], timeoutMs);
 }

@@ -182,13 +182,14 @@ export class EtcdProcess {
 }
 
 /**
- * etcd's own health endpoint on a client URL: `{"health":"true"}` once it has a leader and serves. A
- * `NOSPACE` alarm does not count: it is how the write guard makes etcd refuse puts (and a snapshot taken
- * meanwhile carries it), while the member serves reads, fences, restores and elects as ever; plain
- * `/health` answers false for any alarm, which would keep a fenced or restored etcd from ever starting.
+ * etcd's own health endpoint on a client URL: `{"health":"true"}` once it has a leader and serves. The
+ * alarms our sidecars raise do not count: `NOSPACE` is how the write guard makes etcd refuse puts,
+ * `CORRUPT` how a fence refuses every write at once (and a snapshot taken meanwhile carries either),
+ * while the member serves reads, fences, restores and elects as ever; plain `/health` answers false for
+ * any alarm, which would keep a fenced or restored etcd from ever starting.
  */
 export async function etcdHealthy(clientUrl: string, timeoutMs: number): Promise<boolean> {
-  const res = await fetch(`${clientUrl}/health?exclude=NOSPACE`, { signal: AbortSignal.timeout(timeoutMs) });
+  const res = await fetch(`${clientUrl}/health?exclude=NOSPACE&exclude=CORRUPT`, { signal: AbortSignal.timeout(timeoutMs) });
   if (!res.ok) return false;
   const body = (await res.json()) as { health?: unknown };
   return body.health === 'true' || body.health === true;

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EtcdNotRunningError } from './errors.js';
+import { clearAlarms, raiseAlarm } from './etcd-gateway.js';
 import { etcdHealthy, EtcdProcess, type EtcdClusterLaunch, type EtcdLaunch } from './etcd-process.js';
 
 /**
@@ -39,6 +40,8 @@ export interface EtcdSupervisorOptions {
   readonly startTimeoutMs?: number;
   /** SIGTERM, then SIGKILL after this. Default 10 s. */
   readonly stopTimeoutMs?: number;
+  /** How long raising or clearing the fence's alarm may take. Default 1 s. */
+  readonly alarmTimeoutMs?: number;
   /** Runs before every start of etcd (a cluster member that lost its data rejoins as a learner here). */
   readonly beforeStart?: () => Promise<void>;
   /** Restart etcd on the same address when it exits on its own. Default true. */
@@ -50,16 +53,28 @@ export type SupervisorEvent =
   | { readonly type: 'started'; readonly address: EtcdAddress; readonly ms: number }
   | { readonly type: 'stopped'; readonly address: EtcdAddress }
   | { readonly type: 'exited-unexpectedly'; readonly address: EtcdAddress; readonly code: number | null; readonly signal: string | null }
-  | { readonly type: 'restart-failed'; readonly address: EtcdAddress; readonly error: unknown };
+  | { readonly type: 'restart-failed'; readonly address: EtcdAddress; readonly error: unknown }
+  | { readonly type: 'write-fence-failed'; readonly error: unknown };
 
 /** What a fence took (performance.now() times). */
 export interface FenceTiming {
-  /** SIGTERM sent. */
+  /** The fence began: the alarm asked for, or SIGTERM sent. */
   readonly signalledAt: number;
-  /** etcd gone: from here on writes are refused. */
+  /** From here on writes are refused: the alarm applied, or etcd gone. */
   readonly refusingAt: number;
-  /** Healthy again on the private address. */
-  readonly privateReadyAt: number;
+  /** etcd gone from the public address: reads refused too. */
+  readonly stoppedAt: number;
+  /** What refused writes first: etcd's `CORRUPT` alarm, or etcd stopping. */
+  readonly by: 'alarm' | 'stop';
+  /** Healthy again on the private address (undefined while it starts there). */
+  readonly privateReadyAt?: number;
+}
+
+/** A fence whose etcd is gone from the public address and starts again on the private one behind the caller. */
+export interface QuickFence {
+  readonly timing: FenceTiming;
+  /** performance.now() once etcd is healthy on the private address. */
+  readonly privateReady: Promise<number>;
 }
 
 /**
@@ -158,7 +173,44 @@ export class EtcdSupervisor {
       const signalledAt = performance.now();
       const refusingAt = (await this.stopCurrent()) ?? signalledAt;
       await this.startOn('private');
-      return { signalledAt, refusingAt, privateReadyAt: performance.now() };
+      return { signalledAt, refusingAt, stoppedAt: refusingAt, by: 'stop', privateReadyAt: performance.now() };
+    });
+  }
+
+  /**
+   * The fence of a single member that loses ownership, without etcd's restart in the way of the final
+   * snapshot: etcd's `CORRUPT` alarm makes it refuse every write at once (through raft, so whatever it
+   * acknowledged is applied before), `whileRefusing` reads what the final snapshot needs from the public
+   * address, and etcd stops (reads are refused too) before this resolves; it starts again on the private
+   * address behind the caller (`privateReady`), still carrying the alarm. Where the alarm cannot be raised
+   * (etcd does not answer, a cluster member), etcd stops without it and `whileRefusing` is not called.
+   * Already fenced: undefined.
+   */
+  fenceQuickly(whileRefusing: (endpoint: string) => Promise<void>): Promise<QuickFence | undefined> {
+    return this.serialize(async () => {
+      this.wanted = 'private';
+      const address = this.address;
+      if (address === 'private') return undefined;
+      const signalledAt = performance.now();
+      let refusingAt: number | undefined;
+      if (address === 'public' && this.cluster === undefined) {
+        try {
+          await raiseAlarm(this.clientUrl('public'), 'CORRUPT', this.options.alarmTimeoutMs ?? 1_000);
+          refusingAt = performance.now();
+        } catch (error) {
+          this.options.onEvent?.({ type: 'write-fence-failed', error });
+        }
+        if (refusingAt !== undefined) await whileRefusing(this.clientUrl('public'));
+      }
+      const stoppedAt = (await this.stopCurrent()) ?? performance.now();
+      const timing: FenceTiming = { signalledAt, refusingAt: refusingAt ?? stoppedAt, stoppedAt, by: refusingAt === undefined ? 'stop' : 'alarm' };
+      // Queued behind this operation: whatever is asked of the supervisor next waits for it.
+      const privateReady = this.serialize(async () => {
+        if (this.wanted === 'private' && this.current === undefined) await this.startOn('private');
+        return performance.now();
+      });
+      privateReady.catch(() => undefined);
+      return { timing, privateReady };
     });
   }
 
@@ -186,6 +238,15 @@ export class EtcdSupervisor {
     const started = performance.now();
     await this.options.beforeStart?.();
     const process = await EtcdProcess.start(this.launch(address), { timeoutMs: this.options.startTimeoutMs ?? 30_000, readiness: this.cluster === undefined ? 'healthy' : 'listening' });
+    if (address === 'public' && this.cluster === undefined) {
+      // A single member serves only without the fence's alarm (left by `fenceQuickly` in its database).
+      try {
+        await clearAlarms(this.clientUrl('public'), ['CORRUPT'], this.options.alarmTimeoutMs ?? 1_000);
+      } catch (error) {
+        await process.stop({ timeoutMs: this.options.stopTimeoutMs ?? 10_000 });
+        throw error;
+      }
+    }
     this.current = { process, address };
     this.options.onEvent?.({ type: 'started', address, ms: Math.round(performance.now() - started) });
     void process.exited.then(({ code, signal }) => this.exitedOnItsOwn(process, address, code, signal));

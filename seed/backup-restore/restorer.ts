@@ -12,7 +12,7 @@ import { restoreSnapshot } from './etcdctl.js';
 import type { EtcdSupervisor } from './etcd-supervisor.js';
 import { parallelDownload, type RangedObjectReader } from './ranged-download.js';
 import { currentRevision, replayEvents } from './replay.js';
-import { clearNoSpace } from './etcd-gateway.js';
+import { clearWriteAlarms } from './etcd-gateway.js';
 
 export interface RestoreOptions {
   readonly store: SnapshotStore;
@@ -57,9 +57,9 @@ export async function restoreFromStore(options: RestoreOptions): Promise<Restore
   const prepared = await restoreDataDir({ ...options, plan });
   const t2 = performance.now();
   await supervisor.ensure('private');
-  // A snapshot taken while the source's write guard refused writes carries its alarm: without clearing it
-  // here, the replay and the destination's clients would be refused.
-  await clearNoSpace(supervisor.clientUrl('private'));
+  // A snapshot taken while the source's write guard or its fence refused writes carries that alarm:
+  // without clearing it here, the replay and the destination's clients would be refused.
+  await clearWriteAlarms(supervisor.clientUrl('private'));
   const t3 = performance.now();
   const client = new Etcd3({ hosts: supervisor.clientUrl('private') });
   try {

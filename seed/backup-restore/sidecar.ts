@@ -5,7 +5,7 @@ import { EtcdSupervisor, type EtcdSupervisorOptions, type FenceTiming } from './
 import type { RangedObjectReader } from './ranged-download.js';
 import { restoreFromStore, type RestoreOptions, type RestoreResult } from './restorer.js';
 import { catchUpRestore, type CatchUpResult } from './catch-up.js';
-import { DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, Snapshotter, type Compression } from './snapshotter.js';
+import { DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, Snapshotter, type Compression, type PreparedFinal } from './snapshotter.js';
 import { WriteGuard, type WriteGuardStatus } from './write-guard.js';
 import { startStatusServer, type StatusServer } from './status-server.js';
 import { OwnerWatchdogLoop, type WatchdogActuator } from './owner-watchdog-loop.js';
@@ -118,6 +118,8 @@ export class BackupRestoreSidecar {
   private standby = false;
   private catchingUp: Promise<CatchUpResult> | undefined;
   private lastFence: FenceTiming | null = null;
+  /** The final delta the last fence read while etcd refused writes, until it is uploaded or the sidecar unfences. */
+  private preparedFinal: PreparedFinal | undefined;
   private stopped = false;
 
   private constructor(private readonly options: SidecarOptions) {
@@ -181,15 +183,19 @@ export class BackupRestoreSidecar {
       actuator: this.member ? this.clusterActuator(this.member, log) : {
         stopSnapshotter: () => this.snapshotter.stop(),
         startSnapshotter: () => this.snapshotter.start(),
-        fence: async () => {
-          const timing = await this.supervisor.fence();
-          if (timing !== undefined) {
-            this.lastFence = timing;
-            log({ event: 'fenced', refusingAfterMs: round(timing.refusingAt - timing.signalledAt), privateReadyAfterMs: round(timing.privateReadyAt - timing.signalledAt) });
-          }
+        fence: () => this.fenceSingle(log),
+        unfence: async () => {
+          this.preparedFinal = undefined;
+          await this.supervisor.unfence();
         },
-        unfence: () => this.supervisor.unfence(),
         takeFinalSnapshot: async () => {
+          const prepared = this.preparedFinal;
+          if (prepared !== undefined && this.supervisor.address !== 'public') {
+            // Read while etcd refused every write, uploaded now that it is gone: nothing can have been written since.
+            const taken = await this.snapshotter.takePreparedFinal(prepared);
+            this.preparedFinal = undefined;
+            if (taken !== undefined) return;
+          }
           // Fence again first (a no-op when fenced): a final snapshot is only ever taken from an etcd no client can write to.
           await this.supervisor.fence();
           await this.snapshotter.takeFinal({ endpoint: this.supervisor.clientUrl('private') });
@@ -390,7 +396,7 @@ export class BackupRestoreSidecar {
         const timing = await this.supervisor.fence();
         if (timing !== undefined) {
           this.lastFence = timing;
-          log({ event: 'fenced', refusingAfterMs: round(timing.refusingAt - timing.signalledAt), privateReadyAfterMs: round(timing.privateReadyAt - timing.signalledAt) });
+          log({ event: 'fenced', by: timing.by, refusingAfterMs: round(timing.refusingAt - timing.signalledAt), stoppedAfterMs: round(timing.stoppedAt - timing.signalledAt), privateReadyAfterMs: round(timing.privateReadyAt! - timing.signalledAt) });
         }
         // Best effort here; the final snapshot's action acknowledges again until it is committed.
         if (lost()) await member.fence.acknowledge(reason()).catch((error: unknown) => log({ event: 'fence-acknowledge-failed', error: String(error) }));
@@ -405,6 +411,37 @@ export class BackupRestoreSidecar {
       },
       servingPublicly: () => this.supervisor.address === 'public',
     };
+  }
+
+  /**
+   * A single member's fence (`EtcdSupervisor.fenceQuickly`): writes refused at once by etcd's alarm; when
+   * ownership is lost (a final snapshot follows) the final delta is read meanwhile, within
+   * `FINAL_PREPARE_TIMEOUT_MS`, so that the final snapshot waits for neither etcd's stop nor its start on
+   * the private address. An `unknown` fence reads nothing: its final snapshot, if ever, comes once
+   * `not-owner` is proven, from the private address.
+   */
+  private async fenceSingle(log: (entry: Record<string, unknown>) => void): Promise<void> {
+    const lost = this.watchdog.status().state.mode === 'lost';
+    let prepared: PreparedFinal | undefined;
+    const fenced = await this.supervisor.fenceQuickly(async (endpoint) => {
+      if (!lost) return;
+      prepared = await withTimeout(this.snapshotter.prepareFinal({ endpoint }), FINAL_PREPARE_TIMEOUT_MS).catch((error: unknown) => {
+        log({ event: 'final-prepare-failed', error: String(error) });
+        return undefined;
+      });
+    });
+    if (fenced === undefined) return;
+    const { timing } = fenced;
+    this.preparedFinal = prepared;
+    this.lastFence = timing;
+    log({ event: 'fenced', by: timing.by, refusingAfterMs: round(timing.refusingAt - timing.signalledAt), stoppedAfterMs: round(timing.stoppedAt - timing.signalledAt), finalPrepared: prepared !== undefined });
+    void fenced.privateReady.then(
+      (at) => {
+        if (this.lastFence === timing) this.lastFence = { ...timing, privateReadyAt: at };
+        log({ event: 'fenced-private-ready', privateReadyAfterMs: round(at - timing.signalledAt) });
+      },
+      (error: unknown) => log({ event: 'fenced-private-failed', error: String(error) }),
+    );
   }
 
   /** Stops the watchdog, the snapshotter (after the snapshot in flight), etcd and the endpoint. */
@@ -450,6 +487,23 @@ export function validateSidecarOptions(
 
 /** How long a leader's fence waits for the other members to fence first (`ClusterMember.letPeersFenceFirst`); within the fence time of the ownership timings. */
 const LEADER_FENCE_WAIT_MS = 1_500;
+
+/**
+ * How long a fence that lost ownership reads the final delta before etcd stops anyway (then the final
+ * snapshot is read from the private address); within the fence time of the ownership timings. While it
+ * reads, etcd refuses writes but still answers reads, as the owner it was until the record changed.
+ */
+const FINAL_PREPARE_TIMEOUT_MS = 1_000;
+
+/** The promise's value, or undefined once `ms` passed (the promise goes on; its outcome is dropped). */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  promise.catch(() => undefined);
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 
 function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
   const out: Partial<Pick<T, K>> = {};

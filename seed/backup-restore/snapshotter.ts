@@ -59,6 +59,13 @@ export interface TakenSnapshot {
   readonly ms: number;
 }
 
+/** A final delta read while etcd refused writes, to upload once it is gone (`Snapshotter.prepareFinal`). */
+export interface PreparedFinal {
+  readonly delta: PendingDelta;
+  /** The last revision the store's snapshots held when the delta was read: it starts right after. */
+  readonly storeEnd: number;
+}
+
 export type SnapshotterEvent =
   | { readonly type: 'snapshot'; readonly snapshot: TakenSnapshot }
   | { readonly type: 'snapshot-failed'; readonly kind: 'Full' | 'Incr'; readonly error: unknown }
@@ -260,6 +267,39 @@ export class Snapshotter {
         throw this.failed('Incr', new Error(`etcd is at revision ${delta.lastRevision}, the store holds up to ${point.lastRevision}`), `final delta from ${options.endpoint} refused`);
       }
       return this.uploadDelta(delta, true);
+    });
+  }
+
+  /**
+   * What `takeFinal` would upload, read from an etcd that refuses writes but still serves reads (the quick
+   * fence's alarm), so that it can be uploaded once etcd is gone without waiting for etcd to start again:
+   * the final delta and where the store's snapshots ended when it was read. Undefined where the final
+   * snapshot must be a full one (the store holds nothing restorable, or etcd compacted the events):
+   * `takeFinal` then takes it.
+   */
+  prepareFinal(options: { endpoint: string }): Promise<PreparedFinal | undefined> {
+    return this.serialize(async () => {
+      const point = resumePoint(await this.options.store.list(this.options.technicalID));
+      if (point.kind === 'full') return undefined;
+      try {
+        const delta = await readHistory({ endpoint: options.endpoint, fromRevision: point.lastRevision + 1 });
+        return delta.lastRevision < point.lastRevision ? undefined : { delta, storeEnd: point.lastRevision };
+      } catch (error) {
+        if (!(error instanceof HistoryUnavailableError)) throw this.failed('Incr', error, `final delta from ${options.endpoint} failed`);
+        return undefined;
+      }
+    });
+  }
+
+  /**
+   * Uploads a prepared final delta, if the store still ends where it did when the delta was read; else
+   * undefined (nothing uploaded: `takeFinal` reads it again).
+   */
+  takePreparedFinal(prepared: PreparedFinal): Promise<TakenSnapshot | undefined> {
+    return this.serialize(async () => {
+      const point = resumePoint(await this.options.store.list(this.options.technicalID));
+      if (point.kind !== 'resume' || point.lastRevision !== prepared.storeEnd) return undefined;
+      return this.uploadDelta(prepared.delta, true);
     });
   }
 

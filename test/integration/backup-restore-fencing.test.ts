@@ -20,7 +20,7 @@ describe('backup-restore sidecar: owner watchdog', () => {
     const [store, zone] = [await newBucket('fence'), await ownerZone()];
     const technicalID = unique('shoot--dev--fence');
     await zone.records.set({ name: zone.recordName, value: ME });
-    const { sidecar } = await startSidecar({ technicalID, store, owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME }, ...intervals, unknownGrace: 5_000 });
+    const { sidecar, log } = await startSidecar({ technicalID, store, owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME }, ...intervals, unknownGrace: 5_000 });
     await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
     const writer = startWriter({ clientUrl: sidecar.clientUrl });
     await sleep(2_500);
@@ -38,6 +38,10 @@ describe('backup-restore sidecar: owner watchdog', () => {
     expect(await readiness(sidecar.statusUrl)).toBe(503);
     const fence = status.etcd.lastFence!;
     expect(fence.refusingAt - fence.signalledAt).toBeLessThan(1_000);
+    // Writes refused by etcd's alarm before it stopped; the final delta read in between, not after a restart.
+    expect(fence.by).toBe('alarm');
+    expect(fence.refusingAt).toBeLessThanOrEqual(fence.stoppedAt);
+    expect(log.find((l) => l.event === 'fenced')).toMatchObject({ by: 'alarm', finalPrepared: true });
 
     // No write sent after etcd was gone was acknowledged; the writer did keep trying.
     const acked = writer.acknowledged();

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { currentFinalSnapshot, planRestore } from '../../core/snapshots/index.js';
-import { EtcdSupervisor, Snapshotter } from '../../seed/backup-restore/index.js';
+import { alarms } from '../../seed/backup-restore/etcd-gateway.js';
+import { EtcdSupervisor, restoreFromStore, Snapshotter, type PreparedFinal } from '../../seed/backup-restore/index.js';
 import { cleanup, dump, etcdPorts, newBucket, restoredContent, tempDir, unique } from './backup-restore-support.js';
 
 /**
@@ -73,6 +74,88 @@ describe('backup-restore snapshotter: the final snapshot', () => {
       expect(restored.kvs).toEqual(await dump(endpoint));
     } finally {
       client.close();
+      await supervisor.stop();
+    }
+  }, 60_000);
+
+  it('of a quick fence: etcd\'s alarm refuses writes at once while reads and the final delta go on, etcd leaves the public address before anything is uploaded, and the alarm it keeps is cleared by a restore and by serving again', async () => {
+    // Prepare: a serving etcd, a full snapshot, then writes the store does not hold yet.
+    const store = await newBucket('quick');
+    const technicalID = unique('shoot--dev--quick');
+    const dir = tempDir('quick-fence');
+    const supervisor = new EtcdSupervisor({ dataDir: join(dir, 'data'), ...(await etcdPorts()), logFile: join(dir, 'etcd.log') });
+    await supervisor.ensure('public');
+    const publicUrl = supervisor.clientUrl('public');
+    const client = new Etcd3({ hosts: publicUrl });
+    const privateClient = new Etcd3({ hosts: supervisor.clientUrl('private') });
+    try {
+      const snapshotter = new Snapshotter({ store, technicalID, endpoint: () => publicUrl, stagingDir: join(dir, 'staging'), compression: 'none' });
+      for (let i = 0; i < 10; i++) await client.put(`a/${i}`).value(String(i));
+      const full = await snapshotter.takeFull();
+      let acked = 0;
+      for (let i = 0; i < 5; i++) acked = Number((await client.put(`b/${i}`).value(String(i)).exec()).header.revision);
+
+      // Act 1: the fence; while it holds etcd on the public address, a client writes and reads, and the final delta is read.
+      const seen: { put?: string; read?: string | null; prepared?: PreparedFinal | undefined; publicAfter?: string } = {};
+      const fenced = await supervisor.fenceQuickly(async (endpoint) => {
+        seen.put = await client.put('late').value('x').then(
+          () => 'acknowledged',
+          (error: unknown) => String(error),
+        );
+        seen.read = await client.get('b/4').string();
+        seen.prepared = await snapshotter.prepareFinal({ endpoint });
+      });
+      seen.publicAfter = await fetch(`${publicUrl}/health`).then(
+        () => 'answered',
+        () => 'refused',
+      );
+
+      // Assess 1: refused by the alarm, read as before, the delta ends at the last acknowledged write; gone from the public address.
+      expect(fenced?.timing.by).toBe('alarm');
+      expect(fenced!.timing.refusingAt).toBeLessThanOrEqual(fenced!.timing.stoppedAt);
+      expect(seen.put).toMatch(/corrupt/);
+      expect(seen.read).toBe('4');
+      expect(seen.prepared).toMatchObject({ storeEnd: full.lastRevision, delta: { startRevision: full.lastRevision + 1, lastRevision: acked } });
+      expect(seen.publicAfter).toBe('refused');
+
+      // Act 2: the prepared delta uploaded; etcd up on the private address.
+      const taken = await snapshotter.takePreparedFinal(seen.prepared!);
+      await fenced!.privateReady;
+
+      // Assess 2: the final delta ends the history; etcd on the private address still refuses writes (the alarm is in its database).
+      expect(taken).toMatchObject({ kind: 'Incr', final: true, startRevision: full.lastRevision + 1, lastRevision: acked });
+      expect(currentFinalSnapshot(await store.list(technicalID))?.key).toBe(taken!.key);
+      expect(supervisor.address).toBe('private');
+      await expect(privateClient.put('p').value('1')).rejects.toThrow(/corrupt/);
+      const restored = await restoredContent({ store, technicalID, expectedLastRevision: acked });
+      expect(restored.kvs.get('b/4')).toEqual({ value: '4', modRevision: acked });
+      expect(restored.kvs.has('late')).toBe(false);
+
+      // Act 3: a full snapshot of the alarmed etcd (the final one where the store has no chain) restored elsewhere.
+      const fullOfFenced = await snapshotter.takeFull({ final: true, endpoint: supervisor.clientUrl('private') });
+      const elsewhere = new EtcdSupervisor({ dataDir: join(dir, 'elsewhere'), ...(await etcdPorts()), logFile: join(dir, 'elsewhere.log') });
+      try {
+        await restoreFromStore({ store, technicalID, supervisor: elsewhere, stagingDir: join(dir, 'elsewhere-staging'), expectedLastRevision: fullOfFenced.lastRevision });
+        const restoredClient = new Etcd3({ hosts: elsewhere.clientUrl('private') });
+        try {
+          // Assess 3: the restore cleared the alarm the snapshot carried: it takes writes.
+          expect(await alarms(elsewhere.clientUrl('private'))).toEqual([]);
+          await restoredClient.put('after-restore').value('1');
+        } finally {
+          restoredClient.close();
+        }
+      } finally {
+        await elsewhere.stop();
+      }
+
+      // Act 4 / Assess 4: serving again (an unfence) clears the alarm: writes are acknowledged.
+      await supervisor.ensure('public');
+      expect(await alarms(publicUrl)).toEqual([]);
+      await client.put('again').value('1');
+      expect(await client.get('again').string()).toBe('1');
+    } finally {
+      client.close();
+      privateClient.close();
       await supervisor.stop();
     }
   }, 60_000);

@@ -1,7 +1,7 @@
 import { Etcd3 } from 'etcd3';
 import { planRestore, type SnapshotStore } from '../../../core/snapshots/index.js';
 import { ClusterMemberError, RestoreRevisionError } from '../errors.js';
-import { clearNoSpace, range } from '../etcd-gateway.js';
+import { clearWriteAlarms, range } from '../etcd-gateway.js';
 import type { EtcdSupervisor } from '../etcd-supervisor.js';
 import { sleep } from '../etcd-process.js';
 import type { RangedObjectReader } from '../ranged-download.js';
@@ -55,8 +55,8 @@ export async function restoreMember(options: RestoreMemberOptions): Promise<Rest
   const t3 = performance.now();
   let replayed = { transactions: 0, skippedEvents: 0 };
   if (options.coordinator) {
-    // The source's write-guard alarm, if its snapshot carries one (see restoreFromStore); cleared through raft for every member.
-    await clearNoSpace(endpoint);
+    // The source's write-guard or fence alarm, if its snapshot carries one (see restoreFromStore); cleared through raft for every member.
+    await clearWriteAlarms(endpoint);
     const client = new Etcd3({ hosts: endpoint });
     try {
       const result = await replayPlan({ client, store, plan, othersMayServe: true });

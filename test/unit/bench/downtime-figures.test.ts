@@ -109,10 +109,18 @@ describe('the sidecars\' log lines', () => {
 
   it('finds the source\'s fence and final snapshot after the migration started', () => {
     expect(sourceRecord(parseSidecarLog(sourceLog), t0)).toEqual({
-      fence: { from: t0 + 2_003, to: t0 + 2_450, refusingAfterMs: 26.7 },
+      fence: { from: t0 + 2_003, to: t0 + 2_450, refusingAfterMs: 26.7, by: 'stop' },
       finalSnapshot: { from: t0 + 2_460, to: t0 + 3_300, kind: 'Full', key: 'k1', bytes: 12_000_000 },
     });
     expect(sourceRecord(parseSidecarLog(sourceLog), t0 + 4_000)).toEqual({});
+  });
+
+  it('takes a single etcd\'s fence up to etcd gone from the public address, its private start left out', () => {
+    const log = [
+      line(2_450, { event: 'fenced', by: 'alarm', refusingAfterMs: 2.5, stoppedAfterMs: 61, finalPrepared: true }),
+      line(2_900, { event: 'fenced-private-ready', privateReadyAfterMs: 511 }),
+    ].join('\n');
+    expect(sourceRecord(parseSidecarLog(log), t0).fence).toEqual({ from: t0 + 2_389, to: t0 + 2_450, refusingAfterMs: 2.5, by: 'alarm' });
   });
 
   it('finds the destination\'s restore, its snapshot of the restored etcd and its unfence', () => {
@@ -152,7 +160,7 @@ describe('phaseIntervals', () => {
     const window = { from: at(2_000), to: at(10_000) };
     const intervals = phaseIntervals({
       window,
-      source: { fence: { from: at(1_900), to: at(2_400), refusingAfterMs: 20 }, finalSnapshot: { from: at(2_400), to: at(3_300), kind: 'Full', key: 'k', bytes: 1 } },
+      source: { fence: { from: at(1_900), to: at(2_400), refusingAfterMs: 20, by: 'alarm' }, finalSnapshot: { from: at(2_400), to: at(3_300), kind: 'Full', key: 'k', bytes: 1 } },
       destination: { restore: { from: at(8_200), to: at(9_000), event: 'restored', timings: {}, final: true } },
       steps,
       copySteps: ['copy-snapshots'],
