@@ -14,6 +14,7 @@ import {
   type OwnershipTimings,
   type WatchdogState,
 } from '../../core/ownership/index.js';
+import { withTimeout } from './timeout.js';
 
 /** What the watchdog's actions do to the world; the sidecar wires them to etcd and the snapshotter. */
 export interface WatchdogActuator {
@@ -199,7 +200,7 @@ export class OwnerWatchdogLoop {
   private async check(trigger: CheckTrigger): Promise<void> {
     const o = this.options;
     // After a notice, an answer cached before it is no evidence: look the record up afresh.
-    const outcome = await withTimeout(o.lookup.lookup(o.recordName, trigger === 'poll' ? {} : { fresh: true }), this.timings.checkTimeout);
+    const outcome = await lookUpWithin(o.lookup.lookup(o.recordName, trigger === 'poll' ? {} : { fresh: true }), this.timings.checkTimeout);
     await this.apply(checkOwner({ outcome, identity: o.identity }), trigger);
   }
 
@@ -288,15 +289,11 @@ export class OwnerWatchdogLoop {
   }
 }
 
-/** A lookup that hangs is no answer: `unknown`, never `not-owner`. */
-async function withTimeout(lookup: Promise<OwnerLookupOutcome>, ms: number): Promise<OwnerLookupOutcome> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<OwnerLookupOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'failed', failure: 'timeout', message: `no answer within ${ms} ms` }), ms);
-  });
-  try {
-    return await Promise.race([lookup.catch((error: unknown): OwnerLookupOutcome => ({ kind: 'failed', failure: 'other', message: String(error), cause: error })), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** A lookup that hangs or fails is no answer: `unknown`, never `not-owner`. */
+export async function lookUpWithin(lookup: Promise<OwnerLookupOutcome>, ms: number): Promise<OwnerLookupOutcome> {
+  const outcome = await withTimeout(
+    lookup.catch((error: unknown): OwnerLookupOutcome => ({ kind: 'failed', failure: 'other', message: String(error), cause: error })),
+    ms,
+  );
+  return outcome ?? { kind: 'failed', failure: 'timeout', message: `no answer within ${ms} ms` };
 }

@@ -7,6 +7,7 @@ import { restoreFromStore, type RestoreOptions, type RestoreResult } from './res
 import { catchUpRestore, type CatchUpResult } from './catch-up.js';
 import { DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, Snapshotter, type Compression, type PreparedFinal } from './snapshotter.js';
 import { WriteGuard, type WriteGuardStatus } from './write-guard.js';
+import { withTimeout } from './timeout.js';
 import { startStatusServer, type StatusServer } from './status-server.js';
 import { OwnerWatchdogLoop, type WatchdogActuator } from './owner-watchdog-loop.js';
 import { ClusterMember, type ClusterMemberStatus } from './cluster/member.js';
@@ -494,16 +495,6 @@ const LEADER_FENCE_WAIT_MS = 1_500;
  * reads, etcd refuses writes but still answers reads, as the owner it was until the record changed.
  */
 const FINAL_PREPARE_TIMEOUT_MS = 1_000;
-
-/** The promise's value, or undefined once `ms` passed (the promise goes on; its outcome is dropped). */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  promise.catch(() => undefined);
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
   const out: Partial<Pick<T, K>> = {};

@@ -253,20 +253,10 @@ export class Snapshotter {
    */
   takeFinal(options: { endpoint: string }): Promise<TakenSnapshot> {
     return this.serialize(async () => {
-      const point = resumePoint(await this.options.store.list(this.options.technicalID));
-      if (point.kind === 'full') return this.full(true, options.endpoint, true);
-      let delta;
-      try {
-        delta = await readHistory({ endpoint: options.endpoint, fromRevision: point.lastRevision + 1 });
-      } catch (error) {
-        if (!(error instanceof HistoryUnavailableError)) throw this.failed('Incr', error, `final delta from ${options.endpoint} failed`);
-        this.options.onEvent?.({ type: 'watch-error', error });
-        return this.full(true, options.endpoint, true);
-      }
-      if (delta.lastRevision < point.lastRevision) {
-        throw this.failed('Incr', new Error(`etcd is at revision ${delta.lastRevision}, the store holds up to ${point.lastRevision}`), `final delta from ${options.endpoint} refused`);
-      }
-      return this.uploadDelta(delta, true);
+      const read = await this.readFinalDelta(options.endpoint);
+      if ('prepared' in read) return this.uploadDelta(read.prepared.delta, true);
+      if (read.watchError !== undefined) this.options.onEvent?.({ type: 'watch-error', error: read.watchError });
+      return this.full(true, options.endpoint, true);
     });
   }
 
@@ -279,16 +269,30 @@ export class Snapshotter {
    */
   prepareFinal(options: { endpoint: string }): Promise<PreparedFinal | undefined> {
     return this.serialize(async () => {
-      const point = resumePoint(await this.options.store.list(this.options.technicalID));
-      if (point.kind === 'full') return undefined;
-      try {
-        const delta = await readHistory({ endpoint: options.endpoint, fromRevision: point.lastRevision + 1 });
-        return delta.lastRevision < point.lastRevision ? undefined : { delta, storeEnd: point.lastRevision };
-      } catch (error) {
-        if (!(error instanceof HistoryUnavailableError)) throw this.failed('Incr', error, `final delta from ${options.endpoint} failed`);
-        return undefined;
-      }
+      const read = await this.readFinalDelta(options.endpoint);
+      return 'prepared' in read ? read.prepared : undefined;
     });
+  }
+
+  /**
+   * The final delta from where the store's snapshots end to etcd's current revision, or that the final
+   * snapshot must be a full one (no restorable chain in the store, or etcd no longer has the events:
+   * `watchError`). Throws where etcd is behind the store or cannot be read.
+   */
+  private async readFinalDelta(endpoint: string): Promise<{ prepared: PreparedFinal } | { full: true; watchError?: unknown }> {
+    const point = resumePoint(await this.options.store.list(this.options.technicalID));
+    if (point.kind === 'full') return { full: true };
+    let delta;
+    try {
+      delta = await readHistory({ endpoint, fromRevision: point.lastRevision + 1 });
+    } catch (error) {
+      if (!(error instanceof HistoryUnavailableError)) throw this.failed('Incr', error, `final delta from ${endpoint} failed`);
+      return { full: true, watchError: error };
+    }
+    if (delta.lastRevision < point.lastRevision) {
+      throw this.failed('Incr', new Error(`etcd is at revision ${delta.lastRevision}, the store holds up to ${point.lastRevision}`), `final delta from ${endpoint} refused`);
+    }
+    return { prepared: { delta, storeEnd: point.lastRevision } };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { checkOwner, type OwnerLookup, type OwnerLookupOutcome } from '../../../core/ownership/index.js';
+import { checkOwner, type OwnerLookup } from '../../../core/ownership/index.js';
 import type { SnapshotStore } from '../../../core/snapshots/index.js';
 import { sleep } from '../etcd-process.js';
 import { memberList, memberStatus, type ClusterMember as EtcdMember, type MemberStatus } from '../etcd-gateway.js';
@@ -7,6 +7,7 @@ import type { Snapshotter } from '../snapshotter.js';
 import { ClusterFence, type FenceMarker } from './fence.js';
 import { joinAsLearner, promoteLearner } from './join.js';
 import { SnapshotLeadership } from './leadership.js';
+import { lookUpWithin } from '../owner-watchdog-loop.js';
 import { peerEndpoints, validateClusterSpec, type ClusterMemberSpec, type ClusterSpec } from './spec.js';
 
 export interface ClusterMemberOptions {
@@ -111,8 +112,7 @@ export class ClusterMember {
    * linearizable read). Any doubt is no: it starts fenced and the owner watchdog decides.
    */
   async mayStartServing(input: { lookup: OwnerLookup; recordName: string; identity: string; timeoutMs: number }): Promise<boolean> {
-    const lookup = input.lookup.lookup(input.recordName).catch((error: unknown): OwnerLookupOutcome => ({ kind: 'failed', failure: 'other', message: String(error) }));
-    const outcome = await Promise.race([lookup, sleep(input.timeoutMs).then((): OwnerLookupOutcome => ({ kind: 'failed', failure: 'timeout' }))]);
+    const outcome = await lookUpWithin(input.lookup.lookup(input.recordName), input.timeoutMs);
     if (checkOwner({ outcome, identity: input.identity }).result !== 'owner') return false;
     const { supervisor, spec } = this.options;
     if (!supervisor.hasMemberData() && spec.state === 'new') return true;
