@@ -1,8 +1,7 @@
 import { join } from 'node:path';
-import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EtcdSupervisor, Snapshotter, type SnapshotterEvent } from '../../seed/backup-restore/index.js';
-import { cleanup, dump, etcdPorts, newBucket, restoredContent, tempDir, unique } from './backup-restore-support.js';
+import { Snapshotter, type SnapshotterEvent } from '../../seed/backup-restore/index.js';
+import { cleanup, dump, newBucket, restoredContent, startedEtcd, unique } from './backup-restore-support.js';
 
 /**
  * A snapshotter whose watch etcd cancels (it resumes where the store ends, and etcd compacted those
@@ -17,11 +16,7 @@ describe('backup-restore snapshotter: a watch etcd cancels', () => {
     // Prepare: a full snapshot and a delta in the store, then writes it lacks, compacted away by etcd.
     const store = await newBucket('compaction');
     const technicalID = unique('shoot--dev--compaction');
-    const dir = tempDir('compaction');
-    const supervisor = new EtcdSupervisor({ dataDir: join(dir, 'data'), ...(await etcdPorts()), logFile: join(dir, 'etcd.log') });
-    await supervisor.ensure('public');
-    const endpoint = supervisor.clientUrl('public');
-    const client = new Etcd3({ hosts: endpoint });
+    const { dir, supervisor, endpoint, client } = await startedEtcd('compaction', 'public');
     const options = { store, technicalID, endpoint: () => endpoint, stagingDir: join(dir, 'staging'), compression: 'none' as const };
     let resumed: Snapshotter | undefined;
     try {

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { currentFinalSnapshot, planRestore } from '../../core/snapshots/index.js';
 import { alarms } from '../../seed/backup-restore/etcd-gateway.js';
 import { EtcdSupervisor, restoreFromStore, Snapshotter, type PreparedFinal } from '../../seed/backup-restore/index.js';
-import { cleanup, dump, etcdPorts, newBucket, restoredContent, tempDir, unique } from './backup-restore-support.js';
+import { cleanup, dump, etcdPorts, newBucket, restoredContent, startedEtcd, unique } from './backup-restore-support.js';
 
 /**
  * The final snapshot a fenced source takes, against a real etcd and the emulator's S3: a delta of what
@@ -14,20 +14,12 @@ import { cleanup, dump, etcdPorts, newBucket, restoredContent, tempDir, unique }
 
 afterAll(cleanup);
 
-async function fencedEtcd() {
-  const dir = tempDir('final-delta');
-  const supervisor = new EtcdSupervisor({ dataDir: join(dir, 'data'), ...(await etcdPorts()), logFile: join(dir, 'etcd.log') });
-  await supervisor.ensure('private');
-  const endpoint = supervisor.clientUrl('private');
-  return { dir, supervisor, endpoint, client: new Etcd3({ hosts: endpoint }) };
-}
-
 describe('backup-restore snapshotter: the final snapshot', () => {
   it('is a delta of what the store lacks, then the same revision again, and a full snapshot once etcd compacted the events the store lacks', async () => {
     // Prepare: 2 MB of values in a full snapshot, a delta, then writes the store does not hold yet.
     const store = await newBucket('final');
     const technicalID = unique('shoot--dev--final');
-    const { dir, supervisor, endpoint, client } = await fencedEtcd();
+    const { dir, supervisor, endpoint, client } = await startedEtcd('final-delta', 'private');
     try {
       const snapshotter = new Snapshotter({ store, technicalID, endpoint: () => endpoint, stagingDir: join(dir, 'staging'), compression: 'none' });
       const big = 'x'.repeat(64 * 1024);
@@ -82,11 +74,7 @@ describe('backup-restore snapshotter: the final snapshot', () => {
     // Prepare: a serving etcd, a full snapshot, then writes the store does not hold yet.
     const store = await newBucket('quick');
     const technicalID = unique('shoot--dev--quick');
-    const dir = tempDir('quick-fence');
-    const supervisor = new EtcdSupervisor({ dataDir: join(dir, 'data'), ...(await etcdPorts()), logFile: join(dir, 'etcd.log') });
-    await supervisor.ensure('public');
-    const publicUrl = supervisor.clientUrl('public');
-    const client = new Etcd3({ hosts: publicUrl });
+    const { dir, supervisor, endpoint: publicUrl, client } = await startedEtcd('quick-fence', 'public');
     const privateClient = new Etcd3({ hosts: supervisor.clientUrl('private') });
     try {
       const snapshotter = new Snapshotter({ store, technicalID, endpoint: () => publicUrl, stagingDir: join(dir, 'staging'), compression: 'none' });

@@ -12,7 +12,7 @@ import { s3Api } from '../../adapters/s3/s3-api.js';
 import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
 import { freeEtcdPorts } from '../../seed/ports.js';
 import { startTcpProxy } from '../harness/scenario/tcp-proxy.js';
-import { BackupRestoreSidecar, EtcdSupervisor, restoreFromStore, sleep, type SidecarOptions } from '../../seed/backup-restore/index.js';
+import { BackupRestoreSidecar, EtcdSupervisor, restoreFromStore, sleep, type EtcdAddress, type SidecarOptions } from '../../seed/backup-restore/index.js';
 
 /**
  * Shared pieces of the backup-restore integration tests: AWS clients on the emulator, a TCP proxy in
@@ -97,6 +97,15 @@ export function tempDir(label: string): string {
 
 export async function etcdPorts() {
   return freeEtcdPorts();
+}
+
+/** A single etcd in a new temp dir, started on `address`, and a client on it; the test closes and stops them. */
+export async function startedEtcd(label: string, address: EtcdAddress) {
+  const dir = tempDir(label);
+  const supervisor = new EtcdSupervisor({ dataDir: join(dir, 'data'), ...(await etcdPorts()), logFile: join(dir, 'etcd.log') });
+  await supervisor.ensure(address);
+  const endpoint = supervisor.clientUrl(address);
+  return { dir, supervisor, endpoint, client: new Etcd3({ hosts: endpoint }) };
 }
 
 export interface TestSidecar {
