@@ -16,7 +16,7 @@ import { waitForFinalTimeout, type OwnershipTimings } from '../core/ownership/in
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** The states that wait for a seed agent's answer. */
-const COMMAND_STATES = ['RestoreEtcdAhead', 'MigrateExtensions', 'DeleteSourceControlPlane', 'RestoreEtcd', 'RestoreExtensions'] as const;
+const COMMAND_STATES = ['RestoreEtcdAhead', 'RefreshEtcdAhead', 'MigrateExtensions', 'DeleteSourceControlPlane', 'RestoreEtcd', 'RestoreExtensions'] as const;
 
 export interface MigrationProps {
   logRetention: logs.RetentionDays;

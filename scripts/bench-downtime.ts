@@ -353,7 +353,8 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
         `activation: post-restore full snapshot ${dst.postRestoreSnapshot ? `${mb(dst.postRestoreSnapshot.bytes)} in ${ms(dst.postRestoreSnapshot.ms)}` : '-'}, unfence ${dst.unfence ? ms(dst.unfence.ms) : '-'}`,
     );
     console.log(`      record steps in the window: ${steps.map((s) => `${s.id} ${ms(s.ms)}`).join(', ') || 'none'}`);
-    for (const step of record.steps.filter((s) => COPY_STEPS.includes(s.id) && s.message)) console.log(`      ${step.id}: ${step.message}`);
+    // The pre-copy's rounds (restore-etcd-ahead says where the refresh left the standby) and the copy after the fence.
+    for (const step of record.steps.filter((s) => (COPY_STEPS.includes(s.id) || s.id === 'restore-etcd-ahead') && s.message)) console.log(`      ${step.id}: ${step.message}`);
     if (!loss.ok) console.log(`      LOST: ${loss.summary}`);
     return { sizeMb, path, run, window: window.ms, shares, steps, rate, lost: loss.lost.length, failures };
   } finally {

@@ -266,7 +266,10 @@ export const commandResultSchemas = {
              * and the normal restore does all of it.
              */
             ahead: z.boolean().optional(),
-            /** The answer to the normal restore: the revision the plane had been restored ahead to, when it caught up from there. */
+            /**
+             * The answer to the normal restore: the revision the plane had been restored ahead to, when it caught up
+             * from there; to a restore ahead of a plane already restored ahead (a refresh): the revision it had before.
+             */
             aheadRevision: z.number().int().min(0).optional(),
           })
           .strict()
@@ -275,7 +278,7 @@ export const commandResultSchemas = {
       })
       .strict(),
     'RestoreResult',
-    'What was restored: etcd up to restoredRevision from that many snapshots (ahead: restored ahead and not serving; aheadRevision: caught up from a restore ahead at that revision), and each extension.',
+    'What was restored: etcd up to restoredRevision from that many snapshots (ahead: restored ahead and not serving; aheadRevision: caught up, or refreshed, from a restore ahead at that revision), and each extension.',
   ),
   scale: named(
     z.object({ component: z.enum(SCALE_DOWN_ORDER), previousReplicas: z.number().int().min(0), replicas: z.number().int().min(0) }).strict(),

@@ -29,21 +29,36 @@ export interface StepCommandOptions {
   shootState?: { state: PackedShootState; version: number };
   /** restore-etcd: the revision the copied snapshots must reach, and whether the copy holds the final snapshot (restore-etcd-ahead takes neither). */
   etcd?: { expectedLastRevision?: number; final: boolean };
+  /**
+   * restore-etcd-ahead's second round (`refresh`): the same command, sent again after a second pre-copy, so
+   * that the destination brings its standby up to what the bucket holds now. Its own command id, so that
+   * the agent's ledger does not answer it with the first round's answer.
+   */
+  round?: RestoreAheadRound;
+}
+
+export type RestoreAheadRound = 'refresh';
+
+/** Only the restore ahead has a second round. */
+export function assertRound(step: MigrationStepId, round: RestoreAheadRound | undefined): void {
+  if (round !== undefined && step !== 'restore-etcd-ahead') throw new RangeError(`step ${step} has no second round`);
 }
 
 /**
- * The command a seed step sends, with the id every retry of the step shares (`<migrationId>/<step>`).
- * Garden-only steps have no command and are refused.
+ * The command a seed step sends, with the id every retry of the step shares (`<migrationId>/<step>`, and
+ * `<migrationId>/restore-etcd-ahead/refresh` for the restore ahead's second round). Garden-only steps have
+ * no command and are refused.
  */
 export function commandForStep(options: StepCommandOptions): SeedCommand {
   const { record, step } = options;
   const definition = stepDefinition(step);
   if (definition.command === undefined) throw new RangeError(`step ${step} is done by the garden; it sends no command`);
+  assertRound(step, options.round);
   const seed = definition.actor === 'source' ? record.source : record.destination;
   const address = {
     shoot: record.shoot,
     seed: seed.name,
-    commandId: migrationCommandId({ migrationId: record.id, step }),
+    commandId: `${migrationCommandId({ migrationId: record.id, step })}${options.round === undefined ? '' : `/${options.round}`}`,
     issuedAt: options.now,
     migrationId: record.id,
     taskToken: options.taskToken,

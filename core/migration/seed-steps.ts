@@ -4,7 +4,7 @@ import { NotFoundError } from '../errors.js';
 import { expiredLease } from '../garden/lease-monitor.js';
 import type { ShootStateStore } from '../shootstate/store.js';
 import { SHOOT_STATE_API_VERSION, type PackedShootState } from '../shootstate/types.js';
-import { commandForStep, RESTORE_AHEAD_HEARTBEAT_SECONDS } from './commands.js';
+import { assertRound, commandForStep, RESTORE_AHEAD_HEARTBEAT_SECONDS, type RestoreAheadRound } from './commands.js';
 import type { MigrationJournal, MigrationRef } from './journal.js';
 import { completeStep, continueWithoutStep, startStep, type MigrationRecord } from './record.js';
 import { sourceLeaseExpired, switchesEarly, waitsOnSource, type SourceWaitIndex } from './source-waits.js';
@@ -40,7 +40,8 @@ export class SeedCommands {
    * SourceLeaseExpired (the flow switches to the bad path); else it files `taskToken` under the source
    * seed, so that the lease monitor can cut the wait short when the lease expires while the agent works.
    */
-  async beginCommand(ref: MigrationRef, step: MigrationStepId, options: { taskToken?: string } = {}): Promise<{ command: SeedCommand; queueUrl: string; messageGroupId: string }> {
+  async beginCommand(ref: MigrationRef, step: MigrationStepId, options: { taskToken?: string; round?: RestoreAheadRound } = {}): Promise<{ command: SeedCommand; queueUrl: string; messageGroupId: string }> {
+    assertRound(step, options.round);
     const record = await this.journal.save(startStep(await this.journal.current(ref), { step, now: this.journal.now() }));
     const early = switchesEarly(record, step);
     if (early) {
@@ -61,6 +62,7 @@ export class SeedCommands {
       // A restore ahead is given up after three silent intervals: it beats more often than the steps that must finish.
       heartbeatSeconds: step === 'restore-etcd-ahead' ? Math.min(heartbeatSeconds, RESTORE_AHEAD_HEARTBEAT_SECONDS) : heartbeatSeconds,
       ...(shootState ? { shootState } : {}),
+      ...(options.round === undefined ? {} : { round: options.round }),
       ...(copy ? { etcd: { final: copy.final, ...(copy.lastRevision === undefined ? {} : { expectedLastRevision: copy.lastRevision }) } } : {}),
     });
     const seed = await this.journal.garden.getSeed(command.seed);
@@ -121,7 +123,9 @@ export class SeedAnswers {
       await this.journal.save(continueWithoutStep(record, { step: 'restore-etcd-ahead', now, outcome: 'skipped', reason: message }));
       return { message };
     }
-    const message = `etcd restored ahead to revision ${etcd.restoredRevision} from ${etcd.snapshots} snapshots (not serving)`;
+    const message = etcd.aheadRevision === undefined
+      ? `etcd restored ahead to revision ${etcd.restoredRevision} from ${etcd.snapshots} snapshots (not serving)`
+      : `etcd restored ahead to revision ${etcd.aheadRevision}, refreshed to revision ${etcd.restoredRevision} from ${etcd.snapshots} snapshots (not serving)`;
     const done = completeStep(record, { step: 'restore-etcd-ahead', now, message });
     await this.journal.save(done.preCopy ? { ...done, preCopy: { ...done.preCopy, aheadRevision: etcd.restoredRevision } } : done);
     return { message };

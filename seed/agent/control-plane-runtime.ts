@@ -283,7 +283,8 @@ export class ControlPlaneRuntime implements SeedRuntime {
    * owner check and may run while the source still serves. The plane stays marked `restoring` until the
    * restore succeeds: an agent restart never starts it, and the heartbeat reports this seed's own owner
    * check for it, so that a migration that failed leaves no standby behind (the leftover rule). Only for
-   * a single etcd that does not run here: otherwise `ahead: false`, and the restore does all of it.
+   * a single etcd that does not run here: otherwise `ahead: false`, and the restore does all of it. A
+   * second restore ahead (the migration's refresh round) brings the standby up to what the bucket holds now.
    */
   private async restoreAhead(command: CommandOf<'restore'> & { etcd: NonNullable<CommandOf<'restore'>['etcd']> }): Promise<CommandResult<'restore'>> {
     const id = command.shoot.technicalID;
@@ -296,7 +297,13 @@ export class ControlPlaneRuntime implements SeedRuntime {
     plane.restoring = true;
     await this.persist(id);
     const started = await this.startEtcd({ shoot: command.shoot, bucket: command.etcd.bucket, restore: { ahead: true } }, plane);
-    return { etcd: { restoredRevision: started.restoredRevision ?? summary.restoredRevision, snapshots: summary.snapshots, final: false, ahead: started.ahead ?? false } };
+    return {
+      etcd: {
+        restoredRevision: started.restoredRevision ?? summary.restoredRevision, snapshots: summary.snapshots, final: false, ahead: started.ahead ?? false,
+        // A refresh of etcd already restored ahead here (the second pre-copy round) says where it came from.
+        ...(started.aheadRevision === undefined ? {} : { aheadRevision: started.aheadRevision }),
+      },
+    };
   }
 
   /** Starts or stops the processes to match the model: etcd unless hibernated, kube-apiserver while it has replicas. */

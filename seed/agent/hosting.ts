@@ -57,7 +57,7 @@ export interface EtcdStarted {
   restoredRevision?: number;
   /** After a restore ahead: whether etcd waits restored ahead (false: nothing was done). */
   ahead?: boolean;
-  /** After a restore that caught up a restore ahead: the revision it had reached. */
+  /** After a restore that caught up a restore ahead, or a restore ahead that refreshed one: the revision it had reached before. */
   aheadRevision?: number;
 }
 

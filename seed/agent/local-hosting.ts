@@ -78,11 +78,8 @@ export class LocalHosting implements ControlPlaneHosting {
     }
     if (h.sidecar?.running && !spec.restore) return {};
     if (spec.restore?.ahead) {
-      // Never over a plane that runs here: a restore ahead only ever prepares a standby.
-      if (h.sidecar?.running) {
-        const status = await h.sidecar.status(5_000);
-        return status?.standby ? { ahead: true, restoredRevision: status.restore?.revision ?? 0 } : { ahead: false };
-      }
+      // Never over a plane that runs here: a restore ahead only ever prepares a standby, and a standby is refreshed.
+      if (h.sidecar?.running) return this.refreshAhead(id, h.sidecar);
     } else if (spec.restore && h.sidecar?.running) {
       const caught = await this.catchUp(id, h.sidecar, spec.restore.expectedLastRevision);
       if (caught !== undefined) return caught;
@@ -124,6 +121,22 @@ export class LocalHosting implements ControlPlaneHosting {
       this.options.log?.({ event: 'catch-up-failed', technicalID: id, error: messageOf(error) });
       return undefined;
     }
+  }
+
+  /**
+   * A restore ahead of a plane that waits restored ahead: its sidecar brings it up to what the bucket holds
+   * now and keeps it in standby (the migration's second pre-copy round). A failed refresh is no failure of
+   * the restore ahead: etcd waits where it got to, and the catch-up goes on from there.
+   */
+  private async refreshAhead(id: string, sidecar: SidecarProcess): Promise<EtcdStarted> {
+    try {
+      const result = await sidecar.refreshAhead();
+      if (result !== 'not-ahead') return { ahead: true, restoredRevision: result.revision, aheadRevision: result.aheadRevision };
+    } catch (error) {
+      this.options.log?.({ event: 'refresh-ahead-failed', technicalID: id, error: messageOf(error) });
+    }
+    const status = await sidecar.status(5_000);
+    return status?.standby ? { ahead: true, restoredRevision: status.restore?.revision ?? 0 } : { ahead: false };
   }
 
   async stopEtcd(technicalID: string, options?: { snapshot?: boolean }): Promise<void> {

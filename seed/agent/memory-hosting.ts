@@ -32,11 +32,16 @@ export class MemoryHosting implements ControlPlaneHosting {
     if (spec.restore?.ahead) {
       // As the local hosting: never over a running plane, never for a cluster.
       if ((plane.etcd && !plane.standby) || (spec.members?.length ?? 1) > 1) return { ahead: false };
-      this.calls.push(`restore-etcd-ahead ${spec.shoot.technicalID}`);
+      const refreshed = plane.standby === true ? plane.restoredRevision : undefined;
+      this.calls.push(`${plane.standby ? 'refresh' : 'restore'}-etcd-ahead ${spec.shoot.technicalID}`);
       plane.etcd = true;
       plane.standby = true;
       plane.restoredRevision = this.options.restoreRevision?.(spec);
-      return { ahead: true, ...(plane.restoredRevision === undefined ? {} : { restoredRevision: plane.restoredRevision }) };
+      return {
+        ahead: true,
+        ...(plane.restoredRevision === undefined ? {} : { restoredRevision: plane.restoredRevision }),
+        ...(refreshed === undefined ? {} : { aheadRevision: refreshed }),
+      };
     }
     const caughtUp = plane.standby === true && spec.restore !== undefined;
     const ahead = caughtUp ? plane.restoredRevision : undefined;

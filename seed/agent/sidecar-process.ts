@@ -112,6 +112,19 @@ export class SidecarProcess {
     throw new CatchUpError(`the catch-up of ${this.statusUrl} answered ${res.status}: ${body.error ?? 'no reason'}`, res.status === 422 ? (body.name ?? 'RestoreRefused') : undefined);
   }
 
+  /**
+   * Refreshes a restore ahead with what the bucket holds now and keeps it in standby (`POST /restore/refresh`):
+   * the result, `not-ahead` when this sidecar holds no restore ahead or its catch-up began (409). Any other
+   * failure throws: etcd stays where the refresh got to, and the catch-up goes on from there.
+   */
+  async refreshAhead(timeoutMs = 120_000): Promise<CatchUpResult | 'not-ahead'> {
+    const res = await fetch(`${this.statusUrl}/restore/refresh`, { method: 'POST', signal: AbortSignal.timeout(timeoutMs) });
+    const body = (await res.json().catch(() => ({}))) as { restore?: CatchUpResult; error?: string };
+    if (res.status === 409) return 'not-ahead';
+    if (res.ok && body.restore) return body.restore;
+    throw new CatchUpError(`the refresh of ${this.statusUrl} answered ${res.status}: ${body.error ?? 'no reason'}`);
+  }
+
   /** An owner-change notice (`POST /owner-check`): true when the sidecar took it; never throws (it still polls). */
   async noticeOwnerChange(timeoutMs = 1_000): Promise<boolean> {
     return noticeSidecar(this.statusUrl, timeoutMs);

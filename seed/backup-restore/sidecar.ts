@@ -118,6 +118,7 @@ export class BackupRestoreSidecar {
   private restoreResult: RestoreResult | CatchUpResult | null = null;
   private standby = false;
   private catchingUp: Promise<CatchUpResult> | undefined;
+  private refreshing: Promise<CatchUpResult> | undefined;
   private lastFence: FenceTiming | null = null;
   /** The final delta the last fence read while etcd refused writes, until it is uploaded or the sidecar unfences. */
   private preparedFinal: PreparedFinal | undefined;
@@ -241,6 +242,7 @@ export class BackupRestoreSidecar {
         triggerSnapshot: (kind) => (kind === 'full' ? this.snapshotter.takeFull() : this.snapshotter.takeDelta()),
         noticeOwnerChange: () => (this.stopped || this.standby ? undefined : this.watchdog.notice()),
         catchUp: (expectedLastRevision) => this.catchUp(expectedLastRevision),
+        refreshAhead: () => this.refreshAhead(),
       },
       ...(o.statusHost === undefined ? {} : { host: o.statusHost }),
       ...(o.statusPort === undefined ? {} : { port: o.statusPort }),
@@ -296,6 +298,9 @@ export class BackupRestoreSidecar {
     const o = this.options;
     if (!this.standby || this.stopped) return Promise.reject(new CatchUpRefusedError(`${o.technicalID}: ${this.stopped ? 'the sidecar stops' : 'etcd was not restored ahead here'}; restore it instead`));
     const run = (async () => {
+      // A refresh still replaying (its migration step gave up on it) finishes first: both write to etcd.
+      await this.refreshing?.catch(() => undefined);
+      if (!this.standby || this.stopped) throw new CatchUpRefusedError(`${o.technicalID}: ${this.stopped ? 'the sidecar stops' : 'etcd was not restored ahead here'}; restore it instead`);
       const ahead = this.restoreResult!;
       const result = await catchUpRestore({ ...this.restoreOptions(expectedLastRevision), ahead });
       this.restoreResult = result;
@@ -313,6 +318,36 @@ export class BackupRestoreSidecar {
         if (this.catchingUp === run) this.catchingUp = undefined;
       },
     );
+    return run;
+  }
+
+  /**
+   * Refreshes a restore ahead with what the store holds now (a second pre-copy copied it there) and stays
+   * in standby: the catch-up after the fence then replays only what was written since this refresh, not
+   * since the restore ahead, which takes longer the larger etcd is. Replays the deltas past etcd's revision,
+   * or restores ahead again where `planCatchUp` says the data needs it (a newer full snapshot). A refresh
+   * while one runs answers that one; refused (`CatchUpRefusedError`) once the catch-up began or where
+   * etcd was not restored ahead. A failed refresh leaves etcd where it got to: the catch-up goes on from
+   * whatever revision it holds.
+   */
+  refreshAhead(): Promise<CatchUpResult> {
+    if (this.refreshing) return this.refreshing;
+    const o = this.options;
+    if (!this.standby || this.stopped || this.catchingUp) {
+      const why = this.stopped ? 'the sidecar stops' : this.catchingUp ? 'the catch-up began' : 'etcd was not restored ahead here';
+      return Promise.reject(new CatchUpRefusedError(`${o.technicalID}: ${why}; nothing to refresh`));
+    }
+    const run = (async () => {
+      const result = await catchUpRestore({ ...this.restoreOptions(undefined), ahead: this.restoreResult! });
+      this.restoreResult = result;
+      o.log?.({ event: 'refreshed-ahead', ...result });
+      return result;
+    })();
+    this.refreshing = run;
+    const done = () => {
+      if (this.refreshing === run) this.refreshing = undefined;
+    };
+    run.then(done, done);
     return run;
   }
 

@@ -11,6 +11,8 @@ export interface StatusSource {
   noticeOwnerChange(): { checkInMs: number } | undefined;
   /** Catches a restore ahead up (the migration's restore); rejects with `CatchUpRefusedError` where there is none. */
   catchUp(expectedLastRevision?: number): Promise<unknown>;
+  /** Refreshes a restore ahead and stays in standby; rejects with `CatchUpRefusedError` where there is none. */
+  refreshAhead(): Promise<unknown>;
 }
 
 export interface StatusServer {
@@ -75,15 +77,23 @@ async function handle(source: StatusSource, req: IncomingMessage, res: ServerRes
     const raw = new URL(req.url ?? '/', 'http://status').searchParams.get('expectedLastRevision');
     const expected = raw === null ? undefined : Number(raw);
     if (expected !== undefined && !(Number.isSafeInteger(expected) && expected >= 0)) return send(res, 400, { error: `expectedLastRevision must be a non-negative integer, got ${raw}` });
-    try {
-      return send(res, 200, { restore: await source.catchUp(expected) });
-    } catch (error) {
-      const name = error instanceof Error ? error.name : 'Error';
-      const status = name === 'CatchUpRefusedError' ? 409 : RESTORE_REFUSALS.has(name) ? 422 : 500;
-      return send(res, status, { error: error instanceof Error ? error.message : String(error), name });
-    }
+    return sendRestore(res, () => source.catchUp(expected));
+  }
+  if (req.method === 'POST' && path === '/restore/refresh') {
+    if (!isLoopback(req.socket.remoteAddress)) return send(res, 403, { error: 'a refresh is taken from loopback only' });
+    return sendRestore(res, () => source.refreshAhead());
   }
   send(res, 404, { error: `no route ${req.method} ${path}` });
+}
+
+async function sendRestore(res: ServerResponse, restore: () => Promise<unknown>): Promise<void> {
+  try {
+    return send(res, 200, { restore: await restore() });
+  } catch (error) {
+    const name = error instanceof Error ? error.name : 'Error';
+    const status = name === 'CatchUpRefusedError' ? 409 : RESTORE_REFUSALS.has(name) ? 422 : 500;
+    return send(res, status, { error: error instanceof Error ? error.message : String(error), name });
+  }
 }
 
 /** Snapshots that do not restore to what was asked: the caller's data, not this server, is at fault. */

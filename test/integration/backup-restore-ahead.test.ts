@@ -18,7 +18,7 @@ const intervals = { ownerCheckInterval: 500, initialRetryDelay: 200, deltaSnapsh
 afterAll(cleanup);
 
 describe('backup-restore sidecar: restore ahead', () => {
-  it('stays unserved until the catch-up, replays only what came since, then serves every acknowledged write', async () => {
+  it('stays unserved through a refresh until the catch-up, each replays only what came since, then serves every acknowledged write', async () => {
     // Prepare: the source's etcd (3 MB of values: the dump below reads them in one gRPC message) with a full snapshot and a delta in the bucket.
     const [store, zone] = [await newBucket('ahead'), await ownerZone()];
     const technicalID = unique('shoot--dev--ahead');
@@ -43,50 +43,67 @@ describe('backup-restore sidecar: restore ahead', () => {
       // Assess 1: standby at the delta's revision; etcd private, nothing uploaded, no owner check.
       expect(sidecar.status()).toMatchObject({ standby: true, ready: false, restore: { revision: delta.lastRevision }, etcd: { fenced: true } });
       expect(await readiness(sidecar.statusUrl)).toBe(503);
-      const uploadedAhead = (await store.list(technicalID)).length;
 
-      // Act 2: the source goes on, then is fenced (no more writes) and takes its final snapshot; the owner record moves.
+      // Act 2: the second round: the source goes on, a delta arrives, the standby is refreshed.
+      for (let i = 0; i < 15; i++) await client.put(`r/${i}`).value(String(i));
+      await expect.poll(() => snapshotter.status().pendingEvents).toBe(15);
+      const second = (await snapshotter.takeDelta())!;
+      const uploadedAhead = (await store.list(technicalID)).length;
+      const refresh = await fetch(`${sidecar.statusUrl}/restore/refresh`, { method: 'POST' });
+      const refreshed = (await refresh.json()) as { restore: { caughtUp: boolean; aheadRevision: number; revision: number; transactions: number } };
+
+      // Assess 2: only the new delta replayed, still standby: private, unserved, nothing uploaded.
+      expect(refresh.status).toBe(200);
+      expect(refreshed.restore).toMatchObject({ caughtUp: true, aheadRevision: delta.lastRevision, revision: second.lastRevision, transactions: 15 });
+      expect(sidecar.status()).toMatchObject({ standby: true, ready: false, restore: { revision: second.lastRevision }, etcd: { fenced: true } });
+      expect(await readiness(sidecar.statusUrl)).toBe(503);
+      expect((await store.list(technicalID)).length).toBe(uploadedAhead);
+
+      // Act 3: the source goes on, then is fenced (no more writes) and takes its final snapshot; the owner record moves.
       snapshotter.stop();
       for (let i = 0; i < 7; i++) await client.put(`b/${i}`).value(String(i));
       const final = await snapshotter.takeFinal({ endpoint: sourceUrl });
       await zone.records.set({ name: zone.recordName, value: ME, expected: SOURCE });
       await sleep(3 * intervals.ownerCheckInterval);
 
-      // Assess 2: no owner watchdog runs in standby, so the record naming this seed serves nothing yet.
+      // Assess 3: no owner watchdog runs in standby, so the record naming this seed serves nothing yet.
       expect(sidecar.status()).toMatchObject({ standby: true, ready: false, owner: { checks: 0 } });
       expect((await store.list(technicalID)).length).toBe(uploadedAhead + 1);
 
-      // Act 3: the migration's restore: the catch-up.
+      // Act 4: the migration's restore: the catch-up.
       const res = await fetch(`${sidecar.statusUrl}/restore/catch-up?expectedLastRevision=${final.lastRevision}`, { method: 'POST' });
       const body = (await res.json()) as { restore: { caughtUp: boolean; aheadRevision: number; revision: number; transactions: number; final: boolean } };
 
-      // Assess 3: only the final delta replayed; serving as owner with the source's data, history begun with a marker.
+      // Assess 4: only the final delta replayed, from where the refresh left it; serving as owner with the source's data, history begun with a marker.
       expect(res.status).toBe(200);
-      expect(body.restore).toMatchObject({ caughtUp: true, aheadRevision: delta.lastRevision, revision: final.lastRevision, transactions: 7, final: true });
+      expect(body.restore).toMatchObject({ caughtUp: true, aheadRevision: second.lastRevision, revision: final.lastRevision, transactions: 7, final: true });
       await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200, 10_000);
       expect(await dump(sidecar.clientUrl)).toEqual(await dump(sourceUrl));
       const listing = await store.list(technicalID);
       expect(listing.filter((s) => s.kind === 'Incr' && !s.final && s.startRevision === final.lastRevision && s.lastRevision === final.lastRevision)).toHaveLength(1);
       expect(currentFinalSnapshot(listing)).toBeUndefined();
       await waitFor('the full snapshot after serving', () => sidecar.status().snapshots.lastFullSnapshot !== null, 20_000);
-      expect(log.map((e) => e.event)).toEqual(expect.arrayContaining(['restored-ahead', 'caught-up']));
+      expect(log.map((e) => e.event)).toEqual(expect.arrayContaining(['restored-ahead', 'refreshed-ahead', 'caught-up']));
 
-      // A repeat answers the same; a sidecar that did not restore ahead refuses.
+      // A repeat answers the same; a refresh of a sidecar that serves is refused.
       expect((await fetch(`${sidecar.statusUrl}/restore/catch-up`, { method: 'POST' })).status).toBe(200);
+      expect((await fetch(`${sidecar.statusUrl}/restore/refresh`, { method: 'POST' })).status).toBe(409);
     } finally {
       client.close();
       await source.stop();
     }
   }, 90_000);
 
-  it('refuses a catch-up where nothing was restored ahead (409)', async () => {
+  it('refuses a catch-up and a refresh where nothing was restored ahead (409)', async () => {
     const [store, zone] = [await newBucket('ahead-none'), await ownerZone()];
     const technicalID = unique('shoot--dev--none');
     await zone.records.set({ name: zone.recordName, value: ME });
     const { sidecar } = await startSidecar({ technicalID, store, owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME }, ...intervals });
     await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
-    const res = await fetch(`${sidecar.statusUrl}/restore/catch-up?expectedLastRevision=5`, { method: 'POST' });
-    expect(res.status).toBe(409);
-    expect(await res.json()).toMatchObject({ name: 'CatchUpRefusedError' });
+    for (const path of ['/restore/catch-up?expectedLastRevision=5', '/restore/refresh']) {
+      const res = await fetch(`${sidecar.statusUrl}${path}`, { method: 'POST' });
+      expect(res.status).toBe(409);
+      expect(await res.json()).toMatchObject({ name: 'CatchUpRefusedError' });
+    }
   });
 });

@@ -19,11 +19,12 @@ interface State {
   Resource?: string;
   Next?: string;
   Default?: string;
-  Choices?: { Variable: string; StringEquals?: string; BooleanEquals?: boolean; Next: string }[];
+  Choices?: { Variable?: string; StringEquals?: string; BooleanEquals?: boolean; And?: unknown[]; Next: string }[];
   Retry?: { ErrorEquals: string[]; JitterStrategy?: string }[];
-  Catch?: { ErrorEquals: string[]; Next: string }[];
+  Catch?: { ErrorEquals: string[]; Next: string; ResultPath?: string }[];
   TimeoutSeconds?: number;
   HeartbeatSeconds?: number;
+  ResultPath?: string;
   Parameters?: { Payload?: Record<string, unknown>; 'Input.$'?: string };
 }
 type Definition = { StartAt: string; States: Record<string, State> };
@@ -43,7 +44,7 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     expect(validator(definition).errorsText()).toBe('');
     const deployed = substituted(JSON.stringify(migrateShootDefinition({ commandTimeout: Duration.seconds(15) })));
     expect(validator(deployed).isValid).toBe(true);
-    for (const name of ['RestoreEtcdAhead', 'MigrateExtensions', 'DeleteSourceControlPlane', 'RestoreEtcd', 'RestoreExtensions']) {
+    for (const name of ['RestoreEtcdAhead', 'RefreshEtcdAhead', 'MigrateExtensions', 'DeleteSourceControlPlane', 'RestoreEtcd', 'RestoreExtensions']) {
       expect(deployed.States[name]?.TimeoutSeconds).toBe(15);
       expect(deployed.States[name]?.HeartbeatSeconds).toBeLessThanOrEqual(15);
     }
@@ -84,8 +85,12 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     ]);
     expect(from.Default).toBe('WhichPath');
     const block = ['BeginPreCopy', 'PreCopySnapshots', 'CompletePreCopy', 'RestoreEtcdAhead', 'EtcdRestoredAhead'];
-    expect(block.map((name) => definition.States[name]?.Next)).toEqual(['PreCopySnapshots', 'CompletePreCopy', 'RestoreEtcdAhead', 'EtcdRestoredAhead', 'WhichPath']);
+    expect(block.map((name) => definition.States[name]?.Next)).toEqual(['PreCopySnapshots', 'CompletePreCopy', 'RestoreEtcdAhead', 'RefreshAhead?', 'WhichPath']);
     for (const name of block) expect(definition.States[name]?.Catch?.map((c) => c.Next)).toEqual(['PreCopyFailed']);
+    // The second round (refresh) only improves on the first: whatever happens in it, the first round's answer is recorded.
+    const refresh = ['RefreshCopySnapshots', 'RefreshEtcdAhead'];
+    expect(refresh.map((name) => definition.States[name]?.Next)).toEqual(['RefreshEtcdAhead', 'EtcdRestoredAhead']);
+    for (const name of refresh) expect(definition.States[name]?.Catch?.map((c) => [c.Next, c.ResultPath])).toEqual([['EtcdRestoredAhead', '$.refreshError']]);
     expect(definition.States.PreCopyFailed).toMatchObject({ Next: 'WhichPath', Parameters: { Payload: { action: 'pre-copy-failed', 'ref.$': '$.ref', 'error.$': '$.error' } } });
     // Walking from the pre-copy, nothing reaches the migration's failure before the flow is back on its path:
     // only the garden failing to record the pre-copy's own failure (PreCopyFailed's Catch) could.
@@ -97,7 +102,25 @@ describe('state-machines/migrate-shoot.asl.json', () => {
       for (const next of [s.Next, s.Default, ...(s.Choices ?? []).map((c) => c.Next), ...(s.Catch ?? []).map((c) => c.Next)]) if (next) walk(next);
     };
     walk('PreCopyFrom');
-    expect([...seen].sort()).toEqual([...block, 'PreCopyFrom'].sort());
+    expect([...seen].sort()).toEqual([...block, ...refresh, 'RefreshAhead?', 'PreCopyFrom'].sort());
+  });
+
+  it('refreshes a restore ahead once: a second pre-copy, then the same command with a round of its own, only where the destination restored ahead', () => {
+    const choice = definition.States['RefreshAhead?']!;
+    expect(choice.Choices).toEqual([
+      { And: [{ Variable: '$.etcdAhead.result.etcd.ahead', IsPresent: true }, { Variable: '$.etcdAhead.result.etcd.ahead', BooleanEquals: true }], Next: 'RefreshCopySnapshots' },
+    ]);
+    expect(choice.Default).toBe('EtcdRestoredAhead');
+    const copy = definition.States.RefreshCopySnapshots!;
+    expect(copy.Resource).toBe(definition.States.PreCopySnapshots?.Resource);
+    expect(copy.Parameters?.['Input.$']).toBe('$.preCopyInput.value');
+    expect(copy.ResultPath).toBe('$.refreshCopy');
+    const again = definition.States.RefreshEtcdAhead!;
+    expect(again.Parameters?.Payload).toEqual({ action: 'dispatch', 'ref.$': '$.ref', step: 'restore-etcd-ahead', round: 'refresh', 'taskToken.$': '$$.Task.Token' });
+    // Its answer replaces the first round's, so that the step records where the standby got to.
+    expect(again.ResultPath).toBe('$.etcdAhead');
+    expect(again.HeartbeatSeconds).toBe(3 * RESTORE_AHEAD_HEARTBEAT_SECONDS);
+    expect(migrateShootDefinition({ commandTimeout: Duration.minutes(5) }).States).toMatchObject({ RefreshEtcdAhead: { TimeoutSeconds: 300, HeartbeatSeconds: 30 } });
   });
 
   it('pre-copies through the copy-snapshots state machine in pre-copy mode, bounded in time, and restores ahead without retrying an agent', () => {

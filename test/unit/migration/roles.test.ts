@@ -202,6 +202,31 @@ describe('the pre-copy', () => {
     expect(w.events).toEqual(['MigrationStarted']);
   });
 
+  it('the restore ahead\'s second round is the same command under an id of its own; the step records where the standby got to', async () => {
+    // Prepare: the first round answered.
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await w.preCopy.beginPreCopy(ref);
+    await w.preCopy.completePreCopy(ref, { copied: 3, skipped: 0, bytes: 512_000_000, lastRevision: 90 });
+    const { command: first } = await w.seedCommands.beginCommand(ref, 'restore-etcd-ahead');
+
+    // Act: the state machine sends the refresh after the second pre-copy, and records its answer.
+    const { command: refresh } = await w.seedCommands.beginCommand(ref, 'restore-etcd-ahead', { round: 'refresh' });
+    const recorded = await w.seedAnswers.completeCommand(ref, 'restore-etcd-ahead', commandSuccess(refresh as never, { etcd: { restoredRevision: 130, snapshots: 5, final: false, ahead: true, aheadRevision: 90 } } as never, w.clock.now()));
+
+    // Assess
+    expect(first.commandId).toBe(`${ref.migrationId}/restore-etcd-ahead`);
+    expect(refresh.commandId).toBe(`${ref.migrationId}/restore-etcd-ahead/refresh`);
+    expect({ ...refresh, commandId: first.commandId, issuedAt: first.issuedAt }).toEqual(first);
+    expect(recorded.message).toBe('etcd restored ahead to revision 90, refreshed to revision 130 from 5 snapshots (not serving)');
+    expect(await stepIn(w, 'restore-etcd-ahead')).toMatchObject({ state: 'succeeded', attempts: 1 });
+    expect((await w.admission.get('dev', 'api1')).preCopy).toMatchObject({ lastRevision: 90, aheadRevision: 130 });
+    // Only the restore ahead has a second round.
+    await expect(w.seedCommands.beginCommand(ref, 'migrate-extensions', { round: 'refresh' })).rejects.toThrow(/no second round/);
+  });
+
   it('a destination that never answers the restore ahead costs the step its heartbeat bound, and the flow goes on', async () => {
     const w = await world();
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });

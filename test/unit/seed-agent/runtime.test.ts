@@ -156,15 +156,22 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     expect(standby).toMatchObject({ active: false, ownerCheck: 'not-owner', etcdReady: false });
     expect(JSON.stringify(standby)).not.toContain('CrashLoop');
 
-    // Act 2: the final delta is copied, the owner record names the seed, the restore comes.
-    const final = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Incr', startRevision: 41, lastRevision: 42, createdOn: 2, compressionSuffix: '', final: true });
+    // Act 2: the second round (a delta copied since): the standby is refreshed, still without an owner check.
+    const delta = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Incr', startRevision: 41, lastRevision: 41, createdOn: 2, compressionSuffix: '', final: false });
+    await destination.snapshots.put(delta.key, new Uint8Array([1]));
+    const refreshed = await destination.runtime.execute(cmd('restore', { hibernated: false, etcd: { bucket: 'gl-backup-seed-b', final: false, ahead: true } }));
+    expect(refreshed).toEqual({ etcd: { restoredRevision: 40, snapshots: 2, final: false, ahead: true, aheadRevision: 40 } });
+    expect((await destination.runtime.controlPlanes())[0]).toMatchObject({ active: false, ownerCheck: 'not-owner', etcdReady: false });
+
+    // Act 3: the final delta is copied, the owner record names the seed, the restore comes.
+    const final = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Incr', startRevision: 42, lastRevision: 42, createdOn: 3, compressionSuffix: '', final: true });
     await destination.snapshots.put(final.key, new Uint8Array([1]));
     destination.setOwner('owner');
     const restored = await destination.runtime.execute(cmd('restore', { hibernated: false, etcd: { bucket: 'gl-backup-seed-b', expectedLastRevision: 42, final: true } }));
 
-    // Assess 2: caught up from the standby, serving.
-    expect(restored).toEqual({ etcd: { restoredRevision: 42, snapshots: 2, final: true, aheadRevision: 40 } });
-    expect(destination.hosting.calls.slice(0, 2)).toEqual(['restore-etcd-ahead shoot--dev--api1', 'catch-up-etcd shoot--dev--api1']);
+    // Assess 3: caught up from the standby, serving.
+    expect(restored).toEqual({ etcd: { restoredRevision: 42, snapshots: 3, final: true, aheadRevision: 40 } });
+    expect(destination.hosting.calls.slice(0, 3)).toEqual(['restore-etcd-ahead shoot--dev--api1', 'refresh-etcd-ahead shoot--dev--api1', 'catch-up-etcd shoot--dev--api1']);
     expect((await destination.runtime.controlPlanes())[0]).toMatchObject({ active: true, ownerCheck: 'owner' });
   });
 
