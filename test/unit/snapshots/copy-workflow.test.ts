@@ -16,6 +16,7 @@ import {
   summariseCopy,
   validateCopyRequest,
   verifyCopy,
+  watchForFinalSnapshot,
   type ObjectCopier,
   type SnapshotFields,
 } from '../../../core/snapshots/index.js';
@@ -80,6 +81,58 @@ describe('findFinalSnapshot', () => {
 
   it('passes store failures through', async () => {
     await expect(findFinalSnapshot({ source: new FailingSnapshotStore({ reason: 'Throttled' }), config: config(), now: T })).rejects.toBeInstanceOf(SnapshotStoreError);
+  });
+});
+
+describe('watchForFinalSnapshot', () => {
+  /** A clock that only the watch's sleeps move; `arrive` runs at a given time, as a source uploading its final snapshot. */
+  function clock(arrive?: { at: number; run: () => Promise<unknown> }) {
+    let t = T;
+    const sleeps: number[] = [];
+    return {
+      sleeps,
+      now: () => t,
+      sleep: async (ms: number) => {
+        sleeps.push(ms);
+        t += ms;
+        if (arrive && t >= arrive.at) {
+          const run = arrive.run;
+          arrive = undefined;
+          await run();
+        }
+      },
+    };
+  }
+
+  it('looks every 200 ms and answers at the first look that finds the final snapshot', async () => {
+    const source = new InMemorySnapshotStore();
+    await put(source, { kind: 'Full', lastRevision: 50 });
+    const c = clock({ at: T + 700, run: () => put(source, { kind: 'Incr', startRevision: 51, lastRevision: 60, final: true }) });
+    const found = await watchForFinalSnapshot({ source, config: config(), now: c.now, sleep: c.sleep });
+    expect(found).toMatchObject({ finalFound: true, timedOut: false });
+    expect(c.sleeps).toEqual([200, 200, 200, 200]);
+  });
+
+  it('gives up after 5 s of looking without it (the state machine waits and calls again), and answers a passed deadline at once', async () => {
+    const source = new InMemorySnapshotStore();
+    await put(source, { kind: 'Full', lastRevision: 50 });
+    const c = clock();
+    expect(await watchForFinalSnapshot({ source, config: config(), now: c.now, sleep: c.sleep })).toMatchObject({ finalFound: false, timedOut: false });
+    expect(c.sleeps.reduce((a, b) => a + b, 0)).toBe(5_000);
+    const late = clock();
+    expect(await watchForFinalSnapshot({ source, config: config({}, T - BOUND), now: late.now, sleep: late.sleep })).toMatchObject({ finalFound: false, timedOut: true });
+    expect(late.sleeps).toEqual([]);
+  });
+
+  it.each([
+    ['a pre-copy', { precopy: true }],
+    ['a hibernated source', { sourceHibernated: true }],
+  ])('looks once for %s', async (_, extra) => {
+    const source = new InMemorySnapshotStore();
+    await put(source, { kind: 'Full', lastRevision: 50 });
+    const c = clock();
+    await watchForFinalSnapshot({ source, config: config(extra), now: c.now, sleep: c.sleep });
+    expect(c.sleeps).toEqual([]);
   });
 });
 
