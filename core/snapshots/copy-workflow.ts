@@ -170,8 +170,8 @@ export const FINAL_WATCH_MS = 5_000;
 /**
  * `findFinalSnapshot` again every `lookEveryMs` for up to `forMs`, until the final snapshot is there or
  * the deadline passed (the last look's answer), so that the copy starts within a look of the final
- * snapshot's arrival rather than within a state machine's Wait. Looks once where nothing is waited for
- * (a pre-copy, a hibernated source).
+ * snapshot's arrival rather than within a state machine's Wait. Looks once where nothing is waited for:
+ * a hibernated source, and a pre-copy (its deadline is its start, so its first look has timed out).
  */
 export async function watchForFinalSnapshot(options: {
   source: SnapshotStore;
@@ -186,7 +186,7 @@ export async function watchForFinalSnapshot(options: {
   const until = options.now() + (options.forMs ?? FINAL_WATCH_MS);
   for (;;) {
     const found = await findFinalSnapshot({ source: options.source, config, now: options.now() });
-    if (found.finalFound || found.timedOut || config.precopy || config.sourceHibernated) return found;
+    if (found.finalFound || found.timedOut || config.sourceHibernated) return found;
     if (options.now() + every > until) return found;
     await options.sleep(every);
   }

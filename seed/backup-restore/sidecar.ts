@@ -296,11 +296,14 @@ export class BackupRestoreSidecar {
   catchUp(expectedLastRevision?: number): Promise<CatchUpResult> {
     if (this.catchingUp) return this.catchingUp;
     const o = this.options;
-    if (!this.standby || this.stopped) return Promise.reject(new CatchUpRefusedError(`${o.technicalID}: ${this.stopped ? 'the sidecar stops' : 'etcd was not restored ahead here'}; restore it instead`));
+    const refusal = () => (!this.standby || this.stopped ? new CatchUpRefusedError(`${o.technicalID}: ${this.stopped ? 'the sidecar stops' : 'etcd was not restored ahead here'}; restore it instead`) : undefined);
+    const refused = refusal();
+    if (refused) return Promise.reject(refused);
     const run = (async () => {
       // A refresh still replaying (its migration step gave up on it) finishes first: both write to etcd.
       await this.refreshing?.catch(() => undefined);
-      if (!this.standby || this.stopped) throw new CatchUpRefusedError(`${o.technicalID}: ${this.stopped ? 'the sidecar stops' : 'etcd was not restored ahead here'}; restore it instead`);
+      const refusedSince = refusal();
+      if (refusedSince) throw refusedSince;
       const ahead = this.restoreResult!;
       const result = await catchUpRestore({ ...this.restoreOptions(expectedLastRevision), ahead });
       this.restoreResult = result;

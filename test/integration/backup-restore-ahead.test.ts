@@ -1,9 +1,8 @@
 import { join } from 'node:path';
-import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { currentFinalSnapshot } from '../../core/snapshots/index.js';
-import { EtcdSupervisor, sleep, Snapshotter } from '../../seed/backup-restore/index.js';
-import { cleanup, dump, etcdPorts, newBucket, ownerZone, readiness, startSidecar, tempDir, unique, waitFor } from './backup-restore-support.js';
+import { sleep, Snapshotter } from '../../seed/backup-restore/index.js';
+import { cleanup, dump, newBucket, ownerZone, readiness, startedEtcd, startSidecar, unique, waitFor } from './backup-restore-support.js';
 
 /**
  * Restore ahead and catch-up (pre-copy) with real etcds and the emulator's S3 and Route 53: a source etcd
@@ -23,11 +22,7 @@ describe('backup-restore sidecar: restore ahead', () => {
     const [store, zone] = [await newBucket('ahead'), await ownerZone()];
     const technicalID = unique('shoot--dev--ahead');
     await zone.records.set({ name: zone.recordName, value: SOURCE });
-    const dir = tempDir('ahead-source');
-    const source = new EtcdSupervisor({ dataDir: join(dir, 'data'), ...(await etcdPorts()), logFile: join(dir, 'etcd.log') });
-    await source.ensure('private');
-    const sourceUrl = source.clientUrl('private');
-    const client = new Etcd3({ hosts: sourceUrl });
+    const { dir, supervisor: source, endpoint: sourceUrl, client } = await startedEtcd('ahead-source', 'private');
     try {
       const snapshotter = new Snapshotter({ store, technicalID, endpoint: () => sourceUrl, stagingDir: join(dir, 'staging'), compression: 'none' });
       for (let i = 0; i < 48; i++) await client.put(`big/${i}`).value('x'.repeat(64 * 1024));

@@ -13,7 +13,7 @@ import { MigrationJournal, type MigrationRef } from '../../../core/migration/jou
 import { MigrationAdmission, type MigrationExecutionInput } from '../../../core/migration/migration-admission.js';
 import { OwnerSteps } from '../../../core/migration/owner-steps.js';
 import { PathSteps } from '../../../core/migration/path-steps.js';
-import { PreCopySteps } from '../../../core/migration/pre-copy-steps.js';
+import { PreCopySteps, type PreCopyOutput } from '../../../core/migration/pre-copy-steps.js';
 import { SeedAnswers, SeedCommands } from '../../../core/migration/seed-steps.js';
 import { MemoryMigrationStore } from '../../../core/migration/store.js';
 import { InMemoryOwnerRecords } from '../../../core/ownership/memory-owner-records.js';
@@ -103,6 +103,16 @@ async function migrateAnswer(w: Awaited<ReturnType<typeof world>>, ref: Migratio
     extensions: [{ kind: 'Infrastructure', name: 'api1', action: 'migrate' }],
     shootState: { apiVersion: 'core.gardenless.io/v1', kind: 'ShootState', shoot: command.shoot, collectedAt: w.clock.now().toISOString(), collectedAfter: 'migrate', extensions: [{ kind: 'Infrastructure', name: 'api1', state: { inline: { vpc: 'vpc-1' } } }] },
   }, w.clock.now());
+}
+
+/** A bad-path migration to dst past choose-path, its pre-copy's copy recorded: the restore ahead comes next. */
+async function preCopied(w: Awaited<ReturnType<typeof world>>, output: PreCopyOutput): Promise<MigrationRef> {
+  await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+  const ref = w.started[0]!.ref;
+  await w.paths.choosePath(ref);
+  await w.preCopy.beginPreCopy(ref);
+  await w.preCopy.completePreCopy(ref, output);
+  return ref;
 }
 
 /**
@@ -203,13 +213,9 @@ describe('the pre-copy', () => {
   });
 
   it('the restore ahead\'s second round is the same command under an id of its own; the step records where the standby got to', async () => {
-    // Prepare: the first round answered.
+    // Prepare: the first round sent.
     const w = await world();
-    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
-    const ref = w.started[0]!.ref;
-    await w.paths.choosePath(ref);
-    await w.preCopy.beginPreCopy(ref);
-    await w.preCopy.completePreCopy(ref, { copied: 3, skipped: 0, bytes: 512_000_000, lastRevision: 90 });
+    const ref = await preCopied(w, { copied: 3, skipped: 0, bytes: 512_000_000, lastRevision: 90 });
     const { command: first } = await w.seedCommands.beginCommand(ref, 'restore-etcd-ahead');
 
     // Act: the state machine sends the refresh after the second pre-copy, and records its answer.
@@ -229,11 +235,7 @@ describe('the pre-copy', () => {
 
   it('a destination that never answers the restore ahead costs the step its heartbeat bound, and the flow goes on', async () => {
     const w = await world();
-    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
-    const ref = w.started[0]!.ref;
-    await w.paths.choosePath(ref);
-    await w.preCopy.beginPreCopy(ref);
-    await w.preCopy.completePreCopy(ref, { copied: 1, skipped: 2, bytes: 1_500_000, lastRevision: 40 });
+    const ref = await preCopied(w, { copied: 1, skipped: 2, bytes: 1_500_000, lastRevision: 40 });
     await w.seedCommands.beginCommand(ref, 'restore-etcd-ahead');
 
     await w.preCopy.continueWithout(ref, { Error: 'States.HeartbeatTimeout', Cause: '' });
