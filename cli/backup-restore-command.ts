@@ -76,7 +76,7 @@ function etcdOptions(cmd: Command): Command {
     .requiredOption('--data-dir <dir>', "etcd's data dir")
     .option('--host <host>', 'loopback address etcd listens on', '127.0.0.1')
     .option('--client-port <port>', 'public client port', '2379')
-    .option('--private-port <port>', "the sidecar's own client port while fenced (default: a free one)")
+    .option('--private-port <port>', "etcd's own client port, the sidecar's alone; the public one forwards to it while etcd serves (default: a free one)")
     .option('--peer-port <port>', 'peer port of the single member', '2380')
     .option('--etcd-log <file>', "append etcd's output here");
 }

@@ -1,4 +1,3 @@
-import { Etcd3 } from 'etcd3';
 import { planCatchUp, planRestore } from '../../core/snapshots/index.js';
 import type { EtcdSupervisor } from './etcd-supervisor.js';
 import { currentRevision } from './replay.js';
@@ -26,21 +25,21 @@ export async function catchUpRestore(options: RestoreOptions & { readonly ahead:
     ...(options.expectedLastRevision === undefined ? {} : { expectedLastRevision: options.expectedLastRevision }),
   });
   await supervisor.ensure('private');
-  const client = new Etcd3({ hosts: supervisor.clientUrl('private') });
+  const target = supervisor.replayTarget();
   let aheadRevision: number;
   let reason: string;
   try {
-    aheadRevision = await currentRevision(client);
+    aheadRevision = await currentRevision(target.client);
     const decision = planCatchUp({ plan, aheadFullKey: options.ahead.fullKey, revision: aheadRevision });
     if (decision.kind === 'replay') {
       const t0 = performance.now();
-      const replayed = await replayPlan({ client, store, plan: { ...plan, deltas: decision.deltas } });
+      const replayed = await replayPlan({ target, store, plan: { ...plan, deltas: decision.deltas } });
       const replay = Math.round(performance.now() - t0);
       return { ...restoreResult(plan, replayed, { download: 0, restore: 0, start: 0, replay, total: Math.round(performance.now() - started) }), aheadRevision, caughtUp: true };
     }
     reason = decision.reason;
   } finally {
-    client.close();
+    target.close();
   }
   const restored = await restoreFromStore(options);
   return { ...restored, aheadRevision, caughtUp: false, reason };

@@ -3,11 +3,15 @@ import { join } from 'node:path';
 import { EtcdNotRunningError } from './errors.js';
 import { clearAlarms, raiseAlarm } from './etcd-gateway.js';
 import { etcdHealthy, EtcdProcess, type EtcdClusterLaunch, type EtcdLaunch } from './etcd-process.js';
+import { PublicGate } from './public-gate.js';
+import { ReplayTarget } from './replay.js';
 
 /**
- * Where etcd listens for clients. `public` is the address every client of the shoot uses; `private` is
- * a different port on loopback that only the sidecar knows, so a fenced etcd can still be snapshotted
- * (and restored into) while no client can write to it.
+ * Where etcd serves. `public` is the address every client of the shoot uses; `private` is a different
+ * port on loopback that only the sidecar knows, so a fenced etcd can still be snapshotted (and restored
+ * into) while no client can write to it. A single member always listens on the private address and is
+ * served on the public one through the sidecar's `PublicGate`; a cluster member listens on one or the
+ * other.
  */
 export type EtcdAddress = 'public' | 'private';
 
@@ -66,7 +70,7 @@ export interface FenceTiming {
   readonly stoppedAt: number;
   /** What refused writes first: etcd's `CORRUPT` alarm, or etcd stopping. */
   readonly by: 'alarm' | 'stop';
-  /** Healthy again on the private address (undefined while it starts there). */
+  /** Healthy again on the private address (undefined while it starts there; a single member never left it). */
   readonly privateReadyAt?: number;
 }
 
@@ -78,15 +82,20 @@ export interface QuickFence {
 }
 
 /**
- * Supervises one etcd member: starts it on the public or private client address, moves it between them
- * (SIGTERM, wait for the exit, start again on the same data dir), restarts it when it dies. Operations
- * run one at a time, in call order.
+ * Supervises one etcd member and restarts it when it dies. A single member runs on the private address
+ * for good: serving is opening its `PublicGate`, fencing closing it, and etcd restarts only to change
+ * its request limits (`REPLAY_LIMIT_ARGS` while a replay needs them, etcd's defaults before it serves).
+ * A cluster member is moved between the addresses (SIGTERM, wait for the exit, start again on the same
+ * data dir). Operations run one at a time, in call order.
  */
 export class EtcdSupervisor {
   readonly host: string;
   readonly name: string;
   private readonly options: EtcdSupervisorOptions;
-  private current: { process: EtcdProcess; address: EtcdAddress } | undefined;
+  /** `address`: where the process listens; `replayLimits`: whether it takes transactions of any size. */
+  private current: { process: EtcdProcess; address: EtcdAddress; replayLimits: boolean } | undefined;
+  /** A single member's public address; a cluster member has none (it listens on the public address itself). */
+  private readonly gate: PublicGate | undefined;
   /** Where etcd should be; undefined: stopped on purpose. */
   private wanted: EtcdAddress | undefined;
   private queue: Promise<unknown> = Promise.resolve();
@@ -100,6 +109,7 @@ export class EtcdSupervisor {
     this.name = options.name ?? 'etcd';
     const ports = [options.clientPort, options.privatePort, options.peerPort];
     if (new Set(ports).size !== ports.length) throw new RangeError(`client, private and peer ports must differ, got ${ports.join(', ')}`);
+    this.gate = options.cluster === undefined ? new PublicGate({ host: this.host, port: options.clientPort, targetPort: options.privatePort }) : undefined;
   }
 
   get dataDir(): string {
@@ -136,9 +146,16 @@ export class EtcdSupervisor {
     return `http://${this.host}:${address === 'public' ? this.options.clientPort : this.options.privatePort}`;
   }
 
-  /** Where etcd runs now, or undefined when it is stopped. */
+  /** Where etcd serves now, or undefined when it is stopped. */
   get address(): EtcdAddress | undefined {
-    return this.current?.process.running ? this.current.address : undefined;
+    if (!this.current?.process.running) return undefined;
+    if (this.gate) return this.gate.isOpen ? 'public' : 'private';
+    return this.current.address;
+  }
+
+  /** Whether the running etcd takes transactions of any size (`REPLAY_LIMIT_ARGS`); false when stopped. */
+  get replayLimits(): boolean {
+    return this.current?.process.running === true && this.current.replayLimits;
   }
 
   get pid(): number | undefined {
@@ -152,10 +169,14 @@ export class EtcdSupervisor {
     return this.clientUrl(address);
   }
 
-  /** Makes etcd run on `address` (a no-op when it already does) and waits until it is healthy there. */
+  /**
+   * Makes etcd serve on `address` (a no-op when it already does) and waits until it is healthy there.
+   * Serving on the public address, a single member runs with etcd's default request limits.
+   */
   ensure(address: EtcdAddress): Promise<void> {
     return this.serialize(async () => {
       this.wanted = address;
+      if (this.gate) return this.bringUp(address);
       if (this.address === address) return;
       await this.stopCurrent();
       await this.startOn(address);
@@ -163,14 +184,53 @@ export class EtcdSupervisor {
   }
 
   /**
-   * Fence: SIGTERM etcd (writes are refused once it has exited) and bring it back on the private address
-   * only. Already fenced: nothing happens and the timing is undefined.
+   * A single member that runs with `REPLAY_LIMIT_ARGS` (a replay needed them) restarts with etcd's
+   * defaults on the private address, so that serving later restarts nothing; a no-op otherwise.
+   */
+  lowerLimits(): Promise<void> {
+    return this.serialize(async () => {
+      if (this.gate === undefined || !this.replayLimits) return;
+      await this.stopCurrent();
+      await this.startOn('private');
+    });
+  }
+
+  /**
+   * Where a replay writes: the private address. A single member that runs with etcd's defaults restarts
+   * with `REPLAY_LIMIT_ARGS` when a revision needs them (never while it serves); a cluster member on the
+   * private address has them already.
+   */
+  replayTarget(): ReplayTarget {
+    const endpoint = this.clientUrl('private');
+    if (this.gate === undefined) return new ReplayTarget({ endpoint });
+    return new ReplayTarget({
+      endpoint,
+      raiseLimits: () =>
+        this.serialize(async () => {
+          if (this.address !== 'private') throw new EtcdNotRunningError(`etcd in ${this.options.dataDir} is not on its private address: a replay cannot raise its limits`);
+          if (this.replayLimits) return;
+          await this.stopCurrent();
+          await this.startOn('private', { replayLimits: true });
+        }),
+    });
+  }
+
+  /**
+   * Fence: etcd stops serving on the public address and serves only on the private one. A single member:
+   * its gate closes (every client connection cut); a cluster member: SIGTERM (writes are refused once it
+   * has exited) and a start on the private address. Already fenced: nothing happens and the timing is undefined.
    */
   fence(): Promise<FenceTiming | undefined> {
     return this.serialize(async () => {
       this.wanted = 'private';
       if (this.address === 'private') return undefined;
       const signalledAt = performance.now();
+      if (this.gate) {
+        await this.gate.close();
+        const stoppedAt = performance.now();
+        await this.bringUp('private');
+        return { signalledAt, refusingAt: stoppedAt, stoppedAt, by: 'stop', privateReadyAt: performance.now() };
+      }
       const refusingAt = (await this.stopCurrent()) ?? signalledAt;
       await this.startOn('private');
       return { signalledAt, refusingAt, stoppedAt: refusingAt, by: 'stop', privateReadyAt: performance.now() };
@@ -178,13 +238,13 @@ export class EtcdSupervisor {
   }
 
   /**
-   * The fence of a single member that loses ownership, without etcd's restart in the way of the final
-   * snapshot: etcd's `CORRUPT` alarm makes it refuse every write at once (through raft, so whatever it
-   * acknowledged is applied before), `whileRefusing` reads what the final snapshot needs from the public
-   * address, and etcd stops (reads are refused too) before this resolves; it starts again on the private
-   * address behind the caller (`privateReady`), still carrying the alarm. Where the alarm cannot be raised
-   * (etcd does not answer, a cluster member), etcd stops without it and `whileRefusing` is not called.
-   * Already fenced: undefined.
+   * The fence of a single member that loses ownership: etcd's `CORRUPT` alarm makes it refuse every
+   * write at once (through raft, so whatever it acknowledged is applied before), `whileRefusing` reads
+   * what the final snapshot needs, and the gate closes (reads are refused too) before this resolves; etcd
+   * goes on running on the private address, still carrying the alarm. Where the alarm cannot be raised
+   * (etcd does not answer) the gate closes without it and `whileRefusing` is not called; where etcd is
+   * not running it starts on the private address behind the caller (`privateReady`). A cluster member
+   * stops (as `fence`) and starts again on the private address behind the caller. Already fenced: undefined.
    */
   fenceQuickly(whileRefusing: (endpoint: string) => Promise<void>): Promise<QuickFence | undefined> {
     return this.serialize(async () => {
@@ -193,16 +253,22 @@ export class EtcdSupervisor {
       if (address === 'private') return undefined;
       const signalledAt = performance.now();
       let refusingAt: number | undefined;
-      if (address === 'public' && this.cluster === undefined) {
+      if (address === 'public' && this.gate) {
         try {
-          await raiseAlarm(this.clientUrl('public'), 'CORRUPT', this.options.alarmTimeoutMs ?? 1_000);
+          await raiseAlarm(this.clientUrl('private'), 'CORRUPT', this.options.alarmTimeoutMs ?? 1_000);
           refusingAt = performance.now();
         } catch (error) {
           this.options.onEvent?.({ type: 'write-fence-failed', error });
         }
-        if (refusingAt !== undefined) await whileRefusing(this.clientUrl('public'));
+        if (refusingAt !== undefined) await whileRefusing(this.clientUrl('private'));
       }
-      const stoppedAt = (await this.stopCurrent()) ?? performance.now();
+      let stoppedAt: number;
+      if (this.gate) {
+        await this.gate.close();
+        stoppedAt = performance.now();
+      } else {
+        stoppedAt = (await this.stopCurrent()) ?? performance.now();
+      }
       const timing: FenceTiming = { signalledAt, refusingAt: refusingAt ?? stoppedAt, stoppedAt, by: refusingAt === undefined ? 'stop' : 'alarm' };
       // Queued behind this operation: whatever is asked of the supervisor next waits for it.
       const privateReady = this.serialize(async () => {
@@ -223,8 +289,28 @@ export class EtcdSupervisor {
   stop(): Promise<void> {
     return this.serialize(async () => {
       this.wanted = undefined;
+      await this.gate?.close();
       await this.stopCurrent();
     });
+  }
+
+  /**
+   * A single member serves on `address`: etcd runs on the private address (started, or restarted with
+   * etcd's defaults to serve), the fence's alarm is cleared before the gate opens, and the gate is open
+   * exactly while it serves publicly.
+   */
+  private async bringUp(address: EtcdAddress): Promise<void> {
+    const gate = this.gate!;
+    if (address === 'private') {
+      await gate.close();
+      if (this.current === undefined) await this.startOn('private');
+      return;
+    }
+    if (this.current?.replayLimits) await this.stopCurrent();
+    if (this.current === undefined) await this.startOn('private');
+    // A single member serves only without the fence's alarm (left by `fenceQuickly` in its database).
+    await clearAlarms(this.clientUrl('private'), ['CORRUPT'], this.options.alarmTimeoutMs ?? 1_000);
+    await gate.open();
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
@@ -233,21 +319,18 @@ export class EtcdSupervisor {
     return run;
   }
 
-  private async startOn(address: EtcdAddress): Promise<void> {
+  /**
+   * Starts the etcd process listening on `address` (a single member: always the private one). It takes
+   * transactions of any size where no client of the shoot reaches it: a cluster member on the private
+   * address, a single member only when a replay asks (`replayTarget`).
+   */
+  private async startOn(address: EtcdAddress, opts: { replayLimits?: boolean } = {}): Promise<void> {
     clearTimeout(this.restartTimer);
     const started = performance.now();
     await this.options.beforeStart?.();
-    const process = await EtcdProcess.start(this.launch(address), { timeoutMs: this.options.startTimeoutMs ?? 30_000, readiness: this.cluster === undefined ? 'healthy' : 'listening' });
-    if (address === 'public' && this.cluster === undefined) {
-      // A single member serves only without the fence's alarm (left by `fenceQuickly` in its database).
-      try {
-        await clearAlarms(this.clientUrl('public'), ['CORRUPT'], this.options.alarmTimeoutMs ?? 1_000);
-      } catch (error) {
-        await process.stop({ timeoutMs: this.options.stopTimeoutMs ?? 10_000 });
-        throw error;
-      }
-    }
-    this.current = { process, address };
+    const replayLimits = this.gate ? opts.replayLimits === true : address === 'private';
+    const process = await EtcdProcess.start(this.launch(address, replayLimits), { timeoutMs: this.options.startTimeoutMs ?? 30_000, readiness: this.cluster === undefined ? 'healthy' : 'listening' });
+    this.current = { process, address, replayLimits };
     this.options.onEvent?.({ type: 'started', address, ms: Math.round(performance.now() - started) });
     void process.exited.then(({ code, signal }) => this.exitedOnItsOwn(process, address, code, signal));
   }
@@ -267,9 +350,11 @@ export class EtcdSupervisor {
     // A stop we asked for clears `current` first; anything else is a crash.
     if (this.current?.process !== process) return;
     this.current = undefined;
-    this.options.onEvent?.({ type: 'exited-unexpectedly', address, code, signal });
+    // A single member's gate stays as it was: it serves again once etcd is back.
+    const served: EtcdAddress = this.gate?.isOpen ? 'public' : address;
+    this.options.onEvent?.({ type: 'exited-unexpectedly', address: served, code, signal });
     if (this.options.restartOnExit === false) return;
-    this.scheduleRestart(address, 500);
+    this.scheduleRestart(served, 500);
   }
 
   private scheduleRestart(address: EtcdAddress, delay: number): void {
@@ -277,7 +362,8 @@ export class EtcdSupervisor {
       void this.serialize(async () => {
         // Only if nobody moved or stopped it meanwhile.
         if (this.wanted !== address || this.current !== undefined) return;
-        await this.startOn(address);
+        if (this.gate) await this.bringUp(this.wanted);
+        else await this.startOn(address);
       }).catch((error: unknown) => {
         this.options.onEvent?.({ type: 'restart-failed', address, error });
         // A cluster member keeps trying, as a kubelet restarts a crash-looping container: its peers may come back.
@@ -286,7 +372,7 @@ export class EtcdSupervisor {
     }, delay);
   }
 
-  private launch(address: EtcdAddress): EtcdLaunch {
+  private launch(address: EtcdAddress, replayLimits: boolean): EtcdLaunch {
     const o = this.options;
     return {
       binary: o.binary ?? 'etcd',
@@ -296,8 +382,7 @@ export class EtcdSupervisor {
       peerUrl: this.peerUrl,
       heartbeatInterval: o.heartbeatInterval ?? (this.cluster === undefined ? 50 : 100),
       electionTimeout: o.electionTimeout ?? (this.cluster === undefined ? 250 : 1_000),
-      // The private address is where restores replay and no client of the shoot reaches.
-      replayLimits: address === 'private',
+      replayLimits,
       extraArgs: o.extraArgs ?? [],
       ...(this.cluster === undefined ? {} : { cluster: this.cluster }),
       ...(o.quotaBackendBytes === undefined ? {} : { quotaBackendBytes: o.quotaBackendBytes }),

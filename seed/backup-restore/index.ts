@@ -9,6 +9,7 @@ export * from './watch-events.js';
 export * from './history.js';
 export * from './catch-up.js';
 export * from './replay.js';
+export * from './public-gate.js';
 export * from './restorer.js';
 export * from './owner-watchdog-loop.js';
 export * from './status-server.js';

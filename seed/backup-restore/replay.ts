@@ -17,12 +17,52 @@ export async function currentRevision(client: Etcd3): Promise<number> {
 }
 
 /**
+ * The etcd a replay writes to. It may run with etcd's default request limits (a single member does,
+ * so that it can serve without a restart once the replay is done): a revision larger than those (a
+ * prefix delete, a lease's expiry: thousands of events in one revision) is refused whole, nothing of it
+ * applied; then `raiseLimits` restarts etcd with `REPLAY_LIMIT_ARGS` and the replay goes on with a new
+ * client. Without `raiseLimits`, etcd takes any revision already.
+ */
+export class ReplayTarget {
+  private current: Etcd3;
+  private raised: boolean;
+
+  constructor(private readonly options: { readonly endpoint: string; readonly raiseLimits?: () => Promise<void> }) {
+    this.current = new Etcd3({ hosts: options.endpoint });
+    this.raised = options.raiseLimits === undefined;
+  }
+
+  get client(): Etcd3 {
+    return this.current;
+  }
+
+  /** Whether etcd's limits were raised for `error` (then the refused request can be sent again). */
+  async raiseFor(error: unknown): Promise<boolean> {
+    if (this.raised || !refusedForSize(error)) return false;
+    this.current.close();
+    await this.options.raiseLimits!();
+    this.current = new Etcd3({ hosts: this.options.endpoint });
+    this.raised = true;
+    return true;
+  }
+
+  close(): void {
+    this.current.close();
+  }
+}
+
+/** etcd's refusals of a request for its size: too many operations, too many bytes for etcd or for gRPC. */
+export function refusedForSize(error: unknown): boolean {
+  return error instanceof Error && /too many operations in txn request|request is too large|larger than max/i.test(error.message);
+}
+
+/**
  * Replays delta events into a running etcd, one transaction per original revision, so every event lands
  * on exactly the revision it had. Events at or below the current revision are already there (the full
  * snapshot or an earlier delta holds them) and are skipped. A transaction that lands anywhere else means
  * a revision is missing or doubled: `RestoreRevisionError`, before anything else is written.
  */
-export async function replayEvents(input: { client: Etcd3; events: readonly DeltaEvent[]; fromRevision: number }): Promise<ReplayResult> {
+export async function replayEvents(input: { target: ReplayTarget; events: readonly DeltaEvent[]; fromRevision: number }): Promise<ReplayResult> {
   let revision = input.fromRevision;
   let transactions = 0;
   let skippedEvents = 0;
@@ -37,13 +77,17 @@ export async function replayEvents(input: { client: Etcd3; events: readonly Delt
         actual: group.revision,
       });
     }
-    const res = await input.client.kv.txn({
+    const request = {
       compare: [],
       success: group.events.map((e) =>
         e.type === 'put'
           ? { request_put: { key: Buffer.from(e.key, 'base64'), value: Buffer.from(e.value ?? '', 'base64') } }
           : { request_delete_range: { key: Buffer.from(e.key, 'base64') } },
       ),
+    };
+    const res = await input.target.client.kv.txn(request).catch(async (error: unknown) => {
+      if (await input.target.raiseFor(error)) return input.target.client.kv.txn(request);
+      throw error;
     });
     const landed = Number(res.header.revision);
     if (landed !== group.revision) {

@@ -4,14 +4,13 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { Etcd3 } from 'etcd3';
 import { planRestore, type RestorePlan, type SnapshotStore, type StoredSnapshot } from '../../core/snapshots/index.js';
 import { decodeDelta } from './delta-format.js';
 import { RestoreRevisionError } from './errors.js';
 import { restoreSnapshot } from './etcdctl.js';
 import type { EtcdSupervisor } from './etcd-supervisor.js';
 import { parallelDownload, type RangedObjectReader } from './ranged-download.js';
-import { currentRevision, replayEvents } from './replay.js';
+import { currentRevision, replayEvents, type ReplayTarget } from './replay.js';
 import { clearWriteAlarms } from './etcd-gateway.js';
 
 export interface RestoreOptions {
@@ -61,13 +60,13 @@ export async function restoreFromStore(options: RestoreOptions): Promise<Restore
   // without clearing it here, the replay and the destination's clients would be refused.
   await clearWriteAlarms(supervisor.clientUrl('private'));
   const t3 = performance.now();
-  const client = new Etcd3({ hosts: supervisor.clientUrl('private') });
+  const target = supervisor.replayTarget();
   try {
-    const replayed = await replayPlan({ client, store, plan });
+    const replayed = await replayPlan({ target, store, plan });
     const t4 = performance.now();
     return restoreResult(plan, replayed, { download: prepared.download, restore: prepared.restore, start: ms(t3 - t2), replay: ms(t4 - t3), total: ms(t4 - started) });
   } finally {
-    client.close();
+    target.close();
   }
 }
 
@@ -133,7 +132,7 @@ export async function restoreDataDir(options: {
  * more than its name says: then on that).
  */
 export async function replayPlan(input: {
-  client: Etcd3;
+  target: ReplayTarget;
   store: SnapshotStore;
   plan: RestorePlan<StoredSnapshot>;
   /**
@@ -142,8 +141,8 @@ export async function replayPlan(input: {
    */
   othersMayServe?: boolean;
 }): Promise<{ revision: number; transactions: number; skippedEvents: number }> {
-  const { client, store, plan } = input;
-  const afterFull = await currentRevision(client);
+  const { target, store, plan } = input;
+  const afterFull = await currentRevision(target.client);
   if (afterFull < plan.full.lastRevision) {
     throw new RestoreRevisionError(`${plan.full.key} restored to revision ${afterFull}, its name promises ${plan.full.lastRevision}`, {
       expected: plan.full.lastRevision,
@@ -155,7 +154,7 @@ export async function replayPlan(input: {
   let skippedEvents = 0;
   for (const delta of plan.deltas) {
     const { events } = decodeDelta(await store.get(delta.key), delta.key);
-    const replayed = await replayEvents({ client, events, fromRevision: revision });
+    const replayed = await replayEvents({ target, events, fromRevision: revision });
     revision = replayed.revision;
     transactions += replayed.transactions;
     skippedEvents += replayed.skippedEvents;
@@ -164,7 +163,7 @@ export async function replayPlan(input: {
     }
   }
   const expected = Math.max(plan.lastRevision, afterFull);
-  const actual = await currentRevision(client);
+  const actual = await currentRevision(target.client);
   if (input.othersMayServe ? actual < expected : actual !== expected) throw new RestoreRevisionError(`restored etcd is at revision ${actual}, the snapshots end at ${expected}`, { expected, actual });
   return { revision: input.othersMayServe ? expected : actual, transactions, skippedEvents };
 }

@@ -268,6 +268,8 @@ export class BackupRestoreSidecar {
     } else if (o.restore) {
       this.restoreResult = await restoreFromStore(this.restoreOptions(typeof o.restore === 'object' ? o.restore.expectedLastRevision : undefined));
       if (typeof o.restore === 'object' && o.restore.ahead) {
+        // Any restart waits here, not in the migration's downtime: serving then only opens the gate.
+        await this.supervisor.lowerLimits();
         this.standby = true;
         o.log?.({ event: 'restored-ahead', ...this.restoreResult });
         return;
@@ -342,6 +344,7 @@ export class BackupRestoreSidecar {
     }
     const run = (async () => {
       const result = await catchUpRestore({ ...this.restoreOptions(undefined), ahead: this.restoreResult! });
+      await this.supervisor.lowerLimits();
       this.restoreResult = result;
       o.log?.({ event: 'refreshed-ahead', ...result });
       return result;

@@ -1,10 +1,10 @@
-import { Etcd3 } from 'etcd3';
 import { planRestore, type SnapshotStore } from '../../../core/snapshots/index.js';
 import { ClusterMemberError, RestoreRevisionError } from '../errors.js';
 import { clearWriteAlarms, range } from '../etcd-gateway.js';
 import type { EtcdSupervisor } from '../etcd-supervisor.js';
 import { sleep } from '../etcd-process.js';
 import type { RangedObjectReader } from '../ranged-download.js';
+import { ReplayTarget } from '../replay.js';
 import { replayPlan, restoreDataDir, type RestoreResult } from '../restorer.js';
 
 export interface RestoreMemberOptions {
@@ -57,13 +57,14 @@ export async function restoreMember(options: RestoreMemberOptions): Promise<Rest
   if (options.coordinator) {
     // The source's write-guard or fence alarm, if its snapshot carries one (see restoreFromStore); cleared through raft for every member.
     await clearWriteAlarms(endpoint);
-    const client = new Etcd3({ hosts: endpoint });
+    // A member on the private address takes revisions of any size already (`REPLAY_LIMIT_ARGS`).
+    const into = new ReplayTarget({ endpoint });
     try {
-      const result = await replayPlan({ client, store, plan, othersMayServe: true });
+      const result = await replayPlan({ target: into, store, plan, othersMayServe: true });
       if (result.revision < target) throw new RestoreRevisionError(`member ${supervisor.name} replayed to revision ${result.revision}, the snapshots end at ${target}`, { expected: target, actual: result.revision });
       replayed = result;
     } finally {
-      client.close();
+      into.close();
     }
   } else {
     // The coordinator's replay reaches the target; nobody else writes to a cluster before one member is restored.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { etcdArgs, parseDuration, REPLAY_LIMIT_ARGS, SidecarConfigError, validateSidecarOptions, watchEvents } from '../../../seed/backup-restore/index.js';
+import { etcdArgs, parseDuration, refusedForSize, REPLAY_LIMIT_ARGS, SidecarConfigError, validateSidecarOptions, watchEvents } from '../../../seed/backup-restore/index.js';
 
 describe('parseDuration', () => {
   it.each([
@@ -63,6 +63,20 @@ describe('etcdArgs', () => {
     expect(args).toEqual(expect.arrayContaining([...REPLAY_LIMIT_ARGS]));
     expect(etcdArgs({ ...launch, replayLimits: false })).not.toContain('--max-request-bytes');
   });
+});
+
+describe('refusedForSize', () => {
+  it.each([
+    ['etcdserver: too many operations in txn request', true],
+    ['etcdserver: request is too large', true],
+    ['grpc: received message larger than max (3145828 vs. 2097152)', true],
+    ['Received message larger than max (3145828 vs. 2097152)', true],
+    ['etcdserver: mvcc: required revision has been compacted', false],
+    ['14 UNAVAILABLE: No connection established', false],
+    ['etcdserver: corrupt cluster', false],
+  ])('%s: %s', (message, refused) => expect(refusedForSize(new Error(message))).toBe(refused));
+
+  it('is false for what is not an Error', () => expect(refusedForSize('etcdserver: request is too large')).toBe(false));
 });
 
 describe('watchEvents', () => {
