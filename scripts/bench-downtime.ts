@@ -78,11 +78,11 @@ const FENCE_BOUND_MS = fenceBound(LANDSCAPE_OWNERSHIP_TIMINGS);
 
 const DEFINITIONS = [
   'window: from the source\'s last acknowledged write to the destination\'s first, both as the writer received etcd\'s answer (its own record)',
-  'fence: from the fence\'s start (etcd\'s alarm asked for) until the source\'s etcd is gone from the public address, the final delta read in between (the source sidecar\'s `fenced` log line: its time, less stoppedAfterMs); etcd\'s start on the private address comes after, outside the path to the final snapshot',
+  'fence: from the fence\'s start (etcd\'s alarm asked for) until the source\'s etcd is gone from the public address (its sidecar\'s gate closed), the final delta read in between (the source sidecar\'s `fenced` log line: its time, less stoppedAfterMs); etcd goes on running on its private address',
   'final snapshot: the source sidecar\'s final snapshot: save, compress and upload (its `snapshot` log line with final: true: its time, less its ms)',
   `copy: the migration record's ${COPY_STEPS.join(', ')} step${COPY_STEPS.length === 1 ? '' : 's'} (startedAt to endedAt of GET .../migration; the ids containing "copy" in core/migration/steps.ts)`,
   'restore: the destination sidecar\'s restore: download, etcdctl snapshot restore, start on the private address, delta replay (its `restored` log line, or `caught-up` for the catch-up of a restore ahead: its time, less timings.total)',
-  'activation: from the end of the last of the four above to the destination\'s first acknowledged write (what its sidecar does before it serves: its first owner check, the unfence, and where it takes one first a full snapshot of the restored etcd; the writer\'s next attempt)',
+  'activation: from the end of the last of the four above to the destination\'s first acknowledged write (what its sidecar does before it serves: its first owner check, the unfence (the fence\'s alarm cleared, the gate opened), and where it takes one first a full snapshot of the restored etcd; the writer\'s next attempt)',
   'between: the rest of the window, in none of the phases (Step Functions transitions, the waits\' polling, commands to the agents and their answers, the sidecar\'s process start, the steps in between)',
   'each moment of the window counts once: where two phases overlap, for the earlier one in this order (each waits for the one before: a copy waiting for the final snapshot is held up by the snapshot); a share is the phase\'s time over all windows of the size and path together',
 ];

@@ -107,8 +107,8 @@ export interface SourceRecord {
   /**
    * The fence, from its start (the line's time less its duration) to its `fenced` line: a single etcd's
    * logged once etcd is gone from the public address (`stoppedAfterMs`: the alarm, the final delta read,
-   * the stop; its start on the private address follows outside the window's path), a cluster member's
-   * once etcd is healthy again on the private address (`privateReadyAfterMs`).
+   * the gate's close; etcd goes on running on its private address), a cluster member's once etcd is
+   * healthy again on the private address (`privateReadyAfterMs`).
    */
   readonly fence?: Interval & { readonly refusingAfterMs: number; readonly by: string };
   /** The final snapshot's own duration (`ms`: save, compress, upload) up to its line, logged once it is in the bucket. */

@@ -301,6 +301,7 @@ export class EtcdSupervisor {
    */
   private async bringUp(address: EtcdAddress): Promise<void> {
     const gate = this.gate!;
+    if (this.address === address) return;
     if (address === 'private') {
       await gate.close();
       if (this.current === undefined) await this.startOn('private');
