@@ -3,7 +3,7 @@ import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../seed/ports.js';
 import { PublicGate, replayEvents, type DeltaEvent } from '../../seed/backup-restore/index.js';
-import { cleanup, startedEtcd } from './backup-restore-support.js';
+import { cleanup, startedEtcd, waitFor } from './backup-restore-support.js';
 
 /**
  * The single etcd's public address, owned by the sidecar's gate: bytes forwarded both ways while open,
@@ -123,6 +123,26 @@ describe('EtcdSupervisor of a single member: the gate serves and fences, etcd re
       await expect(replayEvents({ target: serving, events: events.map((e) => ({ ...e, revision: revision + 2 })), fromRevision: revision + 1 }).finally(() => serving.close())).rejects.toThrow(/not on its private address/);
       expect(supervisor.pid).toBe(servingPid);
       expect(supervisor.address).toBe('public');
+    } finally {
+      client.close();
+      await supervisor.stop();
+    }
+  }, 60_000);
+
+  it('restarts an etcd that died while serving and serves it again through the gate, which stayed open', async () => {
+    const { supervisor, client } = await startedEtcd('gate-crash', 'public');
+    try {
+      await client.put('before').value('1');
+      const pid = supervisor.pid!;
+
+      process.kill(pid, 'SIGKILL');
+      await waitFor('etcd restarted and served again', () => supervisor.pid !== undefined && supervisor.pid !== pid && supervisor.address === 'public', 15_000);
+
+      expect(supervisor.pid).not.toBe(pid);
+      expect(supervisor.address).toBe('public');
+      expect(supervisor.replayLimits).toBe(false);
+      await client.put('after').value('2');
+      expect(await client.get('before').string()).toBe('1');
     } finally {
       client.close();
       await supervisor.stop();
