@@ -188,11 +188,7 @@ export class EtcdSupervisor {
    * defaults on the private address, so that serving later restarts nothing; a no-op otherwise.
    */
   lowerLimits(): Promise<void> {
-    return this.serialize(async () => {
-      if (this.gate === undefined || !this.replayLimits) return;
-      await this.stopCurrent();
-      await this.startOn('private');
-    });
+    return this.setReplayLimits(false);
   }
 
   /**
@@ -203,15 +199,16 @@ export class EtcdSupervisor {
   replayTarget(): ReplayTarget {
     const endpoint = this.clientUrl('private');
     if (this.gate === undefined) return new ReplayTarget({ endpoint });
-    return new ReplayTarget({
-      endpoint,
-      raiseLimits: () =>
-        this.serialize(async () => {
-          if (this.address !== 'private') throw new EtcdNotRunningError(`etcd in ${this.options.dataDir} is not on its private address: a replay cannot raise its limits`);
-          if (this.replayLimits) return;
-          await this.stopCurrent();
-          await this.startOn('private', { replayLimits: true });
-        }),
+    return new ReplayTarget({ endpoint, raiseLimits: () => this.setReplayLimits(true) });
+  }
+
+  /** A single member restarts on the private address with or without `REPLAY_LIMIT_ARGS`; raised only while it does not serve. */
+  private setReplayLimits(replayLimits: boolean): Promise<void> {
+    return this.serialize(async () => {
+      if (this.gate === undefined || this.replayLimits === replayLimits) return;
+      if (this.address !== 'private') throw new EtcdNotRunningError(`etcd in ${this.options.dataDir} is not on its private address: its request limits do not change while it serves`);
+      await this.stopCurrent();
+      await this.startOn('private', { replayLimits });
     });
   }
 

@@ -298,7 +298,10 @@ export class BackupRestoreSidecar {
   catchUp(expectedLastRevision?: number): Promise<CatchUpResult> {
     if (this.catchingUp) return this.catchingUp;
     const o = this.options;
-    const refusal = () => (!this.standby || this.stopped ? new CatchUpRefusedError(`${o.technicalID}: ${this.stopped ? 'the sidecar stops' : 'etcd was not restored ahead here'}; restore it instead`) : undefined);
+    const refusal = () => {
+      const why = this.notStandby();
+      return why === undefined ? undefined : new CatchUpRefusedError(`${o.technicalID}: ${why}; restore it instead`);
+    };
     const refused = refusal();
     if (refused) return Promise.reject(refused);
     const run = (async () => {
@@ -338,10 +341,8 @@ export class BackupRestoreSidecar {
   refreshAhead(): Promise<CatchUpResult> {
     if (this.refreshing) return this.refreshing;
     const o = this.options;
-    if (!this.standby || this.stopped || this.catchingUp) {
-      const why = this.stopped ? 'the sidecar stops' : this.catchingUp ? 'the catch-up began' : 'etcd was not restored ahead here';
-      return Promise.reject(new CatchUpRefusedError(`${o.technicalID}: ${why}; nothing to refresh`));
-    }
+    const why = this.catchingUp && !this.stopped ? 'the catch-up began' : this.notStandby();
+    if (why !== undefined) return Promise.reject(new CatchUpRefusedError(`${o.technicalID}: ${why}; nothing to refresh`));
     const run = (async () => {
       const result = await catchUpRestore({ ...this.restoreOptions(undefined), ahead: this.restoreResult! });
       await this.supervisor.lowerLimits();
@@ -355,6 +356,12 @@ export class BackupRestoreSidecar {
     };
     run.then(done, done);
     return run;
+  }
+
+  /** Why etcd cannot be caught up or refreshed here (it waits restored ahead in a sidecar that runs), or undefined. */
+  private notStandby(): string | undefined {
+    if (this.stopped) return 'the sidecar stops';
+    return this.standby ? undefined : 'etcd was not restored ahead here';
   }
 
   /** What a restore of this sidecar's single etcd from its store needs, at start or in a catch-up. */
