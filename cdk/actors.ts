@@ -45,23 +45,39 @@ export class Actors extends Construct {
     const stack = Stack.of(this);
     const table = props.routes ?? defaultRoutes;
     const invoke = (method: string, path: string) =>
-      stack.formatArn({ service: 'execute-api', resource: props.api.apiId, resourceName: `*/${method}${path}`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+      stack.formatArn({
+        service: 'execute-api',
+        resource: props.api.apiId,
+        resourceName: `*/${method}${path}`,
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      });
     // How cdk-nag spells these ARNs in its findings (each wildcard is acknowledged with its reason below).
     const apiId = `<${stack.getLogicalId(props.api.node.defaultChild as CfnResource)}>`;
     const part = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
-    const shown = (resource: string) => resource.replaceAll(SEED_TAG_VARIABLE, `<aws:PrincipalTag/${SEED_PRINCIPAL_TAG}>`);
+    const shown = (resource: string) =>
+      resource.replaceAll(SEED_TAG_VARIABLE, `<aws:PrincipalTag/${SEED_PRINCIPAL_TAG}>`);
     const nagInvoke = (method: string, path: string) =>
-      shown(`arn:${part(stack.partition, 'Partition')}:execute-api:${part(stack.region, 'Region')}:${part(stack.account, 'AccountId')}:${apiId}/*/${method}${path}`);
+      shown(
+        `arn:${part(stack.partition, 'Partition')}:execute-api:${part(stack.region, 'Region')}:${part(stack.account, 'AccountId')}:${apiId}/*/${method}${path}`,
+      );
     const pathPattern = (route: Route, ownSeed: boolean) =>
-      route.path.replace(/\{([a-zA-Z]+)\}/g, (_m, name: string) => (ownSeed && name === 'name' ? SEED_TAG_VARIABLE : '*'));
+      route.path.replace(/\{([a-zA-Z]+)\}/g, (_m, name: string) =>
+        ownSeed && name === 'name' ? SEED_TAG_VARIABLE : '*',
+      );
 
     this.operatorRole = new iam.Role(this, 'Operator', {
       roleName: `${stack.stackName}-operator`,
       assumedBy: new iam.AccountRootPrincipal(),
       description: 'gardenless operator: every route of the garden API',
     });
-    this.operatorRole.addToPolicy(new iam.PolicyStatement({ actions: ['execute-api:Invoke'], resources: [invoke('*', '/*')] }));
-    acknowledge(this.operatorRole, `IAM5[Resource::${nagInvoke('*', '/*')}]`, 'The operator may call every route of this one API, in any stage (docs/design.md section 12).');
+    this.operatorRole.addToPolicy(
+      new iam.PolicyStatement({ actions: ['execute-api:Invoke'], resources: [invoke('*', '/*')] }),
+    );
+    acknowledge(
+      this.operatorRole,
+      `IAM5[Resource::${nagInvoke('*', '/*')}]`,
+      'The operator may call every route of this one API, in any stage (docs/design.md section 12).',
+    );
 
     this.viewerRole = new iam.Role(this, 'Viewer', {
       roleName: `${stack.stackName}-viewer`,
@@ -69,10 +85,18 @@ export class Actors extends Construct {
       description: 'gardenless viewer: the read routes of the garden API',
     });
     const reads = table.filter((r) => r.access?.viewer);
-    this.viewerRole.addToPolicy(new iam.PolicyStatement({ actions: ['execute-api:Invoke'], resources: reads.map((r) => invoke(r.method, pathPattern(r, false))) }));
+    this.viewerRole.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['execute-api:Invoke'],
+        resources: reads.map((r) => invoke(r.method, pathPattern(r, false))),
+      }),
+    );
     for (const r of reads) {
-      acknowledge(this.viewerRole, `IAM5[Resource::${nagInvoke(r.method, pathPattern(r, false))}]`,
-        'A read route of this API: "*" stands for the stage and for resource names, which the route table marks readable by viewers.');
+      acknowledge(
+        this.viewerRole,
+        `IAM5[Resource::${nagInvoke(r.method, pathPattern(r, false))}]`,
+        'A read route of this API: "*" stands for the stage and for resource names, which the route table marks readable by viewers.',
+      );
     }
 
     const agentRoutes = table.filter((r) => r.access?.agent);
@@ -89,26 +113,50 @@ export class Actors extends Construct {
         }),
         new iam.PolicyStatement({
           sid: 'OwnCommandQueue',
-          actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+          actions: [
+            'sqs:ReceiveMessage',
+            'sqs:DeleteMessage',
+            'sqs:ChangeMessageVisibility',
+            'sqs:GetQueueAttributes',
+            'sqs:GetQueueUrl',
+          ],
           resources: [queueArn],
         }),
-        new iam.PolicyStatement({ sid: 'OwnBackupBucket', actions: ['s3:ListBucket', 's3:GetBucketLocation'], resources: [bucketArn] }),
+        new iam.PolicyStatement({
+          sid: 'OwnBackupBucket',
+          actions: ['s3:ListBucket', 's3:GetBucketLocation'],
+          resources: [bucketArn],
+        }),
         new iam.PolicyStatement({
           sid: 'OwnBackupObjects',
           actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
           resources: [`${bucketArn}/*`],
         }),
-        new iam.PolicyStatement({ sid: 'TaskAnswers', actions: ['states:SendTaskSuccess', 'states:SendTaskFailure', 'states:SendTaskHeartbeat'], resources: [props.migration.stateMachineArn, props.operations.stateMachineArn] }),
+        new iam.PolicyStatement({
+          sid: 'TaskAnswers',
+          actions: ['states:SendTaskSuccess', 'states:SendTaskFailure', 'states:SendTaskHeartbeat'],
+          resources: [props.migration.stateMachineArn, props.operations.stateMachineArn],
+        }),
         // Sidecars read owner records (API mode and the audit's view); only the orchestrator writes them.
-        new iam.PolicyStatement({ sid: 'OwnerRecordsReadOnly', actions: ['route53:ListResourceRecordSets', 'route53:GetHostedZone'], resources: [props.zone.hostedZoneArn] }),
+        new iam.PolicyStatement({
+          sid: 'OwnerRecordsReadOnly',
+          actions: ['route53:ListResourceRecordSets', 'route53:GetHostedZone'],
+          resources: [props.zone.hostedZoneArn],
+        }),
       ],
     });
     for (const r of agentRoutes) {
-      acknowledge(this.agentPolicy, `IAM5[Resource::${nagInvoke(r.method, pathPattern(r, r.access?.agent === 'own-seed'))}]`,
-        'The seed is the caller\'s own (principal tag); "*" stands for the stage and for shoot names, and the handler checks that a shoot is placed on the caller\'s seed.');
+      acknowledge(
+        this.agentPolicy,
+        `IAM5[Resource::${nagInvoke(r.method, pathPattern(r, r.access?.agent === 'own-seed'))}]`,
+        'The seed is the caller\'s own (principal tag); "*" stands for the stage and for shoot names, and the handler checks that a shoot is placed on the caller\'s seed.',
+      );
     }
-    acknowledge(this.agentPolicy, `IAM5[Resource::${shown(`arn:${part(stack.partition, 'Partition')}:s3:::${props.backupBucketPrefix}${SEED_TAG_VARIABLE}/*`)}]`,
-      'The objects of the caller\'s own backup bucket (named by its seed tag): snapshots are written and read by key at run time.');
+    acknowledge(
+      this.agentPolicy,
+      `IAM5[Resource::${shown(`arn:${part(stack.partition, 'Partition')}:s3:::${props.backupBucketPrefix}${SEED_TAG_VARIABLE}/*`)}]`,
+      "The objects of the caller's own backup bucket (named by its seed tag): snapshots are written and read by key at run time.",
+    );
 
     new CfnOutput(scope, 'OperatorRoleArn', { value: this.operatorRole.roleArn });
     new CfnOutput(scope, 'ViewerRoleArn', { value: this.viewerRole.roleArn });
@@ -124,10 +172,15 @@ export class Actors extends Construct {
 export class SeedAgentRole extends Construct {
   readonly role: iam.Role;
 
-  constructor(scope: Construct, id: string, props: { seedName: string; agentRolePrefix: string; policy: iam.IManagedPolicy; assumedBy: iam.IPrincipal }) {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { seedName: string; agentRolePrefix: string; policy: iam.IManagedPolicy; assumedBy: iam.IPrincipal },
+  ) {
     super(scope, id);
     const roleName = `${props.agentRolePrefix}${props.seedName}`;
-    if (roleName.length > 64) throw new Error(`agent role name ${roleName} exceeds IAM's 64 characters; use a shorter prefix or seed name`);
+    if (roleName.length > 64)
+      throw new Error(`agent role name ${roleName} exceeds IAM's 64 characters; use a shorter prefix or seed name`);
     this.role = new iam.Role(this, 'Role', {
       roleName,
       assumedBy: props.assumedBy,

@@ -11,11 +11,17 @@ export interface ApiDomain {
 
 /** What a function that reads or writes API records needs to know (functions/shared/api-records.ts). */
 export function apiDomainEnvironment(api: ApiDomain): Record<string, string> {
-  return { API_HOSTED_ZONE_ID: api.zone.hostedZoneId, EXTERNAL_DOMAIN: api.externalDomain, API_RECORD_TTL_SECONDS: String(api.ttl.toSeconds()) };
+  return {
+    API_HOSTED_ZONE_ID: api.zone.hostedZoneId,
+    EXTERNAL_DOMAIN: api.externalDomain,
+    API_RECORD_TTL_SECONDS: String(api.ttl.toSeconds()),
+  };
 }
 
 /** Reading and changing record sets in the external domain's zone only. */
 export function grantApiRecords(role: iam.IRole, api: ApiDomain, options: { write: boolean }): void {
-  const actions = options.write ? ['route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'] : ['route53:ListResourceRecordSets'];
+  const actions = options.write
+    ? ['route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets']
+    : ['route53:ListResourceRecordSets'];
   role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [api.zone.hostedZoneArn] }));
 }

@@ -7,7 +7,9 @@ const app = new App();
 const internalDomain = (app.node.tryGetContext('internalDomain') as string | undefined) ?? 'internal.gardenless.local';
 new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined) ?? 'Garden', {
   internalDomain,
-  ...(app.node.tryGetContext('externalDomain') ? { externalDomain: String(app.node.tryGetContext('externalDomain')) } : {}),
+  ...(app.node.tryGetContext('externalDomain')
+    ? { externalDomain: String(app.node.tryGetContext('externalDomain')) }
+    : {}),
   ...seconds('apiRecordTtl', app.node.tryGetContext('apiRecordTtlSeconds') as string | undefined),
   ...(app.node.tryGetContext('watchdogProbesApiDomain') === 'true' ? { watchdogProbesApiDomain: true } : {}),
   watchdogSchedule: app.node.tryGetContext('watchdogSchedule') !== 'false',
@@ -15,14 +17,27 @@ new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined)
   lifecycleSchedule: app.node.tryGetContext('lifecycleSchedule') !== 'false',
   evacuation: {
     scheduleEnabled: app.node.tryGetContext('evacuationSchedule') !== 'false',
-    ...numbers({ maxSeeds: 'evacuationMaxSeeds', maxLostShare: 'evacuationMaxLostShare', maxAttempts: 'evacuationMaxAttempts' }),
+    ...numbers({
+      maxSeeds: 'evacuationMaxSeeds',
+      maxLostShare: 'evacuationMaxLostShare',
+      maxAttempts: 'evacuationMaxAttempts',
+    }),
   },
   ...seconds('migrationCommandTimeout', app.node.tryGetContext('migrationCommandTimeoutSeconds') as string | undefined),
-  ...seconds('migrationWaitFinalSnapshot', app.node.tryGetContext('migrationWaitFinalSnapshotSeconds') as string | undefined),
+  ...seconds(
+    'migrationWaitFinalSnapshot',
+    app.node.tryGetContext('migrationWaitFinalSnapshotSeconds') as string | undefined,
+  ),
   ...seconds('seedHeartbeatInterval', app.node.tryGetContext('seedHeartbeatIntervalSeconds') as string | undefined),
   ...seconds('copyWaitForFinal', app.node.tryGetContext('copyWaitForFinalSeconds') as string | undefined),
   ownershipTimings: parseOwnershipTimings(app.node.tryGetContext('ownershipTimings') as string | undefined),
-  ...(app.node.tryGetContext('outboundAllow') ? { outboundAllow: String(app.node.tryGetContext('outboundAllow')).split(',').filter(Boolean) as ('http' | 'loopback' | 'private')[] } : {}),
+  ...(app.node.tryGetContext('outboundAllow')
+    ? {
+        outboundAllow: String(app.node.tryGetContext('outboundAllow')).split(',').filter(Boolean) as (
+          'http' | 'loopback' | 'private'
+        )[],
+      }
+    : {}),
   ...(app.node.tryGetContext('seedDeadLetterAlarm') === 'false' ? { seedDeadLetterAlarm: false } : {}),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });

@@ -48,7 +48,9 @@ export class DependencyWatchdog extends Construct {
         SEED_QUEUE_PREFIX: props.seedQueuePrefix,
         PROBE_TIMEOUT_MS: '2000',
         OUTBOUND_ALLOW: props.outboundAllow ?? '',
-        ...(props.probeViaApiDomain ? { PROBE_VIA: 'api-domain', EXTERNAL_DOMAIN: props.probeViaApiDomain.externalDomain } : {}),
+        ...(props.probeViaApiDomain
+          ? { PROBE_VIA: 'api-domain', EXTERNAL_DOMAIN: props.probeViaApiDomain.externalDomain }
+          : {}),
       },
     });
     props.table.grantReadWriteData(this.function.function);
@@ -60,13 +62,18 @@ export class DependencyWatchdog extends Construct {
         resources: [Stack.of(this).formatArn({ service: 'sqs', resource: `${props.seedQueuePrefix}*` })],
       }),
     );
-    acknowledge(this.function.role, `IAM5[Resource::${nagArn(this, 'sqs', `${props.seedQueuePrefix}*`)}]`,
-      'Seeds and so their queues are registered at run time; the wildcard is confined to this garden\'s seed queues.');
+    acknowledge(
+      this.function.role,
+      `IAM5[Resource::${nagArn(this, 'sqs', `${props.seedQueuePrefix}*`)}]`,
+      "Seeds and so their queues are registered at run time; the wildcard is confined to this garden's seed queues.",
+    );
     this.schedule = new events.Rule(this, 'Every minute', {
       description: 'runs the dependency watchdog (six probe rounds a minute)',
       schedule: events.Schedule.rate(Duration.minutes(1)),
       enabled: props.scheduleEnabled ?? true,
-      targets: [new targets.LambdaFunction(this.function.function, { retryAttempts: 0, deadLetterQueue: this.deadLetterQueue })],
+      targets: [
+        new targets.LambdaFunction(this.function.function, { retryAttempts: 0, deadLetterQueue: this.deadLetterQueue }),
+      ],
     });
   }
 }

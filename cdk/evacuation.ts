@@ -40,7 +40,8 @@ export class Evacuation extends Construct {
   constructor(scope: Construct, id: string, props: EvacuationProps) {
     super(scope, id);
     this.deadLetterQueue = eventTargetDlq(this, 'DeadLetters');
-    const optional = (name: string, value: number | undefined) => (value === undefined ? {} : { [name]: String(value) });
+    const optional = (name: string, value: number | undefined) =>
+      value === undefined ? {} : { [name]: String(value) };
     this.function = new GardenFunction(this, 'Controller', {
       entry: 'functions/evacuation/handler.ts',
       description: 'evacuation controller: moves the shoots of an opted-in seed whose lease is lost, within the rails',
@@ -60,32 +61,64 @@ export class Evacuation extends Construct {
     props.table.grant(role, 'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query');
     acknowledgeTableIndexes(role, props.table);
     // Writes its evacuation records, and what the migration admission writes: the migration lock and the shoot's mirror of it.
-    role.addToPolicy(new iam.PolicyStatement({
-      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      resources: [props.table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EVACUATION', 'MIGRATION#*', 'SHOOT#*'] } },
-    }));
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        resources: [props.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EVACUATION', 'MIGRATION#*', 'SHOOT#*'] } },
+      }),
+    );
     props.bus.grantPutEventsTo(role);
     props.migration.grantStartExecution(role);
-    role.addToPolicy(new iam.PolicyStatement({
-      actions: ['states:DescribeExecution'],
-      resources: [Stack.of(this).formatArn({ service: 'states', resource: 'execution', resourceName: `${props.migrationName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
-    }));
-    acknowledge(role, `IAM5[Resource::${nagArn(this, 'states', `execution:${props.migrationName}:*`)}]`,
-      'Executions are named <migrationId>-<attempt> at run time; the controller only describes executions of migrate-shoot.');
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['states:DescribeExecution'],
+        resources: [
+          Stack.of(this).formatArn({
+            service: 'states',
+            resource: 'execution',
+            resourceName: `${props.migrationName}:*`,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
+    acknowledge(
+      role,
+      `IAM5[Resource::${nagArn(this, 'states', `execution:${props.migrationName}:*`)}]`,
+      'Executions are named <migrationId>-<attempt> at run time; the controller only describes executions of migrate-shoot.',
+    );
 
-    const target = () => new targets.LambdaFunction(this.function.function, { retryAttempts: 8, maxEventAge: Duration.hours(2), deadLetterQueue: this.deadLetterQueue });
+    const target = () =>
+      new targets.LambdaFunction(this.function.function, {
+        retryAttempts: 8,
+        maxEventAge: Duration.hours(2),
+        deadLetterQueue: this.deadLetterQueue,
+      });
     new events.Rule(this, 'OnChange', {
       eventBus: props.bus,
-      description: 'runs an evacuation round when a lease is lost, a seed is back or registered, a migration ends, or an evacuation is resumed',
-      eventPattern: { source: ['gardenless'], detailType: ['SeedLeaseLost', 'SeedReady', 'SeedRegistered', 'MigrationSucceeded', 'MigrationFailed', 'EvacuationResumed'] },
+      description:
+        'runs an evacuation round when a lease is lost, a seed is back or registered, a migration ends, or an evacuation is resumed',
+      eventPattern: {
+        source: ['gardenless'],
+        detailType: [
+          'SeedLeaseLost',
+          'SeedReady',
+          'SeedRegistered',
+          'MigrationSucceeded',
+          'MigrationFailed',
+          'EvacuationResumed',
+        ],
+      },
       targets: [target()],
     });
     new events.Rule(this, 'Every minute', {
       description: 'runs an evacuation round every minute (the `after` clock, shoots that fit nowhere yet)',
       schedule: events.Schedule.rate(Duration.minutes(1)),
       enabled: props.scheduleEnabled ?? true,
-      targets: [new targets.LambdaFunction(this.function.function, { retryAttempts: 0, deadLetterQueue: this.deadLetterQueue })],
+      targets: [
+        new targets.LambdaFunction(this.function.function, { retryAttempts: 0, deadLetterQueue: this.deadLetterQueue }),
+      ],
     });
   }
 }

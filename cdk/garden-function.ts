@@ -31,13 +31,19 @@ export class GardenFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: GardenFunctionProps) {
     super(scope, id);
-    this.logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `Runs ${props.description}`,
     });
     this.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }),
+      new iam.PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
     );
     this.function = new NodejsFunction(this, 'Function', {
       entry: join(ROOT, props.entry),
@@ -70,6 +76,10 @@ export class GardenFunction extends Construct {
         keepNames: true,
       },
     });
-    acknowledge(this.role, 'IAM5[Resource::*]', 'X-Ray tracing (PutTraceSegments, PutTelemetryRecords) takes no resource; AWS documents "*" for it.');
+    acknowledge(
+      this.role,
+      'IAM5[Resource::*]',
+      'X-Ray tracing (PutTraceSegments, PutTelemetryRecords) takes no resource; AWS documents "*" for it.',
+    );
   }
 }

@@ -1,5 +1,11 @@
 import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, HttpStage, type IHttpRouteAuthorizer, HttpNoneAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpStage,
+  type IHttpRouteAuthorizer,
+  HttpNoneAuthorizer,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
@@ -125,7 +131,8 @@ export class GardenStack extends Stack {
     const apiDomain: ApiDomain = {
       zone: new route53.PublicHostedZone(this, 'ExternalZone', {
         zoneName: props.externalDomain ?? 'shoots.gardenless.local',
-        comment: 'gardenless API records: api.<shoot>.<project>.<domain> A/AAAA/CNAME = the load balancer of the seed serving the control plane',
+        comment:
+          'gardenless API records: api.<shoot>.<project>.<domain> A/AAAA/CNAME = the load balancer of the seed serving the control plane',
       }),
       externalDomain: props.externalDomain ?? 'shoots.gardenless.local',
       ttl: props.apiRecordTtl ?? Duration.seconds(60),
@@ -165,14 +172,29 @@ export class GardenStack extends Stack {
     // Seeds are registered at run time, so their command queues are too: the API may manage queues under
     // the garden's own prefix only.
     api.function.addEnvironment('SEED_QUEUE_PREFIX', seedQueuePrefix);
-    api.role.addToPolicy(new iam.PolicyStatement({
-      actions: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes', 'sqs:SetQueueAttributes', 'sqs:TagQueue', 'sqs:DeleteQueue'],
-      resources: [seedQueueArns],
-    }));
-    acknowledge(api.role, `IAM5[Resource::${nagArn(this, 'sqs', `${seedQueuePrefix}*`)}]`,
-      'Seed command queues are created when seeds register; the wildcard is confined to queue names under this garden\'s prefix.');
+    api.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: [
+          'sqs:CreateQueue',
+          'sqs:GetQueueUrl',
+          'sqs:GetQueueAttributes',
+          'sqs:SetQueueAttributes',
+          'sqs:TagQueue',
+          'sqs:DeleteQueue',
+        ],
+        resources: [seedQueueArns],
+      }),
+    );
+    acknowledge(
+      api.role,
+      `IAM5[Resource::${nagArn(this, 'sqs', `${seedQueuePrefix}*`)}]`,
+      "Seed command queues are created when seeds register; the wildcard is confined to queue names under this garden's prefix.",
+    );
 
-    const apiAccessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const apiAccessLogs = new logs.LogGroup(this, 'ApiAccessLogs', {
+      retention: logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     const httpApi = new HttpApi(this, 'HttpApi', {
       description: 'gardenless garden API (v1)',
       createDefaultStage: false,
@@ -183,7 +205,10 @@ export class GardenStack extends Stack {
       stageName: '$default',
       autoDeploy: true,
       throttle: { rateLimit: 200, burstLimit: 400 },
-      accessLogSettings: { destination: new LogGroupLogDestination(apiAccessLogs), format: AccessLogFormat.jsonWithStandardFields() },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(apiAccessLogs),
+        format: AccessLogFormat.jsonWithStandardFields(),
+      },
     });
     const integration = new HttpLambdaIntegration('ApiIntegration', api.function);
     const route = (path: string, authorizer?: IHttpRouteAuthorizer) =>
@@ -191,7 +216,12 @@ export class GardenStack extends Stack {
     route('/{proxy+}');
     // Health is public so that load balancers and uptime checks need no credentials; it reveals only a version.
     const health = route('/healthz', new HttpNoneAuthorizer());
-    for (const r of health) acknowledge(r, 'APIG4', 'Health is deliberately public for load balancers and uptime checks; it returns only status and version.');
+    for (const r of health)
+      acknowledge(
+        r,
+        'APIG4',
+        'Health is deliberately public for load balancers and uptime checks; it returns only status and version.',
+      );
 
     new CfnOutput(this, 'ApiId', { value: httpApi.apiId });
     new CfnOutput(this, 'ApiUrl', { value: httpApi.apiEndpoint });
@@ -219,7 +249,13 @@ export class GardenStack extends Stack {
     });
     const lifecycle = new ShootLifecycle(this, 'ShootLifecycle', {
       name: `${this.stackName}-operate-shoot`,
-      logRetention, table, bus, zone, internalDomain: props.internalDomain, apiDomain, seedQueuePrefix,
+      logRetention,
+      table,
+      bus,
+      zone,
+      internalDomain: props.internalDomain,
+      apiDomain,
+      seedQueuePrefix,
       ...(props.operationCommandTimeout ? { commandTimeout: props.operationCommandTimeout } : {}),
       scheduleEnabled: props.lifecycleSchedule ?? true,
     });
@@ -255,21 +291,45 @@ export class GardenStack extends Stack {
       ...(props.ownershipTimings ? { ownershipTimings: props.ownershipTimings } : {}),
       ...(props.copyWaitForFinal ? { copyWaitForFinal: props.copyWaitForFinal } : {}),
     });
-    const leaseMonitor = new LeaseMonitor(this, 'LeaseMonitor', { logRetention, table, bus, migration: migration.stateMachine, scheduleEnabled: props.leaseMonitorSchedule ?? true });
+    const leaseMonitor = new LeaseMonitor(this, 'LeaseMonitor', {
+      logRetention,
+      table,
+      bus,
+      migration: migration.stateMachine,
+      scheduleEnabled: props.leaseMonitorSchedule ?? true,
+    });
     new CfnOutput(this, 'LeaseMonitorFunctionName', { value: leaseMonitor.function.function.functionName });
     const evacuation = new Evacuation(this, 'Evacuation', {
-      logRetention, table, bus, migration: migration.stateMachine, migrationName: migrateShootName, ...props.evacuation, scheduleEnabled: props.evacuation?.scheduleEnabled ?? true,
+      logRetention,
+      table,
+      bus,
+      migration: migration.stateMachine,
+      migrationName: migrateShootName,
+      ...props.evacuation,
+      scheduleEnabled: props.evacuation?.scheduleEnabled ?? true,
     });
     new CfnOutput(this, 'EvacuationFunctionName', { value: evacuation.function.function.functionName });
     // POST .../migrate admits, locks and starts the state machine.
     migration.stateMachine.grantStartExecution(api.function);
     // ...and looks at an execution whose migration still says Running, to resume one that died unrecorded.
-    api.role.addToPolicy(new iam.PolicyStatement({
-      actions: ['states:DescribeExecution'],
-      resources: [this.formatArn({ service: 'states', resource: 'execution', resourceName: `${migrateShootName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
-    }));
-    acknowledge(api.role, `IAM5[Resource::${nagArn(this, 'states', `execution:${migrateShootName}:*`)}]`,
-      'Executions are named <migrationId>-<attempt> at run time; the API only describes executions of migrate-shoot.');
+    api.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['states:DescribeExecution'],
+        resources: [
+          this.formatArn({
+            service: 'states',
+            resource: 'execution',
+            resourceName: `${migrateShootName}:*`,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
+    acknowledge(
+      api.role,
+      `IAM5[Resource::${nagArn(this, 'states', `execution:${migrateShootName}:*`)}]`,
+      'Executions are named <migrationId>-<attempt> at run time; the API only describes executions of migrate-shoot.',
+    );
     api.function.addEnvironment('MIGRATE_SHOOT_STATE_MACHINE_ARN', migration.stateMachine.stateMachineArn);
     new CfnOutput(this, 'MigrateShootStateMachineArn', { value: migration.stateMachine.stateMachineArn });
     new CfnOutput(this, 'CopySnapshotsStateMachineArn', { value: snapshotCopy.stateMachine.stateMachineArn });
@@ -281,13 +341,25 @@ export class GardenStack extends Stack {
       bus,
       apiId: httpApi.apiId,
       functions: {
-        Api: api.function, Lifecycle: lifecycle.controller.function, Operate: lifecycle.operate.function, Watchdog: watchdog.function.function, LeaseMonitor: leaseMonitor.function.function, Evacuation: evacuation.function.function,
-        OwnershipAudit: ownership.auditFunction.function, OwnershipCheck: ownership.checkFunction.function,
+        Api: api.function,
+        Lifecycle: lifecycle.controller.function,
+        Operate: lifecycle.operate.function,
+        Watchdog: watchdog.function.function,
+        LeaseMonitor: leaseMonitor.function.function,
+        Evacuation: evacuation.function.function,
+        OwnershipAudit: ownership.auditFunction.function,
+        OwnershipCheck: ownership.checkFunction.function,
         ...Object.fromEntries(Object.entries(migration.functions).map(([k, f]) => [`Migration${k}`, f.function])),
         ...Object.fromEntries(Object.entries(snapshotCopy.functions).map(([k, f]) => [`Copy${k}`, f.function])),
       },
       ...(props.seedDeadLetterAlarm === undefined ? {} : { seedDeadLetterAlarm: props.seedDeadLetterAlarm }),
-      deadLetterQueues: { Lifecycle: lifecycle.deadLetterQueue, Watchdog: watchdog.deadLetterQueue, LeaseMonitor: leaseMonitor.deadLetterQueue, Evacuation: evacuation.deadLetterQueue, OwnershipAudit: ownership.deadLetterQueue },
+      deadLetterQueues: {
+        Lifecycle: lifecycle.deadLetterQueue,
+        Watchdog: watchdog.deadLetterQueue,
+        LeaseMonitor: leaseMonitor.deadLetterQueue,
+        Evacuation: evacuation.deadLetterQueue,
+        OwnershipAudit: ownership.deadLetterQueue,
+      },
     });
 
     new Actors(this, 'Actors', {

@@ -47,18 +47,24 @@ export class LeaseMonitor extends Construct {
     props.table.grant(role, 'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query');
     acknowledgeTableIndexes(role, props.table);
     // Writes only its own items: the lost leases it remembers and the source waits it settles.
-    role.addToPolicy(new iam.PolicyStatement({
-      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-      resources: [props.table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['LEASEMONITOR', 'SOURCEWAIT#*'] } },
-    }));
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        resources: [props.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['LEASEMONITOR', 'SOURCEWAIT#*'] } },
+      }),
+    );
     props.bus.grantPutEventsTo(role);
-    role.addToPolicy(new iam.PolicyStatement({ actions: ['states:SendTaskFailure'], resources: [props.migration.stateMachineArn] }));
+    role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['states:SendTaskFailure'], resources: [props.migration.stateMachineArn] }),
+    );
     this.schedule = new events.Rule(this, 'Every minute', {
       description: 'runs the seed lease monitor (twelve rounds a minute)',
       schedule: events.Schedule.rate(Duration.minutes(1)),
       enabled: props.scheduleEnabled ?? true,
-      targets: [new targets.LambdaFunction(this.function.function, { retryAttempts: 0, deadLetterQueue: this.deadLetterQueue })],
+      targets: [
+        new targets.LambdaFunction(this.function.function, { retryAttempts: 0, deadLetterQueue: this.deadLetterQueue }),
+      ],
     });
   }
 }

@@ -16,7 +16,14 @@ import { waitForFinalTimeout, type OwnershipTimings } from '../core/ownership/in
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** The states that wait for a seed agent's answer. */
-const COMMAND_STATES = ['RestoreEtcdAhead', 'RefreshEtcdAhead', 'MigrateExtensions', 'DeleteSourceControlPlane', 'RestoreEtcd', 'RestoreExtensions'] as const;
+const COMMAND_STATES = [
+  'RestoreEtcdAhead',
+  'RefreshEtcdAhead',
+  'MigrateExtensions',
+  'DeleteSourceControlPlane',
+  'RestoreEtcd',
+  'RestoreExtensions',
+] as const;
 
 export interface MigrationProps {
   logRetention: logs.RetentionDays;
@@ -67,7 +74,13 @@ export class Migration extends Construct {
     const commandTimeout = props.commandTimeout ?? Duration.minutes(5);
     const common = { TABLE_NAME: props.table.tableName, EVENT_BUS_NAME: props.bus.eventBusName };
     const fn = (name: string, entry: string, description: string, environment: Record<string, string>) => {
-      const f = new GardenFunction(this, name, { entry: `functions/migration/${entry}`, description, logRetention: props.logRetention, timeout: Duration.seconds(60), environment: { ...common, ...environment } });
+      const f = new GardenFunction(this, name, {
+        entry: `functions/migration/${entry}`,
+        description,
+        logRetention: props.logRetention,
+        timeout: Duration.seconds(60),
+        environment: { ...common, ...environment },
+      });
       // Every step reads the shoot and its seeds and writes the migration record under its lock.
       props.table.grantReadWriteData(f.function);
       acknowledgeTableIndexes(f.role, props.table);
@@ -75,43 +88,81 @@ export class Migration extends Construct {
       return f;
     };
     this.functions = {
-      steps: fn('Steps', 'garden-steps.ts', 'migrate-shoot: the garden steps (path, pre-copy and copy bookkeeping, ShootState, finalize, failure)', {
-        HEARTBEAT_INTERVAL_MS: String((props.heartbeatInterval ?? Duration.seconds(10)).toMilliseconds()),
-        ...(props.ownershipTimings ? { OWNERSHIP_TIMINGS: JSON.stringify(props.ownershipTimings) } : {}),
-        COPY_WAIT_FOR_FINAL_MS: String(copyWaitForFinal(props)),
-      }),
-      owner: fn('Owner', 'owner.ts', 'migrate-shoot: delete the owner record, set it to the destination (each followed by a notice to the source), switch the API record', {
-        HOSTED_ZONE_ID: props.zone.hostedZoneId, INTERNAL_DOMAIN: props.internalDomain, ...apiDomainEnvironment(props.apiDomain),
-      }),
-      finalSnapshot: fn('FinalSnapshot', 'final-snapshot.ts', 'migrate-shoot: look for the source\'s final snapshot', {
+      steps: fn(
+        'Steps',
+        'garden-steps.ts',
+        'migrate-shoot: the garden steps (path, pre-copy and copy bookkeeping, ShootState, finalize, failure)',
+        {
+          HEARTBEAT_INTERVAL_MS: String((props.heartbeatInterval ?? Duration.seconds(10)).toMilliseconds()),
+          ...(props.ownershipTimings ? { OWNERSHIP_TIMINGS: JSON.stringify(props.ownershipTimings) } : {}),
+          COPY_WAIT_FOR_FINAL_MS: String(copyWaitForFinal(props)),
+        },
+      ),
+      owner: fn(
+        'Owner',
+        'owner.ts',
+        'migrate-shoot: delete the owner record, set it to the destination (each followed by a notice to the source), switch the API record',
+        {
+          HOSTED_ZONE_ID: props.zone.hostedZoneId,
+          INTERNAL_DOMAIN: props.internalDomain,
+          ...apiDomainEnvironment(props.apiDomain),
+        },
+      ),
+      finalSnapshot: fn('FinalSnapshot', 'final-snapshot.ts', "migrate-shoot: look for the source's final snapshot", {
         WAIT_FINAL_SNAPSHOT_MS: String((props.waitFinalSnapshot ?? Duration.minutes(10)).toMilliseconds()),
       }),
-      dispatch: fn('Dispatch', 'dispatch.ts', 'migrate-shoot: send a step\'s command to a seed agent', {
+      dispatch: fn('Dispatch', 'dispatch.ts', "migrate-shoot: send a step's command to a seed agent", {
         STATE_BUCKET: props.stateBucket.bucketName,
         COMMAND_TIMEOUT_SECONDS: String(commandTimeout.toSeconds()),
       }),
     };
     this.functions.owner.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'], resources: [props.zone.hostedZoneArn] }),
+      new iam.PolicyStatement({
+        actions: ['route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'],
+        resources: [props.zone.hostedZoneArn],
+      }),
     );
     grantApiRecords(this.functions.owner.role, props.apiDomain, { write: true });
     // Owner-change notices (check-owner) go to the source seed's queue right after each change.
     this.functions.owner.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [Stack.of(this).formatArn({ service: 'sqs', resource: `${props.seedQueuePrefix}*` })] }),
+      new iam.PolicyStatement({
+        actions: ['sqs:SendMessage'],
+        resources: [Stack.of(this).formatArn({ service: 'sqs', resource: `${props.seedQueuePrefix}*` })],
+      }),
     );
-    acknowledge(this.functions.owner.role, `IAM5[Resource::${nagArn(this, 'sqs', `${props.seedQueuePrefix}*`)}]`,
-      'Owner-change notices go to the source seed\'s command queue; seeds are registered at run time, and sending is limited to this garden\'s seed queues.');
+    acknowledge(
+      this.functions.owner.role,
+      `IAM5[Resource::${nagArn(this, 'sqs', `${props.seedQueuePrefix}*`)}]`,
+      "Owner-change notices go to the source seed's command queue; seeds are registered at run time, and sending is limited to this garden's seed queues.",
+    );
     const partition = Stack.of(this).partition;
-    this.functions.finalSnapshot.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [`arn:${partition}:s3:::${props.backupBucketPrefix}*`] }));
-    acknowledge(this.functions.finalSnapshot.role, `IAM5[Resource::arn:${nagPart(partition)}:s3:::${props.backupBucketPrefix}*]`,
-      `Seed backup buckets are registered at run time; listing is limited to buckets named ${props.backupBucketPrefix}*.`);
-    this.functions.dispatch.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [Stack.of(this).formatArn({ service: 'sqs', resource: `${props.seedQueuePrefix}*` })] }),
+    this.functions.finalSnapshot.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [`arn:${partition}:s3:::${props.backupBucketPrefix}*`],
+      }),
     );
-    acknowledge(this.functions.dispatch.role, `IAM5[Resource::${nagArn(this, 'sqs', `${props.seedQueuePrefix}*`)}]`,
-      'Seeds and their command queues are registered at run time; sending is limited to this garden\'s seed queues.');
+    acknowledge(
+      this.functions.finalSnapshot.role,
+      `IAM5[Resource::arn:${nagPart(partition)}:s3:::${props.backupBucketPrefix}*]`,
+      `Seed backup buckets are registered at run time; listing is limited to buckets named ${props.backupBucketPrefix}*.`,
+    );
+    this.functions.dispatch.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['sqs:SendMessage'],
+        resources: [Stack.of(this).formatArn({ service: 'sqs', resource: `${props.seedQueuePrefix}*` })],
+      }),
+    );
+    acknowledge(
+      this.functions.dispatch.role,
+      `IAM5[Resource::${nagArn(this, 'sqs', `${props.seedQueuePrefix}*`)}]`,
+      "Seeds and their command queues are registered at run time; sending is limited to this garden's seed queues.",
+    );
 
-    const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       stateMachineName: props.name,
       stateMachineType: sfn.StateMachineType.STANDARD,
@@ -126,21 +177,40 @@ export class Migration extends Construct {
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
       tracingEnabled: true,
     });
-    grantTaskFunctions(this.stateMachine, Object.values(this.functions).map((f) => f.function));
+    grantTaskFunctions(
+      this.stateMachine,
+      Object.values(this.functions).map((f) => f.function),
+    );
     // copy-snapshots runs as a child execution (.sync:2): start it, follow it, stop it if this one stops.
     props.copySnapshots.grantStartExecution(this.stateMachine);
     this.stateMachine.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['states:DescribeExecution', 'states:StopExecution'],
-        resources: [Stack.of(this).formatArn({ service: 'states', resource: 'execution', resourceName: `${props.copySnapshotsName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+        resources: [
+          Stack.of(this).formatArn({
+            service: 'states',
+            resource: 'execution',
+            resourceName: `${props.copySnapshotsName}:*`,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
       }),
     );
-    acknowledge(this.stateMachine, `IAM5[Resource::${nagArn(this, 'states', `execution:${props.copySnapshotsName}:*`)}]`,
-      'Following a copy-snapshots child execution (.sync) needs its executions, whose names are generated per run.');
+    acknowledge(
+      this.stateMachine,
+      `IAM5[Resource::${nagArn(this, 'states', `execution:${props.copySnapshotsName}:*`)}]`,
+      'Following a copy-snapshots child execution (.sync) needs its executions, whose names are generated per run.',
+    );
     this.stateMachine.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['events:PutTargets', 'events:PutRule', 'events:DescribeRule'],
-        resources: [Stack.of(this).formatArn({ service: 'events', resource: 'rule', resourceName: 'StepFunctionsGetEventsForStepFunctionsExecutionRule' })],
+        resources: [
+          Stack.of(this).formatArn({
+            service: 'events',
+            resource: 'rule',
+            resourceName: 'StepFunctionsGetEventsForStepFunctionsExecutionRule',
+          }),
+        ],
       }),
     );
   }
@@ -148,7 +218,9 @@ export class Migration extends Construct {
 
 /** The ASL file with the seed-command timeouts of this deployment: the file stays the one source of the flow. */
 export function migrateShootDefinition(options: { commandTimeout: Duration }): Record<string, unknown> {
-  const asl = JSON.parse(readFileSync(join(ROOT, 'state-machines', 'migrate-shoot.asl.json'), 'utf8')) as { States: Record<string, Record<string, unknown>> };
+  const asl = JSON.parse(readFileSync(join(ROOT, 'state-machines', 'migrate-shoot.asl.json'), 'utf8')) as {
+    States: Record<string, Record<string, unknown>>;
+  };
   const timeout = options.commandTimeout.toSeconds();
   for (const name of COMMAND_STATES) {
     const state = asl.States[name];
@@ -166,5 +238,6 @@ function nagPart(partition: string): string {
 
 /** The copy's wait for a final snapshot in ms: never shorter than the fence bound of the seeds' timings. */
 function copyWaitForFinal(props: Pick<MigrationProps, 'ownershipTimings' | 'copyWaitForFinal'>): number {
-  return waitForFinalTimeout({ timings: props.ownershipTimings, wait: props.copyWaitForFinal?.toMilliseconds() }).waitForFinalTimeout;
+  return waitForFinalTimeout({ timings: props.ownershipTimings, wait: props.copyWaitForFinal?.toMilliseconds() })
+    .waitForFinalTimeout;
 }

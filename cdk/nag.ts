@@ -16,7 +16,11 @@ export function acknowledge(scope: IConstruct, rule: string, reason: string): vo
 export function acknowledgeTableIndexes(scope: IConstruct, table: ITableV2): void {
   const cfn = table.node.defaultChild as CfnResource;
   const logicalId = Stack.of(table).getLogicalId(cfn);
-  acknowledge(scope, `IAM5[Resource::<${logicalId}.Arn>/index/*]`, "The wildcard is confined to this table's own global secondary indexes, which queries need.");
+  acknowledge(
+    scope,
+    `IAM5[Resource::<${logicalId}.Arn>/index/*]`,
+    "The wildcard is confined to this table's own global secondary indexes, which queries need.",
+  );
 }
 
 /**
@@ -37,7 +41,15 @@ export function grantTaskFunctions(stateMachine: IGrantable & IConstruct, functi
   for (const f of functions) {
     f.grantInvoke(stateMachine);
     const logicalId = Stack.of(f).getLogicalId(f.node.defaultChild as CfnResource);
-    acknowledge(stateMachine, `IAM5[Resource::<${logicalId}.Arn>:*]`, 'grantInvoke covers the versions and aliases of this one task function.');
+    acknowledge(
+      stateMachine,
+      `IAM5[Resource::<${logicalId}.Arn>:*]`,
+      'grantInvoke covers the versions and aliases of this one task function.',
+    );
   }
-  acknowledge(stateMachine, 'IAM5[Resource::*]', 'CloudWatch Logs delivery and X-Ray tracing APIs take no resource; AWS documents "*" for them.');
+  acknowledge(
+    stateMachine,
+    'IAM5[Resource::*]',
+    'CloudWatch Logs delivery and X-Ray tracing APIs take no resource; AWS documents "*" for them.',
+  );
 }

@@ -18,7 +18,11 @@ import { acknowledge } from './nag.js';
 
 /** A dead-letter queue for an EventBridge target: encrypted, TLS only, kept 14 days. */
 export function eventTargetDlq(scope: Construct, id: string): sqs.Queue {
-  const queue = new sqs.Queue(scope, id, { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+  const queue = new sqs.Queue(scope, id, {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
   acknowledge(queue, 'SQS3', 'This queue is itself the dead-letter queue of an EventBridge target.');
   return queue;
 }
@@ -59,7 +63,13 @@ export class Operations extends Construct {
       eventBus: props.bus,
       description: 'every gardenless event to the event-metrics function',
       eventPattern: { source: [EVENT_SOURCE] },
-      targets: [new targets.LambdaFunction(this.eventMetrics.function, { retryAttempts: 8, maxEventAge: Duration.hours(2), deadLetterQueue: eventsDlq })],
+      targets: [
+        new targets.LambdaFunction(this.eventMetrics.function, {
+          retryAttempts: 8,
+          maxEventAge: Duration.hours(2),
+          deadLetterQueue: eventsDlq,
+        }),
+      ],
     });
 
     this.alarmTopic = new sns.Topic(this, 'Alarms', {
@@ -68,7 +78,13 @@ export class Operations extends Construct {
       enforceSSL: true,
     });
     const metric = (name: string, statistic = 'Sum', period = Duration.minutes(1)) =>
-      new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service: METRICS_SERVICE }, statistic, period });
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: name,
+        dimensionsMap: { service: METRICS_SERVICE },
+        statistic,
+        period,
+      });
     const alarm = (id: string, description: string, m: cloudwatch.IMetric) => {
       const a = new cloudwatch.Alarm(this, id, {
         alarmDescription: description,
@@ -82,8 +98,15 @@ export class Operations extends Construct {
       return a;
     };
     const gateway = (metricName: string, statistic: string) =>
-      new cloudwatch.Metric({ namespace: 'AWS/ApiGateway', metricName, dimensionsMap: { ApiId: props.apiId, Stage: '$default' }, statistic, period: Duration.minutes(5) });
-    const queueDepth = (queue: sqs.IQueue) => queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(5) });
+      new cloudwatch.Metric({
+        namespace: 'AWS/ApiGateway',
+        metricName,
+        dimensionsMap: { ApiId: props.apiId, Stage: '$default' },
+        statistic,
+        period: Duration.minutes(5),
+      });
+    const queueDepth = (queue: sqs.IQueue) =>
+      queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(5) });
     const seedDlqDepth = new cloudwatch.MathExpression({
       // Seed queues are created at run time; their dead-letter queues carry this tag (adapters/sqs/seed-command-queues.ts).
       expression: `SELECT MAX(ApproximateNumberOfMessagesVisible) FROM "AWS/SQS" WHERE tag.${SEED_DLQ_TAG.key} = '${SEED_DLQ_TAG.value}'`,
@@ -93,49 +116,129 @@ export class Operations extends Construct {
     });
 
     this.alarms = {
-      migrationError: alarm('MigrationInError', 'A migration ended in Error (MigrationFailed); calling migrate again resumes it.', metric(METRIC.migrationFailed)),
-      splitBrain: alarm('SplitBrainSuspected', 'The ownership audit suspects two seeds serving one control plane (SplitBrainSuspected).', metric(METRIC.splitBrainSuspected)),
-      seedLeaseLost: alarm('SeedLeaseLost', 'A seed agent stopped renewing its lease (SeedLeaseLost).', metric(METRIC.seedLeaseLost)),
+      migrationError: alarm(
+        'MigrationInError',
+        'A migration ended in Error (MigrationFailed); calling migrate again resumes it.',
+        metric(METRIC.migrationFailed),
+      ),
+      splitBrain: alarm(
+        'SplitBrainSuspected',
+        'The ownership audit suspects two seeds serving one control plane (SplitBrainSuspected).',
+        metric(METRIC.splitBrainSuspected),
+      ),
+      seedLeaseLost: alarm(
+        'SeedLeaseLost',
+        'A seed agent stopped renewing its lease (SeedLeaseLost).',
+        metric(METRIC.seedLeaseLost),
+      ),
       api5xx: alarm('Api5xx', 'The garden API answered 5xx (API Gateway).', gateway('5xx', 'Sum')),
       ...(props.seedDeadLetterAlarm === false
         ? {}
-        : { seedDeadLetters: alarm('SeedCommandDeadLetters', 'Seed commands in a seed\'s dead-letter queue: an agent failed a command five times.', seedDlqDepth) }),
+        : {
+            seedDeadLetters: alarm(
+              'SeedCommandDeadLetters',
+              "Seed commands in a seed's dead-letter queue: an agent failed a command five times.",
+              seedDlqDepth,
+            ),
+          }),
       ...Object.fromEntries(
         Object.entries(props.deadLetterQueues).map(([name, queue]) => [
           `dlq${name}`,
-          alarm(`${name}DeadLetters`, `Undelivered EventBridge events in the dead-letter queue of ${name}.`, queueDepth(queue)),
+          alarm(
+            `${name}DeadLetters`,
+            `Undelivered EventBridge events in the dead-letter queue of ${name}.`,
+            queueDepth(queue),
+          ),
         ]),
       ),
-      eventMetricsDeadLetters: alarm('EventMetricsDeadLetters', 'Undelivered events in the dead-letter queue of the event-metrics function.', queueDepth(eventsDlq)),
+      eventMetricsDeadLetters: alarm(
+        'EventMetricsDeadLetters',
+        'Undelivered events in the dead-letter queue of the event-metrics function.',
+        queueDepth(eventsDlq),
+      ),
     };
 
     const fns = Object.entries({ ...props.functions, EventMetrics: this.eventMetrics.function });
-    const graph = (title: string, metrics: cloudwatch.IMetric[], width = 8) => new cloudwatch.GraphWidget({ title, left: metrics, width, height: 6 });
+    const graph = (title: string, metrics: cloudwatch.IMetric[], width = 8) =>
+      new cloudwatch.GraphWidget({ title, left: metrics, width, height: 6 });
     new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: `${Stack.of(this).stackName}-gardenless`,
       widgets: [
         [
-          graph('API requests and errors (gateway)', [gateway('Count', 'Sum'), gateway('4xx', 'Sum'), gateway('5xx', 'Sum')]),
-          graph('API latency p50 / p99 (handler, ms)', [metric(METRIC.apiLatency, 'p50', Duration.minutes(5)), metric(METRIC.apiLatency, 'p99', Duration.minutes(5))]),
-          graph('API refusals (handler)', [metric(METRIC.apiClientErrors, 'Sum', Duration.minutes(5)), metric(METRIC.apiForbidden, 'Sum', Duration.minutes(5)), metric(METRIC.apiServerErrors, 'Sum', Duration.minutes(5))]),
+          graph('API requests and errors (gateway)', [
+            gateway('Count', 'Sum'),
+            gateway('4xx', 'Sum'),
+            gateway('5xx', 'Sum'),
+          ]),
+          graph('API latency p50 / p99 (handler, ms)', [
+            metric(METRIC.apiLatency, 'p50', Duration.minutes(5)),
+            metric(METRIC.apiLatency, 'p99', Duration.minutes(5)),
+          ]),
+          graph('API refusals (handler)', [
+            metric(METRIC.apiClientErrors, 'Sum', Duration.minutes(5)),
+            metric(METRIC.apiForbidden, 'Sum', Duration.minutes(5)),
+            metric(METRIC.apiServerErrors, 'Sum', Duration.minutes(5)),
+          ]),
         ],
         [
-          graph('Migrations', [metric(METRIC.migrationStarted, 'Sum', Duration.minutes(5)), metric(METRIC.migrationSucceeded, 'Sum', Duration.minutes(5)), metric(METRIC.migrationFailed, 'Sum', Duration.minutes(5)), metric(METRIC.migrationBadPath, 'Sum', Duration.minutes(5))]),
-          graph('Migration duration p50 / max (s)', [metric(METRIC.migrationDuration, 'p50', Duration.minutes(15)), metric(METRIC.migrationDuration, 'Maximum', Duration.minutes(15))]),
-          graph('Snapshot copies', [metric(METRIC.snapshotsCopied, 'Sum', Duration.minutes(5)), metric(METRIC.snapshotBytesCopied, 'Sum', Duration.minutes(5)), metric(METRIC.copyWithoutFinalSnapshot, 'Sum', Duration.minutes(5))]),
+          graph('Migrations', [
+            metric(METRIC.migrationStarted, 'Sum', Duration.minutes(5)),
+            metric(METRIC.migrationSucceeded, 'Sum', Duration.minutes(5)),
+            metric(METRIC.migrationFailed, 'Sum', Duration.minutes(5)),
+            metric(METRIC.migrationBadPath, 'Sum', Duration.minutes(5)),
+          ]),
+          graph('Migration duration p50 / max (s)', [
+            metric(METRIC.migrationDuration, 'p50', Duration.minutes(15)),
+            metric(METRIC.migrationDuration, 'Maximum', Duration.minutes(15)),
+          ]),
+          graph('Snapshot copies', [
+            metric(METRIC.snapshotsCopied, 'Sum', Duration.minutes(5)),
+            metric(METRIC.snapshotBytesCopied, 'Sum', Duration.minutes(5)),
+            metric(METRIC.copyWithoutFinalSnapshot, 'Sum', Duration.minutes(5)),
+          ]),
         ],
         [
-          graph('Ownership: split brain, lost leases, fenced planes', [metric(METRIC.splitBrainSuspected), metric(METRIC.seedLeaseLost), metric(METRIC.controlPlanesFenced, 'Maximum'), metric(METRIC.ownerCheckUnknown, 'Maximum')]),
-          graph('Fence duration reported by sidecars (ms)', [metric(METRIC.fenceDuration, 'Maximum', Duration.minutes(5))]),
-          graph('Dependency watchdog', [metric(METRIC.watchdogProbes, 'Sum', Duration.minutes(5)), metric(METRIC.watchdogCommands, 'Sum', Duration.minutes(5)), metric(METRIC.dependentsScaledDown, 'Sum', Duration.minutes(5)), metric(METRIC.dependentsScaledUp, 'Sum', Duration.minutes(5)), metric(METRIC.dependentsRestarted, 'Sum', Duration.minutes(5))]),
+          graph('Ownership: split brain, lost leases, fenced planes', [
+            metric(METRIC.splitBrainSuspected),
+            metric(METRIC.seedLeaseLost),
+            metric(METRIC.controlPlanesFenced, 'Maximum'),
+            metric(METRIC.ownerCheckUnknown, 'Maximum'),
+          ]),
+          graph('Fence duration reported by sidecars (ms)', [
+            metric(METRIC.fenceDuration, 'Maximum', Duration.minutes(5)),
+          ]),
+          graph('Dependency watchdog', [
+            metric(METRIC.watchdogProbes, 'Sum', Duration.minutes(5)),
+            metric(METRIC.watchdogCommands, 'Sum', Duration.minutes(5)),
+            metric(METRIC.dependentsScaledDown, 'Sum', Duration.minutes(5)),
+            metric(METRIC.dependentsScaledUp, 'Sum', Duration.minutes(5)),
+            metric(METRIC.dependentsRestarted, 'Sum', Duration.minutes(5)),
+          ]),
         ],
         [
-          graph('Dead letters', [seedDlqDepth, ...Object.values(props.deadLetterQueues).map(queueDepth), queueDepth(eventsDlq)], 12),
-          new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(this.alarms), width: 12, height: 6 }),
+          graph(
+            'Dead letters',
+            [seedDlqDepth, ...Object.values(props.deadLetterQueues).map(queueDepth), queueDepth(eventsDlq)],
+            12,
+          ),
+          new cloudwatch.AlarmStatusWidget({
+            title: 'Alarms',
+            alarms: Object.values(this.alarms),
+            width: 12,
+            height: 6,
+          }),
         ],
         [
-          graph('Function errors', fns.map(([name, f]) => f.metricErrors({ label: name, period: Duration.minutes(5) })), 12),
-          graph('Function duration p99 (ms)', fns.map(([name, f]) => f.metricDuration({ label: name, statistic: 'p99', period: Duration.minutes(5) })), 12),
+          graph(
+            'Function errors',
+            fns.map(([name, f]) => f.metricErrors({ label: name, period: Duration.minutes(5) })),
+            12,
+          ),
+          graph(
+            'Function duration p99 (ms)',
+            fns.map(([name, f]) => f.metricDuration({ label: name, statistic: 'p99', period: Duration.minutes(5) })),
+            12,
+          ),
         ],
       ],
     });

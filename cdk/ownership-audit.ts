@@ -41,7 +41,10 @@ export class OwnershipAudit extends Construct {
   constructor(scope: Construct, id: string, props: OwnershipAuditProps) {
     super(scope, id);
     this.deadLetterQueue = eventTargetDlq(this, 'DeadLetters');
-    const listRecords = new iam.PolicyStatement({ actions: ['route53:ListResourceRecordSets'], resources: [props.zone.hostedZoneArn] });
+    const listRecords = new iam.PolicyStatement({
+      actions: ['route53:ListResourceRecordSets'],
+      resources: [props.zone.hostedZoneArn],
+    });
     const zoneEnv = { HOSTED_ZONE_ID: props.zone.hostedZoneId, INTERNAL_DOMAIN: props.internalDomain };
 
     this.checkFunction = new GardenFunction(this, 'Check', {
@@ -75,7 +78,13 @@ export class OwnershipAudit extends Construct {
     this.schedule = new events.Rule(this, 'Schedule', {
       description: 'gardenless ownership audit',
       schedule: events.Schedule.rate(props.auditInterval ?? Duration.minutes(5)),
-      targets: [new targets.LambdaFunction(this.auditFunction.function, { retryAttempts: 2, maxEventAge: Duration.minutes(5), deadLetterQueue: this.deadLetterQueue })],
+      targets: [
+        new targets.LambdaFunction(this.auditFunction.function, {
+          retryAttempts: 2,
+          maxEventAge: Duration.minutes(5),
+          deadLetterQueue: this.deadLetterQueue,
+        }),
+      ],
     });
   }
 }

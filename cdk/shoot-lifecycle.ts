@@ -53,7 +53,7 @@ export class ShootLifecycle extends Construct {
     const commandTimeout = props.commandTimeout ?? Duration.minutes(5);
     this.operate = new GardenFunction(this, 'Operate', {
       entry: 'functions/lifecycle/operate.ts',
-      description: 'operate-shoot: a lifecycle operation\'s command to the seed agent, and its answer on the shoot',
+      description: "operate-shoot: a lifecycle operation's command to the seed agent, and its answer on the shoot",
       logRetention: props.logRetention,
       timeout: Duration.seconds(60),
       environment: {
@@ -68,13 +68,29 @@ export class ShootLifecycle extends Construct {
     props.table.grantReadWriteData(this.operate.function);
     acknowledgeTableIndexes(this.operate.role, props.table);
     props.bus.grantPutEventsTo(this.operate.function);
-    this.operate.role.addToPolicy(new iam.PolicyStatement({ actions: ['route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'], resources: [props.zone.hostedZoneArn] }));
+    this.operate.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'],
+        resources: [props.zone.hostedZoneArn],
+      }),
+    );
     grantApiRecords(this.operate.role, props.apiDomain, { write: true });
-    this.operate.role.addToPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [Stack.of(this).formatArn({ service: 'sqs', resource: `${props.seedQueuePrefix}*` })] }));
-    acknowledge(this.operate.role, `IAM5[Resource::${nagArn(this, 'sqs', `${props.seedQueuePrefix}*`)}]`,
-      'Seeds and their command queues are registered at run time; sending is limited to this garden\'s seed queues.');
+    this.operate.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['sqs:SendMessage'],
+        resources: [Stack.of(this).formatArn({ service: 'sqs', resource: `${props.seedQueuePrefix}*` })],
+      }),
+    );
+    acknowledge(
+      this.operate.role,
+      `IAM5[Resource::${nagArn(this, 'sqs', `${props.seedQueuePrefix}*`)}]`,
+      "Seeds and their command queues are registered at run time; sending is limited to this garden's seed queues.",
+    );
 
-    const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       stateMachineName: props.name,
       stateMachineType: sfn.StateMachineType.STANDARD,
@@ -103,11 +119,20 @@ export class ShootLifecycle extends Construct {
     this.stateMachine.grantStartExecution(this.controller.function);
 
     this.deadLetterQueue = eventTargetDlq(this, 'DeadLetters');
-    const target = () => new targets.LambdaFunction(this.controller.function, { retryAttempts: 8, maxEventAge: Duration.hours(2), deadLetterQueue: this.deadLetterQueue });
+    const target = () =>
+      new targets.LambdaFunction(this.controller.function, {
+        retryAttempts: 8,
+        maxEventAge: Duration.hours(2),
+        deadLetterQueue: this.deadLetterQueue,
+      });
     new events.Rule(this, 'OnShootOperation', {
       eventBus: props.bus,
-      description: 'starts the operation a shoot event requests (Create on placement, Reconcile, Hibernate, Wake, Delete)',
-      eventPattern: { source: ['gardenless'], detailType: ['ShootCreated', 'ShootScheduled', 'ShootOperationRequested'] },
+      description:
+        'starts the operation a shoot event requests (Create on placement, Reconcile, Hibernate, Wake, Delete)',
+      eventPattern: {
+        source: ['gardenless'],
+        detailType: ['ShootCreated', 'ShootScheduled', 'ShootOperationRequested'],
+      },
       targets: [target()],
     });
     new events.Rule(this, 'OnCapacity', {
@@ -120,14 +145,21 @@ export class ShootLifecycle extends Construct {
       description: 'resyncs the shoot lifecycle every minute (pending shoots, operations whose events were lost)',
       schedule: events.Schedule.rate(Duration.minutes(1)),
       enabled: props.scheduleEnabled ?? true,
-      targets: [new targets.LambdaFunction(this.controller.function, { retryAttempts: 0, deadLetterQueue: this.deadLetterQueue })],
+      targets: [
+        new targets.LambdaFunction(this.controller.function, {
+          retryAttempts: 0,
+          deadLetterQueue: this.deadLetterQueue,
+        }),
+      ],
     });
   }
 }
 
 /** The ASL file with this deployment's command timeout: the file stays the one source of the flow. */
 export function operateShootDefinition(options: { commandTimeout: Duration }): Record<string, unknown> {
-  const asl = JSON.parse(readFileSync(join(ROOT, 'state-machines', 'operate-shoot.asl.json'), 'utf8')) as { States: Record<string, Record<string, unknown>> };
+  const asl = JSON.parse(readFileSync(join(ROOT, 'state-machines', 'operate-shoot.asl.json'), 'utf8')) as {
+    States: Record<string, Record<string, unknown>>;
+  };
   asl.States.Dispatch!.TimeoutSeconds = options.commandTimeout.toSeconds();
   return asl;
 }

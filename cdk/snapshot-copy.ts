@@ -30,7 +30,9 @@ type Access = 'list' | 'read' | 'write';
  */
 export class SnapshotCopy extends Construct {
   readonly stateMachine: sfn.StateMachine;
-  readonly functions: Readonly<Record<'validate' | 'findFinal' | 'plan' | 'copyBatch' | 'verify' | 'summarise', GardenFunction>>;
+  readonly functions: Readonly<
+    Record<'validate' | 'findFinal' | 'plan' | 'copyBatch' | 'verify' | 'summarise', GardenFunction>
+  >;
 
   constructor(scope: Construct, id: string, props: SnapshotCopyProps) {
     super(scope, id);
@@ -42,19 +44,33 @@ export class SnapshotCopy extends Construct {
     // How cdk-nag spells these ARNs in its findings.
     const shownPartition = Token.isUnresolved(partition) ? '<AWS::Partition>' : partition;
 
-    const fn = (name: string, entry: string, description: string, access: Access[], extra: { timeout?: Duration; memorySize?: number } = {}) => {
+    const fn = (
+      name: string,
+      entry: string,
+      description: string,
+      access: Access[],
+      extra: { timeout?: Duration; memorySize?: number } = {},
+    ) => {
       const f = new GardenFunction(this, name, {
         entry: `functions/copy-snapshots/${entry}`,
         description,
         logRetention: props.logRetention,
         ...extra,
-        environment: props.multipartThresholdBytes === undefined ? {} : { MULTIPART_THRESHOLD_BYTES: String(props.multipartThresholdBytes) },
+        environment:
+          props.multipartThresholdBytes === undefined
+            ? {}
+            : { MULTIPART_THRESHOLD_BYTES: String(props.multipartThresholdBytes) },
       });
       const statements: iam.PolicyStatement[] = [];
       // ListBucket also makes HeadObject of a missing key a 404 instead of a 403.
-      if (access.includes('list')) statements.push(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucketArn] }));
-      if (access.includes('read')) statements.push(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [objectArn] }));
-      if (access.includes('write')) statements.push(new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:AbortMultipartUpload'], resources: [objectArn] }));
+      if (access.includes('list'))
+        statements.push(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucketArn] }));
+      if (access.includes('read'))
+        statements.push(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [objectArn] }));
+      if (access.includes('write'))
+        statements.push(
+          new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:AbortMultipartUpload'], resources: [objectArn] }),
+        );
       for (const s of statements) f.role.addToPolicy(s);
       if (access.length > 0) {
         const reason = `Seed backup buckets are registered at run time; access is limited to buckets named ${prefix}* and to snapshot keys shoot--*/v2/*.`;
@@ -68,14 +84,25 @@ export class SnapshotCopy extends Construct {
       validate: fn('Validate', 'validate.ts', 'copy-snapshots: validate the request and both buckets', ['list']),
       findFinal: fn('FindFinal', 'find-final.ts', 'copy-snapshots: poll the source for the final snapshot', ['list']),
       plan: fn('Plan', 'plan.ts', 'copy-snapshots: plan the copy batches', ['list'], { timeout: Duration.seconds(60) }),
-      copyBatch: fn('CopyBatch', 'copy-batch.ts', 'copy-snapshots: copy one batch server-side and verify it', ['list', 'read', 'write'], {
-        timeout: Duration.minutes(15),
+      copyBatch: fn(
+        'CopyBatch',
+        'copy-batch.ts',
+        'copy-snapshots: copy one batch server-side and verify it',
+        ['list', 'read', 'write'],
+        {
+          timeout: Duration.minutes(15),
+        },
+      ),
+      verify: fn('Verify', 'verify.ts', 'copy-snapshots: verify the destination', ['list'], {
+        timeout: Duration.seconds(60),
       }),
-      verify: fn('Verify', 'verify.ts', 'copy-snapshots: verify the destination', ['list'], { timeout: Duration.seconds(60) }),
       summarise: fn('Summarise', 'summarise.ts', 'copy-snapshots: summarise and apply the fence bound', []),
     };
 
-    const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       stateMachineType: sfn.StateMachineType.STANDARD,
       ...(props.stateMachineName ? { stateMachineName: props.stateMachineName } : {}),
@@ -91,6 +118,9 @@ export class SnapshotCopy extends Construct {
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
       tracingEnabled: true,
     });
-    grantTaskFunctions(this.stateMachine, Object.values(this.functions).map((f) => f.function));
+    grantTaskFunctions(
+      this.stateMachine,
+      Object.values(this.functions).map((f) => f.function),
+    );
   }
 }

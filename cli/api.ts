@@ -22,7 +22,11 @@ export class ApiUnreachableError extends Error {
 
 /** An API error as one line: `error 409 MigrationRunning: ... (field spec.x)`. */
 export function apiErrorLine(status: number, body: unknown): string {
-  const err = (typeof body === 'object' && body !== null ? body : {}) as { code?: string; message?: string; field?: string };
+  const err = (typeof body === 'object' && body !== null ? body : {}) as {
+    code?: string;
+    message?: string;
+    field?: string;
+  };
   return `error ${status} ${err.code ?? ''}: ${err.message ?? String(body)}${err.field ? ` (field ${err.field})` : ''}`;
 }
 
@@ -35,7 +39,10 @@ export function rootCause(error: unknown): string {
     e = e.cause;
   }
   if (e instanceof AggregateError && e.errors.length > 0) return e.errors.map((x) => rootCause(x)).join('; ');
-  if (e instanceof Error) return (e as { code?: string }).code && !e.message.includes((e as { code?: string }).code!) ? `${(e as { code?: string }).code}: ${e.message}` : e.message;
+  if (e instanceof Error)
+    return (e as { code?: string }).code && !e.message.includes((e as { code?: string }).code!)
+      ? `${(e as { code?: string }).code}: ${e.message}`
+      : e.message;
   return String(e);
 }
 
@@ -49,7 +56,10 @@ export function unreachable(error: unknown, url: URL): ApiUnreachableError {
       { cause: error },
     );
   }
-  if (name === 'TimeoutError' || name === 'AbortError') return new ApiUnreachableError(`the garden API at ${host} did not answer in time (${rootCause(error)})`, { cause: error });
+  if (name === 'TimeoutError' || name === 'AbortError')
+    return new ApiUnreachableError(`the garden API at ${host} did not answer in time (${rootCause(error)})`, {
+      cause: error,
+    });
   return new ApiUnreachableError(`cannot reach the garden API at ${host}: ${rootCause(error)}`, { cause: error });
 }
 
@@ -87,7 +97,9 @@ export class Api {
     const items: T[] = [];
     let token: string | undefined;
     do {
-      const page = await this.expect<{ items: T[]; metadata: { continue?: string } }>('GET', path, { query: { limit: '500', ...(token ? { continue: token } : {}) } });
+      const page = await this.expect<{ items: T[]; metadata: { continue?: string } }>('GET', path, {
+        query: { limit: '500', ...(token ? { continue: token } : {}) },
+      });
       items.push(...page.items);
       token = page.metadata.continue;
     } while (token);

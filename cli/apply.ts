@@ -7,7 +7,10 @@ export type ApplyOutcome = 'created' | 'configured' | 'unchanged';
 
 export interface Applied {
   outcome: ApplyOutcome;
-  resource: { kind: ApplyKind; metadata: { name: string; project?: string; resourceVersion: string } } & Record<string, unknown>;
+  resource: { kind: ApplyKind; metadata: { name: string; project?: string; resourceVersion: string } } & Record<
+    string,
+    unknown
+  >;
 }
 
 type Meta = { name?: string; project?: string; resourceVersion?: string };
@@ -16,7 +19,9 @@ type Meta = { name?: string; project?: string; resourceVersion?: string };
 export function kindOf(manifest: Manifest, fallback?: ApplyKind): ApplyKind {
   const kind = manifest.object.kind ?? fallback;
   if (kind === 'Seed' || kind === 'Shoot') return kind;
-  throw new ManifestError(`${manifest.source}: kind ${kind === undefined ? 'is missing' : `"${String(kind)}" is not Seed or Shoot`}`);
+  throw new ManifestError(
+    `${manifest.source}: kind ${kind === undefined ? 'is missing' : `"${String(kind)}" is not Seed or Shoot`}`,
+  );
 }
 
 /** The resource's API path, from its metadata. */
@@ -33,7 +38,11 @@ export function pathOf(kind: ApplyKind, object: Record<string, unknown>, source:
  * taken from the live object (kubectl apply does not remove fields another manager set). For a Shoot that
  * is its placement: `spec.seedName`, which the scheduler or a migration set.
  */
-export function mergeServerOwned(kind: ApplyKind, desired: Record<string, unknown>, live: Record<string, unknown>): Record<string, unknown> {
+export function mergeServerOwned(
+  kind: ApplyKind,
+  desired: Record<string, unknown>,
+  live: Record<string, unknown>,
+): Record<string, unknown> {
   if (kind !== 'Shoot') return desired;
   const spec = (desired.spec ?? {}) as Record<string, unknown>;
   const liveSeed = ((live.spec ?? {}) as { seedName?: string }).seedName;
@@ -54,6 +63,7 @@ export async function applyManifest(api: Api, manifest: Manifest, fallback?: App
   const body = live.status === 200 ? mergeServerOwned(kind, manifest.object, live.body) : manifest.object;
   const res = await api.request<Applied['resource']>('PUT', path, { body });
   if (res.status !== 200 && res.status !== 201) throw new ApiError(res.status, res.body);
-  const outcome: ApplyOutcome = res.status === 201 ? 'created' : res.body.metadata.resourceVersion === before ? 'unchanged' : 'configured';
+  const outcome: ApplyOutcome =
+    res.status === 201 ? 'created' : res.body.metadata.resourceVersion === before ? 'unchanged' : 'configured';
   return { outcome, resource: res.body };
 }

@@ -9,7 +9,11 @@ import { EtcdSupervisor } from '../seed/backup-restore/etcd-supervisor.js';
 import { restoreFromStore } from '../seed/backup-restore/restorer.js';
 import { BackupRestoreSidecar, type SidecarOptions } from '../seed/backup-restore/sidecar.js';
 import { parseMemberFlag, portOf, validateClusterSpec } from '../seed/backup-restore/cluster/spec.js';
-import { DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, DEFAULT_FULL_SNAPSHOT_INTERVAL_MS, type Compression } from '../seed/backup-restore/snapshotter.js';
+import {
+  DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS,
+  DEFAULT_FULL_SNAPSHOT_INTERVAL_MS,
+  type Compression,
+} from '../seed/backup-restore/snapshotter.js';
 
 /**
  * `gardenless backup-restore`: the backup-restore sidecar of one shoot etcd (`serve`, the default), a
@@ -76,7 +80,10 @@ function etcdOptions(cmd: Command): Command {
     .requiredOption('--data-dir <dir>', "etcd's data dir")
     .option('--host <host>', 'loopback address etcd listens on', '127.0.0.1')
     .option('--client-port <port>', 'public client port', '2379')
-    .option('--private-port <port>', "etcd's own client port, the sidecar's alone; the public one forwards to it while etcd serves (default: a free one)")
+    .option(
+      '--private-port <port>',
+      "etcd's own client port, the sidecar's alone; the public one forwards to it while etcd serves (default: a free one)",
+    )
     .option('--peer-port <port>', 'peer port of the single member', '2380')
     .option('--etcd-log <file>', "append etcd's output here");
 }
@@ -101,7 +108,10 @@ async function supervisorFlags(flags: EtcdFlags) {
     host: flags.host,
     clientPort,
     // Planned, as the client and peer ports are: etcd binds it again on every fence.
-    privatePort: flags.privatePort === undefined ? (await plannedPorts(1, { avoid: new Set([clientPort, peerPort]) }))[0]! : port(flags.privatePort, '--private-port'),
+    privatePort:
+      flags.privatePort === undefined
+        ? (await plannedPorts(1, { avoid: new Set([clientPort, peerPort]) }))[0]!
+        : port(flags.privatePort, '--private-port'),
     peerPort,
     ...(flags.etcdLog ? { logFile: flags.etcdLog } : {}),
   };
@@ -115,7 +125,11 @@ async function serve(flags: ServeFlags): Promise<void> {
   const ownerCheckInterval = parseDuration(flags.ownerCheckInterval, '--owner-check-interval');
   const lookupConfig: OwnerLookupConfig =
     flags.ownerMode === 'api'
-      ? { mode: 'api', hostedZoneId: flags.hostedZoneId ?? '', ...awsTarget(flags.route53Endpoint ?? flags.s3Endpoint, flags.region) }
+      ? {
+          mode: 'api',
+          hostedZoneId: flags.hostedZoneId ?? '',
+          ...awsTarget(flags.route53Endpoint ?? flags.s3Endpoint, flags.region),
+        }
       : { mode: 'dns', ownerCheckInterval, ...(flags.dnsServer ? { servers: flags.dnsServer } : {}) };
   mkdirSync(flags.dataDir, { recursive: true });
   const { store, rangedReader } = s3Backup({ bucket: flags.bucket, ...awsTarget(flags.s3Endpoint, flags.region) });
@@ -125,7 +139,14 @@ async function serve(flags: ServeFlags): Promise<void> {
     technicalID: folder(flags.technicalId, flags.prefix),
     // A member's ports are those of its --member entry.
     etcd: self
-      ? { dataDir: flags.dataDir, host: new URL(self.clientUrl).hostname, clientPort: portOf(self.clientUrl), privatePort: portOf(self.privateUrl), peerPort: portOf(self.peerUrl), ...(flags.etcdLog ? { logFile: flags.etcdLog } : {}) }
+      ? {
+          dataDir: flags.dataDir,
+          host: new URL(self.clientUrl).hostname,
+          clientPort: portOf(self.clientUrl),
+          privatePort: portOf(self.privateUrl),
+          peerPort: portOf(self.peerUrl),
+          ...(flags.etcdLog ? { logFile: flags.etcdLog } : {}),
+        }
       : await supervisorFlags(flags),
     ...(cluster ? { cluster } : {}),
     store,
@@ -151,7 +172,9 @@ async function serve(flags: ServeFlags): Promise<void> {
     ...(flags.statusHost ? { statusHost: flags.statusHost } : {}),
     log,
   });
-  console.log(JSON.stringify({ event: 'started', statusUrl: sidecar.statusUrl, clientUrl: sidecar.clientUrl, pid: process.pid }));
+  console.log(
+    JSON.stringify({ event: 'started', statusUrl: sidecar.statusUrl, clientUrl: sidecar.clientUrl, pid: process.pid }),
+  );
   await new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
       log({ event: 'shutdown', signal });
@@ -169,13 +192,22 @@ async function serve(flags: ServeFlags): Promise<void> {
 function clusterFlags(flags: ServeFlags): SidecarOptions['cluster'] {
   if (flags.member === undefined || flags.member.length === 0) return undefined;
   if (!flags.memberName || !flags.clusterToken) throw new Error('--member needs --member-name and --cluster-token');
-  const cluster = { self: flags.memberName, members: flags.member.map(parseMemberFlag), token: flags.clusterToken, state: flags.clusterState };
+  const cluster = {
+    self: flags.memberName,
+    members: flags.member.map(parseMemberFlag),
+    token: flags.clusterToken,
+    state: flags.clusterState,
+  };
   validateClusterSpec(cluster);
   return {
     ...cluster,
-    ...(flags.leaderCheckInterval ? { leaderCheckInterval: parseDuration(flags.leaderCheckInterval, '--leader-check-interval') } : {}),
+    ...(flags.leaderCheckInterval
+      ? { leaderCheckInterval: parseDuration(flags.leaderCheckInterval, '--leader-check-interval') }
+      : {}),
     ...(flags.handoverDelay ? { handoverDelay: parseDuration(flags.handoverDelay, '--handover-delay') } : {}),
-    ...(flags.memberFenceTimeout ? { memberFenceTimeout: parseDuration(flags.memberFenceTimeout, '--member-fence-timeout') } : {}),
+    ...(flags.memberFenceTimeout
+      ? { memberFenceTimeout: parseDuration(flags.memberFenceTimeout, '--member-fence-timeout') }
+      : {}),
   };
 }
 
@@ -185,7 +217,9 @@ function awsTarget(endpoint: string | undefined, region: string | undefined) {
 
 /** Registers `backup-restore` (with `serve`, `restore` and `copy`) on a commander program. */
 export function registerBackupRestoreCommand(program: Command): Command {
-  const group = program.command('backup-restore').description('the backup-restore sidecar of one shoot etcd: snapshots, owner watchdog, restore, copy');
+  const group = program
+    .command('backup-restore')
+    .description('the backup-restore sidecar of one shoot etcd: snapshots, owner watchdog, restore, copy');
 
   const serveCmd = group
     .command('serve', { isDefault: true })
@@ -193,30 +227,83 @@ export function registerBackupRestoreCommand(program: Command): Command {
     .requiredOption('--technical-id <id>', 'shoot--<project>--<name>: the etcd folder in the bucket')
     .requiredOption('--owner-record <name>', 'owner.<shoot>.<project>.<internal-domain>')
     .requiredOption('--identity <identity>', "this seed's identity (the owner record's value while it owns the shoot)")
-    .addOption(new Option('--owner-mode <mode>', 'how the owner record is looked up').choices(['dns', 'api']).default('dns'))
+    .addOption(
+      new Option('--owner-mode <mode>', 'how the owner record is looked up').choices(['dns', 'api']).default('dns'),
+    )
     .option('--hosted-zone-id <id>', 'API mode: the Route 53 zone of the owner records')
     .option('--route53-endpoint <url>', 'API mode: Route 53 endpoint (default: --s3-endpoint)')
     .option('--dns-server <server...>', 'DNS mode: name servers as host or host:port (default: the system resolvers)')
-    .option('--owner-check-interval <duration>', 'how often the owner record is checked', durationFlag(DEFAULT_OWNER_CHECK_INTERVAL_MS))
-    .option('--unknown-grace <duration>', 'how long an unanswered check keeps etcd serving', durationFlag(DEFAULT_UNKNOWN_GRACE_MS))
-    .option('--check-timeout <duration>', 'how long one owner check may take before it counts as unknown (default: the check interval)')
-    .option('--full-snapshot-interval <duration>', 'full snapshot period', durationFlag(DEFAULT_FULL_SNAPSHOT_INTERVAL_MS))
-    .option('--delta-snapshot-interval <duration>', 'delta snapshot period', durationFlag(DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS))
-    .option('--backup-lag-limit <duration>', 'refuse writes while the oldest write not yet uploaded is older than this (default: the delta interval + 30s)')
+    .option(
+      '--owner-check-interval <duration>',
+      'how often the owner record is checked',
+      durationFlag(DEFAULT_OWNER_CHECK_INTERVAL_MS),
+    )
+    .option(
+      '--unknown-grace <duration>',
+      'how long an unanswered check keeps etcd serving',
+      durationFlag(DEFAULT_UNKNOWN_GRACE_MS),
+    )
+    .option(
+      '--check-timeout <duration>',
+      'how long one owner check may take before it counts as unknown (default: the check interval)',
+    )
+    .option(
+      '--full-snapshot-interval <duration>',
+      'full snapshot period',
+      durationFlag(DEFAULT_FULL_SNAPSHOT_INTERVAL_MS),
+    )
+    .option(
+      '--delta-snapshot-interval <duration>',
+      'delta snapshot period',
+      durationFlag(DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS),
+    )
+    .option(
+      '--backup-lag-limit <duration>',
+      'refuse writes while the oldest write not yet uploaded is older than this (default: the delta interval + 30s)',
+    )
     .addOption(new Option('--compression <kind>', 'snapshot compression').choices(['gzip', 'none']).default('gzip'))
     .option('--restore', 'restore the data dir from the bucket (latest full + deltas) before serving')
-    .option('--restore-ahead', 'restore ahead of a migration (implies --restore) and wait unserved (no owner check, no snapshots) until POST /restore/catch-up')
+    .option(
+      '--restore-ahead',
+      'restore ahead of a migration (implies --restore) and wait unserved (no owner check, no snapshots) until POST /restore/catch-up',
+    )
     .option('--expected-revision <revision>', 'with --restore: fail unless the snapshots reach this revision')
-    .option('--restore-file <file>', 'with --restore: the full snapshot, already downloaded (it must be the one the restore plans)')
+    .option(
+      '--restore-file <file>',
+      'with --restore: the full snapshot, already downloaded (it must be the one the restore plans)',
+    )
     .option('--status-port <port>', 'readiness/status port (0: a free one)', '0')
-    .option('--status-host <host>', 'address of the status endpoint (in a pod: 0.0.0.0, so that the kubelet probes it)', '127.0.0.1')
-    .option('--member <spec...>', 'a member of the etcd cluster: name=<n>[,zone=<z>],peer=<url>,client=<url>,private=<url>; one per member, this one included')
+    .option(
+      '--status-host <host>',
+      'address of the status endpoint (in a pod: 0.0.0.0, so that the kubelet probes it)',
+      '127.0.0.1',
+    )
+    .option(
+      '--member <spec...>',
+      'a member of the etcd cluster: name=<n>[,zone=<z>],peer=<url>,client=<url>,private=<url>; one per member, this one included',
+    )
     .option('--member-name <name>', "with --member: this sidecar's member")
     .option('--cluster-token <token>', 'with --member: the initial cluster token (new for every cluster built)')
-    .addOption(new Option('--cluster-state <state>', 'with --member: new (bootstrap together) or existing (join; without data as a learner)').choices(['new', 'existing']).default('new'))
-    .option('--leader-check-interval <duration>', "with --member: how often the member's role and the fence marker are read (default 1s)")
-    .option('--handover-delay <duration>', 'with --member: how long a new leader waits before it continues the snapshots (default 3s)')
-    .option('--member-fence-timeout <duration>', 'with --member: how long a member may take to acknowledge its fence before it is removed (default 10s)');
+    .addOption(
+      new Option(
+        '--cluster-state <state>',
+        'with --member: new (bootstrap together) or existing (join; without data as a learner)',
+      )
+        .choices(['new', 'existing'])
+        .default('new'),
+    )
+    .option(
+      '--leader-check-interval <duration>',
+      "with --member: how often the member's role and the fence marker are read (default 1s)",
+    )
+    .option(
+      '--handover-delay <duration>',
+      'with --member: how long a new leader waits before it continues the snapshots (default 3s)',
+    )
+    .option(
+      '--member-fence-timeout <duration>',
+      'with --member: how long a member may take to acknowledge its fence before it is removed (default 10s)',
+    );
   etcdOptions(storeOptions(serveCmd)).action((flags: ServeFlags) => serve(flags));
 
   const restoreCmd = group
@@ -224,23 +311,25 @@ export function registerBackupRestoreCommand(program: Command): Command {
     .description('restore the data dir from the bucket (latest full + later deltas, revisions verified), then stop')
     .requiredOption('--technical-id <id>', 'the etcd folder in the bucket')
     .option('--expected-revision <revision>', 'fail unless the snapshots reach this revision');
-  etcdOptions(storeOptions(restoreCmd)).action(async (flags: StoreFlags & EtcdFlags & { technicalId: string; expectedRevision?: string }) => {
-    const supervisor = new EtcdSupervisor(await supervisorFlags(flags));
-    const { store, rangedReader } = s3Backup({ bucket: flags.bucket, ...awsTarget(flags.s3Endpoint, flags.region) });
-    try {
-      const result = await restoreFromStore({
-        store,
-        rangedReader,
-        technicalID: folder(flags.technicalId, flags.prefix),
-        supervisor,
-        stagingDir: `${flags.dataDir}.staging`,
-        ...(flags.expectedRevision === undefined ? {} : { expectedLastRevision: Number(flags.expectedRevision) }),
-      });
-      console.log(JSON.stringify(result));
-    } finally {
-      await supervisor.stop();
-    }
-  });
+  etcdOptions(storeOptions(restoreCmd)).action(
+    async (flags: StoreFlags & EtcdFlags & { technicalId: string; expectedRevision?: string }) => {
+      const supervisor = new EtcdSupervisor(await supervisorFlags(flags));
+      const { store, rangedReader } = s3Backup({ bucket: flags.bucket, ...awsTarget(flags.s3Endpoint, flags.region) });
+      try {
+        const result = await restoreFromStore({
+          store,
+          rangedReader,
+          technicalID: folder(flags.technicalId, flags.prefix),
+          supervisor,
+          stagingDir: `${flags.dataDir}.staging`,
+          ...(flags.expectedRevision === undefined ? {} : { expectedLastRevision: Number(flags.expectedRevision) }),
+        });
+        console.log(JSON.stringify(result));
+      } finally {
+        await supervisor.stop();
+      }
+    },
+  );
 
   group
     .command('copy')
@@ -253,19 +342,32 @@ export function registerBackupRestoreCommand(program: Command): Command {
     .option('--wait-for-final <duration>', 'wait this long for a final snapshot in the source first')
     .option('--s3-endpoint <url>', 'S3 endpoint (the emulator)')
     .option('--region <region>', 'AWS region')
-    .action(async (flags: { technicalId: string; sourceBucket: string; destinationBucket: string; prefix?: string; all?: boolean; waitForFinal?: string; s3Endpoint?: string; region?: string }) => {
-      const target = awsTarget(flags.s3Endpoint, flags.region);
-      const source = s3SnapshotStore({ bucket: flags.sourceBucket, ...target });
-      const destination = s3SnapshotStore({ bucket: flags.destinationBucket, ...target });
-      const result = await copySnapshots({
-        source,
-        destination,
-        copier: destination.copierFrom(source),
-        technicalID: folder(flags.technicalId, flags.prefix),
-        all: flags.all ?? false,
-        ...(flags.waitForFinal === undefined ? {} : { waitForFinalMs: parseDuration(flags.waitForFinal, '--wait-for-final') }),
-      });
-      console.log(JSON.stringify(result));
-    });
+    .action(
+      async (flags: {
+        technicalId: string;
+        sourceBucket: string;
+        destinationBucket: string;
+        prefix?: string;
+        all?: boolean;
+        waitForFinal?: string;
+        s3Endpoint?: string;
+        region?: string;
+      }) => {
+        const target = awsTarget(flags.s3Endpoint, flags.region);
+        const source = s3SnapshotStore({ bucket: flags.sourceBucket, ...target });
+        const destination = s3SnapshotStore({ bucket: flags.destinationBucket, ...target });
+        const result = await copySnapshots({
+          source,
+          destination,
+          copier: destination.copierFrom(source),
+          technicalID: folder(flags.technicalId, flags.prefix),
+          all: flags.all ?? false,
+          ...(flags.waitForFinal === undefined
+            ? {}
+            : { waitForFinalMs: parseDuration(flags.waitForFinal, '--wait-for-final') }),
+        });
+        console.log(JSON.stringify(result));
+      },
+    );
   return group;
 }

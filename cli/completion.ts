@@ -36,7 +36,10 @@ ${fn}() {
     case "$w" in -*) continue ;; esac
     local next="\${path:+$path }$w"
     case "$next" in
-${walk(program).filter((n) => n.path.length > 0).map((n) => `      "${n.path.join(' ')}") path="$next" ;;`).join('\n')}
+${walk(program)
+  .filter((n) => n.path.length > 0)
+  .map((n) => `      "${n.path.join(' ')}") path="$next" ;;`)
+  .join('\n')}
     esac
   done
   case "$path" in
@@ -58,7 +61,10 @@ ${bash(program).split('\n').slice(1).join('\n')}`;
 
 function fish(program: Command): string {
   const name = program.name();
-  const lines = [`# ${name} completion for fish; load it with: ${name} completion fish | source`, `complete -c ${name} -f`];
+  const lines = [
+    `# ${name} completion for fish; load it with: ${name} completion fish | source`,
+    `complete -c ${name} -f`,
+  ];
   lines.push(`complete -c ${name} -s o -l output -x -a "${OUTPUT_FORMATS.join(' ')}" -d "output format"`);
   for (const node of walk(program)) {
     const condition =
@@ -67,7 +73,9 @@ function fish(program: Command): string {
         : `__fish_seen_subcommand_from ${node.path.at(-1)}; and not __fish_seen_subcommand_from ${node.subcommands.join(' ') || '__none__'}`;
     for (const sub of node.subcommands) lines.push(`complete -c ${name} -n "${condition}" -a ${sub}`);
     for (const opt of node.options.filter((o) => o.startsWith('--') && o !== '--output')) {
-      lines.push(`complete -c ${name} -n "${node.path.length === 0 ? 'true' : `__fish_seen_subcommand_from ${node.path.at(-1)}`}" -l ${opt.slice(2)}`);
+      lines.push(
+        `complete -c ${name} -n "${node.path.length === 0 ? 'true' : `__fish_seen_subcommand_from ${node.path.at(-1)}`}" -l ${opt.slice(2)}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

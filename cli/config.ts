@@ -32,7 +32,11 @@ export function targetFor(options: Pick<CliOptions, 'apiUrl' | 'region'>): Targe
   }
   const region = options.region ?? process.env.AWS_REGION ?? local?.region ?? 'us-east-1';
   const usingLocal = local !== undefined && apiUrl === local.apiUrl;
-  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = process.env;
+  const {
+    AWS_ACCESS_KEY_ID: accessKeyId,
+    AWS_SECRET_ACCESS_KEY: secretAccessKey,
+    AWS_SESSION_TOKEN: sessionToken,
+  } = process.env;
   // Keys in the environment come first in the SDK's chain too; taking them here spares loading the chain
   // (about 0.7 s of module loading on this machine) for every call.
   const credentials =
@@ -49,5 +53,9 @@ export async function clientFor(options: Pick<CliOptions, 'apiUrl' | 'region'>):
   const { GardenClient } = await import('../adapters/http/garden-client.js');
   const target = targetFor(options);
   const credentials = target.credentials;
-  return new GardenClient({ apiUrl: target.apiUrl, region: target.region, ...(credentials ? { credentials: async () => credentials } : {}) });
+  return new GardenClient({
+    apiUrl: target.apiUrl,
+    region: target.region,
+    ...(credentials ? { credentials: async () => credentials } : {}),
+  });
 }

@@ -12,7 +12,10 @@ export class NotConfirmedError extends Error {
  * Asks `question` on stderr and reads one answer line from stdin (a terminal or a pipe, so that scripts
  * can answer); `yes` skips the question. True only for y or yes.
  */
-export async function confirm(question: string, options: { yes?: boolean; input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {}): Promise<boolean> {
+export async function confirm(
+  question: string,
+  options: { yes?: boolean; input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {},
+): Promise<boolean> {
   if (options.yes) return true;
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stderr;
@@ -31,6 +34,10 @@ export async function confirm(question: string, options: { yes?: boolean; input?
 }
 
 /** Asks, and throws NotConfirmedError unless the answer is yes. */
-export async function requireConfirmation(what: string, question: string, options: { yes?: boolean } = {}): Promise<void> {
+export async function requireConfirmation(
+  what: string,
+  question: string,
+  options: { yes?: boolean } = {},
+): Promise<void> {
   if (!(await confirm(question, options))) throw new NotConfirmedError(what);
 }

@@ -22,10 +22,21 @@ type PodTemplate = { metadata?: Record<string, unknown>; spec?: Record<string, u
  * one container per pod (the component's image from `images`), then the PDBs as they are. What the
  * kubernetes runtime applies adds probes, arguments and volumes (`seed/kubernetes/objects.ts`).
  */
-export function controlPlaneList(layout: ControlPlaneLayout, images: Record<string, string>): ReturnType<typeof asList> {
-  const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: layout.technicalID, labels: { 'gardener.cloud/shoot': layout.technicalID } } };
+export function controlPlaneList(
+  layout: ControlPlaneLayout,
+  images: Record<string, string>,
+): ReturnType<typeof asList> {
+  const namespace = {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: layout.technicalID, labels: { 'gardener.cloud/shoot': layout.technicalID } },
+  };
   const items = layout.items.map((item) => {
-    const object = structuredClone(item) as { kind?: string; metadata?: { name?: string }; spec?: { template?: PodTemplate } };
+    const object = structuredClone(item) as {
+      kind?: string;
+      metadata?: { name?: string };
+      spec?: { template?: PodTemplate };
+    };
     const template = object.spec?.template;
     if (template) {
       const component = object.metadata?.name ?? '';

@@ -13,7 +13,18 @@ export function evacuationTable(items: readonly Evacuation[], now: Date): string
     ['SEED', 'PHASE', 'MOVED', 'MIGRATING', 'PENDING', 'FAILED', 'GONE', 'MAX-PARALLEL', 'LOST', 'HELD'],
     items.map((e) => {
       const t = tally(e);
-      return [e.seed, e.phase, String(t.Moved), String(t.Migrating), String(t.Pending), String(t.Failed), String(t.Gone), String(e.maxParallel), age(e.lostSince, now), e.held ? 'yes' : '-'];
+      return [
+        e.seed,
+        e.phase,
+        String(t.Moved),
+        String(t.Migrating),
+        String(t.Pending),
+        String(t.Failed),
+        String(t.Gone),
+        String(e.maxParallel),
+        age(e.lostSince, now),
+        e.held ? 'yes' : '-',
+      ];
     }),
   );
 }
@@ -21,7 +32,14 @@ export function evacuationTable(items: readonly Evacuation[], now: Date): string
 /** One evacuation shoot by shoot, with its reason line. */
 export function evacuationDetail(e: Evacuation, now: Date): string {
   const head = `seed ${e.seed}: ${e.phase}${e.reason ? ` (${e.reason})` : ''}; lost ${age(e.lostSince, now)} ago; at most ${e.maxParallel} at once${e.held ? `\nheld: ${e.held}` : ''}`;
-  const rows = e.shoots.map((s) => [`${s.project}/${s.name}`, s.state, String(s.priority), s.destination ?? '-', s.migrationId ?? '-', s.reason ?? '']);
+  const rows = e.shoots.map((s) => [
+    `${s.project}/${s.name}`,
+    s.state,
+    String(s.priority),
+    s.destination ?? '-',
+    s.migrationId ?? '-',
+    s.reason ?? '',
+  ]);
   return `${head}\n${table(['SHOOT', 'STATE', 'PRIORITY', 'DESTINATION', 'MIGRATION', 'REASON'], rows)}`;
 }
 
@@ -29,12 +47,21 @@ export function evacuationDetail(e: Evacuation, now: Date): string {
  * `gardenless evacuation list|get|pause|resume|cancel`: see the evacuations of lost seeds, and stop or
  * go on with one (moves under way always finish).
  */
-export function registerEvacuationCommands(program: Command, connect: () => Promise<Api>, output: () => OutputFormat, now: () => Date = () => new Date()): void {
-  const evacuation = program.command('evacuation').description('evacuations of seeds whose lease is lost (opt-in per seed: spec.settings.evacuation)');
+export function registerEvacuationCommands(
+  program: Command,
+  connect: () => Promise<Api>,
+  output: () => OutputFormat,
+  now: () => Date = () => new Date(),
+): void {
+  const evacuation = program
+    .command('evacuation')
+    .description('evacuations of seeds whose lease is lost (opt-in per seed: spec.settings.evacuation)');
   const print = async (value: Evacuation | Evacuation[], text: () => string) => {
     const format = output();
-    if (format === 'json' || format === 'yaml') console.log(await serialize(Array.isArray(value) ? { items: value } : value, format));
-    else if (format === 'name') console.log((Array.isArray(value) ? value : [value]).map((e) => `evacuation/${e.seed}`).join('\n'));
+    if (format === 'json' || format === 'yaml')
+      console.log(await serialize(Array.isArray(value) ? { items: value } : value, format));
+    else if (format === 'name')
+      console.log((Array.isArray(value) ? value : [value]).map((e) => `evacuation/${e.seed}`).join('\n'));
     else console.log(text());
   };
   evacuation
@@ -43,13 +70,15 @@ export function registerEvacuationCommands(program: Command, connect: () => Prom
     .description('the latest evacuation of every seed ever evacuated')
     .option('--active', 'only those still running, paused or finishing')
     .action(async (flags: { active?: boolean }) => {
-      const { items } = await (await connect()).expect<{ items: Evacuation[] }>('GET', '/evacuations', flags.active ? { query: { active: 'true' } } : {});
+      const { items } = await (
+        await connect()
+      ).expect<{ items: Evacuation[] }>('GET', '/evacuations', flags.active ? { query: { active: 'true' } } : {});
       if (items.length === 0 && output() !== 'json' && output() !== 'yaml') console.error('No evacuations found.');
       else await print(items, () => evacuationTable(items, now()));
     });
   evacuation
     .command('get <seed>')
-    .description('a seed\'s current or last evacuation, shoot by shoot')
+    .description("a seed's current or last evacuation, shoot by shoot")
     .action(async (seed: string) => {
       const e = await (await connect()).expect<Evacuation>('GET', `/seeds/${seedName(seed)}/evacuation`);
       await print(e, () => evacuationDetail(e, now()));

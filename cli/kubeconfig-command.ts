@@ -26,11 +26,18 @@ export function shootKubeconfig(options: { project: string; name: string; server
 }
 
 /** `gardenless shoot kubeconfig <project>/<name>`, added to the `shoot` command. */
-export function registerKubeconfigCommand(shoot: Command, connect: () => Promise<Api>, output: () => OutputFormat): void {
+export function registerKubeconfigCommand(
+  shoot: Command,
+  connect: () => Promise<Api>,
+  output: () => OutputFormat,
+): void {
   shoot
     .command('kubeconfig <ref>')
     .description("a kubeconfig whose server is the shoot's API domain (api.<shoot>.<project>.<external domain>)")
-    .option('--external-domain <domain>', 'the deployment\'s external domain, while the shoot advertises no address yet (default GARDENLESS_EXTERNAL_DOMAIN, or the local landscape\'s)')
+    .option(
+      '--external-domain <domain>',
+      "the deployment's external domain, while the shoot advertises no address yet (default GARDENLESS_EXTERNAL_DOMAIN, or the local landscape's)",
+    )
     .action(async (ref: string, flags: { externalDomain?: string }) => {
       const [project, name] = splitShoot(ref);
       const api = await connect();
@@ -48,7 +55,9 @@ async function builtServer(api: Api, shoot: Shoot, flag: string | undefined): Pr
   if (!externalDomain) throw new Error('No external domain: pass --external-domain or set GARDENLESS_EXTERNAL_DOMAIN');
   const seedName = shoot.status.seedName;
   const seed = seedName ? await api.expect<Seed>('GET', `/seeds/${seedName}`) : undefined;
-  const externalUrl = seed?.status.controlPlanes?.find((cp) => cp.technicalID === shoot.status.technicalID)?.externalUrl;
+  const externalUrl = seed?.status.controlPlanes?.find(
+    (cp) => cp.technicalID === shoot.status.technicalID,
+  )?.externalUrl;
   const domain = apiDomainName({ shoot: shoot.metadata.name, project: shoot.metadata.project, externalDomain });
   // Without a report (hibernated, not yet created) the load balancer's default: https on 443.
   return externalUrl ? apiDomainUrl(domain, externalUrl) : `https://${domain}`;

@@ -8,7 +8,8 @@ import { serialize } from './output.js';
 /** Prints why the command failed on stderr (the API's JSON error with -o json|yaml) and sets exit code 1. */
 async function report(program: Program, error: unknown): Promise<void> {
   const format = program.opts().output;
-  if (error instanceof ApiError && (format === 'json' || format === 'yaml')) console.error(await serialize(error.body, format));
+  if (error instanceof ApiError && (format === 'json' || format === 'yaml'))
+    console.error(await serialize(error.body, format));
   else if (error instanceof ApiError) console.error(error.message);
   else if (error instanceof ApiUnreachableError) console.error(`error: ${error.message}`);
   else console.error(`error: ${error instanceof Error ? error.message : String(error)}`);

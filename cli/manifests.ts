@@ -37,7 +37,10 @@ function expand(path: string): string[] {
  * The objects in `paths`: YAML (one or more documents separated by `---`) or JSON (which YAML reads too);
  * a `List` (or `SeedList`, `ShootList`) contributes its items. Empty documents are skipped.
  */
-export async function readManifests(paths: string[], stdin: () => string = () => readFileSync(0, 'utf8')): Promise<Manifest[]> {
+export async function readManifests(
+  paths: string[],
+  stdin: () => string = () => readFileSync(0, 'utf8'),
+): Promise<Manifest[]> {
   const { parseAllDocuments } = await import('yaml');
   const out: Manifest[] = [];
   for (const file of paths.flatMap(expand)) {
@@ -50,10 +53,13 @@ export async function readManifests(paths: string[], stdin: () => string = () =>
       const value: unknown = doc.toJS();
       const source = list.length > 1 ? `${name}#${i + 1}` : name;
       if (value === null || value === undefined) return;
-      if (typeof value !== 'object' || Array.isArray(value)) throw new ManifestError(`${source}: a manifest is an object with kind, metadata and spec`);
+      if (typeof value !== 'object' || Array.isArray(value))
+        throw new ManifestError(`${source}: a manifest is an object with kind, metadata and spec`);
       const object = value as Record<string, unknown>;
       if (typeof object.kind === 'string' && /List$/.test(object.kind) && Array.isArray(object.items)) {
-        object.items.forEach((item: unknown, j) => out.push({ source: `${source} items[${j}]`, object: item as Record<string, unknown> }));
+        object.items.forEach((item: unknown, j) =>
+          out.push({ source: `${source} items[${j}]`, object: item as Record<string, unknown> }),
+        );
       } else {
         out.push({ source, object });
       }

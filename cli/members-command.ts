@@ -30,7 +30,9 @@ export function registerMembersCommand(shoot: Command, connect: () => Promise<Ap
     .description("show the etcd members of a shoot's control plane (<project>/<name>): zone, role, health")
     .action(async (ref: string) => {
       const [project, name] = splitShoot(ref);
-      const layout = await (await connect()).expect<LayoutAnswer>('GET', `/projects/${project}/shoots/${name}/controlplane`);
+      const layout = await (
+        await connect()
+      ).expect<LayoutAnswer>('GET', `/projects/${project}/shoots/${name}/controlplane`);
       const etcd = layout.etcd ?? { members: [] };
       const format = output();
       if (format === 'json' || format === 'yaml') console.log(await serialize(etcd, format));

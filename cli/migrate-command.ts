@@ -38,38 +38,56 @@ export function registerMigrateCommands(shoot: Command, connect: () => Promise<A
     .command('migrate <ref>')
     .description("move a shoot's control plane to another seed (<project>/<name>); calling it after an Error resumes")
     .option('--to <seed>', 'destination seed (default: chosen by the scheduler)')
-    .addOption(new Option('--mode <mode>', 'auto (good path if the source seed heartbeats, else bad), good or bad').choices(['auto', 'good', 'bad']))
+    .addOption(
+      new Option('--mode <mode>', 'auto (good path if the source seed heartbeats, else bad), good or bad').choices([
+        'auto',
+        'good',
+        'bad',
+      ]),
+    )
     .option('--dry-run', 'show the destination, the path, the steps and the fence bound; start nothing')
     .option('-y, --yes', 'do not ask before a bad-path migration (--mode bad)')
     .option('-w, --watch', 'show the steps live until the migration ends (exit code 1 on Error)')
-    .action(async (ref: string, flags: { to?: string; mode?: 'auto' | 'good' | 'bad'; watch?: boolean; dryRun?: boolean; yes?: boolean }) => {
-      const [project, name] = splitShoot(ref);
-      const api = await connect();
-      const path = `/projects/${project}/shoots/${name}/migrate`;
-      const body = { ...(flags.to ? { destinationSeed: flags.to } : {}), ...(flags.mode ? { mode: flags.mode } : {}) };
-      const format = output();
-      if (flags.dryRun) {
-        const preview = await api.expect<MigrationPreview>('POST', path, { body, query: { dryRun: 'All' } });
-        console.log(structured(format) ? await serialize(preview, format) : migrationPreviewText(`${project}/${name}`, preview));
-        return;
-      }
-      if (flags.mode === 'bad') {
-        await requireConfirmation(
-          'the bad-path migration',
-          `Migrate ${project}/${name} on the bad path? The source seed is not asked: its etcd fences itself when the owner record moves, and writes after its last snapshot are lost.`,
-          { yes: flags.yes ?? false },
-        );
-      }
-      const res = await api.request<MigrateAnswer>('POST', path, { body });
-      if (res.status !== 202) throw new ApiError(res.status, res.body);
-      const plain: Output = structured(format) ? 'json' : 'table';
-      if (!flags.watch) {
-        console.log(structured(format) ? await serialize(res.body, format) : migrateAccepted(res.body, `${project}/${name}`));
-        return;
-      }
-      if (plain === 'table') console.log(migrateAccepted(res.body, `${project}/${name}`));
-      await watchMigration({ client: api.raw, project, name, migrationId: res.body.migrationId, output: plain });
-    });
+    .action(
+      async (
+        ref: string,
+        flags: { to?: string; mode?: 'auto' | 'good' | 'bad'; watch?: boolean; dryRun?: boolean; yes?: boolean },
+      ) => {
+        const [project, name] = splitShoot(ref);
+        const api = await connect();
+        const path = `/projects/${project}/shoots/${name}/migrate`;
+        const body = {
+          ...(flags.to ? { destinationSeed: flags.to } : {}),
+          ...(flags.mode ? { mode: flags.mode } : {}),
+        };
+        const format = output();
+        if (flags.dryRun) {
+          const preview = await api.expect<MigrationPreview>('POST', path, { body, query: { dryRun: 'All' } });
+          console.log(
+            structured(format) ? await serialize(preview, format) : migrationPreviewText(`${project}/${name}`, preview),
+          );
+          return;
+        }
+        if (flags.mode === 'bad') {
+          await requireConfirmation(
+            'the bad-path migration',
+            `Migrate ${project}/${name} on the bad path? The source seed is not asked: its etcd fences itself when the owner record moves, and writes after its last snapshot are lost.`,
+            { yes: flags.yes ?? false },
+          );
+        }
+        const res = await api.request<MigrateAnswer>('POST', path, { body });
+        if (res.status !== 202) throw new ApiError(res.status, res.body);
+        const plain: Output = structured(format) ? 'json' : 'table';
+        if (!flags.watch) {
+          console.log(
+            structured(format) ? await serialize(res.body, format) : migrateAccepted(res.body, `${project}/${name}`),
+          );
+          return;
+        }
+        if (plain === 'table') console.log(migrateAccepted(res.body, `${project}/${name}`));
+        await watchMigration({ client: api.raw, project, name, migrationId: res.body.migrationId, output: plain });
+      },
+    );
 
   shoot
     .command('migration <ref>')
@@ -110,7 +128,8 @@ export async function pollMigration(options: PollOptions): Promise<MigrationResp
     try {
       const res = await options.client.request<MigrationResponse>('GET', path);
       // Transient: the API or the network; and a 404 just after a migrate call, before the record is readable.
-      const transient = res.status >= 500 || res.status === 429 || (res.status === 404 && options.migrationId !== undefined);
+      const transient =
+        res.status >= 500 || res.status === 429 || (res.status === 404 && options.migrationId !== undefined);
       if (res.status === 200) {
         errors = 0;
         if (options.migrationId === undefined || res.body.id === options.migrationId) {
@@ -172,7 +191,7 @@ function stepTask(id: string, feed: RecordFeed): ListrTask {
     rendererOptions: { persistentOutput: true },
     task: async (_ctx, task) => {
       let detail: string | undefined;
-      for (let seen = 0; ; ) {
+      for (let seen = 0; ;) {
         const next = await feed.after(seen);
         seen = next.version;
         const view = migrationView(next.record, { now: new Date() });
@@ -195,7 +214,14 @@ function stepTask(id: string, feed: RecordFeed): ListrTask {
  * terminal, so CI logs stay readable), or silently with `--output json`, printing the final record.
  * Sets the exit code: 0 Succeeded, 1 Error.
  */
-export async function watchMigration(options: { client: GardenClient; project: string; name: string; migrationId?: string; output: Output; intervalMs?: number }): Promise<MigrationResponse> {
+export async function watchMigration(options: {
+  client: GardenClient;
+  project: string;
+  name: string;
+  migrationId?: string;
+  output: Output;
+  intervalMs?: number;
+}): Promise<MigrationResponse> {
   const feed = new RecordFeed();
   const polling = pollMigration({ ...options, onRecord: (r) => feed.push(r) });
   polling.catch((error: unknown) => feed.fail(error));

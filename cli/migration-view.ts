@@ -49,7 +49,9 @@ function stepDuration(step: MigrationRecord['steps'][number], now: Date): string
  * duration): the same function feeds the one-shot output, the live list and the tests.
  */
 export function migrationView(record: MigrationResponse, options: { now: Date }): MigrationView {
-  const path = record.path ? `, ${record.path} path${record.switchedToBadPathAt ? ` (switched after ${record.badPathSwitch?.failedStep ?? 'a good-path step'})` : ''}` : '';
+  const path = record.path
+    ? `, ${record.path} path${record.switchedToBadPathAt ? ` (switched after ${record.badPathSwitch?.failedStep ?? 'a good-path step'})` : ''}`
+    : '';
   const heading = `Migration ${record.id}: ${record.shoot.project}/${record.shoot.name} ${record.source.name} -> ${record.destination.name}${path}`;
   const done = record.state !== 'Running';
   const status =
@@ -59,7 +61,9 @@ export function migrationView(record: MigrationResponse, options: { now: Date })
         ? `Error at ${record.error?.step ?? 'an unknown step'}: ${record.error?.message ?? 'no message'} (call migrate again to resume)`
         : `Running ${record.progress}%${record.attempts > 1 ? `, attempt ${record.attempts}` : ''}`;
   const steps = record.steps.map((s): StepView => {
-    const extras = [s.attempts > 1 ? `attempt ${s.attempts}` : undefined, stepDuration(s, options.now)].filter((x): x is string => x !== undefined);
+    const extras = [s.attempts > 1 ? `attempt ${s.attempts}` : undefined, stepDuration(s, options.now)].filter(
+      (x): x is string => x !== undefined,
+    );
     return {
       id: s.id,
       title: s.title,
@@ -69,7 +73,13 @@ export function migrationView(record: MigrationResponse, options: { now: Date })
       detail: s.message,
     };
   });
-  return { heading, status, steps, done, exitCode: record.state === 'Succeeded' ? 0 : record.state === 'Error' ? 1 : undefined };
+  return {
+    heading,
+    status,
+    steps,
+    done,
+    exitCode: record.state === 'Succeeded' ? 0 : record.state === 'Error' ? 1 : undefined,
+  };
 }
 
 /** The plain-text form: heading, status, then one line per step with its marker and, indented, its message. */
@@ -85,12 +95,27 @@ export function formatMigration(view: MigrationView): string {
 /** The step table of `shoot migration` without --watch. */
 export function migrationTable(record: MigrationResponse, options: { now: Date }): string {
   const view = migrationView(record, options);
-  const rows = record.steps.map((s) => [s.id, s.state, String(s.attempts), s.startedAt ?? '-', stepDuration(s, options.now) ?? '-', s.message ?? '']);
-  return [view.heading, view.status, '', table(['STEP', 'STATE', 'ATTEMPTS', 'STARTED', 'DURATION', 'MESSAGE'], rows)].join('\n');
+  const rows = record.steps.map((s) => [
+    s.id,
+    s.state,
+    String(s.attempts),
+    s.startedAt ?? '-',
+    stepDuration(s, options.now) ?? '-',
+    s.message ?? '',
+  ]);
+  return [
+    view.heading,
+    view.status,
+    '',
+    table(['STEP', 'STATE', 'ATTEMPTS', 'STARTED', 'DURATION', 'MESSAGE'], rows),
+  ].join('\n');
 }
 
 /** What the migrate call answered, in one line. */
-export function migrateAccepted(body: { migrationId: string; resumed: boolean; destinationSeed: string }, shoot: string): string {
+export function migrateAccepted(
+  body: { migrationId: string; resumed: boolean; destinationSeed: string },
+  shoot: string,
+): string {
   return `migration ${body.migrationId} of ${shoot} to ${body.destinationSeed} ${body.resumed ? 'resumed from its last completed step' : 'started'}`;
 }
 

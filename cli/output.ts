@@ -15,7 +15,12 @@ export async function serialize(value: unknown, format: 'json' | 'yaml'): Promis
 }
 
 /** Several objects in one document, as kubectl prints a list: `apiVersion: v1, kind: List`. */
-export function asList(items: unknown[]): { apiVersion: 'v1'; kind: 'List'; items: unknown[]; metadata: { resourceVersion: string } } {
+export function asList(items: unknown[]): {
+  apiVersion: 'v1';
+  kind: 'List';
+  items: unknown[];
+  metadata: { resourceVersion: string };
+} {
   return { apiVersion: 'v1', kind: 'List', items, metadata: { resourceVersion: '' } };
 }
 

@@ -24,7 +24,8 @@ export const DELETION_CONFIRMATION = 'confirmation.gardener.cloud/deletion';
 
 /** The long-running commands: registered as stubs for --help, loaded for real when they run. */
 const SERVER_COMMANDS = {
-  'seed-agent': "run a seed's agent: heartbeats, its command queue, control planes on this machine (runtime local) or on a Kubernetes seed (runtime kubernetes)",
+  'seed-agent':
+    "run a seed's agent: heartbeats, its command queue, control planes on this machine (runtime local) or on a Kubernetes seed (runtime kubernetes)",
   'backup-restore': 'the backup-restore sidecar of one shoot etcd: snapshots, owner watchdog, restore, copy',
 } as const;
 
@@ -43,7 +44,10 @@ export function commandWord(args: string[]): string | undefined {
 
 /** Replaces the stubs of the long-running commands with the real ones (their modules are heavy). */
 export async function loadServerCommands(program: Command): Promise<void> {
-  const [{ registerSeedAgentCommand }, { registerBackupRestoreCommand }] = await Promise.all([import('./seed-agent-command.js'), import('./backup-restore-command.js')]);
+  const [{ registerSeedAgentCommand }, { registerBackupRestoreCommand }] = await Promise.all([
+    import('./seed-agent-command.js'),
+    import('./backup-restore-command.js'),
+  ]);
   const commands = program.commands as Command[];
   for (const name of Object.keys(SERVER_COMMANDS)) {
     const i = commands.findIndex((c) => c.name() === name);
@@ -58,7 +62,6 @@ function settled(shoot: Shoot): boolean {
   const state = shoot.status.lastOperation?.state;
   return state === 'Succeeded' || state === 'Failed';
 }
-
 
 function print(text: string): void {
   if (text !== '') console.log(text);
@@ -98,10 +101,17 @@ export function buildProgram(): Program {
             process.exitCode = 1;
           }
         }
-        if (format === 'json' || format === 'yaml') print(await serialize(applied.length === 1 ? applied[0] : asList(applied), format));
+        if (format === 'json' || format === 'yaml')
+          print(await serialize(applied.length === 1 ? applied[0] : asList(applied), format));
       });
 
-  applyCommand(program.command('apply').description('create or update seeds and shoots from files (kind Seed or Shoot): created, configured or unchanged'));
+  applyCommand(
+    program
+      .command('apply')
+      .description(
+        'create or update seeds and shoots from files (kind Seed or Shoot): created, configured or unchanged',
+      ),
+  );
 
   const seed = program.command('seed').description('seeds: clusters that host control planes');
   const seeds = (items: Seed[], single: boolean) =>
@@ -112,7 +122,8 @@ export function buildProgram(): Program {
     .description('list seeds (READY: the agent heartbeats and every condition is True)')
     .action(async () => {
       const items = await (await connect()).listAll<Seed>('/seeds');
-      if (items.length === 0 && (opts().output === 'table' || opts().output === 'wide')) console.error('No resources found.');
+      if (items.length === 0 && (opts().output === 'table' || opts().output === 'wide'))
+        console.error('No resources found.');
       else print(await seeds(items, false));
     });
   seed
@@ -134,7 +145,11 @@ export function buildProgram(): Program {
 
   const shoot = program.command('shoot').description('shoots: clusters whose control planes run on seeds');
   const shoots = (items: Shoot[], single: boolean, allProjects: boolean) =>
-    formatResources(items, { format: opts().output, single, table: (s, wide) => shootTable(s, { now: now(), wide, allProjects }) });
+    formatResources(items, {
+      format: opts().output,
+      single,
+      table: (s, wide) => shootTable(s, { now: now(), wide, allProjects }),
+    });
   shoot
     .command('list [project]')
     .alias('ls')
@@ -163,7 +178,10 @@ export function buildProgram(): Program {
     .option('--timeout <seconds>', 'how long --wait waits', '300')
     .action(async (refs: string[], flags: { wait?: boolean; timeout: string }) => {
       const api = await connect();
-      const read = () => Promise.all(refs.map((r) => splitShoot(r)).map(([p, n]) => api.expect<Shoot>('GET', `/projects/${p}/shoots/${n}`)));
+      const read = () =>
+        Promise.all(
+          refs.map((r) => splitShoot(r)).map(([p, n]) => api.expect<Shoot>('GET', `/projects/${p}/shoots/${n}`)),
+        );
       let items = await read();
       if (flags.wait) {
         const deadline = Date.now() + Number(flags.timeout) * 1000;
@@ -173,13 +191,20 @@ export function buildProgram(): Program {
           await new Promise((r) => setTimeout(r, 1000));
           items = await read();
         }
-        const waiting = (await Promise.all(items.map(async (s) => ((await done(s)) ? undefined : `${s.metadata.project}/${s.metadata.name}`)))).filter((x) => x !== undefined);
+        const waiting = (
+          await Promise.all(
+            items.map(async (s) => ((await done(s)) ? undefined : `${s.metadata.project}/${s.metadata.name}`)),
+          )
+        ).filter((x) => x !== undefined);
         if (waiting.length > 0) throw new Error(`${waiting.join(', ')}: not running after ${flags.timeout} s`);
         if (items.some((s) => s.status.lastOperation?.state === 'Failed')) process.exitCode = 1;
       }
       print(await shoots(items, items.length === 1, new Set(items.map((s) => s.metadata.project)).size > 1));
     });
-  applyCommand(shoot.command('apply').description('create or update shoots from files (metadata.project and metadata.name)'), 'Shoot');
+  applyCommand(
+    shoot.command('apply').description('create or update shoots from files (metadata.project and metadata.name)'),
+    'Shoot',
+  );
   shoot
     .command('delete <ref>')
     .description('delete a shoot and its control plane, after confirming (sets confirmation.gardener.cloud/deletion)')
@@ -190,14 +215,22 @@ export function buildProgram(): Program {
       const path = `/projects/${project}/shoots/${name}`;
       const current = await api.expect<Shoot>('GET', path);
       const where = current.status.seedName ? ` and its control plane on seed ${current.status.seedName}` : '';
-      await requireConfirmation('the deletion', `Delete shoot ${project}/${name}${where}? Its etcd backups stay in the seed's bucket.`, { yes: flags.yes ?? false });
+      await requireConfirmation(
+        'the deletion',
+        `Delete shoot ${project}/${name}${where}? Its etcd backups stay in the seed's bucket.`,
+        { yes: flags.yes ?? false },
+      );
       await api.expect('PATCH', path, {
         body: { metadata: { annotations: { [DELETION_CONFIRMATION]: 'true' } } },
         headers: { 'content-type': 'application/merge-patch+json' },
       });
       const answer = await api.expect<{ kind?: string; metadata?: { deletionTimestamp?: string } }>('DELETE', path);
       // The API either deletes at once (a Status) or marks the shoot (deletionTimestamp) and removes it once its control plane is gone.
-      print(answer.kind === 'Shoot' && answer.metadata?.deletionTimestamp ? `shoot/${project}/${name} deletion requested` : `shoot/${project}/${name} deleted`);
+      print(
+        answer.kind === 'Shoot' && answer.metadata?.deletionTimestamp
+          ? `shoot/${project}/${name} deletion requested`
+          : `shoot/${project}/${name} deleted`,
+      );
     });
   shoot
     .command('controlplane <ref>')
@@ -205,11 +238,17 @@ export function buildProgram(): Program {
     .option('--image-vector <file>', 'images per component (YAML or JSON, as the seed agent takes it)')
     .action(async (ref: string, flags: { imageVector?: string }) => {
       const [project, name] = splitShoot(ref);
-      const layout = await (await connect()).expect<ControlPlaneLayout>('GET', `/projects/${project}/shoots/${name}/controlplane`);
+      const layout = await (
+        await connect()
+      ).expect<ControlPlaneLayout>('GET', `/projects/${project}/shoots/${name}/controlplane`);
       const vector = await import('../seed/kubernetes/image-vector.js');
-      const list = controlPlaneList(layout, flags.imageVector ? vector.readImageVector(flags.imageVector) : vector.imageVector());
+      const list = controlPlaneList(
+        layout,
+        flags.imageVector ? vector.readImageVector(flags.imageVector) : vector.imageVector(),
+      );
       const format = opts().output;
-      if (format === 'name') print(list.items.map((o) => resourceName(o as { kind: string; metadata: { name: string } })).join('\n'));
+      if (format === 'name')
+        print(list.items.map((o) => resourceName(o as { kind: string; metadata: { name: string } })).join('\n'));
       else if (format === 'json') print(await serialize(list, 'json'));
       else print(await serialize(list, 'yaml'));
     });
@@ -228,8 +267,22 @@ export function buildProgram(): Program {
       const manifests = await readManifests([filename]);
       if (manifests.length !== 1) throw new Error(`${filename}: expected one Shoot, found ${manifests.length} objects`);
       const { metadata, spec } = manifests[0]!.object as { metadata?: Record<string, unknown>; spec?: unknown };
-      const result = await (await connect()).expect<DryRunResult>('POST', '/scheduling/dry-run', {
-        body: { shoot: { ...(metadata ? { metadata: { ...(metadata.name ? { name: metadata.name } : {}), ...(metadata.project ? { project: metadata.project } : {}) } } : {}), spec } },
+      const result = await (
+        await connect()
+      ).expect<DryRunResult>('POST', '/scheduling/dry-run', {
+        body: {
+          shoot: {
+            ...(metadata
+              ? {
+                  metadata: {
+                    ...(metadata.name ? { name: metadata.name } : {}),
+                    ...(metadata.project ? { project: metadata.project } : {}),
+                  },
+                }
+              : {}),
+            spec,
+          },
+        },
       });
       const format = opts().output;
       print(format === 'json' || format === 'yaml' ? await serialize(result, format) : scheduleTable(result));

@@ -4,7 +4,11 @@ import type { Shoot } from '../core/model/shoot.js';
 /** A plain aligned table, like kubectl's default output. */
 export function table(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('   ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('   ')
+      .trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');
 }
 
@@ -57,14 +61,27 @@ export function seedTable(seeds: Seed[], options: { now: Date; wide?: boolean })
         s.status.lastHeartbeatTime ? `${age(s.status.lastHeartbeatTime, options.now)} ago` : '<none>',
         age(s.metadata.creationTimestamp, options.now),
       ];
-      if (options.wide) row.push(s.spec.provider.zones.join(','), s.spec.backup?.bucket ?? '<none>', readiness.reasons.join(',') || '<none>');
+      if (options.wide)
+        row.push(
+          s.spec.provider.zones.join(','),
+          s.spec.backup?.bucket ?? '<none>',
+          readiness.reasons.join(',') || '<none>',
+        );
       return row;
     }),
   );
 }
 
 export function shootTable(shoots: Shoot[], options: { now: Date; wide?: boolean; allProjects?: boolean }): string {
-  const headers = [...(options.allProjects ? ['PROJECT'] : []), 'NAME', 'SEED', 'HA', 'HIBERNATED', 'LAST OPERATION', 'AGE'];
+  const headers = [
+    ...(options.allProjects ? ['PROJECT'] : []),
+    'NAME',
+    'SEED',
+    'HA',
+    'HIBERNATED',
+    'LAST OPERATION',
+    'AGE',
+  ];
   if (options.wide) headers.push('PROVIDER', 'REGION', 'TECHNICAL ID', 'MIGRATION');
   return table(
     headers,
@@ -95,22 +112,50 @@ export interface DryRunResult {
   eligible: number;
   total: number;
   summary: string;
-  candidates: { name: string; rank: number; score: number; multiZonal: boolean; shoots: number; capacity: number | null; provider: string; region: string }[];
+  candidates: {
+    name: string;
+    rank: number;
+    score: number;
+    multiZonal: boolean;
+    shoots: number;
+    capacity: number | null;
+    provider: string;
+    region: string;
+  }[];
   rejected: { seed: string; filter: string; reason: string }[];
 }
 
 /** `schedule dry-run`: the decision, the ranking and every rejection, as tables. */
 export function scheduleTable(result: DryRunResult): string {
-  const lines = [`${result.seedName ? `seed: ${result.seedName}` : 'seed: <none>'} (strategy ${result.strategy}, ${result.eligible}/${result.total} seeds eligible)`, result.summary, ''];
+  const lines = [
+    `${result.seedName ? `seed: ${result.seedName}` : 'seed: <none>'} (strategy ${result.strategy}, ${result.eligible}/${result.total} seeds eligible)`,
+    result.summary,
+    '',
+  ];
   lines.push(
     result.candidates.length > 0
       ? table(
           ['RANK', 'SEED', 'SCORE', 'PROVIDER', 'REGION', 'MULTI-ZONAL', 'SHOOTS'],
-          result.candidates.map((c) => [String(c.rank), c.name, String(c.score), c.provider, c.region, String(c.multiZonal), `${c.shoots}/${c.capacity ?? '∞'}`]),
+          result.candidates.map((c) => [
+            String(c.rank),
+            c.name,
+            String(c.score),
+            c.provider,
+            c.region,
+            String(c.multiZonal),
+            `${c.shoots}/${c.capacity ?? '∞'}`,
+          ]),
         )
       : 'No eligible seeds.',
   );
-  if (result.rejected.length > 0) lines.push('', table(['REJECTED', 'FILTER', 'REASON'], result.rejected.map((r) => [r.seed, r.filter, r.reason])));
+  if (result.rejected.length > 0)
+    lines.push(
+      '',
+      table(
+        ['REJECTED', 'FILTER', 'REASON'],
+        result.rejected.map((r) => [r.seed, r.filter, r.reason]),
+      ),
+    );
   return lines.join('\n');
 }
 
@@ -138,6 +183,9 @@ export function migrationPreviewText(ref: string, p: MigrationPreview): string {
     `  path:         ${p.path} (${p.pathReason})`,
     `  fence bound:  ${(p.fenceBoundMs / 1000).toFixed(1)} s (the restore waits for the final snapshot or this long after the owner change)`,
     '',
-    table(['STEP', 'TITLE'], p.steps.map((s) => [s.id, s.title])),
+    table(
+      ['STEP', 'TITLE'],
+      p.steps.map((s) => [s.id, s.title]),
+    ),
   ].join('\n');
 }

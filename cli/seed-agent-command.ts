@@ -49,19 +49,27 @@ function log(entry: Record<string, unknown>): void {
 export function registerSeedAgentCommand(program: Command): Command {
   return program
     .command('seed-agent')
-    .description("run a seed's agent: heartbeats, its command queue, control planes on this machine (runtime local) or on a Kubernetes seed (runtime kubernetes)")
+    .description(
+      "run a seed's agent: heartbeats, its command queue, control planes on this machine (runtime local) or on a Kubernetes seed (runtime kubernetes)",
+    )
     .requiredOption('--seed <name>', 'the registered seed this agent runs')
-    .addOption(new Option('--runtime <runtime>', 'what the agent acts on').choices(['local', 'kubernetes']).default('local'))
+    .addOption(
+      new Option('--runtime <runtime>', 'what the agent acts on').choices(['local', 'kubernetes']).default('local'),
+    )
     .option('--kubeconfig <file>', 'kubernetes: the seed cluster (default KUBECONFIG)')
     .option('--in-cluster', "kubernetes: the agent runs in the seed, with its pod's ServiceAccount")
     .option('--image-vector <file>', 'kubernetes: image overrides (YAML or JSON {images: [{name, repository, tag}]})')
     .option('--zones <zone...>', "kubernetes: the seed's zones (default: its nodes' topology.kubernetes.io/zone)")
     .option('--namespace-prefix <prefix>', 'kubernetes: before each shoot namespace, where seeds share a cluster')
     .option('--work-dir <dir>', 'data dirs and logs of the control planes (default .landscape/seeds/<seed>)')
-    .option('--aws-endpoint <url>', 'AWS endpoint (the emulator); default the local landscape\'s, or AWS')
-    .addOption(new Option('--owner-mode <mode>', 'how sidecars and restores read owner records').choices(['api', 'dns']).default('api'))
-    .option('--hosted-zone-id <id>', 'API mode: the zone of the owner records (default the landscape\'s)')
-    .option('--internal-domain <domain>', 'the owner records\' domain (default the landscape\'s)')
+    .option('--aws-endpoint <url>', "AWS endpoint (the emulator); default the local landscape's, or AWS")
+    .addOption(
+      new Option('--owner-mode <mode>', 'how sidecars and restores read owner records')
+        .choices(['api', 'dns'])
+        .default('api'),
+    )
+    .option('--hosted-zone-id <id>', "API mode: the zone of the owner records (default the landscape's)")
+    .option('--internal-domain <domain>', "the owner records' domain (default the landscape's)")
     .option('--dns-server <server...>', 'DNS mode: name servers')
     .option('--backup-bucket <name>', 'checked for BackupBucketsReady (default gl-backup-<seed>)')
     .option('--heartbeat-interval <seconds>', 'seed heartbeat period', '10')
@@ -69,8 +77,14 @@ export function registerSeedAgentCommand(program: Command): Command {
     .option('--unknown-grace <duration>', 'sidecars: how long an unanswered check keeps etcd serving')
     .option('--delta-snapshot-interval <duration>', 'sidecars: delta snapshot period')
     .option('--full-snapshot-interval <duration>', 'sidecars: full snapshot period')
-    .option('--backup-lag-limit <duration>', 'sidecars: refuse writes while the oldest write not yet uploaded is older than this (default: the delta interval + 30s)')
-    .option('--lb-address <address>', "local: the loopback address of this seed's kube-apiserver load balancers (default 127.0.0.1), so that API records tell seeds apart")
+    .option(
+      '--backup-lag-limit <duration>',
+      'sidecars: refuse writes while the oldest write not yet uploaded is older than this (default: the delta interval + 30s)',
+    )
+    .option(
+      '--lb-address <address>',
+      "local: the loopback address of this seed's kube-apiserver load balancers (default 127.0.0.1), so that API records tell seeds apart",
+    )
     .action(async (flags: SeedAgentFlags, cmd: Command) => {
       const global = cmd.optsWithGlobals<CliOptions & SeedAgentFlags>();
       const local = readEndpoints();
@@ -83,16 +97,24 @@ export function registerSeedAgentCommand(program: Command): Command {
           ? { mode: 'api', internalDomain, hostedZoneId: flags.hostedZoneId ?? local?.outputs.HostedZoneId ?? '' }
           : { mode: 'dns', internalDomain, ...(flags.dnsServer ? { servers: flags.dnsServer } : {}) };
       const usingEmulator = endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
-      const ms = (text: string | undefined, flag: string) => (text === undefined ? undefined : parseDuration(text, flag));
+      const ms = (text: string | undefined, flag: string) =>
+        text === undefined ? undefined : parseDuration(text, flag);
       // Refused here when they cannot work, before any sidecar starts.
-      const ownership = ownershipTimings({ ownerCheckInterval: ms(flags.ownerCheckInterval, '--owner-check-interval'), unknownGrace: ms(flags.unknownGrace, '--unknown-grace') });
+      const ownership = ownershipTimings({
+        ownerCheckInterval: ms(flags.ownerCheckInterval, '--owner-check-interval'),
+        unknownGrace: ms(flags.unknownGrace, '--unknown-grace'),
+      });
       const sidecar = {
         ownership: { ownerCheckInterval: ownership.ownerCheckInterval, unknownGrace: ownership.unknownGrace },
         deltaSnapshotInterval: ms(flags.deltaSnapshotInterval, '--delta-snapshot-interval'),
         fullSnapshotInterval: ms(flags.fullSnapshotInterval, '--full-snapshot-interval'),
         backupLagLimit: ms(flags.backupLagLimit, '--backup-lag-limit'),
       };
-      const aws = { region, ...(endpoint ? { endpoint } : {}), ...(usingEmulator ? { credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) } : {}) };
+      const aws = {
+        region,
+        ...(endpoint ? { endpoint } : {}),
+        ...(usingEmulator ? { credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) } : {}),
+      };
       const common = {
         seed: flags.seed,
         garden: await clientFor(global),
@@ -105,7 +127,8 @@ export function registerSeedAgentCommand(program: Command): Command {
       let agent: SeedAgent;
       if (flags.runtime === 'kubernetes') {
         const kubeconfig = flags.kubeconfig ?? process.env.KUBECONFIG;
-        if (!flags.inCluster && !kubeconfig) throw new Error('runtime kubernetes needs --kubeconfig FILE (or KUBECONFIG) or --in-cluster');
+        if (!flags.inCluster && !kubeconfig)
+          throw new Error('runtime kubernetes needs --kubeconfig FILE (or KUBECONFIG) or --in-cluster');
         ({ agent } = await kubernetesSeedAgent({
           ...common,
           kube: flags.inCluster ? { inCluster: true } : { kubeconfig: kubeconfig! },
@@ -131,7 +154,9 @@ export function registerSeedAgentCommand(program: Command): Command {
           sidecar,
           ...(flags.lbAddress ? { loadBalancer: { host: flags.lbAddress } } : {}),
           // The sidecars are children: they need the emulator's credentials in their environment.
-          ...(usingEmulator ? { env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: region } } : {}),
+          ...(usingEmulator
+            ? { env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: region } }
+            : {}),
         }));
       }
       await agent.start();

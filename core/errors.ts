@@ -31,10 +31,7 @@ export class NotFoundError extends DomainError {
 
 /** A concurrent change, a stale resourceVersion, or a state that forbids the operation now. HTTP 409. */
 export class ConflictError<T = unknown> extends DomainError {
-  constructor(
-    message: string,
-    options?: { code?: string; cause?: unknown; current?: T; field?: string },
-  ) {
+  constructor(message: string, options?: { code?: string; cause?: unknown; current?: T; field?: string }) {
     super(message, options?.code ?? 'Conflict', options);
     this.current = options?.current;
   }

@@ -51,16 +51,39 @@ export async function deployGarden(options: DeployOptions): Promise<Deployment> 
   const work = mkdtempSync(join(tmpdir(), 'gardenless-cdk-'));
   const outputsFile = join(work, 'outputs.json');
   try {
-    await cdk(['bootstrap', `aws://${LOCAL_ACCOUNT}/${region}`, '--output', join(work, 'bootstrap.out')], env, options.onOutput);
     await cdk(
-      ['deploy', stackName, '--require-approval', 'never', '--outputs-file', outputsFile, '--output', join(work, 'cdk.out'), '--context', `stackName=${stackName}`,
-        ...Object.entries({ ...LOCAL_CONTEXT, ...options.context }).flatMap(([k, v]) => ['--context', `${k}=${v}`]), '--progress', 'events'],
+      ['bootstrap', `aws://${LOCAL_ACCOUNT}/${region}`, '--output', join(work, 'bootstrap.out')],
+      env,
+      options.onOutput,
+    );
+    await cdk(
+      [
+        'deploy',
+        stackName,
+        '--require-approval',
+        'never',
+        '--outputs-file',
+        outputsFile,
+        '--output',
+        join(work, 'cdk.out'),
+        '--context',
+        `stackName=${stackName}`,
+        ...Object.entries({ ...LOCAL_CONTEXT, ...options.context }).flatMap(([k, v]) => ['--context', `${k}=${v}`]),
+        '--progress',
+        'events',
+      ],
       env,
       options.onOutput,
     );
     const outputs = (JSON.parse(readFileSync(outputsFile, 'utf8')) as Record<string, GardenOutputs>)[stackName];
     if (!outputs) throw new Error(`cdk deploy wrote no outputs for ${stackName}`);
-    return { stackName, region, awsEndpoint: options.endpoint, apiUrl: `${options.endpoint}/_aws/execute-api/${outputs.ApiId}`, outputs };
+    return {
+      stackName,
+      region,
+      awsEndpoint: options.endpoint,
+      apiUrl: `${options.endpoint}/_aws/execute-api/${outputs.ApiId}`,
+      outputs,
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -19,13 +19,19 @@ export const FLEET = [
  * The landscape's ownership timings: its sidecars check every second with 10 s of grace, and the stack
  * it deploys waits on the fence bound of exactly these.
  */
-export const LANDSCAPE_OWNERSHIP_TIMINGS = { ownerCheckInterval: 1_000, unknownGrace: 10_000 } as const satisfies Partial<OwnershipTimings>;
+export const LANDSCAPE_OWNERSHIP_TIMINGS = {
+  ownerCheckInterval: 1_000,
+  unknownGrace: 10_000,
+} as const satisfies Partial<OwnershipTimings>;
 
 /** The landscape's API records live in a zone of their own, apart from the test stack's. */
 export const LANDSCAPE_EXTERNAL_DOMAIN = 'shoots.landscape.gardenless.local';
 
 /** The CDK context `npm start` deploys the GardenStack with (benchmarks that run the landscape's configuration use it too). */
-export const LANDSCAPE_STACK_CONTEXT: Readonly<Record<string, string>> = { ownershipTimings: JSON.stringify(LANDSCAPE_OWNERSHIP_TIMINGS), externalDomain: LANDSCAPE_EXTERNAL_DOMAIN };
+export const LANDSCAPE_STACK_CONTEXT: Readonly<Record<string, string>> = {
+  ownershipTimings: JSON.stringify(LANDSCAPE_OWNERSHIP_TIMINGS),
+  externalDomain: LANDSCAPE_EXTERNAL_DOMAIN,
+};
 
 /** The landscape's seed agents heartbeat every 2 s and their sidecars take a delta snapshot every 5 s. */
 export const LANDSCAPE_AGENT_SETTINGS = { heartbeatIntervalSeconds: 2, deltaSnapshotInterval: '5s' } as const;
@@ -43,7 +49,11 @@ export function seedBody(seed: (typeof FLEET)[number]) {
     spec: {
       provider: { type: 'local', region: 'local-1', zones: [...seed.zones] },
       backup: { bucket: `gl-backup-${seed.name}`, region: 'us-east-1' },
-      networks: { nodes: `10.${seed.index * 10}.0.0/16`, pods: `10.${seed.index * 10 + 1}.0.0/16`, services: `10.${seed.index * 10 + 2}.0.0/16` },
+      networks: {
+        nodes: `10.${seed.index * 10}.0.0/16`,
+        pods: `10.${seed.index * 10 + 1}.0.0/16`,
+        services: `10.${seed.index * 10 + 2}.0.0/16`,
+      },
       capacity: { shoots: 20 },
       workerPools: [{ name: 'cp', zones: [...seed.zones], minimum: 3 }],
     },
@@ -58,13 +68,20 @@ export function shootBody(shoot: (typeof SHOOTS)[number]) {
       region: 'local-1',
       purpose: 'development',
       networking: { nodes: '10.250.0.0/16', pods: '100.96.0.0/11', services: '100.64.0.0/13' },
-      ...(shoot.tolerance ? { controlPlane: { highAvailability: { failureTolerance: { type: shoot.tolerance } } } } : {}),
+      ...(shoot.tolerance
+        ? { controlPlane: { highAvailability: { failureTolerance: { type: shoot.tolerance } } } }
+        : {}),
     },
   };
 }
 
 export async function registerFleet(options: { api: GardenClient; endpoint: string; region: string }): Promise<void> {
-  const s3 = new S3Client({ endpoint: options.endpoint, region: options.region, forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  const s3 = new S3Client({
+    endpoint: options.endpoint,
+    region: options.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
   for (const seed of FLEET) {
     await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${seed.name}` })).catch((error: unknown) => {
       // A landscape started again finds its buckets there already.
@@ -76,20 +93,54 @@ export async function registerFleet(options: { api: GardenClient; endpoint: stri
 }
 
 /** Starts one seed agent per seed as a detached process group (stopped by `npm run stop`); returns the pids. */
-export function startAgents(options: { endpoint: string; region: string; dir: string; apiUrl: string; hostedZoneId: string; internalDomain: string }): Record<string, number> {
+export function startAgents(options: {
+  endpoint: string;
+  region: string;
+  dir: string;
+  apiUrl: string;
+  hostedZoneId: string;
+  internalDomain: string;
+}): Record<string, number> {
   const pids: Record<string, number> = {};
   for (const seed of FLEET) {
     const log = openSync(join(options.dir, `agent-${seed.name}.log`), 'a');
     mkdirSync(join(options.dir, 'seeds', seed.name), { recursive: true });
     const child = spawn(
       join(PROJECT_ROOT, 'bin', 'gardenless'),
-      ['--api-url', options.apiUrl, '--region', options.region, 'seed-agent', '--seed', seed.name, '--aws-endpoint', options.endpoint,
-        '--hosted-zone-id', options.hostedZoneId, '--internal-domain', options.internalDomain, '--work-dir', join(options.dir, 'seeds', seed.name),
-        '--heartbeat-interval', String(LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds), '--delta-snapshot-interval', LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval,
+      [
+        '--api-url',
+        options.apiUrl,
+        '--region',
+        options.region,
+        'seed-agent',
+        '--seed',
+        seed.name,
+        '--aws-endpoint',
+        options.endpoint,
+        '--hosted-zone-id',
+        options.hostedZoneId,
+        '--internal-domain',
+        options.internalDomain,
+        '--work-dir',
+        join(options.dir, 'seeds', seed.name),
+        '--heartbeat-interval',
+        String(LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds),
+        '--delta-snapshot-interval',
+        LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval,
         // Each seed's load balancers on a loopback address of its own: the API record then names the seed.
-        '--lb-address', `127.0.0.${seed.index + 1}`,
-        '--owner-check-interval', durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.ownerCheckInterval), '--unknown-grace', durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.unknownGrace)],
-      { cwd: PROJECT_ROOT, env: { ...process.env, ...emulatorEnv(options.endpoint, options.region) }, stdio: ['ignore', log, log], detached: true },
+        '--lb-address',
+        `127.0.0.${seed.index + 1}`,
+        '--owner-check-interval',
+        durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.ownerCheckInterval),
+        '--unknown-grace',
+        durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.unknownGrace),
+      ],
+      {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, ...emulatorEnv(options.endpoint, options.region) },
+        stdio: ['ignore', log, log],
+        detached: true,
+      },
     );
     child.unref();
     if (child.pid) pids[seed.name] = child.pid;
@@ -103,9 +154,14 @@ export async function waitForReadySeeds(api: GardenClient, timeoutMs = 90_000): 
   for (;;) {
     const states = await Promise.all(
       FLEET.map(async (seed) => {
-        const res = await api.request<{ status: { conditions: { type: string; status: string }[] } }>('GET', `/seeds/${seed.name}`);
+        const res = await api.request<{ status: { conditions: { type: string; status: string }[] } }>(
+          'GET',
+          `/seeds/${seed.name}`,
+        );
         const conditions = res.status === 200 ? res.body.status.conditions : [];
-        return ['GardenletReady', 'BackupBucketsReady'].every((t) => conditions.some((c) => c.type === t && c.status === 'True'));
+        return ['GardenletReady', 'BackupBucketsReady'].every((t) =>
+          conditions.some((c) => c.type === t && c.status === 'True'),
+        );
       }),
     );
     if (states.every(Boolean)) return;
@@ -118,6 +174,7 @@ export async function createShoots(api: GardenClient): Promise<void> {
   await waitForReadySeeds(api);
   for (const shoot of SHOOTS) {
     const res = await api.request('PUT', `/projects/${shoot.project}/shoots/${shoot.name}`, { body: shootBody(shoot) });
-    if (res.status >= 300) throw new Error(`shoot ${shoot.project}/${shoot.name}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status >= 300)
+      throw new Error(`shoot ${shoot.project}/${shoot.name}: ${res.status} ${JSON.stringify(res.body)}`);
   }
 }

@@ -33,7 +33,12 @@ export async function start(): Promise<Endpoints> {
   // The seeds' work dirs hold control planes of the garden they were created for: a restarted agent adopts
   // what it finds there, so a new landscape (a new garden) starts with none.
   rmSync(join(LANDSCAPE_DIR, 'seeds'), { recursive: true, force: true });
-  interface Ctx { emulator?: Emulator; deployment?: Deployment; agentPids?: Record<string, number>; kubeCluster?: Endpoints['kubeCluster'] }
+  interface Ctx {
+    emulator?: Emulator;
+    deployment?: Deployment;
+    agentPids?: Record<string, number>;
+    kubeCluster?: Endpoints['kubeCluster'];
+  }
   const tasks = new Listr<Ctx>(
     [
       {
@@ -47,21 +52,34 @@ export async function start(): Promise<Endpoints> {
       {
         title: 'Bootstrap and deploy the GardenStack (cdk deploy)',
         task: async (ctx, task) => {
-          ctx.deployment = await deployGarden({ endpoint: ctx.emulator!.endpoint, context: { ...LANDSCAPE_STACK_CONTEXT }, onOutput: (line) => (task.output = line) });
+          ctx.deployment = await deployGarden({
+            endpoint: ctx.emulator!.endpoint,
+            context: { ...LANDSCAPE_STACK_CONTEXT },
+            onOutput: (line) => (task.output = line),
+          });
           task.title = `GardenStack deployed: API ${ctx.deployment.apiUrl}`;
         },
       },
       {
         title: 'Register three seeds (two single-zonal, one multi-zonal) with backup buckets',
-        task: async (ctx) => registerFleet({ api: client(ctx.deployment!), endpoint: ctx.deployment!.awsEndpoint, region: ctx.deployment!.region }),
+        task: async (ctx) =>
+          registerFleet({
+            api: client(ctx.deployment!),
+            endpoint: ctx.deployment!.awsEndpoint,
+            region: ctx.deployment!.region,
+          }),
       },
       {
         title: 'Start a seed agent per seed',
         task: async (ctx, task) => {
           const d = ctx.deployment!;
           ctx.agentPids = startAgents({
-            endpoint: d.awsEndpoint, region: d.region, dir: LANDSCAPE_DIR, apiUrl: d.apiUrl,
-            hostedZoneId: d.outputs.HostedZoneId, internalDomain: d.outputs.InternalDomain,
+            endpoint: d.awsEndpoint,
+            region: d.region,
+            dir: LANDSCAPE_DIR,
+            apiUrl: d.apiUrl,
+            hostedZoneId: d.outputs.HostedZoneId,
+            internalDomain: d.outputs.InternalDomain,
           });
           task.title = `Seed agents running: ${Object.keys(ctx.agentPids).join(', ')} (logs in .landscape/agent-*.log)`;
         },
@@ -72,8 +90,13 @@ export async function start(): Promise<Endpoints> {
         task: async (ctx, task) => {
           const d = ctx.deployment!;
           const started = await startKubeSeed({
-            api: client(d), endpoint: d.awsEndpoint, region: d.region, dir: LANDSCAPE_DIR, apiUrl: d.apiUrl,
-            hostedZoneId: d.outputs.HostedZoneId, internalDomain: d.outputs.InternalDomain,
+            api: client(d),
+            endpoint: d.awsEndpoint,
+            region: d.region,
+            dir: LANDSCAPE_DIR,
+            apiUrl: d.apiUrl,
+            hostedZoneId: d.outputs.HostedZoneId,
+            internalDomain: d.outputs.InternalDomain,
           });
           ctx.kubeCluster = { kubeconfig: started.cluster.kubeconfigPath, groups: started.cluster.groups };
           if (started.agentPid) ctx.agentPids = { ...ctx.agentPids, [KUBE_SEED]: started.agentPid };
@@ -119,7 +142,11 @@ export function stop(): void {
 }
 
 function client(d: Deployment): GardenClient {
-  return new GardenClient({ apiUrl: d.apiUrl, region: d.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) });
+  return new GardenClient({
+    apiUrl: d.apiUrl,
+    region: d.region,
+    credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+  });
 }
 
 function printUsage(e: Endpoints): void {

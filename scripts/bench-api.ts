@@ -29,7 +29,9 @@ async function timed(fn: () => Promise<{ status: number }>, expected: number): P
 const { deployment, close } = await benchLandscape();
 try {
   const api = new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials });
-  const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: deployment.awsEndpoint, region: deployment.region, credentials }));
+  const ddb = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: deployment.awsEndpoint, region: deployment.region, credentials }),
+  );
   const run = Date.now().toString(36);
   const project = `bench-${run}`;
   const seed = fixture('seed-aws-eu1');
@@ -47,30 +49,53 @@ try {
   for (let i = 0; i < 5; i++) await api.request('GET', '/healthz');
 
   const create: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) create.push(await timed(() => api.request('PUT', `/projects/${project}/shoots/lat-${i}`, { body: shoot(`lat-${i}`) }), 201));
+  for (let i = 0; i < SAMPLES; i++)
+    create.push(
+      await timed(() => api.request('PUT', `/projects/${project}/shoots/lat-${i}`, { body: shoot(`lat-${i}`) }), 201),
+    );
   const read: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) read.push(await timed(() => api.request('GET', `/projects/${project}/shoots/lat-${i}`), 200));
+  for (let i = 0; i < SAMPLES; i++)
+    read.push(await timed(() => api.request('GET', `/projects/${project}/shoots/lat-${i}`), 200));
   const direct: number[] = [];
   for (let i = 0; i < SAMPLES; i++) {
     const t0 = performance.now();
-    await ddb.send(new PutCommand({ TableName: deployment.outputs.TableName, Item: { pk: `BENCH#${run}#${i}`, sk: 'BENCH', doc: shoot(`b-${i}`) }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await ddb.send(
+      new PutCommand({
+        TableName: deployment.outputs.TableName,
+        Item: { pk: `BENCH#${run}#${i}`, sk: 'BENCH', doc: shoot(`b-${i}`) },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
     direct.push(performance.now() - t0);
   }
 
   const limit = pLimit(CONCURRENCY);
   const t0 = performance.now();
   const statuses = await Promise.all(
-    Array.from({ length: SHOOTS }, (_, i) => limit(async () => (await api.request('PUT', `/projects/${project}-t/shoots/s-${i}`, { body: shoot(`s-${i}`) })).status)),
+    Array.from({ length: SHOOTS }, (_, i) =>
+      limit(
+        async () =>
+          (await api.request('PUT', `/projects/${project}-t/shoots/s-${i}`, { body: shoot(`s-${i}`) })).status,
+      ),
+    ),
   );
   const seconds = (performance.now() - t0) / 1000;
   const failed = statuses.filter((s) => s !== 201).length;
 
   const fmt = (n: number) => n.toFixed(1);
   console.log(`bench:api  emulator ${deployment.awsEndpoint}  samples ${SAMPLES}`);
-  console.log(`  create (PUT shoot, placed on a seed)  median ${fmt(median(create))} ms  p90 ${fmt(percentile(create, 90))} ms`);
-  console.log(`  read   (GET shoot)                    median ${fmt(median(read))} ms  p90 ${fmt(percentile(read, 90))} ms`);
-  console.log(`  baseline: direct DynamoDB PutItem     median ${fmt(median(direct))} ms  -> API create / baseline = ${(median(create) / median(direct)).toFixed(1)}x`);
-  console.log(`  throughput: ${SHOOTS} shoot creations, concurrency ${CONCURRENCY}: ${fmt(seconds)} s = ${fmt(SHOOTS / seconds)} creations/s (${failed} failed)`);
+  console.log(
+    `  create (PUT shoot, placed on a seed)  median ${fmt(median(create))} ms  p90 ${fmt(percentile(create, 90))} ms`,
+  );
+  console.log(
+    `  read   (GET shoot)                    median ${fmt(median(read))} ms  p90 ${fmt(percentile(read, 90))} ms`,
+  );
+  console.log(
+    `  baseline: direct DynamoDB PutItem     median ${fmt(median(direct))} ms  -> API create / baseline = ${(median(create) / median(direct)).toFixed(1)}x`,
+  );
+  console.log(
+    `  throughput: ${SHOOTS} shoot creations, concurrency ${CONCURRENCY}: ${fmt(seconds)} s = ${fmt(SHOOTS / seconds)} creations/s (${failed} failed)`,
+  );
   if (failed > 0) process.exitCode = 1;
 } finally {
   await close();

@@ -15,10 +15,29 @@ const tsx = join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
 const main = join(PROJECT_ROOT, 'cli', 'main.ts');
 
 const seed = {
-  apiVersion: 'core.gardenless.io/v1', kind: 'Seed',
-  metadata: { name: 'bench', uid: 'u', resourceVersion: '1', generation: 1, creationTimestamp: new Date().toISOString(), labels: {}, annotations: {} },
-  spec: { provider: { type: 'aws', region: 'eu-west-1', zones: ['eu-west-1a'] }, networks: { pods: '10.1.0.0/16', services: '10.2.0.0/16' } },
-  status: { identity: 'bench-1', conditions: [{ type: 'GardenletReady', status: 'True' }], shoots: 0, labels: {}, lastHeartbeatTime: new Date().toISOString(), leaseDurationSeconds: 3600 },
+  apiVersion: 'core.gardenless.io/v1',
+  kind: 'Seed',
+  metadata: {
+    name: 'bench',
+    uid: 'u',
+    resourceVersion: '1',
+    generation: 1,
+    creationTimestamp: new Date().toISOString(),
+    labels: {},
+    annotations: {},
+  },
+  spec: {
+    provider: { type: 'aws', region: 'eu-west-1', zones: ['eu-west-1a'] },
+    networks: { pods: '10.1.0.0/16', services: '10.2.0.0/16' },
+  },
+  status: {
+    identity: 'bench-1',
+    conditions: [{ type: 'GardenletReady', status: 'True' }],
+    shoots: 0,
+    labels: {},
+    lastHeartbeatTime: new Date().toISOString(),
+    leaseDurationSeconds: 3600,
+  },
 };
 const server = createServer((req, res) => {
   res.setHeader('content-type', 'application/json');
@@ -45,7 +64,12 @@ function once(c: Case): Promise<number> {
     child.on('close', (code) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (code === 0 && c.expect.test(stdout)) resolve(ms);
-      else reject(new Error(`${c.command} ${c.args.join(' ')} exited ${code} printing ${JSON.stringify(stdout.slice(0, 200))}: ${stderr}`));
+      else
+        reject(
+          new Error(
+            `${c.command} ${c.args.join(' ')} exited ${code} printing ${JSON.stringify(stdout.slice(0, 200))}: ${stderr}`,
+          ),
+        );
     });
   });
 }
@@ -61,7 +85,12 @@ const get = ['--api-url', apiUrl, 'seed', 'get', 'bench'];
 const seedRow = /^bench +aws +eu-west-1 .* True /m;
 const cases: Case[] = [
   { name: 'baseline: node -e 0', command: process.execPath, args: ['-e', '0'], expect: /^$/ },
-  { name: 'before: tsx cli/main.ts --help (compiled at every start)', command: tsx, args: [main, '--help'], expect: /^Usage: gardenless/ },
+  {
+    name: 'before: tsx cli/main.ts --help (compiled at every start)',
+    command: tsx,
+    args: [main, '--help'],
+    expect: /^Usage: gardenless/,
+  },
   { name: 'before: tsx cli/main.ts seed get', command: tsx, args: [main, ...get], expect: seedRow },
   { name: 'gardenless --help', command: bin, args: ['--help'], expect: /^Usage: gardenless/ },
   { name: 'gardenless --version', command: bin, args: ['--version'], expect: /^\d+\.\d+\.\d+/ },
@@ -78,5 +107,10 @@ const results = cases.map((c, i) => ({ name: c.name, median: median(times[i]!) }
 server.close();
 
 const base = results[0]!.median;
-console.log(`CLI start to exit (stdout a pipe), median of ${RUNS} interleaved rounds (after one warm-up), load average ${(await import('node:os')).loadavg()[0]!.toFixed(2)}:`);
-for (const r of results) console.log(`  ${r.name.padEnd(58)} ${r.median.toFixed(0).padStart(6)} ms   (${(r.median / base).toFixed(1)}x node -e 0, ${(r.median - base).toFixed(0)} ms above it)`);
+console.log(
+  `CLI start to exit (stdout a pipe), median of ${RUNS} interleaved rounds (after one warm-up), load average ${(await import('node:os')).loadavg()[0]!.toFixed(2)}:`,
+);
+for (const r of results)
+  console.log(
+    `  ${r.name.padEnd(58)} ${r.median.toFixed(0).padStart(6)} ms   (${(r.median / base).toFixed(1)}x node -e 0, ${(r.median - base).toFixed(0)} ms above it)`,
+  );

@@ -45,14 +45,18 @@ const model = s3ModelFromEnv();
 const emu = await benchEmulator('copy');
 const modelled = await behindS3Model(emu.endpoint, model);
 try {
-  const client = (endpoint: string) => new S3Client({ endpoint, region: emulatorEnv(emu.endpoint).AWS_REGION, credentials, forcePathStyle: true });
+  const client = (endpoint: string) =>
+    new S3Client({ endpoint, region: emulatorEnv(emu.endpoint).AWS_REGION, credentials, forcePathStyle: true });
   const s3 = client(emu.endpoint);
   const s3Modelled = client(modelled.endpoint);
   let requests = 0;
-  s3Modelled.middlewareStack.add((next) => (args) => {
-    requests += 1;
-    return next(args);
-  }, { step: 'finalizeRequest', name: 'countRequests' });
+  s3Modelled.middlewareStack.add(
+    (next) => (args) => {
+      requests += 1;
+      return next(args);
+    },
+    { step: 'finalizeRequest', name: 'countRequests' },
+  );
   const run = Date.now().toString(36);
   const bucket = async (label: string, through: S3Client = s3) => {
     const name = `gl-backup-bench-${label}-${run}`;
@@ -60,11 +64,23 @@ try {
     return new S3SnapshotStore({ bucket: name, api: s3Api(through), multipartThresholdBytes: MULTIPART_MB * MB });
   };
   const source = await bucket('src');
-  const sourceModelled = new S3SnapshotStore({ bucket: source.bucket, api: s3Api(s3Modelled), multipartThresholdBytes: MULTIPART_MB * MB });
+  const sourceModelled = new S3SnapshotStore({
+    bucket: source.bucket,
+    api: s3Api(s3Modelled),
+    multipartThresholdBytes: MULTIPART_MB * MB,
+  });
   const technicalID = `shoot--bench--${run}`;
   const t0 = Math.floor(Date.now() / 1_000) - OBJECTS;
   const objects = sizes(OBJECTS).map((size, i) => ({
-    key: makeSnapshot({ technicalID, kind: i % 20 === 0 ? 'Full' : 'Incr', startRevision: i * 100 + 1, lastRevision: i * 100 + 100, createdOn: t0 + i, compressionSuffix: '.gz', final: false }).key,
+    key: makeSnapshot({
+      technicalID,
+      kind: i % 20 === 0 ? 'Full' : 'Incr',
+      startRevision: i * 100 + 1,
+      lastRevision: i * 100 + 100,
+      createdOn: t0 + i,
+      compressionSuffix: '.gz',
+      final: false,
+    }).key,
     size,
   }));
   const totalBytes = objects.reduce((sum, o) => sum + o.size, 0);
@@ -80,9 +96,16 @@ try {
     const items: CopyBatchItem[] = objects.map((o) => ({ key: o.key, size: o.size }));
     const before = requests;
     const started = performance.now();
-    const result = await copyBatch({ source: sourceModelled, destination, copier: destination.copierFrom(sourceModelled), items, concurrency });
+    const result = await copyBatch({
+      source: sourceModelled,
+      destination,
+      copier: destination.copierFrom(sourceModelled),
+      items,
+      concurrency,
+    });
     const ms = performance.now() - started;
-    if (result.copied !== objects.length || result.bytesCopied !== totalBytes) throw new Error(`${label}: copied ${result.copied} objects, ${result.bytesCopied} bytes`);
+    if (result.copied !== objects.length || result.bytesCopied !== totalBytes)
+      throw new Error(`${label}: copied ${result.copied} objects, ${result.bytesCopied} bytes`);
     return { ms, requests: requests - before };
   };
   /** The same calls one at a time and all at once, straight to the emulator: how much it overlaps requests itself. */
@@ -104,15 +127,26 @@ try {
   const sequential = await measure('seq', 1);
   const parallel = await measure('par', CONCURRENCY);
   const mbps = (ms: number) => totalBytes / MB / (ms / 1_000);
-  console.log(`objects ${objects.length}, ${(totalBytes / MB).toFixed(1)} MB (1 KB to 50 MB), multipart above ${MULTIPART_MB} MB, emulator ${emu.endpoint}`);
+  console.log(
+    `objects ${objects.length}, ${(totalBytes / MB).toFixed(1)} MB (1 KB to 50 MB), multipart above ${MULTIPART_MB} MB, emulator ${emu.endpoint}`,
+  );
   console.log(describeS3Model(model) + (model ? ` (loopback proxy ${modelled.endpoint})` : ''));
-  console.log(`sequential (1 at a time):  ${(sequential.ms / 1_000).toFixed(2)} s  ${mbps(sequential.ms).toFixed(0)} MB/s  ${sequential.requests} requests`);
-  console.log(`parallel (${CONCURRENCY} at a time):    ${(parallel.ms / 1_000).toFixed(2)} s  ${mbps(parallel.ms).toFixed(0)} MB/s  ${parallel.requests} requests`);
+  console.log(
+    `sequential (1 at a time):  ${(sequential.ms / 1_000).toFixed(2)} s  ${mbps(sequential.ms).toFixed(0)} MB/s  ${sequential.requests} requests`,
+  );
+  console.log(
+    `parallel (${CONCURRENCY} at a time):    ${(parallel.ms / 1_000).toFixed(2)} s  ${mbps(parallel.ms).toFixed(0)} MB/s  ${parallel.requests} requests`,
+  );
   const ratio = sequential.ms / parallel.ms;
   console.log(`ratio sequential/parallel: ${ratio.toFixed(1)}x (aim >= 5x: ${ratio >= 5 ? 'met' : 'NOT met'})`);
-  if (model) console.log(`round trips alone: ${sequential.requests} requests x ${model.latencyMs} ms = ${((sequential.requests * model.latencyMs) / 1_000).toFixed(2)} s one at a time`);
+  if (model)
+    console.log(
+      `round trips alone: ${sequential.requests} requests x ${model.latencyMs} ms = ${((sequential.requests * model.latencyMs) / 1_000).toFixed(2)} s one at a time`,
+    );
   const copyKind = probe.size > MULTIPART_MB * MB ? 'UploadPartCopy parts' : 'one CopyObject';
-  console.log(`emulator overlap, straight to it: HeadObject ${headOverlap}; copy of ${(probe.size / MB).toFixed(1)} MB (${copyKind}) ${copyOverlap}`);
+  console.log(
+    `emulator overlap, straight to it: HeadObject ${headOverlap}; copy of ${(probe.size / MB).toFixed(1)} MB (${copyKind}) ${copyOverlap}`,
+  );
 } finally {
   await modelled.stop();
   await emu.stop();

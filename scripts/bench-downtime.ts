@@ -44,53 +44,93 @@ import { localSeedAgent } from '../seed/agent/local-agent.js';
 import { s3Backup } from '../seed/backup-restore/aws.js';
 import { parseDuration } from '../seed/backup-restore/duration.js';
 import { backedSeed, fixture } from '../test/fixtures/index.js';
-import { acknowledgedRate, checkNoAcknowledgedWriteLost, gatewayPut, readEtcdContent, resolving, startWriter } from '../test/harness/scenario/index.js';
+import {
+  acknowledgedRate,
+  checkNoAcknowledgedWriteLost,
+  gatewayPut,
+  readEtcdContent,
+  resolving,
+  startWriter,
+} from '../test/harness/scenario/index.js';
 import { until } from '../test/harness/until.js';
 import { benchLandscape, etcdDbSize, fillEtcdTo } from './bench-support.js';
 import {
-  destinationRecord, downtimeAims, firstEventAfter, formatAim, ISSUE_AIMS, parseSidecarLog, phaseIntervals, phaseShares, SHARES, shareFractions, sourceRecord, stepsInWindow, summarize,
-  supersededSnapshots, writeWindow,
-  type MigrationPathName, type Share, type SidecarLogEvent,
+  destinationRecord,
+  downtimeAims,
+  firstEventAfter,
+  formatAim,
+  ISSUE_AIMS,
+  parseSidecarLog,
+  phaseIntervals,
+  phaseShares,
+  SHARES,
+  shareFractions,
+  sourceRecord,
+  stepsInWindow,
+  summarize,
+  supersededSnapshots,
+  writeWindow,
+  type MigrationPathName,
+  type Share,
+  type SidecarLogEvent,
 } from './downtime-figures.js';
 
 const env = process.env;
-const list = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (text: string) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 // Smallest first: the fill only adds to etcd (its values stay from one size to the next), so a smaller
 // size after a larger one would measure the larger one's database again.
-const SIZES_MB = list(env.BENCH_DOWNTIME_SIZES_MB ?? '10,100,500').map(Number).sort((a, b) => a - b);
+const SIZES_MB = list(env.BENCH_DOWNTIME_SIZES_MB ?? '10,100,500')
+  .map(Number)
+  .sort((a, b) => a - b);
 const RUNS = Number(env.BENCH_DOWNTIME_RUNS ?? 5);
 const PATHS = list(env.BENCH_DOWNTIME_PATHS ?? 'good,bad') as MigrationPathName[];
 /** How long the writer writes to the source before the migration is requested. */
 const WRITE_BEFORE_MS = Number(env.BENCH_DOWNTIME_WRITE_BEFORE_MS ?? 5_000);
 /** How often a migration that ended in Error is resumed before the bench gives up. */
 const MAX_RESUMES = 2;
-if (SIZES_MB.some((s) => !(s > 0)) || !(Number.isInteger(RUNS) && RUNS > 0) || PATHS.some((p) => p !== 'good' && p !== 'bad') || !(WRITE_BEFORE_MS >= 0)) {
-  console.error('BENCH_DOWNTIME_SIZES_MB: positive numbers; BENCH_DOWNTIME_RUNS: a positive integer; BENCH_DOWNTIME_PATHS: good and/or bad; BENCH_DOWNTIME_WRITE_BEFORE_MS: >= 0');
+if (
+  SIZES_MB.some((s) => !(s > 0)) ||
+  !(Number.isInteger(RUNS) && RUNS > 0) ||
+  PATHS.some((p) => p !== 'good' && p !== 'bad') ||
+  !(WRITE_BEFORE_MS >= 0)
+) {
+  console.error(
+    'BENCH_DOWNTIME_SIZES_MB: positive numbers; BENCH_DOWNTIME_RUNS: a positive integer; BENCH_DOWNTIME_PATHS: good and/or bad; BENCH_DOWNTIME_WRITE_BEFORE_MS: >= 0',
+  );
   process.exit(2);
 }
 const MB = 1e6;
 const COPY_STEPS = MIGRATION_STEP_IDS.filter((id) => id.includes('copy'));
 /** The steps whose command has the destination's agent restore (core/migration/steps.ts); the one that started in the window is the activation's. */
-const RESTORE_STEPS: readonly string[] = MIGRATION_STEPS.filter((s) => s.actor === 'destination' && s.command === 'restore').map((s) => s.id);
+const RESTORE_STEPS: readonly string[] = MIGRATION_STEPS.filter(
+  (s) => s.actor === 'destination' && s.command === 'restore',
+).map((s) => s.id);
 const DELTA_INTERVAL_MS = parseDuration(LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval, 'deltaSnapshotInterval');
 const TIMINGS = ownershipTimings(LANDSCAPE_OWNERSHIP_TIMINGS);
 const FENCE_BOUND_MS = fenceBound(LANDSCAPE_OWNERSHIP_TIMINGS);
 
 const DEFINITIONS = [
-  'window: from the source\'s last acknowledged write to the destination\'s first, both as the writer received etcd\'s answer (its own record)',
-  'fence: from the fence\'s start (etcd\'s alarm asked for) until the source\'s etcd is gone from the public address (its sidecar\'s gate closed), the final delta read in between (the source sidecar\'s `fenced` log line: its time, less stoppedAfterMs); etcd goes on running on its private address',
-  'final snapshot: the source sidecar\'s final snapshot: save, compress and upload (its `snapshot` log line with final: true: its time, less its ms)',
+  "window: from the source's last acknowledged write to the destination's first, both as the writer received etcd's answer (its own record)",
+  "fence: from the fence's start (etcd's alarm asked for) until the source's etcd is gone from the public address (its sidecar's gate closed), the final delta read in between (the source sidecar's `fenced` log line: its time, less stoppedAfterMs); etcd goes on running on its private address",
+  "final snapshot: the source sidecar's final snapshot: save, compress and upload (its `snapshot` log line with final: true: its time, less its ms)",
   `copy: the migration record's ${COPY_STEPS.join(', ')} step${COPY_STEPS.length === 1 ? '' : 's'} (startedAt to endedAt of GET .../migration; the ids containing "copy" in core/migration/steps.ts)`,
-  'restore: the destination sidecar\'s restore: download, etcdctl snapshot restore, start on the private address, delta replay (its `restored` log line, or `caught-up` for the catch-up of a restore ahead: its time, less timings.total)',
-  'activation: from the end of the last of the four above to the destination\'s first acknowledged write (what its sidecar does before it serves: its first owner check, the unfence (the fence\'s alarm cleared, the gate opened), and where it takes one first a full snapshot of the restored etcd; the writer\'s next attempt)',
-  'between: the rest of the window, in none of the phases (Step Functions transitions, the waits\' polling, commands to the agents and their answers, the sidecar\'s process start, the steps in between)',
-  'each moment of the window counts once: where two phases overlap, for the earlier one in this order (each waits for the one before: a copy waiting for the final snapshot is held up by the snapshot); a share is the phase\'s time over all windows of the size and path together',
+  "restore: the destination sidecar's restore: download, etcdctl snapshot restore, start on the private address, delta replay (its `restored` log line, or `caught-up` for the catch-up of a restore ahead: its time, less timings.total)",
+  "activation: from the end of the last of the four above to the destination's first acknowledged write (what its sidecar does before it serves: its first owner check, the unfence (the fence's alarm cleared, the gate opened), and where it takes one first a full snapshot of the restored etcd; the writer's next attempt)",
+  "between: the rest of the window, in none of the phases (Step Functions transitions, the waits' polling, commands to the agents and their answers, the sidecar's process start, the steps in between)",
+  "each moment of the window counts once: where two phases overlap, for the earlier one in this order (each waits for the one before: a copy waiting for the final snapshot is held up by the snapshot); a share is the phase's time over all windows of the size and path together",
 ];
 
 const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 const ms = (v: number) => `${Math.round(v).toLocaleString('en-US')} ms`;
 const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' / ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
 
 function machineFacts(): string[] {
   const cpu = cpus();
@@ -108,7 +148,11 @@ function machineFacts(): string[] {
       return 'unknown';
     }
   })();
-  const ministack = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { config: { ministackVersion: string } }).config.ministackVersion;
+  const ministack = (
+    JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      config: { ministackVersion: string };
+    }
+  ).config.ministackVersion;
   return [
     `${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory (${(freemem() / 2 ** 30).toFixed(1)} GiB free), work dirs on ${fsType} (${tmpdir()})`,
     `node ${process.version}, etcd ${etcdVersion}, emulator MiniStack ${ministack} (S3 straight to it: no latency model; it serves S3 one request at a time)`,
@@ -138,21 +182,36 @@ interface RunResult {
   failures: string[];
 }
 
-console.log(`bench:downtime  sizes ${SIZES_MB.join(', ')} MB (10^6 bytes), ${RUNS} run(s) per size and path, paths ${PATHS.join(' and ')}; load average at start ${load()} (1 / 5 / 15 min)`);
+console.log(
+  `bench:downtime  sizes ${SIZES_MB.join(', ')} MB (10^6 bytes), ${RUNS} run(s) per size and path, paths ${PATHS.join(' and ')}; load average at start ${load()} (1 / 5 / 15 min)`,
+);
 for (const fact of machineFacts()) console.log(`  ${fact}`);
 console.log(
   `  fence bound ${ms(FENCE_BOUND_MS)} (core/ownership/fence.ts from the local landscape's ownership timings, local/fleet.ts LANDSCAPE_OWNERSHIP_TIMINGS: ` +
     `dnsCacheTTL ${TIMINGS.dnsCacheTTL} + ownerCheckInterval ${TIMINGS.ownerCheckInterval} + checkTimeout ${TIMINGS.checkTimeout} + unknownGrace ${TIMINGS.unknownGrace} + fenceTime ${TIMINGS.fenceTime} ms)`,
 );
-console.log(`  agents as the landscape runs them: heartbeat every ${LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds} s, delta snapshot every ${LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval}, snapshot compression the sidecar's default`);
+console.log(
+  `  agents as the landscape runs them: heartbeat every ${LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds} s, delta snapshot every ${LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval}, snapshot compression the sidecar's default`,
+);
 console.log('definitions:');
 for (const d of DEFINITIONS) console.log(`  ${d}`);
 
 const started = performance.now();
-const { deployment, running, close } = await benchLandscape({ context: { ...LANDSCAPE_STACK_CONTEXT }, landscapeContext: true });
-console.log(`${running ? 'the running local landscape' : 'a private emulator with the GardenStack deployed as `npm start` deploys it'}: ${deployment.awsEndpoint}, ready after ${ms(performance.now() - started)}`);
+const { deployment, running, close } = await benchLandscape({
+  context: { ...LANDSCAPE_STACK_CONTEXT },
+  landscapeContext: true,
+});
+console.log(
+  `${running ? 'the running local landscape' : 'a private emulator with the GardenStack deployed as `npm start` deploys it'}: ${deployment.awsEndpoint}, ready after ${ms(performance.now() - started)}`,
+);
 const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
-const api = new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, timeoutMs: 120_000, gatewayRetries: 5 });
+const api = new GardenClient({
+  apiUrl: deployment.apiUrl,
+  region: deployment.region,
+  credentials,
+  timeoutMs: 120_000,
+  gatewayRetries: 5,
+});
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const workRoot = mkdtempSync(join(tmpdir(), 'gl-bench-downtime-'));
 const seeds: BenchSeed[] = [];
@@ -171,7 +230,11 @@ async function startSeed(name: string, index: number): Promise<BenchSeed> {
     seed: name,
     garden: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials }),
     aws,
-    owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain: deployment.outputs.InternalDomain },
+    owner: {
+      mode: 'api',
+      hostedZoneId: deployment.outputs.HostedZoneId,
+      internalDomain: deployment.outputs.InternalDomain,
+    },
     backupBucket: `gl-backup-${name}`,
     workDir,
     heartbeatIntervalMs: LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds * 1_000,
@@ -209,15 +272,25 @@ async function controlPlane(seed: BenchSeed): Promise<HostedControlPlane | undef
 }
 
 async function serving(seed: BenchSeed): Promise<void> {
-  await until(`${id} to serve on ${seed.name}`, async () => (await controlPlane(seed))?.active && (await sidecarOf(seed).status())?.ready, 120_000, 500);
+  await until(
+    `${id} to serve on ${seed.name}`,
+    async () => (await controlPlane(seed))?.active && (await sidecarOf(seed).status())?.ready,
+    120_000,
+    500,
+  );
 }
 
 /** Until the sidecar has uploaded everything etcd holds (no pending events: the last delta is in the bucket). */
 async function backedUp(seed: BenchSeed, revision?: number): Promise<void> {
-  await until(`${seed.name}'s sidecar to upload its deltas`, async () => {
-    const s = (await sidecarOf(seed).status(5_000))?.snapshots;
-    return s && s.pendingEvents === 0 && (revision === undefined || (s.lastRevision ?? 0) >= revision);
-  }, 300_000, 250);
+  await until(
+    `${seed.name}'s sidecar to upload its deltas`,
+    async () => {
+      const s = (await sidecarOf(seed).status(5_000))?.snapshots;
+      return s && s.pendingEvents === 0 && (revision === undefined || (s.lastRevision ?? 0) >= revision);
+    },
+    300_000,
+    250,
+  );
 }
 
 let fills = 0;
@@ -226,7 +299,11 @@ let fills = 0;
  * deletion, so its watch never needs a compacted revision) and defragmented, filled up to the size, its
  * deltas uploaded, then a full snapshot by its sidecar. Returns etcd's database size.
  */
-async function prepare(seed: BenchSeed, sizeMb: number, previousPrefix: string | undefined): Promise<{ dbSize: number; dbSizeInUse: number; fillMs: number; fullMs: number }> {
+async function prepare(
+  seed: BenchSeed,
+  sizeMb: number,
+  previousPrefix: string | undefined,
+): Promise<{ dbSize: number; dbSizeInUse: number; fillMs: number; fullMs: number }> {
   const url = etcdUrl(seed)!;
   const t0 = performance.now();
   if (previousPrefix) {
@@ -242,11 +319,17 @@ async function prepare(seed: BenchSeed, sizeMb: number, previousPrefix: string |
     }
   }
   fills += 1;
-  await fillEtcdTo({ clientUrl: url, bytes: sizeMb * MB, keyPrefix: `/registry/secrets/downtime/fill-${fills}/`, between: () => backedUp(seed) });
+  await fillEtcdTo({
+    clientUrl: url,
+    bytes: sizeMb * MB,
+    keyPrefix: `/registry/secrets/downtime/fill-${fills}/`,
+    between: () => backedUp(seed),
+  });
   await backedUp(seed);
   const fillMs = performance.now() - t0;
   const t1 = performance.now();
-  if ((await sidecarOf(seed).fullSnapshot(600_000)) !== 'taken') throw new Error(`${seed.name}'s sidecar took no full snapshot: it does not serve`);
+  if ((await sidecarOf(seed).fullSnapshot(600_000)) !== 'taken')
+    throw new Error(`${seed.name}'s sidecar took no full snapshot: it does not serve`);
   const fullMs = performance.now() - t1;
   await pruneSnapshots(seed);
   const status = await etcdDbSize(url);
@@ -271,7 +354,12 @@ async function pruneSnapshots(source: BenchSeed): Promise<void> {
 /** The last `lines` lines of a log, indented, or why there are none. */
 function tail(path: string, lines: number): string {
   try {
-    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `        ${l.slice(0, 400)}`).join('\n');
+    return readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .map((l) => `        ${l.slice(0, 400)}`)
+      .join('\n');
   } catch (error) {
     return `        (${String(error)})`;
   }
@@ -288,7 +376,15 @@ async function migration(): Promise<MigrationRecord> {
 }
 
 /** One migration from `source` to `destination` on `path` under the writer; prints its line and returns its figures. */
-async function measure(input: { source: BenchSeed; destination: BenchSeed; path: MigrationPathName; sizeMb: number; run: number; prefix: string; db: Awaited<ReturnType<typeof prepare>> }): Promise<RunResult> {
+async function measure(input: {
+  source: BenchSeed;
+  destination: BenchSeed;
+  path: MigrationPathName;
+  sizeMb: number;
+  run: number;
+  prefix: string;
+  db: Awaited<ReturnType<typeof prepare>>;
+}): Promise<RunResult> {
   const { source, destination, path, sizeMb, run, prefix, db } = input;
   const seedOf = { source, destination };
   const writer = startWriter({
@@ -306,21 +402,42 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
     const failures: string[] = [];
     let record: MigrationRecord;
     for (;;) {
-      const started = await api.request<{ migrationId: string }>('POST', `/projects/${project}/shoots/${shootName}/migrate`, { body: { destinationSeed: destination.name, mode: path } });
+      const started = await api.request<{ migrationId: string }>(
+        'POST',
+        `/projects/${project}/shoots/${shootName}/migrate`,
+        { body: { destinationSeed: destination.name, mode: path } },
+      );
       if (started.status !== 202) throw new Error(`migrate: ${started.status} ${JSON.stringify(started.body)}`);
-      record = await until('the migration to settle', async () => {
-        const m = await migration();
-        return m.state !== 'Running' ? m : undefined;
-      }, 1_800_000, 500);
+      record = await until(
+        'the migration to settle',
+        async () => {
+          const m = await migration();
+          return m.state !== 'Running' ? m : undefined;
+        },
+        1_800_000,
+        500,
+      );
       if (record.state === 'Succeeded' || failures.length >= MAX_RESUMES) break;
       failures.push(`${record.error?.step}: ${record.error?.message}`);
-      console.log(`      ${sizeMb} MB ${path} run ${run}: migration ${record.id} ended ${record.state} (${failures.at(-1)}), ${((performance.now() - requestedAt) / 1000).toFixed(1)} s after the request; resuming it`);
-      console.log(`      the destination sidecar's last log lines:\n${tail(join(destination.workDir, id, 'sidecar.log'), 15)}`);
+      console.log(
+        `      ${sizeMb} MB ${path} run ${run}: migration ${record.id} ended ${record.state} (${failures.at(-1)}), ${((performance.now() - requestedAt) / 1000).toFixed(1)} s after the request; resuming it`,
+      );
+      console.log(
+        `      the destination sidecar's last log lines:\n${tail(join(destination.workDir, id, 'sidecar.log'), 15)}`,
+      );
     }
     const migrationMs = performance.now() - requestedAt;
-    if (record.state !== 'Succeeded') throw new Error(`migration ${record.id} ended ${record.state} after ${MAX_RESUMES} resumes: ${JSON.stringify(record.error)}`);
+    if (record.state !== 'Succeeded')
+      throw new Error(
+        `migration ${record.id} ended ${record.state} after ${MAX_RESUMES} resumes: ${JSON.stringify(record.error)}`,
+      );
     if (record.path !== path) throw new Error(`migration ${record.id} took the ${record.path} path, not ${path}`);
-    await until('the destination to acknowledge a write', async () => writer.record().acknowledged.some((w) => w.seed === 'destination'), 120_000, 100);
+    await until(
+      'the destination to acknowledge a write',
+      async () => writer.record().acknowledged.some((w) => w.seed === 'destination'),
+      120_000,
+      100,
+    );
     await sleep(1_500);
     const written = await writer.stop();
 
@@ -330,10 +447,20 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
     const loss = checkNoAcknowledgedWriteLost(written.acknowledged, content);
     const since = Date.parse(record.createdAt);
     const src = sourceRecord(parseSidecarLog(sourceLog.read()), since);
-    const dst = destinationRecord(parseSidecarLog(readFileSync(join(destination.workDir, id, 'sidecar.log'), 'utf8')), since);
-    const shares = phaseShares(window, phaseIntervals({ window, source: src, destination: dst, steps: record.steps, copySteps: COPY_STEPS }));
+    const dst = destinationRecord(
+      parseSidecarLog(readFileSync(join(destination.workDir, id, 'sidecar.log'), 'utf8')),
+      since,
+    );
+    const shares = phaseShares(
+      window,
+      phaseIntervals({ window, source: src, destination: dst, steps: record.steps, copySteps: COPY_STEPS }),
+    );
     const steps = stepsInWindow(window, record.steps);
-    const rate = acknowledgedRate(written.acknowledged.filter((w) => w.seed === 'source'), written.startedAt, window.from);
+    const rate = acknowledgedRate(
+      written.acknowledged.filter((w) => w.seed === 'source'),
+      written.startedAt,
+      window.from,
+    );
 
     const pct = (v: number) => `${Math.round((100 * v) / window.ms)} %`;
     console.log(
@@ -342,10 +469,22 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
     );
     const t = dst.restore?.timings ?? {};
     // The restore command's way to the sidecar: the step starts, the agent takes the command, the new sidecar process begins restoring.
-    const restoreStep = record.steps.find((s) => RESTORE_STEPS.includes(s.id) && s.startedAt !== undefined && Date.parse(s.startedAt) >= window.from);
+    const restoreStep = record.steps.find(
+      (s) => RESTORE_STEPS.includes(s.id) && s.startedAt !== undefined && Date.parse(s.startedAt) >= window.from,
+    );
     const stepStart = restoreStep?.startedAt ? Date.parse(restoreStep.startedAt) : undefined;
-    const taken = stepStart === undefined ? undefined : firstEventAfter(destination.events, stepStart, (e) => e.event === 'command' && e.type === 'restore' && e.shoot === id);
-    const delivery = stepStart !== undefined && taken && dst.restore ? `${restoreStep!.id} start -> agent took it ${ms(taken.time - stepStart)} -> sidecar ${dst.restore.event === 'restored' ? 'restoring' : 'catching up'} ${ms(dst.restore.from - taken.time)} later -> ` : '';
+    const taken =
+      stepStart === undefined
+        ? undefined
+        : firstEventAfter(
+            destination.events,
+            stepStart,
+            (e) => e.event === 'command' && e.type === 'restore' && e.shoot === id,
+          );
+    const delivery =
+      stepStart !== undefined && taken && dst.restore
+        ? `${restoreStep!.id} start -> agent took it ${ms(taken.time - stepStart)} -> sidecar ${dst.restore.event === 'restored' ? 'restoring' : 'catching up'} ${ms(dst.restore.from - taken.time)} later -> `
+        : '';
     console.log(
       `      fence: by ${src.fence?.by ?? '-'}, writes refused ${src.fence ? `${src.fence.refusingAfterMs} ms` : '-'} after its start, etcd gone ${src.fence ? ms(src.fence.to - src.fence.from) : '-'}; ` +
         `final snapshot: ${src.finalSnapshot ? `${src.finalSnapshot.kind}${src.finalSnapshot.key.endsWith('.gz') ? ' gzip' : ''} ${mb(src.finalSnapshot.bytes)} in ${ms(src.finalSnapshot.to - src.finalSnapshot.from)}` : '-'}; ` +
@@ -354,7 +493,10 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
     );
     console.log(`      record steps in the window: ${steps.map((s) => `${s.id} ${ms(s.ms)}`).join(', ') || 'none'}`);
     // The pre-copy's rounds (restore-etcd-ahead says where the refresh left the standby) and the copy after the fence.
-    for (const step of record.steps.filter((s) => (COPY_STEPS.includes(s.id) || s.id === 'restore-etcd-ahead') && s.message)) console.log(`      ${step.id}: ${step.message}`);
+    for (const step of record.steps.filter(
+      (s) => (COPY_STEPS.includes(s.id) || s.id === 'restore-etcd-ahead') && s.message,
+    ))
+      console.log(`      ${step.id}: ${step.message}`);
     if (!loss.ok) console.log(`      LOST: ${loss.summary}`);
     return { sizeMb, path, run, window: window.ms, shares, steps, rate, lost: loss.lost.length, failures };
   } finally {
@@ -366,15 +508,23 @@ async function measure(input: { source: BenchSeed; destination: BenchSeed; path:
 /** Per path at one size: the window's median and maximum, each phase's median and share, the record's steps in the window. */
 function printSummary(sizeMb: number): void {
   console.log('');
-  console.log(`${sizeMb} MB, per path: the window's median and maximum, each phase's median and its share of all windows (${SHARES.join(', ')})`);
+  console.log(
+    `${sizeMb} MB, per path: the window's median and maximum, each phase's median and its share of all windows (${SHARES.join(', ')})`,
+  );
   for (const path of PATHS) {
     const runs = results.filter((r) => r.sizeMb === sizeMb && r.path === path && r.failures.length === 0);
     const w = summarize(runs.map((r) => r.window));
     const fractions = shareFractions(runs.map((r) => r.shares));
-    const phases = SHARES.map((s) => `${s} ${ms(summarize(runs.map((r) => r.shares[s])).median)} (${Math.round(100 * fractions[s])} %)`).join(', ');
-    console.log(`${String(sizeMb).padStart(4)} MB ${path.padEnd(4)} (${w.runs} runs): window median ${ms(w.median)}, max ${ms(w.max)} | ${phases}`);
+    const phases = SHARES.map(
+      (s) => `${s} ${ms(summarize(runs.map((r) => r.shares[s])).median)} (${Math.round(100 * fractions[s])} %)`,
+    ).join(', ');
+    console.log(
+      `${String(sizeMb).padStart(4)} MB ${path.padEnd(4)} (${w.runs} runs): window median ${ms(w.median)}, max ${ms(w.max)} | ${phases}`,
+    );
     const ids = [...new Set(runs.flatMap((r) => r.steps.map((s) => s.id)))];
-    const steps = ids.map((stepId) => `${stepId} ${ms(summarize(runs.map((r) => r.steps.find((s) => s.id === stepId)?.ms ?? 0)).median)}`);
+    const steps = ids.map(
+      (stepId) => `${stepId} ${ms(summarize(runs.map((r) => r.steps.find((s) => s.id === stepId)?.ms ?? 0)).median)}`,
+    );
     console.log(`      record steps in the window (medians): ${steps.join(', ') || 'none'}`);
   }
   console.log('');
@@ -399,12 +549,19 @@ try {
     for (let run = 1; run <= RUNS; run++) {
       for (const path of PATHS) {
         const db = await prepare(source, sizeMb, previousPrefix);
-        console.log(`      prepared ${source.name}: etcd ${mb(db.dbSize)} (${mb(db.dbSizeInUse)} in use) after ${ms(db.fillMs)} of clean-up and fill, full snapshot ${ms(db.fullMs)}`);
+        console.log(
+          `      prepared ${source.name}: etcd ${mb(db.dbSize)} (${mb(db.dbSizeInUse)} in use) after ${ms(db.fillMs)} of clean-up and fill, full snapshot ${ms(db.fullMs)}`,
+        );
         const prefix = `downtime/${sizeMb}-${path}-${run}`;
         results.push(await measure({ source, destination, path, sizeMb, run, prefix, db }));
         previousPrefix = prefix;
         // The old source releases its leftover once the migration succeeded; the next run migrates back to it.
-        await until(`${source.name} to release its leftover of ${id}`, async () => !(await controlPlane(source)) && !etcdUrl(source), 300_000, 500);
+        await until(
+          `${source.name} to release its leftover of ${id}`,
+          async () => !(await controlPlane(source)) && !etcdUrl(source),
+          300_000,
+          500,
+        );
         [source, destination] = [destination, source];
         await serving(source);
       }
@@ -413,12 +570,24 @@ try {
   }
   const counted = results.filter((r) => r.failures.length === 0);
   const failed = results.filter((r) => r.failures.length > 0);
-  console.log(`writer: at least ${Math.min(...results.map((r) => r.rate)).toFixed(0)} acknowledged writes/s before the window in every run; acknowledged writes missing from the destination: ${results.reduce((n, r) => n + r.lost, 0)} over all ${results.length} runs`);
-  console.log(`failed migrations (resumed, left out of the figures): ${failed.length === 0 ? 'none' : failed.map((r) => `${r.sizeMb} MB ${r.path} run ${r.run}: ${r.failures.join('; ')}`).join(' | ')}`);
+  console.log(
+    `writer: at least ${Math.min(...results.map((r) => r.rate)).toFixed(0)} acknowledged writes/s before the window in every run; acknowledged writes missing from the destination: ${results.reduce((n, r) => n + r.lost, 0)} over all ${results.length} runs`,
+  );
+  console.log(
+    `failed migrations (resumed, left out of the figures): ${failed.length === 0 ? 'none' : failed.map((r) => `${r.sizeMb} MB ${r.path} run ${r.run}: ${r.failures.join('; ')}`).join(' | ')}`,
+  );
   console.log('');
-  console.log(`aims (issue 12; fence bound ${ms(FENCE_BOUND_MS)}, so the bad path's aim is ${ms(FENCE_BOUND_MS + ISSUE_AIMS.badMarginMs)}):`);
-  for (const aim of downtimeAims(counted.map((r) => ({ sizeMb: r.sizeMb, path: r.path, ms: r.window })), { ...ISSUE_AIMS, fenceBoundMs: FENCE_BOUND_MS })) console.log(`  ${formatAim(aim)}`);
-  console.log(`load average at the end ${load()} (1 / 5 / 15 min); the whole run took ${((performance.now() - started) / 60_000).toFixed(1)} min`);
+  console.log(
+    `aims (issue 12; fence bound ${ms(FENCE_BOUND_MS)}, so the bad path's aim is ${ms(FENCE_BOUND_MS + ISSUE_AIMS.badMarginMs)}):`,
+  );
+  for (const aim of downtimeAims(
+    counted.map((r) => ({ sizeMb: r.sizeMb, path: r.path, ms: r.window })),
+    { ...ISSUE_AIMS, fenceBoundMs: FENCE_BOUND_MS },
+  ))
+    console.log(`  ${formatAim(aim)}`);
+  console.log(
+    `load average at the end ${load()} (1 / 5 / 15 min); the whole run took ${((performance.now() - started) / 60_000).toFixed(1)} min`,
+  );
   completed = true;
 } finally {
   for (const seed of seeds) {
@@ -431,7 +600,10 @@ try {
   }
   // A run that stopped keeps its agents' work dirs (sidecar and etcd logs) for a look at why.
   if (completed) rmSync(workRoot, { recursive: true, force: true });
-  else console.log(`stopped after ${results.length} runs; the seeds' work dirs (sidecar.log, etcd.log per shoot) are kept in ${workRoot}`);
+  else
+    console.log(
+      `stopped after ${results.length} runs; the seeds' work dirs (sidecar.log, etcd.log per shoot) are kept in ${workRoot}`,
+    );
   await close();
 }
 process.exit(0);

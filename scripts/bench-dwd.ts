@@ -40,16 +40,28 @@ try {
   const cloudWatch = new CloudWatchClient(aws);
   /** Invocations so far per function, from the metric every Lambda function emits. */
   const invocationCounts = async (): Promise<Map<string, number>> => {
-    const listed = await cloudWatch.send(new ListMetricsCommand({ Namespace: 'AWS/Lambda', MetricName: 'Invocations' }));
+    const listed = await cloudWatch.send(
+      new ListMetricsCommand({ Namespace: 'AWS/Lambda', MetricName: 'Invocations' }),
+    );
     const counts = new Map<string, number>();
     for (const metric of listed.Metrics ?? []) {
       const fn = metric.Dimensions?.find((d) => d.Name === 'FunctionName')?.Value;
       if (!fn) continue;
-      const stats = await cloudWatch.send(new GetMetricStatisticsCommand({
-        Namespace: 'AWS/Lambda', MetricName: 'Invocations', Dimensions: [{ Name: 'FunctionName', Value: fn }],
-        StartTime: new Date(Date.now() - 86_400_000), EndTime: new Date(Date.now() + 3_600_000), Period: 172_800, Statistics: ['Sum'],
-      }));
-      counts.set(fn, (stats.Datapoints ?? []).reduce((sum, d) => sum + (d.Sum ?? 0), 0));
+      const stats = await cloudWatch.send(
+        new GetMetricStatisticsCommand({
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Invocations',
+          Dimensions: [{ Name: 'FunctionName', Value: fn }],
+          StartTime: new Date(Date.now() - 86_400_000),
+          EndTime: new Date(Date.now() + 3_600_000),
+          Period: 172_800,
+          Statistics: ['Sum'],
+        }),
+      );
+      counts.set(
+        fn,
+        (stats.Datapoints ?? []).reduce((sum, d) => sum + (d.Sum ?? 0), 0),
+      );
     }
     return counts;
   };
@@ -74,7 +86,8 @@ try {
         const name = `s${i}`;
         const now = new Date().toISOString();
         await repo.createShoot({
-          apiVersion: 'core.gardenless.io/v1', kind: 'Shoot',
+          apiVersion: 'core.gardenless.io/v1',
+          kind: 'Shoot',
           metadata: { project, name, resourceVersion: '0', uid: `${run}-${i}`, creationTimestamp: now },
           spec: { provider: { type: 'aws' }, region: 'eu-west-1', seedName },
           status: { technicalID: technicalID(project, name), seedName, conditions: [], constraints: [] },
@@ -87,10 +100,16 @@ try {
       const controlPlanes = Array.from({ length: perSeed }, (_, k) => k * SEEDS + s)
         .filter((i) => i < SHOOTS)
         .map((i) => ({
-          technicalID: technicalID(project, `s${i}`), active: true, externalUrl: `${lb}/s${i}`, internalProbe: 'Success',
-          internalProbeTime: new Date().toISOString(), etcdReady: true,
+          technicalID: technicalID(project, `s${i}`),
+          active: true,
+          externalUrl: `${lb}/s${i}`,
+          internalProbe: 'Success',
+          internalProbeTime: new Date().toISOString(),
+          etcdReady: true,
         }));
-      const res = await api.request('POST', `/seeds/dwd-${run}-${s}/heartbeat`, { body: { conditions: [{ type: 'GardenletReady', status: 'True' }], controlPlanes, leaseDurationSeconds: 3_600 } });
+      const res = await api.request('POST', `/seeds/dwd-${run}-${s}/heartbeat`, {
+        body: { conditions: [{ type: 'GardenletReady', status: 'True' }], controlPlanes, leaseDurationSeconds: 3_600 },
+      });
       if (res.status !== 200) throw new Error(`heartbeat: ${res.status} ${JSON.stringify(res.body)}`);
     }
   };
@@ -103,20 +122,33 @@ try {
     const before = probes;
     const countsBefore = await invocationCounts();
     const t0 = performance.now();
-    const res = await lambda.send(new InvokeCommand({ FunctionName: deployment.outputs.WatchdogFunctionName, Payload: Buffer.from(JSON.stringify({ rounds: 1 })) }));
+    const res = await lambda.send(
+      new InvokeCommand({
+        FunctionName: deployment.outputs.WatchdogFunctionName,
+        Payload: Buffer.from(JSON.stringify({ rounds: 1 })),
+      }),
+    );
     walls.push(performance.now() - t0);
     if (res.FunctionError) throw new Error(Buffer.from(res.Payload ?? new Uint8Array()).toString());
     const countsAfter = await invocationCounts();
-    const during = [...countsAfter].map(([fn, n]) => ({ fn, n: n - (countsBefore.get(fn) ?? 0) })).filter((c) => c.n > 0);
+    const during = [...countsAfter]
+      .map(([fn, n]) => ({ fn, n: n - (countsBefore.get(fn) ?? 0) }))
+      .filter((c) => c.n > 0);
     invocations.push(during.reduce((sum, c) => sum + c.n, 0));
     watchdogInvocations.push(during.find((c) => c.fn === deployment.outputs.WatchdogFunctionName)?.n ?? 0);
     if (probes - before < SHOOTS) console.warn(`round ${r}: only ${probes - before} probes arrived`);
   }
   const wall = median(walls);
   console.log(`bench:dwd  ${SHOOTS} shoots on ${SEEDS} seeds, ${ROUNDS} rounds, emulator ${deployment.awsEndpoint}`);
-  console.log(`  one round (invoke to return, incl. listing the fleet and conditional state writes): median ${(wall / 1000).toFixed(2)} s, min ${(Math.min(...walls) / 1000).toFixed(2)} s`);
-  console.log(`  Lambda invocations per round (AWS/Lambda Invocations, every function, before and after each round): median ${median(invocations)}, max ${Math.max(...invocations)}; of the watchdog function: median ${median(watchdogInvocations)}`);
-  console.log(`  probes per second: ${(SHOOTS / (wall / 1000)).toFixed(0)}  (the first round writes ${SHOOTS} initial states, later rounds none)`);
+  console.log(
+    `  one round (invoke to return, incl. listing the fleet and conditional state writes): median ${(wall / 1000).toFixed(2)} s, min ${(Math.min(...walls) / 1000).toFixed(2)} s`,
+  );
+  console.log(
+    `  Lambda invocations per round (AWS/Lambda Invocations, every function, before and after each round): median ${median(invocations)}, max ${Math.max(...invocations)}; of the watchdog function: median ${median(watchdogInvocations)}`,
+  );
+  console.log(
+    `  probes per second: ${(SHOOTS / (wall / 1000)).toFixed(0)}  (the first round writes ${SHOOTS} initial states, later rounds none)`,
+  );
 } finally {
   server.close();
   await close();

@@ -21,15 +21,24 @@ if (!endpoints) {
   console.error('No local landscape: run `npm start` first.');
   process.exit(2);
 }
-const api = new GardenClient({ apiUrl: endpoints.apiUrl, region: endpoints.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) });
+const api = new GardenClient({
+  apiUrl: endpoints.apiUrl,
+  region: endpoints.region,
+  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+});
 
 async function ready(seed: string): Promise<boolean> {
-  const res = await api.request<{ status: { conditions: { type: string; status: string }[] } }>('GET', `/seeds/${seed}`);
+  const res = await api.request<{ status: { conditions: { type: string; status: string }[] } }>(
+    'GET',
+    `/seeds/${seed}`,
+  );
   return res.body.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True');
 }
 
 /** One migration of the shoot with its source's agent frozen; the agent is thawed afterwards, whatever happens. */
-async function frozenSourceMigration(mode: 'auto' | 'good'): Promise<{ seconds: number; record: MigrationRecord; source: string; load: string }> {
+async function frozenSourceMigration(
+  mode: 'auto' | 'good',
+): Promise<{ seconds: number; record: MigrationRecord; source: string; load: string }> {
   const shoot = (await api.request<Shoot>('GET', `/projects/${project}/shoots/${name}`)).body;
   const source = shoot.status.seedName;
   if (!source) throw new Error(`shoot ${project}/${name} is not scheduled`);
@@ -45,11 +54,21 @@ async function frozenSourceMigration(mode: 'auto' | 'good'): Promise<{ seconds: 
   try {
     const t0 = performance.now();
     const loadAtStart = loadavg()[0]!.toFixed(1);
-    const started = await api.request<{ migrationId: string; message?: string }>('POST', `/projects/${project}/shoots/${name}/migrate`, { body: { mode } });
+    const started = await api.request<{ migrationId: string; message?: string }>(
+      'POST',
+      `/projects/${project}/shoots/${name}/migrate`,
+      { body: { mode } },
+    );
     if (started.status !== 202) throw new Error(`migrate: ${started.status} ${JSON.stringify(started.body)}`);
     for (;;) {
       const record = (await api.request<MigrationRecord>('GET', `/projects/${project}/shoots/${name}/migration`)).body;
-      if (record.state !== 'Running') return { seconds: (performance.now() - t0) / 1000, record, source, load: `${loadAtStart} at the request, ${loadavg()[0]!.toFixed(1)} at the end (1 min, ${cpus().length} cores)` };
+      if (record.state !== 'Running')
+        return {
+          seconds: (performance.now() - t0) / 1000,
+          record,
+          source,
+          load: `${loadAtStart} at the request, ${loadavg()[0]!.toFixed(1)} at the end (1 min, ${cpus().length} cores)`,
+        };
       await new Promise((r) => setTimeout(r, 250));
     }
   } finally {
@@ -59,13 +78,19 @@ async function frozenSourceMigration(mode: 'auto' | 'good'): Promise<{ seconds: 
 
 function report(label: string, run: { seconds: number; record: MigrationRecord; source: string; load: string }): void {
   const { record } = run;
-  const switched = record.switchedToBadPathAt ? `${((Date.parse(record.switchedToBadPathAt) - Date.parse(record.createdAt)) / 1000).toFixed(1)} s after admission` : 'never';
-  console.log(`  ${label}: ${record.state} in ${run.seconds.toFixed(1)} s (request -> ${record.state}), ${run.source} -> ${record.destination.name}, path ${record.path}, switched to the bad path ${switched}; load average ${run.load}`);
+  const switched = record.switchedToBadPathAt
+    ? `${((Date.parse(record.switchedToBadPathAt) - Date.parse(record.createdAt)) / 1000).toFixed(1)} s after admission`
+    : 'never';
+  console.log(
+    `  ${label}: ${record.state} in ${run.seconds.toFixed(1)} s (request -> ${record.state}), ${run.source} -> ${record.destination.name}, path ${record.path}, switched to the bad path ${switched}; load average ${run.load}`,
+  );
   if (record.badPathSwitch) console.log(`    why: ${record.badPathSwitch.failedStep}: ${record.badPathSwitch.reason}`);
   if (record.error) console.log(`    error: ${record.error.step}: ${record.error.message}`);
 }
 
-console.log(`bench:early-switch  shoot ${project}/${name} on the local landscape (${endpoints.awsEndpoint}); the source's agent frozen (SIGSTOP), its sidecar alive`);
+console.log(
+  `bench:early-switch  shoot ${project}/${name} on the local landscape (${endpoints.awsEndpoint}); the source's agent frozen (SIGSTOP), its sidecar alive`,
+);
 const auto = await frozenSourceMigration('auto');
 report('mode auto', auto);
 if (process.env.BENCH_BASELINE === '1') {

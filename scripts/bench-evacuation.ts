@@ -71,7 +71,13 @@ interface RunResult {
 const started = Date.now();
 const { deployment, close } = await benchLandscape({ context: TEST_STACK_CONTEXT });
 const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
-const api = new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, timeoutMs: 120_000, gatewayRetries: 5 });
+const api = new GardenClient({
+  apiUrl: deployment.apiUrl,
+  region: deployment.region,
+  credentials,
+  timeoutMs: 120_000,
+  gatewayRetries: 5,
+});
 const lambda = new LambdaClient(aws);
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const dynamo = new DynamoDBClient(aws);
@@ -79,14 +85,17 @@ const ddb = DynamoDBDocumentClient.from(dynamo);
 // Migration records straight from the table: thirty GETs a second through the API would load the machine being measured.
 const migrations = new DynamoMigrationStore({ tableName: deployment.outputs.TableName, client: dynamo });
 const workDir = mkdtempSync(join(tmpdir(), 'gl-bench-evacuation-'));
-console.log(`bench:evacuation: stack ready in ${((Date.now() - started) / 1000).toFixed(0)} s; evacuation rounds driven by this script (the stack's schedule is off)`);
+console.log(
+  `bench:evacuation: stack ready in ${((Date.now() - started) / 1000).toFixed(0)} s; evacuation rounds driven by this script (the stack's schedule is off)`,
+);
 
 async function get<T>(path: string): Promise<T | undefined> {
   const res = await api.request<T>('GET', path).catch(() => undefined);
   return res?.status === 200 ? res.body : undefined;
 }
 
-const controlPlanes = async (seedName: string): Promise<HostedControlPlane[]> => (await get<Seed>(`/seeds/${seedName}`))?.status.controlPlanes ?? [];
+const controlPlanes = async (seedName: string): Promise<HostedControlPlane[]> =>
+  (await get<Seed>(`/seeds/${seedName}`))?.status.controlPlanes ?? [];
 
 /** One evacuation round, as the schedule or an event would run it; a failed invocation is reported and the next one follows. */
 async function round(): Promise<string | undefined> {
@@ -99,7 +108,12 @@ async function round(): Promise<string | undefined> {
 
 /** The most intervals open at one moment. */
 function peakOverlap(intervals: readonly [number, number][]): number {
-  const edges = intervals.flatMap(([a, b]): [number, number][] => [[a, 1], [b, -1]]).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const edges = intervals
+    .flatMap(([a, b]): [number, number][] => [
+      [a, 1],
+      [b, -1],
+    ])
+    .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
   let open = 0;
   let peak = 0;
   for (const [, d] of edges) peak = Math.max(peak, (open += d));
@@ -119,37 +133,72 @@ async function run(count: number, tag: string): Promise<RunResult> {
     for (const [i, name] of [lost, ...destinations].entries()) {
       await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
       const body = backedSeed(name, 30 + i);
-      if (name === lost) body.spec.settings = { evacuation: { enabled: true, after: `${AFTER_S}s`, maxParallel: MAX_PARALLEL, destinationSelector: { matchLabels: pool } } };
+      if (name === lost)
+        body.spec.settings = {
+          evacuation: {
+            enabled: true,
+            after: `${AFTER_S}s`,
+            maxParallel: MAX_PARALLEL,
+            destinationSelector: { matchLabels: pool },
+          },
+        };
       else body.metadata.labels = pool;
       const res = await api.request('PUT', `/seeds/${name}`, { body });
       if (res.status !== 201) throw new Error(`seed ${name}: ${res.status} ${JSON.stringify(res.body)}`);
-      const agent = new AgentProcess({ seed: name, deployment, workDir: join(workDir, name), heartbeatIntervalSeconds: HEARTBEAT_S, ownership: TEST_OWNERSHIP_TIMINGS });
+      const agent = new AgentProcess({
+        seed: name,
+        deployment,
+        workDir: join(workDir, name),
+        heartbeatIntervalSeconds: HEARTBEAT_S,
+        ownership: TEST_OWNERSHIP_TIMINGS,
+      });
       agent.start();
       agents.set(name, agent);
     }
     for (const name of agents.keys()) {
-      await until(`seed ${name} ready`, async () => (await get<Seed>(`/seeds/${name}`))?.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'), 180_000, 1_000);
+      await until(
+        `seed ${name} ready`,
+        async () =>
+          (await get<Seed>(`/seeds/${name}`))?.status.conditions.some(
+            (c) => c.type === 'GardenletReady' && c.status === 'True',
+          ),
+        180_000,
+        1_000,
+      );
     }
 
     // N shoots serving on the seed, a few at a time (each starts an etcd and a sidecar), KEYS keys in each.
     const shoots = Array.from({ length: count }, (_, i) => `s${i}`);
     const ids = new Map<string, string>();
     const limit = pLimit(START_PARALLEL);
-    await Promise.all(shoots.map((name) => limit(async () => {
-      const put = await api.request<Shoot>('PUT', `/projects/${project}/shoots/${name}`, { body: shootOn(lost, name) });
-      if (put.status !== 201) throw new Error(`shoot ${name}: ${put.status} ${JSON.stringify(put.body)}`);
-      ids.set(name, put.body.status.technicalID);
-      const url = await until(`${name} serving on ${lost}`, async () => {
-        const cp = (await controlPlanes(lost)).find((c) => c.technicalID === put.body.status.technicalID);
-        return cp?.active && cp.etcdClientUrl;
-      }, 300_000, 1_000);
-      await writeKeys(url, `bench/${name}/`, KEYS);
-    })));
+    await Promise.all(
+      shoots.map((name) =>
+        limit(async () => {
+          const put = await api.request<Shoot>('PUT', `/projects/${project}/shoots/${name}`, {
+            body: shootOn(lost, name),
+          });
+          if (put.status !== 201) throw new Error(`shoot ${name}: ${put.status} ${JSON.stringify(put.body)}`);
+          ids.set(name, put.body.status.technicalID);
+          const url = await until(
+            `${name} serving on ${lost}`,
+            async () => {
+              const cp = (await controlPlanes(lost)).find((c) => c.technicalID === put.body.status.technicalID);
+              return cp?.active && cp.etcdClientUrl;
+            },
+            300_000,
+            1_000,
+          );
+          await writeKeys(url, `bench/${name}/`, KEYS);
+        }),
+      ),
+    );
     // Delta snapshots every 2 s: the bad path restores the latest one, so give the sidecars a few.
     await sleep(10_000);
     const setupMs = Date.now() - t0;
     const leaseSeconds = (await get<Seed>(`/seeds/${lost}`))?.status.leaseDurationSeconds ?? NaN;
-    console.log(`run ${tag}: ${count} shoots serving on ${lost} with ${KEYS} keys each; set-up took ${(setupMs / 1000).toFixed(0)} s`);
+    console.log(
+      `run ${tag}: ${count} shoots serving on ${lost} with ${KEYS} keys each; set-up took ${(setupMs / 1000).toFixed(0)} s`,
+    );
 
     // Kill the seed; drive rounds while another loop watches the shoots arrive.
     const killed = agents.get(lost)!.kill();
@@ -174,7 +223,10 @@ async function run(count: number, tag: string): Promise<RunResult> {
     })();
     try {
       while (servedAt.size < count) {
-        if (Date.now() > deadline) throw new Error(`run ${tag}: ${servedAt.size} of ${count} shoots serve on their destinations ${TIMEOUT_S} s after the kill (evacuation ${JSON.stringify(evacuation?.shoots.map((s) => `${s.name}:${s.state}${s.reason ? ` (${s.reason})` : ''}`))})`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `run ${tag}: ${servedAt.size} of ${count} shoots serve on their destinations ${TIMEOUT_S} s after the kill (evacuation ${JSON.stringify(evacuation?.shoots.map((s) => `${s.name}:${s.state}${s.reason ? ` (${s.reason})` : ''}`))})`,
+          );
         const planes = new Map<string, HostedControlPlane[]>();
         for (const name of shoots.filter((n) => !servedAt.has(n))) {
           const migration = await migrations.get(project, name);
@@ -183,12 +235,18 @@ async function run(count: number, tag: string): Promise<RunResult> {
           const destination = migration.destination.name;
           if (!planes.has(destination)) planes.set(destination, await controlPlanes(destination));
           const cp = planes.get(destination)!.find((c) => c.technicalID === ids.get(name));
-          if (cp?.active && cp.etcdClientUrl && (await hasKeys(cp.etcdClientUrl, `bench/${name}/`, KEYS))) servedAt.set(name, Date.now());
+          if (cp?.active && cp.etcdClientUrl && (await hasKeys(cp.etcdClientUrl, `bench/${name}/`, KEYS)))
+            servedAt.set(name, Date.now());
         }
         await sleep(1_000);
       }
       // The evacuation's own end: the round after the last move sees it.
-      await until(`the evacuation of ${lost} to end`, async () => evacuation && !['Running', 'Paused', 'Cancelling', 'Stopping'].includes(evacuation.phase), 120_000, 1_000);
+      await until(
+        `the evacuation of ${lost} to end`,
+        async () => evacuation && !['Running', 'Paused', 'Cancelling', 'Stopping'].includes(evacuation.phase),
+        120_000,
+        1_000,
+      );
     } finally {
       done = true;
       await rounds;
@@ -198,14 +256,17 @@ async function run(count: number, tag: string): Promise<RunResult> {
     const lastServed = Math.max(...servedAt.values());
     const loadAtEnd = loadavg()[0]!;
     const byDestination: Record<string, number> = {};
-    for (const m of migrationOf.values()) byDestination[m.destination.name] = (byDestination[m.destination.name] ?? 0) + 1;
+    for (const m of migrationOf.values())
+      byDestination[m.destination.name] = (byDestination[m.destination.name] ?? 0) + 1;
     console.log(`run ${tag}: killed ${killed} processes; ${roundErrors} failed rounds`);
     return {
       shoots: count,
       leaseSeconds,
       killToLoss: lostAt - killedAt,
       lossToLast: lastServed - lostAt,
-      peak: peakOverlap([...migrationOf.values()].map((m) => [Date.parse(m.createdAt), Date.parse(m.finishedAt ?? m.updatedAt)])),
+      peak: peakOverlap(
+        [...migrationOf.values()].map((m) => [Date.parse(m.createdAt), Date.parse(m.finishedAt ?? m.updatedAt)]),
+      ),
       perShoot: shoots.map((n) => servedAt.get(n)! - Date.parse(migrationOf.get(n)!.createdAt)),
       phase: record.phase,
       destinations: byDestination,
@@ -235,7 +296,9 @@ try {
   rmSync(workDir, { recursive: true, force: true });
 }
 
-console.log(`\nevacuation of a killed seed (lease ${results[0]?.leaseSeconds} s, after ${AFTER_S} s, maxParallel ${MAX_PARALLEL}, ${DESTINATIONS} destinations, ${KEYS} keys per shoot; lease loss = the lease's renewTime + duration as the garden sees it)`);
+console.log(
+  `\nevacuation of a killed seed (lease ${results[0]?.leaseSeconds} s, after ${AFTER_S} s, maxParallel ${MAX_PARALLEL}, ${DESTINATIONS} destinations, ${KEYS} keys per shoot; lease loss = the lease's renewTime + duration as the garden sees it)`,
+);
 for (const r of results) {
   console.log(
     `${String(r.shoots).padStart(3)} shoots, maxParallel ${MAX_PARALLEL}, after ${AFTER_S} s: kill -> lease loss ${s(r.killToLoss)} s; lease loss -> last shoot serving on its destination ${s(r.lossToLast)} s; peak ${r.peak} migrations at once; per shoot (migration start -> serving) median ${s(median(r.perShoot))} s, max ${s(Math.max(...r.perShoot))} s; load average ${r.load.map((l) => l.toFixed(1)).join(' -> ')} (${cpus().length} cores)`,

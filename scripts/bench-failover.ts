@@ -27,7 +27,11 @@ import { restoreMember } from '../seed/backup-restore/cluster/restore.js';
 import { etcdHealthy } from '../seed/backup-restore/etcd-process.js';
 import { download, EtcdSupervisor, restoreFromStore, Snapshotter } from '../seed/backup-restore/index.js';
 import { freeEtcdPorts } from '../seed/ports.js';
-import { ControlledOwnerLookup, memberSpecs, startInProcessCluster } from '../test/harness/cluster/in-process-cluster.js';
+import {
+  ControlledOwnerLookup,
+  memberSpecs,
+  startInProcessCluster,
+} from '../test/harness/cluster/in-process-cluster.js';
 import { startClusterWriter } from '../test/harness/scenario/cluster-writer.js';
 import { benchEmulator, fillEtcd, median } from './bench-support.js';
 
@@ -44,13 +48,20 @@ async function failover(): Promise<number[]> {
     lookups: [new ControlledOwnerLookup('seed-bench')],
     sidecar: { ownerCheckInterval: 1_000, deltaSnapshotInterval: 5_000 },
   });
-  const writer = startClusterWriter({ endpoints: () => cluster.clientUrls, prefix: 'bench/failover', writesPerSecond: 200, timeoutMs: 300 });
+  const writer = startClusterWriter({
+    endpoints: () => cluster.clientUrls,
+    prefix: 'bench/failover',
+    writesPerSecond: 200,
+    timeoutMs: 300,
+  });
   const times: number[] = [];
   try {
     for (let run = 1; run <= RUNS; run++) {
       // Every member healthy and serving before each kill.
       const deadline = Date.now() + 60_000;
-      while (!(await Promise.all(cluster.clientUrls.map((u) => etcdHealthy(u, 500).catch(() => false)))).every(Boolean)) {
+      while (
+        !(await Promise.all(cluster.clientUrls.map((u) => etcdHealthy(u, 500).catch(() => false)))).every(Boolean)
+      ) {
         if (Date.now() > deadline) throw new Error(`run ${run}: the cluster did not become healthy again`);
         await sleep(100);
       }
@@ -67,7 +78,9 @@ async function failover(): Promise<number[]> {
       if (next === undefined) throw new Error(`run ${run}: no acknowledged write within 30 s of the kill`);
       times.push(next - killedAt);
       const newLeader = await cluster.leader();
-      console.log(`failover run ${run}: killed ${leader.spec.name}, next acknowledged write after ${Math.round(next - killedAt)} ms (leader now ${newLeader?.spec.name ?? '?'})`);
+      console.log(
+        `failover run ${run}: killed ${leader.spec.name}, next acknowledged write after ${Math.round(next - killedAt)} ms (leader now ${newLeader?.spec.name ?? '?'})`,
+      );
     }
     const record = await writer.stop();
     console.log(`writer: ${record.acknowledged.length} acknowledged, ${record.failed} writes no member acknowledged`);
@@ -86,28 +99,56 @@ async function restore(): Promise<{ single: number[]; cluster: number[]; dbBytes
   const ports = freeEtcdPorts;
   try {
     const env = emulatorEnv(emu.endpoint);
-    const s3 = new S3Client({ endpoint: emu.endpoint, region: env.AWS_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, forcePathStyle: true });
+    const s3 = new S3Client({
+      endpoint: emu.endpoint,
+      region: env.AWS_REGION,
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      forcePathStyle: true,
+    });
     const bucket = `gl-backup-bench-ha-${Date.now()}`;
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     const { store, rangedReader } = s3Backup({ bucket, client: s3 });
 
-    const source = new EtcdSupervisor({ dataDir: join(dir, 'source'), ...(await ports()), logFile: join(dir, 'source.log') });
+    const source = new EtcdSupervisor({
+      dataDir: join(dir, 'source'),
+      ...(await ports()),
+      logFile: join(dir, 'source.log'),
+    });
     supervisors.push(source);
     await source.ensure('public');
     const revision = await fillEtcd(source.clientUrl('public'), RESTORE_MB);
     const dbBytes = statSync(join(dir, 'source', 'member', 'snap', 'db')).size;
-    const snapshotter = new Snapshotter({ store, technicalID, endpoint: () => source.clientUrl('public'), stagingDir: join(dir, 'staging'), compression: 'none' });
+    const snapshotter = new Snapshotter({
+      store,
+      technicalID,
+      endpoint: () => source.clientUrl('public'),
+      stagingDir: join(dir, 'staging'),
+      compression: 'none',
+    });
     const full = await snapshotter.takeFull();
-    console.log(`\nrestore: etcd of ${(dbBytes / 1e6).toFixed(0)} MB at revision ${revision}, full snapshot ${(full.size / 1e6).toFixed(0)} MB in the bucket`);
+    console.log(
+      `\nrestore: etcd of ${(dbBytes / 1e6).toFixed(0)} MB at revision ${revision}, full snapshot ${(full.size / 1e6).toFixed(0)} MB in the bucket`,
+    );
     await source.stop();
 
     const single: number[] = [];
     const cluster: number[] = [];
     for (let run = 1; run <= RESTORE_RUNS; run++) {
       // One member, as the sidecar of a shoot without failure tolerance restores.
-      const target = new EtcdSupervisor({ dataDir: join(dir, `single-${run}`), ...(await ports()), logFile: join(dir, `single-${run}.log`) });
+      const target = new EtcdSupervisor({
+        dataDir: join(dir, `single-${run}`),
+        ...(await ports()),
+        logFile: join(dir, `single-${run}.log`),
+      });
       supervisors.push(target);
-      const one = await restoreFromStore({ store, technicalID, supervisor: target, stagingDir: join(dir, 'staging'), expectedLastRevision: revision, rangedReader });
+      const one = await restoreFromStore({
+        store,
+        technicalID,
+        supervisor: target,
+        stagingDir: join(dir, 'staging'),
+        expectedLastRevision: revision,
+        rangedReader,
+      });
       await target.stop();
       rmSync(join(dir, `single-${run}`), { recursive: true, force: true });
       if (one.revision < revision) throw new Error(`single restore reached ${one.revision}, expected ${revision}`);
@@ -136,12 +177,22 @@ async function restore(): Promise<{ single: number[]; cluster: number[]; dbBytes
       });
       const results = await Promise.all(
         members.map((supervisor, i) =>
-          restoreMember({ store, technicalID, supervisor, stagingDir: join(dir, 'staging'), cluster: { initialCluster, token }, coordinator: i === 0, expectedLastRevision: revision, file }),
+          restoreMember({
+            store,
+            technicalID,
+            supervisor,
+            stagingDir: join(dir, 'staging'),
+            cluster: { initialCluster, token },
+            coordinator: i === 0,
+            expectedLastRevision: revision,
+            file,
+          }),
         ),
       );
       const clusterMs = performance.now() - c0;
       const revisions = new Set(results.map((r) => r.revision));
-      if (revisions.size !== 1 || results[0]!.revision < revision) throw new Error(`cluster restore: members at ${[...revisions].join(', ')}, expected ${revision}`);
+      if (revisions.size !== 1 || results[0]!.revision < revision)
+        throw new Error(`cluster restore: members at ${[...revisions].join(', ')}, expected ${revision}`);
       await Promise.all(members.map((m) => m.stop()));
       rmSync(join(dir, `cluster-${run}`), { recursive: true, force: true });
       rmSync(file, { force: true });
@@ -149,7 +200,9 @@ async function restore(): Promise<{ single: number[]; cluster: number[]; dbBytes
       single.push(one.timings.total);
       cluster.push(clusterMs);
       const t = one.timings;
-      const phases = results.map((r) => `restore ${r.timings.restore}/start ${r.timings.start}/replay+verify ${r.timings.replay}`).join(' | ');
+      const phases = results
+        .map((r) => `restore ${r.timings.restore}/start ${r.timings.start}/replay+verify ${r.timings.replay}`)
+        .join(' | ');
       console.log(
         `restore run ${run}: single ${t.total} ms (download ${t.download}, etcdctl ${t.restore}, start ${t.start}, verify ${t.replay}) | three members ${Math.round(clusterMs)} ms (download ${Math.round(downloaded)}; ${phases}) | ratio ${(clusterMs / t.total).toFixed(2)}`,
       );

@@ -43,14 +43,21 @@ const OTHER = 'seed-destination';
 type Mode = 'notice' | 'poll';
 
 /** Writes until the first refusal; returns when it happened (performance.now()). */
-async function writeUntilRefused(clientUrl: string, from: () => boolean, deadlineMs: number): Promise<{ refusedAt: number; acknowledged: number }> {
+async function writeUntilRefused(
+  clientUrl: string,
+  from: () => boolean,
+  deadlineMs: number,
+): Promise<{ refusedAt: number; acknowledged: number }> {
   let acknowledged = 0;
   const deadline = performance.now() + deadlineMs;
   for (let i = 0; performance.now() < deadline; i++) {
     try {
       const res = await fetch(`${clientUrl}/v3/kv/put`, {
         method: 'POST',
-        body: JSON.stringify({ key: Buffer.from(`bench/${i}`).toString('base64'), value: Buffer.from('x').toString('base64') }),
+        body: JSON.stringify({
+          key: Buffer.from(`bench/${i}`).toString('base64'),
+          value: Buffer.from('x').toString('base64'),
+        }),
         signal: AbortSignal.timeout(1_000),
       });
       await res.arrayBuffer();
@@ -66,9 +73,15 @@ async function writeUntilRefused(clientUrl: string, from: () => boolean, deadlin
 
 const emu = await benchEmulator('fencing');
 const dir = mkdtempSync(join(tmpdir(), 'gl-bench-fencing-'));
-const aws = { endpoint: emu.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
+const aws = {
+  endpoint: emu.endpoint,
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+};
 const sqs = new SQSClient({ ...aws, maxAttempts: 1 });
-const queue = await sqs.send(new CreateQueueCommand({ QueueName: `gl-seed-bench-fencing-${Date.now()}.fifo`, Attributes: { FifoQueue: 'true' } }));
+const queue = await sqs.send(
+  new CreateQueueCommand({ QueueName: `gl-seed-bench-fencing-${Date.now()}.fifo`, Attributes: { FifoQueue: 'true' } }),
+);
 const queueUrl = queue.QueueUrl!;
 /** The seed agent's side: long-polls the queue and hands each notice to the sidecar it names. */
 const agent = { abort: new AbortController(), statusUrls: new Map<string, string>() };
@@ -87,11 +100,18 @@ const agentLoop = (async () => {
 const notices = sqsOwnerNotices({ client: sqs });
 try {
   const client = new Route53Client({ ...aws, maxAttempts: 1 });
-  const zone = await client.send(new CreateHostedZoneCommand({ Name: `bench-${Date.now()}.internal.gardenless.test`, CallerReference: `bench-${Date.now()}` }));
+  const zone = await client.send(
+    new CreateHostedZoneCommand({
+      Name: `bench-${Date.now()}.internal.gardenless.test`,
+      CallerReference: `bench-${Date.now()}`,
+    }),
+  );
   const records = new Route53OwnerRecords({ hostedZoneId: zone.HostedZone!.Id!, api: route53Api(client) });
   const lookup = new Route53OwnerLookup(records);
   const results: { mode: Mode; total: number; refusing: number; stopped: number; privateReady: number }[] = [];
-  console.log(`fencing benchmark: ${RUNS} runs each with and without the owner-change notice, owner check interval ${INTERVAL} ms, API mode on the emulator`);
+  console.log(
+    `fencing benchmark: ${RUNS} runs each with and without the owner-change notice, owner check interval ${INTERVAL} ms, API mode on the emulator`,
+  );
   for (let run = 1; run <= RUNS * 2; run++) {
     const mode: Mode = run % 2 === 1 ? 'notice' : 'poll';
     const technicalID = `shoot--bench--api${run}`;
@@ -117,10 +137,17 @@ try {
       change.at = changedAt;
       if (mode === 'notice') {
         const command = buildCommand<'check-owner'>(
-          { shoot: { project: 'bench', name: `api${run}`, technicalID }, seed: 'bench-source', commandId: `bench-${run}/set-owner-destination/check-owner`, issuedAt: new Date() },
+          {
+            shoot: { project: 'bench', name: `api${run}`, technicalID },
+            seed: 'bench-source',
+            commandId: `bench-${run}/set-owner-destination/check-owner`,
+            issuedAt: new Date(),
+          },
           { type: 'check-owner', change: 'set' },
         );
-        await notices.send({ command, queueUrl, messageGroupId: ownerNoticeGroup(technicalID) }).catch((error: unknown) => console.log(`run ${run}: the notice was not sent: ${String(error)}`));
+        await notices
+          .send({ command, queueUrl, messageGroupId: ownerNoticeGroup(technicalID) })
+          .catch((error: unknown) => console.log(`run ${run}: the notice was not sent: ${String(error)}`));
       }
       const { refusedAt, acknowledged } = await writing;
       // The fence is recorded once etcd is gone from the public address, its private start a moment later.
@@ -131,7 +158,9 @@ try {
       const stopped = fence ? fence.stoppedAt - fence.signalledAt : Number.NaN;
       const privateReady = fence?.privateReadyAt === undefined ? Number.NaN : fence.privateReadyAt - fence.signalledAt;
       results.push({ mode, total, refusing, stopped, privateReady });
-      console.log(`run ${String(run).padStart(2)} (${mode.padEnd(6)}): first refused write ${Math.round(total)} ms after the record change (fence by ${fence?.by ?? '-'}: writes refused after ${refusing.toFixed(1)} ms, etcd gone after ${stopped.toFixed(1)} ms; ${acknowledged} writes acknowledged before)`);
+      console.log(
+        `run ${String(run).padStart(2)} (${mode.padEnd(6)}): first refused write ${Math.round(total)} ms after the record change (fence by ${fence?.by ?? '-'}: writes refused after ${refusing.toFixed(1)} ms, etcd gone after ${stopped.toFixed(1)} ms; ${acknowledged} writes acknowledged before)`,
+      );
     } finally {
       agent.statusUrls.delete(technicalID);
       await sidecar.stop();
@@ -141,10 +170,17 @@ try {
   for (const mode of ['notice', 'poll'] as const) {
     const totals = results.filter((r) => r.mode === mode).map((r) => r.total);
     const [mid, max] = [median(totals), Math.max(...totals)];
-    const aims = mode === 'notice' ? `aims: median <= 1,000 ms ${mid <= 1_000 ? 'met' : 'NOT met'}, max <= interval + 1 s = ${INTERVAL + 1_000} ms ${max <= INTERVAL + 1_000 ? 'met' : 'NOT met'}` : `aim: max <= interval + 1 s = ${INTERVAL + 1_000} ms ${max <= INTERVAL + 1_000 ? 'met' : 'NOT met'}`;
-    console.log(`${mode === 'notice' ? 'with the notice   ' : 'polling alone     '}: record change -> first refused write over ${totals.length} runs: median ${Math.round(mid)} ms, max ${Math.round(max)} ms; ${aims}`);
+    const aims =
+      mode === 'notice'
+        ? `aims: median <= 1,000 ms ${mid <= 1_000 ? 'met' : 'NOT met'}, max <= interval + 1 s = ${INTERVAL + 1_000} ms ${max <= INTERVAL + 1_000 ? 'met' : 'NOT met'}`
+        : `aim: max <= interval + 1 s = ${INTERVAL + 1_000} ms ${max <= INTERVAL + 1_000 ? 'met' : 'NOT met'}`;
+    console.log(
+      `${mode === 'notice' ? 'with the notice   ' : 'polling alone     '}: record change -> first refused write over ${totals.length} runs: median ${Math.round(mid)} ms, max ${Math.round(max)} ms; ${aims}`,
+    );
   }
-  console.log(`over all runs, from the fence's start: writes refused median ${median(results.map((r) => r.refusing)).toFixed(1)} ms; etcd gone from the public address (the final delta read before) median ${median(results.map((r) => r.stopped)).toFixed(1)} ms; etcd healthy again on the private address median ${Math.round(median(results.map((r) => r.privateReady)))} ms`);
+  console.log(
+    `over all runs, from the fence's start: writes refused median ${median(results.map((r) => r.refusing)).toFixed(1)} ms; etcd gone from the public address (the final delta read before) median ${median(results.map((r) => r.stopped)).toFixed(1)} ms; etcd healthy again on the private address median ${Math.round(median(results.map((r) => r.privateReady)))} ms`,
+  );
 } finally {
   agent.abort.abort();
   await agentLoop;

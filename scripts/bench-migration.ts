@@ -38,7 +38,8 @@ try {
     await agent.start();
     stoppers.push(agent);
   }
-  const identity = (await api.request<{ status: { identity: string } }>('GET', `/seeds/${seeds[0]}`)).body.status.identity;
+  const identity = (await api.request<{ status: { identity: string } }>('GET', `/seeds/${seeds[0]}`)).body.status
+    .identity;
 
   const times: number[] = [];
   const transitions: number[] = [];
@@ -52,13 +53,19 @@ try {
     delete shoot.spec.tolerations;
     await api.request('PUT', `/projects/${project}/shoots/${name}`, { body: shoot });
     const sidecar = FakeSidecar.onDeployment(deployment as Deployment, {
-      shoot: { project, name, technicalID: technicalID(project, name) }, identity, bucket: `gl-backup-${seeds[0]}`, claim: true, intervalMs: 100,
+      shoot: { project, name, technicalID: technicalID(project, name) },
+      identity,
+      bucket: `gl-backup-${seeds[0]}`,
+      claim: true,
+      intervalMs: 100,
     });
     await sidecar.start();
     stoppers.push(sidecar);
 
     const t0 = performance.now();
-    const started = await api.request<{ migrationId: string }>('POST', `/projects/${project}/shoots/${name}/migrate`, { body: { destinationSeed: seeds[1], mode: 'good' } });
+    const started = await api.request<{ migrationId: string }>('POST', `/projects/${project}/shoots/${name}/migrate`, {
+      body: { destinationSeed: seeds[1], mode: 'good' },
+    });
     if (started.status !== 202) throw new Error(`migrate: ${started.status} ${JSON.stringify(started.body)}`);
     let record: MigrationRecord;
     for (;;) {
@@ -70,22 +77,34 @@ try {
     if (record.state !== 'Succeeded') throw new Error(`migration ${i}: ${JSON.stringify(record.error)}`);
     await sidecar.stop();
 
-    const executions = await sfn.send(new ListExecutionsCommand({ stateMachineArn: deployment.outputs.MigrateShootStateMachineArn }));
+    const executions = await sfn.send(
+      new ListExecutionsCommand({ stateMachineArn: deployment.outputs.MigrateShootStateMachineArn }),
+    );
     const execution = executions.executions?.find((e) => e.name?.startsWith(started.body.migrationId));
     const events: HistoryEvent[] = [];
     let token: string | undefined;
     do {
-      const page = await sfn.send(new GetExecutionHistoryCommand({ executionArn: execution?.executionArn, nextToken: token, maxResults: 1000 }));
+      const page = await sfn.send(
+        new GetExecutionHistoryCommand({ executionArn: execution?.executionArn, nextToken: token, maxResults: 1000 }),
+      );
       events.push(...(page.events ?? []));
       token = page.nextToken;
     } while (token);
     transitions.push(events.filter((e) => e.type?.endsWith('StateEntered')).length);
     tasks.push(events.filter((e) => e.type === 'TaskScheduled' || e.type === 'LambdaFunctionScheduled').length);
   }
-  console.log(`bench:migration  ${MIGRATIONS} good-path migrations one after another, agents answering at once, emulator ${deployment.awsEndpoint}`);
-  console.log(`  orchestration time (POST migrate -> Succeeded): median ${(median(times) / 1000).toFixed(2)} s, min ${(Math.min(...times) / 1000).toFixed(2)} s, max ${(Math.max(...times) / 1000).toFixed(2)} s`);
-  console.log(`  state transitions per migration: ${median(transitions)} (migrate-shoot; the copy-snapshots child adds its own)`);
-  console.log(`  task invocations per migration: ${median(tasks)} (Lambda tasks, incl. 4 that send agent commands, and the copy child execution)`);
+  console.log(
+    `bench:migration  ${MIGRATIONS} good-path migrations one after another, agents answering at once, emulator ${deployment.awsEndpoint}`,
+  );
+  console.log(
+    `  orchestration time (POST migrate -> Succeeded): median ${(median(times) / 1000).toFixed(2)} s, min ${(Math.min(...times) / 1000).toFixed(2)} s, max ${(Math.max(...times) / 1000).toFixed(2)} s`,
+  );
+  console.log(
+    `  state transitions per migration: ${median(transitions)} (migrate-shoot; the copy-snapshots child adds its own)`,
+  );
+  console.log(
+    `  task invocations per migration: ${median(tasks)} (Lambda tasks, incl. 4 that send agent commands, and the copy child execution)`,
+  );
 } finally {
   await Promise.all(stoppers.map((s) => s.stop()));
   await close();

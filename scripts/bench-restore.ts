@@ -17,8 +17,23 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { emulatorEnv } from '../local/aws-env.js';
 import { freeEtcdPorts, freePort } from '../seed/ports.js';
 import { s3Backup } from '../seed/backup-restore/aws.js';
-import { download, EtcdSupervisor, restoreFromStore, restoreSnapshot, Snapshotter, type Compression } from '../seed/backup-restore/index.js';
-import { behindS3Model, benchEmulator, describeS3Model, fillEtcd, median, modelTransferSeconds, s3ModelFromEnv } from './bench-support.js';
+import {
+  download,
+  EtcdSupervisor,
+  restoreFromStore,
+  restoreSnapshot,
+  Snapshotter,
+  type Compression,
+} from '../seed/backup-restore/index.js';
+import {
+  behindS3Model,
+  benchEmulator,
+  describeS3Model,
+  fillEtcd,
+  median,
+  modelTransferSeconds,
+  s3ModelFromEnv,
+} from './bench-support.js';
 
 const TARGET_MB = Number(process.env.BENCH_RESTORE_MB ?? 220);
 const RUNS = Number(process.env.BENCH_RESTORE_RUNS ?? 5);
@@ -36,7 +51,13 @@ const dir = mkdtempSync(join(tmpdir(), 'gl-bench-restore-'));
 const supervisors: EtcdSupervisor[] = [];
 try {
   const env = emulatorEnv(emu.endpoint);
-  const client = (endpoint: string) => new S3Client({ endpoint, region: env.AWS_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, forcePathStyle: true });
+  const client = (endpoint: string) =>
+    new S3Client({
+      endpoint,
+      region: env.AWS_REGION,
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      forcePathStyle: true,
+    });
   const s3 = client(emu.endpoint);
   const bucket = `gl-backup-bench-${Date.now()}`;
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
@@ -45,16 +66,30 @@ try {
   const restoreSide = s3Backup({ bucket, client: client(modelled.endpoint) });
 
   // Prepare: the source etcd and its full snapshot in the bucket.
-  const source = new EtcdSupervisor({ dataDir: join(dir, 'source'), ...(await ports()), logFile: join(dir, 'source.log') });
+  const source = new EtcdSupervisor({
+    dataDir: join(dir, 'source'),
+    ...(await ports()),
+    logFile: join(dir, 'source.log'),
+  });
   supervisors.push(source);
   await source.ensure('public');
   const t0 = performance.now();
   const revision = await fillEtcd(source.clientUrl('public'), TARGET_MB);
   const dbBytes = statSync(join(dir, 'source', 'member', 'snap', 'db')).size;
-  console.log(`filled etcd: revision ${revision}, database ${(dbBytes / 1e6).toFixed(0)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const snapshotter = new Snapshotter({ store, technicalID, endpoint: () => source.clientUrl('public'), stagingDir: join(dir, 'staging'), compression: COMPRESSION });
+  console.log(
+    `filled etcd: revision ${revision}, database ${(dbBytes / 1e6).toFixed(0)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+  const snapshotter = new Snapshotter({
+    store,
+    technicalID,
+    endpoint: () => source.clientUrl('public'),
+    stagingDir: join(dir, 'staging'),
+    compression: COMPRESSION,
+  });
   const full = await snapshotter.takeFull();
-  console.log(`full snapshot ${full.key}: ${(full.size / 1e6).toFixed(0)} MB uploaded in ${(full.ms / 1000).toFixed(1)} s (compression ${COMPRESSION})`);
+  console.log(
+    `full snapshot ${full.key}: ${(full.size / 1e6).toFixed(0)} MB uploaded in ${(full.ms / 1000).toFixed(1)} s (compression ${COMPRESSION})`,
+  );
   await source.stop();
 
   // The same snapshot file, for the etcdctl baseline.
@@ -63,22 +98,45 @@ try {
   await download(store, listing.at(-1)!, snapshotFile);
 
   const oneDownloadS = modelTransferSeconds(model, full.size);
-  console.log(`${describeS3Model(model)}${model ? ` (loopback proxy ${modelled.endpoint})` : ''}; one download of the ${(full.size / 1e6).toFixed(0)} MB snapshot at that bandwidth: ${(oneDownloadS * 1000).toFixed(0)} ms`);
+  console.log(
+    `${describeS3Model(model)}${model ? ` (loopback proxy ${modelled.endpoint})` : ''}; one download of the ${(full.size / 1e6).toFixed(0)} MB snapshot at that bandwidth: ${(oneDownloadS * 1000).toFixed(0)} ms`,
+  );
   const sidecarTimes: number[] = [];
   const etcdctlTimes: number[] = [];
-  const phases: { download: number[]; restore: number[]; start: number[]; replay: number[] } = { download: [], restore: [], start: [], replay: [] };
+  const phases: { download: number[]; restore: number[]; start: number[]; replay: number[] } = {
+    download: [],
+    restore: [],
+    start: [],
+    replay: [],
+  };
   for (let run = 1; run <= RUNS; run++) {
     // (b) etcdctl snapshot restore of the file alone.
     const baselineDir = join(dir, `baseline-${run}`);
     const b0 = performance.now();
-    await restoreSnapshot({ file: snapshotFile, dataDir: baselineDir, name: 'etcd', peerUrl: `http://127.0.0.1:${await freePort()}` });
+    await restoreSnapshot({
+      file: snapshotFile,
+      dataDir: baselineDir,
+      name: 'etcd',
+      peerUrl: `http://127.0.0.1:${await freePort()}`,
+    });
     const etcdctlMs = performance.now() - b0;
     rmSync(baselineDir, { recursive: true, force: true });
 
     // (a) the sidecar's restore from the bucket, up to a verified etcd on the private address.
-    const target = new EtcdSupervisor({ dataDir: join(dir, `target-${run}`), ...(await ports()), logFile: join(dir, `target-${run}.log`) });
+    const target = new EtcdSupervisor({
+      dataDir: join(dir, `target-${run}`),
+      ...(await ports()),
+      logFile: join(dir, `target-${run}.log`),
+    });
     supervisors.push(target);
-    const result = await restoreFromStore({ store: restoreSide.store, technicalID, supervisor: target, stagingDir: join(dir, 'staging'), expectedLastRevision: revision, rangedReader: restoreSide.rangedReader });
+    const result = await restoreFromStore({
+      store: restoreSide.store,
+      technicalID,
+      supervisor: target,
+      stagingDir: join(dir, 'staging'),
+      expectedLastRevision: revision,
+      rangedReader: restoreSide.rangedReader,
+    });
     await target.stop();
     rmSync(join(dir, `target-${run}`), { recursive: true, force: true });
     if (result.revision !== revision) throw new Error(`restored revision ${result.revision}, expected ${revision}`);

@@ -9,10 +9,27 @@
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Seed, ShootSpec } from '../core/model/index.js';
-import { deriveSeedLabels, indexSeeds, schedule, type RegionStrategy, type ScheduleOptions } from '../core/scheduling/index.js';
+import {
+  deriveSeedLabels,
+  indexSeeds,
+  schedule,
+  type RegionStrategy,
+  type ScheduleOptions,
+} from '../core/scheduling/index.js';
 
 const PROVIDERS = ['aws', 'aws', 'aws', 'gcp', 'azure'];
-const REGIONS = ['eu-west-1', 'eu-central-1', 'eu-north-1', 'us-east-1', 'us-west-2', 'ap-southeast-1', 'ap-northeast-1', 'sa-east-1', 'europe-west1', 'asia-east1'];
+const REGIONS = [
+  'eu-west-1',
+  'eu-central-1',
+  'eu-north-1',
+  'us-east-1',
+  'us-west-2',
+  'ap-southeast-1',
+  'ap-northeast-1',
+  'sa-east-1',
+  'europe-west1',
+  'asia-east1',
+];
 
 /** A small deterministic PRNG, so that every run measures the same fleet. */
 function mulberry32(seed: number): () => number {
@@ -47,7 +64,13 @@ function makeSeed(i: number, random: () => number): Seed {
   return {
     apiVersion: 'core.gardenless.io/v1',
     kind: 'Seed',
-    metadata: { name: `seed-${String(i).padStart(5, '0')}`, labels: derived.labels, resourceVersion: '1', uid: `uid-${i}`, creationTimestamp: '2026-01-01T00:00:00Z' },
+    metadata: {
+      name: `seed-${String(i).padStart(5, '0')}`,
+      labels: derived.labels,
+      resourceVersion: '1',
+      uid: `uid-${i}`,
+      creationTimestamp: '2026-01-01T00:00:00Z',
+    },
     spec,
     status: {
       identity: `seed-${i}`,
@@ -68,9 +91,23 @@ function makeFleet(size: number): Seed[] {
 }
 
 const SHOOTS: ShootSpec[] = [
-  { provider: { type: 'aws' }, region: 'eu-west-1', networking: { nodes: '192.168.0.0/16', pods: '100.96.0.0/11', services: '100.64.0.0/13' } },
-  { provider: { type: 'aws' }, region: 'eu-central-1', controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } }, networking: { pods: '100.96.0.0/11' } },
-  { provider: { type: 'aws' }, region: 'us-east-2', seedSelector: { providerTypes: ['*'] }, tolerations: [{ key: 'seed.gardener.cloud/protected' }] },
+  {
+    provider: { type: 'aws' },
+    region: 'eu-west-1',
+    networking: { nodes: '192.168.0.0/16', pods: '100.96.0.0/11', services: '100.64.0.0/13' },
+  },
+  {
+    provider: { type: 'aws' },
+    region: 'eu-central-1',
+    controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } },
+    networking: { pods: '100.96.0.0/11' },
+  },
+  {
+    provider: { type: 'aws' },
+    region: 'us-east-2',
+    seedSelector: { providerTypes: ['*'] },
+    tolerations: [{ key: 'seed.gardener.cloud/protected' }],
+  },
   // Overlaps the fleet's networks, so many seeds are rejected with a reason built per seed.
   { provider: { type: 'gcp' }, region: 'europe-west1', networking: { nodes: '10.0.0.0/12' } },
 ];
@@ -88,7 +125,8 @@ function timeDecisions(make: (k: number) => ScheduleOptions, runs: number, expla
     const options = make(k);
     const start = performance.now();
     const result = schedule(options);
-    if (explain && result.candidates.length + result.rejected.length !== result.total) throw new Error('explanation lost a seed');
+    if (explain && result.candidates.length + result.rejected.length !== result.total)
+      throw new Error('explanation lost a seed');
     times.push(performance.now() - start);
   }
   return times;
@@ -100,7 +138,9 @@ const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 1_000);
 const WARM_UP = 50;
 const AIM_MS = 5;
 
-console.log(`scheduler benchmark, node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} (1 min); ${DECISIONS} decisions per size and kind, after ${WARM_UP} warm-up decisions`);
+console.log(
+  `scheduler benchmark, node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} (1 min); ${DECISIONS} decisions per size and kind, after ${WARM_UP} warm-up decisions`,
+);
 for (const size of [1_000, 10_000]) {
   const fleet = makeFleet(size);
   const index = indexSeeds(fleet);
@@ -117,7 +157,9 @@ for (const size of [1_000, 10_000]) {
   console.log(
     `${String(size).padStart(6)} seeds: median decision ${ms(median(prepared))} with a kept SeedIndex (p95 ${ms(prepared.sort((a, b) => a - b)[Math.floor(prepared.length * 0.95)]!)}), ` +
       `${ms(median(raw))} from raw seeds (indexing included, ${ms(median(raw) - median(prepared))} more), ${ms(median(explained))} with the full explanation (dry run)` +
-      (size === 10_000 ? `; aim at most ${AIM_MS} ms per decision with a kept index: ${median(prepared) <= AIM_MS ? 'met' : 'NOT met'}` : ''),
+      (size === 10_000
+        ? `; aim at most ${AIM_MS} ms per decision with a kept index: ${median(prepared) <= AIM_MS ? 'met' : 'NOT met'}`
+        : ''),
   );
 }
 
@@ -130,5 +172,7 @@ for (const size of [1_000, 10_000]) {
     schedule({ shoot: { spec: SHOOTS[k % SHOOTS.length]! }, seeds: index, strategy: strategies[(k >> 2) % 2]! });
   }
   const seconds = (performance.now() - start) / 1000;
-  console.log(`throughput: ${decisions} decisions over 10,000 seeds in ${seconds.toFixed(2)} s = ${Math.round(decisions / seconds)} decisions/s`);
+  console.log(
+    `throughput: ${decisions} decisions over 10,000 seeds in ${seconds.toFixed(2)} s = ${Math.round(decisions / seconds)} decisions/s`,
+  );
 }

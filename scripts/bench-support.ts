@@ -13,7 +13,13 @@ export { median, percentile } from './bench-stats.js';
  * `landscapeContext` says the context is the landscape's own (local/fleet.ts `LANDSCAPE_STACK_CONTEXT`),
  * which a running landscape was deployed with. `running` says which of the two it is.
  */
-export async function benchLandscape(options: { context?: Record<string, string>; landscapeContext?: boolean } = {}): Promise<{ deployment: Pick<Deployment, 'apiUrl' | 'awsEndpoint' | 'region' | 'outputs'>; running: boolean; close: () => Promise<void> }> {
+export async function benchLandscape(
+  options: { context?: Record<string, string>; landscapeContext?: boolean } = {},
+): Promise<{
+  deployment: Pick<Deployment, 'apiUrl' | 'awsEndpoint' | 'region' | 'outputs'>;
+  running: boolean;
+  close: () => Promise<void>;
+}> {
   const running = options.context && !options.landscapeContext ? undefined : readEndpoints();
   if (running) {
     try {
@@ -25,7 +31,11 @@ export async function benchLandscape(options: { context?: Record<string, string>
   }
   const emulator = await startEmulator({ logFile: `.landscape/bench-emulator-${process.pid}.log` });
   // Benchmarks drive the watchdog themselves; a scheduled round would run beside them.
-  const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenBench', context: { watchdogSchedule: 'false', ...options.context } });
+  const deployment = await deployGarden({
+    endpoint: emulator.endpoint,
+    stackName: 'GardenBench',
+    context: { watchdogSchedule: 'false', ...options.context },
+  });
   return { deployment, running: false, close: () => emulator.stop() };
 }
 
@@ -33,7 +43,10 @@ export async function benchLandscape(options: { context?: Record<string, string>
 export async function benchEmulator(label: string): Promise<Emulator> {
   const running = readEndpoints();
   if (running) {
-    const ok = await fetch(`${running.awsEndpoint}/_localstack/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
+    const ok = await fetch(`${running.awsEndpoint}/_localstack/health`, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return { endpoint: running.awsEndpoint, owned: false, pid: undefined, stop: async () => {} };
   }
   return startEmulator({ logFile: `.landscape/bench-${label}-emulator-${process.pid}.log` });
@@ -56,7 +69,8 @@ export async function fillEtcd(clientUrl: string, mb: number): Promise<number> {
   try {
     for (let i = 0; i < count; i += 8) {
       const batch = [];
-      for (let j = i; j < Math.min(count, i + 8); j++) batch.push(client.put(`/registry/secrets/bench/${String(j).padStart(6, '0')}`).value(randomValue()));
+      for (let j = i; j < Math.min(count, i + 8); j++)
+        batch.push(client.put(`/registry/secrets/bench/${String(j).padStart(6, '0')}`).value(randomValue()));
       for (const res of await Promise.all(batch)) revision = Math.max(revision, Number(res.header.revision));
     }
     return revision;
@@ -66,11 +80,17 @@ export async function fillEtcd(clientUrl: string, mb: number): Promise<number> {
 }
 
 /** etcd's own account of its database (the maintenance API's Status, as `etcdctl endpoint status` shows it), in bytes. */
-export async function etcdDbSize(clientUrl: string): Promise<{ dbSize: number; dbSizeInUse: number; revision: number }> {
+export async function etcdDbSize(
+  clientUrl: string,
+): Promise<{ dbSize: number; dbSizeInUse: number; revision: number }> {
   const client = new Etcd3({ hosts: clientUrl });
   try {
     const status = await client.maintenance.status();
-    return { dbSize: Number(status.dbSize), dbSizeInUse: Number(status.dbSizeInUse ?? status.dbSize), revision: Number(status.header.revision) };
+    return {
+      dbSize: Number(status.dbSize),
+      dbSizeInUse: Number(status.dbSizeInUse ?? status.dbSize),
+      revision: Number(status.header.revision),
+    };
   } finally {
     client.close();
   }
@@ -81,7 +101,13 @@ export async function etcdDbSize(clientUrl: string): Promise<{ dbSize: number; d
  * `bytes`, `chunkBytes` at a time; `between` runs after each chunk (e.g. to let the sidecar upload its
  * deltas before the next). Returns etcd's status at the end and how many values were written.
  */
-export async function fillEtcdTo(options: { clientUrl: string; bytes: number; keyPrefix: string; chunkBytes?: number; between?: () => Promise<void> }): Promise<{ dbSize: number; dbSizeInUse: number; revision: number; written: number }> {
+export async function fillEtcdTo(options: {
+  clientUrl: string;
+  bytes: number;
+  keyPrefix: string;
+  chunkBytes?: number;
+  between?: () => Promise<void>;
+}): Promise<{ dbSize: number; dbSizeInUse: number; revision: number; written: number }> {
   const client = new Etcd3({ hosts: options.clientUrl });
   const perChunk = Math.max(1, Math.floor((options.chunkBytes ?? 32 * 1024 * 1024) / FILL_VALUE_BYTES));
   let written = 0;
@@ -93,7 +119,8 @@ export async function fillEtcdTo(options: { clientUrl: string; bytes: number; ke
       const count = Math.min(perChunk, missing);
       for (let i = 0; i < count; i += 8) {
         const batch = [];
-        for (let j = i; j < Math.min(count, i + 8); j++) batch.push(client.put(`${options.keyPrefix}${String(written + j).padStart(6, '0')}`).value(randomValue()));
+        for (let j = i; j < Math.min(count, i + 8); j++)
+          batch.push(client.put(`${options.keyPrefix}${String(written + j).padStart(6, '0')}`).value(randomValue()));
         await Promise.all(batch);
       }
       written += count;
@@ -128,9 +155,16 @@ export function modelTransferSeconds(model: LinkModel | undefined, bytes: number
  * `endpoint` behind a loopback proxy that applies `model` (test/harness/scenario/link-model.ts); the
  * proxy's endpoint, or `endpoint` itself without a model. `stop` closes the proxy.
  */
-export async function behindS3Model(endpoint: string, model: LinkModel | undefined): Promise<{ endpoint: string; stop: () => Promise<void> }> {
+export async function behindS3Model(
+  endpoint: string,
+  model: LinkModel | undefined,
+): Promise<{ endpoint: string; stop: () => Promise<void> }> {
   if (!model) return { endpoint, stop: async () => {} };
   const upstream = new URL(endpoint);
-  const proxy = await startTcpProxy({ upstream: { host: upstream.hostname, port: Number(upstream.port || 80) }, label: 's3-model', link: model });
+  const proxy = await startTcpProxy({
+    upstream: { host: upstream.hostname, port: Number(upstream.port || 80) },
+    label: 's3-model',
+    link: model,
+  });
   return { endpoint: `http://127.0.0.1:${proxy.port}`, stop: () => proxy.stop() };
 }

@@ -31,7 +31,9 @@ await build({
   mainFields: ['module', 'main'],
   external: ['etcd3', '@kubernetes/client-node', '@aws-sdk/*', 'listr2', 'zod', 'yaml'],
   // Bundled CommonJS packages require node's own modules.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
   chunkNames: 'chunk-[hash]',
   sourcemap: 'linked',
   logLevel: 'warning',

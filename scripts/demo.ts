@@ -31,12 +31,20 @@ if (!endpoints) {
 const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 const aws = { endpoint: endpoints.awsEndpoint, region: endpoints.region, credentials };
 const api = new GardenClient({ apiUrl: endpoints.apiUrl, region: endpoints.region, credentials });
-const owners = new Route53OwnerRecords({ hostedZoneId: endpoints.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
+const owners = new Route53OwnerRecords({
+  hostedZoneId: endpoints.outputs.HostedZoneId,
+  api: route53Api(new Route53Client(aws)),
+});
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const record = ownerRecordName({ shoot: name, project, internalDomain: endpoints.outputs.InternalDomain });
-const apiRecords = endpoints.outputs.ApiHostedZoneId ? new Route53ApiRecords({ hostedZoneId: endpoints.outputs.ApiHostedZoneId, api: route53Api(new Route53Client(aws)) }) : undefined;
-const apiDomain = endpoints.outputs.ExternalDomain ? apiDomainName({ shoot: name, project, externalDomain: endpoints.outputs.ExternalDomain }) : undefined;
-const apiRecord = async (): Promise<ApiRecord | undefined> => (apiRecords && apiDomain ? apiRecords.get(apiDomain) : undefined);
+const apiRecords = endpoints.outputs.ApiHostedZoneId
+  ? new Route53ApiRecords({ hostedZoneId: endpoints.outputs.ApiHostedZoneId, api: route53Api(new Route53Client(aws)) })
+  : undefined;
+const apiDomain = endpoints.outputs.ExternalDomain
+  ? apiDomainName({ shoot: name, project, externalDomain: endpoints.outputs.ExternalDomain })
+  : undefined;
+const apiRecord = async (): Promise<ApiRecord | undefined> =>
+  apiRecords && apiDomain ? apiRecords.get(apiDomain) : undefined;
 const showApi = (r: ApiRecord | undefined) => (r ? `${describeTarget(r)} (TTL ${r.ttl} s)` : '(none)');
 
 async function controlPlane(seedName: string, technicalID: string): Promise<HostedControlPlane | undefined> {
@@ -65,7 +73,8 @@ const sourceEtcd = await waitFor('the control plane to serve on the source', asy
   return cp?.active && cp.etcdClientUrl ? cp.etcdClientUrl : undefined;
 });
 const etcd = new Etcd3({ hosts: sourceEtcd });
-for (let i = 0; i < KEYS; i++) await etcd.put(`demo/key-${String(i).padStart(4, '0')}`).value(`written on ${source} at ${new Date().toISOString()}`);
+for (let i = 0; i < KEYS; i++)
+  await etcd.put(`demo/key-${String(i).padStart(4, '0')}`).value(`written on ${source} at ${new Date().toISOString()}`);
 etcd.close();
 console.log(`Wrote ${KEYS} keys into the etcd on ${source} (${sourceEtcd}).`);
 const before = await owners.get(record);
@@ -73,10 +82,23 @@ const apiBefore = await apiRecord();
 console.log(`Owner record before: ${record} = ${before?.value ?? '(none)'}`);
 console.log(`API record before:   ${apiDomain ?? '(no external domain)'} = ${showApi(apiBefore)}\n`);
 
-console.log('Migrating on the bad path: the garden does not talk to the source; ownership moves through the owner record.\n');
-const started = await api.request<{ migrationId: string; destinationSeed: string; message?: string }>('POST', `/projects/${project}/shoots/${name}/migrate`, { body: { mode: 'bad' } });
+console.log(
+  'Migrating on the bad path: the garden does not talk to the source; ownership moves through the owner record.\n',
+);
+const started = await api.request<{ migrationId: string; destinationSeed: string; message?: string }>(
+  'POST',
+  `/projects/${project}/shoots/${name}/migrate`,
+  { body: { mode: 'bad' } },
+);
 if (started.status !== 202) throw new Error(`migrate: ${started.status} ${JSON.stringify(started.body)}`);
-const final = await watchMigration({ client: api, project, name, migrationId: started.body.migrationId, output: 'table', intervalMs: 500 });
+const final = await watchMigration({
+  client: api,
+  project,
+  name,
+  migrationId: started.body.migrationId,
+  output: 'table',
+  intervalMs: 500,
+});
 if (final.state !== 'Succeeded') process.exit(1);
 
 const destination = started.body.destinationSeed;
@@ -88,8 +110,11 @@ const destinationEtcd = await waitFor('the restored control plane to serve on th
   return cp?.active && cp.etcdClientUrl ? cp.etcdClientUrl : undefined;
 });
 const migrated = Date.now();
-const leftoverGone = await waitFor('the source to remove its fenced leftover', async () => ((await controlPlane(source, id)) === undefined ? Date.now() - migrated : undefined), 60_000)
-  .catch(() => undefined);
+const leftoverGone = await waitFor(
+  'the source to remove its fenced leftover',
+  async () => ((await controlPlane(source, id)) === undefined ? Date.now() - migrated : undefined),
+  60_000,
+).catch(() => undefined);
 const restored = new Etcd3({ hosts: destinationEtcd });
 const keys = await restored.getAll().prefix('demo/').keys();
 restored.close();
@@ -98,7 +123,9 @@ console.log('\nEvidence');
 console.log(`  owner record before:  ${before?.value ?? '(none)'}`);
 console.log(`  owner record after:   ${after?.value ?? '(none)'}  (seed ${destination})`);
 console.log(`  API record before:    ${apiDomain ?? ''} = ${showApi(apiBefore)}  (seed ${source})`);
-console.log(`  API record after:     ${apiDomain ?? ''} = ${showApi(apiAfter)}  (seed ${destination}, switched once it served)`);
+console.log(
+  `  API record after:     ${apiDomain ?? ''} = ${showApi(apiAfter)}  (seed ${destination}, switched once it served)`,
+);
 console.log(`  snapshots copied to gl-backup-${destination}:`);
 for (const o of copied.Contents ?? []) console.log(`    ${o.Key}  ${o.Size} bytes`);
 console.log(`  keys in the destination etcd (${destinationEtcd}): ${keys.length} of ${KEYS} written on ${source}`);

@@ -21,8 +21,7 @@ export interface Interval {
 }
 
 export type WriteWindow =
-  | ({ readonly ok: true; readonly ms: number } & Interval)
-  | { readonly ok: false; readonly reason: string };
+  ({ readonly ok: true; readonly ms: number } & Interval) | { readonly ok: false; readonly reason: string };
 
 /**
  * From the source's last acknowledged write to the destination's first: the time no client could
@@ -38,7 +37,11 @@ export function writeWindow(acknowledged: readonly Acknowledgement[]): WriteWind
   }
   if (from === -Infinity) return { ok: false, reason: 'the source acknowledged no write' };
   if (to === Infinity) return { ok: false, reason: 'the destination acknowledged no write' };
-  if (from > to) return { ok: false, reason: `split brain: the source acknowledged a write ${Math.round(from - to)} ms after the destination's first` };
+  if (from > to)
+    return {
+      ok: false,
+      reason: `split brain: the source acknowledged a write ${Math.round(from - to)} ms after the destination's first`,
+    };
   return { ok: true, from, to, ms: to - from };
 }
 
@@ -64,11 +67,19 @@ export function phaseShares(window: Interval, intervals: readonly PhaseInterval[
   const shares = Object.fromEntries(SHARES.map((s) => [s, 0])) as Record<Share, number>;
   if (!(window.to > window.from)) return shares;
   const inside = intervals.filter((i) => i.to > window.from && i.from < window.to && i.to > i.from);
-  const points = [...new Set([window.from, window.to, ...inside.flatMap((i) => [i.from, i.to]).filter((t) => t > window.from && t < window.to)])].sort((a, b) => a - b);
+  const points = [
+    ...new Set([
+      window.from,
+      window.to,
+      ...inside.flatMap((i) => [i.from, i.to]).filter((t) => t > window.from && t < window.to),
+    ]),
+  ].sort((a, b) => a - b);
   for (let k = 0; k + 1 < points.length; k++) {
     const [a, b] = [points[k]!, points[k + 1]!];
     let winner: Share = BETWEEN;
-    for (const i of inside) if (i.from <= a && i.to >= b && (winner === BETWEEN || PHASES.indexOf(i.phase) < PHASES.indexOf(winner))) winner = i.phase;
+    for (const i of inside)
+      if (i.from <= a && i.to >= b && (winner === BETWEEN || PHASES.indexOf(i.phase) < PHASES.indexOf(winner)))
+        winner = i.phase;
     shares[winner] += b - a;
   }
   return shares;
@@ -99,7 +110,11 @@ export function parseSidecarLog(text: string): SidecarLogEvent[] {
 
 const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : NaN);
 /** The first event at or after `since` that matches. */
-export const firstEventAfter = (events: readonly SidecarLogEvent[], since: number, match: (e: SidecarLogEvent) => boolean): SidecarLogEvent | undefined => events.find((e) => e.time >= since && match(e));
+export const firstEventAfter = (
+  events: readonly SidecarLogEvent[],
+  since: number,
+  match: (e: SidecarLogEvent) => boolean,
+): SidecarLogEvent | undefined => events.find((e) => e.time >= since && match(e));
 const firstAfter = firstEventAfter;
 
 /** What the source's sidecar logged once the migration started: its fence and its final snapshot. */
@@ -119,8 +134,27 @@ export function sourceRecord(events: readonly SidecarLogEvent[], since: number):
   const fenced = firstAfter(events, since, (e) => e.event === 'fenced');
   const final = firstAfter(events, since, (e) => e.event === 'snapshot' && e.final === true);
   return {
-    ...(fenced ? { fence: { from: fenced.time - num(fenced.privateReadyAfterMs ?? fenced.stoppedAfterMs), to: fenced.time, refusingAfterMs: num(fenced.refusingAfterMs), by: String(fenced.by ?? 'stop') } } : {}),
-    ...(final ? { finalSnapshot: { from: final.time - num(final.ms), to: final.time, kind: String(final.kind), key: String(final.key), bytes: num(final.size) } } : {}),
+    ...(fenced
+      ? {
+          fence: {
+            from: fenced.time - num(fenced.privateReadyAfterMs ?? fenced.stoppedAfterMs),
+            to: fenced.time,
+            refusingAfterMs: num(fenced.refusingAfterMs),
+            by: String(fenced.by ?? 'stop'),
+          },
+        }
+      : {}),
+    ...(final
+      ? {
+          finalSnapshot: {
+            from: final.time - num(final.ms),
+            to: final.time,
+            kind: String(final.kind),
+            key: String(final.key),
+            bytes: num(final.size),
+          },
+        }
+      : {}),
   };
 }
 
@@ -134,7 +168,11 @@ export interface DestinationRecord {
    * address, delta replay) up to its `restored` line, or the catch-up of a restore ahead up to its
    * `caught-up` line (a restore ahead, `restored-ahead`, is not it: the destination does not serve from it yet).
    */
-  readonly restore?: Interval & { readonly event: string; readonly timings: Readonly<Record<string, number>>; readonly final: boolean };
+  readonly restore?: Interval & {
+    readonly event: string;
+    readonly timings: Readonly<Record<string, number>>;
+    readonly final: boolean;
+  };
   /** The full snapshot the sidecar takes of the restored etcd before it serves. */
   readonly postRestoreSnapshot?: { readonly ms: number; readonly bytes: number };
   /** The watchdog's unfence (etcd moved to the public address) after the restore. */
@@ -148,7 +186,13 @@ export function destinationRecord(events: readonly SidecarLogEvent[], since: num
   const snapshot = firstAfter(events, restored.time, (e) => e.event === 'snapshot');
   const unfence = firstAfter(events, restored.time, (e) => e.event === 'watchdog-action' && e.action === 'unfence');
   return {
-    restore: { from: restored.time - num(timings.total), to: restored.time, event: restored.event, timings, final: restored.final === true },
+    restore: {
+      from: restored.time - num(timings.total),
+      to: restored.time,
+      event: restored.event,
+      timings,
+      final: restored.final === true,
+    },
     ...(snapshot ? { postRestoreSnapshot: { ms: num(snapshot.ms), bytes: num(snapshot.size) } } : {}),
     ...(unfence ? { unfence: { at: unfence.time, ms: num(unfence.ms) } } : {}),
   };
@@ -172,15 +216,27 @@ const stepInterval = (s: RecordStep): Interval | undefined => {
  * record's steps named in `copySteps`, restore from the destination's log, and activation from the end
  * of the last of those (within the window) to the destination's first acknowledged write.
  */
-export function phaseIntervals(input: { window: Interval; source: SourceRecord; destination: DestinationRecord; steps: readonly RecordStep[]; copySteps: readonly string[] }): PhaseInterval[] {
+export function phaseIntervals(input: {
+  window: Interval;
+  source: SourceRecord;
+  destination: DestinationRecord;
+  steps: readonly RecordStep[];
+  copySteps: readonly string[];
+}): PhaseInterval[] {
   const intervals: PhaseInterval[] = [];
   if (input.source.fence) intervals.push({ phase: 'fence', from: input.source.fence.from, to: input.source.fence.to });
-  if (input.source.finalSnapshot) intervals.push({ phase: 'final snapshot', from: input.source.finalSnapshot.from, to: input.source.finalSnapshot.to });
+  if (input.source.finalSnapshot)
+    intervals.push({
+      phase: 'final snapshot',
+      from: input.source.finalSnapshot.from,
+      to: input.source.finalSnapshot.to,
+    });
   for (const step of input.steps) {
     const interval = input.copySteps.includes(step.id) ? stepInterval(step) : undefined;
     if (interval) intervals.push({ phase: 'copy', ...interval });
   }
-  if (input.destination.restore) intervals.push({ phase: 'restore', from: input.destination.restore.from, to: input.destination.restore.to });
+  if (input.destination.restore)
+    intervals.push({ phase: 'restore', from: input.destination.restore.from, to: input.destination.restore.to });
   const ends = intervals.map((i) => i.to).filter((t) => t <= input.window.to);
   const activationFrom = Math.max(input.window.from, ...ends);
   intervals.push({ phase: 'activation', from: activationFrom, to: input.window.to });
@@ -223,7 +279,9 @@ export function summarize(values: readonly number[]): Summary {
 /** Each share's part of the time of all windows together (sum of the share over the sum of the windows); 0 without time. */
 export function shareFractions(runs: readonly Readonly<Record<Share, number>>[]): Record<Share, number> {
   const total = runs.reduce((sum, r) => sum + SHARES.reduce((s, k) => s + r[k], 0), 0);
-  return Object.fromEntries(SHARES.map((k) => [k, total > 0 ? runs.reduce((sum, r) => sum + r[k], 0) / total : 0])) as Record<Share, number>;
+  return Object.fromEntries(
+    SHARES.map((k) => [k, total > 0 ? runs.reduce((sum, r) => sum + r[k], 0) / total : 0]),
+  ) as Record<Share, number>;
 }
 
 export type MigrationPathName = 'good' | 'bad';
@@ -255,9 +313,21 @@ export interface AimSettings {
   readonly badMarginMs: number;
 }
 
-export const ISSUE_AIMS: Omit<AimSettings, 'fenceBoundMs'> = { smallMb: 10, largeMb: 500, goodLimitMs: 3_000, ratioLimit: 1.3, badMarginMs: 3_000 };
+export const ISSUE_AIMS: Omit<AimSettings, 'fenceBoundMs'> = {
+  smallMb: 10,
+  largeMb: 500,
+  goodLimitMs: 3_000,
+  ratioLimit: 1.3,
+  badMarginMs: 3_000,
+};
 
-const aim = (label: string, value: number | undefined, limit: number, unit: Aim['unit']): Aim => ({ label, value, limit, unit, met: value === undefined ? undefined : value <= limit });
+const aim = (label: string, value: number | undefined, limit: number, unit: Aim['unit']): Aim => ({
+  label,
+  value,
+  limit,
+  unit,
+  met: value === undefined ? undefined : value <= limit,
+});
 
 /**
  * The issue's aims against the measured windows: the good path at the large size (median and maximum)
@@ -265,7 +335,8 @@ const aim = (label: string, value: number | undefined, limit: number, unit: Aim[
  * path; the bad path at every size measured (median and maximum) at most the fence bound plus `badMarginMs`.
  */
 export function downtimeAims(windows: readonly MeasuredWindow[], settings: AimSettings): Aim[] {
-  const of = (sizeMb: number, path: MigrationPathName) => summarize(windows.filter((w) => w.sizeMb === sizeMb && w.path === path).map((w) => w.ms));
+  const of = (sizeMb: number, path: MigrationPathName) =>
+    summarize(windows.filter((w) => w.sizeMb === sizeMb && w.path === path).map((w) => w.ms));
   const defined = (s: Summary, pick: 'median' | 'max') => (s.runs > 0 ? s[pick] : undefined);
   const good = of(settings.largeMb, 'good');
   const aims = [
@@ -275,7 +346,14 @@ export function downtimeAims(windows: readonly MeasuredWindow[], settings: AimSe
   for (const path of ['good', 'bad'] as const) {
     const [small, large] = [of(settings.smallMb, path), of(settings.largeMb, path)];
     const ratio = small.runs > 0 && large.runs > 0 ? large.median / small.median : undefined;
-    aims.push(aim(`${path} path, median window at ${settings.largeMb} MB / at ${settings.smallMb} MB`, ratio, settings.ratioLimit, 'x'));
+    aims.push(
+      aim(
+        `${path} path, median window at ${settings.largeMb} MB / at ${settings.smallMb} MB`,
+        ratio,
+        settings.ratioLimit,
+        'x',
+      ),
+    );
   }
   const badLimit = settings.fenceBoundMs + settings.badMarginMs;
   const sizes = [...new Set(windows.filter((w) => w.path === 'bad').map((w) => w.sizeMb))].sort((a, b) => a - b);

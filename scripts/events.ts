@@ -9,7 +9,12 @@ import { eventJsonSchemas } from '../core/events/schemas.js';
 export const EVENTS_DIR = join(import.meta.dirname, '..', 'docs', 'events');
 
 export function renderEventSchemas(): Record<string, string> {
-  return Object.fromEntries(Object.entries(eventJsonSchemas()).map(([type, schema]) => [`${type}.schema.json`, `${JSON.stringify(schema, null, 2)}\n`]));
+  return Object.fromEntries(
+    Object.entries(eventJsonSchemas()).map(([type, schema]) => [
+      `${type}.schema.json`,
+      `${JSON.stringify(schema, null, 2)}\n`,
+    ]),
+  );
 }
 
 if (process.argv[1] === import.meta.filename) {
@@ -20,7 +25,16 @@ if (process.argv[1] === import.meta.filename) {
   for (const [file, text] of Object.entries(files)) {
     const path = join(EVENTS_DIR, file);
     if (!check) writeFileSync(path, text);
-    else if ((() => { try { return readFileSync(path, 'utf8'); } catch { return ''; } })() !== text) stale += 1;
+    else if (
+      (() => {
+        try {
+          return readFileSync(path, 'utf8');
+        } catch {
+          return '';
+        }
+      })() !== text
+    )
+      stale += 1;
   }
   if (check && stale > 0) {
     console.error(`${stale} event schema(s) in docs/events are out of date: run npm run events`);

@@ -29,7 +29,9 @@ export async function freePorts(count: number): Promise<number[]> {
       ),
     );
   } finally {
-    await Promise.all(servers.map((server) => new Promise<void>((done) => (server.listening ? server.close(() => done()) : done()))));
+    await Promise.all(
+      servers.map((server) => new Promise<void>((done) => (server.listening ? server.close(() => done()) : done()))),
+    );
   }
 }
 
@@ -71,7 +73,10 @@ export function ephemeralLow(file = '/proc/sys/net/ipv4/ip_local_port_range'): n
  * Random in the range, bound once to check each is free now, and none of `avoid` (the caller's other
  * planned ports). Where the range is too small (an ephemeral range starting low), the kernel chooses.
  */
-export async function plannedPorts(count: number, options: { avoid?: ReadonlySet<number>; random?: () => number; low?: number; high?: number } = {}): Promise<number[]> {
+export async function plannedPorts(
+  count: number,
+  options: { avoid?: ReadonlySet<number>; random?: () => number; low?: number; high?: number } = {},
+): Promise<number[]> {
   const low = options.low ?? PLANNED_LOW;
   const high = options.high ?? ephemeralLow() - 1;
   if (high - low + 1 < 100 * count) return freePorts(count);

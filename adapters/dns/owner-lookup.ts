@@ -1,6 +1,11 @@
 import { promises as dns } from 'node:dns';
 import { ValidationError } from '../../core/errors.js';
-import { DEFAULT_OWNER_CHECK_INTERVAL_MS, type OwnerLookup, type OwnerLookupFailure, type OwnerLookupOutcome } from '../../core/ownership/index.js';
+import {
+  DEFAULT_OWNER_CHECK_INTERVAL_MS,
+  type OwnerLookup,
+  type OwnerLookupFailure,
+  type OwnerLookupOutcome,
+} from '../../core/ownership/index.js';
 
 /**
  * DNS mode of the owner check: seeds in steady state resolve the owner TXT record through DNS, so the
@@ -55,12 +60,20 @@ export class DnsOwnerLookup implements OwnerLookup {
     const cacheTTL = options.cacheTTL ?? interval;
     const timeout = options.timeout ?? 1_000;
     const tries = options.tries ?? 2;
-    if (!(interval > 0)) throw new ValidationError(`ownerCheckInterval must be positive, got ${interval}`, { field: 'ownerCheckInterval' });
+    if (!(interval > 0))
+      throw new ValidationError(`ownerCheckInterval must be positive, got ${interval}`, {
+        field: 'ownerCheckInterval',
+      });
     if (!(cacheTTL >= 0) || cacheTTL > interval) {
-      throw new ValidationError(`cacheTTL must be between 0 and the owner check interval (${interval} ms), got ${cacheTTL}`, { field: 'cacheTTL' });
+      throw new ValidationError(
+        `cacheTTL must be between 0 and the owner check interval (${interval} ms), got ${cacheTTL}`,
+        { field: 'cacheTTL' },
+      );
     }
-    if (!Number.isInteger(timeout) || timeout < 1) throw new ValidationError(`timeout must be a positive whole number of ms, got ${timeout}`, { field: 'timeout' });
-    if (!Number.isInteger(tries) || tries < 1) throw new ValidationError(`tries must be a positive integer, got ${tries}`, { field: 'tries' });
+    if (!Number.isInteger(timeout) || timeout < 1)
+      throw new ValidationError(`timeout must be a positive whole number of ms, got ${timeout}`, { field: 'timeout' });
+    if (!Number.isInteger(tries) || tries < 1)
+      throw new ValidationError(`tries must be a positive integer, got ${tries}`, { field: 'tries' });
     this.resolver = new dns.Resolver({ timeout, tries });
     if (options.servers !== undefined) this.resolver.setServers([...options.servers]);
     this.cacheTTL = cacheTTL;
@@ -101,13 +114,15 @@ export class DnsOwnerLookup implements OwnerLookup {
     // The TTL counts from the query, so an answer is never older than cacheTTL when it is reused.
     // An older query that answers after a fresh one must not replace the fresher answer.
     const expiresAt = startedAt + this.cacheTTL;
-    if (outcome.kind !== 'failed' && !((this.cache.get(name)?.expiresAt ?? -Infinity) > expiresAt)) this.cache.set(name, { outcome, expiresAt });
+    if (outcome.kind !== 'failed' && !((this.cache.get(name)?.expiresAt ?? -Infinity) > expiresAt))
+      this.cache.set(name, { outcome, expiresAt });
     return outcome;
   }
 }
 
 function classify(error: unknown): OwnerLookupOutcome {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : '';
+  const code =
+    typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : '';
   const absent = ABSENT[code];
   if (absent !== undefined) return { kind: 'absent', reason: absent };
   const message = error instanceof Error ? error.message : String(error);

@@ -9,16 +9,24 @@ import { evacuationKey } from './keys.js';
 export class DynamoEvacuationStore implements EvacuationStore {
   private readonly doc: DynamoDBDocumentClient;
   constructor(private readonly options: { tableName: string; client?: DynamoDBClient }) {
-    this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+    this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
   }
 
   async list(): Promise<Evacuation[]> {
     const out: Evacuation[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const res = await this.doc.send(new QueryCommand({
-        TableName: this.options.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': evacuationKey('').pk }, ConsistentRead: true, ExclusiveStartKey: start,
-      }));
+      const res = await this.doc.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': evacuationKey('').pk },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
       for (const item of res.Items ?? []) out.push(item.record as Evacuation);
       start = res.LastEvaluatedKey;
     } while (start);
@@ -26,24 +34,30 @@ export class DynamoEvacuationStore implements EvacuationStore {
   }
 
   async get(seed: string): Promise<Evacuation | undefined> {
-    const res = await this.doc.send(new GetCommand({ TableName: this.options.tableName, Key: evacuationKey(seed), ConsistentRead: true }));
+    const res = await this.doc.send(
+      new GetCommand({ TableName: this.options.tableName, Key: evacuationKey(seed), ConsistentRead: true }),
+    );
     return res.Item ? (res.Item.record as Evacuation) : undefined;
   }
 
   /** Conditional on the version read: none stored, or exactly that one; a failed condition carries the stored record. */
   async put(record: Evacuation, expectedVersion: number | undefined): Promise<void> {
     try {
-      await this.doc.send(new PutCommand({
-        TableName: this.options.tableName,
-        Item: { ...evacuationKey(record.seed), version: record.version, phase: record.phase, record },
-        ...(expectedVersion === undefined
-          ? { ConditionExpression: 'attribute_not_exists(pk)' }
-          : { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': expectedVersion } }),
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }));
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.options.tableName,
+          Item: { ...evacuationKey(record.seed), version: record.version, phase: record.phase, record },
+          ...(expectedVersion === undefined
+            ? { ConditionExpression: 'attribute_not_exists(pk)' }
+            : { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': expectedVersion } }),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const current = error.Item ? (unmarshall(error.Item as Parameters<typeof unmarshall>[0]).record as Evacuation) : undefined;
+      const current = error.Item
+        ? (unmarshall(error.Item as Parameters<typeof unmarshall>[0]).record as Evacuation)
+        : undefined;
       throw evacuationChanged(record.seed, expectedVersion, current, error);
     }
   }

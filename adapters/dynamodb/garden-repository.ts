@@ -1,4 +1,8 @@
-import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
@@ -50,7 +54,14 @@ export class DynamoGardenRepository implements GardenRepository {
 
   async getSeed(name: string): Promise<Seed | undefined> {
     // The seed and its lease share a partition: one consistent query reads both.
-    const res = await this.doc.send(new QueryCommand({ TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': seedKey(name).pk }, ConsistentRead: true }));
+    const res = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': seedKey(name).pk },
+        ConsistentRead: true,
+      }),
+    );
     const items = res.Items ?? [];
     const seed = items.find((i) => i.sk === seedKey(name).sk);
     const lease = items.find((i) => i.sk === seedLeaseKey(name).sk);
@@ -58,7 +69,14 @@ export class DynamoGardenRepository implements GardenRepository {
   }
 
   async listSeeds(page: PageRequest): Promise<Page<Seed>> {
-    const seeds = await this.query({ index: TABLE_INDEXES.kind, partition: 'Seed', page, map: itemToSeed, list: listIdentity('seeds'), startKey: seedStartKey });
+    const seeds = await this.query({
+      index: TABLE_INDEXES.kind,
+      partition: 'Seed',
+      page,
+      map: itemToSeed,
+      list: listIdentity('seeds'),
+      startKey: seedStartKey,
+    });
     const leases = await this.leases(seeds.items.map((s) => s.metadata.name));
     const now = this.clock.now();
     return { ...seeds, items: seeds.items.map((s) => seedWithLease(s, leases.get(s.metadata.name), now)) };
@@ -77,12 +95,26 @@ export class DynamoGardenRepository implements GardenRepository {
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
-        { Put: { TableName: this.table, Item: { ...seedLeaseKey(lease.seed), type: 'SeedLease', controlPlaneCount: lease.controlPlanes.length, doc: lease } } },
+        {
+          Put: {
+            TableName: this.table,
+            Item: {
+              ...seedLeaseKey(lease.seed),
+              type: 'SeedLease',
+              controlPlaneCount: lease.controlPlanes.length,
+              doc: lease,
+            },
+          },
+        },
       ],
       (_index, old, cause) => {
         if (!old) return new NotFoundError(`seed "${lease.seed}" not found`, { cause });
         const identity = itemToSeed(old).status.identity;
-        return new ConflictError(`seed "${lease.seed}" has identity ${identity}, not ${lease.holderIdentity}`, { code: 'IdentityMismatch', field: 'identity', cause });
+        return new ConflictError(`seed "${lease.seed}" has identity ${identity}, not ${lease.holderIdentity}`, {
+          code: 'IdentityMismatch',
+          field: 'identity',
+          cause,
+        });
       },
     );
   }
@@ -93,8 +125,11 @@ export class DynamoGardenRepository implements GardenRepository {
     for (let i = 0; i < names.length; i += 100) {
       let keys: Record<string, unknown>[] | undefined = names.slice(i, i + 100).map(seedLeaseKey);
       for (let attempt = 0; keys && keys.length > 0; attempt++) {
-        const res: BatchGetCommandOutput = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
-        for (const item of res.Responses?.[this.table] ?? []) out.set((item.doc as SeedLease).seed, item.doc as SeedLease);
+        const res: BatchGetCommandOutput = await this.doc.send(
+          new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of res.Responses?.[this.table] ?? [])
+          out.set((item.doc as SeedLease).seed, item.doc as SeedLease);
         keys = res.UnprocessedKeys?.[this.table]?.Keys;
         if (keys?.length) await new Promise((r) => setTimeout(r, Math.min(1_000, 25 * 2 ** attempt)));
       }
@@ -106,11 +141,20 @@ export class DynamoGardenRepository implements GardenRepository {
     const item = { ...seedToItem(seed, 1), shoots: 0 };
     try {
       await this.doc.send(
-        new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+        new PutCommand({
+          TableName: this.table,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
       );
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
-        throw new ConflictError(`seed "${seed.metadata.name}" already exists`, { code: 'AlreadyExists', cause: error, current: error.Item ? itemToSeed(unmarshallLoose(error.Item)) : undefined });
+        throw new ConflictError(`seed "${seed.metadata.name}" already exists`, {
+          code: 'AlreadyExists',
+          cause: error,
+          current: error.Item ? itemToSeed(unmarshallLoose(error.Item)) : undefined,
+        });
       }
       throw error;
     }
@@ -147,7 +191,8 @@ export class DynamoGardenRepository implements GardenRepository {
       );
       return itemToSeed(res.Attributes ?? {});
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw versionConflict('seed', seed.metadata.name, expectedVersion, error);
+      if (error instanceof ConditionalCheckFailedException)
+        throw versionConflict('seed', seed.metadata.name, expectedVersion, error);
       throw error;
     }
   }
@@ -160,7 +205,10 @@ export class DynamoGardenRepository implements GardenRepository {
             TableName: this.table,
             Key: seedKey(name),
             ConditionExpression: `attribute_exists(pk) AND shoots = :zero${expectedVersion ? ' AND rv = :expected' : ''}`,
-            ExpressionAttributeValues: { ':zero': 0, ...(expectedVersion ? { ':expected': Number(expectedVersion) } : {}) },
+            ExpressionAttributeValues: {
+              ':zero': 0,
+              ...(expectedVersion ? { ':expected': Number(expectedVersion) } : {}),
+            },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
@@ -180,27 +228,46 @@ export class DynamoGardenRepository implements GardenRepository {
         const seed = old ? itemToSeed(old) : undefined;
         if (!seed) return new NotFoundError(`seed "${name}" not found`, { cause });
         if (seed.status.shoots > 0) {
-          return new ConflictError(`seed "${name}" hosts ${seed.status.shoots} shoot(s); migrate or delete them before deleting the seed`, { code: 'SeedHostsShoots', cause, current: seed });
+          return new ConflictError(
+            `seed "${name}" hosts ${seed.status.shoots} shoot(s); migrate or delete them before deleting the seed`,
+            { code: 'SeedHostsShoots', cause, current: seed },
+          );
         }
-        return new ConflictError(`seed "${name}" has been modified since resourceVersion ${expectedVersion ?? ''}; read it again and retry`, { field: 'metadata.resourceVersion', cause, current: seed });
+        return new ConflictError(
+          `seed "${name}" has been modified since resourceVersion ${expectedVersion ?? ''}; read it again and retry`,
+          { field: 'metadata.resourceVersion', cause, current: seed },
+        );
       },
     );
   }
 
   async getShoot(project: string, name: string): Promise<Shoot | undefined> {
-    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: shootKey(project, name), ConsistentRead: true }));
+    const res = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: shootKey(project, name), ConsistentRead: true }),
+    );
     return res.Item ? itemToShoot(res.Item) : undefined;
   }
 
   async listShoots(project: string, page: PageRequest): Promise<Page<Shoot>> {
     return this.query({
-      index: TABLE_INDEXES.project, partition: project, page, map: itemToShoot, list: listIdentity('shoots', project),
+      index: TABLE_INDEXES.project,
+      partition: project,
+      page,
+      map: itemToShoot,
+      list: listIdentity('shoots', project),
       startKey: (name) => (isName(name) ? { ...shootKey(project, name), project, name } : undefined),
     });
   }
 
   async listAllShoots(page: PageRequest): Promise<Page<Shoot>> {
-    return this.query({ index: TABLE_INDEXES.kind, partition: 'Shoot', page, map: itemToShoot, list: listIdentity('shoots'), startKey: shootIdStartKey });
+    return this.query({
+      index: TABLE_INDEXES.kind,
+      partition: 'Shoot',
+      page,
+      map: itemToShoot,
+      list: listIdentity('shoots'),
+      startKey: shootIdStartKey,
+    });
   }
 
   async createShoot(shoot: Shoot): Promise<Shoot> {
@@ -217,10 +284,7 @@ export class DynamoGardenRepository implements GardenRepository {
       return itemToShoot(item);
     }
     await this.transact(
-      [
-        { Put: { ...putShoot, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
-        this.countOnSeed(seedName),
-      ],
+      [{ Put: { ...putShoot, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } }, this.countOnSeed(seedName)],
       (index, old, cause) => {
         if (index === 0) return alreadyExists(shoot, cause);
         return seedUnavailable(seedName, old);
@@ -239,19 +303,28 @@ export class DynamoGardenRepository implements GardenRepository {
           UpdateExpression: 'SET doc = :doc, rv = :next',
           // Placement is not an update's business: the stored seed must be the one the caller saw.
           ConditionExpression: `rv = :expected AND ${item.seedName ? 'seedName = :seed' : 'attribute_not_exists(seedName)'}`,
-          ExpressionAttributeValues: { ':doc': item.doc, ':next': item.rv, ':expected': Number(expectedVersion), ...(item.seedName ? { ':seed': item.seedName } : {}) },
+          ExpressionAttributeValues: {
+            ':doc': item.doc,
+            ':next': item.rv,
+            ':expected': Number(expectedVersion),
+            ...(item.seedName ? { ':seed': item.seedName } : {}),
+          },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return itemToShoot(res.Attributes ?? {});
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw versionConflict('shoot', item.id, expectedVersion, error);
+      if (error instanceof ConditionalCheckFailedException)
+        throw versionConflict('shoot', item.id, expectedVersion, error);
       throw error;
     }
   }
 
-  async moveShoot(shoot: Shoot, options: { fromSeed: string; toSeed: string; expectedVersion: string }): Promise<Shoot> {
+  async moveShoot(
+    shoot: Shoot,
+    options: { fromSeed: string; toSeed: string; expectedVersion: string },
+  ): Promise<Shoot> {
     const item = shootToItem(shoot, Number(options.expectedVersion) + 1);
     const id = item.id;
     await this.transact(
@@ -278,7 +351,11 @@ export class DynamoGardenRepository implements GardenRepository {
       ],
       (index, old, cause) => {
         if (index === 0) return versionConflict('shoot', id, options.expectedVersion, cause);
-        if (index === 1) return new ConflictError(`seed "${options.fromSeed}" does not count shoot "${id}"; the garden state is inconsistent`, { code: 'Inconsistent', cause });
+        if (index === 1)
+          return new ConflictError(
+            `seed "${options.fromSeed}" does not count shoot "${id}"; the garden state is inconsistent`,
+            { code: 'Inconsistent', cause },
+          );
         return seedUnavailable(options.toSeed, old);
       },
     );
@@ -301,7 +378,10 @@ export class DynamoGardenRepository implements GardenRepository {
         },
         this.countOnSeed(options.toSeed),
       ],
-      (index, old, cause) => (index === 0 ? versionConflict('shoot', id, options.expectedVersion, cause) : seedUnavailable(options.toSeed, old)),
+      (index, old, cause) =>
+        index === 0
+          ? versionConflict('shoot', id, options.expectedVersion, cause)
+          : seedUnavailable(options.toSeed, old),
     );
     return itemToShoot(item);
   }
@@ -326,7 +406,8 @@ export class DynamoGardenRepository implements GardenRepository {
       try {
         await this.doc.send(new DeleteCommand(deleteShoot));
       } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) throw versionConflict('shoot', `${project}/${name}`, version, error);
+        if (error instanceof ConditionalCheckFailedException)
+          throw versionConflict('shoot', `${project}/${name}`, version, error);
         throw error;
       }
       return;
@@ -347,7 +428,10 @@ export class DynamoGardenRepository implements GardenRepository {
       (index, _old, cause) =>
         index === 0
           ? versionConflict('shoot', `${project}/${name}`, version, cause)
-          : new ConflictError(`seed "${seedName}" does not count shoot "${project}/${name}"; the garden state is inconsistent`, { code: 'Inconsistent', cause }),
+          : new ConflictError(
+              `seed "${seedName}" does not count shoot "${project}/${name}"; the garden state is inconsistent`,
+              { code: 'Inconsistent', cause },
+            ),
     );
   }
 
@@ -358,7 +442,8 @@ export class DynamoGardenRepository implements GardenRepository {
         TableName: this.table,
         Key: seedKey(seedName),
         UpdateExpression: 'SET shoots = shoots + :one',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND (attribute_not_exists(#capacity) OR shoots < #capacity)',
+        ConditionExpression:
+          'attribute_exists(pk) AND attribute_not_exists(deleting) AND (attribute_not_exists(#capacity) OR shoots < #capacity)',
         ExpressionAttributeNames: { '#capacity': 'capacity' },
         ExpressionAttributeValues: { ':one': 1 },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
@@ -438,21 +523,32 @@ function shootIdStartKey(id: string): Record<string, string> | undefined {
 function seedUnavailable(seedName: string, old: Record<string, unknown> | undefined): SeedUnavailableError {
   if (!old) return new SeedUnavailableError(`seed "${seedName}" does not exist`, seedName, 'NotFound');
   if (old.deleting) return new SeedUnavailableError(`seed "${seedName}" is being deleted`, seedName, 'Deleting');
-  return new SeedUnavailableError(`seed "${seedName}" is full: it hosts ${String(old.shoots)} of ${String(old.capacity)} shoots`, seedName, 'Full');
+  return new SeedUnavailableError(
+    `seed "${seedName}" is full: it hosts ${String(old.shoots)} of ${String(old.capacity)} shoots`,
+    seedName,
+    'Full',
+  );
 }
 
 function alreadyExists(shoot: Shoot, cause: unknown): ConflictError {
-  return new ConflictError(`shoot "${shoot.metadata.project}/${shoot.metadata.name}" already exists`, { code: 'AlreadyExists', cause });
+  return new ConflictError(`shoot "${shoot.metadata.project}/${shoot.metadata.name}" already exists`, {
+    code: 'AlreadyExists',
+    cause,
+  });
 }
 
 function versionConflict(kind: string, name: string, expected: string, cause?: unknown): Error {
   const old = cause instanceof ConditionalCheckFailedException ? cause.Item : undefined;
-  if (cause instanceof ConditionalCheckFailedException && !old) return new NotFoundError(`${kind} "${name}" not found`, { cause });
-  return new ConflictError(`${kind} "${name}" has been modified since resourceVersion ${expected}; read it again and retry`, {
-    field: 'metadata.resourceVersion',
-    cause,
-    current: old ? decodeResource(unmarshallLoose(old)) : undefined,
-  });
+  if (cause instanceof ConditionalCheckFailedException && !old)
+    return new NotFoundError(`${kind} "${name}" not found`, { cause });
+  return new ConflictError(
+    `${kind} "${name}" has been modified since resourceVersion ${expected}; read it again and retry`,
+    {
+      field: 'metadata.resourceVersion',
+      cause,
+      current: old ? decodeResource(unmarshallLoose(old)) : undefined,
+    },
+  );
 }
 
 function decodeResource(item: Record<string, NativeAttributeValue>): Seed | Shoot {

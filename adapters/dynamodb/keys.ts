@@ -21,10 +21,16 @@ export const TABLE_INDEXES = {
 export const seedKey = (name: string) => ({ pk: `SEED#${name}`, sk: 'SEED' });
 export const seedLeaseKey = (name: string) => ({ pk: `SEED#${name}`, sk: 'LEASE' });
 export const shootKey = (project: string, name: string) => ({ pk: `SHOOT#${project}#${name}`, sk: 'SHOOT' });
-export const shootStateKey = (project: string, name: string) => ({ pk: `SHOOTSTATE#${project}#${name}`, sk: 'SHOOTSTATE' });
+export const shootStateKey = (project: string, name: string) => ({
+  pk: `SHOOTSTATE#${project}#${name}`,
+  sk: 'SHOOTSTATE',
+});
 /** The lease monitor's memory of one seed's lost lease. */
 export const lostLeaseKey = (seed: string) => ({ pk: 'LEASEMONITOR', sk: `SEED#${seed}` });
 /** The latest evacuation of one seed (docs/design.md section 13). */
 export const evacuationKey = (seed: string) => ({ pk: 'EVACUATION', sk: `SEED#${seed}` });
 /** A mode-auto good-path step's task token, filed under its source seed. */
-export const sourceWaitKey = (seed: string, project: string, name: string) => ({ pk: `SOURCEWAIT#${seed}`, sk: `SHOOT#${project}#${name}` });
+export const sourceWaitKey = (seed: string, project: string, name: string) => ({
+  pk: `SOURCEWAIT#${seed}`,
+  sk: `SHOOT#${project}#${name}`,
+});

@@ -7,16 +7,24 @@ import { lostLeaseKey } from './keys.js';
 export class DynamoLostLeaseStore implements LostLeaseStore {
   private readonly doc: DynamoDBDocumentClient;
   constructor(private readonly options: { tableName: string; client?: DynamoDBClient }) {
-    this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+    this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
   }
 
   async list(): Promise<LostLease[]> {
     const out: LostLease[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const res = await this.doc.send(new QueryCommand({
-        TableName: this.options.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': lostLeaseKey('').pk }, ConsistentRead: true, ExclusiveStartKey: start,
-      }));
+      const res = await this.doc.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': lostLeaseKey('').pk },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
       for (const item of res.Items ?? []) out.push(item.loss as LostLease);
       start = res.LastEvaluatedKey;
     } while (start);
@@ -25,10 +33,14 @@ export class DynamoLostLeaseStore implements LostLeaseStore {
 
   async remember(loss: LostLease): Promise<boolean> {
     try {
-      await this.doc.send(new PutCommand({
-        TableName: this.options.tableName, Item: { ...lostLeaseKey(loss.seed), lastRenewTime: loss.lastRenewTime, loss },
-        ConditionExpression: 'attribute_not_exists(pk) OR lastRenewTime <> :renew', ExpressionAttributeValues: { ':renew': loss.lastRenewTime },
-      }));
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.options.tableName,
+          Item: { ...lostLeaseKey(loss.seed), lastRenewTime: loss.lastRenewTime, loss },
+          ConditionExpression: 'attribute_not_exists(pk) OR lastRenewTime <> :renew',
+          ExpressionAttributeValues: { ':renew': loss.lastRenewTime },
+        }),
+      );
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
@@ -38,10 +50,15 @@ export class DynamoLostLeaseStore implements LostLeaseStore {
 
   async markAnnounced(seed: string, lastRenewTime: string): Promise<void> {
     try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.options.tableName, Key: lostLeaseKey(seed), UpdateExpression: 'SET loss.announced = :yes',
-        ConditionExpression: 'lastRenewTime = :renew', ExpressionAttributeValues: { ':yes': true, ':renew': lastRenewTime },
-      }));
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: lostLeaseKey(seed),
+          UpdateExpression: 'SET loss.announced = :yes',
+          ConditionExpression: 'lastRenewTime = :renew',
+          ExpressionAttributeValues: { ':yes': true, ':renew': lastRenewTime },
+        }),
+      );
     } catch (error) {
       // The lease was renewed and lost again meanwhile: that newer loss is another round's to announce.
       if (!(error instanceof ConditionalCheckFailedException)) throw error;

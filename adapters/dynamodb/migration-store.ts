@@ -14,11 +14,15 @@ export class DynamoMigrationStore implements MigrationStore {
   private readonly doc: DynamoDBDocumentClient;
 
   constructor(private readonly options: { tableName: string; client?: DynamoDBClient }) {
-    this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+    this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
   }
 
   async get(project: string, name: string): Promise<MigrationRecord | undefined> {
-    const res = await this.doc.send(new GetCommand({ TableName: this.options.tableName, Key: key(project, name), ConsistentRead: true }));
+    const res = await this.doc.send(
+      new GetCommand({ TableName: this.options.tableName, Key: key(project, name), ConsistentRead: true }),
+    );
     return res.Item ? (res.Item.record as MigrationRecord) : undefined;
   }
 
@@ -27,7 +31,12 @@ export class DynamoMigrationStore implements MigrationStore {
       await this.doc.send(
         new PutCommand({
           TableName: this.options.tableName,
-          Item: { ...key(record.shoot.project, record.shoot.name), migrationId: record.id, state: record.state, record },
+          Item: {
+            ...key(record.shoot.project, record.shoot.name),
+            migrationId: record.id,
+            state: record.state,
+            record,
+          },
           ConditionExpression: condition.expression,
           ExpressionAttributeNames: { ...condition.names },
           ExpressionAttributeValues: { ...condition.values },
@@ -36,12 +45,17 @@ export class DynamoMigrationStore implements MigrationStore {
       );
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
-        const current = error.Item ? (unmarshall(error.Item as Parameters<typeof unmarshall>[0]).record as MigrationRecord) : undefined;
-        throw new ConflictError(`migration of ${record.shoot.project}/${record.shoot.name}: ${condition.description} does not hold`, {
-          code: 'MigrationLockLost',
-          cause: error,
-          current,
-        });
+        const current = error.Item
+          ? (unmarshall(error.Item as Parameters<typeof unmarshall>[0]).record as MigrationRecord)
+          : undefined;
+        throw new ConflictError(
+          `migration of ${record.shoot.project}/${record.shoot.name}: ${condition.description} does not hold`,
+          {
+            code: 'MigrationLockLost',
+            cause: error,
+            current,
+          },
+        );
       }
       throw error;
     }

@@ -38,13 +38,17 @@ export class DynamoShootStateStore implements ShootStateStore {
   private readonly now: () => Date;
 
   constructor(options: DynamoShootStateStoreOptions) {
-    this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+    this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
     this.table = options.tableName;
     this.now = options.now ?? (() => new Date());
   }
 
   async load(key: ShootStateKey): Promise<VersionedShootState | undefined> {
-    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: shootStateKey(key.project, key.name), ConsistentRead: true }));
+    const res = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: shootStateKey(key.project, key.name), ConsistentRead: true }),
+    );
     if (!res.Item) return undefined;
     const item = res.Item as ShootStateItem;
     return { state: JSON.parse(item.doc) as PackedShootState, version: Number(item.rv) };
@@ -58,7 +62,14 @@ export class DynamoShootStateStore implements ShootStateStore {
     try {
       if (options.expectedVersion === 0) {
         const item: ShootStateItem = { ...key, rv: 1, doc, size: values[':size'], updatedAt: values[':at'] };
-        await this.doc.send(new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+        await this.doc.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: item,
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
         return 1;
       }
       const conditional = options.expectedVersion !== undefined;
@@ -69,14 +80,20 @@ export class DynamoShootStateStore implements ShootStateStore {
           UpdateExpression: 'SET doc = :doc, #size = :size, updatedAt = :at, rv = if_not_exists(rv, :zero) + :one',
           ...(conditional ? { ConditionExpression: 'rv = :expected' } : {}),
           ExpressionAttributeNames: { '#size': 'size' },
-          ExpressionAttributeValues: { ...values, ':zero': 0, ':one': 1, ...(conditional ? { ':expected': options.expectedVersion } : {}) },
+          ExpressionAttributeValues: {
+            ...values,
+            ':zero': 0,
+            ':one': 1,
+            ...(conditional ? { ':expected': options.expectedVersion } : {}),
+          },
           ReturnValues: 'UPDATED_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return Number(res.Attributes?.rv);
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw conflict(options, options.expectedVersion ?? 0, currentVersion(error), error);
+      if (error instanceof ConditionalCheckFailedException)
+        throw conflict(options, options.expectedVersion ?? 0, currentVersion(error), error);
       throw error;
     }
   }
@@ -88,12 +105,17 @@ export class DynamoShootStateStore implements ShootStateStore {
         new DeleteCommand({
           TableName: this.table,
           Key: shootStateKey(options.project, options.name),
-          ...(expected === undefined ? {} : expected === 0 ? { ConditionExpression: 'attribute_not_exists(pk)' } : { ConditionExpression: 'rv = :expected', ExpressionAttributeValues: { ':expected': expected } }),
+          ...(expected === undefined
+            ? {}
+            : expected === 0
+              ? { ConditionExpression: 'attribute_not_exists(pk)' }
+              : { ConditionExpression: 'rv = :expected', ExpressionAttributeValues: { ':expected': expected } }),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw conflict(options, expected ?? 0, currentVersion(error), error);
+      if (error instanceof ConditionalCheckFailedException)
+        throw conflict(options, expected ?? 0, currentVersion(error), error);
       throw error;
     }
   }

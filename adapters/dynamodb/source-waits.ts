@@ -7,21 +7,38 @@ import { sourceWaitKey } from './keys.js';
 export class DynamoSourceWaitIndex implements SourceWaitIndex {
   private readonly doc: DynamoDBDocumentClient;
   constructor(private readonly options: { tableName: string; client?: DynamoDBClient }) {
-    this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+    this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
   }
 
   async put(wait: SourceWait): Promise<void> {
-    await this.doc.send(new PutCommand({ TableName: this.options.tableName, Item: { ...sourceWaitKey(wait.seed, wait.project, wait.name), migrationId: wait.migrationId, step: wait.step, wait } }));
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.options.tableName,
+        Item: {
+          ...sourceWaitKey(wait.seed, wait.project, wait.name),
+          migrationId: wait.migrationId,
+          step: wait.step,
+          wait,
+        },
+      }),
+    );
   }
 
   async listForSeed(seed: string): Promise<SourceWait[]> {
     const out: SourceWait[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const res = await this.doc.send(new QueryCommand({
-        TableName: this.options.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': sourceWaitKey(seed, '', '').pk },
-        ConsistentRead: true, ExclusiveStartKey: start,
-      }));
+      const res = await this.doc.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': sourceWaitKey(seed, '', '').pk },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
       for (const item of res.Items ?? []) out.push(item.wait as SourceWait);
       start = res.LastEvaluatedKey;
     } while (start);
@@ -30,12 +47,16 @@ export class DynamoSourceWaitIndex implements SourceWaitIndex {
 
   async remove(wait: Pick<SourceWait, 'seed' | 'project' | 'name' | 'migrationId' | 'step'>): Promise<void> {
     try {
-      await this.doc.send(new DeleteCommand({
-        TableName: this.options.tableName, Key: sourceWaitKey(wait.seed, wait.project, wait.name),
-        // A later step (or migration) of the same shoot filed its own wait meanwhile: that one stays.
-        ConditionExpression: 'migrationId = :id AND #step = :step', ExpressionAttributeNames: { '#step': 'step' },
-        ExpressionAttributeValues: { ':id': wait.migrationId, ':step': wait.step },
-      }));
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.options.tableName,
+          Key: sourceWaitKey(wait.seed, wait.project, wait.name),
+          // A later step (or migration) of the same shoot filed its own wait meanwhile: that one stays.
+          ConditionExpression: 'migrationId = :id AND #step = :step',
+          ExpressionAttributeNames: { '#step': 'step' },
+          ExpressionAttributeValues: { ':id': wait.migrationId, ':step': wait.step },
+        }),
+      );
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }

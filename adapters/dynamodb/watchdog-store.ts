@@ -7,11 +7,15 @@ import { ConflictError } from '../../core/errors.js';
 export class DynamoWatchdogStateStore implements WatchdogStateStore {
   private readonly doc: DynamoDBDocumentClient;
   constructor(private readonly options: { tableName: string; client?: DynamoDBClient }) {
-    this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+    this.doc = DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
   }
 
   async load(shootKey: string): Promise<StoredWatchdogRecord | undefined> {
-    const res = await this.doc.send(new GetCommand({ TableName: this.options.tableName, Key: key(shootKey), ConsistentRead: true }));
+    const res = await this.doc.send(
+      new GetCommand({ TableName: this.options.tableName, Key: key(shootKey), ConsistentRead: true }),
+    );
     if (!res.Item) return undefined;
     return { record: res.Item.record as WatchdogRecord, version: Number(res.Item.v) };
   }
@@ -29,7 +33,9 @@ export class DynamoWatchdogStateStore implements WatchdogStateStore {
       );
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
-        throw new ConflictError(`watchdog state of ${shootKey} changed since version ${String(expectedVersion)}`, { cause: error });
+        throw new ConflictError(`watchdog state of ${shootKey} changed since version ${String(expectedVersion)}`, {
+          cause: error,
+        });
       }
       throw error;
     }

@@ -16,12 +16,21 @@ export class EventBridgeSink implements EventSink {
     const built = buildEvent(detailType, detail);
     const res = await this.client.send(
       new PutEventsCommand({
-        Entries: [{ EventBusName: this.options.busName, Source: EVENT_SOURCE, DetailType: detailType, Detail: JSON.stringify(built) }],
+        Entries: [
+          {
+            EventBusName: this.options.busName,
+            Source: EVENT_SOURCE,
+            DetailType: detailType,
+            Detail: JSON.stringify(built),
+          },
+        ],
       }),
     );
     if ((res.FailedEntryCount ?? 0) > 0) {
       const entry = res.Entries?.find((e) => e.ErrorCode);
-      throw new Error(`event ${detailType} was not accepted by the bus: ${entry?.ErrorCode ?? 'unknown'} ${entry?.ErrorMessage ?? ''}`.trim());
+      throw new Error(
+        `event ${detailType} was not accepted by the bus: ${entry?.ErrorCode ?? 'unknown'} ${entry?.ErrorMessage ?? ''}`.trim(),
+      );
     }
   }
 }

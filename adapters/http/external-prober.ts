@@ -4,7 +4,12 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { ExternalProbeResult } from '../../core/dwd/probe-round.js';
 import type { ExternalProber } from '../../core/dwd/watchdog-round.js';
-import { addressProblem, outboundUrlProblem, STRICT_OUTBOUND, type OutboundPolicy } from '../../core/net/outbound-url.js';
+import {
+  addressProblem,
+  outboundUrlProblem,
+  STRICT_OUTBOUND,
+  type OutboundPolicy,
+} from '../../core/net/outbound-url.js';
 
 export interface HttpExternalProberOptions {
   timeoutMs?: number;
@@ -38,10 +43,19 @@ export class HttpExternalProber implements ExternalProber {
     const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const timeoutMs = this.options.timeoutMs ?? 2_000;
     return new Promise<ExternalProbeResult>((resolve) => {
-      const req = request(target, { method: 'GET', lookup: checkedLookup(policy, this.options.resolve ?? dnsLookup), timeout: timeoutMs, headers: { 'user-agent': 'gardenless-dependency-watchdog' } }, (res) => {
-        res.resume();
-        resolve((res.statusCode ?? 500) < 500 ? 'success' : 'failure');
-      });
+      const req = request(
+        target,
+        {
+          method: 'GET',
+          lookup: checkedLookup(policy, this.options.resolve ?? dnsLookup),
+          timeout: timeoutMs,
+          headers: { 'user-agent': 'gardenless-dependency-watchdog' },
+        },
+        (res) => {
+          res.resume();
+          resolve((res.statusCode ?? 500) < 500 ? 'success' : 'failure');
+        },
+      );
       req.on('timeout', () => {
         req.destroy();
         resolve('timeout');

@@ -64,7 +64,12 @@ export class GardenClient {
   ): Promise<GardenResponse<T>> {
     const url = new URL(path.replace(/^\//, ''), this.base);
     for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, v);
-    const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    const body =
+      options.body === undefined
+        ? undefined
+        : typeof options.body === 'string'
+          ? options.body
+          : JSON.stringify(options.body);
     const headers: Record<string, string> = {
       host: url.host,
       ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
@@ -72,11 +77,27 @@ export class GardenClient {
     };
     const query = Object.fromEntries(url.searchParams.entries());
     const signed = this.sign
-      ? await this.signer.sign({ method, protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, query, headers, body })
+      ? await this.signer.sign({
+          method,
+          protocol: url.protocol,
+          hostname: url.hostname,
+          port: url.port ? Number(url.port) : undefined,
+          path: url.pathname,
+          query,
+          headers,
+          body,
+        })
       : { headers };
     // node sets Host from the URL itself, as it was signed.
     const { host: _host, ...sendHeaders } = signed.headers;
-    const send = () => exchange({ method, url, headers: sendHeaders, ...(body !== undefined ? { body } : {}), timeoutMs: this.timeoutMs });
+    const send = () =>
+      exchange({
+        method,
+        url,
+        headers: sendHeaders,
+        ...(body !== undefined ? { body } : {}),
+        timeoutMs: this.timeoutMs,
+      });
     let res = await send();
     for (let attempt = 0; res.status === 502 && attempt < this.gatewayRetries; attempt++) {
       await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));

@@ -69,17 +69,32 @@ function once(x: HttpExchange, deadline: number): Promise<HttpAnswer> {
       clearTimeout(timer);
       fn();
     };
-    const timer = setTimeout(() => {
-      settle(() => reject(new HttpTimeoutError(x.method, x.url, x.timeoutMs)));
-      req.destroy();
-    }, Math.max(0, deadline - Date.now()));
-    const req: ClientRequest = send(x.url, { method: x.method, headers: x.headers, agent: tls ? agents.https : agents.http }, (res: IncomingMessage) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', (error) => settle(() => reject(error)));
-      res.on('end', () => settle(() => resolve({ status: res.statusCode ?? 0, headers: flatten(res.headers), text: Buffer.concat(chunks).toString('utf8') })));
-    });
+    const timer = setTimeout(
+      () => {
+        settle(() => reject(new HttpTimeoutError(x.method, x.url, x.timeoutMs)));
+        req.destroy();
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+    const req: ClientRequest = send(
+      x.url,
+      { method: x.method, headers: x.headers, agent: tls ? agents.https : agents.http },
+      (res: IncomingMessage) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (error) => settle(() => reject(error)));
+        res.on('end', () =>
+          settle(() =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: flatten(res.headers),
+              text: Buffer.concat(chunks).toString('utf8'),
+            }),
+          ),
+        );
+      },
+    );
     req.on('error', (error: NodeJS.ErrnoException) => {
       const stale = !answered && req.reusedSocket && error.code === 'ECONNRESET';
       settle(() => reject(stale ? new StaleSocketError({ cause: error }) : error));
@@ -91,6 +106,7 @@ function once(x: HttpExchange, deadline: number): Promise<HttpAnswer> {
 
 function flatten(headers: IncomingMessage['headers']): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 }

@@ -46,14 +46,23 @@ export class Route53ApiRecords implements ApiRecords {
   async get(name: string): Promise<ApiRecord | undefined> {
     const wanted = normalizeRecordName(name);
     // The name's record sets sort together: the first one of any type at or after the name tells.
-    const res = await this.call('read', wanted, () => this.api.listResourceRecordSets({ HostedZoneId: this.zone, StartRecordName: wanted, MaxItems: 3 }));
-    const set = (res.ResourceRecordSets ?? []).find((s) => normalizeRecordName(s.Name ?? '') === wanted && TYPES.includes(s.Type as ApiRecordType));
+    const res = await this.call('read', wanted, () =>
+      this.api.listResourceRecordSets({ HostedZoneId: this.zone, StartRecordName: wanted, MaxItems: 3 }),
+    );
+    const set = (res.ResourceRecordSets ?? []).find(
+      (s) => normalizeRecordName(s.Name ?? '') === wanted && TYPES.includes(s.Type as ApiRecordType),
+    );
     return set === undefined ? undefined : toRecord(set);
   }
 
   async set(input: SetApiRecordInput): Promise<ApiRecord> {
     const name = normalizeRecordName(input.name);
-    const wanted: ApiRecord = { name, type: input.target.type, value: input.target.value, ttl: input.ttl ?? DEFAULT_API_RECORD_TTL_SECONDS };
+    const wanted: ApiRecord = {
+      name,
+      type: input.target.type,
+      value: input.target.value,
+      ttl: input.ttl ?? DEFAULT_API_RECORD_TTL_SECONDS,
+    };
     for (let attempt = 0; ; attempt++) {
       const current = await this.get(name);
       if (current !== undefined && sameTarget(current, wanted) && current.ttl === wanted.ttl) return wanted;
@@ -64,7 +73,10 @@ export class Route53ApiRecords implements ApiRecords {
       changes.push({ Action: 'CREATE', ResourceRecordSet: recordSet(wanted) });
       if (await this.change(name, changes, `api record ${describeTarget(wanted)}`)) return wanted;
       if (attempt >= this.conflictRetries) {
-        throw new ApiRecordConflictError(`API record ${name} kept changing while it was being set to ${describeTarget(wanted)}`, { current: await this.get(name) });
+        throw new ApiRecordConflictError(
+          `API record ${name} kept changing while it was being set to ${describeTarget(wanted)}`,
+          { current: await this.get(name) },
+        );
       }
     }
   }
@@ -75,11 +87,17 @@ export class Route53ApiRecords implements ApiRecords {
       const current = await this.get(name);
       if (current === undefined) return false;
       if (input.expected !== undefined && !sameTarget(current, input.expected)) {
-        throw new ApiRecordConflictError(`API record ${name} is ${describeTarget(current)}, expected ${describeTarget(input.expected)}`, { current });
+        throw new ApiRecordConflictError(
+          `API record ${name} is ${describeTarget(current)}, expected ${describeTarget(input.expected)}`,
+          { current },
+        );
       }
-      if (await this.change(name, [{ Action: 'DELETE', ResourceRecordSet: recordSet(current) }], 'delete api record')) return true;
+      if (await this.change(name, [{ Action: 'DELETE', ResourceRecordSet: recordSet(current) }], 'delete api record'))
+        return true;
       if (attempt >= this.conflictRetries) {
-        throw new ApiRecordConflictError(`API record ${name} kept changing while it was being deleted`, { current: await this.get(name) });
+        throw new ApiRecordConflictError(`API record ${name} kept changing while it was being deleted`, {
+          current: await this.get(name),
+        });
       }
     }
   }
@@ -90,10 +108,15 @@ export class Route53ApiRecords implements ApiRecords {
     let start: { name: string; type: string } | undefined;
     for (;;) {
       const res = await this.call('list', this.zone, () =>
-        this.api.listResourceRecordSets({ HostedZoneId: this.zone, MaxItems: 300, ...(start ? { StartRecordName: start.name, StartRecordType: start.type as ApiRecordType } : {}) }),
+        this.api.listResourceRecordSets({
+          HostedZoneId: this.zone,
+          MaxItems: 300,
+          ...(start ? { StartRecordName: start.name, StartRecordType: start.type as ApiRecordType } : {}),
+        }),
       );
       for (const set of res.ResourceRecordSets ?? []) {
-        if (TYPES.includes(set.Type as ApiRecordType) && normalizeRecordName(set.Name ?? '').startsWith('api.')) out.push(toRecord(set));
+        if (TYPES.includes(set.Type as ApiRecordType) && normalizeRecordName(set.Name ?? '').startsWith('api.'))
+          out.push(toRecord(set));
       }
       if (!res.IsTruncated || !res.NextRecordName) return out;
       start = { name: res.NextRecordName, type: res.NextRecordType ?? 'A' };
@@ -101,11 +124,26 @@ export class Route53ApiRecords implements ApiRecords {
   }
 
   private change(name: string, changes: Change[], comment: string): Promise<boolean> {
-    return applyChangeBatch({ api: this.api, zone: this.zone, name, changes, comment, unavailable: (message, cause) => new ApiRecordsUnavailableError(message, { cause }) });
+    return applyChangeBatch({
+      api: this.api,
+      zone: this.zone,
+      name,
+      changes,
+      comment,
+      unavailable: (message, cause) => new ApiRecordsUnavailableError(message, { cause }),
+    });
   }
 
   private call<T>(operation: string, what: string, fn: () => Promise<T>): Promise<T> {
-    return callRoute53({ operation, what, zone: this.zone, unavailable: (message, cause) => new ApiRecordsUnavailableError(message, { cause }) }, fn);
+    return callRoute53(
+      {
+        operation,
+        what,
+        zone: this.zone,
+        unavailable: (message, cause) => new ApiRecordsUnavailableError(message, { cause }),
+      },
+      fn,
+    );
   }
 }
 

@@ -17,7 +17,8 @@ export class Route53OwnerLookup implements OwnerLookup {
       return set.values.length === 0 ? { kind: 'absent', reason: 'nodata' } : { kind: 'found', values: set.values };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const throttled = error instanceof OwnerRecordsUnavailableError && /throttl|PriorRequestNotComplete|rate exceeded/i.test(message);
+      const throttled =
+        error instanceof OwnerRecordsUnavailableError && /throttl|PriorRequestNotComplete|rate exceeded/i.test(message);
       return { kind: 'failed', failure: throttled ? 'throttled' : 'other', message, cause: error };
     }
   }

@@ -12,7 +12,13 @@ import {
   type OwnerRecords,
   type SetOwnerRecordInput,
 } from '../../core/ownership/index.js';
-import { applyChangeBatch, callRoute53, normalizeRecordName as normalize, route53Api, type Route53Api } from './route53-api.js';
+import {
+  applyChangeBatch,
+  callRoute53,
+  normalizeRecordName as normalize,
+  route53Api,
+  type Route53Api,
+} from './route53-api.js';
 
 // Kept importable from here: the agents, the sidecar and the tests build owner records with it.
 export { route53Api, type Route53Api } from './route53-api.js';
@@ -60,7 +66,12 @@ export class Route53OwnerRecords implements OwnerRecords {
   async getTxt(name: string): Promise<TxtRecordSet | undefined> {
     const wanted = normalize(name);
     const res = await this.call('read', wanted, () =>
-      this.api.listResourceRecordSets({ HostedZoneId: this.zone, StartRecordName: wanted, StartRecordType: 'TXT', MaxItems: 1 }),
+      this.api.listResourceRecordSets({
+        HostedZoneId: this.zone,
+        StartRecordName: wanted,
+        StartRecordType: 'TXT',
+        MaxItems: 1,
+      }),
     );
     const set = res.ResourceRecordSets?.[0];
     if (set === undefined || set.Type !== 'TXT' || normalize(set.Name ?? '') !== wanted) return undefined;
@@ -78,12 +89,16 @@ export class Route53OwnerRecords implements OwnerRecords {
       if (currentValue !== wanted.value) this.checkCondition(name, input.expected, current);
       // Replace exactly what was read: if it changed meanwhile, Route 53 rejects the batch and we read again.
       const changes: Change[] = [];
-      if (current !== undefined) changes.push({ Action: 'DELETE', ResourceRecordSet: recordSet(name, current.values, current.ttl) });
+      if (current !== undefined)
+        changes.push({ Action: 'DELETE', ResourceRecordSet: recordSet(name, current.values, current.ttl) });
       changes.push({ Action: 'CREATE', ResourceRecordSet: recordSet(name, [wanted.value], wanted.ttl) });
       if (await this.change(name, changes, `set owner ${wanted.value}`)) return wanted;
       if (attempt >= this.conflictRetries) {
         const now = await this.get(name);
-        throw new OwnerRecordConflictError(`owner record ${name} kept changing while it was being set to ${wanted.value}`, { current: now });
+        throw new OwnerRecordConflictError(
+          `owner record ${name} kept changing while it was being set to ${wanted.value}`,
+          { current: now },
+        );
       }
     }
   }
@@ -94,11 +109,23 @@ export class Route53OwnerRecords implements OwnerRecords {
       const current = await this.getTxt(name);
       if (current === undefined) return false;
       if (input.expected !== undefined && !(current.values.length === 1 && current.values[0] === input.expected)) {
-        throw new OwnerRecordConflictError(`owner record ${name} names ${current.values.join(', ')}, expected ${input.expected}`, { current: asRecord(current) });
+        throw new OwnerRecordConflictError(
+          `owner record ${name} names ${current.values.join(', ')}, expected ${input.expected}`,
+          { current: asRecord(current) },
+        );
       }
-      if (await this.change(name, [{ Action: 'DELETE', ResourceRecordSet: recordSet(name, current.values, current.ttl) }], 'delete owner')) return true;
+      if (
+        await this.change(
+          name,
+          [{ Action: 'DELETE', ResourceRecordSet: recordSet(name, current.values, current.ttl) }],
+          'delete owner',
+        )
+      )
+        return true;
       if (attempt >= this.conflictRetries) {
-        throw new OwnerRecordConflictError(`owner record ${name} kept changing while it was being deleted`, { current: await this.get(name) });
+        throw new OwnerRecordConflictError(`owner record ${name} kept changing while it was being deleted`, {
+          current: await this.get(name),
+        });
       }
     }
   }
@@ -110,14 +137,22 @@ export class Route53OwnerRecords implements OwnerRecords {
   async list(options: { cursor?: string; pageSize?: number } = {}): Promise<OwnerRecordPage> {
     const pageSize = options.pageSize ?? MAX_OWNER_RECORDS_PAGE_SIZE;
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_OWNER_RECORDS_PAGE_SIZE) {
-      throw new ValidationError(`pageSize must be 1-${MAX_OWNER_RECORDS_PAGE_SIZE}, got ${pageSize}`, { field: 'pageSize' });
+      throw new ValidationError(`pageSize must be 1-${MAX_OWNER_RECORDS_PAGE_SIZE}, got ${pageSize}`, {
+        field: 'pageSize',
+      });
     }
     const start = decodeCursor(options.cursor);
     const res = await this.call('list', this.zone, () =>
       this.api.listResourceRecordSets({
         HostedZoneId: this.zone,
         MaxItems: pageSize,
-        ...(start ? { StartRecordName: start.name, StartRecordType: start.type as 'TXT', ...(start.id ? { StartRecordIdentifier: start.id } : {}) } : {}),
+        ...(start
+          ? {
+              StartRecordName: start.name,
+              StartRecordType: start.type as 'TXT',
+              ...(start.id ? { StartRecordIdentifier: start.id } : {}),
+            }
+          : {}),
       }),
     );
     const records = (res.ResourceRecordSets ?? [])
@@ -125,7 +160,11 @@ export class Route53OwnerRecords implements OwnerRecords {
       .map((s) => asRecord(toTxt(s)));
     const next =
       res.IsTruncated && res.NextRecordName
-        ? encodeCursor({ name: res.NextRecordName, type: res.NextRecordType ?? 'TXT', ...(res.NextRecordIdentifier ? { id: res.NextRecordIdentifier } : {}) })
+        ? encodeCursor({
+            name: res.NextRecordName,
+            type: res.NextRecordType ?? 'TXT',
+            ...(res.NextRecordIdentifier ? { id: res.NextRecordIdentifier } : {}),
+          })
         : undefined;
     return { records, next };
   }
@@ -133,7 +172,9 @@ export class Route53OwnerRecords implements OwnerRecords {
   private checkCondition(name: string, expected: string | null | undefined, current: TxtRecordSet | undefined): void {
     if (expected === undefined) return;
     if (expected === null && current !== undefined) {
-      throw new OwnerRecordConflictError(`owner record ${name} already names ${current.values.join(', ')}`, { current: asRecord(current) });
+      throw new OwnerRecordConflictError(`owner record ${name} already names ${current.values.join(', ')}`, {
+        current: asRecord(current),
+      });
     }
     if (typeof expected === 'string' && !(current?.values.length === 1 && current.values[0] === expected)) {
       throw new OwnerRecordConflictError(
@@ -144,11 +185,26 @@ export class Route53OwnerRecords implements OwnerRecords {
   }
 
   private change(name: string, changes: Change[], comment: string): Promise<boolean> {
-    return applyChangeBatch({ api: this.api, zone: this.zone, name, changes, comment, unavailable: (message, cause) => new OwnerRecordsUnavailableError(message, { cause }) });
+    return applyChangeBatch({
+      api: this.api,
+      zone: this.zone,
+      name,
+      changes,
+      comment,
+      unavailable: (message, cause) => new OwnerRecordsUnavailableError(message, { cause }),
+    });
   }
 
   private call<T>(operation: string, what: string, fn: () => Promise<T>): Promise<T> {
-    return callRoute53({ operation, what, zone: this.zone, unavailable: (message, cause) => new OwnerRecordsUnavailableError(message, { cause }) }, fn);
+    return callRoute53(
+      {
+        operation,
+        what,
+        zone: this.zone,
+        unavailable: (message, cause) => new OwnerRecordsUnavailableError(message, { cause }),
+      },
+      fn,
+    );
   }
 }
 
@@ -181,7 +237,11 @@ function recordSet(name: string, values: readonly string[], ttl: number): Resour
 }
 
 function toTxt(set: ResourceRecordSet): TxtRecordSet {
-  return { name: normalize(set.Name ?? ''), values: (set.ResourceRecords ?? []).map((r) => unquoteTxt(r.Value ?? '')), ttl: set.TTL ?? 0 };
+  return {
+    name: normalize(set.Name ?? ''),
+    values: (set.ResourceRecords ?? []).map((r) => unquoteTxt(r.Value ?? '')),
+    ttl: set.TTL ?? 0,
+  };
 }
 
 function asRecord(set: TxtRecordSet): OwnerRecord {
@@ -202,7 +262,12 @@ function decodeCursor(cursor: string | undefined): Cursor | undefined {
   if (cursor === undefined) return undefined;
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<Cursor>;
-    if (typeof value.name === 'string' && typeof value.type === 'string' && (value.id === undefined || typeof value.id === 'string')) return value as Cursor;
+    if (
+      typeof value.name === 'string' &&
+      typeof value.type === 'string' &&
+      (value.id === undefined || typeof value.id === 'string')
+    )
+      return value as Cursor;
   } catch {
     // Falls through to the error below: the cause is only ever "not our token".
   }

@@ -25,7 +25,10 @@ export function route53Api(client: Route53Client): Route53Api {
 
 /** A record name as we compare it: Route 53 returns names with a trailing dot and escapes some characters as \NNN octal. */
 export function normalizeRecordName(name: string): string {
-  return name.toLowerCase().replace(/\.$/, '').replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+  return name
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
 }
 
 /** The AWS error's name (the SDK's `name`, or a `Code` from older shapes). */
@@ -48,22 +51,43 @@ export type Unavailable = (message: string, cause: unknown) => Error;
  * PriorRequestNotComplete, service and network errors, a missing zone, denied access) is `unavailable`:
  * the record may well be fine, and the caller tries again later.
  */
-export async function callRoute53<T>(options: { operation: string; what: string; zone: string; unavailable: Unavailable }, fn: () => Promise<T>): Promise<T> {
+export async function callRoute53<T>(
+  options: { operation: string; what: string; zone: string; unavailable: Unavailable },
+  fn: () => Promise<T>,
+): Promise<T> {
   try {
     return await fn();
   } catch (error) {
     const name = errorName(error);
     if (name === 'InvalidChangeBatch') throw error;
-    if (name === 'InvalidInput') throw new ValidationError(`Route 53 rejected the ${options.operation} of ${options.what}: ${messageOf(error)}`, { cause: error });
-    throw options.unavailable(`Route 53 ${options.operation} of ${options.what} in zone ${options.zone} failed (${name}): ${messageOf(error)}`, error);
+    if (name === 'InvalidInput')
+      throw new ValidationError(`Route 53 rejected the ${options.operation} of ${options.what}: ${messageOf(error)}`, {
+        cause: error,
+      });
+    throw options.unavailable(
+      `Route 53 ${options.operation} of ${options.what} in zone ${options.zone} failed (${name}): ${messageOf(error)}`,
+      error,
+    );
   }
 }
 
 /** One change batch; true if applied, false if Route 53 rejected it because a record changed meanwhile. */
-export async function applyChangeBatch(options: { api: Route53Api; zone: string; name: string; changes: Change[]; comment: string; unavailable: Unavailable }): Promise<boolean> {
+export async function applyChangeBatch(options: {
+  api: Route53Api;
+  zone: string;
+  name: string;
+  changes: Change[];
+  comment: string;
+  unavailable: Unavailable;
+}): Promise<boolean> {
   try {
-    await callRoute53({ operation: 'change', what: options.name, zone: options.zone, unavailable: options.unavailable }, () =>
-      options.api.changeResourceRecordSets({ HostedZoneId: options.zone, ChangeBatch: { Comment: `gardenless: ${options.comment}`, Changes: options.changes } }),
+    await callRoute53(
+      { operation: 'change', what: options.name, zone: options.zone, unavailable: options.unavailable },
+      () =>
+        options.api.changeResourceRecordSets({
+          HostedZoneId: options.zone,
+          ChangeBatch: { Comment: `gardenless: ${options.comment}`, Changes: options.changes },
+        }),
     );
     return true;
   } catch (error) {

@@ -60,17 +60,22 @@ export class S3BlobStore implements BlobStore {
   }
 
   async get(ref: Pick<BlobRef, 'key' | 'sha256'> & { size?: number }): Promise<Uint8Array> {
-    const res = await this.call('get', ref.key, () => this.api.getObject({ Bucket: this.bucket, Key: ref.key }), { missingKey: true });
+    const res = await this.call('get', ref.key, () => this.api.getObject({ Bucket: this.bucket, Key: ref.key }), {
+      missingKey: true,
+    });
     const bytes = res.Body === undefined ? new Uint8Array() : await res.Body.transformToByteArray();
     const recorded = res.Metadata?.[BLOB_SHA256_METADATA_KEY];
     if (recorded !== undefined && recorded.toLowerCase() !== ref.sha256.toLowerCase()) {
-      throw new BlobIntegrityError(`blob ${ref.key} in bucket ${this.bucket} was written as sha256 ${recorded}, the reference expects ${ref.sha256}: it was replaced`, {
-        key: ref.key,
-        expectedSha256: ref.sha256,
-        actualSha256: sha256Hex(bytes),
-        ...(ref.size === undefined ? {} : { expectedSize: ref.size }),
-        actualSize: bytes.byteLength,
-      });
+      throw new BlobIntegrityError(
+        `blob ${ref.key} in bucket ${this.bucket} was written as sha256 ${recorded}, the reference expects ${ref.sha256}: it was replaced`,
+        {
+          key: ref.key,
+          expectedSha256: ref.sha256,
+          actualSha256: sha256Hex(bytes),
+          ...(ref.size === undefined ? {} : { expectedSize: ref.size }),
+          actualSize: bytes.byteLength,
+        },
+      );
     }
     return verifyBlob(ref, bytes);
   }
@@ -79,7 +84,12 @@ export class S3BlobStore implements BlobStore {
     await this.call('delete', key, () => this.api.deleteObject({ Bucket: this.bucket, Key: key }));
   }
 
-  private async call<T>(operation: string, key: string, fn: () => Promise<T>, options: { missingKey?: boolean } = {}): Promise<T> {
+  private async call<T>(
+    operation: string,
+    key: string,
+    fn: () => Promise<T>,
+    options: { missingKey?: boolean } = {},
+  ): Promise<T> {
     try {
       return await fn();
     } catch (error) {
@@ -90,16 +100,28 @@ export class S3BlobStore implements BlobStore {
       }
       const reason = failureReason(name, status);
       const detail = error instanceof Error ? error.message : String(error);
-      throw new BlobStoreError(`${operation} ${key} in bucket ${this.bucket} failed: ${reason} (${name}: ${detail})`, reason, { cause: error });
+      throw new BlobStoreError(
+        `${operation} ${key} in bucket ${this.bucket} failed: ${reason} (${name}: ${detail})`,
+        reason,
+        { cause: error },
+      );
     }
   }
 }
 
-const THROTTLING = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'RequestLimitExceeded', 'TooManyRequestsException', 'RequestThrottled']);
+const THROTTLING = new Set([
+  'SlowDown',
+  'Throttling',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'RequestThrottled',
+]);
 
 function failureReason(name: string, status: number | undefined): BlobStoreFailure {
   if (name === 'NoSuchBucket') return 'MissingBucket';
-  if (name === 'AccessDenied' || name === 'Forbidden' || name === 'KMS.AccessDeniedException' || status === 403) return 'AccessDenied';
+  if (name === 'AccessDenied' || name === 'Forbidden' || name === 'KMS.AccessDeniedException' || status === 403)
+    return 'AccessDenied';
   if (THROTTLING.has(name) || status === 503 || status === 429) return 'Throttled';
   return 'Unavailable';
 }

@@ -54,7 +54,8 @@ export class S3SnapshotStore implements SnapshotStore {
     this.threshold = options.multipartThresholdBytes ?? DEFAULT_MULTIPART_THRESHOLD_BYTES;
     this.partSize = options.partSizeBytes;
     this.partConcurrency = options.partConcurrency ?? 8;
-    if (!(this.threshold >= MIN_PART_BYTES)) throw new RangeError(`multipartThresholdBytes must be at least ${MIN_PART_BYTES}, got ${this.threshold}`);
+    if (!(this.threshold >= MIN_PART_BYTES))
+      throw new RangeError(`multipartThresholdBytes must be at least ${MIN_PART_BYTES}, got ${this.threshold}`);
   }
 
   /** This store as the destination of server-side copies from `source` (same credentials, any bucket they can read). */
@@ -73,11 +74,19 @@ export class S3SnapshotStore implements SnapshotStore {
     const out: StoredSnapshot[] = [];
     let token: string | undefined;
     do {
-      const page = await this.call('list', prefix, () => this.api.listObjectsV2({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      const page = await this.call('list', prefix, () =>
+        this.api.listObjectsV2({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
       for (const object of page.Contents ?? []) {
         if (object.Key === undefined) continue;
         const snapshot = tryParseSnapshotKey(object.Key);
-        if (snapshot !== undefined && snapshot.technicalID === technicalID) out.push({ ...snapshot, size: object.Size ?? 0, checksum: undefined, ...(object.LastModified ? { storedAt: object.LastModified.getTime() } : {}) });
+        if (snapshot !== undefined && snapshot.technicalID === technicalID)
+          out.push({
+            ...snapshot,
+            size: object.Size ?? 0,
+            checksum: undefined,
+            ...(object.LastModified ? { storedAt: object.LastModified.getTime() } : {}),
+          });
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
@@ -101,7 +110,13 @@ export class S3SnapshotStore implements SnapshotStore {
     const bytes = await readBody(body);
     const digest = createHash('sha256').update(bytes).digest('base64');
     await this.call('put', key, () =>
-      this.api.putObject({ Bucket: this.bucket, Key: key, Body: bytes, ContentLength: bytes.byteLength, Metadata: { [CHECKSUM_METADATA_KEY]: digest } }),
+      this.api.putObject({
+        Bucket: this.bucket,
+        Key: key,
+        Body: bytes,
+        ContentLength: bytes.byteLength,
+        Metadata: { [CHECKSUM_METADATA_KEY]: digest },
+      }),
     );
     return { key, size: bytes.byteLength, checksum: `sha256:${digest}` };
   }
@@ -112,7 +127,9 @@ export class S3SnapshotStore implements SnapshotStore {
 
   async head(key: string): Promise<ObjectHead | undefined> {
     try {
-      const res = await this.call('head', key, () => this.api.headObject({ Bucket: this.bucket, Key: key }), { missingKey: true });
+      const res = await this.call('head', key, () => this.api.headObject({ Bucket: this.bucket, Key: key }), {
+        missingKey: true,
+      });
       const digest = res.Metadata?.[CHECKSUM_METADATA_KEY];
       return { key, size: res.ContentLength ?? 0, checksum: digest ? `sha256:${digest}` : undefined };
     } catch (error) {
@@ -128,9 +145,20 @@ export class S3SnapshotStore implements SnapshotStore {
   async copyFrom(from: string, input: { key: string; source: ObjectHead }): Promise<void> {
     const copySource = `${from}/${encodeKey(input.key)}`;
     if (input.source.size <= this.threshold) {
-      await this.call('copy', input.key, () => this.api.copyObject({ Bucket: this.bucket, Key: input.key, CopySource: copySource, MetadataDirective: 'COPY' }), {
-        sourceBucket: from,
-      });
+      await this.call(
+        'copy',
+        input.key,
+        () =>
+          this.api.copyObject({
+            Bucket: this.bucket,
+            Key: input.key,
+            CopySource: copySource,
+            MetadataDirective: 'COPY',
+          }),
+        {
+          sourceBucket: from,
+        },
+      );
       return;
     }
     await this.multipartCopy(input.key, copySource, input.source, from);
@@ -139,27 +167,44 @@ export class S3SnapshotStore implements SnapshotStore {
   private async multipartCopy(key: string, copySource: string, source: ObjectHead, from: string): Promise<void> {
     // CreateMultipartUpload does not copy metadata: carry the checksum over explicitly.
     const metadata: Record<string, string> = {};
-    if (source.checksum?.startsWith('sha256:')) metadata[CHECKSUM_METADATA_KEY] = source.checksum.slice('sha256:'.length);
+    if (source.checksum?.startsWith('sha256:'))
+      metadata[CHECKSUM_METADATA_KEY] = source.checksum.slice('sha256:'.length);
     const size = source.size;
     const partSize = Math.max(MIN_PART_BYTES, this.partSize ?? this.threshold, Math.ceil(size / MAX_PARTS));
-    const created = await this.call('start multipart copy', key, () => this.api.createMultipartUpload({ Bucket: this.bucket, Key: key, Metadata: metadata }));
+    const created = await this.call('start multipart copy', key, () =>
+      this.api.createMultipartUpload({ Bucket: this.bucket, Key: key, Metadata: metadata }),
+    );
     const uploadId = created.UploadId;
-    if (uploadId === undefined) throw new SnapshotStoreError(`S3 returned no upload id for ${key} in ${this.bucket}`, 'Unavailable');
+    if (uploadId === undefined)
+      throw new SnapshotStoreError(`S3 returned no upload id for ${key} in ${this.bucket}`, 'Unavailable');
     try {
       const ranges: { part: number; first: number; last: number }[] = [];
-      for (let first = 0, part = 1; first < size; first += partSize, part++) ranges.push({ part, first, last: Math.min(size, first + partSize) - 1 });
+      for (let first = 0, part = 1; first < size; first += partSize, part++)
+        ranges.push({ part, first, last: Math.min(size, first + partSize) - 1 });
       const parts = await mapWithConcurrency(ranges, this.partConcurrency, async ({ part, first, last }) => {
         const res = await this.call(
           'copy part',
           key,
           () =>
-            this.api.uploadPartCopy({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: part, CopySource: copySource, CopySourceRange: `bytes=${first}-${last}` }),
+            this.api.uploadPartCopy({
+              Bucket: this.bucket,
+              Key: key,
+              UploadId: uploadId,
+              PartNumber: part,
+              CopySource: copySource,
+              CopySourceRange: `bytes=${first}-${last}`,
+            }),
           { sourceBucket: from },
         );
         return { PartNumber: part, ETag: res.CopyPartResult?.ETag };
       });
       await this.call('complete multipart copy', key, () =>
-        this.api.completeMultipartUpload({ Bucket: this.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
+        this.api.completeMultipartUpload({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts },
+        }),
       );
     } catch (error) {
       // Best effort: an upload left behind costs storage until a lifecycle rule removes it, never correctness.
@@ -173,7 +218,12 @@ export class S3SnapshotStore implements SnapshotStore {
   }
 
   /** Runs one S3 call and turns its failure into the seam's errors. */
-  private async call<T>(operation: string, key: string, fn: () => Promise<T>, options: { missingKey?: boolean; sourceBucket?: string } = {}): Promise<T> {
+  private async call<T>(
+    operation: string,
+    key: string,
+    fn: () => Promise<T>,
+    options: { missingKey?: boolean; sourceBucket?: string } = {},
+  ): Promise<T> {
     try {
       return await fn();
     } catch (error) {
@@ -181,10 +231,18 @@ export class S3SnapshotStore implements SnapshotStore {
     }
   }
 
-  private translate(error: unknown, operation: string, key: string, options: { missingKey?: boolean; sourceBucket?: string }): Error {
+  private translate(
+    error: unknown,
+    operation: string,
+    key: string,
+    options: { missingKey?: boolean; sourceBucket?: string },
+  ): Error {
     const name = errorName(error);
     const status = httpStatus(error);
-    const where = options.sourceBucket === undefined ? `bucket ${this.bucket}` : `bucket ${this.bucket} (copying from ${options.sourceBucket})`;
+    const where =
+      options.sourceBucket === undefined
+        ? `bucket ${this.bucket}`
+        : `bucket ${this.bucket} (copying from ${options.sourceBucket})`;
     if (options.missingKey && (name === 'NoSuchKey' || (name === 'NotFound' && status === 404))) {
       return new SnapshotNotFoundError(`no object ${key} in bucket ${this.bucket}`, key, { cause: error });
     }
@@ -196,7 +254,9 @@ export class S3SnapshotStore implements SnapshotStore {
       Throttled: `S3 throttled ${where}`,
       Unavailable: `S3 failed for ${where}`,
     };
-    return new SnapshotStoreError(`${operation} ${key}: ${what[reason]} (${name}: ${detail})`, reason, { cause: error });
+    return new SnapshotStoreError(`${operation} ${key}: ${what[reason]} (${name}: ${detail})`, reason, {
+      cause: error,
+    });
   }
 }
 
@@ -206,20 +266,30 @@ export function defaultS3Client(): S3Client {
 }
 
 /** A store and copier for a bucket with shared options: what the copy functions build per invocation. */
-export function s3SnapshotStores(options: Omit<S3SnapshotStoreOptions, 'bucket'> & { sourceBucket: string; destinationBucket: string }) {
+export function s3SnapshotStores(
+  options: Omit<S3SnapshotStoreOptions, 'bucket'> & { sourceBucket: string; destinationBucket: string },
+) {
   const { sourceBucket, destinationBucket, ...rest } = options;
   const source = new S3SnapshotStore({ ...rest, bucket: sourceBucket });
   const destination = new S3SnapshotStore({ ...rest, bucket: destinationBucket });
   return { source, destination, copier: destination.copierFrom(source) };
 }
 
-const THROTTLING = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'RequestLimitExceeded', 'TooManyRequestsException', 'RequestThrottled']);
+const THROTTLING = new Set([
+  'SlowDown',
+  'Throttling',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'RequestThrottled',
+]);
 
 function failureReason(name: string, status: number | undefined, operation: string): SnapshotStoreFailure {
   if (name === 'NoSuchBucket') return 'MissingBucket';
   // HeadBucket has no body: a missing bucket is a bare 404.
   if (operation === 'check bucket' && status === 404) return 'MissingBucket';
-  if (name === 'AccessDenied' || name === 'Forbidden' || name === 'AllAccessDisabled' || status === 403) return 'AccessDenied';
+  if (name === 'AccessDenied' || name === 'Forbidden' || name === 'AllAccessDisabled' || status === 403)
+    return 'AccessDenied';
   if (THROTTLING.has(name) || status === 503 || status === 429) return 'Throttled';
   return 'Unavailable';
 }

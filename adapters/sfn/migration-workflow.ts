@@ -1,4 +1,10 @@
-import { DescribeExecutionCommand, ExecutionAlreadyExists, ExecutionDoesNotExist, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  DescribeExecutionCommand,
+  ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
+  SFNClient,
+  StartExecutionCommand,
+} from '@aws-sdk/client-sfn';
 import type { MigrationExecutionInput, MigrationWorkflow } from '../../core/migration/migration-admission.js';
 
 /** migrate-shoot executions; the name makes a repeated start of the same attempt a no-op. */
@@ -10,7 +16,13 @@ export class StepFunctionsMigrationWorkflow implements MigrationWorkflow {
 
   async start(options: { name: string; input: MigrationExecutionInput }): Promise<void> {
     try {
-      await this.client.send(new StartExecutionCommand({ stateMachineArn: this.options.stateMachineArn, name: options.name, input: JSON.stringify(options.input) }));
+      await this.client.send(
+        new StartExecutionCommand({
+          stateMachineArn: this.options.stateMachineArn,
+          name: options.name,
+          input: JSON.stringify(options.input),
+        }),
+      );
     } catch (error) {
       // The same attempt was started already (a retried request): that execution carries it.
       if (!(error instanceof ExecutionAlreadyExists)) throw error;

@@ -11,7 +11,13 @@ export class StepFunctionsOperationWorkflow implements OperationWorkflow {
 
   async start(options: { name: string; input: { ref: OperationRef } }): Promise<void> {
     try {
-      await this.client.send(new StartExecutionCommand({ stateMachineArn: this.options.stateMachineArn, name: options.name, input: JSON.stringify(options.input) }));
+      await this.client.send(
+        new StartExecutionCommand({
+          stateMachineArn: this.options.stateMachineArn,
+          name: options.name,
+          input: JSON.stringify(options.input),
+        }),
+      );
     } catch (error) {
       // The operation has its execution already (a repeated event, or the resync).
       if (!(error instanceof ExecutionAlreadyExists)) throw error;

@@ -13,7 +13,13 @@ export class SfnTaskTokens implements TaskTokens {
 
   async fail(options: { taskToken: string; error: string; cause: string }): Promise<'failed' | 'gone'> {
     try {
-      await this.client.send(new SendTaskFailureCommand({ taskToken: options.taskToken, error: options.error, cause: options.cause.slice(0, 32_768) }));
+      await this.client.send(
+        new SendTaskFailureCommand({
+          taskToken: options.taskToken,
+          error: options.error,
+          cause: options.cause.slice(0, 32_768),
+        }),
+      );
       return 'failed';
     } catch (error) {
       if (GONE.has((error as { name?: string }).name ?? '')) return 'gone';

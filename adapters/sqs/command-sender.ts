@@ -8,14 +8,21 @@ import type { OwnerChangeNotices } from '../../core/migration/owner-notice.js';
  * a retried step repeats the command id with a new token and must reach the agent (which answers a
  * known id from its record), while a redelivered send of the same token is dropped by SQS.
  */
-export async function sendTaskCommand(options: { client: SQSClient; queueUrl: string; messageGroupId: string; command: SeedCommand }): Promise<void> {
+export async function sendTaskCommand(options: {
+  client: SQSClient;
+  queueUrl: string;
+  messageGroupId: string;
+  command: SeedCommand;
+}): Promise<void> {
   const { command } = options;
   await options.client.send(
     new SendMessageCommand({
       QueueUrl: options.queueUrl,
       MessageBody: JSON.stringify(command),
       MessageGroupId: options.messageGroupId,
-      MessageDeduplicationId: createHash('sha256').update(`${command.commandId}\n${command.taskToken ?? ''}`).digest('hex'),
+      MessageDeduplicationId: createHash('sha256')
+        .update(`${command.commandId}\n${command.taskToken ?? ''}`)
+        .digest('hex'),
     }),
   );
 }

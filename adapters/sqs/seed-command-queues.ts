@@ -63,7 +63,9 @@ export class SqsSeedCommandQueues implements SeedProvisioner {
         tags: { 'gardenless.io/seed': seedName, [SEED_DLQ_TAG.key]: SEED_DLQ_TAG.value },
       }),
     );
-    const attributes = await this.client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));
+    const attributes = await this.client.send(
+      new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
+    );
     const queue = await this.client.send(
       new CreateQueueCommand({
         QueueName: this.queueName(seedName),
@@ -74,7 +76,10 @@ export class SqsSeedCommandQueues implements SeedProvisioner {
           MessageRetentionPeriod: String(4 * 24 * 3600),
           ReceiveMessageWaitTimeSeconds: '20',
           SqsManagedSseEnabled: 'true',
-          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: attributes.Attributes?.QueueArn, maxReceiveCount: MAX_RECEIVE_COUNT }),
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: attributes.Attributes?.QueueArn,
+            maxReceiveCount: MAX_RECEIVE_COUNT,
+          }),
         },
         tags: { 'gardenless.io/seed': seedName },
       }),
@@ -102,7 +107,9 @@ export class SqsSeedCommandQueues implements SeedProvisioner {
    * so the agent receives them in order; the command id deduplicates resends.
    */
   async send(seedName: string, command: { commandId: string; shoot: { technicalID: string } }): Promise<string> {
-    const url = this.urls.get(seedName) ?? (await this.client.send(new GetQueueUrlCommand({ QueueName: this.queueName(seedName) }))).QueueUrl;
+    const url =
+      this.urls.get(seedName) ??
+      (await this.client.send(new GetQueueUrlCommand({ QueueName: this.queueName(seedName) }))).QueueUrl;
     if (!url) throw new Error(`no command queue for seed ${seedName}`);
     this.urls.set(seedName, url);
     const res = await this.client.send(

@@ -12,8 +12,14 @@ import type { SqsSeedCommandQueues } from './seed-command-queues.js';
 export class SqsWatchdogCommands implements WatchdogCommandSender {
   constructor(private readonly options: { queues: Pick<SqsSeedCommandQueues, 'send'>; now?: () => Date }) {}
 
-  async send(options: { seedName: string; shoot: Shoot; commandId: string; actions: WatchdogCommand[] }): Promise<void> {
+  async send(options: {
+    seedName: string;
+    shoot: Shoot;
+    commandId: string;
+    actions: WatchdogCommand[];
+  }): Promise<void> {
     const issuedAt = this.options.now?.() ?? new Date();
-    for (const command of watchdogCommands({ ...options, issuedAt })) await this.options.queues.send(options.seedName, command);
+    for (const command of watchdogCommands({ ...options, issuedAt }))
+      await this.options.queues.send(options.seedName, command);
   }
 }

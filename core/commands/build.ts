@@ -1,5 +1,11 @@
 import type { Shoot } from '../model/shoot.js';
-import { COMMAND_API_VERSION, seedCommandSchema, type CommandOf, type CommandType, type SeedCommand } from './schema.js';
+import {
+  COMMAND_API_VERSION,
+  seedCommandSchema,
+  type CommandOf,
+  type CommandType,
+  type SeedCommand,
+} from './schema.js';
 
 /** The fields every command carries: what it is about, to whom it goes, and under which id. */
 export interface CommandAddress {
@@ -13,7 +19,16 @@ export interface CommandAddress {
   timeoutSeconds?: number;
 }
 
-type Envelope = 'apiVersion' | 'commandId' | 'shoot' | 'seed' | 'issuedAt' | 'migrationId' | 'taskToken' | 'heartbeatSeconds' | 'timeoutSeconds';
+type Envelope =
+  | 'apiVersion'
+  | 'commandId'
+  | 'shoot'
+  | 'seed'
+  | 'issuedAt'
+  | 'migrationId'
+  | 'taskToken'
+  | 'heartbeatSeconds'
+  | 'timeoutSeconds';
 /** What a command of one type says beyond its envelope. */
 export type CommandBody<T extends CommandType> = Omit<CommandOf<T>, Envelope>;
 

@@ -43,21 +43,34 @@ export function parseCommand(body: unknown, options: { seed?: string } = {}): Se
   }
   const apiVersion = (value as { apiVersion?: unknown } | null)?.apiVersion;
   if (apiVersion !== COMMAND_API_VERSION) {
-    throw new InvalidCommandError(`unsupported apiVersion ${JSON.stringify(apiVersion)}; this agent speaks ${COMMAND_API_VERSION}`, [{ path: 'apiVersion', message: 'unsupported' }]);
+    throw new InvalidCommandError(
+      `unsupported apiVersion ${JSON.stringify(apiVersion)}; this agent speaks ${COMMAND_API_VERSION}`,
+      [{ path: 'apiVersion', message: 'unsupported' }],
+    );
   }
   const parsed = seedCommandSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-    throw new InvalidCommandError(`invalid command: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, issues, { cause: parsed.error });
+    throw new InvalidCommandError(
+      `invalid command: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`,
+      issues,
+      { cause: parsed.error },
+    );
   }
   if (options.seed !== undefined && parsed.data.seed !== options.seed) {
-    throw new InvalidCommandError(`command ${parsed.data.commandId} is addressed to seed ${parsed.data.seed}, not ${options.seed}`, [{ path: 'seed', message: 'another seed' }]);
+    throw new InvalidCommandError(
+      `command ${parsed.data.commandId} is addressed to seed ${parsed.data.seed}, not ${options.seed}`,
+      [{ path: 'seed', message: 'another seed' }],
+    );
   }
   return parsed.data;
 }
 
 /** `parseCommand` for a message that may be anything: the command, or why it is not one (nothing else is thrown). */
-export function readCommand(body: unknown, options: { seed?: string } = {}): { command: SeedCommand; invalid?: undefined } | { command?: undefined; invalid: InvalidCommandError } {
+export function readCommand(
+  body: unknown,
+  options: { seed?: string } = {},
+): { command: SeedCommand; invalid?: undefined } | { command?: undefined; invalid: InvalidCommandError } {
   try {
     return { command: parseCommand(body, options) };
   } catch (error) {
@@ -67,15 +80,29 @@ export function readCommand(body: unknown, options: { seed?: string } = {}): { c
 }
 
 /** The output for SendTaskSuccess, validated against the command's result schema. */
-export function commandSuccess<T extends CommandType>(command: Extract<SeedCommand, { type: T }>, result: CommandResult<T>, now: Date): CommandSuccess<T> {
+export function commandSuccess<T extends CommandType>(
+  command: Extract<SeedCommand, { type: T }>,
+  result: CommandResult<T>,
+  now: Date,
+): CommandSuccess<T> {
   const checked = commandResultSchemas[command.type as T].parse(result) as CommandResult<T>;
-  return { apiVersion: COMMAND_API_VERSION, commandId: command.commandId, seed: command.seed, completedAt: now.toISOString(), type: command.type as T, result: checked };
+  return {
+    apiVersion: COMMAND_API_VERSION,
+    commandId: command.commandId,
+    seed: command.seed,
+    completedAt: now.toISOString(),
+    type: command.type as T,
+    result: checked,
+  };
 }
 
 /** Parses a task output on the garden side (what the state machine hands the next Lambda). */
 export function parseCommandSuccess<T extends CommandType>(type: T, output: unknown): CommandSuccess<T> {
   const parsed = commandSuccessSchema.parse(output) as CommandSuccess;
-  if (parsed.type !== type) throw new InvalidCommandError(`expected the answer to a ${type} command, got one to ${parsed.type}`, [{ path: 'type', message: 'unexpected type' }]);
+  if (parsed.type !== type)
+    throw new InvalidCommandError(`expected the answer to a ${type} command, got one to ${parsed.type}`, [
+      { path: 'type', message: 'unexpected type' },
+    ]);
   return parsed as CommandSuccess<T>;
 }
 
@@ -99,7 +126,10 @@ export function commandFailure(options: {
   let text = JSON.stringify(cause);
   if (text.length > MAX_FAILURE_CAUSE_CHARS) {
     const { details: _dropped, ...rest } = cause;
-    text = JSON.stringify({ ...rest, message: `${rest.message.slice(0, 2048)} (details dropped: the cause exceeded ${MAX_FAILURE_CAUSE_CHARS} characters)` });
+    text = JSON.stringify({
+      ...rest,
+      message: `${rest.message.slice(0, 2048)} (details dropped: the cause exceeded ${MAX_FAILURE_CAUSE_CHARS} characters)`,
+    });
   }
   return { error: options.error, cause: text };
 }
@@ -124,15 +154,21 @@ export function migrationCommandId(options: { migrationId: string; step: string 
 /** The protocol as one JSON Schema (draft 2020-12) document, with every message under `$defs`. */
 export function commandProtocolJsonSchema(): Record<string, unknown> {
   const root = z.union([seedCommandSchema, commandSuccessSchema, commandFailureCauseSchema, commandProgressSchema]);
-  const generated = z.toJSONSchema(root, { target: 'draft-2020-12', metadata: protocolRegistry, unrepresentable: 'any' }) as Record<string, unknown>;
+  const generated = z.toJSONSchema(root, {
+    target: 'draft-2020-12',
+    metadata: protocolRegistry,
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
   const { $schema, ...rest } = generated;
   return {
     $schema,
     $id: 'https://gardenless.io/schemas/commands.gardenless.io/v1/command-protocol.schema.json',
     title: `gardenless seed command protocol (${COMMAND_API_VERSION})`,
     description:
-      'Messages between the garden and a seed agent. A SeedCommand travels on the seed\'s SQS queue; the agent answers a command that carries a taskToken with SendTaskSuccess (output: CommandSuccess) or SendTaskFailure (error: CommandFailureCause.error, cause: CommandFailureCause as JSON), and calls SendTaskHeartbeat while it works (logging CommandProgress). See docs/command-protocol.md.',
-    'x-failures': Object.fromEntries(Object.entries(COMMAND_FAILURES).map(([name, f]) => [name, { retryable: f.retryable, meaning: f.meaning }])),
+      "Messages between the garden and a seed agent. A SeedCommand travels on the seed's SQS queue; the agent answers a command that carries a taskToken with SendTaskSuccess (output: CommandSuccess) or SendTaskFailure (error: CommandFailureCause.error, cause: CommandFailureCause as JSON), and calls SendTaskHeartbeat while it works (logging CommandProgress). See docs/command-protocol.md.",
+    'x-failures': Object.fromEntries(
+      Object.entries(COMMAND_FAILURES).map(([name, f]) => [name, { retryable: f.retryable, meaning: f.meaning }]),
+    ),
     ...rest,
   };
 }

@@ -21,14 +21,26 @@ function named<T extends z.ZodType>(schema: T, id: string, description: string):
 const timestamp = z.string().datetime();
 
 export const commandIdSchema = named(
-  z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'letters, digits and . _ : / - only'),
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'letters, digits and . _ : / - only'),
   'CommandId',
   'Identifies the intent, not the delivery: a redelivered or retried command carries the same id, and the agent executes it at most once (answering repeats with the first outcome). The garden builds it as <migrationId>/<stepId> (or <origin>/<uuid>).',
 );
 
-named(packedShootStateSchema, 'PackedShootState', 'A ShootState as persisted: each extension state inline or, above 100 KB (or over the inline budget), a reference to a blob in the state bucket verified by its sha256.');
+named(
+  packedShootStateSchema,
+  'PackedShootState',
+  'A ShootState as persisted: each extension state inline or, above 100 KB (or over the inline budget), a reference to a blob in the state bucket verified by its sha256.',
+);
 
-export const commandShootSchema = named(shootRefSchema, 'ShootRef', 'The shoot the command is about; technicalID is its namespace on the seed.');
+export const commandShootSchema = named(
+  shootRefSchema,
+  'ShootRef',
+  'The shoot the command is about; technicalID is its namespace on the seed.',
+);
 
 const envelope = {
   apiVersion: z.literal(COMMAND_API_VERSION),
@@ -91,7 +103,12 @@ export const migrateCommand = named(
       /** Where the agent writes extension states above the blob threshold (the garden's state bucket). */
       stateBucket: z.string().min(3).max(63),
       /** Inline states together stay below this in the answer; the largest go to the bucket first. */
-      inlineBudgetBytes: z.number().int().min(0).max(200 * 1024).optional(),
+      inlineBudgetBytes: z
+        .number()
+        .int()
+        .min(0)
+        .max(200 * 1024)
+        .optional(),
     })
     .strict(),
   'MigrateCommand',
@@ -118,7 +135,7 @@ export const deleteControlPlaneCommand = named(
     })
     .strict(),
   'DeleteControlPlaneCommand',
-  'Remove the control plane from this seed (after a migration, for a leftover, or for the shoot\'s deletion): stop and remove etcd and the components, drop or delete the extension resources; backups always stay. Deleting what is gone succeeds.',
+  "Remove the control plane from this seed (after a migration, for a leftover, or for the shoot's deletion): stop and remove etcd and the components, drop or delete the extension resources; backups always stay. Deleting what is gone succeeds.",
 );
 
 export const restoreCommand = named(
@@ -161,7 +178,10 @@ export const restoreCommand = named(
         .optional(),
     })
     .strict()
-    .refine((c) => c.etcd !== undefined || c.extensions !== undefined, { message: 'a restore needs etcd, extensions or both', path: ['etcd'] }),
+    .refine((c) => c.etcd !== undefined || c.extensions !== undefined, {
+      message: 'a restore needs etcd, extensions or both',
+      path: ['etcd'],
+    }),
   'RestoreCommand',
   'Restore the control plane on the destination: etcd from the copied snapshots, then the extensions from the ShootState. Only while this seed owns the shoot (owner record); a restore ahead (etcd.ahead) excepted, which never serves.',
 );
@@ -203,20 +223,41 @@ export const checkOwnerCommand = named(
     })
     .strict()
     // Never answered: the garden does not wait for a seed it may not reach (the bad path).
-    .refine((c) => c.taskToken === undefined, { message: 'a check-owner notice is never answered: it carries no task token', path: ['taskToken'] }),
+    .refine((c) => c.taskToken === undefined, {
+      message: 'a check-owner notice is never answered: it carries no task token',
+      path: ['taskToken'],
+    }),
   'CheckOwnerCommand',
-  'An owner-change notice, fire-and-forget: the garden changed this shoot\'s owner record; the agent asks every sidecar of the shoot to check the record now instead of at its next poll. It carries no result and decides nothing: the check does. Duplicates and late ones are harmless.',
+  "An owner-change notice, fire-and-forget: the garden changed this shoot's owner record; the agent asks every sidecar of the shoot to check the record now instead of at its next poll. It carries no result and decides nothing: the check does. Duplicates and late ones are harmless.",
 );
 
 export const seedCommandSchema = named(
-  z.discriminatedUnion('type', [createControlPlaneCommand, reconcileCommand, migrateCommand, deleteControlPlaneCommand, restoreCommand, scaleCommand, restartCommand, checkOwnerCommand]),
+  z.discriminatedUnion('type', [
+    createControlPlaneCommand,
+    reconcileCommand,
+    migrateCommand,
+    deleteControlPlaneCommand,
+    restoreCommand,
+    scaleCommand,
+    restartCommand,
+    checkOwnerCommand,
+  ]),
   'SeedCommand',
   'One message on a seed command queue.',
 );
 export type SeedCommand = z.infer<typeof seedCommandSchema>;
 export type CommandType = SeedCommand['type'];
 export type CommandOf<T extends CommandType> = Extract<SeedCommand, { type: T }>;
-export const COMMAND_TYPES = ['create-control-plane', 'reconcile', 'migrate', 'delete-control-plane', 'restore', 'scale', 'restart', 'check-owner'] as const satisfies readonly CommandType[];
+export const COMMAND_TYPES = [
+  'create-control-plane',
+  'reconcile',
+  'migrate',
+  'delete-control-plane',
+  'restore',
+  'scale',
+  'restart',
+  'check-owner',
+] as const satisfies readonly CommandType[];
 
 // ---- answers ----
 
@@ -240,7 +281,11 @@ const controlPlaneResult = () =>
     .strict();
 
 export const commandResultSchemas = {
-  'create-control-plane': named(controlPlaneResult(), 'CreateControlPlaneResult', 'The control plane exists on the seed.'),
+  'create-control-plane': named(
+    controlPlaneResult(),
+    'CreateControlPlaneResult',
+    'The control plane exists on the seed.',
+  ),
   reconcile: named(controlPlaneResult(), 'ReconcileResult', 'The control plane matches the spec.'),
   migrate: named(
     z.object({ shootState: packedShootStateSchema, extensions: z.array(extensionOutcome).max(64) }).strict(),
@@ -281,11 +326,21 @@ export const commandResultSchemas = {
     'What was restored: etcd up to restoredRevision from that many snapshots (ahead: restored ahead and not serving; aheadRevision: caught up, or refreshed, from a restore ahead at that revision), and each extension.',
   ),
   scale: named(
-    z.object({ component: z.enum(SCALE_DOWN_ORDER), previousReplicas: z.number().int().min(0), replicas: z.number().int().min(0) }).strict(),
+    z
+      .object({
+        component: z.enum(SCALE_DOWN_ORDER),
+        previousReplicas: z.number().int().min(0),
+        replicas: z.number().int().min(0),
+      })
+      .strict(),
     'ScaleResult',
     'The replicas before and after.',
   ),
-  restart: named(z.object({ pod: z.string().min(1).max(253), restarted: z.boolean() }).strict(), 'RestartResult', 'restarted is false when the pod was not crash-looping any more.'),
+  restart: named(
+    z.object({ pod: z.string().min(1).max(253), restarted: z.boolean() }).strict(),
+    'RestartResult',
+    'restarted is false when the pod was not crash-looping any more.',
+  ),
   'check-owner': named(
     z.object({ sidecars: z.number().int().min(0), notified: z.number().int().min(0) }).strict(),
     'CheckOwnerResult',
@@ -295,11 +350,18 @@ export const commandResultSchemas = {
 
 export type CommandResult<T extends CommandType> = z.infer<(typeof commandResultSchemas)[T]>;
 
-const successBase = { apiVersion: z.literal(COMMAND_API_VERSION), commandId: commandIdSchema, seed: dns1123, completedAt: timestamp };
+const successBase = {
+  apiVersion: z.literal(COMMAND_API_VERSION),
+  commandId: commandIdSchema,
+  seed: dns1123,
+  completedAt: timestamp,
+};
 export const commandSuccessSchema = named(
   z.discriminatedUnion(
     'type',
-    COMMAND_TYPES.map((type) => z.object({ ...successBase, type: z.literal(type), result: commandResultSchemas[type] }).strict()) as unknown as [
+    COMMAND_TYPES.map((type) =>
+      z.object({ ...successBase, type: z.literal(type), result: commandResultSchemas[type] }).strict(),
+    ) as unknown as [
       z.ZodObject<{ type: z.ZodLiteral<CommandType> }>,
       ...z.ZodObject<{ type: z.ZodLiteral<CommandType> }>[],
     ],
@@ -321,16 +383,41 @@ export type CommandSuccess<T extends CommandType = CommandType> = {
  * match on it. `retryable` ones are worth a Step Functions retry with backoff; the others are not.
  */
 export const COMMAND_FAILURES = {
-  InvalidCommand: { retryable: false, meaning: 'the message does not parse, has another apiVersion, or is addressed to another seed' },
+  InvalidCommand: {
+    retryable: false,
+    meaning: 'the message does not parse, has another apiVersion, or is addressed to another seed',
+  },
   ControlPlaneNotFound: { retryable: false, meaning: 'the shoot has no control plane on this seed to act on' },
-  ExtensionOperationFailed: { retryable: true, meaning: 'an extension actuator failed; details name kind, name and operation; the annotation stays for the retry' },
-  EtcdRestoreFailed: { retryable: false, meaning: 'the copied snapshots do not restore (gap, missing full snapshot, revision short of the expected one)' },
+  ExtensionOperationFailed: {
+    retryable: true,
+    meaning: 'an extension actuator failed; details name kind, name and operation; the annotation stays for the retry',
+  },
+  EtcdRestoreFailed: {
+    retryable: false,
+    meaning: 'the copied snapshots do not restore (gap, missing full snapshot, revision short of the expected one)',
+  },
   SnapshotsUnavailable: { retryable: true, meaning: 'the backup bucket could not be read or written' },
-  ShootStateUnavailable: { retryable: true, meaning: 'the state bucket could not be read or written, or a blob failed its sha256 check' },
-  NotOwner: { retryable: true, meaning: 'the owner record does not name this seed (yet): the agent refuses to activate the control plane' },
-  StillOwner: { retryable: false, meaning: 'a delete-control-plane with ifNotOwner: this seed owns the shoot or cannot tell, so it keeps the control plane' },
-  RuntimeUnavailable: { retryable: true, meaning: 'the seed runtime failed transiently (process start, Kubernetes API)' },
-  Superseded: { retryable: false, meaning: 'a later command for the same shoot has been executed already; this one is stale' },
+  ShootStateUnavailable: {
+    retryable: true,
+    meaning: 'the state bucket could not be read or written, or a blob failed its sha256 check',
+  },
+  NotOwner: {
+    retryable: true,
+    meaning: 'the owner record does not name this seed (yet): the agent refuses to activate the control plane',
+  },
+  StillOwner: {
+    retryable: false,
+    meaning:
+      'a delete-control-plane with ifNotOwner: this seed owns the shoot or cannot tell, so it keeps the control plane',
+  },
+  RuntimeUnavailable: {
+    retryable: true,
+    meaning: 'the seed runtime failed transiently (process start, Kubernetes API)',
+  },
+  Superseded: {
+    retryable: false,
+    meaning: 'a later command for the same shoot has been executed already; this one is stale',
+  },
 } as const;
 export type CommandFailureName = keyof typeof COMMAND_FAILURES;
 export const COMMAND_FAILURE_NAMES = Object.keys(COMMAND_FAILURES) as CommandFailureName[];

@@ -7,9 +7,7 @@ export const DEPENDENTS_SCALED_UP = 'DependentsScaledUp';
 export const DEPENDENTS_RESTARTED = 'DependentsRestarted';
 
 export type WatchdogEventReason =
-  | typeof DEPENDENTS_SCALED_DOWN
-  | typeof DEPENDENTS_SCALED_UP
-  | typeof DEPENDENTS_RESTARTED;
+  typeof DEPENDENTS_SCALED_DOWN | typeof DEPENDENTS_SCALED_UP | typeof DEPENDENTS_RESTARTED;
 
 /** Kubernetes event shape: scale-down is a Warning because the shoot loses its controllers. */
 export interface WatchdogEvent {

@@ -44,7 +44,10 @@ export type InternalView = 'up' | 'down' | 'unknown';
  * A missing, stale or unknown internal result is "unknown". A negative age (the agent's clock ahead
  * of the garden's) is treated as fresh: skew should not make a live agent look silent.
  */
-export function viewInternal(report: InternalProbeReport | undefined, options: { internalMaxAgeSeconds: number }): InternalView {
+export function viewInternal(
+  report: InternalProbeReport | undefined,
+  options: { internalMaxAgeSeconds: number },
+): InternalView {
   if (report === undefined || Number.isNaN(report.ageSeconds) || report.ageSeconds > options.internalMaxAgeSeconds) {
     return 'unknown';
   }

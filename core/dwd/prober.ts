@@ -71,8 +71,13 @@ export function decideProbe(input: DecideProbeInput): ProbeDecision {
 
   if (isExternalUp(round.external)) {
     const successes = Math.min(state.consecutiveExternalSuccesses + 1, options.successThreshold);
-    const counted: ProbeState = { ...withoutOutage(state), consecutiveExternalFailures: 0, consecutiveExternalSuccesses: successes };
-    if (!state.scaledDown) return noAction(counted, successes >= options.successThreshold ? 'healthy' : 'counting-successes');
+    const counted: ProbeState = {
+      ...withoutOutage(state),
+      consecutiveExternalFailures: 0,
+      consecutiveExternalSuccesses: successes,
+    };
+    if (!state.scaledDown)
+      return noAction(counted, successes >= options.successThreshold ? 'healthy' : 'counting-successes');
     if (successes < options.successThreshold) return noAction(counted, 'recovering');
     return scaleUp(counted, round);
   }
@@ -81,12 +86,22 @@ export function decideProbe(input: DecideProbeInput): ProbeDecision {
   const downSince = state.externalDownSinceMs ?? round.atMs;
   const internal = viewInternal(round.internal, options);
   if (internal !== 'up') {
-    const reset: ProbeState = { ...state, externalDownSinceMs: downSince, consecutiveExternalFailures: 0, consecutiveExternalSuccesses: 0 };
+    const reset: ProbeState = {
+      ...state,
+      externalDownSinceMs: downSince,
+      consecutiveExternalFailures: 0,
+      consecutiveExternalSuccesses: 0,
+    };
     return noAction(reset, internal === 'down' ? 'both-down' : 'internal-unknown');
   }
 
   const failures = Math.min(state.consecutiveExternalFailures + 1, options.failureThreshold);
-  const counted: ProbeState = { ...state, externalDownSinceMs: downSince, consecutiveExternalFailures: failures, consecutiveExternalSuccesses: 0 };
+  const counted: ProbeState = {
+    ...state,
+    externalDownSinceMs: downSince,
+    consecutiveExternalFailures: failures,
+    consecutiveExternalSuccesses: 0,
+  };
   if (state.scaledDown) return noAction(counted, 'held-down');
   if (failures < options.failureThreshold) return noAction(counted, 'counting-failures');
   // Only an "up" seen after the outage began proves that the load balancer, not the API server, is down.
@@ -109,7 +124,10 @@ function withoutOutage(state: ProbeState): ProbeState {
  * drops its counters, while the replicas annotation stays on the Deployments.
  */
 function skipRound(state: ProbeState, verdict: 'skipped-hibernated' | 'skipped-migrating'): ProbeDecision {
-  return noAction({ ...withoutOutage(state), consecutiveExternalFailures: 0, consecutiveExternalSuccesses: 0 }, verdict);
+  return noAction(
+    { ...withoutOutage(state), consecutiveExternalFailures: 0, consecutiveExternalSuccesses: 0 },
+    verdict,
+  );
 }
 
 function noAction(state: ProbeState, verdict: ProbeVerdict): ProbeDecision {

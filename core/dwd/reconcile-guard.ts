@@ -24,7 +24,10 @@ export interface ReconciledReplicas<K extends string> {
  * watchdog did not scale (not remembered) keep their desired replicas; held ones stay at 0 until
  * the prober's scale-up restores them.
  */
-export function reconcileReplicas<K extends string>(desired: Record<K, number>, hold: WatchdogHold | undefined): ReconciledReplicas<K> {
+export function reconcileReplicas<K extends string>(
+  desired: Record<K, number>,
+  hold: WatchdogHold | undefined,
+): ReconciledReplicas<K> {
   const replicas = { ...desired };
   const held: HeldComponent[] = [];
   if (hold === undefined || !hold.scaledDown) return { replicas, held };

@@ -13,12 +13,24 @@ import type { WatchdogEvent } from './events.js';
 import { defaultWeederTarget } from './weeder-targets.js';
 import { decideWeeder } from './weeder.js';
 import type { DependencyAvailability } from './weeder-state.js';
-import { initialWatchdogRecord, type WatchdogCommand, type WatchdogRecord, type WatchdogStateStore } from './watchdog-store.js';
+import {
+  initialWatchdogRecord,
+  type WatchdogCommand,
+  type WatchdogRecord,
+  type WatchdogStateStore,
+} from './watchdog-store.js';
 
 /** The external probe's URL: the API domain on the load balancer's scheme and port, or the load balancer itself. */
 export function probeUrl(shoot: Shoot, externalUrl: string, apiDomain: { externalDomain: string } | undefined): string {
   if (!apiDomain) return externalUrl;
-  return apiDomainUrl(apiDomainName({ shoot: shoot.metadata.name, project: shoot.metadata.project, externalDomain: apiDomain.externalDomain }), externalUrl);
+  return apiDomainUrl(
+    apiDomainName({
+      shoot: shoot.metadata.name,
+      project: shoot.metadata.project,
+      externalDomain: apiDomain.externalDomain,
+    }),
+    externalUrl,
+  );
 }
 
 /** Probes a kube-apiserver from outside the seed, through its load balancer. */
@@ -80,14 +92,28 @@ export async function runWatchdogRound(options: WatchdogRoundOptions): Promise<S
         const seed = seedName ? seeds.get(seedName) : undefined;
         const cp = seed?.status.controlPlanes?.find((c) => c.technicalID === shoot.status.technicalID);
         if (!seedName || !seed || !cp?.externalUrl) return { shoot: id, verdict: 'no-control-plane', commands: 0 };
-        if (leaseExpired(seed, options.now)) return skipSilentSeed({ id, seed, store: options.store, now: options.now });
+        if (leaseExpired(seed, options.now))
+          return skipSilentSeed({ id, seed, store: options.store, now: options.now });
 
         // A hibernated or migrating shoot is not probed; the decision skips it before reading the result.
-        const external = isSkipped(shoot) ? 'success' : await options.prober.probe(probeUrl(shoot, cp.externalUrl, options.apiDomain));
+        const external = isSkipped(shoot)
+          ? 'success'
+          : await options.prober.probe(probeUrl(shoot, cp.externalUrl, options.apiDomain));
         const stored = await options.store.load(id);
         const previous = stored?.record ?? initialWatchdogRecord();
-        const decided = decide({ previous, shoot, seed, cp, external, now: options.now, options: options.prober_options ?? {} });
-        const fresh = decided.actions.length > 0 ? [{ commandId: newId(), seedName, actions: decided.actions, events: decided.events }] : [];
+        const decided = decide({
+          previous,
+          shoot,
+          seed,
+          cp,
+          external,
+          now: options.now,
+          options: options.prober_options ?? {},
+        });
+        const fresh =
+          decided.actions.length > 0
+            ? [{ commandId: newId(), seedName, actions: decided.actions, events: decided.events }]
+            : [];
         const record: WatchdogRecord = { ...decided.record, pending: [...previous.pending, ...fresh] };
         let version = stored?.version;
         if (!stored || JSON.stringify(record) !== JSON.stringify(previous)) {
@@ -101,9 +127,15 @@ export async function runWatchdogRound(options: WatchdogRoundOptions): Promise<S
         }
         let sent = 0;
         for (const batch of record.pending) {
-          await options.commands.send({ seedName: batch.seedName, shoot, commandId: batch.commandId, actions: batch.actions });
+          await options.commands.send({
+            seedName: batch.seedName,
+            shoot,
+            commandId: batch.commandId,
+            actions: batch.actions,
+          });
           sent += batch.actions.length;
-          for (const event of batch.events) await options.events.publish(event.reason, eventDetail(shoot, batch.seedName, event));
+          for (const event of batch.events)
+            await options.events.publish(event.reason, eventDetail(shoot, batch.seedName, event));
         }
         if (record.pending.length > 0) {
           try {
@@ -126,13 +158,21 @@ export async function runWatchdogRound(options: WatchdogRoundOptions): Promise<S
  * because of it: nothing is probed or sent, and the outage's streak restarts (a hold survives, as when
  * hibernated), so a scale-down after the agent returns needs a whole new streak.
  */
-async function skipSilentSeed(input: { id: string; seed: Seed; store: WatchdogStateStore; now: Date }): Promise<ShootRoundResult> {
+async function skipSilentSeed(input: {
+  id: string;
+  seed: Seed;
+  store: WatchdogStateStore;
+  now: Date;
+}): Promise<ShootRoundResult> {
   const { id, seed, store, now } = input;
   const reason = `seed ${seed.metadata.name}'s lease expired (last renewed ${seed.status.lastHeartbeatTime ?? 'never'}): its agent is not heard from, so nothing is scaled on its account`;
   const stored = await store.load(id);
   if (stored) {
     const { externalDownSinceMs: _since, ...probe } = stored.record.probe;
-    const reset = { ...stored.record, probe: { ...probe, consecutiveExternalFailures: 0, consecutiveExternalSuccesses: 0 } };
+    const reset = {
+      ...stored.record,
+      probe: { ...probe, consecutiveExternalFailures: 0, consecutiveExternalSuccesses: 0 },
+    };
     if (JSON.stringify(reset) !== JSON.stringify(stored.record)) {
       try {
         await store.save(id, reset, stored.version);
@@ -163,18 +203,30 @@ function decide(input: {
   external: ExternalProbeResult;
   now: Date;
   options: Partial<ProberOptions>;
-}): { record: Omit<WatchdogRecord, 'pending'>; actions: WatchdogCommand[]; events: WatchdogEvent[]; verdict: ProbeVerdict } {
+}): {
+  record: Omit<WatchdogRecord, 'pending'>;
+  actions: WatchdogCommand[];
+  events: WatchdogEvent[];
+  verdict: ProbeVerdict;
+} {
   const { cp, now } = input;
   const reportedAt = internalReportedAt(cp, input.seed);
   const round: ProbeRound = {
     atMs: now.getTime(),
     external: input.external,
     ...(cp.internalProbe
-      ? { internal: { result: cp.internalProbe === 'Success' ? 'success' : cp.internalProbe === 'Failure' ? 'failure' : 'unknown', ageSeconds: (now.getTime() - reportedAt) / 1000 } }
+      ? {
+          internal: {
+            result: cp.internalProbe === 'Success' ? 'success' : cp.internalProbe === 'Failure' ? 'failure' : 'unknown',
+            ageSeconds: (now.getTime() - reportedAt) / 1000,
+          },
+        }
       : {}),
     hibernated: input.shoot.spec.hibernation?.enabled === true,
     migrating: isMigrating(input.shoot),
-    replicas: Object.fromEntries(SCALE_DOWN_ORDER.flatMap((c) => (cp.components?.[c] ? [[c, cp.components[c].replicas]] : []))),
+    replicas: Object.fromEntries(
+      SCALE_DOWN_ORDER.flatMap((c) => (cp.components?.[c] ? [[c, cp.components[c].replicas]] : [])),
+    ),
   };
   const probe = decideProbe({ state: input.previous.probe, round, options: input.options });
   const actions: WatchdogCommand[] = [...probe.actions];

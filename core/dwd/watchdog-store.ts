@@ -31,7 +31,11 @@ export interface WatchdogStateStore {
 }
 
 export function initialWatchdogRecord(): WatchdogRecord {
-  return { probe: initialProbeState(), weeder: { etcd: initialWeederState(), 'kube-apiserver': initialWeederState() }, pending: [] };
+  return {
+    probe: initialProbeState(),
+    weeder: { etcd: initialWeederState(), 'kube-apiserver': initialWeederState() },
+    pending: [],
+  };
 }
 
 /** In memory, for tests and the local runtime. */

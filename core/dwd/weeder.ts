@@ -68,7 +68,12 @@ export function decideWeeder(input: DecideWeederInput): WeederDecision {
   }
 
   if (state.lastKnownAvailability === null) {
-    return { state: { ...state, lastKnownAvailability: 'available' }, actions: [], events: [], verdict: 'first-observation' };
+    return {
+      state: { ...state, lastKnownAvailability: 'available' },
+      actions: [],
+      events: [],
+      verdict: 'first-observation',
+    };
   }
 
   const recovering = state.lastKnownAvailability === 'unavailable';
@@ -88,7 +93,11 @@ export function decideWeeder(input: DecideWeederInput): WeederDecision {
   const verdict: WeederVerdict = recovering ? 'recovered' : 'watching';
   if (victims.length === 0) return { state: current, actions: [], events: [], verdict };
 
-  const actions: RestartCommand[] = victims.map((pod) => ({ action: 'restart', pod: pod.name, dependency: target.dependency }));
+  const actions: RestartCommand[] = victims.map((pod) => ({
+    action: 'restart',
+    pod: pod.name,
+    dependency: target.dependency,
+  }));
   return {
     state: { ...current, restartedPods: [...current.restartedPods, ...victims.map(podIdentity)] },
     actions,
@@ -112,7 +121,11 @@ function windowOpen(state: WeederState, nowMs: number, options: WeederOptions): 
   return nowMs - state.recoveredAtMs <= options.watchDurationSeconds * 1000;
 }
 
-function crashLoopingDependants(pods: readonly PodReport[], target: WeederTarget, restarted: ReadonlySet<string>): PodReport[] {
+function crashLoopingDependants(
+  pods: readonly PodReport[],
+  target: WeederTarget,
+  restarted: ReadonlySet<string>,
+): PodReport[] {
   const seen = new Set<string>();
   const victims: PodReport[] = [];
   for (const pod of pods) {

@@ -19,7 +19,8 @@ export class AdmissionMover implements EvacuationMover {
       return { started: (await this.admission.start(action.project, action.name, body)).migrationId };
     } catch (error) {
       if (error instanceof ConflictError && error.code === 'MigrationDestinationMismatch') return this.resume(action);
-      if (error instanceof ConflictError && error.code === 'MigrationInProgress') return { started: (error.current as MigrationRecord).id };
+      if (error instanceof ConflictError && error.code === 'MigrationInProgress')
+        return { started: (error.current as MigrationRecord).id };
       if (error instanceof DomainError) return { rejected: `${error.code}: ${error.message}` };
       throw error;
     }

@@ -5,7 +5,11 @@ import type { EvacuationStore } from './store.js';
 
 export type EvacuationControl = 'pause' | 'resume' | 'cancel';
 
-const EVENT: Record<EvacuationControl, string> = { pause: 'EvacuationPaused', resume: 'EvacuationResumed', cancel: 'EvacuationCancelled' };
+const EVENT: Record<EvacuationControl, string> = {
+  pause: 'EvacuationPaused',
+  resume: 'EvacuationResumed',
+  cancel: 'EvacuationCancelled',
+};
 
 /**
  * An operator's control, pure: pause (Running -> Paused), resume (Paused -> Running), cancel (Running or
@@ -13,16 +17,34 @@ const EVENT: Record<EvacuationControl, string> = { pause: 'EvacuationPaused', re
  * migration that began may have fenced its source already. Asking for the phase it is in changes nothing;
  * anything else is 409 `EvacuationNotControllable`.
  */
-export function applyControl(record: Evacuation, control: EvacuationControl, options: { now: Date; by?: string }): Evacuation | undefined {
+export function applyControl(
+  record: Evacuation,
+  control: EvacuationControl,
+  options: { now: Date; by?: string },
+): Evacuation | undefined {
   const target = control === 'pause' ? 'Paused' : control === 'resume' ? 'Running' : 'Cancelling';
   if (record.phase === target || (control === 'cancel' && record.phase === 'Cancelled')) return undefined;
-  const allowed = control === 'pause' ? record.phase === 'Running' : control === 'resume' ? record.phase === 'Paused' : record.phase === 'Running' || record.phase === 'Paused';
+  const allowed =
+    control === 'pause'
+      ? record.phase === 'Running'
+      : control === 'resume'
+        ? record.phase === 'Paused'
+        : record.phase === 'Running' || record.phase === 'Paused';
   if (!allowed) {
-    throw new ConflictError(`the evacuation of seed ${record.seed} is ${record.phase}: it cannot be ${control === 'pause' ? 'paused' : control === 'resume' ? 'resumed' : 'cancelled'}`, { code: 'EvacuationNotControllable', current: record });
+    throw new ConflictError(
+      `the evacuation of seed ${record.seed} is ${record.phase}: it cannot be ${control === 'pause' ? 'paused' : control === 'resume' ? 'resumed' : 'cancelled'}`,
+      { code: 'EvacuationNotControllable', current: record },
+    );
   }
   const at = options.now.toISOString();
   const by = options.by ? ` by ${options.by}` : '';
-  const next: Evacuation = { ...structuredClone(record), phase: target, reason: `${control === 'pause' ? 'paused' : control === 'resume' ? 'resumed' : 'cancelled'}${by} at ${at}`, updatedAt: at, version: record.version + 1 };
+  const next: Evacuation = {
+    ...structuredClone(record),
+    phase: target,
+    reason: `${control === 'pause' ? 'paused' : control === 'resume' ? 'resumed' : 'cancelled'}${by} at ${at}`,
+    updatedAt: at,
+    version: record.version + 1,
+  };
   if (target === 'Cancelling' && tally(next).Migrating === 0) {
     next.phase = 'Cancelled';
     next.endedAt = at;
@@ -33,7 +55,9 @@ export function applyControl(record: Evacuation, control: EvacuationControl, opt
 
 /** What the API and CLI do with evacuations: see them, pause, resume, cancel (conditional writes, retried on a concurrent round). */
 export class EvacuationControls {
-  constructor(private readonly options: { store: EvacuationStore; events: EventSink; clock: Clock; attempts?: number }) {}
+  constructor(
+    private readonly options: { store: EvacuationStore; events: EventSink; clock: Clock; attempts?: number },
+  ) {}
 
   async list(options: { active?: boolean } = {}): Promise<Evacuation[]> {
     const all = await this.options.store.list();
@@ -59,8 +83,25 @@ export class EvacuationControls {
         throw error;
       }
       const counts = tally(next);
-      await this.options.events.publish(EVENT[control], { seed, evacuationId: next.id, phase: next.phase, migrating: counts.Migrating, pending: counts.Pending, ...(options.by ? { by: options.by } : {}) });
-      if (next.phase === 'Cancelled') await this.options.events.publish('EvacuationEnded', { seed, evacuationId: next.id, phase: next.phase, moved: counts.Moved, failed: counts.Failed, gone: counts.Gone, stayed: counts.Pending, reason: next.reason });
+      await this.options.events.publish(EVENT[control], {
+        seed,
+        evacuationId: next.id,
+        phase: next.phase,
+        migrating: counts.Migrating,
+        pending: counts.Pending,
+        ...(options.by ? { by: options.by } : {}),
+      });
+      if (next.phase === 'Cancelled')
+        await this.options.events.publish('EvacuationEnded', {
+          seed,
+          evacuationId: next.id,
+          phase: next.phase,
+          moved: counts.Moved,
+          failed: counts.Failed,
+          gone: counts.Gone,
+          stayed: counts.Pending,
+          reason: next.reason,
+        });
       return next;
     }
   }

@@ -82,10 +82,15 @@ export interface EvacuationPlan {
  * The seeds whose shoots and migrations a round must read: those with an active evacuation, and those
  * whose lease is lost and that opted in (their evacuation may start in this round).
  */
-export function seedsToWatch(options: { seeds: readonly Seed[]; evacuations: readonly Evacuation[]; now: Date }): string[] {
+export function seedsToWatch(options: {
+  seeds: readonly Seed[];
+  evacuations: readonly Evacuation[];
+  now: Date;
+}): string[] {
   const out = new Set(options.evacuations.filter(isActive).map((e) => e.seed));
   for (const seed of options.seeds) {
-    if (effectiveSettings(seed.spec.settings?.evacuation) && expiredLease(seed, options.now)) out.add(seed.metadata.name);
+    if (effectiveSettings(seed.spec.settings?.evacuation) && expiredLease(seed, options.now))
+      out.add(seed.metadata.name);
   }
   return [...out].sort();
 }
@@ -118,18 +123,29 @@ export function planEvacuations(world: EvacuationWorld): EvacuationPlan {
     if (lease) lost.set(seed.metadata.name, lease);
   }
   const holders = world.seeds.filter((s) => s.status.lastHeartbeatTime !== undefined).length;
-  const held = holders > 0 && lost.size / holders > world.rails.maxLostShare
-    ? `${lost.size} of ${holders} seeds have lost their lease, more than the allowed share ${world.rails.maxLostShare}: a fault on the garden's side is likelier than ${lost.size} lost seeds, so no shoot moves`
-    : undefined;
+  const held =
+    holders > 0 && lost.size / holders > world.rails.maxLostShare
+      ? `${lost.size} of ${holders} seeds have lost their lease, more than the allowed share ${world.rails.maxLostShare}: a fault on the garden's side is likelier than ${lost.size} lost seeds, so no shoot moves`
+      : undefined;
 
-  const plan: EvacuationPlan = { writes: [], migrations: [], shootScheduling: [], events: [], waiting: [], queued: [], ...(held ? { held } : {}) };
+  const plan: EvacuationPlan = {
+    writes: [],
+    migrations: [],
+    shootScheduling: [],
+    events: [],
+    waiting: [],
+    queued: [],
+    ...(held ? { held } : {}),
+  };
   const records: { record: Evacuation; before: Evacuation | undefined }[] = [];
 
   // Moves under way count against their destination's capacity until they finish.
   const inFlightTo = new Map<string, number>();
   for (const e of world.evacuations) {
     if (!isActive(e)) continue;
-    for (const s of e.shoots) if (s.state === 'Migrating' && s.destination) inFlightTo.set(s.destination, (inFlightTo.get(s.destination) ?? 0) + 1);
+    for (const s of e.shoots)
+      if (s.state === 'Migrating' && s.destination)
+        inFlightTo.set(s.destination, (inFlightTo.get(s.destination) ?? 0) + 1);
   }
   const capacitySeeds = world.seeds.map((s) => withExtraShoots(s, inFlightTo.get(s.metadata.name) ?? 0));
 
@@ -139,7 +155,15 @@ export function planEvacuations(world: EvacuationWorld): EvacuationPlan {
     const seed = seedsByName.get(record.seed);
     const settings = seed ? effectiveSettings(seed.spec.settings?.evacuation) : undefined;
     transitionPhase(record, { seed, settings, lease: lost.get(record.seed) });
-    refreshShoots(record, { shoots: shootsBySeed.get(record.seed) ?? [], shootByKey, migrations: world.migrations, rails: world.rails, now, held, plan });
+    refreshShoots(record, {
+      shoots: shootsBySeed.get(record.seed) ?? [],
+      shootByKey,
+      migrations: world.migrations,
+      rails: world.rails,
+      now,
+      held,
+      plan,
+    });
     records.push({ record, before: stored });
   }
 
@@ -158,7 +182,10 @@ export function planEvacuations(world: EvacuationWorld): EvacuationPlan {
     if (now.getTime() < dueAt) plan.waiting.push({ seed: name, dueAt: new Date(dueAt).toISOString() });
     else due.push({ seed, lease, settings });
   }
-  due.sort((a, b) => a.lease.expiredAt.localeCompare(b.lease.expiredAt) || a.seed.metadata.name.localeCompare(b.seed.metadata.name));
+  due.sort(
+    (a, b) =>
+      a.lease.expiredAt.localeCompare(b.lease.expiredAt) || a.seed.metadata.name.localeCompare(b.seed.metadata.name),
+  );
   for (const { seed, lease, settings } of due) {
     const name = seed.metadata.name;
     if (held || active >= world.rails.maxConcurrentEvacuations) {
@@ -166,9 +193,25 @@ export function planEvacuations(world: EvacuationWorld): EvacuationPlan {
       continue;
     }
     active += 1;
-    const record = newEvacuation({ seed: name, lease, settings, shoots: shootsBySeed.get(name) ?? [], at, migrations: world.migrations });
+    const record = newEvacuation({
+      seed: name,
+      lease,
+      settings,
+      shoots: shootsBySeed.get(name) ?? [],
+      at,
+      migrations: world.migrations,
+    });
     records.push({ record, before: latest.get(name) });
-    plan.events.push({ type: 'EvacuationStarted', detail: { seed: name, evacuationId: record.id, lostSince: lease.expiredAt, shoots: record.shoots.length, maxParallel: settings.maxParallel } });
+    plan.events.push({
+      type: 'EvacuationStarted',
+      detail: {
+        seed: name,
+        evacuationId: record.id,
+        lostSince: lease.expiredAt,
+        shoots: record.shoots.length,
+        maxParallel: settings.maxParallel,
+      },
+    });
   }
 
   // Moves: each Running evacuation fills its free places, highest priority first.
@@ -180,7 +223,16 @@ export function planEvacuations(world: EvacuationWorld): EvacuationPlan {
     if (!settings) continue;
     record.maxParallel = settings.maxParallel;
     if (held) continue;
-    startMoves(record, { settings, shootByKey, seeds: capacitySeeds, lost: [...lost.keys()], scheduling: world.scheduling ?? {}, now, plan, noFit });
+    startMoves(record, {
+      settings,
+      shootByKey,
+      seeds: capacitySeeds,
+      lost: [...lost.keys()],
+      scheduling: world.scheduling ?? {},
+      now,
+      plan,
+      noFit,
+    });
   }
 
   for (const { record, before } of records) {
@@ -205,12 +257,28 @@ function groupShoots(shoots: readonly Shoot[]): Map<string, Shoot[]> {
   return out;
 }
 
-function newEvacuation(options: { seed: string; lease: ExpiredLease; settings: EffectiveEvacuationSettings; shoots: readonly Shoot[]; at: string; migrations: ReadonlyMap<string, MigrationFacts> }): Evacuation {
+function newEvacuation(options: {
+  seed: string;
+  lease: ExpiredLease;
+  settings: EffectiveEvacuationSettings;
+  shoots: readonly Shoot[];
+  at: string;
+  migrations: ReadonlyMap<string, MigrationFacts>;
+}): Evacuation {
   const shoots = [...options.shoots].sort(compareForEvacuation).map((s) => pendingShoot(s));
   const record: Evacuation = {
-    apiVersion: 'core.gardenless.io/v1', kind: 'Evacuation', id: evacuationId(options.seed, options.lease.lastRenewTime), seed: options.seed,
-    lastRenewTime: options.lease.lastRenewTime, lostSince: options.lease.expiredAt, phase: 'Running', maxParallel: options.settings.maxParallel,
-    shoots, createdAt: options.at, updatedAt: options.at, version: 0,
+    apiVersion: 'core.gardenless.io/v1',
+    kind: 'Evacuation',
+    id: evacuationId(options.seed, options.lease.lastRenewTime),
+    seed: options.seed,
+    lastRenewTime: options.lease.lastRenewTime,
+    lostSince: options.lease.expiredAt,
+    phase: 'Running',
+    maxParallel: options.settings.maxParallel,
+    shoots,
+    createdAt: options.at,
+    updatedAt: options.at,
+    version: 0,
   };
   // A migration already running from the seed (an operator's) holds its place from the start.
   for (const entry of record.shoots) adoptRunning(entry, options.migrations.get(shootKey(entry)), record.seed);
@@ -218,7 +286,12 @@ function newEvacuation(options: { seed: string; lease: ExpiredLease; settings: E
 }
 
 function pendingShoot(shoot: Shoot): EvacuationShoot {
-  return { project: shoot.metadata.project, name: shoot.metadata.name, state: 'Pending', priority: evacuationPriority(shoot) };
+  return {
+    project: shoot.metadata.project,
+    name: shoot.metadata.name,
+    state: 'Pending',
+    priority: evacuationPriority(shoot),
+  };
 }
 
 function adoptRunning(entry: EvacuationShoot, migration: MigrationFacts | undefined, seed: string): void {
@@ -244,12 +317,14 @@ interface RefreshContext {
 function refreshShoots(record: Evacuation, context: RefreshContext): void {
   const at = context.now.toISOString();
   const listed = new Set(record.shoots.map(shootKey));
-  for (const shoot of context.shoots) if (!listed.has(shootKey(shoot.metadata))) record.shoots.push(pendingShoot(shoot));
+  for (const shoot of context.shoots)
+    if (!listed.has(shootKey(shoot.metadata))) record.shoots.push(pendingShoot(shoot));
   for (const entry of record.shoots) {
     const key = shootKey(entry);
     const shoot = context.shootByKey.get(key);
     const migration = context.migrations.get(key);
-    const onSeed = shoot !== undefined && shoot.metadata.deletionTimestamp === undefined && shoot.status.seedName === record.seed;
+    const onSeed =
+      shoot !== undefined && shoot.metadata.deletionTimestamp === undefined && shoot.status.seedName === record.seed;
     const gone = shoot ? 'deleted or moved by someone else' : 'deleted';
     if (entry.state === 'Pending') {
       if (!onSeed) endShoot(record, entry, 'Gone', gone, at, context.plan);
@@ -257,7 +332,11 @@ function refreshShoots(record: Evacuation, context: RefreshContext): void {
       continue;
     }
     if (entry.state !== 'Migrating') continue;
-    if (entry.migrationId === undefined && migration?.source === record.seed && (migration.state === 'Running' || migration.createdAt >= (entry.startedAt ?? ''))) {
+    if (
+      entry.migrationId === undefined &&
+      migration?.source === record.seed &&
+      (migration.state === 'Running' || migration.createdAt >= (entry.startedAt ?? ''))
+    ) {
       // The claim's migration started; its id was not recorded (the round ended before it could).
       entry.migrationId = migration.id;
       entry.destination = migration.destination;
@@ -269,7 +348,11 @@ function refreshShoots(record: Evacuation, context: RefreshContext): void {
     if (entry.migrationId === undefined) {
       // Claimed, never started: the mover starts it again while the evacuation runs; otherwise it waits as Pending.
       if (record.phase === 'Running' && !context.held) context.plan.migrations.push(moveAction(record, entry, 'start'));
-      else backToPending(entry, `its move was never started, and the evacuation is ${context.held ? 'held' : record.phase}`);
+      else
+        backToPending(
+          entry,
+          `its move was never started, and the evacuation is ${context.held ? 'held' : record.phase}`,
+        );
       continue;
     }
     if (migration?.id !== entry.migrationId) {
@@ -282,9 +365,18 @@ function refreshShoots(record: Evacuation, context: RefreshContext): void {
       continue;
     }
     entry.destination = migration.destination;
-    if (migration.state === 'Succeeded') endShoot(record, entry, 'Moved', `moved to ${migration.destination}`, at, context.plan);
+    if (migration.state === 'Succeeded')
+      endShoot(record, entry, 'Moved', `moved to ${migration.destination}`, at, context.plan);
     else if (migration.state === 'Error') {
-      if (migration.attempts >= context.rails.maxAttempts) endShoot(record, entry, 'Failed', `migration ${migration.id} ended in Error ${migration.attempts} times; an operator resumes it`, at, context.plan);
+      if (migration.attempts >= context.rails.maxAttempts)
+        endShoot(
+          record,
+          entry,
+          'Failed',
+          `migration ${migration.id} ended in Error ${migration.attempts} times; an operator resumes it`,
+          at,
+          context.plan,
+        );
       // A move that began is carried through even when paused or cancelled: its source may be fenced already.
       else context.plan.migrations.push(moveAction(record, entry, 'resume'));
     }
@@ -299,22 +391,52 @@ function backToPending(entry: EvacuationShoot, reason: string): void {
   delete entry.startedAt;
 }
 
-function endShoot(record: Evacuation, entry: EvacuationShoot, state: 'Moved' | 'Failed' | 'Gone', reason: string, at: string, plan: EvacuationPlan): void {
+function endShoot(
+  record: Evacuation,
+  entry: EvacuationShoot,
+  state: 'Moved' | 'Failed' | 'Gone',
+  reason: string,
+  at: string,
+  plan: EvacuationPlan,
+): void {
   entry.state = state;
   entry.reason = reason;
   entry.endedAt = at;
   plan.events.push({
     type: 'EvacuationShootEnded',
-    detail: { seed: record.seed, evacuationId: record.id, project: entry.project, shoot: entry.name, outcome: state, reason, ...(entry.destination ? { destination: entry.destination } : {}), ...(entry.migrationId ? { migrationId: entry.migrationId } : {}) },
+    detail: {
+      seed: record.seed,
+      evacuationId: record.id,
+      project: entry.project,
+      shoot: entry.name,
+      outcome: state,
+      reason,
+      ...(entry.destination ? { destination: entry.destination } : {}),
+      ...(entry.migrationId ? { migrationId: entry.migrationId } : {}),
+    },
   });
 }
 
 function moveAction(record: Evacuation, entry: EvacuationShoot, action: 'start' | 'resume'): MigrationAction {
-  return { seed: record.seed, evacuationId: record.id, project: entry.project, name: entry.name, destination: entry.destination!, action };
+  return {
+    seed: record.seed,
+    evacuationId: record.id,
+    project: entry.project,
+    name: entry.name,
+    destination: entry.destination!,
+    action,
+  };
 }
 
 /** The seed's lease came back (Stopping), or it no longer opts in (Cancelling); either way no new moves. */
-function transitionPhase(record: Evacuation, context: { seed: Seed | undefined; settings: EffectiveEvacuationSettings | undefined; lease: ExpiredLease | undefined }): void {
+function transitionPhase(
+  record: Evacuation,
+  context: {
+    seed: Seed | undefined;
+    settings: EffectiveEvacuationSettings | undefined;
+    lease: ExpiredLease | undefined;
+  },
+): void {
   if (record.phase !== 'Running' && record.phase !== 'Paused') return;
   if (!context.seed) {
     record.phase = 'Stopping';
@@ -324,7 +446,7 @@ function transitionPhase(record: Evacuation, context: { seed: Seed | undefined; 
     record.reason = 'the seed renewed its lease: the shoots not moved yet stay on it, and it releases those moved away';
   } else if (!context.settings) {
     record.phase = 'Cancelling';
-    record.reason = 'evacuation was disabled in the seed\'s settings';
+    record.reason = "evacuation was disabled in the seed's settings";
   }
 }
 
@@ -356,7 +478,10 @@ function startMoves(record: Evacuation, context: MoveContext): void {
     entry.priority = evacuationPriority(shoot);
     if (!result.seedName) {
       entry.reason = `no seed fits: ${result.summary}`;
-      context.noFit.set(shootKey(entry), schedulingStatus(result, context.now, `${evacuationSummaryPrefix(record.seed)}${entry.reason}`));
+      context.noFit.set(
+        shootKey(entry),
+        schedulingStatus(result, context.now, `${evacuationSummaryPrefix(record.seed)}${entry.reason}`),
+      );
       continue;
     }
     entry.state = 'Migrating';
@@ -381,7 +506,8 @@ function withExtraShoots(seed: Seed, extra: number): Seed {
 
 function setHeld(record: Evacuation, held: string | undefined, plan: EvacuationPlan): void {
   if (!isActive(record)) return;
-  if (held && record.held === undefined) plan.events.push({ type: 'EvacuationHeld', detail: { seed: record.seed, evacuationId: record.id, reason: held } });
+  if (held && record.held === undefined)
+    plan.events.push({ type: 'EvacuationHeld', detail: { seed: record.seed, evacuationId: record.id, reason: held } });
   if (held) record.held = held;
   else delete record.held;
 }
@@ -401,7 +527,16 @@ function finishIfDone(record: Evacuation, context: { at: string; plan: Evacuatio
   delete record.held;
   context.plan.events.push({
     type: 'EvacuationEnded',
-    detail: { seed: record.seed, evacuationId: record.id, phase, moved: counts.Moved, failed: counts.Failed, gone: counts.Gone, stayed: counts.Pending, ...(record.reason ? { reason: record.reason } : {}) },
+    detail: {
+      seed: record.seed,
+      evacuationId: record.id,
+      phase,
+      moved: counts.Moved,
+      failed: counts.Failed,
+      gone: counts.Gone,
+      stayed: counts.Pending,
+      ...(record.reason ? { reason: record.reason } : {}),
+    },
   });
 }
 
@@ -416,7 +551,14 @@ export function evacuationSummaryPrefix(seed: string): string {
  * moves or moved, or the evacuation stops, is cancelled or ended. A reason of something else (a pending
  * placement's) is left alone.
  */
-function showOnShoots(record: Evacuation, context: { shootByKey: ReadonlyMap<string, Shoot>; noFit: ReadonlyMap<string, NonNullable<ShootStatus['scheduling']>>; plan: EvacuationPlan }): void {
+function showOnShoots(
+  record: Evacuation,
+  context: {
+    shootByKey: ReadonlyMap<string, Shoot>;
+    noFit: ReadonlyMap<string, NonNullable<ShootStatus['scheduling']>>;
+    plan: EvacuationPlan;
+  },
+): void {
   const prefix = evacuationSummaryPrefix(record.seed);
   for (const entry of record.shoots) {
     const shoot = context.shootByKey.get(shootKey(entry));
@@ -425,8 +567,10 @@ function showOnShoots(record: Evacuation, context: { shootByKey: ReadonlyMap<str
     const waiting = (record.phase === 'Running' || record.phase === 'Paused') && entry.state === 'Pending';
     const wanted = waiting ? context.noFit.get(shootKey(entry)) : undefined;
     const ref = { seed: record.seed, project: entry.project, name: entry.name };
-    if (wanted && current?.summary !== wanted.summary) context.plan.shootScheduling.push({ ...ref, scheduling: wanted });
-    else if (!waiting && current?.summary.startsWith(prefix)) context.plan.shootScheduling.push({ ...ref, scheduling: undefined });
+    if (wanted && current?.summary !== wanted.summary)
+      context.plan.shootScheduling.push({ ...ref, scheduling: wanted });
+    else if (!waiting && current?.summary.startsWith(prefix))
+      context.plan.shootScheduling.push({ ...ref, scheduling: undefined });
   }
 }
 

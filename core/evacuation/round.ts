@@ -4,7 +4,14 @@ import { listAllShoots } from '../garden/listing.js';
 import { listAllSeeds, type SchedulingPolicy } from '../garden/placement.js';
 import type { GardenRepository } from '../garden/repository.js';
 import type { MigrationStore } from '../migration/store.js';
-import { planEvacuations, seedsToWatch, type EvacuationPlan, type MigrationAction, type MigrationFacts, type ShootSchedulingWrite } from './plan.js';
+import {
+  planEvacuations,
+  seedsToWatch,
+  type EvacuationPlan,
+  type MigrationAction,
+  type MigrationFacts,
+  type ShootSchedulingWrite,
+} from './plan.js';
 import { isActive, shootKey, type Evacuation } from './record.js';
 import type { EvacuationRails } from './settings.js';
 import type { EvacuationStore } from './store.js';
@@ -48,13 +55,31 @@ export async function runEvacuationRound(options: EvacuationRoundOptions): Promi
   const evacuations = await store.list();
   const watched = new Set(seedsToWatch({ seeds, evacuations, now: options.now }));
   const listed = new Set(evacuations.filter(isActive).flatMap((e) => e.shoots.map(shootKey)));
-  const shoots = (await listAllShoots(options.repo)).filter((s) => (s.status.seedName !== undefined && watched.has(s.status.seedName)) || listed.has(shootKey(s.metadata)));
+  const shoots = (await listAllShoots(options.repo)).filter(
+    (s) => (s.status.seedName !== undefined && watched.has(s.status.seedName)) || listed.has(shootKey(s.metadata)),
+  );
   const migrations = new Map<string, MigrationFacts>();
   for (const shoot of shoots) {
     const record = await options.migrations.get(shoot.metadata.project, shoot.metadata.name);
-    if (record) migrations.set(shootKey(shoot.metadata), { id: record.id, state: record.state, source: record.source.name, destination: record.destination.name, attempts: record.attempts, createdAt: record.createdAt });
+    if (record)
+      migrations.set(shootKey(shoot.metadata), {
+        id: record.id,
+        state: record.state,
+        source: record.source.name,
+        destination: record.destination.name,
+        attempts: record.attempts,
+        createdAt: record.createdAt,
+      });
   }
-  const plan = planEvacuations({ now: options.now, seeds, shoots, migrations, evacuations, rails: options.rails, ...(options.scheduling ? { scheduling: options.scheduling } : {}) });
+  const plan = planEvacuations({
+    now: options.now,
+    seeds,
+    shoots,
+    migrations,
+    evacuations,
+    rails: options.rails,
+    ...(options.scheduling ? { scheduling: options.scheduling } : {}),
+  });
 
   const lostRaces: string[] = [];
   const written = new Map<string, Evacuation>();
@@ -67,8 +92,10 @@ export async function runEvacuationRound(options: EvacuationRoundOptions): Promi
       lostRaces.push(record.seed);
     }
   }
-  for (const event of plan.events) if (!lostRaces.includes(String(event.detail.seed))) await events.publish(event.type, event.detail);
-  for (const write of plan.shootScheduling) if (!lostRaces.includes(write.seed)) await showScheduling(options.repo, write);
+  for (const event of plan.events)
+    if (!lostRaces.includes(String(event.detail.seed))) await events.publish(event.type, event.detail);
+  for (const write of plan.shootScheduling)
+    if (!lostRaces.includes(write.seed)) await showScheduling(options.repo, write);
 
   const result: EvacuationRoundResult = { plan, lostRaces, started: [], rejected: [] };
   const outcomes = new Map<string, { action: MigrationAction; outcome: MoveOutcome }[]>();
@@ -95,7 +122,13 @@ export async function runEvacuationRound(options: EvacuationRoundOptions): Promi
       }
       result.started.push({ shoot, destination: action.destination, migrationId: outcome.started });
       await events.publish('EvacuationShootStarted', {
-        seed, evacuationId: next.id, project: action.project, shoot: action.name, destination: action.destination, migrationId: outcome.started, resumed: action.action === 'resume',
+        seed,
+        evacuationId: next.id,
+        project: action.project,
+        shoot: action.name,
+        destination: action.destination,
+        migrationId: outcome.started,
+        resumed: action.action === 'resume',
       });
     }
   }
@@ -122,7 +155,11 @@ async function showScheduling(repo: GardenRepository, write: ShootSchedulingWrit
 }
 
 /** The record with each started move's migration id, and each refused start back to Pending with the reason. */
-export function recordOutcomes(record: Evacuation, list: readonly { action: MigrationAction; outcome: MoveOutcome }[], now: Date): Evacuation {
+export function recordOutcomes(
+  record: Evacuation,
+  list: readonly { action: MigrationAction; outcome: MoveOutcome }[],
+  now: Date,
+): Evacuation {
   const next = structuredClone(record);
   for (const { action, outcome } of list) {
     const entry = next.shoots.find((s) => s.project === action.project && s.name === action.name);

@@ -71,10 +71,20 @@ export const DEFAULT_RAILS: EvacuationRails = { maxConcurrentEvacuations: 1, max
  * The rails from a deployment's settings (the controller's environment): absent values keep the defaults,
  * values out of range are a deployment error.
  */
-export function railsFrom(values: { maxConcurrentEvacuations?: number; maxLostShare?: number; maxAttempts?: number }): EvacuationRails {
-  const rails = { ...DEFAULT_RAILS, ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) } as EvacuationRails;
-  if (!Number.isInteger(rails.maxConcurrentEvacuations) || rails.maxConcurrentEvacuations < 0) throw new RangeError(`maxConcurrentEvacuations must be a whole number >= 0, not ${rails.maxConcurrentEvacuations}`);
-  if (!(rails.maxLostShare >= 0 && rails.maxLostShare <= 1)) throw new RangeError(`maxLostShare must be between 0 and 1, not ${rails.maxLostShare}`);
-  if (!Number.isInteger(rails.maxAttempts) || rails.maxAttempts < 1) throw new RangeError(`maxAttempts must be a whole number >= 1, not ${rails.maxAttempts}`);
+export function railsFrom(values: {
+  maxConcurrentEvacuations?: number;
+  maxLostShare?: number;
+  maxAttempts?: number;
+}): EvacuationRails {
+  const rails = {
+    ...DEFAULT_RAILS,
+    ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
+  } as EvacuationRails;
+  if (!Number.isInteger(rails.maxConcurrentEvacuations) || rails.maxConcurrentEvacuations < 0)
+    throw new RangeError(`maxConcurrentEvacuations must be a whole number >= 0, not ${rails.maxConcurrentEvacuations}`);
+  if (!(rails.maxLostShare >= 0 && rails.maxLostShare <= 1))
+    throw new RangeError(`maxLostShare must be between 0 and 1, not ${rails.maxLostShare}`);
+  if (!Number.isInteger(rails.maxAttempts) || rails.maxAttempts < 1)
+    throw new RangeError(`maxAttempts must be a whole number >= 1, not ${rails.maxAttempts}`);
   return rails;
 }

@@ -12,9 +12,17 @@ export interface EvacuationStore {
   put(record: Evacuation, expectedVersion: number | undefined): Promise<void>;
 }
 
-export function evacuationChanged(seed: string, expectedVersion: number | undefined, current: Evacuation | undefined, cause?: unknown): ConflictError<Evacuation> {
+export function evacuationChanged(
+  seed: string,
+  expectedVersion: number | undefined,
+  current: Evacuation | undefined,
+  cause?: unknown,
+): ConflictError<Evacuation> {
   const expected = expectedVersion === undefined ? 'none stored' : `version ${expectedVersion}`;
-  return new ConflictError(`the evacuation of seed ${seed} changed concurrently (expected ${expected}, found ${current ? `version ${current.version}` : 'none'}); read it again`, { code: 'EvacuationChanged', ...(current ? { current } : {}), ...(cause === undefined ? {} : { cause }) });
+  return new ConflictError(
+    `the evacuation of seed ${seed} changed concurrently (expected ${expected}, found ${current ? `version ${current.version}` : 'none'}); read it again`,
+    { code: 'EvacuationChanged', ...(current ? { current } : {}), ...(cause === undefined ? {} : { cause }) },
+  );
 }
 
 /** In memory, for tests and the local runtime; the same condition as the DynamoDB adapter. */
@@ -32,7 +40,8 @@ export class MemoryEvacuationStore implements EvacuationStore {
 
   async put(record: Evacuation, expectedVersion: number | undefined): Promise<void> {
     const current = this.items.get(record.seed);
-    if (current?.version !== expectedVersion) throw evacuationChanged(record.seed, expectedVersion, current ? structuredClone(current) : undefined);
+    if (current?.version !== expectedVersion)
+      throw evacuationChanged(record.seed, expectedVersion, current ? structuredClone(current) : undefined);
     this.items.set(record.seed, structuredClone(record));
   }
 }

@@ -32,14 +32,28 @@ export function decide(resource: ExtensionResource): DriverDecision {
   const last = resource.status.lastOperation;
   const migrated = last?.type === 'Migrate' && last.state === 'Succeeded';
   if (migrated && operation !== 'restore') {
-    return { action: 'skip', reason: resource.deletionTimestamp ? 'migrated away: dropped without deleting external resources' : 'migrated away: not reconciled here any more' };
+    return {
+      action: 'skip',
+      reason: resource.deletionTimestamp
+        ? 'migrated away: dropped without deleting external resources'
+        : 'migrated away: not reconciled here any more',
+    };
   }
   if (operation === 'migrate') return { action: 'migrate', reason: 'operation annotation migrate' };
-  if (resource.deletionTimestamp !== undefined) return { action: 'delete', reason: `deletion requested at ${resource.deletionTimestamp}` };
+  if (resource.deletionTimestamp !== undefined)
+    return { action: 'delete', reason: `deletion requested at ${resource.deletionTimestamp}` };
   if (operation === 'restore') return { action: 'restore', reason: 'operation annotation restore' };
-  const upToDate = resource.status.observedGeneration === resource.generation && last?.state === 'Succeeded' && last.type !== 'Delete';
-  if (operation !== 'reconcile' && upToDate) return { action: 'skip', reason: `generation ${resource.generation} already reconciled` };
-  return { action: 'reconcile', reason: operation === 'reconcile' ? 'operation annotation reconcile' : `generation ${resource.generation} not yet reconciled` };
+  const upToDate =
+    resource.status.observedGeneration === resource.generation && last?.state === 'Succeeded' && last.type !== 'Delete';
+  if (operation !== 'reconcile' && upToDate)
+    return { action: 'skip', reason: `generation ${resource.generation} already reconciled` };
+  return {
+    action: 'reconcile',
+    reason:
+      operation === 'reconcile'
+        ? 'operation annotation reconcile'
+        : `generation ${resource.generation} not yet reconciled`,
+  };
 }
 
 export interface OperateOptions {
@@ -85,7 +99,13 @@ export async function operate(options: OperateOptions): Promise<OperateOutcome> 
   const type = operationType(action, resource);
   // The reconcile annotation is consumed when the reconcile starts; the others only when they succeed.
   const started = action === 'reconcile' ? withoutOperationAnnotation(resource) : resource;
-  const processing = withLastOperation(started, { type, state: 'Processing', progress: 0, description: `${describe(type)} ${extensionId(resource)}`, lastUpdateTime: now.toISOString() });
+  const processing = withLastOperation(started, {
+    type,
+    state: 'Processing',
+    progress: 0,
+    description: `${describe(type)} ${extensionId(resource)}`,
+    lastUpdateTime: now.toISOString(),
+  });
   const input = { resource: processing, ...(options.signal ? { signal: options.signal } : {}) };
 
   let result: ActuatorResult | undefined;
@@ -96,8 +116,18 @@ export async function operate(options: OperateOptions): Promise<OperateOutcome> 
     else result = await actuator.reconcile(input);
   } catch (cause) {
     const message = `${describe(type)} ${extensionId(resource)} in ${resource.namespace} failed: ${cause instanceof Error ? cause.message : String(cause)}`;
-    const error = new ExtensionOperationError(message, { kind: resource.kind, name: resource.name, namespace: resource.namespace, operation: action }, { cause });
-    const failed = withLastOperation(processing, { type, state: 'Error', progress: 0, description: message, lastUpdateTime: now.toISOString() });
+    const error = new ExtensionOperationError(
+      message,
+      { kind: resource.kind, name: resource.name, namespace: resource.namespace, operation: action },
+      { cause },
+    );
+    const failed = withLastOperation(processing, {
+      type,
+      state: 'Error',
+      progress: 0,
+      description: message,
+      lastUpdateTime: now.toISOString(),
+    });
     return { action, reason, resource: failed, error };
   }
 
@@ -107,13 +137,22 @@ export async function operate(options: OperateOptions): Promise<OperateOutcome> 
     ...done.status,
     ...savedState(done.status, result),
     observedGeneration: resource.generation,
-    lastOperation: { type, state: 'Succeeded', progress: 100, description: `${describe(type)} ${extensionId(resource)} succeeded`, lastUpdateTime: now.toISOString() },
+    lastOperation: {
+      type,
+      state: 'Succeeded',
+      progress: 100,
+      description: `${describe(type)} ${extensionId(resource)} succeeded`,
+      lastUpdateTime: now.toISOString(),
+    },
   };
   return { action, reason, resource: { ...done, status } };
 }
 
 /** The actuator's state and resources replace the saved ones; an actuator that returns none keeps them. */
-function savedState(current: ExtensionStatus, result: ActuatorResult | undefined): Pick<ExtensionStatus, 'state' | 'resources'> {
+function savedState(
+  current: ExtensionStatus,
+  result: ActuatorResult | undefined,
+): Pick<ExtensionStatus, 'state' | 'resources'> {
   const state = result?.state !== undefined ? result.state : current.state;
   const resources = result?.resources !== undefined ? result.resources : current.resources;
   return { ...(state === undefined ? {} : { state }), ...(resources === undefined ? {} : { resources }) };
@@ -129,7 +168,15 @@ function operationType(action: Exclude<DriverAction, 'skip'>, resource: Extensio
 }
 
 function describe(type: OperationType): string {
-  return { Create: 'creating', Reconcile: 'reconciling', Hibernate: 'hibernating', Wake: 'waking', Migrate: 'migrating', Restore: 'restoring', Delete: 'deleting' }[type];
+  return {
+    Create: 'creating',
+    Reconcile: 'reconciling',
+    Hibernate: 'hibernating',
+    Wake: 'waking',
+    Migrate: 'migrating',
+    Restore: 'restoring',
+    Delete: 'deleting',
+  }[type];
 }
 
 function withLastOperation(resource: ExtensionResource, lastOperation: LastOperation): ExtensionResource {
@@ -163,12 +210,19 @@ export async function operateAll(options: OperateAllOptions): Promise<OperateAll
     const at = options.order.indexOf(kind);
     return at < 0 ? options.order.length : at;
   };
-  const sorted = [...options.resources].sort((a, b) => rank(a.kind) - rank(b.kind) || extensionId(a).localeCompare(extensionId(b)));
+  const sorted = [...options.resources].sort(
+    (a, b) => rank(a.kind) - rank(b.kind) || extensionId(a).localeCompare(extensionId(b)),
+  );
   const out: ExtensionResource[] = [];
   const outcomes: OperateOutcome[] = [];
   for (let i = 0; i < sorted.length; i++) {
     const resource = sorted[i]!;
-    const outcome = await operate({ resource, actuators: options.actuators, now: options.now(), ...(options.signal ? { signal: options.signal } : {}) });
+    const outcome = await operate({
+      resource,
+      actuators: options.actuators,
+      now: options.now(),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     outcomes.push(outcome);
     if (outcome.resource) out.push(outcome.resource);
     if (outcome.error) return { resources: [...out, ...sorted.slice(i + 1)], outcomes, error: outcome.error };

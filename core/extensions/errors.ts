@@ -12,7 +12,12 @@ export class ActuatorMissingError extends DomainError {
 export class ExtensionOperationError extends DomainError {
   constructor(
     message: string,
-    readonly details: { kind: ExtensionKind; name: string; namespace: string; operation: 'reconcile' | 'migrate' | 'restore' | 'delete' },
+    readonly details: {
+      kind: ExtensionKind;
+      name: string;
+      namespace: string;
+      operation: 'reconcile' | 'migrate' | 'restore' | 'delete';
+    },
     options?: { cause?: unknown },
   ) {
     super(message, 'ExtensionOperationFailed', options);

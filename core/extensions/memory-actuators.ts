@@ -75,7 +75,12 @@ export function fakeState(resource: ExtensionResource, externalId: string): Reco
   const base = { kind: resource.kind, externalId, generation: resource.generation };
   switch (resource.kind) {
     case 'Infrastructure':
-      return { ...base, terraform: { version: 4, serial: resource.generation, lineage: `${seed}-lineage` }, vpcId: `vpc-${seed}`, subnets: [`subnet-${seed}-a`, `subnet-${seed}-b`, `subnet-${seed}-c`] };
+      return {
+        ...base,
+        terraform: { version: 4, serial: resource.generation, lineage: `${seed}-lineage` },
+        vpcId: `vpc-${seed}`,
+        subnets: [`subnet-${seed}-a`, `subnet-${seed}-b`, `subnet-${seed}-c`],
+      };
     case 'Network':
       return { ...base, ipamPool: `ipam-${seed}` };
     case 'OperatingSystemConfig':
@@ -84,13 +89,25 @@ export function fakeState(resource: ExtensionResource, externalId: string): Reco
       return { ...base, cloudControllerManager: { leaderLease: `lease-${seed}` } };
     case 'DNSRecord':
       // Gardener's DNSRecord keeps the zone it found for the name, so that the destination need not look it up again.
-      return { ...base, name: typeof resource.spec.name === 'string' ? resource.spec.name : `api.${resource.namespace}`, zone: typeof resource.spec.zone === 'string' ? resource.spec.zone : `zone-${seed}` };
+      return {
+        ...base,
+        name: typeof resource.spec.name === 'string' ? resource.spec.name : `api.${resource.namespace}`,
+        zone: typeof resource.spec.zone === 'string' ? resource.spec.zone : `zone-${seed}`,
+      };
     case 'Worker': {
       const replicas = typeof resource.spec.minimum === 'number' ? resource.spec.minimum : 1;
-      return { ...base, machineDeployments: [{ name: `${resource.name}-${seed}`, replicas }], machines: Array.from({ length: replicas }, (_, i) => `machine-${seed}-${i}`) };
+      return {
+        ...base,
+        machineDeployments: [{ name: `${resource.name}-${seed}`, replicas }],
+        machines: Array.from({ length: replicas }, (_, i) => `machine-${seed}-${i}`),
+      };
     }
     case 'BackupEntry':
-      return { ...base, bucket: typeof resource.spec.bucketName === 'string' ? resource.spec.bucketName : `bucket-${seed}`, prefix: `${resource.namespace}/v2` };
+      return {
+        ...base,
+        bucket: typeof resource.spec.bucketName === 'string' ? resource.spec.bucketName : `bucket-${seed}`,
+        prefix: `${resource.namespace}/v2`,
+      };
     case 'Etcd':
       return { ...base, backupPrefix: `${resource.namespace}/v2`, memberId: `member-${seed}` };
   }
@@ -113,9 +130,16 @@ class MemoryActuator implements Actuator {
   async reconcile({ resource }: ActuatorInput): Promise<ActuatorResult> {
     const key = externalKey(resource);
     // Adopt what exists (a reconcile after a restore, or a retry); create only what is missing.
-    const external = this.world.ensureExternal(key, this.kind, savedExternalId(resource.status.state) ?? `${this.kind.toLowerCase()}-${digest(key)}`);
+    const external = this.world.ensureExternal(
+      key,
+      this.kind,
+      savedExternalId(resource.status.state) ?? `${this.kind.toLowerCase()}-${digest(key)}`,
+    );
     this.world.addSeedObject(this.seed, key);
-    return { state: fakeState(resource, external.id), resources: [{ name: 'cloudprovider', resourceRef: { kind: 'Secret', name: `cloudprovider-${digest(key, 6)}` } }] };
+    return {
+      state: fakeState(resource, external.id),
+      resources: [{ name: 'cloudprovider', resourceRef: { kind: 'Secret', name: `cloudprovider-${digest(key, 6)}` } }],
+    };
   }
 
   async delete({ resource }: ActuatorInput): Promise<void> {
@@ -135,7 +159,9 @@ class MemoryActuator implements Actuator {
   async restore(input: ActuatorInput): Promise<ActuatorResult> {
     const { resource } = input;
     if (STATEFUL_KINDS.has(this.kind) && savedExternalId(resource.status.state) === undefined) {
-      throw new MissingExtensionStateError(`${extensionId(resource)} in ${resource.namespace} has no saved state to restore from; a reconcile would create new ${this.kind === 'Worker' ? 'machines' : 'infrastructure'}`);
+      throw new MissingExtensionStateError(
+        `${extensionId(resource)} in ${resource.namespace} has no saved state to restore from; a reconcile would create new ${this.kind === 'Worker' ? 'machines' : 'infrastructure'}`,
+      );
     }
     return this.reconcile(input);
   }
@@ -146,7 +172,9 @@ class MemoryActuator implements Actuator {
  * unit tests drive. `seed` names the seed whose local objects the actuators manage.
  */
 export function memoryActuators(options: { world: MemoryExtensionWorld; seed: string }): Required<ActuatorSet> {
-  return Object.fromEntries(EXTENSION_KINDS.map((kind) => [kind, new MemoryActuator(kind, options.world, options.seed)])) as unknown as Required<ActuatorSet>;
+  return Object.fromEntries(
+    EXTENSION_KINDS.map((kind) => [kind, new MemoryActuator(kind, options.world, options.seed)]),
+  ) as unknown as Required<ActuatorSet>;
 }
 
 export type ActuatorMethod = 'reconcile' | 'delete' | 'migrate' | 'restore';
@@ -185,11 +213,20 @@ export class FailingActuator implements Actuator {
 }
 
 /** A set whose every kind fails the given methods (delegating the others to `delegates` when given). */
-export function failingActuators(options: { methods?: readonly ActuatorMethod[]; message?: string; delegates?: ActuatorSet } = {}): Required<ActuatorSet> {
+export function failingActuators(
+  options: { methods?: readonly ActuatorMethod[]; message?: string; delegates?: ActuatorSet } = {},
+): Required<ActuatorSet> {
   return Object.fromEntries(
     EXTENSION_KINDS.map((kind) => {
       const delegate = options.delegates?.[kind];
-      return [kind, new FailingActuator(kind, { ...(options.methods ? { methods: options.methods } : {}), ...(options.message ? { message: options.message } : {}), ...(delegate ? { delegate } : {}) })];
+      return [
+        kind,
+        new FailingActuator(kind, {
+          ...(options.methods ? { methods: options.methods } : {}),
+          ...(options.message ? { message: options.message } : {}),
+          ...(delegate ? { delegate } : {}),
+        }),
+      ];
     }),
   ) as unknown as Required<ActuatorSet>;
 }
@@ -198,9 +235,17 @@ export function failingActuators(options: { methods?: readonly ActuatorMethod[];
  * The standard set of extension resources of a shoot (ControlPlane twice: `normal` and `exposure`; the
  * DNSRecord of the API domain, `external`, when the shoot has one).
  */
-export function shootExtensions(options: { technicalID: string; backupBucket?: string; workerMinimum?: number; apiDomain?: string }): ExtensionResource[] {
+export function shootExtensions(options: {
+  technicalID: string;
+  backupBucket?: string;
+  workerMinimum?: number;
+  apiDomain?: string;
+}): ExtensionResource[] {
   const ns = options.technicalID;
-  const make = (kind: ExtensionKind, extra: { purpose?: string; spec?: Record<string, unknown>; name?: string } = {}): ExtensionResource => ({
+  const make = (
+    kind: ExtensionKind,
+    extra: { purpose?: string; spec?: Record<string, unknown>; name?: string } = {},
+  ): ExtensionResource => ({
     apiVersion: 'extensions.gardenless.io/v1',
     kind,
     name: extra.name ?? ns,
@@ -219,7 +264,11 @@ export function shootExtensions(options: { technicalID: string; backupBucket?: s
     make('OperatingSystemConfig', { name: `${ns}-worker` }),
     make('ControlPlane', { purpose: 'normal' }),
     make('ControlPlane', { name: `${ns}-exposure`, purpose: 'exposure' }),
-    make('DNSRecord', { name: `${ns}-external`, purpose: 'external', spec: { type: 'aws-route53', ...(options.apiDomain ? { name: options.apiDomain } : {}) } }),
+    make('DNSRecord', {
+      name: `${ns}-external`,
+      purpose: 'external',
+      spec: { type: 'aws-route53', ...(options.apiDomain ? { name: options.apiDomain } : {}) },
+    }),
     make('Worker', { spec: { minimum: options.workerMinimum ?? 2 } }),
   ];
 }

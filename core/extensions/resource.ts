@@ -7,7 +7,16 @@ import type { LastOperation } from '../model/common.js';
  */
 export const EXTENSION_API_VERSION = 'extensions.gardenless.io/v1';
 
-export const EXTENSION_KINDS = ['Infrastructure', 'Network', 'OperatingSystemConfig', 'ControlPlane', 'DNSRecord', 'Worker', 'BackupEntry', 'Etcd'] as const;
+export const EXTENSION_KINDS = [
+  'Infrastructure',
+  'Network',
+  'OperatingSystemConfig',
+  'ControlPlane',
+  'DNSRecord',
+  'Worker',
+  'BackupEntry',
+  'Etcd',
+] as const;
 export type ExtensionKind = (typeof EXTENSION_KINDS)[number];
 
 /**
@@ -16,7 +25,16 @@ export type ExtensionKind = (typeof EXTENSION_KINDS)[number];
  * API record (Gardener's `DNSRecord`: it needs the control plane's load balancer), and the machines last.
  * Migrate walks it backwards, so that nothing is cleaned up before what depends on it.
  */
-export const RESTORE_ORDER: readonly ExtensionKind[] = ['BackupEntry', 'Etcd', 'Infrastructure', 'Network', 'OperatingSystemConfig', 'ControlPlane', 'DNSRecord', 'Worker'];
+export const RESTORE_ORDER: readonly ExtensionKind[] = [
+  'BackupEntry',
+  'Etcd',
+  'Infrastructure',
+  'Network',
+  'OperatingSystemConfig',
+  'ControlPlane',
+  'DNSRecord',
+  'Worker',
+];
 export const MIGRATE_ORDER: readonly ExtensionKind[] = [...RESTORE_ORDER].reverse();
 
 /** The annotation that asks for an operation other than the implicit reconcile of a changed spec. */
@@ -59,7 +77,9 @@ export interface ExtensionResource {
 
 /** Identity of an extension resource within its namespace. */
 export function extensionId(resource: Pick<ExtensionResource, 'kind' | 'name' | 'purpose'>): string {
-  return resource.purpose === undefined ? `${resource.kind}/${resource.name}` : `${resource.kind}/${resource.name}/${resource.purpose}`;
+  return resource.purpose === undefined
+    ? `${resource.kind}/${resource.name}`
+    : `${resource.kind}/${resource.name}/${resource.purpose}`;
 }
 
 export function newExtension(options: {

@@ -4,7 +4,11 @@ import type { Condition } from '../model/common.js';
  * Merges reported conditions into the current ones the way Kubernetes does: a condition keeps its
  * `lastTransitionTime` while its status stays the same, and gets `now` when the status changes.
  */
-export function mergeConditions(current: readonly Condition[], reported: readonly Condition[], now: string): Condition[] {
+export function mergeConditions(
+  current: readonly Condition[],
+  reported: readonly Condition[],
+  now: string,
+): Condition[] {
   const byType = new Map(current.map((c) => [c.type, c]));
   const merged = new Map(byType);
   for (const next of reported) {

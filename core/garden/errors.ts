@@ -14,8 +14,11 @@ export class SeedUnavailableError extends AdmissionError {
 
 /** The agent of a seed that is deleted still reports control planes: they would run on with nobody to migrate them. */
 export function hostsControlPlanes(name: string, count: number, current?: Seed): ConflictError {
-  return new ConflictError(`seed "${name}" still hosts ${count} control plane(s) by its agent's last report; delete or migrate them first`, {
-    code: 'SeedHostsControlPlanes',
-    ...(current ? { current } : {}),
-  });
+  return new ConflictError(
+    `seed "${name}" still hosts ${count} control plane(s) by its agent's last report; delete or migrate them first`,
+    {
+      code: 'SeedHostsControlPlanes',
+      ...(current ? { current } : {}),
+    },
+  );
 }

@@ -19,7 +19,10 @@ export function parseJsonBody(text: string): unknown {
   try {
     value = JSON.parse(text) as unknown;
   } catch (cause) {
-    throw new ValidationError(`the body is not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { code: 'MalformedJSON', cause });
+    throw new ValidationError(`the body is not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      code: 'MalformedJSON',
+      cause,
+    });
   }
   assertWellFormed(value, '');
   return value;
@@ -32,7 +35,8 @@ export function assertJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -62,5 +66,8 @@ export function assertWellFormed(value: unknown, path: string): void {
 }
 
 function invalidUnicode(path: string): ValidationError {
-  return new ValidationError(`${path || 'body'}: not valid Unicode (a lone UTF-16 surrogate)`, { code: 'InvalidUnicode', ...(path ? { field: path.replace(/[\uD800-\uDFFF]/g, '\uFFFD') } : {}) });
+  return new ValidationError(`${path || 'body'}: not valid Unicode (a lone UTF-16 surrogate)`, {
+    code: 'InvalidUnicode',
+    ...(path ? { field: path.replace(/[\uD800-\uDFFF]/g, '\uFFFD') } : {}),
+  });
 }

@@ -30,12 +30,21 @@ export async function runLeaseMonitorRound(options: LeaseMonitorRoundOptions): P
   for (const lease of decision.announce) {
     const known = remembered.find((l) => l.seed === lease.seed && l.lastRenewTime === lease.lastRenewTime);
     if (!known) {
-      const taken = await options.store.remember({ seed: lease.seed, lastRenewTime: lease.lastRenewTime, expiredAt: lease.expiredAt, announced: false, rememberedAt: options.now.toISOString() });
+      const taken = await options.store.remember({
+        seed: lease.seed,
+        lastRenewTime: lease.lastRenewTime,
+        expiredAt: lease.expiredAt,
+        announced: false,
+        rememberedAt: options.now.toISOString(),
+      });
       // Another round remembered this loss first; it announces it.
       if (!taken) continue;
     }
     await options.events.publish('SeedLeaseLost', {
-      seed: lease.seed, lastRenewTime: lease.lastRenewTime, expiredAt: lease.expiredAt, leaseDurationSeconds: lease.leaseDurationSeconds,
+      seed: lease.seed,
+      lastRenewTime: lease.lastRenewTime,
+      expiredAt: lease.expiredAt,
+      leaseDurationSeconds: lease.leaseDurationSeconds,
     });
     await options.store.markAnnounced(lease.seed, lease.lastRenewTime);
     announced.push(lease.seed);

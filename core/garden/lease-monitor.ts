@@ -39,7 +39,11 @@ export interface LeaseMonitorDecision {
  * remembers and now, which losses to announce and which to forget. A seed that never heartbeated has no
  * lease to lose. The monitor never announces a recovery: the heartbeat that renews the lease does.
  */
-export function decideLeases(input: { seeds: readonly Pick<Seed, 'metadata' | 'status'>[]; remembered: readonly LostLease[]; now: Date }): LeaseMonitorDecision {
+export function decideLeases(input: {
+  seeds: readonly Pick<Seed, 'metadata' | 'status'>[];
+  remembered: readonly LostLease[];
+  now: Date;
+}): LeaseMonitorDecision {
   const remembered = new Map(input.remembered.map((l) => [l.seed, l]));
   const expired: ExpiredLease[] = [];
   const announce: ExpiredLease[] = [];
@@ -51,7 +55,8 @@ export function decideLeases(input: { seeds: readonly Pick<Seed, 'metadata' | 's
     current.add(lease.seed);
     const known = remembered.get(lease.seed);
     if (known?.lastRenewTime !== lease.lastRenewTime) announce.push(lease);
-    else if (!known.announced && input.now.getTime() - Date.parse(known.rememberedAt) >= UNANNOUNCED_GRACE_MS) announce.push(lease);
+    else if (!known.announced && input.now.getTime() - Date.parse(known.rememberedAt) >= UNANNOUNCED_GRACE_MS)
+      announce.push(lease);
   }
   const forget = [...remembered.keys()].filter((seed) => !current.has(seed));
   return { expired, announce, forget };
@@ -64,7 +69,12 @@ export function expiredLease(seed: Pick<Seed, 'metadata' | 'status'>, now: Date)
   const duration = seed.status.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS;
   const expiresAt = Date.parse(renewed) + duration * 1_000;
   if (Number.isNaN(expiresAt) || now.getTime() < expiresAt) return undefined;
-  return { seed: seed.metadata.name, lastRenewTime: renewed, expiredAt: new Date(expiresAt).toISOString(), leaseDurationSeconds: duration };
+  return {
+    seed: seed.metadata.name,
+    lastRenewTime: renewed,
+    expiredAt: new Date(expiresAt).toISOString(),
+    leaseDurationSeconds: duration,
+  };
 }
 
 /**

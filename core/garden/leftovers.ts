@@ -32,14 +32,20 @@ export function releasable(options: {
     if (!options.shoots.has(plane.technicalID)) continue;
     const shoot = options.shoots.get(plane.technicalID);
     if (!shoot) {
-      out.push({ technicalID: plane.technicalID, reason: `shoot ${plane.shoot.project}/${plane.shoot.name} no longer exists` });
+      out.push({
+        technicalID: plane.technicalID,
+        reason: `shoot ${plane.shoot.project}/${plane.shoot.name} no longer exists`,
+      });
       continue;
     }
     if (shoot.status.technicalID !== plane.technicalID) continue;
     if (migrationRunning(shoot)) continue;
     const placedOn = shoot.status.seedName;
     if (placedOn === undefined || placedOn === options.seed) continue;
-    out.push({ technicalID: plane.technicalID, reason: `shoot ${plane.shoot.project}/${plane.shoot.name} is placed on seed ${placedOn} and its owner record names another seed` });
+    out.push({
+      technicalID: plane.technicalID,
+      reason: `shoot ${plane.shoot.project}/${plane.shoot.name} is placed on seed ${placedOn} and its owner record names another seed`,
+    });
   }
   return out;
 }

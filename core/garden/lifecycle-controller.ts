@@ -21,14 +21,25 @@ export const RESYNC_AFTER_MS = 60_000;
  * nowhere yet); a resync also restarts operations whose execution never started.
  */
 export class LifecycleController {
-  constructor(private readonly options: { repo: GardenRepository; workflow: OperationWorkflow; events: EventSink; clock: Clock; policy?: SchedulingPolicy }) {}
+  constructor(
+    private readonly options: {
+      repo: GardenRepository;
+      workflow: OperationWorkflow;
+      events: EventSink;
+      clock: Clock;
+      policy?: SchedulingPolicy;
+    },
+  ) {}
 
   /** The shoot's current operation runs (idempotent: one execution name per operation). */
   async ensureOperation(project: string, name: string): Promise<{ started?: string }> {
     const shoot = await this.options.repo.getShoot(project, name);
     const op = shoot?.status.operation;
     if (!shoot || !op || shoot.status.lastOperation?.state !== 'Processing' || op.attempts > 0) return {};
-    await this.options.workflow.start({ name: executionName(shoot), input: { ref: { project, name, operationId: op.id } } });
+    await this.options.workflow.start({
+      name: executionName(shoot),
+      input: { ref: { project, name, operationId: op.id } },
+    });
     return { started: op.id };
   }
 
@@ -38,14 +49,24 @@ export class LifecycleController {
     let pending = 0;
     for (const shoot of await this.allShoots()) {
       if (shoot.status.seedName || deleting(shoot)) continue;
-      const outcome = await placePending({ repo: this.options.repo, shoot, policy: this.options.policy ?? {}, now: this.options.clock.now() });
+      const outcome = await placePending({
+        repo: this.options.repo,
+        shoot,
+        policy: this.options.policy ?? {},
+        now: this.options.clock.now(),
+      });
       const { project, name } = shoot.metadata;
       if (!outcome.placed) {
         pending++;
         continue;
       }
       placed.push(`${project}/${name}`);
-      await this.options.events.publish('ShootScheduled', { project, shoot: name, seedName: outcome.shoot.status.seedName!, summary: outcome.result.summary });
+      await this.options.events.publish('ShootScheduled', {
+        project,
+        shoot: name,
+        seedName: outcome.shoot.status.seedName!,
+        summary: outcome.result.summary,
+      });
       await this.ensureOperation(project, name);
     }
     return { placed, pending };
@@ -82,5 +103,7 @@ export class LifecycleController {
 export function executionName(shoot: Shoot): string {
   const op = shoot.status.operation!;
   const hash = createHash('sha256').update(op.id).digest('hex').slice(0, 16);
-  return `${shoot.status.technicalID.slice(0, 50)}-${op.type.toLowerCase()}-${hash}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 80);
+  return `${shoot.status.technicalID.slice(0, 50)}-${op.type.toLowerCase()}-${hash}`
+    .replace(/[^A-Za-z0-9_-]/g, '-')
+    .slice(0, 80);
 }

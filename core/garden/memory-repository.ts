@@ -59,7 +59,10 @@ export class MemoryGardenRepository implements GardenRepository {
     const entry = this.seeds.get(lease.seed);
     if (!entry) throw new NotFoundError(`seed "${lease.seed}" not found`);
     if (entry.doc.status.identity !== lease.holderIdentity) {
-      throw new ConflictError(`seed "${lease.seed}" has identity ${entry.doc.status.identity}, not ${lease.holderIdentity}`, { code: 'IdentityMismatch', field: 'identity' });
+      throw new ConflictError(
+        `seed "${lease.seed}" has identity ${entry.doc.status.identity}, not ${lease.holderIdentity}`,
+        { code: 'IdentityMismatch', field: 'identity' },
+      );
     }
     this.leases.set(lease.seed, copy(lease));
   }
@@ -67,7 +70,11 @@ export class MemoryGardenRepository implements GardenRepository {
   async createSeed(seed: Seed): Promise<Seed> {
     const name = seed.metadata.name;
     const existing = this.seeds.get(name);
-    if (existing) throw new ConflictError(`seed "${name}" already exists`, { code: 'AlreadyExists', current: this.seedOut(existing) });
+    if (existing)
+      throw new ConflictError(`seed "${name}" already exists`, {
+        code: 'AlreadyExists',
+        current: this.seedOut(existing),
+      });
     const entry: SeedEntry = { doc: copy(withoutLease(seed)), rv: 1, shoots: 0 };
     this.seeds.set(name, entry);
     return this.seedOut(entry);
@@ -88,15 +95,19 @@ export class MemoryGardenRepository implements GardenRepository {
     const entry = this.seeds.get(name);
     if (!entry) throw new NotFoundError(`seed "${name}" not found`);
     if (entry.shoots > 0) {
-      throw new ConflictError(`seed "${name}" hosts ${entry.shoots} shoot(s); migrate or delete them before deleting the seed`, {
-        code: 'SeedHostsShoots',
-        current: this.seedOut(entry),
-      });
+      throw new ConflictError(
+        `seed "${name}" hosts ${entry.shoots} shoot(s); migrate or delete them before deleting the seed`,
+        {
+          code: 'SeedHostsShoots',
+          current: this.seedOut(entry),
+        },
+      );
     }
     const hosted = this.leases.get(name)?.controlPlanes.length ?? 0;
     if (hosted > 0) throw hostsControlPlanes(name, hosted, this.seedOut(entry));
     // As in DynamoDB, an empty expected version means "unconditional".
-    if (expectedVersion && entry.rv !== Number(expectedVersion)) throw versionConflict('seed', name, expectedVersion, this.seedOut(entry));
+    if (expectedVersion && entry.rv !== Number(expectedVersion))
+      throw versionConflict('seed', name, expectedVersion, this.seedOut(entry));
     this.seeds.delete(name);
     this.leases.delete(name);
   }
@@ -139,7 +150,8 @@ export class MemoryGardenRepository implements GardenRepository {
     if (!entry) throw new NotFoundError(`shoot "${id}" not found`);
     // Placement is not an update's business: the stored seed must be the one the caller saw.
     const samePlacement = (entry.doc.status.seedName || undefined) === (shoot.status.seedName || undefined);
-    if (entry.rv !== Number(expectedVersion) || !samePlacement) throw versionConflict('shoot', id, expectedVersion, shootOut(entry));
+    if (entry.rv !== Number(expectedVersion) || !samePlacement)
+      throw versionConflict('shoot', id, expectedVersion, shootOut(entry));
     entry.doc = copy(shoot);
     entry.rv += 1;
     return shootOut(entry);
@@ -149,15 +161,23 @@ export class MemoryGardenRepository implements GardenRepository {
   private admitting(name: string) {
     const to = this.seeds.get(name);
     if (!to) throw new SeedUnavailableError(`seed "${name}" does not exist`, name, 'NotFound');
-    if (to.doc.metadata.deletionTimestamp) throw new SeedUnavailableError(`seed "${name}" is being deleted`, name, 'Deleting');
+    if (to.doc.metadata.deletionTimestamp)
+      throw new SeedUnavailableError(`seed "${name}" is being deleted`, name, 'Deleting');
     const capacity = to.doc.spec.capacity?.shoots;
     if (capacity !== undefined && to.shoots >= capacity) {
-      throw new SeedUnavailableError(`seed "${name}" is full: it hosts ${to.shoots} of ${capacity} shoots`, name, 'Full');
+      throw new SeedUnavailableError(
+        `seed "${name}" is full: it hosts ${to.shoots} of ${capacity} shoots`,
+        name,
+        'Full',
+      );
     }
     return to;
   }
 
-  async moveShoot(shoot: Shoot, options: { fromSeed: string; toSeed: string; expectedVersion: string }): Promise<Shoot> {
+  async moveShoot(
+    shoot: Shoot,
+    options: { fromSeed: string; toSeed: string; expectedVersion: string },
+  ): Promise<Shoot> {
     const id = shootId(shoot.metadata.project, shoot.metadata.name);
     const entry = this.shoots.get(id);
     if (!entry) throw new NotFoundError(`shoot "${id}" not found`);
@@ -166,7 +186,11 @@ export class MemoryGardenRepository implements GardenRepository {
     }
     const from = this.seeds.get(options.fromSeed);
     const to = this.admitting(options.toSeed);
-    if (!from || from.shoots <= 0) throw new ConflictError(`seed "${options.fromSeed}" does not count shoot "${id}"; the garden state is inconsistent`, { code: 'Inconsistent' });
+    if (!from || from.shoots <= 0)
+      throw new ConflictError(
+        `seed "${options.fromSeed}" does not count shoot "${id}"; the garden state is inconsistent`,
+        { code: 'Inconsistent' },
+      );
     from.shoots -= 1;
     to.shoots += 1;
     entry.doc = copy(shoot);
@@ -192,12 +216,15 @@ export class MemoryGardenRepository implements GardenRepository {
     const id = shootId(project, name);
     const entry = this.shoots.get(id);
     if (!entry) throw new NotFoundError(`shoot "${id}" not found`);
-    if (expectedVersion !== undefined && Number(expectedVersion) !== entry.rv) throw versionConflict('shoot', id, expectedVersion, shootOut(entry));
+    if (expectedVersion !== undefined && Number(expectedVersion) !== entry.rv)
+      throw versionConflict('shoot', id, expectedVersion, shootOut(entry));
     const seedName = entry.doc.status.seedName;
     if (seedName) {
       const seed = this.seeds.get(seedName);
       if (!seed || seed.shoots <= 0) {
-        throw new ConflictError(`seed "${seedName}" does not count shoot "${id}"; the garden state is inconsistent`, { code: 'Inconsistent' });
+        throw new ConflictError(`seed "${seedName}" does not count shoot "${id}"; the garden state is inconsistent`, {
+          code: 'Inconsistent',
+        });
       }
       seed.shoots -= 1;
     }
@@ -206,7 +233,11 @@ export class MemoryGardenRepository implements GardenRepository {
 
   private seedOut(entry: SeedEntry): Seed {
     const seed = copy(entry.doc);
-    const stored = { ...seed, metadata: { ...seed.metadata, resourceVersion: String(entry.rv) }, status: { ...seed.status, shoots: entry.shoots } };
+    const stored = {
+      ...seed,
+      metadata: { ...seed.metadata, resourceVersion: String(entry.rv) },
+      status: { ...seed.status, shoots: entry.shoots },
+    };
     return seedWithLease(stored, this.leases.get(seed.metadata.name), this.clock.now());
   }
 
@@ -271,7 +302,6 @@ function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-
 function shootOut(entry: ShootEntry): Shoot {
   const shoot = copy(entry.doc);
   return { ...shoot, metadata: { ...shoot.metadata, resourceVersion: String(entry.rv) } };
@@ -282,18 +312,31 @@ function shootId(project: string, name: string): string {
 }
 
 function versionConflict<T>(kind: string, name: string, expected: string, current: T): ConflictError<T> {
-  return new ConflictError(`${kind} "${name}" has been modified since resourceVersion ${expected}; read it again and retry`, {
-    field: 'metadata.resourceVersion',
-    current,
-  });
+  return new ConflictError(
+    `${kind} "${name}" has been modified since resourceVersion ${expected}; read it again and retry`,
+    {
+      field: 'metadata.resourceVersion',
+      current,
+    },
+  );
 }
 
 /** Sorts by key, resumes after the key in the token, and hands out a token only when more items follow. */
-function paginate<E, T>(entries: (readonly [string, E])[], page: PageRequest, list: string, out: (entry: E) => T): Page<T> {
+function paginate<E, T>(
+  entries: (readonly [string, E])[],
+  page: PageRequest,
+  list: string,
+  out: (entry: E) => T,
+): Page<T> {
   const after = decodePageToken(page.continue, list);
-  const sorted = entries.filter(([key]) => after === undefined || key > after).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const sorted = entries
+    .filter(([key]) => after === undefined || key > after)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const taken = sorted.slice(0, Math.max(0, page.limit));
   const last = taken.at(-1);
   const more = sorted.length > taken.length && last !== undefined;
-  return { items: taken.map(([, e]) => out(e)), ...(more ? { continue: encodePageToken({ list, after: last[0] }) } : {}) };
+  return {
+    items: taken.map(([, e]) => out(e)),
+    ...(more ? { continue: encodePageToken({ list, after: last[0] }) } : {}),
+  };
 }

@@ -11,7 +11,8 @@ import { MAX_JSON_DEPTH } from './json-input.js';
  */
 export function applyMergePatch(target: unknown, patch: unknown, depth = 0): unknown {
   if (!isPlainObject(patch)) return patch;
-  if (depth >= MAX_JSON_DEPTH) throw new ValidationError(`the merge patch nests deeper than ${MAX_JSON_DEPTH} levels`, { code: 'TooDeep' });
+  if (depth >= MAX_JSON_DEPTH)
+    throw new ValidationError(`the merge patch nests deeper than ${MAX_JSON_DEPTH} levels`, { code: 'TooDeep' });
   const result: Record<string, unknown> = {};
   if (isPlainObject(target)) for (const [key, value] of Object.entries(target)) define(result, key, value);
   for (const [key, value] of Object.entries(patch)) {

@@ -3,7 +3,13 @@ import { buildCommand, commandShoot } from '../commands/build.js';
 import { parseCommandSuccess } from '../commands/protocol.js';
 import type { SeedCommand } from '../commands/schema.js';
 import { ConflictError, DomainError, NotFoundError } from '../errors.js';
-import { advertisedAddresses, decideCreate, recordTargetFor, type ApiRecordOutcome, type ApiRecordWriter } from '../dns/index.js';
+import {
+  advertisedAddresses,
+  decideCreate,
+  recordTargetFor,
+  type ApiRecordOutcome,
+  type ApiRecordWriter,
+} from '../dns/index.js';
 import { describeError } from '../migration/journal.js';
 import type { Seed } from '../model/seed.js';
 import { failureTolerance, type Shoot, type ShootOperation } from '../model/shoot.js';
@@ -12,7 +18,16 @@ import type { OwnerRecords } from '../ownership/owner-records.js';
 import { ownerRecordName } from '../ownership/record-name.js';
 import type { Clock, EventSink } from './context.js';
 import type { GardenRepository } from './repository.js';
-import { attemptStarted, currentOperation, migrationRunning, operationDropped, operationErrored, operationMoved, operationSucceeded, withOperation } from './shoot-operations.js';
+import {
+  attemptStarted,
+  currentOperation,
+  migrationRunning,
+  operationDropped,
+  operationErrored,
+  operationMoved,
+  operationSucceeded,
+  withOperation,
+} from './shoot-operations.js';
 
 /** Which operation an execution of operate-shoot works on. */
 export interface OperationRef {
@@ -43,8 +58,7 @@ export interface ShootOperationStepsOptions {
 }
 
 export type DispatchOutcome =
-  | { superseded: true }
-  | { superseded: false; command: SeedCommand; queueUrl: string; messageGroupId: string };
+  { superseded: true } | { superseded: false; command: SeedCommand; queueUrl: string; messageGroupId: string };
 
 /**
  * The steps of the operate-shoot state machine: a lifecycle operation's command to the seed agent
@@ -59,7 +73,8 @@ export class ShootOperationSteps {
   async dispatch(ref: OperationRef): Promise<DispatchOutcome> {
     const { shoot, op } = await this.current(ref);
     if (!shoot || !op) return { superseded: true };
-    if (migrationRunning(shoot)) throw new OperationBlockedError(`a migration of ${ref.project}/${ref.name} runs; ${op.type} waits for it`);
+    if (migrationRunning(shoot))
+      throw new OperationBlockedError(`a migration of ${ref.project}/${ref.name} runs; ${op.type} waits for it`);
     if (operationMoved(shoot, op)) {
       await this.followMove(shoot, op);
       return { superseded: true };
@@ -67,7 +82,8 @@ export class ShootOperationSteps {
     const seed = await this.options.repo.getSeed(op.seedName);
     if (!seed) throw new NotFoundError(`seed ${op.seedName} of ${ref.project}/${ref.name} does not exist`);
     if (!seed.status.commandQueueUrl) throw new NotFoundError(`seed ${op.seedName} has no command queue`);
-    if (op.type === 'Create') await this.options.owners.set({ name: this.recordName(shoot), value: seed.status.identity, expected: null });
+    if (op.type === 'Create')
+      await this.options.owners.set({ name: this.recordName(shoot), value: seed.status.identity, expected: null });
     const started = await this.save(shoot, (s) => attemptStarted(s, this.options.clock.now()));
     const attempt = started.status.operation!.attempts;
     return {
@@ -90,17 +106,32 @@ export class ShootOperationSteps {
       await this.followMove(shoot, op);
       return { state: 'Superseded' };
     }
-    const type = op.type === 'Create' ? 'create-control-plane' : op.type === 'Delete' ? 'delete-control-plane' : 'reconcile';
+    const type =
+      op.type === 'Create' ? 'create-control-plane' : op.type === 'Delete' ? 'delete-control-plane' : 'reconcile';
     const answer = parseCommandSuccess(type, output);
     const summary = summarise(answer.result as Record<string, unknown>);
-    const detail = { project: ref.project, shoot: ref.name, operationId: op.id, type: op.type, seedName: op.seedName, attempts: Math.max(1, op.attempts) };
+    const detail = {
+      project: ref.project,
+      shoot: ref.name,
+      operationId: op.id,
+      type: op.type,
+      seedName: op.seedName,
+      attempts: Math.max(1, op.attempts),
+    };
     if (op.type === 'Delete') {
       const seed = await this.options.repo.getSeed(op.seedName);
       await this.options.apiRecords?.remove({ shoot: { project: ref.project, name: ref.name }, seedName: op.seedName });
       if (seed) await this.removeOwnerRecord(shoot, seed);
       await this.options.repo.deleteShoot(ref.project, ref.name, shoot.metadata.resourceVersion);
-      await this.options.events.publish('ShootOperationSucceeded', { ...detail, description: `control plane deleted from seed ${op.seedName}: ${summary}` });
-      await this.options.events.publish('ShootDeleted', { project: ref.project, shoot: ref.name, seedName: op.seedName });
+      await this.options.events.publish('ShootOperationSucceeded', {
+        ...detail,
+        description: `control plane deleted from seed ${op.seedName}: ${summary}`,
+      });
+      await this.options.events.publish('ShootDeleted', {
+        project: ref.project,
+        shoot: ref.name,
+        seedName: op.seedName,
+      });
       return { state: 'Succeeded' };
     }
     const externalUrl = (answer.result as { externalUrl?: string }).externalUrl;
@@ -112,7 +143,10 @@ export class ShootOperationSteps {
       const next = operationSucceeded(s, described, this.options.clock.now());
       return advertised ? { ...next, status: { ...next.status, advertisedAddresses: advertised } } : next;
     });
-    await this.options.events.publish('ShootOperationSucceeded', { ...detail, description: done.status.lastOperation!.description });
+    await this.options.events.publish('ShootOperationSucceeded', {
+      ...detail,
+      description: done.status.lastOperation!.description,
+    });
     return { state: 'Succeeded' };
   }
 
@@ -121,11 +155,18 @@ export class ShootOperationSteps {
    * the seed the shoot is placed on and never while a migration runs (its switch step owns the record
    * then); a hibernated control plane names no address, so hibernation leaves the record as it is.
    */
-  private async pointApiRecord(shoot: Shoot, op: ShootOperation, externalUrl: string | undefined): Promise<ApiRecordOutcome | undefined> {
+  private async pointApiRecord(
+    shoot: Shoot,
+    op: ShootOperation,
+    externalUrl: string | undefined,
+  ): Promise<ApiRecordOutcome | undefined> {
     const writer = this.options.apiRecords;
     if (!writer || !externalUrl || migrationRunning(shoot) || shoot.status.seedName !== op.seedName) return undefined;
     const ref = { project: shoot.metadata.project, name: shoot.metadata.name };
-    const decision = decideCreate({ serving: { serving: true, seed: op.seedName, target: recordTargetFor(externalUrl), externalUrl }, current: await writer.current(ref) });
+    const decision = decideCreate({
+      serving: { serving: true, seed: op.seedName, target: recordTargetFor(externalUrl), externalUrl },
+      current: await writer.current(ref),
+    });
     if (decision.action !== 'set' && decision.action !== 'done') return undefined;
     return writer.apply({ shoot: ref, decision, seedName: op.seedName });
   }
@@ -145,7 +186,15 @@ export class ShootOperationSteps {
       retryInSeconds = next.retryInSeconds;
       return next.shoot;
     });
-    const detail = { project: ref.project, shoot: ref.name, operationId: op.id, type: op.type, seedName: op.seedName, attempts: Math.max(1, failed.status.operation!.attempts), error: message };
+    const detail = {
+      project: ref.project,
+      shoot: ref.name,
+      operationId: op.id,
+      type: op.type,
+      seedName: op.seedName,
+      attempts: Math.max(1, failed.status.operation!.attempts),
+      error: message,
+    };
     if (retryInSeconds === undefined) {
       await this.options.events.publish('ShootOperationFailed', detail);
       return { retry: false, waitSeconds: 0, superseded: false };
@@ -169,23 +218,43 @@ export class ShootOperationSteps {
     }
     const id = `${op.id.slice(0, 36)}-on-${createHash('sha256').update(`${op.id}/${seedName}`).digest('hex').slice(0, 12)}`;
     await this.save(shoot, (s) => withOperation(s, { type: op.type, id, now: this.options.clock.now() }));
-    await this.options.events.publish('ShootOperationRequested', { project: shoot.metadata.project, shoot: shoot.metadata.name, operationId: id, type: op.type, seedName });
+    await this.options.events.publish('ShootOperationRequested', {
+      project: shoot.metadata.project,
+      shoot: shoot.metadata.name,
+      operationId: id,
+      type: op.type,
+      seedName,
+    });
   }
 
   private command(shoot: Shoot, seed: Seed, op: ShootOperation, attempt: number): SeedCommand {
     const address = {
-      shoot: commandShoot(shoot), seed: seed.metadata.name, commandId: `op/${op.id}/${attempt}`, issuedAt: this.options.clock.now(),
-      timeoutSeconds: this.options.commandTimeoutSeconds ?? 300, heartbeatSeconds: this.options.commandHeartbeatSeconds ?? 60,
+      shoot: commandShoot(shoot),
+      seed: seed.metadata.name,
+      commandId: `op/${op.id}/${attempt}`,
+      issuedAt: this.options.clock.now(),
+      timeoutSeconds: this.options.commandTimeoutSeconds ?? 300,
+      heartbeatSeconds: this.options.commandHeartbeatSeconds ?? 60,
     };
     if (op.type === 'Delete') {
-      return buildCommand<'delete-control-plane'>(address, { type: 'delete-control-plane', keepBackups: true, keepExternalResources: false });
+      return buildCommand<'delete-control-plane'>(address, {
+        type: 'delete-control-plane',
+        keepBackups: true,
+        keepExternalResources: false,
+      });
     }
-    if (!seed.spec.backup) throw new NotFoundError(`seed ${seed.metadata.name} has no backup bucket: the control plane's etcd could not be backed up`);
+    if (!seed.spec.backup)
+      throw new NotFoundError(
+        `seed ${seed.metadata.name} has no backup bucket: the control plane's etcd could not be backed up`,
+      );
     const tolerance = failureTolerance(shoot.spec);
     const controlPlane = {
       hibernated: shoot.spec.hibernation?.enabled === true,
       ...(tolerance ? { failureTolerance: tolerance } : {}),
-      backup: { bucket: seed.spec.backup.bucket, ...(seed.spec.backup.region ? { region: seed.spec.backup.region } : {}) },
+      backup: {
+        bucket: seed.spec.backup.bucket,
+        ...(seed.spec.backup.region ? { region: seed.spec.backup.region } : {}),
+      },
     };
     return op.type === 'Create'
       ? buildCommand<'create-control-plane'>(address, { type: 'create-control-plane', controlPlane })
@@ -207,7 +276,11 @@ export class ShootOperationSteps {
       } catch (error) {
         if (!(error instanceof ConflictError) || attempt >= 8) throw error;
         const fresh = await this.options.repo.getShoot(shoot.metadata.project, shoot.metadata.name);
-        if (!fresh || currentOperation(fresh, id) === undefined) throw new ConflictError(`operation ${id} of ${shoot.metadata.project}/${shoot.metadata.name} was superseded`, { code: 'Superseded', cause: error });
+        if (!fresh || currentOperation(fresh, id) === undefined)
+          throw new ConflictError(
+            `operation ${id} of ${shoot.metadata.project}/${shoot.metadata.name} was superseded`,
+            { code: 'Superseded', cause: error },
+          );
         current = fresh;
       }
     }
@@ -223,12 +296,17 @@ export class ShootOperationSteps {
   }
 
   private recordName(shoot: Shoot): string {
-    return ownerRecordName({ shoot: shoot.metadata.name, project: shoot.metadata.project, internalDomain: this.options.internalDomain });
+    return ownerRecordName({
+      shoot: shoot.metadata.name,
+      project: shoot.metadata.project,
+      internalDomain: this.options.internalDomain,
+    });
   }
 }
 
 function summarise(result: Record<string, unknown>): string {
-  if (typeof result.deleted === 'boolean') return result.deleted ? 'etcd stopped, data removed, backups kept' : 'nothing was left to delete';
+  if (typeof result.deleted === 'boolean')
+    return result.deleted ? 'etcd stopped, data removed, backups kept' : 'nothing was left to delete';
   const extensions = Array.isArray(result.extensions) ? result.extensions.length : 0;
   return `${extensions} extensions, etcd ${result.etcdReady ? 'ready' : 'stopped'}`;
 }

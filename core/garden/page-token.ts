@@ -23,7 +23,11 @@ export function encodePageToken(content: PageTokenContent): string {
 }
 
 /** The `after` key of a token made for `list`; ValidationError (400) for anything else. */
-export function decodePageToken(token: string | undefined, list: string, validAfter: (after: string) => boolean = () => true): string | undefined {
+export function decodePageToken(
+  token: string | undefined,
+  list: string,
+  validAfter: (after: string) => boolean = () => true,
+): string | undefined {
   if (token === undefined) return undefined;
   let value: unknown;
   try {
@@ -31,11 +35,19 @@ export function decodePageToken(token: string | undefined, list: string, validAf
   } catch (error) {
     throw new ValidationError(TOKEN_ERROR, { field: 'continue', cause: error });
   }
-  const record = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  const record =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   const after = record?.a;
   const ok =
-    record !== undefined && Object.keys(record).length === 2 && record.l === list &&
-    typeof after === 'string' && after.length > 0 && after.length <= MAX_AFTER && validAfter(after);
+    record !== undefined &&
+    Object.keys(record).length === 2 &&
+    record.l === list &&
+    typeof after === 'string' &&
+    after.length > 0 &&
+    after.length <= MAX_AFTER &&
+    validAfter(after);
   if (!ok) throw new ValidationError(TOKEN_ERROR, { field: 'continue' });
   return after as string;
 }

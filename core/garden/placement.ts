@@ -51,7 +51,11 @@ export function placed(shoot: Shoot, seedName: string, summary: string, now: Dat
         lastUpdateTime: now.toISOString(),
       },
       conditions: upsertCondition(shoot.status.conditions, {
-        type: 'Scheduled', status: 'True', reason: 'Scheduled', message: `placed on seed ${seedName}`, lastTransitionTime: now.toISOString(),
+        type: 'Scheduled',
+        status: 'True',
+        reason: 'Scheduled',
+        message: `placed on seed ${seedName}`,
+        lastTransitionTime: now.toISOString(),
       }),
     },
   };
@@ -61,7 +65,11 @@ export function placed(shoot: Shoot, seedName: string, summary: string, now: Dat
  * What a shoot shows when the scheduler found no seed for it (`status.scheduling`): the summary, or
  * `summary` when the caller words it, and the rejections, at most MAX_STORED_REJECTIONS of them.
  */
-export function schedulingStatus(result: Pick<ScheduleResult, 'summary' | 'rejected'>, now: Date, summary = result.summary): NonNullable<ShootStatus['scheduling']> {
+export function schedulingStatus(
+  result: Pick<ScheduleResult, 'summary' | 'rejected'>,
+  now: Date,
+  summary = result.summary,
+): NonNullable<ShootStatus['scheduling']> {
   const rejected = result.rejected;
   return {
     lastAttemptTime: now.toISOString(),
@@ -84,7 +92,11 @@ export function unschedulable(shoot: Shoot, result: ScheduleResult, now: Date): 
         lastUpdateTime: now.toISOString(),
       },
       conditions: upsertCondition(shoot.status.conditions, {
-        type: 'Scheduled', status: 'False', reason: 'Unschedulable', message: result.summary.slice(0, 1024), lastTransitionTime: now.toISOString(),
+        type: 'Scheduled',
+        status: 'False',
+        reason: 'Unschedulable',
+        message: result.summary.slice(0, 1024),
+        lastTransitionTime: now.toISOString(),
       }),
       scheduling: schedulingStatus(result, now),
     },
@@ -111,7 +123,10 @@ export async function scheduleAndCreate(options: {
       return { shoot: await options.repo.createShoot(unschedulable(options.shoot, result, options.now)), result };
     }
     try {
-      return { shoot: await options.repo.createShoot(placed(options.shoot, result.seedName, result.summary, options.now)), result };
+      return {
+        shoot: await options.repo.createShoot(placed(options.shoot, result.seedName, result.summary, options.now)),
+        result,
+      };
     } catch (error) {
       if (!(error instanceof SeedUnavailableError) || attempt >= attempts) throw error;
     }
@@ -136,11 +151,25 @@ export async function placePending(options: {
     const result = schedule({ shoot, seeds: await listAllSeeds(options.repo), ...options.policy });
     if (!result.seedName) {
       if (shoot.status.scheduling?.summary === result.summary) return { shoot, result, placed: false };
-      return { shoot: await options.repo.updateShoot(unschedulable(shoot, result, options.now), shoot.metadata.resourceVersion), result, placed: false };
+      return {
+        shoot: await options.repo.updateShoot(
+          unschedulable(shoot, result, options.now),
+          shoot.metadata.resourceVersion,
+        ),
+        result,
+        placed: false,
+      };
     }
     try {
       const next = placed(shoot, result.seedName, result.summary, options.now);
-      return { shoot: await options.repo.placeShoot(next, { toSeed: result.seedName, expectedVersion: shoot.metadata.resourceVersion }), result, placed: true };
+      return {
+        shoot: await options.repo.placeShoot(next, {
+          toSeed: result.seedName,
+          expectedVersion: shoot.metadata.resourceVersion,
+        }),
+        result,
+        placed: true,
+      };
     } catch (error) {
       if (!(error instanceof SeedUnavailableError) || attempt >= attempts) throw error;
       const fresh = await options.repo.getShoot(shoot.metadata.project, shoot.metadata.name);

@@ -23,14 +23,20 @@ export interface SeedLease {
 }
 
 /** The lease a heartbeat renews; conditions keep their transition times while their status stays. */
-export function renewedLease(options: { seed: Seed; heartbeat: HeartbeatInput; now: Date; defaultDurationSeconds?: number }): SeedLease {
+export function renewedLease(options: {
+  seed: Seed;
+  heartbeat: HeartbeatInput;
+  now: Date;
+  defaultDurationSeconds?: number;
+}): SeedLease {
   const { seed, heartbeat } = options;
   const at = options.now.toISOString();
   return {
     seed: seed.metadata.name,
     holderIdentity: seed.status.identity,
     renewTime: at,
-    leaseDurationSeconds: heartbeat.leaseDurationSeconds ?? options.defaultDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
+    leaseDurationSeconds:
+      heartbeat.leaseDurationSeconds ?? options.defaultDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
     conditions: mergeConditions(seed.status.conditions, heartbeat.conditions, at),
     controlPlanes: heartbeat.controlPlanes ?? [],
     ...(heartbeat.agentVersion ? { agentVersion: heartbeat.agentVersion } : {}),
@@ -38,7 +44,12 @@ export function renewedLease(options: { seed: Seed; heartbeat: HeartbeatInput; n
 }
 
 /** The fields of a seed's status that come from its lease, not from the stored resource. */
-export const LEASE_STATUS_FIELDS = ['conditions', 'lastHeartbeatTime', 'leaseDurationSeconds', 'controlPlanes'] as const;
+export const LEASE_STATUS_FIELDS = [
+  'conditions',
+  'lastHeartbeatTime',
+  'leaseDurationSeconds',
+  'controlPlanes',
+] as const;
 
 /** The seed as stored, without what its lease says (writes of the resource never carry it). */
 export function withoutLease(seed: Seed): Seed {
@@ -56,8 +67,13 @@ export function seedWithLease(seed: Seed, lease: SeedLease | undefined, now: Dat
   if (!lease) return withoutLease(seed);
   const expiresAt = Date.parse(lease.renewTime) + lease.leaseDurationSeconds * 1_000;
   const expired = now.getTime() >= expiresAt;
-  const conditions = expired ? lease.conditions.map((c) => expiredCondition(c, lease, new Date(expiresAt).toISOString())) : lease.conditions;
-  if (expired && !conditions.some((c) => c.type === 'GardenletReady')) conditions.push(expiredCondition({ type: 'GardenletReady', status: 'Unknown' }, lease, new Date(expiresAt).toISOString()));
+  const conditions = expired
+    ? lease.conditions.map((c) => expiredCondition(c, lease, new Date(expiresAt).toISOString()))
+    : lease.conditions;
+  if (expired && !conditions.some((c) => c.type === 'GardenletReady'))
+    conditions.push(
+      expiredCondition({ type: 'GardenletReady', status: 'Unknown' }, lease, new Date(expiresAt).toISOString()),
+    );
   return {
     ...seed,
     status: {
@@ -74,7 +90,9 @@ export function seedWithLease(seed: Seed, lease: SeedLease | undefined, now: Dat
 export function leaseExpired(seed: Pick<Seed, 'status'>, now: Date): boolean {
   const renewed = seed.status.lastHeartbeatTime;
   if (!renewed) return true;
-  return now.getTime() >= Date.parse(renewed) + (seed.status.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS) * 1_000;
+  return (
+    now.getTime() >= Date.parse(renewed) + (seed.status.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS) * 1_000
+  );
 }
 
 function expiredCondition(condition: Condition, lease: SeedLease, expiredAt: string): Condition {

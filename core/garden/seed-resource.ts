@@ -34,17 +34,33 @@ export function updatedSeed(current: Seed, input: SeedInput): Seed {
       ...userMetadata(input.metadata),
     },
     spec: input.spec,
-    status: { ...status, labels: statusLabels(input), ...(input.spec.capacity ? { allocatable: { shoots: input.spec.capacity.shoots } } : {}) },
+    status: {
+      ...status,
+      labels: statusLabels(input),
+      ...(input.spec.capacity ? { allocatable: { shoots: input.spec.capacity.shoots } } : {}),
+    },
   };
 }
 
 /** Metadata of a resource being created: the client's labels and annotations, the server's identity and time. */
-export function newObjectMeta(name: string, metadata: Parameters<typeof userMetadata>[0], options: { now: Date; uuid: string }) {
-  return { name, ...userMetadata(metadata), resourceVersion: '0', uid: options.uuid, creationTimestamp: options.now.toISOString() };
+export function newObjectMeta(
+  name: string,
+  metadata: Parameters<typeof userMetadata>[0],
+  options: { now: Date; uuid: string },
+) {
+  return {
+    name,
+    ...userMetadata(metadata),
+    resourceVersion: '0',
+    uid: options.uuid,
+    creationTimestamp: options.now.toISOString(),
+  };
 }
 
 /** The parts of metadata a client owns (labels, annotations), present only when given. */
-export function userMetadata(metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } | undefined) {
+export function userMetadata(
+  metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } | undefined,
+) {
   return {
     ...(metadata?.labels ? { labels: metadata.labels } : {}),
     ...(metadata?.annotations ? { annotations: metadata.annotations } : {}),
@@ -53,13 +69,16 @@ export function userMetadata(metadata: { labels?: Record<string, string>; annota
 
 export function assertNameMatches(name: string, bodyName: string | undefined): void {
   if (bodyName !== undefined && bodyName !== name) {
-    throw new ValidationError(`metadata.name "${bodyName}" does not match the name in the path "${name}"`, { field: 'metadata.name' });
+    throw new ValidationError(`metadata.name "${bodyName}" does not match the name in the path "${name}"`, {
+      field: 'metadata.name',
+    });
   }
 }
 
 /** The labels the scheduler trusts: the operator's plus the multi-zonal label derived from the worker pools. */
 function statusLabels(input: SeedInput): Record<string, string> {
   const derived = deriveSeedLabels(input.spec, input.metadata?.labels ?? {});
-  if (!derived.ok) throw new AdmissionError(derived.message, { field: derived.field, code: 'MultiZonalLabelNotBacked' });
+  if (!derived.ok)
+    throw new AdmissionError(derived.message, { field: derived.field, code: 'MultiZonalLabelNotBacked' });
   return derived.labels;
 }

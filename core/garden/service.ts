@@ -2,7 +2,16 @@ import { AdmissionError, ConflictError, NotFoundError, UnavailableError, Validat
 import { heartbeatInput, seedInput, type HeartbeatInput, type HostedControlPlane, type Seed } from '../model/seed.js';
 import { dryRunRequest, shootInput, shootMergePatch, type Shoot } from '../model/shoot.js';
 import { assertOutboundUrl, STRICT_OUTBOUND, type OutboundPolicy } from '../net/outbound-url.js';
-import { type Clock, type EventSink, type IdSource, type SeedProvisioner, discardEvents, noProvisioning, randomIds, systemClock } from './context.js';
+import {
+  type Clock,
+  type EventSink,
+  type IdSource,
+  type SeedProvisioner,
+  discardEvents,
+  noProvisioning,
+  randomIds,
+  systemClock,
+} from './context.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import type { Page, PageRequest } from './page.js';
 import type { GardenRepository } from './repository.js';
@@ -102,11 +111,14 @@ export class GardenService {
       uid: input.metadata?.uid,
       read: () => this.repo.getSeed(name),
       create: async () => {
-        if (expected !== undefined) throw new NotFoundError(`seed "${name}" does not exist; omit metadata.resourceVersion to create it`);
+        if (expected !== undefined)
+          throw new NotFoundError(`seed "${name}" does not exist; omit metadata.resourceVersion to create it`);
         const fresh = newSeed(name, input, { now: this.clock.now(), uuid: this.ids.uuid() });
         // The queue comes first: a stored seed always has one, and a failure here writes nothing.
         const { commandQueueUrl } = await this.provisioner.provision(name);
-        const seed = await this.repo.createSeed(commandQueueUrl ? { ...fresh, status: { ...fresh.status, commandQueueUrl } } : fresh);
+        const seed = await this.repo.createSeed(
+          commandQueueUrl ? { ...fresh, status: { ...fresh.status, commandQueueUrl } } : fresh,
+        );
         await this.events.publish('SeedRegistered', { seed: name, identity: seed.status.identity });
         return seed;
       },
@@ -136,7 +148,10 @@ export class GardenService {
     } catch (error) {
       // The seed is gone; a queue left behind is harmless (a new registration of the name reuses it), so
       // the deletion stands and operators see the leftover on the bus.
-      await this.events.publish('SeedDeprovisionFailed', { seed: name, error: error instanceof Error ? error.message : String(error) });
+      await this.events.publish('SeedDeprovisionFailed', {
+        seed: name,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 
@@ -147,7 +162,8 @@ export class GardenService {
   async heartbeat(name: string, body: unknown): Promise<HeartbeatAnswer> {
     const input = parseInput(heartbeatInput, body);
     input.controlPlanes?.forEach((cp, i) => {
-      if (cp.externalUrl !== undefined) assertOutboundUrl(cp.externalUrl, this.outbound, `controlPlanes.${i}.externalUrl`);
+      if (cp.externalUrl !== undefined)
+        assertOutboundUrl(cp.externalUrl, this.outbound, `controlPlanes.${i}.externalUrl`);
     });
     const current = await this.getSeed(name);
     if (input.identity !== undefined && input.identity !== current.status.identity) {
@@ -157,12 +173,19 @@ export class GardenService {
       );
     }
     const now = this.clock.now();
-    const lease = renewedLease({ seed: current, heartbeat: input, now, defaultDurationSeconds: this.leaseDurationSeconds });
+    const lease = renewedLease({
+      seed: current,
+      heartbeat: input,
+      now,
+      defaultDurationSeconds: this.leaseDurationSeconds,
+    });
     await this.repo.renewLease(lease);
     const seed = seedWithLease(current, lease, now);
-    if (leaseExpired(current, now)) await this.events.publish('SeedReady', { seed: name, identity: current.status.identity });
+    if (leaseExpired(current, now))
+      await this.events.publish('SeedReady', { seed: name, identity: current.status.identity });
     const release = await this.leftovers(name, input.controlPlanes ?? []);
-    for (const r of release) await this.events.publish('LeftoverReleased', { seed: name, technicalID: r.technicalID, reason: r.reason });
+    for (const r of release)
+      await this.events.publish('LeftoverReleased', { seed: name, technicalID: r.technicalID, reason: r.reason });
     return { seed, release };
   }
 
@@ -170,7 +193,8 @@ export class GardenService {
     const candidates = releaseCandidates(planes);
     if (candidates.length === 0) return [];
     const shoots = new Map<string, Shoot | undefined>();
-    for (const plane of candidates) shoots.set(plane.technicalID, await this.repo.getShoot(plane.shoot!.project, plane.shoot!.name));
+    for (const plane of candidates)
+      shoots.set(plane.technicalID, await this.repo.getShoot(plane.shoot!.project, plane.shoot!.name));
     return releasable({ seed, planes: candidates, shoots });
   }
 
@@ -187,7 +211,10 @@ export class GardenService {
       uid: input.metadata?.uid,
       read: () => this.repo.getShoot(project, name),
       create: async () => {
-        if (expected !== undefined) throw new NotFoundError(`shoot "${project}/${name}" does not exist; omit metadata.resourceVersion to create it`);
+        if (expected !== undefined)
+          throw new NotFoundError(
+            `shoot "${project}/${name}" does not exist; omit metadata.resourceVersion to create it`,
+          );
         return this.createShoot(newShoot(project, name, input, { now: this.clock.now(), uuid: this.ids.uuid() }));
       },
       update: (current) => this.updateShoot(current, updatedShoot(current, input)),
@@ -206,10 +233,18 @@ export class GardenService {
       await this.events.publish('ShootCreated', { project, shoot: name, seedName });
       return created;
     }
-    const { shoot: created, result } = await scheduleAndCreate({ repo: this.repo, shoot, policy: this.policy, now: this.clock.now() });
+    const { shoot: created, result } = await scheduleAndCreate({
+      repo: this.repo,
+      shoot,
+      policy: this.policy,
+      now: this.clock.now(),
+    });
     await this.events.publish('ShootCreated', { project, shoot: name, seedName: created.status.seedName ?? null });
     await this.events.publish(created.status.seedName ? 'ShootScheduled' : 'ShootUnschedulable', {
-      project, shoot: name, seedName: created.status.seedName ?? null, summary: result.summary,
+      project,
+      shoot: name,
+      seedName: created.status.seedName ?? null,
+      summary: result.summary,
     });
     return created;
   }
@@ -222,16 +257,30 @@ export class GardenService {
     admitOnSeed({ shoot: next, previous: current, ...(seed ? { seed } : {}) });
     const { project, name } = current.metadata;
     if (deleting(current) && !sameSpec(current, next)) {
-      throw new ConflictError(`shoot "${project}/${name}" is being deleted; its spec no longer changes`, { code: 'ShootDeleting' });
+      throw new ConflictError(`shoot "${project}/${name}" is being deleted; its spec no longer changes`, {
+        code: 'ShootDeleting',
+      });
     }
     const type = operationForUpdate(current, next);
     if (type === undefined) return this.repo.updateShoot(next, current.metadata.resourceVersion);
     if (migrationRunning(current)) {
-      throw new ConflictError(`shoot "${project}/${name}" is being migrated; change what its control plane depends on after the migration ends`, { code: 'MigrationInProgress' });
+      throw new ConflictError(
+        `shoot "${project}/${name}" is being migrated; change what its control plane depends on after the migration ends`,
+        { code: 'MigrationInProgress' },
+      );
     }
     const id = this.ids.uuid();
-    const written = await this.repo.updateShoot(withOperation(next, { type, id, now: this.clock.now() }), current.metadata.resourceVersion);
-    await this.events.publish('ShootOperationRequested', { project, shoot: name, operationId: id, type, seedName: seedName ?? null });
+    const written = await this.repo.updateShoot(
+      withOperation(next, { type, id, now: this.clock.now() }),
+      current.metadata.resourceVersion,
+    );
+    await this.events.publish('ShootOperationRequested', {
+      project,
+      shoot: name,
+      operationId: id,
+      type,
+      seedName: seedName ?? null,
+    });
     return written;
   }
 
@@ -245,13 +294,17 @@ export class GardenService {
     const shoot = await this.getShoot(project, name);
     const seedName = shoot.status.seedName;
     if (!seedName) {
-      throw new ConflictError(`shoot "${project}/${name}" is not scheduled yet, so its control plane has no layout`, { code: 'NotScheduled' });
+      throw new ConflictError(`shoot "${project}/${name}" is not scheduled yet, so its control plane has no layout`, {
+        code: 'NotScheduled',
+      });
     }
     const seed = await this.getSeed(seedName);
     const layout = controlPlaneLayout({ shoot, seed });
     const { components: _components, ...summary } = layout;
     const reported = seed.status.controlPlanes?.find((p) => p.technicalID === layout.technicalID);
-    const etcd = reported?.etcdMembers ? { ...(reported.etcdLeader ? { leader: reported.etcdLeader } : {}), members: reported.etcdMembers } : undefined;
+    const etcd = reported?.etcdMembers
+      ? { ...(reported.etcdLeader ? { leader: reported.etcdLeader } : {}), members: reported.etcdMembers }
+      : undefined;
     return { kind: 'ControlPlaneLayout', ...summary, items: layoutObjects(layout), ...(etcd ? { etcd } : {}) };
   }
 
@@ -266,12 +319,16 @@ export class GardenService {
     const patchVersion = patch.metadata?.resourceVersion ?? undefined;
     const write = async () => {
       const current = await this.getShoot(project, name);
-      const base = { metadata: pickDefined({ labels: current.metadata.labels, annotations: current.metadata.annotations }), spec: current.spec };
+      const base = {
+        metadata: pickDefined({ labels: current.metadata.labels, annotations: current.metadata.annotations }),
+        spec: current.spec,
+      };
       const merged = applyMergePatch(base, body);
       const input = parseMerged(merged);
       assertUid(current, input.metadata?.uid);
       const expected = input.metadata?.resourceVersion;
-      if (expected !== undefined && expected !== current.metadata.resourceVersion) throw staleVersion('shoot', `${project}/${name}`, expected, current);
+      if (expected !== undefined && expected !== current.metadata.resourceVersion)
+        throw staleVersion('shoot', `${project}/${name}`, expected, current);
       return this.updateShoot(current, updatedShoot(current, input));
     };
     return patchVersion === undefined ? this.unconditionally(`shoot "${project}/${name}"`, write) : write();
@@ -296,7 +353,8 @@ export class GardenService {
   async deleteShoot(project: string, name: string, expectedVersion?: string): Promise<ShootDeletion> {
     const remove = async (): Promise<{ deletion: ShootDeletion; requested?: Shoot }> => {
       const shoot = await this.getShoot(project, name);
-      if (expectedVersion !== undefined && expectedVersion !== shoot.metadata.resourceVersion) throw staleVersion('shoot', `${project}/${name}`, expectedVersion, shoot);
+      if (expectedVersion !== undefined && expectedVersion !== shoot.metadata.resourceVersion)
+        throw staleVersion('shoot', `${project}/${name}`, expectedVersion, shoot);
       assertDeletable(shoot);
       if (deleting(shoot)) return { deletion: { removed: false, shoot } };
       if (!shoot.status.seedName) {
@@ -305,14 +363,24 @@ export class GardenService {
       }
       const now = this.clock.now();
       const marked: Shoot = { ...shoot, metadata: { ...shoot.metadata, deletionTimestamp: now.toISOString() } };
-      const requested = await this.repo.updateShoot(withOperation(marked, { type: 'Delete', id: `delete-${shoot.metadata.uid}`, now }), shoot.metadata.resourceVersion);
+      const requested = await this.repo.updateShoot(
+        withOperation(marked, { type: 'Delete', id: `delete-${shoot.metadata.uid}`, now }),
+        shoot.metadata.resourceVersion,
+      );
       return { deletion: { removed: false, shoot: requested }, requested };
     };
     // Without a precondition a concurrent update is no reason to refuse: read again and delete.
-    const { deletion, requested } = expectedVersion === undefined ? await this.unconditionally(`shoot "${project}/${name}"`, remove) : await remove();
+    const { deletion, requested } =
+      expectedVersion === undefined ? await this.unconditionally(`shoot "${project}/${name}"`, remove) : await remove();
     if (deletion.removed) await this.events.publish('ShootDeleted', { project, shoot: name, seedName: null });
     if (requested) {
-      await this.events.publish('ShootOperationRequested', { project, shoot: name, operationId: requested.status.operation!.id, type: 'Delete', seedName: requested.status.seedName ?? null });
+      await this.events.publish('ShootOperationRequested', {
+        project,
+        shoot: name,
+        operationId: requested.status.operation!.id,
+        type: 'Delete',
+        seedName: requested.status.seedName ?? null,
+      });
     }
     return deletion;
   }
@@ -355,10 +423,14 @@ export class GardenService {
       try {
         return await write();
       } catch (error) {
-        const lostRace = error instanceof ConflictError && (error.code === 'Conflict' || error.code === 'AlreadyExists');
+        const lostRace =
+          error instanceof ConflictError && (error.code === 'Conflict' || error.code === 'AlreadyExists');
         if (!lostRace) throw error;
         if (attempt >= this.retries) {
-          throw new UnavailableError(`${what} kept changing while it was written (${attempt + 1} attempts); retry the request`, { code: 'TooManyConflicts', cause: error });
+          throw new UnavailableError(
+            `${what} kept changing while it was written (${attempt + 1} attempts); retry the request`,
+            { code: 'TooManyConflicts', cause: error },
+          );
         }
         // Full jitter, growing to a second: many writers of one item spread out instead of colliding again.
         await this.pause(Math.random() * Math.min(1_000, 10 * 2 ** Math.min(attempt, 7)));
@@ -384,7 +456,11 @@ function parseMerged(merged: unknown) {
     return parseInput(shootInput, merged);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    throw new AdmissionError(`the patched shoot is not valid: ${error.message}`, { ...(error.field ? { field: error.field } : {}), code: 'Invalid', cause: error });
+    throw new AdmissionError(`the patched shoot is not valid: ${error.message}`, {
+      ...(error.field ? { field: error.field } : {}),
+      code: 'Invalid',
+      cause: error,
+    });
   }
 }
 
@@ -411,7 +487,13 @@ function sameResource(a: Seed | Shoot, b: Seed | Shoot): boolean {
 
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    isPlainObject(v) ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) : v,
+    isPlainObject(v)
+      ? Object.fromEntries(
+          Object.entries(v)
+            .filter(([, x]) => x !== undefined)
+            .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)),
+        )
+      : v,
   );
 }
 

@@ -43,7 +43,12 @@ export function migrationRunning(shoot: Shoot): boolean {
 export function createNotSent(shoot: Shoot): boolean {
   const op = shoot.status.operation;
   const last = shoot.status.lastOperation;
-  return op?.type === 'Create' && op.attempts === 0 && last?.type === 'Create' && (last.state === 'Processing' || last.state === 'Pending');
+  return (
+    op?.type === 'Create' &&
+    op.attempts === 0 &&
+    last?.type === 'Create' &&
+    (last.state === 'Processing' || last.state === 'Pending')
+  );
 }
 
 /**
@@ -81,7 +86,10 @@ const describe: Record<ShootOperationType, (seed: string) => string> = {
  */
 export function withOperation(shoot: Shoot, options: { type: ShootOperationType; id: string; now: Date }): Shoot {
   const seedName = shoot.status.seedName;
-  if (!seedName) throw new RangeError(`shoot ${shoot.metadata.project}/${shoot.metadata.name} has no seed to run ${options.type} on`);
+  if (!seedName)
+    throw new RangeError(
+      `shoot ${shoot.metadata.project}/${shoot.metadata.name} has no seed to run ${options.type} on`,
+    );
   const at = options.now.toISOString();
   const operation: ShootOperation = { id: options.id, type: options.type, seedName, attempts: 0, requestedAt: at };
   return {
@@ -89,7 +97,13 @@ export function withOperation(shoot: Shoot, options: { type: ShootOperationType;
     status: {
       ...shoot.status,
       operation,
-      lastOperation: { type: options.type, state: 'Processing', progress: 0, description: describe[options.type](seedName), lastUpdateTime: at },
+      lastOperation: {
+        type: options.type,
+        state: 'Processing',
+        progress: 0,
+        description: describe[options.type](seedName),
+        lastUpdateTime: at,
+      },
     },
   };
 }
@@ -110,7 +124,16 @@ export function attemptStarted(shoot: Shoot, now: Date): Shoot {
   const op = mustHaveOperation(shoot);
   const attempts = op.attempts + 1;
   const retry = attempts > 1 ? ` (attempt ${attempts} of ${MAX_OPERATION_ATTEMPTS})` : '';
-  return progressed(shoot, { ...op, attempts }, { state: 'Processing', progress: 50, description: `${describe[op.type](op.seedName)}: command sent to the seed agent${retry}`, now });
+  return progressed(
+    shoot,
+    { ...op, attempts },
+    {
+      state: 'Processing',
+      progress: 50,
+      description: `${describe[op.type](op.seedName)}: command sent to the seed agent${retry}`,
+      now,
+    },
+  );
 }
 
 /** The agent answered: Succeeded at 100 %. */
@@ -133,22 +156,44 @@ export function operationSucceeded(shoot: Shoot, summary: string, now: Date): Sh
 export function operationErrored(shoot: Shoot, message: string, now: Date): { shoot: Shoot; retryInSeconds?: number } {
   const op = mustHaveOperation(shoot);
   if (op.attempts >= MAX_OPERATION_ATTEMPTS) {
-    return { shoot: progressed(shoot, op, { state: 'Failed', progress: 50, description: `${describe[op.type](op.seedName)} failed after ${op.attempts} attempts: ${message}`, now }) };
+    return {
+      shoot: progressed(shoot, op, {
+        state: 'Failed',
+        progress: 50,
+        description: `${describe[op.type](op.seedName)} failed after ${op.attempts} attempts: ${message}`,
+        now,
+      }),
+    };
   }
   const retryInSeconds = retryDelaySeconds(op.attempts);
   return {
-    shoot: progressed(shoot, op, { state: 'Error', progress: 50, description: `${describe[op.type](op.seedName)}: attempt ${op.attempts} failed (${message}); retrying in ${retryInSeconds} s`, now }),
+    shoot: progressed(shoot, op, {
+      state: 'Error',
+      progress: 50,
+      description: `${describe[op.type](op.seedName)}: attempt ${op.attempts} failed (${message}); retrying in ${retryInSeconds} s`,
+      now,
+    }),
     retryInSeconds,
   };
 }
 
-function progressed(shoot: Shoot, operation: ShootOperation, last: { state: LastOperation['state']; progress: number; description: string; now: Date }): Shoot {
+function progressed(
+  shoot: Shoot,
+  operation: ShootOperation,
+  last: { state: LastOperation['state']; progress: number; description: string; now: Date },
+): Shoot {
   return {
     ...shoot,
     status: {
       ...shoot.status,
       operation,
-      lastOperation: { type: operation.type, state: last.state, progress: last.progress, description: last.description, lastUpdateTime: last.now.toISOString() },
+      lastOperation: {
+        type: operation.type,
+        state: last.state,
+        progress: last.progress,
+        description: last.description,
+        lastUpdateTime: last.now.toISOString(),
+      },
     },
   };
 }

@@ -4,7 +4,12 @@ import type { Shoot, ShootInput } from '../model/shoot.js';
 import { createOperation } from './shoot-operations.js';
 import { API_VERSION, assertNameMatches, newObjectMeta, userMetadata } from './seed-resource.js';
 
-export function newShoot(project: string, name: string, input: ShootInput, options: { now: Date; uuid: string }): Shoot {
+export function newShoot(
+  project: string,
+  name: string,
+  input: ShootInput,
+  options: { now: Date; uuid: string },
+): Shoot {
   assertNameMatches(name, input.metadata?.name);
   assertProjectMatches(project, input.metadata?.project);
   const id = technicalID(project, name);
@@ -28,14 +33,18 @@ export function newShoot(project: string, name: string, input: ShootInput, optio
         type: 'Create',
         state: seedName ? 'Processing' : 'Pending',
         progress: 0,
-        description: seedName ? `Creating the control plane on seed ${seedName}` : 'Waiting to be scheduled onto a seed',
+        description: seedName
+          ? `Creating the control plane on seed ${seedName}`
+          : 'Waiting to be scheduled onto a seed',
         lastUpdateTime: at,
       },
       conditions: [],
       constraints: [],
     },
   };
-  return seedName ? { ...shoot, status: { ...shoot.status, operation: createOperation(shoot, seedName, options.now) } } : shoot;
+  return seedName
+    ? { ...shoot, status: { ...shoot.status, operation: createOperation(shoot, seedName, options.now) } }
+    : shoot;
 }
 
 /**
@@ -77,12 +86,17 @@ export function updatedShoot(current: Shoot, input: ShootInput): Shoot {
 
 function immutable(field: string, before: string | undefined, after: string | undefined): void {
   if (before !== after) {
-    throw new AdmissionError(`${field} is immutable (it is "${before ?? ''}"); create a new shoot instead`, { field, code: 'FieldImmutable' });
+    throw new AdmissionError(`${field} is immutable (it is "${before ?? ''}"); create a new shoot instead`, {
+      field,
+      code: 'FieldImmutable',
+    });
   }
 }
 
 function assertProjectMatches(project: string, bodyProject: string | undefined): void {
   if (bodyProject !== undefined && bodyProject !== project) {
-    throw new ValidationError(`metadata.project "${bodyProject}" does not match the project in the path "${project}"`, { field: 'metadata.project' });
+    throw new ValidationError(`metadata.project "${bodyProject}" does not match the project in the path "${project}"`, {
+      field: 'metadata.project',
+    });
   }
 }

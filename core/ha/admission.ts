@@ -35,7 +35,8 @@ export interface ZoneOnSeedInput {
  */
 export function checkZoneOnSeed({ oldSpec, newSpec, seed }: ZoneOnSeedInput): AdmissionViolation | undefined {
   if (failureTolerance(newSpec) !== 'zone' || seed === undefined || isMultiZonalSeed(seed)) return undefined;
-  const unchanged = oldSpec !== undefined && failureTolerance(oldSpec) === 'zone' && oldSpec.seedName === newSpec.seedName;
+  const unchanged =
+    oldSpec !== undefined && failureTolerance(oldSpec) === 'zone' && oldSpec.seedName === newSpec.seedName;
   if (unchanged) return undefined;
   return {
     code: 'ZoneToleranceNeedsMultiZonalSeed',

@@ -16,7 +16,11 @@ export interface NodeSelectorRequirement {
 }
 
 export interface Affinity {
-  nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: { matchExpressions: NodeSelectorRequirement[] }[] } };
+  nodeAffinity?: {
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: { matchExpressions: NodeSelectorRequirement[] }[];
+    };
+  };
   podAffinity?: { requiredDuringSchedulingIgnoredDuringExecution: PodAffinityTerm[] };
   podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution: PodAffinityTerm[] };
 }

@@ -66,7 +66,11 @@ export interface LayoutOptions {
 }
 
 /** Replicas when awake: docs/design.md section 7 (GEP-20's recommended numbers). */
-export function replicasFor(component: ComponentName, tolerance: FailureToleranceType | undefined, apiServerReplicas?: number): number {
+export function replicasFor(
+  component: ComponentName,
+  tolerance: FailureToleranceType | undefined,
+  apiServerReplicas?: number,
+): number {
   const ha = tolerance !== undefined;
   switch (component) {
     case 'etcd':
@@ -97,7 +101,11 @@ interface Placement {
   rolloutVersion: string;
 }
 
-function podSpec(component: ComponentName, replicas: number, placement: Placement): { affinity?: Affinity; topologySpreadConstraints?: TopologySpreadConstraint[]; case: LayoutCase } {
+function podSpec(
+  component: ComponentName,
+  replicas: number,
+  placement: Placement,
+): { affinity?: Affinity; topologySpreadConstraints?: TopologySpreadConstraint[]; case: LayoutCase } {
   const { technicalID, tolerance, zones } = placement;
   const selector = selectorFor(component, technicalID);
   const which = layoutCase(replicas, zones.length, tolerance);
@@ -106,11 +114,19 @@ function podSpec(component: ComponentName, replicas: number, placement: Placemen
 
   // Keep the pods in the chosen zones: one zone (pinning) or the three of a `zone` control plane.
   if (placement.zonePinned || (tolerance === 'zone' && zones.length > 0)) {
-    affinity.nodeAffinity = { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: [...zones] }] }] } };
+    affinity.nodeAffinity = {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: [...zones] }] }],
+      },
+    };
   }
   // GEP-20 "Zone Pinning": every pod of the control plane follows the others into their zone.
   if (placement.zonePinned) {
-    affinity.podAffinity = { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { [SHOOT_LABEL]: technicalID } }, topologyKey: ZONE_KEY }] };
+    affinity.podAffinity = {
+      requiredDuringSchedulingIgnoredDuringExecution: [
+        { labelSelector: { matchLabels: { [SHOOT_LABEL]: technicalID } }, topologyKey: ZONE_KEY },
+      ],
+    };
   }
 
   switch (which) {
@@ -119,20 +135,33 @@ function podSpec(component: ComponentName, replicas: number, placement: Placemen
     case 'single-zone':
       if (component === 'etcd') {
         // GEP-20 "Single-Zone": one etcd member per node, strictly.
-        affinity.podAntiAffinity = { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: selector, topologyKey: HOSTNAME_KEY }] };
+        affinity.podAntiAffinity = {
+          requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: selector, topologyKey: HOSTNAME_KEY }],
+        };
       } else {
         // Best effort without a failure tolerance, strict with one (Gardener's high-availability conventions).
-        spread = [{ maxSkew: 1, topologyKey: HOSTNAME_KEY, whenUnsatisfiable: tolerance === undefined ? 'ScheduleAnyway' : 'DoNotSchedule', labelSelector: selector }];
+        spread = [
+          {
+            maxSkew: 1,
+            topologyKey: HOSTNAME_KEY,
+            whenUnsatisfiable: tolerance === undefined ? 'ScheduleAnyway' : 'DoNotSchedule',
+            labelSelector: selector,
+          },
+        ];
       }
       break;
     case 'multi-zone':
       // GEP-20 "Multi-Zone (#replicas <= #zones)": at most one replica per zone.
-      affinity.podAntiAffinity = { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: selector, topologyKey: ZONE_KEY }] };
+      affinity.podAntiAffinity = {
+        requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: selector, topologyKey: ZONE_KEY }],
+      };
       break;
     case 'multi-zone-overflow': {
       // GEP-20 "Multi-Zone (#replicas > #zones)": spread with skew; the rollout version keeps old and new
       // pods of a rolling update from counting against each other (kubernetes/kubernetes#98215).
-      const versioned: LabelSelector = { matchLabels: { ...selector.matchLabels, [ROLLOUT_VERSION_LABEL]: placement.rolloutVersion } };
+      const versioned: LabelSelector = {
+        matchLabels: { ...selector.matchLabels, [ROLLOUT_VERSION_LABEL]: placement.rolloutVersion },
+      };
       spread = [
         { maxSkew: 2, topologyKey: ZONE_KEY, whenUnsatisfiable: 'DoNotSchedule', labelSelector: versioned },
         { maxSkew: 1, topologyKey: HOSTNAME_KEY, whenUnsatisfiable: 'DoNotSchedule', labelSelector: versioned },
@@ -147,12 +176,18 @@ function podSpec(component: ComponentName, replicas: number, placement: Placemen
   };
 }
 
-function componentLayout(component: ComponentName, awakeReplicas: number, hibernated: boolean, placement: Placement): ComponentLayout {
+function componentLayout(
+  component: ComponentName,
+  awakeReplicas: number,
+  hibernated: boolean,
+  placement: Placement,
+): ComponentLayout {
   const { technicalID } = placement;
   const selector = selectorFor(component, technicalID);
   const labels = { ...selector.matchLabels, [ROLE_LABEL]: 'controlplane' };
   const { case: which, ...spec } = podSpec(component, awakeReplicas, placement);
-  const podLabels = which === 'multi-zone-overflow' ? { ...labels, [ROLLOUT_VERSION_LABEL]: placement.rolloutVersion } : labels;
+  const podLabels =
+    which === 'multi-zone-overflow' ? { ...labels, [ROLLOUT_VERSION_LABEL]: placement.rolloutVersion } : labels;
   const metadata = { name: component, namespace: technicalID, labels };
   return {
     name: component,
@@ -194,10 +229,25 @@ export function controlPlaneLayout(options: LayoutOptions): ControlPlaneLayout {
   const hibernated = shoot.spec.hibernation?.enabled === true;
   const components = COMPONENTS.map((component) => {
     const replicas = replicasFor(component, tolerance, options.apiServerReplicas);
-    const rolloutVersion = options.rolloutVersion ?? `r${stableHash(JSON.stringify([component, replicas, zones, tolerance ?? 'none'])).toString(36)}`;
-    return componentLayout(component, replicas, hibernated, { technicalID, tolerance, zones, zonePinned, rolloutVersion });
+    const rolloutVersion =
+      options.rolloutVersion ??
+      `r${stableHash(JSON.stringify([component, replicas, zones, tolerance ?? 'none'])).toString(36)}`;
+    return componentLayout(component, replicas, hibernated, {
+      technicalID,
+      tolerance,
+      zones,
+      zonePinned,
+      rolloutVersion,
+    });
   });
-  return { technicalID, seedName: seed.metadata.name, failureTolerance: tolerance ?? 'none', zones, zonePinned, components };
+  return {
+    technicalID,
+    seedName: seed.metadata.name,
+    failureTolerance: tolerance ?? 'none',
+    zones,
+    zonePinned,
+    components,
+  };
 }
 
 /** All objects of a layout in one list, for `GET .../controlplane` and for applying them in a runtime. */

@@ -19,7 +19,10 @@ export function quorum(members: number): number {
  * with one. `zones` are the control plane's zones as `chooseZones` picks them: one member per zone for
  * `zone` (so that losing a zone leaves a quorum), every member in the one pinned zone for `node`.
  */
-export function etcdMembers(input: { tolerance: FailureToleranceType | undefined; zones: readonly string[] }): EtcdMemberPlacement[] {
+export function etcdMembers(input: {
+  tolerance: FailureToleranceType | undefined;
+  zones: readonly string[];
+}): EtcdMemberPlacement[] {
   const count = replicasFor('etcd', input.tolerance);
   return Array.from({ length: count }, (_, ordinal) => {
     const zone = input.tolerance === 'zone' ? input.zones[ordinal % Math.max(1, input.zones.length)] : input.zones[0];

@@ -21,7 +21,11 @@ export const ZONES_FOR_ZONE_TOLERANCE = 3;
  * - none or `node`: one zone of the seed (all components together, no cross-zone traffic).
  * - `zone`: three zones in which the seed's multi-zonal pools run (all of them if that is fewer).
  */
-export function chooseZones(spec: Pick<SeedSpec, 'provider' | 'workerPools'>, technicalID: string, tolerance: FailureToleranceType | undefined): string[] {
+export function chooseZones(
+  spec: Pick<SeedSpec, 'provider' | 'workerPools'>,
+  technicalID: string,
+  tolerance: FailureToleranceType | undefined,
+): string[] {
   const hash = stableHash(technicalID);
   if (tolerance !== 'zone') {
     const zones = spec.provider.zones;
@@ -32,6 +36,8 @@ export function chooseZones(spec: Pick<SeedSpec, 'provider' | 'workerPools'>, te
   const zones = pool.length > 0 ? pool : spec.provider.zones;
   if (zones.length <= ZONES_FOR_ZONE_TOLERANCE) return [...zones];
   const start = hash % zones.length;
-  const picked = new Set(Array.from({ length: ZONES_FOR_ZONE_TOLERANCE }, (_, k) => zones[(start + k) % zones.length]!));
+  const picked = new Set(
+    Array.from({ length: ZONES_FOR_ZONE_TOLERANCE }, (_, k) => zones[(start + k) % zones.length]!),
+  );
   return zones.filter((z) => picked.has(z));
 }

@@ -6,7 +6,13 @@ import { failureTolerance } from '../model/shoot.js';
 import { createNotSent } from '../garden/shoot-operations.js';
 import { REQUIRED_SEED_CONDITIONS } from '../scheduling/constants.js';
 import { isMultiZonalSeed } from '../scheduling/multi-zonal.js';
-import { newMigrationRecord, resumeMigration, type MigrationMode, type MigrationRecord, type MigrationSeed } from './record.js';
+import {
+  newMigrationRecord,
+  resumeMigration,
+  type MigrationMode,
+  type MigrationRecord,
+  type MigrationSeed,
+} from './record.js';
 
 export interface MigrationRequest {
   destinationSeed?: string;
@@ -34,7 +40,8 @@ export interface AdmitMigrationInput {
   schedulerSummary?: string;
 }
 
-export type AdmissionDecision = { action: 'start'; record: MigrationRecord } | { action: 'resume'; record: MigrationRecord };
+export type AdmissionDecision =
+  { action: 'start'; record: MigrationRecord } | { action: 'resume'; record: MigrationRecord };
 
 const FIELD_DESTINATION = 'destinationSeed';
 
@@ -52,9 +59,13 @@ export function admitMigration(input: AdmitMigrationInput): AdmissionDecision {
   const ref = `${shoot.metadata.project}/${shoot.metadata.name}`;
 
   if (running?.state === 'Running') {
-    throw new ConflictError(`shoot ${ref} is being migrated already (migration ${running.id} to ${running.destination.name}); wait for it to end`, { code: 'MigrationInProgress', current: running });
+    throw new ConflictError(
+      `shoot ${ref} is being migrated already (migration ${running.id} to ${running.destination.name}); wait for it to end`,
+      { code: 'MigrationInProgress', current: running },
+    );
   }
-  if (shoot.metadata.deletionTimestamp !== undefined) throw new ConflictError(`shoot ${ref} is being deleted`, { code: 'ShootDeleting' });
+  if (shoot.metadata.deletionTimestamp !== undefined)
+    throw new ConflictError(`shoot ${ref} is being deleted`, { code: 'ShootDeleting' });
 
   const resuming = running?.state === 'Error' ? running : undefined;
   if (resuming && request.destinationSeed !== undefined && request.destinationSeed !== resuming.destination.name) {
@@ -72,56 +83,121 @@ export function admitMigration(input: AdmitMigrationInput): AdmissionDecision {
   }
 
   const sourceName = resuming?.source.name ?? shoot.status.seedName;
-  if (sourceName === undefined) throw new AdmissionError(`shoot ${ref} is not scheduled on any seed: there is no control plane to migrate`, { code: 'ShootNotScheduled' });
+  if (sourceName === undefined)
+    throw new AdmissionError(`shoot ${ref} is not scheduled on any seed: there is no control plane to migrate`, {
+      code: 'ShootNotScheduled',
+    });
   if (!resuming) {
-    if (source === undefined) throw new AdmissionError(`the source seed ${sourceName} of shoot ${ref} does not exist`, { code: 'SourceSeedNotFound' });
-    if (source.spec.backup === undefined) throw new AdmissionError(`the source seed ${sourceName} has no backup bucket: there are no snapshots to restore from`, { code: 'SourceHasNoBackup' });
+    if (source === undefined)
+      throw new AdmissionError(`the source seed ${sourceName} of shoot ${ref} does not exist`, {
+        code: 'SourceSeedNotFound',
+      });
+    if (source.spec.backup === undefined)
+      throw new AdmissionError(
+        `the source seed ${sourceName} has no backup bucket: there are no snapshots to restore from`,
+        { code: 'SourceHasNoBackup' },
+      );
   }
 
   const wanted = resuming?.destination.name ?? request.destinationSeed;
   if (destination === undefined) {
     if (wanted === undefined) {
-      throw new AdmissionError(`no seed can host shoot ${ref}${input.schedulerSummary ? `: ${input.schedulerSummary}` : ''}`, { code: 'NoDestinationSeed', field: FIELD_DESTINATION });
+      throw new AdmissionError(
+        `no seed can host shoot ${ref}${input.schedulerSummary ? `: ${input.schedulerSummary}` : ''}`,
+        { code: 'NoDestinationSeed', field: FIELD_DESTINATION },
+      );
     }
-    throw new AdmissionError(`destination seed ${wanted} does not exist`, { code: 'DestinationNotFound', field: FIELD_DESTINATION });
+    throw new AdmissionError(`destination seed ${wanted} does not exist`, {
+      code: 'DestinationNotFound',
+      field: FIELD_DESTINATION,
+    });
   }
   const destName = destination.metadata.name;
-  if (destName === sourceName) throw new AdmissionError(`shoot ${ref} runs on seed ${destName} already; choose another destination`, { code: 'SameSeed', field: FIELD_DESTINATION });
-  checkDestination({ shoot, destination, now: input.now, resuming: resuming !== undefined, ...(input.maxDestinationHeartbeatAgeMs === undefined ? {} : { maxHeartbeatAgeMs: input.maxDestinationHeartbeatAgeMs }) });
+  if (destName === sourceName)
+    throw new AdmissionError(`shoot ${ref} runs on seed ${destName} already; choose another destination`, {
+      code: 'SameSeed',
+      field: FIELD_DESTINATION,
+    });
+  checkDestination({
+    shoot,
+    destination,
+    now: input.now,
+    resuming: resuming !== undefined,
+    ...(input.maxDestinationHeartbeatAgeMs === undefined
+      ? {}
+      : { maxHeartbeatAgeMs: input.maxDestinationHeartbeatAgeMs }),
+  });
 
   if (resuming) return { action: 'resume', record: resumeMigration(resuming, { now: input.now }) };
-  const record = newMigrationRecord({ id: input.id, shoot, source: migrationSeed(source!), destination: migrationSeed(destination), mode: request.mode ?? 'auto', now: input.now });
+  const record = newMigrationRecord({
+    id: input.id,
+    shoot,
+    source: migrationSeed(source!),
+    destination: migrationSeed(destination),
+    mode: request.mode ?? 'auto',
+    now: input.now,
+  });
   return { action: 'start', record };
 }
 
 function migrationSeed(seed: Seed): MigrationSeed {
-  return { name: seed.metadata.name, identity: seed.status.identity, ...(seed.spec.backup ? { backupBucket: seed.spec.backup.bucket } : {}) };
+  return {
+    name: seed.metadata.name,
+    identity: seed.status.identity,
+    ...(seed.spec.backup ? { backupBucket: seed.spec.backup.bucket } : {}),
+  };
 }
 
 /** The destination rules (also checked on a resume: the destination may have recovered, or not). */
-function checkDestination(options: { shoot: Shoot; destination: Seed; now: Date; maxHeartbeatAgeMs?: number; resuming: boolean }): void {
+function checkDestination(options: {
+  shoot: Shoot;
+  destination: Seed;
+  now: Date;
+  maxHeartbeatAgeMs?: number;
+  resuming: boolean;
+}): void {
   const { shoot, destination } = options;
   const name = destination.metadata.name;
   const field = FIELD_DESTINATION;
-  if (destination.metadata.deletionTimestamp !== undefined) throw new AdmissionError(`destination seed ${name} is being deleted`, { code: 'DestinationDeleting', field });
+  if (destination.metadata.deletionTimestamp !== undefined)
+    throw new AdmissionError(`destination seed ${name} is being deleted`, { code: 'DestinationDeleting', field });
   for (const type of REQUIRED_SEED_CONDITIONS) {
     const condition = destination.status.conditions.find((c) => c.type === type);
     if (condition?.status !== 'True') {
-      const why = condition === undefined ? 'not reported' : `${condition.status}${condition.reason ? ` (${condition.reason})` : ''}`;
-      throw new AdmissionError(`destination seed ${name} is not healthy: condition ${type} is ${why}`, { code: 'DestinationNotReady', field });
+      const why =
+        condition === undefined
+          ? 'not reported'
+          : `${condition.status}${condition.reason ? ` (${condition.reason})` : ''}`;
+      throw new AdmissionError(`destination seed ${name} is not healthy: condition ${type} is ${why}`, {
+        code: 'DestinationNotReady',
+        field,
+      });
     }
   }
   if (options.maxHeartbeatAgeMs !== undefined) {
-    const last = destination.status.lastHeartbeatTime === undefined ? Number.NaN : Date.parse(destination.status.lastHeartbeatTime);
+    const last =
+      destination.status.lastHeartbeatTime === undefined
+        ? Number.NaN
+        : Date.parse(destination.status.lastHeartbeatTime);
     const age = options.now.getTime() - last;
     if (!(age <= options.maxHeartbeatAgeMs)) {
-      throw new AdmissionError(`destination seed ${name} is not healthy: ${Number.isNaN(age) ? 'no heartbeat received yet' : `last heartbeat ${Math.round(age / 1000)} s ago`}`, { code: 'DestinationHeartbeatStale', field });
+      throw new AdmissionError(
+        `destination seed ${name} is not healthy: ${Number.isNaN(age) ? 'no heartbeat received yet' : `last heartbeat ${Math.round(age / 1000)} s ago`}`,
+        { code: 'DestinationHeartbeatStale', field },
+      );
     }
   }
-  if (destination.spec.backup === undefined) throw new AdmissionError(`destination seed ${name} has no backup bucket: snapshots cannot be copied to it`, { code: 'DestinationHasNoBackup', field });
+  if (destination.spec.backup === undefined)
+    throw new AdmissionError(`destination seed ${name} has no backup bucket: snapshots cannot be copied to it`, {
+      code: 'DestinationHasNoBackup',
+      field,
+    });
   const capacity = destination.spec.capacity?.shoots ?? destination.status.allocatable?.shoots;
   if (capacity !== undefined && destination.status.shoots >= capacity) {
-    throw new AdmissionError(`destination seed ${name} is full: it hosts ${destination.status.shoots} of ${capacity} shoots`, { code: 'DestinationFull', field });
+    throw new AdmissionError(
+      `destination seed ${name} is full: it hosts ${destination.status.shoots} of ${capacity} shoots`,
+      { code: 'DestinationFull', field },
+    );
   }
   // The shoot keeps its HA setting; the destination must be able to host it (no oldSpec: a move is a placement).
   const violation = checkZoneOnSeed({ newSpec: { ...shoot.spec, seedName: name }, seed: destination });

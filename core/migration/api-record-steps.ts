@@ -1,4 +1,10 @@
-import { advertisedAddresses, ApiRecordWriter, DestinationNotServingError, decideSwitch, servingTarget } from '../dns/index.js';
+import {
+  advertisedAddresses,
+  ApiRecordWriter,
+  DestinationNotServingError,
+  decideSwitch,
+  servingTarget,
+} from '../dns/index.js';
 import { ConflictError } from '../errors.js';
 import { stepOf, type MigrationJournal, type MigrationRef } from './journal.js';
 import { completeStep, startStep } from './record.js';
@@ -19,7 +25,9 @@ export class ApiRecordSteps {
 
   async switchApiRecord(ref: MigrationRef): Promise<{ record: string; changed: boolean; target: string | null }> {
     const { journal, writer } = this.options;
-    const record = await journal.save(startStep(await journal.current(ref), { step: 'switch-api-record', now: journal.now() }));
+    const record = await journal.save(
+      startStep(await journal.current(ref), { step: 'switch-api-record', now: journal.now() }),
+    );
     const restore = stepOf(record, 'restore-extensions');
     const restoreStarted = stepOf(record, 'restore-etcd').startedAt;
     const destination = servingTarget({
@@ -30,19 +38,41 @@ export class ApiRecordSteps {
       ...(restoreStarted ? { notBefore: new Date(restoreStarted) } : {}),
     });
     const shoot = { project: ref.project, name: ref.name };
-    const decision = decideSwitch({ restored: restore.state === 'succeeded', destination, current: await writer.current(shoot), hibernated: record.guards.hibernated });
-    if (decision.action === 'wait') throw new DestinationNotServingError(`the API record stays until the destination serves: ${decision.reason}`);
-    if (decision.action === 'keep') throw new ConflictError(`migration ${ref.migrationId}: ${decision.reason}`, { code: 'Conflict' });
+    const decision = decideSwitch({
+      restored: restore.state === 'succeeded',
+      destination,
+      current: await writer.current(shoot),
+      hibernated: record.guards.hibernated,
+    });
+    if (decision.action === 'wait')
+      throw new DestinationNotServingError(`the API record stays until the destination serves: ${decision.reason}`);
+    if (decision.action === 'keep')
+      throw new ConflictError(`migration ${ref.migrationId}: ${decision.reason}`, { code: 'Conflict' });
     if (decision.action === 'no-address') {
-      await journal.save(completeStep(record, { step: 'switch-api-record', now: journal.now(), message: decision.reason }));
+      await journal.save(
+        completeStep(record, { step: 'switch-api-record', now: journal.now(), message: decision.reason }),
+      );
       return { record: writer.nameOf(shoot), changed: false, target: null };
     }
-    const outcome = await writer.apply({ shoot, decision, seedName: record.destination.name, migrationId: ref.migrationId });
+    const outcome = await writer.apply({
+      shoot,
+      decision,
+      seedName: record.destination.name,
+      migrationId: ref.migrationId,
+    });
     // The record names the destination's load balancer now: so does the shoot's advertised URL (its port may differ).
     if (destination.serving && destination.externalUrl) {
-      await journal.amendShootStatus(shoot, { advertisedAddresses: advertisedAddresses(outcome.record, destination.externalUrl) });
+      await journal.amendShootStatus(shoot, {
+        advertisedAddresses: advertisedAddresses(outcome.record, destination.externalUrl),
+      });
     }
-    await journal.save(completeStep(record, { step: 'switch-api-record', now: journal.now(), message: outcome.message }));
-    return { record: outcome.record, changed: outcome.changed, target: outcome.target ? `${outcome.target.type} ${outcome.target.value}` : null };
+    await journal.save(
+      completeStep(record, { step: 'switch-api-record', now: journal.now(), message: outcome.message }),
+    );
+    return {
+      record: outcome.record,
+      changed: outcome.changed,
+      target: outcome.target ? `${outcome.target.type} ${outcome.target.value}` : null,
+    };
   }
 }

@@ -69,27 +69,49 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
     case 'migrate-extensions':
       return buildCommand<'migrate'>(address, { type: 'migrate', stateBucket: options.stateBucket });
     case 'delete-source-control-plane':
-      return buildCommand<'delete-control-plane'>(address, { type: 'delete-control-plane', keepBackups: true, keepExternalResources: true });
+      return buildCommand<'delete-control-plane'>(address, {
+        type: 'delete-control-plane',
+        keepBackups: true,
+        keepExternalResources: true,
+      });
     case 'restore-etcd-ahead':
     case 'restore-etcd': {
       const bucket = record.destination.backupBucket;
       if (bucket === undefined) throw new RangeError(`destination ${record.destination.name} has no backup bucket`);
       const tolerance = record.guards.failureTolerance;
       // Ahead: of what the pre-copy put there, while the source may still serve; so nothing to expect, nothing final.
-      const etcd = step === 'restore-etcd-ahead'
-        ? { bucket, final: false, ahead: true }
-        : { bucket, final: options.etcd?.final ?? false, ...(options.etcd?.expectedLastRevision === undefined ? {} : { expectedLastRevision: options.etcd.expectedLastRevision }) };
+      const etcd =
+        step === 'restore-etcd-ahead'
+          ? { bucket, final: false, ahead: true }
+          : {
+              bucket,
+              final: options.etcd?.final ?? false,
+              ...(options.etcd?.expectedLastRevision === undefined
+                ? {}
+                : { expectedLastRevision: options.etcd.expectedLastRevision }),
+            };
       return buildCommand<'restore'>(address, {
         type: 'restore',
         hibernated: record.guards.hibernated,
         // An HA shoot's etcd is restored as the cluster it was: the destination needs its failure tolerance.
-        ...(tolerance ? { controlPlane: { hibernated: record.guards.hibernated, failureTolerance: tolerance, backup: { bucket } } } : {}),
+        ...(tolerance
+          ? { controlPlane: { hibernated: record.guards.hibernated, failureTolerance: tolerance, backup: { bucket } } }
+          : {}),
         etcd,
       });
     }
     case 'restore-extensions': {
-      if (options.shootState === undefined) throw new RangeError('restore-extensions needs the ShootState to restore from');
-      return buildCommand<'restore'>(address, { type: 'restore', hibernated: record.guards.hibernated, extensions: { shootState: options.shootState.state, shootStateVersion: options.shootState.version, stateBucket: options.stateBucket } });
+      if (options.shootState === undefined)
+        throw new RangeError('restore-extensions needs the ShootState to restore from');
+      return buildCommand<'restore'>(address, {
+        type: 'restore',
+        hibernated: record.guards.hibernated,
+        extensions: {
+          shootState: options.shootState.state,
+          shootStateVersion: options.shootState.version,
+          stateBucket: options.stateBucket,
+        },
+      });
     }
     default:
       throw new RangeError(`step ${step} has no command mapping`);

@@ -56,24 +56,50 @@ export class CopySteps {
 
   /** copy-snapshots starts: the input of the copy-snapshots state machine. */
   async beginCopy(ref: MigrationRef): Promise<CopyInput> {
-    const record = await this.journal.save(startStep(await this.journal.current(ref), { step: 'copy-snapshots', now: this.journal.now() }));
+    const record = await this.journal.save(
+      startStep(await this.journal.current(ref), { step: 'copy-snapshots', now: this.journal.now() }),
+    );
     const sourceBucket = record.source.backupBucket;
     const destinationBucket = record.destination.backupBucket;
-    if (!sourceBucket || !destinationBucket) throw new NotFoundError('both seeds need a backup bucket to copy snapshots');
+    if (!sourceBucket || !destinationBucket)
+      throw new NotFoundError('both seeds need a backup bucket to copy snapshots');
     const ownerChangedAt = firstOwnerChange(record) ?? this.journal.now().getTime();
     return {
-      technicalID: record.shoot.technicalID, sourceBucket, destinationBucket, ownerChangedAt, sourceHibernated: record.guards.hibernated,
+      technicalID: record.shoot.technicalID,
+      sourceBucket,
+      destinationBucket,
+      ownerChangedAt,
+      sourceHibernated: record.guards.hibernated,
       ...(this.options.ownershipTimings ? { fenceTimings: this.options.ownershipTimings } : {}),
-      ...(this.options.copyWaitForFinalMs === undefined ? {} : { waitForFinalTimeoutMs: this.options.copyWaitForFinalMs }),
+      ...(this.options.copyWaitForFinalMs === undefined
+        ? {}
+        : { waitForFinalTimeoutMs: this.options.copyWaitForFinalMs }),
     };
   }
 
-  async completeCopy(ref: MigrationRef, output: CopyOutput): Promise<{ final: boolean; expectedLastRevision?: number }> {
+  async completeCopy(
+    ref: MigrationRef,
+    output: CopyOutput,
+  ): Promise<{ final: boolean; expectedLastRevision?: number }> {
     const record = await this.journal.current(ref);
     const message = `${output.copied ?? 0} copied, ${output.skipped ?? 0} skipped, ${output.bytes ?? 0} bytes, ${output.finalFound ? 'final snapshot' : 'no final snapshot (latest used)'}, last revision ${output.lastRevision ?? '?'}`;
-    const copy = { final: output.finalFound === true, ...(output.lastRevision === undefined ? {} : { lastRevision: output.lastRevision }) };
-    await this.journal.save({ ...completeStep(record, { step: 'copy-snapshots', now: this.journal.now(), message }), copy });
-    await this.journal.events.publish('SnapshotsCopied', { project: ref.project, shoot: ref.name, migrationId: ref.migrationId, ...output });
-    return { final: output.finalFound === true, ...(output.lastRevision === undefined ? {} : { expectedLastRevision: output.lastRevision }) };
+    const copy = {
+      final: output.finalFound === true,
+      ...(output.lastRevision === undefined ? {} : { lastRevision: output.lastRevision }),
+    };
+    await this.journal.save({
+      ...completeStep(record, { step: 'copy-snapshots', now: this.journal.now(), message }),
+      copy,
+    });
+    await this.journal.events.publish('SnapshotsCopied', {
+      project: ref.project,
+      shoot: ref.name,
+      migrationId: ref.migrationId,
+      ...output,
+    });
+    return {
+      final: output.finalFound === true,
+      ...(output.lastRevision === undefined ? {} : { expectedLastRevision: output.lastRevision }),
+    };
   }
 }

@@ -40,8 +40,11 @@ export class FinalSnapshotWait {
   /** One call: whether the source's final snapshot (taken after the owner change) is there, looking for a while. */
   async waitFinalSnapshot(ref: MigrationRef): Promise<{ found: boolean; deadlinePassed: boolean; snapshot?: string }> {
     let record = await this.journal.current(ref);
-    if (stepOf(record, 'wait-final-snapshot').state !== 'running') record = await this.journal.save(startStep(record, { step: 'wait-final-snapshot', now: this.journal.now() }));
-    const ownerChangedAt = Date.parse(stepOf(record, 'delete-owner-record').endedAt ?? this.journal.now().toISOString());
+    if (stepOf(record, 'wait-final-snapshot').state !== 'running')
+      record = await this.journal.save(startStep(record, { step: 'wait-final-snapshot', now: this.journal.now() }));
+    const ownerChangedAt = Date.parse(
+      stepOf(record, 'delete-owner-record').endedAt ?? this.journal.now().toISOString(),
+    );
     const bucket = record.source.backupBucket;
     if (!bucket) throw new NotFoundError(`source seed ${record.source.name} has no backup bucket`);
     const store = this.options.snapshots(bucket);
@@ -59,7 +62,13 @@ export class FinalSnapshotWait {
       const final = currentFinalSnapshot(await store.list(record.shoot.technicalID), { notBefore });
       if (final) {
         // Read again: the record may have changed while this call looked (the journal's save is conditional).
-        await this.journal.save(completeStep(await this.journal.current(ref), { step: 'wait-final-snapshot', now: this.journal.now(), message: `final snapshot ${final.name}` }));
+        await this.journal.save(
+          completeStep(await this.journal.current(ref), {
+            step: 'wait-final-snapshot',
+            now: this.journal.now(),
+            message: `final snapshot ${final.name}`,
+          }),
+        );
         return { found: true, deadlinePassed: false, snapshot: final.name };
       }
       const remaining = until - elapsed();

@@ -15,18 +15,38 @@ export class FinalizeSteps {
       if (shoot.status.seedName === record.destination.name) break;
       try {
         await journal.garden.moveShoot(
-          { ...shoot, spec: { ...shoot.spec, seedName: record.destination.name }, status: { ...shoot.status, seedName: record.destination.name } },
-          { fromSeed: record.source.name, toSeed: record.destination.name, expectedVersion: shoot.metadata.resourceVersion },
+          {
+            ...shoot,
+            spec: { ...shoot.spec, seedName: record.destination.name },
+            status: { ...shoot.status, seedName: record.destination.name },
+          },
+          {
+            fromSeed: record.source.name,
+            toSeed: record.destination.name,
+            expectedVersion: shoot.metadata.resourceVersion,
+          },
         );
         break;
       } catch (error) {
         if (!(error instanceof ConflictError) || error.code !== 'Conflict' || attempt >= 5) throw error;
       }
     }
-    record = await journal.save(completeStep(record, { step: 'finalize', now: journal.now(), message: `shoot placed on ${record.destination.name}` }));
+    record = await journal.save(
+      completeStep(record, {
+        step: 'finalize',
+        now: journal.now(),
+        message: `shoot placed on ${record.destination.name}`,
+      }),
+    );
     await journal.events.publish('MigrationSucceeded', {
-      project: ref.project, shoot: ref.name, migrationId: ref.migrationId, source: record.source.name, destination: record.destination.name,
-      path: record.path, switchedToBadPath: record.switchedToBadPathAt !== undefined, durationSeconds: durationSeconds(record, journal.now()),
+      project: ref.project,
+      shoot: ref.name,
+      migrationId: ref.migrationId,
+      source: record.source.name,
+      destination: record.destination.name,
+      path: record.path,
+      switchedToBadPath: record.switchedToBadPathAt !== undefined,
+      durationSeconds: durationSeconds(record, journal.now()),
     });
     return { seedName: record.destination.name };
   }
@@ -37,8 +57,17 @@ export class FinalizeSteps {
     const record = await journal.current(ref);
     if (record.state !== 'Running') return;
     const failed = record.steps.find((s) => s.state === 'running')?.id ?? resumePoint(record) ?? 'finalize';
-    const next = await journal.save(failStep(record, { step: failed, now: journal.now(), message: describeError(error) }));
-    await journal.events.publish('MigrationFailed', { project: ref.project, shoot: ref.name, migrationId: ref.migrationId, step: failed, error: next.error?.message, durationSeconds: durationSeconds(record, journal.now()) });
+    const next = await journal.save(
+      failStep(record, { step: failed, now: journal.now(), message: describeError(error) }),
+    );
+    await journal.events.publish('MigrationFailed', {
+      project: ref.project,
+      shoot: ref.name,
+      migrationId: ref.migrationId,
+      step: failed,
+      error: next.error?.message,
+      durationSeconds: durationSeconds(record, journal.now()),
+    });
   }
 }
 

@@ -48,7 +48,11 @@ export class MigrationJournal {
   /** The migration `ref` names, while it is the shoot's current one (else the step lost its lock). */
   async current(ref: MigrationRef): Promise<MigrationRecord> {
     const record = await this.migrations.get(ref.project, ref.name);
-    if (!record || record.id !== ref.migrationId) throw new ConflictError(`migration ${ref.migrationId} is not the current migration of ${ref.project}/${ref.name}`, { code: 'MigrationLockLost' });
+    if (!record || record.id !== ref.migrationId)
+      throw new ConflictError(
+        `migration ${ref.migrationId} is not the current migration of ${ref.project}/${ref.name}`,
+        { code: 'MigrationLockLost' },
+      );
     return withCurrentSteps(record);
   }
 
@@ -68,8 +72,19 @@ export class MigrationJournal {
   /** Shows the migration on the shoot: `lastOperation` and `status.migration`. */
   async mirror(record: MigrationRecord): Promise<void> {
     const step = record.steps.find((s) => s.state === 'running')?.id ?? record.lastCompletedStep;
-    const migration = { id: record.id, state: record.state, path: record.path ?? null, source: record.source.name, destination: record.destination.name, step: step ?? null, progress: migrationProgress(record) };
-    await this.amendShootStatus(record.shoot, { lastOperation: { ...migrationLastOperation(record, this.now()), lastUpdateTime: this.now().toISOString() }, migration });
+    const migration = {
+      id: record.id,
+      state: record.state,
+      path: record.path ?? null,
+      source: record.source.name,
+      destination: record.destination.name,
+      step: step ?? null,
+      progress: migrationProgress(record),
+    };
+    await this.amendShootStatus(record.shoot, {
+      lastOperation: { ...migrationLastOperation(record, this.now()), lastUpdateTime: this.now().toISOString() },
+      migration,
+    });
   }
 
   /**
@@ -81,7 +96,10 @@ export class MigrationJournal {
       const current = await this.garden.getShoot(shoot.project, shoot.name);
       if (!current) return;
       try {
-        await this.garden.updateShoot({ ...current, status: { ...current.status, ...fields } }, current.metadata.resourceVersion);
+        await this.garden.updateShoot(
+          { ...current, status: { ...current.status, ...fields } },
+          current.metadata.resourceVersion,
+        );
         return;
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error;
@@ -107,7 +125,8 @@ export function describeError(error: unknown): string {
     } catch {
       // Cause is plain text (timeouts, service errors): use it as it is.
     }
-    if (e.Error === 'States.Timeout') return `States.Timeout: the seed did not answer in time${cause ? ` (${cause})` : ''}`;
+    if (e.Error === 'States.Timeout')
+      return `States.Timeout: the seed did not answer in time${cause ? ` (${cause})` : ''}`;
     return `${e.Error}${cause ? `: ${cause}` : ''}`.slice(0, 2000);
   }
   return messageOf(error);

@@ -58,6 +58,9 @@ export function holdsLock(migrationId: string): LockCondition {
 }
 
 /** The condition for writing an admission's record. */
-export function admissionLock(admission: { action: 'start' | 'resume'; record: Pick<MigrationRecord, 'id'> }): LockCondition {
+export function admissionLock(admission: {
+  action: 'start' | 'resume';
+  record: Pick<MigrationRecord, 'id'>;
+}): LockCondition {
   return admission.action === 'start' ? acquireLock() : resumeLock(admission.record.id);
 }

@@ -8,7 +8,15 @@ import { dns1123Label } from '../model/names.js';
 import { admitMigration, type AdmissionDecision } from './admission.js';
 import { messageOf, type MigrationJournal, type MigrationRef } from './journal.js';
 import { admissionLock } from './lock.js';
-import { failStep, migrationProgress, resumePoint, setPath, stepsLeft, type MigrationPath, type MigrationRecord } from './record.js';
+import {
+  failStep,
+  migrationProgress,
+  resumePoint,
+  setPath,
+  stepsLeft,
+  type MigrationPath,
+  type MigrationRecord,
+} from './record.js';
 import type { MigrationStepId } from './steps.js';
 import { choosePathForSource } from './path.js';
 import { fenceBound } from '../ownership/fence.js';
@@ -82,7 +90,11 @@ export class MigrationAdmission {
   }
 
   /** `POST .../migrate`. */
-  async start(project: string, name: string, body: unknown): Promise<{ migrationId: string; resumed: boolean; destinationSeed: string; resumeFrom: MigrationStepId }> {
+  async start(
+    project: string,
+    name: string,
+    body: unknown,
+  ): Promise<{ migrationId: string; resumed: boolean; destinationSeed: string; resumeFrom: MigrationStepId }> {
     const { migrations } = this.journal;
     const admission = await this.admit(project, name, body, { repair: true });
     const record = admission.record;
@@ -90,18 +102,38 @@ export class MigrationAdmission {
     await this.journal.mirror(record);
     const resumeFrom = resumePoint(record) ?? 'finalize';
     try {
-      await this.options.workflow.start({ name: executionName(record), input: { ref: { project, name, migrationId: record.id }, resumeFrom } });
+      await this.options.workflow.start({
+        name: executionName(record),
+        input: { ref: { project, name, migrationId: record.id }, resumeFrom },
+      });
     } catch (error) {
       // Without an execution nobody would ever release the lock: end the attempt in Error, so that a
       // repeated call resumes it.
-      await this.journal.save(failStep(record, { step: resumeFrom, now: this.journal.now(), message: `the state machine could not be started: ${messageOf(error)}` }));
+      await this.journal.save(
+        failStep(record, {
+          step: resumeFrom,
+          now: this.journal.now(),
+          message: `the state machine could not be started: ${messageOf(error)}`,
+        }),
+      );
       throw error;
     }
     await this.journal.events.publish('MigrationStarted', {
-      project, shoot: name, migrationId: record.id, source: record.source.name, destination: record.destination.name,
-      mode: record.mode, resumed: admission.action === 'resume', resumeFrom,
+      project,
+      shoot: name,
+      migrationId: record.id,
+      source: record.source.name,
+      destination: record.destination.name,
+      mode: record.mode,
+      resumed: admission.action === 'resume',
+      resumeFrom,
     });
-    return { migrationId: record.id, resumed: admission.action === 'resume', destinationSeed: record.destination.name, resumeFrom };
+    return {
+      migrationId: record.id,
+      resumed: admission.action === 'resume',
+      destinationSeed: record.destination.name,
+      resumeFrom,
+    };
   }
 
   /**
@@ -114,19 +146,37 @@ export class MigrationAdmission {
     let record = admission.record;
     if (record.path === undefined) {
       const source = await this.journal.garden.getSeed(record.source.name);
-      const decision = choosePathForSource({ mode: record.mode, source, now, heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000 });
+      const decision = choosePathForSource({
+        mode: record.mode,
+        source,
+        now,
+        heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000,
+      });
       record = setPath(record, { ...decision, now });
     }
     const resumeFrom = resumePoint(admission.record) ?? 'finalize';
     const left = stepsLeft(record);
     return {
-      dryRun: true, migrationId: record.id, resumed: admission.action === 'resume', sourceSeed: record.source.name, destinationSeed: record.destination.name,
-      resumeFrom, mode: record.mode, path: record.path!, pathReason: record.pathReason ?? '', steps: left.map((s) => ({ id: s.id, title: s.title })),
+      dryRun: true,
+      migrationId: record.id,
+      resumed: admission.action === 'resume',
+      sourceSeed: record.source.name,
+      destinationSeed: record.destination.name,
+      resumeFrom,
+      mode: record.mode,
+      path: record.path!,
+      pathReason: record.pathReason ?? '',
+      steps: left.map((s) => ({ id: s.id, title: s.title })),
       fenceBoundMs: fenceBound(this.options.ownershipTimings),
     };
   }
 
-  private async admit(project: string, name: string, body: unknown, options: { repair: boolean }): Promise<AdmissionDecision> {
+  private async admit(
+    project: string,
+    name: string,
+    body: unknown,
+    options: { repair: boolean },
+  ): Promise<AdmissionDecision> {
     const { garden, migrations } = this.journal;
     const request = parseInput(migrateRequest, body ?? {});
     const shoot = await this.journal.shoot(project, name);
@@ -136,12 +186,24 @@ export class MigrationAdmission {
     let destination = wanted ? await garden.getSeed(wanted) : undefined;
     let schedulerSummary: string | undefined;
     if (!wanted && running?.state !== 'Running' && shoot.status.seedName) {
-      const choice = await chooseDestination({ repo: garden, project, name, exclude: [], policy: this.options.scheduling ?? {} });
+      const choice = await chooseDestination({
+        repo: garden,
+        project,
+        name,
+        exclude: [],
+        policy: this.options.scheduling ?? {},
+      });
       schedulerSummary = choice.summary;
       destination = choice.seedName ? await garden.getSeed(choice.seedName) : undefined;
     }
     return admitMigration({
-      shoot, source, destination, running, request, id: this.ids.uuid(), now: this.journal.now(),
+      shoot,
+      source,
+      destination,
+      running,
+      request,
+      id: this.ids.uuid(),
+      now: this.journal.now(),
       ...(schedulerSummary ? { schedulerSummary } : {}),
     });
   }
@@ -151,10 +213,17 @@ export class MigrationAdmission {
    * release: an execution that died without recording it (a runtime error no Catch reaches, an
    * operator's StopExecution). It ends in Error at its running step, so that this call resumes it.
    */
-  private async withoutStaleLock(record: MigrationRecord | undefined, options: { repair: boolean }): Promise<MigrationRecord | undefined> {
+  private async withoutStaleLock(
+    record: MigrationRecord | undefined,
+    options: { repair: boolean },
+  ): Promise<MigrationRecord | undefined> {
     if (record?.state !== 'Running' || !(await this.options.workflow.ended(executionName(record)))) return record;
     const step = record.steps.find((s) => s.state === 'running')?.id ?? resumePoint(record) ?? 'finalize';
-    const failed = failStep(record, { step, now: this.journal.now(), message: `execution ${executionName(record)} ended without recording how; resumed from here` });
+    const failed = failStep(record, {
+      step,
+      now: this.journal.now(),
+      message: `execution ${executionName(record)} ended without recording how; resumed from here`,
+    });
     return options.repair ? this.journal.save(failed) : failed;
   }
 

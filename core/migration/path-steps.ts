@@ -36,7 +36,12 @@ export class PathSteps {
     if (record.path) return pathChoice(record);
     const source = await this.journal.garden.getSeed(record.source.name);
     const now = this.journal.now();
-    const decision = choosePathForSource({ mode: record.mode, source, now, heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000 });
+    const decision = choosePathForSource({
+      mode: record.mode,
+      source,
+      now,
+      heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000,
+    });
     return pathChoice(await this.journal.save(setPath(record, { ...decision, now })));
   }
 
@@ -44,15 +49,30 @@ export class PathSteps {
   async switchToBadPath(ref: MigrationRef, error: unknown): Promise<{ path: 'bad' }> {
     const record = await this.journal.current(ref);
     // The step that gave up is the one running; a wait that ran out has no error of its own.
-    const failedStep = record.steps.find((s) => s.state === 'running')?.id ?? resumePoint(record) ?? 'migrate-extensions';
+    const failedStep =
+      record.steps.find((s) => s.state === 'running')?.id ?? resumePoint(record) ?? 'migrate-extensions';
     const reason = describeError(error);
     const alreadySwitched = record.path === 'bad';
     await this.journal.save(switchToBadPath(record, { failedStep, reason, now: this.journal.now() }));
-    if (waitsOnSource(failedStep)) await this.options.sourceWaits?.remove({ seed: record.source.name, project: ref.project, name: ref.name, migrationId: ref.migrationId, step: failedStep });
+    if (waitsOnSource(failedStep))
+      await this.options.sourceWaits?.remove({
+        seed: record.source.name,
+        project: ref.project,
+        name: ref.name,
+        migrationId: ref.migrationId,
+        step: failedStep,
+      });
     if (!alreadySwitched) {
       // `early`: the source's lease expired, so the flow did not wait for the command timeout.
       const early = (error as { Error?: unknown } | undefined)?.Error === SOURCE_LEASE_EXPIRED;
-      await this.journal.events.publish('MigrationSwitchedToBadPath', { project: ref.project, shoot: ref.name, migrationId: ref.migrationId, failedStep, reason, early });
+      await this.journal.events.publish('MigrationSwitchedToBadPath', {
+        project: ref.project,
+        shoot: ref.name,
+        migrationId: ref.migrationId,
+        failedStep,
+        reason,
+        early,
+      });
     }
     return { path: 'bad' };
   }
@@ -60,5 +80,9 @@ export class PathSteps {
 
 function pathChoice(record: MigrationRecord): PathChoice {
   const next = resumePoint(record);
-  return { path: record.path!, hibernated: record.guards.hibernated, preCopyFrom: next !== undefined && PREPARE_STEPS.includes(next) ? next : 'none' };
+  return {
+    path: record.path!,
+    hibernated: record.guards.hibernated,
+    preCopyFrom: next !== undefined && PREPARE_STEPS.includes(next) ? next : 'none',
+  };
 }

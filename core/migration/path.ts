@@ -28,14 +28,33 @@ export function choosePath({ mode, sourceHeartbeatAge, heartbeatInterval }: Choo
   if (mode === 'bad') return { path: 'bad', reason: 'mode bad requested' };
   if (!(heartbeatInterval > 0)) throw new RangeError(`heartbeatInterval must be positive, got ${heartbeatInterval}`);
   const limit = FRESH_HEARTBEAT_INTERVALS * heartbeatInterval;
-  if (sourceHeartbeatAge === undefined || Number.isNaN(sourceHeartbeatAge)) return { path: 'bad', reason: 'the source seed never sent a heartbeat' };
+  if (sourceHeartbeatAge === undefined || Number.isNaN(sourceHeartbeatAge))
+    return { path: 'bad', reason: 'the source seed never sent a heartbeat' };
   const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
-  if (sourceHeartbeatAge < limit) return { path: 'good', reason: `the source's last heartbeat is ${seconds(sourceHeartbeatAge)} old, younger than ${FRESH_HEARTBEAT_INTERVALS} intervals (${seconds(limit)})` };
-  return { path: 'bad', reason: `the source's last heartbeat is ${seconds(sourceHeartbeatAge)} old, not younger than ${FRESH_HEARTBEAT_INTERVALS} intervals (${seconds(limit)})` };
+  if (sourceHeartbeatAge < limit)
+    return {
+      path: 'good',
+      reason: `the source's last heartbeat is ${seconds(sourceHeartbeatAge)} old, younger than ${FRESH_HEARTBEAT_INTERVALS} intervals (${seconds(limit)})`,
+    };
+  return {
+    path: 'bad',
+    reason: `the source's last heartbeat is ${seconds(sourceHeartbeatAge)} old, not younger than ${FRESH_HEARTBEAT_INTERVALS} intervals (${seconds(limit)})`,
+  };
 }
 
 /** choosePath for a source seed as read now: its age from the seed's last heartbeat (none: never heard from). */
-export function choosePathForSource(options: { mode: MigrationMode; source: Seed | undefined; now: Date; heartbeatInterval: number }): PathDecision {
-  const heartbeat = options.source?.status.lastHeartbeatTime ? Date.parse(options.source.status.lastHeartbeatTime) : undefined;
-  return choosePath({ mode: options.mode, sourceHeartbeatAge: heartbeat === undefined ? undefined : options.now.getTime() - heartbeat, heartbeatInterval: options.heartbeatInterval });
+export function choosePathForSource(options: {
+  mode: MigrationMode;
+  source: Seed | undefined;
+  now: Date;
+  heartbeatInterval: number;
+}): PathDecision {
+  const heartbeat = options.source?.status.lastHeartbeatTime
+    ? Date.parse(options.source.status.lastHeartbeatTime)
+    : undefined;
+  return choosePath({
+    mode: options.mode,
+    sourceHeartbeatAge: heartbeat === undefined ? undefined : options.now.getTime() - heartbeat,
+    heartbeatInterval: options.heartbeatInterval,
+  });
 }

@@ -29,10 +29,13 @@ export class PreCopySteps {
 
   /** pre-copy-snapshots starts: the input of the copy-snapshots state machine. */
   async beginPreCopy(ref: MigrationRef): Promise<PreCopyInput> {
-    const record = await this.journal.save(startStep(await this.journal.current(ref), { step: 'pre-copy-snapshots', now: this.journal.now() }));
+    const record = await this.journal.save(
+      startStep(await this.journal.current(ref), { step: 'pre-copy-snapshots', now: this.journal.now() }),
+    );
     const sourceBucket = record.source.backupBucket;
     const destinationBucket = record.destination.backupBucket;
-    if (!sourceBucket || !destinationBucket) throw new NotFoundError('both seeds need a backup bucket to pre-copy snapshots');
+    if (!sourceBucket || !destinationBucket)
+      throw new NotFoundError('both seeds need a backup bucket to pre-copy snapshots');
     return { technicalID: record.shoot.technicalID, sourceBucket, destinationBucket, precopy: true };
   }
 
@@ -40,8 +43,16 @@ export class PreCopySteps {
     const record = await this.journal.current(ref);
     const there = output.skipped > 0 ? ` (${output.skipped} intact there already)` : '';
     const message = `pre-copied ${output.copied} objects, ${megabytes(output.bytes)}, up to revision ${output.lastRevision}${there}`;
-    const preCopy = { copied: output.copied, skipped: output.skipped, bytes: output.bytes, lastRevision: output.lastRevision };
-    await this.journal.save({ ...completeStep(record, { step: 'pre-copy-snapshots', now: this.journal.now(), message }), preCopy });
+    const preCopy = {
+      copied: output.copied,
+      skipped: output.skipped,
+      bytes: output.bytes,
+      lastRevision: output.lastRevision,
+    };
+    await this.journal.save({
+      ...completeStep(record, { step: 'pre-copy-snapshots', now: this.journal.now(), message }),
+      preCopy,
+    });
     return { message, lastRevision: output.lastRevision };
   }
 
@@ -50,11 +61,16 @@ export class PreCopySteps {
    * failed with the reason, and the flow goes on without it. The step is the one running, else the pre-copy
    * step the flow is at; with none (both settled already, a retried call), nothing changes.
    */
-  async continueWithout(ref: MigrationRef, error: unknown): Promise<{ step: MigrationStepId | null; message: string | null }> {
+  async continueWithout(
+    ref: MigrationRef,
+    error: unknown,
+  ): Promise<{ step: MigrationStepId | null; message: string | null }> {
     const record = await this.journal.current(ref);
     const step = failedPreCopyStep(record);
     if (step === undefined) return { step: null, message: null };
-    const next = await this.journal.save(continueWithoutStep(record, { step, now: this.journal.now(), outcome: 'failed', reason: describeError(error) }));
+    const next = await this.journal.save(
+      continueWithoutStep(record, { step, now: this.journal.now(), outcome: 'failed', reason: describeError(error) }),
+    );
     return { step, message: next.steps.find((s) => s.id === step)?.message ?? null };
   }
 }

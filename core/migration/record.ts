@@ -80,12 +80,21 @@ export interface MigrationRecord {
 export function migrationGuards(shoot: Pick<Shoot, 'spec'>): MigrationGuards {
   const hibernated = shoot.spec.hibernation?.enabled === true;
   const tolerance = failureTolerance(shoot.spec);
-  return { hibernated, waitForFinalSnapshot: !hibernated, startEtcdAfterRestore: !hibernated, ...(tolerance ? { failureTolerance: tolerance } : {}) };
+  return {
+    hibernated,
+    waitForFinalSnapshot: !hibernated,
+    startEtcdAfterRestore: !hibernated,
+    ...(tolerance ? { failureTolerance: tolerance } : {}),
+  };
 }
 
 /** The skip guards as named booleans for one record. */
 export function skipGuards(record: Pick<MigrationRecord, 'path' | 'guards'>): Record<SkipGuardName, boolean> {
-  return { badPath: record.path === 'bad', noFinalSnapshot: !record.guards.waitForFinalSnapshot, hibernated: record.guards.hibernated };
+  return {
+    badPath: record.path === 'bad',
+    noFinalSnapshot: !record.guards.waitForFinalSnapshot,
+    hibernated: record.guards.hibernated,
+  };
 }
 
 /** Why a step is skipped in this record, or undefined when it runs. */
@@ -95,8 +104,10 @@ export function skipReason(record: Pick<MigrationRecord, 'path' | 'guards'>, id:
   if (applying.length === 0) return undefined;
   const words: Record<SkipGuardName, string> = {
     badPath: 'bad path: the source is not used',
-    noFinalSnapshot: 'hibernated: etcd has no sidecar to take a final snapshot; the last full snapshot is the latest state',
-    hibernated: 'hibernated: etcd does not run, so nothing changes before the owner change; the copy after it takes the last full snapshot',
+    noFinalSnapshot:
+      'hibernated: etcd has no sidecar to take a final snapshot; the last full snapshot is the latest state',
+    hibernated:
+      'hibernated: etcd does not run, so nothing changes before the owner change; the copy after it takes the last full snapshot',
   };
   return applying.map((g) => words[g]).join('; ');
 }
@@ -126,7 +137,15 @@ export function newMigrationRecord(options: NewMigrationOptions): MigrationRecor
     guards: migrationGuards(options.shoot),
     steps: MIGRATION_STEPS.map((s) =>
       s.id === 'admit-and-lock'
-        ? { id: s.id, title: s.title, state: 'succeeded', startedAt: now, endedAt: now, attempts: 1, message: `migrating from ${options.source.name} to ${options.destination.name} (mode ${options.mode})` }
+        ? {
+            id: s.id,
+            title: s.title,
+            state: 'succeeded',
+            startedAt: now,
+            endedAt: now,
+            attempts: 1,
+            message: `migrating from ${options.source.name} to ${options.destination.name} (mode ${options.mode})`,
+          }
         : { id: s.id, title: s.title, state: 'pending', attempts: 0 },
     ),
     lastCompletedStep: 'admit-and-lock',
@@ -144,7 +163,16 @@ export function newMigrationRecord(options: NewMigrationOptions): MigrationRecor
 export function withCurrentSteps(record: MigrationRecord): MigrationRecord {
   const byId = new Map(record.steps.map((s) => [s.id, s]));
   if (MIGRATION_STEPS.every((d) => byId.has(d.id))) return record;
-  const steps = MIGRATION_STEPS.map((d): MigrationStepStatus => byId.get(d.id) ?? { id: d.id, title: d.title, state: 'skipped', attempts: 0, message: 'not part of the flow when this migration was admitted' });
+  const steps = MIGRATION_STEPS.map(
+    (d): MigrationStepStatus =>
+      byId.get(d.id) ?? {
+        id: d.id,
+        title: d.title,
+        state: 'skipped',
+        attempts: 0,
+        message: 'not part of the flow when this migration was admitted',
+      },
+  );
   return { ...record, steps };
 }
 
@@ -178,12 +206,21 @@ export function resumePoint(record: MigrationRecord): MigrationStepId | undefine
   return stepsLeft(record)[0]?.id;
 }
 
-function update(record: MigrationRecord, id: MigrationStepId, now: Date, change: (s: MigrationStepStatus) => MigrationStepStatus): MigrationRecord {
+function update(
+  record: MigrationRecord,
+  id: MigrationStepId,
+  now: Date,
+  change: (s: MigrationStepStatus) => MigrationStepStatus,
+): MigrationRecord {
   return { ...record, updatedAt: now.toISOString(), steps: record.steps.map((s) => (s.id === id ? change(s) : s)) };
 }
 
 function invalid(record: MigrationRecord, message: string, step?: MigrationStepId): MigrationTransitionError {
-  return new MigrationTransitionError(`migration ${record.id}: ${message}`, { migrationId: record.id, ...(step ? { step } : {}), state: record.state });
+  return new MigrationTransitionError(`migration ${record.id}: ${message}`, {
+    migrationId: record.id,
+    ...(step ? { step } : {}),
+    state: record.state,
+  });
 }
 
 /** Marks the steps before `id` that their guards skip as skipped, with the reason. */
@@ -204,9 +241,11 @@ function settleSkips(record: MigrationRecord, upTo: MigrationStepId, now: Date):
 export function startStep(record: MigrationRecord, options: { step: MigrationStepId; now: Date }): MigrationRecord {
   const status = record.steps.find((s) => s.id === options.step)!;
   if (status.state === 'running' || status.state === 'succeeded') return record;
-  if (record.state !== 'Running') throw invalid(record, `cannot start ${options.step} while the migration is ${record.state}`, options.step);
+  if (record.state !== 'Running')
+    throw invalid(record, `cannot start ${options.step} while the migration is ${record.state}`, options.step);
   const next = resumePoint(record);
-  if (next !== options.step) throw invalid(record, `cannot start ${options.step}: the flow is at ${next ?? 'its end'}`, options.step);
+  if (next !== options.step)
+    throw invalid(record, `cannot start ${options.step}: the flow is at ${next ?? 'its end'}`, options.step);
   const settledRecord = settleSkips(record, options.step, options.now);
   return update(settledRecord, options.step, options.now, (s) => {
     const { message: _m, endedAt: _e, ...rest } = s;
@@ -215,13 +254,29 @@ export function startStep(record: MigrationRecord, options: { step: MigrationSte
 }
 
 /** A step succeeded. The last step releases the migration as Succeeded. Idempotent. */
-export function completeStep(record: MigrationRecord, options: { step: MigrationStepId; now: Date; message?: string; shootStateVersion?: number }): MigrationRecord {
+export function completeStep(
+  record: MigrationRecord,
+  options: { step: MigrationStepId; now: Date; message?: string; shootStateVersion?: number },
+): MigrationRecord {
   const status = record.steps.find((s) => s.id === options.step)!;
   if (status.state === 'succeeded') return record;
-  if (status.state !== 'running') throw invalid(record, `cannot complete ${options.step}: it is ${status.state}, not running`, options.step);
-  let out = update(record, options.step, options.now, (s) => ({ ...s, state: 'succeeded', endedAt: options.now.toISOString(), ...(options.message ? { message: options.message } : {}) }));
+  if (status.state !== 'running')
+    throw invalid(record, `cannot complete ${options.step}: it is ${status.state}, not running`, options.step);
+  let out = update(record, options.step, options.now, (s) => ({
+    ...s,
+    state: 'succeeded',
+    endedAt: options.now.toISOString(),
+    ...(options.message ? { message: options.message } : {}),
+  }));
   out = { ...out, lastCompletedStep: options.step };
-  if (options.step === 'persist-shootstate') out = { ...out, shootState: { source: 'migrated', ...(options.shootStateVersion === undefined ? {} : { version: options.shootStateVersion }) } };
+  if (options.step === 'persist-shootstate')
+    out = {
+      ...out,
+      shootState: {
+        source: 'migrated',
+        ...(options.shootStateVersion === undefined ? {} : { version: options.shootStateVersion }),
+      },
+    };
   if (resumePoint(out) === undefined) {
     // Skipped steps after the last completed one are settled too, so the record reads complete.
     out = settleSkips(out, 'finalize', options.now);
@@ -234,12 +289,26 @@ export function completeStep(record: MigrationRecord, options: { step: Migration
  * A step failed for good (its retries are exhausted): the migration ends in Error, the lock is released,
  * and a later migrate call resumes from this step. Idempotent.
  */
-export function failStep(record: MigrationRecord, options: { step: MigrationStepId; now: Date; message: string }): MigrationRecord {
+export function failStep(
+  record: MigrationRecord,
+  options: { step: MigrationStepId; now: Date; message: string },
+): MigrationRecord {
   const status = record.steps.find((s) => s.id === options.step)!;
   if (status.state === 'failed' && record.state === 'Error') return record;
-  if (status.state === 'succeeded' || status.state === 'skipped') throw invalid(record, `cannot fail ${options.step}: it is ${status.state}`, options.step);
-  const out = update(record, options.step, options.now, (s) => ({ ...s, state: 'failed', endedAt: options.now.toISOString(), message: options.message }));
-  return { ...out, state: 'Error', finishedAt: options.now.toISOString(), error: { step: options.step, message: options.message } };
+  if (status.state === 'succeeded' || status.state === 'skipped')
+    throw invalid(record, `cannot fail ${options.step}: it is ${status.state}`, options.step);
+  const out = update(record, options.step, options.now, (s) => ({
+    ...s,
+    state: 'failed',
+    endedAt: options.now.toISOString(),
+    message: options.message,
+  }));
+  return {
+    ...out,
+    state: 'Error',
+    finishedAt: options.now.toISOString(),
+    error: { step: options.step, message: options.message },
+  };
 }
 
 /**
@@ -249,18 +318,41 @@ export function failStep(record: MigrationRecord, options: { step: MigrationStep
  * instead. Later best-effort steps that depend on a failed one are skipped with it (nothing to build on).
  * Idempotent; refused for a step that is not best effort, or that succeeded.
  */
-export function continueWithoutStep(record: MigrationRecord, options: { step: MigrationStepId; now: Date; outcome: 'failed' | 'skipped'; reason: string }): MigrationRecord {
+export function continueWithoutStep(
+  record: MigrationRecord,
+  options: { step: MigrationStepId; now: Date; outcome: 'failed' | 'skipped'; reason: string },
+): MigrationRecord {
   const definition = stepDefinition(options.step);
   const status = record.steps.find((s) => s.id === options.step)!;
-  if (definition.bestEffort === undefined) throw invalid(record, `${options.step} is not best effort: its failure fails the migration`, options.step);
+  if (definition.bestEffort === undefined)
+    throw invalid(record, `${options.step} is not best effort: its failure fails the migration`, options.step);
   if (status.state === options.outcome) return record;
-  if (status.state === 'succeeded' || status.state === 'skipped') throw invalid(record, `cannot end ${options.step} as ${options.outcome}: it is ${status.state}`, options.step);
-  if (record.state !== 'Running') throw invalid(record, `cannot continue without ${options.step} while the migration is ${record.state}`, options.step);
+  if (status.state === 'succeeded' || status.state === 'skipped')
+    throw invalid(record, `cannot end ${options.step} as ${options.outcome}: it is ${status.state}`, options.step);
+  if (record.state !== 'Running')
+    throw invalid(
+      record,
+      `cannot continue without ${options.step} while the migration is ${record.state}`,
+      options.step,
+    );
   // A step that failed before it could start (its first Lambda) ends too, but only where the flow is.
-  if (status.state !== 'running' && resumePoint(record) !== options.step) throw invalid(record, `cannot end ${options.step}: the flow is at ${resumePoint(record) ?? 'its end'}`, options.step);
+  if (status.state !== 'running' && resumePoint(record) !== options.step)
+    throw invalid(
+      record,
+      `cannot end ${options.step}: the flow is at ${resumePoint(record) ?? 'its end'}`,
+      options.step,
+    );
   const now = options.now.toISOString();
-  const message = options.outcome === 'failed' ? `${options.reason}; continuing without it: ${definition.bestEffort.without}` : options.reason;
-  const out = update(settleSkips(record, options.step, options.now), options.step, options.now, (s) => ({ ...s, state: options.outcome, endedAt: now, message }));
+  const message =
+    options.outcome === 'failed'
+      ? `${options.reason}; continuing without it: ${definition.bestEffort.without}`
+      : options.reason;
+  const out = update(settleSkips(record, options.step, options.now), options.step, options.now, (s) => ({
+    ...s,
+    state: options.outcome,
+    endedAt: now,
+    message,
+  }));
   return options.outcome === 'failed' ? skipDependents(out, options.step, options.now) : out;
 }
 
@@ -270,7 +362,11 @@ function skipDependents(record: MigrationRecord, failed: MigrationStepId, now: D
   for (const dependent of MIGRATION_STEPS) {
     if (dependent.bestEffort === undefined || !dependent.dependencies.includes(failed)) continue;
     if (out.steps.find((s) => s.id === dependent.id)?.state !== 'pending') continue;
-    out = update(out, dependent.id, now, (s) => ({ ...s, state: 'skipped', message: `${failed} failed: nothing to build on; ${dependent.bestEffort!.without}` }));
+    out = update(out, dependent.id, now, (s) => ({
+      ...s,
+      state: 'skipped',
+      message: `${failed} failed: nothing to build on; ${dependent.bestEffort!.without}`,
+    }));
   }
   return out;
 }
@@ -279,14 +375,30 @@ function skipDependents(record: MigrationRecord, failed: MigrationStepId, now: D
  * Records the path choose-path decided, and completes choose-path. On the bad path the good-path steps
  * are skipped, and the restore uses the last persisted ShootState.
  */
-export function setPath(record: MigrationRecord, options: { path: MigrationPath; reason: string; now: Date }): MigrationRecord {
+export function setPath(
+  record: MigrationRecord,
+  options: { path: MigrationPath; reason: string; now: Date },
+): MigrationRecord {
   if (record.path !== undefined) {
     if (record.path === options.path) return record;
-    throw invalid(record, `the path is ${record.path} already; use switchToBadPath to leave the good path`, 'choose-path');
+    throw invalid(
+      record,
+      `the path is ${record.path} already; use switchToBadPath to leave the good path`,
+      'choose-path',
+    );
   }
-  let out: MigrationRecord = { ...record, path: options.path, pathReason: options.reason, ...(options.path === 'bad' ? { shootState: { source: 'last-persisted' as const } } : {}) };
+  let out: MigrationRecord = {
+    ...record,
+    path: options.path,
+    pathReason: options.reason,
+    ...(options.path === 'bad' ? { shootState: { source: 'last-persisted' as const } } : {}),
+  };
   out = startStep(out, { step: 'choose-path', now: options.now });
-  return completeStep(out, { step: 'choose-path', now: options.now, message: `${options.path} path: ${options.reason}` });
+  return completeStep(out, {
+    step: 'choose-path',
+    now: options.now,
+    message: `${options.path} path: ${options.reason}`,
+  });
 }
 
 /**
@@ -295,16 +407,27 @@ export function setPath(record: MigrationRecord, options: { path: MigrationPath;
  * skipped. The restore uses the ShootState this migration persisted when persist-shootstate succeeded,
  * else the last one persisted before. Idempotent; refused for a step that is not on the good path.
  */
-export function switchToBadPath(record: MigrationRecord, options: { failedStep: MigrationStepId; reason: string; now: Date }): MigrationRecord {
+export function switchToBadPath(
+  record: MigrationRecord,
+  options: { failedStep: MigrationStepId; reason: string; now: Date },
+): MigrationRecord {
   if (record.path === 'bad') return record;
-  if (stepDefinition(options.failedStep).phase !== 'good') throw invalid(record, `${options.failedStep} is not on the good path; only good-path steps switch to the bad path`, options.failedStep);
-  if (record.path !== 'good') throw invalid(record, `cannot switch to the bad path before a path was chosen`, options.failedStep);
-  if (record.state !== 'Running') throw invalid(record, `cannot switch to the bad path while the migration is ${record.state}`, options.failedStep);
+  if (stepDefinition(options.failedStep).phase !== 'good')
+    throw invalid(
+      record,
+      `${options.failedStep} is not on the good path; only good-path steps switch to the bad path`,
+      options.failedStep,
+    );
+  if (record.path !== 'good')
+    throw invalid(record, `cannot switch to the bad path before a path was chosen`, options.failedStep);
+  if (record.state !== 'Running')
+    throw invalid(record, `cannot switch to the bad path while the migration is ${record.state}`, options.failedStep);
   const now = options.now.toISOString();
   const persisted = record.steps.find((s) => s.id === 'persist-shootstate')?.state === 'succeeded';
   const steps = record.steps.map((s): MigrationStepStatus => {
     if (stepDefinition(s.id).phase !== 'good' || s.state === 'succeeded' || s.state === 'skipped') return s;
-    if (s.id === options.failedStep) return { ...s, state: 'failed', endedAt: now, message: `${options.reason}; switched to the bad path` };
+    if (s.id === options.failedStep)
+      return { ...s, state: 'failed', endedAt: now, message: `${options.reason}; switched to the bad path` };
     const { startedAt: _s, ...rest } = s;
     return { ...rest, state: 'skipped', message: `switched to the bad path after ${options.failedStep} failed` };
   });
@@ -314,7 +437,8 @@ export function switchToBadPath(record: MigrationRecord, options: { failedStep: 
     path: 'bad',
     switchedToBadPathAt: now,
     badPathSwitch: { failedStep: options.failedStep, reason: options.reason },
-    shootState: persisted && record.shootState?.source === 'migrated' ? record.shootState : { source: 'last-persisted' },
+    shootState:
+      persisted && record.shootState?.source === 'migrated' ? record.shootState : { source: 'last-persisted' },
     updatedAt: now,
   };
 }
@@ -324,18 +448,31 @@ export function switchToBadPath(record: MigrationRecord, options: { failedStep: 
  * succeeded stays succeeded, and the flow resumes at `resumePoint`.
  */
 export function resumeMigration(record: MigrationRecord, options: { now: Date }): MigrationRecord {
-  if (record.state !== 'Error') throw invalid(record, `only a migration that ended in Error can be resumed; this one is ${record.state}`);
+  if (record.state !== 'Error')
+    throw invalid(record, `only a migration that ended in Error can be resumed; this one is ${record.state}`);
   const steps = record.steps.map((s): MigrationStepStatus => {
     if (s.state !== 'failed' && s.state !== 'running') return s;
     // A good-path step that failed before a switch stays failed: the bad path does not go back to it.
     if (record.path === 'bad' && stepDefinition(s.id).phase === 'good') return s;
     // So does a best-effort step that failed: the flow went on without it, and later steps did its work.
     if (s.state === 'failed' && stepDefinition(s.id).bestEffort !== undefined) return s;
-    return { ...s, state: 'pending', message: `failed in attempt ${record.attempts}: ${s.message ?? 'no message'}; resuming` };
+    return {
+      ...s,
+      state: 'pending',
+      message: `failed in attempt ${record.attempts}: ${s.message ?? 'no message'}; resuming`,
+    };
   });
   const { error: _e, finishedAt: _f, ...rest } = record;
-  let out: MigrationRecord = { ...rest, steps, state: 'Running', attempts: record.attempts + 1, updatedAt: options.now.toISOString() };
-  for (const s of steps) if (s.state === 'failed' && stepDefinition(s.id).bestEffort !== undefined) out = skipDependents(out, s.id, options.now);
+  let out: MigrationRecord = {
+    ...rest,
+    steps,
+    state: 'Running',
+    attempts: record.attempts + 1,
+    updatedAt: options.now.toISOString(),
+  };
+  for (const s of steps)
+    if (s.state === 'failed' && stepDefinition(s.id).bestEffort !== undefined)
+      out = skipDependents(out, s.id, options.now);
   return out;
 }
 
@@ -366,7 +503,12 @@ export function migrationLastOperation(record: MigrationRecord, now: Date) {
         : `Migration ${record.id} (${where}): ${definition.title}`;
   return {
     type,
-    state: record.state === 'Running' ? ('Processing' as const) : record.state === 'Succeeded' ? ('Succeeded' as const) : ('Error' as const),
+    state:
+      record.state === 'Running'
+        ? ('Processing' as const)
+        : record.state === 'Succeeded'
+          ? ('Succeeded' as const)
+          : ('Error' as const),
     progress: migrationProgress(record),
     description,
     lastUpdateTime: now.toISOString(),
@@ -374,7 +516,7 @@ export function migrationLastOperation(record: MigrationRecord, now: Date) {
 }
 
 function resumePointAfterResume(record: MigrationRecord): MigrationStepId | undefined {
-  return record.state === 'Error' ? resumePoint(resumeMigration(record, { now: new Date(record.updatedAt) })) : resumePoint(record);
+  return record.state === 'Error'
+    ? resumePoint(resumeMigration(record, { now: new Date(record.updatedAt) }))
+    : resumePoint(record);
 }
-
-

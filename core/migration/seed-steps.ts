@@ -40,9 +40,15 @@ export class SeedCommands {
    * SourceLeaseExpired (the flow switches to the bad path); else it files `taskToken` under the source
    * seed, so that the lease monitor can cut the wait short when the lease expires while the agent works.
    */
-  async beginCommand(ref: MigrationRef, step: MigrationStepId, options: { taskToken?: string; round?: RestoreAheadRound } = {}): Promise<{ command: SeedCommand; queueUrl: string; messageGroupId: string }> {
+  async beginCommand(
+    ref: MigrationRef,
+    step: MigrationStepId,
+    options: { taskToken?: string; round?: RestoreAheadRound } = {},
+  ): Promise<{ command: SeedCommand; queueUrl: string; messageGroupId: string }> {
     assertRound(step, options.round);
-    const record = await this.journal.save(startStep(await this.journal.current(ref), { step, now: this.journal.now() }));
+    const record = await this.journal.save(
+      startStep(await this.journal.current(ref), { step, now: this.journal.now() }),
+    );
     const early = switchesEarly(record, step);
     if (early) {
       const source = await this.journal.garden.getSeed(record.source.name);
@@ -50,20 +56,39 @@ export class SeedCommands {
       if (lease) throw sourceLeaseExpired(lease);
       if (options.taskToken && this.options.sourceWaits) {
         const { project, name } = record.shoot;
-        await this.options.sourceWaits.put({ seed: record.source.name, project, name, migrationId: record.id, step, taskToken: options.taskToken, since: this.journal.now().toISOString() });
+        await this.options.sourceWaits.put({
+          seed: record.source.name,
+          project,
+          name,
+          migrationId: record.id,
+          step,
+          taskToken: options.taskToken,
+          since: this.journal.now().toISOString(),
+        });
       }
     }
     const copy = step === 'restore-etcd' ? record.copy : undefined;
     const shootState = step === 'restore-extensions' ? await this.restoreShootState(record) : undefined;
     const heartbeatSeconds = this.options.commandHeartbeatSeconds ?? 60;
     const command = commandForStep({
-      record, step, now: this.journal.now(), stateBucket: this.options.stateBucket,
+      record,
+      step,
+      now: this.journal.now(),
+      stateBucket: this.options.stateBucket,
       timeoutSeconds: this.options.commandTimeoutSeconds ?? 300,
       // A restore ahead is given up after three silent intervals: it beats more often than the steps that must finish.
-      heartbeatSeconds: step === 'restore-etcd-ahead' ? Math.min(heartbeatSeconds, RESTORE_AHEAD_HEARTBEAT_SECONDS) : heartbeatSeconds,
+      heartbeatSeconds:
+        step === 'restore-etcd-ahead' ? Math.min(heartbeatSeconds, RESTORE_AHEAD_HEARTBEAT_SECONDS) : heartbeatSeconds,
       ...(shootState ? { shootState } : {}),
       ...(options.round === undefined ? {} : { round: options.round }),
-      ...(copy ? { etcd: { final: copy.final, ...(copy.lastRevision === undefined ? {} : { expectedLastRevision: copy.lastRevision }) } } : {}),
+      ...(copy
+        ? {
+            etcd: {
+              final: copy.final,
+              ...(copy.lastRevision === undefined ? {} : { expectedLastRevision: copy.lastRevision }),
+            },
+          }
+        : {}),
     });
     const seed = await this.journal.garden.getSeed(command.seed);
     if (!seed?.status.commandQueueUrl) throw new NotFoundError(`seed ${command.seed} has no command queue`);
@@ -80,7 +105,14 @@ export class SeedCommands {
     if (stored) return { state: stored.state, version: stored.version };
     return {
       version: 0,
-      state: { apiVersion: SHOOT_STATE_API_VERSION, kind: 'ShootState', shoot: record.shoot, extensions: [], collectedAt: this.journal.now().toISOString(), collectedAfter: 'reconcile' },
+      state: {
+        apiVersion: SHOOT_STATE_API_VERSION,
+        kind: 'ShootState',
+        shoot: record.shoot,
+        extensions: [],
+        collectedAt: this.journal.now().toISOString(),
+        collectedAfter: 'reconcile',
+      },
     };
   }
 }
@@ -89,13 +121,26 @@ export class SeedCommands {
 export class SeedAnswers {
   private readonly journal: MigrationJournal;
 
-  constructor(private readonly options: { journal: MigrationJournal; shootStates: ShootStateStore; sourceWaits?: SourceWaitIndex }) {
+  constructor(
+    private readonly options: {
+      journal: MigrationJournal;
+      shootStates: ShootStateStore;
+      sourceWaits?: SourceWaitIndex;
+    },
+  ) {
     this.journal = options.journal;
   }
 
   /** The source answered: its filed task token is of no further use. */
   private async answered(ref: MigrationRef, record: MigrationRecord, step: MigrationStepId): Promise<void> {
-    if (waitsOnSource(step)) await this.options.sourceWaits?.remove({ seed: record.source.name, project: ref.project, name: ref.name, migrationId: ref.migrationId, step });
+    if (waitsOnSource(step))
+      await this.options.sourceWaits?.remove({
+        seed: record.source.name,
+        project: ref.project,
+        name: ref.name,
+        migrationId: ref.migrationId,
+        step,
+      });
   }
 
   /** A seed step answered: record it (the migrate answer is persisted by the next step). */
@@ -106,7 +151,9 @@ export class SeedAnswers {
     const answer = parseCommandSuccess(type, output);
     if (step === 'restore-etcd-ahead') return this.completeAhead(record, answer.result as CommandResult<'restore'>);
     const message = summariseAnswer(answer.result);
-    await this.journal.save(step === 'migrate-extensions' ? record : completeStep(record, { step, now: this.journal.now(), message }));
+    await this.journal.save(
+      step === 'migrate-extensions' ? record : completeStep(record, { step, now: this.journal.now(), message }),
+    );
     await this.answered(ref, record, step);
     return { message };
   }
@@ -119,15 +166,21 @@ export class SeedAnswers {
     const now = this.journal.now();
     const etcd = result.etcd;
     if (etcd?.ahead !== true) {
-      const message = 'the destination does not restore ahead (an HA cluster, the kubernetes runtime or a hibernated shoot): restore-etcd restores etcd in full after the owner change';
-      await this.journal.save(continueWithoutStep(record, { step: 'restore-etcd-ahead', now, outcome: 'skipped', reason: message }));
+      const message =
+        'the destination does not restore ahead (an HA cluster, the kubernetes runtime or a hibernated shoot): restore-etcd restores etcd in full after the owner change';
+      await this.journal.save(
+        continueWithoutStep(record, { step: 'restore-etcd-ahead', now, outcome: 'skipped', reason: message }),
+      );
       return { message };
     }
-    const message = etcd.aheadRevision === undefined
-      ? `etcd restored ahead to revision ${etcd.restoredRevision} from ${etcd.snapshots} snapshots (not serving)`
-      : `etcd restored ahead to revision ${etcd.aheadRevision}, refreshed to revision ${etcd.restoredRevision} from ${etcd.snapshots} snapshots (not serving)`;
+    const message =
+      etcd.aheadRevision === undefined
+        ? `etcd restored ahead to revision ${etcd.restoredRevision} from ${etcd.snapshots} snapshots (not serving)`
+        : `etcd restored ahead to revision ${etcd.aheadRevision}, refreshed to revision ${etcd.restoredRevision} from ${etcd.snapshots} snapshots (not serving)`;
     const done = completeStep(record, { step: 'restore-etcd-ahead', now, message });
-    await this.journal.save(done.preCopy ? { ...done, preCopy: { ...done.preCopy, aheadRevision: etcd.restoredRevision } } : done);
+    await this.journal.save(
+      done.preCopy ? { ...done, preCopy: { ...done.preCopy, aheadRevision: etcd.restoredRevision } } : done,
+    );
     return { message };
   }
 
@@ -136,10 +189,25 @@ export class SeedAnswers {
     let record = await this.journal.current(ref);
     const now = this.journal.now();
     const answer = parseCommandSuccess('migrate', migrateOutput);
-    record = completeStep(record, { step: 'migrate-extensions', now, message: `${answer.result.extensions.length} extensions migrated` });
+    record = completeStep(record, {
+      step: 'migrate-extensions',
+      now,
+      message: `${answer.result.extensions.length} extensions migrated`,
+    });
     record = await this.journal.save(startStep(record, { step: 'persist-shootstate', now }));
-    const version = await this.options.shootStates.save({ project: ref.project, name: ref.name, state: answer.result.shootState });
-    await this.journal.save(completeStep(record, { step: 'persist-shootstate', now: this.journal.now(), shootStateVersion: version, message: `ShootState version ${version}` }));
+    const version = await this.options.shootStates.save({
+      project: ref.project,
+      name: ref.name,
+      state: answer.result.shootState,
+    });
+    await this.journal.save(
+      completeStep(record, {
+        step: 'persist-shootstate',
+        now: this.journal.now(),
+        shootStateVersion: version,
+        message: `ShootState version ${version}`,
+      }),
+    );
     await this.answered(ref, record, 'migrate-extensions');
     return { version };
   }
@@ -148,7 +216,10 @@ export class SeedAnswers {
 function summariseAnswer(result: unknown): string {
   const r = result as { etcd?: CommandResult<'restore'>['etcd']; extensions?: unknown[]; deleted?: boolean };
   if (r.etcd) {
-    const caughtUp = r.etcd.aheadRevision === undefined ? '' : `, caught up from the restore ahead at revision ${r.etcd.aheadRevision}`;
+    const caughtUp =
+      r.etcd.aheadRevision === undefined
+        ? ''
+        : `, caught up from the restore ahead at revision ${r.etcd.aheadRevision}`;
     return `etcd restored to revision ${r.etcd.restoredRevision} from ${r.etcd.snapshots} snapshots${r.etcd.final ? ' (final)' : ''}${caughtUp}`;
   }
   if (r.deleted !== undefined) return r.deleted ? 'control plane deleted' : 'control plane was gone already';

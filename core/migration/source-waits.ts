@@ -67,13 +67,27 @@ export type SourceWaitOutcome = 'failed' | 'gone' | 'stale';
 export class SourceLeaseSwitch {
   constructor(private readonly options: { waits: SourceWaitIndex; migrations: MigrationStore; tasks: TaskTokens }) {}
 
-  async failWaitsOn(lease: ExpiredLease): Promise<{ project: string; name: string; migrationId: string; step: MigrationStepId; outcome: SourceWaitOutcome }[]> {
-    const out: { project: string; name: string; migrationId: string; step: MigrationStepId; outcome: SourceWaitOutcome }[] = [];
+  async failWaitsOn(
+    lease: ExpiredLease,
+  ): Promise<
+    { project: string; name: string; migrationId: string; step: MigrationStepId; outcome: SourceWaitOutcome }[]
+  > {
+    const out: {
+      project: string;
+      name: string;
+      migrationId: string;
+      step: MigrationStepId;
+      outcome: SourceWaitOutcome;
+    }[] = [];
     for (const wait of await this.options.waits.listForSeed(lease.seed)) {
       const record = await this.options.migrations.get(wait.project, wait.name);
       let outcome: SourceWaitOutcome = 'stale';
       if (record && isStillWaiting(record, wait)) {
-        outcome = await this.options.tasks.fail({ taskToken: wait.taskToken, error: SOURCE_LEASE_EXPIRED, cause: sourceLeaseMessage(lease, 'lease monitor') });
+        outcome = await this.options.tasks.fail({
+          taskToken: wait.taskToken,
+          error: SOURCE_LEASE_EXPIRED,
+          cause: sourceLeaseMessage(lease, 'lease monitor'),
+        });
       }
       await this.options.waits.remove(wait);
       out.push({ project: wait.project, name: wait.name, migrationId: wait.migrationId, step: wait.step, outcome });

@@ -60,14 +60,20 @@ export interface MigrationStepDefinition {
  * earlier in the list (a cycle, or an order that cannot run) fails here, when the module loads, not
  * halfway through a migration.
  */
-export function defineFlow<T extends { id: string; dependencies: readonly string[]; weight: number }>(steps: readonly T[]): readonly T[] {
+export function defineFlow<T extends { id: string; dependencies: readonly string[]; weight: number }>(
+  steps: readonly T[],
+): readonly T[] {
   const seen = new Set<string>();
   for (const step of steps) {
     if (seen.has(step.id)) throw new FlowDefinitionError(`step ${step.id} is defined twice`);
     for (const dependency of step.dependencies) {
       if (!seen.has(dependency)) {
         const known = steps.some((s) => s.id === dependency);
-        throw new FlowDefinitionError(known ? `step ${step.id} depends on ${dependency}, which comes later` : `step ${step.id} depends on unknown step ${dependency}`);
+        throw new FlowDefinitionError(
+          known
+            ? `step ${step.id} depends on ${dependency}, which comes later`
+            : `step ${step.id} depends on unknown step ${dependency}`,
+        );
       }
     }
     seen.add(step.id);
@@ -79,29 +85,181 @@ export function defineFlow<T extends { id: string; dependencies: readonly string
 
 /** The migrate-shoot flow (docs/design.md section 5), in execution order. */
 export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<MigrationStepDefinition>([
-  { id: 'admit-and-lock', title: 'Admitting the migration and locking the shoot', phase: 'admit', kind: 'action', actor: 'garden', dependencies: [], skipIf: [], weight: 2, operation: 'Migrate' },
-  { id: 'choose-path', title: 'Choosing the good or the bad path', phase: 'admit', kind: 'action', actor: 'garden', dependencies: ['admit-and-lock'], skipIf: [], weight: 2, operation: 'Migrate' },
   {
-    id: 'pre-copy-snapshots', title: 'Pre-copying the etcd snapshots to the destination bucket before the owner changes', phase: 'prepare', kind: 'action', actor: 'garden',
-    dependencies: ['choose-path'], skipIf: ['hibernated'], weight: 10, operation: 'Migrate',
-    bestEffort: { without: 'copy-snapshots copies everything after the owner change, and restore-etcd restores etcd in full' },
+    id: 'admit-and-lock',
+    title: 'Admitting the migration and locking the shoot',
+    phase: 'admit',
+    kind: 'action',
+    actor: 'garden',
+    dependencies: [],
+    skipIf: [],
+    weight: 2,
+    operation: 'Migrate',
   },
   {
-    id: 'restore-etcd-ahead', title: 'Restoring etcd ahead in the destination seed (not serving yet)', phase: 'prepare', kind: 'action', actor: 'destination', command: 'restore',
-    dependencies: ['pre-copy-snapshots'], skipIf: ['hibernated'], weight: 8, operation: 'Migrate',
+    id: 'choose-path',
+    title: 'Choosing the good or the bad path',
+    phase: 'admit',
+    kind: 'action',
+    actor: 'garden',
+    dependencies: ['admit-and-lock'],
+    skipIf: [],
+    weight: 2,
+    operation: 'Migrate',
+  },
+  {
+    id: 'pre-copy-snapshots',
+    title: 'Pre-copying the etcd snapshots to the destination bucket before the owner changes',
+    phase: 'prepare',
+    kind: 'action',
+    actor: 'garden',
+    dependencies: ['choose-path'],
+    skipIf: ['hibernated'],
+    weight: 10,
+    operation: 'Migrate',
+    bestEffort: {
+      without: 'copy-snapshots copies everything after the owner change, and restore-etcd restores etcd in full',
+    },
+  },
+  {
+    id: 'restore-etcd-ahead',
+    title: 'Restoring etcd ahead in the destination seed (not serving yet)',
+    phase: 'prepare',
+    kind: 'action',
+    actor: 'destination',
+    command: 'restore',
+    dependencies: ['pre-copy-snapshots'],
+    skipIf: ['hibernated'],
+    weight: 8,
+    operation: 'Migrate',
     bestEffort: { without: 'restore-etcd restores etcd in full after the owner change' },
   },
-  { id: 'migrate-extensions', title: 'Migrating the extensions in the source seed', phase: 'good', kind: 'action', actor: 'source', command: 'migrate', dependencies: ['restore-etcd-ahead'], skipIf: ['badPath'], weight: 15, operation: 'Migrate' },
-  { id: 'persist-shootstate', title: 'Persisting the ShootState', phase: 'good', kind: 'action', actor: 'garden', dependencies: ['migrate-extensions'], skipIf: ['badPath'], weight: 5, operation: 'Migrate' },
-  { id: 'delete-owner-record', title: 'Deleting the owner record (the source fences itself)', phase: 'good', kind: 'action', actor: 'garden', dependencies: ['persist-shootstate'], skipIf: ['badPath'], weight: 5, operation: 'Migrate' },
-  { id: 'wait-final-snapshot', title: 'Waiting for the final snapshot in the source bucket', phase: 'good', kind: 'wait', waitsFor: 'delete-owner-record', actor: 'garden', dependencies: ['delete-owner-record'], skipIf: ['badPath', 'noFinalSnapshot'], weight: 10, operation: 'Migrate' },
-  { id: 'delete-source-control-plane', title: 'Deleting the control plane in the source seed (backups and external resources kept)', phase: 'good', kind: 'action', actor: 'source', command: 'delete-control-plane', dependencies: ['wait-final-snapshot'], skipIf: ['badPath'], weight: 10, operation: 'Migrate' },
-  { id: 'set-owner-destination', title: 'Setting the owner record to the destination', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['delete-source-control-plane'], skipIf: [], weight: 5, operation: 'Restore' },
-  { id: 'copy-snapshots', title: 'Copying the etcd snapshots to the destination bucket', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['set-owner-destination'], skipIf: [], weight: 8, operation: 'Restore' },
-  { id: 'restore-etcd', title: 'Restoring etcd in the destination seed', phase: 'restore', kind: 'action', actor: 'destination', command: 'restore', dependencies: ['copy-snapshots'], skipIf: [], weight: 6, operation: 'Restore' },
-  { id: 'restore-extensions', title: 'Restoring the extensions from the ShootState', phase: 'restore', kind: 'action', actor: 'destination', command: 'restore', dependencies: ['restore-etcd'], skipIf: [], weight: 10, operation: 'Restore' },
-  { id: 'switch-api-record', title: 'Switching the API record to the destination once it serves', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['restore-extensions'], skipIf: [], weight: 2, operation: 'Restore' },
-  { id: 'finalize', title: 'Setting the shoot onto the destination and releasing the lock', phase: 'restore', kind: 'action', actor: 'garden', dependencies: ['switch-api-record'], skipIf: [], weight: 2, operation: 'Restore' },
+  {
+    id: 'migrate-extensions',
+    title: 'Migrating the extensions in the source seed',
+    phase: 'good',
+    kind: 'action',
+    actor: 'source',
+    command: 'migrate',
+    dependencies: ['restore-etcd-ahead'],
+    skipIf: ['badPath'],
+    weight: 15,
+    operation: 'Migrate',
+  },
+  {
+    id: 'persist-shootstate',
+    title: 'Persisting the ShootState',
+    phase: 'good',
+    kind: 'action',
+    actor: 'garden',
+    dependencies: ['migrate-extensions'],
+    skipIf: ['badPath'],
+    weight: 5,
+    operation: 'Migrate',
+  },
+  {
+    id: 'delete-owner-record',
+    title: 'Deleting the owner record (the source fences itself)',
+    phase: 'good',
+    kind: 'action',
+    actor: 'garden',
+    dependencies: ['persist-shootstate'],
+    skipIf: ['badPath'],
+    weight: 5,
+    operation: 'Migrate',
+  },
+  {
+    id: 'wait-final-snapshot',
+    title: 'Waiting for the final snapshot in the source bucket',
+    phase: 'good',
+    kind: 'wait',
+    waitsFor: 'delete-owner-record',
+    actor: 'garden',
+    dependencies: ['delete-owner-record'],
+    skipIf: ['badPath', 'noFinalSnapshot'],
+    weight: 10,
+    operation: 'Migrate',
+  },
+  {
+    id: 'delete-source-control-plane',
+    title: 'Deleting the control plane in the source seed (backups and external resources kept)',
+    phase: 'good',
+    kind: 'action',
+    actor: 'source',
+    command: 'delete-control-plane',
+    dependencies: ['wait-final-snapshot'],
+    skipIf: ['badPath'],
+    weight: 10,
+    operation: 'Migrate',
+  },
+  {
+    id: 'set-owner-destination',
+    title: 'Setting the owner record to the destination',
+    phase: 'restore',
+    kind: 'action',
+    actor: 'garden',
+    dependencies: ['delete-source-control-plane'],
+    skipIf: [],
+    weight: 5,
+    operation: 'Restore',
+  },
+  {
+    id: 'copy-snapshots',
+    title: 'Copying the etcd snapshots to the destination bucket',
+    phase: 'restore',
+    kind: 'action',
+    actor: 'garden',
+    dependencies: ['set-owner-destination'],
+    skipIf: [],
+    weight: 8,
+    operation: 'Restore',
+  },
+  {
+    id: 'restore-etcd',
+    title: 'Restoring etcd in the destination seed',
+    phase: 'restore',
+    kind: 'action',
+    actor: 'destination',
+    command: 'restore',
+    dependencies: ['copy-snapshots'],
+    skipIf: [],
+    weight: 6,
+    operation: 'Restore',
+  },
+  {
+    id: 'restore-extensions',
+    title: 'Restoring the extensions from the ShootState',
+    phase: 'restore',
+    kind: 'action',
+    actor: 'destination',
+    command: 'restore',
+    dependencies: ['restore-etcd'],
+    skipIf: [],
+    weight: 10,
+    operation: 'Restore',
+  },
+  {
+    id: 'switch-api-record',
+    title: 'Switching the API record to the destination once it serves',
+    phase: 'restore',
+    kind: 'action',
+    actor: 'garden',
+    dependencies: ['restore-extensions'],
+    skipIf: [],
+    weight: 2,
+    operation: 'Restore',
+  },
+  {
+    id: 'finalize',
+    title: 'Setting the shoot onto the destination and releasing the lock',
+    phase: 'restore',
+    kind: 'action',
+    actor: 'garden',
+    dependencies: ['switch-api-record'],
+    skipIf: [],
+    weight: 2,
+    operation: 'Restore',
+  },
 ]);
 
 const BY_ID = new Map(MIGRATION_STEPS.map((s, i) => [s.id, { step: s, index: i }]));
@@ -118,8 +276,12 @@ export function isMigrationStepId(value: unknown): value is MigrationStepId {
   return typeof value === 'string' && BY_ID.has(value as MigrationStepId);
 }
 
-export const GOOD_PATH_STEPS: readonly MigrationStepId[] = MIGRATION_STEPS.filter((s) => s.phase === 'good').map((s) => s.id);
+export const GOOD_PATH_STEPS: readonly MigrationStepId[] = MIGRATION_STEPS.filter((s) => s.phase === 'good').map(
+  (s) => s.id,
+);
 /** The pre-copy: on both paths, right after choose-path, before anything changes ownership; each one best effort. */
-export const PREPARE_STEPS: readonly MigrationStepId[] = MIGRATION_STEPS.filter((s) => s.phase === 'prepare').map((s) => s.id);
+export const PREPARE_STEPS: readonly MigrationStepId[] = MIGRATION_STEPS.filter((s) => s.phase === 'prepare').map(
+  (s) => s.id,
+);
 /** Where the bad path starts, and where a switch from the good path re-enters the flow. */
 export const BAD_PATH_ENTRY: MigrationStepId = 'set-owner-destination';

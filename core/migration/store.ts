@@ -25,7 +25,10 @@ export class MemoryMigrationStore implements MigrationStore {
     const key = `${record.shoot.project}/${record.shoot.name}`;
     const current = this.items.get(key);
     if (!condition.permits(current)) {
-      throw new ConflictError(`migration of ${key}: ${condition.description} does not hold`, { code: 'MigrationLockLost', current: current ? structuredClone(current) : undefined });
+      throw new ConflictError(`migration of ${key}: ${condition.description} does not hold`, {
+        code: 'MigrationLockLost',
+        current: current ? structuredClone(current) : undefined,
+      });
     }
     this.items.set(key, structuredClone(record));
   }

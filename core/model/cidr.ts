@@ -47,7 +47,9 @@ export const CIDR_PATTERN = (() => {
   for (let prefix = 0; prefix <= 32; prefix++) {
     const full = Math.floor(prefix / 8);
     const bits = prefix % 8;
-    const octets = Array.from({ length: 4 }, (_, i) => (i < full ? OCTET : i === full && bits > 0 ? octetWithPrefix(bits) : '0'));
+    const octets = Array.from({ length: 4 }, (_, i) =>
+      i < full ? OCTET : i === full && bits > 0 ? octetWithPrefix(bits) : '0',
+    );
     alternatives.push(`${octets.join('\\.')}/${prefix}`);
   }
   return `^(?:${alternatives.join('|')})$`;

@@ -7,21 +7,38 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?
 export function isDateTime(text: string): boolean {
   const m = RFC3339.exec(text);
   if (!m) return false;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   const offsetOk = m[8] === undefined || (Number(m[8]) < 24 && Number(m[9]) < 60);
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour < 24 && minute < 60 && second <= 60 && offsetOk;
+  return (
+    month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour < 24 && minute < 60 && second <= 60 && offsetOk
+  );
 }
 
 /** An RFC 3339 date-time, with the same rule in the validator and in the OpenAPI document (`format: date-time`). */
-export const dateTime = z.string().max(40).refine(isDateTime, 'must be an RFC 3339 date-time like 2025-01-31T12:00:00Z or 2025-01-31T13:00:00+01:00').meta({ format: 'date-time' });
+export const dateTime = z
+  .string()
+  .max(40)
+  .refine(isDateTime, 'must be an RFC 3339 date-time like 2025-01-31T12:00:00Z or 2025-01-31T13:00:00+01:00')
+  .meta({ format: 'date-time' });
 
 export const conditionStatus = z.enum(['True', 'False', 'Unknown']);
 
 /** A Kubernetes-style condition; `lastTransitionTime` is kept by the server. */
 export const condition = z
   .object({
-    type: z.string().min(1).max(64).regex(/^[A-Za-z][A-Za-z0-9]*$/, 'must be a CamelCase condition type'),
+    type: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z][A-Za-z0-9]*$/, 'must be a CamelCase condition type'),
     status: conditionStatus,
     reason: z.string().max(128).optional(),
     message: z.string().max(1024).optional(),
@@ -52,11 +69,20 @@ export const metadataInput = z
     name: dns1123Label.optional(),
     labels: labels.optional(),
     annotations: annotations.optional(),
-    resourceVersion: z.string().regex(/^[1-9][0-9]{0,14}$/, 'must be a resourceVersion returned by the API').optional(),
-    uid: z.string().min(1).max(64).optional().describe('When sent, must be the stored object\'s uid (409 otherwise).'),
+    resourceVersion: z
+      .string()
+      .regex(/^[1-9][0-9]{0,14}$/, 'must be a resourceVersion returned by the API')
+      .optional(),
+    uid: z.string().min(1).max(64).optional().describe("When sent, must be the stored object's uid (409 otherwise)."),
     creationTimestamp: dateTime.optional().describe('Owned by the server; ignored.'),
     deletionTimestamp: dateTime.optional().describe('Owned by the server; ignored.'),
-    generation: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Owned by the server; ignored.'),
+    generation: z
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .describe('Owned by the server; ignored.'),
   })
   .strict();
 
@@ -70,9 +96,21 @@ export interface ObjectMeta {
   deletionTimestamp?: string;
 }
 
-export const providerType = z.string().min(1).max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a provider type like aws, gcp, azure or local');
-export const region = z.string().min(1).max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a region name like eu-west-1');
-export const zone = z.string().min(1).max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a zone name like eu-west-1a');
+export const providerType = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a provider type like aws, gcp, azure or local');
+export const region = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a region name like eu-west-1');
+export const zone = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a zone name like eu-west-1a');
 
 /** Gardener's `lastOperation`. */
 export const operationType = z.enum(['Create', 'Reconcile', 'Hibernate', 'Wake', 'Migrate', 'Restore', 'Delete']);

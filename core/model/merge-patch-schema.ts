@@ -8,7 +8,8 @@ import { z } from 'zod';
  * which is validated again after the merge.
  */
 export function mergePatchSchema(schema: z.ZodType): z.ZodType {
-  const inner = schema instanceof z.ZodOptional || schema instanceof z.ZodNullable ? (schema.unwrap() as z.ZodType) : schema;
+  const inner =
+    schema instanceof z.ZodOptional || schema instanceof z.ZodNullable ? (schema.unwrap() as z.ZodType) : schema;
   if (inner instanceof z.ZodObject) {
     const shape = Object.fromEntries(
       Object.entries(inner.shape as Record<string, z.ZodType>).map(([k, v]) => {

@@ -2,7 +2,17 @@ import { z } from 'zod';
 import { cidr } from './cidr.js';
 import { dns1123Label, labelKey, labelKeyNames, labelValue } from './names.js';
 import { evacuationSettings } from '../evacuation/settings.js';
-import { condition, dateTime, metadataInput, providerType, region, taint, zone, type Condition, type ObjectMeta } from './common.js';
+import {
+  condition,
+  dateTime,
+  metadataInput,
+  providerType,
+  region,
+  taint,
+  zone,
+  type Condition,
+  type ObjectMeta,
+} from './common.js';
 
 const uniqueZones = z
   .array(zone)
@@ -13,21 +23,32 @@ const uniqueZones = z
 
 export const workerPool = z
   .object({
-    name: z.string().min(1).max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label'),
+    name: z
+      .string()
+      .min(1)
+      .max(63)
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label'),
     zones: uniqueZones,
     minimum: z.number().int().min(0).max(10_000),
     maximum: z.number().int().min(0).max(10_000).optional(),
     taints: z.array(taint).max(32).optional(),
   })
   .strict()
-  .refine((p) => p.maximum === undefined || p.maximum >= p.minimum, { message: 'maximum must not be below minimum', path: ['maximum'] });
+  .refine((p) => p.maximum === undefined || p.maximum >= p.minimum, {
+    message: 'maximum must not be below minimum',
+    path: ['maximum'],
+  });
 
 export const seedSpec = z
   .object({
     provider: z.object({ type: providerType, region, zones: uniqueZones }).strict(),
     backup: z
       .object({
-        bucket: z.string().min(3).max(63).regex(/^[a-z0-9][a-z0-9.-]*[a-z0-9]$/, 'must be an S3 bucket name'),
+        bucket: z
+          .string()
+          .min(3)
+          .max(63)
+          .regex(/^[a-z0-9][a-z0-9.-]*[a-z0-9]$/, 'must be an S3 bucket name'),
         region,
       })
       .strict()
@@ -35,10 +56,16 @@ export const seedSpec = z
     networks: z.object({ nodes: cidr.optional(), pods: cidr, services: cidr }).strict(),
     taints: z.array(taint).max(32).optional(),
     settings: z
-      .object({ scheduling: z.object({ visible: z.boolean() }).strict().optional(), evacuation: evacuationSettings.optional() })
+      .object({
+        scheduling: z.object({ visible: z.boolean() }).strict().optional(),
+        evacuation: evacuationSettings.optional(),
+      })
       .strict()
       .optional(),
-    capacity: z.object({ shoots: z.number().int().min(0).max(100_000) }).strict().optional(),
+    capacity: z
+      .object({ shoots: z.number().int().min(0).max(100_000) })
+      .strict()
+      .optional(),
     workerPools: z.array(workerPool).max(32).optional(),
   })
   .strict();
@@ -80,14 +107,16 @@ export const hostedControlPlane = z
     /** The members of a `node` or `zone` shoot's etcd cluster: zone, raft role, and whether each serves. */
     etcdMembers: z
       .array(
-        z.object({
-          name: z.string().min(1).max(63),
-          zone: z.string().max(63).optional(),
-          role: z.enum(['leader', 'follower', 'learner', 'unknown']),
-          ready: z.boolean(),
-          healthy: z.boolean(),
-          fenced: z.boolean(),
-        }).strict(),
+        z
+          .object({
+            name: z.string().min(1).max(63),
+            zone: z.string().max(63).optional(),
+            role: z.enum(['leader', 'follower', 'learner', 'unknown']),
+            ready: z.boolean(),
+            healthy: z.boolean(),
+            fenced: z.boolean(),
+          })
+          .strict(),
       )
       .max(9)
       .optional(),
@@ -96,19 +125,23 @@ export const hostedControlPlane = z
     /** Control-plane pods with labels and states, for the weeder. */
     pods: z
       .array(
-        z.object({
-          name: z.string().min(1).max(253),
-          uid: z.string().min(1).max(64).optional(),
-          labels: z.record(labelKey, labelValue).meta(labelKeyNames),
-          state: z.string().min(1).max(64),
-          deleting: z.boolean().optional(),
-        }).strict(),
+        z
+          .object({
+            name: z.string().min(1).max(253),
+            uid: z.string().min(1).max(64).optional(),
+            labels: z.record(labelKey, labelValue).meta(labelKeyNames),
+            state: z.string().min(1).max(64),
+            deleting: z.boolean().optional(),
+          })
+          .strict(),
       )
       .max(200)
       .optional(),
     components: z
       .record(dns1123Label, z.object({ replicas: z.number().int().min(0).max(100) }).strict())
-      .meta({ propertyNames: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' } })
+      .meta({
+        propertyNames: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
+      })
       .optional(),
   })
   .strict();

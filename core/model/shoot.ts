@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { cidr } from './cidr.js';
-import { metadataInput, providerType, region, toleration, type Condition, type LastOperation, type ObjectMeta } from './common.js';
+import {
+  metadataInput,
+  providerType,
+  region,
+  toleration,
+  type Condition,
+  type LastOperation,
+  type ObjectMeta,
+} from './common.js';
 import { mergePatchSchema } from './merge-patch-schema.js';
 import { dns1123Label, labels } from './names.js';
 
@@ -15,14 +23,26 @@ export const shootSpec = z
     purpose: purpose.optional(),
     seedName: dns1123Label.optional(),
     seedSelector: z
-      .object({ matchLabels: labels.optional(), providerTypes: z.array(z.union([providerType, z.literal('*')])).max(16).optional() })
+      .object({
+        matchLabels: labels.optional(),
+        providerTypes: z
+          .array(z.union([providerType, z.literal('*')]))
+          .max(16)
+          .optional(),
+      })
       .strict()
       .optional(),
     tolerations: z.array(toleration).max(32).optional(),
-    networking: z.object({ nodes: cidr.optional(), pods: cidr.optional(), services: cidr.optional() }).strict().optional(),
+    networking: z
+      .object({ nodes: cidr.optional(), pods: cidr.optional(), services: cidr.optional() })
+      .strict()
+      .optional(),
     controlPlane: z
       .object({
-        highAvailability: z.object({ failureTolerance: z.object({ type: failureToleranceType }).strict() }).strict().optional(),
+        highAvailability: z
+          .object({ failureTolerance: z.object({ type: failureToleranceType }).strict() })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),
@@ -48,16 +68,31 @@ export type ShootInput = z.infer<typeof shootInput>;
  * metadata names must still have the types the API documents (a null project is refused, not ignored).
  */
 export const dryRunRequest = z
-  .object({ shoot: z.object({ metadata: z.object({ project: z.string().optional(), name: z.string().optional() }).passthrough().optional(), spec: shootSpec }).strict() })
+  .object({
+    shoot: z
+      .object({
+        metadata: z.object({ project: z.string().optional(), name: z.string().optional() }).passthrough().optional(),
+        spec: shootSpec,
+      })
+      .strict(),
+  })
   .strict();
 
 /**
  * What `PATCH /projects/{p}/shoots/{n}` accepts: a JSON merge patch of metadata (labels, annotations,
  * resourceVersion, uid) and spec. `status` and the fields the server owns are not patchable.
  */
-export const shootMergePatch = (mergePatchSchema(
-  z.object({ metadata: metadataInput.pick({ labels: true, annotations: true, resourceVersion: true, uid: true }).optional(), spec: shootSpec }),
-) as z.ZodType<{ metadata?: { resourceVersion?: string | null; uid?: string | null } | null; spec?: Record<string, unknown> | null }>).meta({ id: 'ShootMergePatch' });
+export const shootMergePatch = (
+  mergePatchSchema(
+    z.object({
+      metadata: metadataInput.pick({ labels: true, annotations: true, resourceVersion: true, uid: true }).optional(),
+      spec: shootSpec,
+    }),
+  ) as z.ZodType<{
+    metadata?: { resourceVersion?: string | null; uid?: string | null } | null;
+    spec?: Record<string, unknown> | null;
+  }>
+).meta({ id: 'ShootMergePatch' });
 
 export interface ShootStatus {
   technicalID: string;

@@ -21,8 +21,15 @@ export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'f
 
 /** The policy from its settings word list (`http,loopback,private`), as the stack passes it to functions. */
 export function outboundPolicyFrom(words: string | undefined): OutboundPolicy {
-  const set = new Set((words ?? '').split(',').map((w) => w.trim()).filter(Boolean));
-  for (const w of set) if (!['http', 'loopback', 'private'].includes(w)) throw new Error(`unknown outbound allowance "${w}" (http, loopback, private)`);
+  const set = new Set(
+    (words ?? '')
+      .split(',')
+      .map((w) => w.trim())
+      .filter(Boolean),
+  );
+  for (const w of set)
+    if (!['http', 'loopback', 'private'].includes(w))
+      throw new Error(`unknown outbound allowance "${w}" (http, loopback, private)`);
   return { allowHttp: set.has('http'), allowLoopback: set.has('loopback'), allowPrivate: set.has('private') };
 }
 
@@ -34,11 +41,16 @@ export function outboundUrlProblem(text: string, policy: OutboundPolicy): string
   } catch {
     return 'is not a URL';
   }
-  if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) return `must use https${policy.allowHttp ? ' or http' : ''}, not ${url.protocol.replace(':', '')}`;
+  if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:'))
+    return `must use https${policy.allowHttp ? ' or http' : ''}, not ${url.protocol.replace(':', '')}`;
   if (url.username || url.password) return 'must not carry credentials';
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (isIP(host)) return addressProblem(host, policy);
-  if (host === 'localhost' || host.endsWith('.localhost')) return policy.allowLoopback ? undefined : 'names loopback (localhost)';
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    return policy.allowLoopback ? undefined : 'names loopback (localhost)';
   if (!host.includes('.')) return 'must name a fully qualified host';
   return undefined;
 }
@@ -55,7 +67,11 @@ export function addressProblem(address: string, policy: OutboundPolicy): string 
 /** Throws AdmissionError (422) when a URL the garden would fetch is not allowed. */
 export function assertOutboundUrl(url: string, policy: OutboundPolicy, field: string): void {
   const problem = outboundUrlProblem(url, policy);
-  if (problem) throw new AdmissionError(`${field} ${problem}; the garden fetches only https URLs on public addresses unless the deployment allows more`, { field, code: 'OutboundUrlForbidden' });
+  if (problem)
+    throw new AdmissionError(
+      `${field} ${problem}; the garden fetches only https URLs on public addresses unless the deployment allows more`,
+      { field, code: 'OutboundUrlForbidden' },
+    );
 }
 
 export function classifyAddress(address: string): AddressClass {
@@ -74,9 +90,17 @@ function classifyV4(a: number): AddressClass {
   };
   if (inRange('127.0.0.0', 8)) return 'loopback';
   if (inRange('169.254.0.0', 16)) return 'link-local';
-  if (inRange('10.0.0.0', 8) || inRange('172.16.0.0', 12) || inRange('192.168.0.0', 16) || inRange('100.64.0.0', 10)) return 'private';
+  if (inRange('10.0.0.0', 8) || inRange('172.16.0.0', 12) || inRange('192.168.0.0', 16) || inRange('100.64.0.0', 10))
+    return 'private';
   // "This network" (0.0.0.0 reaches the local host), IETF protocol assignments, benchmarking, multicast, reserved, broadcast.
-  if (inRange('0.0.0.0', 8) || inRange('192.0.0.0', 24) || inRange('198.18.0.0', 15) || inRange('224.0.0.0', 4) || inRange('240.0.0.0', 4)) return 'forbidden';
+  if (
+    inRange('0.0.0.0', 8) ||
+    inRange('192.0.0.0', 24) ||
+    inRange('198.18.0.0', 15) ||
+    inRange('224.0.0.0', 4) ||
+    inRange('240.0.0.0', 4)
+  )
+    return 'forbidden';
   return 'public';
 }
 
@@ -118,7 +142,8 @@ function parseIpv6(text: string): number[] | undefined {
   }
   const halves = rest.split('::');
   if (halves.length > 2) return undefined;
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((h) => (/^[0-9a-f]{1,4}$/i.test(h) ? parseInt(h, 16) : NaN)));
+  const parse = (part: string) =>
+    part === '' ? [] : part.split(':').map((h) => (/^[0-9a-f]{1,4}$/i.test(h) ? parseInt(h, 16) : NaN));
   const head = parse(halves[0] ?? '');
   const back = halves.length === 2 ? parse(halves[1] ?? '') : [];
   if ([...head, ...back].some(Number.isNaN)) return undefined;

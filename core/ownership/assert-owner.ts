@@ -22,6 +22,9 @@ export class OwnershipAssertionError extends ConflictError<readonly string[]> {
 export async function assertOwner(input: { lookup: OwnerLookup; name: string; identity: string }): Promise<OwnerCheck> {
   const check = checkOwner({ outcome: await input.lookup.lookup(input.name), identity: input.identity });
   if (check.result === 'owner') return check;
-  if (check.result === 'unknown') throw new OwnerRecordsUnavailableError(`owner of ${input.name} unknown: ${check.reason}`);
-  throw new OwnershipAssertionError(`${input.name}: ${check.reason}`, input.name, input.identity, { observed: check.observed ?? [] });
+  if (check.result === 'unknown')
+    throw new OwnerRecordsUnavailableError(`owner of ${input.name} unknown: ${check.reason}`);
+  throw new OwnershipAssertionError(`${input.name}: ${check.reason}`, input.name, input.identity, {
+    observed: check.observed ?? [],
+  });
 }

@@ -62,11 +62,21 @@ export function leftoversOf(shoot: Shoot, reportedBy: readonly string[], now: Da
   if (migrating(shoot)) return [];
   const placedOn = shoot.status.seedName ?? null;
   const last = shoot.status.lastOperation;
-  const since = last && (last.type === 'Restore' || last.type === 'Migrate') && last.state === 'Succeeded' ? last.lastUpdateTime : null;
+  const since =
+    last && (last.type === 'Restore' || last.type === 'Migrate') && last.state === 'Succeeded'
+      ? last.lastUpdateTime
+      : null;
   if (since !== null && now.getTime() - Date.parse(since) <= boundMs) return [];
   return reportedBy
     .filter((seed) => seed !== placedOn)
-    .map((seed) => ({ seed, technicalID: shoot.status.technicalID, project: shoot.metadata.project, shoot: shoot.metadata.name, placedOn, since }));
+    .map((seed) => ({
+      seed,
+      technicalID: shoot.status.technicalID,
+      project: shoot.metadata.project,
+      shoot: shoot.metadata.name,
+      placedOn,
+      since,
+    }));
 }
 
 /** Shoots in the middle of a migration legitimately have a record that names the destination while `status.seedName` is the source. */
@@ -91,23 +101,40 @@ export function auditShoot(input: AuditShootInput): AuditFinding | undefined {
     ownerRecord: record?.value ?? null,
     activeOn: [...activeOn].sort(),
   };
-  const finding = (reason: AuditReason, message: string): AuditFinding => ({ ...base, consistent: reason === 'Consistent', reason, message });
+  const finding = (reason: AuditReason, message: string): AuditFinding => ({
+    ...base,
+    consistent: reason === 'Consistent',
+    reason,
+    message,
+  });
 
-  if (activeOn.length > 1) return finding('ActiveOnSeveralSeeds', `seeds ${base.activeOn.join(', ')} all report the control plane active`);
+  if (activeOn.length > 1)
+    return finding('ActiveOnSeveralSeeds', `seeds ${base.activeOn.join(', ')} all report the control plane active`);
   // During a migration, only two active control planes are a disagreement: the record moves first, the placement last.
-  if (migrating(shoot)) return finding('Consistent', 'migration in progress; at most one seed reports the control plane active');
+  if (migrating(shoot))
+    return finding('Consistent', 'migration in progress; at most one seed reports the control plane active');
   if (seedName === null) {
     return activeOn.length > 0
       ? finding('ActiveOnOtherSeed', `seed ${activeOn[0]} reports the control plane of an unplaced shoot active`)
       : finding('OwnerRecordMismatch', `the unplaced shoot has an owner record naming ${record?.value}`);
   }
   if (seed === undefined) return finding('SeedMissing', `status.seedName names seed ${seedName}, which does not exist`);
-  if (record === undefined) return finding('OwnerRecordMissing', `no owner record ${input.recordName}; seed ${seedName} (${seed.status.identity}) hosts the shoot`);
+  if (record === undefined)
+    return finding(
+      'OwnerRecordMissing',
+      `no owner record ${input.recordName}; seed ${seedName} (${seed.status.identity}) hosts the shoot`,
+    );
   if (record.value !== seed.status.identity) {
-    return finding('OwnerRecordMismatch', `owner record names ${record.value}, but the shoot is placed on seed ${seedName} (${seed.status.identity})`);
+    return finding(
+      'OwnerRecordMismatch',
+      `owner record names ${record.value}, but the shoot is placed on seed ${seedName} (${seed.status.identity})`,
+    );
   }
   if (activeOn.length === 1 && activeOn[0] !== seedName) {
-    return finding('ActiveOnOtherSeed', `seed ${activeOn[0]} reports the control plane active, but it is placed on and owned by seed ${seedName}`);
+    return finding(
+      'ActiveOnOtherSeed',
+      `seed ${activeOn[0]} reports the control plane active, but it is placed on and owned by seed ${seedName}`,
+    );
   }
   return finding('Consistent', `owner record, placement and heartbeats agree on seed ${seedName}`);
 }
@@ -180,7 +207,8 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
   const maxAge = options.heartbeatMaxAgeMs ?? DEFAULT_HEARTBEAT_MAX_AGE_MS;
 
   const seeds = new Map<string, Seed>();
-  for await (const seed of pages((page) => options.repository.listSeeds(page), pageSize)) seeds.set(seed.metadata.name, seed);
+  for await (const seed of pages((page) => options.repository.listSeeds(page), pageSize))
+    seeds.set(seed.metadata.name, seed);
   const activeByTechnicalID = new Map<string, string[]>();
   const hostedOn = new Map<string, string[]>();
   const staleSeeds: string[] = [];
@@ -211,13 +239,17 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
   let recordPages = 0;
   let cursor: string | undefined;
   do {
-    const page = await options.records.list({ pageSize: MAX_OWNER_RECORDS_PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) });
+    const page = await options.records.list({
+      pageSize: MAX_OWNER_RECORDS_PAGE_SIZE,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
     recordPages += 1;
     for (const record of page.records) records.set(record.name, record);
     cursor = page.next;
   } while (cursor !== undefined);
   const apiRecords = new Map<string, ApiRecord>();
-  if (options.apiRecords) for (const record of await options.apiRecords.records.list()) apiRecords.set(record.name, record);
+  if (options.apiRecords)
+    for (const record of await options.apiRecords.records.list()) apiRecords.set(record.name, record);
   const apiRecordFindings: ApiRecordFinding[] = [];
 
   let shoots = 0;
@@ -229,13 +261,33 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
   const leftovers: Leftover[] = [];
   for await (const shoot of pages((page) => options.repository.listAllShoots(page), pageSize)) {
     shoots += 1;
-    leftovers.push(...leftoversOf(shoot, hostedOn.get(shoot.status.technicalID) ?? [], now, options.leftoverBoundMs ?? DEFAULT_LEFTOVER_BOUND_MS));
+    leftovers.push(
+      ...leftoversOf(
+        shoot,
+        hostedOn.get(shoot.status.technicalID) ?? [],
+        now,
+        options.leftoverBoundMs ?? DEFAULT_LEFTOVER_BOUND_MS,
+      ),
+    );
     if (options.apiRecords) {
-      const apiName = apiDomainName({ shoot: shoot.metadata.name, project: shoot.metadata.project, externalDomain: options.apiRecords.externalDomain });
-      const apiFinding = auditApiRecord({ shoot, recordName: apiName, record: apiRecords.get(apiName), seeds: freshSeeds });
+      const apiName = apiDomainName({
+        shoot: shoot.metadata.name,
+        project: shoot.metadata.project,
+        externalDomain: options.apiRecords.externalDomain,
+      });
+      const apiFinding = auditApiRecord({
+        shoot,
+        recordName: apiName,
+        record: apiRecords.get(apiName),
+        seeds: freshSeeds,
+      });
       if (apiFinding) apiRecordFindings.push(apiFinding);
     }
-    const recordName = ownerRecordName({ shoot: shoot.metadata.name, project: shoot.metadata.project, internalDomain: options.internalDomain });
+    const recordName = ownerRecordName({
+      shoot: shoot.metadata.name,
+      project: shoot.metadata.project,
+      internalDomain: options.internalDomain,
+    });
     const finding = auditShoot({
       shoot,
       recordName,
@@ -247,14 +299,25 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
     audited += 1;
     if (!finding.consistent) findings.push(finding);
     const current = shoot.status.conditions.find((c) => c.type === OWNERSHIP_CONDITION);
-    const wanted: Condition = { type: OWNERSHIP_CONDITION, status: finding.consistent ? 'True' : 'False', reason: finding.reason, message: finding.message.slice(0, 1024) };
-    const changed = current === undefined ? !finding.consistent : current.status !== wanted.status || current.reason !== wanted.reason;
+    const wanted: Condition = {
+      type: OWNERSHIP_CONDITION,
+      status: finding.consistent ? 'True' : 'False',
+      reason: finding.reason,
+      message: finding.message.slice(0, 1024),
+    };
+    const changed =
+      current === undefined
+        ? !finding.consistent
+        : current.status !== wanted.status || current.reason !== wanted.reason;
     if (!changed) continue;
     if (!finding.consistent) {
       await options.events.publish(SPLIT_BRAIN_EVENT, { ...finding, detectedAt: now.toISOString() });
       eventsPublished += 1;
     }
-    const updated: Shoot = { ...shoot, status: { ...shoot.status, conditions: mergeConditions(shoot.status.conditions, [wanted], now.toISOString()) } };
+    const updated: Shoot = {
+      ...shoot,
+      status: { ...shoot.status, conditions: mergeConditions(shoot.status.conditions, [wanted], now.toISOString()) },
+    };
     try {
       await options.repository.updateShoot(updated, shoot.metadata.resourceVersion);
       conditionsWritten += 1;
@@ -281,7 +344,10 @@ export async function runOwnershipAudit(options: OwnershipAuditOptions): Promise
   };
 }
 
-async function* pages<T>(list: (page: { limit: number; continue?: string }) => Promise<{ items: T[]; continue?: string }>, limit: number): AsyncGenerator<T> {
+async function* pages<T>(
+  list: (page: { limit: number; continue?: string }) => Promise<{ items: T[]; continue?: string }>,
+  limit: number,
+): AsyncGenerator<T> {
   let token: string | undefined;
   do {
     const page = await list({ limit, ...(token === undefined ? {} : { continue: token }) });

@@ -12,7 +12,12 @@ export type OwnerLookupOutcome =
   /** The name authoritatively does not exist (NXDOMAIN) or has no TXT data (NODATA). */
   | { readonly kind: 'absent'; readonly reason: 'nxdomain' | 'nodata' }
   /** The lookup itself failed. */
-  | { readonly kind: 'failed'; readonly failure: OwnerLookupFailure; readonly message?: string; readonly cause?: unknown };
+  | {
+      readonly kind: 'failed';
+      readonly failure: OwnerLookupFailure;
+      readonly message?: string;
+      readonly cause?: unknown;
+    };
 
 export interface OwnerCheck {
   readonly result: OwnerCheckResult;
@@ -43,16 +48,33 @@ export function checkOwner(input: { outcome: OwnerLookupOutcome; identity: strin
   if (identity.length === 0) throw new ValidationError('seed identity must not be empty', { field: 'identity' });
   switch (outcome.kind) {
     case 'absent':
-      return { result: 'not-owner', reason: outcome.reason === 'nxdomain' ? 'owner record does not exist (NXDOMAIN)' : 'owner record has no TXT data' };
+      return {
+        result: 'not-owner',
+        reason:
+          outcome.reason === 'nxdomain' ? 'owner record does not exist (NXDOMAIN)' : 'owner record has no TXT data',
+      };
     case 'failed':
-      return { result: 'unknown', reason: `owner lookup failed (${outcome.failure})${outcome.message ? `: ${outcome.message}` : ''}` };
+      return {
+        result: 'unknown',
+        reason: `owner lookup failed (${outcome.failure})${outcome.message ? `: ${outcome.message}` : ''}`,
+      };
     case 'found': {
       const values = outcome.values;
       if (values.length === 0) return { result: 'not-owner', reason: 'owner record has no TXT data', observed: values };
       const mine = values.filter((v) => v === identity).length;
-      if (mine === values.length) return { result: 'owner', reason: `owner record names this seed (${identity})`, observed: values };
-      if (mine === 0) return { result: 'not-owner', reason: `owner record names ${values.join(', ')}, not ${identity}`, observed: values };
-      return { result: 'unknown', reason: `owner record has ${values.length} conflicting values: ${values.join(', ')}`, observed: values };
+      if (mine === values.length)
+        return { result: 'owner', reason: `owner record names this seed (${identity})`, observed: values };
+      if (mine === 0)
+        return {
+          result: 'not-owner',
+          reason: `owner record names ${values.join(', ')}, not ${identity}`,
+          observed: values,
+        };
+      return {
+        result: 'unknown',
+        reason: `owner record has ${values.length} conflicting values: ${values.join(', ')}`,
+        observed: values,
+      };
     }
   }
 }

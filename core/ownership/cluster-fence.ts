@@ -35,7 +35,8 @@ export type ClusterFenceStep =
   | { readonly kind: 'remove'; readonly members: readonly ClusterMemberRef[] };
 
 export function clusterFenceStep(input: ClusterFenceInput): ClusterFenceStep {
-  if (!(input.memberFenceTimeout >= 0)) throw new RangeError(`memberFenceTimeout must be a non-negative number of ms, got ${input.memberFenceTimeout}`);
+  if (!(input.memberFenceTimeout >= 0))
+    throw new RangeError(`memberFenceTimeout must be a non-negative number of ms, got ${input.memberFenceTimeout}`);
   const unacknowledged = input.members.filter((m) => !input.acknowledged.has(m.id));
   if (unacknowledged.length === 0) return { kind: 'ready' };
   const removeAfter = input.waitingSince + input.memberFenceTimeout;

@@ -1,5 +1,11 @@
 import { OwnerRecordsUnavailableError } from './errors.js';
-import type { DeleteOwnerRecordInput, OwnerRecord, OwnerRecordPage, OwnerRecords, SetOwnerRecordInput } from './owner-records.js';
+import type {
+  DeleteOwnerRecordInput,
+  OwnerRecord,
+  OwnerRecordPage,
+  OwnerRecords,
+  SetOwnerRecordInput,
+} from './owner-records.js';
 
 /** Owner records whose every call fails: for fault tests (throttling, network loss to Route 53). */
 export class FailingOwnerRecords implements OwnerRecords {

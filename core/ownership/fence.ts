@@ -21,7 +21,10 @@ export function fenceBound(timings: Partial<OwnershipTimings> = {}): number {
  * How long a copy waits for the source's final snapshot: `wait` when given, else 10 minutes or the fence
  * bound when that is longer; a wait shorter than the bound is refused.
  */
-export function waitForFinalTimeout(options: { timings?: Partial<OwnershipTimings> | undefined; wait?: number | undefined }): { waitForFinalTimeout: number; fenceBound: number } {
+export function waitForFinalTimeout(options: {
+  timings?: Partial<OwnershipTimings> | undefined;
+  wait?: number | undefined;
+}): { waitForFinalTimeout: number; fenceBound: number } {
   const bound = fenceBound(options.timings);
   const wait = options.wait ?? Math.max(DEFAULT_WAIT_FOR_FINAL_TIMEOUT_MS, bound);
   validateWaitForFinalTimeout({ waitForFinalTimeout: wait, fenceBound: bound });
@@ -35,7 +38,10 @@ export function waitForFinalTimeout(options: { timings?: Partial<OwnershipTiming
 export function validateWaitForFinalTimeout(options: { waitForFinalTimeout: number; fenceBound: number }): void {
   const { waitForFinalTimeout, fenceBound: bound } = options;
   if (!Number.isFinite(waitForFinalTimeout) || waitForFinalTimeout < 0) {
-    throw new FenceBoundError(`waitForFinalTimeout must be a non-negative number of milliseconds, got ${waitForFinalTimeout}`, { field: 'waitForFinalTimeout' });
+    throw new FenceBoundError(
+      `waitForFinalTimeout must be a non-negative number of milliseconds, got ${waitForFinalTimeout}`,
+      { field: 'waitForFinalTimeout' },
+    );
   }
   if (waitForFinalTimeout < bound) {
     throw new FenceBoundError(
@@ -73,5 +79,7 @@ export function readyToRestore(input: ReadyToRestoreInput): ReadyToRestore {
   if (input.sourceHibernated) return { ready: true, reason: 'source-hibernated' };
   if (input.ownerChangedAt === undefined) return { ready: false, reason: 'owner-change-unknown' };
   const readyAt = input.ownerChangedAt + input.fenceBound;
-  return input.now >= readyAt ? { ready: true, reason: 'fence-bound-elapsed' } : { ready: false, reason: 'waiting-for-fence-bound', readyAt };
+  return input.now >= readyAt
+    ? { ready: true, reason: 'fence-bound-elapsed' }
+    : { ready: false, reason: 'waiting-for-fence-bound', readyAt };
 }

@@ -45,7 +45,9 @@ export class InMemoryOwnerRecords implements OwnerRecords {
     const current = this.records.get(name);
     if (current === undefined) return false;
     if (input.expected !== undefined && current.value !== input.expected) {
-      throw new OwnerRecordConflictError(`owner record ${name} names ${current.value}, expected ${input.expected}`, { current });
+      throw new OwnerRecordConflictError(`owner record ${name} names ${current.value}, expected ${input.expected}`, {
+        current,
+      });
     }
     this.records.delete(name);
     return true;
@@ -54,7 +56,9 @@ export class InMemoryOwnerRecords implements OwnerRecords {
   async list(options: { cursor?: string; pageSize?: number } = {}): Promise<OwnerRecordPage> {
     const pageSize = options.pageSize ?? MAX_OWNER_RECORDS_PAGE_SIZE;
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_OWNER_RECORDS_PAGE_SIZE) {
-      throw new ValidationError(`pageSize must be 1-${MAX_OWNER_RECORDS_PAGE_SIZE}, got ${pageSize}`, { field: 'pageSize' });
+      throw new ValidationError(`pageSize must be 1-${MAX_OWNER_RECORDS_PAGE_SIZE}, got ${pageSize}`, {
+        field: 'pageSize',
+      });
     }
     // The cursor is the first name of the next page; names sort as strings here (Route 53 has its own order).
     const names = [...this.records.keys()].sort().filter((n) => options.cursor === undefined || n >= options.cursor);

@@ -31,9 +31,15 @@ export const DEFAULT_NOTICE_FIRST_FOLLOW_UP_MS = 250;
  * When the next check runs once a notice arrived: now, or as soon as the spacing since the last noticed
  * check allows, but never later than the check already scheduled. All times in ms of one monotonic clock.
  */
-export function noticedCheckAt(input: { now: number; scheduledAt: number; lastNoticedCheckAt: number | undefined; minSpacing?: number }): number {
+export function noticedCheckAt(input: {
+  now: number;
+  scheduledAt: number;
+  lastNoticedCheckAt: number | undefined;
+  minSpacing?: number;
+}): number {
   const spacing = nonNegative(input.minSpacing ?? DEFAULT_NOTICE_MIN_SPACING_MS, 'minSpacing');
-  const earliest = input.lastNoticedCheckAt === undefined ? input.now : Math.max(input.now, input.lastNoticedCheckAt + spacing);
+  const earliest =
+    input.lastNoticedCheckAt === undefined ? input.now : Math.max(input.now, input.lastNoticedCheckAt + spacing);
   return Math.min(input.scheduledAt, earliest);
 }
 
@@ -63,13 +69,16 @@ export interface FollowUp {
  */
 export function followUpAfterNoticedCheck(input: FollowUpInput): FollowUp {
   const first = nonNegative(input.firstFollowUp ?? DEFAULT_NOTICE_FIRST_FOLLOW_UP_MS, 'firstFollowUp');
-  if (input.mode !== 'serving' || input.result !== 'owner') return { nextCheckIn: input.nextCheckIn, followUps: undefined };
+  if (input.mode !== 'serving' || input.result !== 'owner')
+    return { nextCheckIn: input.nextCheckIn, followUps: undefined };
   const delay = first * 2 ** Math.min(input.followUps, 30);
-  if (delay >= input.ownerCheckInterval || delay >= input.nextCheckIn) return { nextCheckIn: input.nextCheckIn, followUps: undefined };
+  if (delay >= input.ownerCheckInterval || delay >= input.nextCheckIn)
+    return { nextCheckIn: input.nextCheckIn, followUps: undefined };
   return { nextCheckIn: delay, followUps: input.followUps + 1 };
 }
 
 function nonNegative(value: number, field: string): number {
-  if (!(Number.isFinite(value) && value >= 0)) throw new RangeError(`${field} must be a non-negative number of ms, got ${value}`);
+  if (!(Number.isFinite(value) && value >= 0))
+    throw new RangeError(`${field} must be a non-negative number of ms, got ${value}`);
   return value;
 }

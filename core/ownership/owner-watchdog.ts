@@ -47,7 +47,9 @@ export interface WatchdogDecision {
   readonly nextCheckIn: number;
 }
 
-export type WatchdogOptions = Partial<Pick<OwnershipTimings, 'ownerCheckInterval' | 'unknownGrace' | 'initialRetryDelay'>>;
+export type WatchdogOptions = Partial<
+  Pick<OwnershipTimings, 'ownerCheckInterval' | 'unknownGrace' | 'initialRetryDelay'>
+>;
 
 type ResolvedOptions = Pick<OwnershipTimings, 'ownerCheckInterval' | 'unknownGrace' | 'initialRetryDelay'>;
 
@@ -68,10 +70,19 @@ export function initialWatchdogState(options: { serving?: boolean } = {}): Watch
   };
 }
 
-const LOSE_OWNERSHIP: readonly WatchdogAction[] = [{ type: 'stop-snapshotter' }, { type: 'fence' }, { type: 'take-final-snapshot' }];
+const LOSE_OWNERSHIP: readonly WatchdogAction[] = [
+  { type: 'stop-snapshotter' },
+  { type: 'fence' },
+  { type: 'take-final-snapshot' },
+];
 
 /** The next state and actions after one owner check. */
-export function decideOwnerWatchdog(input: { state: WatchdogState; result: OwnerCheckResult; now: number; options?: WatchdogOptions }): WatchdogDecision {
+export function decideOwnerWatchdog(input: {
+  state: WatchdogState;
+  result: OwnerCheckResult;
+  now: number;
+  options?: WatchdogOptions;
+}): WatchdogDecision {
   const { state, result, now } = input;
   const options = resolve(input.options ?? {});
   const resolved = { ...state, lastResult: result, unknownSince: undefined, unknownChecks: 0 };
@@ -79,23 +90,38 @@ export function decideOwnerWatchdog(input: { state: WatchdogState; result: Owner
   if (state.mode === 'lost') {
     // Stay fenced whatever the record says now; retry the final snapshot if the last attempt failed.
     const retry = state.finalSnapshot === 'none';
-    return decision({ ...state, lastResult: result, finalSnapshot: retry ? 'requested' : state.finalSnapshot }, retry ? [{ type: 'take-final-snapshot' }] : [], options.ownerCheckInterval);
+    return decision(
+      { ...state, lastResult: result, finalSnapshot: retry ? 'requested' : state.finalSnapshot },
+      retry ? [{ type: 'take-final-snapshot' }] : [],
+      options.ownerCheckInterval,
+    );
   }
 
   switch (result) {
     case 'not-owner':
       // Fence first, so every write acknowledged before the fence is in the final snapshot.
-      return decision({ ...resolved, mode: 'lost', fencedBecause: 'not-owner', finalSnapshot: 'requested' }, LOSE_OWNERSHIP, options.ownerCheckInterval);
+      return decision(
+        { ...resolved, mode: 'lost', fencedBecause: 'not-owner', finalSnapshot: 'requested' },
+        LOSE_OWNERSHIP,
+        options.ownerCheckInterval,
+      );
 
     case 'owner':
       if (state.mode === 'serving') return decision(resolved, [], options.ownerCheckInterval);
-      return decision({ ...resolved, mode: 'serving', fencedBecause: undefined }, [{ type: 'unfence' }, { type: 'start-snapshotter' }], options.ownerCheckInterval);
+      return decision(
+        { ...resolved, mode: 'serving', fencedBecause: undefined },
+        [{ type: 'unfence' }, { type: 'start-snapshotter' }],
+        options.ownerCheckInterval,
+      );
 
     case 'unknown': {
       const unknownSince = state.unknownSince ?? now;
       const unknownChecks = state.unknownChecks + 1;
       const streak = { ...state, lastResult: result, unknownSince, unknownChecks };
-      const retryIn = Math.min(options.ownerCheckInterval, options.initialRetryDelay * 2 ** Math.min(unknownChecks - 1, 30));
+      const retryIn = Math.min(
+        options.ownerCheckInterval,
+        options.initialRetryDelay * 2 ** Math.min(unknownChecks - 1, 30),
+      );
       if (state.mode === 'fenced') return decision(streak, [], retryIn);
       // Clocks are monotonic, but a caller passing an earlier time must not shorten the grace.
       const deadline = unknownSince + options.unknownGrace;
@@ -103,16 +129,28 @@ export function decideOwnerWatchdog(input: { state: WatchdogState; result: Owner
         // Keep serving; never sleep past the deadline, so the fence comes on time if DNS stays away.
         return decision(streak, [], Math.max(1, Math.min(retryIn, deadline - now)));
       }
-      return decision({ ...streak, mode: 'fenced', fencedBecause: 'unknown' }, [{ type: 'stop-snapshotter' }, { type: 'fence' }], retryIn);
+      return decision(
+        { ...streak, mode: 'fenced', fencedBecause: 'unknown' },
+        [{ type: 'stop-snapshotter' }, { type: 'fence' }],
+        retryIn,
+      );
     }
   }
 }
 
 /** Feeds back the outcome of a `take-final-snapshot` action. A failed one is retried at the next check. */
-export function recordFinalSnapshot(input: { state: WatchdogState; outcome: 'taken' | 'failed'; options?: WatchdogOptions }): WatchdogDecision {
+export function recordFinalSnapshot(input: {
+  state: WatchdogState;
+  outcome: 'taken' | 'failed';
+  options?: WatchdogOptions;
+}): WatchdogDecision {
   const options = resolve(input.options ?? {});
   const { state } = input;
-  if (state.mode !== 'lost') throw new ValidationError(`a final snapshot is only taken after losing ownership, but the watchdog is ${state.mode}`, { field: 'state' });
+  if (state.mode !== 'lost')
+    throw new ValidationError(
+      `a final snapshot is only taken after losing ownership, but the watchdog is ${state.mode}`,
+      { field: 'state' },
+    );
   const finalSnapshot = state.finalSnapshot === 'taken' || input.outcome === 'taken' ? 'taken' : 'none';
   return decision({ ...state, finalSnapshot }, [], options.ownerCheckInterval);
 }

@@ -37,13 +37,18 @@ export const DEFAULT_FENCE_TIME_MS = 10_000;
  */
 export function ownershipTimings(given: Partial<OwnershipTimings> = {}): OwnershipTimings {
   const ownerCheckInterval = duration(given.ownerCheckInterval, DEFAULT_OWNER_CHECK_INTERVAL_MS, 'ownerCheckInterval');
-  if (ownerCheckInterval === 0) throw new FenceBoundError('ownerCheckInterval must be positive', { field: 'ownerCheckInterval' });
+  if (ownerCheckInterval === 0)
+    throw new FenceBoundError('ownerCheckInterval must be positive', { field: 'ownerCheckInterval' });
   return {
     ownerCheckInterval,
     unknownGrace: duration(given.unknownGrace, DEFAULT_UNKNOWN_GRACE_MS, 'unknownGrace'),
     initialRetryDelay: duration(given.initialRetryDelay, DEFAULT_INITIAL_RETRY_DELAY_MS, 'initialRetryDelay'),
     checkTimeout: duration(given.checkTimeout, ownerCheckInterval, 'checkTimeout'),
-    dnsCacheTTL: duration(given.dnsCacheTTL, ownerCheckInterval + DEFAULT_OWNER_RECORD_TTL_SECONDS * 1_000, 'dnsCacheTTL'),
+    dnsCacheTTL: duration(
+      given.dnsCacheTTL,
+      ownerCheckInterval + DEFAULT_OWNER_RECORD_TTL_SECONDS * 1_000,
+      'dnsCacheTTL',
+    ),
     fenceTime: duration(given.fenceTime, DEFAULT_FENCE_TIME_MS, 'fenceTime'),
   };
 }
@@ -72,13 +77,19 @@ export function parseOwnershipTimings(text: string | undefined): Partial<Ownersh
   const parsed = ownershipTimingsSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new FenceBoundError(`ownership timings ${text}: ${issue.path.join('.') || '(root)'}: ${issue.message}`, { field: String(issue.path[0] ?? ''), cause: parsed.error });
+    throw new FenceBoundError(`ownership timings ${text}: ${issue.path.join('.') || '(root)'}: ${issue.message}`, {
+      field: String(issue.path[0] ?? ''),
+      cause: parsed.error,
+    });
   }
-  return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as Partial<OwnershipTimings>;
+  return Object.fromEntries(
+    Object.entries(parsed.data).filter(([, v]) => v !== undefined),
+  ) as Partial<OwnershipTimings>;
 }
 
 function duration(value: number | undefined, fallback: number, field: string): number {
   const v = value ?? fallback;
-  if (!Number.isFinite(v) || v < 0) throw new FenceBoundError(`${field} must be a non-negative number of milliseconds, got ${v}`, { field });
+  if (!Number.isFinite(v) || v < 0)
+    throw new FenceBoundError(`${field} must be a non-negative number of milliseconds, got ${v}`, { field });
   return v;
 }

@@ -3,7 +3,17 @@ import type { PreparedShoot, SeedIndex } from './prepare.js';
 import { unusableReason } from './prepare.js';
 
 /** Stable ids of the filters, in the order they run; a rejected seed names the first one it failed. */
-export const FILTER_IDS = ['excluded', 'usable', 'seedSelector', 'providerType', 'region', 'taints', 'networks', 'capacity', 'multiZonal'] as const;
+export const FILTER_IDS = [
+  'excluded',
+  'usable',
+  'seedSelector',
+  'providerType',
+  'region',
+  'taints',
+  'networks',
+  'capacity',
+  'multiZonal',
+] as const;
 export type FilterId = (typeof FILTER_IDS)[number];
 
 export type RegionStrategy = 'SameRegion' | 'MinimalDistance';
@@ -38,7 +48,8 @@ export const excluded: SeedFilter = {
 export const usable: SeedFilter = {
   id: 'usable',
   passes: (index, i, _shoot, context) =>
-    index.usable[i] === 1 && (context.maxHeartbeatAgeMs === undefined || context.now - index.lastHeartbeat[i]! <= context.maxHeartbeatAgeMs),
+    index.usable[i] === 1 &&
+    (context.maxHeartbeatAgeMs === undefined || context.now - index.lastHeartbeat[i]! <= context.maxHeartbeatAgeMs),
   reason: (index, i, _shoot, context) => {
     const unusable = unusableReason(index.seeds[i]!);
     if (unusable !== undefined) return unusable;
@@ -80,8 +91,10 @@ export const providerType: SeedFilter = {
  */
 export const region: SeedFilter = {
   id: 'region',
-  passes: (index, i, shoot, context) => shoot.testing || context.strategy !== 'SameRegion' || index.regionCode[i] === shoot.regionCode,
-  reason: (index, i, shoot) => `region ${index.regions[index.regionCode[i]!]} differs from the shoot's region ${shoot.region} (strategy SameRegion)`,
+  passes: (index, i, shoot, context) =>
+    shoot.testing || context.strategy !== 'SameRegion' || index.regionCode[i] === shoot.regionCode,
+  reason: (index, i, shoot) =>
+    `region ${index.regions[index.regionCode[i]!]} differs from the shoot's region ${shoot.region} (strategy SameRegion)`,
 };
 
 function untolerated(index: SeedIndex, i: number, shoot: PreparedShoot): { key: string; value?: string } | undefined {
@@ -141,7 +154,17 @@ export const multiZonal: SeedFilter = {
 };
 
 /** The per-seed filters, in the order of docs/design.md section 7. */
-export const SEED_FILTERS: readonly SeedFilter[] = [excluded, usable, seedSelector, providerType, region, taints, networks, capacity, multiZonal];
+export const SEED_FILTERS: readonly SeedFilter[] = [
+  excluded,
+  usable,
+  seedSelector,
+  providerType,
+  region,
+  taints,
+  networks,
+  capacity,
+  multiZonal,
+];
 
 /** Index in `SEED_FILTERS` of the first filter the seed fails, or -1 when it passes all of them. */
 export function firstFailedFilter(index: SeedIndex, i: number, shoot: PreparedShoot, context: FilterContext): number {

@@ -13,8 +13,10 @@ function usableZones(pool: WorkerPool, declared: ReadonlySet<string>): string[] 
 
 /** Why a single pool does not back `zone` tolerance, or undefined when it does. */
 export function poolShortfall(pool: WorkerPool, declaredZones: readonly string[]): string | undefined {
-  if (pool.taints !== undefined && pool.taints.length > 0) return `pool ${pool.name} is tainted, so control planes do not run on it`;
-  if (pool.minimum < MIN_MULTI_ZONAL_NODES) return `pool ${pool.name} has minimum ${pool.minimum} nodes, needs at least ${MIN_MULTI_ZONAL_NODES}`;
+  if (pool.taints !== undefined && pool.taints.length > 0)
+    return `pool ${pool.name} is tainted, so control planes do not run on it`;
+  if (pool.minimum < MIN_MULTI_ZONAL_NODES)
+    return `pool ${pool.name} has minimum ${pool.minimum} nodes, needs at least ${MIN_MULTI_ZONAL_NODES}`;
   const zones = usableZones(pool, new Set(declaredZones)).length;
   // An even zone count gives no quorum advantage over one zone fewer (GEP-20, "Recommended Number of Nodes and Zones").
   if (zones < MIN_MULTI_ZONAL_ZONES || zones % 2 === 0) {
@@ -43,8 +45,7 @@ export function multiZonalZones(spec: Pick<SeedSpec, 'provider' | 'workerPools'>
 }
 
 export type DerivedSeedLabels =
-  | { ok: true; labels: Record<string, string> }
-  | { ok: false; message: string; field: string };
+  { ok: true; labels: Record<string, string> } | { ok: false; message: string; field: string };
 
 /**
  * The labels a seed carries in `status.labels`: the operator's labels plus the derived multi-zonal label.
@@ -55,7 +56,10 @@ export type DerivedSeedLabels =
  * - A manual `"false"` is honoured: an operator may keep a capable seed out of `zone` scheduling (and so
  *   make it preferred for non-HA shoots).
  */
-export function deriveSeedLabels(spec: SeedSpec, manualLabels: Readonly<Record<string, string>> = {}): DerivedSeedLabels {
+export function deriveSeedLabels(
+  spec: SeedSpec,
+  manualLabels: Readonly<Record<string, string>> = {},
+): DerivedSeedLabels {
   const field = `metadata.labels["${MULTI_ZONAL_LABEL}"]`;
   const manual = manualLabels[MULTI_ZONAL_LABEL];
   const backed = poolsBackMultiZonal(spec);
@@ -67,7 +71,10 @@ export function deriveSeedLabels(spec: SeedSpec, manualLabels: Readonly<Record<s
   }
   if (manual === 'true' && !backed) {
     const pools = spec.workerPools ?? [];
-    const why = pools.length === 0 ? 'the seed declares no worker pools' : pools.map((p) => poolShortfall(p, spec.provider.zones)).join('; ');
+    const why =
+      pools.length === 0
+        ? 'the seed declares no worker pools'
+        : pools.map((p) => poolShortfall(p, spec.provider.zones)).join('; ');
     return {
       ok: false,
       field,

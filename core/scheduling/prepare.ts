@@ -14,11 +14,13 @@ function seedIsReady(seed: Seed): boolean {
 /** Why a seed is not usable regardless of the shoot (deleting, hidden, not ready), or undefined. */
 export function unusableReason(seed: Seed): string | undefined {
   if (seed.metadata.deletionTimestamp !== undefined) return `being deleted since ${seed.metadata.deletionTimestamp}`;
-  if (seed.spec.settings?.scheduling?.visible === false) return 'hidden from scheduling (spec.settings.scheduling.visible is false)';
+  if (seed.spec.settings?.scheduling?.visible === false)
+    return 'hidden from scheduling (spec.settings.scheduling.visible is false)';
   for (const type of REQUIRED_SEED_CONDITIONS) {
     const condition = seed.status.conditions.find((c) => c.type === type);
     if (condition === undefined) return `condition ${type} is not reported yet`;
-    if (condition.status !== 'True') return `condition ${type} is ${condition.status}${condition.reason === undefined ? '' : ` (${condition.reason})`}`;
+    if (condition.status !== 'True')
+      return `condition ${type} is ${condition.status}${condition.reason === undefined ? '' : ` (${condition.reason})`}`;
   }
   return undefined;
 }
@@ -37,7 +39,8 @@ function intern(codes: Map<string, number>, list: string[], value: string): numb
   return code;
 }
 
-const byName = (a: Seed, b: Seed): number => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0);
+const byName = (a: Seed, b: Seed): number =>
+  a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
 
 /**
  * The fleet laid out for scheduling: seeds sorted by name (so position order is name order and every output
@@ -97,7 +100,10 @@ export class SeedIndex {
     for (let i = 0; i < n; i++) {
       const seed = seeds[i]!;
       const { spec, status, metadata } = seed;
-      this.usable[i] = metadata.deletionTimestamp === undefined && spec.settings?.scheduling?.visible !== false && seedIsReady(seed) ? 1 : 0;
+      this.usable[i] =
+        metadata.deletionTimestamp === undefined && spec.settings?.scheduling?.visible !== false && seedIsReady(seed)
+          ? 1
+          : 0;
       this.lastHeartbeat[i] = status.lastHeartbeatTime === undefined ? NaN : Date.parse(status.lastHeartbeatTime);
       this.providerCode[i] = intern(providerCodes, this.providers, spec.provider.type);
       this.regionCode[i] = intern(regionCodes, this.regions, spec.provider.region);
@@ -189,7 +195,11 @@ export function prepareShoot(spec: ShootSpec, index: SeedIndex): PreparedShoot {
   const providerTypes = types === undefined || types.length === 0 ? undefined : types;
   const providerAllowed = new Uint8Array(index.providers.length);
   index.providers.forEach((p, code) => {
-    providerAllowed[code] = (providerTypes === undefined ? p === spec.provider.type : providerTypes.includes('*') || providerTypes.includes(p)) ? 1 : 0;
+    providerAllowed[code] = (
+      providerTypes === undefined ? p === spec.provider.type : providerTypes.includes('*') || providerTypes.includes(p)
+    )
+      ? 1
+      : 0;
   });
   const tolerations = new Map<string, string[]>();
   for (const t of spec.tolerations ?? []) {

@@ -1,5 +1,12 @@
 import type { Seed, ShootSpec } from '../model/index.js';
-import { FILTER_IDS, SEED_FILTERS, firstFailedFilter, type FilterContext, type FilterId, type RegionStrategy } from './filters.js';
+import {
+  FILTER_IDS,
+  SEED_FILTERS,
+  firstFailedFilter,
+  type FilterContext,
+  type FilterId,
+  type RegionStrategy,
+} from './filters.js';
 import { indexSeeds, isSeedIndex, prepareShoot, type PreparedShoot, type SeedIndex } from './prepare.js';
 import { PROVIDER_CORRECTION, regionDistance } from './region-distance.js';
 import { compareCandidates, score } from './score.js';
@@ -99,7 +106,13 @@ function distanceOf(index: SeedIndex, i: number, shoot: PreparedShoot, distances
 }
 
 /** `MinimalDistance`: the distance of each region of the index, and the smallest among the passing seeds. */
-function measureDistances(index: SeedIndex, passing: Int32Array, count: number, shoot: PreparedShoot, configured: RegionDistances | undefined): Distances {
+function measureDistances(
+  index: SeedIndex,
+  passing: Int32Array,
+  count: number,
+  shoot: PreparedShoot,
+  configured: RegionDistances | undefined,
+): Distances {
   const table = configured?.[shoot.region];
   if (table !== undefined) {
     // A region is at distance 0 from itself unless the operator says otherwise, as in Gardener.
@@ -114,7 +127,13 @@ function measureDistances(index: SeedIndex, passing: Int32Array, count: number, 
   return { ...distances, min: smallest(index, passing, count, shoot, distances) };
 }
 
-function smallest(index: SeedIndex, passing: Int32Array, count: number, shoot: PreparedShoot, distances: Distances): number {
+function smallest(
+  index: SeedIndex,
+  passing: Int32Array,
+  count: number,
+  shoot: PreparedShoot,
+  distances: Distances,
+): number {
   let min = Infinity;
   for (let p = 0; p < count; p++) {
     const d = distanceOf(index, passing[p]!, shoot, distances);
@@ -189,7 +208,10 @@ export function schedule(options: ScheduleOptions): ScheduleResult {
     } else verdict[i] = failed;
   }
 
-  const distances = strategy === 'MinimalDistance' && !shoot.testing && count > 0 ? measureDistances(index, passing, count, shoot, options.regionDistances) : undefined;
+  const distances =
+    strategy === 'MinimalDistance' && !shoot.testing && count > 0
+      ? measureDistances(index, passing, count, shoot, options.regionDistances)
+      : undefined;
   let best = -1;
   let eligible = 0;
   for (let p = 0; p < count; p++) {
@@ -202,7 +224,12 @@ export function schedule(options: ScheduleOptions): ScheduleResult {
     if (best < 0 || compareCandidates(index, i, best, tolerance) < 0) best = i;
   }
 
-  const result = { strategy, eligible, total: n, ...(best < 0 ? {} : { seedName: index.names[best]! }) } as ScheduleResult;
+  const result = {
+    strategy,
+    eligible,
+    total: n,
+    ...(best < 0 ? {} : { seedName: index.names[best]! }),
+  } as ScheduleResult;
 
   lazy(result, 'candidates', () => {
     const chosen: number[] = [];
@@ -248,7 +275,8 @@ export function schedule(options: ScheduleOptions): ScheduleResult {
   });
 
   lazy(result, 'summary', () => {
-    if (result.seedName !== undefined) return `scheduled onto ${result.seedName}: ${eligible} of ${n} seeds eligible (strategy ${strategy})`;
+    if (result.seedName !== undefined)
+      return `scheduled onto ${result.seedName}: ${eligible} of ${n} seeds eligible (strategy ${strategy})`;
     const counts = new Map<FilterId, number>();
     for (const v of verdict) {
       if (v === PASSED) continue;

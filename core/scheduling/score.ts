@@ -14,7 +14,12 @@ export function zonePenalty(index: SeedIndex, i: number, tolerance: FailureToler
  * (Gardener's own criterion, which also orders seeds without a capacity), then name. Positions in the index
  * are in name order, so the last step compares positions. A total order: every decision is deterministic.
  */
-export function compareCandidates(index: SeedIndex, a: number, b: number, tolerance: FailureToleranceType | undefined): number {
+export function compareCandidates(
+  index: SeedIndex,
+  a: number,
+  b: number,
+  tolerance: FailureToleranceType | undefined,
+): number {
   return (
     zonePenalty(index, a, tolerance) - zonePenalty(index, b, tolerance) ||
     index.utilisation(a) - index.utilisation(b) ||

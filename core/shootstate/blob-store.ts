@@ -27,7 +27,13 @@ export function verifyBlob(ref: Pick<BlobRef, 'key' | 'sha256'> & { size?: numbe
   if (actual !== ref.sha256.toLowerCase() || (ref.size !== undefined && ref.size !== bytes.byteLength)) {
     throw new BlobIntegrityError(
       `blob ${ref.key} does not match its reference: sha256 ${actual} (${bytes.byteLength} bytes), expected ${ref.sha256}${ref.size === undefined ? '' : ` (${ref.size} bytes)`}`,
-      { key: ref.key, expectedSha256: ref.sha256, actualSha256: actual, ...(ref.size === undefined ? {} : { expectedSize: ref.size }), actualSize: bytes.byteLength },
+      {
+        key: ref.key,
+        expectedSha256: ref.sha256,
+        actualSha256: actual,
+        ...(ref.size === undefined ? {} : { expectedSize: ref.size }),
+        actualSize: bytes.byteLength,
+      },
     );
   }
   return bytes;
@@ -40,7 +46,12 @@ export class InMemoryBlobStore implements BlobStore {
 
   async put(key: string, body: Uint8Array): Promise<BlobRef> {
     this.objects.set(key, new Uint8Array(body));
-    return { ...(this.bucket === undefined ? {} : { bucket: this.bucket }), key, sha256: sha256Hex(body), size: body.byteLength };
+    return {
+      ...(this.bucket === undefined ? {} : { bucket: this.bucket }),
+      key,
+      sha256: sha256Hex(body),
+      size: body.byteLength,
+    };
   }
 
   async get(ref: Pick<BlobRef, 'key' | 'sha256'> & { size?: number }): Promise<Uint8Array> {

@@ -29,11 +29,16 @@ export function collectShootState(options: CollectOptions): ShootState {
     .sort((a, b) => extensionId(a).localeCompare(extensionId(b)))
     .map((r) => {
       const id = extensionId(r);
-      if (seen.has(id)) throw new ShootStateCollectError(`extension ${id} appears twice in ${options.shoot.technicalID}`);
+      if (seen.has(id))
+        throw new ShootStateCollectError(`extension ${id} appears twice in ${options.shoot.technicalID}`);
       seen.add(id);
-      if (r.namespace !== options.shoot.technicalID) throw new ShootStateCollectError(`extension ${id} is in namespace ${r.namespace}, not ${options.shoot.technicalID}`);
+      if (r.namespace !== options.shoot.technicalID)
+        throw new ShootStateCollectError(
+          `extension ${id} is in namespace ${r.namespace}, not ${options.shoot.technicalID}`,
+        );
       const last = r.status.lastOperation;
-      if (after === 'migrate' && !(last?.type === 'Migrate' && last.state === 'Succeeded')) notMigrated.push(`${id} (${last ? `${last.type} ${last.state}` : 'never operated'})`);
+      if (after === 'migrate' && !(last?.type === 'Migrate' && last.state === 'Succeeded'))
+        notMigrated.push(`${id} (${last ? `${last.type} ${last.state}` : 'never operated'})`);
       return {
         kind: r.kind,
         name: r.name,
@@ -43,7 +48,9 @@ export function collectShootState(options: CollectOptions): ShootState {
       };
     });
   if (notMigrated.length > 0) {
-    throw new ShootStateCollectError(`not every extension of ${options.shoot.technicalID} has been migrated: ${notMigrated.join(', ')}`);
+    throw new ShootStateCollectError(
+      `not every extension of ${options.shoot.technicalID} has been migrated: ${notMigrated.join(', ')}`,
+    );
   }
   return {
     apiVersion: SHOOT_STATE_API_VERSION,
@@ -79,13 +86,47 @@ export function applyShootState(options: ApplyOptions): ExtensionResource[] {
     const id = extensionId(resource);
     const entry = byId.get(id);
     used.add(id);
-    const { state: _old, resources: _oldResources, lastOperation: _op, observedGeneration: _gen, ...rest } = resource.status;
-    out.push(annotate({ ...resource, status: { ...rest, ...(entry?.state === undefined ? {} : { state: entry.state }), ...(entry?.resources ? { resources: entry.resources } : {}) } }, 'restore'));
+    const {
+      state: _old,
+      resources: _oldResources,
+      lastOperation: _op,
+      observedGeneration: _gen,
+      ...rest
+    } = resource.status;
+    out.push(
+      annotate(
+        {
+          ...resource,
+          status: {
+            ...rest,
+            ...(entry?.state === undefined ? {} : { state: entry.state }),
+            ...(entry?.resources ? { resources: entry.resources } : {}),
+          },
+        },
+        'restore',
+      ),
+    );
   }
   for (const entry of state.extensions) {
     if (used.has(extensionId(entry))) continue;
-    const fresh = newExtension({ kind: entry.kind, name: entry.name, namespace: state.shoot.technicalID, ...(entry.purpose === undefined ? {} : { purpose: entry.purpose }) });
-    out.push(annotate({ ...fresh, status: { ...(entry.state === undefined ? {} : { state: entry.state }), ...(entry.resources ? { resources: entry.resources } : {}) } }, 'restore'));
+    const fresh = newExtension({
+      kind: entry.kind,
+      name: entry.name,
+      namespace: state.shoot.technicalID,
+      ...(entry.purpose === undefined ? {} : { purpose: entry.purpose }),
+    });
+    out.push(
+      annotate(
+        {
+          ...fresh,
+          status: {
+            ...(entry.state === undefined ? {} : { state: entry.state }),
+            ...(entry.resources ? { resources: entry.resources } : {}),
+          },
+        },
+        'restore',
+      ),
+    );
   }
   return out;
 }

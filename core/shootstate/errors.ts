@@ -56,7 +56,13 @@ export class BlobNotFoundError extends NotFoundError {
 export class BlobIntegrityError extends DomainError {
   constructor(
     message: string,
-    readonly details: { key: string; expectedSha256: string; actualSha256: string; expectedSize?: number; actualSize: number },
+    readonly details: {
+      key: string;
+      expectedSha256: string;
+      actualSha256: string;
+      expectedSize?: number;
+      actualSize: number;
+    },
     options?: { cause?: unknown },
   ) {
     super(message, 'BlobIntegrity', options);

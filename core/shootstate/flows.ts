@@ -30,12 +30,29 @@ export type MigrateExtensionsOutcome =
  * On failure nothing is collected; the annotations stay for the retry.
  */
 export async function migrateExtensions(options: MigrateExtensionsOptions): Promise<MigrateExtensionsOutcome> {
-  const migrated = (r: ExtensionResource) => r.status.lastOperation?.type === 'Migrate' && r.status.lastOperation.state === 'Succeeded';
+  const migrated = (r: ExtensionResource) =>
+    r.status.lastOperation?.type === 'Migrate' && r.status.lastOperation.state === 'Succeeded';
   const annotated = options.resources.map((r) => (migrated(r) ? r : annotate(r, 'migrate')));
-  const result = await operateAll({ resources: annotated, actuators: options.actuators, now: options.now, order: MIGRATE_ORDER, ...(options.signal ? { signal: options.signal } : {}) });
+  const result = await operateAll({
+    resources: annotated,
+    actuators: options.actuators,
+    now: options.now,
+    order: MIGRATE_ORDER,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   if (result.error) return { ok: false, resources: result.resources, outcomes: result.outcomes, error: result.error };
-  const state = collectShootState({ shoot: options.shoot, resources: result.resources, now: options.now(), seed: options.seed, after: 'migrate' });
-  const shootState = await packShootState({ state, blobs: options.blobs, ...(options.inlineBudgetBytes === undefined ? {} : { inlineBudgetBytes: options.inlineBudgetBytes }) });
+  const state = collectShootState({
+    shoot: options.shoot,
+    resources: result.resources,
+    now: options.now(),
+    seed: options.seed,
+    after: 'migrate',
+  });
+  const shootState = await packShootState({
+    state,
+    blobs: options.blobs,
+    ...(options.inlineBudgetBytes === undefined ? {} : { inlineBudgetBytes: options.inlineBudgetBytes }),
+  });
   return { ok: true, resources: result.resources, outcomes: result.outcomes, shootState };
 }
 
@@ -58,5 +75,11 @@ export interface RestoreExtensionsOptions {
 export async function restoreExtensions(options: RestoreExtensionsOptions) {
   const state = await unpackShootState({ state: options.shootState, blobs: options.blobs });
   const resources = applyShootState({ state, ...(options.desired ? { resources: options.desired } : {}) });
-  return operateAll({ resources, actuators: options.actuators, now: options.now, order: RESTORE_ORDER, ...(options.signal ? { signal: options.signal } : {}) });
+  return operateAll({
+    resources,
+    actuators: options.actuators,
+    now: options.now,
+    order: RESTORE_ORDER,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 }

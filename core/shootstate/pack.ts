@@ -49,8 +49,14 @@ export async function packShootState(options: PackOptions): Promise<PackedShootS
   encoded.forEach((bytes, i) => {
     if (bytes !== undefined && bytes.byteLength > threshold) offload.add(i);
   });
-  let inline = encoded.reduce((sum, bytes, i) => sum + (bytes === undefined || offload.has(i) ? 0 : bytes.byteLength), 0);
-  const bySize = encoded.map((bytes, i) => ({ i, size: bytes?.byteLength ?? 0 })).filter(({ i, size }) => size > 0 && !offload.has(i)).sort((a, b) => b.size - a.size || a.i - b.i);
+  let inline = encoded.reduce(
+    (sum, bytes, i) => sum + (bytes === undefined || offload.has(i) ? 0 : bytes.byteLength),
+    0,
+  );
+  const bySize = encoded
+    .map((bytes, i) => ({ i, size: bytes?.byteLength ?? 0 }))
+    .filter(({ i, size }) => size > 0 && !offload.has(i))
+    .sort((a, b) => b.size - a.size || a.i - b.i);
   for (const { i, size } of bySize) {
     if (inline <= budget) break;
     offload.add(i);
@@ -111,16 +117,25 @@ export function assertPackedFits(state: PackedShootState, limit = MAX_PACKED_BYT
 }
 
 /** Packs and saves; returns the new version and the document as stored. */
-export async function persistShootState(options: PackOptions & { store: ShootStateStore; expectedVersion?: number }): Promise<{ version: number; packed: PackedShootState }> {
+export async function persistShootState(
+  options: PackOptions & { store: ShootStateStore; expectedVersion?: number },
+): Promise<{ version: number; packed: PackedShootState }> {
   const packed = await packShootState(options);
   assertPackedFits(packed);
   const { project, name } = options.state.shoot;
-  const version = await options.store.save({ project, name, state: packed, ...(options.expectedVersion === undefined ? {} : { expectedVersion: options.expectedVersion }) });
+  const version = await options.store.save({
+    project,
+    name,
+    state: packed,
+    ...(options.expectedVersion === undefined ? {} : { expectedVersion: options.expectedVersion }),
+  });
   return { version, packed };
 }
 
 /** Loads and unpacks; undefined when none is stored. */
-export async function loadShootState(options: ShootStateKey & { store: ShootStateStore; blobs: BlobStore }): Promise<{ state: ShootState; version: number } | undefined> {
+export async function loadShootState(
+  options: ShootStateKey & { store: ShootStateStore; blobs: BlobStore },
+): Promise<{ state: ShootState; version: number } | undefined> {
   const stored = await options.store.load({ project: options.project, name: options.name });
   if (stored === undefined) return undefined;
   return { state: await unpackShootState({ state: stored.state, blobs: options.blobs }), version: stored.version };

@@ -12,20 +12,41 @@ export const blobRefSchema = z
   })
   .strict();
 
-export const storedStateSchema = z.union([z.object({ inline: z.unknown() }).strict(), z.object({ ref: blobRefSchema }).strict()]);
+export const storedStateSchema = z.union([
+  z.object({ inline: z.unknown() }).strict(),
+  z.object({ ref: blobRefSchema }).strict(),
+]);
 
 export const namedResourceReferenceSchema = z
   .object({
     name: z.string().min(1).max(253),
-    resourceRef: z.object({ kind: z.string().min(1).max(63), name: z.string().min(1).max(253), apiVersion: z.string().max(253).optional() }).strict(),
+    resourceRef: z
+      .object({
+        kind: z.string().min(1).max(63),
+        name: z.string().min(1).max(253),
+        apiVersion: z.string().max(253).optional(),
+      })
+      .strict(),
   })
   .strict();
 
 export const shootRefSchema = z
   .object({
-    project: z.string().min(1).max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label'),
-    name: z.string().min(1).max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label'),
-    technicalID: z.string().min(1).max(63).regex(/^shoot--[a-z0-9-]+--[a-z0-9-]+$/, 'must be shoot--<project>--<name>'),
+    project: z
+      .string()
+      .min(1)
+      .max(63)
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label'),
+    name: z
+      .string()
+      .min(1)
+      .max(63)
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label'),
+    technicalID: z
+      .string()
+      .min(1)
+      .max(63)
+      .regex(/^shoot--[a-z0-9-]+--[a-z0-9-]+$/, 'must be shoot--<project>--<name>'),
   })
   .strict();
 

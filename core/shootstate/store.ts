@@ -28,7 +28,12 @@ export interface ShootStateStore {
   delete(options: ShootStateKey & { expectedVersion?: number }): Promise<void>;
 }
 
-export function conflict(key: ShootStateKey, expectedVersion: number, currentVersion: number | undefined, cause?: unknown): ShootStateConflictError {
+export function conflict(
+  key: ShootStateKey,
+  expectedVersion: number,
+  currentVersion: number | undefined,
+  cause?: unknown,
+): ShootStateConflictError {
   const now = currentVersion === undefined ? 'none is stored' : `version ${currentVersion} is stored`;
   const wanted = expectedVersion === 0 ? 'none' : `version ${expectedVersion}`;
   return new ShootStateConflictError(
@@ -49,7 +54,8 @@ export class InMemoryShootStateStore implements ShootStateStore {
 
   async save(options: SaveShootStateOptions): Promise<number> {
     const current = this.items.get(id(options))?.version;
-    if (options.expectedVersion !== undefined && options.expectedVersion !== (current ?? 0)) throw conflict(options, options.expectedVersion, current);
+    if (options.expectedVersion !== undefined && options.expectedVersion !== (current ?? 0))
+      throw conflict(options, options.expectedVersion, current);
     const version = (current ?? 0) + 1;
     this.items.set(id(options), { state: structuredClone(options.state), version });
     return version;
@@ -57,7 +63,8 @@ export class InMemoryShootStateStore implements ShootStateStore {
 
   async delete(options: ShootStateKey & { expectedVersion?: number }): Promise<void> {
     const current = this.items.get(id(options))?.version;
-    if (options.expectedVersion !== undefined && options.expectedVersion !== (current ?? 0)) throw conflict(options, options.expectedVersion, current);
+    if (options.expectedVersion !== undefined && options.expectedVersion !== (current ?? 0))
+      throw conflict(options, options.expectedVersion, current);
     this.items.delete(id(options));
   }
 }

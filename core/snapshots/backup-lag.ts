@@ -24,12 +24,18 @@ export class BackupLagLimitError extends ValidationError {
  * The limit in ms: the given one, else one delta interval plus 30 s. It must exceed the delta interval,
  * since a healthy sidecar's lag reaches the interval plus the upload before every delta.
  */
-export function backupLagLimit(input: { readonly deltaSnapshotInterval: number; readonly backupLagLimit?: number | undefined }): number {
+export function backupLagLimit(input: {
+  readonly deltaSnapshotInterval: number;
+  readonly backupLagLimit?: number | undefined;
+}): number {
   const interval = input.deltaSnapshotInterval;
-  if (!(Number.isFinite(interval) && interval > 0)) throw new BackupLagLimitError(`deltaSnapshotInterval must be a positive number of ms, got ${interval}`);
+  if (!(Number.isFinite(interval) && interval > 0))
+    throw new BackupLagLimitError(`deltaSnapshotInterval must be a positive number of ms, got ${interval}`);
   const limit = input.backupLagLimit ?? interval + DEFAULT_BACKUP_LAG_TOLERANCE_MS;
   if (!(Number.isFinite(limit) && limit > interval)) {
-    throw new BackupLagLimitError(`backupLagLimit (${limit} ms) must be longer than deltaSnapshotInterval (${interval} ms): a healthy sidecar's lag reaches one interval plus an upload`);
+    throw new BackupLagLimitError(
+      `backupLagLimit (${limit} ms) must be longer than deltaSnapshotInterval (${interval} ms): a healthy sidecar's lag reaches one interval plus an upload`,
+    );
   }
   return limit;
 }
@@ -88,10 +94,15 @@ export type ScenarioLoss =
  * (the watch's delivery of the write to the sidecar, the sidecar's timer, one raft write for the alarm). A source that dies while its
  * uploads are healthy loses less: one delta interval plus the upload in flight, which the limit exceeds.
  */
-export function scenarioLoss(scenario: Scenario, timings: { readonly backupLagLimit: number; readonly guardReaction: number }): ScenarioLoss {
+export function scenarioLoss(
+  scenario: Scenario,
+  timings: { readonly backupLagLimit: number; readonly guardReaction: number },
+): ScenarioLoss {
   for (const [name, v] of Object.entries(timings)) {
-    if (!(Number.isFinite(v) && v >= 0)) throw new BackupLagLimitError(`${name} must be a non-negative number of ms, got ${v}`);
+    if (!(Number.isFinite(v) && v >= 0))
+      throw new BackupLagLimitError(`${name} must be a non-negative number of ms, got ${v}`);
   }
-  if (scenario === 'S3' || scenario === 'S4') return { kind: 'after-last-uploaded-delta', spanMs: timings.backupLagLimit + timings.guardReaction };
+  if (scenario === 'S3' || scenario === 'S4')
+    return { kind: 'after-last-uploaded-delta', spanMs: timings.backupLagLimit + timings.guardReaction };
   return { kind: 'none' };
 }

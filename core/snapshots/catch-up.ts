@@ -28,12 +28,23 @@ export interface PlanCatchUpInput<S extends Snapshot> {
  */
 export function planCatchUp<S extends Snapshot>(input: PlanCatchUpInput<S>): CatchUpPlan<S> {
   const { plan, revision } = input;
-  if (plan.full.key !== input.aheadFullKey) return { kind: 'restore', reason: `the snapshots now start from ${plan.full.key}, the restore ahead from ${input.aheadFullKey}` };
-  if (revision > plan.lastRevision) return { kind: 'restore', reason: `etcd restored ahead is at revision ${revision}, past the snapshots' end at ${plan.lastRevision}` };
+  if (plan.full.key !== input.aheadFullKey)
+    return {
+      kind: 'restore',
+      reason: `the snapshots now start from ${plan.full.key}, the restore ahead from ${input.aheadFullKey}`,
+    };
+  if (revision > plan.lastRevision)
+    return {
+      kind: 'restore',
+      reason: `etcd restored ahead is at revision ${revision}, past the snapshots' end at ${plan.lastRevision}`,
+    };
   const deltas = plan.deltas.filter((d) => d.lastRevision > revision);
   const first = deltas[0];
   if (first !== undefined && first.startRevision > revision + 1) {
-    return { kind: 'restore', reason: `etcd restored ahead ends at revision ${revision}, the next delta ${first.key} starts at ${first.startRevision}` };
+    return {
+      kind: 'restore',
+      reason: `etcd restored ahead ends at revision ${revision}, the next delta ${first.key} starts at ${first.startRevision}`,
+    };
   }
   return { kind: 'replay', fromRevision: revision, deltas };
 }

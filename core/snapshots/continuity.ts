@@ -16,7 +16,8 @@ export function resumePoint(snapshots: Iterable<Snapshot>): ResumePoint {
     const plan = planRestore(snapshots);
     return { kind: 'resume', lastRevision: plan.lastRevision, fullKey: plan.full.key };
   } catch (error) {
-    if (error instanceof NoFullSnapshotError || error instanceof RestorePlanGapError) return { kind: 'full', reason: error.message };
+    if (error instanceof NoFullSnapshotError || error instanceof RestorePlanGapError)
+      return { kind: 'full', reason: error.message };
     throw error;
   }
 }

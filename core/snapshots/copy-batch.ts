@@ -54,12 +54,17 @@ export async function copyBatch(options: CopyBatchOptions): Promise<CopyBatchRes
   const { source, destination, copier } = options;
   const outcomes = await mapWithConcurrency(options.items, options.concurrency ?? 4, async (item) => {
     const from = await source.head(item.key);
-    if (from === undefined) throw new SnapshotNotFoundError(`source object ${item.key} disappeared after the copy was planned`, item.key);
+    if (from === undefined)
+      throw new SnapshotNotFoundError(`source object ${item.key} disappeared after the copy was planned`, item.key);
     const present = await destination.head(item.key);
     if (present !== undefined && sameContent(from, present)) return { copied: false, size: from.size, sizeOnly: false };
     await copier.copy({ key: item.key, source: from });
     const after = await destination.head(item.key);
-    if (after === undefined || after.size !== from.size || (from.checksum !== undefined && after.checksum !== from.checksum)) {
+    if (
+      after === undefined ||
+      after.size !== from.size ||
+      (from.checksum !== undefined && after.checksum !== from.checksum)
+    ) {
       throw new CopyVerificationError(
         `copy of ${item.key} does not match its source: expected ${from.size} bytes ${from.checksum ?? '(no checksum)'}, found ${
           after === undefined ? 'nothing' : `${after.size} bytes ${after.checksum ?? '(no checksum)'}`
@@ -93,7 +98,11 @@ export function sameContent(a: ObjectHead, b: ObjectHead): boolean {
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight; results keep the input order; the first failure rejects. */
-export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapWithConcurrency<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   let failed = false;

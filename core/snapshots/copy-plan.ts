@@ -42,7 +42,10 @@ export interface PlanCopyOptions {
  */
 export function planCopy(options: PlanCopyOptions): CopyPlan {
   const source = [...options.source];
-  const restore = planRestore(source, { expectedLastRevision: options.expectedLastRevision, technicalID: options.technicalID });
+  const restore = planRestore(source, {
+    expectedLastRevision: options.expectedLastRevision,
+    technicalID: options.technicalID,
+  });
   const wanted = options.all ? [...source].sort(compareSnapshots) : restorePlanSnapshots(restore);
   const present = new Map<string, ObjectHead>();
   for (const head of options.destination) present.set(head.key, head);

@@ -84,14 +84,23 @@ export const MAX_PLANNED_OBJECTS = 3_000;
 export function validateCopyRequest(request: CopyRequest, now: number): CopyConfig {
   snapshotPrefix(request.technicalID);
   if (request.sourceBucket === request.destinationBucket) {
-    throw new ValidationError(`source and destination are the same bucket ${request.sourceBucket}: nothing to copy`, { field: 'destinationBucket', code: 'InvalidCopyInput' });
+    throw new ValidationError(`source and destination are the same bucket ${request.sourceBucket}: nothing to copy`, {
+      field: 'destinationBucket',
+      code: 'InvalidCopyInput',
+    });
   }
   const precopy = request.precopy ?? false;
   if (precopy && request.ownerChangedAt !== undefined) {
     // A pre-copy runs before the owner change: a time for it says the caller meant the copy after it.
-    throw new ValidationError('a pre-copy runs before the owner change: it takes no ownerChangedAt', { field: 'ownerChangedAt', code: 'InvalidCopyInput' });
+    throw new ValidationError('a pre-copy runs before the owner change: it takes no ownerChangedAt', {
+      field: 'ownerChangedAt',
+      code: 'InvalidCopyInput',
+    });
   }
-  const { waitForFinalTimeout: waitForFinalTimeoutMs, fenceBound: bound } = waitForFinalTimeout({ timings: request.fenceTimings, wait: request.waitForFinalTimeoutMs });
+  const { waitForFinalTimeout: waitForFinalTimeoutMs, fenceBound: bound } = waitForFinalTimeout({
+    timings: request.fenceTimings,
+    wait: request.waitForFinalTimeoutMs,
+  });
   const skew = request.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS;
   const ownerChangedAt = request.ownerChangedAt ?? null;
   return {
@@ -133,7 +142,11 @@ export interface FindFinalResult {
  * One poll of the source store. A final snapshot of this migration ends the wait; so does the deadline,
  * unless the store holds nothing at all, which fails with `NoSnapshotBeforeTimeoutError`.
  */
-export async function findFinalSnapshot(options: { source: SnapshotStore; config: CopyConfig; now: number }): Promise<FindFinalResult> {
+export async function findFinalSnapshot(options: {
+  source: SnapshotStore;
+  config: CopyConfig;
+  now: number;
+}): Promise<FindFinalResult> {
   const { config } = options;
   const listing = await options.source.list(config.technicalID);
   const final = currentFinalSnapshot(listing, config.notBefore === null ? {} : { notBefore: config.notBefore });
@@ -218,11 +231,17 @@ export interface CopyBatchesPlan {
  * with `all`, every snapshot; split into batches for the parallel copy. Fails with
  * `NoFullSnapshotError` when the source holds nothing to restore from.
  */
-export async function planCopyBatches(options: { source: SnapshotStore; config: CopyConfig }): Promise<CopyBatchesPlan> {
+export async function planCopyBatches(options: {
+  source: SnapshotStore;
+  config: CopyConfig;
+}): Promise<CopyBatchesPlan> {
   const { config } = options;
   const listing = await options.source.list(config.technicalID);
   if (listing.length === 0) {
-    throw new NoFullSnapshotError(`source bucket ${config.sourceBucket} holds no snapshot under ${snapshotPrefix(config.technicalID)}: nothing to copy`, config.technicalID);
+    throw new NoFullSnapshotError(
+      `source bucket ${config.sourceBucket} holds no snapshot under ${snapshotPrefix(config.technicalID)}: nothing to copy`,
+      config.technicalID,
+    );
   }
   let plan;
   try {
@@ -235,23 +254,31 @@ export async function planCopyBatches(options: { source: SnapshotStore; config: 
     });
   } catch (error) {
     if (error instanceof NoFullSnapshotError) {
-      throw new NoFullSnapshotError(`source bucket ${config.sourceBucket}: ${error.message}`, config.technicalID, { cause: error });
+      throw new NoFullSnapshotError(`source bucket ${config.sourceBucket}: ${error.message}`, config.technicalID, {
+        cause: error,
+      });
     }
     throw error;
   }
   if (plan.copy.length > MAX_PLANNED_OBJECTS) {
-    throw new CopyPlanTooLargeError(`the copy of ${config.technicalID} names ${plan.copy.length} objects, more than the ${MAX_PLANNED_OBJECTS} one run carries; copy what the restore needs (all=false)`);
+    throw new CopyPlanTooLargeError(
+      `the copy of ${config.technicalID} names ${plan.copy.length} objects, more than the ${MAX_PLANNED_OBJECTS} one run carries; copy what the restore needs (all=false)`,
+    );
   }
   // Before the owner change no final snapshot is this migration's: one in the store is an earlier migration's.
-  const final = config.precopy ? undefined : currentFinalSnapshot(listing, config.notBefore === null ? {} : { notBefore: config.notBefore });
+  const final = config.precopy
+    ? undefined
+    : currentFinalSnapshot(listing, config.notBefore === null ? {} : { notBefore: config.notBefore });
   const objects = plan.copy.map(({ snapshot }) => ({ name: snapshot.name, size: snapshot.size }));
   const batches: CopyBatchPlan[] = [];
-  for (let i = 0; i < objects.length; i += config.batchSize) batches.push({ objects: objects.slice(i, i + config.batchSize) });
+  for (let i = 0; i < objects.length; i += config.batchSize)
+    batches.push({ objects: objects.slice(i, i + config.batchSize) });
   return {
     batches,
     objects: objects.length,
     bytes: plan.bytesToCopy,
-    finalFound: final !== undefined && plan.final && final.key === (plan.restore.deltas.at(-1) ?? plan.restore.full).key,
+    finalFound:
+      final !== undefined && plan.final && final.key === (plan.restore.deltas.at(-1) ?? plan.restore.full).key,
     lastRevision: plan.lastRevision,
     fullKey: plan.restore.full.key,
     deltas: plan.restore.deltas.length,
@@ -274,7 +301,11 @@ export interface VerifyResult {
  * a restore from what was planned reaches the planned revision. Batches already verified each object's
  * checksum; this catches a batch result that was lost or an object deleted in between.
  */
-export async function verifyCopy(options: { destination: SnapshotStore; config: CopyConfig; plan: CopyBatchesPlan }): Promise<VerifyResult> {
+export async function verifyCopy(options: {
+  destination: SnapshotStore;
+  config: CopyConfig;
+  plan: CopyBatchesPlan;
+}): Promise<VerifyResult> {
   const { config, plan } = options;
   const listing = await options.destination.list(config.technicalID);
   const byName = new Map(listing.map((s) => [s.name, s]));
@@ -316,7 +347,12 @@ export interface CopySummary {
  * Adds up the batches and decides whether the destination may restore (the fence bound of docs/design.md
  * section 4). A pre-copy is never ready: nothing may serve from it, so it passes no gate and waits for none.
  */
-export function summariseCopy(options: { config: CopyConfig; plan: CopyBatchesPlan; batches: readonly CopyBatchResult[]; now: number }): CopySummary {
+export function summariseCopy(options: {
+  config: CopyConfig;
+  plan: CopyBatchesPlan;
+  batches: readonly CopyBatchResult[];
+  now: number;
+}): CopySummary {
   const { config, plan, now } = options;
   const total = options.batches.reduce(
     (sum, b) => ({

@@ -10,7 +10,10 @@ export class FailingSnapshotStore implements SnapshotStore {
 
   private fail(operation: string, key: string): never {
     const reason = this.options.reason ?? 'Unavailable';
-    throw new SnapshotStoreError(this.options.message ?? `snapshot store ${operation} ${key} failed: ${reason}`, reason);
+    throw new SnapshotStoreError(
+      this.options.message ?? `snapshot store ${operation} ${key} failed: ${reason}`,
+      reason,
+    );
   }
 
   async list(technicalID: string): Promise<StoredSnapshot[]> {

@@ -43,7 +43,10 @@ export function latestFinalSnapshot<S extends Snapshot>(snapshots: Iterable<S>):
  * store's clock where the listing has it (`storedAt`), else by creation time. A restored sidecar takes
  * a full snapshot before it serves, so every seed that hosted the shoot since stored one.
  */
-export function currentFinalSnapshot<S extends Snapshot & { readonly storedAt?: number }>(snapshots: Iterable<S>, options: { notBefore?: number } = {}): S | undefined {
+export function currentFinalSnapshot<S extends Snapshot & { readonly storedAt?: number }>(
+  snapshots: Iterable<S>,
+  options: { notBefore?: number } = {},
+): S | undefined {
   const all = [...snapshots];
   const latest = latestSnapshot(all);
   if (latest === undefined || !latest.final) return undefined;
@@ -53,7 +56,10 @@ export function currentFinalSnapshot<S extends Snapshot & { readonly storedAt?: 
 }
 
 /** Whether `s` was stored after `final`: by the store's clock when both carry it, else by the seeds' creation times. */
-function storedAfter(s: Snapshot & { readonly storedAt?: number }, final: Snapshot & { readonly storedAt?: number }): boolean {
+function storedAfter(
+  s: Snapshot & { readonly storedAt?: number },
+  final: Snapshot & { readonly storedAt?: number },
+): boolean {
   if (s.storedAt !== undefined && final.storedAt !== undefined) return s.storedAt > final.storedAt;
   return s.createdOn > final.createdOn;
 }

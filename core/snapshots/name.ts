@@ -64,7 +64,10 @@ export function formatSnapshotName(s: Omit<SnapshotFields, 'technicalID'>): stri
 /** The folder all snapshots of one etcd live in, with the trailing slash (a listing prefix). */
 export function snapshotPrefix(technicalID: string): string {
   if (technicalID.length === 0 || technicalID.startsWith('/') || technicalID.endsWith('/')) {
-    throw new SnapshotNameError(`technicalID must be a non-empty path without leading or trailing "/", got "${technicalID}"`, technicalID);
+    throw new SnapshotNameError(
+      `technicalID must be a non-empty path without leading or trailing "/", got "${technicalID}"`,
+      technicalID,
+    );
   }
   return `${technicalID}/${BACKUP_FORMAT_VERSION}/`;
 }
@@ -82,13 +85,20 @@ export function makeSnapshot(fields: SnapshotFields): Snapshot {
 export function parseSnapshotName(name: string, key: string = name): Omit<SnapshotFields, 'technicalID'> {
   const m = NAME.exec(name);
   if (!m) {
-    throw new SnapshotNameError(`"${name}" is not a snapshot name <Full|Incr>-<startRevision>-<lastRevision>-<unix seconds>[.gz|.Z|.zlib][.final]`, key);
+    throw new SnapshotNameError(
+      `"${name}" is not a snapshot name <Full|Incr>-<startRevision>-<lastRevision>-<unix seconds>[.gz|.Z|.zlib][.final]`,
+      key,
+    );
   }
   const [, kind, start, last, created, suffixes = ''] = m;
   const startRevision = Number(start);
   const lastRevision = Number(last);
   const createdOn = Number(created);
-  for (const [value, field] of [[startRevision, 'startRevision'], [lastRevision, 'lastRevision'], [createdOn, 'createdOn']] as const) {
+  for (const [value, field] of [
+    [startRevision, 'startRevision'],
+    [lastRevision, 'lastRevision'],
+    [createdOn, 'createdOn'],
+  ] as const) {
     checkRevision(value, field, key);
   }
   if (startRevision > lastRevision) {
@@ -103,7 +113,10 @@ export function parseSnapshotName(name: string, key: string = name): Omit<Snapsh
   }
   const compressionSuffix = COMPRESSION_SUFFIXES.find((c) => c === rest);
   if (compressionSuffix === undefined) {
-    throw new SnapshotNameError(`"${name}": unknown suffix "${rest}" (expected .gz, .Z or .zlib, then optionally .final)`, key);
+    throw new SnapshotNameError(
+      `"${name}": unknown suffix "${rest}" (expected .gz, .Z or .zlib, then optionally .final)`,
+      key,
+    );
   }
   return { kind: kind as SnapshotKind, startRevision, lastRevision, createdOn, compressionSuffix, final };
 }

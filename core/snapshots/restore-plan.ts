@@ -35,12 +35,18 @@ export interface PlanRestoreOptions {
  *   whose store already held its last revision takes a final delta of that revision again): it is the
  *   mark that nothing was acknowledged after it, and the copy carries it with the plan.
  */
-export function planRestore<S extends Snapshot>(snapshots: Iterable<S>, options: PlanRestoreOptions = {}): RestorePlan<S> {
+export function planRestore<S extends Snapshot>(
+  snapshots: Iterable<S>,
+  options: PlanRestoreOptions = {},
+): RestorePlan<S> {
   const all = [...snapshots];
   const full = latestFullSnapshot(all);
   if (full === undefined) {
     const where = options.technicalID === undefined ? '' : ` for ${options.technicalID}`;
-    throw new NoFullSnapshotError(`no full snapshot to restore from${where} (${all.length} snapshots, none full)`, options.technicalID);
+    throw new NoFullSnapshotError(
+      `no full snapshot to restore from${where} (${all.length} snapshots, none full)`,
+      options.technicalID,
+    );
   }
   // By start revision (longest first on a tie), so a delta nested in an earlier one is skipped, not
   // mistaken for a gap; the chosen deltas then rise in both start and last revision.
@@ -56,14 +62,25 @@ export function planRestore<S extends Snapshot>(snapshots: Iterable<S>, options:
     if (delta.startRevision > covered + 1) {
       throw new RestorePlanGapError(
         `revisions ${covered + 1}..${delta.startRevision - 1} are in no snapshot: ${deltas.at(-1)?.key ?? full.key} ends at ${covered}, the next delta ${delta.key} starts at ${delta.startRevision}`,
-        { afterRevision: covered, nextStartRevision: delta.startRevision, missingFrom: covered + 1, missingTo: delta.startRevision - 1 },
+        {
+          afterRevision: covered,
+          nextStartRevision: delta.startRevision,
+          missingFrom: covered + 1,
+          missingTo: delta.startRevision - 1,
+        },
       );
     }
     deltas.push(delta);
     covered = delta.lastRevision;
   }
   // The closing final delta re-covers revisions the plan already holds (the restorer skips its events).
-  if (closing !== undefined && closing.lastRevision === covered && closing.startRevision <= covered && !deltas.includes(closing)) deltas.push(closing);
+  if (
+    closing !== undefined &&
+    closing.lastRevision === covered &&
+    closing.startRevision <= covered &&
+    !deltas.includes(closing)
+  )
+    deltas.push(closing);
   if (options.expectedLastRevision !== undefined && covered < options.expectedLastRevision) {
     throw new RestorePlanIncompleteError(
       `snapshots end at revision ${covered}, expected at least ${options.expectedLastRevision}`,

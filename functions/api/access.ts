@@ -31,7 +31,10 @@ export const DEFAULT_AGENT_ROLE_PREFIX = 'gl-seed-';
 
 export function accessSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): AccessSettings {
   return {
-    viewerRoleNames: (env.VIEWER_ROLE_NAMES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    viewerRoleNames: (env.VIEWER_ROLE_NAMES ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     agentRolePrefix: env.AGENT_ROLE_PREFIX ?? DEFAULT_AGENT_ROLE_PREFIX,
   };
 }

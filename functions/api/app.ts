@@ -38,7 +38,12 @@ export async function handleRequest(event: HttpEvent, deps: ApiDeps): Promise<Ht
     const match = router.match(method, path);
     if (match.kind === 'not-found') throw new HttpError(404, 'NotFound', `no such path: ${path}`);
     if (match.kind === 'method-not-allowed') {
-      throw new HttpError(405, 'MethodNotAllowed', `${method} is not allowed on ${path}; allowed: ${match.allow.join(', ')}`, { allow: match.allow.join(', ') });
+      throw new HttpError(
+        405,
+        'MethodNotAllowed',
+        `${method} is not allowed on ${path}; allowed: ${match.allow.join(', ')}`,
+        { allow: match.allow.join(', ') },
+      );
     }
     const { route } = match;
     if (route.operationId === 'openapi') {
@@ -51,7 +56,12 @@ export async function handleRequest(event: HttpEvent, deps: ApiDeps): Promise<Ht
     const body = route.body ? parseBody(event, route) : undefined;
     const query = queryOf(event);
     return await route.handle({
-      params, query, body, actor, service: deps.service, version: deps.version,
+      params,
+      query,
+      body,
+      actor,
+      service: deps.service,
+      version: deps.version,
       ...(deps.migrations ? { migrations: deps.migrations } : {}),
       ...(deps.evacuations ? { evacuations: deps.evacuations } : {}),
       ...(deps.onHeartbeat ? { onHeartbeat: deps.onHeartbeat } : {}),
@@ -69,7 +79,12 @@ export async function handleRequest(event: HttpEvent, deps: ApiDeps): Promise<Ht
  * policies: an agent only on its own seed and the shoots placed on it, a viewer only where the route
  * allows reading, and a request without an authenticated caller never.
  */
-async function authorize(options: { event: HttpEvent; route: Route; params: Record<string, string>; deps: ApiDeps }): Promise<Actor> {
+async function authorize(options: {
+  event: HttpEvent;
+  route: Route;
+  params: Record<string, string>;
+  deps: ApiDeps;
+}): Promise<Actor> {
   const { route, params, deps } = options;
   const actor = actorOf(options.event, deps.access);
   const what = `${route.method} ${route.path}`;
@@ -86,7 +101,9 @@ async function authorize(options: { event: HttpEvent; route: Route; params: Reco
     if (shoot.status.seedName === actor.seed) return actor;
     throw new ForbiddenError(`shoot ${params.project}/${params.name} is not placed on seed ${actor.seed}`);
   }
-  throw new ForbiddenError(`the agent of seed ${actor.seed} may not call ${route.method} ${options.event.rawPath.slice(0, 200)}`);
+  throw new ForbiddenError(
+    `the agent of seed ${actor.seed} may not call ${route.method} ${options.event.rawPath.slice(0, 200)}`,
+  );
 }
 
 function normalizePath(raw: string): string {
@@ -101,18 +118,25 @@ function validateParams(route: Route, raw: Record<string, string>): Record<strin
     try {
       decoded = decodeURIComponent(value);
     } catch (cause) {
-      throw new ValidationError(`path parameter ${key} is not valid URL encoding`, { field: key, cause, code: 'InvalidName' });
+      throw new ValidationError(`path parameter ${key} is not valid URL encoding`, {
+        field: key,
+        cause,
+        code: 'InvalidName',
+      });
     }
     const schema = route.params?.[key];
     if (schema) {
       try {
         parseInput(z.object({ [key]: schema }), { [key]: decoded });
       } catch (error) {
-        throw new ValidationError(`${key} "${decoded.slice(0, 80)}": ${error instanceof Error ? error.message.replace(`${key}: `, '') : 'invalid'}`, {
-          field: key,
-          code: 'InvalidName',
-          cause: error,
-        });
+        throw new ValidationError(
+          `${key} "${decoded.slice(0, 80)}": ${error instanceof Error ? error.message.replace(`${key}: `, '') : 'invalid'}`,
+          {
+            field: key,
+            code: 'InvalidName',
+            cause: error,
+          },
+        );
       }
     }
     out[key] = decoded;
@@ -123,11 +147,19 @@ function validateParams(route: Route, raw: Record<string, string>): Record<strin
 function parseBody(event: HttpEvent, route: Route): unknown {
   const raw = event.body ?? '';
   const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw, 'utf8');
-  if (size > MAX_BODY_BYTES) throw new HttpError(413, 'PayloadTooLarge', `the body has ${size} bytes; at most ${MAX_BODY_BYTES} are accepted`);
-  const contentType = (event.headers?.['content-type'] ?? event.headers?.['Content-Type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (size > MAX_BODY_BYTES)
+    throw new HttpError(413, 'PayloadTooLarge', `the body has ${size} bytes; at most ${MAX_BODY_BYTES} are accepted`);
+  const contentType = (event.headers?.['content-type'] ?? event.headers?.['Content-Type'] ?? '')
+    .split(';')[0]
+    ?.trim()
+    .toLowerCase();
   const accepted = route.bodyContentTypes ?? ['application/json'];
   if (contentType && !accepted.includes(contentType)) {
-    throw new HttpError(415, 'UnsupportedMediaType', `content-type ${contentType} is not accepted; send ${accepted.join(' or ')}`);
+    throw new HttpError(
+      415,
+      'UnsupportedMediaType',
+      `content-type ${contentType} is not accepted; send ${accepted.join(' or ')}`,
+    );
   }
   const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
   if (text.trim() === '') throw new ValidationError('a JSON body is required', { code: 'MissingBody' });
@@ -135,9 +167,12 @@ function parseBody(event: HttpEvent, route: Route): unknown {
 }
 
 function queryOf(event: HttpEvent): Record<string, string> {
-  const query = Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined));
+  const query = Object.fromEntries(
+    Object.entries(event.queryStringParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
+  );
   for (const [key, value] of Object.entries(query)) {
-    if (!isWellFormedText(key) || !isWellFormedText(value)) throw new ValidationError(`query parameter ${key.slice(0, 40)}: not valid Unicode`, { code: 'InvalidUnicode' });
+    if (!isWellFormedText(key) || !isWellFormedText(value))
+      throw new ValidationError(`query parameter ${key.slice(0, 40)}: not valid Unicode`, { code: 'InvalidUnicode' });
   }
   return query;
 }

@@ -28,7 +28,9 @@ const bus = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
 // client retry a write that succeeded. The event is logged so that nothing is lost silently.
 const events: EventSink = {
   publish: (detailType, detail) =>
-    bus.publish(detailType, detail).catch((error: unknown) => logger.error('event not published', { detailType, detail, error })),
+    bus
+      .publish(detailType, detail)
+      .catch((error: unknown) => logger.error('event not published', { detailType, detail, error })),
 };
 const service = new GardenService({
   repository: new DynamoGardenRepository({ tableName: requireEnv('TABLE_NAME') }),
@@ -46,11 +48,15 @@ const migrations = new MigrationAdmission({
   workflow: new StepFunctionsMigrationWorkflow({ stateMachineArn: requireEnv('MIGRATE_SHOOT_STATE_MACHINE_ARN') }),
   scheduling: schedulingPolicyFromEnv(),
   // A dry run predicts the path as choose-path would: the lease holds three heartbeat intervals.
-  heartbeatIntervalMs: (optionalNumberEnv('SEED_LEASE_DURATION_SECONDS') ?? 30) * 1000 / 3,
+  heartbeatIntervalMs: ((optionalNumberEnv('SEED_LEASE_DURATION_SECONDS') ?? 30) * 1000) / 3,
   ownershipTimings: parseOwnershipTimings(process.env.OWNERSHIP_TIMINGS),
 });
 
-const evacuations = new EvacuationControls({ store: new DynamoEvacuationStore({ tableName: requireEnv('TABLE_NAME') }), events, clock: systemClock });
+const evacuations = new EvacuationControls({
+  store: new DynamoEvacuationStore({ tableName: requireEnv('TABLE_NAME') }),
+  events,
+  clock: systemClock,
+});
 
 async function api(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const started = Date.now();

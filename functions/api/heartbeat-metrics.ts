@@ -10,8 +10,15 @@ import { METRIC } from '../shared/metric-names.js';
  */
 export function heartbeatMetrics(metrics: Metrics, seed: Seed): void {
   const planes = seed.status.controlPlanes ?? [];
-  const fenced = planes.filter((cp) => !cp.active && (cp.ownerCheck === 'not-owner' || cp.ownerCheck === 'unknown')).length;
+  const fenced = planes.filter(
+    (cp) => !cp.active && (cp.ownerCheck === 'not-owner' || cp.ownerCheck === 'unknown'),
+  ).length;
   metrics.addMetric(METRIC.controlPlanesFenced, MetricUnit.Count, fenced);
-  metrics.addMetric(METRIC.ownerCheckUnknown, MetricUnit.Count, planes.filter((cp) => cp.ownerCheck === 'unknown').length);
-  for (const cp of planes) if (cp.fenceMs !== undefined) metrics.addMetric(METRIC.fenceDuration, MetricUnit.Milliseconds, cp.fenceMs);
+  metrics.addMetric(
+    METRIC.ownerCheckUnknown,
+    MetricUnit.Count,
+    planes.filter((cp) => cp.ownerCheck === 'unknown').length,
+  );
+  for (const cp of planes)
+    if (cp.fenceMs !== undefined) metrics.addMetric(METRIC.fenceDuration, MetricUnit.Milliseconds, cp.fenceMs);
 }

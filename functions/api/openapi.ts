@@ -10,10 +10,15 @@ export function commonResponses(route: Route): Responses {
   const error = (description: string) => ({ description, schema: s.errorBody });
   const writes = route.method !== 'GET';
   const out: Responses = {};
-  if (route.params || route.query || route.body) out[400] = error('Malformed request (bad name, query, JSON, field, Unicode or nesting)');
+  if (route.params || route.query || route.body)
+    out[400] = error('Malformed request (bad name, query, JSON, field, Unicode or nesting)');
   // API Gateway answers {"message": "Not Found"} itself for a request it routes nowhere (any path can be one).
   out[404] = { description: 'Not found', schema: s.notFoundBody };
-  if (!route.public) out[403] = { description: 'Refused: unsigned or not allowed by IAM (API Gateway), or not allowed for this caller (handler)', schema: s.gatewayError };
+  if (!route.public)
+    out[403] = {
+      description: 'Refused: unsigned or not allowed by IAM (API Gateway), or not allowed for this caller (handler)',
+      schema: s.gatewayError,
+    };
   if (route.body) {
     out[413] = error('The body exceeds 256 KiB');
     out[415] = error('A content type this route does not accept');
@@ -42,7 +47,9 @@ export function openApiDocument(options: { version: string; routes?: readonly Ro
       ? {
           body: {
             required: true,
-            content: Object.fromEntries((route.bodyContentTypes ?? ['application/json']).map((t) => [t, { schema: route.body! }])),
+            content: Object.fromEntries(
+              (route.bodyContentTypes ?? ['application/json']).map((t) => [t, { schema: route.body! }]),
+            ),
           },
         }
       : {};
@@ -64,7 +71,13 @@ export function openApiDocument(options: { version: string; routes?: readonly Ro
           {
             description: r.description,
             ...(r.schema ? { content: { 'application/json': { schema: r.schema } } } : {}),
-            ...(status === '503' ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } } } : {}),
+            ...(status === '503'
+              ? {
+                  headers: {
+                    'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+                  },
+                }
+              : {}),
           },
         ]),
       ),

@@ -14,18 +14,33 @@ const records = new Route53OwnerRecords({ hostedZoneId: requireEnv('HOSTED_ZONE_
 const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
 const internalDomain = requireEnv('INTERNAL_DOMAIN');
 const heartbeatMaxAgeMs = Number(process.env.HEARTBEAT_MAX_AGE_MS ?? 5 * 60_000);
-const apiRecords = { records: new Route53ApiRecords({ hostedZoneId: requireEnv('API_HOSTED_ZONE_ID') }), externalDomain: requireEnv('EXTERNAL_DOMAIN') };
+const apiRecords = {
+  records: new Route53ApiRecords({ hostedZoneId: requireEnv('API_HOSTED_ZONE_ID') }),
+  externalDomain: requireEnv('EXTERNAL_DOMAIN'),
+};
 
 /** The scheduled event's content is irrelevant: every round audits the whole fleet. */
 const scheduledEvent = z.unknown();
 
 /** One ownership audit round; a failure fails the invocation (EventBridge retries it) instead of reporting success. */
 export const handler = task(scheduledEvent, async () => {
-  const report = await runOwnershipAudit({ repository, records, events, clock: systemClock, internalDomain, heartbeatMaxAgeMs, apiRecords });
+  const report = await runOwnershipAudit({
+    repository,
+    records,
+    events,
+    clock: systemClock,
+    internalDomain,
+    heartbeatMaxAgeMs,
+    apiRecords,
+  });
   const { findings, leftovers, apiRecordFindings, ...counts } = report;
   if (findings.length > 0) logger.warn('ownership disagreements', { ...counts, findings: findings.slice(0, 50) });
   else logger.info('ownership audit', { ...counts, leftovers: leftovers.length });
-  if (apiRecordFindings.length > 0) logger.warn('API records that do not point at a seed hosting the shoot', { apiRecordFindings: apiRecordFindings.slice(0, 50) });
-  if (leftovers.length > 0) logger.warn('leftover control planes past the bound', { leftovers: leftovers.slice(0, 50) });
+  if (apiRecordFindings.length > 0)
+    logger.warn('API records that do not point at a seed hosting the shoot', {
+      apiRecordFindings: apiRecordFindings.slice(0, 50),
+    });
+  if (leftovers.length > 0)
+    logger.warn('leftover control planes past the bound', { leftovers: leftovers.slice(0, 50) });
   return report;
 });

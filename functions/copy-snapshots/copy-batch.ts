@@ -9,5 +9,11 @@ const OBJECT_CONCURRENCY = Number(process.env.OBJECT_CONCURRENCY ?? 4);
 /** Copies one batch server-side, skipping what is already there intact, verifying each copy. */
 export const handler = task(z.object({ config: copyConfig, batch: batchPlan }), ({ config, batch }) => {
   const { source, destination, copier } = storesFor(config);
-  return copyBatch({ source, destination, copier, items: batchItems(config.technicalID, batch), concurrency: OBJECT_CONCURRENCY });
+  return copyBatch({
+    source,
+    destination,
+    copier,
+    items: batchItems(config.technicalID, batch),
+    concurrency: OBJECT_CONCURRENCY,
+  });
 });

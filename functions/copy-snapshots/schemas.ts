@@ -8,16 +8,27 @@ export const copyRequest = z
     sourceBucket: z.string().min(3).max(63),
     destinationBucket: z.string().min(3).max(63),
     all: z.boolean().optional(),
-    waitForFinalTimeoutMs: z.number().int().min(0).max(24 * 3_600_000).optional(),
+    waitForFinalTimeoutMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 3_600_000)
+      .optional(),
     pollIntervalSeconds: z.number().int().min(1).max(3_600).optional(),
     fenceTimings: ownershipTimingsSchema.optional(),
     /** Epoch ms, or an ISO time. */
-    ownerChangedAt: z.union([z.number().int().min(0), z.iso.datetime({ offset: true }).transform((s) => Date.parse(s))]).optional(),
+    ownerChangedAt: z
+      .union([z.number().int().min(0), z.iso.datetime({ offset: true }).transform((s) => Date.parse(s))])
+      .optional(),
     clockSkewMs: z.number().int().min(0).max(3_600_000).optional(),
     sourceHibernated: z.boolean().optional(),
     expectedLastRevision: z.number().int().min(0).optional(),
     batchSize: z.number().int().min(1).max(100).optional(),
-    multipartThresholdBytes: z.number().int().min(5 * 1024 * 1024).optional(),
+    multipartThresholdBytes: z
+      .number()
+      .int()
+      .min(5 * 1024 * 1024)
+      .optional(),
     /** Before the owner change: no wait for a final snapshot, no fence-bound gate (nothing serves from it). */
     precopy: z.boolean().optional(),
   })

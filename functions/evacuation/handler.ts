@@ -26,11 +26,13 @@ const repo = new DynamoGardenRepository({ tableName });
 const migrations = new DynamoMigrationStore({ tableName });
 const store = new DynamoEvacuationStore({ tableName });
 const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
-const mover = new AdmissionMover(new MigrationAdmission({
-  journal: migrationJournal(),
-  workflow: new StepFunctionsMigrationWorkflow({ stateMachineArn: requireEnv('MIGRATE_SHOOT_STATE_MACHINE_ARN') }),
-  scheduling,
-}));
+const mover = new AdmissionMover(
+  new MigrationAdmission({
+    journal: migrationJournal(),
+    workflow: new StepFunctionsMigrationWorkflow({ stateMachineArn: requireEnv('MIGRATE_SHOOT_STATE_MACHINE_ARN') }),
+    scheduling,
+  }),
+);
 
 /**
  * What wakes the controller: a lost lease, a seed back, a migration that ended (a place is free), the
@@ -38,7 +40,17 @@ const mover = new AdmissionMover(new MigrationAdmission({
  * `{"round": true}`. Every one runs the same idempotent round.
  */
 const input = z.union([
-  z.looseObject({ 'detail-type': z.enum(['SeedLeaseLost', 'SeedReady', 'SeedRegistered', 'MigrationSucceeded', 'MigrationFailed', 'EvacuationResumed', 'Scheduled Event']) }),
+  z.looseObject({
+    'detail-type': z.enum([
+      'SeedLeaseLost',
+      'SeedReady',
+      'SeedRegistered',
+      'MigrationSucceeded',
+      'MigrationFailed',
+      'EvacuationResumed',
+      'Scheduled Event',
+    ]),
+  }),
   z.object({ round: z.literal(true) }),
 ]);
 
@@ -49,13 +61,28 @@ const input = z.union([
  */
 async function evacuate(event: unknown) {
   const parsed = parseInput(input, event ?? {});
-  const result = await runEvacuationRound({ repo, migrations, store, mover, events, rails, scheduling, now: new Date() });
+  const result = await runEvacuationRound({
+    repo,
+    migrations,
+    store,
+    mover,
+    events,
+    rails,
+    scheduling,
+    now: new Date(),
+  });
   const summary = {
     trigger: 'detail-type' in parsed ? parsed['detail-type'] : 'round',
-    written: result.plan.writes.map((w) => `${w.record.seed}:${w.record.phase}`), started: result.started, rejected: result.rejected,
-    lostRaces: result.lostRaces, waiting: result.plan.waiting, queued: result.plan.queued, ...(result.plan.held ? { held: result.plan.held } : {}),
+    written: result.plan.writes.map((w) => `${w.record.seed}:${w.record.phase}`),
+    started: result.started,
+    rejected: result.rejected,
+    lostRaces: result.lostRaces,
+    waiting: result.plan.waiting,
+    queued: result.plan.queued,
+    ...(result.plan.held ? { held: result.plan.held } : {}),
   };
-  if (summary.written.length > 0 || result.started.length > 0 || result.rejected.length > 0 || result.plan.held) logger.info('evacuation round', summary);
+  if (summary.written.length > 0 || result.started.length > 0 || result.rejected.length > 0 || result.plan.held)
+    logger.info('evacuation round', summary);
   return summary;
 }
 

@@ -11,7 +11,8 @@ const busEvent = z.looseObject({ 'detail-type': z.string().min(1), detail: z.rec
 async function onEvent(input: unknown): Promise<void> {
   const event = parseInput(busEvent, input);
   recordEventMetrics(metrics, event['detail-type'], event.detail);
-  if (event['detail-type'] === 'SplitBrainSuspected' || event['detail-type'] === 'MigrationFailed') logger.warn(event['detail-type'], { detail: event.detail });
+  if (event['detail-type'] === 'SplitBrainSuspected' || event['detail-type'] === 'MigrationFailed')
+    logger.warn(event['detail-type'], { detail: event.detail });
 }
 
 export const handler = middy(onEvent).use(observability());

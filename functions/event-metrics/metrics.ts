@@ -9,7 +9,8 @@ import { METRIC } from '../shared/metric-names.js';
 export function recordEventMetrics(metrics: Metrics, detailType: string, detail: Record<string, unknown>): void {
   const count = (name: string, value = 1): void => void metrics.addMetric(name, MetricUnit.Count, value);
   const duration = (): void => {
-    if (typeof detail.durationSeconds === 'number') metrics.addMetric(METRIC.migrationDuration, MetricUnit.Seconds, detail.durationSeconds);
+    if (typeof detail.durationSeconds === 'number')
+      metrics.addMetric(METRIC.migrationDuration, MetricUnit.Seconds, detail.durationSeconds);
   };
   switch (detailType) {
     case 'MigrationStarted':
@@ -23,7 +24,11 @@ export function recordEventMetrics(metrics: Metrics, detailType: string, detail:
       return duration();
     case 'SnapshotsCopied':
       count(METRIC.snapshotsCopied, typeof detail.copied === 'number' ? detail.copied : 0);
-      void metrics.addMetric(METRIC.snapshotBytesCopied, MetricUnit.Bytes, typeof detail.bytes === 'number' ? detail.bytes : 0);
+      void metrics.addMetric(
+        METRIC.snapshotBytesCopied,
+        MetricUnit.Bytes,
+        typeof detail.bytes === 'number' ? detail.bytes : 0,
+      );
       return count(METRIC.copyWithoutFinalSnapshot, detail.finalFound === false ? 1 : 0);
     case 'SplitBrainSuspected':
       return count(METRIC.splitBrainSuspected);

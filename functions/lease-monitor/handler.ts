@@ -17,14 +17,21 @@ import { runRounds } from '../shared/rounds.js';
 
 /** A scheduled invocation runs a minute of rounds; a test or an operator may ask for fewer. */
 const input = z
-  .object({ rounds: z.number().int().min(1).max(60).optional(), intervalSeconds: z.number().int().min(1).max(60).optional() })
+  .object({
+    rounds: z.number().int().min(1).max(60).optional(),
+    intervalSeconds: z.number().int().min(1).max(60).optional(),
+  })
   .passthrough();
 
 const tableName = requireEnv('TABLE_NAME');
 const repo = new DynamoGardenRepository({ tableName });
 const store = new DynamoLostLeaseStore({ tableName });
 const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
-const early = new SourceLeaseSwitch({ waits: new DynamoSourceWaitIndex({ tableName }), migrations: new DynamoMigrationStore({ tableName }), tasks: new SfnTaskTokens() });
+const early = new SourceLeaseSwitch({
+  waits: new DynamoSourceWaitIndex({ tableName }),
+  migrations: new DynamoMigrationStore({ tableName }),
+  tasks: new SfnTaskTokens(),
+});
 
 /**
  * The seed lease monitor. EventBridge invokes it every minute; it runs a round every `intervalSeconds`
@@ -36,17 +43,26 @@ async function monitor(event: unknown): Promise<{ rounds: number; announced: str
   const { rounds, intervalSeconds = 5 } = parseInput(input, event ?? {});
   const announced: string[] = [];
   const switched: string[] = [];
-  const planned = await runRounds({ what: 'lease monitor', intervalSeconds, ...(rounds ? { rounds } : {}) }, async (offset) => {
-    const result = await runLeaseMonitorRound({ seeds: await listAllSeeds(repo), store, events, now: new Date() });
-    announced.push(...result.announced);
-    for (const lease of result.expired) {
-      for (const wait of await early.failWaitsOn(lease)) {
-        if (wait.outcome === 'failed') switched.push(`${wait.project}/${wait.name}`);
-        logger.info('source wait on a seed whose lease expired', { seed: lease.seed, ...wait });
+  const planned = await runRounds(
+    { what: 'lease monitor', intervalSeconds, ...(rounds ? { rounds } : {}) },
+    async (offset) => {
+      const result = await runLeaseMonitorRound({ seeds: await listAllSeeds(repo), store, events, now: new Date() });
+      announced.push(...result.announced);
+      for (const lease of result.expired) {
+        for (const wait of await early.failWaitsOn(lease)) {
+          if (wait.outcome === 'failed') switched.push(`${wait.project}/${wait.name}`);
+          logger.info('source wait on a seed whose lease expired', { seed: lease.seed, ...wait });
+        }
       }
-    }
-    if (result.announced.length > 0 || result.forgotten.length > 0) logger.info('lease monitor round', { offset, announced: result.announced, forgotten: result.forgotten, expired: result.expired.map((l) => l.seed) });
-  });
+      if (result.announced.length > 0 || result.forgotten.length > 0)
+        logger.info('lease monitor round', {
+          offset,
+          announced: result.announced,
+          forgotten: result.forgotten,
+          expired: result.expired.map((l) => l.seed),
+        });
+    },
+  );
   return { rounds: planned, announced, switched };
 }
 

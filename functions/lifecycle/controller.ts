@@ -26,7 +26,10 @@ const shootEvent = z.looseObject({
 });
 const capacityEvent = z.looseObject({ 'detail-type': z.enum(['SeedReady', 'SeedRegistered', 'ShootDeleted']) });
 /** The one-minute schedule (EventBridge's Scheduled Event), or an operator's `{"resync": true}`. */
-const tick = z.union([z.looseObject({ 'detail-type': z.literal('Scheduled Event') }), z.object({ resync: z.literal(true) })]);
+const tick = z.union([
+  z.looseObject({ 'detail-type': z.literal('Scheduled Event') }),
+  z.object({ resync: z.literal(true) }),
+]);
 const input = z.union([shootEvent, capacityEvent, tick]);
 
 /**

@@ -38,8 +38,16 @@ export const handler = task(input, async (event) => {
   switch (event.action) {
     case 'dispatch': {
       const outcome = await steps.dispatch(event.ref);
-      if (outcome.superseded) throw new SupersededError(`operation ${event.ref.operationId} of ${event.ref.project}/${event.ref.name} was superseded or its shoot is gone`);
-      await sendTaskCommand({ client: sqs, queueUrl: outcome.queueUrl, messageGroupId: outcome.messageGroupId, command: { ...outcome.command, taskToken: event.taskToken } });
+      if (outcome.superseded)
+        throw new SupersededError(
+          `operation ${event.ref.operationId} of ${event.ref.project}/${event.ref.name} was superseded or its shoot is gone`,
+        );
+      await sendTaskCommand({
+        client: sqs,
+        queueUrl: outcome.queueUrl,
+        messageGroupId: outcome.messageGroupId,
+        command: { ...outcome.command, taskToken: event.taskToken },
+      });
       return { commandId: outcome.command.commandId, seed: outcome.command.seed };
     }
     case 'succeed':

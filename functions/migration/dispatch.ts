@@ -22,10 +22,26 @@ const sqs = new SQSClient({});
  * machine waits on, and puts it on the seed's queue. The agent answers with SendTaskSuccess/Failure.
  */
 export const handler = task(
-  z.object({ action: z.literal('dispatch'), ref, step: stepId, round: z.literal('refresh').optional(), taskToken: z.string().min(1) }).strict(),
+  z
+    .object({
+      action: z.literal('dispatch'),
+      ref,
+      step: stepId,
+      round: z.literal('refresh').optional(),
+      taskToken: z.string().min(1),
+    })
+    .strict(),
   async (event) => {
-    const { command, queueUrl, messageGroupId } = await commands.beginCommand(event.ref, event.step, { taskToken: event.taskToken, ...(event.round ? { round: event.round } : {}) });
-    await sendTaskCommand({ client: sqs, queueUrl, messageGroupId, command: { ...command, taskToken: event.taskToken } });
+    const { command, queueUrl, messageGroupId } = await commands.beginCommand(event.ref, event.step, {
+      taskToken: event.taskToken,
+      ...(event.round ? { round: event.round } : {}),
+    });
+    await sendTaskCommand({
+      client: sqs,
+      queueUrl,
+      messageGroupId,
+      command: { ...command, taskToken: event.taskToken },
+    });
     return { commandId: command.commandId, seed: command.seed };
   },
 );

@@ -13,4 +13,6 @@ const wait = new FinalSnapshotWait({
 });
 
 /** wait-final-snapshot: looks into the source's backup bucket (list only) for a while per call. */
-export const handler = task(z.object({ action: z.literal('wait-final-snapshot'), ref }).strict(), async (event) => wait.waitFinalSnapshot(event.ref));
+export const handler = task(z.object({ action: z.literal('wait-final-snapshot'), ref }).strict(), async (event) =>
+  wait.waitFinalSnapshot(event.ref),
+);

@@ -15,7 +15,11 @@ const journal = migrationJournal();
 const sourceWaits = new DynamoSourceWaitIndex({ tableName: requireEnv('TABLE_NAME') });
 const paths = new PathSteps({ journal, heartbeatIntervalMs: optionalNumberEnv('HEARTBEAT_INTERVAL_MS'), sourceWaits });
 const answers = new SeedAnswers({ journal, shootStates: shootStateStore(), sourceWaits });
-const copy = new CopySteps({ journal, ownershipTimings: parseOwnershipTimings(process.env.OWNERSHIP_TIMINGS), copyWaitForFinalMs: optionalNumberEnv('COPY_WAIT_FOR_FINAL_MS') });
+const copy = new CopySteps({
+  journal,
+  ownershipTimings: parseOwnershipTimings(process.env.OWNERSHIP_TIMINGS),
+  copyWaitForFinalMs: optionalNumberEnv('COPY_WAIT_FOR_FINAL_MS'),
+});
 const preCopy = new PreCopySteps(journal);
 const finalize = new FinalizeSteps(journal);
 
@@ -24,10 +28,32 @@ const input = z.discriminatedUnion('action', [
   z.object({ action: z.literal('persist-shootstate'), ref, output: z.unknown() }).strict(),
   z.object({ action: z.literal('switch-to-bad-path'), ref, error: stepError.optional() }).strict(),
   z.object({ action: z.literal('begin-pre-copy'), ref }).strict(),
-  z.object({ action: z.literal('complete-pre-copy'), ref, output: z.object({ copied: z.number(), skipped: z.number(), bytes: z.number(), lastRevision: z.number() }).passthrough() }).strict(),
+  z
+    .object({
+      action: z.literal('complete-pre-copy'),
+      ref,
+      output: z
+        .object({ copied: z.number(), skipped: z.number(), bytes: z.number(), lastRevision: z.number() })
+        .passthrough(),
+    })
+    .strict(),
   z.object({ action: z.literal('pre-copy-failed'), ref, error: stepError.optional() }).strict(),
   z.object({ action: z.literal('begin-copy'), ref }).strict(),
-  z.object({ action: z.literal('complete-copy'), ref, output: z.object({ copied: z.number(), skipped: z.number(), bytes: z.number(), finalFound: z.boolean(), lastRevision: z.number() }).passthrough() }).strict(),
+  z
+    .object({
+      action: z.literal('complete-copy'),
+      ref,
+      output: z
+        .object({
+          copied: z.number(),
+          skipped: z.number(),
+          bytes: z.number(),
+          finalFound: z.boolean(),
+          lastRevision: z.number(),
+        })
+        .passthrough(),
+    })
+    .strict(),
   z.object({ action: z.literal('complete-command'), ref, step: stepId, output: z.unknown() }).strict(),
   z.object({ action: z.literal('finalize'), ref }).strict(),
   z.object({ action: z.literal('fail'), ref, error: stepError.optional() }).strict(),

@@ -11,7 +11,8 @@ export function requireEnv(name: string): string {
 export function schedulingPolicyFromEnv(): SchedulingPolicy {
   const strategy = process.env.SCHEDULER_STRATEGY;
   if (strategy === undefined || strategy === '') return {};
-  if (strategy !== 'SameRegion' && strategy !== 'MinimalDistance') throw new Error(`SCHEDULER_STRATEGY must be SameRegion or MinimalDistance, not ${strategy}`);
+  if (strategy !== 'SameRegion' && strategy !== 'MinimalDistance')
+    throw new Error(`SCHEDULER_STRATEGY must be SameRegion or MinimalDistance, not ${strategy}`);
   return { strategy };
 }
 
@@ -20,6 +21,7 @@ export function optionalNumberEnv(name: string): number | undefined {
   const value = process.env[name];
   if (value === undefined || value === '') return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`environment variable ${name} must be a non-negative number, not ${value}`);
+  if (!Number.isFinite(n) || n < 0)
+    throw new Error(`environment variable ${name} must be a non-negative number, not ${value}`);
   return n;
 }

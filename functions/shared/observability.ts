@@ -8,7 +8,10 @@ import { logger } from './logger.js';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from './metric-names.js';
 
 /** One metrics buffer per function (EMF to stdout, flushed at the end of each invocation). */
-export const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+export const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
+  serviceName: METRICS_SERVICE,
+});
 /** X-Ray tracing of each invocation; a no-op outside Lambda. */
 export const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? METRICS_SERVICE });
 

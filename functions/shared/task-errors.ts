@@ -1,8 +1,17 @@
 import type middy from '@middy/core';
 import { ZodError } from 'zod';
 import { AdmissionError, ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
-import { ApiRecordConflictError, ApiRecordsUnavailableError, DestinationNotServingError } from '../../core/dns/index.js';
-import { FenceBoundError, OwnerRecordConflictError, OwnerRecordsUnavailableError, OwnershipAssertionError } from '../../core/ownership/index.js';
+import {
+  ApiRecordConflictError,
+  ApiRecordsUnavailableError,
+  DestinationNotServingError,
+} from '../../core/dns/index.js';
+import {
+  FenceBoundError,
+  OwnerRecordConflictError,
+  OwnerRecordsUnavailableError,
+  OwnershipAssertionError,
+} from '../../core/ownership/index.js';
 import {
   CopyPlanTooLargeError,
   CopyVerificationError,
@@ -21,7 +30,13 @@ import { logger } from './logger.js';
  * The error names task Lambdas fail with. Step Functions matches them in Retry and Catch, so they are
  * part of the state machines' contract: keep `state-machines/*.asl.json` in step with this list.
  */
-export const TRANSIENT_TASK_ERRORS = ['SnapshotStoreThrottled', 'SnapshotStoreUnavailable', 'CopyVerificationFailed', 'OwnerRecordsUnavailable', 'ApiRecordsUnavailable'] as const;
+export const TRANSIENT_TASK_ERRORS = [
+  'SnapshotStoreThrottled',
+  'SnapshotStoreUnavailable',
+  'CopyVerificationFailed',
+  'OwnerRecordsUnavailable',
+  'ApiRecordsUnavailable',
+] as const;
 export const PERMANENT_TASK_ERRORS = [
   'InvalidInput',
   'FenceBoundViolated',
@@ -59,11 +74,7 @@ export type TaskErrorName =
 
 /** An error whose `name` is the one the state machine matches; the original stays in `cause`. */
 export class TaskError extends Error {
-  constructor(
-    name: TaskErrorName,
-    message: string,
-    options: { cause: unknown },
-  ) {
+  constructor(name: TaskErrorName, message: string, options: { cause: unknown }) {
     super(message, options);
     this.name = name;
   }
@@ -103,7 +114,8 @@ export function toTaskError(error: unknown): unknown {
   }
   if (!(error instanceof Error)) return error;
   for (const [type, name] of NAMES) {
-    if (error instanceof type) return new TaskError(typeof name === 'function' ? name(error) : name, error.message, { cause: error });
+    if (error instanceof type)
+      return new TaskError(typeof name === 'function' ? name(error) : name, error.message, { cause: error });
   }
   return error;
 }
@@ -114,7 +126,10 @@ export function namedTaskErrors(): middy.MiddlewareObj {
     onError: async function namedTaskErrorsOnError(request) {
       const named = toTaskError(request.error);
       const transient = named instanceof TaskError && (TRANSIENT_TASK_ERRORS as readonly string[]).includes(named.name);
-      logger[transient ? 'warn' : 'error']('task failed', { error: request.error, taskError: named instanceof Error ? named.name : undefined });
+      logger[transient ? 'warn' : 'error']('task failed', {
+        error: request.error,
+        taskError: named instanceof Error ? named.name : undefined,
+      });
       request.error = named as Error;
     },
   };

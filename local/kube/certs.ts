@@ -26,11 +26,49 @@ export interface ClusterSecrets {
 export async function writeClusterSecrets(dir: string): Promise<ClusterSecrets> {
   const p = (name: string) => join(dir, name);
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  await run('openssl', ['req', '-x509', ...ec, '-keyout', p('ca.key'), '-out', p('ca.crt'), '-days', '30', '-subj', '/CN=gardenless-test-ca']);
-  await run('openssl', ['req', ...ec, '-keyout', p('apiserver.key'), '-out', p('apiserver.csr'), '-subj', '/CN=kube-apiserver']);
-  const san = 'subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc';
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    p('ca.key'),
+    '-out',
+    p('ca.crt'),
+    '-days',
+    '30',
+    '-subj',
+    '/CN=gardenless-test-ca',
+  ]);
+  await run('openssl', [
+    'req',
+    ...ec,
+    '-keyout',
+    p('apiserver.key'),
+    '-out',
+    p('apiserver.csr'),
+    '-subj',
+    '/CN=kube-apiserver',
+  ]);
+  const san =
+    'subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc';
   await writeFile(p('apiserver.ext'), `${san}\nextendedKeyUsage=serverAuth\n`);
-  await run('openssl', ['x509', '-req', '-in', p('apiserver.csr'), '-CA', p('ca.crt'), '-CAkey', p('ca.key'), '-CAcreateserial', '-out', p('apiserver.crt'), '-days', '30', '-extfile', p('apiserver.ext')]);
+  await run('openssl', [
+    'x509',
+    '-req',
+    '-in',
+    p('apiserver.csr'),
+    '-CA',
+    p('ca.crt'),
+    '-CAkey',
+    p('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    p('apiserver.crt'),
+    '-days',
+    '30',
+    '-extfile',
+    p('apiserver.ext'),
+  ]);
   const sa = generateKeyPairSync('rsa', { modulusLength: 2048 });
   await writeFile(p('sa.key'), sa.privateKey.export({ type: 'pkcs8', format: 'pem' }));
   await writeFile(p('sa.pub'), sa.publicKey.export({ type: 'spki', format: 'pem' }));
@@ -50,12 +88,24 @@ export async function writeClusterSecrets(dir: string): Promise<ClusterSecrets> 
 /** A kubeconfig (JSON is YAML) for `server` with a bearer token, trusting `caCert`. */
 export function kubeconfigFor(options: { server: string; caCertPem: string; token: string; name?: string }): string {
   const name = options.name ?? 'gardenless-test';
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name, cluster: { server: options.server, 'certificate-authority-data': Buffer.from(options.caCertPem).toString('base64') } }],
-    users: [{ name: 'admin', user: { token: options.token } }],
-    contexts: [{ name, context: { cluster: name, user: 'admin' } }],
-    'current-context': name,
-  }, null, 2);
+  return JSON.stringify(
+    {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        {
+          name,
+          cluster: {
+            server: options.server,
+            'certificate-authority-data': Buffer.from(options.caCertPem).toString('base64'),
+          },
+        },
+      ],
+      users: [{ name: 'admin', user: { token: options.token } }],
+      contexts: [{ name, context: { cluster: name, user: 'admin' } }],
+      'current-context': name,
+    },
+    null,
+    2,
+  );
 }

@@ -38,7 +38,11 @@ export interface StartKubeClusterOptions {
 
 /** A process of the cluster that did not come up; `logFile` says why. */
 export class KubeClusterError extends Error {
-  constructor(message: string, readonly logFile?: string, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly logFile?: string,
+    options?: { cause?: unknown },
+  ) {
     super(logFile ? `${message}\n--- last lines of ${logFile} ---\n${tail(logFile, 30)}` : message, options);
     this.name = 'KubeClusterError';
   }
@@ -52,7 +56,9 @@ export class KubeClusterError extends Error {
  */
 export async function startKubeCluster(options: StartKubeClusterOptions): Promise<KubeCluster> {
   const tools = options.tools ?? kubeTools();
-  await ensureKubeTools(tools, ['kubeApiServer', 'kubeControllerManager', 'kubeScheduler', 'kwok', 'kwokStages'], { ...(options.log ? { log: options.log } : {}) });
+  await ensureKubeTools(tools, ['kubeApiServer', 'kubeControllerManager', 'kubeScheduler', 'kwok', 'kwokStages'], {
+    ...(options.log ? { log: options.log } : {}),
+  });
   const log = options.log ?? (() => undefined);
   const dir = options.dir;
   mkdirSync(dir, { recursive: true });
@@ -61,9 +67,22 @@ export async function startKubeCluster(options: StartKubeClusterOptions): Promis
   const ports = { etcd: await freePort(), etcdPeer: await freePort(), api: await freePort(), kwok: await freePort() };
   const server = `https://127.0.0.1:${ports.api}`;
   const kubeconfigPath = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfigPath, kubeconfigFor({ server, caCertPem: readFileSync(secrets.caCert, 'utf8'), token: secrets.token }), { mode: 0o600 });
+  writeFileSync(
+    kubeconfigPath,
+    kubeconfigFor({ server, caCertPem: readFileSync(secrets.caCert, 'utf8'), token: secrets.token }),
+    { mode: 0o600 },
+  );
   const zones = options.zones ?? ['zone-a', 'zone-b', 'zone-c'];
-  const info: KubeClusterInfo = { server, kubeconfigPath, token: secrets.token, dir, groups: [], zones, nodes: [], startedAt: new Date().toISOString() };
+  const info: KubeClusterInfo = {
+    server,
+    kubeconfigPath,
+    token: secrets.token,
+    dir,
+    groups: [],
+    zones,
+    nodes: [],
+    startedAt: new Date().toISOString(),
+  };
   const cluster = new KubeCluster(info);
   if (options.tiedToProcess !== false) process.once('exit', () => cluster.killNow());
   const start = (name: string, command: string, args: string[]) => {
@@ -77,40 +96,82 @@ export async function startKubeCluster(options: StartKubeClusterOptions): Promis
   };
   try {
     const etcd = start('etcd', 'etcd', [
-      '--name', 'kube', '--data-dir', join(dir, 'etcd-data'),
-      '--listen-client-urls', `http://127.0.0.1:${ports.etcd}`, '--advertise-client-urls', `http://127.0.0.1:${ports.etcd}`,
-      '--listen-peer-urls', `http://127.0.0.1:${ports.etcdPeer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${ports.etcdPeer}`,
-      '--initial-cluster', `kube=http://127.0.0.1:${ports.etcdPeer}`, '--quota-backend-bytes', String(2 * 1024 ** 3),
+      '--name',
+      'kube',
+      '--data-dir',
+      join(dir, 'etcd-data'),
+      '--listen-client-urls',
+      `http://127.0.0.1:${ports.etcd}`,
+      '--advertise-client-urls',
+      `http://127.0.0.1:${ports.etcd}`,
+      '--listen-peer-urls',
+      `http://127.0.0.1:${ports.etcdPeer}`,
+      '--initial-advertise-peer-urls',
+      `http://127.0.0.1:${ports.etcdPeer}`,
+      '--initial-cluster',
+      `kube=http://127.0.0.1:${ports.etcdPeer}`,
+      '--quota-backend-bytes',
+      String(2 * 1024 ** 3),
     ]);
     const api = start('kube-apiserver', tools.kubeApiServer, [
       `--etcd-servers=http://127.0.0.1:${ports.etcd}`,
-      '--bind-address=127.0.0.1', `--secure-port=${ports.api}`, '--advertise-address=127.0.0.1',
-      `--tls-cert-file=${secrets.servingCert}`, `--tls-private-key-file=${secrets.servingKey}`, `--client-ca-file=${secrets.caCert}`,
-      `--token-auth-file=${secrets.tokenFile}`, '--authorization-mode=RBAC', '--anonymous-auth=false',
-      '--service-account-issuer=https://kubernetes.default.svc', `--service-account-key-file=${secrets.serviceAccountPub}`,
-      `--service-account-signing-key-file=${secrets.serviceAccountKey}`, '--service-cluster-ip-range=10.96.0.0/16',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${ports.api}`,
+      '--advertise-address=127.0.0.1',
+      `--tls-cert-file=${secrets.servingCert}`,
+      `--tls-private-key-file=${secrets.servingKey}`,
+      `--client-ca-file=${secrets.caCert}`,
+      `--token-auth-file=${secrets.tokenFile}`,
+      '--authorization-mode=RBAC',
+      '--anonymous-auth=false',
+      '--service-account-issuer=https://kubernetes.default.svc',
+      `--service-account-key-file=${secrets.serviceAccountPub}`,
+      `--service-account-signing-key-file=${secrets.serviceAccountKey}`,
+      '--service-cluster-ip-range=10.96.0.0/16',
       // Two cores shared with everything else: no fairness queues, no profiling endpoints.
-      '--enable-priority-and-fairness=false', '--profiling=false', '--endpoint-reconciler-type=none',
+      '--enable-priority-and-fairness=false',
+      '--profiling=false',
+      '--endpoint-reconciler-type=none',
     ]);
-    await waitFor('kube-apiserver /readyz', options.readyTimeoutMs ?? 60_000, async () => (await httpsStatus(`${server}/readyz`, secrets.token, readFileSync(secrets.caCert))) === 200, [etcd, api]);
+    await waitFor(
+      'kube-apiserver /readyz',
+      options.readyTimeoutMs ?? 60_000,
+      async () => (await httpsStatus(`${server}/readyz`, secrets.token, readFileSync(secrets.caCert))) === 200,
+      [etcd, api],
+    );
     const common = [`--kubeconfig=${kubeconfigPath}`, '--leader-elect=false', '--secure-port=0'];
     const kcm = start('kube-controller-manager', tools.kubeControllerManager, [
       ...common,
-      `--service-account-private-key-file=${secrets.serviceAccountKey}`, `--root-ca-file=${secrets.caCert}`,
+      `--service-account-private-key-file=${secrets.serviceAccountKey}`,
+      `--root-ca-file=${secrets.caCert}`,
       // Every default controller, node-lifecycle included (kwok's nodes renew their leases).
       '--controllers=*',
-      '--concurrent-deployment-syncs=10', '--concurrent-statefulset-syncs=10', '--concurrent-replicaset-syncs=10',
+      '--concurrent-deployment-syncs=10',
+      '--concurrent-statefulset-syncs=10',
+      '--concurrent-replicaset-syncs=10',
     ]);
     const scheduler = start('kube-scheduler', tools.kubeScheduler, common);
     const kwokConfig = join(dir, 'kwok.yaml');
     writeFileSync(kwokConfig, kwokConfiguration(tools.kwokStages));
     const kwok = start('kwok', tools.kwok, [
-      `--kubeconfig=${kubeconfigPath}`, `--config=${kwokConfig}`, '--manage-all-nodes=false',
+      `--kubeconfig=${kubeconfigPath}`,
+      `--config=${kwokConfig}`,
+      '--manage-all-nodes=false',
       '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
-      '--cidr=10.244.0.1/16', '--node-ip=10.0.0.1', '--node-lease-duration-seconds=40', `--server-address=127.0.0.1:${ports.kwok}`,
+      '--cidr=10.244.0.1/16',
+      '--node-ip=10.0.0.1',
+      '--node-lease-duration-seconds=40',
+      `--server-address=127.0.0.1:${ports.kwok}`,
     ]);
     const objects = KubernetesObjectApi.makeApiClient(cluster.kubeConfig());
-    await objects.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'kwok-volume', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }, provisioner: 'kwok.x-k8s.io/volume', reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' } as KubernetesObject);
+    await objects.create({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'kwok-volume', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+      provisioner: 'kwok.x-k8s.io/volume',
+      reclaimPolicy: 'Delete',
+      volumeBindingMode: 'Immediate',
+    } as KubernetesObject);
     const perZone = options.nodesPerZone ?? 3;
     for (const zone of zones) {
       for (let i = 0; i < perZone; i++) {
@@ -119,22 +180,46 @@ export async function startKubeCluster(options: StartKubeClusterOptions): Promis
         info.nodes.push(name);
       }
     }
-    await waitFor('kwok nodes Ready', options.readyTimeoutMs ?? 60_000, async () => {
-      const nodes = await objects.list<KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }>('v1', 'Node');
-      return nodes.items.length === info.nodes.length && nodes.items.every((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
-    }, [kwok]);
+    await waitFor(
+      'kwok nodes Ready',
+      options.readyTimeoutMs ?? 60_000,
+      async () => {
+        const nodes = await objects.list<
+          KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }
+        >('v1', 'Node');
+        return (
+          nodes.items.length === info.nodes.length &&
+          nodes.items.every((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+        );
+      },
+      [kwok],
+    );
     // One pod through the whole chain: the scheduler places it, kwok runs it (kube-controller-manager's
     // service-account controller made the default ServiceAccount it needs).
-    await waitFor('a pod scheduled and Ready', options.readyTimeoutMs ?? 60_000, async () => {
-      const pod = await objects.read<V1Pod>({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'cluster-ready', namespace: 'default' } }).catch(async (error: unknown) => {
-        if ((error as { code?: number }).code !== 404) throw error;
-        return objects.create<V1Pod>({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'cluster-ready', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.9' }] } } as V1Pod);
-      });
-      return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-    }, [kcm, scheduler, kwok]);
+    await waitFor(
+      'a pod scheduled and Ready',
+      options.readyTimeoutMs ?? 60_000,
+      async () => {
+        const pod = await objects
+          .read<V1Pod>({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'cluster-ready', namespace: 'default' } })
+          .catch(async (error: unknown) => {
+            if ((error as { code?: number }).code !== 404) throw error;
+            return objects.create<V1Pod>({
+              apiVersion: 'v1',
+              kind: 'Pod',
+              metadata: { name: 'cluster-ready', namespace: 'default' },
+              spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.9' }] },
+            } as V1Pod);
+          });
+        return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+      },
+      [kcm, scheduler, kwok],
+    );
     await objects.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'cluster-ready', namespace: 'default' } });
     writeFileSync(options.stateFile ?? join(dir, 'cluster.json'), JSON.stringify(info, null, 2));
-    log(`kube: test seed ready in ${Date.now() - started} ms at ${server} (${info.nodes.length} kwok nodes in ${zones.join(', ')}; logs in ${dir})`);
+    log(
+      `kube: test seed ready in ${Date.now() - started} ms at ${server} (${info.nodes.length} kwok nodes in ${zones.join(', ')}; logs in ${dir})`,
+    );
     return cluster;
   } catch (error) {
     await cluster.stop();
@@ -176,13 +261,23 @@ export class KubeCluster {
 
   /** The last lines of every process log, for a failing test's message. */
   logs(lines = 20): string {
-    return readdirSync(this.info.dir).filter((f) => f.endsWith('.log')).map((f) => `--- ${f} ---\n${tail(join(this.info.dir, f), lines)}`).join('\n');
+    return readdirSync(this.info.dir)
+      .filter((f) => f.endsWith('.log'))
+      .map((f) => `--- ${f} ---\n${tail(join(this.info.dir, f), lines)}`)
+      .join('\n');
   }
 }
 
 function kwokConfiguration(stagesDir: string): string {
   // kwok plays stages and renews node leases only with parallelisms above 0; the stage files come from its own module.
-  const config = ['apiVersion: config.kwok.x-k8s.io/v1alpha1', 'kind: KwokConfiguration', 'options:', '  podPlayStageParallelism: 8', '  nodePlayStageParallelism: 4', '  nodeLeaseParallelism: 4'].join('\n');
+  const config = [
+    'apiVersion: config.kwok.x-k8s.io/v1alpha1',
+    'kind: KwokConfiguration',
+    'options:',
+    '  podPlayStageParallelism: 8',
+    '  nodePlayStageParallelism: 4',
+    '  nodeLeaseParallelism: 4',
+  ].join('\n');
   const stages = ['node/fast', 'node/heartbeat-with-lease', 'pod/fast', 'volume/fast'].flatMap((set) =>
     readdirSync(join(stagesDir, set))
       .filter((f) => f.endsWith('.yaml'))
@@ -200,7 +295,13 @@ function fakeNode(name: string, zone: string): KubernetesObject {
     metadata: {
       name,
       annotations: { 'kwok.x-k8s.io/node': 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
-      labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', 'topology.kubernetes.io/zone': zone, type: 'kwok' },
+      labels: {
+        'kubernetes.io/hostname': name,
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64',
+        'topology.kubernetes.io/zone': zone,
+        type: 'kwok',
+      },
     },
   };
 }
@@ -217,19 +318,32 @@ function httpsStatus(url: string, token: string, ca: Buffer): Promise<number> {
   });
 }
 
-async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>, processes: { child: { exitCode: number | null }; logFile: string }[]): Promise<void> {
+async function waitFor(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<boolean>,
+  processes: { child: { exitCode: number | null }; logFile: string }[],
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     const dead = processes.find((p) => p.child.exitCode !== null);
-    if (dead) throw new KubeClusterError(`waiting for ${what}: a process exited with code ${dead.child.exitCode}`, dead.logFile);
+    if (dead)
+      throw new KubeClusterError(
+        `waiting for ${what}: a process exited with code ${dead.child.exitCode}`,
+        dead.logFile,
+      );
     try {
       if (await check()) return;
     } catch (error) {
       last = error;
     }
     if (Date.now() > deadline) {
-      throw new KubeClusterError(`${what} not reached within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`, processes.at(-1)?.logFile, { cause: last });
+      throw new KubeClusterError(
+        `${what} not reached within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`,
+        processes.at(-1)?.logFile,
+        { cause: last },
+      );
     }
     await sleep(250);
   }

@@ -23,9 +23,22 @@ export interface KubeSeedStarted {
  * agent with `--runtime kubernetes`. Its control planes are objects on that API server; kwok's pods run
  * no containers, so its etcds hold no data (the local seeds are where etcd really runs).
  */
-export async function startKubeSeed(options: { api: GardenClient; endpoint: string; region: string; dir: string; apiUrl: string; hostedZoneId: string; internalDomain: string }): Promise<KubeSeedStarted> {
+export async function startKubeSeed(options: {
+  api: GardenClient;
+  endpoint: string;
+  region: string;
+  dir: string;
+  apiUrl: string;
+  hostedZoneId: string;
+  internalDomain: string;
+}): Promise<KubeSeedStarted> {
   const cluster = await startKubeCluster({ dir: join(options.dir, 'kube'), tiedToProcess: false });
-  const s3 = new S3Client({ endpoint: options.endpoint, region: options.region, forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  const s3 = new S3Client({
+    endpoint: options.endpoint,
+    region: options.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
   await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${KUBE_SEED}` })).catch((error: unknown) => {
     if ((error as { name?: string }).name !== 'BucketAlreadyOwnedByYou') throw error;
   });
@@ -46,10 +59,37 @@ export async function startKubeSeed(options: { api: GardenClient; endpoint: stri
   const log = openSync(join(options.dir, `agent-${KUBE_SEED}.log`), 'a');
   const child = spawn(
     join(PROJECT_ROOT, 'bin', 'gardenless'),
-    ['--api-url', options.apiUrl, '--region', options.region, 'seed-agent', '--seed', KUBE_SEED, '--runtime', 'kubernetes', '--kubeconfig', cluster.info.kubeconfigPath,
-      '--aws-endpoint', options.endpoint, '--hosted-zone-id', options.hostedZoneId, '--internal-domain', options.internalDomain, '--heartbeat-interval', '2',
-      '--owner-check-interval', durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.ownerCheckInterval), '--unknown-grace', durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.unknownGrace)],
-    { cwd: PROJECT_ROOT, env: { ...process.env, ...emulatorEnv(options.endpoint, options.region) }, stdio: ['ignore', log, log], detached: true },
+    [
+      '--api-url',
+      options.apiUrl,
+      '--region',
+      options.region,
+      'seed-agent',
+      '--seed',
+      KUBE_SEED,
+      '--runtime',
+      'kubernetes',
+      '--kubeconfig',
+      cluster.info.kubeconfigPath,
+      '--aws-endpoint',
+      options.endpoint,
+      '--hosted-zone-id',
+      options.hostedZoneId,
+      '--internal-domain',
+      options.internalDomain,
+      '--heartbeat-interval',
+      '2',
+      '--owner-check-interval',
+      durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.ownerCheckInterval),
+      '--unknown-grace',
+      durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.unknownGrace),
+    ],
+    {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, ...emulatorEnv(options.endpoint, options.region) },
+      stdio: ['ignore', log, log],
+      detached: true,
+    },
   );
   child.unref();
   return { cluster: cluster.info, agentPid: child.pid };

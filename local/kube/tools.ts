@@ -18,7 +18,8 @@ export interface KubeTools {
 }
 
 export function kubeTools(root = PROJECT_ROOT): KubeTools {
-  const config = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { config: Record<string, string> }).config;
+  const config = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { config: Record<string, string> })
+    .config;
   const kubernetesVersion = config.kubernetesVersion!;
   const kwokVersion = config.kwokVersion!;
   const helmVersion = config.helmVersion!;
@@ -40,7 +41,10 @@ export function kubeTools(root = PROJECT_ROOT): KubeTools {
 /** Throws a clear error naming the set-up step when a binary is missing. */
 export function requireTools(tools: KubeTools, which: readonly (keyof KubeTools)[]): void {
   const missing = which.map((k) => tools[k]).filter((path) => !existsSync(path));
-  if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}: run npm run setup (scripts/build-kube.sh builds them once from the Go module proxy)`);
+  if (missing.length > 0)
+    throw new Error(
+      `missing ${missing.join(', ')}: run npm run setup (scripts/build-kube.sh builds them once from the Go module proxy)`,
+    );
 }
 
 /**
@@ -48,22 +52,36 @@ export function requireTools(tools: KubeTools, which: readonly (keyof KubeTools)
  * test` starts in the background; it holds the script's lock) and builds what is still missing, then
  * returns at once. A no-op when everything is present.
  */
-export async function ensureKubeTools(tools: KubeTools, which: readonly (keyof KubeTools)[], options: { root?: string; log?: (line: string) => void } = {}): Promise<void> {
+export async function ensureKubeTools(
+  tools: KubeTools,
+  which: readonly (keyof KubeTools)[],
+  options: { root?: string; log?: (line: string) => void } = {},
+): Promise<void> {
   const missing = () => which.map((k) => tools[k]).filter((path) => !existsSync(path));
   if (missing().length === 0) return;
   const root = options.root ?? PROJECT_ROOT;
   const started = Date.now();
-  options.log?.(`kube: waiting for the test seed's build (scripts/build-kube.sh; background log .tools/build-kube.log)`);
+  options.log?.(
+    `kube: waiting for the test seed's build (scripts/build-kube.sh; background log .tools/build-kube.log)`,
+  );
   const output: string[] = [];
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn('bash', [join(root, 'scripts', 'build-kube.sh')], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', [join(root, 'scripts', 'build-kube.sh')], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const keep = (chunk: Buffer) => output.push(chunk.toString());
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     child.once('error', () => resolve(null));
     child.once('exit', resolve);
   });
-  options.log?.(`kube: the test seed's binaries are ready after ${Math.round((Date.now() - started) / 1000)} s of waiting`);
-  if (code !== 0) throw new Error(`scripts/build-kube.sh failed (exit ${code}): ${output.join('').trim().split('\n').slice(-5).join(' | ')}`);
+  options.log?.(
+    `kube: the test seed's binaries are ready after ${Math.round((Date.now() - started) / 1000)} s of waiting`,
+  );
+  if (code !== 0)
+    throw new Error(
+      `scripts/build-kube.sh failed (exit ${code}): ${output.join('').trim().split('\n').slice(-5).join(' | ')}`,
+    );
   requireTools(tools, which);
 }

@@ -58,7 +58,8 @@ export class SeedAgent {
   private readonly log: (entry: Record<string, unknown>) => void;
 
   constructor(private readonly options: SeedAgentOptions) {
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(options.seed)) throw new SeedAgentConfigError(`"${options.seed}" is not a seed name`, 'seed');
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(options.seed))
+      throw new SeedAgentConfigError(`"${options.seed}" is not a seed name`, 'seed');
     this.queueUrl = options.queueUrl;
     this.log = options.log ?? (() => undefined);
   }
@@ -68,7 +69,8 @@ export class SeedAgent {
   }
 
   get runtime(): SeedRuntime {
-    if (this.runtimeInstance === undefined) throw new SeedAgentConfigError('the agent has not started: its runtime needs the seed identity', 'runtime');
+    if (this.runtimeInstance === undefined)
+      throw new SeedAgentConfigError('the agent has not started: its runtime needs the seed identity', 'runtime');
     return this.runtimeInstance;
   }
 
@@ -76,8 +78,16 @@ export class SeedAgent {
   async start(): Promise<void> {
     if (this.active) return;
     await this.heartbeat({ required: true });
-    if (this.identity === undefined) throw new SeedAgentConfigError(`the heartbeat of seed ${this.seed} returned no identity; is it registered?`, 'seed');
-    if (this.queueUrl === undefined) throw new SeedAgentConfigError(`seed ${this.seed} has no command queue (commandQueueUrl); is it registered?`, 'queueUrl');
+    if (this.identity === undefined)
+      throw new SeedAgentConfigError(
+        `the heartbeat of seed ${this.seed} returned no identity; is it registered?`,
+        'seed',
+      );
+    if (this.queueUrl === undefined)
+      throw new SeedAgentConfigError(
+        `seed ${this.seed} has no command queue (commandQueueUrl); is it registered?`,
+        'queueUrl',
+      );
     this.runtimeInstance ??= this.options.runtime({ identity: this.identity });
     await this.adoptRecorded();
     this.startListening(this.queueUrl);
@@ -139,11 +149,23 @@ export class SeedAgent {
   /** Sends one seed heartbeat now (with the runtime's observations, when it runs). */
   async heartbeat(options: { required?: boolean } = {}): Promise<void> {
     try {
-      const controlPlanes: HostedControlPlane[] = this.runtimeInstance ? await this.runtimeInstance.controlPlanes() : [];
-      const res = await this.options.garden.request<{ identity?: string; commandQueueUrl?: string; release?: { technicalID: string; reason: string }[] }>('POST', `/seeds/${this.seed}/heartbeat`, {
-        body: { conditions: await this.conditions(), controlPlanes, agentVersion: 'seed-agent/local', leaseDurationSeconds: leaseDuration(this.options.heartbeatIntervalMs ?? 10_000) },
+      const controlPlanes: HostedControlPlane[] = this.runtimeInstance
+        ? await this.runtimeInstance.controlPlanes()
+        : [];
+      const res = await this.options.garden.request<{
+        identity?: string;
+        commandQueueUrl?: string;
+        release?: { technicalID: string; reason: string }[];
+      }>('POST', `/seeds/${this.seed}/heartbeat`, {
+        body: {
+          conditions: await this.conditions(),
+          controlPlanes,
+          agentVersion: 'seed-agent/local',
+          leaseDurationSeconds: leaseDuration(this.options.heartbeatIntervalMs ?? 10_000),
+        },
       });
-      if (res.status !== 200) throw new Error(`heartbeat of seed ${this.seed} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      if (res.status !== 200)
+        throw new Error(`heartbeat of seed ${this.seed} answered ${res.status}: ${JSON.stringify(res.body)}`);
       this.identity ??= res.body.identity;
       this.queueUrl ??= res.body.commandQueueUrl;
       if (res.body.release) this.releaseLeftovers(res.body.release, controlPlanes);
@@ -155,9 +177,16 @@ export class SeedAgent {
   }
 
   private async conditions(): Promise<Condition[]> {
-    const bucketReady = this.options.backupBucketReady ? await this.options.backupBucketReady().catch(() => false) : true;
+    const bucketReady = this.options.backupBucketReady
+      ? await this.options.backupBucketReady().catch(() => false)
+      : true;
     return [
-      { type: 'GardenletReady', status: 'True', reason: 'AgentRunning', message: 'the seed agent is running and polling its command queue' },
+      {
+        type: 'GardenletReady',
+        status: 'True',
+        reason: 'AgentRunning',
+        message: 'the seed agent is running and polling its command queue',
+      },
       {
         type: 'BackupBucketsReady',
         status: bucketReady ? 'True' : 'False',
@@ -189,12 +218,22 @@ export class SeedAgent {
     if (invalid) {
       const token = looseToken(message.body);
       this.log({ event: 'invalid-command', error: invalid.message });
-      if (token) await this.answer(token, { kind: 'failure', ...commandFailure({ error: 'InvalidCommand', message: invalid.message, seed: this.seed }) });
+      if (token)
+        await this.answer(token, {
+          kind: 'failure',
+          ...commandFailure({ error: 'InvalidCommand', message: invalid.message, seed: this.seed }),
+        });
       return;
     }
     if (command.type === 'check-owner') return this.noticeOwnerChange(command);
     const decision = this.ledger.begin(command.commandId, command.taskToken);
-    this.log({ event: 'command', type: command.type, commandId: command.commandId, shoot: command.shoot.technicalID, decision: decision.action });
+    this.log({
+      event: 'command',
+      type: command.type,
+      commandId: command.commandId,
+      shoot: command.shoot.technicalID,
+      decision: decision.action,
+    });
     if (decision.action === 'replay') {
       if (command.taskToken) await this.answer(command.taskToken, decision.answer);
       return;
@@ -235,7 +274,10 @@ export class SeedAgent {
 
   /** One command at a time per shoot, in queue order; shoots run in parallel. */
   private schedule(command: SeedCommand, after?: () => void): void {
-    this.running.set(command.commandId, { tokens: new Set(command.taskToken ? [command.taskToken] : []), aborts: new AbortController() });
+    this.running.set(command.commandId, {
+      tokens: new Set(command.taskToken ? [command.taskToken] : []),
+      aborts: new AbortController(),
+    });
     this.chain(command.shoot.technicalID, () => this.run(command), after);
   }
 
@@ -259,8 +301,23 @@ export class SeedAgent {
   private noticeOwnerChange(command: Extract<SeedCommand, { type: 'check-owner' }>): void {
     const run = this.runtime
       .execute(command)
-      .then((result) => this.log({ event: 'owner-notice', shoot: command.shoot.technicalID, commandId: command.commandId, change: command.change, ...result }))
-      .catch((error: unknown) => this.log({ event: 'owner-notice-failed', shoot: command.shoot.technicalID, commandId: command.commandId, error: messageOf(error) }));
+      .then((result) =>
+        this.log({
+          event: 'owner-notice',
+          shoot: command.shoot.technicalID,
+          commandId: command.commandId,
+          change: command.change,
+          ...result,
+        }),
+      )
+      .catch((error: unknown) =>
+        this.log({
+          event: 'owner-notice-failed',
+          shoot: command.shoot.technicalID,
+          commandId: command.commandId,
+          error: messageOf(error),
+        }),
+      );
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
   }
@@ -270,14 +327,22 @@ export class SeedAgent {
    * elsewhere or gone): each is deleted like after a migration (backups and external resources stay),
    * and only if this seed's own owner check still says `not-owner` (the runtime refuses otherwise).
    */
-  private releaseLeftovers(release: readonly { technicalID: string; reason: string }[], planes: readonly HostedControlPlane[]): void {
+  private releaseLeftovers(
+    release: readonly { technicalID: string; reason: string }[],
+    planes: readonly HostedControlPlane[],
+  ): void {
     if (!this.active) return;
     for (const r of release) {
       const plane = planes.find((p) => p.technicalID === r.technicalID);
       if (!plane?.shoot || this.releasing.has(r.technicalID)) continue;
       this.releasing.add(r.technicalID);
       const command = buildCommand<'delete-control-plane'>(
-        { shoot: { ...plane.shoot, technicalID: r.technicalID }, seed: this.seed, commandId: `release/${r.technicalID}/${Date.now()}`, issuedAt: new Date() },
+        {
+          shoot: { ...plane.shoot, technicalID: r.technicalID },
+          seed: this.seed,
+          commandId: `release/${r.technicalID}/${Date.now()}`,
+          issuedAt: new Date(),
+        },
         { type: 'delete-control-plane', keepBackups: true, keepExternalResources: true, ifNotOwner: true },
       );
       this.log({ event: 'leftover-release', shoot: r.technicalID, reason: r.reason, commandId: command.commandId });
@@ -290,7 +355,12 @@ export class SeedAgent {
     const state = this.running.get(command.commandId)!;
     // Heartbeat every token attached so far: a retried step's new token must stay alive too.
     const beat = () => {
-      for (const token of state.tokens) void this.options.answers.heartbeat(token).catch((error: unknown) => this.log({ event: 'task-heartbeat-refused', commandId: command.commandId, error: messageOf(error) }));
+      for (const token of state.tokens)
+        void this.options.answers
+          .heartbeat(token)
+          .catch((error: unknown) =>
+            this.log({ event: 'task-heartbeat-refused', commandId: command.commandId, error: messageOf(error) }),
+          );
     };
     const timer = command.heartbeatSeconds ? setInterval(beat, command.heartbeatSeconds * 1000) : undefined;
     let answer: CommandAnswer;
@@ -300,14 +370,31 @@ export class SeedAgent {
     } catch (error) {
       const failure =
         error instanceof AgentCommandError
-          ? commandFailure({ error: error.failure, message: error.message, seed: this.seed, command, ...(error.details ? { details: error.details } : {}) })
-          : commandFailure({ error: 'RuntimeUnavailable', message: `the runtime failed: ${messageOf(error)}`, seed: this.seed, command });
+          ? commandFailure({
+              error: error.failure,
+              message: error.message,
+              seed: this.seed,
+              command,
+              ...(error.details ? { details: error.details } : {}),
+            })
+          : commandFailure({
+              error: 'RuntimeUnavailable',
+              message: `the runtime failed: ${messageOf(error)}`,
+              seed: this.seed,
+              command,
+            });
       answer = { kind: 'failure', ...failure };
     } finally {
       clearInterval(timer);
       this.running.delete(command.commandId);
     }
-    this.log({ event: 'command-done', type: command.type, commandId: command.commandId, outcome: answer.kind, ...(answer.kind === 'failure' ? { error: answer.error } : {}) });
+    this.log({
+      event: 'command-done',
+      type: command.type,
+      commandId: command.commandId,
+      outcome: answer.kind,
+      ...(answer.kind === 'failure' ? { error: answer.error } : {}),
+    });
     const tokens = this.ledger.finish(command.commandId, answer);
     for (const token of new Set([...tokens, ...state.tokens])) await this.answer(token, answer);
   }

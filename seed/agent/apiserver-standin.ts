@@ -1,5 +1,11 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
+import {
+  connect,
+  createServer as createTcpServer,
+  type AddressInfo,
+  type Server as TcpServer,
+  type Socket,
+} from 'node:net';
 
 export interface ApiServerStandInOptions {
   technicalID: string;
@@ -46,7 +52,13 @@ export class ApiServerStandIn {
     const externalHost = options.externalHost ?? host;
     await listen(proxy, externalHost, options.externalPort ?? 0);
     const externalPort = (proxy.address() as AddressInfo).port;
-    ref.self = new ApiServerStandIn(options, http, proxy, `http://${host}:${internalPort}`, `http://${externalHost}:${externalPort}`);
+    ref.self = new ApiServerStandIn(
+      options,
+      http,
+      proxy,
+      `http://${host}:${internalPort}`,
+      `http://${externalHost}:${externalPort}`,
+    );
     return ref.self;
   }
 
@@ -102,9 +114,21 @@ export class ApiServerStandIn {
       return text(res, ok ? 200 : 500, ok ? 'ok' : '[-]etcd failed: etcd is not serving');
     }
     if (url.pathname === '/version') {
-      return send(res, 200, { major: '1', minor: '31', gitVersion: 'v1.31.0-gardenless-standin', shoot: this.options.technicalID, ...(this.options.seed ? { seed: this.options.seed } : {}) });
+      return send(res, 200, {
+        major: '1',
+        minor: '31',
+        gitVersion: 'v1.31.0-gardenless-standin',
+        shoot: this.options.technicalID,
+        ...(this.options.seed ? { seed: this.options.seed } : {}),
+      });
     }
-    send(res, 404, { kind: 'Status', status: 'Failure', code: 404, reason: 'NotFound', message: `the stand-in serves no ${url.pathname}` });
+    send(res, 404, {
+      kind: 'Status',
+      status: 'Failure',
+      code: 404,
+      reason: 'NotFound',
+      message: `the stand-in serves no ${url.pathname}`,
+    });
   }
 
   private forward(client: Socket, host: string, port: number): void {

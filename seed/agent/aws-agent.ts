@@ -63,7 +63,11 @@ export interface AwsSeedAgentOptions extends Pick<SeedAgentOptions, 'seed' | 'ga
   /** With `hosting`: where each control plane's record outlives the agent (see ControlPlaneRuntimeOptions.planeStore). */
   planeStore?: PlaneStore;
   /** Test seams: wrap what the agent talks to (record, delay, drop, inject failures). */
-  wrap?: { inbox?: (inbox: CommandInbox) => CommandInbox; answers?: (answers: TaskAnswers) => TaskAnswers; runtime?: (runtime: SeedRuntime) => SeedRuntime };
+  wrap?: {
+    inbox?: (inbox: CommandInbox) => CommandInbox;
+    answers?: (answers: TaskAnswers) => TaskAnswers;
+    runtime?: (runtime: SeedRuntime) => SeedRuntime;
+  };
 }
 
 /**
@@ -71,7 +75,11 @@ export interface AwsSeedAgentOptions extends Pick<SeedAgentOptions, 'seed' | 'ga
  * backups and the state bucket, the owner record for restores; the control planes run on `hosting`.
  */
 export function awsSeedAgent(options: AwsSeedAgentOptions): SeedAgent {
-  const aws = { region: options.aws.region, ...(options.aws.endpoint ? { endpoint: options.aws.endpoint } : {}), ...(options.aws.credentials ? { credentials: options.aws.credentials } : {}) };
+  const aws = {
+    region: options.aws.region,
+    ...(options.aws.endpoint ? { endpoint: options.aws.endpoint } : {}),
+    ...(options.aws.credentials ? { credentials: options.aws.credentials } : {}),
+  };
   const to = (service: keyof NonNullable<AwsAccess['endpoints']>) => {
     const endpoint = options.aws.endpoints?.[service];
     return endpoint ? { ...aws, endpoint } : aws;
@@ -85,19 +93,33 @@ export function awsSeedAgent(options: AwsSeedAgentOptions): SeedAgent {
     seed: options.seed,
     garden: options.garden,
     inbox: (queueUrl) => {
-      const inbox = sqsCommandInbox({ client: sqs, queueUrl, ...(options.pollWaitSeconds === undefined ? {} : { waitSeconds: options.pollWaitSeconds }) });
+      const inbox = sqsCommandInbox({
+        client: sqs,
+        queueUrl,
+        ...(options.pollWaitSeconds === undefined ? {} : { waitSeconds: options.pollWaitSeconds }),
+      });
       return wrap.inbox ? wrap.inbox(inbox) : inbox;
     },
     answers: wrap.answers ? wrap.answers(answers) : answers,
     ...(options.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
     ...(options.log ? { log: options.log } : {}),
-    ...(options.backupBucket ? { backupBucketReady: () => s3.headBucket({ Bucket: options.backupBucket }).then(() => true) } : {}),
+    ...(options.backupBucket
+      ? { backupBucketReady: () => s3.headBucket({ Bucket: options.backupBucket }).then(() => true) }
+      : {}),
     runtime: ({ identity }) => {
       const context: RuntimeContext = {
         identity,
         blobStore: (bucket) => new S3BlobStore({ bucket, api: s3 }),
         snapshotStore: (bucket) => new S3SnapshotStore({ bucket, api: s3 }),
-        ...(options.owner ? { ownerCheck: restoreOwnerCheck({ owner: options.owner, identity, route53: new Route53Client(to('route53')) }) } : {}),
+        ...(options.owner
+          ? {
+              ownerCheck: restoreOwnerCheck({
+                owner: options.owner,
+                identity,
+                route53: new Route53Client(to('route53')),
+              }),
+            }
+          : {}),
       };
       if (!options.runtime && !options.hosting) throw new Error('awsSeedAgent needs hosting or runtime');
       const runtime =
@@ -124,7 +146,13 @@ export function awsSeedAgent(options: AwsSeedAgentOptions): SeedAgent {
  */
 function seedZones(input: { garden: GardenClient; seed: string }) {
   let cached: { spec: SeedSpec; at: number } | undefined;
-  return async ({ technicalID, failureTolerance }: { technicalID: string; failureTolerance: 'node' | 'zone' | undefined }): Promise<readonly string[]> => {
+  return async ({
+    technicalID,
+    failureTolerance,
+  }: {
+    technicalID: string;
+    failureTolerance: 'node' | 'zone' | undefined;
+  }): Promise<readonly string[]> => {
     if (cached === undefined || Date.now() - cached.at > 60_000) {
       const res = await input.garden.request<{ spec: SeedSpec }>('GET', `/seeds/${input.seed}`).catch(() => undefined);
       if (res?.status === 200) cached = { spec: res.body.spec, at: Date.now() };
@@ -138,7 +166,9 @@ function restoreOwnerCheck(input: { owner: OwnerConfig; identity: string; route5
   const { owner, identity } = input;
   const lookup =
     owner.mode === 'api'
-      ? new Route53OwnerLookup(new Route53OwnerRecords({ hostedZoneId: owner.hostedZoneId, api: route53Api(input.route53) }))
+      ? new Route53OwnerLookup(
+          new Route53OwnerRecords({ hostedZoneId: owner.hostedZoneId, api: route53Api(input.route53) }),
+        )
       : ownerLookup({ mode: 'dns', ...(owner.servers ? { servers: owner.servers } : {}) });
   return async (shoot: { name: string; project: string }): Promise<OwnerCheckResult> => {
     const name = ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain: owner.internalDomain });

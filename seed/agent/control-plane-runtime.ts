@@ -1,16 +1,43 @@
 import type { CommandOf, CommandResult, CommandType, SeedCommand } from '../../core/commands/index.js';
-import { externalKey, memoryActuators, MemoryExtensionWorld, type ActuatorSet, type ExtensionResource } from '../../core/extensions/index.js';
+import {
+  externalKey,
+  memoryActuators,
+  MemoryExtensionWorld,
+  type ActuatorSet,
+  type ExtensionResource,
+} from '../../core/extensions/index.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { BlobStore } from '../../core/shootstate/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
-import { deleteShootExtensions, migrateShootExtensions, reconcileExtensions, restoreShootExtensions } from '../common/extension-ops.js';
-import { assertNotOwnedElsewhere, assertNotOwner, assertOwner, checkRestorable, notRestoredAhead, restoreBucket } from '../common/restore-ops.js';
+import {
+  deleteShootExtensions,
+  migrateShootExtensions,
+  reconcileExtensions,
+  restoreShootExtensions,
+} from '../common/extension-ops.js';
+import {
+  assertNotOwnedElsewhere,
+  assertNotOwner,
+  assertOwner,
+  checkRestorable,
+  notRestoredAhead,
+  restoreBucket,
+} from '../common/restore-ops.js';
 import { AgentCommandError, messageOf } from './errors.js';
 import { etcdMembers } from '../../core/ha/members.js';
 import type { ControlPlaneHosting, EtcdSpec } from './hosting.js';
 import type { PlaneRecord, PlaneStore } from './plane-store.js';
-import { newModel, observe, reconcileModel, reportModel, restartPod, scaleModel, type ControlPlaneModel, type Observation } from './model.js';
+import {
+  newModel,
+  observe,
+  reconcileModel,
+  reportModel,
+  restartPod,
+  scaleModel,
+  type ControlPlaneModel,
+  type Observation,
+} from './model.js';
 import type { SeedRuntime } from './runtime.js';
 
 export interface ControlPlaneRuntimeOptions {
@@ -54,7 +81,13 @@ interface Plane {
 }
 
 /** The commands that change what a plane's record holds (scale, restart and notices change nothing kept). */
-const RECORDED: ReadonlySet<CommandType> = new Set(['create-control-plane', 'reconcile', 'migrate', 'delete-control-plane', 'restore']);
+const RECORDED: ReadonlySet<CommandType> = new Set([
+  'create-control-plane',
+  'reconcile',
+  'migrate',
+  'delete-control-plane',
+  'restore',
+]);
 
 /**
  * The generic seed runtime: per shoot a modelled control plane (replicas, pods) and its extension
@@ -91,13 +124,19 @@ export class ControlPlaneRuntime implements SeedRuntime {
     for (const [id, plane] of this.planes) {
       const { etcd, api } = await this.observe(plane);
       // A plane being restored runs no owner watchdog: this seed's own check tells the garden whether it is a leftover.
-      const ownerCheck = etcd.ownerCheck ?? (plane.restoring ? await this.options.ownerCheck?.({ ...plane.shoot, technicalID: id }).catch(() => undefined) : undefined);
+      const ownerCheck =
+        etcd.ownerCheck ??
+        (plane.restoring
+          ? await this.options.ownerCheck?.({ ...plane.shoot, technicalID: id }).catch(() => undefined)
+          : undefined);
       out.push({
         technicalID: id,
         shoot: plane.shoot,
         active: !plane.migrated && etcd.available,
         ...(ownerCheck ? { ownerCheck } : {}),
-        ...(api.running ? { internalProbe: api.internalProbe, internalProbeTime: plane.probeTime ?? this.now().toISOString() } : {}),
+        ...(api.running
+          ? { internalProbe: api.internalProbe, internalProbeTime: plane.probeTime ?? this.now().toISOString() }
+          : {}),
         ...(api.externalUrl ? { externalUrl: api.externalUrl } : {}),
         ...(etcd.clientUrl && etcd.available ? { etcdClientUrl: etcd.clientUrl } : {}),
         etcdReady: etcd.available,
@@ -178,7 +217,15 @@ export class ControlPlaneRuntime implements SeedRuntime {
         return this.reconcile(command, signal);
       case 'migrate': {
         const plane = this.existing(command);
-        const step = await migrateShootExtensions({ command, current: plane.extensions, actuators: this.actuators, blobStore: this.options.blobStore, seed: this.options.seed, now: this.now, ...(signal ? { signal } : {}) });
+        const step = await migrateShootExtensions({
+          command,
+          current: plane.extensions,
+          actuators: this.actuators,
+          blobStore: this.options.blobStore,
+          seed: this.options.seed,
+          now: this.now,
+          ...(signal ? { signal } : {}),
+        });
         plane.extensions = step.resources;
         if (step.error) throw step.error;
         plane.migrated = true;
@@ -187,10 +234,19 @@ export class ControlPlaneRuntime implements SeedRuntime {
       case 'delete-control-plane': {
         const plane = this.planes.get(id);
         if (plane === undefined) return { deleted: false, extensionsDropped: 0 };
-        await assertNotOwner({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
+        await assertNotOwner({
+          command,
+          seed: this.options.seed,
+          ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}),
+        });
         if (!command.keepExternalResources) {
           // The shoot's deletion: the extensions delete what they manage before the control plane goes.
-          const step = await deleteShootExtensions({ current: plane.extensions, actuators: this.actuators, now: this.now, ...(signal ? { signal } : {}) });
+          const step = await deleteShootExtensions({
+            current: plane.extensions,
+            actuators: this.actuators,
+            now: this.now,
+            ...(signal ? { signal } : {}),
+          });
           plane.extensions = step.resources;
           if (step.error) throw step.error;
         }
@@ -220,47 +276,90 @@ export class ControlPlaneRuntime implements SeedRuntime {
     }
   }
 
-  private async reconcile(command: CommandOf<'create-control-plane'> | CommandOf<'reconcile'>, signal?: AbortSignal): Promise<CommandResult<'reconcile'>> {
+  private async reconcile(
+    command: CommandOf<'create-control-plane'> | CommandOf<'reconcile'>,
+    signal?: AbortSignal,
+  ): Promise<CommandResult<'reconcile'>> {
     const id = command.shoot.technicalID;
     const spec = command.controlPlane;
     // Hosting a plane is not owning it: a command queued before a move reaches the old seed late, and a
     // wake-up run there would start a plane the garden is about to release. Only a record that names another
     // seed refuses; a lookup that fails (a DNS blip) does not.
-    await assertNotOwnedElsewhere({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
-    const plane = this.planes.get(id) ?? this.fresh(command.shoot, spec.backup.bucket, spec.hibernated, spec.failureTolerance);
+    await assertNotOwnedElsewhere({
+      command,
+      seed: this.options.seed,
+      ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}),
+    });
+    const plane =
+      this.planes.get(id) ?? this.fresh(command.shoot, spec.backup.bucket, spec.hibernated, spec.failureTolerance);
     plane.backupBucket = spec.backup.bucket;
-    const step = await reconcileExtensions({ technicalID: id, spec, current: plane.extensions, actuators: this.actuators, now: this.now, ...(signal ? { signal } : {}) });
+    const step = await reconcileExtensions({
+      technicalID: id,
+      spec,
+      current: plane.extensions,
+      actuators: this.actuators,
+      now: this.now,
+      ...(signal ? { signal } : {}),
+    });
     plane.extensions = step.resources;
     if (step.error) throw step.error;
-    reconcileModel(plane.model, { hibernated: spec.hibernated, ...(spec.failureTolerance ? { failureTolerance: spec.failureTolerance } : {}) });
+    reconcileModel(plane.model, {
+      hibernated: spec.hibernated,
+      ...(spec.failureTolerance ? { failureTolerance: spec.failureTolerance } : {}),
+    });
     await this.converge(command.shoot, plane);
     const etcd = await this.options.hosting.etcd(id);
     // The garden points the API record at the load balancer once it exists, as Gardener's DNSRecord follows
     // the kube-apiserver's Service; a hibernated plane has none, so hibernation leaves the record alone.
     const api = await this.options.hosting.apiServer(id);
-    return { extensions: step.result ?? [], etcdReady: etcd.available, ...(api.running && api.externalUrl ? { externalUrl: api.externalUrl } : {}) };
+    return {
+      extensions: step.result ?? [],
+      etcdReady: etcd.available,
+      ...(api.running && api.externalUrl ? { externalUrl: api.externalUrl } : {}),
+    };
   }
 
   private async restore(command: CommandOf<'restore'>, signal?: AbortSignal): Promise<CommandResult<'restore'>> {
     if (command.etcd?.ahead) return this.restoreAhead({ ...command, etcd: command.etcd });
     const id = command.shoot.technicalID;
-    await assertOwner({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
+    await assertOwner({
+      command,
+      seed: this.options.seed,
+      ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}),
+    });
     const bucket = restoreBucket(command, this.planes.get(id)?.backupBucket);
     // Checked before anything exists here: copies that do not restore leave no control plane behind.
-    const summary = command.etcd ? await checkRestorable({ command: { ...command, etcd: command.etcd }, snapshotStore: this.options.snapshotStore }) : undefined;
-    const plane = this.planes.get(id) ?? this.fresh(command.shoot, bucket, command.hibernated, command.controlPlane?.failureTolerance);
+    const summary = command.etcd
+      ? await checkRestorable({
+          command: { ...command, etcd: command.etcd },
+          snapshotStore: this.options.snapshotStore,
+        })
+      : undefined;
+    const plane =
+      this.planes.get(id) ??
+      this.fresh(command.shoot, bucket, command.hibernated, command.controlPlane?.failureTolerance);
     plane.migrated = false;
     const result: CommandResult<'restore'> = {};
     if (command.etcd && summary) {
       const expected = command.etcd.expectedLastRevision;
       plane.backupBucket = command.etcd.bucket;
-      reconcileModel(plane.model, { hibernated: command.hibernated, ...(command.controlPlane?.failureTolerance ? { failureTolerance: command.controlPlane.failureTolerance } : {}) });
+      reconcileModel(plane.model, {
+        hibernated: command.hibernated,
+        ...(command.controlPlane?.failureTolerance ? { failureTolerance: command.controlPlane.failureTolerance } : {}),
+      });
       if (!command.hibernated) {
         // Restoring replaces whatever etcd ran here: the copies in the bucket are the truth now.
         await this.options.hosting.stopApiServer(id);
         plane.restoring = true;
         await this.persist(id);
-        const started = await this.startEtcd({ shoot: command.shoot, bucket: command.etcd.bucket, restore: expected === undefined ? {} : { expectedLastRevision: expected } }, plane);
+        const started = await this.startEtcd(
+          {
+            shoot: command.shoot,
+            bucket: command.etcd.bucket,
+            restore: expected === undefined ? {} : { expectedLastRevision: expected },
+          },
+          plane,
+        );
         summary.restoredRevision = started.restoredRevision ?? summary.restoredRevision;
         if (started.aheadRevision !== undefined) summary.aheadRevision = started.aheadRevision;
         delete plane.restoring;
@@ -269,7 +368,14 @@ export class ControlPlaneRuntime implements SeedRuntime {
       result.etcd = summary;
     }
     if (command.extensions) {
-      const step = await restoreShootExtensions({ extensions: command.extensions, current: plane.extensions, actuators: this.actuators, blobStore: this.options.blobStore, now: this.now, ...(signal ? { signal } : {}) });
+      const step = await restoreShootExtensions({
+        extensions: command.extensions,
+        current: plane.extensions,
+        actuators: this.actuators,
+        blobStore: this.options.blobStore,
+        now: this.now,
+        ...(signal ? { signal } : {}),
+      });
       plane.extensions = step.resources;
       if (step.error) throw step.error;
       result.extensions = step.result ?? [];
@@ -286,20 +392,29 @@ export class ControlPlaneRuntime implements SeedRuntime {
    * a single etcd that does not run here: otherwise `ahead: false`, and the restore does all of it. A
    * second restore ahead (the migration's refresh round) brings the standby up to what the bucket holds now.
    */
-  private async restoreAhead(command: CommandOf<'restore'> & { etcd: NonNullable<CommandOf<'restore'>['etcd']> }): Promise<CommandResult<'restore'>> {
+  private async restoreAhead(
+    command: CommandOf<'restore'> & { etcd: NonNullable<CommandOf<'restore'>['etcd']> },
+  ): Promise<CommandResult<'restore'>> {
     const id = command.shoot.technicalID;
     const existing = this.planes.get(id);
-    if (command.hibernated || command.controlPlane?.failureTolerance || (existing !== undefined && !existing.restoring)) return notRestoredAhead();
+    if (command.hibernated || command.controlPlane?.failureTolerance || (existing !== undefined && !existing.restoring))
+      return notRestoredAhead();
     const summary = await checkRestorable({ command, snapshotStore: this.options.snapshotStore });
     const plane = existing ?? this.fresh(command.shoot, command.etcd.bucket, false);
     plane.backupBucket = command.etcd.bucket;
     plane.migrated = false;
     plane.restoring = true;
     await this.persist(id);
-    const started = await this.startEtcd({ shoot: command.shoot, bucket: command.etcd.bucket, restore: { ahead: true } }, plane);
+    const started = await this.startEtcd(
+      { shoot: command.shoot, bucket: command.etcd.bucket, restore: { ahead: true } },
+      plane,
+    );
     return {
       etcd: {
-        restoredRevision: started.restoredRevision ?? summary.restoredRevision, snapshots: summary.snapshots, final: false, ahead: started.ahead ?? false,
+        restoredRevision: started.restoredRevision ?? summary.restoredRevision,
+        snapshots: summary.snapshots,
+        final: false,
+        ahead: started.ahead ?? false,
         // A refresh of etcd already restored ahead here (the second pre-copy round) says where it came from.
         ...(started.aheadRevision === undefined ? {} : { aheadRevision: started.aheadRevision }),
       },
@@ -315,7 +430,12 @@ export class ControlPlaneRuntime implements SeedRuntime {
       try {
         await this.options.hosting.stopEtcd(id, { snapshot: true });
       } catch (cause) {
-        throw new AgentCommandError('RuntimeUnavailable', `the full snapshot before hibernating ${id} failed: ${messageOf(cause)}`, undefined, { cause });
+        throw new AgentCommandError(
+          'RuntimeUnavailable',
+          `the full snapshot before hibernating ${id} failed: ${messageOf(cause)}`,
+          undefined,
+          { cause },
+        );
       }
       return;
     }
@@ -329,10 +449,18 @@ export class ControlPlaneRuntime implements SeedRuntime {
     try {
       const failureTolerance = plane.model.failureTolerance;
       const zones = (await this.options.zones?.({ technicalID: spec.shoot.technicalID, failureTolerance })) ?? [];
-      return await this.options.hosting.startEtcd({ ...spec, members: etcdMembers({ tolerance: failureTolerance, zones }) });
+      return await this.options.hosting.startEtcd({
+        ...spec,
+        members: etcdMembers({ tolerance: failureTolerance, zones }),
+      });
     } catch (cause) {
       if (cause instanceof AgentCommandError) throw cause;
-      throw new AgentCommandError('RuntimeUnavailable', `etcd of ${spec.shoot.technicalID} did not start${spec.restore ? ' restored' : ''}: ${messageOf(cause)}`, undefined, { cause });
+      throw new AgentCommandError(
+        'RuntimeUnavailable',
+        `etcd of ${spec.shoot.technicalID} did not start${spec.restore ? ' restored' : ''}: ${messageOf(cause)}`,
+        undefined,
+        { cause },
+      );
     }
   }
 
@@ -352,7 +480,12 @@ export class ControlPlaneRuntime implements SeedRuntime {
     return { etcd, api };
   }
 
-  private fresh(shoot: SeedCommand['shoot'], backupBucket: string, hibernated: boolean, failureTolerance?: 'node' | 'zone'): Plane {
+  private fresh(
+    shoot: SeedCommand['shoot'],
+    backupBucket: string,
+    hibernated: boolean,
+    failureTolerance?: 'node' | 'zone',
+  ): Plane {
     const technicalID = shoot.technicalID;
     const plane: Plane = {
       shoot: { project: shoot.project, name: shoot.name },
@@ -369,6 +502,9 @@ export class ControlPlaneRuntime implements SeedRuntime {
   private existing(command: SeedCommand): Plane {
     const plane = this.planes.get(command.shoot.technicalID);
     if (plane) return plane;
-    throw new AgentCommandError('ControlPlaneNotFound', `seed ${this.options.seed} hosts no control plane for ${command.shoot.technicalID}`);
+    throw new AgentCommandError(
+      'ControlPlaneNotFound',
+      `seed ${this.options.seed} hosts no control plane for ${command.shoot.technicalID}`,
+    );
   }
 }

@@ -21,7 +21,14 @@ export function sqsCommandInbox(options: { client: SQSClient; queueUrl: string; 
   const { client, queueUrl } = options;
   return {
     async receive(signal) {
-      const res = await client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: options.waitSeconds ?? 5 }), { abortSignal: signal });
+      const res = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: options.waitSeconds ?? 5,
+        }),
+        { abortSignal: signal },
+      );
       return (res.Messages ?? []).map((m) => ({ body: m.Body ?? '', receipt: m.ReceiptHandle ?? '' }));
     },
     async delete(message) {

@@ -1,7 +1,8 @@
 import type { CommandFailureName, CommandSuccess } from '../../core/commands/index.js';
 
 /** What the agent answered a command: the SendTaskSuccess output, or the SendTaskFailure error and cause. */
-export type CommandAnswer = { kind: 'success'; output: CommandSuccess } | { kind: 'failure'; error: CommandFailureName; cause: string };
+export type CommandAnswer =
+  { kind: 'success'; output: CommandSuccess } | { kind: 'failure'; error: CommandFailureName; cause: string };
 
 /** What to do with a delivery, decided by the ledger. */
 export type LedgerDecision =

@@ -24,7 +24,11 @@ export function localSeedAgent(options: LocalSeedAgentOptions): { agent: SeedAge
   const route53Endpoint = options.aws.endpoints?.route53 ?? options.aws.endpoint;
   let hosting: LocalHosting | undefined;
   // The agent's own S3 access (its credentials), for the one download a cluster's restore shares.
-  const s3 = new S3Client({ region: options.aws.region, ...(s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {}), ...(options.aws.credentials ? { credentials: options.aws.credentials } : {}) });
+  const s3 = new S3Client({
+    region: options.aws.region,
+    ...(s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {}),
+    ...(options.aws.credentials ? { credentials: options.aws.credentials } : {}),
+  });
   const agent = awsSeedAgent({
     ...agentOptions,
     // A restarted agent finds its control planes in its work dir again (the local runtime's only memory).

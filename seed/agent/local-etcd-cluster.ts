@@ -21,7 +21,12 @@ export interface LocalEtcdClusterOptions {
   members: readonly EtcdMemberPlacement[];
   defaults: SidecarDefaults;
   /** Starts one sidecar process (the hosting's way: the gardenless CLI in its own process group). */
-  launch: (input: { member: string; args: string[]; logFile: string; startTimeoutMs?: number }) => Promise<SidecarProcess>;
+  launch: (input: {
+    member: string;
+    args: string[];
+    logFile: string;
+    startTimeoutMs?: number;
+  }) => Promise<SidecarProcess>;
   /** The seed's backup bucket, for the one download a restore of all members shares. Absent: each member downloads. */
   backups?: (bucket: string) => { store: SnapshotStore; rangedReader?: RangedObjectReader };
   /** Before a member whose sidecar died is started again (a kubelet's restart). Default 1 s, doubling to 10 s. */
@@ -73,7 +78,9 @@ export class LocalEtcdCluster {
     // A cluster that ran here before (some member has data) is joined; otherwise it is bootstrapped by all together.
     const state = members.some((m) => existsSync(join(this.dataDir(m), 'member', 'wal'))) ? 'existing' : 'new';
     const token = state === 'new' ? this.newToken() : this.token();
-    await Promise.all(members.filter((m) => !m.sidecar?.running).map((m) => this.startMember(m, spec, { state, token })));
+    await Promise.all(
+      members.filter((m) => !m.sidecar?.running).map((m) => this.startMember(m, spec, { state, token })),
+    );
     return {};
   }
 
@@ -111,17 +118,31 @@ export class LocalEtcdCluster {
   }
 
   list(): LocalMember[] {
-    return (this.members ?? []).map((m) => ({ name: m.spec.name, ...(m.spec.zone ? { zone: m.spec.zone } : {}), sidecar: m.sidecar, dataDir: this.dataDir(m), restarts: m.restarts }));
+    return (this.members ?? []).map((m) => ({
+      name: m.spec.name,
+      ...(m.spec.zone ? { zone: m.spec.zone } : {}),
+      sidecar: m.sidecar,
+      dataDir: this.dataDir(m),
+      restarts: m.restarts,
+    }));
   }
 
   /** Every member as its sidecar reports it; the cluster serves while one member is ready and healthy. */
   async view(): Promise<EtcdView> {
     const members = this.members ?? [];
-    const statuses = await Promise.all(members.map((m) => (m.sidecar?.running ? m.sidecar.status(1_000) : Promise.resolve(undefined))));
+    const statuses = await Promise.all(
+      members.map((m) => (m.sidecar?.running ? m.sidecar.status(1_000) : Promise.resolve(undefined))),
+    );
     const views: EtcdMemberView[] = members.map((m, i) => memberView(m, statuses[i]));
     const serving = views.find((v) => v.ready && v.healthy);
     const checks = statuses.flatMap((s) => (s?.owner.lastResult ? [s.owner.lastResult] : []));
-    const ownerCheck = checks.includes('not-owner') ? 'not-owner' : checks.length > 0 && checks.every((c) => c === 'owner') ? 'owner' : checks.length > 0 ? 'unknown' : undefined;
+    const ownerCheck = checks.includes('not-owner')
+      ? 'not-owner'
+      : checks.length > 0 && checks.every((c) => c === 'owner')
+        ? 'owner'
+        : checks.length > 0
+          ? 'unknown'
+          : undefined;
     const leader = views.find((v) => v.role === 'leader')?.name;
     return {
       running: views.some((v) => v.running),
@@ -140,16 +161,26 @@ export class LocalEtcdCluster {
     if (this.options.backups) {
       // One download for every member: they share this machine (on a real seed each pod downloads its own).
       const { store, rangedReader } = this.options.backups(spec.bucket);
-      const plan = planRestore(await store.list(this.options.technicalID), { technicalID: this.options.technicalID, ...(spec.restore?.expectedLastRevision === undefined ? {} : { expectedLastRevision: spec.restore.expectedLastRevision }) });
+      const plan = planRestore(await store.list(this.options.technicalID), {
+        technicalID: this.options.technicalID,
+        ...(spec.restore?.expectedLastRevision === undefined
+          ? {}
+          : { expectedLastRevision: spec.restore.expectedLastRevision }),
+      });
       file = join(this.options.dir, 'restore-full.db');
       await download(store, plan.full, file, rangedReader);
     }
     try {
-      await Promise.all(members.map((m) => this.startMember(m, spec, { state: 'new', token, ...(file ? { restoreFile: file } : {}) })));
+      await Promise.all(
+        members.map((m) => this.startMember(m, spec, { state: 'new', token, ...(file ? { restoreFile: file } : {}) })),
+      );
       const statuses = await Promise.all(members.map((m) => m.sidecar!.status(5_000)));
       const revisions = statuses.map((s) => s?.restore?.revision);
       if (revisions.some((r) => r === undefined || r !== revisions[0])) {
-        throw new LocalProcessError(`the members of ${this.options.technicalID} restored to different revisions: ${members.map((m, i) => `${m.spec.name} ${revisions[i] ?? '?'}`).join(', ')}`, this.options.technicalID);
+        throw new LocalProcessError(
+          `the members of ${this.options.technicalID} restored to different revisions: ${members.map((m, i) => `${m.spec.name} ${revisions[i] ?? '?'}`).join(', ')}`,
+          this.options.technicalID,
+        );
       }
       return { restoredRevision: revisions[0]! };
     } finally {
@@ -157,7 +188,11 @@ export class LocalEtcdCluster {
     }
   }
 
-  private async startMember(m: Member, spec: EtcdSpec, cluster: { state: 'new' | 'existing'; token: string; restoreFile?: string }): Promise<void> {
+  private async startMember(
+    m: Member,
+    spec: EtcdSpec,
+    cluster: { state: 'new' | 'existing'; token: string; restoreFile?: string },
+  ): Promise<void> {
     clearTimeout(m.restartTimer);
     m.wanted = true;
     await m.sidecar?.stop();
@@ -168,10 +203,20 @@ export class LocalEtcdCluster {
       spec,
       dataDir: this.dataDir(m),
       etcdLog: join(memberDir, 'etcd.log'),
-      member: { self: m.spec.name, members: (this.members ?? []).map((x) => x.spec), token: cluster.token, state: cluster.state },
+      member: {
+        self: m.spec.name,
+        members: (this.members ?? []).map((x) => x.spec),
+        token: cluster.token,
+        state: cluster.state,
+      },
       ...(cluster.restoreFile ? { restoreFile: cluster.restoreFile } : {}),
     });
-    const sidecar = await this.options.launch({ member: m.spec.name, args, logFile: join(memberDir, 'sidecar.log'), ...(spec.restore ? { startTimeoutMs: RESTORE_START_TIMEOUT_MS } : {}) });
+    const sidecar = await this.options.launch({
+      member: m.spec.name,
+      args,
+      logFile: join(memberDir, 'sidecar.log'),
+      ...(spec.restore ? { startTimeoutMs: RESTORE_START_TIMEOUT_MS } : {}),
+    });
     m.sidecar = sidecar;
     m.restartDelay = this.options.restartDelayMs ?? 1_000;
     void sidecar.exited.then(() => this.exited(m, sidecar, spec));
@@ -189,7 +234,12 @@ export class LocalEtcdCluster {
         // The cluster exists: a member with its data restarts, one without rejoins as a learner.
         const { restore: _restore, ...plain } = spec;
         this.startMember(m, plain, { state: 'existing', token: this.token() }).catch((error: unknown) => {
-          this.options.log?.({ event: 'etcd-member-restart-failed', technicalID: this.options.technicalID, member: m.spec.name, error: messageOf(error) });
+          this.options.log?.({
+            event: 'etcd-member-restart-failed',
+            technicalID: this.options.technicalID,
+            member: m.spec.name,
+            error: messageOf(error),
+          });
           m.restartDelay = Math.min(m.restartDelay * 2, 10_000);
           if (m.wanted) retry();
         });
@@ -218,7 +268,17 @@ export class LocalEtcdCluster {
     this.members = members;
     if (!kept) {
       mkdirSync(this.options.dir, { recursive: true });
-      writeFileSync(this.urlsFile(), JSON.stringify(members.map((m) => ({ name: m.spec.name, peerUrl: m.spec.peerUrl, clientUrl: m.spec.clientUrl, privateUrl: m.spec.privateUrl }))));
+      writeFileSync(
+        this.urlsFile(),
+        JSON.stringify(
+          members.map((m) => ({
+            name: m.spec.name,
+            peerUrl: m.spec.peerUrl,
+            clientUrl: m.spec.clientUrl,
+            privateUrl: m.spec.privateUrl,
+          })),
+        ),
+      );
     }
     return members;
   }
@@ -237,7 +297,9 @@ export class LocalEtcdCluster {
       return undefined;
     }
     const byName = new Map(recorded.map(({ name, ...urls }) => [name, urls]));
-    return this.options.members.every((p) => byName.has(p.name)) && byName.size === this.options.members.length ? byName : undefined;
+    return this.options.members.every((p) => byName.has(p.name)) && byName.size === this.options.members.length
+      ? byName
+      : undefined;
   }
 
   private dataDir(m: Member): string {

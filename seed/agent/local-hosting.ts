@@ -7,7 +7,14 @@ import type { SnapshotStore } from '../../core/snapshots/index.js';
 import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
 import { plannedPorts, portsFree } from '../ports.js';
 import { ApiServerStandIn } from './apiserver-standin.js';
-import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView, OwnerNoticeDelivery } from './hosting.js';
+import type {
+  ApiServerView,
+  ControlPlaneHosting,
+  EtcdSpec,
+  EtcdStarted,
+  EtcdView,
+  OwnerNoticeDelivery,
+} from './hosting.js';
 import { LocalEtcdCluster, RESTORE_START_TIMEOUT_MS, type LocalMember } from './local-etcd-cluster.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
 import { CatchUpError, messageOf } from './errors.js';
@@ -70,7 +77,8 @@ export class LocalHosting implements ControlPlaneHosting {
         dir: join(this.options.workDir, id),
         members: spec.members!,
         defaults: this.options,
-        launch: ({ member, args, logFile, startTimeoutMs }) => this.launch(`${id}/${member}`, args, logFile, startTimeoutMs),
+        launch: ({ member, args, logFile, startTimeoutMs }) =>
+          this.launch(`${id}/${member}`, args, logFile, startTimeoutMs),
         ...(this.options.backups ? { backups: this.options.backups } : {}),
         ...(this.options.log ? { log: this.options.log } : {}),
       });
@@ -89,7 +97,13 @@ export class LocalHosting implements ControlPlaneHosting {
     try {
       h.sidecar = await this.launch(
         id,
-        sidecarArgs({ defaults: this.options, spec, dataDir: join(dir, 'etcd'), etcdLog: join(dir, 'etcd.log'), ports: h.ports }),
+        sidecarArgs({
+          defaults: this.options,
+          spec,
+          dataDir: join(dir, 'etcd'),
+          etcdLog: join(dir, 'etcd.log'),
+          ports: h.ports,
+        }),
         join(dir, 'sidecar.log'),
         // As a cluster member's: the 60 s default failed a 500 MB bad-path restore under load (bench:downtime).
         spec.restore ? RESTORE_START_TIMEOUT_MS : undefined,
@@ -102,7 +116,10 @@ export class LocalHosting implements ControlPlaneHosting {
     }
     if (!spec.restore) return {};
     const status = await h.sidecar.status(5_000);
-    return { ...(status?.restore ? { restoredRevision: status.restore.revision } : {}), ...(spec.restore.ahead ? { ahead: true } : {}) };
+    return {
+      ...(status?.restore ? { restoredRevision: status.restore.revision } : {}),
+      ...(spec.restore.ahead ? { ahead: true } : {}),
+    };
   }
 
   /**
@@ -111,7 +128,11 @@ export class LocalHosting implements ControlPlaneHosting {
    * failed for a reason a restore from scratch may not share: the caller then restores as without one.
    * Snapshots that do not restore to the expected revision fail the restore.
    */
-  private async catchUp(id: string, sidecar: SidecarProcess, expectedLastRevision: number | undefined): Promise<EtcdStarted | undefined> {
+  private async catchUp(
+    id: string,
+    sidecar: SidecarProcess,
+    expectedLastRevision: number | undefined,
+  ): Promise<EtcdStarted | undefined> {
     try {
       const result = await sidecar.catchUp(expectedLastRevision === undefined ? {} : { expectedLastRevision });
       if (result === 'not-ahead') return undefined;
@@ -131,7 +152,8 @@ export class LocalHosting implements ControlPlaneHosting {
   private async refreshAhead(id: string, sidecar: SidecarProcess): Promise<EtcdStarted> {
     try {
       const result = await sidecar.refreshAhead();
-      if (result !== 'not-ahead') return { ahead: true, restoredRevision: result.revision, aheadRevision: result.aheadRevision };
+      if (result !== 'not-ahead')
+        return { ahead: true, restoredRevision: result.revision, aheadRevision: result.aheadRevision };
     } catch (error) {
       this.options.log?.({ event: 'refresh-ahead-failed', technicalID: id, error: messageOf(error) });
     }
@@ -240,14 +262,21 @@ export class LocalHosting implements ControlPlaneHosting {
   }
 
   async stopAll(): Promise<void> {
-    await Promise.all([...this.hosted.keys()].map(async (id) => {
-      await this.stopApiServer(id);
-      await this.stopEtcd(id);
-    }));
+    await Promise.all(
+      [...this.hosted.keys()].map(async (id) => {
+        await this.stopApiServer(id);
+        await this.stopEtcd(id);
+      }),
+    );
   }
 
   /** Starts one sidecar; a sidecar a killed agent left running on the same data dir is stopped first. */
-  private async launch(label: string, args: string[], logFile: string, startTimeoutMs?: number): Promise<SidecarProcess> {
+  private async launch(
+    label: string,
+    args: string[],
+    logFile: string,
+    startTimeoutMs?: number,
+  ): Promise<SidecarProcess> {
     const pidFile = join(dirname(logFile), 'sidecar.pid');
     const dataDir = args[args.indexOf('--data-dir') + 1];
     if (dataDir) await stopStaleSidecar({ pidFile, dataDir, ...(this.options.log ? { log: this.options.log } : {}) });
@@ -294,7 +323,9 @@ export class LocalHosting implements ControlPlaneHosting {
 function readPorts(file: string): Hosted['ports'] | undefined {
   try {
     const value = JSON.parse(readFileSync(file, 'utf8')) as { client?: unknown; peer?: unknown };
-    return typeof value.client === 'number' && typeof value.peer === 'number' ? { client: value.client, peer: value.peer } : undefined;
+    return typeof value.client === 'number' && typeof value.peer === 'number'
+      ? { client: value.client, peer: value.peer }
+      : undefined;
   } catch {
     // None yet (or unreadable): new ports.
     return undefined;

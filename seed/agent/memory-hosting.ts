@@ -25,7 +25,9 @@ export class MemoryHosting implements ControlPlaneHosting {
    * `loadBalancer: false` reports no external address (a seed whose kube-apiservers the garden cannot
    * probe from outside), so that the dependency watchdog leaves its control planes alone.
    */
-  constructor(private readonly options: { restoreRevision?: (spec: EtcdSpec) => number; loadBalancer?: boolean } = {}) {}
+  constructor(
+    private readonly options: { restoreRevision?: (spec: EtcdSpec) => number; loadBalancer?: boolean } = {},
+  ) {}
 
   async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
     const plane = this.plane(spec.shoot.technicalID);
@@ -48,7 +50,8 @@ export class MemoryHosting implements ControlPlaneHosting {
     this.calls.push(`${spec.restore ? (caughtUp ? 'catch-up' : 'restore') : 'start'}-etcd ${spec.shoot.technicalID}`);
     plane.etcd = true;
     plane.standby = false;
-    if (spec.restore) plane.restoredRevision = this.options.restoreRevision?.(spec) ?? spec.restore.expectedLastRevision ?? 0;
+    if (spec.restore)
+      plane.restoredRevision = this.options.restoreRevision?.(spec) ?? spec.restore.expectedLastRevision ?? 0;
     if (plane.restoredRevision === undefined || !spec.restore) return {};
     return { restoredRevision: plane.restoredRevision, ...(ahead === undefined ? {} : { aheadRevision: ahead }) };
   }
@@ -68,7 +71,16 @@ export class MemoryHosting implements ControlPlaneHosting {
     // A standby etcd runs no owner watchdog and serves nothing.
     if (plane?.standby) return { running, available: false };
     const available = running && !this.etcdDown.has(technicalID);
-    return { running, available, ...(running ? { ownerCheck: available ? ('owner' as const) : ('not-owner' as const), clientUrl: `memory://${technicalID}/etcd` } : {}) };
+    return {
+      running,
+      available,
+      ...(running
+        ? {
+            ownerCheck: available ? ('owner' as const) : ('not-owner' as const),
+            clientUrl: `memory://${technicalID}/etcd`,
+          }
+        : {}),
+    };
   }
 
   async startApiServer(technicalID: string): Promise<void> {
@@ -89,7 +101,11 @@ export class MemoryHosting implements ControlPlaneHosting {
     const etcd = await this.etcd(technicalID);
     const up = etcd.available && !this.internalBroken.has(technicalID);
     if (this.options.loadBalancer === false) return { running: true, internalProbe: up ? 'Success' : 'Failure' };
-    return { running: true, internalProbe: up ? 'Success' : 'Failure', externalUrl: `http://memory.invalid/${technicalID}${this.externalBroken.has(technicalID) ? '/broken' : ''}` };
+    return {
+      running: true,
+      internalProbe: up ? 'Success' : 'Failure',
+      externalUrl: `http://memory.invalid/${technicalID}${this.externalBroken.has(technicalID) ? '/broken' : ''}`,
+    };
   }
 
   async noticeOwnerChange(technicalID: string): Promise<{ sidecars: number; notified: number }> {

@@ -1,4 +1,10 @@
-import { GARDEN_ROLE_CONTROLPLANE, GARDEN_ROLE_LABEL, ROLE_LABEL, SCALE_DOWN_ORDER, type ScalableDependent } from '../../core/dwd/components.js';
+import {
+  GARDEN_ROLE_CONTROLPLANE,
+  GARDEN_ROLE_LABEL,
+  ROLE_LABEL,
+  SCALE_DOWN_ORDER,
+  type ScalableDependent,
+} from '../../core/dwd/components.js';
 import { reconcileReplicas, type HeldComponent, type WatchdogHold } from '../../core/dwd/reconcile-guard.js';
 import { COMPONENTS, replicasFor, type ComponentName } from '../../core/ha/layout.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
@@ -36,11 +42,20 @@ export const ROLE_OF: Record<ComponentName, string> = {
 };
 
 /** Replicas a reconcile wants: the HA layout's numbers awake, zero hibernated. */
-export function desiredReplicas(spec: { hibernated: boolean; failureTolerance?: 'node' | 'zone' }): Record<ComponentName, number> {
-  return Object.fromEntries(COMPONENTS.map((c) => [c, spec.hibernated ? 0 : replicasFor(c, spec.failureTolerance)])) as Record<ComponentName, number>;
+export function desiredReplicas(spec: {
+  hibernated: boolean;
+  failureTolerance?: 'node' | 'zone';
+}): Record<ComponentName, number> {
+  return Object.fromEntries(
+    COMPONENTS.map((c) => [c, spec.hibernated ? 0 : replicasFor(c, spec.failureTolerance)]),
+  ) as Record<ComponentName, number>;
 }
 
-export function newModel(options: { technicalID: string; hibernated: boolean; failureTolerance?: 'node' | 'zone' }): ControlPlaneModel {
+export function newModel(options: {
+  technicalID: string;
+  hibernated: boolean;
+  failureTolerance?: 'node' | 'zone';
+}): ControlPlaneModel {
   return {
     technicalID: options.technicalID,
     hibernated: options.hibernated,
@@ -56,10 +71,19 @@ export function newModel(options: { technicalID: string; hibernated: boolean; fa
  * Brings the replicas to the spec, except for what the watchdog holds down (`reconcileReplicas`):
  * Gardener once scaled kube-controller-manager back up in a reconcile during the very outage it hid.
  */
-export function reconcileModel(model: ControlPlaneModel, spec: { hibernated: boolean; failureTolerance?: 'node' | 'zone' }): { held: HeldComponent[] } {
+export function reconcileModel(
+  model: ControlPlaneModel,
+  spec: { hibernated: boolean; failureTolerance?: 'node' | 'zone' },
+): { held: HeldComponent[] } {
   model.hibernated = spec.hibernated;
   if (spec.failureTolerance) model.failureTolerance = spec.failureTolerance;
-  const { replicas, held } = reconcileReplicas(desiredReplicas({ hibernated: spec.hibernated, ...(model.failureTolerance ? { failureTolerance: model.failureTolerance } : {}) }), model.hold as WatchdogHold);
+  const { replicas, held } = reconcileReplicas(
+    desiredReplicas({
+      hibernated: spec.hibernated,
+      ...(model.failureTolerance ? { failureTolerance: model.failureTolerance } : {}),
+    }),
+    model.hold as WatchdogHold,
+  );
   model.replicas = replicas;
   syncPods(model);
   return { held };
@@ -69,7 +93,11 @@ export function reconcileModel(model: ControlPlaneModel, spec: { hibernated: boo
  * A scale command of the prober. Scaling to 0 remembers the replicas before (the first time only, so a
  * repeated command does not remember 0); scaling up releases the hold of that component.
  */
-export function scaleModel(model: ControlPlaneModel, component: ScalableDependent, replicas: number): { previousReplicas: number } {
+export function scaleModel(
+  model: ControlPlaneModel,
+  component: ScalableDependent,
+  replicas: number,
+): { previousReplicas: number } {
   const previousReplicas = model.replicas[component];
   if (replicas === 0) {
     if (!(component in model.hold.rememberedReplicas)) model.hold.rememberedReplicas[component] = previousReplicas;
@@ -101,7 +129,11 @@ export function observe(model: ControlPlaneModel, seen: Observation): void {
 }
 
 /** The weeder's restart: the pod is deleted and comes back as a new pod, Running if its dependency is available. */
-export function restartPod(model: ControlPlaneModel, podName: string, seen: Observation): { restarted: boolean; found: boolean } {
+export function restartPod(
+  model: ControlPlaneModel,
+  podName: string,
+  seen: Observation,
+): { restarted: boolean; found: boolean } {
   const index = model.pods.findIndex((p) => p.name === podName);
   if (index < 0) return { restarted: false, found: false };
   const pod = model.pods[index]!;
@@ -135,7 +167,12 @@ function newPod(model: ControlPlaneModel, component: ComponentName): Pod {
     name: component === 'etcd' ? `etcd-main-${suffix}` : `${component}-${suffix}`,
     uid: `${model.technicalID}-${suffix}`,
     component,
-    labels: { [GARDEN_ROLE_LABEL]: GARDEN_ROLE_CONTROLPLANE, [ROLE_LABEL]: ROLE_OF[component], app: component, 'gardener.cloud/shoot': model.technicalID },
+    labels: {
+      [GARDEN_ROLE_LABEL]: GARDEN_ROLE_CONTROLPLANE,
+      [ROLE_LABEL]: ROLE_OF[component],
+      app: component,
+      'gardener.cloud/shoot': model.technicalID,
+    },
     state: 'Running',
   };
 }

@@ -80,7 +80,9 @@ export class FilePlaneStore implements PlaneStore {
   async list(): Promise<PlaneRecord[]> {
     let dirs: string[];
     try {
-      dirs = readdirSync(this.options.workDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+      dirs = readdirSync(this.options.workDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
@@ -96,7 +98,12 @@ export class FilePlaneStore implements PlaneStore {
       }
       const parsed = planeRecord.safeParse(safeJson(text));
       if (parsed.success && parsed.data.shoot.technicalID === dir) records.push(parsed.data as unknown as PlaneRecord);
-      else this.options.log?.({ event: 'plane-record-unreadable', technicalID: dir, error: parsed.success ? 'names another control plane' : parsed.error.message });
+      else
+        this.options.log?.({
+          event: 'plane-record-unreadable',
+          technicalID: dir,
+          error: parsed.success ? 'names another control plane' : parsed.error.message,
+        });
     }
     return records;
   }

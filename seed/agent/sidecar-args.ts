@@ -43,28 +43,49 @@ export function sidecarArgs(input: {
 }): string[] {
   const { defaults: o, spec } = input;
   const s = o.sidecar ?? {};
-  const record = ownerRecordName({ shoot: spec.shoot.name, project: spec.shoot.project, internalDomain: o.owner.internalDomain });
+  const record = ownerRecordName({
+    shoot: spec.shoot.name,
+    project: spec.shoot.project,
+    internalDomain: o.owner.internalDomain,
+  });
   const m = input.member;
   return [
-    'backup-restore', 'serve',
-    '--technical-id', spec.shoot.technicalID,
-    '--owner-record', record,
-    '--identity', o.identity,
-    '--bucket', spec.bucket,
-    '--region', o.aws.region,
+    'backup-restore',
+    'serve',
+    '--technical-id',
+    spec.shoot.technicalID,
+    '--owner-record',
+    record,
+    '--identity',
+    o.identity,
+    '--bucket',
+    spec.bucket,
+    '--region',
+    o.aws.region,
     ...(o.aws.endpoint ? ['--s3-endpoint', o.aws.endpoint] : []),
     ...(o.owner.mode === 'api'
-      ? ['--owner-mode', 'api', '--hosted-zone-id', o.owner.hostedZoneId, ...(o.aws.route53Endpoint ? ['--route53-endpoint', o.aws.route53Endpoint] : [])]
+      ? [
+          '--owner-mode',
+          'api',
+          '--hosted-zone-id',
+          o.owner.hostedZoneId,
+          ...(o.aws.route53Endpoint ? ['--route53-endpoint', o.aws.route53Endpoint] : []),
+        ]
       : ['--owner-mode', 'dns', ...(o.owner.servers?.length ? ['--dns-server', ...o.owner.servers] : [])]),
-    '--data-dir', input.dataDir,
-    '--etcd-log', input.etcdLog,
+    '--data-dir',
+    input.dataDir,
+    '--etcd-log',
+    input.etcdLog,
     ...(input.ports ? ['--client-port', String(input.ports.client), '--peer-port', String(input.ports.peer)] : []),
     ...(m
       ? [
           ...m.members.flatMap((x) => ['--member', formatMemberFlag(x)]),
-          '--member-name', m.self,
-          '--cluster-token', m.token,
-          '--cluster-state', m.state,
+          '--member-name',
+          m.self,
+          '--cluster-token',
+          m.token,
+          '--cluster-state',
+          m.state,
           ...durationArg('--leader-check-interval', s.cluster?.leaderCheckInterval),
           ...durationArg('--handover-delay', s.cluster?.handoverDelay),
           ...durationArg('--member-fence-timeout', s.cluster?.memberFenceTimeout),
@@ -81,7 +102,9 @@ export function sidecarArgs(input: {
       ? [
           '--restore',
           ...(spec.restore.ahead ? ['--restore-ahead'] : []),
-          ...(spec.restore.expectedLastRevision === undefined ? [] : ['--expected-revision', String(spec.restore.expectedLastRevision)]),
+          ...(spec.restore.expectedLastRevision === undefined
+            ? []
+            : ['--expected-revision', String(spec.restore.expectedLastRevision)]),
           ...(input.restoreFile ? ['--restore-file', input.restoreFile] : []),
         ]
       : []),

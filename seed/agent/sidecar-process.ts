@@ -34,7 +34,10 @@ export class SidecarProcess {
     const log = createWriteStream(launch.logFile, { flags: 'a' });
     const [program, ...lead] = launch.command;
     if (program === undefined) throw new LocalProcessError('no sidecar command', launch.technicalID);
-    const group = ProcessGroup.start(program, [...lead, ...launch.args], { env: launch.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const group = ProcessGroup.start(program, [...lead, ...launch.args], {
+      env: launch.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     group.child.stderr?.pipe(log);
     let tail = '';
     group.child.stderr?.on('data', (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-2000)));
@@ -43,7 +46,8 @@ export class SidecarProcess {
       lines.on('line', (line) => {
         try {
           const value = JSON.parse(line) as { event?: string; statusUrl?: string; clientUrl?: string };
-          if (value.event === 'started' && value.statusUrl && value.clientUrl) resolve({ statusUrl: value.statusUrl, clientUrl: value.clientUrl });
+          if (value.event === 'started' && value.statusUrl && value.clientUrl)
+            resolve({ statusUrl: value.statusUrl, clientUrl: value.clientUrl });
         } catch {
           // Not one of the sidecar's JSON lines: ignored.
         }
@@ -54,13 +58,22 @@ export class SidecarProcess {
     const outcome = await Promise.race([
       started.then((addresses) => ({ kind: 'started' as const, addresses })),
       group.exited.then((exit) => ({ kind: 'exited' as const, exit })),
-      new Promise<{ kind: 'timeout' }>((resolve) => (timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs))),
+      new Promise<{ kind: 'timeout' }>(
+        (resolve) => (timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs)),
+      ),
     ]);
     clearTimeout(timer);
-    if (outcome.kind === 'started') return new SidecarProcess(group, outcome.addresses.statusUrl, outcome.addresses.clientUrl);
+    if (outcome.kind === 'started')
+      return new SidecarProcess(group, outcome.addresses.statusUrl, outcome.addresses.clientUrl);
     await group.stop({ timeoutMs: 2_000 });
-    const why = outcome.kind === 'exited' ? `exited (code ${outcome.exit.code}, signal ${outcome.exit.signal})` : `did not report within ${timeoutMs} ms`;
-    throw new LocalProcessError(`the backup-restore sidecar of ${launch.technicalID} ${why}: ${lastLines(tail)} (log ${launch.logFile})`, launch.technicalID);
+    const why =
+      outcome.kind === 'exited'
+        ? `exited (code ${outcome.exit.code}, signal ${outcome.exit.signal})`
+        : `did not report within ${timeoutMs} ms`;
+    throw new LocalProcessError(
+      `the backup-restore sidecar of ${launch.technicalID} ${why}: ${lastLines(tail)} (log ${launch.logFile})`,
+      launch.technicalID,
+    );
   }
 
   get running(): boolean {
@@ -92,7 +105,10 @@ export class SidecarProcess {
    * fenced etcd takes no snapshot); a failure to answer throws.
    */
   async fullSnapshot(timeoutMs = 60_000): Promise<'taken' | 'not-serving'> {
-    const res = await fetch(`${this.statusUrl}/snapshot/full`, { method: 'POST', signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(`${this.statusUrl}/snapshot/full`, {
+      method: 'POST',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     if (res.status === 409) return 'not-serving';
     if (!res.ok) throw new Error(`the sidecar answered ${res.status} to a full snapshot`);
     return 'taken';
@@ -105,11 +121,17 @@ export class SidecarProcess {
    */
   async catchUp(input: { expectedLastRevision?: number; timeoutMs?: number }): Promise<CatchUpResult | 'not-ahead'> {
     const query = input.expectedLastRevision === undefined ? '' : `?expectedLastRevision=${input.expectedLastRevision}`;
-    const res = await fetch(`${this.statusUrl}/restore/catch-up${query}`, { method: 'POST', signal: AbortSignal.timeout(input.timeoutMs ?? 120_000) });
+    const res = await fetch(`${this.statusUrl}/restore/catch-up${query}`, {
+      method: 'POST',
+      signal: AbortSignal.timeout(input.timeoutMs ?? 120_000),
+    });
     const body = (await res.json().catch(() => ({}))) as { restore?: CatchUpResult; error?: string; name?: string };
     if (res.status === 409) return 'not-ahead';
     if (res.ok && body.restore) return body.restore;
-    throw new CatchUpError(`the catch-up of ${this.statusUrl} answered ${res.status}: ${body.error ?? 'no reason'}`, res.status === 422 ? (body.name ?? 'RestoreRefused') : undefined);
+    throw new CatchUpError(
+      `the catch-up of ${this.statusUrl} answered ${res.status}: ${body.error ?? 'no reason'}`,
+      res.status === 422 ? (body.name ?? 'RestoreRefused') : undefined,
+    );
   }
 
   /**
@@ -118,7 +140,10 @@ export class SidecarProcess {
    * failure throws: etcd stays where the refresh got to, and the catch-up goes on from there.
    */
   async refreshAhead(timeoutMs = 120_000): Promise<CatchUpResult | 'not-ahead'> {
-    const res = await fetch(`${this.statusUrl}/restore/refresh`, { method: 'POST', signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(`${this.statusUrl}/restore/refresh`, {
+      method: 'POST',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const body = (await res.json().catch(() => ({}))) as { restore?: CatchUpResult; error?: string };
     if (res.status === 409) return 'not-ahead';
     if (res.ok && body.restore) return body.restore;

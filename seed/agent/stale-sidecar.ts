@@ -9,7 +9,12 @@ import { signalProcessGroup } from './process-group.js';
  * file says which group it was; the process is only signalled while its command line still names the
  * same data dir, so a pid reused by another process is left alone.
  */
-export async function stopStaleSidecar(input: { pidFile: string; dataDir: string; timeoutMs?: number; log?: (entry: Record<string, unknown>) => void }): Promise<void> {
+export async function stopStaleSidecar(input: {
+  pidFile: string;
+  dataDir: string;
+  timeoutMs?: number;
+  log?: (entry: Record<string, unknown>) => void;
+}): Promise<void> {
   const pid = readPid(input.pidFile);
   if (pid === undefined || !runsWith(pid, input.dataDir)) return;
   input.log?.({ event: 'stale-sidecar-stopped', pid, dataDir: input.dataDir });

@@ -1,4 +1,9 @@
-import { SendTaskFailureCommand, SendTaskHeartbeatCommand, SendTaskSuccessCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import {
+  SendTaskFailureCommand,
+  SendTaskHeartbeatCommand,
+  SendTaskSuccessCommand,
+  type SFNClient,
+} from '@aws-sdk/client-sfn';
 import type { CommandAnswer } from './ledger.js';
 
 /** The three Step Functions task calls the agent makes; a seam so the agent's loop can be tested without AWS. */
@@ -11,7 +16,8 @@ export interface TaskAnswers {
 export function sfnTaskAnswers(client: SFNClient): TaskAnswers {
   return {
     success: async (taskToken, output) => void (await client.send(new SendTaskSuccessCommand({ taskToken, output }))),
-    failure: async (taskToken, error, cause) => void (await client.send(new SendTaskFailureCommand({ taskToken, error, cause }))),
+    failure: async (taskToken, error, cause) =>
+      void (await client.send(new SendTaskFailureCommand({ taskToken, error, cause }))),
     heartbeat: async (taskToken) => void (await client.send(new SendTaskHeartbeatCommand({ taskToken }))),
   };
 }

@@ -17,7 +17,9 @@ export interface CatchUpResult extends RestoreResult {
  * `planCatchUp` says the data needs it, a restore from scratch. The plan checks `expectedLastRevision`
  * before anything is written.
  */
-export async function catchUpRestore(options: RestoreOptions & { readonly ahead: RestoreResult; readonly supervisor: EtcdSupervisor }): Promise<CatchUpResult> {
+export async function catchUpRestore(
+  options: RestoreOptions & { readonly ahead: RestoreResult; readonly supervisor: EtcdSupervisor },
+): Promise<CatchUpResult> {
   const started = performance.now();
   const { store, technicalID, supervisor } = options;
   const plan = planRestore(await store.list(technicalID), {
@@ -35,7 +37,17 @@ export async function catchUpRestore(options: RestoreOptions & { readonly ahead:
       const t0 = performance.now();
       const replayed = await replayPlan({ target, store, plan: { ...plan, deltas: decision.deltas } });
       const replay = Math.round(performance.now() - t0);
-      return { ...restoreResult(plan, replayed, { download: 0, restore: 0, start: 0, replay, total: Math.round(performance.now() - started) }), aheadRevision, caughtUp: true };
+      return {
+        ...restoreResult(plan, replayed, {
+          download: 0,
+          restore: 0,
+          start: 0,
+          replay,
+          total: Math.round(performance.now() - started),
+        }),
+        aheadRevision,
+        caughtUp: true,
+      };
     }
     reason = decision.reason;
   } finally {

@@ -71,8 +71,12 @@ export class DeltaBuffer {
   cut(): CutResult {
     const first = this.events[0];
     if (first === undefined) return { kind: 'empty' };
-    if (first.revision !== this.baseline + 1) return { kind: 'gap', expected: this.baseline + 1, found: first.revision };
-    return { kind: 'delta', delta: { startRevision: this.baseline + 1, lastRevision: this.events.at(-1)!.revision, events: [...this.events] } };
+    if (first.revision !== this.baseline + 1)
+      return { kind: 'gap', expected: this.baseline + 1, found: first.revision };
+    return {
+      kind: 'delta',
+      delta: { startRevision: this.baseline + 1, lastRevision: this.events.at(-1)!.revision, events: [...this.events] },
+    };
   }
 
   /** A snapshot up to `revision` is in the store. */

@@ -31,8 +31,18 @@ export interface Delta {
   readonly events: readonly DeltaEvent[];
 }
 
-export function encodeDelta(input: { startRevision: number; lastRevision: number; events: readonly DeltaEvent[]; gzip: boolean }): Uint8Array {
-  const header: DeltaHeader = { format: DELTA_FORMAT, startRevision: input.startRevision, lastRevision: input.lastRevision, events: input.events.length };
+export function encodeDelta(input: {
+  startRevision: number;
+  lastRevision: number;
+  events: readonly DeltaEvent[];
+  gzip: boolean;
+}): Uint8Array {
+  const header: DeltaHeader = {
+    format: DELTA_FORMAT,
+    startRevision: input.startRevision,
+    lastRevision: input.lastRevision,
+    events: input.events.length,
+  };
   const lines = [JSON.stringify(header), ...input.events.map((e) => JSON.stringify(e))];
   const text = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
   return input.gzip ? gzipSync(text, { level: 1 }) : text;
@@ -57,14 +67,21 @@ export function decodeDelta(bytes: Uint8Array, key: string): Delta {
     throw new DeltaFormatError(`delta ${key} is not JSON lines`, key, { cause: error });
   }
   if (header?.format !== DELTA_FORMAT) throw new DeltaFormatError(`delta ${key} is not in format ${DELTA_FORMAT}`, key);
-  if (events.length !== header.events) throw new DeltaFormatError(`delta ${key} announces ${header.events} events but holds ${events.length} (truncated?)`, key);
+  if (events.length !== header.events)
+    throw new DeltaFormatError(
+      `delta ${key} announces ${header.events} events but holds ${events.length} (truncated?)`,
+      key,
+    );
   let previous = 0;
   for (const e of events) {
     if ((e.type !== 'put' && e.type !== 'delete') || typeof e.key !== 'string' || !Number.isSafeInteger(e.revision)) {
       throw new DeltaFormatError(`delta ${key} holds a malformed event ${JSON.stringify(e).slice(0, 200)}`, key);
     }
     if (e.revision < previous || e.revision < header.startRevision || e.revision > header.lastRevision) {
-      throw new DeltaFormatError(`delta ${key}: event revision ${e.revision} out of order or outside ${header.startRevision}..${header.lastRevision}`, key);
+      throw new DeltaFormatError(
+        `delta ${key}: event revision ${e.revision} out of order or outside ${header.startRevision}..${header.lastRevision}`,
+        key,
+      );
     }
     previous = e.revision;
   }

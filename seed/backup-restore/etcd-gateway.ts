@@ -47,20 +47,35 @@ async function call<T>(endpoint: string, path: string, body: unknown, timeoutMs:
   let res: Response;
   let text: string;
   try {
-    res = await fetch(`${endpoint}${path}`, { method: 'POST', body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetch(`${endpoint}${path}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     text = await res.text();
   } catch (cause) {
-    throw new EtcdGatewayError(`${endpoint}${path}: no answer within ${timeoutMs} ms`, { endpoint, path, status: undefined }, { cause });
+    throw new EtcdGatewayError(
+      `${endpoint}${path}: no answer within ${timeoutMs} ms`,
+      { endpoint, path, status: undefined },
+      { cause },
+    );
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (cause) {
-    throw new EtcdGatewayError(`${endpoint}${path}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`, { endpoint, path, status: res.status }, { cause });
+    throw new EtcdGatewayError(
+      `${endpoint}${path}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`,
+      { endpoint, path, status: res.status },
+      { cause },
+    );
   }
   const error = (parsed as { error?: unknown; message?: unknown }).error;
   if (!res.ok || error !== undefined) {
-    throw new EtcdGatewayError(`${endpoint}${path}: HTTP ${res.status} ${String((parsed as { message?: unknown }).message ?? error ?? text).slice(0, 300)}`, { endpoint, path, status: res.status });
+    throw new EtcdGatewayError(
+      `${endpoint}${path}: HTTP ${res.status} ${String((parsed as { message?: unknown }).message ?? error ?? text).slice(0, 300)}`,
+      { endpoint, path, status: res.status },
+    );
   }
   return parsed as T;
 }
@@ -69,7 +84,14 @@ const b64 = (text: string) => Buffer.from(text).toString('base64');
 const fromB64 = (text: string | undefined) => Buffer.from(text ?? '', 'base64').toString('utf8');
 
 export async function memberStatus(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<MemberStatus> {
-  const res = await call<{ header?: ResponseHeader; leader?: string; raftTerm?: string; raftIndex?: string; raftAppliedIndex?: string; isLearner?: boolean }>(endpoint, '/v3/maintenance/status', {}, timeoutMs);
+  const res = await call<{
+    header?: ResponseHeader;
+    leader?: string;
+    raftTerm?: string;
+    raftIndex?: string;
+    raftAppliedIndex?: string;
+    isLearner?: boolean;
+  }>(endpoint, '/v3/maintenance/status', {}, timeoutMs);
   return {
     clusterId: res.header?.cluster_id ?? '0',
     memberId: res.header?.member_id ?? '0',
@@ -89,16 +111,39 @@ interface RawMember {
   clientURLs?: string[];
   isLearner?: boolean;
 }
-const member = (m: RawMember): ClusterMember => ({ id: m.ID ?? '0', name: m.name ?? '', peerUrls: m.peerURLs ?? [], clientUrls: m.clientURLs ?? [], isLearner: m.isLearner === true });
+const member = (m: RawMember): ClusterMember => ({
+  id: m.ID ?? '0',
+  name: m.name ?? '',
+  peerUrls: m.peerURLs ?? [],
+  clientUrls: m.clientURLs ?? [],
+  isLearner: m.isLearner === true,
+});
 
-export async function memberList(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<{ clusterId: string; members: ClusterMember[] }> {
-  const res = await call<{ header?: ResponseHeader; members?: RawMember[] }>(endpoint, '/v3/cluster/member/list', {}, timeoutMs);
+export async function memberList(
+  endpoint: string,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<{ clusterId: string; members: ClusterMember[] }> {
+  const res = await call<{ header?: ResponseHeader; members?: RawMember[] }>(
+    endpoint,
+    '/v3/cluster/member/list',
+    {},
+    timeoutMs,
+  );
   return { clusterId: res.header?.cluster_id ?? '0', members: (res.members ?? []).map(member) };
 }
 
 /** Adds a member (a learner by default: it does not count for the quorum until it is promoted). */
-export async function memberAdd(endpoint: string, input: { peerUrl: string; learner: boolean }, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<{ added: ClusterMember; members: ClusterMember[] }> {
-  const res = await call<{ member?: RawMember; members?: RawMember[] }>(endpoint, '/v3/cluster/member/add', { peerURLs: [input.peerUrl], isLearner: input.learner }, timeoutMs);
+export async function memberAdd(
+  endpoint: string,
+  input: { peerUrl: string; learner: boolean },
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<{ added: ClusterMember; members: ClusterMember[] }> {
+  const res = await call<{ member?: RawMember; members?: RawMember[] }>(
+    endpoint,
+    '/v3/cluster/member/add',
+    { peerURLs: [input.peerUrl], isLearner: input.learner },
+    timeoutMs,
+  );
   return { added: member(res.member ?? {}), members: (res.members ?? []).map(member) };
 }
 
@@ -115,30 +160,61 @@ export async function memberPromote(endpoint: string, id: string, timeoutMs = DE
  * Every key under `prefix` (or the one key) with its value. `serializable` reads the member's own data
  * without asking the leader: it answers without a quorum, but may lag; the default is linearizable.
  */
-export async function range(endpoint: string, input: { key: string; prefix?: boolean; serializable?: boolean }, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<{ header: ResponseHeader; kvs: KeyValue[] }> {
+export async function range(
+  endpoint: string,
+  input: { key: string; prefix?: boolean; serializable?: boolean },
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<{ header: ResponseHeader; kvs: KeyValue[] }> {
   const rangeEnd = input.prefix ? prefixEnd(input.key) : undefined;
   const res = await call<{ header?: ResponseHeader; kvs?: { key?: string; value?: string; mod_revision?: string }[] }>(
     endpoint,
     '/v3/kv/range',
-    { key: b64(input.key), ...(rangeEnd === undefined ? {} : { range_end: rangeEnd }), ...(input.serializable ? { serializable: true } : {}) },
+    {
+      key: b64(input.key),
+      ...(rangeEnd === undefined ? {} : { range_end: rangeEnd }),
+      ...(input.serializable ? { serializable: true } : {}),
+    },
     timeoutMs,
   );
-  return { header: res.header ?? {}, kvs: (res.kvs ?? []).map((kv) => ({ key: fromB64(kv.key), value: fromB64(kv.value), modRevision: Number(kv.mod_revision ?? 0) })) };
+  return {
+    header: res.header ?? {},
+    kvs: (res.kvs ?? []).map((kv) => ({
+      key: fromB64(kv.key),
+      value: fromB64(kv.value),
+      modRevision: Number(kv.mod_revision ?? 0),
+    })),
+  };
 }
 
 /** Writes one key; returns the revision the write landed on. */
-export async function put(endpoint: string, input: { key: string; value: string }, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
-  const res = await call<{ header?: ResponseHeader }>(endpoint, '/v3/kv/put', { key: b64(input.key), value: b64(input.value) }, timeoutMs);
+export async function put(
+  endpoint: string,
+  input: { key: string; value: string },
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<number> {
+  const res = await call<{ header?: ResponseHeader }>(
+    endpoint,
+    '/v3/kv/put',
+    { key: b64(input.key), value: b64(input.value) },
+    timeoutMs,
+  );
   return Number(res.header?.revision ?? 0);
 }
 
 /** Writes the key only if it does not exist; returns whether this call wrote it. */
-export async function putIfAbsent(endpoint: string, input: { key: string; value: string }, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<boolean> {
+export async function putIfAbsent(
+  endpoint: string,
+  input: { key: string; value: string },
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<boolean> {
   const key = b64(input.key);
   const res = await call<{ succeeded?: boolean }>(
     endpoint,
     '/v3/kv/txn',
-    { compare: [{ target: 'VERSION', key, result: 'EQUAL', version: '0' }], success: [{ request_put: { key, value: b64(input.value) } }] },
+    {
+      compare: [{ target: 'VERSION', key, result: 'EQUAL', version: '0' }],
+      success: [{ request_put: { key, value: b64(input.value) } }],
+    },
     timeoutMs,
   );
   return res.succeeded === true;
@@ -172,7 +248,12 @@ export type WriteAlarm = 'NOSPACE' | 'CORRUPT';
 
 /** Every alarm the cluster holds (raised through raft: one list for all members). */
 export async function alarms(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<EtcdAlarm[]> {
-  const res = await call<{ alarms?: { memberID?: string; alarm?: string }[] }>(endpoint, '/v3/maintenance/alarm', { action: 'GET' }, timeoutMs);
+  const res = await call<{ alarms?: { memberID?: string; alarm?: string }[] }>(
+    endpoint,
+    '/v3/maintenance/alarm',
+    { action: 'GET' },
+    timeoutMs,
+  );
   return (res.alarms ?? []).map((a) => ({ memberId: a.memberID ?? '0', alarm: a.alarm ?? 'NONE' }));
 }
 
@@ -181,7 +262,12 @@ export async function alarms(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): 
  * one status call first): from the moment raft applies it, etcd refuses what the alarm covers, and
  * whatever it acknowledged before is applied.
  */
-export async function raiseAlarm(endpoint: string, alarm: WriteAlarm, timeoutMs = DEFAULT_TIMEOUT_MS, memberId?: string): Promise<void> {
+export async function raiseAlarm(
+  endpoint: string,
+  alarm: WriteAlarm,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+  memberId?: string,
+): Promise<void> {
   const id = memberId ?? (await memberStatus(endpoint, timeoutMs)).memberId;
   await call(endpoint, '/v3/maintenance/alarm', { action: 'ACTIVATE', memberID: id, alarm }, timeoutMs);
 }
@@ -190,9 +276,19 @@ export async function raiseAlarm(endpoint: string, alarm: WriteAlarm, timeoutMs 
  * Clears every alarm of the given kinds, whichever member raised it (another member, or the source whose
  * snapshot this etcd was restored from); returns how many there were.
  */
-export async function clearAlarms(endpoint: string, kinds: readonly WriteAlarm[], timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
+export async function clearAlarms(
+  endpoint: string,
+  kinds: readonly WriteAlarm[],
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<number> {
   const raised = (await alarms(endpoint, timeoutMs)).filter((a) => (kinds as readonly string[]).includes(a.alarm));
-  for (const a of raised) await call(endpoint, '/v3/maintenance/alarm', { action: 'DEACTIVATE', memberID: a.memberId, alarm: a.alarm }, timeoutMs);
+  for (const a of raised)
+    await call(
+      endpoint,
+      '/v3/maintenance/alarm',
+      { action: 'DEACTIVATE', memberID: a.memberId, alarm: a.alarm },
+      timeoutMs,
+    );
   return raised.length;
 }
 

@@ -40,20 +40,33 @@ export interface EtcdLaunch {
  * that replays takes any number of operations and requests up to 512 MiB, as etcd-backup-restore's
  * restoring etcd raises them; where clients write (the public address) etcd keeps its defaults.
  */
-export const REPLAY_LIMIT_ARGS: readonly string[] = ['--max-txn-ops', String(2 ** 32 - 1), '--max-request-bytes', String(512 * 1024 * 1024)];
+export const REPLAY_LIMIT_ARGS: readonly string[] = [
+  '--max-txn-ops',
+  String(2 ** 32 - 1),
+  '--max-request-bytes',
+  String(512 * 1024 * 1024),
+];
 
 /** The command line of one etcd start; a pure function so tests can read it. */
 export function etcdArgs(launch: EtcdLaunch): string[] {
   return [
-    '--name', launch.name,
-    '--data-dir', launch.dataDir,
-    '--listen-client-urls', launch.clientUrl,
-    '--advertise-client-urls', launch.clientUrl,
-    '--listen-peer-urls', launch.peerUrl,
-    '--initial-advertise-peer-urls', launch.peerUrl,
+    '--name',
+    launch.name,
+    '--data-dir',
+    launch.dataDir,
+    '--listen-client-urls',
+    launch.clientUrl,
+    '--advertise-client-urls',
+    launch.clientUrl,
+    '--listen-peer-urls',
+    launch.peerUrl,
+    '--initial-advertise-peer-urls',
+    launch.peerUrl,
     ...clusterArgs(launch),
-    '--heartbeat-interval', String(launch.heartbeatInterval),
-    '--election-timeout', String(launch.electionTimeout),
+    '--heartbeat-interval',
+    String(launch.heartbeatInterval),
+    '--election-timeout',
+    String(launch.electionTimeout),
     // No metrics listener and no auto-compaction: the snapshotter's watch resumes from its last revision.
     ...(launch.quotaBackendBytes === undefined ? [] : ['--quota-backend-bytes', String(launch.quotaBackendBytes)]),
     ...(launch.replayLimits ? REPLAY_LIMIT_ARGS : []),
@@ -63,11 +76,15 @@ export function etcdArgs(launch: EtcdLaunch): string[] {
 
 function clusterArgs(launch: EtcdLaunch): string[] {
   const c = launch.cluster;
-  if (c === undefined) return ['--initial-cluster', `${launch.name}=${launch.peerUrl}`, '--initial-cluster-state', 'new'];
+  if (c === undefined)
+    return ['--initial-cluster', `${launch.name}=${launch.peerUrl}`, '--initial-cluster-state', 'new'];
   return [
-    '--initial-cluster', c.initialCluster.map((m) => `${m.name}=${m.peerUrl}`).join(','),
-    '--initial-cluster-state', c.state,
-    '--initial-cluster-token', c.token,
+    '--initial-cluster',
+    c.initialCluster.map((m) => `${m.name}=${m.peerUrl}`).join(','),
+    '--initial-cluster-state',
+    c.state,
+    '--initial-cluster-token',
+    c.token,
   ];
 }
 
@@ -90,7 +107,9 @@ export class EtcdProcess {
       mkdirSync(dirname(launch.logFile), { recursive: true });
       this.log = createWriteStream(launch.logFile, { flags: 'a' });
     }
-    this.child = spawn(launch.binary, etcdArgs(launch), { stdio: ['ignore', this.log ? 'pipe' : 'ignore', this.log ? 'pipe' : 'ignore'] });
+    this.child = spawn(launch.binary, etcdArgs(launch), {
+      stdio: ['ignore', this.log ? 'pipe' : 'ignore', this.log ? 'pipe' : 'ignore'],
+    });
     if (this.log) {
       this.child.stdout?.pipe(this.log, { end: false });
       this.child.stderr?.pipe(this.log, { end: false });
@@ -116,7 +135,10 @@ export class EtcdProcess {
   }
 
   /** Starts etcd and waits until `/health` answers true on its client URL (or, `listening`, until the port accepts). */
-  static async start(launch: EtcdLaunch, options: { timeoutMs: number; readiness?: EtcdReadiness }): Promise<EtcdProcess> {
+  static async start(
+    launch: EtcdLaunch,
+    options: { timeoutMs: number; readiness?: EtcdReadiness },
+  ): Promise<EtcdProcess> {
     const etcd = new EtcdProcess(launch);
     try {
       if (options.readiness === 'listening') await etcd.waitListening(options.timeoutMs);
@@ -132,11 +154,18 @@ export class EtcdProcess {
     const deadline = performance.now() + timeoutMs;
     const { hostname, port } = new URL(this.launch.clientUrl);
     while (performance.now() < deadline) {
-      if (!this.running) throw new EtcdStartError(`etcd exited while starting (code ${this.exitInfo?.code}, signal ${this.exitInfo?.signal})${this.launch.logFile ? `; see ${this.launch.logFile}` : ''}`, this.launch.clientUrl);
+      if (!this.running)
+        throw new EtcdStartError(
+          `etcd exited while starting (code ${this.exitInfo?.code}, signal ${this.exitInfo?.signal})${this.launch.logFile ? `; see ${this.launch.logFile}` : ''}`,
+          this.launch.clientUrl,
+        );
       if (await accepts(hostname, Number(port))) return;
       await sleep(20);
     }
-    throw new EtcdStartError(`etcd at ${this.launch.clientUrl} not listening after ${timeoutMs} ms`, this.launch.clientUrl);
+    throw new EtcdStartError(
+      `etcd at ${this.launch.clientUrl} not listening after ${timeoutMs} ms`,
+      this.launch.clientUrl,
+    );
   }
 
   /** Waits until `/health` answers true (a cluster member: until it has a leader); false after the timeout. */
@@ -162,7 +191,11 @@ export class EtcdProcess {
       if (await etcdHealthy(this.launch.clientUrl, 1_000).catch((error: unknown) => ((last = error), false))) return;
       await sleep(20);
     }
-    throw new EtcdStartError(`etcd at ${this.launch.clientUrl} not healthy after ${timeoutMs} ms`, this.launch.clientUrl, { cause: last });
+    throw new EtcdStartError(
+      `etcd at ${this.launch.clientUrl} not healthy after ${timeoutMs} ms`,
+      this.launch.clientUrl,
+      { cause: last },
+    );
   }
 
   /**
@@ -189,7 +222,9 @@ export class EtcdProcess {
  * any alarm, which would keep a fenced or restored etcd from ever starting.
  */
 export async function etcdHealthy(clientUrl: string, timeoutMs: number): Promise<boolean> {
-  const res = await fetch(`${clientUrl}/health?exclude=NOSPACE&exclude=CORRUPT`, { signal: AbortSignal.timeout(timeoutMs) });
+  const res = await fetch(`${clientUrl}/health?exclude=NOSPACE&exclude=CORRUPT`, {
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   if (!res.ok) return false;
   const body = (await res.json()) as { health?: unknown };
   return body.health === 'true' || body.health === true;

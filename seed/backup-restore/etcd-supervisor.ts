@@ -56,7 +56,12 @@ export interface EtcdSupervisorOptions {
 export type SupervisorEvent =
   | { readonly type: 'started'; readonly address: EtcdAddress; readonly ms: number }
   | { readonly type: 'stopped'; readonly address: EtcdAddress }
-  | { readonly type: 'exited-unexpectedly'; readonly address: EtcdAddress; readonly code: number | null; readonly signal: string | null }
+  | {
+      readonly type: 'exited-unexpectedly';
+      readonly address: EtcdAddress;
+      readonly code: number | null;
+      readonly signal: string | null;
+    }
   | { readonly type: 'restart-failed'; readonly address: EtcdAddress; readonly error: unknown }
   | { readonly type: 'write-fence-failed'; readonly error: unknown };
 
@@ -108,8 +113,12 @@ export class EtcdSupervisor {
     this.host = options.host ?? '127.0.0.1';
     this.name = options.name ?? 'etcd';
     const ports = [options.clientPort, options.privatePort, options.peerPort];
-    if (new Set(ports).size !== ports.length) throw new RangeError(`client, private and peer ports must differ, got ${ports.join(', ')}`);
-    this.gate = options.cluster === undefined ? new PublicGate({ host: this.host, port: options.clientPort, targetPort: options.privatePort }) : undefined;
+    if (new Set(ports).size !== ports.length)
+      throw new RangeError(`client, private and peer ports must differ, got ${ports.join(', ')}`);
+    this.gate =
+      options.cluster === undefined
+        ? new PublicGate({ host: this.host, port: options.clientPort, targetPort: options.privatePort })
+        : undefined;
   }
 
   get dataDir(): string {
@@ -206,7 +215,10 @@ export class EtcdSupervisor {
   private setReplayLimits(replayLimits: boolean): Promise<void> {
     return this.serialize(async () => {
       if (this.gate === undefined || this.replayLimits === replayLimits) return;
-      if (this.address !== 'private') throw new EtcdNotRunningError(`etcd in ${this.options.dataDir} is not on its private address: its request limits do not change while it serves`);
+      if (this.address !== 'private')
+        throw new EtcdNotRunningError(
+          `etcd in ${this.options.dataDir} is not on its private address: its request limits do not change while it serves`,
+        );
       await this.stopCurrent();
       await this.startOn('private', { replayLimits });
     });
@@ -266,7 +278,12 @@ export class EtcdSupervisor {
       } else {
         stoppedAt = (await this.stopCurrent()) ?? performance.now();
       }
-      const timing: FenceTiming = { signalledAt, refusingAt: refusingAt ?? stoppedAt, stoppedAt, by: refusingAt === undefined ? 'stop' : 'alarm' };
+      const timing: FenceTiming = {
+        signalledAt,
+        refusingAt: refusingAt ?? stoppedAt,
+        stoppedAt,
+        by: refusingAt === undefined ? 'stop' : 'alarm',
+      };
       // Queued behind this operation: whatever is asked of the supervisor next waits for it.
       const privateReady = this.serialize(async () => {
         if (this.wanted === 'private' && this.current === undefined) await this.startOn('private');
@@ -327,7 +344,10 @@ export class EtcdSupervisor {
     const started = performance.now();
     await this.options.beforeStart?.();
     const replayLimits = this.gate ? opts.replayLimits === true : address === 'private';
-    const process = await EtcdProcess.start(this.launch(address, replayLimits), { timeoutMs: this.options.startTimeoutMs ?? 30_000, readiness: this.cluster === undefined ? 'healthy' : 'listening' });
+    const process = await EtcdProcess.start(this.launch(address, replayLimits), {
+      timeoutMs: this.options.startTimeoutMs ?? 30_000,
+      readiness: this.cluster === undefined ? 'healthy' : 'listening',
+    });
     this.current = { process, address, replayLimits };
     this.options.onEvent?.({ type: 'started', address, ms: Math.round(performance.now() - started) });
     void process.exited.then(({ code, signal }) => this.exitedOnItsOwn(process, address, code, signal));
@@ -344,7 +364,12 @@ export class EtcdSupervisor {
     return at;
   }
 
-  private exitedOnItsOwn(process: EtcdProcess, address: EtcdAddress, code: number | null, signal: NodeJS.Signals | null): void {
+  private exitedOnItsOwn(
+    process: EtcdProcess,
+    address: EtcdAddress,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+  ): void {
     // A stop we asked for clears `current` first; anything else is a crash.
     if (this.current?.process !== process) return;
     this.current = undefined;
@@ -365,7 +390,8 @@ export class EtcdSupervisor {
       }).catch((error: unknown) => {
         this.options.onEvent?.({ type: 'restart-failed', address, error });
         // A cluster member keeps trying, as a kubelet restarts a crash-looping container: its peers may come back.
-        if (this.cluster !== undefined && this.wanted === address && this.current === undefined) this.scheduleRestart(address, Math.min(delay * 2, 5_000));
+        if (this.cluster !== undefined && this.wanted === address && this.current === undefined)
+          this.scheduleRestart(address, Math.min(delay * 2, 5_000));
       });
     }, delay);
   }

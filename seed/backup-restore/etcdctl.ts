@@ -29,13 +29,26 @@ export async function etcdctl(args: readonly string[], options: EtcdctlOptions =
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 5 * 60_000);
     child.once('error', (error) => {
       clearTimeout(timer);
-      reject(new EtcdctlError(`${binary} ${args.join(' ')} could not run: ${error.message}`, { args, exitCode: null, stderr: '' }, { cause: error }));
+      reject(
+        new EtcdctlError(
+          `${binary} ${args.join(' ')} could not run: ${error.message}`,
+          { args, exitCode: null, stderr: '' },
+          { cause: error },
+        ),
+      );
     });
     child.once('close', (code) => {
       clearTimeout(timer);
       const stderr = Buffer.concat(err).toString('utf8');
       if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
-      else reject(new EtcdctlError(`${binary} ${args.slice(0, 3).join(' ')} failed (exit ${code}): ${lastLine(stderr)}`, { args, exitCode: code, stderr }));
+      else
+        reject(
+          new EtcdctlError(`${binary} ${args.slice(0, 3).join(' ')} failed (exit ${code}): ${lastLine(stderr)}`, {
+            args,
+            exitCode: code,
+            stderr,
+          }),
+        );
     });
   });
 }
@@ -49,7 +62,11 @@ export async function snapshotStatus(input: { file: string } & EtcdctlOptions): 
   const raw = await etcdctl(['snapshot', 'status', input.file, '--write-out', 'json'], input);
   const parsed = JSON.parse(raw) as Partial<SnapshotFileStatus>;
   if (typeof parsed.revision !== 'number') {
-    throw new EtcdctlError(`etcdctl snapshot status ${input.file} reported no revision: ${raw.slice(0, 200)}`, { args: ['snapshot', 'status'], exitCode: 0, stderr: '' });
+    throw new EtcdctlError(`etcdctl snapshot status ${input.file} reported no revision: ${raw.slice(0, 200)}`, {
+      args: ['snapshot', 'status'],
+      exitCode: 0,
+      stderr: '',
+    });
   }
   return parsed as SnapshotFileStatus;
 }
@@ -59,17 +76,31 @@ export async function snapshotStatus(input: { file: string } & EtcdctlOptions): 
  * API is checked (a torn download fails here). Member name and peer URL must be those etcd starts with.
  */
 export async function restoreSnapshot(
-  input: { file: string; dataDir: string; name: string; peerUrl: string; cluster?: { initialCluster: readonly { name: string; peerUrl: string }[]; token: string } } & EtcdctlOptions,
+  input: {
+    file: string;
+    dataDir: string;
+    name: string;
+    peerUrl: string;
+    cluster?: { initialCluster: readonly { name: string; peerUrl: string }[]; token: string };
+  } & EtcdctlOptions,
 ): Promise<void> {
   // A member of a cluster is restored with every member and the new cluster's token (etcd's disaster recovery guide).
   const cluster = input.cluster;
   await etcdctl(
     [
-      'snapshot', 'restore', input.file,
-      '--data-dir', input.dataDir,
-      '--name', input.name,
-      '--initial-cluster', cluster ? cluster.initialCluster.map((m) => `${m.name}=${m.peerUrl}`).join(',') : `${input.name}=${input.peerUrl}`,
-      '--initial-advertise-peer-urls', input.peerUrl,
+      'snapshot',
+      'restore',
+      input.file,
+      '--data-dir',
+      input.dataDir,
+      '--name',
+      input.name,
+      '--initial-cluster',
+      cluster
+        ? cluster.initialCluster.map((m) => `${m.name}=${m.peerUrl}`).join(',')
+        : `${input.name}=${input.peerUrl}`,
+      '--initial-advertise-peer-urls',
+      input.peerUrl,
       ...(cluster ? ['--initial-cluster-token', cluster.token] : []),
     ],
     input,

@@ -30,7 +30,15 @@ export async function readHistory(options: ReadHistoryOptions): Promise<PendingD
     const buffer = new DeltaBuffer(from - 1);
     let settled = false;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => done(new HistoryUnavailableError(`the watch from revision ${from} delivered no revision ${current} within ${options.timeoutMs ?? 30_000} ms`)), options.timeoutMs ?? 30_000);
+      const timer = setTimeout(
+        () =>
+          done(
+            new HistoryUnavailableError(
+              `the watch from revision ${from} delivered no revision ${current} within ${options.timeoutMs ?? 30_000} ms`,
+            ),
+          ),
+        options.timeoutMs ?? 30_000,
+      );
       const done = (error?: Error) => {
         settled = true;
         clearTimeout(timer);
@@ -43,7 +51,13 @@ export async function readHistory(options: ReadHistoryOptions): Promise<PendingD
           const last = res.events.at(-1);
           if (last !== undefined && Number(last.kv.mod_revision) >= current) done();
         },
-        error: (error) => done(new HistoryUnavailableError(`etcd cannot deliver the events from revision ${from}: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
+        error: (error) =>
+          done(
+            new HistoryUnavailableError(
+              `etcd cannot deliver the events from revision ${from}: ${error instanceof Error ? error.message : String(error)}`,
+              { cause: error },
+            ),
+          ),
       }).then(
         (created) => {
           watch = created;
@@ -54,9 +68,15 @@ export async function readHistory(options: ReadHistoryOptions): Promise<PendingD
       );
     });
     const cut = buffer.cut();
-    if (cut.kind !== 'delta') throw new HistoryUnavailableError(`the watch from revision ${from} delivered ${cut.kind === 'gap' ? `revision ${cut.found} first` : 'nothing'}`);
+    if (cut.kind !== 'delta')
+      throw new HistoryUnavailableError(
+        `the watch from revision ${from} delivered ${cut.kind === 'gap' ? `revision ${cut.found} first` : 'nothing'}`,
+      );
     // Events after `current` cannot exist on a fenced etcd; a delta never claims more than it was asked for.
-    if (cut.delta.lastRevision !== current) throw new HistoryUnavailableError(`the watch ended at revision ${cut.delta.lastRevision}, etcd is at ${current}: is it still written to?`);
+    if (cut.delta.lastRevision !== current)
+      throw new HistoryUnavailableError(
+        `the watch ended at revision ${cut.delta.lastRevision}, etcd is at ${current}: is it still written to?`,
+      );
     return cut.delta;
   } finally {
     // Cancelled before the client closes: a watch whose stream the close breaks is retried by the client

@@ -29,7 +29,9 @@ export interface WatchdogActuator {
 }
 
 /** The timings are the ownership timings (`checkTimeout`: a lookup that takes longer is `unknown`). */
-export interface OwnerWatchdogLoopOptions extends Partial<Pick<OwnershipTimings, 'ownerCheckInterval' | 'unknownGrace' | 'initialRetryDelay' | 'checkTimeout'>> {
+export interface OwnerWatchdogLoopOptions extends Partial<
+  Pick<OwnershipTimings, 'ownerCheckInterval' | 'unknownGrace' | 'initialRetryDelay' | 'checkTimeout'>
+> {
   readonly lookup: OwnerLookup;
   readonly recordName: string;
   readonly identity: string;
@@ -45,7 +47,13 @@ export interface OwnerWatchdogLoopOptions extends Partial<Pick<OwnershipTimings,
 export type CheckTrigger = 'poll' | 'notice' | 'follow-up' | 'observation';
 
 export type WatchdogLoopEvent =
-  | { readonly type: 'check'; readonly check: OwnerCheck; readonly mode: WatchdogState['mode']; readonly actions: readonly WatchdogAction['type'][]; readonly trigger: CheckTrigger }
+  | {
+      readonly type: 'check';
+      readonly check: OwnerCheck;
+      readonly mode: WatchdogState['mode'];
+      readonly actions: readonly WatchdogAction['type'][];
+      readonly trigger: CheckTrigger;
+    }
   | { readonly type: 'notice'; readonly checkInMs: number }
   | { readonly type: 'action'; readonly action: WatchdogAction['type']; readonly ms: number }
   | { readonly type: 'action-failed'; readonly action: WatchdogAction['type']; readonly error: unknown };
@@ -95,7 +103,14 @@ export class OwnerWatchdogLoop {
   }
 
   status(): WatchdogLoopStatus {
-    return { state: this.state, readiness: this.readiness, lastCheck: this.lastCheck, lastCheckAt: this.lastCheckAt, checks: this.checks, notices: this.notices };
+    return {
+      state: this.state,
+      readiness: this.readiness,
+      lastCheck: this.lastCheck,
+      lastCheckAt: this.lastCheckAt,
+      checks: this.checks,
+      notices: this.notices,
+    };
   }
 
   get readiness(): 200 | 503 {
@@ -172,7 +187,13 @@ export class OwnerWatchdogLoop {
     const now = this.clock();
     let at = now + delay;
     this.nextIsNoticed = this.noticePending;
-    if (this.noticePending) at = noticedCheckAt({ now, scheduledAt: at, lastNoticedCheckAt: this.lastNoticedCheckAt, ...(this.options.notices?.minSpacing === undefined ? {} : { minSpacing: this.options.notices.minSpacing }) });
+    if (this.noticePending)
+      at = noticedCheckAt({
+        now,
+        scheduledAt: at,
+        lastNoticedCheckAt: this.lastNoticedCheckAt,
+        ...(this.options.notices?.minSpacing === undefined ? {} : { minSpacing: this.options.notices.minSpacing }),
+      });
     this.nextCheckAt = at;
     this.timer = setTimeout(() => void this.runOnce(), Math.max(0, at - now));
   }
@@ -200,18 +221,32 @@ export class OwnerWatchdogLoop {
   private async check(trigger: CheckTrigger): Promise<void> {
     const o = this.options;
     // After a notice, an answer cached before it is no evidence: look the record up afresh.
-    const outcome = await lookUpWithin(o.lookup.lookup(o.recordName, trigger === 'poll' ? {} : { fresh: true }), this.timings.checkTimeout);
+    const outcome = await lookUpWithin(
+      o.lookup.lookup(o.recordName, trigger === 'poll' ? {} : { fresh: true }),
+      this.timings.checkTimeout,
+    );
     await this.apply(checkOwner({ outcome, identity: o.identity }), trigger);
   }
 
   private async apply(check: OwnerCheck, trigger: CheckTrigger = 'poll'): Promise<void> {
     const o = this.options;
-    const decision = decideOwnerWatchdog({ state: this.state, result: check.result, now: this.clock(), options: this.timings });
+    const decision = decideOwnerWatchdog({
+      state: this.state,
+      result: check.result,
+      now: this.clock(),
+      options: this.timings,
+    });
     this.state = decision.state;
     this.lastCheck = check;
     this.lastCheckAt = Date.now();
     this.checks += 1;
-    o.onEvent?.({ type: 'check', check, mode: decision.state.mode, actions: decision.actions.map((a) => a.type), trigger });
+    o.onEvent?.({
+      type: 'check',
+      check,
+      mode: decision.state.mode,
+      actions: decision.actions.map((a) => a.type),
+      trigger,
+    });
     if (decision.readiness === 503) this.readinessValue = 503;
     for (const action of decision.actions) {
       if (!(await this.execute(action))) break;
@@ -230,7 +265,9 @@ export class OwnerWatchdogLoop {
       result: check.result,
       followUps: this.followUps,
       ownerCheckInterval: this.timings.ownerCheckInterval,
-      ...(this.options.notices?.firstFollowUp === undefined ? {} : { firstFollowUp: this.options.notices.firstFollowUp }),
+      ...(this.options.notices?.firstFollowUp === undefined
+        ? {}
+        : { firstFollowUp: this.options.notices.firstFollowUp }),
     });
     this.followUps = followUp.followUps;
     return followUp.nextCheckIn;
@@ -264,7 +301,8 @@ export class OwnerWatchdogLoop {
     } catch (error) {
       this.options.onEvent?.({ type: 'action-failed', action: action.type, error });
       // The core retries a failed final snapshot at the next check.
-      if (action.type === 'take-final-snapshot') this.state = recordFinalSnapshot({ state: this.state, outcome: 'failed', options: this.options }).state;
+      if (action.type === 'take-final-snapshot')
+        this.state = recordFinalSnapshot({ state: this.state, outcome: 'failed', options: this.options }).state;
       return action.type !== 'fence';
     }
   }
@@ -284,7 +322,11 @@ export class OwnerWatchdogLoop {
         if (a.servingPublicly()) await a.fence();
       }
     } catch (error) {
-      this.options.onEvent?.({ type: 'action-failed', action: this.state.mode === 'serving' ? 'unfence' : 'fence', error });
+      this.options.onEvent?.({
+        type: 'action-failed',
+        action: this.state.mode === 'serving' ? 'unfence' : 'fence',
+        error,
+      });
     }
   }
 }
@@ -292,7 +334,12 @@ export class OwnerWatchdogLoop {
 /** A lookup that hangs or fails is no answer: `unknown`, never `not-owner`. */
 export async function lookUpWithin(lookup: Promise<OwnerLookupOutcome>, ms: number): Promise<OwnerLookupOutcome> {
   const outcome = await withTimeout(
-    lookup.catch((error: unknown): OwnerLookupOutcome => ({ kind: 'failed', failure: 'other', message: String(error), cause: error })),
+    lookup.catch((error: unknown): OwnerLookupOutcome => ({
+      kind: 'failed',
+      failure: 'other',
+      message: String(error),
+      cause: error,
+    })),
     ms,
   );
   return outcome ?? { kind: 'failed', failure: 'timeout', message: `no answer within ${ms} ms` };

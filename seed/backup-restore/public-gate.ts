@@ -13,7 +13,9 @@ export class PublicGate {
   private server: Server | undefined;
   private readonly connections = new Set<Socket>();
 
-  constructor(private readonly options: { readonly host: string; readonly port: number; readonly targetPort: number }) {}
+  constructor(
+    private readonly options: { readonly host: string; readonly port: number; readonly targetPort: number },
+  ) {}
 
   get isOpen(): boolean {
     return this.server !== undefined;

@@ -27,14 +27,16 @@ export async function parallelDownload(options: ParallelDownloadOptions): Promis
   const file = await open(options.file, 'w');
   try {
     const ranges: { first: number; last: number }[] = [];
-    for (let first = 0; first < options.size; first += partBytes) ranges.push({ first, last: Math.min(options.size, first + partBytes) - 1 });
+    for (let first = 0; first < options.size; first += partBytes)
+      ranges.push({ first, last: Math.min(options.size, first + partBytes) - 1 });
     await mapWithConcurrency(ranges, options.concurrency ?? 8, async ({ first, last }) => {
       let at = first;
       for await (const chunk of await options.reader.readRange({ key: options.key, first, last })) {
         await file.write(chunk, 0, chunk.byteLength, at);
         at += chunk.byteLength;
       }
-      if (at !== last + 1) throw new RangeError(`range ${first}-${last} of ${options.key} ended after ${at - first} bytes`);
+      if (at !== last + 1)
+        throw new RangeError(`range ${first}-${last} of ${options.key} ended after ${at - first} bytes`);
     });
   } finally {
     await file.close();

@@ -12,7 +12,12 @@ export interface ReplayResult {
 
 /** The current revision of the etcd at `endpoint`. */
 export async function currentRevision(client: Etcd3): Promise<number> {
-  const res = await client.kv.range({ key: Buffer.from([0]), range_end: Buffer.from([0]), limit: '1', keys_only: true });
+  const res = await client.kv.range({
+    key: Buffer.from([0]),
+    range_end: Buffer.from([0]),
+    limit: '1',
+    keys_only: true,
+  });
   return Number(res.header.revision);
 }
 
@@ -53,7 +58,10 @@ export class ReplayTarget {
 
 /** etcd's refusals of a request for its size: too many operations, too many bytes for etcd or for gRPC. */
 export function refusedForSize(error: unknown): boolean {
-  return error instanceof Error && /too many operations in txn request|request is too large|larger than max/i.test(error.message);
+  return (
+    error instanceof Error &&
+    /too many operations in txn request|request is too large|larger than max/i.test(error.message)
+  );
 }
 
 /**
@@ -62,7 +70,11 @@ export function refusedForSize(error: unknown): boolean {
  * snapshot or an earlier delta holds them) and are skipped. A transaction that lands anywhere else means
  * a revision is missing or doubled: `RestoreRevisionError`, before anything else is written.
  */
-export async function replayEvents(input: { target: ReplayTarget; events: readonly DeltaEvent[]; fromRevision: number }): Promise<ReplayResult> {
+export async function replayEvents(input: {
+  target: ReplayTarget;
+  events: readonly DeltaEvent[];
+  fromRevision: number;
+}): Promise<ReplayResult> {
   let revision = input.fromRevision;
   let transactions = 0;
   let skippedEvents = 0;
@@ -72,10 +84,13 @@ export async function replayEvents(input: { target: ReplayTarget; events: readon
       continue;
     }
     if (group.revision !== revision + 1) {
-      throw new RestoreRevisionError(`the deltas jump from revision ${revision} to ${group.revision}: revisions in between are in no snapshot`, {
-        expected: revision + 1,
-        actual: group.revision,
-      });
+      throw new RestoreRevisionError(
+        `the deltas jump from revision ${revision} to ${group.revision}: revisions in between are in no snapshot`,
+        {
+          expected: revision + 1,
+          actual: group.revision,
+        },
+      );
     }
     const request = {
       compare: [],
@@ -91,7 +106,10 @@ export async function replayEvents(input: { target: ReplayTarget; events: readon
     });
     const landed = Number(res.header.revision);
     if (landed !== group.revision) {
-      throw new RestoreRevisionError(`replayed revision ${group.revision} landed on revision ${landed}`, { expected: group.revision, actual: landed });
+      throw new RestoreRevisionError(`replayed revision ${group.revision} landed on revision ${landed}`, {
+        expected: group.revision,
+        actual: landed,
+      });
     }
     revision = landed;
     transactions += 1;

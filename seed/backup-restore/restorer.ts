@@ -36,7 +36,13 @@ export interface RestoreResult {
   readonly transactions: number;
   readonly skippedEvents: number;
   /** ms per phase. */
-  readonly timings: { readonly download: number; readonly restore: number; readonly start: number; readonly replay: number; readonly total: number };
+  readonly timings: {
+    readonly download: number;
+    readonly restore: number;
+    readonly start: number;
+    readonly replay: number;
+    readonly total: number;
+  };
 }
 
 /**
@@ -64,14 +70,24 @@ export async function restoreFromStore(options: RestoreOptions): Promise<Restore
   try {
     const replayed = await replayPlan({ target, store, plan });
     const t4 = performance.now();
-    return restoreResult(plan, replayed, { download: prepared.download, restore: prepared.restore, start: ms(t3 - t2), replay: ms(t4 - t3), total: ms(t4 - started) });
+    return restoreResult(plan, replayed, {
+      download: prepared.download,
+      restore: prepared.restore,
+      start: ms(t3 - t2),
+      replay: ms(t4 - t3),
+      total: ms(t4 - started),
+    });
   } finally {
     target.close();
   }
 }
 
 /** What a restore of `plan` reports once its deltas were replayed. */
-export function restoreResult(plan: RestorePlan<StoredSnapshot>, replayed: { revision: number; transactions: number; skippedEvents: number }, timings: RestoreResult['timings']): RestoreResult {
+export function restoreResult(
+  plan: RestorePlan<StoredSnapshot>,
+  replayed: { revision: number; transactions: number; skippedEvents: number },
+  timings: RestoreResult['timings'],
+): RestoreResult {
   return {
     fullKey: plan.full.key,
     deltaKeys: plan.deltas.map((d) => d.key),
@@ -144,10 +160,13 @@ export async function replayPlan(input: {
   const { target, store, plan } = input;
   const afterFull = await currentRevision(target.client);
   if (afterFull < plan.full.lastRevision) {
-    throw new RestoreRevisionError(`${plan.full.key} restored to revision ${afterFull}, its name promises ${plan.full.lastRevision}`, {
-      expected: plan.full.lastRevision,
-      actual: afterFull,
-    });
+    throw new RestoreRevisionError(
+      `${plan.full.key} restored to revision ${afterFull}, its name promises ${plan.full.lastRevision}`,
+      {
+        expected: plan.full.lastRevision,
+        actual: afterFull,
+      },
+    );
   }
   let revision = afterFull;
   let transactions = 0;
@@ -159,26 +178,41 @@ export async function replayPlan(input: {
     transactions += replayed.transactions;
     skippedEvents += replayed.skippedEvents;
     if (revision < delta.lastRevision) {
-      throw new RestoreRevisionError(`after ${delta.key} etcd is at revision ${revision}, the delta ends at ${delta.lastRevision}`, { expected: delta.lastRevision, actual: revision });
+      throw new RestoreRevisionError(
+        `after ${delta.key} etcd is at revision ${revision}, the delta ends at ${delta.lastRevision}`,
+        { expected: delta.lastRevision, actual: revision },
+      );
     }
   }
   const expected = Math.max(plan.lastRevision, afterFull);
   const actual = await currentRevision(target.client);
-  if (input.othersMayServe ? actual < expected : actual !== expected) throw new RestoreRevisionError(`restored etcd is at revision ${actual}, the snapshots end at ${expected}`, { expected, actual });
+  if (input.othersMayServe ? actual < expected : actual !== expected)
+    throw new RestoreRevisionError(`restored etcd is at revision ${actual}, the snapshots end at ${expected}`, {
+      expected,
+      actual,
+    });
   return { revision: input.othersMayServe ? expected : actual, transactions, skippedEvents };
 }
 
 const PARALLEL_DOWNLOAD_MIN_BYTES = 32 * 1024 * 1024;
 
 /** Streams an object to a file, gunzipping `.gz` objects on the way; large uncompressed ones in parallel ranges when a reader is given. */
-export async function download(store: SnapshotStore, snapshot: StoredSnapshot, file: string, rangedReader?: RangedObjectReader): Promise<void> {
+export async function download(
+  store: SnapshotStore,
+  snapshot: StoredSnapshot,
+  file: string,
+  rangedReader?: RangedObjectReader,
+): Promise<void> {
   if (rangedReader !== undefined && snapshot.compressionSuffix === '' && snapshot.size >= PARALLEL_DOWNLOAD_MIN_BYTES) {
     return parallelDownload({ reader: rangedReader, key: snapshot.key, size: snapshot.size, file });
   }
   const body = Readable.from(await store.fetch(snapshot.key));
   if (snapshot.compressionSuffix === '.gz') await pipeline(body, createGunzip(), createWriteStream(file));
   else if (snapshot.compressionSuffix === '') await pipeline(body, createWriteStream(file));
-  else throw new RangeError(`${snapshot.key}: compression ${snapshot.compressionSuffix} is not supported by this restorer (only gzip)`);
+  else
+    throw new RangeError(
+      `${snapshot.key}: compression ${snapshot.compressionSuffix} is not supported by this restorer (only gzip)`,
+    );
 }
 
 function ms(value: number): number {

@@ -5,7 +5,12 @@ import { EtcdSupervisor, type EtcdSupervisorOptions, type FenceTiming } from './
 import type { RangedObjectReader } from './ranged-download.js';
 import { restoreFromStore, type RestoreOptions, type RestoreResult } from './restorer.js';
 import { catchUpRestore, type CatchUpResult } from './catch-up.js';
-import { DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, Snapshotter, type Compression, type PreparedFinal } from './snapshotter.js';
+import {
+  DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS,
+  Snapshotter,
+  type Compression,
+  type PreparedFinal,
+} from './snapshotter.js';
 import { WriteGuard, type WriteGuardStatus } from './write-guard.js';
 import { withTimeout } from './timeout.js';
 import { startStatusServer, type StatusServer } from './status-server.js';
@@ -62,7 +67,11 @@ export interface SidecarOptions {
    * member leads, fences with the cluster as a unit, and rejoins its member as a learner when it lost its
    * data. Absent: a single-member etcd.
    */
-  readonly cluster?: ClusterSpec & { readonly leaderCheckInterval?: number; readonly handoverDelay?: number; readonly memberFenceTimeout?: number };
+  readonly cluster?: ClusterSpec & {
+    readonly leaderCheckInterval?: number;
+    readonly handoverDelay?: number;
+    readonly memberFenceTimeout?: number;
+  };
   /** Readiness/status endpoint; default 127.0.0.1 and a free port. */
   readonly statusHost?: string;
   readonly statusPort?: number;
@@ -92,7 +101,13 @@ export interface SidecarStatus {
     /** Owner-change notices received. */
     readonly notices: number;
   };
-  readonly etcd: { readonly fenced: boolean; readonly running: boolean; readonly endpoint: string | null; readonly pid: number | null; readonly lastFence: FenceTiming | null };
+  readonly etcd: {
+    readonly fenced: boolean;
+    readonly running: boolean;
+    readonly endpoint: string | null;
+    readonly pid: number | null;
+    readonly lastFence: FenceTiming | null;
+  };
   readonly snapshots: ReturnType<Snapshotter['status']>;
   readonly writeGuard: WriteGuardStatus;
   readonly restore: RestoreResult | CatchUpResult | null;
@@ -127,7 +142,10 @@ export class BackupRestoreSidecar {
   private constructor(private readonly options: SidecarOptions) {
     validateSidecarOptions(options);
     if (options.cluster && typeof options.restore === 'object' && options.restore.ahead) {
-      throw new SidecarConfigError('a cluster member is not restored ahead: its members restore together, once the shoot is theirs', 'restore');
+      throw new SidecarConfigError(
+        'a cluster member is not restored ahead: its members restore together, once the shoot is theirs',
+        'restore',
+      );
     }
     const log = options.log ?? (() => undefined);
     const stagingDir = options.stagingDir ?? `${options.etcd.dataDir}.staging`;
@@ -137,7 +155,11 @@ export class BackupRestoreSidecar {
       ...(cluster
         ? {
             name: cluster.self,
-            cluster: { state: cluster.state, token: cluster.token, initialCluster: cluster.members.map((m) => ({ name: m.name, peerUrl: m.peerUrl })) },
+            cluster: {
+              state: cluster.state,
+              token: cluster.token,
+              initialCluster: cluster.members.map((m) => ({ name: m.name, peerUrl: m.peerUrl })),
+            },
             beforeStart: () => this.member!.beforeStart(),
           }
         : {}),
@@ -153,13 +175,26 @@ export class BackupRestoreSidecar {
       stagingDir,
       ...pick(options, ['fullSnapshotInterval', 'deltaSnapshotInterval', 'compression', 'etcdctlBinary']),
       ...(cluster ? { baseline: 'store' as const, uploadGuard: () => this.member!.leadership.guard() } : {}),
-      onEvent: (e) => log(e.type === 'snapshot' ? { event: 'snapshot', ...e.snapshot } : { ...e, event: e.type, ...('error' in e ? { error: String(e.error) } : {}) }),
+      onEvent: (e) =>
+        log(
+          e.type === 'snapshot'
+            ? { event: 'snapshot', ...e.snapshot }
+            : { ...e, event: e.type, ...('error' in e ? { error: String(e.error) } : {}) },
+        ),
     });
     this.writeGuard = new WriteGuard({
-      limit: backupLagLimit({ deltaSnapshotInterval: options.deltaSnapshotInterval ?? DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, backupLagLimit: options.backupLagLimit }),
+      limit: backupLagLimit({
+        deltaSnapshotInterval: options.deltaSnapshotInterval ?? DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS,
+        backupLagLimit: options.backupLagLimit,
+      }),
       snapshotter: this.snapshotter,
       endpoint: () => this.supervisor.clientUrl('public'),
-      onEvent: (e) => log(e.type === 'write-guard-failed' ? { event: e.type, action: e.action, error: String(e.error) } : { ...e, event: e.type }),
+      onEvent: (e) =>
+        log(
+          e.type === 'write-guard-failed'
+            ? { event: e.type, action: e.action, error: String(e.error) }
+            : { ...e, event: e.type },
+        ),
     });
     if (cluster) {
       this.member = new ClusterMember({
@@ -172,7 +207,10 @@ export class BackupRestoreSidecar {
         ...pick(cluster, ['leaderCheckInterval', 'handoverDelay', 'memberFenceTimeout']),
         onMarker: (marker) => {
           if (this.watchdog.status().state.mode === 'lost') return;
-          void this.watchdog.observe({ result: 'not-owner', reason: `member ${marker.by} of this cluster saw seed ${marker.identity} lose the shoot (${marker.reason})` });
+          void this.watchdog.observe({
+            result: 'not-owner',
+            reason: `member ${marker.by} of this cluster saw seed ${marker.identity} lose the shoot (${marker.reason})`,
+          });
         },
         log,
       });
@@ -182,30 +220,40 @@ export class BackupRestoreSidecar {
       recordName: options.owner.recordName,
       identity: options.owner.identity,
       ...pick(options, ['ownerCheckInterval', 'unknownGrace', 'initialRetryDelay', 'checkTimeout']),
-      actuator: this.member ? this.clusterActuator(this.member, log) : {
-        stopSnapshotter: () => this.snapshotter.stop(),
-        startSnapshotter: () => this.snapshotter.start(),
-        fence: () => this.fenceSingle(log),
-        unfence: async () => {
-          this.preparedFinal = undefined;
-          await this.supervisor.unfence();
-        },
-        takeFinalSnapshot: async () => {
-          const prepared = this.preparedFinal;
-          if (prepared !== undefined && this.supervisor.address !== 'public') {
-            // Read while etcd refused every write, uploaded now that it is gone: nothing can have been written since.
-            const taken = await this.snapshotter.takePreparedFinal(prepared);
-            this.preparedFinal = undefined;
-            if (taken !== undefined) return;
-          }
-          // Fence again first (a no-op when fenced): a final snapshot is only ever taken from an etcd no client can write to.
-          await this.supervisor.fence();
-          await this.snapshotter.takeFinal({ endpoint: this.supervisor.clientUrl('private') });
-        },
-        servingPublicly: () => this.supervisor.address === 'public',
-      },
+      actuator: this.member
+        ? this.clusterActuator(this.member, log)
+        : {
+            stopSnapshotter: () => this.snapshotter.stop(),
+            startSnapshotter: () => this.snapshotter.start(),
+            fence: () => this.fenceSingle(log),
+            unfence: async () => {
+              this.preparedFinal = undefined;
+              await this.supervisor.unfence();
+            },
+            takeFinalSnapshot: async () => {
+              const prepared = this.preparedFinal;
+              if (prepared !== undefined && this.supervisor.address !== 'public') {
+                // Read while etcd refused every write, uploaded now that it is gone: nothing can have been written since.
+                const taken = await this.snapshotter.takePreparedFinal(prepared);
+                this.preparedFinal = undefined;
+                if (taken !== undefined) return;
+              }
+              // Fence again first (a no-op when fenced): a final snapshot is only ever taken from an etcd no client can write to.
+              await this.supervisor.fence();
+              await this.snapshotter.takeFinal({ endpoint: this.supervisor.clientUrl('private') });
+            },
+            servingPublicly: () => this.supervisor.address === 'public',
+          },
       onEvent: (e) => {
-        if (e.type === 'check') log({ event: 'owner-check', result: e.check.result, reason: e.check.reason, mode: e.mode, actions: e.actions, trigger: e.trigger });
+        if (e.type === 'check')
+          log({
+            event: 'owner-check',
+            result: e.check.result,
+            reason: e.check.reason,
+            mode: e.mode,
+            actions: e.actions,
+            trigger: e.trigger,
+          });
         else if (e.type === 'notice') log({ event: 'owner-notice', checkInMs: e.checkInMs });
         else if (e.type === 'action') log({ event: 'watchdog-action', action: e.action, ms: e.ms });
         else log({ event: 'watchdog-action-failed', action: e.action, error: String(e.error) });
@@ -254,9 +302,14 @@ export class BackupRestoreSidecar {
         technicalID: o.technicalID,
         supervisor: this.supervisor,
         stagingDir: o.stagingDir ?? `${o.etcd.dataDir}.staging`,
-        cluster: { token: o.cluster.token, initialCluster: o.cluster.members.map((m) => ({ name: m.name, peerUrl: m.peerUrl })) },
+        cluster: {
+          token: o.cluster.token,
+          initialCluster: o.cluster.members.map((m) => ({ name: m.name, peerUrl: m.peerUrl })),
+        },
         coordinator,
-        ...(typeof o.restore === 'object' && o.restore.expectedLastRevision !== undefined ? { expectedLastRevision: o.restore.expectedLastRevision } : {}),
+        ...(typeof o.restore === 'object' && o.restore.expectedLastRevision !== undefined
+          ? { expectedLastRevision: o.restore.expectedLastRevision }
+          : {}),
         ...(typeof o.restore === 'object' && o.restore.file !== undefined ? { file: o.restore.file } : {}),
         ...(o.etcdctlBinary ? { etcdctlBinary: o.etcdctlBinary } : {}),
         ...(o.rangedReader ? { rangedReader: o.rangedReader } : {}),
@@ -264,9 +317,12 @@ export class BackupRestoreSidecar {
       this.member.markStarted();
       o.log?.({ event: 'restored', coordinator, ...this.restoreResult });
       // One full snapshot of the restored cluster, so that its history in this bucket starts from its own.
-      if (coordinator) await this.snapshotter.takeFull({ endpoint: this.supervisor.clientUrl('private'), unguarded: true });
+      if (coordinator)
+        await this.snapshotter.takeFull({ endpoint: this.supervisor.clientUrl('private'), unguarded: true });
     } else if (o.restore) {
-      this.restoreResult = await restoreFromStore(this.restoreOptions(typeof o.restore === 'object' ? o.restore.expectedLastRevision : undefined));
+      this.restoreResult = await restoreFromStore(
+        this.restoreOptions(typeof o.restore === 'object' ? o.restore.expectedLastRevision : undefined),
+      );
       if (typeof o.restore === 'object' && o.restore.ahead) {
         // Any restart waits here, not in the migration's downtime: serving then only opens the gate.
         await this.supervisor.lowerLimits();
@@ -275,11 +331,21 @@ export class BackupRestoreSidecar {
         return;
       }
       o.log?.({ event: 'restored', ...this.restoreResult });
-      await this.snapshotter.beginAfterRestore({ endpoint: this.supervisor.clientUrl('private'), revision: this.restoreResult.revision });
+      await this.snapshotter.beginAfterRestore({
+        endpoint: this.supervisor.clientUrl('private'),
+        revision: this.restoreResult.revision,
+      });
     } else {
       // A cluster member that provably may serve starts on its public address: moving the members one after
       // the other would cost a restart each, and members restarting together lose their quorum for a while.
-      const serving = this.member !== undefined && (await this.member.mayStartServing({ lookup: o.owner.lookup, recordName: o.owner.recordName, identity: o.owner.identity, timeoutMs: o.checkTimeout ?? o.ownerCheckInterval ?? 5_000 }));
+      const serving =
+        this.member !== undefined &&
+        (await this.member.mayStartServing({
+          lookup: o.owner.lookup,
+          recordName: o.owner.recordName,
+          identity: o.owner.identity,
+          timeoutMs: o.checkTimeout ?? o.ownerCheckInterval ?? 5_000,
+        }));
       await this.supervisor.ensure(serving ? 'public' : 'private');
       this.member?.start();
       this.watchdog.start({ serving });
@@ -313,7 +379,10 @@ export class BackupRestoreSidecar {
       const result = await catchUpRestore({ ...this.restoreOptions(expectedLastRevision), ahead });
       this.restoreResult = result;
       o.log?.({ event: 'caught-up', ...result });
-      await this.snapshotter.beginAfterRestore({ endpoint: this.supervisor.clientUrl('private'), revision: result.revision });
+      await this.snapshotter.beginAfterRestore({
+        endpoint: this.supervisor.clientUrl('private'),
+        revision: result.revision,
+      });
       this.standby = false;
       this.watchdog.start();
       return result;
@@ -342,7 +411,8 @@ export class BackupRestoreSidecar {
     if (this.refreshing) return this.refreshing;
     const o = this.options;
     const why = this.catchingUp && !this.stopped ? 'the catch-up began' : this.notStandby();
-    if (why !== undefined) return Promise.reject(new CatchUpRefusedError(`${o.technicalID}: ${why}; nothing to refresh`));
+    if (why !== undefined)
+      return Promise.reject(new CatchUpRefusedError(`${o.technicalID}: ${why}; nothing to refresh`));
     const run = (async () => {
       const result = await catchUpRestore({ ...this.restoreOptions(undefined), ahead: this.restoreResult! });
       await this.supervisor.lowerLimits();
@@ -412,7 +482,13 @@ export class BackupRestoreSidecar {
         notices: w.notices,
       },
       // The private address is the sidecar's alone: it is not published.
-      etcd: { fenced: address !== 'public', running: address !== undefined, endpoint: address === 'public' ? this.clientUrl : null, pid: this.supervisor.pid ?? null, lastFence: this.lastFence },
+      etcd: {
+        fenced: address !== 'public',
+        running: address !== undefined,
+        endpoint: address === 'public' ? this.clientUrl : null,
+        pid: this.supervisor.pid ?? null,
+        lastFence: this.lastFence,
+      },
       snapshots: this.snapshotter.status(),
       writeGuard: this.writeGuard.status(),
       restore: this.restoreResult,
@@ -445,10 +521,19 @@ export class BackupRestoreSidecar {
         const timing = await this.supervisor.fence();
         if (timing !== undefined) {
           this.lastFence = timing;
-          log({ event: 'fenced', by: timing.by, refusingAfterMs: round(timing.refusingAt - timing.signalledAt), stoppedAfterMs: round(timing.stoppedAt - timing.signalledAt), privateReadyAfterMs: round(timing.privateReadyAt! - timing.signalledAt) });
+          log({
+            event: 'fenced',
+            by: timing.by,
+            refusingAfterMs: round(timing.refusingAt - timing.signalledAt),
+            stoppedAfterMs: round(timing.stoppedAt - timing.signalledAt),
+            privateReadyAfterMs: round(timing.privateReadyAt! - timing.signalledAt),
+          });
         }
         // Best effort here; the final snapshot's action acknowledges again until it is committed.
-        if (lost()) await member.fence.acknowledge(reason()).catch((error: unknown) => log({ event: 'fence-acknowledge-failed', error: String(error) }));
+        if (lost())
+          await member.fence
+            .acknowledge(reason())
+            .catch((error: unknown) => log({ event: 'fence-acknowledge-failed', error: String(error) }));
       },
       unfence: async () => {
         await member.fence.assertMayServe();
@@ -474,16 +559,24 @@ export class BackupRestoreSidecar {
     let prepared: PreparedFinal | undefined;
     const fenced = await this.supervisor.fenceQuickly(async (endpoint) => {
       if (!lost) return;
-      prepared = await withTimeout(this.snapshotter.prepareFinal({ endpoint }), FINAL_PREPARE_TIMEOUT_MS).catch((error: unknown) => {
-        log({ event: 'final-prepare-failed', error: String(error) });
-        return undefined;
-      });
+      prepared = await withTimeout(this.snapshotter.prepareFinal({ endpoint }), FINAL_PREPARE_TIMEOUT_MS).catch(
+        (error: unknown) => {
+          log({ event: 'final-prepare-failed', error: String(error) });
+          return undefined;
+        },
+      );
     });
     if (fenced === undefined) return;
     const { timing } = fenced;
     this.preparedFinal = prepared;
     this.lastFence = timing;
-    log({ event: 'fenced', by: timing.by, refusingAfterMs: round(timing.refusingAt - timing.signalledAt), stoppedAfterMs: round(timing.stoppedAt - timing.signalledAt), finalPrepared: prepared !== undefined });
+    log({
+      event: 'fenced',
+      by: timing.by,
+      refusingAfterMs: round(timing.refusingAt - timing.signalledAt),
+      stoppedAfterMs: round(timing.stoppedAt - timing.signalledAt),
+      finalPrepared: prepared !== undefined,
+    });
     void fenced.privateReady.then(
       (at) => {
         if (this.lastFence === timing) this.lastFence = { ...timing, privateReadyAt: at };
@@ -508,27 +601,52 @@ export class BackupRestoreSidecar {
 
 /** Rejects intervals that cannot work before anything starts. */
 export function validateSidecarOptions(
-  options: Pick<SidecarOptions, 'technicalID' | 'ownerCheckInterval' | 'unknownGrace' | 'fullSnapshotInterval' | 'deltaSnapshotInterval' | 'checkTimeout' | 'backupLagLimit'> & {
+  options: Pick<
+    SidecarOptions,
+    | 'technicalID'
+    | 'ownerCheckInterval'
+    | 'unknownGrace'
+    | 'fullSnapshotInterval'
+    | 'deltaSnapshotInterval'
+    | 'checkTimeout'
+    | 'backupLagLimit'
+  > & {
     readonly owner: Pick<SidecarOptions['owner'], 'recordName' | 'identity'>;
   },
 ): void {
   if (options.technicalID.length === 0) throw new SidecarConfigError('technicalID must not be empty', 'technicalID');
   if (options.owner.identity.length === 0) throw new SidecarConfigError('identity must not be empty', 'identity');
-  if (options.owner.recordName.length === 0) throw new SidecarConfigError('owner record name must not be empty', 'recordName');
-  for (const field of ['ownerCheckInterval', 'fullSnapshotInterval', 'deltaSnapshotInterval', 'checkTimeout'] as const) {
+  if (options.owner.recordName.length === 0)
+    throw new SidecarConfigError('owner record name must not be empty', 'recordName');
+  for (const field of [
+    'ownerCheckInterval',
+    'fullSnapshotInterval',
+    'deltaSnapshotInterval',
+    'checkTimeout',
+  ] as const) {
     const v = options[field];
-    if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new SidecarConfigError(`${field} must be a positive number of ms, got ${v}`, field);
+    if (v !== undefined && !(Number.isFinite(v) && v > 0))
+      throw new SidecarConfigError(`${field} must be a positive number of ms, got ${v}`, field);
   }
   if (options.unknownGrace !== undefined && !(Number.isFinite(options.unknownGrace) && options.unknownGrace >= 0)) {
-    throw new SidecarConfigError(`unknownGrace must be a non-negative number of ms, got ${options.unknownGrace}`, 'unknownGrace');
+    throw new SidecarConfigError(
+      `unknownGrace must be a non-negative number of ms, got ${options.unknownGrace}`,
+      'unknownGrace',
+    );
   }
   const full = options.fullSnapshotInterval;
   const delta = options.deltaSnapshotInterval;
   if (full !== undefined && delta !== undefined && delta > full) {
-    throw new SidecarConfigError(`deltaSnapshotInterval (${delta} ms) longer than fullSnapshotInterval (${full} ms) makes deltas pointless`, 'deltaSnapshotInterval');
+    throw new SidecarConfigError(
+      `deltaSnapshotInterval (${delta} ms) longer than fullSnapshotInterval (${full} ms) makes deltas pointless`,
+      'deltaSnapshotInterval',
+    );
   }
   try {
-    backupLagLimit({ deltaSnapshotInterval: delta ?? DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS, backupLagLimit: options.backupLagLimit });
+    backupLagLimit({
+      deltaSnapshotInterval: delta ?? DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS,
+      backupLagLimit: options.backupLagLimit,
+    });
   } catch (cause) {
     throw new SidecarConfigError(cause instanceof Error ? cause.message : String(cause), 'backupLagLimit', { cause });
   }

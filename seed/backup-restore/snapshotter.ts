@@ -110,7 +110,8 @@ export class Snapshotter {
   constructor(options: SnapshotterOptions) {
     for (const field of ['fullSnapshotInterval', 'deltaSnapshotInterval'] as const) {
       const v = options[field];
-      if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new RangeError(`${field} must be a positive number of ms, got ${v}`);
+      if (v !== undefined && !(Number.isFinite(v) && v > 0))
+        throw new RangeError(`${field} must be a positive number of ms, got ${v}`);
     }
     this.options = options;
   }
@@ -239,7 +240,9 @@ export class Snapshotter {
    * any member's sidecar snapshots.
    */
   takeFull(options: { final?: boolean; endpoint?: string; unguarded?: boolean } = {}): Promise<TakenSnapshot> {
-    return this.serialize(() => this.full(options.final ?? false, options.endpoint ?? this.options.endpoint(), options.unguarded ?? false));
+    return this.serialize(() =>
+      this.full(options.final ?? false, options.endpoint ?? this.options.endpoint(), options.unguarded ?? false),
+    );
   }
 
   /**
@@ -279,18 +282,25 @@ export class Snapshotter {
    * snapshot must be a full one (no restorable chain in the store, or etcd no longer has the events:
    * `watchError`). Throws where etcd is behind the store or cannot be read.
    */
-  private async readFinalDelta(endpoint: string): Promise<{ prepared: PreparedFinal } | { full: true; watchError?: unknown }> {
+  private async readFinalDelta(
+    endpoint: string,
+  ): Promise<{ prepared: PreparedFinal } | { full: true; watchError?: unknown }> {
     const point = resumePoint(await this.options.store.list(this.options.technicalID));
     if (point.kind === 'full') return { full: true };
     let delta;
     try {
       delta = await readHistory({ endpoint, fromRevision: point.lastRevision + 1 });
     } catch (error) {
-      if (!(error instanceof HistoryUnavailableError)) throw this.failed('Incr', error, `final delta from ${endpoint} failed`);
+      if (!(error instanceof HistoryUnavailableError))
+        throw this.failed('Incr', error, `final delta from ${endpoint} failed`);
       return { full: true, watchError: error };
     }
     if (delta.lastRevision < point.lastRevision) {
-      throw this.failed('Incr', new Error(`etcd is at revision ${delta.lastRevision}, the store holds up to ${point.lastRevision}`), `final delta from ${endpoint} refused`);
+      throw this.failed(
+        'Incr',
+        new Error(`etcd is at revision ${delta.lastRevision}, the store holds up to ${point.lastRevision}`),
+        `final delta from ${endpoint} refused`,
+      );
     }
     return { prepared: { delta, storeEnd: point.lastRevision } };
   }
@@ -343,7 +353,15 @@ export class Snapshotter {
       const head = await this.options.store.put(snapshot.key, encodeDelta({ ...delta, gzip }));
       // The current buffer, not the captured one: a stop/start in between replaced it, and revisions are global.
       this.buffer?.snapshotted(delta.lastRevision);
-      return this.record({ key: snapshot.key, kind: 'Incr', startRevision: delta.startRevision, lastRevision: delta.lastRevision, final, size: head.size, ms: performance.now() - started });
+      return this.record({
+        key: snapshot.key,
+        kind: 'Incr',
+        startRevision: delta.startRevision,
+        lastRevision: delta.lastRevision,
+        final,
+        size: head.size,
+        ms: performance.now() - started,
+      });
     } catch (error) {
       throw this.failed('Incr', error, `upload of ${final ? 'final ' : ''}delta ${snapshot.key} failed`);
     }
@@ -389,7 +407,11 @@ export class Snapshotter {
     await mkdir(this.options.stagingDir, { recursive: true });
     const file = join(this.options.stagingDir, `full-${process.pid}-${Date.now()}.db`);
     try {
-      await saveSnapshot({ endpoint, file, ...(this.options.etcdctlBinary ? { binary: this.options.etcdctlBinary } : {}) });
+      await saveSnapshot({
+        endpoint,
+        file,
+        ...(this.options.etcdctlBinary ? { binary: this.options.etcdctlBinary } : {}),
+      });
       // Status reports the highest key revision; an empty etcd holds none but is at revision 1 (its first write is 2).
       const revision = Math.max(1, (await snapshotStatus({ file })).revision);
       const gzip = (this.options.compression ?? 'gzip') === 'gzip';
@@ -402,13 +424,22 @@ export class Snapshotter {
         compressionSuffix: gzip ? '.gz' : '',
         final,
       });
-      if (!final && !unguarded && !(await this.mayUpload('Full'))) throw new SnapshotTakeError('another member snapshots this cluster now', 'Full');
+      if (!final && !unguarded && !(await this.mayUpload('Full')))
+        throw new SnapshotTakeError('another member snapshots this cluster now', 'Full');
       const body = gzip ? createReadStream(file).pipe(createGzip({ level: 1 })) : createReadStream(file);
       const head = await this.options.store.put(snapshot.key, body);
       if (this.buffer === undefined) this.buffer = new DeltaBuffer(revision);
       else this.buffer.snapshotted(revision);
       this.needFull = false;
-      const taken = { key: snapshot.key, kind: 'Full' as const, startRevision: 0, lastRevision: revision, final, size: head.size, ms: performance.now() - started };
+      const taken = {
+        key: snapshot.key,
+        kind: 'Full' as const,
+        startRevision: 0,
+        lastRevision: revision,
+        final,
+        size: head.size,
+        ms: performance.now() - started,
+      };
       this.lastFull = taken;
       return this.record(taken);
     } catch (error) {
@@ -476,7 +507,11 @@ export class Snapshotter {
   }
 
   private failed(kind: 'Full' | 'Incr', error: unknown, message: string): SnapshotTakeError {
-    const wrapped = new SnapshotTakeError(`${message}: ${error instanceof Error ? error.message : String(error)}`, kind, { cause: error });
+    const wrapped = new SnapshotTakeError(
+      `${message}: ${error instanceof Error ? error.message : String(error)}`,
+      kind,
+      { cause: error },
+    );
     this.lastError = wrapped.message;
     this.options.onEvent?.({ type: 'snapshot-failed', kind, error: wrapped });
     return wrapped;

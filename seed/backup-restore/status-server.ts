@@ -33,9 +33,15 @@ export interface StatusServer {
  *   the restore's result; 409 when etcd was not restored ahead here; 422 when the snapshots do not
  *   restore to N). Loopback only, as the notice.
  */
-export async function startStatusServer(input: { source: StatusSource; host?: string; port?: number }): Promise<StatusServer> {
+export async function startStatusServer(input: {
+  source: StatusSource;
+  host?: string;
+  port?: number;
+}): Promise<StatusServer> {
   const server: Server = createServer((req, res) => {
-    void handle(input.source, req, res).catch((error: unknown) => send(res, 500, { error: error instanceof Error ? error.message : String(error) }));
+    void handle(input.source, req, res).catch((error: unknown) =>
+      send(res, 500, { error: error instanceof Error ? error.message : String(error) }),
+    );
   });
   const host = input.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -62,25 +68,30 @@ async function handle(source: StatusSource, req: IncomingMessage, res: ServerRes
   }
   if (req.method === 'GET' && path === '/status') return send(res, 200, await source.status());
   if (req.method === 'POST' && (path === '/snapshot/full' || path === '/snapshot/delta')) {
-    if (source.readiness() !== 200) return send(res, 409, { error: 'not serving as owner: the watchdog decides about snapshots now' });
+    if (source.readiness() !== 200)
+      return send(res, 409, { error: 'not serving as owner: the watchdog decides about snapshots now' });
     const taken = await source.triggerSnapshot(path === '/snapshot/full' ? 'full' : 'delta');
     return send(res, 200, { snapshot: taken ?? null });
   }
   if (req.method === 'POST' && path === '/owner-check') {
-    if (!isLoopback(req.socket.remoteAddress)) return send(res, 403, { error: 'owner-change notices are taken from loopback only' });
+    if (!isLoopback(req.socket.remoteAddress))
+      return send(res, 403, { error: 'owner-change notices are taken from loopback only' });
     const scheduled = source.noticeOwnerChange();
     if (scheduled === undefined) return send(res, 503, { error: 'the owner watchdog does not run' });
     return send(res, 202, { checkInMs: Math.round(scheduled.checkInMs) });
   }
   if (req.method === 'POST' && path === '/restore/catch-up') {
-    if (!isLoopback(req.socket.remoteAddress)) return send(res, 403, { error: 'a catch-up is taken from loopback only' });
+    if (!isLoopback(req.socket.remoteAddress))
+      return send(res, 403, { error: 'a catch-up is taken from loopback only' });
     const raw = new URL(req.url ?? '/', 'http://status').searchParams.get('expectedLastRevision');
     const expected = raw === null ? undefined : Number(raw);
-    if (expected !== undefined && !(Number.isSafeInteger(expected) && expected >= 0)) return send(res, 400, { error: `expectedLastRevision must be a non-negative integer, got ${raw}` });
+    if (expected !== undefined && !(Number.isSafeInteger(expected) && expected >= 0))
+      return send(res, 400, { error: `expectedLastRevision must be a non-negative integer, got ${raw}` });
     return sendRestore(res, () => source.catchUp(expected));
   }
   if (req.method === 'POST' && path === '/restore/refresh') {
-    if (!isLoopback(req.socket.remoteAddress)) return send(res, 403, { error: 'a refresh is taken from loopback only' });
+    if (!isLoopback(req.socket.remoteAddress))
+      return send(res, 403, { error: 'a refresh is taken from loopback only' });
     return sendRestore(res, () => source.refreshAhead());
   }
   send(res, 404, { error: `no route ${req.method} ${path}` });
@@ -97,7 +108,12 @@ async function sendRestore(res: ServerResponse, restore: () => Promise<unknown>)
 }
 
 /** Snapshots that do not restore to what was asked: the caller's data, not this server, is at fault. */
-const RESTORE_REFUSALS = new Set(['NoFullSnapshotError', 'RestorePlanGapError', 'RestorePlanIncompleteError', 'RestoreRevisionError']);
+const RESTORE_REFUSALS = new Set([
+  'NoFullSnapshotError',
+  'RestorePlanGapError',
+  'RestorePlanIncompleteError',
+  'RestoreRevisionError',
+]);
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -106,5 +122,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 function isLoopback(address: string | undefined): boolean {
-  return address !== undefined && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
+  return (
+    address !== undefined && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))
+  );
 }

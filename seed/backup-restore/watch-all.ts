@@ -20,7 +20,11 @@ const CANCEL_TIMEOUT_MS = 2_000;
  * a cancel of a watch etcd already ended waits for an answer that never comes either.
  */
 export async function watchAll(client: Etcd3, fromRevision: number, handlers: WatchAllHandlers): Promise<WatchAll> {
-  const watcher = client.watch().inRange({ start: Buffer.from([0]), end: Buffer.from([0]) }).startRevision(String(fromRevision)).watcher();
+  const watcher = client
+    .watch()
+    .inRange({ start: Buffer.from([0]), end: Buffer.from([0]) })
+    .startRevision(String(fromRevision))
+    .watcher();
   let ended = false;
   watcher.on('data', (res: IWatchResponse) => handlers.data(res));
   watcher.on('end', () => (ended = true));

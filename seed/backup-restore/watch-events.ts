@@ -5,7 +5,12 @@ import type { DeltaEvent } from './delta-format.js';
 export function watchEvents(res: Pick<IWatchResponse, 'events'>): DeltaEvent[] {
   return res.events.map((e) =>
     e.type === 'Put'
-      ? { type: 'put' as const, key: e.kv.key.toString('base64'), value: (e.kv.value ?? Buffer.alloc(0)).toString('base64'), revision: Number(e.kv.mod_revision) }
+      ? {
+          type: 'put' as const,
+          key: e.kv.key.toString('base64'),
+          value: (e.kv.value ?? Buffer.alloc(0)).toString('base64'),
+          revision: Number(e.kv.mod_revision),
+        }
       : { type: 'delete' as const, key: e.kv.key.toString('base64'), revision: Number(e.kv.mod_revision) },
   );
 }

@@ -161,7 +161,12 @@ export class WriteGuard {
       this.stalledSince = at;
       this.stalls += 1;
       this.lastReaction = oldestPendingAt === undefined ? 0 : at - (oldestPendingAt + this.options.limit);
-      this.options.onEvent?.({ type: 'write-stall', lagMs: d.lagMs, limitMs: this.options.limit, reactionMs: Math.round(this.lastReaction) });
+      this.options.onEvent?.({
+        type: 'write-stall',
+        lagMs: d.lagMs,
+        limitMs: this.options.limit,
+        reactionMs: Math.round(this.lastReaction),
+      });
     } else if (d.change === 'resume') {
       if ((await this.attempt('resume', () => this.writes.accept(endpoint))) === undefined) return;
       const stalledMs = this.stalledSince === undefined ? null : Math.round(this.now() - this.stalledSince);
@@ -171,7 +176,10 @@ export class WriteGuard {
     }
     if (!this.stalled && oldestPendingAt !== undefined && this.timer !== undefined) {
       clearTimeout(this.deadline);
-      this.deadline = setTimeout(() => void this.check(), Math.max(0, oldestPendingAt + this.options.limit + 1 - this.now()));
+      this.deadline = setTimeout(
+        () => void this.check(),
+        Math.max(0, oldestPendingAt + this.options.limit + 1 - this.now()),
+      );
     }
     if (this.stalled && this.now() - this.lastRetryAt >= (this.options.retryInterval ?? 1_000)) {
       this.lastRetryAt = this.now();
@@ -180,7 +188,10 @@ export class WriteGuard {
   }
 
   /** The action's result, or undefined when it failed (reported; the next tick tries again). */
-  private async attempt<T>(action: 'sync' | 'stall' | 'resume', fn: () => Promise<T>): Promise<{ value: T } | undefined> {
+  private async attempt<T>(
+    action: 'sync' | 'stall' | 'resume',
+    fn: () => Promise<T>,
+  ): Promise<{ value: T } | undefined> {
     try {
       const value = await fn();
       this.lastError = null;

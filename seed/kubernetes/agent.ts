@@ -8,7 +8,10 @@ import { KubeObjects } from './kube-api.js';
 import type { SidecarSettings } from './objects.js';
 import { KubernetesRuntime } from './runtime.js';
 
-export interface KubernetesSeedAgentOptions extends Pick<AwsSeedAgentOptions, 'seed' | 'garden' | 'aws' | 'backupBucket' | 'heartbeatIntervalMs' | 'pollWaitSeconds' | 'log'> {
+export interface KubernetesSeedAgentOptions extends Pick<
+  AwsSeedAgentOptions,
+  'seed' | 'garden' | 'aws' | 'backupBucket' | 'heartbeatIntervalMs' | 'pollWaitSeconds' | 'log'
+> {
   /** The seed cluster: a kubeconfig file, or in a pod its ServiceAccount (`inCluster`). */
   kube: { kubeconfig: string } | { inCluster: true } | { kubeConfig: KubeConfig };
   /** How the agent's restore check and the etcd sidecars read owner records. */
@@ -16,7 +19,17 @@ export interface KubernetesSeedAgentOptions extends Pick<AwsSeedAgentOptions, 's
   /** The seed's zones; default: the zones of its nodes (needs `list nodes`). */
   zones?: readonly string[];
   images?: ImageVector;
-  sidecar?: Pick<SidecarSettings, 'ownerCheckInterval' | 'unknownGrace' | 'deltaSnapshotInterval' | 'fullSnapshotInterval' | 'backupLagLimit' | 'storage' | 'storageClassName' | 's3Endpoint'> & { route53Endpoint?: string };
+  sidecar?: Pick<
+    SidecarSettings,
+    | 'ownerCheckInterval'
+    | 'unknownGrace'
+    | 'deltaSnapshotInterval'
+    | 'fullSnapshotInterval'
+    | 'backupLagLimit'
+    | 'storage'
+    | 'storageClassName'
+    | 's3Endpoint'
+  > & { route53Endpoint?: string };
   namespacePrefix?: string;
   readyTimeoutMs?: number;
   externalUrl?: (lb: { host: string; port: number }) => string;
@@ -26,14 +39,29 @@ export interface KubernetesSeedAgentOptions extends Pick<AwsSeedAgentOptions, 's
  * A seed agent with the `kubernetes` runtime: the AWS wiring of every agent (`awsSeedAgent`: SQS,
  * Step Functions, the buckets, the owner record), acting on the seed cluster through its API server.
  */
-export async function kubernetesSeedAgent(options: KubernetesSeedAgentOptions): Promise<{ agent: SeedAgent; runtime: () => KubernetesRuntime }> {
+export async function kubernetesSeedAgent(
+  options: KubernetesSeedAgentOptions,
+): Promise<{ agent: SeedAgent; runtime: () => KubernetesRuntime }> {
   const kubeConfig = loadKubeConfig(options.kube);
   const zones = options.zones ?? (await nodeZones(new KubeObjects(kubeConfig)));
-  if (zones.length === 0) throw new SeedAgentConfigError('no zones: the seed has no node labelled topology.kubernetes.io/zone; pass --zones', 'zones');
+  if (zones.length === 0)
+    throw new SeedAgentConfigError(
+      'no zones: the seed has no node labelled topology.kubernetes.io/zone; pass --zones',
+      'zones',
+    );
   const { route53Endpoint, ...sidecar } = options.sidecar ?? {};
   const owner = options.owner;
   let runtime: KubernetesRuntime | undefined;
-  const { kube: _kube, zones: _zones, images, sidecar: _sidecar, namespacePrefix, readyTimeoutMs, externalUrl, ...common } = options;
+  const {
+    kube: _kube,
+    zones: _zones,
+    images,
+    sidecar: _sidecar,
+    namespacePrefix,
+    readyTimeoutMs,
+    externalUrl,
+    ...common
+  } = options;
   const agent = awsSeedAgent({
     ...common,
     owner,
@@ -51,7 +79,10 @@ export async function kubernetesSeedAgent(options: KubernetesSeedAgentOptions): 
           identity: context.identity,
           internalDomain: owner.internalDomain,
           region: options.aws.region,
-          owner: owner.mode === 'api' ? { mode: 'api', hostedZoneId: owner.hostedZoneId, ...(route53Endpoint ? { route53Endpoint } : {}) } : { mode: 'dns', ...(owner.servers ? { servers: owner.servers } : {}) },
+          owner:
+            owner.mode === 'api'
+              ? { mode: 'api', hostedZoneId: owner.hostedZoneId, ...(route53Endpoint ? { route53Endpoint } : {}) }
+              : { mode: 'dns', ...(owner.servers ? { servers: owner.servers } : {}) },
         },
         blobStore: context.blobStore,
         snapshotStore: context.snapshotStore,
@@ -78,5 +109,7 @@ function loadKubeConfig(kube: KubernetesSeedAgentOptions['kube']): KubeConfig {
 /** The zones the seed's nodes are in, sorted. */
 export async function nodeZones(kube: KubeObjects): Promise<string[]> {
   const nodes = await kube.list<V1Node>('v1', 'Node');
-  return [...new Set(nodes.map((n) => n.metadata?.labels?.[ZONE_KEY]).filter((z): z is string => z !== undefined))].sort();
+  return [
+    ...new Set(nodes.map((n) => n.metadata?.labels?.[ZONE_KEY]).filter((z): z is string => z !== undefined)),
+  ].sort();
 }

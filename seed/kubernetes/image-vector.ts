@@ -23,8 +23,16 @@ export type ImageName = (typeof IMAGE_NAMES)[number];
 const entry = z
   .object({
     name: z.enum(IMAGE_NAMES),
-    repository: z.string().min(1).max(255).regex(/^[a-z0-9]([a-z0-9._/:-]*[a-z0-9])?$/, 'an image repository'),
-    tag: z.string().min(1).max(128).regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$|^sha256:[a-f0-9]{64}$/, 'a tag or sha256 digest'),
+    repository: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[a-z0-9]([a-z0-9._/:-]*[a-z0-9])?$/, 'an image repository'),
+    tag: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$|^sha256:[a-f0-9]{64}$/, 'a tag or sha256 digest'),
   })
   .strict();
 export const imageVectorSchema = z.object({ images: z.array(entry).max(64) }).strict();
@@ -38,8 +46,16 @@ export const DEFAULT_IMAGES: ImageVectorFile = {
     { name: 'kube-apiserver', repository: 'registry.k8s.io/kube-apiserver', tag: 'v1.30.14' },
     { name: 'kube-controller-manager', repository: 'registry.k8s.io/kube-controller-manager', tag: 'v1.30.14' },
     { name: 'kube-scheduler', repository: 'registry.k8s.io/kube-scheduler', tag: 'v1.30.14' },
-    { name: 'gardener-resource-manager', repository: 'europe-docker.pkg.dev/gardener-project/releases/gardener/resource-manager', tag: 'v1.110.0' },
-    { name: 'machine-controller-manager', repository: 'europe-docker.pkg.dev/gardener-project/releases/gardener/machine-controller-manager', tag: 'v0.56.0' },
+    {
+      name: 'gardener-resource-manager',
+      repository: 'europe-docker.pkg.dev/gardener-project/releases/gardener/resource-manager',
+      tag: 'v1.110.0',
+    },
+    {
+      name: 'machine-controller-manager',
+      repository: 'europe-docker.pkg.dev/gardener-project/releases/gardener/machine-controller-manager',
+      tag: 'v0.56.0',
+    },
     { name: 'cluster-autoscaler', repository: 'registry.k8s.io/autoscaling/cluster-autoscaler', tag: 'v1.30.4' },
   ],
 };
@@ -57,11 +73,19 @@ export function readImageVector(path: string): ImageVector {
   try {
     parsed = loadYaml(readFileSync(path, 'utf8'));
   } catch (cause) {
-    throw new SeedAgentConfigError(`the image vector ${path} is not readable YAML: ${cause instanceof Error ? cause.message : String(cause)}`, 'imageVector', { cause });
+    throw new SeedAgentConfigError(
+      `the image vector ${path} is not readable YAML: ${cause instanceof Error ? cause.message : String(cause)}`,
+      'imageVector',
+      { cause },
+    );
   }
   const result = imageVectorSchema.safeParse(parsed);
   if (!result.success) {
-    throw new SeedAgentConfigError(`the image vector ${path} is invalid: ${result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`, 'imageVector', { cause: result.error });
+    throw new SeedAgentConfigError(
+      `the image vector ${path} is invalid: ${result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+      'imageVector',
+      { cause: result.error },
+    );
   }
   return imageVector(result.data);
 }

@@ -60,8 +60,15 @@ export interface ControlPlaneObjectsOptions {
 export function controlPlaneObjects(options: ControlPlaneObjectsOptions): KubernetesObject[] {
   const { shoot, namespace } = options;
   const layout = controlPlaneLayout(layoutInput(options));
-  const common = { [MANAGED_BY]: FIELD_MANAGER, [SEED_LABEL]: options.seed.name, 'gardener.cloud/shoot': shoot.technicalID };
-  const objects: KubernetesObject[] = [...services(namespace, common), etcdNetworkPolicy(namespace, shoot.technicalID, common)];
+  const common = {
+    [MANAGED_BY]: FIELD_MANAGER,
+    [SEED_LABEL]: options.seed.name,
+    'gardener.cloud/shoot': shoot.technicalID,
+  };
+  const objects: KubernetesObject[] = [
+    ...services(namespace, common),
+    etcdNetworkPolicy(namespace, shoot.technicalID, common),
+  ];
   for (const component of layout.components) {
     const workload = structuredClone(component.workload) as unknown as Workload;
     workload.metadata = { ...workload.metadata, namespace, labels: { ...workload.metadata.labels, ...common } };
@@ -83,35 +90,67 @@ export function controlPlaneObjects(options: ControlPlaneObjectsOptions): Kubern
 }
 
 /** The backup-restore sidecar's arguments in an etcd pod: owner record, identity, bucket and timings. */
-export function sidecarArgs(options: Pick<ControlPlaneObjectsOptions, 'shoot' | 'backupBucket' | 'restore' | 'sidecar'>): string[] {
+export function sidecarArgs(
+  options: Pick<ControlPlaneObjectsOptions, 'shoot' | 'backupBucket' | 'restore' | 'sidecar'>,
+): string[] {
   const s = options.sidecar;
-  const record = ownerRecordName({ shoot: options.shoot.name, project: options.shoot.project, internalDomain: s.internalDomain });
+  const record = ownerRecordName({
+    shoot: options.shoot.name,
+    project: options.shoot.project,
+    internalDomain: s.internalDomain,
+  });
   return [
-    'backup-restore', 'serve',
-    '--technical-id', options.shoot.technicalID,
-    '--owner-record', record,
-    '--identity', s.identity,
-    '--bucket', options.backupBucket,
-    '--region', s.region,
+    'backup-restore',
+    'serve',
+    '--technical-id',
+    options.shoot.technicalID,
+    '--owner-record',
+    record,
+    '--identity',
+    s.identity,
+    '--bucket',
+    options.backupBucket,
+    '--region',
+    s.region,
     ...(s.s3Endpoint ? ['--s3-endpoint', s.s3Endpoint] : []),
     ...(s.owner.mode === 'api'
-      ? ['--owner-mode', 'api', '--hosted-zone-id', s.owner.hostedZoneId, ...(s.owner.route53Endpoint ? ['--route53-endpoint', s.owner.route53Endpoint] : [])]
+      ? [
+          '--owner-mode',
+          'api',
+          '--hosted-zone-id',
+          s.owner.hostedZoneId,
+          ...(s.owner.route53Endpoint ? ['--route53-endpoint', s.owner.route53Endpoint] : []),
+        ]
       : ['--owner-mode', 'dns', ...(s.owner.servers?.length ? ['--dns-server', ...s.owner.servers] : [])]),
-    '--data-dir', DATA_DIR,
+    '--data-dir',
+    DATA_DIR,
     // Clients reach the public port through the etcd-client Service; the private port (the fence) is
     // closed to every other pod by the NetworkPolicy.
-    '--host', '0.0.0.0',
-    '--client-port', String(ETCD_PORTS.client),
-    '--peer-port', String(ETCD_PORTS.peer),
-    '--private-port', String(ETCD_PORTS.private),
-    '--status-host', '0.0.0.0',
-    '--status-port', String(ETCD_PORTS.status),
+    '--host',
+    '0.0.0.0',
+    '--client-port',
+    String(ETCD_PORTS.client),
+    '--peer-port',
+    String(ETCD_PORTS.peer),
+    '--private-port',
+    String(ETCD_PORTS.private),
+    '--status-host',
+    '0.0.0.0',
+    '--status-port',
+    String(ETCD_PORTS.status),
     ...(s.ownerCheckInterval ? ['--owner-check-interval', s.ownerCheckInterval] : []),
     ...(s.unknownGrace ? ['--unknown-grace', s.unknownGrace] : []),
     ...(s.deltaSnapshotInterval ? ['--delta-snapshot-interval', s.deltaSnapshotInterval] : []),
     ...(s.fullSnapshotInterval ? ['--full-snapshot-interval', s.fullSnapshotInterval] : []),
     ...(s.backupLagLimit ? ['--backup-lag-limit', s.backupLagLimit] : []),
-    ...(options.restore ? ['--restore', ...(options.restore.expectedLastRevision === undefined ? [] : ['--expected-revision', String(options.restore.expectedLastRevision)])] : []),
+    ...(options.restore
+      ? [
+          '--restore',
+          ...(options.restore.expectedLastRevision === undefined
+            ? []
+            : ['--expected-revision', String(options.restore.expectedLastRevision)]),
+        ]
+      : []),
   ];
 }
 
@@ -131,10 +170,17 @@ function layoutInput(options: ControlPlaneObjectsOptions): LayoutOptions {
   return {
     shoot: {
       metadata: { project: shoot.project, name: shoot.name },
-      spec: { ...(options.failureTolerance ? { controlPlane: { highAvailability: { failureTolerance: { type: options.failureTolerance } } } } : {}) },
+      spec: {
+        ...(options.failureTolerance
+          ? { controlPlane: { highAvailability: { failureTolerance: { type: options.failureTolerance } } } }
+          : {}),
+      },
       status: { technicalID: shoot.technicalID },
     } as unknown as LayoutOptions['shoot'],
-    seed: { metadata: { name: options.seed.name }, spec: { provider: { zones: [...options.seed.zones] } } } as unknown as LayoutOptions['seed'],
+    seed: {
+      metadata: { name: options.seed.name },
+      spec: { provider: { zones: [...options.seed.zones] } },
+    } as unknown as LayoutOptions['seed'],
   };
 }
 
@@ -159,7 +205,11 @@ function podSpec(component: ComponentName, options: ControlPlaneObjectsOptions):
 function containerOf(component: ComponentName, options: ControlPlaneObjectsOptions): Record<string, unknown> {
   const image = options.images;
   const ns = options.namespace;
-  const probe = (path: string, port: number, scheme: 'HTTP' | 'HTTPS') => ({ httpGet: { path, port, scheme }, periodSeconds: 10, failureThreshold: 3 });
+  const probe = (path: string, port: number, scheme: 'HTTP' | 'HTTPS') => ({
+    httpGet: { path, port, scheme },
+    periodSeconds: 10,
+    failureThreshold: 3,
+  });
   const resources = (cpu: string, memory: string) => ({ requests: { cpu, memory } });
   switch (component) {
     case 'etcd':
@@ -182,22 +232,53 @@ function containerOf(component: ComponentName, options: ControlPlaneObjectsOptio
         name: 'kube-apiserver',
         image: image['kube-apiserver'],
         command: ['kube-apiserver'],
-        args: [`--etcd-servers=http://etcd-client.${ns}.svc:${ETCD_PORTS.client}`, '--secure-port=443', '--allow-privileged=true', '--authorization-mode=Node,RBAC', '--profiling=false'],
+        args: [
+          `--etcd-servers=http://etcd-client.${ns}.svc:${ETCD_PORTS.client}`,
+          '--secure-port=443',
+          '--allow-privileged=true',
+          '--authorization-mode=Node,RBAC',
+          '--profiling=false',
+        ],
         ports: [{ name: 'https', containerPort: 443 }],
         readinessProbe: probe('/readyz', 443, 'HTTPS'),
         livenessProbe: probe('/livez', 443, 'HTTPS'),
         resources: resources('500m', '1Gi'),
       };
     case 'kube-controller-manager':
-      return controlLoop('kube-controller-manager', image['kube-controller-manager'], ['kube-controller-manager', '--leader-elect=true', '--controllers=*,bootstrapsigner,tokencleaner', '--use-service-account-credentials=true'], 10257);
+      return controlLoop(
+        'kube-controller-manager',
+        image['kube-controller-manager'],
+        [
+          'kube-controller-manager',
+          '--leader-elect=true',
+          '--controllers=*,bootstrapsigner,tokencleaner',
+          '--use-service-account-credentials=true',
+        ],
+        10257,
+      );
     case 'kube-scheduler':
       return controlLoop('kube-scheduler', image['kube-scheduler'], ['kube-scheduler', '--leader-elect=true'], 10259);
     case 'gardener-resource-manager':
-      return controlLoop('gardener-resource-manager', image['gardener-resource-manager'], ['/gardener-resource-manager', `--namespace=${ns}`], 8081);
+      return controlLoop(
+        'gardener-resource-manager',
+        image['gardener-resource-manager'],
+        ['/gardener-resource-manager', `--namespace=${ns}`],
+        8081,
+      );
     case 'machine-controller-manager':
-      return controlLoop('machine-controller-manager', image['machine-controller-manager'], ['./machine-controller-manager', `--namespace=${ns}`, '--leader-elect=true'], 10258);
+      return controlLoop(
+        'machine-controller-manager',
+        image['machine-controller-manager'],
+        ['./machine-controller-manager', `--namespace=${ns}`, '--leader-elect=true'],
+        10258,
+      );
     case 'cluster-autoscaler':
-      return controlLoop('cluster-autoscaler', image['cluster-autoscaler'], ['./cluster-autoscaler', '--cloud-provider=mcm', `--namespace=${ns}`, '--leader-elect=true'], 8085);
+      return controlLoop(
+        'cluster-autoscaler',
+        image['cluster-autoscaler'],
+        ['./cluster-autoscaler', '--cloud-provider=mcm', `--namespace=${ns}`, '--leader-elect=true'],
+        8085,
+      );
   }
   function controlLoop(name: string, ref: string, command: string[], port: number) {
     const https = name.startsWith('kube-');
@@ -225,13 +306,31 @@ function etcdVolume(sidecar: SidecarSettings): unknown {
 
 function services(namespace: string, labels: Record<string, string>): KubernetesObject[] {
   const selector = (app: ComponentName) => ({ app, 'gardener.cloud/shoot': labels['gardener.cloud/shoot']! });
-  const service = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace, labels }, spec });
+  const service = (name: string, spec: Record<string, unknown>) => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace, labels },
+    spec,
+  });
   return [
-    service('etcd-client', { type: 'ClusterIP', selector: selector('etcd'), ports: [{ name: 'client', port: ETCD_PORTS.client, targetPort: ETCD_PORTS.client }] }),
+    service('etcd-client', {
+      type: 'ClusterIP',
+      selector: selector('etcd'),
+      ports: [{ name: 'client', port: ETCD_PORTS.client, targetPort: ETCD_PORTS.client }],
+    }),
     // The peers find each other by pod DNS name (the StatefulSet's serviceName), before they are ready.
-    service('etcd-peer', { clusterIP: 'None', publishNotReadyAddresses: true, selector: selector('etcd'), ports: [{ name: 'peer', port: ETCD_PORTS.peer, targetPort: ETCD_PORTS.peer }] }),
+    service('etcd-peer', {
+      clusterIP: 'None',
+      publishNotReadyAddresses: true,
+      selector: selector('etcd'),
+      ports: [{ name: 'peer', port: ETCD_PORTS.peer, targetPort: ETCD_PORTS.peer }],
+    }),
     // The load balancer kubelets and the garden's external probe reach the kube-apiserver through.
-    service('kube-apiserver', { type: 'LoadBalancer', selector: selector('kube-apiserver'), ports: [{ name: 'https', port: 443, targetPort: 443 }] }),
+    service('kube-apiserver', {
+      type: 'LoadBalancer',
+      selector: selector('kube-apiserver'),
+      ports: [{ name: 'https', port: 443, targetPort: 443 }],
+    }),
   ];
 }
 

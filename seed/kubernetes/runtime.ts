@@ -1,7 +1,21 @@
-import type { KubeConfig, KubernetesObject, V1Deployment, V1Namespace, V1Pod, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type {
+  KubeConfig,
+  KubernetesObject,
+  V1Deployment,
+  V1Namespace,
+  V1Pod,
+  V1Service,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
 import type { CommandOf, CommandResult, CommandType, SeedCommand } from '../../core/commands/index.js';
 import { SCALE_DOWN_ORDER, type ScalableDependent } from '../../core/dwd/components.js';
-import { externalKey, memoryActuators, MemoryExtensionWorld, type ActuatorSet, type ExtensionResource } from '../../core/extensions/index.js';
+import {
+  externalKey,
+  memoryActuators,
+  MemoryExtensionWorld,
+  type ActuatorSet,
+  type ExtensionResource,
+} from '../../core/extensions/index.js';
 import { COMPONENTS, type ComponentName } from '../../core/ha/layout.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
@@ -10,11 +24,31 @@ import type { SnapshotStore } from '../../core/snapshots/index.js';
 import { AgentCommandError, messageOf } from '../agent/errors.js';
 import { newModel, reconcileModel, scaleModel, type ControlPlaneModel } from '../agent/model.js';
 import type { SeedRuntime } from '../agent/runtime.js';
-import { deleteShootExtensions, migrateShootExtensions, reconcileExtensions, restoreShootExtensions } from '../common/extension-ops.js';
-import { assertNotOwnedElsewhere, assertNotOwner, assertOwner, checkRestorable, notRestoredAhead, restoreBucket } from '../common/restore-ops.js';
+import {
+  deleteShootExtensions,
+  migrateShootExtensions,
+  reconcileExtensions,
+  restoreShootExtensions,
+} from '../common/extension-ops.js';
+import {
+  assertNotOwnedElsewhere,
+  assertNotOwner,
+  assertOwner,
+  checkRestorable,
+  notRestoredAhead,
+  restoreBucket,
+} from '../common/restore-ops.js';
 import { imageVector, type ImageVector } from './image-vector.js';
 import { KubeObjects, KubernetesApiError } from './kube-api.js';
-import { controlPlaneObjects, MANAGED_BY, FIELD_MANAGER, REMEMBERED_REPLICAS, SEED_LABEL, ETCD_PORTS, type SidecarSettings } from './objects.js';
+import {
+  controlPlaneObjects,
+  MANAGED_BY,
+  FIELD_MANAGER,
+  REMEMBERED_REPLICAS,
+  SEED_LABEL,
+  ETCD_PORTS,
+  type SidecarSettings,
+} from './objects.js';
 
 export interface KubernetesRuntimeOptions {
   seed: string;
@@ -96,7 +130,12 @@ export class KubernetesRuntime implements SeedRuntime {
     } catch (error) {
       if (error instanceof AgentCommandError) throw error;
       // The API server refused or did not answer: transient as far as the protocol goes (Step Functions retries).
-      throw new AgentCommandError('RuntimeUnavailable', `${command.type} of ${command.shoot.technicalID} on the seed's API server: ${messageOf(error)}`, undefined, { cause: error });
+      throw new AgentCommandError(
+        'RuntimeUnavailable',
+        `${command.type} of ${command.shoot.technicalID} on the seed's API server: ${messageOf(error)}`,
+        undefined,
+        { cause: error },
+      );
     }
   }
 
@@ -121,14 +160,24 @@ export class KubernetesRuntime implements SeedRuntime {
       this.kube.list<V1Service>('v1', 'Service', mine),
       this.kube.list<V1Pod>('v1', 'Pod', { labelSelector: 'gardener.cloud/shoot' }),
     ]);
-    const inNamespace = <T extends KubernetesObject>(items: T[], namespace: string) => items.filter((o) => o.metadata?.namespace === namespace);
+    const inNamespace = <T extends KubernetesObject>(items: T[], namespace: string) =>
+      items.filter((o) => o.metadata?.namespace === namespace);
     return configMaps
       .filter((cm) => cm.metadata?.name === STATE_CONFIGMAP && cm.data?.['state.json'] !== undefined)
       .map((cm) => {
         const namespace = cm.metadata!.namespace!;
-        const workloads = new Map([...inNamespace(deployments, namespace), ...inNamespace(statefulSets, namespace)].map((w) => [w.metadata!.name as ComponentName, w]));
+        const workloads = new Map(
+          [...inNamespace(deployments, namespace), ...inNamespace(statefulSets, namespace)].map((w) => [
+            w.metadata!.name as ComponentName,
+            w,
+          ]),
+        );
         const lb = inNamespace(services, namespace).find((svc) => svc.metadata?.name === 'kube-apiserver');
-        return this.report(namespace, JSON.parse(cm.data!['state.json']!) as PlaneState, { workloads, pods: inNamespace(pods, namespace), lb });
+        return this.report(namespace, JSON.parse(cm.data!['state.json']!) as PlaneState, {
+          workloads,
+          pods: inNamespace(pods, namespace),
+          lb,
+        });
       });
   }
 
@@ -158,18 +207,33 @@ export class KubernetesRuntime implements SeedRuntime {
     }
   }
 
-  private async reconcile(command: CommandOf<'create-control-plane'> | CommandOf<'reconcile'>, signal?: AbortSignal): Promise<CommandResult<'reconcile'>> {
+  private async reconcile(
+    command: CommandOf<'create-control-plane'> | CommandOf<'reconcile'>,
+    signal?: AbortSignal,
+  ): Promise<CommandResult<'reconcile'>> {
     const id = command.shoot.technicalID;
     const spec = command.controlPlane;
     const known = await this.readState(this.namespaceOf(id));
-    if (!known) await assertNotOwnedElsewhere({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
+    if (!known)
+      await assertNotOwnedElsewhere({
+        command,
+        seed: this.options.seed,
+        ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}),
+      });
     const namespace = await this.ensureNamespace(command.shoot);
     const state = known ?? this.fresh(id, spec.backup.bucket);
     state.backupBucket = spec.backup.bucket;
     state.shoot = { project: command.shoot.project, name: command.shoot.name };
     state.hibernated = spec.hibernated;
     if (spec.failureTolerance) state.failureTolerance = spec.failureTolerance;
-    const step = await reconcileExtensions({ technicalID: id, spec, current: state.extensions, actuators: this.actuators, now: this.now, ...(signal ? { signal } : {}) });
+    const step = await reconcileExtensions({
+      technicalID: id,
+      spec,
+      current: state.extensions,
+      actuators: this.actuators,
+      now: this.now,
+      ...(signal ? { signal } : {}),
+    });
     state.extensions = step.resources;
     await this.writeState(namespace, state);
     if (step.error) throw step.error;
@@ -177,14 +241,26 @@ export class KubernetesRuntime implements SeedRuntime {
     const etcdReady = await this.waitForEtcd(namespace, state, signal);
     // The garden points the API record at the load balancer once the cloud gave the Service an address,
     // as Gardener's DNSRecord follows it; a hibernated plane names none, so hibernation leaves the record.
-    const external = state.hibernated ? undefined : this.externalUrlOf(await this.kube.read<V1Service>({ apiVersion: 'v1', kind: 'Service', name: 'kube-apiserver', namespace }));
+    const external = state.hibernated
+      ? undefined
+      : this.externalUrlOf(
+          await this.kube.read<V1Service>({ apiVersion: 'v1', kind: 'Service', name: 'kube-apiserver', namespace }),
+        );
     return { extensions: step.result ?? [], etcdReady, ...(external ? { externalUrl: external } : {}) };
   }
 
   private async migrate(command: CommandOf<'migrate'>, signal?: AbortSignal): Promise<CommandResult<'migrate'>> {
     const namespace = this.namespaceOf(command.shoot.technicalID);
     const state = await this.existing(command, namespace);
-    const step = await migrateShootExtensions({ command, current: state.extensions, actuators: this.actuators, blobStore: this.options.blobStore, seed: this.options.seed, now: this.now, ...(signal ? { signal } : {}) });
+    const step = await migrateShootExtensions({
+      command,
+      current: state.extensions,
+      actuators: this.actuators,
+      blobStore: this.options.blobStore,
+      seed: this.options.seed,
+      now: this.now,
+      ...(signal ? { signal } : {}),
+    });
     state.extensions = step.resources;
     if (!step.error) state.migrated = true;
     await this.writeState(namespace, state);
@@ -197,7 +273,11 @@ export class KubernetesRuntime implements SeedRuntime {
     const namespace = this.namespaceOf(command.shoot.technicalID);
     const ns = await this.kube.read<V1Namespace>({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
     if (ns === undefined) return { deleted: false, extensionsDropped: 0 };
-    await assertNotOwner({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
+    await assertNotOwner({
+      command,
+      seed: this.options.seed,
+      ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}),
+    });
     const state = await this.readState(namespace);
     if (state && !command.keepExternalResources) {
       // The shoot's deletion: the extensions delete what they manage before the namespace goes.
@@ -211,7 +291,11 @@ export class KubernetesRuntime implements SeedRuntime {
     // Migrated resources are dropped without deleting what they manage; only their seed-local objects go.
     for (const e of state?.extensions ?? []) this.world.removeSeedObject(this.options.seed, externalKey(e));
     await this.kube.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
-    await this.until(`namespace ${namespace} is gone`, this.options.deleteTimeoutMs ?? 120_000, async () => (await this.kube.read({ apiVersion: 'v1', kind: 'Namespace', name: namespace })) === undefined);
+    await this.until(
+      `namespace ${namespace} is gone`,
+      this.options.deleteTimeoutMs ?? 120_000,
+      async () => (await this.kube.read({ apiVersion: 'v1', kind: 'Namespace', name: namespace })) === undefined,
+    );
     return { deleted: true, extensionsDropped: state?.extensions.length ?? 0 };
   }
 
@@ -219,7 +303,11 @@ export class KubernetesRuntime implements SeedRuntime {
     // Not yet here: its etcd pods' sidecars restore when the StatefulSet starts them, once the shoot is this seed's.
     if (command.etcd?.ahead) return notRestoredAhead();
     const id = command.shoot.technicalID;
-    await assertOwner({ command, seed: this.options.seed, ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}) });
+    await assertOwner({
+      command,
+      seed: this.options.seed,
+      ...(this.options.ownerCheck ? { ownerCheck: this.options.ownerCheck } : {}),
+    });
     const namespace = this.namespaceOf(id);
     const known = await this.readState(namespace);
     const bucket = restoreBucket(command, known?.backupBucket);
@@ -229,20 +317,35 @@ export class KubernetesRuntime implements SeedRuntime {
     if (command.controlPlane?.failureTolerance) state.failureTolerance = command.controlPlane.failureTolerance;
     const result: CommandResult<'restore'> = {};
     if (command.etcd) {
-      const summary = await checkRestorable({ command: { ...command, etcd: command.etcd }, snapshotStore: this.options.snapshotStore });
+      const summary = await checkRestorable({
+        command: { ...command, etcd: command.etcd },
+        snapshotStore: this.options.snapshotStore,
+      });
       state.backupBucket = command.etcd.bucket;
       await this.ensureNamespace(command.shoot);
       await this.writeState(namespace, state);
       // The sidecar of each etcd pod restores from the copies in the bucket before etcd serves.
       const expected = command.etcd.expectedLastRevision;
-      await this.applyControlPlane(command.shoot, namespace, state, command.hibernated ? undefined : expected === undefined ? {} : { expectedLastRevision: expected });
+      await this.applyControlPlane(
+        command.shoot,
+        namespace,
+        state,
+        command.hibernated ? undefined : expected === undefined ? {} : { expectedLastRevision: expected },
+      );
       if (!command.hibernated) await this.waitForEtcd(namespace, state, signal);
       result.etcd = summary;
     } else {
       await this.ensureNamespace(command.shoot);
     }
     if (command.extensions) {
-      const step = await restoreShootExtensions({ extensions: command.extensions, current: state.extensions, actuators: this.actuators, blobStore: this.options.blobStore, now: this.now, ...(signal ? { signal } : {}) });
+      const step = await restoreShootExtensions({
+        extensions: command.extensions,
+        current: state.extensions,
+        actuators: this.actuators,
+        blobStore: this.options.blobStore,
+        now: this.now,
+        ...(signal ? { signal } : {}),
+      });
       state.extensions = step.resources;
       await this.writeState(namespace, state);
       if (step.error) throw step.error;
@@ -262,7 +365,10 @@ export class KubernetesRuntime implements SeedRuntime {
     const remembered = model.hold.rememberedReplicas[command.component];
     await this.kube.mergePatch(
       { apiVersion: APPS, kind: 'Deployment', name: command.component, namespace },
-      { metadata: { annotations: { [REMEMBERED_REPLICAS]: remembered === undefined ? null : String(remembered) } }, spec: { replicas: command.replicas } },
+      {
+        metadata: { annotations: { [REMEMBERED_REPLICAS]: remembered === undefined ? null : String(remembered) } },
+        spec: { replicas: command.replicas },
+      },
     );
     return { component: command.component, previousReplicas, replicas: command.replicas };
   }
@@ -281,9 +387,17 @@ export class KubernetesRuntime implements SeedRuntime {
    * Applies every object of the layout with the replicas a reconcile wants, through the watchdog's
    * guard (`reconcileModel`): a component the watchdog holds down stays at 0 with its annotation.
    */
-  private async applyControlPlane(shoot: SeedCommand['shoot'], namespace: string, state: PlaneState, restore?: { expectedLastRevision?: number }): Promise<void> {
+  private async applyControlPlane(
+    shoot: SeedCommand['shoot'],
+    namespace: string,
+    state: PlaneState,
+    restore?: { expectedLastRevision?: number },
+  ): Promise<void> {
     const model = await this.observedModel(namespace, state);
-    reconcileModel(model, { hibernated: state.hibernated, ...(state.failureTolerance ? { failureTolerance: state.failureTolerance } : {}) });
+    reconcileModel(model, {
+      hibernated: state.hibernated,
+      ...(state.failureTolerance ? { failureTolerance: state.failureTolerance } : {}),
+    });
     const objects = controlPlaneObjects({
       shoot,
       namespace,
@@ -301,12 +415,17 @@ export class KubernetesRuntime implements SeedRuntime {
 
   /** The model of `seed/agent/model.ts` filled from the cluster: replicas and the watchdog's hold as the workloads carry them. */
   private async observedModel(namespace: string, state: PlaneState): Promise<ControlPlaneModel> {
-    const model = newModel({ technicalID: state.technicalID, hibernated: state.hibernated, ...(state.failureTolerance ? { failureTolerance: state.failureTolerance } : {}) });
+    const model = newModel({
+      technicalID: state.technicalID,
+      hibernated: state.hibernated,
+      ...(state.failureTolerance ? { failureTolerance: state.failureTolerance } : {}),
+    });
     const workloads = await this.workloads(namespace);
     for (const c of COMPONENTS) model.replicas[c] = workloads.get(c)?.spec?.replicas ?? 0;
     for (const c of SCALE_DOWN_ORDER) {
       const remembered = workloads.get(c)?.metadata?.annotations?.[REMEMBERED_REPLICAS];
-      if (remembered !== undefined && /^\d+$/.test(remembered)) model.hold.rememberedReplicas[c as ScalableDependent] = Number(remembered);
+      if (remembered !== undefined && /^\d+$/.test(remembered))
+        model.hold.rememberedReplicas[c as ScalableDependent] = Number(remembered);
     }
     model.hold.scaledDown = Object.keys(model.hold.rememberedReplicas).length > 0;
     return model;
@@ -315,12 +434,19 @@ export class KubernetesRuntime implements SeedRuntime {
   private async workloads(namespace: string): Promise<Map<ComponentName, V1Deployment | V1StatefulSet>> {
     const [deployments, statefulSets] = await Promise.all([
       this.kube.list<V1Deployment>(APPS, 'Deployment', { namespace, labelSelector: `${MANAGED_BY}=${FIELD_MANAGER}` }),
-      this.kube.list<V1StatefulSet>(APPS, 'StatefulSet', { namespace, labelSelector: `${MANAGED_BY}=${FIELD_MANAGER}` }),
+      this.kube.list<V1StatefulSet>(APPS, 'StatefulSet', {
+        namespace,
+        labelSelector: `${MANAGED_BY}=${FIELD_MANAGER}`,
+      }),
     ]);
     return new Map([...deployments, ...statefulSets].map((w) => [w.metadata!.name as ComponentName, w]));
   }
 
-  private report(namespace: string, state: PlaneState, seen: { workloads: Map<ComponentName, V1Deployment | V1StatefulSet>; pods: V1Pod[]; lb: V1Service | undefined }): HostedControlPlane {
+  private report(
+    namespace: string,
+    state: PlaneState,
+    seen: { workloads: Map<ComponentName, V1Deployment | V1StatefulSet>; pods: V1Pod[]; lb: V1Service | undefined },
+  ): HostedControlPlane {
     const { workloads, pods, lb } = seen;
     const etcdReady = etcdServes(workloads.get('etcd'));
     const api = workloads.get('kube-apiserver');
@@ -330,7 +456,12 @@ export class KubernetesRuntime implements SeedRuntime {
       ...(state.shoot ? { shoot: state.shoot } : {}),
       active: !state.migrated && etcdReady,
       // The kubelets' readiness probes are the internal probe: kube-apiserver pods Ready behind its Service.
-      ...((api?.spec?.replicas ?? 0) > 0 ? { internalProbe: (api?.status?.readyReplicas ?? 0) > 0 ? ('Success' as const) : ('Failure' as const), internalProbeTime: this.now().toISOString() } : {}),
+      ...((api?.spec?.replicas ?? 0) > 0
+        ? {
+            internalProbe: (api?.status?.readyReplicas ?? 0) > 0 ? ('Success' as const) : ('Failure' as const),
+            internalProbeTime: this.now().toISOString(),
+          }
+        : {}),
       ...(external ? { externalUrl: external } : {}),
       etcdReady,
       ...(etcdReady ? { etcdClientUrl: `http://etcd-client.${namespace}.svc:${ETCD_PORTS.client}` } : {}),
@@ -349,14 +480,21 @@ export class KubernetesRuntime implements SeedRuntime {
   private externalUrlOf(lb: V1Service | undefined): string | undefined {
     const ingress = lb?.status?.loadBalancer?.ingress?.[0];
     const host = ingress?.hostname ?? ingress?.ip;
-    return host === undefined ? undefined : (this.options.externalUrl ?? defaultExternalUrl)({ host, port: ingress?.ports?.[0]?.port ?? 443 });
+    return host === undefined
+      ? undefined
+      : (this.options.externalUrl ?? defaultExternalUrl)({ host, port: ingress?.ports?.[0]?.port ?? 443 });
   }
 
   private async waitForEtcd(namespace: string, state: PlaneState, signal?: AbortSignal): Promise<boolean> {
     if (state.hibernated) return false;
     const deadline = Date.now() + (this.options.readyTimeoutMs ?? 60_000);
     for (;;) {
-      const etcd = await this.kube.read<V1StatefulSet>({ apiVersion: APPS, kind: 'StatefulSet', name: 'etcd', namespace });
+      const etcd = await this.kube.read<V1StatefulSet>({
+        apiVersion: APPS,
+        kind: 'StatefulSet',
+        name: 'etcd',
+        namespace,
+      });
       if (etcdServes(etcd)) return true;
       if (Date.now() > deadline || signal?.aborted) return false;
       await sleep(250);
@@ -366,19 +504,40 @@ export class KubernetesRuntime implements SeedRuntime {
   private async ensureNamespace(shoot: SeedCommand['shoot']): Promise<string> {
     const name = this.namespaceOf(shoot.technicalID);
     const existing = await this.kube.read<V1Namespace>({ apiVersion: 'v1', kind: 'Namespace', name });
-    if (existing?.metadata?.deletionTimestamp) throw new AgentCommandError('RuntimeUnavailable', `namespace ${name} is still being deleted; retry when it is gone`);
+    if (existing?.metadata?.deletionTimestamp)
+      throw new AgentCommandError(
+        'RuntimeUnavailable',
+        `namespace ${name} is still being deleted; retry when it is gone`,
+      );
     const owner = existing?.metadata?.labels?.[SEED_LABEL];
-    if (owner !== undefined && owner !== this.options.seed) throw new AgentCommandError('RuntimeUnavailable', `namespace ${name} belongs to seed ${owner}, not ${this.options.seed}`);
+    if (owner !== undefined && owner !== this.options.seed)
+      throw new AgentCommandError(
+        'RuntimeUnavailable',
+        `namespace ${name} belongs to seed ${owner}, not ${this.options.seed}`,
+      );
     await this.kube.apply({
       apiVersion: 'v1',
       kind: 'Namespace',
-      metadata: { name, labels: { [MANAGED_BY]: FIELD_MANAGER, [SEED_LABEL]: this.options.seed, 'gardener.cloud/shoot': shoot.technicalID, 'gardener.cloud/role': 'shoot' } },
+      metadata: {
+        name,
+        labels: {
+          [MANAGED_BY]: FIELD_MANAGER,
+          [SEED_LABEL]: this.options.seed,
+          'gardener.cloud/shoot': shoot.technicalID,
+          'gardener.cloud/role': 'shoot',
+        },
+      },
     });
     return name;
   }
 
   private async readState(namespace: string): Promise<PlaneState | undefined> {
-    const cm = await this.kube.read<KubernetesObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', name: STATE_CONFIGMAP, namespace });
+    const cm = await this.kube.read<KubernetesObject & { data?: Record<string, string> }>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: STATE_CONFIGMAP,
+      namespace,
+    });
     const text = cm?.data?.['state.json'];
     return text === undefined ? undefined : (JSON.parse(text) as PlaneState);
   }
@@ -387,7 +546,11 @@ export class KubernetesRuntime implements SeedRuntime {
     await this.kube.apply({
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name: STATE_CONFIGMAP, namespace, labels: { [MANAGED_BY]: FIELD_MANAGER, [SEED_LABEL]: this.options.seed } },
+      metadata: {
+        name: STATE_CONFIGMAP,
+        namespace,
+        labels: { [MANAGED_BY]: FIELD_MANAGER, [SEED_LABEL]: this.options.seed },
+      },
       data: { 'state.json': JSON.stringify(state) },
     } as KubernetesObject);
   }
@@ -399,13 +562,17 @@ export class KubernetesRuntime implements SeedRuntime {
   private async existing(command: SeedCommand, namespace: string): Promise<PlaneState> {
     const state = await this.readState(namespace);
     if (state) return state;
-    throw new AgentCommandError('ControlPlaneNotFound', `seed ${this.options.seed} hosts no control plane for ${command.shoot.technicalID}`);
+    throw new AgentCommandError(
+      'ControlPlaneNotFound',
+      `seed ${this.options.seed} hosts no control plane for ${command.shoot.technicalID}`,
+    );
   }
 
   private async until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!(await check())) {
-      if (Date.now() > deadline) throw new AgentCommandError('RuntimeUnavailable', `${what}: not within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new AgentCommandError('RuntimeUnavailable', `${what}: not within ${timeoutMs} ms`);
       await sleep(250);
     }
   }
@@ -423,7 +590,8 @@ function etcdServes(etcd: { spec?: { replicas?: number }; status?: { readyReplic
 
 /** A pod as the weeder reads it: Running (and Ready), CrashLoopBackOff, or NotReady. */
 export function podState(pod: V1Pod): 'Running' | 'CrashLoopBackOff' | 'NotReady' {
-  if (pod.status?.containerStatuses?.some((c) => c.state?.waiting?.reason === 'CrashLoopBackOff')) return 'CrashLoopBackOff';
+  if (pod.status?.containerStatuses?.some((c) => c.state?.waiting?.reason === 'CrashLoopBackOff'))
+    return 'CrashLoopBackOff';
   const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
   return pod.status?.phase === 'Running' && ready ? 'Running' : 'NotReady';
 }

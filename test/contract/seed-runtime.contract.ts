@@ -52,10 +52,20 @@ export function inMemoryOwnersAndBuckets() {
   return {
     blobStore: () => blobs,
     snapshotStore: () => snapshots,
-    ownerCheck: async (shoot: SeedCommand['shoot']) => (owned.has(shoot.technicalID) ? ('owner' as const) : ('not-owner' as const)),
-    setOwner: async (shoot: SeedCommand['shoot'], yes: boolean) => void (yes ? owned.add(shoot.technicalID) : owned.delete(shoot.technicalID)),
+    ownerCheck: async (shoot: SeedCommand['shoot']) =>
+      owned.has(shoot.technicalID) ? ('owner' as const) : ('not-owner' as const),
+    setOwner: async (shoot: SeedCommand['shoot'], yes: boolean) =>
+      void (yes ? owned.add(shoot.technicalID) : owned.delete(shoot.technicalID)),
     backups: async (shoot: SeedCommand['shoot']) => {
-      const full = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Full', startRevision: 0, lastRevision: 42, createdOn: 1, compressionSuffix: '', final: false });
+      const full = makeSnapshot({
+        technicalID: shoot.technicalID,
+        kind: 'Full',
+        startRevision: 0,
+        lastRevision: 42,
+        createdOn: 1,
+        compressionSuffix: '',
+        final: false,
+      });
       await snapshots.put(full.key, new Uint8Array([1]));
       return 42;
     },
@@ -75,7 +85,13 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
       f = await options.fixture();
     }, 600_000);
     afterAll(async () => {
-      await Promise.all(shoots.map((shoot) => f?.runtime.execute(cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true })).catch(() => undefined)));
+      await Promise.all(
+        shoots.map((shoot) =>
+          f?.runtime
+            .execute(cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true }))
+            .catch(() => undefined),
+        ),
+      );
       await f?.close?.();
     });
 
@@ -86,28 +102,50 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
       shoots.push(shoot);
       return shoot;
     }
-    function cmd<T extends SeedCommand['type']>(shoot: SeedCommand['shoot'], type: T, fields: Record<string, unknown>): CommandOf<T> {
+    function cmd<T extends SeedCommand['type']>(
+      shoot: SeedCommand['shoot'],
+      type: T,
+      fields: Record<string, unknown>,
+    ): CommandOf<T> {
       serial += 1;
-      return { apiVersion: COMMAND_API_VERSION, commandId: `contract/${serial}`, shoot, seed: f.seed, issuedAt: new Date().toISOString(), type, ...fields } as unknown as CommandOf<T>;
+      return {
+        apiVersion: COMMAND_API_VERSION,
+        commandId: `contract/${serial}`,
+        shoot,
+        seed: f.seed,
+        issuedAt: new Date().toISOString(),
+        type,
+        ...fields,
+      } as unknown as CommandOf<T>;
     }
-    const controlPlane = (extra: Record<string, unknown> = {}) => ({ controlPlane: { hibernated: false, backup: { bucket: f.bucket }, ...extra } });
+    const controlPlane = (extra: Record<string, unknown> = {}) => ({
+      controlPlane: { hibernated: false, backup: { bucket: f.bucket }, ...extra },
+    });
 
     async function reported(shoot: SeedCommand['shoot']): Promise<HostedControlPlane | undefined> {
       return (await f.runtime.controlPlanes()).find((p) => p.technicalID === shoot.technicalID);
     }
     /** Polls the heartbeat report until `check` holds; fails with the last report (and the fixture's diagnostics). */
-    async function eventually(shoot: SeedCommand['shoot'], what: string, check: (p: HostedControlPlane | undefined) => boolean): Promise<HostedControlPlane | undefined> {
+    async function eventually(
+      shoot: SeedCommand['shoot'],
+      what: string,
+      check: (p: HostedControlPlane | undefined) => boolean,
+    ): Promise<HostedControlPlane | undefined> {
       const deadline = Date.now() + f.settleMs;
       let last: HostedControlPlane | undefined;
       for (;;) {
         last = await reported(shoot);
         if (check(last)) return last;
-        if (Date.now() > deadline) throw new Error(`${what} within ${f.settleMs} ms; last report: ${JSON.stringify(last)}\n${f.diagnostics?.() ?? ''}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `${what} within ${f.settleMs} ms; last report: ${JSON.stringify(last)}\n${f.diagnostics?.() ?? ''}`,
+          );
         await new Promise((r) => setTimeout(r, 200));
       }
     }
     const replicasOf = (p: HostedControlPlane | undefined, c: ComponentName) => p?.components?.[c]?.replicas;
-    const allReplicas = (p: HostedControlPlane | undefined) => Object.fromEntries(COMPONENTS.map((c) => [c, replicasOf(p, c)]));
+    const allReplicas = (p: HostedControlPlane | undefined) =>
+      Object.fromEntries(COMPONENTS.map((c) => [c, replicasOf(p, c)]));
     async function created(label: string, extra: Record<string, unknown> = {}) {
       const shoot = newShoot(label);
       await f.setOwner(shoot, true);
@@ -118,7 +156,11 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
     it('create: the control plane is reported active with etcd ready, one replica of every component (no HA)', async () => {
       const { shoot, result } = await created('plain');
       expect(result.extensions.length).toBeGreaterThan(0);
-      const plane = await eventually(shoot, 'active with etcd ready', (p) => p?.active === true && p.etcdReady === true);
+      const plane = await eventually(
+        shoot,
+        'active with etcd ready',
+        (p) => p?.active === true && p.etcdReady === true,
+      );
       expect(allReplicas(plane)).toEqual(Object.fromEntries(COMPONENTS.map((c) => [c, 1])));
     });
 
@@ -126,8 +168,13 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
       const { shoot } = await created('ha', { failureTolerance: 'node' });
       const plane = await eventually(shoot, 'active', (p) => p?.active === true);
       expect(allReplicas(plane)).toEqual({
-        etcd: 3, 'kube-apiserver': 3, 'gardener-resource-manager': 3,
-        'kube-controller-manager': 2, 'kube-scheduler': 2, 'machine-controller-manager': 2, 'cluster-autoscaler': 2,
+        etcd: 3,
+        'kube-apiserver': 3,
+        'gardener-resource-manager': 3,
+        'kube-controller-manager': 2,
+        'kube-scheduler': 2,
+        'machine-controller-manager': 2,
+        'cluster-autoscaler': 2,
       });
     });
 
@@ -139,19 +186,34 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
       expect(replicasOf(plane, 'kube-apiserver')).toBe(1);
     });
 
-    it.each(SCALE_DOWN_ORDER)("the watchdog's scale of %s to 0 holds through a reconcile; its scale-up restores it", async (component) => {
-      const { shoot } = await created('hold');
-      expect(await f.runtime.execute(cmd(shoot, 'scale', { component, replicas: 0 }))).toEqual({ component, previousReplicas: 1, replicas: 0 });
-      // A repeated scale-down must not remember 0.
-      expect(await f.runtime.execute(cmd(shoot, 'scale', { component, replicas: 0 }))).toEqual({ component, previousReplicas: 0, replicas: 0 });
-      await f.runtime.execute(cmd(shoot, 'reconcile', controlPlane()));
-      expect(replicasOf(await reported(shoot), component)).toBe(0);
-      expect(replicasOf(await reported(shoot), 'kube-apiserver')).toBe(1);
+    it.each(SCALE_DOWN_ORDER)(
+      "the watchdog's scale of %s to 0 holds through a reconcile; its scale-up restores it",
+      async (component) => {
+        const { shoot } = await created('hold');
+        expect(await f.runtime.execute(cmd(shoot, 'scale', { component, replicas: 0 }))).toEqual({
+          component,
+          previousReplicas: 1,
+          replicas: 0,
+        });
+        // A repeated scale-down must not remember 0.
+        expect(await f.runtime.execute(cmd(shoot, 'scale', { component, replicas: 0 }))).toEqual({
+          component,
+          previousReplicas: 0,
+          replicas: 0,
+        });
+        await f.runtime.execute(cmd(shoot, 'reconcile', controlPlane()));
+        expect(replicasOf(await reported(shoot), component)).toBe(0);
+        expect(replicasOf(await reported(shoot), 'kube-apiserver')).toBe(1);
 
-      expect(await f.runtime.execute(cmd(shoot, 'scale', { component, replicas: 1 }))).toEqual({ component, previousReplicas: 0, replicas: 1 });
-      await f.runtime.execute(cmd(shoot, 'reconcile', controlPlane()));
-      expect(replicasOf(await reported(shoot), component)).toBe(1);
-    });
+        expect(await f.runtime.execute(cmd(shoot, 'scale', { component, replicas: 1 }))).toEqual({
+          component,
+          previousReplicas: 0,
+          replicas: 1,
+        });
+        await f.runtime.execute(cmd(shoot, 'reconcile', controlPlane()));
+        expect(replicasOf(await reported(shoot), component)).toBe(1);
+      },
+    );
 
     it('hibernation scales every component to 0 and etcd stops serving; waking brings the layout back', async () => {
       const { shoot } = await created('sleep');
@@ -170,7 +232,9 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
     it('migrate: the ShootState carries every extension, and the plane is no longer active here', async () => {
       const { shoot, result } = await created('move');
       const migrated = await f.runtime.execute(cmd(shoot, 'migrate', { stateBucket: f.stateBucket }));
-      expect(migrated.shootState.extensions.map((e) => e.kind).sort()).toEqual(result.extensions.map((e) => e.kind).sort());
+      expect(migrated.shootState.extensions.map((e) => e.kind).sort()).toEqual(
+        result.extensions.map((e) => e.kind).sort(),
+      );
       expect(migrated.extensions.every((e) => e.action === 'migrate')).toBe(true);
       expect((await reported(shoot))?.active).toBe(false);
       // A repeated migrate collects the same state again.
@@ -181,11 +245,15 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
     it('delete: the control plane is gone from the heartbeat; a repeat answers deleted false', async () => {
       const { shoot } = await created('gone');
       await f.runtime.execute(cmd(shoot, 'migrate', { stateBucket: f.stateBucket }));
-      const deleted = await f.runtime.execute(cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true }));
+      const deleted = await f.runtime.execute(
+        cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true }),
+      );
       expect(deleted.deleted).toBe(true);
       expect(deleted.extensionsDropped).toBeGreaterThan(0);
       expect(await reported(shoot)).toBeUndefined();
-      expect(await f.runtime.execute(cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true }))).toEqual({ deleted: false, extensionsDropped: 0 });
+      expect(
+        await f.runtime.execute(cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true })),
+      ).toEqual({ deleted: false, extensionsDropped: 0 });
     });
 
     it('restore: NotOwner while the owner record names another seed; then etcd from the bucket and the extensions from the ShootState', async () => {
@@ -199,13 +267,20 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
       const etcd = { bucket: f.bucket, expectedLastRevision: revision, final: false };
 
       // Act / Assess
-      await expect(f.runtime.execute(cmd(shoot, 'restore', { hibernated: false, etcd }))).rejects.toMatchObject({ failure: 'NotOwner' });
+      await expect(f.runtime.execute(cmd(shoot, 'restore', { hibernated: false, etcd }))).rejects.toMatchObject({
+        failure: 'NotOwner',
+      });
       expect(await reported(shoot)).toBeUndefined();
       await f.setOwner(shoot, true);
       const restored = await f.runtime.execute(cmd(shoot, 'restore', { hibernated: false, etcd }));
       expect(restored.etcd?.restoredRevision).toBeGreaterThanOrEqual(revision);
       expect(restored.etcd?.snapshots).toBeGreaterThan(0);
-      const extensions = await f.runtime.execute(cmd(shoot, 'restore', { hibernated: false, extensions: { shootState, shootStateVersion: 1, stateBucket: f.stateBucket } }));
+      const extensions = await f.runtime.execute(
+        cmd(shoot, 'restore', {
+          hibernated: false,
+          extensions: { shootState, shootStateVersion: 1, stateBucket: f.stateBucket },
+        }),
+      );
       expect(extensions.extensions?.map((e) => e.action).every((a) => a === 'restore')).toBe(true);
       const plane = await eventually(shoot, 'active again', (p) => p?.active === true && p.etcdReady === true);
       expect(replicasOf(plane, 'kube-controller-manager')).toBe(1);
@@ -214,30 +289,56 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
     it('restore of snapshots short of the expected revision is EtcdRestoreFailed, and nothing is created', async () => {
       const shoot = newShoot('short');
       await f.setOwner(shoot, true);
-      const failure = await f.runtime.execute(cmd(shoot, 'restore', { hibernated: false, etcd: { bucket: f.bucket, expectedLastRevision: 1_000_000, final: false } })).catch((e: unknown) => e);
+      const failure = await f.runtime
+        .execute(
+          cmd(shoot, 'restore', {
+            hibernated: false,
+            etcd: { bucket: f.bucket, expectedLastRevision: 1_000_000, final: false },
+          }),
+        )
+        .catch((e: unknown) => e);
       expect(failure).toMatchObject({ failure: 'EtcdRestoreFailed' });
       expect(await reported(shoot)).toBeUndefined();
     });
 
-    it.each(['scale', 'restart', 'migrate'] as const)('%s of a shoot the seed does not host is ControlPlaneNotFound', async (type) => {
-      const shoot = newShoot('none');
-      const fields = { scale: { component: 'cluster-autoscaler', replicas: 0 }, restart: { pod: 'p', dependency: 'etcd' }, migrate: { stateBucket: 'state' } }[type];
-      await expect(f.runtime.execute(cmd(shoot, type, fields))).rejects.toMatchObject({ failure: 'ControlPlaneNotFound' });
-    });
+    it.each(['scale', 'restart', 'migrate'] as const)(
+      '%s of a shoot the seed does not host is ControlPlaneNotFound',
+      async (type) => {
+        const shoot = newShoot('none');
+        const fields = {
+          scale: { component: 'cluster-autoscaler', replicas: 0 },
+          restart: { pod: 'p', dependency: 'etcd' },
+          migrate: { stateBucket: 'state' },
+        }[type];
+        await expect(f.runtime.execute(cmd(shoot, type, fields))).rejects.toMatchObject({
+          failure: 'ControlPlaneNotFound',
+        });
+      },
+    );
 
     it('check-owner of a shoot the seed does not host tells no sidecar and is no failure (a late notice)', async () => {
       const shoot = newShoot('gone');
-      expect(await f.runtime.execute(cmd(shoot, 'check-owner', { change: 'deleted' }))).toEqual({ sidecars: 0, notified: 0 });
+      expect(await f.runtime.execute(cmd(shoot, 'check-owner', { change: 'deleted' }))).toEqual({
+        sidecars: 0,
+        notified: 0,
+      });
     });
 
     it('restart of a pod that is not crash-looping answers restarted false', async () => {
       const { shoot } = await created('calm');
       // etcd's pods: in the local runtime's model a dependent stays CrashLoopBackOff once a heartbeat saw its kube-apiserver fail a probe.
-      const plane = await eventually(shoot, 'an etcd pod reported Running', (p) => (p?.pods ?? []).some((pod) => pod.labels.app === 'etcd' && pod.state === 'Running'));
+      const plane = await eventually(shoot, 'an etcd pod reported Running', (p) =>
+        (p?.pods ?? []).some((pod) => pod.labels.app === 'etcd' && pod.state === 'Running'),
+      );
       const pod = plane!.pods!.find((p) => p.labels.app === 'etcd' && p.state === 'Running')!;
       expect(pod.labels['gardener.cloud/role']).toBe('controlplane');
-      expect(await f.runtime.execute(cmd(shoot, 'restart', { pod: pod.name, dependency: 'etcd' }))).toEqual({ pod: pod.name, restarted: false });
-      expect(await f.runtime.execute(cmd(shoot, 'restart', { pod: 'no-such-pod', dependency: 'kube-apiserver' }))).toEqual({ pod: 'no-such-pod', restarted: false });
+      expect(await f.runtime.execute(cmd(shoot, 'restart', { pod: pod.name, dependency: 'etcd' }))).toEqual({
+        pod: pod.name,
+        restarted: false,
+      });
+      expect(
+        await f.runtime.execute(cmd(shoot, 'restart', { pod: 'no-such-pod', dependency: 'kube-apiserver' })),
+      ).toEqual({ pod: 'no-such-pod', restarted: false });
     });
   });
 }

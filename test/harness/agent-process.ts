@@ -10,7 +10,12 @@ import { processTree } from './scenario/process-tree.js';
 
 export interface AgentProcessOptions {
   seed: string;
-  deployment: { apiUrl: string; awsEndpoint: string; region: string; outputs: { HostedZoneId: string; InternalDomain: string } };
+  deployment: {
+    apiUrl: string;
+    awsEndpoint: string;
+    region: string;
+    outputs: { HostedZoneId: string; InternalDomain: string };
+  };
   workDir: string;
   heartbeatIntervalSeconds: number;
   ownership: { ownerCheckInterval: number; unknownGrace: number };
@@ -45,11 +50,37 @@ export class AgentProcess {
     const log = openSync(join(o.workDir, 'agent.log'), 'a');
     this.child = spawn(
       join(PROJECT_ROOT, 'bin', 'gardenless'),
-      ['--api-url', o.deployment.apiUrl, '--region', o.deployment.region, 'seed-agent', '--seed', o.seed, '--aws-endpoint', o.deployment.awsEndpoint,
-        '--hosted-zone-id', o.deployment.outputs.HostedZoneId, '--internal-domain', o.deployment.outputs.InternalDomain, '--work-dir', o.workDir,
-        '--heartbeat-interval', String(o.heartbeatIntervalSeconds), '--delta-snapshot-interval', o.deltaSnapshotInterval ?? '2s',
-        '--owner-check-interval', durationFlag(o.ownership.ownerCheckInterval), '--unknown-grace', durationFlag(o.ownership.unknownGrace)],
-      { cwd: PROJECT_ROOT, env: { ...process.env, ...emulatorEnv(o.deployment.awsEndpoint, o.deployment.region) }, stdio: ['ignore', log, log], detached: true },
+      [
+        '--api-url',
+        o.deployment.apiUrl,
+        '--region',
+        o.deployment.region,
+        'seed-agent',
+        '--seed',
+        o.seed,
+        '--aws-endpoint',
+        o.deployment.awsEndpoint,
+        '--hosted-zone-id',
+        o.deployment.outputs.HostedZoneId,
+        '--internal-domain',
+        o.deployment.outputs.InternalDomain,
+        '--work-dir',
+        o.workDir,
+        '--heartbeat-interval',
+        String(o.heartbeatIntervalSeconds),
+        '--delta-snapshot-interval',
+        o.deltaSnapshotInterval ?? '2s',
+        '--owner-check-interval',
+        durationFlag(o.ownership.ownerCheckInterval),
+        '--unknown-grace',
+        durationFlag(o.ownership.unknownGrace),
+      ],
+      {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, ...emulatorEnv(o.deployment.awsEndpoint, o.deployment.region) },
+        stdio: ['ignore', log, log],
+        detached: true,
+      },
     );
   }
 
@@ -98,7 +129,8 @@ export class AgentProcess {
     if (!child?.pid) return;
     this.thaw();
     const tree = processTree(child.pid);
-    const exited = child.exitCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const exited =
+      child.exitCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
     try {
       process.kill(-child.pid, 'SIGTERM');
     } catch {
@@ -132,8 +164,15 @@ export async function registerSeedWithAgent(input: {
   const { seed } = input;
   await input.s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${seed}` })).catch(() => undefined);
   const res = await input.garden.request('PUT', `/seeds/${seed}`, { body: input.body });
-  if (res.status !== 201) throw new Error(`registering seed ${seed} answered ${res.status}: ${JSON.stringify(res.body)}`);
-  const agent = new AgentProcess({ seed, deployment: input.deployment, workDir: join(input.workDir, seed), heartbeatIntervalSeconds: input.heartbeatIntervalSeconds ?? 2, ownership: input.ownership });
+  if (res.status !== 201)
+    throw new Error(`registering seed ${seed} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const agent = new AgentProcess({
+    seed,
+    deployment: input.deployment,
+    workDir: join(input.workDir, seed),
+    heartbeatIntervalSeconds: input.heartbeatIntervalSeconds ?? 2,
+    ownership: input.ownership,
+  });
   agent.start();
   return agent;
 }

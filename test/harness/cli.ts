@@ -9,12 +9,26 @@ export interface CliRun {
 }
 
 /** The built CLI (bin/gardenless) as a subprocess against a deployed stack, with the emulator's credentials. */
-export function runCli(target: { apiUrl: string; region: string }, args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
+export function runCli(
+  target: { apiUrl: string; region: string },
+  args: string[],
+  options: { input?: string; env?: Record<string, string> } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(join(PROJECT_ROOT, 'bin', 'gardenless'), ['--api-url', target.apiUrl, '--region', target.region, ...args], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', GARDENLESS_API_URL: '', ...options.env },
-    });
+    const child = spawn(
+      join(PROJECT_ROOT, 'bin', 'gardenless'),
+      ['--api-url', target.apiUrl, '--region', target.region, ...args],
+      {
+        cwd: PROJECT_ROOT,
+        env: {
+          ...process.env,
+          AWS_ACCESS_KEY_ID: 'test',
+          AWS_SECRET_ACCESS_KEY: 'test',
+          GARDENLESS_API_URL: '',
+          ...options.env,
+        },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -5,7 +5,10 @@ import { promises as dns } from 'node:dns';
 import { createServer } from 'node:net';
 
 /** Debian's dnsmasq, when installed (scripts/setup.sh installs it); DNS-mode tests skip without it. */
-export const DNSMASQ_PATH = spawnSync('sh', ['-c', 'command -v dnsmasq || ls /usr/sbin/dnsmasq'], { encoding: 'utf8' }).stdout.trim().split('\n')[0] ?? '';
+export const DNSMASQ_PATH =
+  spawnSync('sh', ['-c', 'command -v dnsmasq || ls /usr/sbin/dnsmasq'], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')[0] ?? '';
 
 /** A port free for both UDP and TCP on 127.0.0.1 (dnsmasq listens on both). */
 export async function freeDnsPort(): Promise<number> {
@@ -38,9 +41,21 @@ export interface Dnsmasq {
  * are NXDOMAIN, never forwarded), answering A/AAAA from `hostsFile` and the given extra arguments; waits
  * until it answers.
  */
-export async function startDnsmasq(options: { port: number; domain: string; hostsFile?: string; args?: readonly string[] }): Promise<Dnsmasq> {
+export async function startDnsmasq(options: {
+  port: number;
+  domain: string;
+  hostsFile?: string;
+  args?: readonly string[];
+}): Promise<Dnsmasq> {
   const args = [
-    '--no-daemon', `--port=${options.port}`, '--listen-address=127.0.0.1', '--bind-interfaces', '--no-resolv', '--no-hosts', '--conf-file=/dev/null', '--pid-file',
+    '--no-daemon',
+    `--port=${options.port}`,
+    '--listen-address=127.0.0.1',
+    '--bind-interfaces',
+    '--no-resolv',
+    '--no-hosts',
+    '--conf-file=/dev/null',
+    '--pid-file',
     `--local=/${options.domain}/`,
     // Answers from the hosts file are not cached by dnsmasq itself; clients see a reload at once.
     '--local-ttl=0',

@@ -44,8 +44,13 @@ export async function hasKeys(url: string, prefix: string, count: number): Promi
 }
 
 /** One evacuation round, as the schedule or an event would run it: its summary, or the function's error. */
-export async function evacuationRound(lambda: LambdaClient, functionName: string | undefined): Promise<{ body: Record<string, unknown>; error?: string }> {
-  const res = await lambda.send(new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(JSON.stringify({ round: true })) }));
+export async function evacuationRound(
+  lambda: LambdaClient,
+  functionName: string | undefined,
+): Promise<{ body: Record<string, unknown>; error?: string }> {
+  const res = await lambda.send(
+    new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(JSON.stringify({ round: true })) }),
+  );
   const text = Buffer.from(res.Payload ?? new Uint8Array()).toString();
   const body = JSON.parse(text || '{}') as Record<string, unknown>;
   return res.FunctionError ? { body, error: `${res.FunctionError}: ${text.slice(0, 500)}` } : { body };
@@ -56,7 +61,10 @@ export async function evacuationRound(lambda: LambdaClient, functionName: string
  * more than one seed reporting a shoot's control plane active, or another seed than the placed one. The
  * other reasons are what a migration in flight looks like (the owner record moves before `seedName`).
  */
-export async function splitBrainFindings(lambda: LambdaClient, functionName: string | undefined): Promise<AuditFinding[]> {
+export async function splitBrainFindings(
+  lambda: LambdaClient,
+  functionName: string | undefined,
+): Promise<AuditFinding[]> {
   const res = await lambda.send(new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from('{}') }));
   const text = Buffer.from(res.Payload ?? new Uint8Array()).toString();
   if (res.FunctionError) throw new Error(`the ownership audit failed: ${res.FunctionError}: ${text.slice(0, 500)}`);

@@ -50,17 +50,31 @@ export class FakeSidecar {
   private seenOwner = false;
 
   constructor(private readonly options: FakeSidecarOptions) {
-    this.recordName = ownerRecordName({ shoot: options.shoot.name, project: options.shoot.project, internalDomain: options.internalDomain });
+    this.recordName = ownerRecordName({
+      shoot: options.shoot.name,
+      project: options.shoot.project,
+      internalDomain: options.internalDomain,
+    });
   }
 
   /** A sidecar on the deployed stack: S3 and Route 53 of the emulator, zone and domain from the stack outputs. */
-  static onDeployment(deployment: Deployment, options: Omit<FakeSidecarOptions, 'snapshots' | 'ownerRecords' | 'internalDomain'> & { bucket: string }): FakeSidecar {
-    const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) };
+  static onDeployment(
+    deployment: Deployment,
+    options: Omit<FakeSidecarOptions, 'snapshots' | 'ownerRecords' | 'internalDomain'> & { bucket: string },
+  ): FakeSidecar {
+    const aws = {
+      endpoint: deployment.awsEndpoint,
+      region: deployment.region,
+      credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+    };
     const { bucket, ...rest } = options;
     return new FakeSidecar({
       ...rest,
       snapshots: new S3SnapshotStore({ bucket, api: s3Api(new S3Client({ ...aws, forcePathStyle: true })) }),
-      ownerRecords: new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) }),
+      ownerRecords: new Route53OwnerRecords({
+        hostedZoneId: deployment.outputs.HostedZoneId,
+        api: route53Api(new Route53Client(aws)),
+      }),
       internalDomain: deployment.outputs.InternalDomain,
     });
   }
@@ -83,7 +97,8 @@ export class FakeSidecar {
     if (this.state !== 'idle') return;
     if (this.options.claim) {
       const current = await this.options.ownerRecords.get(this.recordName);
-      if (current === undefined) await this.options.ownerRecords.set({ name: this.recordName, value: this.options.identity, expected: null });
+      if (current === undefined)
+        await this.options.ownerRecords.set({ name: this.recordName, value: this.options.identity, expected: null });
     }
     await this.writeSnapshot(false);
     this.state = 'waiting';
@@ -149,7 +164,15 @@ export class FakeSidecar {
       compressionSuffix: '',
       final,
     });
-    const body = new TextEncoder().encode(JSON.stringify({ fake: true, technicalID: this.options.shoot.technicalID, revision: snapshot.lastRevision, final, identity: this.options.identity }));
+    const body = new TextEncoder().encode(
+      JSON.stringify({
+        fake: true,
+        technicalID: this.options.shoot.technicalID,
+        revision: snapshot.lastRevision,
+        final,
+        identity: this.options.identity,
+      }),
+    );
     await this.options.snapshots.put(snapshot.key, body);
     this.written.push(snapshot.key);
   }

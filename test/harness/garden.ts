@@ -29,11 +29,26 @@ export function testGarden(): TestGarden {
     deployment,
     // Generous: bursts of 50 concurrent requests start that many Lambda workers in the emulator on two cores.
     api: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, timeoutMs: 120_000 }),
-    setup: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, timeoutMs: 120_000, gatewayRetries: 5 }),
-    unsigned: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, sign: false, timeoutMs: 120_000 }),
+    setup: new GardenClient({
+      apiUrl: deployment.apiUrl,
+      region: deployment.region,
+      credentials,
+      timeoutMs: 120_000,
+      gatewayRetries: 5,
+    }),
+    unsigned: new GardenClient({
+      apiUrl: deployment.apiUrl,
+      region: deployment.region,
+      credentials,
+      sign: false,
+      timeoutMs: 120_000,
+    }),
     ddb: DynamoDBDocumentClient.from(new DynamoDBClient(awsConfig)),
     tableName: deployment.outputs.TableName,
-    repository: new DynamoGardenRepository({ tableName: deployment.outputs.TableName, client: new DynamoDBClient(awsConfig) }),
+    repository: new DynamoGardenRepository({
+      tableName: deployment.outputs.TableName,
+      client: new DynamoDBClient(awsConfig),
+    }),
   };
 }
 
@@ -42,7 +57,9 @@ export async function scanTable(garden: Pick<TestGarden, 'ddb' | 'tableName'>): 
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const res = await garden.ddb.send(new ScanCommand({ TableName: garden.tableName, ExclusiveStartKey: start, ConsistentRead: true }));
+    const res = await garden.ddb.send(
+      new ScanCommand({ TableName: garden.tableName, ExclusiveStartKey: start, ConsistentRead: true }),
+    );
     items.push(...(res.Items ?? []));
     start = res.LastEvaluatedKey;
   } while (start);
@@ -64,7 +81,12 @@ export async function resetGardenState(garden: Pick<TestGarden, 'ddb' | 'tableNa
  * reads the object first and resends only when it does not exist (a resend of a placed shoot without
  * `spec.seedName` would be refused as immutable). `resent` says whether a 502 came, for assertions on 201.
  */
-export async function putResending<T>(api: GardenClient, path: string, body: unknown, attempts = 4): Promise<GardenResponse<T> & { resent: boolean }> {
+export async function putResending<T>(
+  api: GardenClient,
+  path: string,
+  body: unknown,
+  attempts = 4,
+): Promise<GardenResponse<T> & { resent: boolean }> {
   for (let attempt = 1; ; attempt++) {
     const res = await api.request<T>('PUT', path, { body });
     if (res.status !== 502 || attempt === attempts) return { ...res, resent: attempt > 1 };

@@ -18,9 +18,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started = Date.now();
   const emulator = await startEmulator({ logFile: `.landscape/test-emulator-${process.pid}.log` });
   try {
-    const deployment = await deployGarden({ endpoint: emulator.endpoint, stackName: 'GardenTest', context: TEST_STACK_CONTEXT });
+    const deployment = await deployGarden({
+      endpoint: emulator.endpoint,
+      stackName: 'GardenTest',
+      context: TEST_STACK_CONTEXT,
+    });
     const warm = await warmUp(deployment);
-    console.log(`integration: emulator ${emulator.endpoint}, stack deployed in ${Date.now() - started} ms (API warmed: ${warm}), API ${deployment.apiUrl}`);
+    console.log(
+      `integration: emulator ${emulator.endpoint}, stack deployed in ${Date.now() - started} ms (API warmed: ${warm}), API ${deployment.apiUrl}`,
+    );
     project.provide('deployment', deployment);
   } catch (error) {
     await emulator.stop();
@@ -36,8 +42,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
  */
 async function warmUp(deployment: { apiUrl: string; region: string }): Promise<string> {
   const client = new GardenClient({
-    apiUrl: deployment.apiUrl, region: deployment.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-    timeoutMs: 120_000, gatewayRetries: 6,
+    apiUrl: deployment.apiUrl,
+    region: deployment.region,
+    credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+    timeoutMs: 120_000,
+    gatewayRetries: 6,
   });
   const statuses: number[] = [];
   for (let wave = 0; wave < 3; wave++) {

@@ -26,7 +26,11 @@ export interface TestAgentOptions {
   /** The seed this agent runs in (it must be registered, so that its queue exists). */
   seed: string;
   garden: GardenClient;
-  aws: { endpoint?: string; region: string; credentials?: AwsCredentialIdentity | (() => Promise<AwsCredentialIdentity>) };
+  aws: {
+    endpoint?: string;
+    region: string;
+    credentials?: AwsCredentialIdentity | (() => Promise<AwsCredentialIdentity>);
+  };
   /** The world outside the seeds; pass the same one to every agent of a test to see restores adopt. */
   world?: MemoryExtensionWorld;
   actuators?: ActuatorSet;
@@ -49,7 +53,8 @@ export interface TestAgentOptions {
 }
 
 /** How a received message was handled. */
-export type Disposition = 'run' | 'attached' | 'replayed' | 'injected-failure' | 'ignored' | 'declined-ahead' | 'invalid' | 'dropped-stopped';
+export type Disposition =
+  'run' | 'attached' | 'replayed' | 'injected-failure' | 'ignored' | 'declined-ahead' | 'invalid' | 'dropped-stopped';
 
 export interface ReceivedCommand {
   type: CommandType | undefined;
@@ -100,19 +105,33 @@ export class TestAgent {
       ...(options.world ? { world: options.world } : {}),
       ...(options.actuators ? { actuators: options.actuators } : {}),
       log: (entry) => this.decided(entry),
-      wrap: { inbox: (inbox) => this.controlled(inbox), answers: (answers) => this.recorded(answers), runtime: (runtime) => this.delayed(runtime as ControlPlaneRuntime) },
+      wrap: {
+        inbox: (inbox) => this.controlled(inbox),
+        answers: (answers) => this.recorded(answers),
+        runtime: (runtime) => this.delayed(runtime as ControlPlaneRuntime),
+      },
     });
   }
 
   /** An agent for a seed of the stack the integration setup deployed, with the emulator's test credentials. */
-  static onDeployment(deployment: Deployment, options: Omit<TestAgentOptions, 'garden' | 'aws'> & { ownerCheck?: boolean }): TestAgent {
+  static onDeployment(
+    deployment: Deployment,
+    options: Omit<TestAgentOptions, 'garden' | 'aws'> & { ownerCheck?: boolean },
+  ): TestAgent {
     const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
     const { ownerCheck, ...rest } = options;
     return new TestAgent({
       ...rest,
       garden: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials }),
       aws: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials },
-      ...(ownerCheck ? { ownership: { hostedZoneId: deployment.outputs.HostedZoneId, internalDomain: deployment.outputs.InternalDomain } } : {}),
+      ...(ownerCheck
+        ? {
+            ownership: {
+              hostedZoneId: deployment.outputs.HostedZoneId,
+              internalDomain: deployment.outputs.InternalDomain,
+            },
+          }
+        : {}),
     });
   }
 
@@ -179,11 +198,20 @@ export class TestAgent {
    * hosted before the test began). With the owner check on, the owner record names this seed first, as
    * the garden writes it before it sends a Create.
    */
-  async host(shoot: { project: string; name: string; technicalID: string }, options: { backupBucket?: string; hibernated?: boolean } = {}): Promise<void> {
+  async host(
+    shoot: { project: string; name: string; technicalID: string },
+    options: { backupBucket?: string; hibernated?: boolean } = {},
+  ): Promise<void> {
     const { ownership, aws } = this.options;
     if (ownership) {
-      const records = new Route53OwnerRecords({ hostedZoneId: ownership.hostedZoneId, api: route53Api(new Route53Client(aws)) });
-      await records.set({ name: ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain: ownership.internalDomain }), value: this.identity! });
+      const records = new Route53OwnerRecords({
+        hostedZoneId: ownership.hostedZoneId,
+        api: route53Api(new Route53Client(aws)),
+      });
+      await records.set({
+        name: ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain: ownership.internalDomain }),
+        value: this.identity!,
+      });
     }
     await this.runtime.execute({
       apiVersion: COMMAND_API_VERSION,
@@ -192,18 +220,29 @@ export class TestAgent {
       seed: this.seed,
       issuedAt: new Date().toISOString(),
       type: 'create-control-plane',
-      controlPlane: { hibernated: options.hibernated ?? false, backup: { bucket: options.backupBucket ?? `gl-backup-${this.seed}` } },
+      controlPlane: {
+        hibernated: options.hibernated ?? false,
+        backup: { bucket: options.backupBucket ?? `gl-backup-${this.seed}` },
+      },
     });
   }
 
   /** Waits until a delivery matching `match` has been received (and returns it). */
-  async waitForCommand(match: Partial<Pick<ReceivedCommand, 'type' | 'commandId' | 'technicalID' | 'disposition'>>, options: { timeoutMs?: number } = {}): Promise<ReceivedCommand> {
+  async waitForCommand(
+    match: Partial<Pick<ReceivedCommand, 'type' | 'commandId' | 'technicalID' | 'disposition'>>,
+    options: { timeoutMs?: number } = {},
+  ): Promise<ReceivedCommand> {
     const timeoutMs = options.timeoutMs ?? 30_000;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const found = this.received.find((r) => Object.entries(match).every(([k, v]) => r[k as keyof ReceivedCommand] === v));
+      const found = this.received.find((r) =>
+        Object.entries(match).every(([k, v]) => r[k as keyof ReceivedCommand] === v),
+      );
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`seed ${this.seed}: no command matching ${JSON.stringify(match)} within ${timeoutMs} ms (received: ${this.received.map((r) => `${r.type}:${r.commandId}`).join(', ') || 'none'})`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `seed ${this.seed}: no command matching ${JSON.stringify(match)} within ${timeoutMs} ms (received: ${this.received.map((r) => `${r.type}:${r.commandId}`).join(', ') || 'none'})`,
+        );
       await sleep(50);
     }
   }
@@ -230,22 +269,38 @@ export class TestAgent {
       this.undecided.push(this.record({ ...looseFields(message.body), disposition: 'invalid' }));
       return false;
     }
-    const entry = this.record({ type: command.type, commandId: command.commandId, technicalID: command.shoot.technicalID, migrationId: command.migrationId, taskToken: command.taskToken, disposition: 'run' });
+    const entry = this.record({
+      type: command.type,
+      commandId: command.commandId,
+      technicalID: command.shoot.technicalID,
+      migrationId: command.migrationId,
+      taskToken: command.taskToken,
+      disposition: 'run',
+    });
     const decision = this.controls.decide(command);
-    const declineAhead = decision.kind === 'run' && command.type === 'restore' && controlledKind(command) === 'restore-ahead' && (this.options.restoreAhead ?? 'decline') === 'decline';
+    const declineAhead =
+      decision.kind === 'run' &&
+      command.type === 'restore' &&
+      controlledKind(command) === 'restore-ahead' &&
+      (this.options.restoreAhead ?? 'decline') === 'decline';
     if (decision.kind === 'run' && !declineAhead) {
       this.undecided.push(entry);
       return false;
     }
     await inbox.delete(message);
-    entry.disposition = decision.kind === 'ignore' ? 'ignored' : decision.kind === 'fail' ? 'injected-failure' : 'declined-ahead';
+    entry.disposition =
+      decision.kind === 'ignore' ? 'ignored' : decision.kind === 'fail' ? 'injected-failure' : 'declined-ahead';
     if (decision.kind === 'fail' && command.taskToken) {
       const failure = commandFailure({ error: decision.error, message: decision.message, seed: this.seed, command });
       await this.taskAnswers?.failure(command.taskToken, failure.error, failure.cause).catch(() => undefined);
     }
     if (declineAhead && command.type === 'restore' && command.taskToken) {
       // What a runtime that does not restore ahead answers: nothing restored, the normal restore does all of it.
-      const output = commandSuccess(command, { etcd: { restoredRevision: 0, snapshots: 0, final: false, ahead: false } }, new Date());
+      const output = commandSuccess(
+        command,
+        { etcd: { restoredRevision: 0, snapshots: 0, final: false, ahead: false } },
+        new Date(),
+      );
       await this.taskAnswers?.success(command.taskToken, JSON.stringify(output)).catch(() => undefined);
     }
     return true;
@@ -255,13 +310,17 @@ export class TestAgent {
   private decided(entry: Record<string, unknown>): void {
     if (entry.event !== 'command' && entry.event !== 'invalid-command') return;
     const delivery = this.undecided.shift();
-    if (delivery && entry.event === 'command') delivery.disposition = DISPOSITIONS[entry.decision as keyof typeof DISPOSITIONS];
+    if (delivery && entry.event === 'command')
+      delivery.disposition = DISPOSITIONS[entry.decision as keyof typeof DISPOSITIONS];
   }
 
   private recorded(answers: TaskAnswers): TaskAnswers {
     this.taskAnswers = {
       success: (token, output) => this.answer(token, { kind: 'success' }, () => answers.success(token, output)),
-      failure: (token, error, cause) => this.answer(token, { kind: 'failure', error: error as CommandFailureName }, () => answers.failure(token, error, cause)),
+      failure: (token, error, cause) =>
+        this.answer(token, { kind: 'failure', error: error as CommandFailureName }, () =>
+          answers.failure(token, error, cause),
+        ),
       heartbeat: async (token) => {
         const entry = this.delivery(token);
         try {
@@ -276,7 +335,11 @@ export class TestAgent {
     return this.taskAnswers;
   }
 
-  private async answer(token: string, answer: { kind: 'success' | 'failure'; error?: CommandFailureName }, send: () => Promise<void>): Promise<void> {
+  private async answer(
+    token: string,
+    answer: { kind: 'success' | 'failure'; error?: CommandFailureName },
+    send: () => Promise<void>,
+  ): Promise<void> {
     const entry = this.delivery(token);
     if (!this.live) {
       if (entry) entry.disposition = 'dropped-stopped';
@@ -327,5 +390,11 @@ function looseFields(body: string): Omit<ReceivedCommand, 'receivedAt' | 'dispos
   }
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const shoot = value.shoot as { technicalID?: unknown } | undefined;
-  return { type: str(value.type) as CommandType | undefined, commandId: str(value.commandId), technicalID: str(shoot?.technicalID), migrationId: str(value.migrationId), taskToken: str(value.taskToken) };
+  return {
+    type: str(value.type) as CommandType | undefined,
+    commandId: str(value.commandId),
+    technicalID: str(shoot?.technicalID),
+    migrationId: str(value.migrationId),
+    taskToken: str(value.taskToken),
+  };
 }

@@ -5,7 +5,12 @@ import type { OwnershipTimings } from '../../core/ownership/index.js';
  * check every 0.5 s, 5 s of grace. The stack's copy waits from the fence bound these give, so the two
  * must be one object (docs/design.md section 4).
  */
-export const TEST_OWNERSHIP_TIMINGS = { ownerCheckInterval: 500, unknownGrace: 5_000, dnsCacheTTL: 1_000, fenceTime: 3_000 } as const satisfies Partial<OwnershipTimings>;
+export const TEST_OWNERSHIP_TIMINGS = {
+  ownerCheckInterval: 500,
+  unknownGrace: 5_000,
+  dnsCacheTTL: 1_000,
+  fenceTime: 3_000,
+} as const satisfies Partial<OwnershipTimings>;
 
 /**
  * The CDK context of the test stack (and of benchmarks that run the same landscape, scripts/bench-evacuation.ts).

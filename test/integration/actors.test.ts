@@ -7,22 +7,49 @@ import { resetGardenState, testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
 const { deployment } = garden;
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) };
+const aws = {
+  endpoint: deployment.awsEndpoint,
+  region: deployment.region,
+  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+};
 
 /** A client of the API with the credentials of a session of `roleName`, as an agent or a viewer would get them. */
 async function clientAs(roleName: string, create: boolean): Promise<GardenClient> {
   if (create) {
-    await new IAMClient(aws).send(new CreateRoleCommand({
-      RoleName: roleName,
-      AssumeRolePolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: 'arn:aws:iam::000000000000:root' }, Action: ['sts:AssumeRole', 'sts:TagSession'] }] }),
-      Tags: [{ Key: 'gardenless-seed', Value: roleName.replace(/^gl-seed-/, '') }],
-    })).catch((error: Error) => { if (error.name !== 'EntityAlreadyExistsException') throw error; });
+    await new IAMClient(aws)
+      .send(
+        new CreateRoleCommand({
+          RoleName: roleName,
+          AssumeRolePolicyDocument: JSON.stringify({
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Effect: 'Allow',
+                Principal: { AWS: 'arn:aws:iam::000000000000:root' },
+                Action: ['sts:AssumeRole', 'sts:TagSession'],
+              },
+            ],
+          }),
+          Tags: [{ Key: 'gardenless-seed', Value: roleName.replace(/^gl-seed-/, '') }],
+        }),
+      )
+      .catch((error: Error) => {
+        if (error.name !== 'EntityAlreadyExistsException') throw error;
+      });
   }
-  const session = await new STSClient(aws).send(new AssumeRoleCommand({ RoleArn: `arn:aws:iam::000000000000:role/${roleName}`, RoleSessionName: 'it' }));
+  const session = await new STSClient(aws).send(
+    new AssumeRoleCommand({ RoleArn: `arn:aws:iam::000000000000:role/${roleName}`, RoleSessionName: 'it' }),
+  );
   const c = session.Credentials!;
   return new GardenClient({
-    apiUrl: deployment.apiUrl, region: deployment.region, timeoutMs: 120_000,
-    credentials: async () => ({ accessKeyId: c.AccessKeyId!, secretAccessKey: c.SecretAccessKey!, sessionToken: c.SessionToken! }),
+    apiUrl: deployment.apiUrl,
+    region: deployment.region,
+    timeoutMs: 120_000,
+    credentials: async () => ({
+      accessKeyId: c.AccessKeyId!,
+      secretAccessKey: c.SecretAccessKey!,
+      sessionToken: c.SessionToken!,
+    }),
   });
 }
 
@@ -38,7 +65,8 @@ describe('actors on the deployed stack (the caller API Gateway authenticated, ch
 
   beforeAll(async () => {
     await resetGardenState(garden);
-    for (const n of ['act-a', 'act-b']) expect((await garden.setup.request('PUT', `/seeds/${n}`, { body: seed(n) })).status).toBe(201);
+    for (const n of ['act-a', 'act-b'])
+      expect((await garden.setup.request('PUT', `/seeds/${n}`, { body: seed(n) })).status).toBe(201);
     const shoot = fixture('shoot-dev-api1');
     shoot.metadata.name = 'on-a';
     shoot.spec.seedName = 'act-a';
@@ -48,7 +76,13 @@ describe('actors on the deployed stack (the caller API Gateway authenticated, ch
   });
 
   it('lets the agent of act-a heartbeat and read its own seed and the shoot placed on it', async () => {
-    expect((await agent.request('POST', '/seeds/act-a/heartbeat', { body: { conditions: [{ type: 'GardenletReady', status: 'True' }] } })).status).toBe(200);
+    expect(
+      (
+        await agent.request('POST', '/seeds/act-a/heartbeat', {
+          body: { conditions: [{ type: 'GardenletReady', status: 'True' }] },
+        })
+      ).status,
+    ).toBe(200);
     expect((await agent.request('GET', '/seeds/act-a')).status).toBe(200);
     expect((await agent.request('GET', '/projects/dev/shoots/on-a')).status).toBe(200);
   });

@@ -37,7 +37,10 @@ const { api, deployment } = garden;
 const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
-const records = new Route53ApiRecords({ hostedZoneId: deployment.outputs.ApiHostedZoneId!, api: route53Api(new Route53Client(aws)) });
+const records = new Route53ApiRecords({
+  hostedZoneId: deployment.outputs.ApiHostedZoneId!,
+  api: route53Api(new Route53Client(aws)),
+});
 const externalDomain = deployment.outputs.ExternalDomain!;
 const project = 'dnsrec';
 const shootName = 'web';
@@ -55,7 +58,9 @@ let lbPort = 0;
 let dnsmasq: Dnsmasq | undefined;
 
 type MigrationView = MigrationRecord & { progress: number };
-interface ShootView { status: { seedName?: string; lastOperation?: LastOperation; advertisedAddresses?: { name: string; url: string }[] } }
+interface ShootView {
+  status: { seedName?: string; lastOperation?: LastOperation; advertisedAddresses?: { name: string; url: string }[] };
+}
 
 /** A port free on both seeds' loopback addresses: the shoot's load balancer port. */
 async function portFreeOnBoth(): Promise<number> {
@@ -69,7 +74,10 @@ async function portFreeOnBoth(): Promise<number> {
       other.once('error', () => resolve(false));
       other.listen(port, LB['dns-b'], () => resolve(true));
     });
-    await Promise.all([new Promise((r) => server.close(r)), free ? new Promise((r) => other.close(r)) : Promise.resolve()]);
+    await Promise.all([
+      new Promise((r) => server.close(r)),
+      free ? new Promise((r) => other.close(r)) : Promise.resolve(),
+    ]);
     if (free) return port;
   }
 }
@@ -79,7 +87,11 @@ async function startAgent(name: SeedName) {
     seed: name,
     garden: api,
     aws,
-    owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain: deployment.outputs.InternalDomain },
+    owner: {
+      mode: 'api',
+      hostedZoneId: deployment.outputs.HostedZoneId,
+      internalDomain: deployment.outputs.InternalDomain,
+    },
     backupBucket: `gl-backup-${name}`,
     workDir: join(workDir, name),
     heartbeatIntervalMs: 1_000,
@@ -99,7 +111,10 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
   for (;;) {
     last = await fn().catch((error: unknown) => error);
     if (last !== undefined && last !== false && !(last instanceof Error)) return last as T;
-    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}\n${logs.slice(-20).join('\n')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}\n${logs.slice(-20).join('\n')}`,
+      );
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -112,23 +127,35 @@ async function cliView(): Promise<{ advertised: ShootView['status']['advertisedA
   const kubeconfig = await runCli(deployment, ['shoot', 'kubeconfig', `${project}/${shootName}`]);
   expect(kubeconfig.code, kubeconfig.stderr).toBe(0);
   const config = parse(kubeconfig.stdout) as { clusters: { cluster: { server: string } }[] };
-  return { advertised: (parse(get.stdout) as ShootView).status.advertisedAddresses, server: config.clusters[0]!.cluster.server };
+  return {
+    advertised: (parse(get.stdout) as ShootView).status.advertisedAddresses,
+    server: config.clusters[0]!.cluster.server,
+  };
 }
 
-const migration = async () => (await api.request<MigrationView>('GET', `/projects/${project}/shoots/${shootName}/migration`)).body;
+const migration = async () =>
+  (await api.request<MigrationView>('GET', `/projects/${project}/shoots/${shootName}/migration`)).body;
 
 async function migrate(destinationSeed: SeedName, mode: 'auto' | 'bad'): Promise<MigrationView> {
-  const started = await api.request('POST', `/projects/${project}/shoots/${shootName}/migrate`, { body: { destinationSeed, mode } });
+  const started = await api.request('POST', `/projects/${project}/shoots/${shootName}/migrate`, {
+    body: { destinationSeed, mode },
+  });
   expect(started.status, JSON.stringify(started.body)).toBe(202);
-  return until('the migration to settle', async () => {
-    const m = await migration();
-    return m.state !== 'Running' ? m : undefined;
-  }, 180_000);
+  return until(
+    'the migration to settle',
+    async () => {
+      const m = await migration();
+      return m.state !== 'Running' ? m : undefined;
+    },
+    180_000,
+  );
 }
 
 /** The Route 53 zone as a DNS server serves it: the API records written into dnsmasq's hosts file. */
 async function publishZone(): Promise<void> {
-  const lines = (await records.list()).filter((r) => r.type === 'A' || r.type === 'AAAA').map((r) => `${r.value} ${r.name}`);
+  const lines = (await records.list())
+    .filter((r) => r.type === 'A' || r.type === 'AAAA')
+    .map((r) => `${r.value} ${r.name}`);
   writeFileSync(hostsFile, `${lines.join('\n')}\n`);
   await dnsmasq?.reload();
 }
@@ -138,9 +165,19 @@ async function reachedThroughDns(): Promise<string> {
   const resolver = new dns.Resolver({ timeout: 500, tries: 2 });
   resolver.setServers([`127.0.0.1:${dnsmasq!.port}`]);
   // Node asks for every address (`all`) when it may try several, and for one otherwise.
-  const lookup = ((hostname: string, options: { all?: boolean }, callback: (error: Error | null, address: unknown, family?: number) => void) => {
+  const lookup = ((
+    hostname: string,
+    options: { all?: boolean },
+    callback: (error: Error | null, address: unknown, family?: number) => void,
+  ) => {
     resolver.resolve4(hostname).then(
-      (addresses) => (options.all ? callback(null, addresses.map((address) => ({ address, family: 4 }))) : callback(null, addresses[0]!, 4)),
+      (addresses) =>
+        options.all
+          ? callback(
+              null,
+              addresses.map((address) => ({ address, family: 4 })),
+            )
+          : callback(null, addresses[0]!, 4),
       (error: NodeJS.ErrnoException) => callback(error, options.all ? [] : '', 4),
     );
   }) as LookupFunction;
@@ -195,91 +232,111 @@ function watch(from: string, to: SeedName) {
   };
 }
 
-describe.skipIf(DNSMASQ_PATH.length === 0)('the API record follows the control plane (Route 53 on the emulator, dnsmasq on loopback)', () => {
-  beforeAll(async () => {
-    await resetGardenState(garden);
-    lbPort = await portFreeOnBoth();
-    writeFileSync(hostsFile, '\n');
-    dnsmasq = await startDnsmasq({ port: await freeDnsPort(), domain: externalDomain, hostsFile });
-    for (const [i, name] of (['dns-a', 'dns-b'] as const).entries()) {
-      await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
-      expect((await api.request('PUT', `/seeds/${name}`, { body: backedSeed(name, 80 + i) })).status).toBe(201);
-      await startAgent(name);
-    }
-  });
+describe.skipIf(DNSMASQ_PATH.length === 0)(
+  'the API record follows the control plane (Route 53 on the emulator, dnsmasq on loopback)',
+  () => {
+    beforeAll(async () => {
+      await resetGardenState(garden);
+      lbPort = await portFreeOnBoth();
+      writeFileSync(hostsFile, '\n');
+      dnsmasq = await startDnsmasq({ port: await freeDnsPort(), domain: externalDomain, hostsFile });
+      for (const [i, name] of (['dns-a', 'dns-b'] as const).entries()) {
+        await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
+        expect((await api.request('PUT', `/seeds/${name}`, { body: backedSeed(name, 80 + i) })).status).toBe(201);
+        await startAgent(name);
+      }
+    });
 
-  afterAll(async () => {
-    await Promise.all([...agents.values()].map((a) => a.agent.stop()));
-    await dnsmasq?.stop();
-    rmSync(workDir, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      await Promise.all([...agents.values()].map((a) => a.agent.stop()));
+      await dnsmasq?.stop();
+      rmSync(workDir, { recursive: true, force: true });
+    });
 
-  it('create writes the record once the control plane serves: A of seed dns-a\'s load balancer, with the deployment\'s TTL', async () => {
-    const body = fixture('shoot-dev-api1');
-    body.metadata = { name: shootName };
-    body.spec.seedName = 'dns-a';
-    delete body.spec.tolerations;
-    delete body.spec.controlPlane;
-    expect((await api.request('PUT', `/projects/${project}/shoots/${shootName}`, { body })).status).toBe(201);
-    await until('Create Succeeded', async () => (await shoot()).status.lastOperation?.state === 'Succeeded');
-    expect(await records.get(API)).toEqual<ApiRecord>({ name: API, type: 'A', value: LB['dns-a'], ttl: 60 });
-    // The shoot advertises the API domain on the load balancer's scheme and port (the stand-in's is plain HTTP).
-    const url = `http://${API}:${lbPort}`;
-    expect((await shoot()).status.advertisedAddresses).toEqual([{ name: 'external', url }]);
-    expect(await cliView()).toEqual({ advertised: [{ name: 'external', url }], server: url });
-    await publishZone();
-    expect(await reachedThroughDns()).toBe('dns-a');
-  });
+    it("create writes the record once the control plane serves: A of seed dns-a's load balancer, with the deployment's TTL", async () => {
+      const body = fixture('shoot-dev-api1');
+      body.metadata = { name: shootName };
+      body.spec.seedName = 'dns-a';
+      delete body.spec.tolerations;
+      delete body.spec.controlPlane;
+      expect((await api.request('PUT', `/projects/${project}/shoots/${shootName}`, { body })).status).toBe(201);
+      await until('Create Succeeded', async () => (await shoot()).status.lastOperation?.state === 'Succeeded');
+      expect(await records.get(API)).toEqual<ApiRecord>({ name: API, type: 'A', value: LB['dns-a'], ttl: 60 });
+      // The shoot advertises the API domain on the load balancer's scheme and port (the stand-in's is plain HTTP).
+      const url = `http://${API}:${lbPort}`;
+      expect((await shoot()).status.advertisedAddresses).toEqual([{ name: 'external', url }]);
+      expect(await cliView()).toEqual({ advertised: [{ name: 'external', url }], server: url });
+      await publishZone();
+      expect(await reachedThroughDns()).toBe('dns-a');
+    });
 
-  it('a good-path migration switches it to the destination after the destination\'s first acknowledged write, never earlier', async () => {
-    const timeline = watch(LB['dns-a'], 'dns-b');
-    const m = await migrate('dns-b', 'auto');
-    const { firstAckOnDestination, lastSeenOnSource } = await timeline.stop();
-    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
-    expect(m.path).toBe('good');
-    expect(m.steps.find((s) => s.id === 'switch-api-record')).toMatchObject({ state: 'succeeded', message: expect.stringContaining(`A ${LB['dns-b']}`) });
-    expect(firstAckOnDestination).toBeDefined();
-    // At some time after the destination acknowledged its first write, the record still named the source.
-    expect(lastSeenOnSource!).toBeGreaterThanOrEqual(firstAckOnDestination!);
-    console.log(`good path: record on the source still ${lastSeenOnSource! - firstAckOnDestination!} ms after the destination's first acknowledged write`);
-    expect(await records.get(API)).toMatchObject({ type: 'A', value: LB['dns-b'] });
-    // The same name and port on the destination: what users were given still reaches the shoot.
-    expect((await shoot()).status.advertisedAddresses).toEqual([{ name: 'external', url: `http://${API}:${lbPort}` }]);
-    await publishZone();
-    expect(await reachedThroughDns()).toBe('dns-b');
-  });
+    it("a good-path migration switches it to the destination after the destination's first acknowledged write, never earlier", async () => {
+      const timeline = watch(LB['dns-a'], 'dns-b');
+      const m = await migrate('dns-b', 'auto');
+      const { firstAckOnDestination, lastSeenOnSource } = await timeline.stop();
+      expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+      expect(m.path).toBe('good');
+      expect(m.steps.find((s) => s.id === 'switch-api-record')).toMatchObject({
+        state: 'succeeded',
+        message: expect.stringContaining(`A ${LB['dns-b']}`),
+      });
+      expect(firstAckOnDestination).toBeDefined();
+      // At some time after the destination acknowledged its first write, the record still named the source.
+      expect(lastSeenOnSource!).toBeGreaterThanOrEqual(firstAckOnDestination!);
+      console.log(
+        `good path: record on the source still ${lastSeenOnSource! - firstAckOnDestination!} ms after the destination's first acknowledged write`,
+      );
+      expect(await records.get(API)).toMatchObject({ type: 'A', value: LB['dns-b'] });
+      // The same name and port on the destination: what users were given still reaches the shoot.
+      expect((await shoot()).status.advertisedAddresses).toEqual([
+        { name: 'external', url: `http://${API}:${lbPort}` },
+      ]);
+      await publishZone();
+      expect(await reachedThroughDns()).toBe('dns-b');
+    });
 
-  it('a bad-path migration switches it back only after the destination serves', async () => {
-    const timeline = watch(LB['dns-b'], 'dns-a');
-    const m = await migrate('dns-a', 'bad');
-    const { firstAckOnDestination, lastSeenOnSource } = await timeline.stop();
-    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
-    expect(m.path).toBe('bad');
-    expect(firstAckOnDestination).toBeDefined();
-    expect(lastSeenOnSource!).toBeGreaterThanOrEqual(firstAckOnDestination!);
-    expect(await records.get(API)).toMatchObject({ type: 'A', value: LB['dns-a'] });
-    await publishZone();
-    expect(await reachedThroughDns()).toBe('dns-a');
-  });
+    it('a bad-path migration switches it back only after the destination serves', async () => {
+      const timeline = watch(LB['dns-b'], 'dns-a');
+      const m = await migrate('dns-a', 'bad');
+      const { firstAckOnDestination, lastSeenOnSource } = await timeline.stop();
+      expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+      expect(m.path).toBe('bad');
+      expect(firstAckOnDestination).toBeDefined();
+      expect(lastSeenOnSource!).toBeGreaterThanOrEqual(firstAckOnDestination!);
+      expect(await records.get(API)).toMatchObject({ type: 'A', value: LB['dns-a'] });
+      await publishZone();
+      expect(await reachedThroughDns()).toBe('dns-a');
+    });
 
-  it('a failed migration (the destination\'s agent is gone) leaves it on the source', async () => {
-    await agents.get('dns-b')!.agent.stop();
-    agents.delete('dns-b');
-    const m = await migrate('dns-b', 'bad');
-    expect(m.state).toBe('Error');
-    expect(m.steps.find((s) => s.id === 'switch-api-record')?.state).toBe('pending');
-    expect(await records.get(API)).toMatchObject({ type: 'A', value: LB['dns-a'] });
-    // Resumed with the destination back, the migration ends and the record follows.
-    await startAgent('dns-b');
-    const resumed = await migrate('dns-b', 'bad');
-    expect(resumed.state, JSON.stringify(resumed.error)).toBe('Succeeded');
-    expect(await records.get(API)).toMatchObject({ type: 'A', value: LB['dns-b'] });
-  });
+    it("a failed migration (the destination's agent is gone) leaves it on the source", async () => {
+      await agents.get('dns-b')!.agent.stop();
+      agents.delete('dns-b');
+      const m = await migrate('dns-b', 'bad');
+      expect(m.state).toBe('Error');
+      expect(m.steps.find((s) => s.id === 'switch-api-record')?.state).toBe('pending');
+      expect(await records.get(API)).toMatchObject({ type: 'A', value: LB['dns-a'] });
+      // Resumed with the destination back, the migration ends and the record follows.
+      await startAgent('dns-b');
+      const resumed = await migrate('dns-b', 'bad');
+      expect(resumed.state, JSON.stringify(resumed.error)).toBe('Succeeded');
+      expect(await records.get(API)).toMatchObject({ type: 'A', value: LB['dns-b'] });
+    });
 
-  it('delete removes it', async () => {
-    expect((await api.request('PATCH', `/projects/${project}/shoots/${shootName}`, { body: CONFIRM, headers: MERGE_PATCH })).status).toBe(200);
-    expect((await api.request('DELETE', `/projects/${project}/shoots/${shootName}`)).status).toBe(202);
-    await until('the shoot gone', async () => (await api.request('GET', `/projects/${project}/shoots/${shootName}`)).status === 404);
-    expect(await records.get(API)).toBeUndefined();
-  });
-});
+    it('delete removes it', async () => {
+      expect(
+        (
+          await api.request('PATCH', `/projects/${project}/shoots/${shootName}`, {
+            body: CONFIRM,
+            headers: MERGE_PATCH,
+          })
+        ).status,
+      ).toBe(200);
+      expect((await api.request('DELETE', `/projects/${project}/shoots/${shootName}`)).status).toBe(202);
+      await until(
+        'the shoot gone',
+        async () => (await api.request('GET', `/projects/${project}/shoots/${shootName}`)).status === 404,
+      );
+      expect(await records.get(API)).toBeUndefined();
+    });
+  },
+);

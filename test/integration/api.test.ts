@@ -62,7 +62,8 @@ describe('garden API on the deployed stack', () => {
   });
 
   it('pages through lists with continue tokens and rejects forged tokens', async () => {
-    for (const n of ['page-a', 'page-b', 'page-c']) expect((await api.request('PUT', `/seeds/${n}`, { body: seed(n) })).status).toBe(201);
+    for (const n of ['page-a', 'page-b', 'page-c'])
+      expect((await api.request('PUT', `/seeds/${n}`, { body: seed(n) })).status).toBe(201);
     const names: string[] = [];
     let token: string | undefined;
     do {
@@ -85,7 +86,12 @@ describe('garden API on the deployed stack', () => {
 
   it('records heartbeats with conditions and refuses a foreign identity', async () => {
     const hb = await api.request<{ lastHeartbeatTime: string; identity: string }>('POST', '/seeds/aws-eu1/heartbeat', {
-      body: { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] },
+      body: {
+        conditions: [
+          { type: 'GardenletReady', status: 'True' },
+          { type: 'BackupBucketsReady', status: 'True' },
+        ],
+      },
     });
     expect(hb.status).toBe(200);
     const seedNow = await api.request<Resource>('GET', '/seeds/aws-eu1');
@@ -95,7 +101,9 @@ describe('garden API on the deployed stack', () => {
       expect.objectContaining({ type: 'GardenletReady', status: 'True' }),
     ]);
 
-    const foreign = await api.request('POST', '/seeds/aws-eu1/heartbeat', { body: { identity: 'aws-eu1-someone-else', conditions: [] } });
+    const foreign = await api.request('POST', '/seeds/aws-eu1/heartbeat', {
+      body: { identity: 'aws-eu1-someone-else', conditions: [] },
+    });
     expect(foreign.status).toBe(409);
     expect(foreign.body).toMatchObject({ code: 'IdentityMismatch' });
   });
@@ -105,7 +113,10 @@ describe('garden API on the deployed stack', () => {
     nowhere.spec.region = 'ap-south-1';
     const unscheduled = await api.request<Resource>('PUT', '/projects/dev/shoots/lonely', { body: nowhere });
     expect(unscheduled.status).toBe(201);
-    expect(unscheduled.body.status).toMatchObject({ technicalID: 'shoot--dev--lonely', lastOperation: { type: 'Create', state: 'Pending' } });
+    expect(unscheduled.body.status).toMatchObject({
+      technicalID: 'shoot--dev--lonely',
+      lastOperation: { type: 'Create', state: 'Pending' },
+    });
     expect(unscheduled.body.status.seedName).toBeUndefined();
 
     const placed = await api.request<Resource>('PUT', '/projects/dev/shoots/api1', { body: shoot('api1', 'aws-eu1') });
@@ -117,7 +128,9 @@ describe('garden API on the deployed stack', () => {
     expect(blocked.status).toBe(409);
     expect(blocked.body).toMatchObject({ code: 'SeedHostsShoots' });
 
-    const missingSeed = await api.request('PUT', '/projects/dev/shoots/nowhere', { body: shoot('nowhere', 'no-such-seed') });
+    const missingSeed = await api.request('PUT', '/projects/dev/shoots/nowhere', {
+      body: shoot('nowhere', 'no-such-seed'),
+    });
     expect(missingSeed.status).toBe(422);
     expect(missingSeed.body).toMatchObject({ code: 'SeedNotFound', field: 'spec.seedName' });
     expect((await api.request('GET', '/projects/dev/shoots/nowhere')).status).toBe(404);
@@ -137,7 +150,9 @@ describe('garden API on the deployed stack', () => {
     expect(patched.body.spec).toMatchObject({ hibernation: { enabled: true }, seedName: 'aws-eu1' });
     expect(patched.body.metadata.labels).toEqual({ team: 'blue' });
 
-    const stalePatch = await api.request('PATCH', '/projects/dev/shoots/api1', { body: { metadata: { resourceVersion: '1' }, spec: { purpose: 'testing' } } });
+    const stalePatch = await api.request('PATCH', '/projects/dev/shoots/api1', {
+      body: { metadata: { resourceVersion: '1' }, spec: { purpose: 'testing' } },
+    });
     expect(stalePatch.status).toBe(409);
 
     const list = await api.request<{ items: Resource[] }>('GET', '/projects/dev/shoots');
@@ -149,8 +164,18 @@ describe('garden API on the deployed stack', () => {
     expect(unconfirmed.status).toBe(422);
     expect(unconfirmed.body.code).toBe('DeletionNotConfirmed');
     const confirm = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
-    expect((await api.request('PATCH', '/projects/dev/shoots/api1', { body: confirm, headers: { 'content-type': 'application/merge-patch+json' } })).status).toBe(200);
-    const requested = await api.request<Resource & { metadata: { deletionTimestamp?: string } }>('DELETE', '/projects/dev/shoots/api1');
+    expect(
+      (
+        await api.request('PATCH', '/projects/dev/shoots/api1', {
+          body: confirm,
+          headers: { 'content-type': 'application/merge-patch+json' },
+        })
+      ).status,
+    ).toBe(200);
+    const requested = await api.request<Resource & { metadata: { deletionTimestamp?: string } }>(
+      'DELETE',
+      '/projects/dev/shoots/api1',
+    );
     expect(requested.status).toBe(202);
     expect(requested.body.metadata.deletionTimestamp).toEqual(expect.any(String));
     // No agent runs seed aws-eu1 here: the shoot stays (and keeps its place) until one confirms the removal.
@@ -169,6 +194,8 @@ describe('garden API on the deployed stack', () => {
     const doc = await api.request<{ openapi: string; paths: Record<string, unknown> }>('GET', '/openapi.json');
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toMatch(/^3\./);
-    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/seeds/{name}', '/projects/{project}/shoots/{name}']));
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(['/seeds/{name}', '/projects/{project}/shoots/{name}']),
+    );
   });
 });

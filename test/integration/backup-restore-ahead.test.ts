@@ -2,7 +2,17 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { currentFinalSnapshot } from '../../core/snapshots/index.js';
 import { sleep, Snapshotter } from '../../seed/backup-restore/index.js';
-import { cleanup, dump, newBucket, ownerZone, readiness, startedEtcd, startSidecar, unique, waitFor } from './backup-restore-support.js';
+import {
+  cleanup,
+  dump,
+  newBucket,
+  ownerZone,
+  readiness,
+  startedEtcd,
+  startSidecar,
+  unique,
+  waitFor,
+} from './backup-restore-support.js';
 
 /**
  * Restore ahead and catch-up (pre-copy) with real etcds and the emulator's S3 and Route 53: a source etcd
@@ -12,7 +22,12 @@ import { cleanup, dump, newBucket, ownerZone, readiness, startedEtcd, startSidec
 
 const ME = 'seed-b-2222';
 const SOURCE = 'seed-a-1111';
-const intervals = { ownerCheckInterval: 500, initialRetryDelay: 200, deltaSnapshotInterval: 1_000, fullSnapshotInterval: 60_000 };
+const intervals = {
+  ownerCheckInterval: 500,
+  initialRetryDelay: 200,
+  deltaSnapshotInterval: 1_000,
+  fullSnapshotInterval: 60_000,
+};
 
 afterAll(cleanup);
 
@@ -24,7 +39,13 @@ describe('backup-restore sidecar: restore ahead', () => {
     await zone.records.set({ name: zone.recordName, value: SOURCE });
     const { dir, supervisor: source, endpoint: sourceUrl, client } = await startedEtcd('ahead-source', 'private');
     try {
-      const snapshotter = new Snapshotter({ store, technicalID, endpoint: () => sourceUrl, stagingDir: join(dir, 'staging'), compression: 'none' });
+      const snapshotter = new Snapshotter({
+        store,
+        technicalID,
+        endpoint: () => sourceUrl,
+        stagingDir: join(dir, 'staging'),
+        compression: 'none',
+      });
       for (let i = 0; i < 48; i++) await client.put(`big/${i}`).value('x'.repeat(64 * 1024));
       await snapshotter.takeFull();
       await snapshotter.start();
@@ -33,10 +54,21 @@ describe('backup-restore sidecar: restore ahead', () => {
       const delta = (await snapshotter.takeDelta())!;
 
       // Act 1: the destination's sidecar restores ahead while the source still owns the shoot.
-      const { sidecar, log } = await startSidecar({ technicalID, store, owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME }, ...intervals, restore: { ahead: true } });
+      const { sidecar, log } = await startSidecar({
+        technicalID,
+        store,
+        owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
+        ...intervals,
+        restore: { ahead: true },
+      });
 
       // Assess 1: standby at the delta's revision; etcd private, nothing uploaded, no owner check.
-      expect(sidecar.status()).toMatchObject({ standby: true, ready: false, restore: { revision: delta.lastRevision }, etcd: { fenced: true } });
+      expect(sidecar.status()).toMatchObject({
+        standby: true,
+        ready: false,
+        restore: { revision: delta.lastRevision },
+        etcd: { fenced: true },
+      });
       expect(await readiness(sidecar.statusUrl)).toBe(503);
 
       // Act 2: the second round: the source goes on, a delta arrives, the standby is refreshed.
@@ -45,12 +77,24 @@ describe('backup-restore sidecar: restore ahead', () => {
       const second = (await snapshotter.takeDelta())!;
       const uploadedAhead = (await store.list(technicalID)).length;
       const refresh = await fetch(`${sidecar.statusUrl}/restore/refresh`, { method: 'POST' });
-      const refreshed = (await refresh.json()) as { restore: { caughtUp: boolean; aheadRevision: number; revision: number; transactions: number } };
+      const refreshed = (await refresh.json()) as {
+        restore: { caughtUp: boolean; aheadRevision: number; revision: number; transactions: number };
+      };
 
       // Assess 2: only the new delta replayed, still standby: private, unserved, nothing uploaded.
       expect(refresh.status).toBe(200);
-      expect(refreshed.restore).toMatchObject({ caughtUp: true, aheadRevision: delta.lastRevision, revision: second.lastRevision, transactions: 15 });
-      expect(sidecar.status()).toMatchObject({ standby: true, ready: false, restore: { revision: second.lastRevision }, etcd: { fenced: true } });
+      expect(refreshed.restore).toMatchObject({
+        caughtUp: true,
+        aheadRevision: delta.lastRevision,
+        revision: second.lastRevision,
+        transactions: 15,
+      });
+      expect(sidecar.status()).toMatchObject({
+        standby: true,
+        ready: false,
+        restore: { revision: second.lastRevision },
+        etcd: { fenced: true },
+      });
       expect(await readiness(sidecar.statusUrl)).toBe(503);
       expect((await store.list(technicalID)).length).toBe(uploadedAhead);
 
@@ -66,19 +110,43 @@ describe('backup-restore sidecar: restore ahead', () => {
       expect((await store.list(technicalID)).length).toBe(uploadedAhead + 1);
 
       // Act 4: the migration's restore: the catch-up.
-      const res = await fetch(`${sidecar.statusUrl}/restore/catch-up?expectedLastRevision=${final.lastRevision}`, { method: 'POST' });
-      const body = (await res.json()) as { restore: { caughtUp: boolean; aheadRevision: number; revision: number; transactions: number; final: boolean } };
+      const res = await fetch(`${sidecar.statusUrl}/restore/catch-up?expectedLastRevision=${final.lastRevision}`, {
+        method: 'POST',
+      });
+      const body = (await res.json()) as {
+        restore: { caughtUp: boolean; aheadRevision: number; revision: number; transactions: number; final: boolean };
+      };
 
       // Assess 4: only the final delta replayed, from where the refresh left it; serving as owner with the source's data, history begun with a marker.
       expect(res.status).toBe(200);
-      expect(body.restore).toMatchObject({ caughtUp: true, aheadRevision: second.lastRevision, revision: final.lastRevision, transactions: 7, final: true });
+      expect(body.restore).toMatchObject({
+        caughtUp: true,
+        aheadRevision: second.lastRevision,
+        revision: final.lastRevision,
+        transactions: 7,
+        final: true,
+      });
       await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200, 10_000);
       expect(await dump(sidecar.clientUrl)).toEqual(await dump(sourceUrl));
       const listing = await store.list(technicalID);
-      expect(listing.filter((s) => s.kind === 'Incr' && !s.final && s.startRevision === final.lastRevision && s.lastRevision === final.lastRevision)).toHaveLength(1);
+      expect(
+        listing.filter(
+          (s) =>
+            s.kind === 'Incr' &&
+            !s.final &&
+            s.startRevision === final.lastRevision &&
+            s.lastRevision === final.lastRevision,
+        ),
+      ).toHaveLength(1);
       expect(currentFinalSnapshot(listing)).toBeUndefined();
-      await waitFor('the full snapshot after serving', () => sidecar.status().snapshots.lastFullSnapshot !== null, 20_000);
-      expect(log.map((e) => e.event)).toEqual(expect.arrayContaining(['restored-ahead', 'refreshed-ahead', 'caught-up']));
+      await waitFor(
+        'the full snapshot after serving',
+        () => sidecar.status().snapshots.lastFullSnapshot !== null,
+        20_000,
+      );
+      expect(log.map((e) => e.event)).toEqual(
+        expect.arrayContaining(['restored-ahead', 'refreshed-ahead', 'caught-up']),
+      );
 
       // A repeat answers the same; a refresh of a sidecar that serves is refused.
       expect((await fetch(`${sidecar.statusUrl}/restore/catch-up`, { method: 'POST' })).status).toBe(200);
@@ -93,7 +161,12 @@ describe('backup-restore sidecar: restore ahead', () => {
     const [store, zone] = [await newBucket('ahead-none'), await ownerZone()];
     const technicalID = unique('shoot--dev--none');
     await zone.records.set({ name: zone.recordName, value: ME });
-    const { sidecar } = await startSidecar({ technicalID, store, owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME }, ...intervals });
+    const { sidecar } = await startSidecar({
+      technicalID,
+      store,
+      owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
+      ...intervals,
+    });
     await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
     for (const path of ['/restore/catch-up?expectedLastRevision=5', '/restore/refresh']) {
       const res = await fetch(`${sidecar.statusUrl}${path}`, { method: 'POST' });

@@ -17,7 +17,13 @@ describe('backup-restore snapshotter: a watch etcd cancels', () => {
     const store = await newBucket('compaction');
     const technicalID = unique('shoot--dev--compaction');
     const { dir, supervisor, endpoint, client } = await startedEtcd('compaction', 'public');
-    const options = { store, technicalID, endpoint: () => endpoint, stagingDir: join(dir, 'staging'), compression: 'none' as const };
+    const options = {
+      store,
+      technicalID,
+      endpoint: () => endpoint,
+      stagingDir: join(dir, 'staging'),
+      compression: 'none' as const,
+    };
     let resumed: Snapshotter | undefined;
     try {
       const first = new Snapshotter(options);
@@ -32,16 +38,29 @@ describe('backup-restore snapshotter: a watch etcd cancels', () => {
 
       // Act: a snapshotter that continues where the store ends (as a new leader's or a restarted sidecar's).
       const events: SnapshotterEvent[] = [];
-      resumed = new Snapshotter({ ...options, baseline: 'store', deltaSnapshotInterval: 300, onEvent: (e) => events.push(e) });
+      resumed = new Snapshotter({
+        ...options,
+        baseline: 'store',
+        deltaSnapshotInterval: 300,
+        onEvent: (e) => events.push(e),
+      });
       await resumed.start();
 
       // Assess: it resumed after the delta, its watch was refused, and a full snapshot at etcd's revision followed.
       expect(events).toContainEqual(expect.objectContaining({ type: 'resumed', lastRevision: delta!.lastRevision }));
-      await expect.poll(async () => (await store.list(technicalID)).filter((s) => s.kind === 'Full').map((s) => s.lastRevision), { timeout: 10_000 }).toContain(compactAt);
+      await expect
+        .poll(async () => (await store.list(technicalID)).filter((s) => s.kind === 'Full').map((s) => s.lastRevision), {
+          timeout: 10_000,
+        })
+        .toContain(compactAt);
       expect(events.map((e) => e.type)).toContain('watch-error');
       await client.put('c/0').value('0');
       const last = Number((await client.put('c/1').value('1').exec()).header.revision);
-      await expect.poll(async () => (await store.list(technicalID)).some((s) => s.kind === 'Incr' && s.lastRevision === last), { timeout: 10_000 }).toBe(true);
+      await expect
+        .poll(async () => (await store.list(technicalID)).some((s) => s.kind === 'Incr' && s.lastRevision === last), {
+          timeout: 10_000,
+        })
+        .toBe(true);
       resumed.stop();
       await resumed.idle();
       const restored = await restoredContent({ store, technicalID, expectedLastRevision: last });

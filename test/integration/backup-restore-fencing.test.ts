@@ -1,7 +1,18 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { currentFinalSnapshot, latestFinalSnapshot, planRestore } from '../../core/snapshots/index.js';
 import { sleep } from '../../seed/backup-restore/index.js';
-import { cleanup, emulatorProxy, newBucket, ownerZone, readiness, restoredContent, startSidecar, startWriter, unique, waitFor } from './backup-restore-support.js';
+import {
+  cleanup,
+  emulatorProxy,
+  newBucket,
+  ownerZone,
+  readiness,
+  restoredContent,
+  startSidecar,
+  startWriter,
+  unique,
+  waitFor,
+} from './backup-restore-support.js';
 
 /**
  * The sidecar's owner watchdog against the emulator's Route 53 (API mode) and S3, with a real etcd and a
@@ -10,7 +21,12 @@ import { cleanup, emulatorProxy, newBucket, ownerZone, readiness, restoredConten
 
 const ME = 'seed-a-1111';
 const OTHER = 'seed-b-2222';
-const intervals = { ownerCheckInterval: 500, initialRetryDelay: 200, deltaSnapshotInterval: 1_000, fullSnapshotInterval: 60_000 };
+const intervals = {
+  ownerCheckInterval: 500,
+  initialRetryDelay: 200,
+  deltaSnapshotInterval: 1_000,
+  fullSnapshotInterval: 60_000,
+};
 
 afterAll(cleanup);
 
@@ -20,7 +36,13 @@ describe('backup-restore sidecar: owner watchdog', () => {
     const [store, zone] = [await newBucket('fence'), await ownerZone()];
     const technicalID = unique('shoot--dev--fence');
     await zone.records.set({ name: zone.recordName, value: ME });
-    const { sidecar, log } = await startSidecar({ technicalID, store, owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME }, ...intervals, unknownGrace: 5_000 });
+    const { sidecar, log } = await startSidecar({
+      technicalID,
+      store,
+      owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
+      ...intervals,
+      unknownGrace: 5_000,
+    });
     await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
     const writer = startWriter({ clientUrl: sidecar.clientUrl });
     await sleep(2_500);
@@ -60,7 +82,9 @@ describe('backup-restore sidecar: owner watchdog', () => {
     expect(final.kind).toBe('Incr');
     expect(result.deltaKeys.at(-1)).toBe(final.key);
     expect(result).toMatchObject({ final: true, revision: final.lastRevision });
-    const missing = acked.filter((w) => kvs.get(w.key)?.value !== w.value || kvs.get(w.key)?.modRevision !== w.revision);
+    const missing = acked.filter(
+      (w) => kvs.get(w.key)?.value !== w.value || kvs.get(w.key)?.modRevision !== w.revision,
+    );
     expect(missing).toEqual([]);
   });
 
@@ -70,7 +94,13 @@ describe('backup-restore sidecar: owner watchdog', () => {
     const technicalID = unique('shoot--dev--unknown');
     await zone.records.set({ name: zone.recordName, value: ME });
     const grace = 2_000;
-    const { sidecar } = await startSidecar({ technicalID, store, owner: { lookup: zone.lookupThrough(proxy), recordName: zone.recordName, identity: ME }, ...intervals, unknownGrace: grace });
+    const { sidecar } = await startSidecar({
+      technicalID,
+      store,
+      owner: { lookup: zone.lookupThrough(proxy), recordName: zone.recordName, identity: ME },
+      ...intervals,
+      unknownGrace: grace,
+    });
     await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
     const writer = startWriter({ clientUrl: sidecar.clientUrl });
     const probes: { at: number; status: number }[] = [];
@@ -96,13 +126,19 @@ describe('backup-restore sidecar: owner watchdog', () => {
     const shortEnd = performance.now();
     expect(probes.filter((p) => p.at >= shortCut && p.at <= shortEnd).every((p) => p.status === 200)).toBe(true);
     expect(writer.refused()).toEqual([]);
-    expect(writer.acknowledged().filter((w) => w.sentAt >= shortCut && w.doneAt <= shortEnd).length).toBeGreaterThan(20);
+    expect(writer.acknowledged().filter((w) => w.sentAt >= shortCut && w.doneAt <= shortEnd).length).toBeGreaterThan(
+      20,
+    );
     expect(sidecar.status().etcd.lastFence).toBeNull();
 
     // Act 2: unreachable for longer than the grace.
     const longCut = performance.now();
     proxy.cut();
-    await waitFor('the unknown fence', () => sidecar.status().owner.fencedBecause === 'unknown' && sidecar.status().etcd.lastFence !== null, grace + 5_000);
+    await waitFor(
+      'the unknown fence',
+      () => sidecar.status().owner.fencedBecause === 'unknown' && sidecar.status().etcd.lastFence !== null,
+      grace + 5_000,
+    );
     const fencedAt = sidecar.status().etcd.lastFence!.refusingAt;
     await sleep(800);
 
@@ -129,7 +165,11 @@ describe('backup-restore sidecar: owner watchdog', () => {
     const acked = writer.acknowledged();
     expect(acked.filter((w) => w.sentAt > servingAgain).length).toBeGreaterThan(20);
     const maxAcked = Math.max(...acked.map((w) => w.revision!));
-    await waitFor('a delta up to the last write', () => (sidecar.status().snapshots.lastRevision ?? 0) >= maxAcked, 5_000);
+    await waitFor(
+      'a delta up to the last write',
+      () => (sidecar.status().snapshots.lastRevision ?? 0) >= maxAcked,
+      5_000,
+    );
     expect(planRestore(await store.list(technicalID)).lastRevision).toBeGreaterThanOrEqual(maxAcked);
   });
 
@@ -138,14 +178,24 @@ describe('backup-restore sidecar: owner watchdog', () => {
     const [store, zone, proxy] = [await newBucket('reconnect'), await ownerZone(), await emulatorProxy()];
     const technicalID = unique('shoot--dev--reconnect');
     await zone.records.set({ name: zone.recordName, value: ME });
-    const { sidecar } = await startSidecar({ technicalID, store, owner: { lookup: zone.lookupThrough(proxy), recordName: zone.recordName, identity: ME }, ...intervals, unknownGrace: 1_000 });
+    const { sidecar } = await startSidecar({
+      technicalID,
+      store,
+      owner: { lookup: zone.lookupThrough(proxy), recordName: zone.recordName, identity: ME },
+      ...intervals,
+      unknownGrace: 1_000,
+    });
     await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
     const writer = startWriter({ clientUrl: sidecar.clientUrl });
     await sleep(1_000);
 
     // Act: cut off, fenced after the grace; meanwhile the orchestrator moves the record; then reconnect.
     proxy.cut();
-    await waitFor('the unknown fence', () => sidecar.status().owner.fencedBecause === 'unknown' && sidecar.status().etcd.lastFence !== null, 6_000);
+    await waitFor(
+      'the unknown fence',
+      () => sidecar.status().owner.fencedBecause === 'unknown' && sidecar.status().etcd.lastFence !== null,
+      6_000,
+    );
     await zone.records.set({ name: zone.recordName, value: OTHER, expected: ME });
     await sleep(500);
     expect(latestFinalSnapshot(await store.list(technicalID))).toBeUndefined();

@@ -21,7 +21,13 @@ describe('backup-restore snapshotter: the final snapshot', () => {
     const technicalID = unique('shoot--dev--final');
     const { dir, supervisor, endpoint, client } = await startedEtcd('final-delta', 'private');
     try {
-      const snapshotter = new Snapshotter({ store, technicalID, endpoint: () => endpoint, stagingDir: join(dir, 'staging'), compression: 'none' });
+      const snapshotter = new Snapshotter({
+        store,
+        technicalID,
+        endpoint: () => endpoint,
+        stagingDir: join(dir, 'staging'),
+        compression: 'none',
+      });
       const big = 'x'.repeat(64 * 1024);
       for (let i = 0; i < 32; i++) await client.put(`big/${i}`).value(big);
       const full = await snapshotter.takeFull();
@@ -38,7 +44,12 @@ describe('backup-restore snapshotter: the final snapshot', () => {
       const final = await snapshotter.takeFinal({ endpoint });
 
       // Assess 1: a final delta from the store's end to etcd's revision, a fraction of the full snapshot.
-      expect(final).toMatchObject({ kind: 'Incr', final: true, startRevision: delta!.lastRevision + 1, lastRevision: revision });
+      expect(final).toMatchObject({
+        kind: 'Incr',
+        final: true,
+        startRevision: delta!.lastRevision + 1,
+        lastRevision: revision,
+      });
       expect(final.size).toBeLessThan(full.size / 100);
       expect(currentFinalSnapshot(await store.list(technicalID))?.key).toBe(final.key);
       const { result, kvs } = await restoredContent({ store, technicalID, expectedLastRevision: revision });
@@ -70,26 +81,36 @@ describe('backup-restore snapshotter: the final snapshot', () => {
     }
   }, 60_000);
 
-  it('of a quick fence: etcd\'s alarm refuses writes at once while reads and the final delta go on, etcd leaves the public address before anything is uploaded, and the alarm it keeps is cleared by a restore and by serving again', async () => {
+  it("of a quick fence: etcd's alarm refuses writes at once while reads and the final delta go on, etcd leaves the public address before anything is uploaded, and the alarm it keeps is cleared by a restore and by serving again", async () => {
     // Prepare: a serving etcd, a full snapshot, then writes the store does not hold yet.
     const store = await newBucket('quick');
     const technicalID = unique('shoot--dev--quick');
     const { dir, supervisor, endpoint: publicUrl, client } = await startedEtcd('quick-fence', 'public');
     const privateClient = new Etcd3({ hosts: supervisor.clientUrl('private') });
     try {
-      const snapshotter = new Snapshotter({ store, technicalID, endpoint: () => publicUrl, stagingDir: join(dir, 'staging'), compression: 'none' });
+      const snapshotter = new Snapshotter({
+        store,
+        technicalID,
+        endpoint: () => publicUrl,
+        stagingDir: join(dir, 'staging'),
+        compression: 'none',
+      });
       for (let i = 0; i < 10; i++) await client.put(`a/${i}`).value(String(i));
       const full = await snapshotter.takeFull();
       let acked = 0;
       for (let i = 0; i < 5; i++) acked = Number((await client.put(`b/${i}`).value(String(i)).exec()).header.revision);
 
       // Act 1: the fence; while it holds etcd on the public address, a client writes and reads, and the final delta is read.
-      const seen: { put?: string; read?: string | null; prepared?: PreparedFinal | undefined; publicAfter?: string } = {};
+      const seen: { put?: string; read?: string | null; prepared?: PreparedFinal | undefined; publicAfter?: string } =
+        {};
       const fenced = await supervisor.fenceQuickly(async (endpoint) => {
-        seen.put = await client.put('late').value('x').then(
-          () => 'acknowledged',
-          (error: unknown) => String(error),
-        );
+        seen.put = await client
+          .put('late')
+          .value('x')
+          .then(
+            () => 'acknowledged',
+            (error: unknown) => String(error),
+          );
         seen.read = await client.get('b/4').string();
         seen.prepared = await snapshotter.prepareFinal({ endpoint });
       });
@@ -103,7 +124,10 @@ describe('backup-restore snapshotter: the final snapshot', () => {
       expect(fenced!.timing.refusingAt).toBeLessThanOrEqual(fenced!.timing.stoppedAt);
       expect(seen.put).toMatch(/corrupt/);
       expect(seen.read).toBe('4');
-      expect(seen.prepared).toMatchObject({ storeEnd: full.lastRevision, delta: { startRevision: full.lastRevision + 1, lastRevision: acked } });
+      expect(seen.prepared).toMatchObject({
+        storeEnd: full.lastRevision,
+        delta: { startRevision: full.lastRevision + 1, lastRevision: acked },
+      });
       expect(seen.publicAfter).toBe('refused');
 
       // Act 2: the prepared delta uploaded; etcd up on the private address.
@@ -111,7 +135,12 @@ describe('backup-restore snapshotter: the final snapshot', () => {
       await fenced!.privateReady;
 
       // Assess 2: the final delta ends the history; etcd on the private address still refuses writes (the alarm is in its database).
-      expect(taken).toMatchObject({ kind: 'Incr', final: true, startRevision: full.lastRevision + 1, lastRevision: acked });
+      expect(taken).toMatchObject({
+        kind: 'Incr',
+        final: true,
+        startRevision: full.lastRevision + 1,
+        lastRevision: acked,
+      });
       expect(currentFinalSnapshot(await store.list(technicalID))?.key).toBe(taken!.key);
       expect(supervisor.address).toBe('private');
       await expect(privateClient.put('p').value('1')).rejects.toThrow(/corrupt/);
@@ -121,9 +150,19 @@ describe('backup-restore snapshotter: the final snapshot', () => {
 
       // Act 3: a full snapshot of the alarmed etcd (the final one where the store has no chain) restored elsewhere.
       const fullOfFenced = await snapshotter.takeFull({ final: true, endpoint: supervisor.clientUrl('private') });
-      const elsewhere = new EtcdSupervisor({ dataDir: join(dir, 'elsewhere'), ...(await etcdPorts()), logFile: join(dir, 'elsewhere.log') });
+      const elsewhere = new EtcdSupervisor({
+        dataDir: join(dir, 'elsewhere'),
+        ...(await etcdPorts()),
+        logFile: join(dir, 'elsewhere.log'),
+      });
       try {
-        await restoreFromStore({ store, technicalID, supervisor: elsewhere, stagingDir: join(dir, 'elsewhere-staging'), expectedLastRevision: fullOfFenced.lastRevision });
+        await restoreFromStore({
+          store,
+          technicalID,
+          supervisor: elsewhere,
+          stagingDir: join(dir, 'elsewhere-staging'),
+          expectedLastRevision: fullOfFenced.lastRevision,
+        });
         const restoredClient = new Etcd3({ hosts: elsewhere.clientUrl('private') });
         try {
           // Assess 3: the restore cleared the alarm the snapshot carried: it takes writes.

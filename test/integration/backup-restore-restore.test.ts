@@ -4,12 +4,27 @@ import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import { registerBackupRestoreCommand } from '../../cli/backup-restore-command.js';
 import { latestFullSnapshot, RestorePlanGapError, RestorePlanIncompleteError } from '../../core/snapshots/index.js';
 import { copySnapshots, sleep } from '../../seed/backup-restore/index.js';
-import { cleanup, dump, newBucket, ownerZone, readiness, restoredContent, startSidecar, unique, waitFor } from './backup-restore-support.js';
+import {
+  cleanup,
+  dump,
+  newBucket,
+  ownerZone,
+  readiness,
+  restoredContent,
+  startSidecar,
+  unique,
+  waitFor,
+} from './backup-restore-support.js';
 
 /** Restore from a bucket: latest full + later deltas replayed revision by revision, verified; and the copy. */
 
 const ME = 'seed-a-1111';
-const intervals = { ownerCheckInterval: 500, deltaSnapshotInterval: 600, fullSnapshotInterval: 60_000, unknownGrace: 5_000 };
+const intervals = {
+  ownerCheckInterval: 500,
+  deltaSnapshotInterval: 600,
+  fullSnapshotInterval: 60_000,
+  unknownGrace: 5_000,
+};
 
 afterAll(cleanup);
 
@@ -25,7 +40,10 @@ async function mixedWrites(clientUrl: string, rounds: number): Promise<number> {
       if (i % 5 === 2) {
         const res = await client.kv.txn({
           compare: [],
-          success: [{ request_put: { key: Buffer.from(`t/${i}/a`), value: Buffer.from('a') } }, { request_put: { key: Buffer.from(`t/${i}/b`), value: Buffer.from('b') } }],
+          success: [
+            { request_put: { key: Buffer.from(`t/${i}/a`), value: Buffer.from('a') } },
+            { request_put: { key: Buffer.from(`t/${i}/b`), value: Buffer.from('b') } },
+          ],
         });
         revision = Number(res.header.revision);
       }
@@ -48,14 +66,24 @@ describe('backup-restore sidecar: restore', () => {
     const source = await startSidecar({ technicalID, store, owner, ...intervals });
     await waitFor('readiness 200', async () => (await readiness(source.sidecar.statusUrl)) === 200);
     const lastRevision = await mixedWrites(source.sidecar.clientUrl, 60);
-    await waitFor('deltas up to the last write', () => source.sidecar.status().snapshots.lastRevision === lastRevision, 10_000);
+    await waitFor(
+      'deltas up to the last write',
+      () => source.sidecar.status().snapshots.lastRevision === lastRevision,
+      10_000,
+    );
     const before = await dump(source.sidecar.clientUrl);
     await source.sidecar.stop();
     const listing = await store.list(technicalID);
     expect(listing.filter((s) => s.kind === 'Incr').length).toBeGreaterThanOrEqual(3);
 
     // Act: a new sidecar (another data dir) restores from the bucket before serving.
-    const target = await startSidecar({ technicalID, store, owner, ...intervals, restore: { expectedLastRevision: lastRevision } });
+    const target = await startSidecar({
+      technicalID,
+      store,
+      owner,
+      ...intervals,
+      restore: { expectedLastRevision: lastRevision },
+    });
     await waitFor('readiness 200', async () => (await readiness(target.sidecar.statusUrl)) === 200);
 
     // Assess: same keys, values and revisions; the deltas were replayed, not skipped.
@@ -66,9 +94,15 @@ describe('backup-restore sidecar: restore', () => {
     expect(await dump(target.sidecar.clientUrl)).toEqual(before);
     // Before serving, the history in the store begins with a marker (a delta of the restored revision
     // again); the full snapshot of the restored data follows in the background, at the restored revision.
-    const marker = (await store.list(technicalID)).filter((x) => x.kind === 'Incr' && !x.final && x.startRevision === lastRevision && x.lastRevision === lastRevision);
+    const marker = (await store.list(technicalID)).filter(
+      (x) => x.kind === 'Incr' && !x.final && x.startRevision === lastRevision && x.lastRevision === lastRevision,
+    );
     expect(marker).toHaveLength(1);
-    await waitFor('the full snapshot after serving', async () => latestFullSnapshot(await store.list(technicalID))?.lastRevision === lastRevision, 10_000);
+    await waitFor(
+      'the full snapshot after serving',
+      async () => latestFullSnapshot(await store.list(technicalID))?.lastRevision === lastRevision,
+      10_000,
+    );
     const after = await store.list(technicalID);
     expect(latestFullSnapshot(after)).toMatchObject({ lastRevision: lastRevision, final: false });
     expect(latestFullSnapshot(after)!.key).not.toBe(restore.fullKey);
@@ -91,25 +125,40 @@ describe('backup-restore sidecar: restore', () => {
     const client = new Etcd3({ hosts: source.sidecar.clientUrl });
     const putAll = async (keys: string[], lease?: string) => {
       for (let i = 0; i < keys.length; i += 100) {
-        const puts = keys.slice(i, i + 100).map((key) => ({ request_put: { key: Buffer.from(key), value: Buffer.from('v'), ...(lease === undefined ? {} : { lease }) } }));
+        const puts = keys.slice(i, i + 100).map((key) => ({
+          request_put: { key: Buffer.from(key), value: Buffer.from('v'), ...(lease === undefined ? {} : { lease }) },
+        }));
         await client.kv.txn({ compare: [], success: puts });
       }
     };
     const lease = await client.leaseClient.leaseGrant({ TTL: 3_600 });
     await putAll(Array.from({ length: 300 }, (_, i) => `bulk/${i}`));
-    await putAll(Array.from({ length: 200 }, (_, i) => `leased/${i}`), lease.ID);
+    await putAll(
+      Array.from({ length: 200 }, (_, i) => `leased/${i}`),
+      lease.ID,
+    );
     await client.put('kept').value('yes');
     const deleted = await client.kv.deleteRange({ key: Buffer.from('bulk/'), range_end: Buffer.from('bulk0') });
     expect(Number(deleted.deleted)).toBe(300);
     await client.leaseClient.leaseRevoke({ ID: lease.ID });
     const lastRevision = Number((await client.put('last').value('1')).header.revision);
     client.close();
-    await waitFor('deltas up to the last write', () => source.sidecar.status().snapshots.lastRevision === lastRevision, 10_000);
+    await waitFor(
+      'deltas up to the last write',
+      () => source.sidecar.status().snapshots.lastRevision === lastRevision,
+      10_000,
+    );
     const before = await dump(source.sidecar.clientUrl);
     await source.sidecar.stop();
 
     // Act: restore into another data dir.
-    const target = await startSidecar({ technicalID, store, owner, ...intervals, restore: { expectedLastRevision: lastRevision } });
+    const target = await startSidecar({
+      technicalID,
+      store,
+      owner,
+      ...intervals,
+      restore: { expectedLastRevision: lastRevision },
+    });
     await waitFor('readiness 200', async () => (await readiness(target.sidecar.statusUrl)) === 200);
 
     // Assess: every revision replayed onto its own revision; only the two keys outside the deletes remain.
@@ -128,11 +177,17 @@ describe('backup-restore sidecar: restore', () => {
     const source = await startSidecar({ technicalID, store, owner, ...intervals });
     await waitFor('readiness 200', async () => (await readiness(source.sidecar.statusUrl)) === 200);
     const lastRevision = await mixedWrites(source.sidecar.clientUrl, 40);
-    await waitFor('deltas up to the last write', () => source.sidecar.status().snapshots.lastRevision === lastRevision, 10_000);
+    await waitFor(
+      'deltas up to the last write',
+      () => source.sidecar.status().snapshots.lastRevision === lastRevision,
+      10_000,
+    );
     await source.sidecar.stop();
 
     // Act / Assess: short of the expected revision.
-    await expect(restoredContent({ store, technicalID, expectedLastRevision: lastRevision + 5 })).rejects.toBeInstanceOf(RestorePlanIncompleteError);
+    await expect(
+      restoredContent({ store, technicalID, expectedLastRevision: lastRevision + 5 }),
+    ).rejects.toBeInstanceOf(RestorePlanIncompleteError);
     const deltas = (await store.list(technicalID)).filter((s) => s.kind === 'Incr');
     expect(deltas.length).toBeGreaterThanOrEqual(2);
     await store.delete(deltas[0]!.key);
@@ -144,10 +199,19 @@ describe('backup-restore sidecar: restore', () => {
     const [source, destination, zone] = [await newBucket('copysrc'), await newBucket('copydst'), await ownerZone()];
     const technicalID = unique('shoot--dev--copy');
     await zone.records.set({ name: zone.recordName, value: ME });
-    const side = await startSidecar({ technicalID, store: source, owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME }, ...intervals });
+    const side = await startSidecar({
+      technicalID,
+      store: source,
+      owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
+      ...intervals,
+    });
     await waitFor('readiness 200', async () => (await readiness(side.sidecar.statusUrl)) === 200);
     const lastRevision = await mixedWrites(side.sidecar.clientUrl, 20);
-    await waitFor('deltas up to the last write', () => side.sidecar.status().snapshots.lastRevision === lastRevision, 10_000);
+    await waitFor(
+      'deltas up to the last write',
+      () => side.sidecar.status().snapshots.lastRevision === lastRevision,
+      10_000,
+    );
     const before = await dump(side.sidecar.clientUrl);
     await side.sidecar.stop();
 
@@ -161,7 +225,23 @@ describe('backup-restore sidecar: restore', () => {
     vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
     try {
-      await program.parseAsync(['backup-restore', 'copy', '--technical-id', technicalID, '--source-bucket', source.bucket, '--destination-bucket', destination.bucket, '--s3-endpoint', endpoint, '--region', 'us-east-1'], { from: 'user' });
+      await program.parseAsync(
+        [
+          'backup-restore',
+          'copy',
+          '--technical-id',
+          technicalID,
+          '--source-bucket',
+          source.bucket,
+          '--destination-bucket',
+          destination.bucket,
+          '--s3-endpoint',
+          endpoint,
+          '--region',
+          'us-east-1',
+        ],
+        { from: 'user' },
+      );
     } finally {
       spy.mockRestore();
       vi.unstubAllEnvs();
@@ -173,7 +253,11 @@ describe('backup-restore sidecar: restore', () => {
     expect(first.copied).toBeGreaterThanOrEqual(2);
     const again = await copySnapshots({ source, destination, copier: destination.copierFrom(source), technicalID });
     expect(again).toMatchObject({ copied: 0, skipped: first.copied });
-    const { result, kvs } = await restoredContent({ store: destination, technicalID, expectedLastRevision: lastRevision });
+    const { result, kvs } = await restoredContent({
+      store: destination,
+      technicalID,
+      expectedLastRevision: lastRevision,
+    });
     expect(result.revision).toBe(lastRevision);
     expect(kvs).toEqual(before);
   });

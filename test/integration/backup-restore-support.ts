@@ -12,7 +12,14 @@ import { s3Api } from '../../adapters/s3/s3-api.js';
 import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
 import { freeEtcdPorts } from '../../seed/ports.js';
 import { startTcpProxy } from '../harness/scenario/tcp-proxy.js';
-import { BackupRestoreSidecar, EtcdSupervisor, restoreFromStore, sleep, type EtcdAddress, type SidecarOptions } from '../../seed/backup-restore/index.js';
+import {
+  BackupRestoreSidecar,
+  EtcdSupervisor,
+  restoreFromStore,
+  sleep,
+  type EtcdAddress,
+  type SidecarOptions,
+} from '../../seed/backup-restore/index.js';
 
 /**
  * Shared pieces of the backup-restore integration tests: AWS clients on the emulator, a TCP proxy in
@@ -59,7 +66,10 @@ export interface CuttableProxy {
 
 export async function emulatorProxy(): Promise<CuttableProxy> {
   const target = new URL(aws().endpoint);
-  const proxy = await startTcpProxy({ upstream: { host: target.hostname, port: Number(target.port) }, label: 'route53' });
+  const proxy = await startTcpProxy({
+    upstream: { host: target.hostname, port: Number(target.port) },
+    label: 'route53',
+  });
   cleanups.push(() => proxy.stop());
   return { endpoint: `http://127.0.0.1:${proxy.port}`, cut: () => proxy.cut(), heal: () => proxy.restore() };
 }
@@ -102,7 +112,11 @@ export async function etcdPorts() {
 /** A single etcd in a new temp dir, started on `address`, and a client on it; the test closes and stops them. */
 export async function startedEtcd(label: string, address: EtcdAddress) {
   const dir = tempDir(label);
-  const supervisor = new EtcdSupervisor({ dataDir: join(dir, 'data'), ...(await etcdPorts()), logFile: join(dir, 'etcd.log') });
+  const supervisor = new EtcdSupervisor({
+    dataDir: join(dir, 'data'),
+    ...(await etcdPorts()),
+    logFile: join(dir, 'etcd.log'),
+  });
   await supervisor.ensure(address);
   const endpoint = supervisor.clientUrl(address);
   return { dir, supervisor, endpoint, client: new Etcd3({ hosts: endpoint }) };
@@ -115,7 +129,9 @@ export interface TestSidecar {
 }
 
 /** A sidecar on free ports in its own directory; stopped at cleanup. */
-export async function startSidecar(options: Omit<SidecarOptions, 'etcd'> & { etcd?: Partial<SidecarOptions['etcd']> }): Promise<TestSidecar> {
+export async function startSidecar(
+  options: Omit<SidecarOptions, 'etcd'> & { etcd?: Partial<SidecarOptions['etcd']> },
+): Promise<TestSidecar> {
   const dir = tempDir('sidecar');
   const log: Record<string, unknown>[] = [];
   const sidecar = await BackupRestoreSidecar.start({
@@ -127,7 +143,11 @@ export async function startSidecar(options: Omit<SidecarOptions, 'etcd'> & { etc
   return { sidecar, log, dir };
 }
 
-export async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     if (await predicate()) return;
@@ -175,7 +195,10 @@ export function startWriter(input: { clientUrl: string; prefix?: string; pauseMs
       try {
         const res = await fetch(`${input.clientUrl}/v3/kv/put`, {
           method: 'POST',
-          body: JSON.stringify({ key: Buffer.from(key).toString('base64'), value: Buffer.from(value).toString('base64') }),
+          body: JSON.stringify({
+            key: Buffer.from(key).toString('base64'),
+            value: Buffer.from(value).toString('base64'),
+          }),
           signal: AbortSignal.timeout(1_000),
         });
         const body = (await res.json()) as { header?: { revision?: string } };
@@ -201,11 +224,25 @@ export function startWriter(input: { clientUrl: string; prefix?: string; pauseMs
 }
 
 /** Restores a store into a fresh etcd (its own dir and ports) and returns every key with its value and mod revision. */
-export async function restoredContent(input: { store: S3SnapshotStore; technicalID: string; expectedLastRevision?: number }) {
+export async function restoredContent(input: {
+  store: S3SnapshotStore;
+  technicalID: string;
+  expectedLastRevision?: number;
+}) {
   const dir = tempDir('verify');
-  const supervisor = new EtcdSupervisor({ dataDir: join(dir, 'data'), ...(await etcdPorts()), logFile: join(dir, 'etcd.log') });
+  const supervisor = new EtcdSupervisor({
+    dataDir: join(dir, 'data'),
+    ...(await etcdPorts()),
+    logFile: join(dir, 'etcd.log'),
+  });
   cleanups.push(() => supervisor.stop());
-  const result = await restoreFromStore({ store: input.store, technicalID: input.technicalID, supervisor, stagingDir: join(dir, 'staging'), ...(input.expectedLastRevision === undefined ? {} : { expectedLastRevision: input.expectedLastRevision }) });
+  const result = await restoreFromStore({
+    store: input.store,
+    technicalID: input.technicalID,
+    supervisor,
+    stagingDir: join(dir, 'staging'),
+    ...(input.expectedLastRevision === undefined ? {} : { expectedLastRevision: input.expectedLastRevision }),
+  });
   const kvs = await dump(supervisor.clientUrl('private'));
   await supervisor.stop();
   return { result, kvs };
@@ -216,7 +253,9 @@ export async function dump(clientUrl: string): Promise<Map<string, { value: stri
   const client = new Etcd3({ hosts: clientUrl });
   try {
     const res = await client.kv.range({ key: Buffer.from([0]), range_end: Buffer.from([0]) });
-    return new Map(res.kvs.map((kv) => [kv.key.toString(), { value: kv.value.toString(), modRevision: Number(kv.mod_revision) }]));
+    return new Map(
+      res.kvs.map((kv) => [kv.key.toString(), { value: kv.value.toString(), modRevision: Number(kv.mod_revision) }]),
+    );
   } finally {
     client.close();
   }

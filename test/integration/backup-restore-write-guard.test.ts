@@ -3,7 +3,19 @@ import { SnapshotStoreError, type SnapshotBody, type SnapshotStore } from '../..
 import { alarms, put, range } from '../../seed/backup-restore/etcd-gateway.js';
 import { join } from 'node:path';
 import { EtcdSupervisor, restoreFromStore, sleep } from '../../seed/backup-restore/index.js';
-import { cleanup, dump, etcdPorts, newBucket, ownerZone, readiness, startSidecar, startWriter, tempDir, unique, waitFor } from './backup-restore-support.js';
+import {
+  cleanup,
+  dump,
+  etcdPorts,
+  newBucket,
+  ownerZone,
+  readiness,
+  startSidecar,
+  startWriter,
+  tempDir,
+  unique,
+  waitFor,
+} from './backup-restore-support.js';
 
 /**
  * The sidecar's write guard (docs/design.md section 4) with a real etcd on the emulator's S3: uploads of
@@ -28,7 +40,10 @@ function deltasFailWhile(store: SnapshotStore, down: () => boolean): SnapshotSto
     fetch: (key) => store.fetch(key),
     head: (key) => store.head(key),
     delete: (key) => store.delete(key),
-    put: (key: string, body: SnapshotBody) => (down() && key.includes('/Incr-') ? Promise.reject(new SnapshotStoreError(`put ${key}: store down`, 'Unavailable')) : store.put(key, body)),
+    put: (key: string, body: SnapshotBody) =>
+      down() && key.includes('/Incr-')
+        ? Promise.reject(new SnapshotStoreError(`put ${key}: store down`, 'Unavailable'))
+        : store.put(key, body),
   };
 }
 
@@ -41,8 +56,14 @@ describe('backup-restore sidecar: write guard', () => {
     const technicalID = unique('shoot--dev--guard');
     await zone.records.set({ name: zone.recordName, value: ME });
     const { sidecar, log } = await startSidecar({
-      technicalID, store, owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
-      ownerCheckInterval: 500, unknownGrace: 5_000, deltaSnapshotInterval: DELTA_MS, fullSnapshotInterval: 600_000, backupLagLimit: LIMIT_MS,
+      technicalID,
+      store,
+      owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
+      ownerCheckInterval: 500,
+      unknownGrace: 5_000,
+      deltaSnapshotInterval: DELTA_MS,
+      fullSnapshotInterval: 600_000,
+      backupLagLimit: LIMIT_MS,
     });
     await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
     const writer = startWriter({ clientUrl: sidecar.clientUrl });
@@ -77,25 +98,48 @@ describe('backup-restore sidecar: write guard', () => {
 
     // Assess 2: the guard resumes by itself (the lag is gone), puts are acknowledged again.
     await waitFor('the write guard to resume', () => !sidecar.status().writeGuard.stalled, 5_000);
-    await waitFor('a put to be acknowledged', async () => (await put(sidecar.clientUrl, { key: 'guard/after', value: 'y' }).then(() => true, () => false)), 5_000);
+    await waitFor(
+      'a put to be acknowledged',
+      async () =>
+        await put(sidecar.clientUrl, { key: 'guard/after', value: 'y' }).then(
+          () => true,
+          () => false,
+        ),
+      5_000,
+    );
     expect(log.some((e) => e.event === 'write-resume')).toBe(true);
 
     // Act 3: the store comes back; the writer stops once its last writes are uploaded.
     down = false;
     await sleep(3 * DELTA_MS);
     await writer.stop();
-    await waitFor('every acknowledged write uploaded', () => sidecar.status().snapshots.pendingEvents === 0 && sidecar.status().snapshots.backupLagMs === 0, 10_000);
+    await waitFor(
+      'every acknowledged write uploaded',
+      () => sidecar.status().snapshots.pendingEvents === 0 && sidecar.status().snapshots.backupLagMs === 0,
+      10_000,
+    );
     const stallEvent = log.find((e) => e.event === 'write-stall');
-    console.log(`write guard: ${JSON.stringify({ downToStallMs: Math.round(stalledAt - downAt), stall: stallEvent, refused: writer.refused().length, acknowledged: writer.acknowledged().length })}`);
+    console.log(
+      `write guard: ${JSON.stringify({ downToStallMs: Math.round(stalledAt - downAt), stall: stallEvent, refused: writer.refused().length, acknowledged: writer.acknowledged().length })}`,
+    );
 
     // Assess 3: a restore from the full snapshot taken during the stall replays the later deltas (puts)
     // and serves puts: the restorer cleared the alarm the snapshot carried. Every acknowledged write is in the store.
     const listing = await bucket.list(technicalID);
     expect(listing.filter((x) => x.kind === 'Incr' && x.startRevision > full.lastRevision).length).toBeGreaterThan(0);
     const dir = tempDir('guard-restore');
-    const supervisor = new EtcdSupervisor({ dataDir: join(dir, 'data'), ...(await etcdPorts()), logFile: join(dir, 'etcd.log') });
+    const supervisor = new EtcdSupervisor({
+      dataDir: join(dir, 'data'),
+      ...(await etcdPorts()),
+      logFile: join(dir, 'etcd.log'),
+    });
     try {
-      const result = await restoreFromStore({ store: bucket, technicalID, supervisor, stagingDir: join(dir, 'staging') });
+      const result = await restoreFromStore({
+        store: bucket,
+        technicalID,
+        supervisor,
+        stagingDir: join(dir, 'staging'),
+      });
       expect(result.fullKey).toBe(full.key);
       expect(result.revision).toBeGreaterThan(full.lastRevision);
       const restored = supervisor.clientUrl('private');

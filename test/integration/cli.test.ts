@@ -18,7 +18,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 const garden = testGarden();
 const { apiUrl, region } = garden.deployment;
 
-const cli = (args: string[], options: { input?: string; env?: Record<string, string> } = {}) => runCli({ apiUrl, region }, args, options);
+const cli = (args: string[], options: { input?: string; env?: Record<string, string> } = {}) =>
+  runCli({ apiUrl, region }, args, options);
 
 const dir = mkdtempSync(join(tmpdir(), 'gardenless-cli-'));
 const seedYaml = (name: string, i: number, capacity = 10) => `apiVersion: core.gardenless.io/v1
@@ -44,7 +45,13 @@ spec:
 
 async function heartbeat(seed: string): Promise<void> {
   const res = await garden.setup.request('POST', `/seeds/${seed}/heartbeat`, {
-    body: { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }], leaseDurationSeconds: 600 },
+    body: {
+      conditions: [
+        { type: 'GardenletReady', status: 'True' },
+        { type: 'BackupBucketsReady', status: 'True' },
+      ],
+      leaseDurationSeconds: 600,
+    },
   });
   expect(res.status).toBe(200);
 }
@@ -67,9 +74,11 @@ describe('the gardenless CLI against the deployed stack', () => {
 
   it('applies YAML seeds: created, then unchanged with the same resourceVersion, then configured', async () => {
     const created = await cli(['apply', '-f', join(dir, 'seeds.yaml')]);
-    const before = (await garden.api.request<{ metadata: { resourceVersion: string } }>('GET', '/seeds/cli-a')).body.metadata.resourceVersion;
+    const before = (await garden.api.request<{ metadata: { resourceVersion: string } }>('GET', '/seeds/cli-a')).body
+      .metadata.resourceVersion;
     const unchanged = await cli(['seed', 'apply', '-f', join(dir, 'seeds.yaml')]);
-    const after = (await garden.api.request<{ metadata: { resourceVersion: string } }>('GET', '/seeds/cli-a')).body.metadata.resourceVersion;
+    const after = (await garden.api.request<{ metadata: { resourceVersion: string } }>('GET', '/seeds/cli-a')).body
+      .metadata.resourceVersion;
     writeFileSync(join(dir, 'seed-a.json'), JSON.stringify(parse(seedYaml('cli-a', 1, 20))));
     const configured = await cli(['apply', '-f', join(dir, 'seed-a.json')]);
 
@@ -101,12 +110,25 @@ describe('the gardenless CLI against the deployed stack', () => {
     const one = await cli(['seed', 'get', 'seed/cli-b']);
 
     expect(table.code).toBe(0);
-    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+PROVIDER\s+REGION\s+SHOOTS\s+READY\s+MULTI-ZONAL\s+HEARTBEAT\s+AGE$/);
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^NAME\s+PROVIDER\s+REGION\s+SHOOTS\s+READY\s+MULTI-ZONAL\s+HEARTBEAT\s+AGE$/,
+    );
     expect(table.stdout).toMatch(/^cli-a\s+aws\s+eu-west-1\s+\d\/20\s+True\s/m);
     expect(wide.stdout.split('\n')[0]).toMatch(/ZONES\s+BACKUP\s+NOT READY$/);
     expect(wide.stdout).toMatch(/eu-west-1a,eu-west-1b,eu-west-1c\s+gl-backup-cli-a\s+<none>/);
-    expect(JSON.parse(json.stdout)).toMatchObject({ apiVersion: 'v1', kind: 'List', items: [{ kind: 'Seed', metadata: { name: 'cli-a' } }, { kind: 'Seed', metadata: { name: 'cli-b' } }] });
-    expect(parse(yaml.stdout)).toMatchObject({ kind: 'Seed', metadata: { name: 'cli-a' }, spec: { capacity: { shoots: 20 } } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        { kind: 'Seed', metadata: { name: 'cli-a' } },
+        { kind: 'Seed', metadata: { name: 'cli-b' } },
+      ],
+    });
+    expect(parse(yaml.stdout)).toMatchObject({
+      kind: 'Seed',
+      metadata: { name: 'cli-a' },
+      spec: { capacity: { shoots: 20 } },
+    });
     expect(names.stdout).toBe('seed/cli-a\nseed/cli-b\n');
     expect(one.stdout.split('\n')).toHaveLength(3);
   }, 120_000);
@@ -128,7 +150,7 @@ describe('the gardenless CLI against the deployed stack', () => {
     expect(neither.stderr).toMatch(/pass -A/);
   }, 120_000);
 
-  it('shows the scheduler\'s ranking and every rejection for a shoot file', async () => {
+  it("shows the scheduler's ranking and every rejection for a shoot file", async () => {
     await cli(['apply', '-f', '-'], { input: seedYaml('cli-full', 3, 0) });
     const res = await cli(['schedule', 'dry-run', '-f', join(dir, 'shoot.yaml')]);
     const json = await cli(['-o', 'json', 'schedule', 'dry-run', '-f', join(dir, 'shoot.yaml')]);
@@ -143,7 +165,11 @@ describe('the gardenless CLI against the deployed stack', () => {
 
   it('prints the control-plane layout as a v1 List whose objects a real API server admits', async () => {
     const res = await cli(['shoot', 'controlplane', 'cli/web']);
-    const list = parse(res.stdout) as { apiVersion: string; kind: string; items: { kind: string; spec?: { template?: { spec: { containers: { image: string }[] } } } }[] };
+    const list = parse(res.stdout) as {
+      apiVersion: string;
+      kind: string;
+      items: { kind: string; spec?: { template?: { spec: { containers: { image: string }[] } } } }[];
+    };
 
     expect(res.code).toBe(0);
     expect(list).toMatchObject({ apiVersion: 'v1', kind: 'List' });
@@ -186,7 +212,11 @@ describe('the gardenless CLI against the deployed stack', () => {
     const preview = JSON.parse(bad.stdout) as { path: string; steps: { id: string }[]; fenceBoundMs: number };
     expect(preview.path).toBe('bad');
     // The pre-copy first, on the bad path too; then the bad path's entry.
-    expect(preview.steps.map((s) => s.id).slice(0, 3)).toEqual(['pre-copy-snapshots', 'restore-etcd-ahead', 'set-owner-destination']);
+    expect(preview.steps.map((s) => s.id).slice(0, 3)).toEqual([
+      'pre-copy-snapshots',
+      'restore-etcd-ahead',
+      'set-owner-destination',
+    ]);
     expect(preview.fenceBoundMs).toBeGreaterThan(0);
     expect(migration.status).toBe(404);
   }, 120_000);
@@ -201,18 +231,24 @@ describe('the gardenless CLI against the deployed stack', () => {
     expect(migration.status).toBe(404);
   }, 120_000);
 
-  it('deletes a shoot only when confirmed, with Gardener\'s confirmation annotation', async () => {
+  it("deletes a shoot only when confirmed, with Gardener's confirmation annotation", async () => {
     const refused = await cli(['shoot', 'delete', 'ops/db'], { input: 'no\n' });
     const kept = await garden.api.request('GET', '/projects/ops/shoots/db');
     const confirmed = await cli(['shoot', 'delete', 'shoot/ops/db'], { input: 'y\n' });
-    const gone = await garden.api.request<{ metadata?: { deletionTimestamp?: string; annotations?: Record<string, string> } }>('GET', '/projects/ops/shoots/db');
+    const gone = await garden.api.request<{
+      metadata?: { deletionTimestamp?: string; annotations?: Record<string, string> };
+    }>('GET', '/projects/ops/shoots/db');
 
     expect(refused.code).toBe(1);
     expect(kept.status).toBe(200);
     expect(confirmed.code).toBe(0);
     expect(confirmed.stdout).toMatch(/^shoot\/ops\/db (deleted|deletion requested)\n$/);
     // Deleted at once, or marked for deletion with the confirmation set (issue 10's lifecycle).
-    if (gone.status === 200) expect(gone.body.metadata).toMatchObject({ deletionTimestamp: expect.any(String), annotations: { 'confirmation.gardener.cloud/deletion': 'true' } });
+    if (gone.status === 200)
+      expect(gone.body.metadata).toMatchObject({
+        deletionTimestamp: expect.any(String),
+        annotations: { 'confirmation.gardener.cloud/deletion': 'true' },
+      });
     else expect(gone.status).toBe(404);
   }, 120_000);
 
@@ -237,7 +273,9 @@ describe('the gardenless CLI against the deployed stack', () => {
     const res = await cli(['--api-url', `http://127.0.0.1:${port}/`, 'seed', 'list']);
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe(`error: cannot reach the garden API at 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+    expect(res.stderr).toBe(
+      `error: cannot reach the garden API at 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+    );
   }, 60_000);
 
   it('prints completion scripts that the shells accept', async () => {
@@ -251,7 +289,9 @@ describe('the gardenless CLI against the deployed stack', () => {
     expect(bash.code).toBe(0);
     expect(bash.stdout).toMatch(/complete -o default -F _gardenless gardenless/);
     expect(check).toBe(0);
-    expect((await cli(['completion', 'fish'])).stdout).toMatch(/complete -c gardenless -n "__fish_use_subcommand" -a shoot/);
+    expect((await cli(['completion', 'fish'])).stdout).toMatch(
+      /complete -c gardenless -n "__fish_use_subcommand" -a shoot/,
+    );
     expect((await cli(['completion', 'zsh'])).stdout).toMatch(/^#compdef gardenless/);
   }, 60_000);
 

@@ -12,7 +12,11 @@ describe('optimistic concurrency and atomic placement', () => {
     // Prepare
     const body = fixture('shoot-dev-api1');
     body.metadata.name = 'contended';
-    const created = await api.request<{ metadata: { resourceVersion: string } }>('PUT', '/projects/dev/shoots/contended', { body });
+    const created = await api.request<{ metadata: { resourceVersion: string } }>(
+      'PUT',
+      '/projects/dev/shoots/contended',
+      { body },
+    );
     expect(created.status).toBe(201);
     const version = created.body.metadata.resourceVersion;
 
@@ -29,8 +33,13 @@ describe('optimistic concurrency and atomic placement', () => {
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
-    const winner = results.find((r) => r.status === 200)!.body as { metadata: { labels: Record<string, string>; resourceVersion: string } };
-    const stored = await api.request<{ metadata: { labels: Record<string, string>; resourceVersion: string } }>('GET', '/projects/dev/shoots/contended');
+    const winner = results.find((r) => r.status === 200)!.body as {
+      metadata: { labels: Record<string, string>; resourceVersion: string };
+    };
+    const stored = await api.request<{ metadata: { labels: Record<string, string>; resourceVersion: string } }>(
+      'GET',
+      '/projects/dev/shoots/contended',
+    );
     expect(stored.body.metadata.labels).toEqual(winner.metadata.labels);
     expect(stored.body.metadata.resourceVersion).toBe(String(Number(version) + 1));
   });
@@ -56,10 +65,14 @@ describe('optimistic concurrency and atomic placement', () => {
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(10);
     expect(statuses.filter((s) => s === 422)).toHaveLength(20);
-    expect(results.filter((r) => r.status === 422).every((r) => (r.body as { code: string }).code === 'SeedFull')).toBe(true);
+    expect(results.filter((r) => r.status === 422).every((r) => (r.body as { code: string }).code === 'SeedFull')).toBe(
+      true,
+    );
     const stored = await api.request<{ status: { shoots: number } }>('GET', '/seeds/small');
     expect(stored.body.status.shoots).toBe(10);
-    const listed = await api.request<{ items: unknown[] }>('GET', '/projects/crowd/shoots', { query: { limit: '100' } });
+    const listed = await api.request<{ items: unknown[] }>('GET', '/projects/crowd/shoots', {
+      query: { limit: '100' },
+    });
     expect(listed.body.items).toHaveLength(10);
   });
 });

@@ -46,7 +46,12 @@ async function round(since: number): Promise<void> {
     const cp = await reported();
     return cp?.internalProbeTime !== undefined && Date.parse(cp.internalProbeTime) > since;
   });
-  const res = await lambda.send(new InvokeCommand({ FunctionName: deployment.outputs.WatchdogFunctionName, Payload: Buffer.from(JSON.stringify({ rounds: 1 })) }));
+  const res = await lambda.send(
+    new InvokeCommand({
+      FunctionName: deployment.outputs.WatchdogFunctionName,
+      Payload: Buffer.from(JSON.stringify({ rounds: 1 })),
+    }),
+  );
   expect(res.FunctionError, Buffer.from(res.Payload ?? new Uint8Array()).toString()).toBeUndefined();
 }
 
@@ -62,9 +67,18 @@ describe('dependency watchdog against a real seed agent', () => {
     await new S3Client({ ...aws, forcePathStyle: true }).send(new CreateBucketCommand({ Bucket: `gl-backup-${SEED}` }));
     expect((await api.request('PUT', `/seeds/${SEED}`, { body: backedSeed(SEED, 0) })).status).toBe(201);
     const local = localSeedAgent({
-      seed: SEED, garden: api, aws,
-      owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain: deployment.outputs.InternalDomain },
-      backupBucket: `gl-backup-${SEED}`, workDir, heartbeatIntervalMs: 1000, pollWaitSeconds: 1,
+      seed: SEED,
+      garden: api,
+      aws,
+      owner: {
+        mode: 'api',
+        hostedZoneId: deployment.outputs.HostedZoneId,
+        internalDomain: deployment.outputs.InternalDomain,
+      },
+      backupBucket: `gl-backup-${SEED}`,
+      workDir,
+      heartbeatIntervalMs: 1000,
+      pollWaitSeconds: 1,
       sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
       env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
     });
@@ -77,10 +91,14 @@ describe('dependency watchdog against a real seed agent', () => {
     shoot.spec.seedName = SEED;
     delete shoot.spec.tolerations;
     expect((await api.request('PUT', '/projects/dwd/shoots/real1', { body: shoot })).status).toBe(201);
-    await until('the control plane to serve', async () => {
-      const cp = await reported();
-      return cp?.active && cp.internalProbe === 'Success' && cp.externalUrl !== undefined;
-    }, 60_000);
+    await until(
+      'the control plane to serve',
+      async () => {
+        const cp = await reported();
+        return cp?.active && cp.internalProbe === 'Success' && cp.externalUrl !== undefined;
+      },
+      60_000,
+    );
   }, 120_000);
 
   afterAll(async () => {

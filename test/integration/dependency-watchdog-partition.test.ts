@@ -18,7 +18,11 @@ import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) };
+const aws = {
+  endpoint: deployment.awsEndpoint,
+  region: deployment.region,
+  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+};
 const lambda = new LambdaClient(aws);
 const sqs = new SQSClient(aws);
 const workDir = mkdtempSync(join(tmpdir(), 'gl-dwd-partition-'));
@@ -51,21 +55,37 @@ const replicas = (cp: HostedControlPlane | undefined) => ({
 describe('dependency watchdog: a frozen seed agent is never scaled down', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
-    await new S3Client({ ...aws, forcePathStyle: true }).send(new CreateBucketCommand({ Bucket: `gl-backup-${SEED}` })).catch(() => undefined);
+    await new S3Client({ ...aws, forcePathStyle: true })
+      .send(new CreateBucketCommand({ Bucket: `gl-backup-${SEED}` }))
+      .catch(() => undefined);
     expect((await garden.setup.request('PUT', `/seeds/${SEED}`, { body: backedSeed(SEED, 0) })).status).toBe(201);
-    agent = new AgentProcess({ seed: SEED, deployment, workDir, heartbeatIntervalSeconds: 2, ownership: TEST_OWNERSHIP_TIMINGS });
+    agent = new AgentProcess({
+      seed: SEED,
+      deployment,
+      workDir,
+      heartbeatIntervalSeconds: 2,
+      ownership: TEST_OWNERSHIP_TIMINGS,
+    });
     agent.start();
     const shoot = fixture('shoot-dev-api1');
     shoot.metadata = { name: 'frozen1' };
     shoot.spec.seedName = SEED;
     delete shoot.spec.tolerations;
-    const res = await garden.setup.request<{ status: { technicalID: string } }>('PUT', '/projects/dwd/shoots/frozen1', { body: shoot });
+    const res = await garden.setup.request<{ status: { technicalID: string } }>('PUT', '/projects/dwd/shoots/frozen1', {
+      body: shoot,
+    });
     expect(res.status).toBe(201);
     technicalID = res.body.status.technicalID;
-    await until('the control plane to serve', async () => {
-      const cp = await reported();
-      return cp?.active && cp.internalProbe === 'Success' && cp.externalUrl !== undefined && replicas(cp).kcm !== undefined;
-    }, 120_000);
+    await until(
+      'the control plane to serve',
+      async () => {
+        const cp = await reported();
+        return (
+          cp?.active && cp.internalProbe === 'Success' && cp.externalUrl !== undefined && replicas(cp).kcm !== undefined
+        );
+      },
+      120_000,
+    );
   }, 240_000);
 
   afterAll(async () => {
@@ -84,22 +104,41 @@ describe('dependency watchdog: a frozen seed agent is never scaled down', () => 
     const frozenAt = Date.now();
     const rounds: { commands: number; shootsOnSilentSeeds: string[] }[] = [];
     while (Date.now() - frozenAt < FREEZE_MS) {
-      const res = await lambda.send(new InvokeCommand({ FunctionName: deployment.outputs.WatchdogFunctionName, Payload: Buffer.from(JSON.stringify({ rounds: 1 })) }));
-      const body = JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString()) as { commands: number; shootsOnSilentSeeds: string[] };
+      const res = await lambda.send(
+        new InvokeCommand({
+          FunctionName: deployment.outputs.WatchdogFunctionName,
+          Payload: Buffer.from(JSON.stringify({ rounds: 1 })),
+        }),
+      );
+      const body = JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString()) as {
+        commands: number;
+        shootsOnSilentSeeds: string[];
+      };
       expect(res.FunctionError, JSON.stringify(body)).toBeUndefined();
       rounds.push(body);
       await new Promise((r) => setTimeout(r, 4_000));
     }
-    const queued = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+    const queued = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
     agent.thaw();
 
     // Assess: no round sent anything; the rounds after the lease expired (6 s) said why they skipped it.
     expect(rounds.length).toBeGreaterThanOrEqual(6);
     expect(rounds.map((r) => r.commands)).toEqual(rounds.map(() => 0));
     expect(rounds.slice(2).every((r) => r.shootsOnSilentSeeds.includes('dwd/frozen1'))).toBe(true);
-    expect(Number(queued.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(queued.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)).toBe(0);
+    expect(
+      Number(queued.Attributes?.ApproximateNumberOfMessages ?? 0) +
+        Number(queued.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0),
+    ).toBe(0);
     const woke = Date.now();
-    await until('a heartbeat after waking', async () => Date.parse((await seed()).status.lastHeartbeatTime ?? '') > woke);
+    await until(
+      'a heartbeat after waking',
+      async () => Date.parse((await seed()).status.lastHeartbeatTime ?? '') > woke,
+    );
     await new Promise((r) => setTimeout(r, 5_000));
     expect(replicas(await reported())).toEqual(before);
   }, 180_000);

@@ -10,7 +10,11 @@ import { until } from '../harness/until.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
+const aws = {
+  endpoint: deployment.awsEndpoint,
+  region: deployment.region,
+  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+};
 const lambda = new LambdaClient(aws);
 const sqs = new SQSClient(aws);
 
@@ -33,7 +37,14 @@ class ExternalEndpoint {
   }
 }
 
-interface Command { type: string; commandId: string; component?: string; replicas?: number; pod?: string; dependency?: string }
+interface Command {
+  type: string;
+  commandId: string;
+  component?: string;
+  replicas?: number;
+  pod?: string;
+  dependency?: string;
+}
 
 const endpoint = new ExternalEndpoint();
 let queueUrl = '';
@@ -41,15 +52,28 @@ let queueUrl = '';
 async function heartbeat(cp: Record<string, unknown>) {
   const res = await api.request('POST', '/seeds/dwd-seed/heartbeat', {
     body: {
-      conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }],
+      conditions: [
+        { type: 'GardenletReady', status: 'True' },
+        { type: 'BackupBucketsReady', status: 'True' },
+      ],
       // The test is the seed's agent: its lease holds while the test drives the rounds.
       leaseDurationSeconds: 600,
-      controlPlanes: [{
-        technicalID: 'shoot--dwd--api1', active: true, externalUrl: endpoint.url, internalProbe: 'Success',
-        internalProbeTime: new Date().toISOString(), etcdReady: true,
-        components: { 'kube-controller-manager': { replicas: 1 }, 'machine-controller-manager': { replicas: 1 }, 'cluster-autoscaler': { replicas: 2 } },
-        ...cp,
-      }],
+      controlPlanes: [
+        {
+          technicalID: 'shoot--dwd--api1',
+          active: true,
+          externalUrl: endpoint.url,
+          internalProbe: 'Success',
+          internalProbeTime: new Date().toISOString(),
+          etcdReady: true,
+          components: {
+            'kube-controller-manager': { replicas: 1 },
+            'machine-controller-manager': { replicas: 1 },
+            'cluster-autoscaler': { replicas: 2 },
+          },
+          ...cp,
+        },
+      ],
     },
   });
   expect(res.status).toBe(200);
@@ -58,14 +82,21 @@ async function heartbeat(cp: Record<string, unknown>) {
 /** One watchdog round through the deployed Lambda, after a fresh heartbeat. */
 async function round(cp: Record<string, unknown> = {}): Promise<void> {
   await heartbeat(cp);
-  const res = await lambda.send(new InvokeCommand({ FunctionName: deployment.outputs.WatchdogFunctionName, Payload: Buffer.from(JSON.stringify({ rounds: 1 })) }));
+  const res = await lambda.send(
+    new InvokeCommand({
+      FunctionName: deployment.outputs.WatchdogFunctionName,
+      Payload: Buffer.from(JSON.stringify({ rounds: 1 })),
+    }),
+  );
   expect(res.FunctionError, Buffer.from(res.Payload ?? new Uint8Array()).toString()).toBeUndefined();
 }
 
 async function drain(): Promise<Command[]> {
   const commands: Command[] = [];
   for (;;) {
-    const res = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    const res = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+    );
     if (!res.Messages?.length) return commands;
     for (const m of res.Messages) {
       const command = JSON.parse(m.Body ?? '{}') as Command;
@@ -83,7 +114,9 @@ describe('dependency watchdog on the deployed stack', () => {
     const seed = fixture('seed-aws-eu1');
     seed.metadata = { name: 'dwd-seed' };
     delete seed.spec.taints;
-    const created = await api.request<{ status: { commandQueueUrl: string } }>('PUT', '/seeds/dwd-seed', { body: seed });
+    const created = await api.request<{ status: { commandQueueUrl: string } }>('PUT', '/seeds/dwd-seed', {
+      body: seed,
+    });
     queueUrl = created.body.status.commandQueueUrl;
   });
   afterAll(() => endpoint.stop());
@@ -91,7 +124,9 @@ describe('dependency watchdog on the deployed stack', () => {
   beforeEach(async () => {
     // No agent runs the shoot's deletion here: the shoot and its place go from the table directly.
     await garden.repository.deleteShoot('dwd', 'api1').catch(() => undefined);
-    await garden.ddb.send(new DeleteCommand({ TableName: garden.tableName, Key: { pk: 'WATCHDOG#dwd/api1', sk: 'WATCHDOG' } }));
+    await garden.ddb.send(
+      new DeleteCommand({ TableName: garden.tableName, Key: { pk: 'WATCHDOG#dwd/api1', sk: 'WATCHDOG' } }),
+    );
     const shoot = fixture('shoot-dev-api1');
     shoot.metadata = { name: 'api1' };
     shoot.spec.seedName = 'dwd-seed';
@@ -120,7 +155,13 @@ describe('dependency watchdog on the deployed stack', () => {
     expect(await drain()).toEqual([]);
 
     endpoint.up = true;
-    const zero = { components: { 'kube-controller-manager': { replicas: 0 }, 'machine-controller-manager': { replicas: 0 }, 'cluster-autoscaler': { replicas: 0 } } };
+    const zero = {
+      components: {
+        'kube-controller-manager': { replicas: 0 },
+        'machine-controller-manager': { replicas: 0 },
+        'cluster-autoscaler': { replicas: 0 },
+      },
+    };
     await round(zero);
     expect(await drain()).toEqual([]);
     await round(zero);
@@ -137,7 +178,10 @@ describe('dependency watchdog on the deployed stack', () => {
     for (let i = 0; i < 4; i++) await round({ internalProbe: 'Failure' });
     expect(await drain()).toEqual([]);
 
-    expect((await api.request('PATCH', '/projects/dwd/shoots/api1', { body: { spec: { hibernation: { enabled: true } } } })).status).toBe(200);
+    expect(
+      (await api.request('PATCH', '/projects/dwd/shoots/api1', { body: { spec: { hibernation: { enabled: true } } } }))
+        .status,
+    ).toBe(200);
     for (let i = 0; i < 4; i++) await round();
     expect(await drain()).toEqual([]);
   });
@@ -152,14 +196,29 @@ describe('dependency watchdog on the deployed stack', () => {
     // A migration in progress (as the migration service mirrors it onto the shoot): no probe counts. The
     // mirror is written behind the API's back (same version), so the shoot's Create must have been sent
     // first: its dispatch writes the shoot once more and would overwrite the mirror.
-    await until('the Create sent to the seed', async () => {
-      const res = await api.request<{ status: { lastOperation?: { type: string; progress: number } } }>('GET', '/projects/dwd/shoots/api1');
-      const op = res.body.status.lastOperation;
-      return op?.type === 'Create' && op.progress >= 50;
-    }, 60_000);
-    const item = await garden.ddb.send(new GetCommand({ TableName: garden.tableName, Key: { pk: 'SHOOT#dwd#api1', sk: 'SHOOT' } }));
+    await until(
+      'the Create sent to the seed',
+      async () => {
+        const res = await api.request<{ status: { lastOperation?: { type: string; progress: number } } }>(
+          'GET',
+          '/projects/dwd/shoots/api1',
+        );
+        const op = res.body.status.lastOperation;
+        return op?.type === 'Create' && op.progress >= 50;
+      },
+      60_000,
+    );
+    const item = await garden.ddb.send(
+      new GetCommand({ TableName: garden.tableName, Key: { pk: 'SHOOT#dwd#api1', sk: 'SHOOT' } }),
+    );
     const doc = item.Item!.doc as { status: Record<string, unknown> };
-    doc.status.lastOperation = { type: 'Migrate', state: 'Processing', progress: 30, description: 'migrating', lastUpdateTime: new Date().toISOString() };
+    doc.status.lastOperation = {
+      type: 'Migrate',
+      state: 'Processing',
+      progress: 30,
+      description: 'migrating',
+      lastUpdateTime: new Date().toISOString(),
+    };
     await garden.ddb.send(new PutCommand({ TableName: garden.tableName, Item: { ...item.Item, doc } }));
     endpoint.up = false;
     const probes = endpoint.probes;
@@ -170,14 +229,24 @@ describe('dependency watchdog on the deployed stack', () => {
 
   it('restarts crash-looping pods once when etcd recovers', async () => {
     const pods = [
-      { name: 'kube-apiserver-0', labels: { 'gardener.cloud/role': 'controlplane', role: 'apiserver' }, state: 'CrashLoopBackOff' },
-      { name: 'kube-apiserver-1', labels: { 'gardener.cloud/role': 'controlplane', role: 'apiserver' }, state: 'Running' },
+      {
+        name: 'kube-apiserver-0',
+        labels: { 'gardener.cloud/role': 'controlplane', role: 'apiserver' },
+        state: 'CrashLoopBackOff',
+      },
+      {
+        name: 'kube-apiserver-1',
+        labels: { 'gardener.cloud/role': 'controlplane', role: 'apiserver' },
+        state: 'Running',
+      },
     ];
     await round({ etcdReady: true, pods });
     await round({ etcdReady: false, pods });
     await round({ etcdReady: true, pods });
     await round({ etcdReady: true, pods });
     const restarts = await drain();
-    expect(restarts.map(({ type, pod, dependency }) => ({ type, pod, dependency }))).toEqual([{ type: 'restart', pod: 'kube-apiserver-0', dependency: 'etcd' }]);
+    expect(restarts.map(({ type, pod, dependency }) => ({ type, pod, dependency }))).toEqual([
+      { type: 'restart', pod: 'kube-apiserver-0', dependency: 'etcd' },
+    ]);
   });
 });

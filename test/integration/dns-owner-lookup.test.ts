@@ -16,7 +16,8 @@ const ME = 'local-a-1111';
 const OTHER = 'local-b-2222';
 const RECORDS = { [NAME]: ME, [`owner.api2.dev.${DOMAIN}`]: OTHER };
 const HAVE_DNSMASQ = DNSMASQ_PATH.length > 0;
-if (!HAVE_DNSMASQ) console.warn('dns-owner-lookup: dnsmasq is not installed (apt-get install -y dnsmasq); skipping the DNS mode tests');
+if (!HAVE_DNSMASQ)
+  console.warn('dns-owner-lookup: dnsmasq is not installed (apt-get install -y dnsmasq); skipping the DNS mode tests');
 const freePort = freeDnsPort;
 
 /** dnsmasq with the given owner TXT records, and a name with an address but no TXT data (NODATA). */
@@ -24,7 +25,10 @@ function startDnsmasq(port: number, txt: Record<string, string>): Promise<Dnsmas
   return startServer({
     port,
     domain: DOMAIN,
-    args: [`--host-record=nodata.${DOMAIN},127.0.0.2`, ...Object.entries(txt).map(([name, value]) => `--txt-record=${name},${value}`)],
+    args: [
+      `--host-record=nodata.${DOMAIN},127.0.0.2`,
+      ...Object.entries(txt).map(([name, value]) => `--txt-record=${name},${value}`),
+    ],
   });
 }
 
@@ -52,7 +56,14 @@ describe.skipIf(!HAVE_DNSMASQ)('DnsOwnerLookup against dnsmasq on loopback', () 
   let clock = 0;
   const now = () => clock;
   const lookup = (options: { cacheTTL?: number } = {}) =>
-    new DnsOwnerLookup({ servers: [`127.0.0.1:${port}`], timeout: 300, tries: 1, ownerCheckInterval: 5_000, now, ...options });
+    new DnsOwnerLookup({
+      servers: [`127.0.0.1:${port}`],
+      timeout: 300,
+      tries: 1,
+      ownerCheckInterval: 5_000,
+      now,
+      ...options,
+    });
 
   beforeAll(async () => {
     port = await freePort();
@@ -68,7 +79,12 @@ describe.skipIf(!HAVE_DNSMASQ)('DnsOwnerLookup against dnsmasq on loopback', () 
   it.each([
     ['this seed owns the shoot', NAME, 'owner', { kind: 'found', values: [ME] }],
     ['another seed owns it', `owner.api2.dev.${DOMAIN}`, 'not-owner', { kind: 'found', values: [OTHER] }],
-    ['the record does not exist (NXDOMAIN)', `owner.gone.dev.${DOMAIN}`, 'not-owner', { kind: 'absent', reason: 'nxdomain' }],
+    [
+      'the record does not exist (NXDOMAIN)',
+      `owner.gone.dev.${DOMAIN}`,
+      'not-owner',
+      { kind: 'absent', reason: 'nxdomain' },
+    ],
     ['the name has no TXT data (NODATA)', `nodata.${DOMAIN}`, 'not-owner', { kind: 'absent', reason: 'nodata' }],
   ])('%s', async (_case, name, result, outcome) => {
     // Act
@@ -144,7 +160,9 @@ describe.skipIf(!HAVE_DNSMASQ)('DnsOwnerLookup against dnsmasq on loopback', () 
     try {
       const dnsLookup = new DnsOwnerLookup({ servers: [`127.0.0.1:${fake.port}`], timeout: 200, tries: 1, now });
       // Act
-      const results = await Promise.all(Array.from({ length: 20 }, () => lookUpOwner(dnsLookup, { name: NAME, identity: ME })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => lookUpOwner(dnsLookup, { name: NAME, identity: ME })),
+      );
       // Assess
       expect(new Set(results.map((r) => r.result))).toEqual(new Set(['unknown']));
       expect(fake.queries()).toBe(1);
@@ -155,7 +173,9 @@ describe.skipIf(!HAVE_DNSMASQ)('DnsOwnerLookup against dnsmasq on loopback', () 
 
   it('shares answers between concurrent checks against dnsmasq', async () => {
     const dnsLookup = lookup({ cacheTTL: 0 });
-    const results = await Promise.all(Array.from({ length: 20 }, () => lookUpOwner(dnsLookup, { name: NAME, identity: ME })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => lookUpOwner(dnsLookup, { name: NAME, identity: ME })),
+    );
     expect(new Set(results.map((r) => r.result))).toEqual(new Set(['owner']));
   });
 

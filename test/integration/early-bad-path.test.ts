@@ -20,7 +20,11 @@ import { until } from '../harness/until.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) };
+const aws = {
+  endpoint: deployment.awsEndpoint,
+  region: deployment.region,
+  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+};
 const lambda = new LambdaClient(aws);
 const workDir = mkdtempSync(join(tmpdir(), 'gl-early-switch-'));
 const [SOURCE, DESTINATION] = ['early-src', 'early-dst'];
@@ -36,7 +40,6 @@ async function seed(name: string): Promise<Seed> {
   return (await api.request<Seed>('GET', `/seeds/${name}`)).body;
 }
 
-
 const controlPlane = async (seedName: string, technicalID: string): Promise<HostedControlPlane | undefined> =>
   (await seed(seedName)).status.controlPlanes?.find((c) => c.technicalID === technicalID);
 
@@ -45,10 +48,23 @@ describe('early switch to the bad path: the source agent frozen, mode auto', () 
     await resetGardenState(garden);
     const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [SOURCE, DESTINATION].entries()) {
-      agents.set(name, await registerSeedWithAgent({ garden: garden.setup, s3, seed: name, body: backedSeed(name, i), workDir, deployment, ownership: TEST_OWNERSHIP_TIMINGS }));
+      agents.set(
+        name,
+        await registerSeedWithAgent({
+          garden: garden.setup,
+          s3,
+          seed: name,
+          body: backedSeed(name, i),
+          workDir,
+          deployment,
+          ownership: TEST_OWNERSHIP_TIMINGS,
+        }),
+      );
     }
     for (const name of [SOURCE, DESTINATION]) {
-      await until(`seed ${name} ready`, async () => (await seed(name)).status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'));
+      await until(`seed ${name} ready`, async () =>
+        (await seed(name)).status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'),
+      );
     }
   }, 180_000);
 
@@ -65,7 +81,11 @@ describe('early switch to the bad path: the source agent frozen, mode auto', () 
     shoot.metadata = { name: SHOOT };
     shoot.spec.seedName = SOURCE;
     delete shoot.spec.tolerations;
-    const put = await garden.setup.request<{ status: { technicalID: string } }>('PUT', `/projects/${PROJECT}/shoots/${SHOOT}`, { body: shoot });
+    const put = await garden.setup.request<{ status: { technicalID: string } }>(
+      'PUT',
+      `/projects/${PROJECT}/shoots/${SHOOT}`,
+      { body: shoot },
+    );
     expect(put.status).toBe(201);
     const id = put.body.status.technicalID;
     const sourceEtcd = await until('the control plane to serve on the source', async () => {
@@ -83,25 +103,38 @@ describe('early switch to the bad path: the source agent frozen, mode auto', () 
     const frozen = source.freeze();
     expect(frozen.length).toBeGreaterThan(0);
     const t0 = Date.now();
-    const started = await api.request<{ migrationId: string }>('POST', `/projects/${PROJECT}/shoots/${SHOOT}/migrate`, { body: { destinationSeed: DESTINATION, mode: 'auto' } });
+    const started = await api.request<{ migrationId: string }>('POST', `/projects/${PROJECT}/shoots/${SHOOT}/migrate`, {
+      body: { destinationSeed: DESTINATION, mode: 'auto' },
+    });
     expect(started.status).toBe(202);
     // The lease monitor's rounds (its schedule is off in the test stack), one a second, until the migration ends.
     let done = false;
     const switched: string[] = [];
     const monitor = (async () => {
       while (!done) {
-        const res = await lambda.send(new InvokeCommand({ FunctionName: deployment.outputs.LeaseMonitorFunctionName, Payload: Buffer.from(JSON.stringify({ rounds: 5, intervalSeconds: 1 })) }));
-        const body = JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString() || '{}') as { switched?: string[] };
+        const res = await lambda.send(
+          new InvokeCommand({
+            FunctionName: deployment.outputs.LeaseMonitorFunctionName,
+            Payload: Buffer.from(JSON.stringify({ rounds: 5, intervalSeconds: 1 })),
+          }),
+        );
+        const body = JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString() || '{}') as {
+          switched?: string[];
+        };
         expect(res.FunctionError, JSON.stringify(body)).toBeUndefined();
         switched.push(...(body.switched ?? []));
       }
     })();
     let record: MigrationRecord;
     try {
-      record = await until('the migration to end', async () => {
-        const r = (await api.request<MigrationRecord>('GET', `/projects/${PROJECT}/shoots/${SHOOT}/migration`)).body;
-        return r.state !== 'Running' && r;
-      }, 120_000);
+      record = await until(
+        'the migration to end',
+        async () => {
+          const r = (await api.request<MigrationRecord>('GET', `/projects/${PROJECT}/shoots/${SHOOT}/migration`)).body;
+          return r.state !== 'Running' && r;
+        },
+        120_000,
+      );
     } finally {
       done = true;
       await monitor;
@@ -113,13 +146,18 @@ describe('early switch to the bad path: the source agent frozen, mode auto', () 
     expect(record.mode).toBe('auto');
     expect(record.path).toBe('bad');
     expect(record.pathReason).toMatch(/younger than 3 intervals/);
-    expect(record.badPathSwitch).toEqual({ failedStep: 'migrate-extensions', reason: expect.stringMatching(new RegExp(`^SourceLeaseExpired: the source seed ${SOURCE}'s lease expired at`)) });
+    expect(record.badPathSwitch).toEqual({
+      failedStep: 'migrate-extensions',
+      reason: expect.stringMatching(new RegExp(`^SourceLeaseExpired: the source seed ${SOURCE}'s lease expired at`)),
+    });
     const switchedAfter = Date.parse(record.switchedToBadPathAt!) - Date.parse(record.createdAt);
     expect(switchedAfter).toBeLessThan(COMMAND_TIMEOUT_MS);
     // Whoever noticed first switched it: the lease monitor (failing the waiting task) or the dispatch step (lease already gone).
     // The source's sidecar was not frozen: it saw the owner record move, fenced etcd and wrote the final snapshot the copy found.
     expect(record.copy?.final).toBe(true);
-    expect(switched).toEqual(record.badPathSwitch!.reason.includes('seen by the lease monitor') ? [`${PROJECT}/${SHOOT}`] : []);
+    expect(switched).toEqual(
+      record.badPathSwitch!.reason.includes('seen by the lease monitor') ? [`${PROJECT}/${SHOOT}`] : [],
+    );
     const destinationEtcd = await until('the restored control plane on the destination', async () => {
       const cp = await controlPlane(DESTINATION, id);
       return cp?.active && cp.etcdClientUrl;
@@ -128,6 +166,8 @@ describe('early switch to the bad path: the source agent frozen, mode auto', () 
     expect(await restored.getAll().prefix('early/').count()).toBe(KEYS);
     restored.close();
     passed = true;
-    console.log(`early switch: request -> Succeeded ${(elapsed / 1000).toFixed(1)} s, switched ${(switchedAfter / 1000).toFixed(1)} s after admission (command timeout ${COMMAND_TIMEOUT_MS / 1000} s)`);
+    console.log(
+      `early switch: request -> Succeeded ${(elapsed / 1000).toFixed(1)} s, switched ${(switchedAfter / 1000).toFixed(1)} s after admission (command timeout ${COMMAND_TIMEOUT_MS / 1000} s)`,
+    );
   }, 240_000);
 });

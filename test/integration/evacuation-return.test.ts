@@ -28,9 +28,16 @@ import { until } from '../harness/until.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) };
+const aws = {
+  endpoint: deployment.awsEndpoint,
+  region: deployment.region,
+  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+};
 const lambda = new LambdaClient(aws);
-const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
+const owners = new Route53OwnerRecords({
+  hostedZoneId: deployment.outputs.HostedZoneId,
+  api: route53Api(new Route53Client(aws)),
+});
 const workDir = mkdtempSync(join(tmpdir(), 'gl-evacuation-return-'));
 const RETURNS = 'evac-returns';
 const DESTINATION = 'evac-dest';
@@ -58,7 +65,10 @@ const stateOf = (e: Evacuation | undefined, name: string) => e?.shoots.find((s) 
 
 function seedBody(name: string, i: number, capacity?: number) {
   const body = backedSeed(name, 40 + i);
-  if (name === RETURNS) body.spec.settings = { evacuation: { enabled: true, after: '5s', maxParallel: 1, destinationSelector: { matchLabels: POOL } } };
+  if (name === RETURNS)
+    body.spec.settings = {
+      evacuation: { enabled: true, after: '5s', maxParallel: 1, destinationSelector: { matchLabels: POOL } },
+    };
   else body.metadata.labels = POOL;
   if (capacity !== undefined) body.spec.capacity = { shoots: capacity };
   return body;
@@ -76,13 +86,16 @@ async function servesKeys(seedName: string, shoot: string): Promise<boolean> {
 
 /** The seed's processes (agent, sidecars, etcds) whose command line names the shoot's technical ID. */
 function processesOf(seedName: string, shoot: string): number[] {
-  return agents.get(seedName)!.descendants().filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(ids.get(shoot)!);
-    } catch {
-      return false;
-    }
-  });
+  return agents
+    .get(seedName)!
+    .descendants()
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(ids.get(shoot)!);
+      } catch {
+        return false;
+      }
+    });
 }
 
 describe('a seed that comes back during its evacuation', () => {
@@ -91,10 +104,26 @@ describe('a seed that comes back during its evacuation', () => {
     const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [RETURNS, DESTINATION].entries()) {
       const body = seedBody(name, i, name === DESTINATION ? 1 : undefined);
-      agents.set(name, await registerSeedWithAgent({ garden: garden.setup, s3, seed: name, body, workDir, deployment, ownership: TEST_OWNERSHIP_TIMINGS }));
+      agents.set(
+        name,
+        await registerSeedWithAgent({
+          garden: garden.setup,
+          s3,
+          seed: name,
+          body,
+          workDir,
+          deployment,
+          ownership: TEST_OWNERSHIP_TIMINGS,
+        }),
+      );
     }
     for (const name of [RETURNS, DESTINATION]) {
-      await until(`seed ${name} ready`, async () => (await seed(name))?.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'), 120_000);
+      await until(
+        `seed ${name} ready`,
+        async () =>
+          (await seed(name))?.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'),
+        120_000,
+      );
     }
   }, 240_000);
 
@@ -113,10 +142,14 @@ describe('a seed that comes back during its evacuation', () => {
       ids.set(name, put.body.status.technicalID);
     }
     for (const name of SHOOTS) {
-      const url = await until(`${name} serving on ${RETURNS}`, async () => {
-        const cp = await controlPlane(RETURNS, name);
-        return cp?.active && cp.etcdClientUrl;
-      }, 180_000);
+      const url = await until(
+        `${name} serving on ${RETURNS}`,
+        async () => {
+          const cp = await controlPlane(RETURNS, name);
+          return cp?.active && cp.etcdClientUrl;
+        },
+        180_000,
+      );
       await writeKeys(url, `back/${name}/`, KEYS);
     }
     await new Promise((r) => setTimeout(r, 8_000));
@@ -124,52 +157,89 @@ describe('a seed that comes back during its evacuation', () => {
     // Act 1: the seed's agent freezes; the evacuation moves r0 to the destination, which is then full.
     expect(agents.get(RETURNS)!.freeze().length).toBeGreaterThan(0);
     const frozenAt = Date.now();
-    const waiting = await until('r0 moved and r1 waiting for a seed', async () => {
-      await round();
-      const e = await evacuation();
-      return stateOf(e, 'r0') === 'Moved' && e?.shoots.find((s) => s.name === 'r1' && s.state === 'Pending' && s.reason);
-    }, 300_000, 1_000);
+    const waiting = await until(
+      'r0 moved and r1 waiting for a seed',
+      async () => {
+        await round();
+        const e = await evacuation();
+        return (
+          stateOf(e, 'r0') === 'Moved' && e?.shoots.find((s) => s.name === 'r1' && s.state === 'Pending' && s.reason)
+        );
+      },
+      300_000,
+      1_000,
+    );
     expect(waiting.reason).toMatch(/no seed fits: .*capacity/);
     const pending = await shootOf('r1');
     expect(pending.status.seedName).toBe(RETURNS);
     expect(pending.status.scheduling).toMatchObject({ summary: `evacuation of seed ${RETURNS}: ${waiting.reason}` });
-    expect(pending.status.scheduling!.rejected).toEqual(expect.arrayContaining([expect.objectContaining({ seed: DESTINATION, filter: 'capacity' })]));
+    expect(pending.status.scheduling!.rejected).toEqual(
+      expect.arrayContaining([expect.objectContaining({ seed: DESTINATION, filter: 'capacity' })]),
+    );
 
     // Capacity appears: r1 moves, and the reason is gone from it.
-    expect((await garden.setup.request('PUT', `/seeds/${DESTINATION}`, { body: seedBody(DESTINATION, 1, 2) })).status).toBe(200);
-    await until('r1 moving', async () => {
-      await round();
-      return stateOf(await evacuation(), 'r1') === 'Migrating';
-    }, 60_000, 1_000);
+    expect(
+      (await garden.setup.request('PUT', `/seeds/${DESTINATION}`, { body: seedBody(DESTINATION, 1, 2) })).status,
+    ).toBe(200);
+    await until(
+      'r1 moving',
+      async () => {
+        await round();
+        return stateOf(await evacuation(), 'r1') === 'Migrating';
+      },
+      60_000,
+      1_000,
+    );
     expect((await shootOf('r1')).status.scheduling).toBeUndefined();
 
     // Act 2: the seed's agent wakes while r1 moves; r2 was never moved.
     agents.get(RETURNS)!.thaw();
     const thawedAt = Date.now();
-    const ended = await until('the evacuation to end', async () => {
-      await round();
-      const e = await evacuation();
-      return e && !['Running', 'Paused', 'Cancelling', 'Stopping'].includes(e.phase) && e;
-    }, 300_000, 1_000);
+    const ended = await until(
+      'the evacuation to end',
+      async () => {
+        await round();
+        const e = await evacuation();
+        return e && !['Running', 'Paused', 'Cancelling', 'Stopping'].includes(e.phase) && e;
+      },
+      300_000,
+      1_000,
+    );
 
     // Assess: Stopped, with r0 and r1 moved and r2 staying.
     expect(ended).toMatchObject({ phase: 'Stopped', reason: expect.stringMatching(/renewed its lease/) });
-    expect(Object.fromEntries(ended.shoots.map((s) => [s.name, s.state]))).toEqual({ r0: 'Moved', r1: 'Moved', r2: 'Pending' });
+    expect(Object.fromEntries(ended.shoots.map((s) => [s.name, s.state]))).toEqual({
+      r0: 'Moved',
+      r1: 'Moved',
+      r2: 'Pending',
+    });
     const identity = (await seed(DESTINATION))!.status.identity;
     for (const name of ['r0', 'r1']) {
       expect((await shootOf(name)).status.seedName).toBe(DESTINATION);
       expect((await owners.get(`owner.${name}.${PROJECT}.${deployment.outputs.InternalDomain}`))?.value).toBe(identity);
       await until(`${name} serving its keys on ${DESTINATION}`, () => servesKeys(DESTINATION, name), 60_000, 1_000);
       // Released on the seed that came back: not reported, no process, no data.
-      await until(`${name} released on ${RETURNS}`, async () => (await controlPlane(RETURNS, name)) === undefined && processesOf(RETURNS, name).length === 0 && !existsSync(join(workDir, RETURNS, ids.get(name)!)), 60_000, 1_000);
+      await until(
+        `${name} released on ${RETURNS}`,
+        async () =>
+          (await controlPlane(RETURNS, name)) === undefined &&
+          processesOf(RETURNS, name).length === 0 &&
+          !existsSync(join(workDir, RETURNS, ids.get(name)!)),
+        60_000,
+        1_000,
+      );
     }
     const stayed = await shootOf('r2');
     expect(stayed.status.seedName).toBe(RETURNS);
     expect(stayed.status.scheduling).toBeUndefined();
-    expect((await owners.get(`owner.r2.${PROJECT}.${deployment.outputs.InternalDomain}`))?.value).toBe((await seed(RETURNS))!.status.identity);
+    expect((await owners.get(`owner.r2.${PROJECT}.${deployment.outputs.InternalDomain}`))?.value).toBe(
+      (await seed(RETURNS))!.status.identity,
+    );
     expect(await servesKeys(RETURNS, 'r2')).toBe(true);
     expect(processesOf(RETURNS, 'r2').length).toBeGreaterThan(0);
     passed = true;
-    console.log(`evacuation-return: r0 moved, r1 waited for capacity then moved; the seed's agent woke ${((thawedAt - frozenAt) / 1000).toFixed(0)} s after it froze; Stopped ${((Date.parse(ended.endedAt!) - thawedAt) / 1000).toFixed(1)} s later, r0 and r1 released on it, r2 serving on it`);
+    console.log(
+      `evacuation-return: r0 moved, r1 waited for capacity then moved; the seed's agent woke ${((thawedAt - frozenAt) / 1000).toFixed(0)} s after it froze; Stopped ${((Date.parse(ended.endedAt!) - thawedAt) / 1000).toFixed(1)} s later, r0 and r1 released on it, r2 serving on it`,
+    );
   }, 900_000);
 });

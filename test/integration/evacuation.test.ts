@@ -25,9 +25,16 @@ import { until } from '../harness/until.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) };
+const aws = {
+  endpoint: deployment.awsEndpoint,
+  region: deployment.region,
+  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+};
 const lambda = new LambdaClient(aws);
-const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
+const owners = new Route53OwnerRecords({
+  hostedZoneId: deployment.outputs.HostedZoneId,
+  api: route53Api(new Route53Client(aws)),
+});
 const workDir = mkdtempSync(join(tmpdir(), 'gl-evacuation-'));
 const LOST = 'evac-lost';
 const OTHERS = ['evac-a', 'evac-b', 'evac-c'];
@@ -44,7 +51,6 @@ const EVACUATION_BOUND_MS = 600_000;
 const agents = new Map<string, AgentProcess>();
 let passed = 0;
 
-
 /** The seed as read now; undefined when the read failed (a poll tries again: under load the emulator's gateway answers 502s or times out). */
 const seed = async (name: string): Promise<Seed | undefined> => {
   const res = await garden.setup.request<Seed>('GET', `/seeds/${name}`).catch((error: unknown) => {
@@ -60,8 +66,19 @@ const controlPlane = async (seedName: string, technicalID: string): Promise<Host
 function seedBody(name: string, i: number) {
   const body = backedSeed(name, 20 + i);
   if (OTHERS.includes(name)) body.metadata.labels = SPARE;
-  if (name === LOST) body.spec.settings = { evacuation: { enabled: true, after: `${AFTER_S}s`, maxParallel: MAX_PARALLEL, destinationSelector: { matchLabels: SPARE } } };
-  if (name === X || name === Y) body.spec.settings = { evacuation: { enabled: true, after: `${AFTER_S}s`, maxParallel: 1, destinationSelector: { matchLabels: SPARE } } };
+  if (name === LOST)
+    body.spec.settings = {
+      evacuation: {
+        enabled: true,
+        after: `${AFTER_S}s`,
+        maxParallel: MAX_PARALLEL,
+        destinationSelector: { matchLabels: SPARE },
+      },
+    };
+  if (name === X || name === Y)
+    body.spec.settings = {
+      evacuation: { enabled: true, after: `${AFTER_S}s`, maxParallel: 1, destinationSelector: { matchLabels: SPARE } },
+    };
   return body;
 }
 
@@ -86,10 +103,26 @@ describe('evacuation of a lost seed with real agents', () => {
     await resetGardenState(garden);
     const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [LOST, ...OTHERS, X, Y].entries()) {
-      agents.set(name, await registerSeedWithAgent({ garden: garden.setup, s3, seed: name, body: seedBody(name, i), workDir, deployment, ownership: TEST_OWNERSHIP_TIMINGS }));
+      agents.set(
+        name,
+        await registerSeedWithAgent({
+          garden: garden.setup,
+          s3,
+          seed: name,
+          body: seedBody(name, i),
+          workDir,
+          deployment,
+          ownership: TEST_OWNERSHIP_TIMINGS,
+        }),
+      );
     }
     for (const name of [LOST, ...OTHERS, X, Y]) {
-      await until(`seed ${name} ready`, async () => (await seed(name))?.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'), 120_000);
+      await until(
+        `seed ${name} ready`,
+        async () =>
+          (await seed(name))?.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'),
+        120_000,
+      );
     }
   }, 240_000);
 
@@ -109,10 +142,14 @@ describe('evacuation of a lost seed with real agents', () => {
       ids.set(name, put.body.status.technicalID);
     }
     for (const name of SHOOTS) {
-      const url = await until(`${name} serving on ${LOST}`, async () => {
-        const cp = await controlPlane(LOST, ids.get(name)!);
-        return cp?.active && cp.etcdClientUrl;
-      }, 180_000);
+      const url = await until(
+        `${name} serving on ${LOST}`,
+        async () => {
+          const cp = await controlPlane(LOST, ids.get(name)!);
+          return cp?.active && cp.etcdClientUrl;
+        },
+        180_000,
+      );
       await writeKeys(url, `evac/${name}/`, KEYS);
     }
     // Delta snapshots every 2 s: the bad path restores the latest one, so give it a few.
@@ -137,17 +174,24 @@ describe('evacuation of a lost seed with real agents', () => {
     const audit = async () => {
       const findings = await splitBrainFindings(lambda, deployment.outputs.OwnershipAuditFunctionName);
       audits += 1;
-      splitBrain.push(...findings.filter((f) => f.project === PROJECT).map((f) => `${f.shoot}: ${f.reason} (${f.message})`));
+      splitBrain.push(
+        ...findings.filter((f) => f.project === PROJECT).map((f) => `${f.shoot}: ${f.reason} (${f.message})`),
+      );
     };
-    const evacuation = await until('the evacuation to complete', async () => {
-      await round();
-      await audit();
-      peak = Math.max(peak, await migrating());
-      const res = await api.request<Evacuation>('GET', `/seeds/${LOST}/evacuation`);
-      if (res.status !== 200) return undefined;
-      for (const s of res.body.shoots) if (s.state !== 'Pending' && !startedAt.has(s.name)) startedAt.set(s.name, Date.now() - killedAt);
-      return res.body.phase === 'Completed' && res.body;
-    }, AFTER_S * 1_000 + EVACUATION_BOUND_MS);
+    const evacuation = await until(
+      'the evacuation to complete',
+      async () => {
+        await round();
+        await audit();
+        peak = Math.max(peak, await migrating());
+        const res = await api.request<Evacuation>('GET', `/seeds/${LOST}/evacuation`);
+        if (res.status !== 200) return undefined;
+        for (const s of res.body.shoots)
+          if (s.state !== 'Pending' && !startedAt.has(s.name)) startedAt.set(s.name, Date.now() - killedAt);
+        return res.body.phase === 'Completed' && res.body;
+      },
+      AFTER_S * 1_000 + EVACUATION_BOUND_MS,
+    );
     const elapsed = Date.now() - killedAt;
     expect(elapsed).toBeLessThanOrEqual(AFTER_S * 1_000 + EVACUATION_BOUND_MS);
     await audit();
@@ -163,8 +207,14 @@ describe('evacuation of a lost seed with real agents', () => {
       const shoot = (await api.request<Shoot>('GET', `/projects/${PROJECT}/shoots/${name}`)).body;
       const destination = shoot.status.seedName!;
       expect(OTHERS).toContain(destination);
-      const migration = (await api.request<MigrationRecord>('GET', `/projects/${PROJECT}/shoots/${name}/migration`)).body;
-      expect(migration).toMatchObject({ state: 'Succeeded', mode: 'bad', path: 'bad', destination: { name: destination } });
+      const migration = (await api.request<MigrationRecord>('GET', `/projects/${PROJECT}/shoots/${name}/migration`))
+        .body;
+      expect(migration).toMatchObject({
+        state: 'Succeeded',
+        mode: 'bad',
+        path: 'bad',
+        destination: { name: destination },
+      });
       const record = await owners.get(`owner.${name}.${PROJECT}.${deployment.outputs.InternalDomain}`);
       expect(record?.value).toBe((await seed(destination))?.status.identity);
       const url = await until(`${name} serving on ${destination}`, async () => {
@@ -174,15 +224,28 @@ describe('evacuation of a lost seed with real agents', () => {
       expect(await hasKeys(url, `evac/${name}/`, KEYS)).toBe(true);
     }
     passed += 1;
-    console.log(`evacuation: 6 shoots moved ${(elapsed / 1000).toFixed(1)} s after the kill (after ${AFTER_S} s, lease 6 s), peak ${peak} migrations at once (maxParallel ${MAX_PARALLEL}), ${audits} ownership audits without split brain; moves began at ${[...startedAt.values()].map((ms) => (ms / 1000).toFixed(0)).join(', ')} s`);
+    console.log(
+      `evacuation: 6 shoots moved ${(elapsed / 1000).toFixed(1)} s after the kill (after ${AFTER_S} s, lease 6 s), peak ${peak} migrations at once (maxParallel ${MAX_PARALLEL}), ${audits} ownership audits without split brain; moves began at ${[...startedAt.values()].map((ms) => (ms / 1000).toFixed(0)).join(', ')} s`,
+    );
   }, 900_000);
   it('evacuates two lost seeds one after the other (cap 1); pause and cancel stop new moves and let running ones finish; all seeds lost start nothing', async () => {
     // Prepare: three shoots on X, one on Y, serving.
-    const placed: [string, string][] = [['x0', X], ['x1', X], ['x2', X], ['y0', Y]];
+    const placed: [string, string][] = [
+      ['x0', X],
+      ['x1', X],
+      ['x2', X],
+      ['y0', Y],
+    ];
     for (const [name, seedName] of placed) {
-      const put = await garden.setup.request<Shoot>('PUT', `/projects/${PROJECT}/shoots/${name}`, { body: shootOn(seedName, name) });
+      const put = await garden.setup.request<Shoot>('PUT', `/projects/${PROJECT}/shoots/${name}`, {
+        body: shootOn(seedName, name),
+      });
       expect(put.status).toBe(201);
-      await until(`${name} serving on ${seedName}`, async () => (await controlPlane(seedName, put.body.status.technicalID))?.active, 180_000);
+      await until(
+        `${name} serving on ${seedName}`,
+        async () => (await controlPlane(seedName, put.body.status.technicalID))?.active,
+        180_000,
+      );
     }
     await new Promise((r) => setTimeout(r, 6_000));
 
@@ -190,22 +253,30 @@ describe('evacuation of a lost seed with real agents', () => {
     kill(X);
     await new Promise((r) => setTimeout(r, 4_000));
     kill(Y);
-    const firstMove = await until('a move of X', async () => {
-      const body = await round();
-      expect((body.queued as string[] | undefined) ?? []).not.toContain(X);
-      const e = await evacuationOf(X);
-      return count(e, 'Migrating') > 0 && e;
-    }, 120_000);
+    const firstMove = await until(
+      'a move of X',
+      async () => {
+        const body = await round();
+        expect((body.queued as string[] | undefined) ?? []).not.toContain(X);
+        const e = await evacuationOf(X);
+        return count(e, 'Migrating') > 0 && e;
+      },
+      120_000,
+    );
     expect(await evacuationOf(Y)).toBeUndefined();
     expect(count(firstMove, 'Migrating')).toBe(1);
 
     // Pause: the move under way finishes, no other starts.
     expect((await api.request<Evacuation>('POST', `/seeds/${X}/evacuation/pause`)).body.phase).toBe('Paused');
-    const paused = await until('the first move to finish while paused', async () => {
-      await round();
-      const e = await evacuationOf(X);
-      return count(e, 'Moved') === 1 && e;
-    }, 180_000);
+    const paused = await until(
+      'the first move to finish while paused',
+      async () => {
+        await round();
+        const e = await evacuationOf(X);
+        return count(e, 'Moved') === 1 && e;
+      },
+      180_000,
+    );
     for (let i = 0; i < 3; i++) await round();
     const stillPaused = (await evacuationOf(X))!;
     expect(stillPaused).toMatchObject({ phase: 'Paused' });
@@ -216,32 +287,45 @@ describe('evacuation of a lost seed with real agents', () => {
 
     // Resume, then cancel once the second move runs: it finishes, the third shoot stays on X.
     expect((await api.request<Evacuation>('POST', `/seeds/${X}/evacuation/resume`)).body.phase).toBe('Running');
-    await until('the second move of X', async () => {
-      await round();
-      return count(await evacuationOf(X), 'Migrating') === 1;
-    }, 60_000);
+    await until(
+      'the second move of X',
+      async () => {
+        await round();
+        return count(await evacuationOf(X), 'Migrating') === 1;
+      },
+      60_000,
+    );
     expect((await api.request<Evacuation>('POST', `/seeds/${X}/evacuation/cancel`)).body.phase).toBe('Cancelling');
-    const cancelled = await until('X cancelled', async () => {
-      await round();
-      const e = await evacuationOf(X);
-      return e?.phase === 'Cancelled' && e;
-    }, 180_000);
+    const cancelled = await until(
+      'X cancelled',
+      async () => {
+        await round();
+        const e = await evacuationOf(X);
+        return e?.phase === 'Cancelled' && e;
+      },
+      180_000,
+    );
     expect(count(cancelled, 'Moved')).toBe(2);
     expect(count(cancelled, 'Pending')).toBe(1);
     expect(cancelled.shoots.every((s) => s.state !== 'Moved' || OTHERS.includes(s.destination!))).toBe(true);
 
     // Then Y, after X ended.
-    const y = await until('Y evacuated', async () => {
-      await round();
-      const e = await evacuationOf(Y);
-      return e?.phase === 'Completed' && e;
-    }, 180_000);
+    const y = await until(
+      'Y evacuated',
+      async () => {
+        await round();
+        const e = await evacuationOf(Y);
+        return e?.phase === 'Completed' && e;
+      },
+      180_000,
+    );
     expect(Date.parse(y.createdAt)).toBeGreaterThanOrEqual(Date.parse(cancelled.endedAt!));
     expect(count(y, 'Moved')).toBe(1);
 
     // Act 2: every seed lost at once (a seed hosting shoots opted in first): no evacuation starts.
     const hosts = new Map<string, number>();
-    for (const s of (await api.request<{ items: Shoot[] }>('GET', `/projects/${PROJECT}/shoots`)).body.items) hosts.set(s.status.seedName!, (hosts.get(s.status.seedName!) ?? 0) + 1);
+    for (const s of (await api.request<{ items: Shoot[] }>('GET', `/projects/${PROJECT}/shoots`)).body.items)
+      hosts.set(s.status.seedName!, (hosts.get(s.status.seedName!) ?? 0) + 1);
     const busiest = OTHERS.filter((n) => hosts.has(n)).sort((a, b) => hosts.get(b)! - hosts.get(a)!)[0]!;
     const body = seedBody(busiest, [LOST, ...OTHERS, X, Y].indexOf(busiest));
     body.spec.settings = { evacuation: { enabled: true, after: '1s' } };
@@ -253,6 +337,8 @@ describe('evacuation of a lost seed with real agents', () => {
     expect(held.queued).toContain(busiest);
     expect(await evacuationOf(busiest)).toBeUndefined();
     passed += 1;
-    console.log(`evacuation: X cancelled after 2 of 3 moves, Y evacuated in ${((Date.parse(y.endedAt!) - Date.parse(y.createdAt)) / 1000).toFixed(1)} s, begun after X ended; all 6 seeds lost: held`);
+    console.log(
+      `evacuation: X cancelled after 2 of 3 moves, Y evacuated in ${((Date.parse(y.endedAt!) - Date.parse(y.createdAt)) / 1000).toFixed(1)} s, begun after X ended; all 6 seeds lost: held`,
+    );
   }, 900_000);
 });

@@ -21,7 +21,10 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 function paths(value: Json, prefix: (string | number)[] = []): (string | number)[][] {
   if (value === null || typeof value !== 'object') return [prefix];
   const entries: [string | number, Json][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
-  return [prefix, ...entries.filter(([k]) => !(prefix.length === 0 && k === 'status')).flatMap(([k, v]) => paths(v, [...prefix, k]))];
+  return [
+    prefix,
+    ...entries.filter(([k]) => !(prefix.length === 0 && k === 'status')).flatMap(([k, v]) => paths(v, [...prefix, k])),
+  ];
 }
 
 function getAt(doc: Json, path: (string | number)[]): Json {
@@ -63,17 +66,25 @@ const docs = [
 
 const targetName = fc.constantFrom('aws-eu1', 'api1', 'fresh-one', 'fresh-two');
 
-const wrongType = fc
-  .tuple(fc.constantFrom(...docs), targetName)
-  .chain(([d, n]) => {
-    const candidates = paths(d.doc).filter((p) => p.length > 0 && !(p[0] === 'metadata' && p[1] === 'name'));
-    return fc.constantFrom(...candidates).chain((p) =>
-      otherType(getAt(d.doc, p)).map((v): BadRequest => ({ kind: 'wrong-type', method: 'PUT', path: d.path(n), body: JSON.stringify(setAt(d.doc, p, v)) })),
-    );
-  });
+const wrongType = fc.tuple(fc.constantFrom(...docs), targetName).chain(([d, n]) => {
+  const candidates = paths(d.doc).filter((p) => p.length > 0 && !(p[0] === 'metadata' && p[1] === 'name'));
+  return fc.constantFrom(...candidates).chain((p) =>
+    otherType(getAt(d.doc, p)).map((v): BadRequest => ({
+      kind: 'wrong-type',
+      method: 'PUT',
+      path: d.path(n),
+      body: JSON.stringify(setAt(d.doc, p, v)),
+    })),
+  );
+});
 
 const unknownField = fc
-  .tuple(fc.constantFrom(...docs), targetName, fc.stringMatching(/^[a-zA-Z]{3,10}$/), fc.oneof(fc.integer(), fc.constant<Json>({ x: 1 })))
+  .tuple(
+    fc.constantFrom(...docs),
+    targetName,
+    fc.stringMatching(/^[a-zA-Z]{3,10}$/),
+    fc.oneof(fc.integer(), fc.constant<Json>({ x: 1 })),
+  )
   .chain(([d, n, key, value]) => {
     const objects = paths(d.doc).filter((p) => {
       const v = getAt(d.doc, p);
@@ -82,7 +93,12 @@ const unknownField = fc
     return fc.constantFrom(...objects).map((p): BadRequest => {
       const target = getAt(d.doc, p) as Record<string, Json>;
       const unknown = `zz${key}`;
-      return { kind: 'unknown-field', method: 'PUT', path: d.path(n), body: JSON.stringify(setAt(d.doc, p, { ...target, [unknown]: value })) };
+      return {
+        kind: 'unknown-field',
+        method: 'PUT',
+        path: d.path(n),
+        body: JSON.stringify(setAt(d.doc, p, { ...target, [unknown]: value })),
+      };
     });
   });
 
@@ -107,10 +123,19 @@ const badName = fc
 
 const longNames = fc
   .tuple(fc.integer({ min: 20, max: 30 }), fc.integer({ min: 30, max: 40 }))
-  .map(([p, n]): BadRequest => ({ kind: 'technical-id-too-long', method: 'PUT', path: `/projects/${'p'.repeat(p)}/shoots/${'s'.repeat(n)}`, body: JSON.stringify(validShoot) }));
+  .map(([p, n]): BadRequest => ({
+    kind: 'technical-id-too-long',
+    method: 'PUT',
+    path: `/projects/${'p'.repeat(p)}/shoots/${'s'.repeat(n)}`,
+    body: JSON.stringify(validShoot),
+  }));
 
 const malformed = fc
-  .tuple(fc.constantFrom(...docs), targetName, fc.oneof(fc.string({ maxLength: 40 }), fc.constant('{'), fc.constant('{"spec": }'), fc.constant('')))
+  .tuple(
+    fc.constantFrom(...docs),
+    targetName,
+    fc.oneof(fc.string({ maxLength: 40 }), fc.constant('{'), fc.constant('{"spec": }'), fc.constant('')),
+  )
   .filter(([, , text]) => {
     try {
       JSON.parse(text);
@@ -125,7 +150,12 @@ const truncated = fc
   .tuple(fc.constantFrom(...docs), targetName, fc.integer({ min: 1, max: 200 }))
   .map(([d, n, cut]): BadRequest => {
     const text = JSON.stringify(d.doc);
-    return { kind: 'malformed-json', method: 'PUT', path: d.path(n), body: text.slice(0, Math.max(1, text.length - cut)) };
+    return {
+      kind: 'malformed-json',
+      method: 'PUT',
+      path: d.path(n),
+      body: text.slice(0, Math.max(1, text.length - cut)),
+    };
   });
 
 const oversized = fc
@@ -147,21 +177,28 @@ const wrongMethod = fc.constantFrom<BadRequest>(
   { kind: 'unknown-path', method: 'PUT', path: '/seeds/aws-eu1/extra', body: '{}' },
 );
 
-const badPatch = fc.oneof(
-  fc.constantFrom<Json>([1, 2], 'text', 7, null),
-  fc.constantFrom<Json>(
-    { spec: { seedName: 'other-seed' } },
-    { spec: { region: 'us-east-1' } },
-    { spec: { provider: { type: 'gcp' } } },
-    { spec: { networking: { pods: '10.9.0.0/16' } } },
-    { spec: { hibernation: { enabled: 'yes' } } },
-    { spec: { purpose: 'fun' } },
-    { metadata: { resourceVersion: '999' }, spec: { purpose: 'testing' } },
-    { metadata: { name: 'renamed' } },
-    { spec: null },
-    { kind: 'Seed' },
-  ),
-).map((patch): BadRequest => ({ kind: 'bad-patch', method: 'PATCH', path: '/projects/dev/shoots/api1', body: JSON.stringify(patch) }));
+const badPatch = fc
+  .oneof(
+    fc.constantFrom<Json>([1, 2], 'text', 7, null),
+    fc.constantFrom<Json>(
+      { spec: { seedName: 'other-seed' } },
+      { spec: { region: 'us-east-1' } },
+      { spec: { provider: { type: 'gcp' } } },
+      { spec: { networking: { pods: '10.9.0.0/16' } } },
+      { spec: { hibernation: { enabled: 'yes' } } },
+      { spec: { purpose: 'fun' } },
+      { metadata: { resourceVersion: '999' }, spec: { purpose: 'testing' } },
+      { metadata: { name: 'renamed' } },
+      { spec: null },
+      { kind: 'Seed' },
+    ),
+  )
+  .map((patch): BadRequest => ({
+    kind: 'bad-patch',
+    method: 'PATCH',
+    path: '/projects/dev/shoots/api1',
+    body: JSON.stringify(patch),
+  }));
 
 const badHeartbeat = fc
   .constantFrom<Json>(
@@ -172,11 +209,22 @@ const badHeartbeat = fc
     { conditions: [], identity: 'aws-eu1-not-me' },
     { conditions: [], surprise: 1 },
   )
-  .map((hb): BadRequest => ({ kind: 'bad-heartbeat', method: 'POST', path: '/seeds/aws-eu1/heartbeat', body: JSON.stringify(hb) }));
+  .map((hb): BadRequest => ({
+    kind: 'bad-heartbeat',
+    method: 'POST',
+    path: '/seeds/aws-eu1/heartbeat',
+    body: JSON.stringify(hb),
+  }));
 
 const wrongContentType = fc
   .constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded')
-  .map((ct): BadRequest => ({ kind: 'content-type', method: 'PUT', path: '/seeds/aws-eu1', body: JSON.stringify(validSeed), headers: { 'content-type': ct } }));
+  .map((ct): BadRequest => ({
+    kind: 'content-type',
+    method: 'PUT',
+    path: '/seeds/aws-eu1',
+    body: JSON.stringify(validSeed),
+    headers: { 'content-type': ct },
+  }));
 
 const badRequest: fc.Arbitrary<BadRequest> = fc.oneof(
   { weight: 4, arbitrary: wrongType },
@@ -223,7 +271,10 @@ describe('fuzzing the deployed API with bad requests', () => {
     const results = await Promise.all(
       requests.map((r) =>
         limit(async () => {
-          const res = await api.request(r.method, r.path, { ...(r.body !== undefined ? { body: r.body } : {}), ...(r.headers ? { headers: r.headers } : {}) });
+          const res = await api.request(r.method, r.path, {
+            ...(r.body !== undefined ? { body: r.body } : {}),
+            ...(r.headers ? { headers: r.headers } : {}),
+          });
           return { request: r, status: res.status, body: res.body };
         }),
       ),
@@ -231,12 +282,36 @@ describe('fuzzing the deployed API with bad requests', () => {
 
     // Assess
     const accepted = results.filter((r) => !REJECTIONS.has(r.status));
-    expect(accepted.map((r) => ({ kind: r.request.kind, method: r.request.method, path: r.request.path, status: r.status, body: r.request.body?.slice(0, 300) }))).toEqual([]);
-    const withoutErrorBody = results.filter((r) => typeof (r.body as { code?: unknown }).code !== 'string' || typeof (r.body as { message?: unknown }).message !== 'string');
+    expect(
+      accepted.map((r) => ({
+        kind: r.request.kind,
+        method: r.request.method,
+        path: r.request.path,
+        status: r.status,
+        body: r.request.body?.slice(0, 300),
+      })),
+    ).toEqual([]);
+    const withoutErrorBody = results.filter(
+      (r) =>
+        typeof (r.body as { code?: unknown }).code !== 'string' ||
+        typeof (r.body as { message?: unknown }).message !== 'string',
+    );
     expect(withoutErrorBody.map((r) => r.request.kind)).toEqual([]);
     const kinds = new Set(results.map((r) => r.request.kind));
     expect([...kinds].sort()).toEqual(
-      ['bad-heartbeat', 'bad-name', 'bad-patch', 'content-type', 'malformed-json', 'oversized', 'technical-id-too-long', 'unknown-field', 'unknown-path', 'wrong-method', 'wrong-type'].sort(),
+      [
+        'bad-heartbeat',
+        'bad-name',
+        'bad-patch',
+        'content-type',
+        'malformed-json',
+        'oversized',
+        'technical-id-too-long',
+        'unknown-field',
+        'unknown-path',
+        'wrong-method',
+        'wrong-type',
+      ].sort(),
     );
     expect(await scanTable(garden)).toEqual(before);
   });

@@ -2,9 +2,24 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { currentFinalSnapshot, snapshotChain } from '../../core/snapshots/index.js';
 import { range } from '../../seed/backup-restore/etcd-gateway.js';
 import { sleep } from '../../seed/backup-restore/index.js';
-import { ControlledOwnerLookup, startInProcessCluster, type InProcessCluster, type InProcessClusterOptions, type InProcessMember } from '../harness/cluster/in-process-cluster.js';
 import {
-  checkHistory, HistoryRecorder, longestGap, readEtcdContent, recordFinalReads, startClusterWriter, startRegisterClients, type ClusterAck, type ClusterWriter, type ClusterWriterRecord,
+  ControlledOwnerLookup,
+  startInProcessCluster,
+  type InProcessCluster,
+  type InProcessClusterOptions,
+  type InProcessMember,
+} from '../harness/cluster/in-process-cluster.js';
+import {
+  checkHistory,
+  HistoryRecorder,
+  longestGap,
+  readEtcdContent,
+  recordFinalReads,
+  startClusterWriter,
+  startRegisterClients,
+  type ClusterAck,
+  type ClusterWriter,
+  type ClusterWriterRecord,
   type RegisterClients,
 } from '../harness/scenario/index.js';
 import { cleanup, newBucket, restoredContent, unique, waitFor } from './backup-restore-support.js';
@@ -24,7 +39,12 @@ import { cleanup, newBucket, restoredContent, unique, waitFor } from './backup-r
 
 const ME = 'seed-ha-1111';
 const OTHER = 'seed-ha-2222';
-const SIDECAR = { ownerCheckInterval: 500, unknownGrace: 5_000, deltaSnapshotInterval: 1_000, fullSnapshotInterval: 600_000 };
+const SIDECAR = {
+  ownerCheckInterval: 500,
+  unknownGrace: 5_000,
+  deltaSnapshotInterval: 1_000,
+  fullSnapshotInterval: 600_000,
+};
 const CLUSTER = { leaderCheckInterval: 250, memberFenceTimeout: 3_000 };
 const epochNow = () => performance.timeOrigin + performance.now();
 
@@ -55,13 +75,26 @@ interface Traffic {
 function startTraffic(cluster: InProcessCluster, label: string): Traffic {
   const history = new HistoryRecorder();
   const names = cluster.members.map((m) => m.spec.name);
-  const writer = startClusterWriter({ endpoints: () => cluster.clientUrls, prefix: `w/${label}`, writesPerSecond: 100, history, memberName: (i) => names[i]! });
+  const writer = startClusterWriter({
+    endpoints: () => cluster.clientUrls,
+    prefix: `w/${label}`,
+    writesPerSecond: 100,
+    history,
+    memberName: (i) => names[i]!,
+  });
   const registers = startRegisterClients({
-    history, endpoints: Object.fromEntries(names.map((name, i) => [name, cluster.clientUrls[i]!])), clients: [...names, ...names],
-    keys: ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'].map((k) => `w/${label}-registers/${k}`), opsPerSecond: 7, readShare: 0.6, timeoutMs: 500,
+    history,
+    endpoints: Object.fromEntries(names.map((name, i) => [name, cluster.clientUrls[i]!])),
+    clients: [...names, ...names],
+    keys: ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'].map((k) => `w/${label}-registers/${k}`),
+    opsPerSecond: 7,
+    readShare: 0.6,
+    timeoutMs: 500,
   });
   return {
-    history, writer, registers,
+    history,
+    writer,
+    registers,
     async stop() {
       const [record] = await Promise.all([writer.stop(), registers.stop()]);
       return record;
@@ -74,41 +107,74 @@ function startTraffic(cluster: InProcessCluster, label: string): Traffic {
  * checker over it (the verdict is printed; the history, and the visualization when it fails, stay in
  * test-results/linearizability/) and asserts it is linearizable.
  */
-async function assertLinearizable(name: string, history: HistoryRecorder, finalRead: Omit<Parameters<typeof recordFinalReads>[0], 'history'>): Promise<void> {
+async function assertLinearizable(
+  name: string,
+  history: HistoryRecorder,
+  finalRead: Omit<Parameters<typeof recordFinalReads>[0], 'history'>,
+): Promise<void> {
   await recordFinalReads({ history, ...finalRead });
   const verdict = await checkHistory(name, history);
   expect(verdict.result, JSON.stringify(verdict)).toBe('linearizable');
 }
 
-async function serving(options: Partial<Omit<InProcessClusterOptions, 'store'>> & { label: string; lookup?: ControlledOwnerLookup }) {
+async function serving(
+  options: Partial<Omit<InProcessClusterOptions, 'store'>> & { label: string; lookup?: ControlledOwnerLookup },
+) {
   const store = await newBucket(options.label);
   const technicalID = options.technicalID ?? unique(`shoot--ha--${options.label}`);
   const lookup = options.lookup ?? new ControlledOwnerLookup(ME);
-  const cluster = await startInProcessCluster({ technicalID, store, identity: ME, lookups: [lookup], sidecar: SIDECAR, cluster: CLUSTER, ...options });
+  const cluster = await startInProcessCluster({
+    technicalID,
+    store,
+    identity: ME,
+    lookups: [lookup],
+    sidecar: SIDECAR,
+    cluster: CLUSTER,
+    ...options,
+  });
   const entry: (typeof running)[number] = { cluster };
   running.push(entry);
-  await waitFor('every member serving', async () => cluster.members.every((m) => m.sidecar.readiness() === 200), 60_000);
+  await waitFor(
+    'every member serving',
+    async () => cluster.members.every((m) => m.sidecar.readiness() === 200),
+    60_000,
+  );
   const traffic = startTraffic(cluster, options.label);
   entry.traffic = traffic;
   // A new cluster's members report ready before it commits (it may still be electing its first leader):
   // the failure comes once the cluster acknowledged writes for 2 s, so that every history has a before.
-  await waitFor('the cluster to acknowledge writes', async () => traffic.writer.record().acknowledged.length > 0, 30_000);
+  await waitFor(
+    'the cluster to acknowledge writes',
+    async () => traffic.writer.record().acknowledged.length > 0,
+    30_000,
+  );
   await sleep(2_000);
   return { store, technicalID, lookup, cluster, traffic, writer: traffic.writer, history: traffic.history };
 }
 
 /** Every acknowledged write is in the cluster with its value, read through each member that serves. */
-async function assertNothingLost(cluster: InProcessCluster, acks: readonly ClusterAck[], prefix: string): Promise<void> {
+async function assertNothingLost(
+  cluster: InProcessCluster,
+  acks: readonly ClusterAck[],
+  prefix: string,
+): Promise<void> {
   for (const url of cluster.clientUrls) {
     // A member revived a moment ago may still be starting (its sidecar serves clients once its owner
     // check passed): read it once it answers.
     let content: Map<string, string> | undefined;
-    await waitFor(`member ${url} to answer a read`, async () => {
-      content = await readEtcdContent({ clientUrl: url, prefix: `${prefix}/` }).catch(() => undefined);
-      return content !== undefined;
-    }, 30_000);
+    await waitFor(
+      `member ${url} to answer a read`,
+      async () => {
+        content = await readEtcdContent({ clientUrl: url, prefix: `${prefix}/` }).catch(() => undefined);
+        return content !== undefined;
+      },
+      30_000,
+    );
     const lost = acks.filter((a) => content!.get(a.key) !== a.value);
-    expect(lost.map((a) => a.key), `lost on ${url}`).toEqual([]);
+    expect(
+      lost.map((a) => a.key),
+      `lost on ${url}`,
+    ).toEqual([]);
   }
 }
 
@@ -134,7 +200,11 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     const killedAt = epochNow();
     process.kill(pid, 'SIGKILL');
     history.annotate(`${victim.spec.name} killed`, killedAt);
-    await waitFor('the member restarted by its sidecar', async () => victim.sidecar.supervisor.pid !== undefined && victim.sidecar.supervisor.pid !== pid, 15_000);
+    await waitFor(
+      'the member restarted by its sidecar',
+      async () => victim.sidecar.supervisor.pid !== undefined && victim.sidecar.supervisor.pid !== pid,
+      15_000,
+    );
     history.annotate(`${victim.spec.name} restarted`);
     await sleep(3_000);
     const record = await traffic.stop();
@@ -146,8 +216,16 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     await waitFor('the restarted member to catch up', async () => (await ownRevision(victim)) >= last.revision, 15_000);
     await assertNothingLost(cluster, record.acknowledged, record.prefix);
     // Read back through the member that rejoined.
-    await assertLinearizable('ha-kill-one-member', history, { seed: victim.spec.name, endpoint: victim.spec.clientUrl });
-    figures('kill one member', { acknowledged: record.acknowledged.length, failed: record.failed, longestGapMs: Math.round(gap.ms), ackPerSecondAfterKill: during.length / 3 });
+    await assertLinearizable('ha-kill-one-member', history, {
+      seed: victim.spec.name,
+      endpoint: victim.spec.clientUrl,
+    });
+    figures('kill one member', {
+      acknowledged: record.acknowledged.length,
+      failed: record.failed,
+      longestGapMs: Math.round(gap.ms),
+      ackPerSecondAfterKill: during.length / 3,
+    });
   }, 120_000);
 
   it('two members down: writes are refused; once they return nothing acknowledged is lost', async () => {
@@ -171,19 +249,32 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     const revivedAt = epochNow();
     await Promise.all([cluster.revive(a!), cluster.revive(b!)]);
     history.annotate(`${a!.spec.name} and ${b!.spec.name} revived`, revivedAt, epochNow());
-    await waitFor('writes acknowledged again', async () => writer.record().acknowledged.some((w) => w.at > revivedAt), 30_000);
+    await waitFor(
+      'writes acknowledged again',
+      async () => writer.record().acknowledged.some((w) => w.at > revivedAt),
+      30_000,
+    );
     await sleep(1_000);
     const record = await traffic.stop();
     await assertNothingLost(cluster, record.acknowledged, record.prefix);
     // The checker lets an unknown put take effect later (when the members return) or never.
     await assertLinearizable('ha-two-members-down', history, { seed: a!.spec.name, endpoint: a!.spec.clientUrl });
     const firstAfter = record.acknowledged.find((w) => w.at > revivedAt)!;
-    figures('two members down', { acknowledged: record.acknowledged.length, failed: record.failed, lastAckAfterDownMs: Math.round((before.acknowledged.at(-1)?.at ?? downAt) - downAt), reviveToFirstAckMs: Math.round(firstAfter.at - revivedAt) });
+    figures('two members down', {
+      acknowledged: record.acknowledged.length,
+      failed: record.failed,
+      lastAckAfterDownMs: Math.round((before.acknowledged.at(-1)?.at ?? downAt) - downAt),
+      reviveToFirstAckMs: Math.round(firstAfter.at - revivedAt),
+    });
   }, 120_000);
 
   it('the leader killed: a new leader is elected, its sidecar continues the snapshots with no revision gap and no duplicate', async () => {
     const { cluster, traffic, history, store, technicalID } = await serving({ label: 'leader' });
-    await waitFor('a delta snapshot of the first leader', async () => (await store.list(technicalID)).some((s) => s.kind === 'Incr'), 15_000);
+    await waitFor(
+      'a delta snapshot of the first leader',
+      async () => (await store.list(technicalID)).some((s) => s.kind === 'Incr'),
+      15_000,
+    );
     const leader = (await cluster.leader())!;
     const killedAt = epochNow();
     // Kept down (its machine gone) so that the next leader is another member.
@@ -212,11 +303,19 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     await waitFor('the old leader serving again', async () => leader.sidecar.readiness() === 200, 30_000);
     await assertNothingLost(cluster, record.acknowledged, record.prefix);
     await assertLinearizable('ha-leader-killed', history, { seed: leader.spec.name, endpoint: leader.spec.clientUrl });
-    figures('leader killed', { longestGapMs: Math.round(gap.ms), killToFirstAckMs: Math.round(firstAfter.at - killedAt), snapshots: listing.length, chainLastRevision: chain.lastRevision });
+    figures('leader killed', {
+      longestGapMs: Math.round(gap.ms),
+      killToFirstAckMs: Math.round(firstAfter.at - killedAt),
+      snapshots: listing.length,
+      chainLastRevision: chain.lastRevision,
+    });
   }, 120_000);
 
   it('zone outage of a `zone` shoot (one member per zone): every member of the zone gone, writes continue', async () => {
-    const { cluster, traffic, history } = await serving({ label: 'zone', zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
+    const { cluster, traffic, history } = await serving({
+      label: 'zone',
+      zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'],
+    });
     expect(cluster.members.map((m) => m.spec.zone)).toEqual(['eu-west-1a', 'eu-west-1b', 'eu-west-1c']);
     const leader = await cluster.leader();
     // The leader's zone: the worst one to lose.
@@ -233,8 +332,16 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     const survivor = cluster.members.find((m) => m.spec.zone !== zone)!;
     const content = await readEtcdContent({ clientUrl: survivor.spec.clientUrl, prefix: `${record.prefix}/` });
     expect(record.acknowledged.filter((a) => content.get(a.key) !== a.value)).toEqual([]);
-    await assertLinearizable('ha-zone-outage', history, { seed: survivor.spec.name, endpoint: survivor.spec.clientUrl });
-    figures('zone outage', { zone, acknowledged: record.acknowledged.length, longestGapMs: Math.round(gap.ms), ackPerSecondAfterElection: after.length / 2 });
+    await assertLinearizable('ha-zone-outage', history, {
+      seed: survivor.spec.name,
+      endpoint: survivor.spec.clientUrl,
+    });
+    figures('zone outage', {
+      zone,
+      acknowledged: record.acknowledged.length,
+      longestGapMs: Math.round(gap.ms),
+      ackPerSecondAfterElection: after.length / 2,
+    });
   }, 120_000);
 
   it('owner change: the cluster fences as a unit; no member acknowledges after the final snapshot began, and it holds every acknowledged write', async () => {
@@ -242,7 +349,11 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     const changedAt = epochNow();
     lookup.value = OTHER;
     history.annotate('owner changed', changedAt);
-    await waitFor('the final snapshot', async () => cluster.members.some((m) => m.sidecar.status().owner.finalSnapshot === 'taken'), 60_000);
+    await waitFor(
+      'the final snapshot',
+      async () => cluster.members.some((m) => m.sidecar.status().owner.finalSnapshot === 'taken'),
+      60_000,
+    );
     await sleep(1_000);
     const record = await traffic.stop();
 
@@ -260,7 +371,8 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     // Read after the fence, they must show the registers as the last acknowledged writes left them.
     let kvs = new Map<string, { value: string }>();
     await assertLinearizable('ha-cluster-fence', history, {
-      seed: 'final snapshot', endpoint: store.bucket,
+      seed: 'final snapshot',
+      endpoint: store.bucket,
       range: async () => {
         ({ kvs } = await restoredContent({ store, technicalID, expectedLastRevision: final.lastRevision }));
         return new Map([...kvs].map(([key, kv]) => [key, kv.value]));
@@ -269,7 +381,13 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     const missing = record.acknowledged.filter((w) => kvs.get(w.key)?.value !== w.value);
     expect(missing.map((w) => w.key)).toEqual([]);
     const lastAck = record.acknowledged.at(-1)!;
-    figures('cluster fence', { acknowledged: record.acknowledged.length, failed: record.failed, ownerChangeToLastAckMs: Math.round(lastAck.at - changedAt), finalRevision: final.lastRevision, maxAcked });
+    figures('cluster fence', {
+      acknowledged: record.acknowledged.length,
+      failed: record.failed,
+      ownerChangeToLastAckMs: Math.round(lastAck.at - changedAt),
+      finalRevision: final.lastRevision,
+      maxAcked,
+    });
   }, 120_000);
 
   it('restore into three members: the same data and revision on each, then it serves', async () => {
@@ -279,20 +397,41 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     // The register clients' last puts may follow the writer's: wait for the cluster's revision, not only the writer's.
     const { header } = await range(cluster.members[0]!.sidecar.supervisor.endpoint(), { key: '\0' }, 2_000);
     const lastRevision = Math.max(Number(header.revision ?? 0), record.acknowledged.at(-1)!.revision);
-    await waitFor('a delta snapshot with the last write', async () => Math.max(...(await store.list(technicalID)).map((s) => s.lastRevision)) >= lastRevision, 15_000);
+    await waitFor(
+      'a delta snapshot with the last write',
+      async () => Math.max(...(await store.list(technicalID)).map((s) => s.lastRevision)) >= lastRevision,
+      15_000,
+    );
     await cluster.stop();
     running.length = 0;
 
-    const restored = await startInProcessCluster({ technicalID, store, identity: ME, lookups: [new ControlledOwnerLookup(ME)], sidecar: SIDECAR, cluster: CLUSTER, restore: {} });
+    const restored = await startInProcessCluster({
+      technicalID,
+      store,
+      identity: ME,
+      lookups: [new ControlledOwnerLookup(ME)],
+      sidecar: SIDECAR,
+      cluster: CLUSTER,
+      restore: {},
+    });
     running.push({ cluster: restored });
     const revisions = restored.members.map((m) => m.sidecar.status().restore?.revision);
     expect(new Set(revisions).size, JSON.stringify(revisions)).toBe(1);
     expect(revisions[0]).toBeGreaterThanOrEqual(record.acknowledged.at(-1)!.revision);
-    await waitFor('every restored member serving', async () => restored.members.every((m) => m.sidecar.readiness() === 200), 60_000);
+    await waitFor(
+      'every restored member serving',
+      async () => restored.members.every((m) => m.sidecar.readiness() === 200),
+      60_000,
+    );
     await assertNothingLost(restored, record.acknowledged, record.prefix);
-    await assertLinearizable('ha-restore', history, { seed: `restored ${restored.members[0]!.spec.name}`, endpoint: restored.members[0]!.spec.clientUrl });
+    await assertLinearizable('ha-restore', history, {
+      seed: `restored ${restored.members[0]!.spec.name}`,
+      endpoint: restored.members[0]!.spec.clientUrl,
+    });
     for (const m of restored.members) expect(await ownRevision(m)).toBeGreaterThanOrEqual(revisions[0]!);
-    figures('restore into three members', { revision: revisions[0], timings: restored.members.map((m) => m.sidecar.status().restore?.timings) });
+    figures('restore into three members', {
+      revision: revisions[0],
+      timings: restored.members.map((m) => m.sidecar.status().restore?.timings),
+    });
   }, 120_000);
 });
-

@@ -21,25 +21,55 @@ function shoot(name: string) {
 describe('hostile input on the deployed stack', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
-    for (const n of ['h1', 'h2', 'h3']) expect((await garden.setup.request('PUT', `/projects/hostile/shoots/${n}`, { body: shoot(n) })).status).toBe(201);
-    for (const n of ['o1', 'o2']) expect((await garden.setup.request('PUT', `/projects/other/shoots/${n}`, { body: shoot(n) })).status).toBe(201);
+    for (const n of ['h1', 'h2', 'h3'])
+      expect((await garden.setup.request('PUT', `/projects/hostile/shoots/${n}`, { body: shoot(n) })).status).toBe(201);
+    for (const n of ['o1', 'o2'])
+      expect((await garden.setup.request('PUT', `/projects/other/shoots/${n}`, { body: shoot(n) })).status).toBe(201);
   });
 
   it.each<[string, string, string, string, number, string]>([
-    ['a merge patch nested 8,000 levels', 'PATCH', '/projects/hostile/shoots/h1', `{"metadata":{"annotations":${'{"a":'.repeat(8_000)}{}${'}'.repeat(8_000)}}}`, 400, 'TooDeep'],
-    ['a lone surrogate in an annotation', 'PATCH', '/projects/hostile/shoots/h1', '{"metadata":{"annotations":{"example.com/x":"\\ud800"}}}', 400, 'InvalidUnicode'],
-    ['a lone surrogate in a label value', 'PUT', '/projects/hostile/shoots/h2', '{"metadata":{"labels":{"a":"\\udc00"}},"spec":{"provider":{"type":"aws"},"region":"eu-west-1"}}', 400, 'InvalidUnicode'],
+    [
+      'a merge patch nested 8,000 levels',
+      'PATCH',
+      '/projects/hostile/shoots/h1',
+      `{"metadata":{"annotations":${'{"a":'.repeat(8_000)}{}${'}'.repeat(8_000)}}}`,
+      400,
+      'TooDeep',
+    ],
+    [
+      'a lone surrogate in an annotation',
+      'PATCH',
+      '/projects/hostile/shoots/h1',
+      '{"metadata":{"annotations":{"example.com/x":"\\ud800"}}}',
+      400,
+      'InvalidUnicode',
+    ],
+    [
+      'a lone surrogate in a label value',
+      'PUT',
+      '/projects/hostile/shoots/h2',
+      '{"metadata":{"labels":{"a":"\\udc00"}},"spec":{"provider":{"type":"aws"},"region":"eu-west-1"}}',
+      400,
+      'InvalidUnicode',
+    ],
   ])('refuses %s', async (_name, method, path, body, status, code) => {
     const before = await scanTable(garden);
-    const res = await api.request(method, path, { body, headers: { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' } });
+    const res = await api.request(method, path, {
+      body,
+      headers: { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' },
+    });
     expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { code } });
     expect(await scanTable(garden)).toEqual(before);
   });
 
   it("refuses another project's continue token with 400 (DynamoDB never sees it)", async () => {
-    const first = await api.request<{ metadata: { continue?: string } }>('GET', '/projects/other/shoots', { query: { limit: '1' } });
+    const first = await api.request<{ metadata: { continue?: string } }>('GET', '/projects/other/shoots', {
+      query: { limit: '1' },
+    });
     expect(first.body.metadata.continue).toEqual(expect.any(String));
-    const res = await api.request('GET', '/projects/hostile/shoots', { query: { continue: first.body.metadata.continue! } });
+    const res = await api.request('GET', '/projects/hostile/shoots', {
+      query: { continue: first.body.metadata.continue! },
+    });
     expect(res).toMatchObject({ status: 400, body: { field: 'continue' } });
   });
 
@@ -48,9 +78,13 @@ describe('hostile input on the deployed stack', () => {
     const put = await api.request<Resource>('PUT', '/projects/hostile/shoots/h3', { body: read.body });
     expect(put.status).toBe(200);
     expect(put.body).toEqual(read.body);
-    const patched = await api.request<Resource>('PATCH', '/projects/hostile/shoots/h3', { body: { spec: { region: read.body.spec.region } } });
+    const patched = await api.request<Resource>('PATCH', '/projects/hostile/shoots/h3', {
+      body: { spec: { region: read.body.spec.region } },
+    });
     expect(patched.body.metadata.resourceVersion).toBe(read.body.metadata.resourceVersion);
-    const otherUid = await api.request('PUT', '/projects/hostile/shoots/h3', { body: { ...read.body, metadata: { ...read.body.metadata, uid: 'another' } } });
+    const otherUid = await api.request('PUT', '/projects/hostile/shoots/h3', {
+      body: { ...read.body, metadata: { ...read.body.metadata, uid: 'another' } },
+    });
     expect(otherUid).toMatchObject({ status: 409, body: { code: 'UidMismatch' } });
   });
 
@@ -61,7 +95,9 @@ describe('hostile input on the deployed stack', () => {
     const body = shoot('h1');
     body.metadata.labels = { release: 'r2' };
     // Act
-    const results = await Promise.all(Array.from({ length: 50 }, () => api.request<Resource>('PUT', '/projects/hostile/shoots/h1', { body })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => api.request<Resource>('PUT', '/projects/hostile/shoots/h1', { body })),
+    );
     // Assess
     expect(results.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
     const final = await api.request<Resource>('GET', '/projects/hostile/shoots/h1');

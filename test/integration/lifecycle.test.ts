@@ -15,7 +15,15 @@ import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { LocalHosting } from '../../seed/agent/local-hosting.js';
 import { backedSeed, fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
-import { checkHistory, gatewayGet, gatewayPut, HistoryRecorder, recordFinalReads, resolving, startRegisterClients } from '../harness/scenario/index.js';
+import {
+  checkHistory,
+  gatewayGet,
+  gatewayPut,
+  HistoryRecorder,
+  recordFinalReads,
+  resolving,
+  startRegisterClients,
+} from '../harness/scenario/index.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 
 /**
@@ -28,7 +36,10 @@ const { api, deployment } = garden;
 const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
-const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
+const owners = new Route53OwnerRecords({
+  hostedZoneId: deployment.outputs.HostedZoneId,
+  api: route53Api(new Route53Client(aws)),
+});
 const internalDomain = deployment.outputs.InternalDomain;
 const HEARTBEAT_MS = 1_000;
 const project = 'life';
@@ -95,18 +106,25 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
   for (;;) {
     last = await fn().catch((error: unknown) => error);
     if (last !== undefined && last !== false && !(last instanceof Error)) return last as T;
-    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}\n${logs.slice(-20).join('\n')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}\n${logs.slice(-20).join('\n')}`,
+      );
     await new Promise((r) => setTimeout(r, 250));
   }
 }
 
 const succeeded = (name: string, type: LastOperation['type'], timeoutMs = 90_000) =>
-  until(`${name}: ${type} Succeeded`, async () => {
-    const s = await shoot(name);
-    const op = s?.status.lastOperation;
-    if (op?.type === type && op.state === 'Failed') throw new Error(`${type} failed: ${op.description}`);
-    return op?.type === type && op.state === 'Succeeded' ? s : undefined;
-  }, timeoutMs);
+  until(
+    `${name}: ${type} Succeeded`,
+    async () => {
+      const s = await shoot(name);
+      const op = s?.status.lastOperation;
+      if (op?.type === type && op.state === 'Failed') throw new Error(`${type} failed: ${op.description}`);
+      return op?.type === type && op.state === 'Succeeded' ? s : undefined;
+    },
+    timeoutMs,
+  );
 
 function etcdAt(url: string): Etcd3 {
   const client = new Etcd3({ hosts: url, dialTimeout: 2_000 });
@@ -130,10 +148,14 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
   });
 
   it('create reaches Succeeded, with the owner record naming the seed and etcd serving', async () => {
-    expect((await api.request('PUT', `/projects/${project}/shoots/one`, { body: shootBody('one', a.name) })).status).toBe(201);
+    expect(
+      (await api.request('PUT', `/projects/${project}/shoots/one`, { body: shootBody('one', a.name) })).status,
+    ).toBe(201);
     const created = await succeeded('one', 'Create');
     expect(created.status.lastOperation).toMatchObject({ progress: 100 });
-    expect((await owners.get(ownerRecordName({ shoot: 'one', project, internalDomain })))?.value).toBe(a.agent.identity);
+    expect((await owners.get(ownerRecordName({ shoot: 'one', project, internalDomain })))?.value).toBe(
+      a.agent.identity,
+    );
     await until('etcd serving', async () => (await reported(a.name, 'one'))?.active);
   });
 
@@ -141,15 +163,35 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     const id = technicalID(project, 'one');
     const etcd = etcdAt(a.hosting().sidecar(id)!.clientUrl);
     await etcd.put('/registry/before-hibernation').value('kept');
-    expect((await api.request('PATCH', `/projects/${project}/shoots/one`, { body: { spec: { hibernation: { enabled: true } } }, headers: MERGE_PATCH })).status).toBe(200);
+    expect(
+      (
+        await api.request('PATCH', `/projects/${project}/shoots/one`, {
+          body: { spec: { hibernation: { enabled: true } } },
+          headers: MERGE_PATCH,
+        })
+      ).status,
+    ).toBe(200);
     await succeeded('one', 'Hibernate');
     expect(a.hosting().sidecar(id)).toBeUndefined();
     await until('reported without etcd', async () => (await reported(a.name, 'one'))?.etcdReady === false);
 
-    expect((await api.request('PATCH', `/projects/${project}/shoots/one`, { body: { spec: { hibernation: { enabled: false } } }, headers: MERGE_PATCH })).status).toBe(200);
+    expect(
+      (
+        await api.request('PATCH', `/projects/${project}/shoots/one`, {
+          body: { spec: { hibernation: { enabled: false } } },
+          headers: MERGE_PATCH,
+        })
+      ).status,
+    ).toBe(200);
     await succeeded('one', 'Wake');
     const woken = etcdAt(a.hosting().sidecar(id)!.clientUrl);
-    expect(await until('the key after waking', async () => (await woken.get('/registry/before-hibernation').string()) ?? undefined, 20_000)).toBe('kept');
+    expect(
+      await until(
+        'the key after waking',
+        async () => (await woken.get('/registry/before-hibernation').string()) ?? undefined,
+        20_000,
+      ),
+    ).toBe('kept');
   });
 
   it('a seed that hosts a running control plane cannot be deleted', async () => {
@@ -164,7 +206,9 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     const refused = await api.request<{ code: string; message: string }>('DELETE', `/projects/${project}/shoots/one`);
     expect(refused.status).toBe(422);
     expect(refused.body.message).toContain('confirmation.gardener.cloud/deletion');
-    expect((await api.request('PATCH', `/projects/${project}/shoots/one`, { body: CONFIRM, headers: MERGE_PATCH })).status).toBe(200);
+    expect(
+      (await api.request('PATCH', `/projects/${project}/shoots/one`, { body: CONFIRM, headers: MERGE_PATCH })).status,
+    ).toBe(200);
     const requested = await api.request<ShootView>('DELETE', `/projects/${project}/shoots/one`);
     expect(requested.status).toBe(202);
     expect(requested.body.metadata.deletionTimestamp).toEqual(expect.any(String));
@@ -201,28 +245,48 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
   it('a seed whose agent stopped heartbeating becomes Unknown and is not chosen; its next heartbeat makes it ready again', async () => {
     const p = agents.find((x) => x.name === 'life-p')!;
     await p.agent.pause();
-    const unknown = await until('GardenletReady Unknown', async () => {
-      const res = await api.request<{ status: { conditions: { type: string; status: string; reason?: string }[] } }>('GET', '/seeds/life-p');
-      const c = res.body.status.conditions.find((x) => x.type === 'GardenletReady');
-      return c?.status === 'Unknown' ? c : undefined;
-    }, 20_000);
+    const unknown = await until(
+      'GardenletReady Unknown',
+      async () => {
+        const res = await api.request<{ status: { conditions: { type: string; status: string; reason?: string }[] } }>(
+          'GET',
+          '/seeds/life-p',
+        );
+        const c = res.body.status.conditions.find((x) => x.type === 'GardenletReady');
+        return c?.status === 'Unknown' ? c : undefined;
+      },
+      20_000,
+    );
     expect(unknown.reason).toBe('LeaseExpired');
     const spec = { ...(shootBody('x').spec as Record<string, unknown>), region: 'eu-central-1' };
-    const dry = await api.request<{ candidates: { seed: string }[]; rejected: { seed: string }[] }>('POST', '/scheduling/dry-run', { body: { shoot: { spec } } });
+    const dry = await api.request<{ candidates: { seed: string }[]; rejected: { seed: string }[] }>(
+      'POST',
+      '/scheduling/dry-run',
+      { body: { shoot: { spec } } },
+    );
     expect(dry.status).toBe(200);
     expect(dry.body.candidates.map((c) => c.seed)).not.toContain('life-p');
     await p.agent.resume();
-    await until('ready again', async () => {
-      const res = await api.request<{ status: { conditions: { type: string; status: string }[] } }>('GET', '/seeds/life-p');
-      return res.body.status.conditions.find((x) => x.type === 'GardenletReady')?.status === 'True';
-    }, 20_000);
+    await until(
+      'ready again',
+      async () => {
+        const res = await api.request<{ status: { conditions: { type: string; status: string }[] } }>(
+          'GET',
+          '/seeds/life-p',
+        );
+        return res.body.status.conditions.find((x) => x.type === 'GardenletReady')?.status === 'True';
+      },
+      20_000,
+    );
   });
 
   it('a source whose agent was frozen during a bad-case migration removes its leftover within one heartbeat interval after it wakes', async () => {
     // Prepare: a shoot on life-a, and a destination life-b.
     await registerSeed('life-b', 71);
     await startAgent('life-b');
-    expect((await api.request('PUT', `/projects/${project}/shoots/moved`, { body: shootBody('moved', a.name) })).status).toBe(201);
+    expect(
+      (await api.request('PUT', `/projects/${project}/shoots/moved`, { body: shootBody('moved', a.name) })).status,
+    ).toBe(201);
     await succeeded('moved', 'Create');
     const id = technicalID(project, 'moved');
     const sourceUrl = await until('etcd serving on life-a', async () => {
@@ -235,27 +299,57 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     const urls: Record<string, string | undefined> = { source: sourceUrl };
     const history = new HistoryRecorder();
     const registers = startRegisterClients({
-      history, endpoints: { source: 'source', destination: 'destination' }, clients: ['source', 'source', 'destination', 'destination'],
-      keys: ['k0', 'k1', 'k2', 'k3'].map((k) => `lifecycle/moved/${k}`), opsPerSecond: 10, readShare: 0.5, timeoutMs: 1_000,
-      put: resolving(gatewayPut, (name) => urls[name]), get: resolving(gatewayGet, (name) => urls[name]),
+      history,
+      endpoints: { source: 'source', destination: 'destination' },
+      clients: ['source', 'source', 'destination', 'destination'],
+      keys: ['k0', 'k1', 'k2', 'k3'].map((k) => `lifecycle/moved/${k}`),
+      opsPerSecond: 10,
+      readShare: 0.5,
+      timeoutMs: 1_000,
+      put: resolving(gatewayPut, (name) => urls[name]),
+      get: resolving(gatewayGet, (name) => urls[name]),
     });
     try {
-      await until('the clients acknowledged a write on life-a', async () => history.operations().some((o) => o.op === 'put' && o.outcome === 'ok'));
+      await until('the clients acknowledged a write on life-a', async () =>
+        history.operations().some((o) => o.op === 'put' && o.outcome === 'ok'),
+      );
       // Act: the source's agent freezes (etcd and its sidecar keep running); a bad-case migration moves the shoot.
       await a.agent.pause();
-      const started = await api.request('POST', `/projects/${project}/shoots/moved/migrate`, { body: { destinationSeed: 'life-b', mode: 'bad' } });
+      const started = await api.request('POST', `/projects/${project}/shoots/moved/migrate`, {
+        body: { destinationSeed: 'life-b', mode: 'bad' },
+      });
       expect(started.status).toBe(202);
-      const migration = await until('the migration settled', async () => {
-        const res = await api.request<{ state: string; error?: unknown }>('GET', `/projects/${project}/shoots/moved/migration`);
-        return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
-      }, 180_000);
-      expect(migration.state, `${JSON.stringify(migration.error)}\n${logs.filter((l) => l.includes('life-b')).slice(-30).join('\n')}`).toBe('Succeeded');
+      const migration = await until(
+        'the migration settled',
+        async () => {
+          const res = await api.request<{ state: string; error?: unknown }>(
+            'GET',
+            `/projects/${project}/shoots/moved/migration`,
+          );
+          return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
+        },
+        180_000,
+      );
+      expect(
+        migration.state,
+        `${JSON.stringify(migration.error)}\n${logs
+          .filter((l) => l.includes('life-b'))
+          .slice(-30)
+          .join('\n')}`,
+      ).toBe('Succeeded');
       urls.destination = await until('etcd serving on life-b', async () => {
         const plane = await reported('life-b', 'moved');
         return plane?.active && plane.etcdClientUrl;
       });
       const served = history.operations().length;
-      await until('the clients acknowledged writes on life-b', async () => history.operations().slice(served).filter((o) => o.seed === 'destination' && o.op === 'put' && o.outcome === 'ok').length >= 5);
+      await until(
+        'the clients acknowledged writes on life-b',
+        async () =>
+          history
+            .operations()
+            .slice(served)
+            .filter((o) => o.seed === 'destination' && o.op === 'put' && o.outcome === 'ok').length >= 5,
+      );
     } finally {
       await registers.stop();
     }
@@ -266,9 +360,15 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     const dataDir = a.hosting().dataDir(id);
     const woke = Date.now();
     await a.agent.resume();
-    await until('the leftover removed', async () => a.hosting().sidecar(id) === undefined && !existsSync(dataDir), 10_000);
+    await until(
+      'the leftover removed',
+      async () => a.hosting().sidecar(id) === undefined && !existsSync(dataDir),
+      10_000,
+    );
     const removedMs = Date.now() - woke;
-    console.log(`leftover removed ${removedMs} ms after the source's agent woke (heartbeat interval ${HEARTBEAT_MS} ms)`);
+    console.log(
+      `leftover removed ${removedMs} ms after the source's agent woke (heartbeat interval ${HEARTBEAT_MS} ms)`,
+    );
     // One heartbeat interval to learn of the release, plus the removal itself (stopping etcd and its sidecar).
     expect(removedMs).toBeLessThan(HEARTBEAT_MS + 5_000);
     await until('life-a reports no plane', async () => (await reported(a.name, 'moved')) === undefined);
@@ -279,21 +379,36 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     // Prepare: a shoot on life-a, created; life-c as the destination.
     await registerSeed('life-c', 72);
     const c = await startAgent('life-c');
-    expect((await api.request('PUT', `/projects/${project}/shoots/follows`, { body: shootBody('follows', a.name) })).status).toBe(201);
+    expect(
+      (await api.request('PUT', `/projects/${project}/shoots/follows`, { body: shootBody('follows', a.name) })).status,
+    ).toBe(201);
     await succeeded('follows', 'Create');
     // Act: the source's agent freezes with the Hibernate command sent to it; a bad-case migration moves the shoot; the agent wakes.
     await a.agent.pause();
-    expect((await api.request('PATCH', `/projects/${project}/shoots/follows`, { body: { spec: { hibernation: { enabled: true } } }, headers: MERGE_PATCH })).status).toBe(200);
+    expect(
+      (
+        await api.request('PATCH', `/projects/${project}/shoots/follows`, {
+          body: { spec: { hibernation: { enabled: true } } },
+          headers: MERGE_PATCH,
+        })
+      ).status,
+    ).toBe(200);
     await until('the Hibernate command sent to life-a', async () => {
       const op = (await shoot('follows'))?.status.lastOperation;
       return op?.type === 'Hibernate' && op.progress === 50 && op.description.includes(a.name);
     });
-    const started = await api.request('POST', `/projects/${project}/shoots/follows/migrate`, { body: { destinationSeed: 'life-c', mode: 'bad' } });
+    const started = await api.request('POST', `/projects/${project}/shoots/follows/migrate`, {
+      body: { destinationSeed: 'life-c', mode: 'bad' },
+    });
     expect(started.status).toBe(202);
-    const migration = await until('the migration settled', async () => {
-      const res = await api.request<{ state: string }>('GET', `/projects/${project}/shoots/follows/migration`);
-      return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
-    }, 180_000);
+    const migration = await until(
+      'the migration settled',
+      async () => {
+        const res = await api.request<{ state: string }>('GET', `/projects/${project}/shoots/follows/migration`);
+        return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
+      },
+      180_000,
+    );
     await a.agent.resume();
     // Assess: hibernated on life-c, where the shoot is; nothing of it runs on life-a.
     expect(migration.state).toBe('Succeeded');
@@ -309,7 +424,9 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     // life-c), not run: running it built the plane there again.
     const onA = logs.filter((l) => l.includes('"seed":"life-a"'));
     const released = onA.findIndex((l) => l.includes('"event":"leftover-release"') && l.includes('follows'));
-    const late = onA.slice(released + 1).filter((l) => l.includes('"event":"command-done"') && l.includes('"type":"reconcile"'));
+    const late = onA
+      .slice(released + 1)
+      .filter((l) => l.includes('"event":"command-done"') && l.includes('"type":"reconcile"'));
     expect(released).toBeGreaterThanOrEqual(0);
     for (const line of late) expect(line).toContain('"error":"NotOwner"');
   }, 300_000);
@@ -323,7 +440,11 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     // keptha: a `node` shoot, three etcd members on life-d.
     const ha = shootBody('keptha', d.name) as { spec: Record<string, unknown> };
     ha.spec.controlPlane = { highAvailability: { failureTolerance: { type: 'node' } } };
-    for (const [name, body] of [['kept', shootBody('kept', d.name)], ['gone', shootBody('gone', d.name)], ['keptha', ha]] as const) {
+    for (const [name, body] of [
+      ['kept', shootBody('kept', d.name)],
+      ['gone', shootBody('gone', d.name)],
+      ['keptha', ha],
+    ] as const) {
       expect((await api.request('PUT', `/projects/${project}/shoots/${name}`, { body })).status).toBe(201);
     }
     const urls: Record<string, string> = {};
@@ -335,9 +456,14 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
       });
       await etcdAt(urls[name]!).put(`restart/${name}`).value('before the crash');
     }
-    const [kept, gone, keptha] = [technicalID(project, 'kept'), technicalID(project, 'gone'), technicalID(project, 'keptha')];
+    const [kept, gone, keptha] = [
+      technicalID(project, 'kept'),
+      technicalID(project, 'gone'),
+      technicalID(project, 'keptha'),
+    ];
     const goneDataDir = d.hosting().dataDir(gone);
-    const memberUrls = (hosting: LocalHosting) => hosting.members(keptha).map((m) => `${m.name} ${m.sidecar?.clientUrl}`);
+    const memberUrls = (hosting: LocalHosting) =>
+      hosting.members(keptha).map((m) => `${m.name} ${m.sidecar?.clientUrl}`);
     const haMembers = memberUrls(d.hosting());
     expect(haMembers).toHaveLength(3);
     // Act: the agent dies. Nothing of it shuts down: its kube-apiserver stand-ins go with its process; kept's
@@ -348,11 +474,24 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     for (const id of [kept, gone, keptha]) await d.hosting().stopApiServer(id);
     d.hosting().sidecar(kept)!.kill();
     // While it is down, a bad-case migration moves gone to life-e (its live sidecar fences on the owner change).
-    expect((await api.request('POST', `/projects/${project}/shoots/gone/migrate`, { body: { destinationSeed: 'life-e', mode: 'bad' } })).status).toBe(202);
-    const migration = await until('the migration settled', async () => {
-      const res = await api.request<{ state: string; error?: unknown }>('GET', `/projects/${project}/shoots/gone/migration`);
-      return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
-    }, 180_000);
+    expect(
+      (
+        await api.request('POST', `/projects/${project}/shoots/gone/migrate`, {
+          body: { destinationSeed: 'life-e', mode: 'bad' },
+        })
+      ).status,
+    ).toBe(202);
+    const migration = await until(
+      'the migration settled',
+      async () => {
+        const res = await api.request<{ state: string; error?: unknown }>(
+          'GET',
+          `/projects/${project}/shoots/gone/migration`,
+        );
+        return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
+      },
+      180_000,
+    );
     expect(migration.state, JSON.stringify(migration.error)).toBe('Succeeded');
     // A new agent process for life-d, on the same work dir.
     const restarted = Date.now();
@@ -369,14 +508,27 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     expect(await etcdAt(keptUrl).get('restart/kept').string()).toBe('before the crash');
     const haUrl = await until('keptha serving on life-d again', async () => {
       const plane = await reported(d.name, 'keptha');
-      return plane?.active && Date.parse(plane.internalProbeTime ?? '') > restarted && plane.etcdMembers?.length === 3 && plane.etcdClientUrl;
+      return (
+        plane?.active &&
+        Date.parse(plane.internalProbeTime ?? '') > restarted &&
+        plane.etcdMembers?.length === 3 &&
+        plane.etcdClientUrl
+      );
     });
     expect(memberUrls(d2.hosting())).toEqual(haMembers);
     expect(await etcdAt(haUrl).get('restart/keptha').string()).toBe('before the crash');
-    await until('gone released on life-d', async () => d2.hosting().sidecar(gone) === undefined && !existsSync(goneDataDir) && (await reported(d.name, 'gone')) === undefined, 30_000);
+    await until(
+      'gone released on life-d',
+      async () =>
+        d2.hosting().sidecar(gone) === undefined &&
+        !existsSync(goneDataDir) &&
+        (await reported(d.name, 'gone')) === undefined,
+      30_000,
+    );
     const onD = logs.filter((l) => l.includes('"seed":"life-d"'));
     expect(onD.some((l) => l.includes('"event":"stale-sidecar-stopped"') && l.includes(gone))).toBe(true);
-    for (const id of [kept, gone, keptha]) expect(onD.some((l) => l.includes('"event":"adopted"') && l.includes(id))).toBe(true);
+    for (const id of [kept, gone, keptha])
+      expect(onD.some((l) => l.includes('"event":"adopted"') && l.includes(id))).toBe(true);
     expect(onD.filter((l) => l.includes('"event":"stale-sidecar-stopped"') && l.includes(keptha))).toHaveLength(3);
     const goneOnE = await until('gone serving on life-e', async () => {
       const plane = await reported('life-e', 'gone');

@@ -11,13 +11,24 @@ import { TestAgent } from '../harness/test-agent.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) };
+const aws = {
+  endpoint: deployment.awsEndpoint,
+  region: deployment.region,
+  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+};
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
-const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
+const owners = new Route53OwnerRecords({
+  hostedZoneId: deployment.outputs.HostedZoneId,
+  api: route53Api(new Route53Client(aws)),
+});
 
 type View = MigrationRecord & { progress: number };
-interface ShootView { status: { seedName?: string; lastOperation?: { type: string; state: string }; migration?: { state: string } } }
-interface SeedView { status: { identity: string; shoots: number } }
+interface ShootView {
+  status: { seedName?: string; lastOperation?: { type: string; state: string }; migration?: { state: string } };
+}
+interface SeedView {
+  status: { identity: string; shoots: number };
+}
 
 const running: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -54,7 +65,10 @@ async function landscape(options: { shoots?: number; hibernated?: boolean; sidec
     // Placed on the source: provisioning has the source's agent create its control plane.
     await agents.source.waitForCommand({ type: 'create-control-plane', technicalID: technicalID(project, name) });
     const sidecar = FakeSidecar.onDeployment(deployment, {
-      shoot: { project, name, technicalID: technicalID(project, name) }, identity, bucket: `gl-backup-${names.source}`, claim: true,
+      shoot: { project, name, technicalID: technicalID(project, name) },
+      identity,
+      bucket: `gl-backup-${names.source}`,
+      claim: true,
     });
     await sidecar.start();
     // A hibernated shoot's etcd has no sidecar: its last full snapshot is all there is.
@@ -67,7 +81,11 @@ async function landscape(options: { shoots?: number; hibernated?: boolean; sidec
 }
 
 async function migrate(project: string, name: string, body: Record<string, unknown> = {}) {
-  return api.request<{ migrationId: string; resumed: boolean; destinationSeed: string; code?: string }>('POST', `/projects/${project}/shoots/${name}/migrate`, { body });
+  return api.request<{ migrationId: string; resumed: boolean; destinationSeed: string; code?: string }>(
+    'POST',
+    `/projects/${project}/shoots/${name}/migrate`,
+    { body },
+  );
 }
 
 async function settled(project: string, name: string, timeoutMs = 120_000): Promise<View> {
@@ -75,14 +93,16 @@ async function settled(project: string, name: string, timeoutMs = 120_000): Prom
   for (;;) {
     const res = await api.request<View>('GET', `/projects/${project}/shoots/${name}/migration`);
     if (res.status === 200 && res.body.state !== 'Running') return res.body;
-    if (Date.now() > deadline) throw new Error(`migration of ${project}/${name} still running: ${JSON.stringify(res.body).slice(0, 2000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`migration of ${project}/${name} still running: ${JSON.stringify(res.body).slice(0, 2000)}`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }
 
 const stepStates = (m: View) => Object.fromEntries(m.steps.map((s) => [s.id, s.state]));
 /** What an agent received from the migration (provisioning sends create-control-plane when the shoot is placed). */
-const migrationCommands = (agent: TestAgent) => agent.received.filter((c) => c.type !== 'create-control-plane').map((c) => c.type);
+const migrationCommands = (agent: TestAgent) =>
+  agent.received.filter((c) => c.type !== 'create-control-plane').map((c) => c.type);
 
 async function assertOnDestination(project: string, name: string, names: { source: string; destination: string }) {
   const shoot = await api.request<ShootView>('GET', `/projects/${project}/shoots/${name}`);
@@ -91,7 +111,9 @@ async function assertOnDestination(project: string, name: string, names: { sourc
   const destination = await api.request<SeedView>('GET', `/seeds/${names.destination}`);
   const record = await owners.get(`owner.${name}.${project}.${deployment.outputs.InternalDomain}`);
   expect(record?.value).toBe(destination.body.status.identity);
-  const copied = await s3.send(new ListObjectsV2Command({ Bucket: `gl-backup-${names.destination}`, Prefix: `${technicalID(project, name)}/v2/` }));
+  const copied = await s3.send(
+    new ListObjectsV2Command({ Bucket: `gl-backup-${names.destination}`, Prefix: `${technicalID(project, name)}/v2/` }),
+  );
   return { copied: (copied.Contents ?? []).map((o) => o.Key ?? '') };
 }
 
@@ -107,10 +129,18 @@ describe('migrate-shoot on the deployed stack', () => {
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('good');
     expect(stepStates(m)).toMatchObject({
-      'pre-copy-snapshots': 'succeeded', 'restore-etcd-ahead': 'skipped',
-      'migrate-extensions': 'succeeded', 'persist-shootstate': 'succeeded', 'delete-owner-record': 'succeeded', 'wait-final-snapshot': 'succeeded',
-      'delete-source-control-plane': 'succeeded', 'set-owner-destination': 'succeeded', 'copy-snapshots': 'succeeded', 'restore-etcd': 'succeeded',
-      'restore-extensions': 'succeeded', finalize: 'succeeded',
+      'pre-copy-snapshots': 'succeeded',
+      'restore-etcd-ahead': 'skipped',
+      'migrate-extensions': 'succeeded',
+      'persist-shootstate': 'succeeded',
+      'delete-owner-record': 'succeeded',
+      'wait-final-snapshot': 'succeeded',
+      'delete-source-control-plane': 'succeeded',
+      'set-owner-destination': 'succeeded',
+      'copy-snapshots': 'succeeded',
+      'restore-etcd': 'succeeded',
+      'restore-extensions': 'succeeded',
+      finalize: 'succeeded',
     });
     // The pre-copy moved the stand-in sidecar's full snapshot before the owner change (its final snapshot is a full one, which the copy after it moves).
     const message = (id: string) => m.steps.find((s) => s.id === id)?.message ?? '';
@@ -118,7 +148,11 @@ describe('migrate-shoot on the deployed stack', () => {
     expect(m.preCopy).toMatchObject({ copied: 1, lastRevision: 100 });
     // The test agent's runtime does not restore ahead: it declines, and restore-etcd restores in full.
     expect(message('restore-etcd-ahead')).toMatch(/^the destination does not restore ahead/);
-    expect(l.agents.destination.received.filter((c) => c.type === 'restore').map((c) => c.disposition)).toEqual(['declined-ahead', 'run', 'run']);
+    expect(l.agents.destination.received.filter((c) => c.type === 'restore').map((c) => c.disposition)).toEqual([
+      'declined-ahead',
+      'run',
+      'run',
+    ]);
     const { copied } = await assertOnDestination(l.project, 's0', l.names);
     expect(copied.some((k) => k.endsWith('.final'))).toBe(true);
     // The owner-change notice after the record's deletion; none after set-owner-destination, the source's plane being gone.
@@ -139,7 +173,12 @@ describe('migrate-shoot on the deployed stack', () => {
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('bad');
     // The pre-copy reads the source's bucket, not the source: it runs on the bad path too.
-    expect(stepStates(m)).toMatchObject({ 'pre-copy-snapshots': 'succeeded', 'migrate-extensions': 'skipped', 'set-owner-destination': 'succeeded', finalize: 'succeeded' });
+    expect(stepStates(m)).toMatchObject({
+      'pre-copy-snapshots': 'succeeded',
+      'migrate-extensions': 'skipped',
+      'set-owner-destination': 'succeeded',
+      finalize: 'succeeded',
+    });
     expect(migrationCommands(l.agents.source)).toEqual([]);
     // The source's sidecar still ran: it fenced on the owner change and its final snapshot was copied.
     const { copied } = await assertOnDestination(l.project, 's0', l.names);
@@ -158,28 +197,50 @@ describe('migrate-shoot on the deployed stack', () => {
     expect(m.switchedToBadPathAt).toBeDefined();
     expect(m.shootState?.source).toBe('migrated');
     expect(stepStates(m)).toMatchObject({
-      'migrate-extensions': 'succeeded', 'persist-shootstate': 'succeeded', 'delete-source-control-plane': 'failed', 'set-owner-destination': 'succeeded', finalize: 'succeeded',
+      'migrate-extensions': 'succeeded',
+      'persist-shootstate': 'succeeded',
+      'delete-source-control-plane': 'failed',
+      'set-owner-destination': 'succeeded',
+      finalize: 'succeeded',
     });
     await assertOnDestination(l.project, 's0', l.names);
   });
 
   it('goes on without the restore ahead when the destination fails it: a pre-copy never fails a migration', async () => {
     const l = await landscape();
-    l.agents.destination.failOn('restore-ahead', 'RuntimeUnavailable', { message: 'injected: the restore ahead broke' });
+    l.agents.destination.failOn('restore-ahead', 'RuntimeUnavailable', {
+      message: 'injected: the restore ahead broke',
+    });
 
     expect((await migrate(l.project, 's0', { destinationSeed: l.names.destination })).status).toBe(202);
     const m = await settled(l.project, 's0');
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     const ahead = m.steps.find((s) => s.id === 'restore-etcd-ahead');
-    expect(ahead).toMatchObject({ state: 'failed', message: expect.stringMatching(/^RuntimeUnavailable: injected: the restore ahead broke; continuing without it: restore-etcd restores etcd in full/) });
-    expect(stepStates(m)).toMatchObject({ 'pre-copy-snapshots': 'succeeded', 'restore-etcd': 'succeeded', finalize: 'succeeded' });
-    expect(l.agents.destination.received.filter((c) => c.type === 'restore').map((c) => c.disposition)).toEqual(['injected-failure', 'run', 'run']);
+    expect(ahead).toMatchObject({
+      state: 'failed',
+      message: expect.stringMatching(
+        /^RuntimeUnavailable: injected: the restore ahead broke; continuing without it: restore-etcd restores etcd in full/,
+      ),
+    });
+    expect(stepStates(m)).toMatchObject({
+      'pre-copy-snapshots': 'succeeded',
+      'restore-etcd': 'succeeded',
+      finalize: 'succeeded',
+    });
+    expect(l.agents.destination.received.filter((c) => c.type === 'restore').map((c) => c.disposition)).toEqual([
+      'injected-failure',
+      'run',
+      'run',
+    ]);
     await assertOnDestination(l.project, 's0', l.names);
   });
 
   it('ends in Error on a destination failure, and a second migrate call resumes where it failed', async () => {
     const l = await landscape();
-    l.agents.destination.failOn('restore', 'EtcdRestoreFailed', { times: 1, message: 'injected: the snapshots do not restore' });
+    l.agents.destination.failOn('restore', 'EtcdRestoreFailed', {
+      times: 1,
+      message: 'injected: the snapshots do not restore',
+    });
 
     expect((await migrate(l.project, 's0', { destinationSeed: l.names.destination })).status).toBe(202);
     const failed = await settled(l.project, 's0');
@@ -196,7 +257,13 @@ describe('migrate-shoot on the deployed stack', () => {
     const m = await settled(l.project, 's0');
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     const attempts = Object.fromEntries(m.steps.map((s) => [s.id, s.attempts]));
-    expect(attempts).toMatchObject({ 'pre-copy-snapshots': 1, 'restore-etcd-ahead': 1, 'migrate-extensions': 1, 'copy-snapshots': 1, 'restore-etcd': 2 });
+    expect(attempts).toMatchObject({
+      'pre-copy-snapshots': 1,
+      'restore-etcd-ahead': 1,
+      'migrate-extensions': 1,
+      'copy-snapshots': 1,
+      'restore-etcd': 2,
+    });
     await assertOnDestination(l.project, 's0', l.names);
   });
 
@@ -205,7 +272,11 @@ describe('migrate-shoot on the deployed stack', () => {
     expect((await migrate(l.project, 's0', { destinationSeed: l.names.destination })).status).toBe(202);
     const m = await settled(l.project, 's0');
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
-    expect(stepStates(m)).toMatchObject({ 'pre-copy-snapshots': 'skipped', 'restore-etcd-ahead': 'skipped', 'wait-final-snapshot': 'skipped' });
+    expect(stepStates(m)).toMatchObject({
+      'pre-copy-snapshots': 'skipped',
+      'restore-etcd-ahead': 'skipped',
+      'wait-final-snapshot': 'skipped',
+    });
     expect(m.steps.find((s) => s.id === 'pre-copy-snapshots')?.message).toMatch(/^hibernated: /);
     const { copied } = await assertOnDestination(l.project, 's0', l.names);
     expect(copied.length).toBeGreaterThan(0);
@@ -214,7 +285,9 @@ describe('migrate-shoot on the deployed stack', () => {
 
   it('accepts exactly one of 20 concurrent migrate requests for one shoot', async () => {
     const l = await landscape();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => migrate(l.project, 's0', { destinationSeed: l.names.destination })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => migrate(l.project, 's0', { destinationSeed: l.names.destination })),
+    );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 202)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
@@ -223,7 +296,9 @@ describe('migrate-shoot on the deployed stack', () => {
 
   it('migrates 10 shoots off one seed at once', async () => {
     const l = await landscape({ shoots: 10 });
-    const answers = await Promise.all(l.shoots.map((name) => migrate(l.project, name, { destinationSeed: l.names.destination })));
+    const answers = await Promise.all(
+      l.shoots.map((name) => migrate(l.project, name, { destinationSeed: l.names.destination })),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
     const results = await Promise.all(l.shoots.map((name) => settled(l.project, name, 240_000)));
     expect(results.map((m) => m.state)).toEqual(Array(10).fill('Succeeded'));

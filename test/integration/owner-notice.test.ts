@@ -22,7 +22,11 @@ import { until } from '../harness/until.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) };
+const aws = {
+  endpoint: deployment.awsEndpoint,
+  region: deployment.region,
+  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+};
 const workDir = mkdtempSync(join(tmpdir(), 'gl-owner-notice-'));
 const [A, B] = ['notice-a', 'notice-b'];
 const PROJECT = 'notice';
@@ -102,12 +106,18 @@ function firstNotOwnerCheck(log: string): { trigger?: string; time?: string } | 
 }
 
 async function migrate(options: { to: string; mode: 'good' | 'bad' }): Promise<MigrationRecord> {
-  const started = await api.request('POST', `/projects/${PROJECT}/shoots/${SHOOT}/migrate`, { body: { destinationSeed: options.to, mode: options.mode } });
+  const started = await api.request('POST', `/projects/${PROJECT}/shoots/${SHOOT}/migrate`, {
+    body: { destinationSeed: options.to, mode: options.mode },
+  });
   expect(started.status).toBe(202);
-  return until('the migration to end', async () => {
-    const r = (await api.request<MigrationRecord>('GET', `/projects/${PROJECT}/shoots/${SHOOT}/migration`)).body;
-    return r.state !== 'Running' && r;
-  }, 150_000);
+  return until(
+    'the migration to end',
+    async () => {
+      const r = (await api.request<MigrationRecord>('GET', `/projects/${PROJECT}/shoots/${SHOOT}/migration`)).body;
+      return r.state !== 'Running' && r;
+    },
+    150_000,
+  );
 }
 
 describe('owner-change notices: the source fences within about a second although it polls every 10 s', () => {
@@ -118,16 +128,33 @@ describe('owner-change notices: the source fences within about a second although
     const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [A, B].entries()) {
       const ownership = { ownerCheckInterval: CHECK_INTERVAL_MS, unknownGrace: TEST_OWNERSHIP_TIMINGS.unknownGrace };
-      agents.set(name, await registerSeedWithAgent({ garden: garden.setup, s3, seed: name, body: backedSeed(name, i), workDir, deployment, ownership }));
+      agents.set(
+        name,
+        await registerSeedWithAgent({
+          garden: garden.setup,
+          s3,
+          seed: name,
+          body: backedSeed(name, i),
+          workDir,
+          deployment,
+          ownership,
+        }),
+      );
     }
     for (const name of [A, B]) {
-      await until(`seed ${name} ready`, async () => (await seed(name)).status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'));
+      await until(`seed ${name} ready`, async () =>
+        (await seed(name)).status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'),
+      );
     }
     const shoot = fixture('shoot-dev-api1');
     shoot.metadata = { name: SHOOT };
     shoot.spec.seedName = A;
     delete shoot.spec.tolerations;
-    const put = await garden.setup.request<{ status: { technicalID: string } }>('PUT', `/projects/${PROJECT}/shoots/${SHOOT}`, { body: shoot });
+    const put = await garden.setup.request<{ status: { technicalID: string } }>(
+      'PUT',
+      `/projects/${PROJECT}/shoots/${SHOOT}`,
+      { body: shoot },
+    );
     expect(put.status).toBe(201);
     technicalID = put.body.status.technicalID;
   }, 180_000);
@@ -141,40 +168,46 @@ describe('owner-change notices: the source fences within about a second although
   it.each([
     { path: 'good', from: A, to: B, step: 'delete-owner-record' },
     { path: 'bad', from: B, to: A, step: 'set-owner-destination' },
-  ] as const)('$path path: fenced within about a second of $step, by the check the notice brought forward', async ({ path, from, to, step }) => {
-    // Prepare: the control plane serves on the source, a writer on its etcd.
-    const clientUrl = await until(`the control plane to serve on ${from}`, async () => {
-      const cp = await controlPlane(from, technicalID);
-      return cp?.active && cp.etcdClientUrl;
-    });
-    const writer = startWriter(clientUrl);
-    const log = followSidecarLogs(from, technicalID);
-    await new Promise((r) => setTimeout(r, 1_000));
+  ] as const)(
+    '$path path: fenced within about a second of $step, by the check the notice brought forward',
+    async ({ path, from, to, step }) => {
+      // Prepare: the control plane serves on the source, a writer on its etcd.
+      const clientUrl = await until(`the control plane to serve on ${from}`, async () => {
+        const cp = await controlPlane(from, technicalID);
+        return cp?.active && cp.etcdClientUrl;
+      });
+      const writer = startWriter(clientUrl);
+      const log = followSidecarLogs(from, technicalID);
+      await new Promise((r) => setTimeout(r, 1_000));
 
-    // Act
-    let record: MigrationRecord;
-    try {
-      record = await migrate({ to, mode: path });
-    } finally {
-      await writer.stop();
-      log.stop();
-    }
+      // Act
+      let record: MigrationRecord;
+      try {
+        record = await migrate({ to, mode: path });
+      } finally {
+        await writer.stop();
+        log.stop();
+      }
 
-    // Assess: the migration went the way asked, the source was told, and it fenced at once.
-    expect(record.state, JSON.stringify(record.error)).toBe('Succeeded');
-    expect(record.path).toBe(path);
-    const change = record.steps.find((s) => s.id === step)!;
-    expect(change.message).toContain('source told to check now');
-    const { lastAck, firstRefused } = writer.fencedAt();
-    expect(firstRefused).toBeDefined();
-    // From the start of the owner step (before the record changed) to the first write the source refused.
-    const fence = firstRefused! - Date.parse(change.startedAt!);
-    expect(fence).toBeLessThan(2_000);
-    expect(lastAck).toBeLessThan(firstRefused!);
-    // Not a lucky poll: the first check (of any member) that found the record changed was the notice's (or one of its follow-ups).
-    expect(['notice', 'follow-up']).toContain(log.firstNotOwnerCheck()?.trigger);
-    expect(record.copy?.final).toBe(true);
-    console.log(`owner notice (${path} path): owner step started -> first refused write ${fence} ms (check interval ${CHECK_INTERVAL_MS} ms)`);
-    passed += 1;
-  }, 240_000);
+      // Assess: the migration went the way asked, the source was told, and it fenced at once.
+      expect(record.state, JSON.stringify(record.error)).toBe('Succeeded');
+      expect(record.path).toBe(path);
+      const change = record.steps.find((s) => s.id === step)!;
+      expect(change.message).toContain('source told to check now');
+      const { lastAck, firstRefused } = writer.fencedAt();
+      expect(firstRefused).toBeDefined();
+      // From the start of the owner step (before the record changed) to the first write the source refused.
+      const fence = firstRefused! - Date.parse(change.startedAt!);
+      expect(fence).toBeLessThan(2_000);
+      expect(lastAck).toBeLessThan(firstRefused!);
+      // Not a lucky poll: the first check (of any member) that found the record changed was the notice's (or one of its follow-ups).
+      expect(['notice', 'follow-up']).toContain(log.firstNotOwnerCheck()?.trigger);
+      expect(record.copy?.final).toBe(true);
+      console.log(
+        `owner notice (${path} path): owner step started -> first refused write ${fence} ms (check interval ${CHECK_INTERVAL_MS} ms)`,
+      );
+      passed += 1;
+    },
+    240_000,
+  );
 });

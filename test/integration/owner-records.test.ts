@@ -26,9 +26,15 @@ describe('Route 53 owner records on the emulator', () => {
     expect(await records.get(record)).toBeUndefined();
 
     // Create only if absent, then again (a retried step): both succeed, the second changes nothing.
-    expect(await records.set({ name: record, value: 'seed-a-1', expected: null })).toEqual({ name: record, value: 'seed-a-1', ttl: 5 });
+    expect(await records.set({ name: record, value: 'seed-a-1', expected: null })).toEqual({
+      name: record,
+      value: 'seed-a-1',
+      ttl: 5,
+    });
     expect(await records.set({ name: record, value: 'seed-a-1', expected: null })).toMatchObject({ value: 'seed-a-1' });
-    await expect(records.set({ name: record, value: 'seed-b-1', expected: null })).rejects.toBeInstanceOf(OwnerRecordConflictError);
+    await expect(records.set({ name: record, value: 'seed-b-1', expected: null })).rejects.toBeInstanceOf(
+      OwnerRecordConflictError,
+    );
 
     // Move ownership only from the expected owner; the failed condition carries the current record.
     const stale = await records.set({ name: record, value: 'seed-c-1', expected: 'seed-x-1' }).catch((e: unknown) => e);
@@ -42,7 +48,9 @@ describe('Route 53 owner records on the emulator', () => {
     await records.set({ name: record, value: 'odd "seed" \\ 1' });
     expect((await records.get(record))?.value).toBe('odd "seed" \\ 1');
 
-    await expect(records.delete({ name: record, expected: 'seed-b-1' })).rejects.toBeInstanceOf(OwnerRecordConflictError);
+    await expect(records.delete({ name: record, expected: 'seed-b-1' })).rejects.toBeInstanceOf(
+      OwnerRecordConflictError,
+    );
     expect(await records.delete({ name: record, expected: 'odd "seed" \\ 1' })).toBe(true);
     expect(await records.delete({ name: record })).toBe(false);
     expect(await records.get(record)).toBeUndefined();
@@ -89,7 +97,9 @@ describe('Route 53 owner records on the emulator', () => {
     expect((await lookUpOwner(lookup, { name: record, identity: 'seed-a-1' })).result).toBe('owner');
     expect((await lookUpOwner(lookup, { name: record, identity: 'seed-b-1' })).result).toBe('not-owner');
     expect((await lookUpOwner(lookup, { name: name('nobody'), identity: 'seed-a-1' })).result).toBe('not-owner');
-    const broken = new Route53OwnerLookup(new Route53OwnerRecords({ hostedZoneId: 'Z0000000NOSUCHZONE', api: route53Api(client) }));
+    const broken = new Route53OwnerLookup(
+      new Route53OwnerRecords({ hostedZoneId: 'Z0000000NOSUCHZONE', api: route53Api(client) }),
+    );
     expect((await lookUpOwner(broken, { name: record, identity: 'seed-a-1' })).result).toBe('unknown');
   });
 });

@@ -13,7 +13,12 @@ import { deployed, unique } from './support/aws.js';
 
 interface Resource {
   metadata: { name: string };
-  status: { identity?: string; seedName?: string; technicalID?: string; conditions?: { type: string; status: string; reason?: string }[] };
+  status: {
+    identity?: string;
+    seedName?: string;
+    technicalID?: string;
+    conditions?: { type: string; status: string; reason?: string }[];
+  };
 }
 
 const garden = testGarden();
@@ -22,7 +27,9 @@ const lambda = new LambdaClient(awsConfig);
 const sqs = new SQSClient(awsConfig);
 
 async function invoke<T>(functionName: string, payload: unknown): Promise<{ error: string | undefined; body: T }> {
-  const res = await lambda.send(new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(JSON.stringify(payload)) }));
+  const res = await lambda.send(
+    new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(JSON.stringify(payload)) }),
+  );
   const body = JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString('utf8') || 'null') as T;
   return { error: res.FunctionError, body };
 }
@@ -36,9 +43,14 @@ async function seed(name: string): Promise<string> {
   return res.body.status.identity!;
 }
 
-async function heartbeat(seedName: string, controlPlanes: { technicalID: string; active: boolean; externalUrl?: string }[]): Promise<void> {
+async function heartbeat(
+  seedName: string,
+  controlPlanes: { technicalID: string; active: boolean; externalUrl?: string }[],
+): Promise<void> {
   // A ten-minute lease: the audit counts reports of seeds whose lease holds, and this test's steps are slow on a loaded machine.
-  const res = await garden.api.request('POST', `/seeds/${seedName}/heartbeat`, { body: { conditions: [], controlPlanes, leaseDurationSeconds: 600 } });
+  const res = await garden.api.request('POST', `/seeds/${seedName}/heartbeat`, {
+    body: { conditions: [], controlPlanes, leaseDurationSeconds: 600 },
+  });
   expect(res.status).toBe(200);
 }
 
@@ -54,22 +66,32 @@ async function shoot(project: string, name: string, seedName: string): Promise<R
 /** An EventBridge rule on the garden bus that forwards one shoot's SplitBrainSuspected events into a fresh queue. */
 async function splitBrainQueue(technicalID: string): Promise<string> {
   const queue = await sqs.send(new CreateQueueCommand({ QueueName: unique('it-split-brain') }));
-  const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+  const arn = (
+    await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))
+  ).Attributes!.QueueArn!;
   const events = new EventBridgeClient(awsConfig);
   const rule = unique('it-split-brain');
   await events.send(
     new PutRuleCommand({
       Name: rule,
       EventBusName: outputs.EventBusName,
-      EventPattern: JSON.stringify({ source: ['gardenless'], 'detail-type': ['SplitBrainSuspected'], detail: { technicalID: [technicalID] } }),
+      EventPattern: JSON.stringify({
+        source: ['gardenless'],
+        'detail-type': ['SplitBrainSuspected'],
+        detail: { technicalID: [technicalID] },
+      }),
     }),
   );
-  await events.send(new PutTargetsCommand({ Rule: rule, EventBusName: outputs.EventBusName, Targets: [{ Id: 'queue', Arn: arn }] }));
+  await events.send(
+    new PutTargetsCommand({ Rule: rule, EventBusName: outputs.EventBusName, Targets: [{ Id: 'queue', Arn: arn }] }),
+  );
   return queue.QueueUrl!;
 }
 
 async function receive(queueUrl: string, waitSeconds: number): Promise<Record<string, unknown>[]> {
-  const res = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: waitSeconds, MaxNumberOfMessages: 10 }));
+  const res = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: waitSeconds, MaxNumberOfMessages: 10 }),
+  );
   return (res.Messages ?? []).map((m) => JSON.parse(m.Body ?? '{}') as Record<string, unknown>);
 }
 
@@ -83,18 +105,32 @@ describe('ownership audit and check on the deployed stack', () => {
   beforeAll(async () => {
     identityA = await seed(seedA);
     identityB = await seed(seedB);
-    records = new Route53OwnerRecords({ hostedZoneId: outputs.HostedZoneId, api: route53Api(new Route53Client(awsConfig)) });
+    records = new Route53OwnerRecords({
+      hostedZoneId: outputs.HostedZoneId,
+      api: route53Api(new Route53Client(awsConfig)),
+    });
   });
 
   it('asserts the owner: the result when it matches, OwnershipAssertionFailed when another seed owns it', async () => {
     const name = 'check1';
-    await records.set({ name: ownerRecordName({ shoot: name, project, internalDomain: outputs.InternalDomain }), value: identityA });
+    await records.set({
+      name: ownerRecordName({ shoot: name, project, internalDomain: outputs.InternalDomain }),
+      value: identityA,
+    });
 
-    const owner = await invoke<{ result: string }>(outputs.OwnershipCheckFunctionName, { project, shoot: name, identity: identityA });
+    const owner = await invoke<{ result: string }>(outputs.OwnershipCheckFunctionName, {
+      project,
+      shoot: name,
+      identity: identityA,
+    });
     expect(owner.error).toBeUndefined();
     expect(owner.body.result).toBe('owner');
 
-    const other = await invoke<{ errorType: string; errorMessage: string }>(outputs.OwnershipCheckFunctionName, { project, shoot: name, identity: identityB });
+    const other = await invoke<{ errorType: string; errorMessage: string }>(outputs.OwnershipCheckFunctionName, {
+      project,
+      shoot: name,
+      identity: identityB,
+    });
     expect(other.error).toBeDefined();
     expect(other.body.errorType).toBe('OwnershipAssertionFailed');
     expect(other.body.errorMessage).toContain(`names ${identityA}, not ${identityB}`);
@@ -128,12 +164,22 @@ describe('ownership audit and check on the deployed stack', () => {
 
     // Assess: one event, one condition.
     expect(loud.error, JSON.stringify(loud.body)).toBeUndefined();
-    expect(loud.body.findings.find((f) => f.technicalID === technicalID)).toMatchObject({ reason: 'ActiveOnSeveralSeeds', consistent: false });
+    expect(loud.body.findings.find((f) => f.technicalID === technicalID)).toMatchObject({
+      reason: 'ActiveOnSeveralSeeds',
+      consistent: false,
+    });
     const messages = await receive(queue, 5);
     expect(messages).toHaveLength(1);
-    expect(messages[0]).toMatchObject({ source: 'gardenless', 'detail-type': 'SplitBrainSuspected', detail: { technicalID, reason: 'ActiveOnSeveralSeeds', ownerRecord: identityB } });
+    expect(messages[0]).toMatchObject({
+      source: 'gardenless',
+      'detail-type': 'SplitBrainSuspected',
+      detail: { technicalID, reason: 'ActiveOnSeveralSeeds', ownerRecord: identityB },
+    });
     const flagged = await garden.api.request<Resource>('GET', `/projects/${project}/shoots/${name}`);
-    expect(flagged.body.status.conditions?.find((c) => c.type === 'OwnershipConsistent')).toMatchObject({ status: 'False', reason: 'ActiveOnSeveralSeeds' });
+    expect(flagged.body.status.conditions?.find((c) => c.type === 'OwnershipConsistent')).toMatchObject({
+      status: 'False',
+      reason: 'ActiveOnSeveralSeeds',
+    });
 
     // B stops serving: the record still disagrees with the placement, a new reason, a new event.
     await heartbeat(seedB, [{ technicalID, active: false }]);
@@ -148,7 +194,10 @@ describe('ownership audit and check on the deployed stack', () => {
     await invoke(outputs.OwnershipAuditFunctionName, {});
     expect(await receive(queue, 2)).toEqual([]);
     const repaired = await garden.api.request<Resource>('GET', `/projects/${project}/shoots/${name}`);
-    expect(repaired.body.status.conditions?.find((c) => c.type === 'OwnershipConsistent')).toMatchObject({ status: 'True', reason: 'Consistent' });
+    expect(repaired.body.status.conditions?.find((c) => c.type === 'OwnershipConsistent')).toMatchObject({
+      status: 'True',
+      reason: 'Consistent',
+    });
   });
 
   it('reports an API record that points at a seed that does not host the shoot, naming that seed', async () => {
@@ -156,10 +205,15 @@ describe('ownership audit and check on the deployed stack', () => {
     const name = unique('r');
     const created = await shoot(project, name, seedA);
     const technicalID = created.status.technicalID!;
-    const apiRecords = new Route53ApiRecords({ hostedZoneId: outputs.ApiHostedZoneId!, api: route53Api(new Route53Client(awsConfig)) });
+    const apiRecords = new Route53ApiRecords({
+      hostedZoneId: outputs.ApiHostedZoneId!,
+      api: route53Api(new Route53Client(awsConfig)),
+    });
     const record = apiDomainName({ shoot: name, project, externalDomain: outputs.ExternalDomain! });
     await heartbeat(seedA, [{ technicalID, active: true, externalUrl: 'http://127.0.0.41:30443' }]);
-    await heartbeat(seedB, [{ technicalID: `${technicalID}-other`, active: true, externalUrl: 'http://127.0.0.42:30443' }]);
+    await heartbeat(seedB, [
+      { technicalID: `${technicalID}-other`, active: true, externalUrl: 'http://127.0.0.42:30443' },
+    ]);
     const mine = (report: OwnershipAuditReport) => report.apiRecordFindings.filter((f) => f.shoot === name);
 
     // Act and assess: missing while A serves, quiet once it names A, reported once it names B.
@@ -168,10 +222,22 @@ describe('ownership audit and check on the deployed stack', () => {
     expect(mine(missing.body)).toMatchObject([{ reason: 'ApiRecordMissing', seedName: seedA }]);
     await apiRecords.set({ name: record, target: { type: 'A', value: '127.0.0.41' }, ttl: 60 });
     expect(mine((await invoke<OwnershipAuditReport>(outputs.OwnershipAuditFunctionName, {})).body)).toEqual([]);
-    await apiRecords.set({ name: record, target: { type: 'A', value: '127.0.0.42' }, expected: { type: 'A', value: '127.0.0.41' }, ttl: 60 });
+    await apiRecords.set({
+      name: record,
+      target: { type: 'A', value: '127.0.0.42' },
+      expected: { type: 'A', value: '127.0.0.41' },
+      ttl: 60,
+    });
     const elsewhere = await invoke<OwnershipAuditReport>(outputs.OwnershipAuditFunctionName, {});
     expect(mine(elsewhere.body)).toEqual([
-      expect.objectContaining({ reason: 'ApiRecordPointsElsewhere', record, target: 'A 127.0.0.42', pointsAt: seedB, seedName: seedA, message: expect.stringContaining(`seed ${seedB}, which does not host the shoot`) }),
+      expect.objectContaining({
+        reason: 'ApiRecordPointsElsewhere',
+        record,
+        target: 'A 127.0.0.42',
+        pointsAt: seedB,
+        seedName: seedA,
+        message: expect.stringContaining(`seed ${seedB}, which does not host the shoot`),
+      }),
     ]);
     await apiRecords.delete({ name: record, expected: { type: 'A', value: '127.0.0.42' } });
   });

@@ -7,9 +7,16 @@ import { resetGardenState, testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) };
+const aws = {
+  endpoint: deployment.awsEndpoint,
+  region: deployment.region,
+  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+};
 const sqs = new SQSClient(aws);
-const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
+const owners = new Route53OwnerRecords({
+  hostedZoneId: deployment.outputs.HostedZoneId,
+  api: route53Api(new Route53Client(aws)),
+});
 
 describe('provisioning on the deployed stack (event-driven)', () => {
   beforeAll(() => resetGardenState(garden));
@@ -18,7 +25,11 @@ describe('provisioning on the deployed stack (event-driven)', () => {
     // Prepare
     const seed = fixture('seed-aws-eu1');
     seed.metadata = { name: 'prov-seed' };
-    const created = await api.request<{ status: { commandQueueUrl: string; identity: string } }>('PUT', '/seeds/prov-seed', { body: seed });
+    const created = await api.request<{ status: { commandQueueUrl: string; identity: string } }>(
+      'PUT',
+      '/seeds/prov-seed',
+      { body: seed },
+    );
     expect(created.status).toBe(201);
     const shoot = fixture('shoot-dev-api1');
     shoot.metadata = { name: 'prov1' };
@@ -32,14 +43,26 @@ describe('provisioning on the deployed stack (event-driven)', () => {
     type Command = { type?: string; shoot?: { technicalID: string }; controlPlane?: { backup: { bucket: string } } };
     let command: Command | undefined;
     while (!command && Date.now() < deadline) {
-      const res = await sqs.send(new ReceiveMessageCommand({ QueueUrl: created.body.status.commandQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+      const res = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: created.body.status.commandQueueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+        }),
+      );
       for (const m of res.Messages ?? []) {
-        await sqs.send(new DeleteMessageCommand({ QueueUrl: created.body.status.commandQueueUrl, ReceiptHandle: m.ReceiptHandle }));
+        await sqs.send(
+          new DeleteMessageCommand({ QueueUrl: created.body.status.commandQueueUrl, ReceiptHandle: m.ReceiptHandle }),
+        );
         const body = JSON.parse(m.Body ?? '{}') as Command;
         if (body.type === 'create-control-plane') command = body;
       }
     }
-    expect(command).toMatchObject({ type: 'create-control-plane', shoot: { technicalID: 'shoot--dev--prov1' }, controlPlane: { backup: { bucket: 'gl-backup-aws-eu1' } } });
+    expect(command).toMatchObject({
+      type: 'create-control-plane',
+      shoot: { technicalID: 'shoot--dev--prov1' },
+      controlPlane: { backup: { bucket: 'gl-backup-aws-eu1' } },
+    });
     const record = await owners.get(`owner.prov1.dev.${deployment.outputs.InternalDomain}`);
     expect(record?.value).toBe(created.body.status.identity);
   });

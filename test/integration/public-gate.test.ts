@@ -69,14 +69,18 @@ describe('PublicGate', () => {
 });
 
 describe('EtcdSupervisor of a single member: the gate serves and fences, etcd restarts only for its limits', () => {
-  it('fences and serves again without restarting etcd; a client on the public address keeps etcd\'s default limits; a replay raises them and serving lowers them again', async () => {
+  it("fences and serves again without restarting etcd; a client on the public address keeps etcd's default limits; a replay raises them and serving lowers them again", async () => {
     // Prepare: one etcd serving on the public address.
     const { supervisor, endpoint, client } = await startedEtcd('gate', 'public');
     try {
       await client.put('a').value('1');
       const pid = supervisor.pid;
       // One transaction of 200 puts: more than etcd's default of 128 operations.
-      const twoHundredOps = () => client.if('a', 'Value', '==', '1').then(...Array.from({ length: 200 }, (_, i) => client.put(`big/${i}`).value('x'))).commit();
+      const twoHundredOps = () =>
+        client
+          .if('a', 'Value', '==', '1')
+          .then(...Array.from({ length: 200 }, (_, i) => client.put(`big/${i}`).value('x')))
+          .commit();
 
       // Act 1: fence, then serve again.
       const timing = await supervisor.fence();
@@ -104,7 +108,12 @@ describe('EtcdSupervisor of a single member: the gate serves and fences, etcd re
       await supervisor.fence();
       const target = supervisor.replayTarget();
       const revision = Number((await target.client.kv.range({ key: Buffer.from('a') })).header.revision);
-      const events: DeltaEvent[] = Array.from({ length: 300 }, (_, i) => ({ type: 'put', key: Buffer.from(`r/${i}`).toString('base64'), value: Buffer.from('v').toString('base64'), revision: revision + 1 }));
+      const events: DeltaEvent[] = Array.from({ length: 300 }, (_, i) => ({
+        type: 'put',
+        key: Buffer.from(`r/${i}`).toString('base64'),
+        value: Buffer.from('v').toString('base64'),
+        revision: revision + 1,
+      }));
       const replayed = await replayEvents({ target, events, fromRevision: revision }).finally(() => target.close());
       const replayPid = supervisor.pid;
       const raised = supervisor.replayLimits;
@@ -122,7 +131,13 @@ describe('EtcdSupervisor of a single member: the gate serves and fences, etcd re
       // Act 4 / Assess 4: a replay while serving is refused before anything restarts.
       const serving = supervisor.replayTarget();
       const servingPid = supervisor.pid;
-      await expect(replayEvents({ target: serving, events: events.map((e) => ({ ...e, revision: revision + 2 })), fromRevision: revision + 1 }).finally(() => serving.close())).rejects.toThrow(/not on its private address/);
+      await expect(
+        replayEvents({
+          target: serving,
+          events: events.map((e) => ({ ...e, revision: revision + 2 })),
+          fromRevision: revision + 1,
+        }).finally(() => serving.close()),
+      ).rejects.toThrow(/not on its private address/);
       expect(supervisor.pid).toBe(servingPid);
       expect(supervisor.address).toBe('public');
     } finally {
@@ -138,7 +153,11 @@ describe('EtcdSupervisor of a single member: the gate serves and fences, etcd re
       const pid = supervisor.pid!;
 
       process.kill(pid, 'SIGKILL');
-      await waitFor('etcd restarted and served again', () => supervisor.pid !== undefined && supervisor.pid !== pid && supervisor.address === 'public', 15_000);
+      await waitFor(
+        'etcd restarted and served again',
+        () => supervisor.pid !== undefined && supervisor.pid !== pid && supervisor.address === 'public',
+        15_000,
+      );
 
       expect(supervisor.pid).not.toBe(pid);
       expect(supervisor.address).toBe('public');
@@ -157,7 +176,12 @@ describe('EtcdSupervisor of a single member: the gate serves and fences, etcd re
     const client = new Etcd3({ hosts: endpoint });
     try {
       const target = supervisor.replayTarget();
-      const events: DeltaEvent[] = Array.from({ length: 200 }, (_, i) => ({ type: 'put', key: Buffer.from(`k/${i}`).toString('base64'), value: 'eA==', revision: 2 }));
+      const events: DeltaEvent[] = Array.from({ length: 200 }, (_, i) => ({
+        type: 'put',
+        key: Buffer.from(`k/${i}`).toString('base64'),
+        value: 'eA==',
+        revision: 2,
+      }));
       await replayEvents({ target, events, fromRevision: 1 }).finally(() => target.close());
       expect(supervisor.replayLimits).toBe(true);
 
@@ -177,8 +201,15 @@ describe('EtcdSupervisor of a single member: the gate serves and fences, etcd re
         await supervisor.lowerLimits();
         revision += 1;
         const large = supervisor.replayTarget();
-        const big: DeltaEvent[] = sizes.map((n, i) => ({ type: 'put', key: Buffer.from(`large/${revision}/${i}`).toString('base64'), value: Buffer.alloc(n, 'v').toString('base64'), revision }));
-        expect(await replayEvents({ target: large, events: big, fromRevision: revision - 1 }).finally(() => large.close())).toMatchObject({ transactions: 1, revision });
+        const big: DeltaEvent[] = sizes.map((n, i) => ({
+          type: 'put',
+          key: Buffer.from(`large/${revision}/${i}`).toString('base64'),
+          value: Buffer.alloc(n, 'v').toString('base64'),
+          revision,
+        }));
+        expect(
+          await replayEvents({ target: large, events: big, fromRevision: revision - 1 }).finally(() => large.close()),
+        ).toMatchObject({ transactions: 1, revision });
         expect(supervisor.replayLimits).toBe(true);
       }
 

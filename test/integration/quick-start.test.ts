@@ -16,14 +16,25 @@ function quickStart(): string[] {
   const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
   const block = /<!-- quick-start -->\s*```bash\n([\s\S]*?)```\s*<!-- \/quick-start -->/.exec(readme);
   if (!block) throw new Error('README.md has no quick-start block');
-  return block[1]!.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter((l) => l !== '');
+  return block[1]!
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .filter((l) => l !== '');
 }
 
 function sh(command: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve, reject) => {
     // A user's shell: none of the test run's AWS settings (the suite's emulator) leak into the landscape.
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_') && !k.startsWith('CDK_') && k !== 'GARDENLESS_API_URL'));
-    const child = spawn('bash', ['-c', command], { cwd: PROJECT_ROOT, env: { ...env, CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([k]) => !k.startsWith('AWS_') && !k.startsWith('CDK_') && k !== 'GARDENLESS_API_URL',
+      ),
+    );
+    const child = spawn('bash', ['-c', command], {
+      cwd: PROJECT_ROOT,
+      env: { ...env, CI: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -49,36 +60,44 @@ describe('the README quick start', () => {
     ]);
   });
 
-  it.skipIf(running)('reaches a running shoot, migrates it, shows the evidence and stops, every command as written', async () => {
-    const outputs: Record<string, string> = {};
-    try {
-      for (const command of quickStart()) {
-        const { code, out } = await sh(command);
-        outputs[command] = out;
-        expect(code, `${command}\n${out}`).toBe(0);
+  it.skipIf(running)(
+    'reaches a running shoot, migrates it, shows the evidence and stops, every command as written',
+    async () => {
+      const outputs: Record<string, string> = {};
+      try {
+        for (const command of quickStart()) {
+          const { code, out } = await sh(command);
+          outputs[command] = out;
+          expect(code, `${command}\n${out}`).toBe(0);
+        }
+      } finally {
+        if (existsSync(ENDPOINTS_FILE)) await sh('npm run stop');
       }
-    } finally {
-      if (existsSync(ENDPOINTS_FILE)) await sh('npm run stop');
-    }
-    const o = (c: string) => outputs[c]!;
-    expect(o('npx gardenless seed list')).toMatch(/^local-a\s+local\s+local-1\s+\S+\s+True\s/m);
-    expect(o('npx gardenless seed list')).toMatch(/^local-c\s+local\s+local-1\s+\S+\s+True\s+true\s/m);
-    expect(o('npx gardenless shoot list -A')).toMatch(/^dev\s+web\s+local-[abc]\s/m);
-    expect(o('npx gardenless shoot get dev/web --wait')).toMatch(/^web\s+local-[abc]\s+-\s+false\s+Create /m);
-    const source = /^web\s+(local-[abc])\s/m.exec(o('npx gardenless shoot get dev/web --wait'))![1];
-    const destination = /destination: +(local-[abc])/.exec(o('npx gardenless shoot migrate dev/web --dry-run'))![1];
-    expect(destination).not.toBe(source);
-    expect(o('npx gardenless shoot migrate dev/web --dry-run')).toMatch(/path: +good/);
-    expect(o('npx gardenless shoot migrate dev/web --watch')).toMatch(/Succeeded/);
-    expect(o('npx gardenless shoot get dev/web')).toMatch(new RegExp(`^web\\s+${destination}\\s`, 'm'));
-    expect(o('npm run demo')).toMatch(/keys in the destination etcd \([^)]*\): (\d+) of \1 written on local-[abc]/);
-    // The API record named the demo's source seed's load balancer before and the destination's after.
-    const lb: Record<string, string> = { 'local-a': '127.0.0.2', 'local-b': '127.0.0.3', 'local-c': '127.0.0.4' };
-    const apiBefore = /API record before: +api\.web\.dev\.\S+ = A (\S+) \(TTL \d+ s\) +\(seed (local-[abc])\)/.exec(o('npm run demo'));
-    const apiAfter = /API record after: +api\.web\.dev\.\S+ = A (\S+) \(TTL \d+ s\) +\(seed (local-[abc]),/.exec(o('npm run demo'));
-    expect(apiBefore?.slice(1), o('npm run demo')).toEqual([lb[destination!], destination]);
-    expect(apiAfter?.[2]).not.toBe(destination);
-    expect(apiAfter?.[1]).toBe(lb[apiAfter![2]!]);
-    expect(Object.values(outputs).join('\n')).not.toMatch(/NodeVersionSupportWarning/);
-  }, 1_800_000);
+      const o = (c: string) => outputs[c]!;
+      expect(o('npx gardenless seed list')).toMatch(/^local-a\s+local\s+local-1\s+\S+\s+True\s/m);
+      expect(o('npx gardenless seed list')).toMatch(/^local-c\s+local\s+local-1\s+\S+\s+True\s+true\s/m);
+      expect(o('npx gardenless shoot list -A')).toMatch(/^dev\s+web\s+local-[abc]\s/m);
+      expect(o('npx gardenless shoot get dev/web --wait')).toMatch(/^web\s+local-[abc]\s+-\s+false\s+Create /m);
+      const source = /^web\s+(local-[abc])\s/m.exec(o('npx gardenless shoot get dev/web --wait'))![1];
+      const destination = /destination: +(local-[abc])/.exec(o('npx gardenless shoot migrate dev/web --dry-run'))![1];
+      expect(destination).not.toBe(source);
+      expect(o('npx gardenless shoot migrate dev/web --dry-run')).toMatch(/path: +good/);
+      expect(o('npx gardenless shoot migrate dev/web --watch')).toMatch(/Succeeded/);
+      expect(o('npx gardenless shoot get dev/web')).toMatch(new RegExp(`^web\\s+${destination}\\s`, 'm'));
+      expect(o('npm run demo')).toMatch(/keys in the destination etcd \([^)]*\): (\d+) of \1 written on local-[abc]/);
+      // The API record named the demo's source seed's load balancer before and the destination's after.
+      const lb: Record<string, string> = { 'local-a': '127.0.0.2', 'local-b': '127.0.0.3', 'local-c': '127.0.0.4' };
+      const apiBefore = /API record before: +api\.web\.dev\.\S+ = A (\S+) \(TTL \d+ s\) +\(seed (local-[abc])\)/.exec(
+        o('npm run demo'),
+      );
+      const apiAfter = /API record after: +api\.web\.dev\.\S+ = A (\S+) \(TTL \d+ s\) +\(seed (local-[abc]),/.exec(
+        o('npm run demo'),
+      );
+      expect(apiBefore?.slice(1), o('npm run demo')).toEqual([lb[destination!], destination]);
+      expect(apiAfter?.[2]).not.toBe(destination);
+      expect(apiAfter?.[1]).toBe(lb[apiAfter![2]!]);
+      expect(Object.values(outputs).join('\n')).not.toMatch(/NodeVersionSupportWarning/);
+    },
+    1_800_000,
+  );
 });

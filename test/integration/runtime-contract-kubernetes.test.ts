@@ -13,9 +13,23 @@ seedRuntimeContract('kubernetes (a real kube-apiserver, kwok nodes)', {
       seed: 'kube-contract',
       kubeConfig: cluster.kubeConfig(),
       zones: cluster.info.zones,
-      sidecar: { identity: 'kube-contract-0001', internalDomain: 'gardenless.test', owner: { mode: 'dns' }, region: 'eu-west-1' },
+      sidecar: {
+        identity: 'kube-contract-0001',
+        internalDomain: 'gardenless.test',
+        owner: { mode: 'dns' },
+        region: 'eu-west-1',
+      },
       ...stores,
     });
-    return { runtime, seed: 'kube-contract', bucket: 'gl-backup-kube-contract', stateBucket: 'gl-state', setOwner, backups, settleMs: 60_000, diagnostics: () => cluster.logs(10) };
+    return {
+      runtime,
+      seed: 'kube-contract',
+      bucket: 'gl-backup-kube-contract',
+      stateBucket: 'gl-state',
+      setOwner,
+      backups,
+      settleMs: 60_000,
+      diagnostics: () => cluster.logs(10),
+    };
   },
 });

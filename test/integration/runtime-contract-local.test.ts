@@ -28,9 +28,13 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
     const seed = 'local-contract';
     const bucket = `gl-backup-${seed}`;
     const stateBucket = 'gl-contract-state';
-    for (const name of [bucket, stateBucket]) await s3.send(new CreateBucketCommand({ Bucket: name })).catch(() => undefined);
+    for (const name of [bucket, stateBucket])
+      await s3.send(new CreateBucketCommand({ Bucket: name })).catch(() => undefined);
     const internalDomain = deployment.outputs.InternalDomain;
-    const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
+    const owners = new Route53OwnerRecords({
+      hostedZoneId: deployment.outputs.HostedZoneId,
+      api: route53Api(new Route53Client(aws)),
+    });
     const lookup = new Route53OwnerLookup(owners);
     const identity = `${seed}-${Date.now().toString(36)}`;
     const workDir = mkdtempSync(join(tmpdir(), 'gl-contract-local-'));
@@ -42,7 +46,8 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
       sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
       env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
     });
-    const recordOf = (shoot: { name: string; project: string }) => ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain });
+    const recordOf = (shoot: { name: string; project: string }) =>
+      ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain });
     const snapshots = new S3SnapshotStore({ bucket, api });
     const runtime = new ControlPlaneRuntime({
       seed,
@@ -56,20 +61,34 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
       seed,
       bucket,
       stateBucket,
-      setOwner: async (shoot, yes) => void (await owners.set({ name: recordOf(shoot), value: yes ? identity : 'another-seed-0000' })),
+      setOwner: async (shoot, yes) =>
+        void (await owners.set({ name: recordOf(shoot), value: yes ? identity : 'another-seed-0000' })),
       backups: async (shoot) => {
         // The sidecar takes a full snapshot when it starts; wait for it in the bucket.
         const deadline = Date.now() + 30_000;
         for (;;) {
           const fulls = (await snapshots.list(shoot.technicalID)).filter((s) => s.kind === 'Full');
           if (fulls.length > 0) return Math.max(...fulls.map((s) => s.lastRevision));
-          if (Date.now() > deadline) throw new Error(`no full snapshot of ${shoot.technicalID} in ${bucket} within 30 s`);
+          if (Date.now() > deadline)
+            throw new Error(`no full snapshot of ${shoot.technicalID} in ${bucket} within 30 s`);
           await new Promise((r) => setTimeout(r, 250));
         }
       },
       settleMs: 30_000,
       diagnostics: () =>
-        readdirSync(workDir).flatMap((id) => readdirSync(join(workDir, id)).filter((f) => f.endsWith('.log')).map((f) => `--- ${id}/${f} ---\n${readFileSync(join(workDir, id, f), 'utf8').split('\n').slice(-15).join('\n')}`)).join('\n'),
+        readdirSync(workDir)
+          .flatMap((id) =>
+            readdirSync(join(workDir, id))
+              .filter((f) => f.endsWith('.log'))
+              .map(
+                (f) =>
+                  `--- ${id}/${f} ---\n${readFileSync(join(workDir, id, f), 'utf8')
+                    .split('\n')
+                    .slice(-15)
+                    .join('\n')}`,
+              ),
+          )
+          .join('\n'),
       close: async () => {
         await runtime.stop();
         rmSync(workDir, { recursive: true, force: true });

@@ -28,7 +28,11 @@ afterEach(async () => {
 async function etcd(label: string): Promise<EtcdSupervisor> {
   const dir = mkdtempSync(join(tmpdir(), `gl-scenario-${label}-`));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const supervisor = new EtcdSupervisor({ dataDir: join(dir, 'data'), ...(await freeEtcdPorts()), logFile: join(dir, 'etcd.log') });
+  const supervisor = new EtcdSupervisor({
+    dataDir: join(dir, 'data'),
+    ...(await freeEtcdPorts()),
+    logFile: join(dir, 'etcd.log'),
+  });
   cleanups.push(() => supervisor.stop());
   return supervisor;
 }
@@ -37,7 +41,12 @@ async function etcd(label: string): Promise<EtcdSupervisor> {
 function clients(endpoints: Record<SeedRole, string>, prefix: string) {
   const history = new HistoryRecorder();
   const keys = ['k0', 'k1', 'k2', 'k3'].map((k) => `${prefix}-registers/${k}`);
-  const registers = startRegisterClients({ history, endpoints, keys, clients: ['source', 'source', 'destination', 'destination'] });
+  const registers = startRegisterClients({
+    history,
+    endpoints,
+    keys,
+    clients: ['source', 'source', 'destination', 'destination'],
+  });
   cleanups.push(() => registers.stop());
   return { history, registers };
 }
@@ -57,7 +66,12 @@ describe('scenario harness on real etcd', () => {
     await source.fence();
     const snapshot = join(source.dataDir, '..', 'switch.db');
     await saveSnapshot({ endpoint: source.clientUrl('private'), file: snapshot });
-    await restoreSnapshot({ file: snapshot, dataDir: destination.dataDir, name: destination.name, peerUrl: destination.peerUrl });
+    await restoreSnapshot({
+      file: snapshot,
+      dataDir: destination.dataDir,
+      name: destination.name,
+      peerUrl: destination.peerUrl,
+    });
     await destination.ensure('public');
     await sleep(1_000);
     const record = await writer.stop();
@@ -70,16 +84,23 @@ describe('scenario harness on real etcd', () => {
     expect(bySeed('destination').length).toBeGreaterThan(20);
     const splitBrain = checkNoSplitBrain(record.acknowledged);
     expect(splitBrain.ok, splitBrain.summary).toBe(true);
-    const onDestination = checkNoAcknowledgedWriteLost(bySeed('destination'), await readEtcdContent({ clientUrl: destination.clientUrl('public'), prefix: 'harness/' }));
+    const onDestination = checkNoAcknowledgedWriteLost(
+      bySeed('destination'),
+      await readEtcdContent({ clientUrl: destination.clientUrl('public'), prefix: 'harness/' }),
+    );
     expect(onDestination.ok, onDestination.summary).toBe(true);
-    const onSource = checkNoAcknowledgedWriteLost(sourceAcks, await readEtcdContent({ clientUrl: source.clientUrl('private'), prefix: 'harness/' }));
+    const onSource = checkNoAcknowledgedWriteLost(
+      sourceAcks,
+      await readEtcdContent({ clientUrl: source.clientUrl('private'), prefix: 'harness/' }),
+    );
     expect(onSource.ok, onSource.summary).toBe(true);
     const verdict = await checkHistory('harness-switch', history);
     expect(verdict.result, JSON.stringify(verdict)).toBe('linearizable');
     // The register clients read through both seeds (the final reads aside, which are the last client's).
     const ops = history.operations();
     const finalReader = ops.at(-1)!.client;
-    const readsBy = (seed: SeedRole) => ops.filter((o) => o.op === 'get' && o.seed === seed && o.outcome === 'ok' && o.client !== finalReader).length;
+    const readsBy = (seed: SeedRole) =>
+      ops.filter((o) => o.op === 'get' && o.seed === seed && o.outcome === 'ok' && o.client !== finalReader).length;
     expect(readsBy('source')).toBeGreaterThan(0);
     expect(readsBy('destination')).toBeGreaterThan(0);
   });

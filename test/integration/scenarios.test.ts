@@ -18,9 +18,30 @@ import { backedSeed, fixture } from '../fixtures/index.js';
 import { resetGardenState, testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
 import {
-  acknowledgedRate, checkHistory, checkLossBounded, checkNoAcknowledgedWriteLost, checkNoSplitBrain, emulatorUpstreams, EtcdRequestError, failedOutcome, gatewayGet, gatewayPut, HistoryRecorder,
-  killProcessTree, markLossWindow, NO_SPACE, processTree, readEtcdContent, recordFinalReads, startRegisterClients, startSeedProxies, startWriter,
-  type LinearizabilityVerdict, type SeedProxies, type SeedRole, type WriterRecord,
+  acknowledgedRate,
+  checkHistory,
+  checkLossBounded,
+  checkNoAcknowledgedWriteLost,
+  checkNoSplitBrain,
+  emulatorUpstreams,
+  EtcdRequestError,
+  failedOutcome,
+  gatewayGet,
+  gatewayPut,
+  HistoryRecorder,
+  killProcessTree,
+  markLossWindow,
+  NO_SPACE,
+  processTree,
+  readEtcdContent,
+  recordFinalReads,
+  startRegisterClients,
+  startSeedProxies,
+  startWriter,
+  type LinearizabilityVerdict,
+  type SeedProxies,
+  type SeedRole,
+  type WriterRecord,
 } from '../harness/scenario/index.js';
 
 /**
@@ -50,7 +71,10 @@ const { api, deployment } = garden;
 const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
-const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
+const owners = new Route53OwnerRecords({
+  hostedZoneId: deployment.outputs.HostedZoneId,
+  api: route53Api(new Route53Client(aws)),
+});
 
 const DELTA_INTERVAL_MS = 1_000;
 /**
@@ -67,13 +91,21 @@ const GUARD_REACTION_MS = 500;
 /** S3 and S4 without reconnection: how long before the source's last acknowledgement a lost write may be (2.5 s). */
 const LOSS = scenarioLoss('S3', { backupLagLimit: BACKUP_LAG_LIMIT_MS, guardReaction: GUARD_REACTION_MS });
 const LOSS_SPAN_MS = LOSS.kind === 'after-last-uploaded-delta' ? LOSS.spanMs : 0;
-const SIDECAR = { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: DELTA_INTERVAL_MS, backupLagLimit: BACKUP_LAG_LIMIT_MS };
+const SIDECAR = {
+  ownership: TEST_OWNERSHIP_TIMINGS,
+  deltaSnapshotInterval: DELTA_INTERVAL_MS,
+  backupLagLimit: BACKUP_LAG_LIMIT_MS,
+};
 /** The test stack judges a seed silent after three heartbeat intervals of 2 s. */
 const SILENCE_MS = 7_000;
 
 type View = MigrationRecord & { progress: number; copy?: { final: boolean } };
-interface ShootView { status: { seedName?: string } }
-interface SeedView { status: { identity: string; controlPlanes?: HostedControlPlane[] } }
+interface ShootView {
+  status: { seedName?: string };
+}
+interface SeedView {
+  status: { identity: string; controlPlanes?: HostedControlPlane[] };
+}
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 async function cleanUp(): Promise<void> {
@@ -88,7 +120,12 @@ async function cleanUp(): Promise<void> {
 afterEach(cleanUp);
 afterAll(cleanUp);
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs: number, intervalMs = 200): Promise<T> {
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  intervalMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
@@ -121,14 +158,22 @@ async function startSeed(name: string, n: number): Promise<Seed> {
   const proxies = await startSeedProxies({ seed: name, upstreams: emulatorUpstreams(deployment) });
   cleanups.push(() => proxies.stop());
   const workDir = mkdtempSync(join(tmpdir(), `gl-scenario-${name}-`));
-  if (process.env.KEEP_SCENARIO_WORKDIR === undefined) cleanups.push(() => rmSync(workDir, { recursive: true, force: true }));
+  if (process.env.KEEP_SCENARIO_WORKDIR === undefined)
+    cleanups.push(() => rmSync(workDir, { recursive: true, force: true }));
   const e = proxies.endpoints;
   const local = localSeedAgent({
     seed: name,
     garden: new GardenClient({ apiUrl: e.garden, region: deployment.region, credentials }),
     aws: { ...aws, endpoints: { sqs: e.queues, sfn: e.queues, s3: e.s3, route53: e.route53 } },
-    owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain: deployment.outputs.InternalDomain },
-    backupBucket: bucket, workDir, heartbeatIntervalMs: 1_000, pollWaitSeconds: 1,
+    owner: {
+      mode: 'api',
+      hostedZoneId: deployment.outputs.HostedZoneId,
+      internalDomain: deployment.outputs.InternalDomain,
+    },
+    backupBucket: bucket,
+    workDir,
+    heartbeatIntervalMs: 1_000,
+    pollWaitSeconds: 1,
     sidecar: SIDECAR,
     env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
   });
@@ -186,11 +231,21 @@ async function landscape(label: string, tolerance: Tolerance) {
   else delete shoot.spec.controlPlane;
   expect((await api.request('PUT', `/projects/${project}/shoots/${shootName}`, { body: shoot })).status).toBe(201);
   const members = tolerance ? 3 : 1;
-  await until('the control plane to serve on the source', async () => {
-    const cp = (await api.request<SeedView>('GET', `/seeds/${source.name}`)).body.status.controlPlanes?.find((p) => p.technicalID === id);
-    const sidecars = source.sidecars(id);
-    return cp?.active && sidecars.length === members && (await Promise.all(sidecars.map((s) => s.status()))).every((s) => s?.ready);
-  }, 60_000);
+  await until(
+    'the control plane to serve on the source',
+    async () => {
+      const cp = (await api.request<SeedView>('GET', `/seeds/${source.name}`)).body.status.controlPlanes?.find(
+        (p) => p.technicalID === id,
+      );
+      const sidecars = source.sidecars(id);
+      return (
+        cp?.active &&
+        sidecars.length === members &&
+        (await Promise.all(sidecars.map((s) => s.status()))).every((s) => s?.ready)
+      );
+    },
+    60_000,
+  );
 
   const seeds: Record<SeedRole, Seed> = { source, destination };
   // The endpoints resolve at each request: the destination's etcd exists only once it restores. Of a
@@ -200,71 +255,110 @@ async function landscape(label: string, tolerance: Tolerance) {
   // once); a register client's write goes elsewhere only when it certainly failed, and an operation
   // that was unknown on any member stays unknown in the history.
   const roles = await Promise.all(source.sidecars(id).map((s) => s.status()));
-  const current: Record<SeedRole, number> = { source: Math.max(0, roles.findIndex((r) => r?.cluster?.role === 'leader')), destination: 0 };
-  const failover = <I extends { readonly endpoint: string }, R>(call: (input: I) => Promise<R>, afterUnknown: boolean) => async (input: I): Promise<R> => {
-    const role = input.endpoint as SeedRole;
-    const urls = seeds[role].sidecars(id).map((s) => s.clientUrl);
-    if (urls.length === 0) throw new EtcdRequestError(`${role}: no etcd for ${id}`, { outcome: 'fail' });
-    let unknown: unknown;
-    let last: unknown;
-    for (let i = 0; i < urls.length; i++) {
-      const member = (current[role] + i) % urls.length;
-      try {
-        const answer = await call({ ...input, endpoint: urls[member]! });
-        current[role] = member;
-        return answer;
-      } catch (error) {
-        last = error;
-        if (failedOutcome(error) === 'unknown') {
-          unknown ??= error;
-          if (!afterUnknown) {
-            current[role] = (member + 1) % urls.length;
-            break;
+  const current: Record<SeedRole, number> = {
+    source: Math.max(
+      0,
+      roles.findIndex((r) => r?.cluster?.role === 'leader'),
+    ),
+    destination: 0,
+  };
+  const failover =
+    <I extends { readonly endpoint: string }, R>(call: (input: I) => Promise<R>, afterUnknown: boolean) =>
+    async (input: I): Promise<R> => {
+      const role = input.endpoint as SeedRole;
+      const urls = seeds[role].sidecars(id).map((s) => s.clientUrl);
+      if (urls.length === 0) throw new EtcdRequestError(`${role}: no etcd for ${id}`, { outcome: 'fail' });
+      let unknown: unknown;
+      let last: unknown;
+      for (let i = 0; i < urls.length; i++) {
+        const member = (current[role] + i) % urls.length;
+        try {
+          const answer = await call({ ...input, endpoint: urls[member]! });
+          current[role] = member;
+          return answer;
+        } catch (error) {
+          last = error;
+          if (failedOutcome(error) === 'unknown') {
+            unknown ??= error;
+            if (!afterUnknown) {
+              current[role] = (member + 1) % urls.length;
+              break;
+            }
           }
         }
       }
-    }
-    throw unknown ?? last;
-  };
+      throw unknown ?? last;
+    };
   const endpoints = { source: 'source', destination: 'destination' } as const;
   const history = new HistoryRecorder();
-  const writer = startWriter({ endpoints, prefix: `scenario/${label}`, put: failover(gatewayPut, true), timeoutMs: 500, history });
+  const writer = startWriter({
+    endpoints,
+    prefix: `scenario/${label}`,
+    put: failover(gatewayPut, true),
+    timeoutMs: 500,
+    history,
+  });
   cleanups.push(() => writer.stop());
   const registers = startRegisterClients({
     // 40 operations a second in all, most of them reads: a dense history that leaves etcd's disk to the writer.
-    history, endpoints, put: failover(gatewayPut, false), get: failover(gatewayGet, true), timeoutMs: 500, opsPerSecond: 10, readShare: 0.6,
+    history,
+    endpoints,
+    put: failover(gatewayPut, false),
+    get: failover(gatewayGet, true),
+    timeoutMs: 500,
+    opsPerSecond: 10,
+    readShare: 0.6,
     keys: ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'].map((k) => `scenario/${label}-registers/${k}`),
     clients: ['source', 'source', 'destination', 'destination'],
   });
   cleanups.push(() => registers.stop());
   await sleep(2_000);
   // Backups run: an HA cluster's snapshot leader begins after its handover delay, not at once.
-  await until('a snapshot in the source\'s bucket', async () => (await snapshotKeys(`gl-backup-${source.name}`, id)).length > 0, 30_000, 250);
+  await until(
+    "a snapshot in the source's bucket",
+    async () => (await snapshotKeys(`gl-backup-${source.name}`, id)).length > 0,
+    30_000,
+    250,
+  );
   return { source, destination, project, shootName, id, writer, registers, history, tolerance, members };
 }
 
 type Landscape = Awaited<ReturnType<typeof landscape>>;
 
 async function migrate(l: Landscape): Promise<number> {
-  const started = await api.request<{ migrationId: string }>('POST', `/projects/${l.project}/shoots/${l.shootName}/migrate`, { body: { destinationSeed: l.destination.name, mode: 'auto' } });
+  const started = await api.request<{ migrationId: string }>(
+    'POST',
+    `/projects/${l.project}/shoots/${l.shootName}/migrate`,
+    { body: { destinationSeed: l.destination.name, mode: 'auto' } },
+  );
   expect(started.status, JSON.stringify(started.body)).toBe(202);
   return Date.now();
 }
 
-const migrationView = async (l: Landscape) => (await api.request<View>('GET', `/projects/${l.project}/shoots/${l.shootName}/migration`)).body;
+const migrationView = async (l: Landscape) =>
+  (await api.request<View>('GET', `/projects/${l.project}/shoots/${l.shootName}/migration`)).body;
 
 async function settled(l: Landscape, timeoutMs = 150_000): Promise<View> {
-  return until('the migration to settle', async () => {
-    const m = await migrationView(l);
-    return m.state !== 'Running' && m.state !== undefined ? m : undefined;
-  }, timeoutMs, 500);
+  return until(
+    'the migration to settle',
+    async () => {
+      const m = await migrationView(l);
+      return m.state !== 'Running' && m.state !== undefined ? m : undefined;
+    },
+    timeoutMs,
+    500,
+  );
 }
 
 /**
  * Polls the source sidecars' status until every one reports fenced; epoch ms of the first answer in which
  * all are (a cluster fences as a unit: until its last member is fenced, the cluster may still acknowledge).
  */
-function watchFence(l: Landscape): { fencedAt: () => number | undefined; last: () => SidecarStatus[]; stop: () => void } {
+function watchFence(l: Landscape): {
+  fencedAt: () => number | undefined;
+  last: () => SidecarStatus[];
+  stop: () => void;
+} {
   let fencedAt: number | undefined;
   let last: SidecarStatus[] = [];
   let running = true;
@@ -283,7 +377,11 @@ function watchFence(l: Landscape): { fencedAt: () => number | undefined; last: (
 
 /** Stops the writer and the register clients once the destination acknowledged writes for a while; the writer's record. */
 async function finishWriting(l: Landscape): Promise<WriterRecord> {
-  await until('the destination to acknowledge writes', async () => l.writer.record().acknowledged.some((w) => w.seed === 'destination'), 60_000);
+  await until(
+    'the destination to acknowledge writes',
+    async () => l.writer.record().acknowledged.some((w) => w.seed === 'destination'),
+    60_000,
+  );
   await sleep(1_500);
   const [record] = await Promise.all([l.writer.stop(), l.registers.stop()]);
   return record;
@@ -295,15 +393,28 @@ async function finishWriting(l: Landscape): Promise<WriterRecord> {
  * test-results/linearizability/). `lossWindow`: the contract's loss window before the source's last
  * answer, whose operations become of unknown outcome first.
  */
-async function assertLinearizable(l: Landscape, name: string, lossWindow?: { lengthMs: number; reason: string; lostWrites: number }): Promise<LinearizabilityVerdict> {
+async function assertLinearizable(
+  l: Landscape,
+  name: string,
+  lossWindow?: { lengthMs: number; reason: string; lostWrites: number },
+): Promise<LinearizabilityVerdict> {
   await recordFinalReads({ history: l.history, seed: 'destination', endpoint: l.destination.sidecar(l.id)!.clientUrl });
   if (lossWindow) {
     // The loss is real: as recorded, with the lost writes acknowledged, the history is rejected.
     const unmarked = await checkHistory(`${name}-as-recorded`, l.history, { visualize: 'never' });
     if (lossWindow.lostWrites > 0) expect(unmarked.result, JSON.stringify(unmarked)).toBe('not-linearizable');
-    const marked = markLossWindow(l.history.operations(), { seed: 'source', lengthMs: lossWindow.lengthMs, reason: lossWindow.reason });
+    const marked = markLossWindow(l.history.operations(), {
+      seed: 'source',
+      lengthMs: lossWindow.lengthMs,
+      reason: lossWindow.reason,
+    });
     l.history.replace(marked.ops);
-    if (marked.from !== undefined) l.history.annotate(`${lossWindow.reason}: ${marked.changed} source answers of unknown outcome`, marked.from, marked.to);
+    if (marked.from !== undefined)
+      l.history.annotate(
+        `${lossWindow.reason}: ${marked.changed} source answers of unknown outcome`,
+        marked.from,
+        marked.to,
+      );
   }
   const verdict = await checkHistory(name, l.history);
   expect(verdict.result, JSON.stringify(verdict)).toBe('linearizable');
@@ -313,7 +424,9 @@ async function assertLinearizable(l: Landscape, name: string, lossWindow?: { len
 /** The assertions of every scenario; returns the destination etcd's content under the writer's prefix. */
 async function assertCommon(l: Landscape, record: WriterRecord, cutAt: number) {
   const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
-  expect(acknowledgedRate(sourceAcks, record.startedAt, Math.min(cutAt, sourceAcks.at(-1)!.at))).toBeGreaterThanOrEqual(50);
+  expect(acknowledgedRate(sourceAcks, record.startedAt, Math.min(cutAt, sourceAcks.at(-1)!.at))).toBeGreaterThanOrEqual(
+    50,
+  );
   const splitBrain = checkNoSplitBrain(record.acknowledged);
   expect(splitBrain.ok, splitBrain.summary).toBe(true);
   const ownerRecord = await owners.get(`owner.${l.shootName}.${l.project}.${deployment.outputs.InternalDomain}`);
@@ -340,7 +453,12 @@ async function assertPreCopy(l: Landscape): Promise<void> {
     return;
   }
   // Two rounds: restored ahead from the first pre-copy, then refreshed from the second.
-  expect(step('restore-etcd-ahead')).toMatchObject({ state: 'succeeded', message: expect.stringMatching(/^etcd restored ahead to revision \d+, refreshed to revision \d+ from \d+ snapshots/) });
+  expect(step('restore-etcd-ahead')).toMatchObject({
+    state: 'succeeded',
+    message: expect.stringMatching(
+      /^etcd restored ahead to revision \d+, refreshed to revision \d+ from \d+ snapshots/,
+    ),
+  });
   expect(step('restore-etcd')?.message).toContain('caught up from the restore ahead');
 }
 
@@ -354,10 +472,19 @@ async function assertDestinationCluster(l: Landscape): Promise<void> {
   const revisions = statuses.map((s) => s?.restore?.revision);
   expect(new Set(revisions).size, `restored revisions ${JSON.stringify(revisions)}`).toBe(1);
   expect(revisions[0]).toBeGreaterThan(0);
-  const reported = await until('the destination to report its members', async () => {
-    const cp = (await api.request<SeedView>('GET', `/seeds/${l.destination.name}`)).body.status.controlPlanes?.find((p) => p.technicalID === l.id);
-    return cp?.etcdMembers?.length === 3 && cp.etcdLeader && cp.etcdMembers.every((m) => m.healthy && m.ready) ? cp : undefined;
-  }, 30_000, 500);
+  const reported = await until(
+    'the destination to report its members',
+    async () => {
+      const cp = (await api.request<SeedView>('GET', `/seeds/${l.destination.name}`)).body.status.controlPlanes?.find(
+        (p) => p.technicalID === l.id,
+      );
+      return cp?.etcdMembers?.length === 3 && cp.etcdLeader && cp.etcdMembers.every((m) => m.healthy && m.ready)
+        ? cp
+        : undefined;
+    },
+    30_000,
+    500,
+  );
   expect(new Set(reported.etcdMembers!.map((m) => m.zone)).size).toBe(3);
   expect(reported.etcdMembers!.filter((m) => m.role === 'leader').map((m) => m.name)).toEqual([reported.etcdLeader]);
 }
@@ -386,7 +513,9 @@ function commandName(pid: number): string {
 
 function figures(name: string, record: WriterRecord, extra: Record<string, unknown>): void {
   const bySeed = (seed: SeedRole) => record.acknowledged.filter((w) => w.seed === seed).length;
-  console.log(`${name}: ${JSON.stringify({ acknowledged: record.acknowledged.length, bySource: bySeed('source'), byDestination: bySeed('destination'), failed: record.failed.length, ...extra })}`);
+  console.log(
+    `${name}: ${JSON.stringify({ acknowledged: record.acknowledged.length, bySource: bySeed('source'), byDestination: bySeed('destination'), failed: record.failed.length, ...extra })}`,
+  );
 }
 
 /**
@@ -423,10 +552,12 @@ async function settledWithoutFinal(l: Landscape) {
  * what the destination restored up to. Nothing changes it any more: the source is dead or cut from S3.
  */
 async function assertCopiedStore(l: Landscape, m: View): Promise<number> {
-  const revisions = (await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).map((k) => tryParseSnapshotKey(k)?.lastRevision ?? 0);
+  const revisions = (await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).map(
+    (k) => tryParseSnapshotKey(k)?.lastRevision ?? 0,
+  );
   const storeLastRevision = Math.max(0, ...revisions);
   expect(storeLastRevision).toBeGreaterThan(0);
-  expect(m.copy?.lastRevision, 'the copy carries the source store\'s last revision').toBe(storeLastRevision);
+  expect(m.copy?.lastRevision, "the copy carries the source store's last revision").toBe(storeLastRevision);
   return storeLastRevision;
 }
 
@@ -439,197 +570,260 @@ function lostSpan(lost: readonly WriterRecord['acknowledged'][number][], lastSou
 function guardFigures(statuses: readonly SidecarStatus[], cutAt: number) {
   const stalled = statuses.map((s) => s.writeGuard).filter((g) => g.stalls > 0);
   const since = stalled.map((g) => (g.stalledSince === null ? NaN : Date.parse(g.stalledSince)));
-  return { guardStalls: stalled.reduce((n, g) => n + g.stalls, 0), cutToStallMs: since.length ? Math.min(...since) - cutAt : null, guardReactionMs: stalled.map((g) => g.lastReactionMs) };
+  return {
+    guardStalls: stalled.reduce((n, g) => n + g.stalls, 0),
+    cutToStallMs: since.length ? Math.min(...since) - cutAt : null,
+    guardReactionMs: stalled.map((g) => g.lastReactionMs),
+  };
 }
 
 describe.each([
   { kind: 'one etcd', tolerance: undefined, tag: '' },
   { kind: 'a `zone` shoot: three etcd members on each seed', tolerance: 'zone' as const, tag: 'z' },
-])('the four scenarios (docs/design.md section 6) with real agents, sidecars and etcds: $kind', ({ tolerance, tag }) => {
-  beforeAll(() => resetGardenState(garden));
+])(
+  'the four scenarios (docs/design.md section 6) with real agents, sidecars and etcds: $kind',
+  ({ tolerance, tag }) => {
+    beforeAll(() => resetGardenState(garden));
 
-  it('S1: nothing cut: good path, no acknowledged write lost', async () => {
-    const t0 = Date.now();
-    const l = await landscape(`s1${tag}`, tolerance);
-    const fence = watchFence(l);
-    const migratedAt = await migrate(l);
-    l.history.annotate('migrate (good path)', migratedAt);
-    const m = await settled(l);
-    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
-    expect(m.path).toBe('good');
-    const record = await finishWriting(l);
-    fence.stop();
+    it('S1: nothing cut: good path, no acknowledged write lost', async () => {
+      const t0 = Date.now();
+      const l = await landscape(`s1${tag}`, tolerance);
+      const fence = watchFence(l);
+      const migratedAt = await migrate(l);
+      l.history.annotate('migrate (good path)', migratedAt);
+      const m = await settled(l);
+      expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+      expect(m.path).toBe('good');
+      const record = await finishWriting(l);
+      fence.stop();
 
-    const content = await assertCommon(l, record, migratedAt);
-    const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
-    expect(loss.ok, loss.summary).toBe(true);
-    expect((await snapshotKeys(`gl-backup-${l.destination.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(true);
-    await assertLinearizable(l, `S1${tag}`);
-    const lastSourceAck = record.acknowledged.filter((w) => w.seed === 'source').at(-1)!.at;
-    figures(`S1${tag}`, record, { lost: loss.lost.length, migrateToFenceMs: (fence.fencedAt() ?? NaN) - migratedAt, migrateToLastSourceAckMs: Math.round(lastSourceAck - migratedAt), totalMs: Date.now() - t0 });
-  }, 240_000);
+      const content = await assertCommon(l, record, migratedAt);
+      const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
+      expect(loss.ok, loss.summary).toBe(true);
+      expect((await snapshotKeys(`gl-backup-${l.destination.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(
+        true,
+      );
+      await assertLinearizable(l, `S1${tag}`);
+      const lastSourceAck = record.acknowledged.filter((w) => w.seed === 'source').at(-1)!.at;
+      figures(`S1${tag}`, record, {
+        lost: loss.lost.length,
+        migrateToFenceMs: (fence.fencedAt() ?? NaN) - migratedAt,
+        migrateToLastSourceAckMs: Math.round(lastSourceAck - migratedAt),
+        totalMs: Date.now() - t0,
+      });
+    }, 240_000);
 
-  it('S2: garden API and SQS/Step Functions cut: bad path, the source fences on the owner change, final snapshot copied, no acknowledged write lost', async () => {
-    const t0 = Date.now();
-    const l = await landscape(`s2${tag}`, tolerance);
-    const fence = watchFence(l);
-    const cutAt = Date.now();
-    l.source.proxies.cut('garden', 'queues');
-    l.history.annotate('source: garden API and queues cut', cutAt);
-    await sleep(SILENCE_MS);
-    l.history.annotate('migrate', await migrate(l));
-    const m = await settled(l);
-    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
-    expect(m.path).toBe('bad');
-    expect(m.copy?.final).toBe(true);
-    const record = await finishWriting(l);
-    fence.stop();
+    it('S2: garden API and SQS/Step Functions cut: bad path, the source fences on the owner change, final snapshot copied, no acknowledged write lost', async () => {
+      const t0 = Date.now();
+      const l = await landscape(`s2${tag}`, tolerance);
+      const fence = watchFence(l);
+      const cutAt = Date.now();
+      l.source.proxies.cut('garden', 'queues');
+      l.history.annotate('source: garden API and queues cut', cutAt);
+      await sleep(SILENCE_MS);
+      l.history.annotate('migrate', await migrate(l));
+      const m = await settled(l);
+      expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+      expect(m.path).toBe('bad');
+      expect(m.copy?.final).toBe(true);
+      const record = await finishWriting(l);
+      fence.stop();
 
-    const content = await assertCommon(l, record, cutAt);
-    const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
-    expect(loss.ok, loss.summary).toBe(true);
-    // It fenced because the record names the destination, not because it could not resolve it.
-    for (const status of fence.last()) expect(status.owner.fencedBecause).toBe('not-owner');
-    expect((await snapshotKeys(`gl-backup-${l.destination.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(true);
-    await assertLinearizable(l, `S2${tag}`);
-    const ownerChangedAt = Date.parse(m.steps.find((s) => s.id === 'set-owner-destination')!.endedAt!);
-    const lastSourceAck = record.acknowledged.filter((w) => w.seed === 'source').at(-1)!.at;
-    figures(`S2${tag}`, record, {
-      lost: loss.lost.length, cutToFenceMs: (fence.fencedAt() ?? NaN) - cutAt, ownerChangeToFenceMs: (fence.fencedAt() ?? NaN) - ownerChangedAt,
-      ownerChangeToLastSourceAckMs: Math.round(lastSourceAck - ownerChangedAt), totalMs: Date.now() - t0,
-    });
-  }, 240_000);
+      const content = await assertCommon(l, record, cutAt);
+      const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
+      expect(loss.ok, loss.summary).toBe(true);
+      // It fenced because the record names the destination, not because it could not resolve it.
+      for (const status of fence.last()) expect(status.owner.fencedBecause).toBe('not-owner');
+      expect((await snapshotKeys(`gl-backup-${l.destination.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(
+        true,
+      );
+      await assertLinearizable(l, `S2${tag}`);
+      const ownerChangedAt = Date.parse(m.steps.find((s) => s.id === 'set-owner-destination')!.endedAt!);
+      const lastSourceAck = record.acknowledged.filter((w) => w.seed === 'source').at(-1)!.at;
+      figures(`S2${tag}`, record, {
+        lost: loss.lost.length,
+        cutToFenceMs: (fence.fencedAt() ?? NaN) - cutAt,
+        ownerChangeToFenceMs: (fence.fencedAt() ?? NaN) - ownerChangedAt,
+        ownerChangeToLastSourceAckMs: Math.round(lastSourceAck - ownerChangedAt),
+        totalMs: Date.now() - t0,
+      });
+    }, 240_000);
 
-  it('S3: the source stops running (sidecar and etcd killed, agent stopped): bad path, the copy proceeds without a final snapshot after its timeout; loss: what the source acknowledged after its last uploaded delta, within the backup lag limit plus the guard\'s reaction', async () => {
-    const t0 = Date.now();
-    const l = await landscape(`s3${tag}`, tolerance);
-    const sidecarPids = l.source.sidecars(l.id).map((s) => s.pid!);
-    expect(sidecarPids).toHaveLength(l.members);
-    const tree = sidecarPids.flatMap((pid) => processTree(pid));
-    const commands = tree.map(commandName);
-    expect(commands.filter((c) => c.includes('etcd')), `sidecar trees ${JSON.stringify(commands)}`).toHaveLength(l.members);
+    it("S3: the source stops running (sidecar and etcd killed, agent stopped): bad path, the copy proceeds without a final snapshot after its timeout; loss: what the source acknowledged after its last uploaded delta, within the backup lag limit plus the guard's reaction", async () => {
+      const t0 = Date.now();
+      const l = await landscape(`s3${tag}`, tolerance);
+      const sidecarPids = l.source.sidecars(l.id).map((s) => s.pid!);
+      expect(sidecarPids).toHaveLength(l.members);
+      const tree = sidecarPids.flatMap((pid) => processTree(pid));
+      const commands = tree.map(commandName);
+      expect(
+        commands.filter((c) => c.includes('etcd')),
+        `sidecar trees ${JSON.stringify(commands)}`,
+      ).toHaveLength(l.members);
 
-    // A crash: SIGKILL every sidecar's tree (etcd included; nothing restarts them: the seed's machines
-    // are gone), then the agent stops (no heartbeat, no queue read) and every outbound path is cut, so
-    // nothing of the source reaches outside.
-    l.source.stopRestarting(l.id);
-    const killedAt = Date.now();
-    const killed = (await Promise.all(sidecarPids.map((pid) => killProcessTree(pid)))).flat();
-    const deadAt = Date.now();
-    l.history.annotate('source sidecar and etcd killed', killedAt, deadAt);
-    expect(killed).toEqual(expect.arrayContaining(tree));
-    await l.source.stopAgent();
-    l.source.proxies.cutAll();
-    expect(tree.filter((p) => !gone(p)), 'processes of the source sidecar left').toEqual([]);
-    await sleep(SILENCE_MS);
-    const migratedAt = await migrate(l);
-    l.history.annotate('migrate', migratedAt);
-    const { m, copyStep } = await settledWithoutFinal(l);
-    const record = await finishWriting(l);
-    // Nothing came back: no process of the killed tree, and no final snapshot in the source's bucket.
-    expect(tree.filter((p) => !gone(p))).toEqual([]);
-    expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
+      // A crash: SIGKILL every sidecar's tree (etcd included; nothing restarts them: the seed's machines
+      // are gone), then the agent stops (no heartbeat, no queue read) and every outbound path is cut, so
+      // nothing of the source reaches outside.
+      l.source.stopRestarting(l.id);
+      const killedAt = Date.now();
+      const killed = (await Promise.all(sidecarPids.map((pid) => killProcessTree(pid)))).flat();
+      const deadAt = Date.now();
+      l.history.annotate('source sidecar and etcd killed', killedAt, deadAt);
+      expect(killed).toEqual(expect.arrayContaining(tree));
+      await l.source.stopAgent();
+      l.source.proxies.cutAll();
+      expect(
+        tree.filter((p) => !gone(p)),
+        'processes of the source sidecar left',
+      ).toEqual([]);
+      await sleep(SILENCE_MS);
+      const migratedAt = await migrate(l);
+      l.history.annotate('migrate', migratedAt);
+      const { m, copyStep } = await settledWithoutFinal(l);
+      const record = await finishWriting(l);
+      // Nothing came back: no process of the killed tree, and no final snapshot in the source's bucket.
+      expect(tree.filter((p) => !gone(p))).toEqual([]);
+      expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
 
-    const content = await assertCommon(l, record, killedAt);
-    // Lost: only what the source acknowledged after its last uploaded delta (a source killed mid-upload
-    // loses the delta in flight too), and within the backup lag limit plus the guard's reaction.
-    const storeLastRevision = await assertCopiedStore(l, m);
-    const loss = checkLossBounded(record.acknowledged, content, { spanMs: LOSS_SPAN_MS, storeLastRevision });
-    expect(loss.ok, loss.summary).toBe(true);
-    // The same bound for the checker: what the source answered within it is of unknown outcome.
-    await assertLinearizable(l, `S3${tag}`, { lengthMs: LOSS_SPAN_MS, reason: 'S3 loss window (backup lag limit + guard reaction)', lostWrites: loss.lost.length });
-    const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
-    const lastSourceAck = sourceAcks.at(-1)!.at;
-    // A write sent once the tree was dead cannot have been acknowledged by it. (The client may read an
-    // answer etcd sent just before dying a few ms after the test saw the tree dead, so compare send times.)
-    expect(sourceAcks.filter((w) => w.sentAt > deadAt)).toEqual([]);
-    const firstDestinationAck = record.acknowledged.find((w) => w.seed === 'destination')!.at;
-    figures(`S3${tag}`, record, {
-      lost: loss.lost.length, lostSpanMs: lostSpan(loss.lost, lastSourceAck), storeLastRevision, lostAgeBeforeLastSourceAckMs: loss.lost.map((w) => Math.round(lastSourceAck - w.at)),
-      killToLastSourceAckMs: Math.round(lastSourceAck - killedAt), killToFirstDestinationAckMs: Math.round(firstDestinationAck - killedAt),
-      migrateToFirstDestinationAckMs: Math.round(firstDestinationAck - migratedAt), copyMessage: copyStep?.message, killedProcesses: killed.length, totalMs: Date.now() - t0,
-    });
-  }, 240_000);
+      const content = await assertCommon(l, record, killedAt);
+      // Lost: only what the source acknowledged after its last uploaded delta (a source killed mid-upload
+      // loses the delta in flight too), and within the backup lag limit plus the guard's reaction.
+      const storeLastRevision = await assertCopiedStore(l, m);
+      const loss = checkLossBounded(record.acknowledged, content, { spanMs: LOSS_SPAN_MS, storeLastRevision });
+      expect(loss.ok, loss.summary).toBe(true);
+      // The same bound for the checker: what the source answered within it is of unknown outcome.
+      await assertLinearizable(l, `S3${tag}`, {
+        lengthMs: LOSS_SPAN_MS,
+        reason: 'S3 loss window (backup lag limit + guard reaction)',
+        lostWrites: loss.lost.length,
+      });
+      const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
+      const lastSourceAck = sourceAcks.at(-1)!.at;
+      // A write sent once the tree was dead cannot have been acknowledged by it. (The client may read an
+      // answer etcd sent just before dying a few ms after the test saw the tree dead, so compare send times.)
+      expect(sourceAcks.filter((w) => w.sentAt > deadAt)).toEqual([]);
+      const firstDestinationAck = record.acknowledged.find((w) => w.seed === 'destination')!.at;
+      figures(`S3${tag}`, record, {
+        lost: loss.lost.length,
+        lostSpanMs: lostSpan(loss.lost, lastSourceAck),
+        storeLastRevision,
+        lostAgeBeforeLastSourceAckMs: loss.lost.map((w) => Math.round(lastSourceAck - w.at)),
+        killToLastSourceAckMs: Math.round(lastSourceAck - killedAt),
+        killToFirstDestinationAckMs: Math.round(firstDestinationAck - killedAt),
+        migrateToFirstDestinationAckMs: Math.round(firstDestinationAck - migratedAt),
+        copyMessage: copyStep?.message,
+        killedProcesses: killed.length,
+        totalMs: Date.now() - t0,
+      });
+    }, 240_000);
 
-  it('S4 (reconnected): everything outbound cut: bad path, the source fences on unknown after its grace; reconnected before the copy\'s wait ends it stays fenced and takes its final snapshot: no acknowledged write lost', async () => {
-    const t0 = Date.now();
-    const { l, fence, cutAt, fencedAt } = await cutEverything(`s4${tag}`, tolerance);
-    await until('the owner record on the destination', async () => {
-      const m = await migrationView(l);
-      return m.steps.find((s) => s.id === 'set-owner-destination')?.state === 'succeeded';
-    }, 60_000, 250);
-    expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
+    it("S4 (reconnected): everything outbound cut: bad path, the source fences on unknown after its grace; reconnected before the copy's wait ends it stays fenced and takes its final snapshot: no acknowledged write lost", async () => {
+      const t0 = Date.now();
+      const { l, fence, cutAt, fencedAt } = await cutEverything(`s4${tag}`, tolerance);
+      await until(
+        'the owner record on the destination',
+        async () => {
+          const m = await migrationView(l);
+          return m.steps.find((s) => s.id === 'set-owner-destination')?.state === 'succeeded';
+        },
+        60_000,
+        250,
+      );
+      expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
 
-    // Reconnected: the record names the destination, so the source stays fenced and takes its final snapshot.
-    const reconnectedAt = Date.now();
-    l.source.proxies.restoreAll();
-    l.history.annotate('source reconnected', reconnectedAt);
-    await until('the source\'s final snapshot', async () => (await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final')), 30_000, 250);
-    const m = await settled(l);
-    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
-    expect(m.path).toBe('bad');
-    const record = await finishWriting(l);
-    // The last statuses the source's sidecars gave: once the migration succeeded its agent may already
-    // have released the leftover (lifecycle), so the sidecars may be gone; until then they stayed fenced.
-    const now = await Promise.all(l.source.sidecars(l.id).map((s) => s.status(500)));
-    const after = now.length === l.members && now.every((s) => s !== undefined) ? now : fence.last();
-    fence.stop();
-    expect(after).toHaveLength(l.members);
-    for (const status of after) {
-      expect(status?.etcd.fenced).toBe(true);
-      expect(status?.owner.lastResult).toBe('not-owner');
-    }
+      // Reconnected: the record names the destination, so the source stays fenced and takes its final snapshot.
+      const reconnectedAt = Date.now();
+      l.source.proxies.restoreAll();
+      l.history.annotate('source reconnected', reconnectedAt);
+      await until(
+        "the source's final snapshot",
+        async () => (await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final')),
+        30_000,
+        250,
+      );
+      const m = await settled(l);
+      expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+      expect(m.path).toBe('bad');
+      const record = await finishWriting(l);
+      // The last statuses the source's sidecars gave: once the migration succeeded its agent may already
+      // have released the leftover (lifecycle), so the sidecars may be gone; until then they stayed fenced.
+      const now = await Promise.all(l.source.sidecars(l.id).map((s) => s.status(500)));
+      const after = now.length === l.members && now.every((s) => s !== undefined) ? now : fence.last();
+      fence.stop();
+      expect(after).toHaveLength(l.members);
+      for (const status of after) {
+        expect(status?.etcd.fenced).toBe(true);
+        expect(status?.owner.lastResult).toBe('not-owner');
+      }
 
-    const content = await assertCommon(l, record, cutAt);
-    expect(m.copy?.final).toBe(true);
-    const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
-    expect(loss.ok, loss.summary).toBe(true);
-    // No source acknowledgement once it fenced, nor after it reconnected.
-    const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
-    expect(sourceAcks.filter((w) => w.at > fencedAt)).toEqual([]);
-    l.history.annotate('source fenced (first fenced status seen)', fencedAt);
-    await assertLinearizable(l, `S4${tag}`);
-    figures(`S4${tag}`, record, {
-      lost: loss.lost.length, copyFinal: m.copy?.final, cutToFenceMs: fencedAt - cutAt, cutToLastSourceAckMs: Math.round(sourceAcks.at(-1)!.at - cutAt),
-      ...guardFigures(fence.last(), cutAt), fencedToReconnectMs: reconnectedAt - fencedAt, totalMs: Date.now() - t0,
-    });
-  }, 240_000);
+      const content = await assertCommon(l, record, cutAt);
+      expect(m.copy?.final).toBe(true);
+      const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
+      expect(loss.ok, loss.summary).toBe(true);
+      // No source acknowledgement once it fenced, nor after it reconnected.
+      const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
+      expect(sourceAcks.filter((w) => w.at > fencedAt)).toEqual([]);
+      l.history.annotate('source fenced (first fenced status seen)', fencedAt);
+      await assertLinearizable(l, `S4${tag}`);
+      figures(`S4${tag}`, record, {
+        lost: loss.lost.length,
+        copyFinal: m.copy?.final,
+        cutToFenceMs: fencedAt - cutAt,
+        cutToLastSourceAckMs: Math.round(sourceAcks.at(-1)!.at - cutAt),
+        ...guardFigures(fence.last(), cutAt),
+        fencedToReconnectMs: reconnectedAt - fencedAt,
+        totalMs: Date.now() - t0,
+      });
+    }, 240_000);
 
-  it('S4 (never reconnects): everything outbound cut for good: bad path, the source refuses writes once its backup lags beyond the limit and fences on unknown, the copy proceeds without a final snapshot after its timeout; loss: what the source acknowledged after its last uploaded delta, within the backup lag limit plus the guard\'s reaction', async () => {
-    const t0 = Date.now();
-    // Cut for good: the proxies stay cut until the test's cleanup.
-    const { l, fence, cutAt, fencedAt } = await cutEverything(`s4n${tag}`, tolerance);
-    const { m, copyStep } = await settledWithoutFinal(l);
-    const record = await finishWriting(l);
-    const statuses = fence.last();
-    fence.stop();
-    // Still cut and fenced: nothing final ever reached its bucket.
-    for (const target of ['garden', 'queues', 's3', 'route53'] as const) expect(l.source.proxies.isCut(target), target).toBe(true);
-    expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
-    for (const status of statuses) expect(status.etcd.fenced).toBe(true);
+    it("S4 (never reconnects): everything outbound cut for good: bad path, the source refuses writes once its backup lags beyond the limit and fences on unknown, the copy proceeds without a final snapshot after its timeout; loss: what the source acknowledged after its last uploaded delta, within the backup lag limit plus the guard's reaction", async () => {
+      const t0 = Date.now();
+      // Cut for good: the proxies stay cut until the test's cleanup.
+      const { l, fence, cutAt, fencedAt } = await cutEverything(`s4n${tag}`, tolerance);
+      const { m, copyStep } = await settledWithoutFinal(l);
+      const record = await finishWriting(l);
+      const statuses = fence.last();
+      fence.stop();
+      // Still cut and fenced: nothing final ever reached its bucket.
+      for (const target of ['garden', 'queues', 's3', 'route53'] as const)
+        expect(l.source.proxies.isCut(target), target).toBe(true);
+      expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
+      for (const status of statuses) expect(status.etcd.fenced).toBe(true);
 
-    // Its write guard stopped the acknowledgements before the fence did: the backup lagged beyond the
-    // limit (S3 cut), and etcd refused puts with NOSPACE, a certain failure, until the fence.
-    const guard = guardFigures(statuses, cutAt);
-    expect(guard.guardStalls, JSON.stringify(statuses.map((s) => s.writeGuard))).toBeGreaterThan(0);
-    const refused = record.failed.filter((w) => w.seed === 'source' && w.error.includes(NO_SPACE));
-    expect(refused.length, 'source writes refused by the write guard').toBeGreaterThan(0);
-    const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
-    const lastSourceAck = sourceAcks.at(-1)!.at;
-    expect(sourceAcks.filter((w) => w.at > fencedAt)).toEqual([]);
-    expect(lastSourceAck).toBeLessThan(Math.min(...refused.map((w) => w.at)) + GUARD_REACTION_MS);
-    l.history.annotate('source fenced (first fenced status seen)', fencedAt);
+      // Its write guard stopped the acknowledgements before the fence did: the backup lagged beyond the
+      // limit (S3 cut), and etcd refused puts with NOSPACE, a certain failure, until the fence.
+      const guard = guardFigures(statuses, cutAt);
+      expect(guard.guardStalls, JSON.stringify(statuses.map((s) => s.writeGuard))).toBeGreaterThan(0);
+      const refused = record.failed.filter((w) => w.seed === 'source' && w.error.includes(NO_SPACE));
+      expect(refused.length, 'source writes refused by the write guard').toBeGreaterThan(0);
+      const sourceAcks = record.acknowledged.filter((w) => w.seed === 'source');
+      const lastSourceAck = sourceAcks.at(-1)!.at;
+      expect(sourceAcks.filter((w) => w.at > fencedAt)).toEqual([]);
+      expect(lastSourceAck).toBeLessThan(Math.min(...refused.map((w) => w.at)) + GUARD_REACTION_MS);
+      l.history.annotate('source fenced (first fenced status seen)', fencedAt);
 
-    const content = await assertCommon(l, record, cutAt);
-    const storeLastRevision = await assertCopiedStore(l, m);
-    const loss = checkLossBounded(record.acknowledged, content, { spanMs: LOSS_SPAN_MS, storeLastRevision });
-    expect(loss.ok, loss.summary).toBe(true);
-    await assertLinearizable(l, `S4n${tag}`, { lengthMs: LOSS_SPAN_MS, reason: 'S4 loss window (backup lag limit + guard reaction)', lostWrites: loss.lost.length });
-    const firstDestinationAck = record.acknowledged.find((w) => w.seed === 'destination')!.at;
-    figures(`S4n${tag}`, record, {
-      lost: loss.lost.length, lostSpanMs: lostSpan(loss.lost, lastSourceAck), storeLastRevision, refusedByGuard: refused.length, ...guard,
-      cutToLastSourceAckMs: Math.round(lastSourceAck - cutAt), cutToFenceMs: fencedAt - cutAt, cutToFirstDestinationAckMs: Math.round(firstDestinationAck - cutAt),
-      copyMessage: copyStep?.message, totalMs: Date.now() - t0,
-    });
-  }, 240_000);
-});
+      const content = await assertCommon(l, record, cutAt);
+      const storeLastRevision = await assertCopiedStore(l, m);
+      const loss = checkLossBounded(record.acknowledged, content, { spanMs: LOSS_SPAN_MS, storeLastRevision });
+      expect(loss.ok, loss.summary).toBe(true);
+      await assertLinearizable(l, `S4n${tag}`, {
+        lengthMs: LOSS_SPAN_MS,
+        reason: 'S4 loss window (backup lag limit + guard reaction)',
+        lostWrites: loss.lost.length,
+      });
+      const firstDestinationAck = record.acknowledged.find((w) => w.seed === 'destination')!.at;
+      figures(`S4n${tag}`, record, {
+        lost: loss.lost.length,
+        lostSpanMs: lostSpan(loss.lost, lastSourceAck),
+        storeLastRevision,
+        refusedByGuard: refused.length,
+        ...guard,
+        cutToLastSourceAckMs: Math.round(lastSourceAck - cutAt),
+        cutToFenceMs: fencedAt - cutAt,
+        cutToFirstDestinationAckMs: Math.round(firstDestinationAck - cutAt),
+        copyMessage: copyStep?.message,
+        totalMs: Date.now() - t0,
+      });
+    }, 240_000);
+  },
+);

@@ -22,12 +22,19 @@ interface ShootView {
 }
 
 /** A ready seed in eu-west-1: single-zonal unless `zones` >= 3 backs a multi-zonal pool. */
-async function registerSeed(name: string, options: { zones: number; capacity?: number; pods: string; services: string }) {
+async function registerSeed(
+  name: string,
+  options: { zones: number; capacity?: number; pods: string; services: string },
+) {
   const seed = fixture('seed-aws-eu1');
   const zones = ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'].slice(0, options.zones);
   seed.metadata = { name };
   seed.spec.provider.zones = zones;
-  seed.spec.networks = { nodes: `10.${options.pods.split('.')[1]}.0.0/16`, pods: options.pods, services: options.services };
+  seed.spec.networks = {
+    nodes: `10.${options.pods.split('.')[1]}.0.0/16`,
+    pods: options.pods,
+    services: options.services,
+  };
   seed.spec.workerPools = [{ name: 'cp', zones, minimum: 3 }];
   delete seed.spec.taints;
   if (options.capacity === undefined) delete seed.spec.capacity;
@@ -35,7 +42,13 @@ async function registerSeed(name: string, options: { zones: number; capacity?: n
   expect((await api.request('PUT', `/seeds/${name}`, { body: seed })).status).toBe(201);
   // One heartbeat stands in for an agent that keeps heartbeating: its lease holds for the whole suite.
   const hb = await api.request('POST', `/seeds/${name}/heartbeat`, {
-    body: { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }], leaseDurationSeconds: 3_600 },
+    body: {
+      conditions: [
+        { type: 'GardenletReady', status: 'True' },
+        { type: 'BackupBucketsReady', status: 'True' },
+      ],
+      leaseDurationSeconds: 3_600,
+    },
   });
   expect(hb.status).toBe(200);
 }
@@ -74,16 +87,22 @@ describe('HA-aware scheduling on the deployed stack', () => {
   });
 
   it('explains a dry run: ranked candidates and every rejected seed with its reason', async () => {
-    const zone = await api.request<{ seedName: string; candidates: { name: string }[]; rejected: { seed: string; filter: string }[] }>(
-      'POST', '/scheduling/dry-run', { body: { shoot: shoot('dry', 'zone') } },
-    );
+    const zone = await api.request<{
+      seedName: string;
+      candidates: { name: string }[];
+      rejected: { seed: string; filter: string }[];
+    }>('POST', '/scheduling/dry-run', { body: { shoot: shoot('dry', 'zone') } });
     expect(zone.status).toBe(200);
     expect(zone.body.candidates.map((c) => c.name)).toEqual(['multi-b', 'multi-c']);
     expect(zone.body.rejected).toEqual([expect.objectContaining({ seed: 'single-a', filter: 'multiZonal' })]);
 
-    const plain = await api.request<{ seedName: string }>('POST', '/scheduling/dry-run', { body: { shoot: shoot('dry') } });
+    const plain = await api.request<{ seedName: string }>('POST', '/scheduling/dry-run', {
+      body: { shoot: shoot('dry') },
+    });
     expect(plain.body.seedName).toBe('single-a');
-    expect((await api.request('POST', '/scheduling/dry-run', { body: { shoot: { spec: { region: 1 } } } })).status).toBe(400);
+    expect(
+      (await api.request('POST', '/scheduling/dry-run', { body: { shoot: { spec: { region: 1 } } } })).status,
+    ).toBe(400);
   });
 
   it('places 50 concurrent creations without exceeding any capacity; the preferred seed takes exactly 10', async () => {
@@ -93,7 +112,11 @@ describe('HA-aware scheduling on the deployed stack', () => {
     await Promise.all(Array.from({ length: 50 }, () => garden.setup.request('GET', '/seeds').catch(() => undefined)));
 
     // Act: 50 at once; a gateway 502 of a loaded emulator is resent as a client does (PUT is idempotent).
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => putResending<ShootView>(api, `/projects/fleet/shoots/s-${i}`, shoot(`s-${i}`))));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        putResending<ShootView>(api, `/projects/fleet/shoots/s-${i}`, shoot(`s-${i}`)),
+      ),
+    );
 
     // Assess
     console.log(`50 concurrent creations: ${results.filter((r) => r.resent).length} resent after a gateway 502`);
@@ -131,23 +154,29 @@ describe('HA-aware scheduling on the deployed stack', () => {
 
     const created = await api.request<ShootView>('PUT', '/projects/dev/shoots/ha', { body: shoot('ha', 'zone') });
     expect(created.status).toBe(201);
-    const downgrade = await api.request('PATCH', '/projects/dev/shoots/ha', { body: { spec: { controlPlane: { highAvailability: { failureTolerance: { type: 'node' } } } } } });
+    const downgrade = await api.request('PATCH', '/projects/dev/shoots/ha', {
+      body: { spec: { controlPlane: { highAvailability: { failureTolerance: { type: 'node' } } } } },
+    });
     expect(downgrade.status).toBe(422);
     expect(downgrade.body).toMatchObject({ code: 'HighAvailabilityDowngrade' });
 
     const single = (await api.request<ShootView[]>('GET', '/projects/fleet/shoots/s-0')).body as unknown as ShootView;
     const onSingleSeed = single.status.seedName === 'single-a' ? 's-0' : undefined;
     if (onSingleSeed) {
-      const zone = await api.request('PATCH', `/projects/fleet/shoots/${onSingleSeed}`, { body: { spec: { controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } } } } });
+      const zone = await api.request('PATCH', `/projects/fleet/shoots/${onSingleSeed}`, {
+        body: { spec: { controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } } } },
+      });
       expect(zone.status).toBe(422);
       expect(zone.body).toMatchObject({ code: 'ZoneToleranceNeedsMultiZonalSeed' });
     }
   });
 
   it('serves the control-plane layout as Kubernetes objects', async () => {
-    const res = await api.request<{ failureTolerance: string; zones: string[]; items: { kind: string; metadata: { name: string } ; spec: Record<string, unknown> }[] }>(
-      'GET', '/projects/dev/shoots/ha/controlplane',
-    );
+    const res = await api.request<{
+      failureTolerance: string;
+      zones: string[];
+      items: { kind: string; metadata: { name: string }; spec: Record<string, unknown> }[];
+    }>('GET', '/projects/dev/shoots/ha/controlplane');
     expect(res.status).toBe(200);
     expect(res.body.failureTolerance).toBe('zone');
     expect(res.body.zones).toHaveLength(3);
@@ -162,10 +191,19 @@ describe('HA-aware scheduling on the deployed stack', () => {
     const source = ha.body.status.seedName!;
     // The admission refuses 409 ShootCreating until the lifecycle controller has sent the shoot's Create
     // to its seed (asynchronously, after the PUT answered).
-    const choice = await until('the shoot\'s Create sent', async () => {
-      const res = await api.request<{ destinationSeed: string; dryRun: boolean; code?: string }>('POST', '/projects/dev/shoots/ha/migrate?dryRun=All', { body: {} });
-      return !(res.status === 409 && res.body.code === 'ShootCreating') && res;
-    }, 60_000, 500);
+    const choice = await until(
+      "the shoot's Create sent",
+      async () => {
+        const res = await api.request<{ destinationSeed: string; dryRun: boolean; code?: string }>(
+          'POST',
+          '/projects/dev/shoots/ha/migrate?dryRun=All',
+          { body: {} },
+        );
+        return !(res.status === 409 && res.body.code === 'ShootCreating') && res;
+      },
+      60_000,
+      500,
+    );
     expect(choice.status, JSON.stringify(choice.body)).toBe(200);
     expect(choice.body.destinationSeed).toMatch(/^multi-[bc]$/);
     expect(choice.body.destinationSeed).not.toBe(source);
@@ -173,11 +211,19 @@ describe('HA-aware scheduling on the deployed stack', () => {
 
     // The other multi-zonal seed tainted: no seed can host the zone shoot but its own.
     const other = source === 'multi-b' ? 'multi-c' : 'multi-b';
-    const seed = await api.request<{ metadata: Record<string, unknown>; spec: Record<string, unknown> }>('GET', `/seeds/${other}`);
-    const taint = (taints: { key: string }[]) => api.request('PUT', `/seeds/${other}`, { body: { metadata: { name: other, labels: seed.body.metadata.labels }, spec: { ...seed.body.spec, taints } } });
+    const seed = await api.request<{ metadata: Record<string, unknown>; spec: Record<string, unknown> }>(
+      'GET',
+      `/seeds/${other}`,
+    );
+    const taint = (taints: { key: string }[]) =>
+      api.request('PUT', `/seeds/${other}`, {
+        body: { metadata: { name: other, labels: seed.body.metadata.labels }, spec: { ...seed.body.spec, taints } },
+      });
     expect((await taint([{ key: 'gardenless.io/test-untolerated' }])).status).toBe(200);
     try {
-      const none = await api.request<{ code: string }>('POST', '/projects/dev/shoots/ha/migrate?dryRun=All', { body: {} });
+      const none = await api.request<{ code: string }>('POST', '/projects/dev/shoots/ha/migrate?dryRun=All', {
+        body: {},
+      });
       expect(none.status).toBe(422);
       expect(none.body.code).toBe('NoDestinationSeed');
     } finally {

@@ -7,9 +7,15 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const HOOKS = join(ROOT, 'test', 'schemathesis');
 
 async function race(...mode: string[]): Promise<{ version: string; crashes: number }> {
-  const { stdout } = await promisify(execFile)(join(ROOT, '.venv', 'bin', 'python'), [join(HOOKS, 'ast_race.py'), '3', ...mode], {
-    cwd: HOOKS, env: { ...process.env, PYTHONPATH: HOOKS }, timeout: 60_000,
-  });
+  const { stdout } = await promisify(execFile)(
+    join(ROOT, '.venv', 'bin', 'python'),
+    [join(HOOKS, 'ast_race.py'), '3', ...mode],
+    {
+      cwd: HOOKS,
+      env: { ...process.env, PYTHONPATH: HOOKS },
+      timeout: 60_000,
+    },
+  );
   const found = /^python (\S+): (\d+) SystemError$/m.exec(stdout);
   expect(found, stdout).not.toBeNull();
   return { version: found![1] ?? '', crashes: Number(found![2]) };

@@ -21,12 +21,31 @@ function schemathesis(reportDir: string, schemaFile: string): Promise<Run> {
   const { apiUrl, region } = garden.deployment;
   mkdirSync(reportDir, { recursive: true });
   const args = [
-    '--config-file', join(ROOT, 'test', 'schemathesis', 'schemathesis.toml'), '--no-color',
-    'run', schemaFile, '--url', apiUrl,
-    '--checks', 'all', '--exclude-checks', 'missing_required_header',
-    '--max-examples', String(MAX_EXAMPLES), '--max-time', String(MAX_TIME_SECONDS),
-    '--workers', '2', '--seed', '20261123', '--request-timeout', '60',
-    '--report', 'ndjson', '--report-dir', reportDir,
+    '--config-file',
+    join(ROOT, 'test', 'schemathesis', 'schemathesis.toml'),
+    '--no-color',
+    'run',
+    schemaFile,
+    '--url',
+    apiUrl,
+    '--checks',
+    'all',
+    '--exclude-checks',
+    'missing_required_header',
+    '--max-examples',
+    String(MAX_EXAMPLES),
+    '--max-time',
+    String(MAX_TIME_SECONDS),
+    '--workers',
+    '2',
+    '--seed',
+    '20261123',
+    '--request-timeout',
+    '60',
+    '--report',
+    'ndjson',
+    '--report-dir',
+    reportDir,
   ];
   return new Promise((resolveRun, reject) => {
     const child = spawn(join(ROOT, '.venv', 'bin', 'schemathesis'), args, {
@@ -35,7 +54,9 @@ function schemathesis(reportDir: string, schemaFile: string): Promise<Run> {
         ...process.env,
         PYTHONPATH: join(ROOT, 'test', 'schemathesis'),
         SCHEMATHESIS_HOOKS: 'gardenless_hooks',
-        AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: region,
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+        AWS_REGION: region,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -58,22 +79,32 @@ describe('schemathesis against the deployed API (OpenAPI at /openapi.json, SigV4
     await resetGardenState(garden);
   });
 
-  it('finds no failure', async () => {
-    // Prepare: the document as the deployed API serves it (a signed GET; schemathesis loads it from a file).
-    const served = await garden.setup.request('GET', '/openapi.json');
-    expect(served.status).toBe(200);
-    const schemaFile = join(reportDir, 'openapi.json');
-    writeFileSync(schemaFile, JSON.stringify(served.body));
-    // Act
-    const runDir = join(reportDir, 'run');
-    const run = await schemathesis(runDir, schemaFile);
-    // Assess
-    const summary = run.output.split('\n').filter((l) => /test cases|generated|passed|failed|Failures|errors?\b/i.test(l)).slice(-12).join('\n');
-    console.log(`schemathesis (max ${MAX_EXAMPLES} examples per operation, ${MAX_TIME_SECONDS} s budget):\n${summary}`);
-    expect(run.code, run.output.slice(-20_000)).toBe(0);
-    const cases = /(\d[\d,]*) generated/.exec(run.output)?.[1];
-    expect(Number((cases ?? '0').replace(/,/g, ''))).toBeGreaterThan(300);
-    const reports = readdirSync(runDir).filter((f) => f.endsWith('.ndjson'));
-    expect(reports.map((f) => readFileSync(join(runDir, f), 'utf8').length)).toEqual([expect.any(Number)]);
-  }, (MAX_TIME_SECONDS + 300) * 1000);
+  it(
+    'finds no failure',
+    async () => {
+      // Prepare: the document as the deployed API serves it (a signed GET; schemathesis loads it from a file).
+      const served = await garden.setup.request('GET', '/openapi.json');
+      expect(served.status).toBe(200);
+      const schemaFile = join(reportDir, 'openapi.json');
+      writeFileSync(schemaFile, JSON.stringify(served.body));
+      // Act
+      const runDir = join(reportDir, 'run');
+      const run = await schemathesis(runDir, schemaFile);
+      // Assess
+      const summary = run.output
+        .split('\n')
+        .filter((l) => /test cases|generated|passed|failed|Failures|errors?\b/i.test(l))
+        .slice(-12)
+        .join('\n');
+      console.log(
+        `schemathesis (max ${MAX_EXAMPLES} examples per operation, ${MAX_TIME_SECONDS} s budget):\n${summary}`,
+      );
+      expect(run.code, run.output.slice(-20_000)).toBe(0);
+      const cases = /(\d[\d,]*) generated/.exec(run.output)?.[1];
+      expect(Number((cases ?? '0').replace(/,/g, ''))).toBeGreaterThan(300);
+      const reports = readdirSync(runDir).filter((f) => f.endsWith('.ndjson'));
+      expect(reports.map((f) => readFileSync(join(runDir, f), 'utf8').length)).toEqual([expect.any(Number)]);
+    },
+    (MAX_TIME_SECONDS + 300) * 1000,
+  );
 });

@@ -12,7 +12,12 @@ import { renderChart } from '../harness/kube/helm.js';
 import { testSeedCluster } from '../harness/kube/seed-cluster.js';
 
 const NAMESPACE = 'gardenless-system';
-const values = { 'seed.name': 'aws-eu1', 'owner.internalDomain': 'gardenless.example.com', 'garden.apiUrl': 'https://garden.example.com', backupBucket: 'gl-backup-aws-eu1' };
+const values = {
+  'seed.name': 'aws-eu1',
+  'owner.internalDomain': 'gardenless.example.com',
+  'garden.apiUrl': 'https://garden.example.com',
+  backupBucket: 'gl-backup-aws-eu1',
+};
 let cluster: KubeCluster;
 let admin: KubeObjects;
 
@@ -24,63 +29,139 @@ describe('the seed agent chart (helm template) on the test seed cluster', () => 
   }, 600_000);
 
   it('renders objects the API server admits (server-side dry run), none of them stored', async () => {
-    const objects = await renderChart({ release: 'agent', namespace: NAMESPACE, set: values, kubeVersion: kubeTools().kubernetesVersion });
-    expect(objects.map((o) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'ServiceAccount']);
+    const objects = await renderChart({
+      release: 'agent',
+      namespace: NAMESPACE,
+      set: values,
+      kubeVersion: kubeTools().kubernetesVersion,
+    });
+    expect(objects.map((o) => o.kind).sort()).toEqual([
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ConfigMap',
+      'Deployment',
+      'ServiceAccount',
+    ]);
     for (const object of objects) {
       const admitted = await admin.apply(object, { dryRun: true });
       expect(admitted.metadata?.uid, `${object.kind} ${object.metadata?.name}`).toBeDefined();
     }
-    expect(await admin.read({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'gardenless-seed-agent', namespace: NAMESPACE })).toBeUndefined();
+    expect(
+      await admin.read({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: 'gardenless-seed-agent',
+        namespace: NAMESPACE,
+      }),
+    ).toBeUndefined();
     const deployment = objects.find((o) => o.kind === 'Deployment') as V1Deployment;
     const container = deployment.spec!.template.spec!.containers[0]!;
-    expect(container.args).toEqual(expect.arrayContaining(['seed-agent', '--seed=aws-eu1', '--runtime=kubernetes', '--in-cluster', '--owner-mode=dns', '--backup-bucket=gl-backup-aws-eu1']));
+    expect(container.args).toEqual(
+      expect.arrayContaining([
+        'seed-agent',
+        '--seed=aws-eu1',
+        '--runtime=kubernetes',
+        '--in-cluster',
+        '--owner-mode=dns',
+        '--backup-bucket=gl-backup-aws-eu1',
+      ]),
+    );
     expect(deployment.spec!.template.spec!.securityContext?.runAsNonRoot).toBe(true);
     expect(container.securityContext?.readOnlyRootFilesystem).toBe(true);
   });
 
   it('renders the image vector the agent reads: empty by default, overrides by name', async () => {
     const vectorOf = async (set: Record<string, string>) => {
-      const objects = await renderChart({ release: 'agent', namespace: NAMESPACE, set: { ...values, ...set }, kubeVersion: kubeTools().kubernetesVersion });
+      const objects = await renderChart({
+        release: 'agent',
+        namespace: NAMESPACE,
+        set: { ...values, ...set },
+        kubeVersion: kubeTools().kubernetesVersion,
+      });
       const cm = objects.find((o) => o.kind === 'ConfigMap') as KubernetesObject & { data: Record<string, string> };
       return imageVectorSchema.parse(loadYaml(cm.data['images.yaml']!));
     };
     expect(await vectorOf({})).toEqual({ images: [] });
-    const mirrored = await vectorOf({ 'imageVector[0].name': 'kube-apiserver', 'imageVector[0].repository': 'mirror.example.com/kube-apiserver', 'imageVector[0].tag': 'v1.30.14' });
+    const mirrored = await vectorOf({
+      'imageVector[0].name': 'kube-apiserver',
+      'imageVector[0].repository': 'mirror.example.com/kube-apiserver',
+      'imageVector[0].tag': 'v1.30.14',
+    });
     expect(imageVector(mirrored)['kube-apiserver']).toBe('mirror.example.com/kube-apiserver:v1.30.14');
   });
 
   it("the chart's RBAC is enough for every command of the runtime, and no more than it touches", async () => {
     // Prepare: the ServiceAccount and its RBAC really applied; the runtime acts as that ServiceAccount.
-    const objects = await renderChart({ release: 'agent', namespace: NAMESPACE, set: values, kubeVersion: kubeTools().kubernetesVersion });
-    for (const o of objects.filter((x) => ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding'].includes(x.kind!))) await admin.apply(o);
+    const objects = await renderChart({
+      release: 'agent',
+      namespace: NAMESPACE,
+      set: values,
+      kubeVersion: kubeTools().kubernetesVersion,
+    });
+    for (const o of objects.filter((x) => ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding'].includes(x.kind!)))
+      await admin.apply(o);
     const asAgent = new KubeConfig();
-    asAgent.loadFromOptions({ ...cluster.kubeConfig(), users: cluster.kubeConfig().users.map((u) => ({ ...u, impersonateUser: `system:serviceaccount:${NAMESPACE}:gardenless-seed-agent` })) });
+    asAgent.loadFromOptions({
+      ...cluster.kubeConfig(),
+      users: cluster
+        .kubeConfig()
+        .users.map((u) => ({ ...u, impersonateUser: `system:serviceaccount:${NAMESPACE}:gardenless-seed-agent` })),
+    });
     const runtime = new KubernetesRuntime({
       seed: 'rbac-seed',
       kubeConfig: asAgent,
       zones: cluster.info.zones,
-      sidecar: { identity: 'rbac-seed-0001', internalDomain: 'gardenless.example.com', owner: { mode: 'dns' }, region: 'eu-west-1' },
+      sidecar: {
+        identity: 'rbac-seed-0001',
+        internalDomain: 'gardenless.example.com',
+        owner: { mode: 'dns' },
+        region: 'eu-west-1',
+      },
       blobStore: () => new InMemoryBlobStore(),
       snapshotStore: () => new InMemorySnapshotStore(),
     });
     const shoot = { project: 'rbac', name: 'one', technicalID: 'shoot--rbac--one' };
     let serial = 0;
     const cmd = <T extends SeedCommand['type']>(type: T, fields: Record<string, unknown>) =>
-      ({ apiVersion: COMMAND_API_VERSION, commandId: `rbac/${++serial}`, shoot, seed: 'rbac-seed', issuedAt: new Date().toISOString(), type, ...fields }) as unknown as CommandOf<T>;
+      ({
+        apiVersion: COMMAND_API_VERSION,
+        commandId: `rbac/${++serial}`,
+        shoot,
+        seed: 'rbac-seed',
+        issuedAt: new Date().toISOString(),
+        type,
+        ...fields,
+      }) as unknown as CommandOf<T>;
 
     // Act / Assess: every command type and the heartbeat, as the agent's ServiceAccount.
-    const created = await runtime.execute(cmd('create-control-plane', { controlPlane: { hibernated: false, backup: { bucket: 'b-rbac' } } }));
+    const created = await runtime.execute(
+      cmd('create-control-plane', { controlPlane: { hibernated: false, backup: { bucket: 'b-rbac' } } }),
+    );
     expect(created.etcdReady).toBe(true);
-    expect(await runtime.execute(cmd('scale', { component: 'cluster-autoscaler', replicas: 0 }))).toMatchObject({ previousReplicas: 1 });
+    expect(await runtime.execute(cmd('scale', { component: 'cluster-autoscaler', replicas: 0 }))).toMatchObject({
+      previousReplicas: 1,
+    });
     const [plane] = await runtime.controlPlanes();
     expect(plane?.components?.['cluster-autoscaler']).toEqual({ replicas: 0 });
     const pod = plane!.pods![0]!;
-    expect(await runtime.execute(cmd('restart', { pod: pod.name, dependency: 'etcd' }))).toEqual({ pod: pod.name, restarted: false });
+    expect(await runtime.execute(cmd('restart', { pod: pod.name, dependency: 'etcd' }))).toEqual({
+      pod: pod.name,
+      restarted: false,
+    });
     await runtime.execute(cmd('migrate', { stateBucket: 's' }));
-    expect(await runtime.execute(cmd('delete-control-plane', { keepBackups: true, keepExternalResources: true }))).toMatchObject({ deleted: true });
+    expect(
+      await runtime.execute(cmd('delete-control-plane', { keepBackups: true, keepExternalResources: true })),
+    ).toMatchObject({ deleted: true });
     // ... and nothing it does not need: no Secrets, no cluster-wide writes beyond namespaces.
     const asAgentObjects = new KubeObjects(asAgent);
     await expect(asAgentObjects.list('v1', 'Secret', { namespace: 'default' })).rejects.toMatchObject({ code: 403 });
-    await expect(asAgentObjects.apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'escalate' }, rules: [] } as KubernetesObject)).rejects.toMatchObject({ code: 403 });
+    await expect(
+      asAgentObjects.apply({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'escalate' },
+        rules: [],
+      } as KubernetesObject),
+    ).rejects.toMatchObject({ code: 403 });
   });
 });

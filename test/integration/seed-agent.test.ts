@@ -25,7 +25,10 @@ const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' 
 const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const sqs = new SQSClient(aws);
-const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
+const owners = new Route53OwnerRecords({
+  hostedZoneId: deployment.outputs.HostedZoneId,
+  api: route53Api(new Route53Client(aws)),
+});
 const internalDomain = deployment.outputs.InternalDomain;
 
 const project = 'agent';
@@ -63,7 +66,14 @@ async function startSeed(name: string, networkIndex: number) {
 let serial = 0;
 async function send(agent: SeedAgent, command: Record<string, unknown>): Promise<void> {
   serial += 1;
-  const full = { apiVersion: COMMAND_API_VERSION, commandId: `test/${Date.now()}-${serial}`, shoot: shootRef, seed: agent.seed, issuedAt: new Date().toISOString(), ...command } as SeedCommand;
+  const full = {
+    apiVersion: COMMAND_API_VERSION,
+    commandId: `test/${Date.now()}-${serial}`,
+    shoot: shootRef,
+    seed: agent.seed,
+    issuedAt: new Date().toISOString(),
+    ...command,
+  } as SeedCommand;
   await sendTaskCommand({ client: sqs, queueUrl: agent.queueUrl!, messageGroupId: id, command: full });
 }
 
@@ -79,7 +89,10 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
   for (;;) {
     last = await fn().catch((error: unknown) => error);
     if (last !== undefined && last !== false && !(last instanceof Error)) return last as T;
-    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
+      );
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -108,7 +121,10 @@ describe('the seed agent with the local runtime on the deployed stack', () => {
     delete shoot.spec.controlPlane;
     expect((await api.request('PUT', `/projects/${project}/shoots/${shootName}`, { body: shoot })).status).toBe(201);
     // The orchestrator writes owner records; for a shoot created outside a migration the test does, with the seed's identity.
-    await owners.set({ name: ownerRecordName({ shoot: shootName, project, internalDomain }), value: a.agent.identity! });
+    await owners.set({
+      name: ownerRecordName({ shoot: shootName, project, internalDomain }),
+      value: a.agent.identity!,
+    });
   });
 
   afterAll(async () => {
@@ -124,7 +140,10 @@ describe('the seed agent with the local runtime on the deployed stack', () => {
       const p = await reported(a.name);
       return p?.active && p.etcdReady && p.internalProbe === 'Success' ? p : undefined;
     });
-    expect(plane).toMatchObject({ ownerCheck: 'owner', components: { 'kube-apiserver': { replicas: 1 }, 'kube-controller-manager': { replicas: 1 } } });
+    expect(plane).toMatchObject({
+      ownerCheck: 'owner',
+      components: { 'kube-apiserver': { replicas: 1 }, 'kube-controller-manager': { replicas: 1 } },
+    });
     expect(plane.externalUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(plane.pods?.length).toBe(7);
 
@@ -136,7 +155,10 @@ describe('the seed agent with the local runtime on the deployed stack', () => {
   it('scales, holds the scale through a reconcile, and restarts a crash-looping pod', async () => {
     await send(a.agent, { type: 'scale', component: 'kube-controller-manager', replicas: 0 });
     await send(a.agent, { type: 'reconcile', controlPlane: controlPlane(a.name) });
-    await until('kcm at 0 after the reconcile', async () => (await reported(a.name))?.components?.['kube-controller-manager']?.replicas === 0);
+    await until(
+      'kcm at 0 after the reconcile',
+      async () => (await reported(a.name))?.components?.['kube-controller-manager']?.replicas === 0,
+    );
     await a.agent.idle();
     expect(a.agent.runtime && (await reported(a.name))?.components?.['kube-controller-manager']?.replicas).toBe(0);
 
@@ -144,13 +166,20 @@ describe('the seed agent with the local runtime on the deployed stack', () => {
     standIn.breakInternal();
     const crashing = await until('dependents crash-looping', async () => {
       const p = await reported(a.name);
-      return p?.internalProbe === 'Failure' ? p.pods?.find((x) => x.labels.app === 'kube-scheduler' && x.state === 'CrashLoopBackOff') : undefined;
+      return p?.internalProbe === 'Failure'
+        ? p.pods?.find((x) => x.labels.app === 'kube-scheduler' && x.state === 'CrashLoopBackOff')
+        : undefined;
     });
     standIn.breakInternal(false);
     await send(a.agent, { type: 'restart', pod: crashing.name, dependency: 'kube-apiserver' });
-    await until('the restarted scheduler Running', async () => (await reported(a.name))?.pods?.some((x) => x.labels.app === 'kube-scheduler' && x.state === 'Running'));
+    await until('the restarted scheduler Running', async () =>
+      (await reported(a.name))?.pods?.some((x) => x.labels.app === 'kube-scheduler' && x.state === 'Running'),
+    );
     await send(a.agent, { type: 'scale', component: 'kube-controller-manager', replicas: 1 });
-    await until('kcm back at 1', async () => (await reported(a.name))?.components?.['kube-controller-manager']?.replicas === 1);
+    await until(
+      'kcm back at 1',
+      async () => (await reported(a.name))?.components?.['kube-controller-manager']?.replicas === 1,
+    );
   });
 
   it('a broken load balancer fails the external URL while the internal probe stays Success', async () => {
@@ -167,13 +196,20 @@ describe('the seed agent with the local runtime on the deployed stack', () => {
   });
 
   it('migrates the shoot between two real agents, and the key is in the destination etcd', async () => {
-    const started = await api.request<{ migrationId: string }>('POST', `/projects/${project}/shoots/${shootName}/migrate`, { body: { destinationSeed: b.name, mode: 'good' } });
+    const started = await api.request<{ migrationId: string }>(
+      'POST',
+      `/projects/${project}/shoots/${shootName}/migrate`,
+      { body: { destinationSeed: b.name, mode: 'good' } },
+    );
     expect(started.status).toBe(202);
 
     const migration = await until(
       'the migration settled',
       async () => {
-        const res = await api.request<{ state: string; path: string; error?: unknown }>('GET', `/projects/${project}/shoots/${shootName}/migration`);
+        const res = await api.request<{ state: string; path: string; error?: unknown }>(
+          'GET',
+          `/projects/${project}/shoots/${shootName}/migration`,
+        );
         return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
       },
       120_000,
@@ -184,7 +220,15 @@ describe('the seed agent with the local runtime on the deployed stack', () => {
     const sidecar = b.hosting().sidecar(id);
     expect(sidecar).toBeDefined();
     const etcd = etcdAt(sidecar!.clientUrl);
-    const value = await until('the key readable on the destination', async () => etcd.get('/registry/agent-test').string().then((v) => v ?? undefined), 20_000);
+    const value = await until(
+      'the key readable on the destination',
+      async () =>
+        etcd
+          .get('/registry/agent-test')
+          .string()
+          .then((v) => v ?? undefined),
+      20_000,
+    );
     expect(value).toBe('written-on-a');
     expect(a.hosting().sidecar(id)).toBeUndefined();
     await until('the destination reports the plane active', async () => (await reported(b.name))?.active);

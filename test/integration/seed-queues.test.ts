@@ -5,7 +5,11 @@ import { resetGardenState, testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;
-const sqs = new SQSClient({ endpoint: deployment.awsEndpoint, region: deployment.region, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+const sqs = new SQSClient({
+  endpoint: deployment.awsEndpoint,
+  region: deployment.region,
+  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+});
 
 describe('seed command queues on the deployed stack', () => {
   beforeAll(() => resetGardenState(garden));
@@ -20,12 +24,19 @@ describe('seed command queues on the deployed stack', () => {
     expect(created.status).toBe(201);
     const url = created.body.status.commandQueueUrl;
     expect(url).toMatch(/gl-seed-queued\.fifo$/);
-    const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['RedrivePolicy'] }));
-    const redrive = JSON.parse(attributes.Attributes?.RedrivePolicy ?? '{}') as { deadLetterTargetArn?: string; maxReceiveCount?: number };
+    const attributes = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['RedrivePolicy'] }),
+    );
+    const redrive = JSON.parse(attributes.Attributes?.RedrivePolicy ?? '{}') as {
+      deadLetterTargetArn?: string;
+      maxReceiveCount?: number;
+    };
     expect(redrive.deadLetterTargetArn).toMatch(/gl-seed-queued-dlq\.fifo$/);
     expect(Number(redrive.maxReceiveCount)).toBe(5);
 
-    const hb = await api.request<{ commandQueueUrl: string }>('POST', '/seeds/queued/heartbeat', { body: { conditions: [] } });
+    const hb = await api.request<{ commandQueueUrl: string }>('POST', '/seeds/queued/heartbeat', {
+      body: { conditions: [] },
+    });
     expect(hb.body.commandQueueUrl).toBe(url);
 
     expect((await api.request('DELETE', '/seeds/queued')).status).toBe(200);

@@ -5,7 +5,15 @@ import { inject } from 'vitest';
 import { DynamoShootStateStore } from '../../adapters/dynamodb/shoot-state-store.js';
 import { S3BlobStore } from '../../adapters/s3/blob-store.js';
 import { s3Api } from '../../adapters/s3/s3-api.js';
-import { annotate, memoryActuators, MemoryExtensionWorld, MIGRATE_ORDER, operateAll, RESTORE_ORDER, shootExtensions } from '../../core/extensions/index.js';
+import {
+  annotate,
+  memoryActuators,
+  MemoryExtensionWorld,
+  MIGRATE_ORDER,
+  operateAll,
+  RESTORE_ORDER,
+  shootExtensions,
+} from '../../core/extensions/index.js';
 import {
   applyShootState,
   BLOB_THRESHOLD_BYTES,
@@ -63,7 +71,9 @@ describe('S3BlobStore against the emulator', () => {
     // Prepare
     const { blobs, s3, bucket } = adapters();
     const ref = await blobs.put(`it/${process.pid}/blob-2`, new TextEncoder().encode('"original"'));
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: ref.key, Body: '"tampered"', Metadata: { sha256: ref.sha256 } }));
+    await s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: ref.key, Body: '"tampered"', Metadata: { sha256: ref.sha256 } }),
+    );
 
     // Act / Assess
     await expect(blobs.get(ref)).rejects.toBeInstanceOf(BlobIntegrityError);
@@ -76,7 +86,14 @@ describe('DynamoShootStateStore against the emulator', () => {
     // Prepare
     const { store, blobs } = adapters();
     const shoot = aShoot();
-    const state: ShootState = { apiVersion: 'core.gardenless.io/v1', kind: 'ShootState', shoot, extensions: [], collectedAt: new Date(0).toISOString(), collectedAfter: 'reconcile' };
+    const state: ShootState = {
+      apiVersion: 'core.gardenless.io/v1',
+      kind: 'ShootState',
+      shoot,
+      extensions: [],
+      collectedAt: new Date(0).toISOString(),
+      collectedAfter: 'reconcile',
+    };
 
     // Act
     const first = await persistShootState({ state, store, blobs, expectedVersion: 0 });
@@ -87,7 +104,10 @@ describe('DynamoShootStateStore against the emulator', () => {
 
     // Assess
     expect([first.version, second.version, unconditional.version]).toEqual([1, 2, 3]);
-    await expect(stale).rejects.toMatchObject({ name: 'ShootStateConflictError', details: { expectedVersion: 1, currentVersion: 3 } });
+    await expect(stale).rejects.toMatchObject({
+      name: 'ShootStateConflictError',
+      details: { expectedVersion: 1, currentVersion: 3 },
+    });
     await expect(create).rejects.toBeInstanceOf(ShootStateConflictError);
     expect((await store.load(shoot))?.version).toBe(3);
   });
@@ -96,15 +116,26 @@ describe('DynamoShootStateStore against the emulator', () => {
     // Prepare
     const { store, blobs } = adapters();
     const shoot = aShoot();
-    const state: ShootState = { apiVersion: 'core.gardenless.io/v1', kind: 'ShootState', shoot, extensions: [], collectedAt: new Date(0).toISOString(), collectedAfter: 'reconcile' };
+    const state: ShootState = {
+      apiVersion: 'core.gardenless.io/v1',
+      kind: 'ShootState',
+      shoot,
+      extensions: [],
+      collectedAt: new Date(0).toISOString(),
+      collectedAfter: 'reconcile',
+    };
     await persistShootState({ state, store, blobs, expectedVersion: 0 });
 
     // Act
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => persistShootState({ state, store, blobs, expectedVersion: 1 })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, () => persistShootState({ state, store, blobs, expectedVersion: 1 })),
+    );
 
     // Assess
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(results.filter((r) => r.status === 'rejected' && r.reason instanceof ShootStateConflictError)).toHaveLength(9);
+    expect(results.filter((r) => r.status === 'rejected' && r.reason instanceof ShootStateConflictError)).toHaveLength(
+      9,
+    );
   });
 
   it('carries migrated extensions across seeds, with a state above 100 KB in the state bucket', async () => {
@@ -113,16 +144,34 @@ describe('DynamoShootStateStore against the emulator', () => {
     const shoot = aShoot();
     const world = new MemoryExtensionWorld();
     const now = () => new Date('2025-01-01T00:00:00Z');
-    const created = await operateAll({ resources: shootExtensions({ technicalID: shoot.technicalID }), actuators: memoryActuators({ world, seed: 'source' }), now, order: RESTORE_ORDER });
-    const migrated = await operateAll({ resources: created.resources.map((r) => annotate(r, 'migrate')), actuators: memoryActuators({ world, seed: 'source' }), now, order: MIGRATE_ORDER });
+    const created = await operateAll({
+      resources: shootExtensions({ technicalID: shoot.technicalID }),
+      actuators: memoryActuators({ world, seed: 'source' }),
+      now,
+      order: RESTORE_ORDER,
+    });
+    const migrated = await operateAll({
+      resources: created.resources.map((r) => annotate(r, 'migrate')),
+      actuators: memoryActuators({ world, seed: 'source' }),
+      now,
+      order: MIGRATE_ORDER,
+    });
     const collected = collectShootState({ shoot, resources: migrated.resources, now: now(), seed: 'source' });
     const big = { ...(collected.extensions[0]!.state as object), terraform: 't'.repeat(BLOB_THRESHOLD_BYTES + 1) };
-    const state: ShootState = { ...collected, extensions: collected.extensions.map((e, i) => (i === 0 ? { ...e, state: big } : e)) };
+    const state: ShootState = {
+      ...collected,
+      extensions: collected.extensions.map((e, i) => (i === 0 ? { ...e, state: big } : e)),
+    };
 
     // Act
     const { packed, version } = await persistShootState({ state, store, blobs, expectedVersion: 0 });
     const loaded = await loadShootState({ ...shoot, store, blobs });
-    const restored = await operateAll({ resources: applyShootState({ state: loaded!.state }), actuators: memoryActuators({ world, seed: 'destination' }), now, order: RESTORE_ORDER });
+    const restored = await operateAll({
+      resources: applyShootState({ state: loaded!.state }),
+      actuators: memoryActuators({ world, seed: 'destination' }),
+      now,
+      order: RESTORE_ORDER,
+    });
 
     // Assess
     expect(version).toBe(1);

@@ -1,9 +1,19 @@
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
-import { CreateStateMachineCommand, DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  CreateStateMachineCommand,
+  DescribeExecutionCommand,
+  SFNClient,
+  StartExecutionCommand,
+} from '@aws-sdk/client-sfn';
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
-import { COMMAND_API_VERSION, parseCommandSuccess, parseFailureCause, type SeedCommand } from '../../core/commands/index.js';
+import {
+  COMMAND_API_VERSION,
+  parseCommandSuccess,
+  parseFailureCause,
+  type SeedCommand,
+} from '../../core/commands/index.js';
 import { MemoryExtensionWorld } from '../../core/extensions/index.js';
 import { fixture } from '../fixtures/index.js';
 import { FakeSidecar } from '../harness/fake-sidecar.js';
@@ -13,10 +23,17 @@ import { s3Client, unique } from './support/aws.js';
 
 const garden = testGarden();
 const { deployment, api } = garden;
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) };
+const aws = {
+  endpoint: deployment.awsEndpoint,
+  region: deployment.region,
+  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+};
 const sfn = new SFNClient(aws);
 const s3 = s3Client();
-const ownerRecords = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(new Route53Client(aws)) });
+const ownerRecords = new Route53OwnerRecords({
+  hostedZoneId: deployment.outputs.HostedZoneId,
+  api: route53Api(new Route53Client(aws)),
+});
 
 /** A command as the state machine sends it: the task token is added on the way. */
 type Unsent = SeedCommand extends infer C ? (C extends SeedCommand ? Omit<C, 'taskToken'> : never) : never;
@@ -33,7 +50,11 @@ interface Execution {
  * (`sqs:sendMessage.waitForTaskToken`, the token put into the body), and waits for the execution's end.
  * The command is literal in the definition; each execution gets its own token and deduplication id.
  */
-async function sendAndWait(queueUrl: string, command: Unsent, options: { timeoutSeconds?: number; heartbeatSeconds?: number; executions?: number } = {}): Promise<Execution[]> {
+async function sendAndWait(
+  queueUrl: string,
+  command: Unsent,
+  options: { timeoutSeconds?: number; heartbeatSeconds?: number; executions?: number } = {},
+): Promise<Execution[]> {
   const definition = {
     StartAt: 'Send',
     States: {
@@ -52,7 +73,14 @@ async function sendAndWait(queueUrl: string, command: Unsent, options: { timeout
       },
     },
   };
-  const machine = await sfn.send(new CreateStateMachineCommand({ name: unique('agent-it'), definition: JSON.stringify(definition), roleArn: 'arn:aws:iam::000000000000:role/agent-it', type: 'STANDARD' }));
+  const machine = await sfn.send(
+    new CreateStateMachineCommand({
+      name: unique('agent-it'),
+      definition: JSON.stringify(definition),
+      roleArn: 'arn:aws:iam::000000000000:role/agent-it',
+      type: 'STANDARD',
+    }),
+  );
   const results: Execution[] = [];
   // One after the other: a repeat must reach the agent after the first delivery.
   for (let i = 0; i < (options.executions ?? 1); i++) results.push(await runToEnd(machine.stateMachineArn!));
@@ -64,7 +92,13 @@ async function runToEnd(stateMachineArn: string, timeoutMs = 60_000): Promise<Ex
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const d = await sfn.send(new DescribeExecutionCommand({ executionArn: started.executionArn }));
-    if (d.status !== 'RUNNING') return { status: d.status ?? 'UNKNOWN', output: d.output ? (JSON.parse(d.output) as unknown) : undefined, error: d.error, cause: d.cause };
+    if (d.status !== 'RUNNING')
+      return {
+        status: d.status ?? 'UNKNOWN',
+        output: d.output ? (JSON.parse(d.output) as unknown) : undefined,
+        error: d.error,
+        cause: d.cause,
+      };
     if (Date.now() > deadline) throw new Error(`execution ${started.executionArn} still running after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -103,7 +137,12 @@ describe('test seed agent on the emulator', () => {
     source = await registerSeed('agent-src');
     destination = await registerSeed('agent-dst');
     sourceAgent = TestAgent.onDeployment(deployment, { seed: source.name, world, heartbeatIntervalMs: 500 });
-    destinationAgent = TestAgent.onDeployment(deployment, { seed: destination.name, world, heartbeatIntervalMs: 500, ownerCheck: true });
+    destinationAgent = TestAgent.onDeployment(deployment, {
+      seed: destination.name,
+      world,
+      heartbeatIntervalMs: 500,
+      ownerCheck: true,
+    });
     await Promise.all([sourceAgent.start(), destinationAgent.start()]);
   });
 
@@ -115,20 +154,38 @@ describe('test seed agent on the emulator', () => {
     // Act
     await sourceAgent.host(shootRef('hosted'));
     await sourceAgent.heartbeat();
-    const seed = await api.request<{ status: { conditions: { type: string; status: string }[]; commandQueueUrl: string; identity: string; controlPlanes?: { technicalID: string; active: boolean }[] } }>('GET', `/seeds/${source.name}`);
+    const seed = await api.request<{
+      status: {
+        conditions: { type: string; status: string }[];
+        commandQueueUrl: string;
+        identity: string;
+        controlPlanes?: { technicalID: string; active: boolean }[];
+      };
+    }>('GET', `/seeds/${source.name}`);
 
     // Assess
-    expect(seed.body.status.conditions.filter((c) => c.status === 'True').map((c) => c.type).sort()).toEqual(['BackupBucketsReady', 'GardenletReady']);
+    expect(
+      seed.body.status.conditions
+        .filter((c) => c.status === 'True')
+        .map((c) => c.type)
+        .sort(),
+    ).toEqual(['BackupBucketsReady', 'GardenletReady']);
     expect(seed.body.status.commandQueueUrl).toBe(sourceAgent.queueUrl);
     expect(seed.body.status.identity).toBe(sourceAgent.identity);
-    expect(seed.body.status.controlPlanes).toContainEqual(expect.objectContaining({ technicalID: 'shoot--agent--hosted', active: true }));
+    expect(seed.body.status.controlPlanes).toContainEqual(
+      expect.objectContaining({ technicalID: 'shoot--agent--hosted', active: true }),
+    );
   });
 
   it('answers a migrate with the ShootState, and a retried command with the recorded outcome without running it again', async () => {
     // Prepare
     const shoot = shootRef('migrated');
     await sourceAgent.host(shoot, { backupBucket: source.bucket });
-    const command = { ...envelope(source.name, shoot, 'mig-a/migrate-extensions'), type: 'migrate' as const, stateBucket: deployment.outputs.StateBucketName };
+    const command = {
+      ...envelope(source.name, shoot, 'mig-a/migrate-extensions'),
+      type: 'migrate' as const,
+      stateBucket: deployment.outputs.StateBucketName,
+    };
 
     // Act
     const [first, retry] = await sendAndWait(sourceAgent.queueUrl!, command, { executions: 2 });
@@ -151,10 +208,21 @@ describe('test seed agent on the emulator', () => {
     const shoot = shootRef('restored');
     const sourceIdentity = sourceAgent.identity!;
     await sourceAgent.host(shoot, { backupBucket: source.bucket });
-    const sidecar = FakeSidecar.onDeployment(deployment, { shoot, identity: sourceIdentity, bucket: source.bucket, revision: 500, intervalMs: 100, claim: true });
+    const sidecar = FakeSidecar.onDeployment(deployment, {
+      shoot,
+      identity: sourceIdentity,
+      bucket: source.bucket,
+      revision: 500,
+      intervalMs: 100,
+      claim: true,
+    });
     await sidecar.start();
     await waitUntil(() => sidecar.state === 'owner');
-    const [migrated] = await sendAndWait(sourceAgent.queueUrl!, { ...envelope(source.name, shoot, 'mig-b/migrate-extensions'), type: 'migrate', stateBucket: deployment.outputs.StateBucketName });
+    const [migrated] = await sendAndWait(sourceAgent.queueUrl!, {
+      ...envelope(source.name, shoot, 'mig-b/migrate-extensions'),
+      type: 'migrate',
+      stateBucket: deployment.outputs.StateBucketName,
+    });
     await ownerRecords.set({ name: sidecar.ownerRecord, value: destinationAgent.identity!, expected: sourceIdentity });
     await waitUntil(() => sidecar.state === 'final');
     const shootState = parseCommandSuccess('migrate', migrated?.output).result.shootState;
@@ -174,32 +242,61 @@ describe('test seed agent on the emulator', () => {
     expect(result.etcd).toEqual({ restoredRevision: 501, snapshots: 2, final: true });
     expect(result.extensions?.every((e) => e.action === 'restore')).toBe(true);
     expect(sidecar.written.filter((k) => k.endsWith('.final'))).toHaveLength(1);
-    expect(world.externalKeys().filter((k) => k.startsWith(shoot.technicalID)).every((k) => world.externalResource(k)?.creations === 1)).toBe(true);
+    expect(
+      world
+        .externalKeys()
+        .filter((k) => k.startsWith(shoot.technicalID))
+        .every((k) => world.externalResource(k)?.creations === 1),
+    ).toBe(true);
     await sidecar.stop();
   });
 
   it('declines a restore ahead (this runtime does not restore ahead) without an owner check, so the normal restore does all of it', async () => {
     const shoot = shootRef('ahead');
-    const [execution] = await sendAndWait(destinationAgent.queueUrl!, { ...envelope(destination.name, shoot, 'mig-f/restore-etcd-ahead'), type: 'restore', hibernated: false, etcd: { bucket: destination.bucket, final: false, ahead: true } });
+    const [execution] = await sendAndWait(destinationAgent.queueUrl!, {
+      ...envelope(destination.name, shoot, 'mig-f/restore-etcd-ahead'),
+      type: 'restore',
+      hibernated: false,
+      etcd: { bucket: destination.bucket, final: false, ahead: true },
+    });
 
     expect(execution?.status).toBe('SUCCEEDED');
-    expect(parseCommandSuccess('restore', execution?.output).result).toEqual({ etcd: { restoredRevision: 0, snapshots: 0, final: false, ahead: false } });
-    expect(destinationAgent.received.find((r) => r.commandId === 'mig-f/restore-etcd-ahead')).toMatchObject({ disposition: 'declined-ahead', answer: { kind: 'success' } });
+    expect(parseCommandSuccess('restore', execution?.output).result).toEqual({
+      etcd: { restoredRevision: 0, snapshots: 0, final: false, ahead: false },
+    });
+    expect(destinationAgent.received.find((r) => r.commandId === 'mig-f/restore-etcd-ahead')).toMatchObject({
+      disposition: 'declined-ahead',
+      answer: { kind: 'success' },
+    });
   });
 
   it('answers NotOwner on a restore while the owner record does not name the destination', async () => {
     const shoot = shootRef('not-owned');
-    const [execution] = await sendAndWait(destinationAgent.queueUrl!, { ...envelope(destination.name, shoot, 'mig-c/restore-etcd'), type: 'restore', hibernated: true, etcd: { bucket: destination.bucket, final: false } });
+    const [execution] = await sendAndWait(destinationAgent.queueUrl!, {
+      ...envelope(destination.name, shoot, 'mig-c/restore-etcd'),
+      type: 'restore',
+      hibernated: true,
+      etcd: { bucket: destination.bucket, final: false },
+    });
 
     expect(execution?.status).toBe('FAILED');
     expect(execution?.error).toBe('NotOwner');
-    expect(parseFailureCause(execution?.cause)).toMatchObject({ error: 'NotOwner', retryable: true, commandId: 'mig-c/restore-etcd' });
+    expect(parseFailureCause(execution?.cause)).toMatchObject({
+      error: 'NotOwner',
+      retryable: true,
+      commandId: 'mig-c/restore-etcd',
+    });
   });
 
   it('fails a command with the injected error, and runs it again once the failure is cleared', async () => {
     // Prepare
     const shoot = shootRef('deleted');
-    const command = { ...envelope(source.name, shoot, 'mig-d/delete-source-control-plane'), type: 'delete-control-plane' as const, keepBackups: true as const, keepExternalResources: true as const };
+    const command = {
+      ...envelope(source.name, shoot, 'mig-d/delete-source-control-plane'),
+      type: 'delete-control-plane' as const,
+      keepBackups: true as const,
+      keepExternalResources: true as const,
+    };
     sourceAgent.failOn('delete-control-plane', 'RuntimeUnavailable');
 
     // Act
@@ -211,7 +308,10 @@ describe('test seed agent on the emulator', () => {
     expect(failed?.status).toBe('FAILED');
     expect(failed?.error).toBe('RuntimeUnavailable');
     expect(succeeded?.status).toBe('SUCCEEDED');
-    expect(parseCommandSuccess('delete-control-plane', succeeded?.output).result).toEqual({ deleted: false, extensionsDropped: 0 });
+    expect(parseCommandSuccess('delete-control-plane', succeeded?.output).result).toEqual({
+      deleted: false,
+      extensionsDropped: 0,
+    });
   });
 
   it('sends task heartbeats while a slow command runs', async () => {
@@ -224,7 +324,13 @@ describe('test seed agent on the emulator', () => {
     // Act
     const [execution] = await sendAndWait(
       destinationAgent.queueUrl!,
-      { ...envelope(destination.name, shoot, 'dwd-1/scale'), type: 'scale', component: 'kube-controller-manager', replicas: 0, heartbeatSeconds: 1 },
+      {
+        ...envelope(destination.name, shoot, 'dwd-1/scale'),
+        type: 'scale',
+        component: 'kube-controller-manager',
+        replicas: 0,
+        heartbeatSeconds: 1,
+      },
       { heartbeatSeconds: 3 },
     ).finally(() => {
       destinationAgent.delayMs = 0;
@@ -232,7 +338,11 @@ describe('test seed agent on the emulator', () => {
 
     // Assess
     expect(execution?.status).toBe('SUCCEEDED');
-    expect(parseCommandSuccess('scale', execution?.output).result).toEqual({ component: 'kube-controller-manager', previousReplicas: 1, replicas: 0 });
+    expect(parseCommandSuccess('scale', execution?.output).result).toEqual({
+      component: 'kube-controller-manager',
+      previousReplicas: 1,
+      replicas: 0,
+    });
     const delivery = destinationAgent.received.find((r) => r.commandId === 'dwd-1/scale');
     expect(delivery?.heartbeats).toBeGreaterThanOrEqual(3);
     expect(delivery?.answerRejected).toBeUndefined();
@@ -248,10 +358,19 @@ describe('test seed agent on the emulator', () => {
 
     try {
       // Act
-      const [migrated] = await sendAndWait(agent.queueUrl!, { ...envelope(agent.seed, shoot, 'mig-e/migrate-extensions'), type: 'migrate', stateBucket: deployment.outputs.StateBucketName });
+      const [migrated] = await sendAndWait(agent.queueUrl!, {
+        ...envelope(agent.seed, shoot, 'mig-e/migrate-extensions'),
+        type: 'migrate',
+        stateBucket: deployment.outputs.StateBucketName,
+      });
       const [deleted] = await sendAndWait(
         agent.queueUrl!,
-        { ...envelope(agent.seed, shoot, 'mig-e/delete-source-control-plane'), type: 'delete-control-plane', keepBackups: true, keepExternalResources: true },
+        {
+          ...envelope(agent.seed, shoot, 'mig-e/delete-source-control-plane'),
+          type: 'delete-control-plane',
+          keepBackups: true,
+          keepExternalResources: true,
+        },
         { timeoutSeconds: 3 },
       );
 
@@ -270,7 +389,12 @@ describe('test seed agent on the emulator', () => {
 
   it('answers InvalidCommand to a command addressed to another seed', async () => {
     const shoot = shootRef('misrouted');
-    const [execution] = await sendAndWait(sourceAgent.queueUrl!, { ...envelope('some-other-seed', shoot, 'x/1'), type: 'restart', pod: 'kube-apiserver-0', dependency: 'etcd' });
+    const [execution] = await sendAndWait(sourceAgent.queueUrl!, {
+      ...envelope('some-other-seed', shoot, 'x/1'),
+      type: 'restart',
+      pod: 'kube-apiserver-0',
+      dependency: 'etcd',
+    });
 
     expect(execution?.status).toBe('FAILED');
     expect(execution?.error).toBe('InvalidCommand');

@@ -1,7 +1,16 @@
 import { clusterFenceStep } from '../../../core/ownership/index.js';
 import { currentFinalSnapshot, type SnapshotStore } from '../../../core/snapshots/index.js';
 import { ClusterMemberError } from '../errors.js';
-import { clearNoSpace, memberList, memberRemove, memberStatus, put, putIfAbsent, range, type ResponseHeader } from '../etcd-gateway.js';
+import {
+  clearNoSpace,
+  memberList,
+  memberRemove,
+  memberStatus,
+  put,
+  putIfAbsent,
+  range,
+  type ResponseHeader,
+} from '../etcd-gateway.js';
 import type { EtcdSupervisor } from '../etcd-supervisor.js';
 import type { Snapshotter } from '../snapshotter.js';
 import { anyMember } from './join.js';
@@ -41,7 +50,9 @@ export interface ClusterFenceOptions {
   readonly log?: (entry: Record<string, unknown>) => void;
 }
 
-export type FinalOutcome = { readonly kind: 'taken'; readonly key: string; readonly barrier: number } | { readonly kind: 'taken-by-peer'; readonly key: string; readonly by: string };
+export type FinalOutcome =
+  | { readonly kind: 'taken'; readonly key: string; readonly barrier: number }
+  | { readonly kind: 'taken-by-peer'; readonly key: string; readonly by: string };
 
 /**
  * The cluster's side of losing ownership (docs/ha-etcd.md):
@@ -73,7 +84,11 @@ export class ClusterFence {
 
   /** This cluster's marker as this member has it (serializable: answers without a quorum), or undefined. */
   async marker(timeoutMs = 1_000): Promise<FenceMarker | undefined> {
-    const { header, kvs } = await range(this.options.supervisor.endpoint(), { key: MARKER_KEY, serializable: true }, timeoutMs);
+    const { header, kvs } = await range(
+      this.options.supervisor.endpoint(),
+      { key: MARKER_KEY, serializable: true },
+      timeoutMs,
+    );
     return ofCluster<FenceMarker>(kvs[0]?.value, header);
   }
 
@@ -81,13 +96,18 @@ export class ClusterFence {
   async assertMayServe(): Promise<void> {
     const { value } = await anyMember(this.endpoints(), (e) => range(e, { key: MARKER_KEY }, 2_000));
     const marker = ofCluster<FenceMarker>(value.kvs[0]?.value, value.header);
-    if (marker !== undefined) throw new ClusterMemberError(`the cluster is fenced: member ${marker.by} saw seed ${marker.identity} lose the shoot at ${marker.at} (${marker.reason})`, this.options.self);
+    if (marker !== undefined)
+      throw new ClusterMemberError(
+        `the cluster is fenced: member ${marker.by} saw seed ${marker.identity} lose the shoot at ${marker.at} (${marker.reason})`,
+        this.options.self,
+      );
   }
 
   /** After this member's fence, in lost mode: the marker (if nobody wrote this cluster's yet) and this member's acknowledgement. */
   async acknowledge(reason: string): Promise<void> {
     const o = this.options;
-    if (o.supervisor.address !== 'private') throw new ClusterMemberError(`member ${o.self} is not fenced: it cannot acknowledge`, o.self);
+    if (o.supervisor.address !== 'private')
+      throw new ClusterMemberError(`member ${o.self} is not fenced: it cannot acknowledge`, o.self);
     await anyMember(this.endpoints(), async (endpoint) => {
       // The write guard's alarm would refuse the marker and every write of the final snapshot's protocol. In
       // lost mode the final snapshot is taken after every member fenced or acknowledged, so whatever a
@@ -99,7 +119,10 @@ export class ClusterFence {
       if (ofCluster(kvs[0]?.value, header) === undefined) {
         const marker: FenceMarker = { clusterId, by: o.self, identity: o.identity, reason, at };
         // A marker of an earlier cluster (restored data) is replaced; put-if-absent keeps a concurrent writer's.
-        const wrote = kvs[0] === undefined ? await putIfAbsent(endpoint, { key: MARKER_KEY, value: JSON.stringify(marker) }) : false;
+        const wrote =
+          kvs[0] === undefined
+            ? await putIfAbsent(endpoint, { key: MARKER_KEY, value: JSON.stringify(marker) })
+            : false;
         if (!wrote && kvs[0] !== undefined) await put(endpoint, { key: MARKER_KEY, value: JSON.stringify(marker) });
       }
       await put(endpoint, { key: `${ACK_PREFIX}${o.self}`, value: JSON.stringify({ clusterId, member: o.self, at }) });
@@ -115,13 +138,20 @@ export class ClusterFence {
     await o.supervisor.fence();
     await this.acknowledge(reason);
     this.waitingSince ??= this.now();
-    const { endpoint, value: clusterId } = await anyMember(this.endpoints(), async (e) => (await memberStatus(e, 1_500)).clusterId);
+    const { endpoint, value: clusterId } = await anyMember(
+      this.endpoints(),
+      async (e) => (await memberStatus(e, 1_500)).clusterId,
+    );
     await this.fenceMembers(endpoint, clusterId);
 
     // Only a sidecar whose own member answers can write the barrier through it and snapshot it.
     const own = o.supervisor.endpoint();
     await memberStatus(own, 1_500).catch((cause: unknown) => {
-      throw new ClusterMemberError(`member ${o.self} does not answer yet; another member's sidecar may take the final snapshot`, o.self, { cause });
+      throw new ClusterMemberError(
+        `member ${o.self} does not answer yet; another member's sidecar may take the final snapshot`,
+        o.self,
+        { cause },
+      );
     });
     const claim = JSON.stringify({ clusterId, member: o.self });
     if (!(await putIfAbsent(own, { key: CLAIM_KEY, value: claim }))) {
@@ -131,15 +161,23 @@ export class ClusterFence {
         const found = await this.finalOfBarrier(own);
         if (found !== undefined) return { kind: 'taken-by-peer', key: found, by: current.member };
         if (this.claimSeen?.by !== current.member) this.claimSeen = { by: current.member, since: this.now() };
-        if (this.now() - this.claimSeen.since < 2 * o.memberFenceTimeout) throw new ClusterMemberError(`member ${current.member} takes the final snapshot`, o.self);
+        if (this.now() - this.claimSeen.since < 2 * o.memberFenceTimeout)
+          throw new ClusterMemberError(`member ${current.member} takes the final snapshot`, o.self);
         o.log?.({ event: 'final-claim-taken-over', from: current.member });
       }
       await put(own, { key: CLAIM_KEY, value: claim });
     }
     // Everything any member committed before its acknowledgement or removal is before this write.
-    const barrier = await put(own, { key: BARRIER_KEY, value: JSON.stringify({ clusterId, member: o.self, at: new Date().toISOString() }) });
+    const barrier = await put(own, {
+      key: BARRIER_KEY,
+      value: JSON.stringify({ clusterId, member: o.self, at: new Date().toISOString() }),
+    });
     const taken = await o.snapshotter.takeFinal({ endpoint: own });
-    if (taken.lastRevision < barrier) throw new ClusterMemberError(`the final snapshot ends at revision ${taken.lastRevision}, before the barrier at ${barrier}`, o.self);
+    if (taken.lastRevision < barrier)
+      throw new ClusterMemberError(
+        `the final snapshot ends at revision ${taken.lastRevision}, before the barrier at ${barrier}`,
+        o.self,
+      );
     o.log?.({ event: 'cluster-final-snapshot', key: taken.key, barrier });
     return { kind: 'taken', key: taken.key, barrier };
   }
@@ -150,7 +188,11 @@ export class ClusterFence {
     for (let round = 0; round < 3; round++) {
       const { members } = await memberList(endpoint);
       const acks = await range(endpoint, { key: ACK_PREFIX, prefix: true });
-      const acknowledged = new Set(acks.kvs.filter((kv) => parse<{ clusterId?: string }>(kv.value)?.clusterId === clusterId).map((kv) => kv.key.slice(ACK_PREFIX.length)));
+      const acknowledged = new Set(
+        acks.kvs
+          .filter((kv) => parse<{ clusterId?: string }>(kv.value)?.clusterId === clusterId)
+          .map((kv) => kv.key.slice(ACK_PREFIX.length)),
+      );
       // Acknowledgements are by member name; a member that never started has none (and no name).
       const byName = members.map((m) => ({ ...m, id: m.id, ackedAs: m.name }));
       const step = clusterFenceStep({
@@ -162,7 +204,10 @@ export class ClusterFence {
       });
       if (step.kind === 'ready') return;
       if (step.kind === 'wait') {
-        throw new ClusterMemberError(`waiting for ${step.unacknowledged.map((m) => m.name || m.id).join(', ')} to fence (removed in ${Math.round(step.removeAfter - this.now())} ms)`, o.self);
+        throw new ClusterMemberError(
+          `waiting for ${step.unacknowledged.map((m) => m.name || m.id).join(', ')} to fence (removed in ${Math.round(step.removeAfter - this.now())} ms)`,
+          o.self,
+        );
       }
       for (const m of step.members) {
         // A removed member's proposals are refused by the others: it cannot commit a client write any more.
@@ -186,7 +231,9 @@ export class ClusterFence {
 /** The value if it is a JSON object of the cluster the header names. */
 function ofCluster<T>(value: string | undefined, header: ResponseHeader): (T & { clusterId: string }) | undefined {
   const parsed = value === undefined ? undefined : parse<T & { clusterId?: string }>(value);
-  return parsed !== undefined && parsed.clusterId === header.cluster_id ? (parsed as T & { clusterId: string }) : undefined;
+  return parsed !== undefined && parsed.clusterId === header.cluster_id
+    ? (parsed as T & { clusterId: string })
+    : undefined;
 }
 
 function parse<T>(text: string): T | undefined {

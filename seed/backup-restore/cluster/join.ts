@@ -5,7 +5,10 @@ import type { EtcdSupervisor } from '../etcd-supervisor.js';
 import type { ClusterMemberSpec } from './spec.js';
 
 /** The first of `endpoints` that answers `call`, in order; every failure when none does. */
-export async function anyMember<T>(endpoints: readonly string[], call: (endpoint: string) => Promise<T>): Promise<{ endpoint: string; value: T }> {
+export async function anyMember<T>(
+  endpoints: readonly string[],
+  call: (endpoint: string) => Promise<T>,
+): Promise<{ endpoint: string; value: T }> {
   const failures: string[] = [];
   for (const endpoint of endpoints) {
     try {
@@ -25,7 +28,13 @@ export async function anyMember<T>(endpoints: readonly string[], call: (endpoint
  * Prepares the supervisor for that join: an `existing` cluster of the members etcd reports, and an empty
  * data dir.
  */
-export async function joinAsLearner(input: { self: ClusterMemberSpec; peers: readonly string[]; supervisor: EtcdSupervisor; token: string; log?: (entry: Record<string, unknown>) => void }): Promise<void> {
+export async function joinAsLearner(input: {
+  self: ClusterMemberSpec;
+  peers: readonly string[];
+  supervisor: EtcdSupervisor;
+  token: string;
+  log?: (entry: Record<string, unknown>) => void;
+}): Promise<void> {
   const { self, supervisor } = input;
   const { endpoint, value } = await anyMember(input.peers, (e) => memberList(e, 1_500));
   const stale = value.members.find((m) => m.peerUrls.includes(self.peerUrl));
@@ -35,7 +44,11 @@ export async function joinAsLearner(input: { self: ClusterMemberSpec; peers: rea
   }
   const { added, members } = await memberAdd(endpoint, { peerUrl: self.peerUrl, learner: true }, 5_000);
   await rm(supervisor.dataDir, { recursive: true, force: true });
-  supervisor.setCluster({ state: 'existing', token: input.token, initialCluster: members.map((m) => ({ name: nameOf(m, added, self.name), peerUrl: m.peerUrls[0] ?? '' })) });
+  supervisor.setCluster({
+    state: 'existing',
+    token: input.token,
+    initialCluster: members.map((m) => ({ name: nameOf(m, added, self.name), peerUrl: m.peerUrls[0] ?? '' })),
+  });
   input.log?.({ event: 'member-added-as-learner', member: self.name, id: added.id, members: members.length });
 }
 

@@ -12,7 +12,10 @@ export interface SnapshotLeadershipOptions {
    */
   readonly handoverDelay: number;
   readonly now?: () => number;
-  readonly onEvent?: (event: { readonly type: 'leading' | 'stepped-down' | 'snapshotter-started' | 'snapshotter-start-failed'; readonly error?: unknown }) => void;
+  readonly onEvent?: (event: {
+    readonly type: 'leading' | 'stepped-down' | 'snapshotter-started' | 'snapshotter-start-failed';
+    readonly error?: unknown;
+  }) => void;
 }
 
 /**
@@ -53,7 +56,11 @@ export class SnapshotLeadership {
       this.leadingSince = now;
       this.options.onEvent?.({ type: 'leading' });
     }
-    if (now - this.leadingSince >= this.options.handoverDelay && !this.options.snapshotter.running && this.starting === undefined) {
+    if (
+      now - this.leadingSince >= this.options.handoverDelay &&
+      !this.options.snapshotter.running &&
+      this.starting === undefined
+    ) {
       this.starting = this.options.snapshotter
         .start()
         .then(

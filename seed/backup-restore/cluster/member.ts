@@ -78,7 +78,11 @@ export class ClusterMember {
       snapshotter: options.snapshotter,
       handoverDelay: options.handoverDelay ?? 2 * 1_000 + 1_000,
       isLeaderNow: async () => isLeader(await memberStatus(options.supervisor.endpoint(), 1_000)),
-      onEvent: (e) => options.log?.({ event: `snapshot-leadership-${e.type}`, ...(e.error === undefined ? {} : { error: String(e.error) }) }),
+      onEvent: (e) =>
+        options.log?.({
+          event: `snapshot-leadership-${e.type}`,
+          ...(e.error === undefined ? {} : { error: String(e.error) }),
+        }),
     });
     this.fence = new ClusterFence({
       self: this.self.name,
@@ -103,7 +107,13 @@ export class ClusterMember {
     this.started = true;
     if (supervisor.hasMemberData()) return;
     if (first && spec.state === 'new' && supervisor.clusterLaunch?.state === 'new') return;
-    await joinAsLearner({ self: this.self, peers: this.peers, supervisor, token: spec.token, ...(this.options.log ? { log: this.options.log } : {}) });
+    await joinAsLearner({
+      self: this.self,
+      peers: this.peers,
+      supervisor,
+      token: spec.token,
+      ...(this.options.log ? { log: this.options.log } : {}),
+    });
   }
 
   /**
@@ -111,12 +121,20 @@ export class ClusterMember {
    * is not fenced (a cluster being bootstrapped cannot be; otherwise another member must say so, with a
    * linearizable read). Any doubt is no: it starts fenced and the owner watchdog decides.
    */
-  async mayStartServing(input: { lookup: OwnerLookup; recordName: string; identity: string; timeoutMs: number }): Promise<boolean> {
+  async mayStartServing(input: {
+    lookup: OwnerLookup;
+    recordName: string;
+    identity: string;
+    timeoutMs: number;
+  }): Promise<boolean> {
     const outcome = await lookUpWithin(input.lookup.lookup(input.recordName), input.timeoutMs);
     if (checkOwner({ outcome, identity: input.identity }).result !== 'owner') return false;
     const { supervisor, spec } = this.options;
     if (!supervisor.hasMemberData() && spec.state === 'new') return true;
-    return this.fence.assertMayServe().then(() => true, () => false);
+    return this.fence.assertMayServe().then(
+      () => true,
+      () => false,
+    );
   }
 
   /**
@@ -136,7 +154,11 @@ export class ClusterMember {
     while (performance.now() < deadline) {
       const listed = await memberList(endpoint, 500).catch(() => undefined);
       const others = listed?.members.filter((m) => m.id !== status.memberId) ?? [];
-      if (listed !== undefined && others.every((m) => m.clientUrls.length > 0 && m.clientUrls.every((u) => u === privateOf.get(m.name)))) return;
+      if (
+        listed !== undefined &&
+        others.every((m) => m.clientUrls.length > 0 && m.clientUrls.every((u) => u === privateOf.get(m.name)))
+      )
+        return;
       await sleep(100);
     }
   }
@@ -167,7 +189,16 @@ export class ClusterMember {
       zone: this.self.zone ?? null,
       memberId: s?.memberId ?? null,
       clusterId: s?.clusterId ?? null,
-      role: s === undefined ? 'unknown' : s.isLearner ? 'learner' : s.leader === '0' ? 'unknown' : isLeader(s) ? 'leader' : 'follower',
+      role:
+        s === undefined
+          ? 'unknown'
+          : s.isLearner
+            ? 'learner'
+            : s.leader === '0'
+              ? 'unknown'
+              : isLeader(s)
+                ? 'leader'
+                : 'follower',
       leader: leaderName,
       snapshotLeader: this.leadership.leading && this.options.snapshotter.running,
       fenceMarker: this.marker ?? null,
@@ -206,7 +237,8 @@ export class ClusterMember {
         () => undefined, // Not in sync yet: next tick.
       );
     }
-    if (this.ticks++ % 5 === 0 || this.members.length === 0) this.members = (await memberList(endpoint, 1_000).catch(() => undefined))?.members ?? this.members;
+    if (this.ticks++ % 5 === 0 || this.members.length === 0)
+      this.members = (await memberList(endpoint, 1_000).catch(() => undefined))?.members ?? this.members;
     if (this.marker === undefined) {
       const marker = await this.fence.marker().catch(() => undefined);
       if (marker !== undefined) {

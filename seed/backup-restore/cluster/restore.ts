@@ -48,10 +48,16 @@ export async function restoreMember(options: RestoreMemberOptions): Promise<Rest
   // What the restored full snapshot holds, read from this member's own data before any member can serve
   // (a full snapshot may hold a little more than its name says). Every member restored the same file.
   let restoredFull = 0;
-  await until(deadline, `member ${supervisor.name}: its restored data to answer`, async () => ((restoredFull = await revision(endpoint, true)), true));
+  await until(
+    deadline,
+    `member ${supervisor.name}: its restored data to answer`,
+    async () => ((restoredFull = await revision(endpoint, true)), true),
+  );
   // The revision the cluster is restored to: the same for every member, whatever clients write once one serves.
   const target = Math.max(plan.lastRevision, restoredFull);
-  await until(deadline, `member ${supervisor.name}: the restored cluster to elect a leader`, () => supervisor.healthy());
+  await until(deadline, `member ${supervisor.name}: the restored cluster to elect a leader`, () =>
+    supervisor.healthy(),
+  );
   const t3 = performance.now();
   let replayed = { transactions: 0, skippedEvents: 0 };
   if (options.coordinator) {
@@ -61,18 +67,30 @@ export async function restoreMember(options: RestoreMemberOptions): Promise<Rest
     const into = new ReplayTarget({ endpoint });
     try {
       const result = await replayPlan({ target: into, store, plan, othersMayServe: true });
-      if (result.revision < target) throw new RestoreRevisionError(`member ${supervisor.name} replayed to revision ${result.revision}, the snapshots end at ${target}`, { expected: target, actual: result.revision });
+      if (result.revision < target)
+        throw new RestoreRevisionError(
+          `member ${supervisor.name} replayed to revision ${result.revision}, the snapshots end at ${target}`,
+          { expected: target, actual: result.revision },
+        );
       replayed = result;
     } finally {
       into.close();
     }
   } else {
     // The coordinator's replay reaches the target; nobody else writes to a cluster before one member is restored.
-    await until(deadline, `member ${supervisor.name}: the coordinator's replay to revision ${target}`, async () => (await revision(endpoint, false)) >= target);
+    await until(
+      deadline,
+      `member ${supervisor.name}: the coordinator's replay to revision ${target}`,
+      async () => (await revision(endpoint, false)) >= target,
+    );
   }
   // This member's own data (not the leader's answer) must stand on that revision too; clients may have
   // written more since another member began to serve.
-  await until(deadline, `member ${supervisor.name}: its own data to reach revision ${target}`, async () => (await revision(endpoint, true)) >= target);
+  await until(
+    deadline,
+    `member ${supervisor.name}: its own data to reach revision ${target}`,
+    async () => (await revision(endpoint, true)) >= target,
+  );
   const t4 = performance.now();
   return {
     fullKey: plan.full.key,
@@ -81,7 +99,13 @@ export async function restoreMember(options: RestoreMemberOptions): Promise<Rest
     final: plan.final,
     transactions: replayed.transactions,
     skippedEvents: replayed.skippedEvents,
-    timings: { download: prepared.download, restore: prepared.restore, start: Math.round(t3 - t2), replay: Math.round(t4 - t3), total: Math.round(t4 - started) },
+    timings: {
+      download: prepared.download,
+      restore: prepared.restore,
+      start: Math.round(t3 - t2),
+      replay: Math.round(t4 - t3),
+      total: Math.round(t4 - started),
+    },
   };
 }
 
@@ -97,5 +121,7 @@ async function until(deadline: number, what: string, check: () => Promise<boolea
     if (await check().catch((error: unknown) => ((last = error), false))) return;
     await sleep(50);
   }
-  throw new ClusterMemberError(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`, '', { cause: last });
+  throw new ClusterMemberError(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`, '', {
+    cause: last,
+  });
 }

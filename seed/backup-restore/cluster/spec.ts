@@ -32,7 +32,13 @@ const FIELDS = ['name', 'zone', 'peer', 'client', 'private'] as const;
 
 /** `name=etcd-main-0,zone=eu-west-1a,peer=http://…,client=http://…,private=http://…`, the CLI's `--member`. */
 export function formatMemberFlag(member: ClusterMemberSpec): string {
-  return [`name=${member.name}`, ...(member.zone ? [`zone=${member.zone}`] : []), `peer=${member.peerUrl}`, `client=${member.clientUrl}`, `private=${member.privateUrl}`].join(',');
+  return [
+    `name=${member.name}`,
+    ...(member.zone ? [`zone=${member.zone}`] : []),
+    `peer=${member.peerUrl}`,
+    `client=${member.clientUrl}`,
+    `private=${member.privateUrl}`,
+  ].join(',');
 }
 
 export function parseMemberFlag(text: string): ClusterMemberSpec {
@@ -40,7 +46,11 @@ export function parseMemberFlag(text: string): ClusterMemberSpec {
   for (const part of text.split(',')) {
     const at = part.indexOf('=');
     const key = part.slice(0, at);
-    if (at <= 0 || !(FIELDS as readonly string[]).includes(key)) throw new SidecarConfigError(`--member "${text}": "${part}" is not one of ${FIELDS.join(', ')}=<value>`, 'member');
+    if (at <= 0 || !(FIELDS as readonly string[]).includes(key))
+      throw new SidecarConfigError(
+        `--member "${text}": "${part}" is not one of ${FIELDS.join(', ')}=<value>`,
+        'member',
+      );
     fields.set(key, part.slice(at + 1));
   }
   const need = (key: string) => {
@@ -50,7 +60,8 @@ export function parseMemberFlag(text: string): ClusterMemberSpec {
   };
   const urls = { peerUrl: need('peer'), clientUrl: need('client'), privateUrl: need('private') };
   for (const [field, url] of Object.entries(urls)) {
-    if (!/^http:\/\/[^/]+:\d+$/.test(url)) throw new SidecarConfigError(`--member "${text}": ${field} ${url} is not http://host:port`, 'member');
+    if (!/^http:\/\/[^/]+:\d+$/.test(url))
+      throw new SidecarConfigError(`--member "${text}": ${field} ${url} is not http://host:port`, 'member');
   }
   const zone = fields.get('zone');
   return { name: need('name'), ...(zone ? { zone } : {}), ...urls };
@@ -59,10 +70,16 @@ export function parseMemberFlag(text: string): ClusterMemberSpec {
 /** Rejects a cluster that cannot work: duplicate names or addresses, or a self that is not a member. */
 export function validateClusterSpec(spec: ClusterSpec): ClusterMemberSpec {
   const self = spec.members.find((m) => m.name === spec.self);
-  if (self === undefined) throw new SidecarConfigError(`member ${spec.self} is not among ${spec.members.map((m) => m.name).join(', ')}`, 'member');
-  if (new Set(spec.members.map((m) => m.name)).size !== spec.members.length) throw new SidecarConfigError('member names must differ', 'member');
+  if (self === undefined)
+    throw new SidecarConfigError(
+      `member ${spec.self} is not among ${spec.members.map((m) => m.name).join(', ')}`,
+      'member',
+    );
+  if (new Set(spec.members.map((m) => m.name)).size !== spec.members.length)
+    throw new SidecarConfigError('member names must differ', 'member');
   const urls = spec.members.flatMap((m) => [m.peerUrl, m.clientUrl, m.privateUrl]);
-  if (new Set(urls).size !== urls.length) throw new SidecarConfigError('every member needs its own peer, client and private address', 'member');
+  if (new Set(urls).size !== urls.length)
+    throw new SidecarConfigError('every member needs its own peer, client and private address', 'member');
   if (spec.token.length === 0) throw new SidecarConfigError('the cluster token must not be empty', 'clusterToken');
   return self;
 }

@@ -76,7 +76,11 @@ export class AgentControls {
         rule.times -= 1;
         if (rule.times <= 0) this.failures.delete(kind);
       }
-      return { kind: 'fail', error: rule.error, message: rule.message ?? `injected ${rule.error} for ${kind} ${command.commandId}` };
+      return {
+        kind: 'fail',
+        error: rule.error,
+        message: rule.message ?? `injected ${rule.error} for ${kind} ${command.commandId}`,
+      };
     }
     if (this.silenceAfterType === kind && this.silencedBy === undefined) {
       // Silent from the next command on; this one still runs (and a redelivery of it is still answered).

@@ -42,7 +42,17 @@ export interface InProcessClusterOptions {
   /** One per member; default the same lookup for all. */
   readonly lookups: readonly OwnerLookup[];
   readonly zones?: readonly string[];
-  readonly sidecar?: Partial<Pick<SidecarOptions, 'ownerCheckInterval' | 'unknownGrace' | 'checkTimeout' | 'deltaSnapshotInterval' | 'fullSnapshotInterval' | 'compression'>>;
+  readonly sidecar?: Partial<
+    Pick<
+      SidecarOptions,
+      | 'ownerCheckInterval'
+      | 'unknownGrace'
+      | 'checkTimeout'
+      | 'deltaSnapshotInterval'
+      | 'fullSnapshotInterval'
+      | 'compression'
+    >
+  >;
   readonly cluster?: { leaderCheckInterval?: number; handoverDelay?: number; memberFenceTimeout?: number };
   /** Restore every member from the store (the first one replays the deltas). */
   readonly restore?: { expectedLastRevision?: number; file?: string };
@@ -66,7 +76,13 @@ export async function memberSpecs(count: number, zones: readonly string[] = []):
   const url = (i: number) => `http://127.0.0.1:${ports[i]!}`;
   return Array.from({ length: count }, (_, i) => {
     const zone = zones[i % Math.max(1, zones.length)];
-    return { name: `etcd-main-${i}`, ...(zone ? { zone } : {}), peerUrl: url(3 * i), clientUrl: url(3 * i + 1), privateUrl: url(3 * i + 2) };
+    return {
+      name: `etcd-main-${i}`,
+      ...(zone ? { zone } : {}),
+      peerUrl: url(3 * i),
+      clientUrl: url(3 * i + 1),
+      privateUrl: url(3 * i + 2),
+    };
   });
 }
 
@@ -74,13 +90,28 @@ export async function startInProcessCluster(options: InProcessClusterOptions): P
   const dir = mkdtempSync(join(tmpdir(), 'gl-cluster-'));
   const specs = await memberSpecs(3, options.zones);
   const token = `${options.technicalID}-${Date.now().toString(36)}`;
-  const startMember = async (spec: ClusterMemberSpec, i: number, state: 'new' | 'existing', log: Record<string, unknown>[]) => {
+  const startMember = async (
+    spec: ClusterMemberSpec,
+    i: number,
+    state: 'new' | 'existing',
+    log: Record<string, unknown>[],
+  ) => {
     const cluster: ClusterSpec = { self: spec.name, members: specs, token, state };
     return BackupRestoreSidecar.start({
       technicalID: options.technicalID,
       store: options.store,
-      owner: { lookup: options.lookups[i] ?? options.lookups[0]!, recordName: 'owner.test', identity: options.identity },
-      etcd: { dataDir: join(dir, spec.name), clientPort: portOf(spec.clientUrl), privatePort: portOf(spec.privateUrl), peerPort: portOf(spec.peerUrl), logFile: join(dir, `${spec.name}.log`) },
+      owner: {
+        lookup: options.lookups[i] ?? options.lookups[0]!,
+        recordName: 'owner.test',
+        identity: options.identity,
+      },
+      etcd: {
+        dataDir: join(dir, spec.name),
+        clientPort: portOf(spec.clientUrl),
+        privatePort: portOf(spec.privateUrl),
+        peerPort: portOf(spec.peerUrl),
+        logFile: join(dir, `${spec.name}.log`),
+      },
       stagingDir: join(dir, `${spec.name}.staging`),
       cluster: { ...cluster, ...options.cluster },
       ...options.sidecar,

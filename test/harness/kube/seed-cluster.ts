@@ -27,7 +27,12 @@ export async function testSeedCluster(): Promise<KubeCluster> {
     }
   }
   try {
-    return await startKubeCluster({ dir: join(dir, 'cluster'), stateFile: state, tiedToProcess: false, log: (line) => console.log(line) });
+    return await startKubeCluster({
+      dir: join(dir, 'cluster'),
+      stateFile: state,
+      tiedToProcess: false,
+      log: (line) => console.log(line),
+    });
   } finally {
     rmdirSync(lock);
   }

@@ -6,9 +6,15 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * build has the whole run to finish and they rarely wait for it. `test/unit/kube/sequencer.test.ts` keeps
  * this list equal to the files that call `testSeedCluster`.
  */
-export const KUBE_SUITES = ['cli.test.ts', 'kubernetes-seed.test.ts', 'runtime-contract-kubernetes.test.ts', 'seed-agent-chart.test.ts'] as const;
+export const KUBE_SUITES = [
+  'cli.test.ts',
+  'kubernetes-seed.test.ts',
+  'runtime-contract-kubernetes.test.ts',
+  'seed-agent-chart.test.ts',
+] as const;
 
-export const needsKube = (moduleId: string): boolean => KUBE_SUITES.some((name) => moduleId.endsWith(`/test/integration/${name}`));
+export const needsKube = (moduleId: string): boolean =>
+  KUBE_SUITES.some((name) => moduleId.endsWith(`/test/integration/${name}`));
 
 /** Vitest's order, with the suites that need the test seed cluster moved to the end (in that order). */
 export default class KubeSuitesLast extends BaseSequencer {

@@ -27,9 +27,14 @@ export interface SplitBrainReport extends CheckReport {
 
 /** (a) No write is acknowledged by the source after the destination acknowledged its first write. */
 export function checkNoSplitBrain(acknowledged: readonly AcknowledgedWrite[]): SplitBrainReport {
-  const firstDestinationAck = acknowledged.filter((w) => w.seed === 'destination').reduce<AcknowledgedWrite | undefined>((first, w) => (first && first.at <= w.at ? first : w), undefined);
-  if (!firstDestinationAck) return { ok: true, summary: 'the destination acknowledged no write', firstDestinationAck, sourceAcksAfter: [] };
-  const sourceAcksAfter = acknowledged.filter((w) => w.seed === 'source' && w.at > firstDestinationAck.at).sort((a, b) => a.at - b.at);
+  const firstDestinationAck = acknowledged
+    .filter((w) => w.seed === 'destination')
+    .reduce<AcknowledgedWrite | undefined>((first, w) => (first && first.at <= w.at ? first : w), undefined);
+  if (!firstDestinationAck)
+    return { ok: true, summary: 'the destination acknowledged no write', firstDestinationAck, sourceAcksAfter: [] };
+  const sourceAcksAfter = acknowledged
+    .filter((w) => w.seed === 'source' && w.at > firstDestinationAck.at)
+    .sort((a, b) => a.at - b.at);
   const ok = sourceAcksAfter.length === 0;
   return {
     ok,
@@ -52,14 +57,19 @@ function missing(acknowledged: readonly AcknowledgedWrite[], destination: Destin
 }
 
 /** (b) Every acknowledged write, whichever seed acknowledged it, is in the destination with its value. */
-export function checkNoAcknowledgedWriteLost(acknowledged: readonly AcknowledgedWrite[], destination: DestinationContent): LossReport {
+export function checkNoAcknowledgedWriteLost(
+  acknowledged: readonly AcknowledgedWrite[],
+  destination: DestinationContent,
+): LossReport {
   const lost = missing(acknowledged, destination);
   const ok = lost.length === 0;
   return {
     ok,
     lost,
     checked: acknowledged.length,
-    summary: ok ? `all ${acknowledged.length} acknowledged writes are in the destination` : `${lost.length} of ${acknowledged.length} acknowledged writes lost: ${list(lost)}`,
+    summary: ok
+      ? `all ${acknowledged.length} acknowledged writes are in the destination`
+      : `${lost.length} of ${acknowledged.length} acknowledged writes lost: ${list(lost)}`,
   };
 }
 
@@ -88,15 +98,26 @@ export interface BoundedLossOptions {
  * within `spanMs` before the source's last acknowledgement. A destination write is never allowed to be
  * lost: it was acknowledged by the etcd that ends up serving.
  */
-export function checkLossBounded(acknowledged: readonly AcknowledgedWrite[], destination: DestinationContent, options: BoundedLossOptions): BoundedLossReport {
+export function checkLossBounded(
+  acknowledged: readonly AcknowledgedWrite[],
+  destination: DestinationContent,
+  options: BoundedLossOptions,
+): BoundedLossReport {
   const lost = missing(acknowledged, destination);
-  const sourceLastAckAt = acknowledged.filter((w) => w.seed === 'source').reduce<number | undefined>((last, w) => (last === undefined || w.at > last ? w.at : last), undefined);
+  const sourceLastAckAt = acknowledged
+    .filter((w) => w.seed === 'source')
+    .reduce<number | undefined>((last, w) => (last === undefined || w.at > last ? w.at : last), undefined);
   const windowStart = sourceLastAckAt === undefined ? undefined : sourceLastAckAt - options.spanMs;
-  const inStore = (w: AcknowledgedWrite) => options.storeLastRevision !== undefined && w.revision <= options.storeLastRevision;
-  const outsideBound = lost.filter((w) => w.seed === 'destination' || windowStart === undefined || w.at < windowStart || inStore(w));
+  const inStore = (w: AcknowledgedWrite) =>
+    options.storeLastRevision !== undefined && w.revision <= options.storeLastRevision;
+  const outsideBound = lost.filter(
+    (w) => w.seed === 'destination' || windowStart === undefined || w.at < windowStart || inStore(w),
+  );
   const ok = outsideBound.length === 0;
-  const window = windowStart === undefined ? 'no source acknowledgement' : `window ${iso(windowStart)} .. ${iso(sourceLastAckAt!)}`;
-  const store = options.storeLastRevision === undefined ? '' : `, above the store's revision ${options.storeLastRevision}`;
+  const window =
+    windowStart === undefined ? 'no source acknowledgement' : `window ${iso(windowStart)} .. ${iso(sourceLastAckAt!)}`;
+  const store =
+    options.storeLastRevision === undefined ? '' : `, above the store's revision ${options.storeLastRevision}`;
   return {
     ok,
     lost,

@@ -77,7 +77,8 @@ export function startClusterWriter(options: ClusterWriterOptions): ClusterWriter
   let next = 0;
   let sequence = 0;
   const stopping = new AbortController();
-  const pause = (ms: number) => (ms > 0 ? sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined) : Promise.resolve());
+  const pause = (ms: number) =>
+    ms > 0 ? sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined) : Promise.resolve();
 
   const loop = async (client: number) => {
     while (running) {
@@ -99,7 +100,16 @@ export function startClusterWriter(options: ClusterWriterOptions): ClusterWriter
           const { revision } = await put({ endpoint: endpoints[member]!, key, value, timeoutMs });
           const at = now();
           acknowledged.push({ key, value, revision, member, sentAt, at });
-          history?.add({ client, op: 'put', key, input: value, invokedAt, returnedAt: at, outcome: 'ok', seed: memberName(member) });
+          history?.add({
+            client,
+            op: 'put',
+            key,
+            input: value,
+            invokedAt,
+            returnedAt: at,
+            outcome: 'ok',
+            seed: memberName(member),
+          });
           next = (member + 1) % endpoints.length;
           done = true;
         } catch (error) {
@@ -108,7 +118,18 @@ export function startClusterWriter(options: ClusterWriterOptions): ClusterWriter
           errors.push(error instanceof Error ? error.message : String(error));
         }
       }
-      if (!done && tried.length > 0) history?.add({ client, op: 'put', key, input: value, invokedAt, returnedAt: now(), outcome, seed: tried.map(memberName).join(','), error: errors.join('; ') });
+      if (!done && tried.length > 0)
+        history?.add({
+          client,
+          op: 'put',
+          key,
+          input: value,
+          invokedAt,
+          returnedAt: now(),
+          outcome,
+          seed: tried.map(memberName).join(','),
+          error: errors.join('; '),
+        });
       if (!done) {
         failed += 1;
         await pause(20);
@@ -118,7 +139,13 @@ export function startClusterWriter(options: ClusterWriterOptions): ClusterWriter
   };
   const loopsDone = Promise.all(Array.from({ length: loops }, (_, i) => loop(history?.newClient() ?? i)));
 
-  const record = (): ClusterWriterRecord => ({ prefix: options.prefix, startedAt, stoppedAt, acknowledged: [...acknowledged].sort((a, b) => a.at - b.at), failed });
+  const record = (): ClusterWriterRecord => ({
+    prefix: options.prefix,
+    startedAt,
+    stoppedAt,
+    acknowledged: [...acknowledged].sort((a, b) => a.at - b.at),
+    failed,
+  });
   return {
     record,
     async stop() {
@@ -132,8 +159,15 @@ export function startClusterWriter(options: ClusterWriterOptions): ClusterWriter
 }
 
 /** The longest time without an acknowledgement between `from` and `to` (epoch ms), and where it began. */
-export function longestGap(acks: readonly { readonly at: number }[], from: number, to: number): { ms: number; after: number } {
-  const times = acks.map((a) => a.at).filter((t) => t >= from && t <= to).sort((a, b) => a - b);
+export function longestGap(
+  acks: readonly { readonly at: number }[],
+  from: number,
+  to: number,
+): { ms: number; after: number } {
+  const times = acks
+    .map((a) => a.at)
+    .filter((t) => t >= from && t <= to)
+    .sort((a, b) => a - b);
   let best = { ms: 0, after: from };
   let previous = from;
   for (const t of [...times, to]) {

@@ -58,11 +58,21 @@ interface GatewayAnswer {
 export const NO_SPACE = 'database space exceeded';
 
 /** One gateway call; a refused connection certainly did nothing, anything else unanswered may have. */
-async function gateway(endpoint: string, path: string, body: object, timeoutMs: number, what: string): Promise<{ answer: GatewayAnswer; revision: number }> {
+async function gateway(
+  endpoint: string,
+  path: string,
+  body: object,
+  timeoutMs: number,
+  what: string,
+): Promise<{ answer: GatewayAnswer; revision: number }> {
   let response: Response;
   let answer: unknown;
   try {
-    response = await fetch(`${endpoint}${path}`, { method: 'POST', body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    response = await fetch(`${endpoint}${path}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     answer = await response.json();
   } catch (cause) {
     const refused = (cause as { cause?: { code?: unknown } } | null)?.cause?.code === 'ECONNREFUSED';
@@ -71,16 +81,29 @@ async function gateway(endpoint: string, path: string, body: object, timeoutMs: 
   const revision = (answer as GatewayAnswer | null)?.header?.revision;
   // The gateway answers errors as JSON too; only a 200 that carries a header revision is a success.
   // An error answer ("request timed out") does not say whether a put was applied: unknown.
-  if (!response.ok || (typeof revision !== 'string' && typeof revision !== 'number') || !Number.isFinite(Number(revision))) {
+  if (
+    !response.ok ||
+    (typeof revision !== 'string' && typeof revision !== 'number') ||
+    !Number.isFinite(Number(revision))
+  ) {
     // Except a refusal by the NOSPACE alarm (the sidecar's write guard): etcd rejects the put when it applies it, certainly.
     const outcome = JSON.stringify(answer).includes(NO_SPACE) ? 'fail' : 'unknown';
-    throw new EtcdRequestError(`${what} to ${endpoint}: HTTP ${response.status} ${JSON.stringify(answer).slice(0, 200)}`, { outcome });
+    throw new EtcdRequestError(
+      `${what} to ${endpoint}: HTTP ${response.status} ${JSON.stringify(answer).slice(0, 200)}`,
+      { outcome },
+    );
   }
   return { answer: answer as GatewayAnswer, revision: Number(revision) };
 }
 
 export const gatewayPut: EtcdPut = async ({ endpoint, key, value, timeoutMs }) => {
-  const { revision } = await gateway(endpoint, '/v3/kv/put', { key: b64(key), value: b64(value) }, timeoutMs, `put ${key}`);
+  const { revision } = await gateway(
+    endpoint,
+    '/v3/kv/put',
+    { key: b64(key), value: b64(value) },
+    timeoutMs,
+    `put ${key}`,
+  );
   return { revision };
 };
 
@@ -92,9 +115,20 @@ export const gatewayGet: EtcdGet = async ({ endpoint, key, timeoutMs }) => {
 };
 
 /** Every key in [from, to] with its value, in one linearizable read. */
-export async function gatewayRange(input: { endpoint: string; from: string; to: string; timeoutMs: number }): Promise<Map<string, string>> {
+export async function gatewayRange(input: {
+  endpoint: string;
+  from: string;
+  to: string;
+  timeoutMs: number;
+}): Promise<Map<string, string>> {
   const rangeEnd = b64(`${input.to}\0`);
-  const { answer } = await gateway(input.endpoint, '/v3/kv/range', { key: b64(input.from), range_end: rangeEnd }, input.timeoutMs, `range ${input.from}..${input.to}`);
+  const { answer } = await gateway(
+    input.endpoint,
+    '/v3/kv/range',
+    { key: b64(input.from), range_end: rangeEnd },
+    input.timeoutMs,
+    `range ${input.from}..${input.to}`,
+  );
   return new Map((answer.kvs ?? []).map((kv) => [unb64(kv.key ?? ''), unb64(kv.value ?? '')]));
 }
 
@@ -102,7 +136,10 @@ export async function gatewayRange(input: { endpoint: string; from: string; to: 
  * A put or get whose endpoint is a name resolved at each call (a seed's etcd exists only while it is
  * hosted there): a name that resolves to nothing is a certain failure, nothing was sent.
  */
-export function resolving<I extends { readonly endpoint: string }, R>(call: (input: I) => Promise<R>, resolve: (name: string) => string | undefined): (input: I) => Promise<R> {
+export function resolving<I extends { readonly endpoint: string }, R>(
+  call: (input: I) => Promise<R>,
+  resolve: (name: string) => string | undefined,
+): (input: I) => Promise<R> {
   return (input) => {
     const url = resolve(input.endpoint);
     if (!url) return Promise.reject(new EtcdRequestError(`${input.endpoint}: no etcd to send to`, { outcome: 'fail' }));

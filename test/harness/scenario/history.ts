@@ -79,18 +79,32 @@ export class HistoryRecorder {
    * Runs one put (`call` resolves once acknowledged) or get (`call` resolves with the value read,
    * undefined when absent), timing it and recording its outcome; resolves with that outcome.
    */
-  async put(input: { client: number; key: string; value: string; seed: string }, call: () => Promise<unknown>): Promise<Outcome> {
-    return this.run({ client: input.client, op: 'put', key: input.key, input: input.value, seed: input.seed }, async () => {
-      await call();
-      return undefined;
-    });
+  async put(
+    input: { client: number; key: string; value: string; seed: string },
+    call: () => Promise<unknown>,
+  ): Promise<Outcome> {
+    return this.run(
+      { client: input.client, op: 'put', key: input.key, input: input.value, seed: input.seed },
+      async () => {
+        await call();
+        return undefined;
+      },
+    );
   }
 
-  async get(input: { client: number; key: string; seed: string }, call: () => Promise<string | undefined>): Promise<Outcome> {
-    return this.run({ client: input.client, op: 'get', key: input.key, seed: input.seed }, async () => ({ output: (await call()) ?? null }));
+  async get(
+    input: { client: number; key: string; seed: string },
+    call: () => Promise<string | undefined>,
+  ): Promise<Outcome> {
+    return this.run({ client: input.client, op: 'get', key: input.key, seed: input.seed }, async () => ({
+      output: (await call()) ?? null,
+    }));
   }
 
-  private async run(op: Pick<HistoryOperation, 'client' | 'op' | 'key' | 'input' | 'seed'>, call: () => Promise<{ output: string | null } | undefined>): Promise<Outcome> {
+  private async run(
+    op: Pick<HistoryOperation, 'client' | 'op' | 'key' | 'input' | 'seed'>,
+    call: () => Promise<{ output: string | null } | undefined>,
+  ): Promise<Outcome> {
     const invokedAt = this.now();
     try {
       const answer = await call();
@@ -98,7 +112,13 @@ export class HistoryRecorder {
       return 'ok';
     } catch (error) {
       const outcome = failedOutcome(error);
-      this.ops.push({ ...op, invokedAt, returnedAt: this.now(), outcome, error: error instanceof Error ? error.message : String(error) });
+      this.ops.push({
+        ...op,
+        invokedAt,
+        returnedAt: this.now(),
+        outcome,
+        error: error instanceof Error ? error.message : String(error),
+      });
       return outcome;
     }
   }

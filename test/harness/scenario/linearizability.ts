@@ -50,18 +50,30 @@ export interface CheckHistoryOptions {
 }
 
 /** Runs the checker over a history file; resolves with its verdict whatever it is. */
-export async function checkHistoryFile(file: string, options: CheckHistoryOptions = {}): Promise<LinearizabilityVerdict> {
-  if (!existsSync(checkerBinary)) throw new LinearizabilityCheckerError(`${checkerBinary} is missing: run npm run setup`);
+export async function checkHistoryFile(
+  file: string,
+  options: CheckHistoryOptions = {},
+): Promise<LinearizabilityVerdict> {
+  if (!existsSync(checkerBinary))
+    throw new LinearizabilityCheckerError(`${checkerBinary} is missing: run npm run setup`);
   const args = ['-visualize', options.visualize ?? 'failure', '-timeout', `${options.timeoutSeconds ?? 60}s`, file];
   // Exit 0 linearizable, 1 not, 2 timeout: each prints a verdict. Exit 3 is bad usage or input.
-  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    execFile(checkerBinary, args, { maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
-  });
-  if (code === null || code > 2) throw new LinearizabilityCheckerError(`linearizability checker failed on ${file} (exit ${code}): ${stderr.trim()}`);
+  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+    (done) => {
+      execFile(checkerBinary, args, { maxBuffer: 1024 * 1024 }, (error, stdout, stderr) =>
+        done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+      );
+    },
+  );
+  if (code === null || code > 2)
+    throw new LinearizabilityCheckerError(`linearizability checker failed on ${file} (exit ${code}): ${stderr.trim()}`);
   try {
     return JSON.parse(stdout) as LinearizabilityVerdict;
   } catch (cause) {
-    throw new LinearizabilityCheckerError(`linearizability checker printed no verdict for ${file}: ${stdout.slice(0, 200)}`, { cause });
+    throw new LinearizabilityCheckerError(
+      `linearizability checker printed no verdict for ${file}: ${stdout.slice(0, 200)}`,
+      { cause },
+    );
   }
 }
 
@@ -70,11 +82,17 @@ export async function checkHistoryFile(file: string, options: CheckHistoryOption
  * line (`linearizability <name>: {...}`) and returns it. A visualization left by an earlier run under
  * the same name is removed first, so that the one present belongs to this history.
  */
-export async function checkHistory(name: string, history: HistoryRecorder, options: CheckHistoryOptions = {}): Promise<LinearizabilityVerdict> {
+export async function checkHistory(
+  name: string,
+  history: HistoryRecorder,
+  options: CheckHistoryOptions = {},
+): Promise<LinearizabilityVerdict> {
   const file = join(historiesDir, `${name}.jsonl`);
   rmSync(join(historiesDir, `${name}.html`), { force: true });
   history.write(file);
   const verdict = await checkHistoryFile(file, options);
-  console.log(`linearizability ${name}: ${JSON.stringify({ ...verdict, history: relative(root, verdict.history), visualization: verdict.visualization && relative(root, verdict.visualization) })}`);
+  console.log(
+    `linearizability ${name}: ${JSON.stringify({ ...verdict, history: relative(root, verdict.history), visualization: verdict.visualization && relative(root, verdict.visualization) })}`,
+  );
   return verdict;
 }

@@ -18,7 +18,8 @@ export class LinkModelError extends Error {
 }
 
 export function validateLinkModel(model: LinkModel): LinkModel {
-  if (!Number.isFinite(model.latencyMs) || model.latencyMs < 0) throw new LinkModelError(`latencyMs must be a finite number >= 0, got ${model.latencyMs}`);
+  if (!Number.isFinite(model.latencyMs) || model.latencyMs < 0)
+    throw new LinkModelError(`latencyMs must be a finite number >= 0, got ${model.latencyMs}`);
   if (!(model.bytesPerSecond > 0)) throw new LinkModelError(`bytesPerSecond must be > 0, got ${model.bytesPerSecond}`);
   return model;
 }

@@ -90,7 +90,10 @@ export async function killProcessTree(pid: number, options: { timeoutMs?: number
     }
   };
   while ([...stopped].some((p) => alive(p) && !zombie(p))) {
-    if (Date.now() > deadline) throw new ProcessTreeError(`processes of tree ${pid} still alive after SIGKILL: ${[...stopped].filter(alive).join(', ')}`);
+    if (Date.now() > deadline)
+      throw new ProcessTreeError(
+        `processes of tree ${pid} still alive after SIGKILL: ${[...stopped].filter(alive).join(', ')}`,
+      );
     await new Promise((r) => setTimeout(r, 20));
   }
   return [...stopped];

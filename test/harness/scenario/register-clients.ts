@@ -46,7 +46,8 @@ export function startRegisterClients<E extends string>(options: RegisterClientsO
   if (options.keys.length === 0) throw new RangeError('register clients need at least one key');
   const names = Object.keys(options.endpoints) as E[];
   const unknown = options.clients.filter((c) => !names.includes(c));
-  if (unknown.length > 0) throw new RangeError(`register clients prefer endpoints they were not given: ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new RangeError(`register clients prefer endpoints they were not given: ${unknown.join(', ')}`);
   /** The endpoints a client tries, its first choice first. */
   const order = (prefer: E) => names.map((_, i) => names[(names.indexOf(prefer) + i) % names.length]!);
   const { history } = options;
@@ -59,7 +60,8 @@ export function startRegisterClients<E extends string>(options: RegisterClientsO
   const maxPauseMs = options.maxPauseMs ?? 200;
   let running = true;
   const stopping = new AbortController();
-  const pause = (ms: number) => (ms > 0 ? sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined) : Promise.resolve());
+  const pause = (ms: number) =>
+    ms > 0 ? sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined) : Promise.resolve();
 
   const operate = (client: number, seed: E, key: string, read: boolean) => {
     const endpoint = options.endpoints[seed];
@@ -77,7 +79,8 @@ export function startRegisterClients<E extends string>(options: RegisterClientsO
       const key = options.keys[Math.floor(random() * options.keys.length)]!;
       const read = random() < readShare;
       let outcome: Outcome = 'fail';
-      for (let i = 0; i < tries.length && outcome !== 'ok' && (i === 0 || running); i++) outcome = await operate(client, tries[i]!, key, read);
+      for (let i = 0; i < tries.length && outcome !== 'ok' && (i === 0 || running); i++)
+        outcome = await operate(client, tries[i]!, key, read);
       if (outcome === 'ok') pauseMs = 10;
       else {
         await pause(pauseMs);
@@ -103,14 +106,35 @@ export function startRegisterClients<E extends string>(options: RegisterClientsO
  * the final read does not return. The keys are read in one linearizable range read, recorded as one
  * get per key with the range's invocation and return times (each key read at some point within it).
  */
-export async function recordFinalReads(input: { history: HistoryRecorder; seed: string; endpoint: string; timeoutMs?: number; range?: typeof gatewayRange }): Promise<number> {
+export async function recordFinalReads(input: {
+  history: HistoryRecorder;
+  seed: string;
+  endpoint: string;
+  timeoutMs?: number;
+  range?: typeof gatewayRange;
+}): Promise<number> {
   const { history } = input;
   const keys = history.keys();
   if (keys.length === 0) return 0;
   const client = history.newClient();
   const invokedAt = history.now();
-  const content = await (input.range ?? gatewayRange)({ endpoint: input.endpoint, from: keys[0]!, to: keys.at(-1)!, timeoutMs: input.timeoutMs ?? 10_000 });
+  const content = await (input.range ?? gatewayRange)({
+    endpoint: input.endpoint,
+    from: keys[0]!,
+    to: keys.at(-1)!,
+    timeoutMs: input.timeoutMs ?? 10_000,
+  });
   const returnedAt = history.now();
-  for (const key of keys) history.add({ client, op: 'get', key, output: content.get(key) ?? null, invokedAt, returnedAt, outcome: 'ok', seed: input.seed });
+  for (const key of keys)
+    history.add({
+      client,
+      op: 'get',
+      key,
+      output: content.get(key) ?? null,
+      invokedAt,
+      returnedAt,
+      outcome: 'ok',
+      seed: input.seed,
+    });
   return keys.length;
 }

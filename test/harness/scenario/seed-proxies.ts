@@ -36,7 +36,10 @@ export async function startSeedProxies(options: SeedProxiesOptions): Promise<See
     for (const target of seedTargets) {
       const upstream = new URL(options.upstreams[target]);
       const proxy = await startTcpProxy({
-        upstream: { host: upstream.hostname, port: Number(upstream.port || (upstream.protocol === 'https:' ? 443 : 80)) },
+        upstream: {
+          host: upstream.hostname,
+          port: Number(upstream.port || (upstream.protocol === 'https:' ? 443 : 80)),
+        },
         label: `${options.seed}/${target}`,
         ...(options.maxConnectionsPerTarget === undefined ? {} : { maxConnections: options.maxConnectionsPerTarget }),
       });
@@ -67,6 +70,14 @@ export async function startSeedProxies(options: SeedProxiesOptions): Promise<See
 }
 
 /** The upstreams of a seed against the emulator: the garden API by its URL, every AWS service on the one endpoint. */
-export function emulatorUpstreams(deployment: { readonly apiUrl: string; readonly awsEndpoint: string }): Record<SeedTarget, string> {
-  return { garden: deployment.apiUrl, queues: deployment.awsEndpoint, s3: deployment.awsEndpoint, route53: deployment.awsEndpoint };
+export function emulatorUpstreams(deployment: {
+  readonly apiUrl: string;
+  readonly awsEndpoint: string;
+}): Record<SeedTarget, string> {
+  return {
+    garden: deployment.apiUrl,
+    queues: deployment.awsEndpoint,
+    s3: deployment.awsEndpoint,
+    route53: deployment.awsEndpoint,
+  };
 }

@@ -76,7 +76,8 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
     server.listen(0, '127.0.0.1', resolve);
   });
   const address = server.address();
-  if (typeof address !== 'object' || address === null) throw new TcpProxyError(`proxy ${label}: no address after listen`);
+  if (typeof address !== 'object' || address === null)
+    throw new TcpProxyError(`proxy ${label}: no address after listen`);
 
   const destroyAll = () => {
     for (const { client, upstream } of pairs) {

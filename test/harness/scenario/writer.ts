@@ -115,18 +115,38 @@ export function startWriter(options: WriterOptions): Writer {
       const { revision } = await put({ endpoint: options.endpoints[seed], key, value, timeoutMs });
       const at = now();
       acknowledged.push({ key, value, revision, sentAt, at, seed });
-      options.history?.add({ client, op: 'put', key, input: value, invokedAt: sentAt, returnedAt: at, outcome: 'ok', seed });
+      options.history?.add({
+        client,
+        op: 'put',
+        key,
+        input: value,
+        invokedAt: sentAt,
+        returnedAt: at,
+        outcome: 'ok',
+        seed,
+      });
       return true;
     } catch (error) {
       const at = now();
       const message = error instanceof Error ? error.message : String(error);
       failed.push({ key, seed, sentAt, at, error: message });
-      options.history?.add({ client, op: 'put', key, input: value, invokedAt: sentAt, returnedAt: at, outcome: failedOutcome(error), seed, error: message });
+      options.history?.add({
+        client,
+        op: 'put',
+        key,
+        input: value,
+        invokedAt: sentAt,
+        returnedAt: at,
+        outcome: failedOutcome(error),
+        seed,
+        error: message,
+      });
       return false;
     }
   };
 
-  const pause = (ms: number) => (ms > 0 ? sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined) : Promise.resolve());
+  const pause = (ms: number) =>
+    ms > 0 ? sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined) : Promise.resolve();
 
   const mainLoop = async (mainClient: number) => {
     while (running) {
@@ -149,7 +169,13 @@ export function startWriter(options: WriterOptions): Writer {
     }
   })();
 
-  const record = (): WriterRecord => ({ prefix: options.prefix, startedAt, stoppedAt, acknowledged: [...acknowledged].sort((a, b) => a.at - b.at), failed: [...failed] });
+  const record = (): WriterRecord => ({
+    prefix: options.prefix,
+    startedAt,
+    stoppedAt,
+    acknowledged: [...acknowledged].sort((a, b) => a.at - b.at),
+    failed: [...failed],
+  });
 
   return {
     record,

@@ -16,7 +16,11 @@ export interface OwnershipOutputs {
 
 export const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 
-export function deployed(): { deployment: Deployment; outputs: GardenOutputs & OwnershipOutputs; awsConfig: { endpoint: string; region: string; credentials: typeof credentials } } {
+export function deployed(): {
+  deployment: Deployment;
+  outputs: GardenOutputs & OwnershipOutputs;
+  awsConfig: { endpoint: string; region: string; credentials: typeof credentials };
+} {
   const deployment = inject('deployment');
   return {
     deployment,
@@ -62,7 +66,13 @@ export interface ExecutionResult {
 export async function runCopy(input: Record<string, unknown>, timeoutMs = 110_000): Promise<ExecutionResult> {
   const { outputs, awsConfig } = deployed();
   const sfn = new SFNClient(awsConfig);
-  const started = await sfn.send(new StartExecutionCommand({ stateMachineArn: outputs.CopySnapshotsStateMachineArn, input: JSON.stringify(input), name: unique('copy') }));
+  const started = await sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: outputs.CopySnapshotsStateMachineArn,
+      input: JSON.stringify(input),
+      name: unique('copy'),
+    }),
+  );
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const d = await sfn.send(new DescribeExecutionCommand({ executionArn: started.executionArn }));

@@ -38,10 +38,26 @@ async function expectedAuthorization({ req, body }: Received): Promise<string> {
   const signedNames = /SignedHeaders=([^,]+)/.exec(String(req.headers.authorization))![1]!.split(';');
   const headers = Object.fromEntries(signedNames.map((n) => [n, String(req.headers[n])]));
   const amzDate = String(req.headers['x-amz-date']);
-  const signingDate = new Date(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
-  const signer = new SignatureV4({ service: 'execute-api', region: 'eu-west-1', credentials, sha256: Hash.bind(null, 'sha256') });
+  const signingDate = new Date(
+    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+  );
+  const signer = new SignatureV4({
+    service: 'execute-api',
+    region: 'eu-west-1',
+    credentials,
+    sha256: Hash.bind(null, 'sha256'),
+  });
   const signed = await signer.sign(
-    { method: req.method!, protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: url.pathname, query: Object.fromEntries(url.searchParams), headers, ...(body ? { body } : {}) },
+    {
+      method: req.method!,
+      protocol: 'http:',
+      hostname: url.hostname,
+      port: Number(url.port),
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers,
+      ...(body ? { body } : {}),
+    },
     { signingDate },
   );
   return signed.headers.authorization!;
@@ -54,14 +70,19 @@ describe('GardenClient over node:http', () => {
     const apiUrl = await api([{ status: 201, type: 'application/json', body: '{"kind":"Seed"}' }], received);
     const client = new GardenClient({ apiUrl, region: 'eu-west-1', credentials: async () => credentials });
     // Act
-    const res = await client.request('PUT', '/seeds/aws-eu1', { body: { kind: 'Seed', metadata: { name: 'aws-eu1' } }, query: { dryRun: 'true' } });
+    const res = await client.request('PUT', '/seeds/aws-eu1', {
+      body: { kind: 'Seed', metadata: { name: 'aws-eu1' } },
+      query: { dryRun: 'true' },
+    });
     // Assess
     expect(res).toMatchObject({ status: 201, body: { kind: 'Seed' }, headers: { 'content-type': 'application/json' } });
     const [r] = received;
     expect(r!.req.url).toBe('/api/seeds/aws-eu1?dryRun=true');
     expect(r!.req.headers['content-type']).toBe('application/json');
     expect(JSON.parse(r!.body)).toEqual({ kind: 'Seed', metadata: { name: 'aws-eu1' } });
-    expect(r!.req.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/execute-api\/aws4_request, SignedHeaders=.*host/);
+    expect(r!.req.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/execute-api\/aws4_request, SignedHeaders=.*host/,
+    );
     expect(r!.req.headers.authorization).toBe(await expectedAuthorization(r!));
   });
 
@@ -77,7 +98,14 @@ describe('GardenClient over node:http', () => {
 
   it('resends a gateway 502 as often as asked, and returns the last answer', async () => {
     const received: Received[] = [];
-    const apiUrl = await api([{ status: 502, body: 'x' }, { status: 502, body: 'x' }, { status: 200, type: 'application/json', body: '{}' }], received);
+    const apiUrl = await api(
+      [
+        { status: 502, body: 'x' },
+        { status: 502, body: 'x' },
+        { status: 200, type: 'application/json', body: '{}' },
+      ],
+      received,
+    );
     const client = new GardenClient({ apiUrl, region: 'eu-west-1', sign: false });
     expect((await client.request('GET', '/a')).status).toBe(502);
     expect((await client.withGatewayRetries(2).request('GET', '/b')).status).toBe(200);

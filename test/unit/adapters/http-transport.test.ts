@@ -55,7 +55,10 @@ async function tcpServer(onRequest: (socket: Socket, nthOnSocket: number, connec
   return new URL(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`);
 }
 
-const ok = (socket: Socket, text: string) => socket.write(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\nConnection: keep-alive\r\n\r\n${text}`);
+const ok = (socket: Socket, text: string) =>
+  socket.write(
+    `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\nConnection: keep-alive\r\n\r\n${text}`,
+  );
 
 describe('exchange (node:http transport of the garden client)', () => {
   it('sends method, path, query, headers and a body with its length, and reads status, headers and text', async () => {
@@ -70,11 +73,25 @@ describe('exchange (node:http transport of the garden client)', () => {
     });
     const url = new URL('projects/dev/shoots/web?dryRun=true', base);
     // Act
-    const answer = await exchange({ method: 'PUT', url, headers: { 'content-type': 'application/json', 'x-amz-date': '20250101T000000Z' }, body: '{"name":"wëb"}', timeoutMs: 5_000 });
+    const answer = await exchange({
+      method: 'PUT',
+      url,
+      headers: { 'content-type': 'application/json', 'x-amz-date': '20250101T000000Z' },
+      body: '{"name":"wëb"}',
+      timeoutMs: 5_000,
+    });
     // Assess
-    expect(answer).toEqual({ status: 409, headers: expect.objectContaining({ 'content-type': 'application/json', 'set-cookie': 'a=1, b=2' }), text: '{"code":"Conflict","message":"ü"}' });
+    expect(answer).toEqual({
+      status: 409,
+      headers: expect.objectContaining({ 'content-type': 'application/json', 'set-cookie': 'a=1, b=2' }),
+      text: '{"code":"Conflict","message":"ü"}',
+    });
     expect(seen).toMatchObject({ method: 'PUT', url: '/projects/dev/shoots/web?dryRun=true', body: '{"name":"wëb"}' });
-    expect(seen!.headers).toMatchObject({ host: url.host, 'content-length': String(Buffer.byteLength('{"name":"wëb"}')), 'x-amz-date': '20250101T000000Z' });
+    expect(seen!.headers).toMatchObject({
+      host: url.host,
+      'content-length': String(Buffer.byteLength('{"name":"wëb"}')),
+      'x-amz-date': '20250101T000000Z',
+    });
     expect(seen!.headers['transfer-encoding']).toBeUndefined();
   });
 
@@ -91,7 +108,11 @@ describe('exchange (node:http transport of the garden client)', () => {
 
   it.each([
     ['no answer at all', (_req: IncomingMessage, _body: string, _res: ServerResponse) => undefined],
-    ['an answer whose body never ends', (_req: IncomingMessage, _body: string, res: ServerResponse) => res.writeHead(200, { 'content-length': '10' }).write('12345')],
+    [
+      'an answer whose body never ends',
+      (_req: IncomingMessage, _body: string, res: ServerResponse) =>
+        res.writeHead(200, { 'content-length': '10' }).write('12345'),
+    ],
   ])('rejects with a TimeoutError when the deadline passes: %s', async (_case, handle) => {
     const base = await httpServer(handle);
     const started = Date.now();
@@ -104,7 +125,10 @@ describe('exchange (node:http transport of the garden client)', () => {
     const base = await httpServer(() => undefined);
     const closed = servers.pop()!;
     await new Promise((r) => closed.close(r));
-    await expect(exchange({ method: 'GET', url: base, headers: {}, timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'ECONNREFUSED', message: `connect ECONNREFUSED ${base.host}` });
+    await expect(exchange({ method: 'GET', url: base, headers: {}, timeoutMs: 5_000 })).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+      message: `connect ECONNREFUSED ${base.host}`,
+    });
   });
 
   it('sends a request once more on a new connection when the server reset the kept-alive one before answering', async () => {
@@ -120,7 +144,11 @@ describe('exchange (node:http transport of the garden client)', () => {
     const second = await exchange({ method: 'POST', url: base, headers: {}, body: '{}', timeoutMs: 5_000 });
     // Assess
     expect([first.text, second.text]).toEqual(['answer 1.1', 'answer 2.1']);
-    expect(requests).toEqual([[1, 1], [1, 2], [2, 1]]);
+    expect(requests).toEqual([
+      [1, 1],
+      [1, 2],
+      [2, 1],
+    ]);
   });
 
   it('does not resend when a fresh connection is reset', async () => {
@@ -129,7 +157,9 @@ describe('exchange (node:http transport of the garden client)', () => {
       requests.push(connection);
       socket.resetAndDestroy();
     });
-    await expect(exchange({ method: 'POST', url: base, headers: {}, body: '{}', timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'ECONNRESET' });
+    await expect(
+      exchange({ method: 'POST', url: base, headers: {}, body: '{}', timeoutMs: 5_000 }),
+    ).rejects.toMatchObject({ code: 'ECONNRESET' });
     expect(requests).toEqual([1]);
   });
 
@@ -140,7 +170,10 @@ describe('exchange (node:http transport of the garden client)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'transport-'));
     const script = join(dir, 'client.mts');
     const transport = resolve(import.meta.dirname, '../../../adapters/http/transport.ts');
-    writeFileSync(script, `import { exchange } from ${JSON.stringify(transport)};\nconst a = await exchange({ method: 'GET', url: new URL(${JSON.stringify(base.href)}), headers: {}, timeoutMs: 10_000 });\nprocess.stdout.write(a.text);\n`);
+    writeFileSync(
+      script,
+      `import { exchange } from ${JSON.stringify(transport)};\nconst a = await exchange({ method: 'GET', url: new URL(${JSON.stringify(base.href)}), headers: {}, timeoutMs: 10_000 });\nprocess.stdout.write(a.text);\n`,
+    );
     // Act: the child ends by itself or this test times out.
     const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = 0;

@@ -1,4 +1,9 @@
-import type { Change, ChangeResourceRecordSetsCommandInput, ListResourceRecordSetsCommandInput, ResourceRecordSet } from '@aws-sdk/client-route-53';
+import type {
+  Change,
+  ChangeResourceRecordSetsCommandInput,
+  ListResourceRecordSetsCommandInput,
+  ResourceRecordSet,
+} from '@aws-sdk/client-route-53';
 import { describe, expect, it } from 'vitest';
 import { Route53ApiRecords } from '../../../adapters/route53/api-records.js';
 import type { Route53Api } from '../../../adapters/route53/route53-api.js';
@@ -25,7 +30,11 @@ function zone(options: { before?: (sets: Map<string, ResourceRecordSet>) => void
       for (const change of input.ChangeBatch!.Changes!) {
         const k = key(change.ResourceRecordSet!);
         if (change.Action === 'DELETE') {
-          if (JSON.stringify(next.get(k)) !== JSON.stringify({ ...change.ResourceRecordSet, Name: `${change.ResourceRecordSet!.Name}.` })) throw Object.assign(new Error('not found'), { name: 'InvalidChangeBatch' });
+          if (
+            JSON.stringify(next.get(k)) !==
+            JSON.stringify({ ...change.ResourceRecordSet, Name: `${change.ResourceRecordSet!.Name}.` })
+          )
+            throw Object.assign(new Error('not found'), { name: 'InvalidChangeBatch' });
           next.delete(k);
         } else {
           if (next.has(k)) throw Object.assign(new Error('exists'), { name: 'InvalidChangeBatch' });
@@ -39,8 +48,15 @@ function zone(options: { before?: (sets: Map<string, ResourceRecordSet>) => void
     },
     listResourceRecordSets: async (input: ListResourceRecordSetsCommandInput) => {
       if (options.fail) throw Object.assign(new Error('no'), { name: options.fail });
-      const sorted = [...sets.values()].sort((a, b) => key(a).localeCompare(key(b))).filter((s) => input.StartRecordName === undefined || s.Name! >= input.StartRecordName);
-      return { ResourceRecordSets: sorted.slice(0, input.MaxItems ?? 300), IsTruncated: false, MaxItems: input.MaxItems ?? 300, $metadata: {} };
+      const sorted = [...sets.values()]
+        .sort((a, b) => key(a).localeCompare(key(b)))
+        .filter((s) => input.StartRecordName === undefined || s.Name! >= input.StartRecordName);
+      return {
+        ResourceRecordSets: sorted.slice(0, input.MaxItems ?? 300),
+        IsTruncated: false,
+        MaxItems: input.MaxItems ?? 300,
+        $metadata: {},
+      };
     },
   };
   return { api, sets, batches };
@@ -50,7 +66,11 @@ describe('Route53ApiRecords', () => {
   it('creates an A record on condition that none exists; a retried create changes nothing', async () => {
     const z = zone();
     const records = new Route53ApiRecords({ hostedZoneId: '/hostedzone/Z1', api: z.api });
-    expect(await records.set({ name: NAME, target: SOURCE, ttl: 30, expected: null })).toEqual({ name: NAME, ...SOURCE, ttl: 30 });
+    expect(await records.set({ name: NAME, target: SOURCE, ttl: 30, expected: null })).toEqual({
+      name: NAME,
+      ...SOURCE,
+      ttl: 30,
+    });
     await records.set({ name: NAME, target: SOURCE, ttl: 30, expected: null });
     expect(z.batches).toHaveLength(1);
     expect(await records.get(`${NAME}.`)).toEqual({ name: NAME, ...SOURCE, ttl: 30 });
@@ -61,7 +81,11 @@ describe('Route53ApiRecords', () => {
     const records = new Route53ApiRecords({ hostedZoneId: 'Z1', api: z.api });
     await records.set({ name: NAME, target: SOURCE });
     await records.set({ name: NAME, target: { type: 'CNAME', value: 'lb.example.com' }, expected: SOURCE });
-    expect(z.batches[1]!.map((c) => `${c.Action} ${c.ResourceRecordSet!.Type} ${c.ResourceRecordSet!.ResourceRecords![0]!.Value}`)).toEqual(['DELETE A 127.0.0.2', 'CREATE CNAME lb.example.com']);
+    expect(
+      z.batches[1]!.map(
+        (c) => `${c.Action} ${c.ResourceRecordSet!.Type} ${c.ResourceRecordSet!.ResourceRecords![0]!.Value}`,
+      ),
+    ).toEqual(['DELETE A 127.0.0.2', 'CREATE CNAME lb.example.com']);
     expect(await records.get(NAME)).toMatchObject({ type: 'CNAME', value: 'lb.example.com' });
   });
 
@@ -69,7 +93,9 @@ describe('Route53ApiRecords', () => {
     const z = zone();
     const records = new Route53ApiRecords({ hostedZoneId: 'Z1', api: z.api });
     await records.set({ name: NAME, target: SOURCE });
-    const error = await records.set({ name: NAME, target: { type: 'AAAA', value: '2001:db8::1' }, expected: DESTINATION }).catch((e: unknown) => e);
+    const error = await records
+      .set({ name: NAME, target: { type: 'AAAA', value: '2001:db8::1' }, expected: DESTINATION })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiRecordConflictError);
     expect((error as ApiRecordConflictError).current).toMatchObject(SOURCE);
   });
@@ -105,13 +131,26 @@ describe('Route53ApiRecords', () => {
     const records = new Route53ApiRecords({ hostedZoneId: 'Z1', api: z.api });
     await records.set({ name: NAME, target: SOURCE });
     await records.set({ name: 'api.other.dev.shoots.example', target: { type: 'AAAA', value: '2001:db8::1' } });
-    z.sets.set('owner.api1.dev.shoots.example.|TXT', { Name: 'owner.api1.dev.shoots.example.', Type: 'TXT', TTL: 5, ResourceRecords: [{ Value: '"x"' }] });
-    expect((await records.list()).map((r) => `${r.name} ${r.type}`).sort()).toEqual([`${NAME} A`, 'api.other.dev.shoots.example AAAA']);
+    z.sets.set('owner.api1.dev.shoots.example.|TXT', {
+      Name: 'owner.api1.dev.shoots.example.',
+      Type: 'TXT',
+      TTL: 5,
+      ResourceRecords: [{ Value: '"x"' }],
+    });
+    expect((await records.list()).map((r) => `${r.name} ${r.type}`).sort()).toEqual([
+      `${NAME} A`,
+      'api.other.dev.shoots.example AAAA',
+    ]);
   });
 
-  it.each(['Throttling', 'PriorRequestNotComplete', 'NoSuchHostedZone', 'AccessDenied'])('turns %s into ApiRecordsUnavailable', async (name) => {
-    const records = new Route53ApiRecords({ hostedZoneId: 'Z1', api: zone({ fail: name }).api });
-    await expect(records.get(NAME)).rejects.toBeInstanceOf(ApiRecordsUnavailableError);
-    await expect(records.set({ name: NAME, target: SOURCE })).rejects.toMatchObject({ code: 'ApiRecordsUnavailable' });
-  });
+  it.each(['Throttling', 'PriorRequestNotComplete', 'NoSuchHostedZone', 'AccessDenied'])(
+    'turns %s into ApiRecordsUnavailable',
+    async (name) => {
+      const records = new Route53ApiRecords({ hostedZoneId: 'Z1', api: zone({ fail: name }).api });
+      await expect(records.get(NAME)).rejects.toBeInstanceOf(ApiRecordsUnavailableError);
+      await expect(records.set({ name: NAME, target: SOURCE })).rejects.toMatchObject({
+        code: 'ApiRecordsUnavailable',
+      });
+    },
+  );
 });

@@ -13,9 +13,20 @@ function api(answer: { values?: string[]; error?: { name: string; message: strin
     changeResourceRecordSets: async () => {
       throw new Error('the lookup never writes');
     },
-    listResourceRecordSets: async (input: ListResourceRecordSetsCommandInput): Promise<ListResourceRecordSetsCommandOutput> => {
+    listResourceRecordSets: async (
+      input: ListResourceRecordSetsCommandInput,
+    ): Promise<ListResourceRecordSetsCommandOutput> => {
       if (answer.error) throw Object.assign(new Error(answer.error.message), { name: answer.error.name });
-      const sets = answer.values ? [{ Name: `${input.StartRecordName}.`, Type: 'TXT' as const, TTL: 5, ResourceRecords: answer.values.map((v) => ({ Value: `"${v}"` })) }] : [];
+      const sets = answer.values
+        ? [
+            {
+              Name: `${input.StartRecordName}.`,
+              Type: 'TXT' as const,
+              TTL: 5,
+              ResourceRecords: answer.values.map((v) => ({ Value: `"${v}"` })),
+            },
+          ]
+        : [];
       return { ResourceRecordSets: sets, IsTruncated: false, MaxItems: 1, $metadata: {} };
     },
   };
@@ -37,7 +48,9 @@ describe('Route53OwnerLookup (API mode)', () => {
     ['Throttling', 'Rate exceeded', 'throttled'],
     ['AccessDenied', 'not allowed', 'other'],
   ])('a failing API (%s) is no answer, never "not owner"', async (name, message, failure) => {
-    const lookup = new Route53OwnerLookup(new Route53OwnerRecords({ hostedZoneId: 'Z1', api: api({ error: { name, message } }) }));
+    const lookup = new Route53OwnerLookup(
+      new Route53OwnerRecords({ hostedZoneId: 'Z1', api: api({ error: { name, message } }) }),
+    );
 
     const outcome = await lookup.lookup(NAME);
 

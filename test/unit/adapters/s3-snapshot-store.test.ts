@@ -40,9 +40,12 @@ describe('S3SnapshotStore error mapping', () => {
 });
 
 describe('TXT quoting', () => {
-  it.each(['seed-a-1', 'with "quotes"', 'back\\slash', 'x'.repeat(300), `${'"'.repeat(200)}`])('round-trips %s', (value) => {
-    const quoted = quoteTxt(value);
-    for (const chunk of quoted.match(/"((?:[^"\\]|\\.)*)"/g) ?? []) expect(chunk.length - 2).toBeLessThanOrEqual(255);
-    expect(unquoteTxt(quoted)).toBe(value);
-  });
+  it.each(['seed-a-1', 'with "quotes"', 'back\\slash', 'x'.repeat(300), `${'"'.repeat(200)}`])(
+    'round-trips %s',
+    (value) => {
+      const quoted = quoteTxt(value);
+      for (const chunk of quoted.match(/"((?:[^"\\]|\\.)*)"/g) ?? []) expect(chunk.length - 2).toBeLessThanOrEqual(255);
+      expect(unquoteTxt(quoted)).toBe(value);
+    },
+  );
 });

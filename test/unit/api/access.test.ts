@@ -49,7 +49,10 @@ describe('the agent of seed aws-eu1', () => {
     const a = await landscape();
     const before = a.repo.snapshot();
     // Act
-    const res = await a.send(method, path, { ...(body === undefined ? {} : { body }), caller: CALLERS.agent('aws-eu1') });
+    const res = await a.send(method, path, {
+      ...(body === undefined ? {} : { body }),
+      caller: CALLERS.agent('aws-eu1'),
+    });
     // Assess
     expect(res).toMatchObject({ status: 403, body: { code: 'Forbidden' } });
     expect(a.repo.snapshot()).toEqual(before);
@@ -62,14 +65,20 @@ describe('the agent of seed aws-eu1', () => {
     ['GET', '/projects/dev/shoots/api1/controlplane'],
   ])('may %s %s (its own seed, the shoots placed on it)', async (method, path, body) => {
     const a = await landscape();
-    const res = await a.send(method, path, { ...(body === undefined ? {} : { body }), caller: CALLERS.agent('aws-eu1') });
+    const res = await a.send(method, path, {
+      ...(body === undefined ? {} : { body }),
+      caller: CALLERS.agent('aws-eu1'),
+    });
     expect(res.status).toBe(200);
   });
 
   it('cannot heartbeat as another seed even without an identity in the body (the check no longer depends on it)', async () => {
     const a = await landscape();
     const before = a.repo.snapshot();
-    const res = await a.send('POST', '/seeds/aws-eu2/heartbeat', { body: { conditions: [] }, caller: CALLERS.agent('aws-eu1') });
+    const res = await a.send('POST', '/seeds/aws-eu2/heartbeat', {
+      body: { conditions: [] },
+      caller: CALLERS.agent('aws-eu1'),
+    });
     expect(res.status).toBe(403);
     expect(a.repo.snapshot()).toEqual(before);
   });
@@ -96,10 +105,21 @@ describe('the viewer', () => {
 });
 
 describe('callers', () => {
-  it.each([['an operator role', CALLERS.operator], ['an IAM user with the API allowed', CALLERS.admin]])('%s may write', async (_name, caller) => {
+  it.each([
+    ['an operator role', CALLERS.operator],
+    ['an IAM user with the API allowed', CALLERS.admin],
+  ])('%s may write', async (_name, caller) => {
     const a = await landscape();
     const confirm = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
-    expect((await a.send('PATCH', '/projects/dev/shoots/api1', { body: confirm, headers: { 'content-type': 'application/merge-patch+json' }, caller })).status).toBe(200);
+    expect(
+      (
+        await a.send('PATCH', '/projects/dev/shoots/api1', {
+          body: confirm,
+          headers: { 'content-type': 'application/merge-patch+json' },
+          caller,
+        })
+      ).status,
+    ).toBe(200);
     expect((await a.send('DELETE', '/projects/dev/shoots/api1', { caller })).status).toBe(202);
   });
 

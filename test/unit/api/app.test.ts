@@ -39,22 +39,67 @@ describe('handleRequest: every route', () => {
     ['delete an empty seed', 'DELETE', '/seeds/aws-eu2', undefined, 200],
     ['delete a seed that hosts shoots', 'DELETE', '/seeds/aws-eu1', undefined, 409],
     ['delete a missing seed', 'DELETE', '/seeds/aws-eu9', undefined, 404],
-    ['heartbeat', 'POST', '/seeds/aws-eu1/heartbeat', { body: { conditions: [{ type: 'Ready', status: 'True' }] } }, 200],
+    [
+      'heartbeat',
+      'POST',
+      '/seeds/aws-eu1/heartbeat',
+      { body: { conditions: [{ type: 'Ready', status: 'True' }] } },
+      200,
+    ],
     ['heartbeat of a missing seed', 'POST', '/seeds/aws-eu9/heartbeat', { body: { conditions: [] } }, 404],
-    ['heartbeat with a foreign identity', 'POST', '/seeds/aws-eu1/heartbeat', { body: { identity: 'aws-eu1-old', conditions: [] } }, 409],
+    [
+      'heartbeat with a foreign identity',
+      'POST',
+      '/seeds/aws-eu1/heartbeat',
+      { body: { identity: 'aws-eu1-old', conditions: [] } },
+      409,
+    ],
     ['list shoots', 'GET', '/projects/dev/shoots', undefined, 200],
-    ['list every project\'s shoots', 'GET', '/shoots', undefined, 200],
+    ["list every project's shoots", 'GET', '/shoots', undefined, 200],
     ['create a shoot', 'PUT', '/projects/dev/shoots/api3', { body: shootBody() }, 201],
-    ['create a shoot on an unknown seed', 'PUT', '/projects/dev/shoots/api3', { body: shootBody({ spec: { seedName: 'aws-eu9' } }) }, 422],
+    [
+      'create a shoot on an unknown seed',
+      'PUT',
+      '/projects/dev/shoots/api3',
+      { body: shootBody({ spec: { seedName: 'aws-eu9' } }) },
+      422,
+    ],
     ['update a shoot', 'PUT', '/projects/dev/shoots/api2', { body: shootBody({ spec: { purpose: 'testing' } }) }, 200],
-    ['update a shoot at a stale version', 'PUT', '/projects/dev/shoots/api2', { body: shootBody({ metadata: { resourceVersion: '7' } }) }, 409],
-    ['update an immutable field', 'PUT', '/projects/dev/shoots/api2', { body: shootBody({ spec: { region: 'us-east-1' } }) }, 422],
-    ['merge-patch a shoot', 'PATCH', '/projects/dev/shoots/api2', { body: { spec: { hibernation: { enabled: true } } }, headers: { 'content-type': 'application/merge-patch+json' } }, 200],
+    [
+      'update a shoot at a stale version',
+      'PUT',
+      '/projects/dev/shoots/api2',
+      { body: shootBody({ metadata: { resourceVersion: '7' } }) },
+      409,
+    ],
+    [
+      'update an immutable field',
+      'PUT',
+      '/projects/dev/shoots/api2',
+      { body: shootBody({ spec: { region: 'us-east-1' } }) },
+      422,
+    ],
+    [
+      'merge-patch a shoot',
+      'PATCH',
+      '/projects/dev/shoots/api2',
+      {
+        body: { spec: { hibernation: { enabled: true } } },
+        headers: { 'content-type': 'application/merge-patch+json' },
+      },
+      200,
+    ],
     ['merge-patch a missing shoot', 'PATCH', '/projects/dev/shoots/api9', { body: { spec: {} } }, 404],
     ['read a shoot', 'GET', '/projects/dev/shoots/api1', undefined, 200],
     ['read a missing shoot', 'GET', '/projects/dev/shoots/api9', undefined, 404],
     ['delete a shoot without the confirmation annotation', 'DELETE', '/projects/dev/shoots/api1', undefined, 422],
-    ['delete a shoot at a stale version', 'DELETE', '/projects/dev/shoots/api1', { query: { resourceVersion: '9' } }, 409],
+    [
+      'delete a shoot at a stale version',
+      'DELETE',
+      '/projects/dev/shoots/api1',
+      { query: { resourceVersion: '9' } },
+      409,
+    ],
     ['delete a missing shoot', 'DELETE', '/projects/dev/shoots/api9', undefined, 404],
   ])('%s: %s %s answers %d', async (_name, method, path, options, status) => {
     // Prepare
@@ -64,7 +109,12 @@ describe('handleRequest: every route', () => {
     // Assess
     expect(res.status).toBe(status);
     expect(res.headers['content-type']).toBe('application/json');
-    if (status >= 400) expect(res.body).toEqual({ code: expect.any(String), message: expect.any(String), ...((res.body as { field?: string }).field ? { field: expect.any(String) } : {}) });
+    if (status >= 400)
+      expect(res.body).toEqual({
+        code: expect.any(String),
+        message: expect.any(String),
+        ...((res.body as { field?: string }).field ? { field: expect.any(String) } : {}),
+      });
     expect(a.unexpected).toEqual([]);
   });
 
@@ -80,14 +130,22 @@ describe('handleRequest: every route', () => {
     const token = (first.body as { metadata: { continue: string } }).metadata.continue;
     const second = await a.send('GET', '/seeds', { query: { limit: '1', continue: token } });
     // Assess
-    expect(first.body).toMatchObject({ kind: 'SeedList', items: [{ metadata: { name: 'aws-eu1' }, status: { shoots: 1 } }] });
+    expect(first.body).toMatchObject({
+      kind: 'SeedList',
+      items: [{ metadata: { name: 'aws-eu1' }, status: { shoots: 1 } }],
+    });
     expect(second.body).toEqual({ kind: 'SeedList', items: [await a.service.getSeed('aws-eu2')], metadata: {} });
   });
 
-  it('answers a heartbeat with the identity; the seed\'s version stays (the heartbeat renews its lease only)', async () => {
+  it("answers a heartbeat with the identity; the seed's version stays (the heartbeat renews its lease only)", async () => {
     const a = await landscape();
     const res = await a.send('POST', '/seeds/aws-eu1/heartbeat', { body: { conditions: [] } });
-    expect(res.body).toEqual({ seed: 'aws-eu1', identity: 'aws-eu1-uuid-1', lastHeartbeatTime: expect.any(String), resourceVersion: '1' });
+    expect(res.body).toEqual({
+      seed: 'aws-eu1',
+      identity: 'aws-eu1-uuid-1',
+      lastHeartbeatTime: expect.any(String),
+      resourceVersion: '1',
+    });
   });
 
   it('lists the shoots of every project, sorted by project and name, in pages', async () => {
@@ -96,7 +154,10 @@ describe('handleRequest: every route', () => {
     const first = await a.send('GET', '/shoots', { query: { limit: '2' } });
     const token = (first.body as { metadata: { continue?: string } }).metadata.continue;
     const rest = await a.send('GET', '/shoots', { query: { limit: '2', continue: token! } });
-    const names = (b: unknown) => (b as { items: { metadata: { project: string; name: string } }[] }).items.map((s) => `${s.metadata.project}/${s.metadata.name}`);
+    const names = (b: unknown) =>
+      (b as { items: { metadata: { project: string; name: string } }[] }).items.map(
+        (s) => `${s.metadata.project}/${s.metadata.name}`,
+      );
     expect(first.body).toMatchObject({ kind: 'ShootList' });
     expect([...names(first.body), ...names(rest.body)]).toEqual(['dev/api1', 'dev/api2', 'ops/db1']);
     expect((rest.body as { metadata: { continue?: string } }).metadata.continue).toBeUndefined();
@@ -104,8 +165,15 @@ describe('handleRequest: every route', () => {
 
   it('answers a delete with a Status and the refusal to delete a hosting seed with SeedHostsShoots', async () => {
     const a = await landscape();
-    await a.send('PATCH', '/projects/dev/shoots/api2', { body: CONFIRM_DELETION, headers: { 'content-type': 'application/merge-patch+json' } });
-    expect((await a.send('DELETE', '/projects/dev/shoots/api2')).body).toEqual({ kind: 'Status', status: 'Success', details: { kind: 'Shoot', name: 'dev/api2' } });
+    await a.send('PATCH', '/projects/dev/shoots/api2', {
+      body: CONFIRM_DELETION,
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect((await a.send('DELETE', '/projects/dev/shoots/api2')).body).toEqual({
+      kind: 'Status',
+      status: 'Success',
+      details: { kind: 'Shoot', name: 'dev/api2' },
+    });
     expectError(await a.send('DELETE', '/seeds/aws-eu1'), 409, 'SeedHostsShoots');
   });
 
@@ -114,11 +182,20 @@ describe('handleRequest: every route', () => {
     const refused = await a.send('DELETE', '/projects/dev/shoots/api1');
     expectError(refused, 422, 'DeletionNotConfirmed', 'metadata.annotations.confirmation.gardener.cloud/deletion');
     expect(JSON.stringify(refused.body)).toContain('confirmation.gardener.cloud/deletion');
-    await a.send('PATCH', '/projects/dev/shoots/api1', { body: CONFIRM_DELETION, headers: { 'content-type': 'application/merge-patch+json' } });
+    await a.send('PATCH', '/projects/dev/shoots/api1', {
+      body: CONFIRM_DELETION,
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
     const requested = await a.send('DELETE', '/projects/dev/shoots/api1');
     const again = await a.send('DELETE', '/projects/dev/shoots/api1');
     expect(requested.status).toBe(202);
-    expect(requested.body).toMatchObject({ metadata: { deletionTimestamp: expect.any(String) }, status: { lastOperation: { type: 'Delete', state: 'Processing' }, operation: { type: 'Delete', seedName: 'aws-eu1' } } });
+    expect(requested.body).toMatchObject({
+      metadata: { deletionTimestamp: expect.any(String) },
+      status: {
+        lastOperation: { type: 'Delete', state: 'Processing' },
+        operation: { type: 'Delete', seedName: 'aws-eu1' },
+      },
+    });
     expect(again).toMatchObject({ status: 202, body: requested.body });
     expectError(await a.send('DELETE', '/seeds/aws-eu1'), 409, 'SeedHostsShoots');
   });
@@ -137,9 +214,12 @@ describe('handleRequest: refusals', () => {
     expect(res.headers.allow).toBe(allow);
   });
 
-  it.each(['/', '/nope', '/seeds/aws-eu1/shoots', '/projects/dev', '/projects/dev/shoots/api1/extra', '//seeds'])('answers %s with 404', async (path) => {
-    expectError(await api().send('GET', path), 404, 'NotFound');
-  });
+  it.each(['/', '/nope', '/seeds/aws-eu1/shoots', '/projects/dev', '/projects/dev/shoots/api1/extra', '//seeds'])(
+    'answers %s with 404',
+    async (path) => {
+      expectError(await api().send('GET', path), 404, 'NotFound');
+    },
+  );
 
   it.each<[string, string, string]>([
     ['an upper-case name', '/seeds/AWS-eu1', 'name'],
@@ -159,16 +239,64 @@ describe('handleRequest: refusals', () => {
     ['no body', {}, 400, 'MissingBody', undefined],
     ['a blank body', { body: '  \n' }, 400, 'MissingBody', undefined],
     ['an unknown field', { body: { ...seedBody(), extra: true } }, 400, 'UnknownField', 'extra'],
-    ['a nested unknown field', { body: seedBody({ spec: { provider: { type: 'aws', region: 'eu-west-1', zones: ['a'], kind: 'x' } } }) }, 400, 'UnknownField', 'spec.provider.kind'],
-    ['a wrong type', { body: seedBody({ spec: { capacity: { shoots: '10' } } }) }, 400, 'Invalid', 'spec.capacity.shoots'],
+    [
+      'a nested unknown field',
+      { body: seedBody({ spec: { provider: { type: 'aws', region: 'eu-west-1', zones: ['a'], kind: 'x' } } }) },
+      400,
+      'UnknownField',
+      'spec.provider.kind',
+    ],
+    [
+      'a wrong type',
+      { body: seedBody({ spec: { capacity: { shoots: '10' } } }) },
+      400,
+      'Invalid',
+      'spec.capacity.shoots',
+    ],
     ['a JSON array', { body: [] }, 400, 'Invalid', undefined],
     ['JSON null', { body: 'null' }, 400, 'Invalid', undefined],
-    ['a name that differs from the path', { body: seedBody({ metadata: { name: 'aws-eu2' } }) }, 400, 'Invalid', 'metadata.name'],
-    ['a body over 256 KiB', { body: { ...seedBody(), pad: 'x'.repeat(MAX_BODY_BYTES) } }, 413, 'PayloadTooLarge', undefined],
-    ['a base64 body over 256 KiB', { body: 'x'.repeat(MAX_BODY_BYTES + 10), base64: true }, 413, 'PayloadTooLarge', undefined],
-    ['text/plain', { body: seedBody(), headers: { 'content-type': 'text/plain' } }, 415, 'UnsupportedMediaType', undefined],
-    ['a merge patch type on PUT', { body: seedBody(), headers: { 'content-type': 'application/merge-patch+json' } }, 415, 'UnsupportedMediaType', undefined],
-    ['a resourceVersion of a seed that does not exist', { body: seedBody({ metadata: { resourceVersion: '3' } }) }, 404, 'NotFound', undefined],
+    [
+      'a name that differs from the path',
+      { body: seedBody({ metadata: { name: 'aws-eu2' } }) },
+      400,
+      'Invalid',
+      'metadata.name',
+    ],
+    [
+      'a body over 256 KiB',
+      { body: { ...seedBody(), pad: 'x'.repeat(MAX_BODY_BYTES) } },
+      413,
+      'PayloadTooLarge',
+      undefined,
+    ],
+    [
+      'a base64 body over 256 KiB',
+      { body: 'x'.repeat(MAX_BODY_BYTES + 10), base64: true },
+      413,
+      'PayloadTooLarge',
+      undefined,
+    ],
+    [
+      'text/plain',
+      { body: seedBody(), headers: { 'content-type': 'text/plain' } },
+      415,
+      'UnsupportedMediaType',
+      undefined,
+    ],
+    [
+      'a merge patch type on PUT',
+      { body: seedBody(), headers: { 'content-type': 'application/merge-patch+json' } },
+      415,
+      'UnsupportedMediaType',
+      undefined,
+    ],
+    [
+      'a resourceVersion of a seed that does not exist',
+      { body: seedBody({ metadata: { resourceVersion: '3' } }) },
+      404,
+      'NotFound',
+      undefined,
+    ],
   ])('answers PUT /seeds/aws-eu3 with %s: %d %s, and writes nothing', async (_name, options, status, code, field) => {
     // Prepare
     const a = await landscape();
@@ -181,8 +309,14 @@ describe('handleRequest: refusals', () => {
   });
 
   it.each<[string, Parameters<Api['send']>[2]]>([
-    ['Content-Type with a charset', { body: seedBody(), headers: { 'content-type': 'application/json; charset=utf-8' } }],
-    ['a capitalised header name', { body: JSON.stringify(seedBody()), headers: { 'Content-Type': 'application/json' } }],
+    [
+      'Content-Type with a charset',
+      { body: seedBody(), headers: { 'content-type': 'application/json; charset=utf-8' } },
+    ],
+    [
+      'a capitalised header name',
+      { body: JSON.stringify(seedBody()), headers: { 'Content-Type': 'application/json' } },
+    ],
     ['a base64 body', { body: seedBody(), base64: true }],
   ])('accepts %s', async (_name, options) => {
     expect((await api().send('PUT', '/seeds/aws-eu3', options)).status).toBe(201);
@@ -202,17 +336,70 @@ describe('handleRequest: refusals', () => {
   it('answers a delete with a malformed resourceVersion with 400 and deletes nothing', async () => {
     const a = await landscape();
     const before = a.repo.snapshot();
-    expectError(await a.send('DELETE', '/projects/dev/shoots/api2', { query: { resourceVersion: 'latest' } }), 400, 'Invalid', 'resourceVersion');
+    expectError(
+      await a.send('DELETE', '/projects/dev/shoots/api2', { query: { resourceVersion: 'latest' } }),
+      400,
+      'Invalid',
+      'resourceVersion',
+    );
     expect(a.repo.snapshot()).toEqual(before);
   });
 
   it.each<[string, string, string, Parameters<Api['send']>[2], number, string, string]>([
-    ['an unknown seed', 'PUT', '/projects/dev/shoots/api3', { body: shootBody({ spec: { seedName: 'aws-eu9' } }) }, 422, 'SeedNotFound', 'spec.seedName'],
-    ['an immutable region', 'PATCH', '/projects/dev/shoots/api1', { body: { spec: { region: 'us-east-1' } } }, 422, 'FieldImmutable', 'spec.region'],
-    ['a move by update', 'PUT', '/projects/dev/shoots/api1', { body: shootBody({ spec: { seedName: 'aws-eu2' } }) }, 422, 'FieldImmutable', 'spec.seedName'],
-    ['a stale patch', 'PATCH', '/projects/dev/shoots/api1', { body: { metadata: { resourceVersion: '5' } } }, 409, 'Conflict', 'metadata.resourceVersion'],
-    ['a foreign heartbeat', 'POST', '/seeds/aws-eu1/heartbeat', { body: { identity: 'x', conditions: [] } }, 409, 'IdentityMismatch', 'identity'],
-    ['a technical ID over 63 characters', 'PUT', `/projects/${'p'.repeat(20)}/shoots/${'n'.repeat(40)}`, { body: shootBody() }, 400, 'NameTooLong', 'metadata.name'],
+    [
+      'an unknown seed',
+      'PUT',
+      '/projects/dev/shoots/api3',
+      { body: shootBody({ spec: { seedName: 'aws-eu9' } }) },
+      422,
+      'SeedNotFound',
+      'spec.seedName',
+    ],
+    [
+      'an immutable region',
+      'PATCH',
+      '/projects/dev/shoots/api1',
+      { body: { spec: { region: 'us-east-1' } } },
+      422,
+      'FieldImmutable',
+      'spec.region',
+    ],
+    [
+      'a move by update',
+      'PUT',
+      '/projects/dev/shoots/api1',
+      { body: shootBody({ spec: { seedName: 'aws-eu2' } }) },
+      422,
+      'FieldImmutable',
+      'spec.seedName',
+    ],
+    [
+      'a stale patch',
+      'PATCH',
+      '/projects/dev/shoots/api1',
+      { body: { metadata: { resourceVersion: '5' } } },
+      409,
+      'Conflict',
+      'metadata.resourceVersion',
+    ],
+    [
+      'a foreign heartbeat',
+      'POST',
+      '/seeds/aws-eu1/heartbeat',
+      { body: { identity: 'x', conditions: [] } },
+      409,
+      'IdentityMismatch',
+      'identity',
+    ],
+    [
+      'a technical ID over 63 characters',
+      'PUT',
+      `/projects/${'p'.repeat(20)}/shoots/${'n'.repeat(40)}`,
+      { body: shootBody() },
+      400,
+      'NameTooLong',
+      'metadata.name',
+    ],
   ])('maps %s to its status, code and field', async (_name, method, path, options, status, code, field) => {
     // Prepare
     const a = await landscape();
@@ -224,9 +411,16 @@ describe('handleRequest: refusals', () => {
 
   it('fills a seed and then answers 422 SeedFull', async () => {
     const a = await landscape();
-    expect((await a.send('PUT', '/projects/dev/shoots/api3', { body: shootBody({ spec: { seedName: 'aws-eu2' } }) })).status).toBe(201);
+    expect(
+      (await a.send('PUT', '/projects/dev/shoots/api3', { body: shootBody({ spec: { seedName: 'aws-eu2' } }) })).status,
+    ).toBe(201);
     const before = a.repo.snapshot();
-    expectError(await a.send('PUT', '/projects/dev/shoots/api4', { body: shootBody({ spec: { seedName: 'aws-eu2' } }) }), 422, 'SeedFull', 'spec.seedName');
+    expectError(
+      await a.send('PUT', '/projects/dev/shoots/api4', { body: shootBody({ spec: { seedName: 'aws-eu2' } }) }),
+      422,
+      'SeedFull',
+      'spec.seedName',
+    );
     expect(a.repo.snapshot()).toEqual(before);
   });
 
@@ -236,7 +430,12 @@ describe('handleRequest: refusals', () => {
     const unexpected: unknown[] = [];
     const service = new GardenService({ repository: new FailingGardenRepository(failure) });
     // Act
-    const res = await handleRequest(httpEvent('GET', '/seeds/aws-eu1'), { service, access: ACCESS, version: VERSION, onUnexpected: (e) => unexpected.push(e) });
+    const res = await handleRequest(httpEvent('GET', '/seeds/aws-eu1'), {
+      service,
+      access: ACCESS,
+      version: VERSION,
+      onUnexpected: (e) => unexpected.push(e),
+    });
     // Assess
     expect(res.statusCode).toBe(500);
     expect(JSON.parse(res.body ?? '')).toEqual({ code: 'Internal', message: expect.any(String) });

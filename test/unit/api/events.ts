@@ -46,7 +46,12 @@ export interface RequestOptions {
 
 /** An API Gateway HTTP API (payload v2) event, with the fields the pipeline reads. */
 export function httpEvent(method: string, rawPath: string, options: RequestOptions = {}): HttpEvent {
-  const text = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  const text =
+    options.body === undefined
+      ? undefined
+      : typeof options.body === 'string'
+        ? options.body
+        : JSON.stringify(options.body);
   const headers = { ...(text !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers };
   return {
     version: '2.0',
@@ -93,9 +98,19 @@ export function api(): Api {
   const g = garden();
   const unexpected: unknown[] = [];
   const evacuationStore = new MemoryEvacuationStore();
-  const evacuations = new EvacuationControls({ store: evacuationStore, events: { publish: async () => {} }, clock: g.clock });
+  const evacuations = new EvacuationControls({
+    store: evacuationStore,
+    events: { publish: async () => {} },
+    clock: g.clock,
+  });
   const sendEvent = async (event: HttpEvent): Promise<Response> => {
-    const raw = await handleRequest(event, { service: g.service, evacuations, access: ACCESS, version: VERSION, onUnexpected: (error) => unexpected.push(error) });
+    const raw = await handleRequest(event, {
+      service: g.service,
+      evacuations,
+      access: ACCESS,
+      version: VERSION,
+      onUnexpected: (error) => unexpected.push(error),
+    });
     const text = typeof raw.body === 'string' ? raw.body : '';
     return {
       status: raw.statusCode ?? 0,
@@ -104,5 +119,11 @@ export function api(): Api {
       raw,
     };
   };
-  return { ...g, unexpected, evacuationStore, sendEvent, send: (method, path, options) => sendEvent(httpEvent(method, path, options)) };
+  return {
+    ...g,
+    unexpected,
+    evacuationStore,
+    sendEvent,
+    send: (method, path, options) => sendEvent(httpEvent(method, path, options)),
+  };
 }

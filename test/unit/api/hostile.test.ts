@@ -21,18 +21,102 @@ const nested = (depth: number, leaf = '{}') => `${'{"a":'.repeat(depth)}${leaf}$
 
 describe('hostile input: every answer a clear 4xx, nothing written', () => {
   it.each<[string, string, string, () => string | object, number, string]>([
-    ['a merge patch nested 8,000 levels (48 KB)', 'PATCH', '/projects/dev/shoots/api1', () => `{"metadata":{"annotations":${nested(8_000)}}}`, 400, 'TooDeep'],
-    ['a PUT body nested 8,000 levels', 'PUT', '/projects/dev/shoots/api1', () => `{"spec":${nested(8_000)}}`, 400, 'TooDeep'],
-    ['a body nested 100,000 levels in arrays', 'PUT', '/seeds/aws-eu1', () => `${'['.repeat(100_000)}${']'.repeat(100_000)}`, 400, 'TooDeep'],
-    ['a body one level deeper than the bound', 'POST', '/seeds/aws-eu1/heartbeat', () => nested(MAX_JSON_DEPTH), 400, 'TooDeep'],
-    ['a lone surrogate in an annotation value', 'PUT', '/projects/dev/shoots/api1', () => JSON.stringify(shootBody({ metadata: { annotations: { 'example.com/note': 'a\uD800b' } } })), 400, 'InvalidUnicode'],
-    ['a lone surrogate escaped in JSON text', 'PUT', '/projects/dev/shoots/api1', () => '{"metadata":{"annotations":{"x":"\\udc00"}},"spec":{}}', 400, 'InvalidUnicode'],
-    ['a lone surrogate in a label key', 'PATCH', '/projects/dev/shoots/api1', () => '{"metadata":{"labels":{"\\ud800":"x"}}}', 400, 'InvalidUnicode'],
-    ['a lone surrogate in a condition message', 'POST', '/seeds/aws-eu1/heartbeat', () => '{"conditions":[{"type":"Ready","status":"True","message":"\\udfff"}]}', 400, 'InvalidUnicode'],
-    ['a member named __proto__ in a patch', 'PATCH', '/projects/dev/shoots/api1', () => '{"spec":{"__proto__":{"region":"us-east-1"}}}', 400, 'UnknownField'],
-    ['an annotation key that is not a qualified name', 'PUT', '/projects/dev/shoots/api2', () => shootBody({ metadata: { annotations: { '': 'x' } } }), 400, 'Invalid'],
-    ['a status in a merge patch', 'PATCH', '/projects/dev/shoots/api1', () => ({ status: { seedName: 'aws-eu2' } }), 400, 'UnknownField'],
-    ['a wrong apiVersion', 'PUT', '/projects/dev/shoots/api2', () => ({ ...shootBody(), apiVersion: 'v1' }), 400, 'Invalid'],
+    [
+      'a merge patch nested 8,000 levels (48 KB)',
+      'PATCH',
+      '/projects/dev/shoots/api1',
+      () => `{"metadata":{"annotations":${nested(8_000)}}}`,
+      400,
+      'TooDeep',
+    ],
+    [
+      'a PUT body nested 8,000 levels',
+      'PUT',
+      '/projects/dev/shoots/api1',
+      () => `{"spec":${nested(8_000)}}`,
+      400,
+      'TooDeep',
+    ],
+    [
+      'a body nested 100,000 levels in arrays',
+      'PUT',
+      '/seeds/aws-eu1',
+      () => `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+      400,
+      'TooDeep',
+    ],
+    [
+      'a body one level deeper than the bound',
+      'POST',
+      '/seeds/aws-eu1/heartbeat',
+      () => nested(MAX_JSON_DEPTH),
+      400,
+      'TooDeep',
+    ],
+    [
+      'a lone surrogate in an annotation value',
+      'PUT',
+      '/projects/dev/shoots/api1',
+      () => JSON.stringify(shootBody({ metadata: { annotations: { 'example.com/note': 'a\uD800b' } } })),
+      400,
+      'InvalidUnicode',
+    ],
+    [
+      'a lone surrogate escaped in JSON text',
+      'PUT',
+      '/projects/dev/shoots/api1',
+      () => '{"metadata":{"annotations":{"x":"\\udc00"}},"spec":{}}',
+      400,
+      'InvalidUnicode',
+    ],
+    [
+      'a lone surrogate in a label key',
+      'PATCH',
+      '/projects/dev/shoots/api1',
+      () => '{"metadata":{"labels":{"\\ud800":"x"}}}',
+      400,
+      'InvalidUnicode',
+    ],
+    [
+      'a lone surrogate in a condition message',
+      'POST',
+      '/seeds/aws-eu1/heartbeat',
+      () => '{"conditions":[{"type":"Ready","status":"True","message":"\\udfff"}]}',
+      400,
+      'InvalidUnicode',
+    ],
+    [
+      'a member named __proto__ in a patch',
+      'PATCH',
+      '/projects/dev/shoots/api1',
+      () => '{"spec":{"__proto__":{"region":"us-east-1"}}}',
+      400,
+      'UnknownField',
+    ],
+    [
+      'an annotation key that is not a qualified name',
+      'PUT',
+      '/projects/dev/shoots/api2',
+      () => shootBody({ metadata: { annotations: { '': 'x' } } }),
+      400,
+      'Invalid',
+    ],
+    [
+      'a status in a merge patch',
+      'PATCH',
+      '/projects/dev/shoots/api1',
+      () => ({ status: { seedName: 'aws-eu2' } }),
+      400,
+      'UnknownField',
+    ],
+    [
+      'a wrong apiVersion',
+      'PUT',
+      '/projects/dev/shoots/api2',
+      () => ({ ...shootBody(), apiVersion: 'v1' }),
+      400,
+      'Invalid',
+    ],
   ])('%s: %s %s is refused, and writes nothing', async (_name, method, path, body, status, code) => {
     // Prepare
     const a = await landscape();
@@ -89,7 +173,9 @@ describe('continue tokens belong to their list', () => {
     const names: string[] = [];
     let token: string | undefined;
     do {
-      const res = await a.send('GET', '/projects/prod/shoots', { query: { limit: '2', ...(token ? { continue: token } : {}) } });
+      const res = await a.send('GET', '/projects/prod/shoots', {
+        query: { limit: '2', ...(token ? { continue: token } : {}) },
+      });
       const body = res.body as { items: { metadata: { name: string } }[]; metadata: { continue?: string } };
       names.push(...body.items.map((i) => i.metadata.name));
       token = body.metadata.continue;
@@ -111,10 +197,17 @@ describe('PUT of an object as read, and no-op writes', () => {
 
   it('answers 409 UidMismatch to a PUT carrying another uid, and to the PUT of a deleted object read before', async () => {
     const a = await landscape();
-    const read = (await a.send('GET', '/projects/dev/shoots/api2')).body as { metadata: { uid: string; resourceVersion?: string } };
-    const other = await a.send('PUT', '/projects/dev/shoots/api2', { body: { ...read, metadata: { ...read.metadata, uid: 'not-it' } } });
+    const read = (await a.send('GET', '/projects/dev/shoots/api2')).body as {
+      metadata: { uid: string; resourceVersion?: string };
+    };
+    const other = await a.send('PUT', '/projects/dev/shoots/api2', {
+      body: { ...read, metadata: { ...read.metadata, uid: 'not-it' } },
+    });
     expect(other).toMatchObject({ status: 409, body: { code: 'UidMismatch', field: 'metadata.uid' } });
-    await a.send('PATCH', '/projects/dev/shoots/api2', { body: { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    await a.send('PATCH', '/projects/dev/shoots/api2', {
+      body: { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
     expect((await a.send('DELETE', '/projects/dev/shoots/api2')).status).toBe(200);
     const { resourceVersion: _rv, ...metadata } = read.metadata;
     const recreated = await a.send('PUT', '/projects/dev/shoots/api2', { body: { ...read, metadata } });
@@ -124,7 +217,10 @@ describe('PUT of an object as read, and no-op writes', () => {
   it('answers a merge patch that changes nothing with the unchanged shoot', async () => {
     const a = await landscape();
     const read = await a.send('GET', '/projects/dev/shoots/api1');
-    const res = await a.send('PATCH', '/projects/dev/shoots/api1', { body: { spec: { region: 'eu-west-1' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    const res = await a.send('PATCH', '/projects/dev/shoots/api1', {
+      body: { spec: { region: 'eu-west-1' } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
     expect(res.body).toEqual(read.body);
   });
 });
@@ -142,7 +238,10 @@ describe('contention', () => {
       return update(seed, version);
     };
     // Act
-    const res = await handleRequest(httpEvent('PUT', '/seeds/aws-eu1', { body: seedBody({ spec: { capacity: { shoots: 3 } } }) }), { service, access: ACCESS, version: VERSION });
+    const res = await handleRequest(
+      httpEvent('PUT', '/seeds/aws-eu1', { body: seedBody({ spec: { capacity: { shoots: 3 } } }) }),
+      { service, access: ACCESS, version: VERSION },
+    );
     // Assess
     expect(res.statusCode).toBe(503);
     expect(res.headers).toMatchObject({ 'retry-after': '1' });

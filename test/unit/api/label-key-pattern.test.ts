@@ -12,9 +12,15 @@ const segment = (min: number, max: number) =>
 // Prefixes around a DNS subdomain's 253 characters, made of segments as long as a DNS label and longer.
 const prefix = fc
   .array(segment(1, 70), { minLength: 1, maxLength: 6 })
-  .chain((parts) => fc.constantFrom(parts.join('.'), parts.join('.').padEnd(250, 'a'), parts.join('.').padStart(254, 'b')));
+  .chain((parts) =>
+    fc.constantFrom(parts.join('.'), parts.join('.').padEnd(250, 'a'), parts.join('.').padStart(254, 'b')),
+  );
 const name = fc.string({ unit: fc.constantFrom(...'aZ09-_.'), minLength: 0, maxLength: 66 });
-const key = fc.oneof(name, fc.tuple(prefix, name).map(([p, n]) => `${p}/${n}`), fc.string({ unit: fc.constantFrom(...'a/.-Z_'), maxLength: 20 }));
+const key = fc.oneof(
+  name,
+  fc.tuple(prefix, name).map(([p, n]) => `${p}/${n}`),
+  fc.string({ unit: fc.constantFrom(...'a/.-Z_'), maxLength: 20 }),
+);
 
 describe('the label key pattern of the OpenAPI document', () => {
   it('admits exactly the keys the server accepts', () => {
@@ -28,7 +34,11 @@ describe('the label key pattern of the OpenAPI document', () => {
 
   it('bounds the prefix to 253 characters (schemathesis generated a key with a 262-character prefix)', () => {
     const at = (n: number) => `${'a'.repeat(n - 4)}.b.c/name`;
-    for (const [k, accepted] of [[at(253), true], [at(254), false], [`${'a'.repeat(63)}.`.repeat(5).slice(0, 262) + '/x', false]] as const) {
+    for (const [k, accepted] of [
+      [at(253), true],
+      [at(254), false],
+      [`${'a'.repeat(63)}.`.repeat(5).slice(0, 262) + '/x', false],
+    ] as const) {
       expect(pattern.test(k)).toBe(accepted);
       expect(isLabelKey(k)).toBe(accepted);
       expect(labelKey.safeParse(k).success).toBe(accepted);
@@ -40,7 +50,12 @@ describe('the label key pattern of the OpenAPI document', () => {
     const walk = (node: unknown, path: string): void => {
       if (typeof node !== 'object' || node === null) return;
       for (const [k, v] of Object.entries(node)) {
-        if (['labels', 'annotations', 'matchLabels'].includes(k) && typeof v === 'object' && v !== null && 'propertyNames' in v) {
+        if (
+          ['labels', 'annotations', 'matchLabels'].includes(k) &&
+          typeof v === 'object' &&
+          v !== null &&
+          'propertyNames' in v
+        ) {
           stated.push({ path: `${path}/${k}`, pattern: (v.propertyNames as { pattern?: unknown }).pattern });
         }
         walk(v, `${path}/${k}`);

@@ -48,22 +48,29 @@ describe('the OpenAPI document', () => {
     expect(doc.info.version).toBe(pkg.version);
   });
 
-  it.each(routes.map((r) => [r.method, r.path, r] as const))('describes %s %s with its operation, parameters and responses', (method, path, route) => {
-    // Act
-    const op = operation(method, path);
-    // Assess
-    expect(op.operationId).toBe(route.operationId);
-    const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
-    expect(pathParams.sort()).toEqual(Object.keys(route.params ?? {}).sort());
-    expect(Object.keys(op.responses).sort()).toEqual(Object.keys({ ...commonResponses(route), ...route.responses }).sort());
-    // Every answer the pipeline can give: 403 (gateway or handler) on signed routes, 413 and 415 where a body is read.
-    if (!route.public) expect(Object.keys(op.responses)).toContain('403');
-    if (route.body) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '413', '415']));
-    expect(Boolean(op.requestBody)).toBe(Boolean(route.body));
-  });
+  it.each(routes.map((r) => [r.method, r.path, r] as const))(
+    'describes %s %s with its operation, parameters and responses',
+    (method, path, route) => {
+      // Act
+      const op = operation(method, path);
+      // Assess
+      expect(op.operationId).toBe(route.operationId);
+      const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
+      expect(pathParams.sort()).toEqual(Object.keys(route.params ?? {}).sort());
+      expect(Object.keys(op.responses).sort()).toEqual(
+        Object.keys({ ...commonResponses(route), ...route.responses }).sort(),
+      );
+      // Every answer the pipeline can give: 403 (gateway or handler) on signed routes, 413 and 415 where a body is read.
+      if (!route.public) expect(Object.keys(op.responses)).toContain('403');
+      if (route.body) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '413', '415']));
+      expect(Boolean(op.requestBody)).toBe(Boolean(route.body));
+    },
+  );
 
   it('describes no operation the route table does not have', () => {
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(documented.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
   });
 
@@ -71,18 +78,21 @@ describe('the OpenAPI document', () => {
     ['PUT', '/seeds/{name}', 'spec', Object.keys(seedSpec.shape)],
     ['PUT', '/projects/{project}/shoots/{name}', 'spec', Object.keys(shootSpec.shape)],
     ['POST', '/seeds/{name}/heartbeat', 'conditions', Object.keys(heartbeatInput.shape)],
-  ])('gives %s %s the validating schema: closed, requiring %s, with the same members', (method, path, requiredMember, members) => {
-    // Act
-    const body = operation(method, path).requestBody!;
-    const schema = resolve(body.content['application/json']!.schema);
-    // Assess
-    expect(body.required).toBe(true);
-    expect(schema.additionalProperties).toBe(false);
-    expect(schema.required).toContain(requiredMember);
-    const inner = requiredMember === 'spec' ? resolve(schema.properties!.spec!) : schema;
-    expect(Object.keys(inner.properties ?? {}).sort()).toEqual([...members].sort());
-    expect(inner.additionalProperties).toBe(false);
-  });
+  ])(
+    'gives %s %s the validating schema: closed, requiring %s, with the same members',
+    (method, path, requiredMember, members) => {
+      // Act
+      const body = operation(method, path).requestBody!;
+      const schema = resolve(body.content['application/json']!.schema);
+      // Assess
+      expect(body.required).toBe(true);
+      expect(schema.additionalProperties).toBe(false);
+      expect(schema.required).toContain(requiredMember);
+      const inner = requiredMember === 'spec' ? resolve(schema.properties!.spec!) : schema;
+      expect(Object.keys(inner.properties ?? {}).sort()).toEqual([...members].sort());
+      expect(inner.additionalProperties).toBe(false);
+    },
+  );
 
   it('gives PATCH the merge patch schema the server validates patches with: closed, null (removal) only where a member may be absent', () => {
     const body = operation('PATCH', '/projects/{project}/shoots/{name}').requestBody!;
@@ -103,13 +113,22 @@ describe('the OpenAPI document', () => {
     const pods = resolve(resolve(seed.properties!.spec!).properties!.networks!).properties!.pods!;
     expect(new RegExp(pods.pattern!).test('10.1.0.0/16')).toBe(true);
     expect(new RegExp(pods.pattern!).test('10.1.0.1/16')).toBe(false);
-    const conditions = resolve(operation('POST', '/seeds/{name}/heartbeat').requestBody!.content['application/json']!.schema).properties!.conditions! as Schema & { items: Schema };
-    expect((resolve(conditions.items).properties!.lastTransitionTime as Schema & { format?: string }).format).toBe('date-time');
+    const conditions = resolve(
+      operation('POST', '/seeds/{name}/heartbeat').requestBody!.content['application/json']!.schema,
+    ).properties!.conditions! as Schema & { items: Schema };
+    expect((resolve(conditions.items).properties!.lastTransitionTime as Schema & { format?: string }).format).toBe(
+      'date-time',
+    );
   });
 
   it('accepts a merge patch content type on PATCH only', () => {
-    expect(Object.keys(operation('PATCH', '/projects/{project}/shoots/{name}').requestBody!.content).sort()).toEqual(['application/json', 'application/merge-patch+json']);
-    expect(Object.keys(operation('PUT', '/projects/{project}/shoots/{name}').requestBody!.content)).toEqual(['application/json']);
+    expect(Object.keys(operation('PATCH', '/projects/{project}/shoots/{name}').requestBody!.content).sort()).toEqual([
+      'application/json',
+      'application/merge-patch+json',
+    ]);
+    expect(Object.keys(operation('PUT', '/projects/{project}/shoots/{name}').requestBody!.content)).toEqual([
+      'application/json',
+    ]);
   });
 
   it('constrains name parameters to DNS-1123 labels', () => {
@@ -136,6 +155,9 @@ describe('the OpenAPI document', () => {
       committed = '';
     }
     // Assess
-    expect(committed === expected, 'openapi.json is missing or out of date: run `npm run openapi` and commit the result').toBe(true);
+    expect(
+      committed === expected,
+      'openapi.json is missing or out of date: run `npm run openapi` and commit the result',
+    ).toBe(true);
   });
 });

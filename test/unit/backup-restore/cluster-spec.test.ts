@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { formatMemberFlag, parseMemberFlag, peerEndpoints, validateClusterSpec, type ClusterMemberSpec } from '../../../seed/backup-restore/cluster/spec.js';
+import {
+  formatMemberFlag,
+  parseMemberFlag,
+  peerEndpoints,
+  validateClusterSpec,
+  type ClusterMemberSpec,
+} from '../../../seed/backup-restore/cluster/spec.js';
 import { SidecarConfigError } from '../../../seed/backup-restore/errors.js';
 import { memberRows } from '../../../cli/members-command.js';
 
@@ -29,22 +35,43 @@ describe('--member flags', () => {
 describe('validateClusterSpec', () => {
   const members = [member(0), member(1), member(2)];
 
-  it('returns this sidecar\'s member; the peers are the others\' public and private addresses', () => {
+  it("returns this sidecar's member; the peers are the others' public and private addresses", () => {
     const spec = { self: 'etcd-main-1', members, token: 't', state: 'new' as const };
     expect(validateClusterSpec(spec)).toEqual(members[1]);
-    expect(peerEndpoints(spec)).toEqual([members[0]!.clientUrl, members[0]!.privateUrl, members[2]!.clientUrl, members[2]!.privateUrl]);
+    expect(peerEndpoints(spec)).toEqual([
+      members[0]!.clientUrl,
+      members[0]!.privateUrl,
+      members[2]!.clientUrl,
+      members[2]!.privateUrl,
+    ]);
   });
 
   it('refuses a self that is not a member, shared addresses and an empty token', () => {
     expect(() => validateClusterSpec({ self: 'x', members, token: 't', state: 'new' })).toThrow(/not among/);
-    expect(() => validateClusterSpec({ self: 'etcd-main-0', members: [members[0]!, { ...members[1]!, peerUrl: members[0]!.peerUrl }], token: 't', state: 'new' })).toThrow(/own peer/);
+    expect(() =>
+      validateClusterSpec({
+        self: 'etcd-main-0',
+        members: [members[0]!, { ...members[1]!, peerUrl: members[0]!.peerUrl }],
+        token: 't',
+        state: 'new',
+      }),
+    ).toThrow(/own peer/);
     expect(() => validateClusterSpec({ self: 'etcd-main-0', members, token: '', state: 'new' })).toThrow(/token/);
   });
 });
 
 describe('gardenless shoot members', () => {
   it('one row per member with zone, role and health', () => {
-    const out = memberRows({ seedName: 's', etcd: { leader: 'etcd-main-1', members: [{ name: 'etcd-main-0', zone: 'eu-west-1a', role: 'follower', ready: true, healthy: true, fenced: false }, { name: 'etcd-main-1', role: 'leader', ready: true, healthy: true, fenced: false }] } });
+    const out = memberRows({
+      seedName: 's',
+      etcd: {
+        leader: 'etcd-main-1',
+        members: [
+          { name: 'etcd-main-0', zone: 'eu-west-1a', role: 'follower', ready: true, healthy: true, fenced: false },
+          { name: 'etcd-main-1', role: 'leader', ready: true, healthy: true, fenced: false },
+        ],
+      },
+    });
     expect(out.split('\n')).toEqual([
       expect.stringMatching(/^MEMBER\s+ZONE\s+ROLE\s+READY\s+HEALTHY\s+FENCED$/),
       expect.stringMatching(/^etcd-main-0\s+eu-west-1a\s+follower\s+true\s+true\s+false$/),

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DeltaBuffer, type DeltaEvent } from '../../../seed/backup-restore/index.js';
 
-const put = (revision: number): DeltaEvent => ({ type: 'put', key: Buffer.from(`k${revision}`).toString('base64'), value: '', revision });
+const put = (revision: number): DeltaEvent => ({
+  type: 'put',
+  key: Buffer.from(`k${revision}`).toString('base64'),
+  value: '',
+  revision,
+});
 
 describe('DeltaBuffer', () => {
   it('cuts the events after the baseline as the next delta, and moves the baseline once it is uploaded', () => {
@@ -47,7 +52,7 @@ describe('DeltaBuffer', () => {
     expect(buffer.cut()).toEqual(expected);
   });
 
-  it('knows when the oldest event not yet uploaded arrived: the write guard\'s backup lag', () => {
+  it("knows when the oldest event not yet uploaded arrived: the write guard's backup lag", () => {
     const buffer = new DeltaBuffer(10);
     expect(buffer.oldestPendingAt).toBeUndefined();
     buffer.add([put(11), put(12)], 1_000);

@@ -1,6 +1,13 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeDelta, DELTA_FORMAT, DeltaFormatError, encodeDelta, groupByRevision, type DeltaEvent } from '../../../seed/backup-restore/index.js';
+import {
+  decodeDelta,
+  DELTA_FORMAT,
+  DeltaFormatError,
+  encodeDelta,
+  groupByRevision,
+  type DeltaEvent,
+} from '../../../seed/backup-restore/index.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const events: DeltaEvent[] = [
@@ -26,10 +33,41 @@ describe('delta format', () => {
     ['not gzip nor JSON', Buffer.from([0x1f, 0x8b, 1, 2, 3])],
     ['not JSON lines', Buffer.from('{"format":')],
     ['another format', Buffer.from('{"format":"etcdbr","startRevision":1,"lastRevision":2,"events":0}\n')],
-    ['truncated', Buffer.from(`${JSON.stringify({ format: DELTA_FORMAT, startRevision: 1, lastRevision: 2, events: 2 })}\n${JSON.stringify(events[0])}\n`)],
-    ['out of order', gzipSync(Buffer.from([{ format: DELTA_FORMAT, startRevision: 11, lastRevision: 13, events: 2 }, events[1], events[0]].map((l) => JSON.stringify(l)).join('\n')))],
-    ['outside its range', Buffer.from([{ format: DELTA_FORMAT, startRevision: 12, lastRevision: 13, events: 1 }, events[0]].map((l) => JSON.stringify(l)).join('\n'))],
-    ['a malformed event', Buffer.from([{ format: DELTA_FORMAT, startRevision: 11, lastRevision: 13, events: 1 }, { type: 'patch', key: 'a', revision: 11 }].map((l) => JSON.stringify(l)).join('\n'))],
+    [
+      'truncated',
+      Buffer.from(
+        `${JSON.stringify({ format: DELTA_FORMAT, startRevision: 1, lastRevision: 2, events: 2 })}\n${JSON.stringify(events[0])}\n`,
+      ),
+    ],
+    [
+      'out of order',
+      gzipSync(
+        Buffer.from(
+          [{ format: DELTA_FORMAT, startRevision: 11, lastRevision: 13, events: 2 }, events[1], events[0]]
+            .map((l) => JSON.stringify(l))
+            .join('\n'),
+        ),
+      ),
+    ],
+    [
+      'outside its range',
+      Buffer.from(
+        [{ format: DELTA_FORMAT, startRevision: 12, lastRevision: 13, events: 1 }, events[0]]
+          .map((l) => JSON.stringify(l))
+          .join('\n'),
+      ),
+    ],
+    [
+      'a malformed event',
+      Buffer.from(
+        [
+          { format: DELTA_FORMAT, startRevision: 11, lastRevision: 13, events: 1 },
+          { type: 'patch', key: 'a', revision: 11 },
+        ]
+          .map((l) => JSON.stringify(l))
+          .join('\n'),
+      ),
+    ],
   ])('rejects a delta that is %s', (_case, bytes) => {
     expect(() => decodeDelta(bytes, 'shoot/v2/Incr-1')).toThrow(DeltaFormatError);
   });

@@ -40,7 +40,13 @@ describe('OwnerWatchdogLoop', () => {
     // Prepare
     let clock = 0;
     const { calls, actuator } = recordingActuator(() => loop);
-    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({ lookup: scripted([owner, other, owner]), recordName: 'r', identity: 'me', actuator, now: () => clock });
+    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({
+      lookup: scripted([owner, other, owner]),
+      recordName: 'r',
+      identity: 'me',
+      actuator,
+      now: () => clock,
+    });
 
     // Act / Assess
     await loop.checkNow();
@@ -61,7 +67,14 @@ describe('OwnerWatchdogLoop', () => {
   it('keeps serving through an unknown streak shorter than the grace, fences after it, and unfences when the owner answers', async () => {
     let clock = 0;
     const { calls, actuator } = recordingActuator(() => loop);
-    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({ lookup: scripted([owner, failed, failed, failed, owner]), recordName: 'r', identity: 'me', actuator, unknownGrace: 3_000, now: () => clock });
+    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({
+      lookup: scripted([owner, failed, failed, failed, owner]),
+      recordName: 'r',
+      identity: 'me',
+      actuator,
+      unknownGrace: 3_000,
+      now: () => clock,
+    });
     await loop.checkNow();
     calls.length = 0;
 
@@ -87,7 +100,13 @@ describe('OwnerWatchdogLoop', () => {
 
   it('retries a final snapshot that failed at the next check', async () => {
     const { calls, actuator } = recordingActuator(() => loop, { failFinal: 1 });
-    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({ lookup: scripted([owner, other, other]), recordName: 'r', identity: 'me', actuator, now: () => 0 });
+    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({
+      lookup: scripted([owner, other, other]),
+      recordName: 'r',
+      identity: 'me',
+      actuator,
+      now: () => 0,
+    });
     await loop.checkNow();
     await loop.checkNow();
     expect(loop.status().state.finalSnapshot).toBe('none');
@@ -99,7 +118,13 @@ describe('OwnerWatchdogLoop', () => {
   it('treats a lookup that hangs as unknown, never as not-owner', async () => {
     const { actuator } = recordingActuator(() => loop);
     const hanging = { lookup: () => new Promise<OwnerLookupOutcome>(() => undefined) };
-    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({ lookup: hanging, recordName: 'r', identity: 'me', actuator, checkTimeout: 20 });
+    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({
+      lookup: hanging,
+      recordName: 'r',
+      identity: 'me',
+      actuator,
+      checkTimeout: 20,
+    });
     await loop.checkNow();
     expect(loop.status().lastCheck?.result).toBe('unknown');
     expect(loop.status().state.mode).toBe('fenced');
@@ -126,9 +151,19 @@ describe('OwnerWatchdogLoop: owner-change notices', () => {
     };
   }
 
-  async function serving(lookup: ReturnType<typeof switchable>, extra: { events?: { type: string; trigger?: string }[] } = {}) {
+  async function serving(
+    lookup: ReturnType<typeof switchable>,
+    extra: { events?: { type: string; trigger?: string }[] } = {},
+  ) {
     const { calls, actuator } = recordingActuator(() => loop);
-    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({ lookup, recordName: 'r', identity: 'me', actuator, ownerCheckInterval: 10_000, onEvent: (e) => extra.events?.push({ type: e.type, ...(e.type === 'check' ? { trigger: e.trigger } : {}) }) });
+    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({
+      lookup,
+      recordName: 'r',
+      identity: 'me',
+      actuator,
+      ownerCheckInterval: 10_000,
+      onEvent: (e) => extra.events?.push({ type: e.type, ...(e.type === 'check' ? { trigger: e.trigger } : {}) }),
+    });
     loops.push(loop);
     loop.start();
     await until(() => loop.readiness === 200);
@@ -171,7 +206,12 @@ describe('OwnerWatchdogLoop: owner-change notices', () => {
 
     expect(loop.readiness).toBe(200);
     expect(calls.filter((c) => c !== 'start-snapshotter')).toEqual([]);
-    expect(events.filter((e) => e.type === 'check').map((e) => e.trigger)).toEqual(['notice', 'follow-up', 'follow-up', 'follow-up']);
+    expect(events.filter((e) => e.type === 'check').map((e) => e.trigger)).toEqual([
+      'notice',
+      'follow-up',
+      'follow-up',
+      'follow-up',
+    ]);
     expect(lookup.calls.every((c) => c.fresh)).toBe(true);
     const gaps = lookup.calls.slice(1).map((c, i) => c.at - lookup.calls[i]!.at);
     expect(gaps.map((g) => Math.round(g / 250) * 250)).toEqual([250, 500, 1_000]);
@@ -212,7 +252,13 @@ describe('OwnerWatchdogLoop: owner-change notices', () => {
       },
     };
     const { actuator } = recordingActuator(() => loop);
-    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({ lookup: slow, recordName: 'r', identity: 'me', actuator, ownerCheckInterval: 10_000 });
+    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({
+      lookup: slow,
+      recordName: 'r',
+      identity: 'me',
+      actuator,
+      ownerCheckInterval: 10_000,
+    });
     loops.push(loop);
     loop.start();
     await until(() => loop.readiness === 200);
@@ -229,7 +275,12 @@ describe('OwnerWatchdogLoop: owner-change notices', () => {
 
   it('ignores a notice while the watchdog does not run', () => {
     const { actuator } = recordingActuator(() => loop);
-    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({ lookup: scripted([]), recordName: 'r', identity: 'me', actuator });
+    const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({
+      lookup: scripted([]),
+      recordName: 'r',
+      identity: 'me',
+      actuator,
+    });
     expect(loop.notice()).toBeUndefined();
     expect(loop.status().checks).toBe(0);
   });

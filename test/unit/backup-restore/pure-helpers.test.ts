@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { etcdArgs, parseDuration, refusedForSize, REPLAY_LIMIT_ARGS, SidecarConfigError, validateSidecarOptions, watchEvents } from '../../../seed/backup-restore/index.js';
+import {
+  etcdArgs,
+  parseDuration,
+  refusedForSize,
+  REPLAY_LIMIT_ARGS,
+  SidecarConfigError,
+  validateSidecarOptions,
+  watchEvents,
+} from '../../../seed/backup-restore/index.js';
 
 describe('parseDuration', () => {
   it.each([
@@ -11,13 +19,18 @@ describe('parseDuration', () => {
     ['1.5s', 1_500],
   ])('%s is %d ms', (text, ms) => expect(parseDuration(text, 'f')).toBe(ms));
 
-  it.each(['', 'soon', '-1s', '5 days'])('rejects %j', (text) => expect(() => parseDuration(text, 'f')).toThrow(SidecarConfigError));
+  it.each(['', 'soon', '-1s', '5 days'])('rejects %j', (text) =>
+    expect(() => parseDuration(text, 'f')).toThrow(SidecarConfigError),
+  );
 });
 
 describe('validateSidecarOptions', () => {
   const base = { technicalID: 'shoot--dev--api1', owner: { recordName: 'owner.api1.dev.example', identity: 'seed-a' } };
   it('accepts the defaults', () => expect(() => validateSidecarOptions(base)).not.toThrow());
-  it('accepts a backup lag limit above the delta interval', () => expect(() => validateSidecarOptions({ ...base, deltaSnapshotInterval: 1_000, backupLagLimit: 2_000 })).not.toThrow());
+  it('accepts a backup lag limit above the delta interval', () =>
+    expect(() =>
+      validateSidecarOptions({ ...base, deltaSnapshotInterval: 1_000, backupLagLimit: 2_000 }),
+    ).not.toThrow());
   it.each([
     [{ ownerCheckInterval: 0 }, 'ownerCheckInterval'],
     [{ deltaSnapshotInterval: Number.NaN }, 'deltaSnapshotInterval'],
@@ -29,7 +42,9 @@ describe('validateSidecarOptions', () => {
     [{ backupLagLimit: 20_000 }, 'backupLagLimit'],
     [{ deltaSnapshotInterval: 1_000, backupLagLimit: 900 }, 'backupLagLimit'],
   ])('rejects %j', (extra, field) => {
-    expect(() => validateSidecarOptions({ ...base, ...extra })).toThrow(expect.objectContaining({ name: 'SidecarConfigError', field }));
+    expect(() => validateSidecarOptions({ ...base, ...extra })).toThrow(
+      expect.objectContaining({ name: 'SidecarConfigError', field }),
+    );
   });
 });
 
@@ -55,7 +70,16 @@ describe('etcdArgs', () => {
   });
 
   it('raises the transaction limits only where a replay runs', () => {
-    const launch = { binary: 'etcd', name: 'etcd', dataDir: '/d', clientUrl: 'http://127.0.0.1:4001', peerUrl: 'http://127.0.0.1:4002', heartbeatInterval: 50, electionTimeout: 250, extraArgs: [] };
+    const launch = {
+      binary: 'etcd',
+      name: 'etcd',
+      dataDir: '/d',
+      clientUrl: 'http://127.0.0.1:4001',
+      peerUrl: 'http://127.0.0.1:4002',
+      heartbeatInterval: 50,
+      electionTimeout: 250,
+      extraArgs: [],
+    };
     const args = etcdArgs({ ...launch, replayLimits: true });
     const flag = (name: string) => Number(args[args.indexOf(name) + 1]);
     expect(flag('--max-txn-ops')).toBe(4_294_967_295);
@@ -81,7 +105,14 @@ describe('refusedForSize', () => {
 
 describe('watchEvents', () => {
   it('turns a watch response into delta events with their mod revisions', () => {
-    const kv = (key: string, value: string, rev: string) => ({ key: Buffer.from(key), value: Buffer.from(value), mod_revision: rev, create_revision: rev, version: '1', lease: '0' });
+    const kv = (key: string, value: string, rev: string) => ({
+      key: Buffer.from(key),
+      value: Buffer.from(value),
+      mod_revision: rev,
+      create_revision: rev,
+      version: '1',
+      lease: '0',
+    });
     const events = watchEvents({
       events: [
         { type: 'Put', kv: kv('a', 'x', '7'), prev_kv: kv('a', '', '1') },

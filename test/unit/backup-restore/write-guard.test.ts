@@ -4,7 +4,12 @@ import { WriteGuard, type WriteGuardEvent, type WriteSwitch } from '../../../see
 /** A guard on a fake clock, snapshotter and switch: what it does at each decision. */
 function setup(initial: { refusing?: boolean; failing?: boolean } = {}) {
   let now = 0;
-  const snapshotter = { running: true, oldestPendingAt: undefined as number | undefined, retries: 0, retryDelta: () => void (snapshotter.retries += 1) };
+  const snapshotter = {
+    running: true,
+    oldestPendingAt: undefined as number | undefined,
+    retries: 0,
+    retryDelta: () => void (snapshotter.retries += 1),
+  };
   const etcd = { refusing: initial.refusing ?? false, failing: initial.failing ?? false, calls: [] as string[] };
   const act = async (name: string, fn: () => void) => {
     etcd.calls.push(name);
@@ -21,7 +26,15 @@ function setup(initial: { refusing?: boolean; failing?: boolean } = {}) {
     accept: () => act('accept', () => void (etcd.refusing = false)),
   };
   const events: WriteGuardEvent[] = [];
-  const guard = new WriteGuard({ limit: 2_000, snapshotter, endpoint: () => 'http://etcd', writes, now: () => now, retryInterval: 1_000, onEvent: (e) => events.push(e) });
+  const guard = new WriteGuard({
+    limit: 2_000,
+    snapshotter,
+    endpoint: () => 'http://etcd',
+    writes,
+    now: () => now,
+    retryInterval: 1_000,
+    onEvent: (e) => events.push(e),
+  });
   return { guard, snapshotter, etcd, events, at: (t: number) => void (now = t) };
 }
 

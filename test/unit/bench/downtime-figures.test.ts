@@ -1,8 +1,27 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  BETWEEN, destinationRecord, downtimeAims, formatAim, ISSUE_AIMS, parseSidecarLog, phaseIntervals, phaseShares, PHASES, shareFractions, SHARES, sourceRecord, stepsInWindow, summarize,
-  supersededSnapshots, writeWindow, type Acknowledgement, type MeasuredWindow, type Phase, type PhaseInterval, type Share,
+  BETWEEN,
+  destinationRecord,
+  downtimeAims,
+  formatAim,
+  ISSUE_AIMS,
+  parseSidecarLog,
+  phaseIntervals,
+  phaseShares,
+  PHASES,
+  shareFractions,
+  SHARES,
+  sourceRecord,
+  stepsInWindow,
+  summarize,
+  supersededSnapshots,
+  writeWindow,
+  type Acknowledgement,
+  type MeasuredWindow,
+  type Phase,
+  type PhaseInterval,
+  type Share,
 } from '../../../scripts/downtime-figures.js';
 
 const t0 = Date.UTC(2026, 10, 24, 9, 0, 0);
@@ -12,30 +31,84 @@ const total = (shares: Record<Share, number>) => SHARES.reduce((sum, s) => sum +
 
 describe('writeWindow', () => {
   it.each([
-    { name: 'a clean switch', acks: [['source', 0], ['source', 100], ['destination', 2_100], ['destination', 2_200]], window: { from: 100, to: 2_100, ms: 2_000 } },
-    { name: 'unsorted input', acks: [['destination', 2_200], ['source', 100], ['destination', 2_100], ['source', 0]], window: { from: 100, to: 2_100, ms: 2_000 } },
-    { name: 'the same instant', acks: [['source', 50], ['destination', 50]], window: { from: 50, to: 50, ms: 0 } },
+    {
+      name: 'a clean switch',
+      acks: [
+        ['source', 0],
+        ['source', 100],
+        ['destination', 2_100],
+        ['destination', 2_200],
+      ],
+      window: { from: 100, to: 2_100, ms: 2_000 },
+    },
+    {
+      name: 'unsorted input',
+      acks: [
+        ['destination', 2_200],
+        ['source', 100],
+        ['destination', 2_100],
+        ['source', 0],
+      ],
+      window: { from: 100, to: 2_100, ms: 2_000 },
+    },
+    {
+      name: 'the same instant',
+      acks: [
+        ['source', 50],
+        ['destination', 50],
+      ],
+      window: { from: 50, to: 50, ms: 0 },
+    },
   ] as const)('$name', ({ acks, window }) => {
     const result = writeWindow(acks.map(([seed, at]) => ({ seed, at })));
     expect(result).toEqual({ ok: true, ...window });
   });
 
   it.each([
-    { name: 'no source acknowledgement', acks: [{ seed: 'destination', at: 1 }], reason: 'the source acknowledged no write' },
-    { name: 'no destination acknowledgement', acks: [{ seed: 'source', at: 1 }], reason: 'the destination acknowledged no write' },
-    { name: 'a source acknowledgement after the destination\'s first', acks: [{ seed: 'source', at: 0 }, { seed: 'destination', at: 10 }, { seed: 'source', at: 25 }], reason: 'split brain: the source acknowledged a write 15 ms after the destination\'s first' },
+    {
+      name: 'no source acknowledgement',
+      acks: [{ seed: 'destination', at: 1 }],
+      reason: 'the source acknowledged no write',
+    },
+    {
+      name: 'no destination acknowledgement',
+      acks: [{ seed: 'source', at: 1 }],
+      reason: 'the destination acknowledged no write',
+    },
+    {
+      name: "a source acknowledgement after the destination's first",
+      acks: [
+        { seed: 'source', at: 0 },
+        { seed: 'destination', at: 10 },
+        { seed: 'source', at: 25 },
+      ],
+      reason: "split brain: the source acknowledged a write 15 ms after the destination's first",
+    },
   ] as const)('none with $name', ({ acks, reason }) => {
     expect(writeWindow(acks)).toEqual({ ok: false, reason });
   });
 
   it('is the gap between the last source and the first destination acknowledgement whenever they do not interleave', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 1_000 }), { minLength: 1, maxLength: 20 }), fc.array(fc.integer({ min: 0, max: 1_000 }), { minLength: 1, maxLength: 20 }), fc.integer({ min: 0, max: 5_000 }), (src, dst, gap) => {
-        const lastSource = Math.max(...src);
-        const acks: Acknowledgement[] = [...src.map((at) => ({ seed: 'source' as const, at })), ...dst.map((at) => ({ seed: 'destination' as const, at: lastSource + gap + at }))];
-        const result = writeWindow(acks);
-        expect(result).toEqual({ ok: true, from: lastSource, to: lastSource + gap + Math.min(...dst), ms: gap + Math.min(...dst) });
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 1_000 }), { minLength: 1, maxLength: 20 }),
+        fc.array(fc.integer({ min: 0, max: 1_000 }), { minLength: 1, maxLength: 20 }),
+        fc.integer({ min: 0, max: 5_000 }),
+        (src, dst, gap) => {
+          const lastSource = Math.max(...src);
+          const acks: Acknowledgement[] = [
+            ...src.map((at) => ({ seed: 'source' as const, at })),
+            ...dst.map((at) => ({ seed: 'destination' as const, at: lastSource + gap + at })),
+          ];
+          const result = writeWindow(acks);
+          expect(result).toEqual({
+            ok: true,
+            from: lastSource,
+            to: lastSource + gap + Math.min(...dst),
+            ms: gap + Math.min(...dst),
+          });
+        },
+      ),
     );
   });
 });
@@ -45,18 +118,42 @@ describe('phaseShares', () => {
   const p = (phase: Phase, from: number, to: number): PhaseInterval => ({ phase, from, to });
 
   it('divides a window of phases one after another, with the gaps between them', () => {
-    const shares = phaseShares(w, [p('fence', 900, 1_500), p('final snapshot', 1_500, 3_000), p('copy', 4_000, 6_000), p('restore', 7_000, 9_000), p('activation', 9_000, 11_000)]);
-    expect(shares).toEqual({ fence: 500, 'final snapshot': 1_500, copy: 2_000, restore: 2_000, activation: 2_000, [BETWEEN]: 2_000 });
+    const shares = phaseShares(w, [
+      p('fence', 900, 1_500),
+      p('final snapshot', 1_500, 3_000),
+      p('copy', 4_000, 6_000),
+      p('restore', 7_000, 9_000),
+      p('activation', 9_000, 11_000),
+    ]);
+    expect(shares).toEqual({
+      fence: 500,
+      'final snapshot': 1_500,
+      copy: 2_000,
+      restore: 2_000,
+      activation: 2_000,
+      [BETWEEN]: 2_000,
+    });
   });
 
   it('gives an overlap to the earlier phase: a copy waiting for the final snapshot is held up by the snapshot', () => {
-    const shares = phaseShares(w, [p('fence', 1_000, 2_000), p('final snapshot', 2_000, 5_000), p('copy', 1_500, 8_000)]);
+    const shares = phaseShares(w, [
+      p('fence', 1_000, 2_000),
+      p('final snapshot', 2_000, 5_000),
+      p('copy', 1_500, 8_000),
+    ]);
     expect(shares).toMatchObject({ fence: 1_000, 'final snapshot': 3_000, copy: 3_000, [BETWEEN]: 3_000 });
   });
 
   it('leaves out what lies outside the window, and counts all of it as between without phases', () => {
     expect(phaseShares(w, [p('restore', 0, 1_000), p('copy', 11_000, 12_000)])[BETWEEN]).toBe(10_000);
-    expect(phaseShares(w, [])).toEqual({ fence: 0, 'final snapshot': 0, copy: 0, restore: 0, activation: 0, [BETWEEN]: 10_000 });
+    expect(phaseShares(w, [])).toEqual({
+      fence: 0,
+      'final snapshot': 0,
+      copy: 0,
+      restore: 0,
+      activation: 0,
+      [BETWEEN]: 10_000,
+    });
   });
 
   it('is all zero for an empty window', () => {
@@ -64,7 +161,13 @@ describe('phaseShares', () => {
   });
 
   const arbitraryIntervals = fc.array(
-    fc.record({ phase: fc.constantFrom(...PHASES), from: fc.integer({ min: -1_000, max: 12_000 }), length: fc.integer({ min: 0, max: 6_000 }) }).map(({ phase, from, length }) => p(phase, from, from + length)),
+    fc
+      .record({
+        phase: fc.constantFrom(...PHASES),
+        from: fc.integer({ min: -1_000, max: 12_000 }),
+        length: fc.integer({ min: 0, max: 6_000 }),
+      })
+      .map(({ phase, from, length }) => p(phase, from, from + length)),
     { maxLength: 12 },
   );
 
@@ -75,7 +178,9 @@ describe('phaseShares', () => {
         expect(total(shares)).toBeCloseTo(w.to - w.from, 6);
         for (const share of SHARES) expect(shares[share]).toBeGreaterThanOrEqual(0);
         for (const phase of PHASES) {
-          const own = intervals.filter((i) => i.phase === phase).reduce((sum, i) => sum + Math.max(0, Math.min(i.to, w.to) - Math.max(i.from, w.from)), 0);
+          const own = intervals
+            .filter((i) => i.phase === phase)
+            .reduce((sum, i) => sum + Math.max(0, Math.min(i.to, w.to) - Math.max(i.from, w.from)), 0);
           expect(shares[phase]).toBeLessThanOrEqual(own + 1e-6);
         }
       }),
@@ -84,15 +189,23 @@ describe('phaseShares', () => {
 
   it('gives the first phase all of its time inside the window', () => {
     fc.assert(
-      fc.property(arbitraryIntervals, fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 0, max: 10_000 }), (intervals, a, b) => {
-        const fence = p('fence', w.from + Math.min(a, b), w.from + Math.max(a, b));
-        expect(phaseShares(w, [...intervals.filter((i) => i.phase !== 'fence'), fence]).fence).toBeCloseTo(fence.to - fence.from, 6);
-      }),
+      fc.property(
+        arbitraryIntervals,
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        (intervals, a, b) => {
+          const fence = p('fence', w.from + Math.min(a, b), w.from + Math.max(a, b));
+          expect(phaseShares(w, [...intervals.filter((i) => i.phase !== 'fence'), fence]).fence).toBeCloseTo(
+            fence.to - fence.from,
+            6,
+          );
+        },
+      ),
     );
   });
 });
 
-describe('the sidecars\' log lines', () => {
+describe("the sidecars' log lines", () => {
   const sourceLog = [
     'not json',
     line(-5_000, { event: 'snapshot', key: 'k0', kind: 'Incr', final: false, size: 10, ms: 5 }),
@@ -104,10 +217,15 @@ describe('the sidecars\' log lines', () => {
 
   it('parses the JSON event lines with their times and skips the rest', () => {
     const events = parseSidecarLog(sourceLog);
-    expect(events.map((e) => [e.event, e.time - t0])).toEqual([['snapshot', -5_000], ['owner-check', 2_000], ['fenced', 2_450], ['snapshot', 3_300]]);
+    expect(events.map((e) => [e.event, e.time - t0])).toEqual([
+      ['snapshot', -5_000],
+      ['owner-check', 2_000],
+      ['fenced', 2_450],
+      ['snapshot', 3_300],
+    ]);
   });
 
-  it('finds the source\'s fence and final snapshot after the migration started', () => {
+  it("finds the source's fence and final snapshot after the migration started", () => {
     expect(sourceRecord(parseSidecarLog(sourceLog), t0)).toEqual({
       fence: { from: t0 + 2_003, to: t0 + 2_450, refusingAfterMs: 26.7, by: 'stop' },
       finalSnapshot: { from: t0 + 2_460, to: t0 + 3_300, kind: 'Full', key: 'k1', bytes: 12_000_000 },
@@ -115,23 +233,39 @@ describe('the sidecars\' log lines', () => {
     expect(sourceRecord(parseSidecarLog(sourceLog), t0 + 4_000)).toEqual({});
   });
 
-  it('takes a single etcd\'s fence up to etcd gone from the public address, its private start left out', () => {
+  it("takes a single etcd's fence up to etcd gone from the public address, its private start left out", () => {
     const log = [
       line(2_450, { event: 'fenced', by: 'alarm', refusingAfterMs: 2.5, stoppedAfterMs: 61, finalPrepared: true }),
       line(2_900, { event: 'fenced-private-ready', privateReadyAfterMs: 511 }),
     ].join('\n');
-    expect(sourceRecord(parseSidecarLog(log), t0).fence).toEqual({ from: t0 + 2_389, to: t0 + 2_450, refusingAfterMs: 2.5, by: 'alarm' });
+    expect(sourceRecord(parseSidecarLog(log), t0).fence).toEqual({
+      from: t0 + 2_389,
+      to: t0 + 2_450,
+      refusingAfterMs: 2.5,
+      by: 'alarm',
+    });
   });
 
-  it('finds the destination\'s restore, its snapshot of the restored etcd and its unfence', () => {
+  it("finds the destination's restore, its snapshot of the restored etcd and its unfence", () => {
     const log = [
-      line(9_000, { event: 'restored', revision: 42, final: true, timings: { download: 279, restore: 115, start: 159, replay: 191, total: 797 } }),
+      line(9_000, {
+        event: 'restored',
+        revision: 42,
+        final: true,
+        timings: { download: 279, restore: 115, start: 159, replay: 191, total: 797 },
+      }),
       line(9_700, { event: 'snapshot', kind: 'Full', final: false, size: 12_000_000, ms: 690 }),
       line(9_900, { event: 'watchdog-action', action: 'start-snapshotter', ms: 3 }),
       line(9_950, { event: 'watchdog-action', action: 'unfence', ms: 205 }),
     ].join('\n');
     expect(destinationRecord(parseSidecarLog(log), t0)).toEqual({
-      restore: { from: t0 + 8_203, to: t0 + 9_000, event: 'restored', final: true, timings: { download: 279, restore: 115, start: 159, replay: 191, total: 797 } },
+      restore: {
+        from: t0 + 8_203,
+        to: t0 + 9_000,
+        event: 'restored',
+        final: true,
+        timings: { download: 279, restore: 115, start: 159, replay: 191, total: 797 },
+      },
       postRestoreSnapshot: { ms: 690, bytes: 12_000_000 },
       unfence: { at: t0 + 9_950, ms: 205 },
     });
@@ -141,9 +275,22 @@ describe('the sidecars\' log lines', () => {
   it('takes the catch-up of a restore ahead for the restore, not the restore ahead itself', () => {
     const log = [
       line(1_000, { event: 'restored-ahead', revision: 40, final: false, timings: { total: 5_000 } }),
-      line(9_000, { event: 'caught-up', revision: 42, final: true, caughtUp: true, aheadRevision: 40, timings: { download: 20, restore: 0, start: 0, replay: 30, total: 60 } }),
+      line(9_000, {
+        event: 'caught-up',
+        revision: 42,
+        final: true,
+        caughtUp: true,
+        aheadRevision: 40,
+        timings: { download: 20, restore: 0, start: 0, replay: 30, total: 60 },
+      }),
     ].join('\n');
-    expect(destinationRecord(parseSidecarLog(log), t0).restore).toEqual({ from: t0 + 8_940, to: t0 + 9_000, event: 'caught-up', final: true, timings: { download: 20, restore: 0, start: 0, replay: 30, total: 60 } });
+    expect(destinationRecord(parseSidecarLog(log), t0).restore).toEqual({
+      from: t0 + 8_940,
+      to: t0 + 9_000,
+      event: 'caught-up',
+      final: true,
+      timings: { download: 20, restore: 0, start: 0, replay: 30, total: 60 },
+    });
   });
 });
 
@@ -160,7 +307,10 @@ describe('phaseIntervals', () => {
     const window = { from: at(2_000), to: at(10_000) };
     const intervals = phaseIntervals({
       window,
-      source: { fence: { from: at(1_900), to: at(2_400), refusingAfterMs: 20, by: 'alarm' }, finalSnapshot: { from: at(2_400), to: at(3_300), kind: 'Full', key: 'k', bytes: 1 } },
+      source: {
+        fence: { from: at(1_900), to: at(2_400), refusingAfterMs: 20, by: 'alarm' },
+        finalSnapshot: { from: at(2_400), to: at(3_300), kind: 'Full', key: 'k', bytes: 1 },
+      },
       destination: { restore: { from: at(8_200), to: at(9_000), event: 'restored', timings: {}, final: true } },
       steps,
       copySteps: ['copy-snapshots'],
@@ -173,23 +323,42 @@ describe('phaseIntervals', () => {
       { phase: 'activation', from: at(9_000), to: at(10_000) },
     ]);
     // The copy step started before the fence, waiting for the final snapshot: that time is the fence's and the snapshot's.
-    expect(phaseShares(window, intervals)).toEqual({ fence: 400, 'final snapshot': 900, copy: 2_700, restore: 800, activation: 1_000, [BETWEEN]: 2_200 });
+    expect(phaseShares(window, intervals)).toEqual({
+      fence: 400,
+      'final snapshot': 900,
+      copy: 2_700,
+      restore: 800,
+      activation: 1_000,
+      [BETWEEN]: 2_200,
+    });
   });
 
-  it('ignores phases that end after the destination\'s first write when it places activation', () => {
+  it("ignores phases that end after the destination's first write when it places activation", () => {
     const window = { from: t0, to: t0 + 1_000 };
-    const intervals = phaseIntervals({ window, source: {}, destination: { restore: { from: t0 + 500, to: t0 + 2_000, event: 'restored', timings: {}, final: true } }, steps: [], copySteps: [] });
+    const intervals = phaseIntervals({
+      window,
+      source: {},
+      destination: { restore: { from: t0 + 500, to: t0 + 2_000, event: 'restored', timings: {}, final: true } },
+      steps: [],
+      copySteps: [],
+    });
     expect(intervals.at(-1)).toEqual({ phase: 'activation', from: t0, to: t0 + 1_000 });
   });
 
   it('starts activation at the window when nothing ended inside it', () => {
-    const intervals = phaseIntervals({ window: { from: 5_000, to: 6_000 }, source: {}, destination: {}, steps: [], copySteps: ['copy-snapshots'] });
+    const intervals = phaseIntervals({
+      window: { from: 5_000, to: 6_000 },
+      source: {},
+      destination: {},
+      steps: [],
+      copySteps: ['copy-snapshots'],
+    });
     expect(intervals).toEqual([{ phase: 'activation', from: 5_000, to: 6_000 }]);
   });
 });
 
 describe('stepsInWindow', () => {
-  it('is each step\'s time inside the window, in record order, without the steps outside it or without times', () => {
+  it("is each step's time inside the window, in record order, without the steps outside it or without times", () => {
     const steps = [
       { id: 'a', startedAt: iso(0), endedAt: iso(1_000) },
       { id: 'b', startedAt: iso(1_000), endedAt: iso(3_000) },
@@ -197,15 +366,37 @@ describe('stepsInWindow', () => {
       { id: 'd', startedAt: iso(4_000), endedAt: iso(9_000) },
       { id: 'e' },
     ];
-    expect(stepsInWindow({ from: t0 + 2_000, to: t0 + 5_000 }, steps)).toEqual([{ id: 'b', ms: 1_000 }, { id: 'c', ms: 500 }, { id: 'd', ms: 1_000 }]);
+    expect(stepsInWindow({ from: t0 + 2_000, to: t0 + 5_000 }, steps)).toEqual([
+      { id: 'b', ms: 1_000 },
+      { id: 'c', ms: 500 },
+      { id: 'd', ms: 1_000 },
+    ]);
   });
 });
 
 describe('supersededSnapshots', () => {
-  const snap = (key: string, kind: 'Full' | 'Incr', startRevision: number, lastRevision: number, final = false) => ({ key, name: key, technicalID: 'shoot--p--s', kind, startRevision, lastRevision, createdOn: 0, compressionSuffix: '' as const, final });
+  const snap = (key: string, kind: 'Full' | 'Incr', startRevision: number, lastRevision: number, final = false) => ({
+    key,
+    name: key,
+    technicalID: 'shoot--p--s',
+    kind,
+    startRevision,
+    lastRevision,
+    createdOn: 0,
+    compressionSuffix: '' as const,
+    final,
+  });
 
   it('keeps the latest full snapshot and the deltas after it, and nothing else', () => {
-    const listing = [snap('f1', 'Full', 0, 100), snap('d1', 'Incr', 101, 150), snap('f2', 'Full', 0, 150, true), snap('f3', 'Full', 0, 160), snap('d2', 'Incr', 151, 160), snap('d3', 'Incr', 161, 170), snap('d4', 'Incr', 171, 180)];
+    const listing = [
+      snap('f1', 'Full', 0, 100),
+      snap('d1', 'Incr', 101, 150),
+      snap('f2', 'Full', 0, 150, true),
+      snap('f3', 'Full', 0, 160),
+      snap('d2', 'Incr', 151, 160),
+      snap('d3', 'Incr', 161, 170),
+      snap('d4', 'Incr', 171, 180),
+    ];
     expect(supersededSnapshots(listing).map((s) => s.key)).toEqual(['f1', 'd1', 'f2', 'd2']);
   });
 
@@ -222,7 +413,10 @@ describe('summaries', () => {
 
   it('gives each share its part of all windows together', () => {
     const zero = Object.fromEntries(SHARES.map((s) => [s, 0])) as Record<Share, number>;
-    const fractions = shareFractions([{ ...zero, copy: 3, [BETWEEN]: 1 }, { ...zero, copy: 1, restore: 5 }]);
+    const fractions = shareFractions([
+      { ...zero, copy: 3, [BETWEEN]: 1 },
+      { ...zero, copy: 1, restore: 5 },
+    ]);
     expect(fractions).toMatchObject({ copy: 0.4, restore: 0.5, [BETWEEN]: 0.1, fence: 0 });
     expect(Object.values(shareFractions([zero])).every((f) => f === 0)).toBe(true);
   });
@@ -230,10 +424,19 @@ describe('summaries', () => {
 
 describe('downtimeAims', () => {
   const settings = { ...ISSUE_AIMS, fenceBoundMs: 28_000 };
-  const runs = (sizeMb: number, path: 'good' | 'bad', ...ms: number[]): MeasuredWindow[] => ms.map((v) => ({ sizeMb, path, ms: v }));
+  const runs = (sizeMb: number, path: 'good' | 'bad', ...ms: number[]): MeasuredWindow[] =>
+    ms.map((v) => ({ sizeMb, path, ms: v }));
 
   it('judges the good path at 500 MB, the 500 / 10 MB ratio per path and the bad path against the fence bound plus 3 s', () => {
-    const aims = downtimeAims([...runs(10, 'good', 2_400, 2_200, 2_300), ...runs(500, 'good', 2_500, 2_900, 3_100), ...runs(10, 'bad', 10_000, 12_000), ...runs(500, 'bad', 30_000, 32_000)], settings);
+    const aims = downtimeAims(
+      [
+        ...runs(10, 'good', 2_400, 2_200, 2_300),
+        ...runs(500, 'good', 2_500, 2_900, 3_100),
+        ...runs(10, 'bad', 10_000, 12_000),
+        ...runs(500, 'bad', 30_000, 32_000),
+      ],
+      settings,
+    );
     expect(aims.map((a) => [a.label, a.value, a.met])).toEqual([
       ['good path at 500 MB, median window', 2_900, true],
       ['good path at 500 MB, maximum window', 3_100, false],
@@ -250,14 +453,24 @@ describe('downtimeAims', () => {
   it('says which aims a smaller run could not judge', () => {
     const aims = downtimeAims(runs(10, 'good', 5_000), settings);
     expect(aims.filter((a) => a.met === undefined).map((a) => a.label)).toEqual([
-      'good path at 500 MB, median window', 'good path at 500 MB, maximum window', 'good path, median window at 500 MB / at 10 MB', 'bad path, median window at 500 MB / at 10 MB',
-      'bad path (live source) at 500 MB, median window', 'bad path (live source) at 500 MB, maximum window',
+      'good path at 500 MB, median window',
+      'good path at 500 MB, maximum window',
+      'good path, median window at 500 MB / at 10 MB',
+      'bad path, median window at 500 MB / at 10 MB',
+      'bad path (live source) at 500 MB, median window',
+      'bad path (live source) at 500 MB, maximum window',
     ]);
-    expect(formatAim(aims[0]!)).toBe('good path at 500 MB, median window: - (aim at most 3,000 ms): not measured in this run');
+    expect(formatAim(aims[0]!)).toBe(
+      'good path at 500 MB, median window: - (aim at most 3,000 ms): not measured in this run',
+    );
   });
 
   it('prints the verdict next to the figure', () => {
-    expect(formatAim({ label: 'x', value: 3_456.4, limit: 3_000, unit: 'ms', met: false })).toBe('x: 3,456 ms (aim at most 3,000 ms): not met');
-    expect(formatAim({ label: 'r', value: 1.234, limit: 1.3, unit: 'x', met: true })).toBe('r: 1.23x (aim at most 1.30x): met');
+    expect(formatAim({ label: 'x', value: 3_456.4, limit: 3_000, unit: 'ms', met: false })).toBe(
+      'x: 3,456 ms (aim at most 3,000 ms): not met',
+    );
+    expect(formatAim({ label: 'r', value: 1.234, limit: 1.3, unit: 'x', met: true })).toBe(
+      'r: 1.23x (aim at most 1.30x): met',
+    );
   });
 });

@@ -10,10 +10,23 @@ import { Evacuation } from '../../../cdk/evacuation.js';
 function template(props: { maxSeeds?: number; scheduleEnabled?: boolean } = {}): Template {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'T', { env: { account: '123456789012', region: 'eu-west-1' } });
-  const table = new dynamodb.TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING }, sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING } });
+  const table = new dynamodb.TableV2(stack, 'Table', {
+    partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+    sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+  });
   const bus = new events.EventBus(stack, 'Bus');
-  const migration = new sfn.StateMachine(stack, 'Migrate', { stateMachineName: 'T-migrate-shoot', definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'P')) });
-  new Evacuation(stack, 'Evacuation', { logRetention: logs.RetentionDays.ONE_WEEK, table, bus, migration, migrationName: 'T-migrate-shoot', ...props });
+  const migration = new sfn.StateMachine(stack, 'Migrate', {
+    stateMachineName: 'T-migrate-shoot',
+    definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'P')),
+  });
+  new Evacuation(stack, 'Evacuation', {
+    logRetention: logs.RetentionDays.ONE_WEEK,
+    table,
+    bus,
+    migration,
+    migrationName: 'T-migrate-shoot',
+    ...props,
+  });
   return Template.fromStack(stack);
 }
 
@@ -27,7 +40,17 @@ describe('Evacuation (template)', () => {
 
   it('wakes the controller on lost leases, seeds back, migrations ending and resumes, and on a schedule', () => {
     t.hasResourceProperties('AWS::Events::Rule', {
-      EventPattern: { source: ['gardenless'], 'detail-type': ['SeedLeaseLost', 'SeedReady', 'SeedRegistered', 'MigrationSucceeded', 'MigrationFailed', 'EvacuationResumed'] },
+      EventPattern: {
+        source: ['gardenless'],
+        'detail-type': [
+          'SeedLeaseLost',
+          'SeedReady',
+          'SeedRegistered',
+          'MigrationSucceeded',
+          'MigrationFailed',
+          'EvacuationResumed',
+        ],
+      },
     });
     t.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
     expect(JSON.stringify(unscheduled.findResources('AWS::Events::Rule'))).toContain('"State":"DISABLED"');
@@ -39,6 +62,10 @@ describe('Evacuation (template)', () => {
     expect(policies).toContain('states:StartExecution');
     expect(policies).toContain('execution:T-migrate-shoot:*');
     expect(policies).not.toMatch(/"dynamodb:\*"|"states:\*"/);
-    t.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ EVACUATION_MAX_SEEDS: '2', MIGRATE_SHOOT_STATE_MACHINE_ARN: Match.anyValue() }) } });
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ EVACUATION_MAX_SEEDS: '2', MIGRATE_SHOOT_STATE_MACHINE_ARN: Match.anyValue() }),
+      },
+    });
   });
 });

@@ -20,7 +20,11 @@ describe('GardenStack (template)', () => {
 
   beforeAll(() => {
     synthesised = app();
-    const stack = new GardenStack(synthesised, 'Garden', { env: ENV, internalDomain: 'internal.gardenless.test', migrationCommandTimeout: Duration.seconds(42) });
+    const stack = new GardenStack(synthesised, 'Garden', {
+      env: ENV,
+      internalDomain: 'internal.gardenless.test',
+      migrationCommandTimeout: Duration.seconds(42),
+    });
     template = Template.fromStack(stack);
   }, 120_000);
 
@@ -39,7 +43,12 @@ describe('GardenStack (template)', () => {
     const buckets = template.findResources('AWS::S3::Bucket');
     expect(Object.keys(buckets).length).toBeGreaterThanOrEqual(2);
     for (const bucket of Object.values(buckets)) {
-      expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+      expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
       expect(bucket.Properties.BucketEncryption).toBeDefined();
     }
     const policies = Object.values(template.findResources('AWS::S3::BucketPolicy'));
@@ -48,7 +57,9 @@ describe('GardenStack (template)', () => {
   });
 
   it('authorizes every API route with IAM except health', () => {
-    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties as { RouteKey: string; AuthorizationType?: string });
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
+      (r) => r.Properties as { RouteKey: string; AuthorizationType?: string },
+    );
     expect(routes.map((r) => r.RouteKey).sort()).toEqual(['ANY /healthz', 'ANY /{proxy+}']);
     for (const r of routes) expect(r.AuthorizationType).toBe(r.RouteKey === 'ANY /healthz' ? 'NONE' : 'AWS_IAM');
   });
@@ -58,14 +69,19 @@ describe('GardenStack (template)', () => {
     const roles = new Set(functions.map((f) => JSON.stringify(f.Properties.Role)));
     expect(roles.size).toBe(functions.length);
     for (const f of functions) expect(f.Properties.LoggingConfig?.LogGroup).toBeDefined();
-    for (const lg of Object.values(template.findResources('AWS::Logs::LogGroup'))) expect(lg.Properties.RetentionInDays).toBeGreaterThan(0);
-    const managed = Object.values(template.findResources('AWS::IAM::Role')).flatMap((r) => (r.Properties.ManagedPolicyArns ?? []) as unknown[]);
+    for (const lg of Object.values(template.findResources('AWS::Logs::LogGroup')))
+      expect(lg.Properties.RetentionInDays).toBeGreaterThan(0);
+    const managed = Object.values(template.findResources('AWS::IAM::Role')).flatMap(
+      (r) => (r.Properties.ManagedPolicyArns ?? []) as unknown[],
+    );
     expect(managed).toEqual([]);
   });
 
   it('deploys migrate-shoot from its ASL with the configured command timeout, logged and traced', () => {
     const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
-    const migrate = machines.find((m) => JSON.stringify(m.Properties.DefinitionString ?? '').includes('MigrateExtensions'));
+    const migrate = machines.find((m) =>
+      JSON.stringify(m.Properties.DefinitionString ?? '').includes('MigrateExtensions'),
+    );
     expect(migrate).toBeDefined();
     expect(JSON.stringify(migrate!.Properties.DefinitionString)).toContain('\\"TimeoutSeconds\\":42');
     expect(migrate!.Properties.TracingConfiguration).toEqual({ Enabled: true });
@@ -73,25 +89,42 @@ describe('GardenStack (template)', () => {
   });
 
   it('schedules the dependency watchdog every minute and the ownership audit', () => {
-    const rules = Object.values(template.findResources('AWS::Events::Rule')).map((r) => r.Properties.ScheduleExpression as string | undefined);
+    const rules = Object.values(template.findResources('AWS::Events::Rule')).map(
+      (r) => r.Properties.ScheduleExpression as string | undefined,
+    );
     expect(rules).toContain('rate(1 minute)');
     expect(rules.filter(Boolean).length).toBeGreaterThanOrEqual(2);
   });
 
   it('lets the lease monitor fail migrate-shoot tasks and write only its own items', () => {
-    const roles = template.findResources('AWS::IAM::Role', { Properties: { Description: Match.stringLikeRegexp('seed lease monitor') } });
+    const roles = template.findResources('AWS::IAM::Role', {
+      Properties: { Description: Match.stringLikeRegexp('seed lease monitor') },
+    });
     expect(Object.keys(roles)).toHaveLength(1);
     const roleId = Object.keys(roles)[0]!;
-    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.Roles).includes(roleId));
-    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[]);
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p.Properties.Roles).includes(roleId),
+    );
+    const statements = policies.flatMap(
+      (p) =>
+        p.Properties.PolicyDocument.Statement as {
+          Action: string | string[];
+          Resource: unknown;
+          Condition?: unknown;
+        }[],
+    );
     const actions = (s: { Action: string | string[] }) => [s.Action].flat();
     const failing = statements.filter((s) => actions(s).some((a) => a.startsWith('states:')));
     expect(failing.map(actions)).toEqual([['states:SendTaskFailure']]);
     expect(JSON.stringify(failing[0]!.Resource)).toMatch(/MigrationStateMachine/);
     const writes = statements.filter((s) => actions(s).some((a) => /^dynamodb:(Put|Update|Delete|BatchWrite)/.test(a)));
     expect(writes).toHaveLength(1);
-    expect(writes[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['LEASEMONITOR', 'SOURCEWAIT#*'] } });
-    const rule = Object.values(template.findResources('AWS::Events::Rule')).find((r) => JSON.stringify(r.Properties.Targets).includes('LeaseMonitor'));
+    expect(writes[0]!.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['LEASEMONITOR', 'SOURCEWAIT#*'] },
+    });
+    const rule = Object.values(template.findResources('AWS::Events::Rule')).find((r) =>
+      JSON.stringify(r.Properties.Targets).includes('LeaseMonitor'),
+    );
     expect(rule?.Properties).toMatchObject({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
   });
 });

@@ -7,12 +7,20 @@ import { migrateShootDefinition } from '../../../cdk/migration.js';
 import { COMMAND_FAILURES } from '../../../core/commands/schema.js';
 import { RESTORE_AHEAD_HEARTBEAT_SECONDS } from '../../../core/migration/commands.js';
 import { MIGRATION_STEP_IDS, PREPARE_STEPS } from '../../../core/migration/steps.js';
-import { PERMANENT_TASK_ERRORS, SWITCH_TASK_ERRORS, TRANSIENT_TASK_ERRORS, WAIT_TASK_ERRORS } from '../../../functions/shared/task-errors.js';
+import {
+  PERMANENT_TASK_ERRORS,
+  SWITCH_TASK_ERRORS,
+  TRANSIENT_TASK_ERRORS,
+  WAIT_TASK_ERRORS,
+} from '../../../functions/shared/task-errors.js';
 
 const require = createRequire(import.meta.url);
 const validator = require('asl-validator') as (definition: unknown) => { isValid: boolean; errorsText: () => string };
 
-const raw = readFileSync(join(import.meta.dirname, '..', '..', '..', 'state-machines', 'migrate-shoot.asl.json'), 'utf8');
+const raw = readFileSync(
+  join(import.meta.dirname, '..', '..', '..', 'state-machines', 'migrate-shoot.asl.json'),
+  'utf8',
+);
 
 interface State {
   Type: string;
@@ -31,7 +39,11 @@ type Definition = { StartAt: string; States: Record<string, State> };
 
 function substituted(text: string): Definition {
   return JSON.parse(
-    text.replace(/\$\{(\w+)\}/g, (_, n: string) => (n.endsWith('StateMachineArn') ? `arn:aws:states:eu-west-1:123456789012:stateMachine:${n}` : `arn:aws:lambda:eu-west-1:123456789012:function:${n}`)),
+    text.replace(/\$\{(\w+)\}/g, (_, n: string) =>
+      n.endsWith('StateMachineArn')
+        ? `arn:aws:states:eu-west-1:123456789012:stateMachine:${n}`
+        : `arn:aws:lambda:eu-west-1:123456789012:function:${n}`,
+    ),
   ) as Definition;
 }
 
@@ -44,7 +56,14 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     expect(validator(definition).errorsText()).toBe('');
     const deployed = substituted(JSON.stringify(migrateShootDefinition({ commandTimeout: Duration.seconds(15) })));
     expect(validator(deployed).isValid).toBe(true);
-    for (const name of ['RestoreEtcdAhead', 'RefreshEtcdAhead', 'MigrateExtensions', 'DeleteSourceControlPlane', 'RestoreEtcd', 'RestoreExtensions']) {
+    for (const name of [
+      'RestoreEtcdAhead',
+      'RefreshEtcdAhead',
+      'MigrateExtensions',
+      'DeleteSourceControlPlane',
+      'RestoreEtcd',
+      'RestoreExtensions',
+    ]) {
       expect(deployed.States[name]?.TimeoutSeconds).toBe(15);
       expect(deployed.States[name]?.HeartbeatSeconds).toBeLessThanOrEqual(15);
     }
@@ -52,7 +71,13 @@ describe('state-machines/migrate-shoot.asl.json', () => {
 
   it('substitutes exactly its four task functions and the copy-snapshots state machine', () => {
     const names = new Set([...raw.matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]));
-    expect([...names].sort()).toEqual(['CopySnapshotsStateMachineArn', 'DispatchFunctionArn', 'FinalSnapshotFunctionArn', 'OwnerFunctionArn', 'StepsFunctionArn']);
+    expect([...names].sort()).toEqual([
+      'CopySnapshotsStateMachineArn',
+      'DispatchFunctionArn',
+      'FinalSnapshotFunctionArn',
+      'OwnerFunctionArn',
+      'StepsFunctionArn',
+    ]);
   });
 
   it('reaches every state from the start', () => {
@@ -61,7 +86,13 @@ describe('state-machines/migrate-shoot.asl.json', () => {
       if (seen.has(name)) return;
       seen.add(name);
       const s = definition.States[name]!;
-      for (const next of [s.Next, s.Default, ...(s.Choices ?? []).map((c) => c.Next), ...(s.Catch ?? []).map((c) => c.Next)]) if (next) visit(next);
+      for (const next of [
+        s.Next,
+        s.Default,
+        ...(s.Choices ?? []).map((c) => c.Next),
+        ...(s.Catch ?? []).map((c) => c.Next),
+      ])
+        if (next) visit(next);
     };
     visit(definition.StartAt);
     expect([...seen].sort()).toEqual(Object.keys(definition.States).sort());
@@ -85,13 +116,25 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     ]);
     expect(from.Default).toBe('WhichPath');
     const block = ['BeginPreCopy', 'PreCopySnapshots', 'CompletePreCopy', 'RestoreEtcdAhead', 'EtcdRestoredAhead'];
-    expect(block.map((name) => definition.States[name]?.Next)).toEqual(['PreCopySnapshots', 'CompletePreCopy', 'RestoreEtcdAhead', 'RefreshAhead?', 'WhichPath']);
+    expect(block.map((name) => definition.States[name]?.Next)).toEqual([
+      'PreCopySnapshots',
+      'CompletePreCopy',
+      'RestoreEtcdAhead',
+      'RefreshAhead?',
+      'WhichPath',
+    ]);
     for (const name of block) expect(definition.States[name]?.Catch?.map((c) => c.Next)).toEqual(['PreCopyFailed']);
     // The second round (refresh) only improves on the first: whatever happens in it, the first round's answer is recorded.
     const refresh = ['RefreshCopySnapshots', 'RefreshEtcdAhead'];
     expect(refresh.map((name) => definition.States[name]?.Next)).toEqual(['RefreshEtcdAhead', 'EtcdRestoredAhead']);
-    for (const name of refresh) expect(definition.States[name]?.Catch?.map((c) => [c.Next, c.ResultPath])).toEqual([['EtcdRestoredAhead', '$.refreshError']]);
-    expect(definition.States.PreCopyFailed).toMatchObject({ Next: 'WhichPath', Parameters: { Payload: { action: 'pre-copy-failed', 'ref.$': '$.ref', 'error.$': '$.error' } } });
+    for (const name of refresh)
+      expect(definition.States[name]?.Catch?.map((c) => [c.Next, c.ResultPath])).toEqual([
+        ['EtcdRestoredAhead', '$.refreshError'],
+      ]);
+    expect(definition.States.PreCopyFailed).toMatchObject({
+      Next: 'WhichPath',
+      Parameters: { Payload: { action: 'pre-copy-failed', 'ref.$': '$.ref', 'error.$': '$.error' } },
+    });
     // Walking from the pre-copy, nothing reaches the migration's failure before the flow is back on its path:
     // only the garden failing to record the pre-copy's own failure (PreCopyFailed's Catch) could.
     const seen = new Set<string>();
@@ -99,7 +142,13 @@ describe('state-machines/migrate-shoot.asl.json', () => {
       if (seen.has(name) || name === 'WhichPath' || name === 'PreCopyFailed') return;
       seen.add(name);
       const s = definition.States[name]!;
-      for (const next of [s.Next, s.Default, ...(s.Choices ?? []).map((c) => c.Next), ...(s.Catch ?? []).map((c) => c.Next)]) if (next) walk(next);
+      for (const next of [
+        s.Next,
+        s.Default,
+        ...(s.Choices ?? []).map((c) => c.Next),
+        ...(s.Catch ?? []).map((c) => c.Next),
+      ])
+        if (next) walk(next);
     };
     walk('PreCopyFrom');
     expect([...seen].sort()).toEqual([...block, ...refresh, 'RefreshAhead?', 'PreCopyFrom'].sort());
@@ -108,7 +157,13 @@ describe('state-machines/migrate-shoot.asl.json', () => {
   it('refreshes a restore ahead once: a second pre-copy, then the same command with a round of its own, only where the destination restored ahead', () => {
     const choice = definition.States['RefreshAhead?']!;
     expect(choice.Choices).toEqual([
-      { And: [{ Variable: '$.etcdAhead.result.etcd.ahead', IsPresent: true }, { Variable: '$.etcdAhead.result.etcd.ahead', BooleanEquals: true }], Next: 'RefreshCopySnapshots' },
+      {
+        And: [
+          { Variable: '$.etcdAhead.result.etcd.ahead', IsPresent: true },
+          { Variable: '$.etcdAhead.result.etcd.ahead', BooleanEquals: true },
+        ],
+        Next: 'RefreshCopySnapshots',
+      },
     ]);
     expect(choice.Default).toBe('EtcdRestoredAhead');
     const copy = definition.States.RefreshCopySnapshots!;
@@ -116,11 +171,19 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     expect(copy.Parameters?.['Input.$']).toBe('$.preCopyInput.value');
     expect(copy.ResultPath).toBe('$.refreshCopy');
     const again = definition.States.RefreshEtcdAhead!;
-    expect(again.Parameters?.Payload).toEqual({ action: 'dispatch', 'ref.$': '$.ref', step: 'restore-etcd-ahead', round: 'refresh', 'taskToken.$': '$$.Task.Token' });
+    expect(again.Parameters?.Payload).toEqual({
+      action: 'dispatch',
+      'ref.$': '$.ref',
+      step: 'restore-etcd-ahead',
+      round: 'refresh',
+      'taskToken.$': '$$.Task.Token',
+    });
     // Its answer replaces the first round's, so that the step records where the standby got to.
     expect(again.ResultPath).toBe('$.etcdAhead');
     expect(again.HeartbeatSeconds).toBe(3 * RESTORE_AHEAD_HEARTBEAT_SECONDS);
-    expect(migrateShootDefinition({ commandTimeout: Duration.minutes(5) }).States).toMatchObject({ RefreshEtcdAhead: { TimeoutSeconds: 300, HeartbeatSeconds: 30 } });
+    expect(migrateShootDefinition({ commandTimeout: Duration.minutes(5) }).States).toMatchObject({
+      RefreshEtcdAhead: { TimeoutSeconds: 300, HeartbeatSeconds: 30 },
+    });
   });
 
   it('pre-copies through the copy-snapshots state machine in pre-copy mode, bounded in time, and restores ahead without retrying an agent', () => {
@@ -130,22 +193,39 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     expect(copy.Parameters?.['Input.$']).toBe('$.preCopyInput.value');
     expect(copy.TimeoutSeconds).toBe(900);
     const ahead = definition.States.RestoreEtcdAhead!;
-    expect(ahead.Parameters?.Payload).toEqual({ action: 'dispatch', 'ref.$': '$.ref', step: 'restore-etcd-ahead', 'taskToken.$': '$$.Task.Token' });
+    expect(ahead.Parameters?.Payload).toEqual({
+      action: 'dispatch',
+      'ref.$': '$.ref',
+      step: 'restore-etcd-ahead',
+      'taskToken.$': '$$.Task.Token',
+    });
     // A destination that does not pick the command up is given up after three of its heartbeat intervals.
     expect(ahead.HeartbeatSeconds).toBe(3 * RESTORE_AHEAD_HEARTBEAT_SECONDS);
-    expect(migrateShootDefinition({ commandTimeout: Duration.minutes(5) }).States).toMatchObject({ RestoreEtcdAhead: { TimeoutSeconds: 300, HeartbeatSeconds: 30 } });
-    expect((ahead.Retry ?? []).flatMap((r) => r.ErrorEquals).filter((e) => e in COMMAND_FAILURES || e.startsWith('States.'))).toEqual([]);
-    expect(definition.States.EtcdRestoredAhead?.Parameters?.Payload).toEqual({ action: 'complete-command', 'ref.$': '$.ref', step: 'restore-etcd-ahead', 'output.$': '$.etcdAhead' });
+    expect(migrateShootDefinition({ commandTimeout: Duration.minutes(5) }).States).toMatchObject({
+      RestoreEtcdAhead: { TimeoutSeconds: 300, HeartbeatSeconds: 30 },
+    });
+    expect(
+      (ahead.Retry ?? []).flatMap((r) => r.ErrorEquals).filter((e) => e in COMMAND_FAILURES || e.startsWith('States.')),
+    ).toEqual([]);
+    expect(definition.States.EtcdRestoredAhead?.Parameters?.Payload).toEqual({
+      action: 'complete-command',
+      'ref.$': '$.ref',
+      step: 'restore-etcd-ahead',
+      'output.$': '$.etcdAhead',
+    });
     // A resume at a pre-copy step goes through choose-path, which reloads the path the flow continues on.
     const resume = definition.States.ResumeAt!.Choices!;
     for (const step of PREPARE_STEPS) expect(resume.find((c) => c.StringEquals === step)?.Next).toBe('ChoosePath');
   });
 
-  it.each(commandStates.map(([name, s]) => ({ name, s })))('command step $name waits for the agent with a timeout', ({ s }) => {
-    expect(s.TimeoutSeconds).toBeGreaterThan(0);
-    expect(s.HeartbeatSeconds).toBeLessThanOrEqual(s.TimeoutSeconds!);
-    expect(s.Parameters?.Payload?.['taskToken.$']).toBe('$$.Task.Token');
-  });
+  it.each(commandStates.map(([name, s]) => ({ name, s })))(
+    'command step $name waits for the agent with a timeout',
+    ({ s }) => {
+      expect(s.TimeoutSeconds).toBeGreaterThan(0);
+      expect(s.HeartbeatSeconds).toBeLessThanOrEqual(s.TimeoutSeconds!);
+      expect(s.Parameters?.Payload?.['taskToken.$']).toBe('$$.Task.Token');
+    },
+  );
 
   it('switches to the bad path from good-path commands, and retries only retryable agent failures on the restore path', () => {
     const good = ['MigrateExtensions', 'DeleteSourceControlPlane'];
@@ -156,19 +236,29 @@ describe('state-machines/migrate-shoot.asl.json', () => {
       expect(timeout.ErrorEquals).toEqual(expect.arrayContaining([...SWITCH_TASK_ERRORS]));
     }
     // Nothing else can fail with it: no other state catches it.
-    const others = states.filter(([name]) => !good.includes(name)).flatMap(([, s]) => (s.Catch ?? []).flatMap((c) => c.ErrorEquals));
+    const others = states
+      .filter(([name]) => !good.includes(name))
+      .flatMap(([, s]) => (s.Catch ?? []).flatMap((c) => c.ErrorEquals));
     expect(others.filter((e) => (SWITCH_TASK_ERRORS as readonly string[]).includes(e))).toEqual([]);
-    const retryable = Object.entries(COMMAND_FAILURES).filter(([, f]) => f.retryable).map(([n]) => n).sort();
+    const retryable = Object.entries(COMMAND_FAILURES)
+      .filter(([, f]) => f.retryable)
+      .map(([n]) => n)
+      .sort();
     for (const name of ['RestoreEtcd', 'RestoreExtensions']) {
       const s = definition.States[name]!;
-      const agentRetries = (s.Retry ?? []).flatMap((r) => r.ErrorEquals).filter((e) => e in COMMAND_FAILURES).sort();
+      const agentRetries = (s.Retry ?? [])
+        .flatMap((r) => r.ErrorEquals)
+        .filter((e) => e in COMMAND_FAILURES)
+        .sort();
       expect(agentRetries).toEqual(retryable);
       expect(s.Catch?.map((c) => c.Next)).toEqual(['RecordFailure']);
     }
   });
 
   it('waits for the destination to serve only in SwitchApiRecord, for a bounded time, then records the failure', () => {
-    const waiting = states.filter(([, s]) => (s.Retry ?? []).some((r) => r.ErrorEquals.some((e) => (WAIT_TASK_ERRORS as readonly string[]).includes(e))));
+    const waiting = states.filter(([, s]) =>
+      (s.Retry ?? []).some((r) => r.ErrorEquals.some((e) => (WAIT_TASK_ERRORS as readonly string[]).includes(e))),
+    );
     expect(waiting.map(([name]) => name)).toEqual(['SwitchApiRecord']);
     const s = definition.States.SwitchApiRecord!;
     expect(s.Parameters?.Payload).toEqual({ action: 'switch-api-record', 'ref.$': '$.ref' });
@@ -177,26 +267,54 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     expect(s.Catch?.find((c) => c.ErrorEquals.includes('DestinationNotServing'))?.Next).toBe('RecordFailure');
   });
 
-  it.each(states.filter(([, s]) => s.Type === 'Task').map(([name, s]) => ({ name, s })))('task $name retries with jitter and never retries a catch-all', ({ s }) => {
-    expect(s.Retry?.length).toBeGreaterThan(0);
-    for (const r of s.Retry ?? []) {
-      expect(r.JitterStrategy).toBe('FULL');
-      expect(r.ErrorEquals).not.toContain('States.ALL');
-    }
-  });
+  it.each(states.filter(([, s]) => s.Type === 'Task').map(([name, s]) => ({ name, s })))(
+    'task $name retries with jitter and never retries a catch-all',
+    ({ s }) => {
+      expect(s.Retry?.length).toBeGreaterThan(0);
+      for (const r of s.Retry ?? []) {
+        expect(r.JitterStrategy).toBe('FULL');
+        expect(r.ErrorEquals).not.toContain('States.ALL');
+      }
+    },
+  );
 
-  it.each(states.filter(([, s]) => s.Type === 'Task' && s.Catch).map(([name, s]) => ({ name, s })))('task $name catches by name, never States.ALL', ({ s }) => {
-    const caught = new Set((s.Catch ?? []).flatMap((c) => c.ErrorEquals));
-    expect(caught.has('States.ALL')).toBe(false);
-    // Whatever a step can fail with by name reaches RecordFailure (or the bad path); only a bug fails the execution.
-    const named = s.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken'
-      ? [...Object.keys(COMMAND_FAILURES), 'States.Timeout', 'States.HeartbeatTimeout', ...PERMANENT_TASK_ERRORS]
-      : s.Resource?.includes('states:startExecution')
-        ? ['States.TaskFailed', 'States.Timeout', ...PERMANENT_TASK_ERRORS.filter((e) => !['OwnershipAssertionFailed', 'OwnerRecordConflict', 'ApiRecordConflict', 'NotFound', 'Conflict', 'Refused'].includes(e)), ...TRANSIENT_TASK_ERRORS.filter((e) => e !== 'OwnerRecordsUnavailable' && e !== 'ApiRecordsUnavailable')]
-        : ['States.Timeout', ...PERMANENT_TASK_ERRORS, ...TRANSIENT_TASK_ERRORS.filter((e) => e !== 'CopyVerificationFailed')];
-    expect(named.filter((e) => !caught.has(e))).toEqual([]);
-    // Throttling is retried, with backoff, before anything catches it.
-    const retried = new Set((s.Retry ?? []).flatMap((r) => r.ErrorEquals));
-    expect(retried.has('ThrottlingException')).toBe(true);
-  });
+  it.each(states.filter(([, s]) => s.Type === 'Task' && s.Catch).map(([name, s]) => ({ name, s })))(
+    'task $name catches by name, never States.ALL',
+    ({ s }) => {
+      const caught = new Set((s.Catch ?? []).flatMap((c) => c.ErrorEquals));
+      expect(caught.has('States.ALL')).toBe(false);
+      // Whatever a step can fail with by name reaches RecordFailure (or the bad path); only a bug fails the execution.
+      const named =
+        s.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken'
+          ? [...Object.keys(COMMAND_FAILURES), 'States.Timeout', 'States.HeartbeatTimeout', ...PERMANENT_TASK_ERRORS]
+          : s.Resource?.includes('states:startExecution')
+            ? [
+                'States.TaskFailed',
+                'States.Timeout',
+                ...PERMANENT_TASK_ERRORS.filter(
+                  (e) =>
+                    ![
+                      'OwnershipAssertionFailed',
+                      'OwnerRecordConflict',
+                      'ApiRecordConflict',
+                      'NotFound',
+                      'Conflict',
+                      'Refused',
+                    ].includes(e),
+                ),
+                ...TRANSIENT_TASK_ERRORS.filter(
+                  (e) => e !== 'OwnerRecordsUnavailable' && e !== 'ApiRecordsUnavailable',
+                ),
+              ]
+            : [
+                'States.Timeout',
+                ...PERMANENT_TASK_ERRORS,
+                ...TRANSIENT_TASK_ERRORS.filter((e) => e !== 'CopyVerificationFailed'),
+              ];
+      expect(named.filter((e) => !caught.has(e))).toEqual([]);
+      // Throttling is retried, with backoff, before anything catches it.
+      const retried = new Set((s.Retry ?? []).flatMap((r) => r.ErrorEquals));
+      expect(retried.has('ThrottlingException')).toBe(true);
+    },
+  );
 });

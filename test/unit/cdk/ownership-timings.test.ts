@@ -6,12 +6,22 @@ import { fenceBound, FenceBoundError, parseOwnershipTimings } from '../../../cor
 
 const ENV = { account: '123456789012', region: 'eu-west-1' };
 const stack = (props: Partial<ConstructorParameters<typeof GardenStack>[2]>) =>
-  new GardenStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Garden', { env: ENV, internalDomain: 'internal.gardenless.test', ...props });
+  new GardenStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Garden', {
+    env: ENV,
+    internalDomain: 'internal.gardenless.test',
+    ...props,
+  });
 
 /** The copy's wait for a final snapshot as every migration function is deployed with it. */
 function copyWaits(template: Template): Set<string> {
   const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-  return new Set(functions.flatMap((f) => (f.Properties.Environment?.Variables?.COPY_WAIT_FOR_FINAL_MS ? [String(f.Properties.Environment.Variables.COPY_WAIT_FOR_FINAL_MS)] : [])));
+  return new Set(
+    functions.flatMap((f) =>
+      f.Properties.Environment?.Variables?.COPY_WAIT_FOR_FINAL_MS
+        ? [String(f.Properties.Environment.Variables.COPY_WAIT_FOR_FINAL_MS)]
+        : [],
+    ),
+  );
 }
 
 describe('ownership timings of a deployment', () => {
@@ -27,7 +37,7 @@ describe('ownership timings of a deployment', () => {
     expect(act).toThrow(`waitForFinalTimeout 60000 ms is shorter than the fence bound ${fenceBound(timings)} ms`);
   });
 
-  it('waits the fence bound by default when the seeds\' timings make it longer than 10 minutes', () => {
+  it("waits the fence bound by default when the seeds' timings make it longer than 10 minutes", () => {
     const timings = { unknownGrace: 15 * 60_000 };
 
     const template = Template.fromStack(stack({ ownershipTimings: timings }));
@@ -38,7 +48,16 @@ describe('ownership timings of a deployment', () => {
   it('waits 10 minutes by default, or what the deployment sets at or above the bound', () => {
     expect(copyWaits(Template.fromStack(stack({})))).toEqual(new Set(['600000']));
     const bound = fenceBound({ ownerCheckInterval: 500, unknownGrace: 5_000 });
-    expect(copyWaits(Template.fromStack(stack({ ownershipTimings: { ownerCheckInterval: 500, unknownGrace: 5_000 }, copyWaitForFinal: Duration.millis(bound) })))).toEqual(new Set([String(bound)]));
+    expect(
+      copyWaits(
+        Template.fromStack(
+          stack({
+            ownershipTimings: { ownerCheckInterval: 500, unknownGrace: 5_000 },
+            copyWaitForFinal: Duration.millis(bound),
+          }),
+        ),
+      ),
+    ).toEqual(new Set([String(bound)]));
   }, 120_000);
 
   it.each([

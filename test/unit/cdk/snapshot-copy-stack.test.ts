@@ -11,7 +11,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { OwnershipAudit } from '../../../cdk/ownership-audit.js';
 import { SnapshotCopy } from '../../../cdk/snapshot-copy.js';
 
-const ASL = readFileSync(join(import.meta.dirname, '..', '..', '..', 'state-machines', 'copy-snapshots.asl.json'), 'utf8');
+const ASL = readFileSync(
+  join(import.meta.dirname, '..', '..', '..', 'state-machines', 'copy-snapshots.asl.json'),
+  'utf8',
+);
 
 interface PolicyDocument {
   Statement: { Action: string | string[]; Resource: unknown }[];
@@ -25,12 +28,30 @@ describe('SnapshotCopy and OwnershipAudit constructs (template)', () => {
     // Prepare: the constructs in a stack of their own, with cdk-nag as the app runs it.
     const app = new App();
     stack = new Stack(app, 'Test', { env: { account: '123456789012', region: 'eu-west-1' } });
-    const table = new dynamodb.TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING }, sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING } });
+    const table = new dynamodb.TableV2(stack, 'Table', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+    });
     const zone = new route53.PublicHostedZone(stack, 'Zone', { zoneName: 'internal.gardenless.test' });
     const bus = new events.EventBus(stack, 'Bus');
-    new SnapshotCopy(stack, 'SnapshotCopy', { logRetention: logs.RetentionDays.ONE_WEEK, backupBucketPrefix: 'gl-backup-' });
-    const apiDomain = { zone: new route53.PublicHostedZone(stack, 'ExternalZone', { zoneName: 'shoots.gardenless.test' }), externalDomain: 'shoots.gardenless.test', ttl: Duration.seconds(60) };
-    new OwnershipAudit(stack, 'Ownership', { logRetention: logs.RetentionDays.ONE_WEEK, table, zone, bus, internalDomain: 'internal.gardenless.test', apiDomain, auditInterval: Duration.minutes(5) });
+    new SnapshotCopy(stack, 'SnapshotCopy', {
+      logRetention: logs.RetentionDays.ONE_WEEK,
+      backupBucketPrefix: 'gl-backup-',
+    });
+    const apiDomain = {
+      zone: new route53.PublicHostedZone(stack, 'ExternalZone', { zoneName: 'shoots.gardenless.test' }),
+      externalDomain: 'shoots.gardenless.test',
+      ttl: Duration.seconds(60),
+    };
+    new OwnershipAudit(stack, 'Ownership', {
+      logRetention: logs.RetentionDays.ONE_WEEK,
+      table,
+      zone,
+      bus,
+      internalDomain: 'internal.gardenless.test',
+      apiDomain,
+      auditInterval: Duration.minutes(5),
+    });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
     template = Template.fromStack(stack);
   }, 120_000);
@@ -55,7 +76,9 @@ describe('SnapshotCopy and OwnershipAudit constructs (template)', () => {
 
   it('stages the ASL file byte for byte', () => {
     const { directory } = App.of(stack)!.synth();
-    const sm = Object.values(template.findResources('AWS::StepFunctions::StateMachine'))[0] as { Properties: { DefinitionS3Location: { Key: string } } };
+    const sm = Object.values(template.findResources('AWS::StepFunctions::StateMachine'))[0] as {
+      Properties: { DefinitionS3Location: { Key: string } };
+    };
     expect(readFileSync(join(directory, `asset.${sm.Properties.DefinitionS3Location.Key}`), 'utf8')).toBe(ASL);
   });
 
@@ -68,16 +91,25 @@ describe('SnapshotCopy and OwnershipAudit constructs (template)', () => {
     const byFunction = (name: string) =>
       Object.entries(policies)
         .filter(([id]) => id.startsWith(`SnapshotCopy${name}Role`))
-        .flatMap(([, p]) => (p as { Properties: { PolicyDocument: PolicyDocument } }).Properties.PolicyDocument.Statement);
-    const s3Statements = (name: string) => byFunction(name).filter((s) => [s.Action].flat().some((a) => a.startsWith('s3:')));
+        .flatMap(
+          ([, p]) => (p as { Properties: { PolicyDocument: PolicyDocument } }).Properties.PolicyDocument.Statement,
+        );
+    const s3Statements = (name: string) =>
+      byFunction(name).filter((s) => [s.Action].flat().some((a) => a.startsWith('s3:')));
 
     expect(s3Statements('Summarise')).toEqual([]);
     for (const name of ['Validate', 'FindFinal', 'Plan', 'Verify']) {
       expect(s3Statements(name).flatMap((s) => [s.Action].flat())).toEqual(['s3:ListBucket']);
     }
     const copy = s3Statements('CopyBatch');
-    expect(copy.flatMap((s) => [s.Action].flat()).sort()).toEqual(['s3:AbortMultipartUpload', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
-    for (const s of [...copy, ...s3Statements('Plan')]) expect(JSON.stringify(s.Resource)).toMatch(/:s3:::gl-backup-\*/);
+    expect(copy.flatMap((s) => [s.Action].flat()).sort()).toEqual([
+      's3:AbortMultipartUpload',
+      's3:GetObject',
+      's3:ListBucket',
+      's3:PutObject',
+    ]);
+    for (const s of [...copy, ...s3Statements('Plan')])
+      expect(JSON.stringify(s.Resource)).toMatch(/:s3:::gl-backup-\*/);
     // Nothing anywhere with a managed "FullAccess" policy or an s3:* action.
     expect(JSON.stringify(policies)).not.toMatch(/"s3:\*"|FullAccess/);
   });

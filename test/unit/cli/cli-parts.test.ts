@@ -19,8 +19,20 @@ import type { Shoot } from '../../../core/model/shoot.js';
 
 describe('readManifests', () => {
   const dir = mkdtempSync(join(tmpdir(), 'manifests-'));
-  writeFileSync(join(dir, 'a.yaml'), 'kind: Seed\nmetadata: { name: a }\n---\n# only a comment\n---\nkind: Shoot\nmetadata: { project: p, name: s }\n');
-  writeFileSync(join(dir, 'b.json'), JSON.stringify({ kind: 'SeedList', items: [{ kind: 'Seed', metadata: { name: 'b1' } }, { kind: 'Seed', metadata: { name: 'b2' } }] }));
+  writeFileSync(
+    join(dir, 'a.yaml'),
+    'kind: Seed\nmetadata: { name: a }\n---\n# only a comment\n---\nkind: Shoot\nmetadata: { project: p, name: s }\n',
+  );
+  writeFileSync(
+    join(dir, 'b.json'),
+    JSON.stringify({
+      kind: 'SeedList',
+      items: [
+        { kind: 'Seed', metadata: { name: 'b1' } },
+        { kind: 'Seed', metadata: { name: 'b2' } },
+      ],
+    }),
+  );
   writeFileSync(join(dir, 'notes.txt'), 'not a manifest');
   mkdirSync(join(dir, 'bad'));
   writeFileSync(join(dir, 'bad', 'x.yaml'), 'kind: [unclosed');
@@ -29,7 +41,10 @@ describe('readManifests', () => {
   it('reads YAML documents and JSON lists of a directory in name order, skipping empty documents and other files', async () => {
     const ms = await readManifests([dir]);
     expect(ms.map((m) => [m.source.replace(dir, ''), (m.object.metadata as { name: string }).name])).toEqual([
-      ['/a.yaml#1', 'a'], ['/a.yaml#3', 's'], ['/b.json items[0]', 'b1'], ['/b.json items[1]', 'b2'],
+      ['/a.yaml#1', 'a'],
+      ['/a.yaml#3', 's'],
+      ['/b.json items[0]', 'b1'],
+      ['/b.json items[1]', 'b2'],
     ]);
   });
 
@@ -49,7 +64,11 @@ describe('readManifests', () => {
 });
 
 describe('apply', () => {
-  const shoot = (seedName?: string) => ({ kind: 'Shoot', metadata: { project: 'dev', name: 'web' }, spec: { region: 'eu-west-1', ...(seedName ? { seedName } : {}) } });
+  const shoot = (seedName?: string) => ({
+    kind: 'Shoot',
+    metadata: { project: 'dev', name: 'web' },
+    spec: { region: 'eu-west-1', ...(seedName ? { seedName } : {}) },
+  });
 
   it('keeps the placement the server set when the manifest leaves it out', () => {
     expect(mergeServerOwned('Shoot', shoot(), shoot('aws-eu1'))).toEqual(shoot('aws-eu1'));
@@ -62,7 +81,7 @@ describe('apply', () => {
     const seed = { kind: 'Seed', metadata: { name: 'a' }, spec: {} };
     expect(mergeServerOwned('Seed', seed, { ...seed, spec: { x: 1 } })).toBe(seed);
   });
-  it('finds kind and path, with the command\'s kind as the default', () => {
+  it("finds kind and path, with the command's kind as the default", () => {
     expect(kindOf({ source: 'f', object: { metadata: {} } }, 'Seed')).toBe('Seed');
     expect(() => kindOf({ source: 'f', object: { kind: 'Pod' } }, 'Seed')).toThrow(/"Pod" is not Seed or Shoot/);
     expect(() => kindOf({ source: 'f', object: {} })).toThrow(/kind is missing/);
@@ -90,14 +109,21 @@ describe('references and names', () => {
 });
 
 describe('output formats', () => {
-  const items = [{ kind: 'Seed', metadata: { name: 'a' } }, { kind: 'Seed', metadata: { name: 'b' } }];
+  const items = [
+    { kind: 'Seed', metadata: { name: 'a' } },
+    { kind: 'Seed', metadata: { name: 'b' } },
+  ];
   const table = (xs: typeof items, wide: boolean) => `${wide ? 'WIDE' : 'TABLE'} ${xs.length}`;
   it.each([
     ['table', false, 'TABLE 2'],
     ['wide', false, 'WIDE 2'],
     ['name', false, 'seed/a\nseed/b'],
     ['json', true, JSON.stringify(items[0], null, 2)],
-    ['yaml', false, 'apiVersion: v1\nkind: List\nitems:\n  - kind: Seed\n    metadata:\n      name: a\n  - kind: Seed\n    metadata:\n      name: b\nmetadata:\n  resourceVersion: ""'],
+    [
+      'yaml',
+      false,
+      'apiVersion: v1\nkind: List\nitems:\n  - kind: Seed\n    metadata:\n      name: a\n  - kind: Seed\n    metadata:\n      name: b\nmetadata:\n  resourceVersion: ""',
+    ],
   ] as const)('%s (single %s)', async (format, single, text) => {
     expect(await formatResources(items, { format, single, table })).toBe(text);
   });
@@ -117,7 +143,15 @@ describe('confirm', () => {
     else input.end(answer);
     return { result: await result, asked };
   };
-  it.each([['y\n', true], ['yes\n', true], ['Y\n', true], ['n\n', false], ['\n', false], ['yesss\n', false], [undefined, false]])('answer %j: %s', async (answer, expected) => {
+  it.each([
+    ['y\n', true],
+    ['yes\n', true],
+    ['Y\n', true],
+    ['n\n', false],
+    ['\n', false],
+    ['yesss\n', false],
+    [undefined, false],
+  ])('answer %j: %s', async (answer, expected) => {
     const { result, asked } = await ask(answer);
     expect(result).toBe(expected);
     expect(asked).toMatch(/^Delete\? \[y\/N\] /);
@@ -136,47 +170,90 @@ describe('errors without an answer', () => {
     expect(error.name).toBe('ApiUnreachableError');
   });
   it('say that credentials are missing, and where to set them', () => {
-    const error = unreachable(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }), url);
-    expect(error.message).toMatch(/^no AWS credentials to sign requests to api.example.com \(Could not load credentials from any providers\): set AWS_PROFILE/);
+    const error = unreachable(
+      Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }),
+      url,
+    );
+    expect(error.message).toMatch(
+      /^no AWS credentials to sign requests to api.example.com \(Could not load credentials from any providers\): set AWS_PROFILE/,
+    );
   });
   it('say when the API did not answer in time', () => {
-    const error = unreachable(Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' }), url);
-    expect(error.message).toBe('the garden API at api.example.com did not answer in time (The operation was aborted due to timeout)');
+    const error = unreachable(
+      Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' }),
+      url,
+    );
+    expect(error.message).toBe(
+      'the garden API at api.example.com did not answer in time (The operation was aborted due to timeout)',
+    );
   });
   it('add a code the message does not carry, and join the causes of an AggregateError', () => {
-    expect(rootCause(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toBe('ECONNRESET: socket hang up');
+    expect(rootCause(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toBe(
+      'ECONNRESET: socket hang up',
+    );
     expect(rootCause(new AggregateError([new Error('a'), new Error('b')]))).toBe('a; b');
   });
   it('format an API error as one line', () => {
-    expect(apiErrorLine(422, { code: 'FieldImmutable', message: 'no', field: 'spec.region' })).toBe('error 422 FieldImmutable: no (field spec.region)');
+    expect(apiErrorLine(422, { code: 'FieldImmutable', message: 'no', field: 'spec.region' })).toBe(
+      'error 422 FieldImmutable: no (field spec.region)',
+    );
   });
 });
 
 describe('controlPlaneList', () => {
   it('is a v1 List: the namespace, then every workload with a container of its image, then the PDBs', () => {
-    const seed = { metadata: { name: 'a' }, spec: { provider: { type: 'aws', region: 'eu-west-1', zones: ['z1', 'z2', 'z3'] } } } as unknown as Seed;
-    const shoot = { metadata: { project: 'dev', name: 'web' }, spec: { controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } } }, status: { technicalID: 'shoot--dev--web' } } as unknown as Shoot;
+    const seed = {
+      metadata: { name: 'a' },
+      spec: { provider: { type: 'aws', region: 'eu-west-1', zones: ['z1', 'z2', 'z3'] } },
+    } as unknown as Seed;
+    const shoot = {
+      metadata: { project: 'dev', name: 'web' },
+      spec: { controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } } },
+      status: { technicalID: 'shoot--dev--web' },
+    } as unknown as Shoot;
     const layout = controlPlaneLayout({ shoot, seed });
-    const answer: ControlPlaneLayout = { kind: 'ControlPlaneLayout', technicalID: layout.technicalID, seedName: 'a', failureTolerance: 'zone', zones: layout.zones, zonePinned: false, items: layoutObjects(layout) };
+    const answer: ControlPlaneLayout = {
+      kind: 'ControlPlaneLayout',
+      technicalID: layout.technicalID,
+      seedName: 'a',
+      failureTolerance: 'zone',
+      zones: layout.zones,
+      zonePinned: false,
+      items: layoutObjects(layout),
+    };
     const images = imageVector();
 
     const list = controlPlaneList(answer, images);
 
     expect(list).toMatchObject({ apiVersion: 'v1', kind: 'List' });
-    expect(list.items[0]).toEqual({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shoot--dev--web', labels: { 'gardener.cloud/shoot': 'shoot--dev--web' } } });
-    const workloads = list.items.filter((o) => ['Deployment', 'StatefulSet'].includes((o as { kind: string }).kind)) as { metadata: { name: string }; spec: { template: { spec: { containers: unknown[] } } } }[];
+    expect(list.items[0]).toEqual({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'shoot--dev--web', labels: { 'gardener.cloud/shoot': 'shoot--dev--web' } },
+    });
+    const workloads = list.items.filter((o) =>
+      ['Deployment', 'StatefulSet'].includes((o as { kind: string }).kind),
+    ) as { metadata: { name: string }; spec: { template: { spec: { containers: unknown[] } } } }[];
     expect(workloads.map((w) => [w.metadata.name, w.spec.template.spec.containers])).toEqual([
       ['etcd', [{ name: 'etcd', image: images['etcd-backup-restore'] }]],
       ['kube-apiserver', [{ name: 'kube-apiserver', image: images['kube-apiserver'] }]],
-      ['gardener-resource-manager', [{ name: 'gardener-resource-manager', image: images['gardener-resource-manager'] }]],
+      [
+        'gardener-resource-manager',
+        [{ name: 'gardener-resource-manager', image: images['gardener-resource-manager'] }],
+      ],
       ['kube-controller-manager', [{ name: 'kube-controller-manager', image: images['kube-controller-manager'] }]],
       ['kube-scheduler', [{ name: 'kube-scheduler', image: images['kube-scheduler'] }]],
-      ['machine-controller-manager', [{ name: 'machine-controller-manager', image: images['machine-controller-manager'] }]],
+      [
+        'machine-controller-manager',
+        [{ name: 'machine-controller-manager', image: images['machine-controller-manager'] }],
+      ],
       ['cluster-autoscaler', [{ name: 'cluster-autoscaler', image: images['cluster-autoscaler'] }]],
     ]);
     expect(list.items.filter((o) => (o as { kind: string }).kind === 'PodDisruptionBudget')).toHaveLength(7);
     // The answer itself is left as it was.
-    expect((answer.items[0] as { spec: { template: { spec: { containers?: unknown } } } }).spec.template.spec.containers).toBeUndefined();
+    expect(
+      (answer.items[0] as { spec: { template: { spec: { containers?: unknown } } } }).spec.template.spec.containers,
+    ).toBeUndefined();
   });
 });
 
@@ -184,11 +261,17 @@ describe('completion', () => {
   const program = buildProgram();
   it('offers the subcommands and options of the word typed so far (bash)', () => {
     const script = completionScript(program, 'bash');
-    expect(script).toMatch(/"shoot"\) words="list get apply delete controlplane migrate migration members kubeconfig --help" ;;/);
-    expect(script).toMatch(/"shoot list"\) words="-A --all-projects --help" ;;|"shoot list"\) words="--all-projects -A --help" ;;/);
+    expect(script).toMatch(
+      /"shoot"\) words="list get apply delete controlplane migrate migration members kubeconfig --help" ;;/,
+    );
+    expect(script).toMatch(
+      /"shoot list"\) words="-A --all-projects --help" ;;|"shoot list"\) words="--all-projects -A --help" ;;/,
+    );
     expect(script).toMatch(/compgen -W "table wide json yaml name"/);
   });
   it('writes fish completions per subcommand', () => {
-    expect(completionScript(program, 'fish')).toMatch(/complete -c gardenless -n "__fish_seen_subcommand_from migrate" -l dry-run/);
+    expect(completionScript(program, 'fish')).toMatch(
+      /complete -c gardenless -n "__fish_seen_subcommand_from migrate" -l dry-run/,
+    );
   });
 });

@@ -4,10 +4,28 @@ import { evacuationDetail, evacuationTable } from '../../../cli/evacuation-comma
 
 const now = new Date('2026-01-01T00:20:30Z');
 const e: Evacuation = {
-  apiVersion: 'core.gardenless.io/v1', kind: 'Evacuation', id: 'x', seed: 'aws-eu1', lastRenewTime: '2026-01-01T00:00:00Z', lostSince: '2026-01-01T00:00:30Z',
-  phase: 'Paused', reason: 'paused by operator at 2026-01-01T00:15:00.000Z', maxParallel: 2, createdAt: 't', updatedAt: 't', version: 3,
+  apiVersion: 'core.gardenless.io/v1',
+  kind: 'Evacuation',
+  id: 'x',
+  seed: 'aws-eu1',
+  lastRenewTime: '2026-01-01T00:00:00Z',
+  lostSince: '2026-01-01T00:00:30Z',
+  phase: 'Paused',
+  reason: 'paused by operator at 2026-01-01T00:15:00.000Z',
+  maxParallel: 2,
+  createdAt: 't',
+  updatedAt: 't',
+  version: 3,
   shoots: [
-    { project: 'dev', name: 'a', state: 'Moved', priority: 5, destination: 'aws-eu2', migrationId: 'm1', reason: 'moved to aws-eu2' },
+    {
+      project: 'dev',
+      name: 'a',
+      state: 'Moved',
+      priority: 5,
+      destination: 'aws-eu2',
+      migrationId: 'm1',
+      reason: 'moved to aws-eu2',
+    },
     { project: 'dev', name: 'b', state: 'Migrating', priority: 0, destination: 'aws-eu3', migrationId: 'm2' },
     { project: 'dev', name: 'c', state: 'Pending', priority: 0, reason: 'no seed fits: 0/3 seeds are eligible' },
   ],
@@ -16,7 +34,9 @@ const e: Evacuation = {
 describe('evacuation tables', () => {
   it('list one line per seed with the shoots by state and how long the seed has been lost', () => {
     const lines = evacuationTable([e], now).split('\n');
-    expect(lines[0]).toMatch(/^SEED\s+PHASE\s+MOVED\s+MIGRATING\s+PENDING\s+FAILED\s+GONE\s+MAX-PARALLEL\s+LOST\s+HELD$/);
+    expect(lines[0]).toMatch(
+      /^SEED\s+PHASE\s+MOVED\s+MIGRATING\s+PENDING\s+FAILED\s+GONE\s+MAX-PARALLEL\s+LOST\s+HELD$/,
+    );
     expect(lines[1]).toMatch(/^aws-eu1\s+Paused\s+1\s+1\s+1\s+0\s+0\s+2\s+20m\s+-$/);
   });
 

@@ -3,16 +3,31 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GardenClient } from '../../../adapters/http/garden-client.js';
 import { MigrationWatchError, pollMigration } from '../../../cli/migrate-command.js';
-import { apiErrorLine, formatDuration, formatMigration, migrateAccepted, migrationTable, migrationView, type MigrationResponse } from '../../../cli/migration-view.js';
+import {
+  apiErrorLine,
+  formatDuration,
+  formatMigration,
+  migrateAccepted,
+  migrationTable,
+  migrationView,
+  type MigrationResponse,
+} from '../../../cli/migration-view.js';
 
-const record = (name: string): MigrationResponse => JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', `${name}.json`), 'utf8')) as MigrationResponse;
+const record = (name: string): MigrationResponse =>
+  JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', `${name}.json`), 'utf8')) as MigrationResponse;
 const now = new Date('2025-01-01T00:00:10.000Z');
 
 describe('migrationView', () => {
   it.each([
     { fixture: 'migration-running', status: 'Running 22%', done: false, exitCode: undefined },
     { fixture: 'migration-succeeded-switched', status: 'Succeeded', done: true, exitCode: 0 },
-    { fixture: 'migration-error', status: 'Error at restore-etcd: EtcdRestoreFailed: snapshots end at revision 100, expected at least 101 (call migrate again to resume)', done: true, exitCode: 1 },
+    {
+      fixture: 'migration-error',
+      status:
+        'Error at restore-etcd: EtcdRestoreFailed: snapshots end at revision 100, expected at least 101 (call migrate again to resume)',
+      done: true,
+      exitCode: 1,
+    },
   ])('$fixture: $status', ({ fixture, status, done, exitCode }) => {
     // Act
     const view = migrationView(record(fixture), { now });
@@ -48,49 +63,94 @@ describe('migrationView', () => {
     const view = migrationView(record('migration-succeeded-switched'), { now });
     const byId = Object.fromEntries(view.steps.map((s) => [s.id, s]));
 
-    expect(view.heading).toBe('Migration mig-0001: dev/api1 aws-eu1 -> aws-eu2, bad path (switched after delete-owner-record)');
-    expect(byId['delete-owner-record']).toMatchObject({ marker: '✖', state: 'failed', line: 'Deleting the owner record (the source fences itself) (30.0s)', detail: 'States.Timeout; switched to the bad path' });
-    expect(byId['wait-final-snapshot']).toMatchObject({ marker: '↓', detail: 'switched to the bad path after delete-owner-record failed' });
-    expect(byId['finalize']).toMatchObject({ marker: '✔', line: 'Setting the shoot onto the destination and releasing the lock (1.5s)' });
+    expect(view.heading).toBe(
+      'Migration mig-0001: dev/api1 aws-eu1 -> aws-eu2, bad path (switched after delete-owner-record)',
+    );
+    expect(byId['delete-owner-record']).toMatchObject({
+      marker: '✖',
+      state: 'failed',
+      line: 'Deleting the owner record (the source fences itself) (30.0s)',
+      detail: 'States.Timeout; switched to the bad path',
+    });
+    expect(byId['wait-final-snapshot']).toMatchObject({
+      marker: '↓',
+      detail: 'switched to the bad path after delete-owner-record failed',
+    });
+    expect(byId['finalize']).toMatchObject({
+      marker: '✔',
+      line: 'Setting the shoot onto the destination and releasing the lock (1.5s)',
+    });
   });
 
   it('shows a pre-copy that failed as failed, with why and what does its work instead, in a migration it did not fail', () => {
     const byId = Object.fromEntries(migrationView(record('migration-error'), { now }).steps.map((s) => [s.id, s]));
-    const declined = migrationView(record('migration-succeeded-switched'), { now }).steps.find((s) => s.id === 'restore-etcd-ahead');
+    const declined = migrationView(record('migration-succeeded-switched'), { now }).steps.find(
+      (s) => s.id === 'restore-etcd-ahead',
+    );
 
-    expect(byId['pre-copy-snapshots']).toMatchObject({ marker: '✖', state: 'failed', detail: expect.stringMatching(/^SnapshotStoreUnavailable: .*; continuing without it: copy-snapshots copies everything/) });
-    expect(byId['restore-etcd-ahead']).toMatchObject({ marker: '↓', line: 'Restoring etcd ahead in the destination seed (not serving yet)', detail: expect.stringMatching(/^pre-copy-snapshots failed/) });
-    expect(declined).toMatchObject({ marker: '↓', detail: expect.stringMatching(/^the destination does not restore ahead/) });
+    expect(byId['pre-copy-snapshots']).toMatchObject({
+      marker: '✖',
+      state: 'failed',
+      detail: expect.stringMatching(
+        /^SnapshotStoreUnavailable: .*; continuing without it: copy-snapshots copies everything/,
+      ),
+    });
+    expect(byId['restore-etcd-ahead']).toMatchObject({
+      marker: '↓',
+      line: 'Restoring etcd ahead in the destination seed (not serving yet)',
+      detail: expect.stringMatching(/^pre-copy-snapshots failed/),
+    });
+    expect(declined).toMatchObject({
+      marker: '↓',
+      detail: expect.stringMatching(/^the destination does not restore ahead/),
+    });
   });
 
   it('shows how often a resumed step ran', () => {
     const resumed = record('migration-error');
     resumed.steps = resumed.steps.map((s) => (s.id === 'restore-etcd' ? { ...s, attempts: 2 } : s));
 
-    expect(migrationView(resumed, { now }).steps.find((s) => s.id === 'restore-etcd')?.line).toBe('Restoring etcd in the destination seed (attempt 2, 1.0s)');
+    expect(migrationView(resumed, { now }).steps.find((s) => s.id === 'restore-etcd')?.line).toBe(
+      'Restoring etcd in the destination seed (attempt 2, 1.0s)',
+    );
   });
 
   it('renders the one-shot table with every step', () => {
     const lines = migrationTable(record('migration-error'), { now }).split('\n');
 
     expect(lines[3]).toMatch(/^STEP\s+STATE\s+ATTEMPTS\s+STARTED\s+DURATION\s+MESSAGE$/);
-    expect(lines.find((l) => l.startsWith('restore-etcd '))).toMatch(/^restore-etcd\s+failed\s+1\s+\S+\s+1\.0s\s+EtcdRestoreFailed/);
+    expect(lines.find((l) => l.startsWith('restore-etcd '))).toMatch(
+      /^restore-etcd\s+failed\s+1\s+\S+\s+1\.0s\s+EtcdRestoreFailed/,
+    );
     expect(lines.find((l) => l.startsWith('finalize'))).toMatch(/^finalize\s+pending\s+0\s+-\s+-$/);
-    expect(lines.find((l) => l.startsWith('pre-copy-snapshots'))).toMatch(/^pre-copy-snapshots\s+failed\s+1\s+\S+\s+800ms\s+SnapshotStoreUnavailable/);
+    expect(lines.find((l) => l.startsWith('pre-copy-snapshots'))).toMatch(
+      /^pre-copy-snapshots\s+failed\s+1\s+\S+\s+800ms\s+SnapshotStoreUnavailable/,
+    );
   });
 });
 
 describe('one-line answers', () => {
   it.each([
     [{ migrationId: 'm1', resumed: false, destinationSeed: 'aws-eu2' }, 'migration m1 of dev/api1 to aws-eu2 started'],
-    [{ migrationId: 'm1', resumed: true, destinationSeed: 'aws-eu2' }, 'migration m1 of dev/api1 to aws-eu2 resumed from its last completed step'],
+    [
+      { migrationId: 'm1', resumed: true, destinationSeed: 'aws-eu2' },
+      'migration m1 of dev/api1 to aws-eu2 resumed from its last completed step',
+    ],
   ])('%j', (body, line) => {
     expect(migrateAccepted(body, 'dev/api1')).toBe(line);
   });
 
   it.each([
-    [409, { code: 'MigrationRunning', message: 'a migration is running' }, 'error 409 MigrationRunning: a migration is running'],
-    [422, { code: 'SameSeed', message: 'already there', field: 'destinationSeed' }, 'error 422 SameSeed: already there (field destinationSeed)'],
+    [
+      409,
+      { code: 'MigrationRunning', message: 'a migration is running' },
+      'error 409 MigrationRunning: a migration is running',
+    ],
+    [
+      422,
+      { code: 'SameSeed', message: 'already there', field: 'destinationSeed' },
+      'error 422 SameSeed: already there (field destinationSeed)',
+    ],
     [502, 'Bad Gateway', 'error 502 : Bad Gateway'],
   ])('%i', (status, body, line) => {
     expect(apiErrorLine(status, body)).toBe(line);
@@ -109,7 +169,9 @@ describe('pollMigration', () => {
   /** A client answering the given responses in order (the last one repeats). */
   function client(responses: { status: number; body: unknown }[]): GardenClient {
     let i = 0;
-    return { request: async () => ({ headers: new Headers(), ...responses[Math.min(i++, responses.length - 1)]! }) } as unknown as GardenClient;
+    return {
+      request: async () => ({ headers: new Headers(), ...responses[Math.min(i++, responses.length - 1)]! }),
+    } as unknown as GardenClient;
   }
 
   it('rides out transient failures, ignores the previous migration, and stops at the end', async () => {
@@ -125,7 +187,14 @@ describe('pollMigration', () => {
     ]);
 
     // Act
-    const final = await pollMigration({ client: api, project: 'dev', name: 'api1', migrationId: 'mig-0001', intervalMs: 1, onRecord: (r) => seen.push(r.state) });
+    const final = await pollMigration({
+      client: api,
+      project: 'dev',
+      name: 'api1',
+      migrationId: 'mig-0001',
+      intervalMs: 1,
+      onRecord: (r) => seen.push(r.state),
+    });
 
     // Assess
     expect(final.state).toBe('Succeeded');
@@ -133,9 +202,24 @@ describe('pollMigration', () => {
   });
 
   it('gives up on a refused read at once, and on transient failures after the limit', async () => {
-    await expect(pollMigration({ client: client([{ status: 404, body: { code: 'NotFound', message: 'no migration' } }]), project: 'dev', name: 'api1', intervalMs: 1, onRecord: () => {} })).rejects.toThrow(
-      'error 404 NotFound: no migration',
-    );
-    await expect(pollMigration({ client: client([{ status: 500, body: {} }]), project: 'dev', name: 'api1', intervalMs: 1, maxConsecutiveErrors: 2, onRecord: () => {} })).rejects.toBeInstanceOf(MigrationWatchError);
+    await expect(
+      pollMigration({
+        client: client([{ status: 404, body: { code: 'NotFound', message: 'no migration' } }]),
+        project: 'dev',
+        name: 'api1',
+        intervalMs: 1,
+        onRecord: () => {},
+      }),
+    ).rejects.toThrow('error 404 NotFound: no migration');
+    await expect(
+      pollMigration({
+        client: client([{ status: 500, body: {} }]),
+        project: 'dev',
+        name: 'api1',
+        intervalMs: 1,
+        maxConsecutiveErrors: 2,
+        onRecord: () => {},
+      }),
+    ).rejects.toBeInstanceOf(MigrationWatchError);
   });
 });

@@ -3,7 +3,10 @@ import { ApiDomainNameError, apiDomainName, apiDomainUrl } from '../../../core/d
 
 describe('apiDomainName', () => {
   it.each([
-    [{ shoot: 'api1', project: 'dev', externalDomain: 'shoots.gardenless.example' }, 'api.api1.dev.shoots.gardenless.example'],
+    [
+      { shoot: 'api1', project: 'dev', externalDomain: 'shoots.gardenless.example' },
+      'api.api1.dev.shoots.gardenless.example',
+    ],
     [{ shoot: 'api1', project: 'dev', externalDomain: 'Shoots.Example.' }, 'api.api1.dev.shoots.example'],
     [{ shoot: 'a', project: 'b', externalDomain: 'c' }, 'api.a.b.c'],
   ])('derives %o', (input, expected) => {
@@ -15,7 +18,11 @@ describe('apiDomainName', () => {
     ['a dot in the project', { shoot: 'api1', project: 'dev.x', externalDomain: 'example' }, 'project'],
     ['an empty external domain', { shoot: 'api1', project: 'dev', externalDomain: '' }, 'externalDomain'],
     ['an empty label in the domain', { shoot: 'api1', project: 'dev', externalDomain: 'a..example' }, 'externalDomain'],
-    ['a name over 253 characters', { shoot: 'api1', project: 'dev', externalDomain: Array(5).fill('x'.repeat(60)).join('.') }, 'externalDomain'],
+    [
+      'a name over 253 characters',
+      { shoot: 'api1', project: 'dev', externalDomain: Array(5).fill('x'.repeat(60)).join('.') },
+      'externalDomain',
+    ],
   ])('rejects %s, naming the field', (_case, input, field) => {
     let error: unknown;
     try {

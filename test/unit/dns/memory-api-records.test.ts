@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ApiRecordConflictError, ApiRecordsUnavailableError, FailingApiRecords, InMemoryApiRecords } from '../../../core/dns/index.js';
+import {
+  ApiRecordConflictError,
+  ApiRecordsUnavailableError,
+  FailingApiRecords,
+  InMemoryApiRecords,
+} from '../../../core/dns/index.js';
 
 const NAME = 'api.api1.dev.shoots.example';
 const SOURCE = { type: 'A', value: '127.0.0.2' } as const;
@@ -9,7 +14,9 @@ describe('InMemoryApiRecords', () => {
   it('creates on condition that the record is missing, and a retry of the same create succeeds', async () => {
     const records = new InMemoryApiRecords();
     await records.set({ name: NAME, target: SOURCE, expected: null, ttl: 30 });
-    await expect(records.set({ name: `${NAME}.`, target: SOURCE, expected: null, ttl: 30 })).resolves.toMatchObject({ value: '127.0.0.2' });
+    await expect(records.set({ name: `${NAME}.`, target: SOURCE, expected: null, ttl: 30 })).resolves.toMatchObject({
+      value: '127.0.0.2',
+    });
     expect(await records.get(NAME.toUpperCase())).toEqual({ name: NAME, ...SOURCE, ttl: 30 });
     expect(records.changes).toHaveLength(1);
   });
@@ -17,8 +24,12 @@ describe('InMemoryApiRecords', () => {
   it('switches only from the expected target and reports the current record otherwise', async () => {
     const records = new InMemoryApiRecords();
     await records.set({ name: NAME, target: SOURCE });
-    await expect(records.set({ name: NAME, target: { type: 'CNAME', value: 'lb.example' }, expected: DESTINATION })).rejects.toMatchObject({ name: 'ApiRecordConflictError', current: { value: '127.0.0.2' } });
-    await expect(records.set({ name: NAME, target: { type: 'CNAME', value: 'lb.example' }, expected: null })).rejects.toBeInstanceOf(ApiRecordConflictError);
+    await expect(
+      records.set({ name: NAME, target: { type: 'CNAME', value: 'lb.example' }, expected: DESTINATION }),
+    ).rejects.toMatchObject({ name: 'ApiRecordConflictError', current: { value: '127.0.0.2' } });
+    await expect(
+      records.set({ name: NAME, target: { type: 'CNAME', value: 'lb.example' }, expected: null }),
+    ).rejects.toBeInstanceOf(ApiRecordConflictError);
     await records.set({ name: NAME, target: DESTINATION, expected: SOURCE });
     expect((await records.get(NAME))?.value).toBe('127.0.0.3');
   });

@@ -15,9 +15,12 @@ describe('recordTargetFor', () => {
     expect(recordTargetFor(address)).toEqual(expected);
   });
 
-  it.each(['', 'http://', 'not a host', '999.1.1.1', 'a..b', '-lb.example', `${'x'.repeat(64)}.example`])('rejects "%s"', (address) => {
-    expect(() => recordTargetFor(address)).toThrow(ApiAddressError);
-  });
+  it.each(['', 'http://', 'not a host', '999.1.1.1', 'a..b', '-lb.example', `${'x'.repeat(64)}.example`])(
+    'rejects "%s"',
+    (address) => {
+      expect(() => recordTargetFor(address)).toThrow(ApiAddressError);
+    },
+  );
 
   it('gives A for every IPv4 address, AAAA for every IPv6 address, bare or in a URL', () => {
     fc.assert(

@@ -43,6 +43,11 @@ export function state(overrides: Partial<ProbeState> = {}): ProbeState {
   return { ...initialProbeState(), ...outage, ...overrides };
 }
 
-export function pod(name: string, podState: string, labels: Record<string, string>, extra: Partial<PodReport> = {}): PodReport {
+export function pod(
+  name: string,
+  podState: string,
+  labels: Record<string, string>,
+  extra: Partial<PodReport> = {},
+): PodReport {
   return { name, state: podState, labels, ...extra };
 }

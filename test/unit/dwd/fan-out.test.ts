@@ -34,8 +34,17 @@ describe('roundTiming', () => {
     { name: 'early', nowMs: start + 5_000, offsetSeconds: 10, delayMs: 5_000, missed: false },
     { name: 'due', nowMs: start + 10_000, offsetSeconds: 10, delayMs: 0, missed: false },
     { name: 'late within an interval', nowMs: start + 19_999, offsetSeconds: 10, delayMs: 0, missed: false },
-    { name: 'late by an interval: the next round is due', nowMs: start + 20_000, offsetSeconds: 10, delayMs: 0, missed: true },
+    {
+      name: 'late by an interval: the next round is due',
+      nowMs: start + 20_000,
+      offsetSeconds: 10,
+      delayMs: 0,
+      missed: true,
+    },
   ])('$name', ({ nowMs, offsetSeconds, delayMs, missed }) => {
-    expect(roundTiming({ invocationStartMs: start, offsetSeconds, intervalSeconds: 10, nowMs })).toEqual({ delayMs, missed });
+    expect(roundTiming({ invocationStartMs: start, offsetSeconds, intervalSeconds: 10, nowMs })).toEqual({
+      delayMs,
+      missed,
+    });
   });
 });

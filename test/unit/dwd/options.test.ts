@@ -13,7 +13,10 @@ describe('resolveProberOptions', () => {
   });
 
   it('keeps defaults for undefined overrides', () => {
-    expect(resolveProberOptions({ failureThreshold: undefined, successThreshold: 4 })).toEqual({ ...DEFAULT_PROBER_OPTIONS, successThreshold: 4 });
+    expect(resolveProberOptions({ failureThreshold: undefined, successThreshold: 4 })).toEqual({
+      ...DEFAULT_PROBER_OPTIONS,
+      successThreshold: 4,
+    });
   });
 
   it.each([

@@ -32,9 +32,27 @@ const stepArb = (withOutsideChanges: boolean): fc.Arbitrary<Step> =>
     {
       external: fc.constantFrom<Step['external']>('success', 'success', 'failure', 'failure', 'timeout'),
       internal: fc.oneof(
-        { weight: 6, arbitrary: fc.record({ result: fc.constant<'success'>('success'), ageSeconds: fc.integer({ min: -5, max: MAX_AGE }) }) },
-        { weight: 1, arbitrary: fc.record({ result: fc.constantFrom<'failure' | 'unknown'>('failure', 'unknown'), ageSeconds: fc.integer({ min: 0, max: MAX_AGE }) }) },
-        { weight: 1, arbitrary: fc.record({ result: fc.constant<'success'>('success'), ageSeconds: fc.integer({ min: MAX_AGE + 1, max: 600 }) }) },
+        {
+          weight: 6,
+          arbitrary: fc.record({
+            result: fc.constant<'success'>('success'),
+            ageSeconds: fc.integer({ min: -5, max: MAX_AGE }),
+          }),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.record({
+            result: fc.constantFrom<'failure' | 'unknown'>('failure', 'unknown'),
+            ageSeconds: fc.integer({ min: 0, max: MAX_AGE }),
+          }),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.record({
+            result: fc.constant<'success'>('success'),
+            ageSeconds: fc.integer({ min: MAX_AGE + 1, max: 600 }),
+          }),
+        },
         { weight: 1, arbitrary: fc.constant(undefined) },
       ),
       // About one round in twenty each, so streaks still form between skips.
@@ -72,7 +90,10 @@ const optionsArb = fc.record({
 });
 
 const replicasArb: fc.Arbitrary<Replicas> = fc.record(
-  Object.fromEntries(SCALE_DOWN_ORDER.map((c) => [c, fc.integer({ min: 0, max: 5 })])) as Record<ScalableDependent, fc.Arbitrary<number>>,
+  Object.fromEntries(SCALE_DOWN_ORDER.map((c) => [c, fc.integer({ min: 0, max: 5 })])) as Record<
+    ScalableDependent,
+    fc.Arbitrary<number>
+  >,
   { requiredKeys: [] },
 );
 
@@ -91,13 +112,23 @@ function simulate(steps: Step[], options: Partial<ProberOptions>, initialReplica
   const before: Replicas[] = [];
   for (const [i, step] of steps.entries()) {
     if (step.outsideChange !== undefined && replicas[step.outsideChange.component] !== undefined) {
-      const desired = { ...replicas, [step.outsideChange.component]: step.outsideChange.replicas } as Record<string, number>;
+      const desired = { ...replicas, [step.outsideChange.component]: step.outsideChange.replicas } as Record<
+        string,
+        number
+      >;
       replicas = reconcileReplicas(desired, current).replicas;
     }
     before.push({ ...replicas });
     const decision = decideProbe({
       state: current,
-      round: { atMs: i * 10_000, external: step.external, internal: step.internal, hibernated: step.hibernated, migrating: step.migrating, replicas },
+      round: {
+        atMs: i * 10_000,
+        external: step.external,
+        internal: step.internal,
+        hibernated: step.hibernated,
+        migrating: step.migrating,
+        replicas,
+      },
       options: { ...options, internalMaxAgeSeconds: MAX_AGE },
     });
     for (const a of decision.actions) replicas = { ...replicas, [a.component]: a.replicas };
@@ -108,7 +139,8 @@ function simulate(steps: Step[], options: Partial<ProberOptions>, initialReplica
 }
 
 const skipped = (s: Step) => s.hibernated || s.migrating;
-const internalUp = (s: Step) => s.internal !== undefined && s.internal.result === 'success' && s.internal.ageSeconds <= MAX_AGE;
+const internalUp = (s: Step) =>
+  s.internal !== undefined && s.internal.result === 'success' && s.internal.ageSeconds <= MAX_AGE;
 /** The only kind of round that may count toward a scale-down. */
 const qualifiesForDown = (s: Step) => !skipped(s) && s.external !== 'success' && internalUp(s);
 const qualifiesForUp = (s: Step) => !skipped(s) && s.external === 'success';
@@ -294,7 +326,8 @@ describe('prober properties over random probe sequences', () => {
         decisions.forEach((d, i) => {
           const previous = i === 0 ? initialProbeState() : decisions[i - 1]!.state;
           if (!previous.scaledDown) return;
-          for (const c of Object.keys(previous.rememberedReplicas) as ScalableDependent[]) expect(before[i]![c]).toBe(0);
+          for (const c of Object.keys(previous.rememberedReplicas) as ScalableDependent[])
+            expect(before[i]![c]).toBe(0);
         });
       }),
       RUNS,

@@ -29,26 +29,166 @@ function run(start: ProbeState, rounds: ProbeRound[], options = {}) {
 }
 
 describe('decideProbe: one round', () => {
-  it.each<{ name: string; given: ProbeState; round: ProbeRound; verdict: ProbeVerdict; failures: number; successes: number }>([
-    { name: 'first LB failure starts counting', given: state(), round: lbDown(), verdict: 'counting-failures', failures: 1, successes: 0 },
-    { name: 'timeout counts as a failure', given: state(), round: lbDown({ external: 'timeout' }), verdict: 'counting-failures', failures: 1, successes: 0 },
-    { name: 'failure resets the success streak', given: state({ consecutiveExternalSuccesses: 2 }), round: lbDown(), verdict: 'counting-failures', failures: 1, successes: 0 },
-    { name: 'both down: no action, streak restarts', given: state({ consecutiveExternalFailures: 2 }), round: lbDown({ internal: { result: 'failure', ageSeconds: 1 } }), verdict: 'both-down', failures: 0, successes: 0 },
-    { name: 'internal unknown: no action, streak restarts', given: state({ consecutiveExternalFailures: 2 }), round: lbDown({ internal: { result: 'unknown', ageSeconds: 1 } }), verdict: 'internal-unknown', failures: 0, successes: 0 },
-    { name: 'internal missing counts as unknown', given: state({ consecutiveExternalFailures: 2 }), round: lbDown({ internal: undefined }), verdict: 'internal-unknown', failures: 0, successes: 0 },
-    { name: 'internal stale counts as unknown', given: state({ consecutiveExternalFailures: 2 }), round: lbDown({ internal: { result: 'success', ageSeconds: 31 } }), verdict: 'internal-unknown', failures: 0, successes: 0 },
-    { name: 'internal exactly at max age is fresh', given: state({ consecutiveExternalFailures: 2 }), round: lbDown({ internal: { result: 'success', ageSeconds: 30 } }), verdict: 'scaled-down', failures: 3, successes: 0 },
-    { name: 'internal from a clock ahead of ours is fresh', given: state({ consecutiveExternalFailures: 2 }), round: lbDown({ internal: { result: 'success', ageSeconds: -5 } }), verdict: 'scaled-down', failures: 3, successes: 0 },
-    { name: 'internal age NaN counts as unknown', given: state({ consecutiveExternalFailures: 2 }), round: lbDown({ internal: { result: 'success', ageSeconds: Number.NaN } }), verdict: 'internal-unknown', failures: 0, successes: 0 },
-    { name: 'success while nothing held counts', given: state(), round: round(), verdict: 'counting-successes', failures: 0, successes: 1 },
-    { name: 'success resets the failure streak', given: state({ consecutiveExternalFailures: 2 }), round: round(), verdict: 'counting-successes', failures: 0, successes: 1 },
-    { name: 'successes saturate at the threshold', given: state({ consecutiveExternalSuccesses: 2 }), round: round(), verdict: 'healthy', failures: 0, successes: 2 },
-    { name: 'external up with internal unknown still counts toward recovery', given: HELD, round: round({ internal: undefined }), verdict: 'recovering', failures: 0, successes: 1 },
-    { name: 'held and LB still down', given: { ...HELD, consecutiveExternalFailures: 3 }, round: lbDown(), verdict: 'held-down', failures: 3, successes: 0 },
-    { name: 'held and both down keeps the hold', given: HELD, round: lbDown({ internal: { result: 'failure', ageSeconds: 0 } }), verdict: 'both-down', failures: 0, successes: 0 },
-    { name: 'hibernated is skipped', given: state({ consecutiveExternalFailures: 2 }), round: lbDown({ hibernated: true }), verdict: 'skipped-hibernated', failures: 0, successes: 0 },
-    { name: 'migrating is skipped', given: state({ consecutiveExternalFailures: 2 }), round: lbDown({ migrating: true }), verdict: 'skipped-migrating', failures: 0, successes: 0 },
-    { name: 'hibernated wins over migrating', given: state(), round: round({ hibernated: true, migrating: true }), verdict: 'skipped-hibernated', failures: 0, successes: 0 },
+  it.each<{
+    name: string;
+    given: ProbeState;
+    round: ProbeRound;
+    verdict: ProbeVerdict;
+    failures: number;
+    successes: number;
+  }>([
+    {
+      name: 'first LB failure starts counting',
+      given: state(),
+      round: lbDown(),
+      verdict: 'counting-failures',
+      failures: 1,
+      successes: 0,
+    },
+    {
+      name: 'timeout counts as a failure',
+      given: state(),
+      round: lbDown({ external: 'timeout' }),
+      verdict: 'counting-failures',
+      failures: 1,
+      successes: 0,
+    },
+    {
+      name: 'failure resets the success streak',
+      given: state({ consecutiveExternalSuccesses: 2 }),
+      round: lbDown(),
+      verdict: 'counting-failures',
+      failures: 1,
+      successes: 0,
+    },
+    {
+      name: 'both down: no action, streak restarts',
+      given: state({ consecutiveExternalFailures: 2 }),
+      round: lbDown({ internal: { result: 'failure', ageSeconds: 1 } }),
+      verdict: 'both-down',
+      failures: 0,
+      successes: 0,
+    },
+    {
+      name: 'internal unknown: no action, streak restarts',
+      given: state({ consecutiveExternalFailures: 2 }),
+      round: lbDown({ internal: { result: 'unknown', ageSeconds: 1 } }),
+      verdict: 'internal-unknown',
+      failures: 0,
+      successes: 0,
+    },
+    {
+      name: 'internal missing counts as unknown',
+      given: state({ consecutiveExternalFailures: 2 }),
+      round: lbDown({ internal: undefined }),
+      verdict: 'internal-unknown',
+      failures: 0,
+      successes: 0,
+    },
+    {
+      name: 'internal stale counts as unknown',
+      given: state({ consecutiveExternalFailures: 2 }),
+      round: lbDown({ internal: { result: 'success', ageSeconds: 31 } }),
+      verdict: 'internal-unknown',
+      failures: 0,
+      successes: 0,
+    },
+    {
+      name: 'internal exactly at max age is fresh',
+      given: state({ consecutiveExternalFailures: 2 }),
+      round: lbDown({ internal: { result: 'success', ageSeconds: 30 } }),
+      verdict: 'scaled-down',
+      failures: 3,
+      successes: 0,
+    },
+    {
+      name: 'internal from a clock ahead of ours is fresh',
+      given: state({ consecutiveExternalFailures: 2 }),
+      round: lbDown({ internal: { result: 'success', ageSeconds: -5 } }),
+      verdict: 'scaled-down',
+      failures: 3,
+      successes: 0,
+    },
+    {
+      name: 'internal age NaN counts as unknown',
+      given: state({ consecutiveExternalFailures: 2 }),
+      round: lbDown({ internal: { result: 'success', ageSeconds: Number.NaN } }),
+      verdict: 'internal-unknown',
+      failures: 0,
+      successes: 0,
+    },
+    {
+      name: 'success while nothing held counts',
+      given: state(),
+      round: round(),
+      verdict: 'counting-successes',
+      failures: 0,
+      successes: 1,
+    },
+    {
+      name: 'success resets the failure streak',
+      given: state({ consecutiveExternalFailures: 2 }),
+      round: round(),
+      verdict: 'counting-successes',
+      failures: 0,
+      successes: 1,
+    },
+    {
+      name: 'successes saturate at the threshold',
+      given: state({ consecutiveExternalSuccesses: 2 }),
+      round: round(),
+      verdict: 'healthy',
+      failures: 0,
+      successes: 2,
+    },
+    {
+      name: 'external up with internal unknown still counts toward recovery',
+      given: HELD,
+      round: round({ internal: undefined }),
+      verdict: 'recovering',
+      failures: 0,
+      successes: 1,
+    },
+    {
+      name: 'held and LB still down',
+      given: { ...HELD, consecutiveExternalFailures: 3 },
+      round: lbDown(),
+      verdict: 'held-down',
+      failures: 3,
+      successes: 0,
+    },
+    {
+      name: 'held and both down keeps the hold',
+      given: HELD,
+      round: lbDown({ internal: { result: 'failure', ageSeconds: 0 } }),
+      verdict: 'both-down',
+      failures: 0,
+      successes: 0,
+    },
+    {
+      name: 'hibernated is skipped',
+      given: state({ consecutiveExternalFailures: 2 }),
+      round: lbDown({ hibernated: true }),
+      verdict: 'skipped-hibernated',
+      failures: 0,
+      successes: 0,
+    },
+    {
+      name: 'migrating is skipped',
+      given: state({ consecutiveExternalFailures: 2 }),
+      round: lbDown({ migrating: true }),
+      verdict: 'skipped-migrating',
+      failures: 0,
+      successes: 0,
+    },
+    {
+      name: 'hibernated wins over migrating',
+      given: state(),
+      round: round({ hibernated: true, migrating: true }),
+      verdict: 'skipped-hibernated',
+      failures: 0,
+      successes: 0,
+    },
   ])('$name', ({ given, round: r, verdict, failures, successes }) => {
     // Act
     const decision = decideProbe({ state: given, round: r });
@@ -102,7 +242,11 @@ describe('decideProbe: scale-down', () => {
     { failureThreshold: 2, rounds: 2 },
     { failureThreshold: 5, rounds: 5 },
   ])('honours failureThreshold $failureThreshold', ({ failureThreshold, rounds }) => {
-    const decisions = run(state(), Array.from({ length: rounds }, () => lbDown()), { failureThreshold });
+    const decisions = run(
+      state(),
+      Array.from({ length: rounds }, () => lbDown()),
+      { failureThreshold },
+    );
     expect(decisions.map((d) => d.verdict).indexOf('scaled-down')).toBe(rounds - 1);
   });
 
@@ -120,16 +264,27 @@ describe('decideProbe: an internal "up" from before the outage (a frozen agent)'
     const first = lbDown();
     const observedAt = first.atMs - 2_000;
     const later = [lbDown(), lbDown()];
-    const rounds = [first, ...later].map((r) => ({ ...r, internal: { result: 'success' as const, ageSeconds: (r.atMs - observedAt) / 1_000 } }));
+    const rounds = [first, ...later].map((r) => ({
+      ...r,
+      internal: { result: 'success' as const, ageSeconds: (r.atMs - observedAt) / 1_000 },
+    }));
 
     // Act
     const decisions = run(state(), rounds);
 
     // Assess: the streak reaches the threshold, but nothing is scaled: the "up" predates the outage.
     expect(rounds.map((r) => r.internal.ageSeconds)).toEqual([2, 12, 22]);
-    expect(decisions.map((d) => d.verdict)).toEqual(['counting-failures', 'counting-failures', 'internal-predates-outage']);
+    expect(decisions.map((d) => d.verdict)).toEqual([
+      'counting-failures',
+      'counting-failures',
+      'internal-predates-outage',
+    ]);
     expect(decisions.flatMap((d) => d.actions)).toEqual([]);
-    expect(decisions[2]!.state).toMatchObject({ consecutiveExternalFailures: 3, externalDownSinceMs: first.atMs, scaledDown: false });
+    expect(decisions[2]!.state).toMatchObject({
+      consecutiveExternalFailures: 3,
+      externalDownSinceMs: first.atMs,
+      scaledDown: false,
+    });
   });
 
   it('scales down on the first fresh "up" once the agent reports again, the outage still going on', () => {
@@ -140,10 +295,15 @@ describe('decideProbe: an internal "up" from before the outage (a frozen agent)'
       lbDown({ internal: { result: 'success', ageSeconds: 25 } }),
       lbDown({ internal: { result: 'success', ageSeconds: 1 } }),
     ]);
-    expect(decisions.map((d) => d.verdict)).toEqual(['counting-failures', 'counting-failures', 'internal-predates-outage', 'scaled-down']);
+    expect(decisions.map((d) => d.verdict)).toEqual([
+      'counting-failures',
+      'counting-failures',
+      'internal-predates-outage',
+      'scaled-down',
+    ]);
   });
 
-  it('keeps the outage\'s start through rounds whose internal side is unknown', () => {
+  it("keeps the outage's start through rounds whose internal side is unknown", () => {
     const first = lbDown({ internal: undefined });
     const decisions = run(state(), [first, lbDown({ internal: { result: 'unknown', ageSeconds: 1 } }), lbDown()]);
     expect(decisions.map((d) => d.verdict)).toEqual(['internal-unknown', 'internal-unknown', 'counting-failures']);
@@ -181,8 +341,18 @@ describe('decideProbe: an internal "up" from before the outage (a frozen agent)'
 
   it('holds nothing when every dependent is already at 0, and catches one that comes up later in the outage', () => {
     const zero = { [KUBE_CONTROLLER_MANAGER]: 0, [MACHINE_CONTROLLER_MANAGER]: 0, [CLUSTER_AUTOSCALER]: 0 };
-    const decisions = run(state(), [lbDown({ replicas: zero }), lbDown({ replicas: zero }), lbDown({ replicas: zero }), lbDown({ replicas: { ...zero, [KUBE_CONTROLLER_MANAGER]: 1 } })]);
-    expect(decisions.map((d) => d.verdict)).toEqual(['counting-failures', 'counting-failures', 'nothing-to-scale', 'scaled-down']);
+    const decisions = run(state(), [
+      lbDown({ replicas: zero }),
+      lbDown({ replicas: zero }),
+      lbDown({ replicas: zero }),
+      lbDown({ replicas: { ...zero, [KUBE_CONTROLLER_MANAGER]: 1 } }),
+    ]);
+    expect(decisions.map((d) => d.verdict)).toEqual([
+      'counting-failures',
+      'counting-failures',
+      'nothing-to-scale',
+      'scaled-down',
+    ]);
     expect(decisions[2]!.state.scaledDown).toBe(false);
     expect(decisions[2]!.events).toEqual([]);
     expect(decisions[3]!.state.rememberedReplicas).toEqual({ [KUBE_CONTROLLER_MANAGER]: 1 });
@@ -190,7 +360,10 @@ describe('decideProbe: an internal "up" from before the outage (a frozen agent)'
 
   it('never scales down twice while held, and does not overwrite the remembered replicas with 0', () => {
     const atZero = { [KUBE_CONTROLLER_MANAGER]: 0, [MACHINE_CONTROLLER_MANAGER]: 0, [CLUSTER_AUTOSCALER]: 0 };
-    const decisions = run(HELD, Array.from({ length: 10 }, () => lbDown({ replicas: atZero })));
+    const decisions = run(
+      HELD,
+      Array.from({ length: 10 }, () => lbDown({ replicas: atZero })),
+    );
     expect(decisions.every((d) => d.actions.length === 0 && d.verdict === 'held-down')).toBe(true);
     expect(decisions.at(-1)!.state.rememberedReplicas).toEqual(TYPICAL_REPLICAS);
   });
@@ -220,13 +393,24 @@ describe('decideProbe: scale-up', () => {
     ]);
     expect(last.state).toEqual(state({ consecutiveExternalSuccesses: 2 }));
     expect(last.events).toEqual([
-      expect.objectContaining({ type: 'Normal', reason: DEPENDENTS_SCALED_UP, subjects: [CLUSTER_AUTOSCALER, MACHINE_CONTROLLER_MANAGER, KUBE_CONTROLLER_MANAGER] }),
+      expect.objectContaining({
+        type: 'Normal',
+        reason: DEPENDENTS_SCALED_UP,
+        subjects: [CLUSTER_AUTOSCALER, MACHINE_CONTROLLER_MANAGER, KUBE_CONTROLLER_MANAGER],
+      }),
     ]);
   });
 
   it('restores only what it took', () => {
-    const held = state({ scaledDown: true, consecutiveExternalSuccesses: 1, rememberedReplicas: { [MACHINE_CONTROLLER_MANAGER]: 4 } });
-    const decision = decideProbe({ state: held, round: round({ replicas: { [KUBE_CONTROLLER_MANAGER]: 0, [MACHINE_CONTROLLER_MANAGER]: 0 } }) });
+    const held = state({
+      scaledDown: true,
+      consecutiveExternalSuccesses: 1,
+      rememberedReplicas: { [MACHINE_CONTROLLER_MANAGER]: 4 },
+    });
+    const decision = decideProbe({
+      state: held,
+      round: round({ replicas: { [KUBE_CONTROLLER_MANAGER]: 0, [MACHINE_CONTROLLER_MANAGER]: 0 } }),
+    });
     expect(decision.actions).toEqual([{ action: 'scale', component: MACHINE_CONTROLLER_MANAGER, replicas: 4 }]);
   });
 
@@ -234,7 +418,9 @@ describe('decideProbe: scale-up', () => {
     const held = { ...HELD, consecutiveExternalSuccesses: 1 };
     const decision = decideProbe({
       state: held,
-      round: round({ replicas: { [KUBE_CONTROLLER_MANAGER]: 5, [MACHINE_CONTROLLER_MANAGER]: 0, [CLUSTER_AUTOSCALER]: 0 } }),
+      round: round({
+        replicas: { [KUBE_CONTROLLER_MANAGER]: 5, [MACHINE_CONTROLLER_MANAGER]: 0, [CLUSTER_AUTOSCALER]: 0 },
+      }),
     });
     expect(decision.actions.map((a) => a.component)).toEqual([CLUSTER_AUTOSCALER, MACHINE_CONTROLLER_MANAGER]);
     expect(decision.state.scaledDown).toBe(false);
@@ -254,7 +440,10 @@ describe('decideProbe: scale-up', () => {
   });
 
   it('never scales up twice', () => {
-    const decisions = run(HELD, Array.from({ length: 10 }, () => round()));
+    const decisions = run(
+      HELD,
+      Array.from({ length: 10 }, () => round()),
+    );
     expect(decisions.filter((d) => d.verdict === 'scaled-up')).toHaveLength(1);
   });
 
@@ -263,7 +452,13 @@ describe('decideProbe: scale-up', () => {
     { name: 'migrating', round: round({ migrating: true }) },
   ])('does not restore while $name, and restores after successThreshold fresh successes', ({ round: skipped }) => {
     const decisions = run(HELD, [round(), skipped, skipped, round(), round()]);
-    expect(decisions.map((d) => d.verdict)).toEqual(['recovering', skipped.hibernated ? 'skipped-hibernated' : 'skipped-migrating', skipped.hibernated ? 'skipped-hibernated' : 'skipped-migrating', 'recovering', 'scaled-up']);
+    expect(decisions.map((d) => d.verdict)).toEqual([
+      'recovering',
+      skipped.hibernated ? 'skipped-hibernated' : 'skipped-migrating',
+      skipped.hibernated ? 'skipped-hibernated' : 'skipped-migrating',
+      'recovering',
+      'scaled-up',
+    ]);
   });
 });
 
@@ -304,7 +499,9 @@ describe('decideProbe: state', () => {
   });
 
   it('rejects remembered replicas without a hold, accepts a hold with nothing remembered', () => {
-    expect(probeStateSchema.safeParse({ ...state(), rememberedReplicas: { [KUBE_CONTROLLER_MANAGER]: 1 } }).success).toBe(false);
+    expect(
+      probeStateSchema.safeParse({ ...state(), rememberedReplicas: { [KUBE_CONTROLLER_MANAGER]: 1 } }).success,
+    ).toBe(false);
     expect(probeStateSchema.safeParse({ ...state(), scaledDown: true }).success).toBe(true);
   });
 });

@@ -9,7 +9,12 @@ import {
   type WatchdogHold,
 } from '../../../core/dwd/index.js';
 
-const desired = { [KUBE_APISERVER]: 3, [KUBE_CONTROLLER_MANAGER]: 2, [MACHINE_CONTROLLER_MANAGER]: 1, [CLUSTER_AUTOSCALER]: 1 };
+const desired = {
+  [KUBE_APISERVER]: 3,
+  [KUBE_CONTROLLER_MANAGER]: 2,
+  [MACHINE_CONTROLLER_MANAGER]: 1,
+  [CLUSTER_AUTOSCALER]: 1,
+};
 
 describe('reconcileReplicas', () => {
   it.each<{ name: string; hold: WatchdogHold | undefined; replicas: Record<string, number>; held: string[] }>([
@@ -17,7 +22,10 @@ describe('reconcileReplicas', () => {
     { name: 'nothing held', hold: { scaledDown: false, rememberedReplicas: {} }, replicas: desired, held: [] },
     {
       name: 'all three held',
-      hold: { scaledDown: true, rememberedReplicas: { [KUBE_CONTROLLER_MANAGER]: 2, [MACHINE_CONTROLLER_MANAGER]: 1, [CLUSTER_AUTOSCALER]: 1 } },
+      hold: {
+        scaledDown: true,
+        rememberedReplicas: { [KUBE_CONTROLLER_MANAGER]: 2, [MACHINE_CONTROLLER_MANAGER]: 1, [CLUSTER_AUTOSCALER]: 1 },
+      },
       replicas: { ...desired, [KUBE_CONTROLLER_MANAGER]: 0, [MACHINE_CONTROLLER_MANAGER]: 0, [CLUSTER_AUTOSCALER]: 0 },
       held: [KUBE_CONTROLLER_MANAGER, MACHINE_CONTROLLER_MANAGER, CLUSTER_AUTOSCALER],
     },
@@ -37,7 +45,10 @@ describe('reconcileReplicas', () => {
   });
 
   it('reports what the reconcile wanted for a held component', () => {
-    const result = reconcileReplicas({ [KUBE_CONTROLLER_MANAGER]: 4 }, { scaledDown: true, rememberedReplicas: { [KUBE_CONTROLLER_MANAGER]: 2 } });
+    const result = reconcileReplicas(
+      { [KUBE_CONTROLLER_MANAGER]: 4 },
+      { scaledDown: true, rememberedReplicas: { [KUBE_CONTROLLER_MANAGER]: 2 } },
+    );
     expect(result.held).toEqual([{ component: KUBE_CONTROLLER_MANAGER, desired: 4 }]);
   });
 
@@ -52,6 +63,8 @@ describe('reconcileReplicas', () => {
     { component: CLUSTER_AUTOSCALER, expected: false },
     { component: 'toString', expected: false },
   ])('isHeld($component) is $expected', ({ component, expected }) => {
-    expect(isHeld(component, { scaledDown: true, rememberedReplicas: { [KUBE_CONTROLLER_MANAGER]: 1 } })).toBe(expected);
+    expect(isHeld(component, { scaledDown: true, rememberedReplicas: { [KUBE_CONTROLLER_MANAGER]: 1 } })).toBe(
+      expected,
+    );
   });
 });

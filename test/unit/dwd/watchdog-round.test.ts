@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ExternalProbeResult } from '../../../core/dwd/probe-round.js';
 import { runWatchdogRound, type WatchdogCommandSender } from '../../../core/dwd/watchdog-round.js';
-import { MemoryWatchdogStateStore, type WatchdogCommand, type WatchdogStateStore } from '../../../core/dwd/watchdog-store.js';
+import {
+  MemoryWatchdogStateStore,
+  type WatchdogCommand,
+  type WatchdogStateStore,
+} from '../../../core/dwd/watchdog-store.js';
 import { ConflictError } from '../../../core/errors.js';
 import type { HostedControlPlane, Seed } from '../../../core/model/seed.js';
 import type { Shoot } from '../../../core/model/shoot.js';
@@ -10,27 +14,59 @@ const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 function shoot(overrides: Partial<Shoot['spec']> = {}, lastOperation?: Shoot['status']['lastOperation']): Shoot {
   return {
-    apiVersion: 'core.gardenless.io/v1', kind: 'Shoot',
-    metadata: { project: 'dev', name: 'api1', resourceVersion: '1', uid: 'u', creationTimestamp: new Date(T0).toISOString() },
+    apiVersion: 'core.gardenless.io/v1',
+    kind: 'Shoot',
+    metadata: {
+      project: 'dev',
+      name: 'api1',
+      resourceVersion: '1',
+      uid: 'u',
+      creationTimestamp: new Date(T0).toISOString(),
+    },
     spec: { provider: { type: 'aws' }, region: 'eu-west-1', seedName: 'seed-a', ...overrides },
-    status: { technicalID: 'shoot--dev--api1', seedName: 'seed-a', conditions: [], constraints: [], ...(lastOperation ? { lastOperation } : {}) },
+    status: {
+      technicalID: 'shoot--dev--api1',
+      seedName: 'seed-a',
+      conditions: [],
+      constraints: [],
+      ...(lastOperation ? { lastOperation } : {}),
+    },
   };
 }
 
 /** The seed as the garden reads it; `heardAt` is its agent's last heartbeat (default: this round). */
 function seed(cp: Partial<HostedControlPlane>, now: number, heardAt = now): Seed {
   return {
-    apiVersion: 'core.gardenless.io/v1', kind: 'Seed',
+    apiVersion: 'core.gardenless.io/v1',
+    kind: 'Seed',
     metadata: { name: 'seed-a', resourceVersion: '1', uid: 'u', creationTimestamp: new Date(T0).toISOString() },
-    spec: { provider: { type: 'aws', region: 'eu-west-1', zones: ['a'] }, networks: { pods: '10.1.0.0/16', services: '10.2.0.0/16' } },
+    spec: {
+      provider: { type: 'aws', region: 'eu-west-1', zones: ['a'] },
+      networks: { pods: '10.1.0.0/16', services: '10.2.0.0/16' },
+    },
     status: {
-      identity: 'seed-a-1', conditions: [], shoots: 1, labels: {}, lastHeartbeatTime: new Date(heardAt).toISOString(), leaseDurationSeconds: 30,
-      controlPlanes: [{
-        technicalID: 'shoot--dev--api1', active: true, externalUrl: 'http://lb.example:443', internalProbe: 'Success',
-        internalProbeTime: new Date(heardAt).toISOString(), etcdReady: true,
-        components: { 'kube-controller-manager': { replicas: 1 }, 'machine-controller-manager': { replicas: 1 }, 'cluster-autoscaler': { replicas: 2 } },
-        ...cp,
-      }],
+      identity: 'seed-a-1',
+      conditions: [],
+      shoots: 1,
+      labels: {},
+      lastHeartbeatTime: new Date(heardAt).toISOString(),
+      leaseDurationSeconds: 30,
+      controlPlanes: [
+        {
+          technicalID: 'shoot--dev--api1',
+          active: true,
+          externalUrl: 'http://lb.example:443',
+          internalProbe: 'Success',
+          internalProbeTime: new Date(heardAt).toISOString(),
+          etcdReady: true,
+          components: {
+            'kube-controller-manager': { replicas: 1 },
+            'machine-controller-manager': { replicas: 1 },
+            'cluster-autoscaler': { replicas: 2 },
+          },
+          ...cp,
+        },
+      ],
     },
   };
 }
@@ -54,13 +90,22 @@ function harness(store: WatchdogStateStore = new MemoryWatchdogStateStore()) {
   let now = T0;
   let ids = 0;
   const probes = { count: 0 };
-  const round = async (external: ExternalProbeResult, cp: Partial<HostedControlPlane> = {}, s: Shoot = shoot(), heardAt?: number) => {
+  const round = async (
+    external: ExternalProbeResult,
+    cp: Partial<HostedControlPlane> = {},
+    s: Shoot = shoot(),
+    heardAt?: number,
+  ) => {
     now += 10_000;
     const [result] = await runWatchdogRound({
-      shoots: [s], seeds: [seed(cp, now, heardAt ?? now)], store, commands,
+      shoots: [s],
+      seeds: [seed(cp, now, heardAt ?? now)],
+      store,
+      commands,
       prober: { probe: async () => (probes.count++, external) },
       events: { publish: async (type) => void events.push(type) },
-      now: new Date(now), newId: () => `cmd-${++ids}`,
+      now: new Date(now),
+      newId: () => `cmd-${++ids}`,
     });
     return result!;
   };
@@ -72,8 +117,14 @@ describe('the external probe target', () => {
     const urls: string[] = [];
     const run = (apiDomain?: { externalDomain: string }) =>
       runWatchdogRound({
-        shoots: [shoot()], seeds: [seed({ externalUrl: 'https://52.1.2.3:6443' }, T0)], store: new MemoryWatchdogStateStore(), commands: new Recorder(),
-        prober: { probe: async (url) => (urls.push(url), 'success') }, events: { publish: async () => {} }, now: new Date(T0), ...(apiDomain ? { apiDomain } : {}),
+        shoots: [shoot()],
+        seeds: [seed({ externalUrl: 'https://52.1.2.3:6443' }, T0)],
+        store: new MemoryWatchdogStateStore(),
+        commands: new Recorder(),
+        prober: { probe: async (url) => (urls.push(url), 'success') },
+        events: { publish: async () => {} },
+        now: new Date(T0),
+        ...(apiDomain ? { apiDomain } : {}),
       });
     await run();
     await run({ externalDomain: 'shoots.gardenless.test' });
@@ -88,18 +139,29 @@ describe('watchdog rounds over the fleet', () => {
     expect((await round('timeout')).verdict).toBe('counting-failures');
     expect((await round('failure')).verdict).toBe('scaled-down');
     expect((await round('failure')).verdict).toBe('held-down');
-    expect(commands.sent).toEqual([{ commandId: 'cmd-1', actions: [
-      { action: 'scale', component: 'kube-controller-manager', replicas: 0 },
-      { action: 'scale', component: 'machine-controller-manager', replicas: 0 },
-      { action: 'scale', component: 'cluster-autoscaler', replicas: 0 },
-    ] }]);
+    expect(commands.sent).toEqual([
+      {
+        commandId: 'cmd-1',
+        actions: [
+          { action: 'scale', component: 'kube-controller-manager', replicas: 0 },
+          { action: 'scale', component: 'machine-controller-manager', replicas: 0 },
+          { action: 'scale', component: 'cluster-autoscaler', replicas: 0 },
+        ],
+      },
+    ]);
     expect(events).toEqual(['DependentsScaledDown']);
   });
 
   it('restores exactly the remembered replicas in reverse order after two external successes', async () => {
     const { round, commands, events } = harness();
     for (let i = 0; i < 3; i++) await round('failure');
-    const zeroed = { components: { 'kube-controller-manager': { replicas: 0 }, 'machine-controller-manager': { replicas: 0 }, 'cluster-autoscaler': { replicas: 0 } } };
+    const zeroed = {
+      components: {
+        'kube-controller-manager': { replicas: 0 },
+        'machine-controller-manager': { replicas: 0 },
+        'cluster-autoscaler': { replicas: 0 },
+      },
+    };
     expect((await round('success', zeroed)).verdict).toBe('recovering');
     expect((await round('success', zeroed)).verdict).toBe('scaled-up');
     expect(commands.sent[1]?.actions).toEqual([
@@ -114,7 +176,12 @@ describe('watchdog rounds over the fleet', () => {
     ['both down', { internalProbe: 'Failure' as const }, undefined, undefined],
     ['internal result stale', { internalProbeTime: new Date(T0 - 3_600_000).toISOString() }, undefined, undefined],
     ['hibernated', {}, { hibernation: { enabled: true } }, undefined],
-    ['migrating', {}, undefined, { type: 'Migrate' as const, state: 'Processing' as const, progress: 40, description: '', lastUpdateTime: '' }],
+    [
+      'migrating',
+      {},
+      undefined,
+      { type: 'Migrate' as const, state: 'Processing' as const, progress: 40, description: '', lastUpdateTime: '' },
+    ],
   ])('takes no action when %s', async (_case, cp, spec, op) => {
     const { round, commands } = harness();
     for (let i = 0; i < 6; i++) await round('failure', cp, shoot(spec ?? {}, op));
@@ -129,8 +196,16 @@ describe('watchdog rounds over the fleet', () => {
 
   it('restarts crash-looping dependents once per etcd recovery', async () => {
     const pods: NonNullable<HostedControlPlane['pods']> = [
-      { name: 'kube-apiserver-0', labels: { 'gardener.cloud/role': 'controlplane', role: 'apiserver' }, state: 'CrashLoopBackOff' },
-      { name: 'kube-apiserver-1', labels: { 'gardener.cloud/role': 'controlplane', role: 'apiserver' }, state: 'Running' },
+      {
+        name: 'kube-apiserver-0',
+        labels: { 'gardener.cloud/role': 'controlplane', role: 'apiserver' },
+        state: 'CrashLoopBackOff',
+      },
+      {
+        name: 'kube-apiserver-1',
+        labels: { 'gardener.cloud/role': 'controlplane', role: 'apiserver' },
+        state: 'Running',
+      },
       { name: 'other', labels: { app: 'x' }, state: 'CrashLoopBackOff' },
     ];
     const { round, commands, events } = harness();
@@ -190,7 +265,14 @@ describe('watchdog rounds over the fleet', () => {
       for (let i = 0; i < 6; i++) results.push(await round('timeout', {}, shoot(), frozenAt));
 
       // Assess: the streak reached three rounds within the lease but the "up" predates it; then the lease (30 s) expired.
-      expect(results.map((r) => r.verdict)).toEqual(['counting-failures', 'counting-failures', 'internal-predates-outage', 'seed-lease-expired', 'seed-lease-expired', 'seed-lease-expired']);
+      expect(results.map((r) => r.verdict)).toEqual([
+        'counting-failures',
+        'counting-failures',
+        'internal-predates-outage',
+        'seed-lease-expired',
+        'seed-lease-expired',
+        'seed-lease-expired',
+      ]);
       expect(results[3]!.reason).toMatch(/seed seed-a's lease expired .* nothing is scaled/);
       expect(probes.count).toBe(3);
       expect(commands.sent).toEqual([]);
@@ -208,7 +290,7 @@ describe('watchdog rounds over the fleet', () => {
       expect((await round('timeout')).verdict).toBe('scaled-down');
     });
 
-    it('does not take an agent clock ahead of the garden\'s for a fresh internal result: the heartbeat bounds it', async () => {
+    it("does not take an agent clock ahead of the garden's for a fresh internal result: the heartbeat bounds it", async () => {
       const { round, commands, now } = harness();
       const frozenAt = now() + 9_000;
       const ahead = { internalProbeTime: new Date(T0 + 3_600_000).toISOString() };

@@ -20,7 +20,10 @@ const podArb: fc.Arbitrary<PodReport> = fc.record(
   {
     name: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
     labels: fc.record(
-      { 'gardener.cloud/role': fc.constantFrom('controlplane', 'logging'), role: fc.constantFrom('apiserver', 'controller-manager', 'scheduler', 'main') },
+      {
+        'gardener.cloud/role': fc.constantFrom('controlplane', 'logging'),
+        role: fc.constantFrom('apiserver', 'controller-manager', 'scheduler', 'main'),
+      },
       { requiredKeys: [] },
     ),
     state: fc.constantFrom(CRASH_LOOP_BACK_OFF, CRASH_LOOP_BACK_OFF, 'Running', 'Error', 'Pending'),
@@ -44,10 +47,20 @@ const roundArb: fc.Arbitrary<Round> = fc.record({
 function simulate(rounds: Round[]) {
   let state = initialWeederState();
   let nowMs = 0;
-  const out: Array<{ decision: WeederDecision; pods: PodReport[]; availability: DependencyAvailability; previous: typeof state }> = [];
+  const out: Array<{
+    decision: WeederDecision;
+    pods: PodReport[];
+    availability: DependencyAvailability;
+    previous: typeof state;
+  }> = [];
   for (const r of rounds) {
     nowMs += r.elapsedSeconds * 1000;
-    const decision = decideWeeder({ state, observation: { availability: r.availability, pods: r.pods, nowMs }, target, options: { watchDurationSeconds: WATCH_SECONDS } });
+    const decision = decideWeeder({
+      state,
+      observation: { availability: r.availability, pods: r.pods, nowMs },
+      target,
+      options: { watchDurationSeconds: WATCH_SECONDS },
+    });
     out.push({ decision, pods: r.pods, availability: r.availability, previous: state });
     state = decision.state;
   }
@@ -69,7 +82,14 @@ describe('weeder properties over random rounds', () => {
           const seen = restartedPerEpoch.get(decision.state.recoveryEpoch) ?? new Set<string>();
           for (const action of decision.actions) {
             const candidates = pods.filter((p) => p.name === action.pod);
-            expect(candidates.some((p) => p.state === CRASH_LOOP_BACK_OFF && p.deleting !== true && matchesSelector(p.labels, target.dependantSelector))).toBe(true);
+            expect(
+              candidates.some(
+                (p) =>
+                  p.state === CRASH_LOOP_BACK_OFF &&
+                  p.deleting !== true &&
+                  matchesSelector(p.labels, target.dependantSelector),
+              ),
+            ).toBe(true);
             const id = podIdentity(candidates[0]!);
             expect(seen.has(id)).toBe(false);
             seen.add(id);

@@ -31,7 +31,12 @@ const T0 = 1_700_000_000_000;
 const DOWN: WeederState = { ...initialWeederState(), lastKnownAvailability: 'unavailable' };
 const UP: WeederState = { ...initialWeederState(), lastKnownAvailability: 'available' };
 
-function run(start: WeederState, rounds: Array<{ availability: DependencyAvailability; atSeconds: number; pods?: PodReport[] }>, dependency: WeederDependency = KUBE_APISERVER, options = {}) {
+function run(
+  start: WeederState,
+  rounds: Array<{ availability: DependencyAvailability; atSeconds: number; pods?: PodReport[] }>,
+  dependency: WeederDependency = KUBE_APISERVER,
+  options = {},
+) {
   let current = start;
   return rounds.map((r) => {
     const decision = decideWeeder({
@@ -56,7 +61,9 @@ describe('decideWeeder: which pods', () => {
     // Assess
     expect(decision!.verdict).toBe('recovered');
     expect(decision!.actions).toEqual(restarted.map((p) => ({ action: 'restart', pod: p, dependency })));
-    expect(decision!.events).toEqual([expect.objectContaining({ type: 'Normal', reason: DEPENDENTS_RESTARTED, subjects: restarted })]);
+    expect(decision!.events).toEqual([
+      expect.objectContaining({ type: 'Normal', reason: DEPENDENTS_RESTARTED, subjects: restarted }),
+    ]);
     expect(decision!.state).toMatchObject({ recoveryEpoch: 1, recoveredAtMs: T0, restartedPods: restarted });
   });
 
@@ -79,8 +86,20 @@ describe('decideWeeder: which pods', () => {
 });
 
 describe('decideWeeder: when', () => {
-  it.each<{ name: string; start: WeederState; availability: DependencyAvailability; verdict: WeederVerdict; restarts: number }>([
-    { name: 'first observation is no recovery', start: initialWeederState(), availability: 'available', verdict: 'first-observation', restarts: 0 },
+  it.each<{
+    name: string;
+    start: WeederState;
+    availability: DependencyAvailability;
+    verdict: WeederVerdict;
+    restarts: number;
+  }>([
+    {
+      name: 'first observation is no recovery',
+      start: initialWeederState(),
+      availability: 'available',
+      verdict: 'first-observation',
+      restarts: 0,
+    },
     { name: 'still available, no recovery open', start: UP, availability: 'available', verdict: 'idle', restarts: 0 },
     { name: 'unavailable', start: UP, availability: 'unavailable', verdict: 'unavailable', restarts: 0 },
     { name: 'still unavailable', start: DOWN, availability: 'unavailable', verdict: 'unavailable', restarts: 0 },
@@ -115,14 +134,22 @@ describe('decideWeeder: when', () => {
     { watchDurationSeconds: 300, atSeconds: 300, restarts: 1 },
     { watchDurationSeconds: 300, atSeconds: 301, restarts: 0 },
     { watchDurationSeconds: 0, atSeconds: 1, restarts: 0 },
-  ])('after $atSeconds s with watchDurationSeconds $watchDurationSeconds restarts $restarts', ({ watchDurationSeconds, atSeconds, restarts }) => {
-    const calm = PODS.map((p) => (p === scheduler ? { ...p, state: 'Running' } : p));
-    const decisions = run(DOWN, [
-      { availability: 'available', atSeconds: 0, pods: calm },
-      { availability: 'available', atSeconds },
-    ], KUBE_APISERVER, { watchDurationSeconds });
-    expect(decisions[1]!.actions).toHaveLength(restarts);
-  });
+  ])(
+    'after $atSeconds s with watchDurationSeconds $watchDurationSeconds restarts $restarts',
+    ({ watchDurationSeconds, atSeconds, restarts }) => {
+      const calm = PODS.map((p) => (p === scheduler ? { ...p, state: 'Running' } : p));
+      const decisions = run(
+        DOWN,
+        [
+          { availability: 'available', atSeconds: 0, pods: calm },
+          { availability: 'available', atSeconds },
+        ],
+        KUBE_APISERVER,
+        { watchDurationSeconds },
+      );
+      expect(decisions[1]!.actions).toHaveLength(restarts);
+    },
+  );
 
   it('a new outage and recovery is a new epoch that may restart the same pods again', () => {
     const decisions = run(DOWN, [
@@ -144,13 +171,18 @@ describe('decideWeeder: when', () => {
 
   it('keeps states the store schema accepts and does not mutate its input', () => {
     const given = structuredClone(DOWN);
-    const decisions = run(given, [{ availability: 'available', atSeconds: 0 }, { availability: 'unavailable', atSeconds: 5 }]);
+    const decisions = run(given, [
+      { availability: 'available', atSeconds: 0 },
+      { availability: 'unavailable', atSeconds: 5 },
+    ]);
     expect(given).toEqual(DOWN);
     for (const d of decisions) expect(weederStateSchema.safeParse(d.state).success).toBe(true);
   });
 
   it('rejects a negative watch duration', () => {
-    expect(() => run(DOWN, [{ availability: 'available', atSeconds: 0 }], KUBE_APISERVER, { watchDurationSeconds: -1 })).toThrow(/watchDurationSeconds/);
+    expect(() =>
+      run(DOWN, [{ availability: 'available', atSeconds: 0 }], KUBE_APISERVER, { watchDurationSeconds: -1 }),
+    ).toThrow(/watchDurationSeconds/);
   });
 });
 

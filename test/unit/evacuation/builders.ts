@@ -25,14 +25,35 @@ export interface SeedOptions {
 
 /** A seed as the garden reads it at `now`: its lease (30 s) joined in, so a lost lease reads GardenletReady Unknown. */
 export function seed(name: string, now: number, o: SeedOptions = {}): Seed {
-  const stored = aSeed({ name, ...(o.capacity === undefined ? {} : { capacity: o.capacity }), shoots: o.shoots ?? 0, ...(o.labels ? { labels: o.labels } : {}), networks: { nodes: `10.${o.nodes ?? 0}.0.0/16`, pods: '10.1.0.0/16', services: '10.2.0.0/16' } });
+  const stored = aSeed({
+    name,
+    ...(o.capacity === undefined ? {} : { capacity: o.capacity }),
+    shoots: o.shoots ?? 0,
+    ...(o.labels ? { labels: o.labels } : {}),
+    networks: { nodes: `10.${o.nodes ?? 0}.0.0/16`, pods: '10.1.0.0/16', services: '10.2.0.0/16' },
+  });
   stored.spec.backup = { bucket: `gl-backup-${name}`, region: 'eu-west-1' };
   if (o.evacuation) stored.spec.settings = { evacuation: o.evacuation };
   const renewed = o.renewedAt ?? now;
-  return seedWithLease(stored, { seed: name, holderIdentity: stored.status.identity, renewTime: at(renewed).toISOString(), leaseDurationSeconds: LEASE_S, conditions: READY, controlPlanes: [] }, at(now));
+  return seedWithLease(
+    stored,
+    {
+      seed: name,
+      holderIdentity: stored.status.identity,
+      renewTime: at(renewed).toISOString(),
+      leaseDurationSeconds: LEASE_S,
+      conditions: READY,
+      controlPlanes: [],
+    },
+    at(now),
+  );
 }
 
-export function shoot(name: string, seedName: string, o: { priority?: number | string; purpose?: Shoot['spec']['purpose']; project?: string } = {}): Shoot {
+export function shoot(
+  name: string,
+  seedName: string,
+  o: { priority?: number | string; purpose?: Shoot['spec']['purpose']; project?: string } = {},
+): Shoot {
   const s = aShoot({ ...(o.purpose ? { purpose: o.purpose } : {}) }, name, o.project ?? 'dev');
   s.spec.seedName = seedName;
   s.status.seedName = seedName;
@@ -40,7 +61,13 @@ export function shoot(name: string, seedName: string, o: { priority?: number | s
   return s;
 }
 
-export function migration(id: string, state: MigrationFacts['state'], source: string, destination: string, o: { attempts?: number; createdAt?: number } = {}): MigrationFacts {
+export function migration(
+  id: string,
+  state: MigrationFacts['state'],
+  source: string,
+  destination: string,
+  o: { attempts?: number; createdAt?: number } = {},
+): MigrationFacts {
   return { id, state, source, destination, attempts: o.attempts ?? 1, createdAt: at(o.createdAt ?? 0).toISOString() };
 }
 

@@ -8,7 +8,18 @@ import { EvacuationSim, type SimSeed, type SimShoot } from './simulation.js';
 const seedArb = (name: string) =>
   fc.record({
     name: fc.constant(name),
-    evacuation: fc.option(fc.record({ enabled: fc.constantFrom(true, true, true, false), after: fc.constantFrom('30s', '1m', '2m'), maxParallel: fc.integer({ min: 1, max: 3 }), destinationSelector: fc.option(fc.constant({ matchLabels: { pool: 'a' } }), { nil: undefined }) }, { requiredKeys: ['enabled', 'after', 'maxParallel'] }), { nil: undefined, freq: 5 }),
+    evacuation: fc.option(
+      fc.record(
+        {
+          enabled: fc.constantFrom(true, true, true, false),
+          after: fc.constantFrom('30s', '1m', '2m'),
+          maxParallel: fc.integer({ min: 1, max: 3 }),
+          destinationSelector: fc.option(fc.constant({ matchLabels: { pool: 'a' } }), { nil: undefined }),
+        },
+        { requiredKeys: ['enabled', 'after', 'maxParallel'] },
+      ),
+      { nil: undefined, freq: 5 },
+    ),
     capacity: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
     labels: fc.option(fc.constant({ pool: 'a' }), { nil: undefined }),
     alive: fc.constant(true),
@@ -19,14 +30,35 @@ const worldArb = fc.integer({ min: 2, max: 5 }).chain((n) => {
   const names = Array.from({ length: n }, (_, i) => `seed-${i}`);
   return fc.record({
     seeds: fc.tuple(...names.map(seedArb)),
-    shoots: fc.array(fc.record({ seed: fc.constantFrom(...names), priority: fc.option(fc.integer({ min: -3, max: 3 }), { nil: undefined }), production: fc.boolean() }), { maxLength: 12 })
+    shoots: fc
+      .array(
+        fc.record({
+          seed: fc.constantFrom(...names),
+          priority: fc.option(fc.integer({ min: -3, max: 3 }), { nil: undefined }),
+          production: fc.boolean(),
+        }),
+        { maxLength: 12 },
+      )
       .map((xs) => xs.map((x, i) => ({ ...x, name: `s${i}` }) as SimShoot)),
-    rails: fc.record({ maxConcurrentEvacuations: fc.integer({ min: 1, max: 2 }), maxLostShare: fc.constantFrom(0.34, 0.5, 0.67, 1), maxAttempts: fc.integer({ min: 1, max: 3 }) }),
+    rails: fc.record({
+      maxConcurrentEvacuations: fc.integer({ min: 1, max: 2 }),
+      maxLostShare: fc.constantFrom(0.34, 0.5, 0.67, 1),
+      maxAttempts: fc.integer({ min: 1, max: 3 }),
+    }),
     steps: fc.array(
       fc.oneof(
-        { weight: 1, arbitrary: fc.record({ kind: fc.constant('lose' as const), seed: fc.integer({ min: 0, max: n - 1 }) }) },
-        { weight: 2, arbitrary: fc.record({ kind: fc.constant('recover' as const), seed: fc.integer({ min: 0, max: n - 1 }) }) },
-        { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 1_000, max: 3 * MIN }) }) },
+        {
+          weight: 1,
+          arbitrary: fc.record({ kind: fc.constant('lose' as const), seed: fc.integer({ min: 0, max: n - 1 }) }),
+        },
+        {
+          weight: 2,
+          arbitrary: fc.record({ kind: fc.constant('recover' as const), seed: fc.integer({ min: 0, max: n - 1 }) }),
+        },
+        {
+          weight: 3,
+          arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 1_000, max: 3 * MIN }) }),
+        },
         { weight: 3, arbitrary: fc.record({ kind: fc.constant('finish' as const), pick: fc.nat(), ok: fc.boolean() }) },
         { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }) },
         { weight: 5, arbitrary: fc.record({ kind: fc.constant('round' as const) }) },
@@ -37,7 +69,7 @@ const worldArb = fc.integer({ min: 2, max: 5 }).chain((n) => {
 });
 
 describe('planEvacuations, properties over random gardens and histories', () => {
-  it('never exceeds maxParallel, the global cap or a destination\'s capacity, never starts two migrations of one shoot, never moves onto a lost or unmatched seed, never moves while held', () => {
+  it("never exceeds maxParallel, the global cap or a destination's capacity, never starts two migrations of one shoot, never moves onto a lost or unmatched seed, never moves while held", () => {
     // How often the histories reach the interesting states, so that the property cannot pass by never getting there.
     const seen = { moves: 0, heldWhileActive: 0, ended: 0 };
     fc.assert(
@@ -54,7 +86,8 @@ describe('planEvacuations, properties over random gardens and histories', () => 
           } else if (step.kind === 'delete') {
             const live = sim.shoots.filter((s) => !s.deleted);
             const victim = live[step.pick % Math.max(1, live.length)];
-            if (victim && !sim.running().some((m) => sim.migrations.get(`dev/${victim.name}`) === m)) victim.deleted = true;
+            if (victim && !sim.running().some((m) => sim.migrations.get(`dev/${victim.name}`) === m))
+              victim.deleted = true;
           } else {
             const plan = sim.round();
             seen.moves += plan.migrations.length;
@@ -74,8 +107,17 @@ describe('planEvacuations, properties over random gardens and histories', () => 
   it('starts no move while more than the allowed share of seeds have lost their lease, and goes on once they are back', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 2, max: 8 }), (extraLost, n) => {
-        const seeds: SimSeed[] = Array.from({ length: 2 * extraLost + 2 }, (_, i) => ({ name: `seed-${i}`, evacuation: { enabled: true, after: '30s', maxParallel: 1 }, alive: true, renewedAt: 0 }));
-        const sim = new EvacuationSim({ seeds, shoots: Array.from({ length: n }, (_, i) => ({ name: `s${i}`, seed: 'seed-0' })), rails: { maxConcurrentEvacuations: 1, maxLostShare: 0.5, maxAttempts: 3 } });
+        const seeds: SimSeed[] = Array.from({ length: 2 * extraLost + 2 }, (_, i) => ({
+          name: `seed-${i}`,
+          evacuation: { enabled: true, after: '30s', maxParallel: 1 },
+          alive: true,
+          renewedAt: 0,
+        }));
+        const sim = new EvacuationSim({
+          seeds,
+          shoots: Array.from({ length: n }, (_, i) => ({ name: `s${i}`, seed: 'seed-0' })),
+          rails: { maxConcurrentEvacuations: 1, maxLostShare: 0.5, maxAttempts: 3 },
+        });
         sim.seeds[0]!.alive = false;
         for (let r = 0; r < 10; r++) {
           sim.advance(10_000);
@@ -103,27 +145,43 @@ describe('planEvacuations, properties over random gardens and histories', () => 
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 4 }),
-        fc.array(fc.record({ priority: fc.option(fc.integer({ min: -2, max: 2 }), { nil: undefined }), production: fc.boolean() }), { minLength: 1, maxLength: 14 }),
+        fc.array(
+          fc.record({
+            priority: fc.option(fc.integer({ min: -2, max: 2 }), { nil: undefined }),
+            production: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 14 },
+        ),
         fc.integer({ min: 0, max: 3 }),
         (maxParallel, specs, finishPerRound) => {
           const seeds: SimSeed[] = [
             { name: 'lost', evacuation: { enabled: true, after: '1m', maxParallel }, alive: true, renewedAt: 0 },
-            { name: 'b', alive: true, renewedAt: 0 }, { name: 'c', alive: true, renewedAt: 0 }, { name: 'd', alive: true, renewedAt: 0 },
+            { name: 'b', alive: true, renewedAt: 0 },
+            { name: 'c', alive: true, renewedAt: 0 },
+            { name: 'd', alive: true, renewedAt: 0 },
           ];
-          const sim = new EvacuationSim({ seeds, shoots: specs.map((s, i) => ({ ...s, name: `s${i}`, seed: 'lost' })), rails: { maxConcurrentEvacuations: 1, maxLostShare: 0.5, maxAttempts: 3 } });
+          const sim = new EvacuationSim({
+            seeds,
+            shoots: specs.map((s, i) => ({ ...s, name: `s${i}`, seed: 'lost' })),
+            rails: { maxConcurrentEvacuations: 1, maxLostShare: 0.5, maxAttempts: 3 },
+          });
           sim.seeds[0]!.alive = false;
           const order: string[] = [];
           for (let r = 0; r < 200 && !(sim.evacuations.get('lost') && !isActive(sim.evacuations.get('lost')!)); r++) {
             sim.advance(10_000);
             const plan = sim.round();
             order.push(...plan.migrations.filter((m) => m.action === 'start').map((m) => m.name));
-            for (const m of sim.running().slice(0, Math.max(1, finishPerRound))) sim.finish([...sim.migrations].find(([, v]) => v === m)![0], 'Succeeded');
+            for (const m of sim.running().slice(0, Math.max(1, finishPerRound)))
+              sim.finish([...sim.migrations].find(([, v]) => v === m)![0], 'Succeeded');
           }
           const e = sim.evacuations.get('lost')!;
           expect(e.phase).toBe('Completed');
           expect(tally(e).Moved).toBe(specs.length);
           expect(sim.peakFrom.get('lost')).toBeLessThanOrEqual(maxParallel);
-          const expected = sim.readShoots().sort(compareForEvacuation).map((s) => s.metadata.name);
+          const expected = sim
+            .readShoots()
+            .sort(compareForEvacuation)
+            .map((s) => s.metadata.name);
           expect(order).toEqual(expected);
         },
       ),

@@ -14,31 +14,76 @@ import { MigrationAdmission, type MigrationExecutionInput } from '../../../core/
 import { MemoryMigrationStore } from '../../../core/migration/store.js';
 import { createAnswered, ManualClock, seedBody, shootBody } from '../garden/builders.js';
 
-const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }], leaseDurationSeconds: 6 };
+const READY = {
+  conditions: [
+    { type: 'GardenletReady', status: 'True' },
+    { type: 'BackupBucketsReady', status: 'True' },
+  ],
+  leaseDurationSeconds: 6,
+};
 
 /** A garden in memory with the real migration admission: seed `lost` (opted in: after 1m, maxParallel 2) hosting 3 shoots, seeds b and c (`capacity` shoots each, default unbounded). */
 async function garden(options: { store?: EvacuationStore; capacity?: number } = {}) {
   const clock = new ManualClock(new Date('2026-01-01T00:00:00Z'));
   const repo = new MemoryGardenRepository({ clock });
-  const service = new GardenService({ repository: repo, clock, provisioner: { provision: async (n) => ({ commandQueueUrl: `https://sqs.local/000000000000/gl-seed-${n}.fifo` }), deprovision: async () => {} } });
+  const service = new GardenService({
+    repository: repo,
+    clock,
+    provisioner: {
+      provision: async (n) => ({ commandQueueUrl: `https://sqs.local/000000000000/gl-seed-${n}.fifo` }),
+      deprovision: async () => {},
+    },
+  });
   const evacuation = { enabled: true, after: '1m', maxParallel: 2 };
   for (const [i, name] of ['lost', 'b', 'c'].entries()) {
-    await service.putSeed(name, seedBody({ spec: { taints: undefined, capacity: name !== 'lost' && options.capacity !== undefined ? { shoots: options.capacity } : undefined, backup: { bucket: `gl-backup-${name}`, region: 'eu-west-1' }, networks: { nodes: `10.${i}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' }, settings: name === 'lost' ? { evacuation } : {} } }));
+    await service.putSeed(
+      name,
+      seedBody({
+        spec: {
+          taints: undefined,
+          capacity: name !== 'lost' && options.capacity !== undefined ? { shoots: options.capacity } : undefined,
+          backup: { bucket: `gl-backup-${name}`, region: 'eu-west-1' },
+          networks: { nodes: `10.${i}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' },
+          settings: name === 'lost' ? { evacuation } : {},
+        },
+      }),
+    );
     await service.heartbeat(name, READY);
   }
   for (const n of ['s0', 's1', 's2']) {
-    await service.putShoot('dev', n, shootBody({ spec: { seedName: 'lost', controlPlane: undefined, purpose: n === 's2' ? 'production' : 'development' } }));
+    await service.putShoot(
+      'dev',
+      n,
+      shootBody({
+        spec: { seedName: 'lost', controlPlane: undefined, purpose: n === 's2' ? 'production' : 'development' },
+      }),
+    );
     await createAnswered(repo, 'dev', n, clock.now());
   }
   const events: { type: string; detail: Record<string, unknown> }[] = [];
   // Every event must fit its schema on the bus, as the EventBridge sink builds it.
-  const sink = { publish: async (type: string, detail: Record<string, unknown>) => void events.push({ type, detail: buildEvent(type, detail) }) };
+  const sink = {
+    publish: async (type: string, detail: Record<string, unknown>) =>
+      void events.push({ type, detail: buildEvent(type, detail) }),
+  };
   const migrations = new MemoryMigrationStore();
   const journal = new MigrationJournal({ garden: repo, migrations, clock, events: sink });
   const started: MigrationExecutionInput[] = [];
-  const admission = new MigrationAdmission({ journal, workflow: { start: async ({ input }) => void started.push(input), ended: async () => false } });
+  const admission = new MigrationAdmission({
+    journal,
+    workflow: { start: async ({ input }) => void started.push(input), ended: async () => false },
+  });
   const store = options.store ?? new MemoryEvacuationStore();
-  const round = () => runEvacuationRound({ repo, migrations, store, mover: new AdmissionMover(admission), events: sink, rails: DEFAULT_RAILS, now: clock.now() });
+  const round = () =>
+    runEvacuationRound({
+      repo,
+      migrations,
+      store,
+      mover: new AdmissionMover(admission),
+      events: sink,
+      rails: DEFAULT_RAILS,
+      now: clock.now(),
+    });
   /** Seeds b and c heartbeat; `lost` stays silent. */
   const pass = async (ms: number) => {
     clock.advance(ms);
@@ -48,10 +93,32 @@ async function garden(options: { store?: EvacuationStore; capacity?: number } = 
   const succeed = async (name: string) => {
     const record = (await migrations.get('dev', name))!;
     const shoot = (await repo.getShoot('dev', name))!;
-    await repo.moveShoot({ ...shoot, spec: { ...shoot.spec, seedName: record.destination.name }, status: { ...shoot.status, seedName: record.destination.name } }, { fromSeed: 'lost', toSeed: record.destination.name, expectedVersion: shoot.metadata.resourceVersion! });
-    await migrations.put({ ...record, state: 'Succeeded', finishedAt: clock.now().toISOString() }, holdsLock(record.id));
+    await repo.moveShoot(
+      {
+        ...shoot,
+        spec: { ...shoot.spec, seedName: record.destination.name },
+        status: { ...shoot.status, seedName: record.destination.name },
+      },
+      { fromSeed: 'lost', toSeed: record.destination.name, expectedVersion: shoot.metadata.resourceVersion! },
+    );
+    await migrations.put(
+      { ...record, state: 'Succeeded', finishedAt: clock.now().toISOString() },
+      holdsLock(record.id),
+    );
   };
-  return { clock, repo, service, events, migrations, started, store, round, pass, succeed, controls: new EvacuationControls({ store, events: sink, clock }) };
+  return {
+    clock,
+    repo,
+    service,
+    events,
+    migrations,
+    started,
+    store,
+    round,
+    pass,
+    succeed,
+    controls: new EvacuationControls({ store, events: sink, clock }),
+  };
 }
 
 describe('runEvacuationRound with the real migration admission', () => {
@@ -63,10 +130,16 @@ describe('runEvacuationRound with the real migration admission', () => {
     const first = await g.round();
     expect(first.started.map((s) => s.shoot)).toEqual(['dev/s2', 'dev/s0']);
     expect(g.started.map((s) => s.ref.name)).toEqual(['s2', 's0']);
-    expect((await g.migrations.get('dev', 's2'))).toMatchObject({ mode: 'bad', state: 'Running', source: { name: 'lost' } });
+    expect(await g.migrations.get('dev', 's2')).toMatchObject({
+      mode: 'bad',
+      state: 'Running',
+      source: { name: 'lost' },
+    });
     const stored = (await g.store.get('lost'))!;
     expect(stored.shoots.filter((s) => s.state === 'Migrating').every((s) => s.migrationId !== undefined)).toBe(true);
-    expect(g.events.map((e) => e.type)).toEqual(expect.arrayContaining(['EvacuationStarted', 'MigrationStarted', 'EvacuationShootStarted']));
+    expect(g.events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['EvacuationStarted', 'MigrationStarted', 'EvacuationShootStarted']),
+    );
 
     // Nothing more starts while two run; a repeated round writes nothing.
     await g.pass(5_000);
@@ -84,14 +157,17 @@ describe('runEvacuationRound with the real migration admission', () => {
     const done = (await g.store.get('lost'))!;
     expect(done.phase).toBe('Completed');
     expect(tally(done)).toMatchObject({ Moved: 3 });
-    expect(g.events.filter((e) => e.type === 'EvacuationEnded')).toEqual([expect.objectContaining({ detail: expect.objectContaining({ phase: 'Completed', moved: 3 }) })]);
+    expect(g.events.filter((e) => e.type === 'EvacuationEnded')).toEqual([
+      expect.objectContaining({ detail: expect.objectContaining({ phase: 'Completed', moved: 3 }) }),
+    ]);
   });
 
   it('a round that loses the race for the record starts nothing', async () => {
     const inner = new MemoryEvacuationStore();
     let interfere = true;
     const racing: EvacuationStore = {
-      list: () => inner.list(), get: (s) => inner.get(s),
+      list: () => inner.list(),
+      get: (s) => inner.get(s),
       put: async (record, expected) => {
         if (interfere) {
           interfere = false;
@@ -129,7 +205,9 @@ describe('runEvacuationRound with the real migration admission', () => {
     await g.pass(5_000);
     await g.round();
     expect((await g.store.get('lost'))!).toMatchObject({ phase: 'Cancelled' });
-    expect(g.events.map((e) => e.type)).toEqual(expect.arrayContaining(['EvacuationPaused', 'EvacuationResumed', 'EvacuationCancelled', 'EvacuationEnded']));
+    expect(g.events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['EvacuationPaused', 'EvacuationResumed', 'EvacuationCancelled', 'EvacuationEnded']),
+    );
     await expect(g.controls.control('lost', 'resume')).rejects.toMatchObject({ code: 'EvacuationNotControllable' });
     await expect(g.controls.get('nope')).rejects.toMatchObject({ code: 'NotFound' });
   });
@@ -147,9 +225,19 @@ describe('runEvacuationRound: a shoot that fits nowhere', () => {
     expect((await g.round()).started).toEqual([]);
     const waiting = await g.service.getShoot('dev', 's1');
     expect(waiting.status.seedName).toBe('lost');
-    expect(waiting.status.scheduling).toMatchObject({ summary: expect.stringMatching(/^evacuation of seed lost: no seed fits: /), lastAttemptTime: g.clock.now().toISOString() });
-    expect(waiting.status.scheduling!.rejected).toEqual(expect.arrayContaining([expect.objectContaining({ seed: 'b', filter: 'capacity' }), expect.objectContaining({ seed: 'c', filter: 'capacity' })]));
-    expect((await g.store.get('lost'))!.shoots.find((s) => s.name === 's1')!.reason).toBe(waiting.status.scheduling!.summary.replace('evacuation of seed lost: ', ''));
+    expect(waiting.status.scheduling).toMatchObject({
+      summary: expect.stringMatching(/^evacuation of seed lost: no seed fits: /),
+      lastAttemptTime: g.clock.now().toISOString(),
+    });
+    expect(waiting.status.scheduling!.rejected).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ seed: 'b', filter: 'capacity' }),
+        expect.objectContaining({ seed: 'c', filter: 'capacity' }),
+      ]),
+    );
+    expect((await g.store.get('lost'))!.shoots.find((s) => s.name === 's1')!.reason).toBe(
+      waiting.status.scheduling!.summary.replace('evacuation of seed lost: ', ''),
+    );
 
     // Rounds with the same reason leave the shoot's resourceVersion alone.
     await g.pass(5_000);
@@ -157,7 +245,18 @@ describe('runEvacuationRound: a shoot that fits nowhere', () => {
     expect((await g.service.getShoot('dev', 's1')).metadata.resourceVersion).toBe(waiting.metadata.resourceVersion);
 
     // Capacity appears on b: s1 moves, and the reason is gone from it.
-    await g.service.putSeed('b', seedBody({ spec: { taints: undefined, capacity: { shoots: 5 }, backup: { bucket: 'gl-backup-b', region: 'eu-west-1' }, networks: { nodes: '10.1.0.0/16', pods: '10.200.0.0/16', services: '10.201.0.0/16' }, settings: {} } }));
+    await g.service.putSeed(
+      'b',
+      seedBody({
+        spec: {
+          taints: undefined,
+          capacity: { shoots: 5 },
+          backup: { bucket: 'gl-backup-b', region: 'eu-west-1' },
+          networks: { nodes: '10.1.0.0/16', pods: '10.200.0.0/16', services: '10.201.0.0/16' },
+          settings: {},
+        },
+      }),
+    );
     await g.pass(5_000);
     expect((await g.round()).started).toEqual([expect.objectContaining({ shoot: 'dev/s1', destination: 'b' })]);
     expect((await g.service.getShoot('dev', 's1')).status.scheduling).toBeUndefined();
@@ -166,9 +265,21 @@ describe('runEvacuationRound: a shoot that fits nowhere', () => {
 
 describe('applyControl', () => {
   const base: Evacuation = {
-    apiVersion: 'core.gardenless.io/v1', kind: 'Evacuation', id: 'e', seed: 'lost', lastRenewTime: 't', lostSince: 't', phase: 'Running', maxParallel: 1,
-    shoots: [{ project: 'dev', name: 'a', state: 'Migrating', priority: 0, migrationId: 'm' }, { project: 'dev', name: 'b', state: 'Pending', priority: 0 }],
-    createdAt: 't', updatedAt: 't', version: 3,
+    apiVersion: 'core.gardenless.io/v1',
+    kind: 'Evacuation',
+    id: 'e',
+    seed: 'lost',
+    lastRenewTime: 't',
+    lostSince: 't',
+    phase: 'Running',
+    maxParallel: 1,
+    shoots: [
+      { project: 'dev', name: 'a', state: 'Migrating', priority: 0, migrationId: 'm' },
+      { project: 'dev', name: 'b', state: 'Pending', priority: 0 },
+    ],
+    createdAt: 't',
+    updatedAt: 't',
+    version: 3,
   };
   const now = new Date('2026-01-01T00:00:00Z');
 
@@ -187,9 +298,15 @@ describe('applyControl', () => {
   });
 
   it.each([
-    ['Cancelling', 'pause'], ['Stopping', 'resume'], ['Completed', 'cancel'], ['Cancelled', 'pause'], ['Stopped', 'resume'],
+    ['Cancelling', 'pause'],
+    ['Stopping', 'resume'],
+    ['Completed', 'cancel'],
+    ['Cancelled', 'pause'],
+    ['Stopped', 'resume'],
   ] as const)('%s refuses %s with 409', (phase, control) => {
-    expect(() => applyControl({ ...base, phase }, control, { now })).toThrow(expect.objectContaining({ code: 'EvacuationNotControllable' }));
+    expect(() => applyControl({ ...base, phase }, control, { now })).toThrow(
+      expect.objectContaining({ code: 'EvacuationNotControllable' }),
+    );
   });
 
   it('cancel ends at once when no move is under way', () => {

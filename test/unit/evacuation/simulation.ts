@@ -1,4 +1,9 @@
-import { planEvacuations, seedsToWatch, type EvacuationPlan, type MigrationFacts } from '../../../core/evacuation/plan.js';
+import {
+  planEvacuations,
+  seedsToWatch,
+  type EvacuationPlan,
+  type MigrationFacts,
+} from '../../../core/evacuation/plan.js';
 import { isActive, shootKey, type Evacuation } from '../../../core/evacuation/record.js';
 import type { EvacuationRails, EvacuationSettings } from '../../../core/evacuation/settings.js';
 import { expiredLease } from '../../../core/garden/lease-monitor.js';
@@ -40,7 +45,10 @@ export class EvacuationSim {
   readonly peakFrom = new Map<string, number>();
   private ids = 0;
 
-  constructor(options: { seeds: SimSeed[]; shoots: SimShoot[]; rails: EvacuationRails }, readonly rails = options.rails) {
+  constructor(
+    options: { seeds: SimSeed[]; shoots: SimShoot[]; rails: EvacuationRails },
+    readonly rails = options.rails,
+  ) {
     this.seeds = options.seeds.map((s) => ({ ...s }));
     this.shoots = options.shoots.map((s) => ({ ...s }));
   }
@@ -53,13 +61,25 @@ export class EvacuationSim {
   readSeeds(): Seed[] {
     return this.seeds.map((s, i) =>
       seed(s.name, this.now, {
-        renewedAt: s.renewedAt, nodes: i, shoots: this.shoots.filter((x) => !x.deleted && x.seed === s.name).length,
-        ...(s.evacuation ? { evacuation: s.evacuation } : {}), ...(s.capacity === undefined ? {} : { capacity: s.capacity }), ...(s.labels ? { labels: s.labels } : {}),
-      }));
+        renewedAt: s.renewedAt,
+        nodes: i,
+        shoots: this.shoots.filter((x) => !x.deleted && x.seed === s.name).length,
+        ...(s.evacuation ? { evacuation: s.evacuation } : {}),
+        ...(s.capacity === undefined ? {} : { capacity: s.capacity }),
+        ...(s.labels ? { labels: s.labels } : {}),
+      }),
+    );
   }
 
   readShoots(): Shoot[] {
-    return this.shoots.filter((s) => !s.deleted).map((s) => shoot(s.name, s.seed, { ...(s.priority === undefined ? {} : { priority: s.priority }), ...(s.production ? { purpose: 'production' as const } : {}) }));
+    return this.shoots
+      .filter((s) => !s.deleted)
+      .map((s) =>
+        shoot(s.name, s.seed, {
+          ...(s.priority === undefined ? {} : { priority: s.priority }),
+          ...(s.production ? { purpose: 'production' as const } : {}),
+        }),
+      );
   }
 
   running(): MigrationFacts[] {
@@ -72,21 +92,32 @@ export class EvacuationSim {
     const watched = new Set(seedsToWatch({ seeds, evacuations, now: at(this.now) }));
     const listed = new Set(evacuations.filter(isActive).flatMap((e) => e.shoots.map(shootKey)));
     const shoots = this.readShoots().filter((s) => watched.has(s.status.seedName!) || listed.has(shootKey(s.metadata)));
-    const plan = planEvacuations({ now: at(this.now), seeds, shoots, migrations: new Map(this.migrations), evacuations, rails: this.rails });
+    const plan = planEvacuations({
+      now: at(this.now),
+      seeds,
+      shoots,
+      migrations: new Map(this.migrations),
+      evacuations,
+      rails: this.rails,
+    });
     this.plans.push(plan);
     for (const { record, expectedVersion } of plan.writes) {
       const stored = this.evacuations.get(record.seed);
-      if (stored?.version !== expectedVersion) throw new Error(`write of ${record.seed} expects version ${expectedVersion}, stored ${stored?.version}`);
-      if (record.version !== (expectedVersion ?? 0) + 1) throw new Error(`write of ${record.seed} does not bump its version`);
+      if (stored?.version !== expectedVersion)
+        throw new Error(`write of ${record.seed} expects version ${expectedVersion}, stored ${stored?.version}`);
+      if (record.version !== (expectedVersion ?? 0) + 1)
+        throw new Error(`write of ${record.seed} does not bump its version`);
       this.evacuations.set(record.seed, record);
       for (const entry of record.shoots) {
         if (entry.state !== 'Moved' || entry.endedAt !== at(this.now).toISOString()) continue;
         const placed = this.shoots.find((x) => `${entry.project}/${x.name}` === shootKey(entry))?.seed;
-        if (placed !== entry.destination) throw new Error(`${shootKey(entry)} counted Moved to ${entry.destination}, but it is on ${placed}`);
+        if (placed !== entry.destination)
+          throw new Error(`${shootKey(entry)} counted Moved to ${entry.destination}, but it is on ${placed}`);
       }
     }
     const active = [...this.evacuations.values()].filter(isActive).length;
-    if (active > this.rails.maxConcurrentEvacuations) throw new Error(`${active} evacuations active, cap ${this.rails.maxConcurrentEvacuations}`);
+    if (active > this.rails.maxConcurrentEvacuations)
+      throw new Error(`${active} evacuations active, cap ${this.rails.maxConcurrentEvacuations}`);
     for (const m of plan.migrations) this.apply(m, seeds, plan);
     for (const s of this.seeds) {
       const n = this.running().filter((m) => m.source === s.name).length;
@@ -112,15 +143,24 @@ export class EvacuationSim {
     if (!dest || m.destination === m.seed) throw new Error(`move of ${key} to ${m.destination}`);
     if (expiredLease(dest, at(this.now))) throw new Error(`move of ${key} onto ${m.destination}, whose lease is lost`);
     for (const [k, v] of Object.entries(source.evacuation?.destinationSelector?.matchLabels ?? {})) {
-      if (dest.metadata.labels?.[k] !== v) throw new Error(`move of ${key} onto ${m.destination}, which the selector does not match`);
+      if (dest.metadata.labels?.[k] !== v)
+        throw new Error(`move of ${key} onto ${m.destination}, which the selector does not match`);
     }
     const capacity = dest.spec.capacity?.shoots;
     const incoming = this.running().filter((r) => r.destination === m.destination).length;
-    if (capacity !== undefined && dest.status.shoots + incoming >= capacity) throw new Error(`move of ${key} onto full ${m.destination}`);
+    if (capacity !== undefined && dest.status.shoots + incoming >= capacity)
+      throw new Error(`move of ${key} onto full ${m.destination}`);
     const shootNow = this.shoots.find((s) => `dev/${s.name}` === key)!;
     if (shootNow.seed !== m.seed || shootNow.deleted) throw new Error(`move of ${key}, which is not on ${m.seed}`);
     this.ids += 1;
-    this.migrations.set(key, { id: `m${this.ids}`, state: 'Running', source: m.seed, destination: m.destination, attempts: 1, createdAt: at(this.now).toISOString() });
+    this.migrations.set(key, {
+      id: `m${this.ids}`,
+      state: 'Running',
+      source: m.seed,
+      destination: m.destination,
+      attempts: 1,
+      createdAt: at(this.now).toISOString(),
+    });
   }
 
   /** The migration of `key` ends: success moves the shoot to its destination. */

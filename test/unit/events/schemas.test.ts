@@ -29,7 +29,9 @@ describe('bus events', () => {
   });
 
   it('cover every detail type the code publishes by constant', () => {
-    expect(EVENT_TYPES).toEqual(expect.arrayContaining([SPLIT_BRAIN_EVENT, DEPENDENTS_SCALED_DOWN, DEPENDENTS_SCALED_UP, DEPENDENTS_RESTARTED]));
+    expect(EVENT_TYPES).toEqual(
+      expect.arrayContaining([SPLIT_BRAIN_EVENT, DEPENDENTS_SCALED_DOWN, DEPENDENTS_SCALED_UP, DEPENDENTS_RESTARTED]),
+    );
   });
 
   it.each<[string, string, Record<string, unknown>]>([
@@ -41,43 +43,84 @@ describe('bus events', () => {
   });
 
   it('keep additive members', () => {
-    expect(buildEvent('SeedDeleted', { seed: 'aws-eu1', reason: 'operator' })).toEqual({ seed: 'aws-eu1', reason: 'operator' });
+    expect(buildEvent('SeedDeleted', { seed: 'aws-eu1', reason: 'operator' })).toEqual({
+      seed: 'aws-eu1',
+      reason: 'operator',
+    });
   });
 
   it('fit what the garden service publishes over a lifecycle', async () => {
     // Prepare: a sink that builds every event as the EventBridge sink does.
     const published: string[] = [];
-    const events: EventSink = { publish: async (type, detail) => void published.push(type, JSON.stringify(buildEvent(type, detail))) };
+    const events: EventSink = {
+      publish: async (type, detail) => void published.push(type, JSON.stringify(buildEvent(type, detail))),
+    };
     const repository = new MemoryGardenRepository();
-    const service = new GardenService({ repository, events, provisioner: { provision: async (n) => ({ commandQueueUrl: `q/${n}` }), deprovision: async () => {} } });
-    const steps = new ShootOperationSteps({ repo: repository, owners: new InMemoryOwnerRecords(), internalDomain: 'internal.test', events, clock: { now: () => new Date() } });
+    const service = new GardenService({
+      repository,
+      events,
+      provisioner: { provision: async (n) => ({ commandQueueUrl: `q/${n}` }), deprovision: async () => {} },
+    });
+    const steps = new ShootOperationSteps({
+      repo: repository,
+      owners: new InMemoryOwnerRecords(),
+      internalDomain: 'internal.test',
+      events,
+      clock: { now: () => new Date() },
+    });
     /** The agent's side of an operation, as the operate-shoot state machine relays it. */
     const operate = async (name: string) => {
       const ref = { project: 'dev', name, operationId: (await repository.getShoot('dev', name))!.status.operation!.id };
       const sent = await steps.dispatch(ref);
       if (sent.superseded) throw new Error('superseded');
-      const result = sent.command.type === 'delete-control-plane' ? { deleted: true, extensionsDropped: 0 } : { extensions: [], etcdReady: true };
+      const result =
+        sent.command.type === 'delete-control-plane'
+          ? { deleted: true, extensionsDropped: 0 }
+          : { extensions: [], etcdReady: true };
       await steps.succeed(ref, commandSuccess(sent.command as never, result as never, new Date()));
     };
     // Act
     await service.putSeed('aws-eu1', seedBody());
-    await service.heartbeat('aws-eu1', { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] });
+    await service.heartbeat('aws-eu1', {
+      conditions: [
+        { type: 'GardenletReady', status: 'True' },
+        { type: 'BackupBucketsReady', status: 'True' },
+      ],
+    });
     await service.putShoot('dev', 'placed', shootBody({ spec: { seedName: 'aws-eu1' } }));
     await operate('placed');
-    await service.putShoot('dev', 'scheduled', shootBody({ spec: { tolerations: [{ key: 'seed.gardener.cloud/protected' }] } }));
+    await service.putShoot(
+      'dev',
+      'scheduled',
+      shootBody({ spec: { tolerations: [{ key: 'seed.gardener.cloud/protected' }] } }),
+    );
     await service.putShoot('dev', 'nowhere', shootBody({ spec: { region: 'ap-south-1' } }));
     for (const n of ['placed', 'scheduled', 'nowhere']) {
-      await service.patchShoot('dev', n, { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } });
+      await service.patchShoot('dev', n, {
+        metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } },
+      });
       await service.deleteShoot('dev', n);
       if (n !== 'nowhere') await operate(n);
     }
     await service.deleteSeed('aws-eu1');
     // Assess
     expect(published.filter((_, i) => i % 2 === 0)).toEqual([
-      'SeedRegistered', 'SeedReady', 'ShootCreated', 'ShootOperationSucceeded', 'ShootCreated', 'ShootScheduled', 'ShootCreated', 'ShootUnschedulable',
-      'ShootOperationRequested', 'ShootOperationSucceeded', 'ShootDeleted',
-      'ShootOperationRequested', 'ShootOperationSucceeded', 'ShootDeleted',
-      'ShootDeleted', 'SeedDeleted',
+      'SeedRegistered',
+      'SeedReady',
+      'ShootCreated',
+      'ShootOperationSucceeded',
+      'ShootCreated',
+      'ShootScheduled',
+      'ShootCreated',
+      'ShootUnschedulable',
+      'ShootOperationRequested',
+      'ShootOperationSucceeded',
+      'ShootDeleted',
+      'ShootOperationRequested',
+      'ShootOperationSucceeded',
+      'ShootDeleted',
+      'ShootDeleted',
+      'SeedDeleted',
     ]);
   });
 });

@@ -16,7 +16,9 @@ import {
 const NOW = new Date('2025-01-01T00:00:00Z');
 const ns = 'shoot--dev--api1';
 
-function resource(options: { annotation?: string; status?: ExtensionStatus; generation?: number; deleting?: boolean } = {}): ExtensionResource {
+function resource(
+  options: { annotation?: string; status?: ExtensionStatus; generation?: number; deleting?: boolean } = {},
+): ExtensionResource {
   const base = newExtension({ kind: 'Infrastructure', namespace: ns });
   return {
     ...base,
@@ -27,26 +29,64 @@ function resource(options: { annotation?: string; status?: ExtensionStatus; gene
   };
 }
 
-const op = (type: 'Create' | 'Reconcile' | 'Migrate' | 'Restore' | 'Delete', state: 'Succeeded' | 'Error' | 'Processing') => ({
-  type, state, progress: state === 'Succeeded' ? 100 : 0, description: '', lastUpdateTime: NOW.toISOString(),
+const op = (
+  type: 'Create' | 'Reconcile' | 'Migrate' | 'Restore' | 'Delete',
+  state: 'Succeeded' | 'Error' | 'Processing',
+) => ({
+  type,
+  state,
+  progress: state === 'Succeeded' ? 100 : 0,
+  description: '',
+  lastUpdateTime: NOW.toISOString(),
 });
 
 describe('decide', () => {
   it.each([
     ['new resource', resource(), 'reconcile'],
-    ['reconcile annotation', resource({ annotation: 'reconcile', status: { observedGeneration: 1, lastOperation: op('Reconcile', 'Succeeded') } }), 'reconcile'],
-    ['up to date, no annotation', resource({ status: { observedGeneration: 1, lastOperation: op('Reconcile', 'Succeeded') } }), 'skip'],
-    ['new generation', resource({ generation: 2, status: { observedGeneration: 1, lastOperation: op('Reconcile', 'Succeeded') } }), 'reconcile'],
-    ['last reconcile failed', resource({ status: { observedGeneration: 1, lastOperation: op('Reconcile', 'Error') } }), 'reconcile'],
+    [
+      'reconcile annotation',
+      resource({
+        annotation: 'reconcile',
+        status: { observedGeneration: 1, lastOperation: op('Reconcile', 'Succeeded') },
+      }),
+      'reconcile',
+    ],
+    [
+      'up to date, no annotation',
+      resource({ status: { observedGeneration: 1, lastOperation: op('Reconcile', 'Succeeded') } }),
+      'skip',
+    ],
+    [
+      'new generation',
+      resource({ generation: 2, status: { observedGeneration: 1, lastOperation: op('Reconcile', 'Succeeded') } }),
+      'reconcile',
+    ],
+    [
+      'last reconcile failed',
+      resource({ status: { observedGeneration: 1, lastOperation: op('Reconcile', 'Error') } }),
+      'reconcile',
+    ],
     ['migrate annotation', resource({ annotation: 'migrate' }), 'migrate'],
     ['migrate annotation while deleting', resource({ annotation: 'migrate', deleting: true }), 'migrate'],
     ['deleting', resource({ deleting: true }), 'delete'],
     ['restore annotation', resource({ annotation: 'restore' }), 'restore'],
-    ['restore after a successful migrate', resource({ annotation: 'restore', status: { lastOperation: op('Migrate', 'Succeeded') } }), 'restore'],
+    [
+      'restore after a successful migrate',
+      resource({ annotation: 'restore', status: { lastOperation: op('Migrate', 'Succeeded') } }),
+      'restore',
+    ],
     ['migrated, no annotation', resource({ status: { lastOperation: op('Migrate', 'Succeeded') } }), 'skip'],
-    ['migrated, reconcile annotation', resource({ annotation: 'reconcile', status: { lastOperation: op('Migrate', 'Succeeded') } }), 'skip'],
+    [
+      'migrated, reconcile annotation',
+      resource({ annotation: 'reconcile', status: { lastOperation: op('Migrate', 'Succeeded') } }),
+      'skip',
+    ],
     ['migrated, deleting', resource({ deleting: true, status: { lastOperation: op('Migrate', 'Succeeded') } }), 'skip'],
-    ['migrate failed before, annotation kept', resource({ annotation: 'migrate', status: { lastOperation: op('Migrate', 'Error') } }), 'migrate'],
+    [
+      'migrate failed before, annotation kept',
+      resource({ annotation: 'migrate', status: { lastOperation: op('Migrate', 'Error') } }),
+      'migrate',
+    ],
     ['unknown annotation value', resource({ annotation: 'wake-up' }), 'reconcile'],
   ])('%s -> %s', (_name, input, action) => {
     // Act
@@ -112,7 +152,11 @@ describe('operate: the annotation', () => {
         kind: 'Infrastructure' as const,
         reconcile: async () => ({}),
         delete: async () => undefined,
-        migrate: async ({ resource: r }: { resource: ExtensionResource }) => ((seen = r.annotations), (processing = r.status.lastOperation?.state), {}),
+        migrate: async ({ resource: r }: { resource: ExtensionResource }) => (
+          (seen = r.annotations),
+          (processing = r.status.lastOperation?.state),
+          {}
+        ),
         restore: async () => ({}),
       },
     };
@@ -149,7 +193,11 @@ describe('operate: status', () => {
     const created = (await operate({ resource: resource(), actuators: working, now: NOW })).resource!;
 
     // Act
-    const outcome = await operate({ resource: annotate(created, 'migrate'), actuators: failingActuators({ message: 'cloud API down' }), now: NOW });
+    const outcome = await operate({
+      resource: annotate(created, 'migrate'),
+      actuators: failingActuators({ message: 'cloud API down' }),
+      now: NOW,
+    });
 
     // Assess
     expect(outcome.error?.name).toBe('ExtensionOperationError');
@@ -162,11 +210,21 @@ describe('operate: status', () => {
     // Prepare
     const saved = { externalId: 'x' };
     const actuators = {
-      Infrastructure: { kind: 'Infrastructure' as const, reconcile: async () => ({}), delete: async () => undefined, migrate: async () => ({}), restore: async () => ({}) },
+      Infrastructure: {
+        kind: 'Infrastructure' as const,
+        reconcile: async () => ({}),
+        delete: async () => undefined,
+        migrate: async () => ({}),
+        restore: async () => ({}),
+      },
     };
 
     // Act
-    const outcome = await operate({ resource: resource({ annotation: 'migrate', status: { state: saved } }), actuators, now: NOW });
+    const outcome = await operate({
+      resource: resource({ annotation: 'migrate', status: { state: saved } }),
+      actuators,
+      now: NOW,
+    });
 
     // Assess
     expect(outcome.resource?.status.state).toEqual(saved);
@@ -174,6 +232,8 @@ describe('operate: status', () => {
 
   it('a missing actuator is a configuration error, thrown', async () => {
     // Act / Assess
-    await expect(operate({ resource: resource(), actuators: {}, now: NOW })).rejects.toBeInstanceOf(ActuatorMissingError);
+    await expect(operate({ resource: resource(), actuators: {}, now: NOW })).rejects.toBeInstanceOf(
+      ActuatorMissingError,
+    );
   });
 });

@@ -28,7 +28,9 @@ export class SequentialIds implements IdSource {
 }
 
 export type RepositoryMethod = keyof GardenRepository;
-export type Interference = Partial<Record<RepositoryMethod, (call: number, inner: MemoryGardenRepository) => Promise<unknown> | unknown>>;
+export type Interference = Partial<
+  Record<RepositoryMethod, (call: number, inner: MemoryGardenRepository) => Promise<unknown> | unknown>
+>;
 
 export interface Garden {
   repo: MemoryGardenRepository;
@@ -53,7 +55,10 @@ export function garden(options: { before?: Interference } = {}): Garden {
   return { repo, service, clock, ids, calls };
 }
 
-function interfering(inner: MemoryGardenRepository, before: Interference): { repo: GardenRepository; calls: Garden['calls'] } {
+function interfering(
+  inner: MemoryGardenRepository,
+  before: Interference,
+): { repo: GardenRepository; calls: Garden['calls'] } {
   const calls: Garden['calls'] = {};
   const repo = new Proxy(inner, {
     get(target, prop, receiver) {
@@ -115,12 +120,14 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-
 /**
  * The shoot's Create as its seed's agent answered it (command sent, Succeeded), the way the operate-shoot
  * state machine leaves it: for tests that need a placed shoot whose control plane exists.
  */
 export async function createAnswered(repo: GardenRepository, project: string, name: string, now: Date): Promise<Shoot> {
   const shoot = (await repo.getShoot(project, name))!;
-  return repo.updateShoot(operationSucceeded(attemptStarted(shoot, now), 'created', now), shoot.metadata.resourceVersion);
+  return repo.updateShoot(
+    operationSucceeded(attemptStarted(shoot, now), 'created', now),
+    shoot.metadata.resourceVersion,
+  );
 }

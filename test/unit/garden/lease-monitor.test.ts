@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decideLeases, MemoryLostLeaseStore, UNANNOUNCED_GRACE_MS, type LostLeaseStore } from '../../../core/garden/lease-monitor.js';
+import {
+  decideLeases,
+  MemoryLostLeaseStore,
+  UNANNOUNCED_GRACE_MS,
+  type LostLeaseStore,
+} from '../../../core/garden/lease-monitor.js';
 import { runLeaseMonitorRound } from '../../../core/garden/lease-monitor-round.js';
 import type { Seed } from '../../../core/model/seed.js';
 
@@ -9,16 +14,32 @@ const at = (ms: number) => new Date(T0 + ms);
 /** A seed as read with its lease joined in: renewed `renewedAt` ms after T0 (undefined: never heartbeated), valid 6 s. */
 function seed(name: string, renewedAt: number | undefined): Seed {
   return {
-    apiVersion: 'core.gardenless.io/v1', kind: 'Seed',
+    apiVersion: 'core.gardenless.io/v1',
+    kind: 'Seed',
     metadata: { name, resourceVersion: '1', uid: name, creationTimestamp: at(0).toISOString() },
-    spec: { provider: { type: 'local', region: 'local-1', zones: ['a'] }, networks: { pods: '10.1.0.0/16', services: '10.2.0.0/16' } },
-    status: { identity: `${name}-1`, conditions: [], shoots: 0, labels: {}, ...(renewedAt === undefined ? {} : { lastHeartbeatTime: at(renewedAt).toISOString(), leaseDurationSeconds: 6 }) },
+    spec: {
+      provider: { type: 'local', region: 'local-1', zones: ['a'] },
+      networks: { pods: '10.1.0.0/16', services: '10.2.0.0/16' },
+    },
+    status: {
+      identity: `${name}-1`,
+      conditions: [],
+      shoots: 0,
+      labels: {},
+      ...(renewedAt === undefined ? {} : { lastHeartbeatTime: at(renewedAt).toISOString(), leaseDurationSeconds: 6 }),
+    },
   } as Seed;
 }
 
 function monitor(store: LostLeaseStore = new MemoryLostLeaseStore()) {
   const events: { type: string; detail: Record<string, unknown> }[] = [];
-  const round = (seeds: Seed[], now: number) => runLeaseMonitorRound({ seeds, store, now: at(now), events: { publish: async (type, detail) => void events.push({ type, detail }) } });
+  const round = (seeds: Seed[], now: number) =>
+    runLeaseMonitorRound({
+      seeds,
+      store,
+      now: at(now),
+      events: { publish: async (type, detail) => void events.push({ type, detail }) },
+    });
   return { round, events, store };
 }
 
@@ -27,14 +48,28 @@ describe('decideLeases', () => {
     const seeds = [seed('a', 0), seed('b', 1_000), seed('c', undefined)];
     expect(decideLeases({ seeds, remembered: [], now: at(5_999) }).expired).toEqual([]);
     const d = decideLeases({ seeds, remembered: [], now: at(6_000) });
-    expect(d.expired).toEqual([{ seed: 'a', lastRenewTime: at(0).toISOString(), expiredAt: at(6_000).toISOString(), leaseDurationSeconds: 6 }]);
+    expect(d.expired).toEqual([
+      { seed: 'a', lastRenewTime: at(0).toISOString(), expiredAt: at(6_000).toISOString(), leaseDurationSeconds: 6 },
+    ]);
     expect(d.announce.map((l) => l.seed)).toEqual(['a']);
   });
 
   it('forgets a remembered loss once the lease is renewed or the seed is gone', () => {
     const remembered = [
-      { seed: 'a', lastRenewTime: at(0).toISOString(), expiredAt: at(6_000).toISOString(), announced: true, rememberedAt: at(6_000).toISOString() },
-      { seed: 'gone', lastRenewTime: at(0).toISOString(), expiredAt: at(6_000).toISOString(), announced: true, rememberedAt: at(6_000).toISOString() },
+      {
+        seed: 'a',
+        lastRenewTime: at(0).toISOString(),
+        expiredAt: at(6_000).toISOString(),
+        announced: true,
+        rememberedAt: at(6_000).toISOString(),
+      },
+      {
+        seed: 'gone',
+        lastRenewTime: at(0).toISOString(),
+        expiredAt: at(6_000).toISOString(),
+        announced: true,
+        rememberedAt: at(6_000).toISOString(),
+      },
     ];
     const d = decideLeases({ seeds: [seed('a', 8_000)], remembered, now: at(9_000) });
     expect(d).toEqual({ expired: [], announce: [], forget: ['a', 'gone'] });
@@ -45,8 +80,22 @@ describe('runLeaseMonitorRound', () => {
   it('announces a loss once, however many rounds see it, with when the lease ran out', async () => {
     const m = monitor();
     const seeds = [seed('a', 0), seed('b', 0)];
-    for (let t = 4_000; t <= 30_000; t += 5_000) await m.round([seeds[0]!, { ...seeds[1]!, status: { ...seeds[1]!.status, lastHeartbeatTime: at(t).toISOString() } }], t);
-    expect(m.events).toEqual([{ type: 'SeedLeaseLost', detail: { seed: 'a', lastRenewTime: at(0).toISOString(), expiredAt: at(6_000).toISOString(), leaseDurationSeconds: 6 } }]);
+    for (let t = 4_000; t <= 30_000; t += 5_000)
+      await m.round(
+        [seeds[0]!, { ...seeds[1]!, status: { ...seeds[1]!.status, lastHeartbeatTime: at(t).toISOString() } }],
+        t,
+      );
+    expect(m.events).toEqual([
+      {
+        type: 'SeedLeaseLost',
+        detail: {
+          seed: 'a',
+          lastRenewTime: at(0).toISOString(),
+          expiredAt: at(6_000).toISOString(),
+          leaseDurationSeconds: 6,
+        },
+      },
+    ]);
   });
 
   it('announces a second loss after the agent came back and went silent again', async () => {
@@ -68,8 +117,22 @@ describe('runLeaseMonitorRound', () => {
 
   it('announces a loss whose round crashed before publishing, once the grace has passed', async () => {
     const store = new MemoryLostLeaseStore();
-    const crashing = { list: () => store.list(), remember: (l: Parameters<LostLeaseStore['remember']>[0]) => store.remember(l), markAnnounced: () => store.markAnnounced('', ''), forget: (s: string) => store.forget(s) };
-    const failing = runLeaseMonitorRound({ seeds: [seed('a', 0)], store: crashing, now: at(7_000), events: { publish: async () => { throw new Error('bus unavailable'); } } });
+    const crashing = {
+      list: () => store.list(),
+      remember: (l: Parameters<LostLeaseStore['remember']>[0]) => store.remember(l),
+      markAnnounced: () => store.markAnnounced('', ''),
+      forget: (s: string) => store.forget(s),
+    };
+    const failing = runLeaseMonitorRound({
+      seeds: [seed('a', 0)],
+      store: crashing,
+      now: at(7_000),
+      events: {
+        publish: async () => {
+          throw new Error('bus unavailable');
+        },
+      },
+    });
     await expect(failing).rejects.toThrow('bus unavailable');
     const m = monitor(store);
     await m.round([seed('a', 0)], 7_000 + UNANNOUNCED_GRACE_MS - 1);

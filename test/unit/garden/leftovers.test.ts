@@ -7,15 +7,34 @@ import type { Shoot } from '../../../core/model/shoot.js';
 const ID = 'shoot--dev--api1';
 
 function plane(overrides: Partial<HostedControlPlane> = {}): HostedControlPlane {
-  return { technicalID: ID, shoot: { project: 'dev', name: 'api1' }, active: false, ownerCheck: 'not-owner', ...overrides };
+  return {
+    technicalID: ID,
+    shoot: { project: 'dev', name: 'api1' },
+    active: false,
+    ownerCheck: 'not-owner',
+    ...overrides,
+  };
 }
 
 function shoot(seedName: string | undefined, migration?: string): Shoot {
   return {
-    apiVersion: 'core.gardenless.io/v1', kind: 'Shoot',
-    metadata: { project: 'dev', name: 'api1', resourceVersion: '3', uid: 'u', creationTimestamp: '2026-01-01T00:00:00Z' },
+    apiVersion: 'core.gardenless.io/v1',
+    kind: 'Shoot',
+    metadata: {
+      project: 'dev',
+      name: 'api1',
+      resourceVersion: '3',
+      uid: 'u',
+      creationTimestamp: '2026-01-01T00:00:00Z',
+    },
     spec: { provider: { type: 'local' }, region: 'local' },
-    status: { technicalID: ID, ...(seedName ? { seedName } : {}), ...(migration ? { migration: { state: migration } } : {}), conditions: [], constraints: [] },
+    status: {
+      technicalID: ID,
+      ...(seedName ? { seedName } : {}),
+      ...(migration ? { migration: { state: migration } } : {}),
+      conditions: [],
+      constraints: [],
+    },
   };
 }
 
@@ -41,10 +60,25 @@ describe('releasable leftovers', () => {
   it('never releases a plane of a shoot placed on the seed, or one the sidecar does not see as not-owner (property)', () => {
     fc.assert(
       fc.property(
-        fc.record({ active: fc.boolean(), ownerCheck: fc.constantFrom('owner', 'not-owner', 'unknown', undefined), placedOn: fc.constantFrom('seed-a', 'seed-b', undefined), migration: fc.constantFrom('Running', 'Succeeded', undefined), exists: fc.boolean() }),
+        fc.record({
+          active: fc.boolean(),
+          ownerCheck: fc.constantFrom('owner', 'not-owner', 'unknown', undefined),
+          placedOn: fc.constantFrom('seed-a', 'seed-b', undefined),
+          migration: fc.constantFrom('Running', 'Succeeded', undefined),
+          exists: fc.boolean(),
+        }),
         (c) => {
-          const p = plane({ active: c.active, ...(c.ownerCheck ? { ownerCheck: c.ownerCheck as HostedControlPlane['ownerCheck'] } : { ownerCheck: undefined }) });
-          const released = releasable({ seed: 'seed-a', planes: [p], shoots: new Map([[ID, c.exists ? shoot(c.placedOn, c.migration) : undefined]]) });
+          const p = plane({
+            active: c.active,
+            ...(c.ownerCheck
+              ? { ownerCheck: c.ownerCheck as HostedControlPlane['ownerCheck'] }
+              : { ownerCheck: undefined }),
+          });
+          const released = releasable({
+            seed: 'seed-a',
+            planes: [p],
+            shoots: new Map([[ID, c.exists ? shoot(c.placedOn, c.migration) : undefined]]),
+          });
           if (released.length === 0) return;
           expect(c.ownerCheck).toBe('not-owner');
           expect(c.active).toBe(false);

@@ -16,7 +16,10 @@ function seed(name: string, capacity?: number): Seed {
 }
 
 function shoot(project: string, name: string, seedName?: string): Shoot {
-  return newShoot(project, name, parseInput(shootInput, shootBody({ spec: seedName ? { seedName } : {} })), { now: T0, uuid: `u-${name}` });
+  return newShoot(project, name, parseInput(shootInput, shootBody({ spec: seedName ? { seedName } : {} })), {
+    now: T0,
+    uuid: `u-${name}`,
+  });
 }
 
 async function conflict(promise: Promise<unknown>, code: string): Promise<ConflictError> {
@@ -67,18 +70,24 @@ describe('MemoryGardenRepository seeds', () => {
     expect(twice.status.shoots).toBe(1);
   });
 
-  it.each(['1', '3'])('refuses an update expecting version %s of a seed at version 2, with the current seed', async (expected) => {
-    // Prepare
-    const repo = new MemoryGardenRepository();
-    const created = await repo.createSeed(seed('aws-eu1'));
-    const stored = await repo.updateSeed(created, '1');
-    // Act
-    const error = await conflict(repo.updateSeed({ ...stored, spec: { ...stored.spec, taints: [] } }, expected), 'Conflict');
-    // Assess
-    expect(error.field).toBe('metadata.resourceVersion');
-    expect(error.current).toEqual(stored);
-    expect(await repo.getSeed('aws-eu1')).toEqual(stored);
-  });
+  it.each(['1', '3'])(
+    'refuses an update expecting version %s of a seed at version 2, with the current seed',
+    async (expected) => {
+      // Prepare
+      const repo = new MemoryGardenRepository();
+      const created = await repo.createSeed(seed('aws-eu1'));
+      const stored = await repo.updateSeed(created, '1');
+      // Act
+      const error = await conflict(
+        repo.updateSeed({ ...stored, spec: { ...stored.spec, taints: [] } }, expected),
+        'Conflict',
+      );
+      // Assess
+      expect(error.field).toBe('metadata.resourceVersion');
+      expect(error.current).toEqual(stored);
+      expect(await repo.getSeed('aws-eu1')).toEqual(stored);
+    },
+  );
 
   it('reports an update of a missing seed as NotFound', async () => {
     await expect(new MemoryGardenRepository().updateSeed(seed('aws-eu1'), '1')).rejects.toBeInstanceOf(NotFoundError);
@@ -106,17 +115,20 @@ describe('MemoryGardenRepository seeds', () => {
     }
   });
 
-  it.each([undefined, '1', '9'])('refuses to delete a seed hosting shoots (expected version %s) with SeedHostsShoots', async (expected) => {
-    // Prepare
-    const repo = new MemoryGardenRepository();
-    await repo.createSeed(seed('aws-eu1'));
-    await repo.createShoot(shoot('dev', 'api1', 'aws-eu1'));
-    // Act
-    const error = await conflict(repo.deleteSeed('aws-eu1', expected), 'SeedHostsShoots');
-    // Assess
-    expect((error.current as Seed).status.shoots).toBe(1);
-    expect(await repo.getSeed('aws-eu1')).toBeDefined();
-  });
+  it.each([undefined, '1', '9'])(
+    'refuses to delete a seed hosting shoots (expected version %s) with SeedHostsShoots',
+    async (expected) => {
+      // Prepare
+      const repo = new MemoryGardenRepository();
+      await repo.createSeed(seed('aws-eu1'));
+      await repo.createShoot(shoot('dev', 'api1', 'aws-eu1'));
+      // Act
+      const error = await conflict(repo.deleteSeed('aws-eu1', expected), 'SeedHostsShoots');
+      // Assess
+      expect((error.current as Seed).status.shoots).toBe(1);
+      expect(await repo.getSeed('aws-eu1')).toBeDefined();
+    },
+  );
 
   it('reports deleting a missing seed as NotFound', async () => {
     await expect(new MemoryGardenRepository().deleteSeed('aws-eu1')).rejects.toBeInstanceOf(NotFoundError);
@@ -151,15 +163,26 @@ describe('MemoryGardenRepository shoots', () => {
 
   it.each<[string, (repo: MemoryGardenRepository) => Promise<unknown>, SeedUnavailableError['reason']]>([
     ['is missing', async () => {}, 'NotFound'],
-    ['has no room left', async (repo) => {
-      await repo.createSeed(seed('aws-eu1', 1));
-      await repo.createShoot(shoot('other', 'api1', 'aws-eu1'));
-    }, 'Full'],
+    [
+      'has no room left',
+      async (repo) => {
+        await repo.createSeed(seed('aws-eu1', 1));
+        await repo.createShoot(shoot('other', 'api1', 'aws-eu1'));
+      },
+      'Full',
+    ],
     ['has a capacity of zero', (repo) => repo.createSeed(seed('aws-eu1', 0)), 'Full'],
-    ['is being deleted', async (repo) => {
-      const created = await repo.createSeed(seed('aws-eu1'));
-      await repo.updateSeed({ ...created, metadata: { ...created.metadata, deletionTimestamp: T0.toISOString() } }, '1');
-    }, 'Deleting'],
+    [
+      'is being deleted',
+      async (repo) => {
+        const created = await repo.createSeed(seed('aws-eu1'));
+        await repo.updateSeed(
+          { ...created, metadata: { ...created.metadata, deletionTimestamp: T0.toISOString() } },
+          '1',
+        );
+      },
+      'Deleting',
+    ],
   ])('refuses to place a shoot on a seed that %s, and writes nothing', async (_name, prepare, reason) => {
     // Prepare
     const repo = new MemoryGardenRepository();
@@ -182,7 +205,9 @@ describe('MemoryGardenRepository shoots', () => {
     const repo = new MemoryGardenRepository();
     await repo.createSeed(seed('aws-eu1', 5));
     // Act
-    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => repo.createShoot(shoot('dev', `api${i}`, 'aws-eu1'))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => repo.createShoot(shoot('dev', `api${i}`, 'aws-eu1'))),
+    );
     // Assess
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
     expect(results.filter((r) => r.status === 'rejected' && r.reason instanceof SeedUnavailableError)).toHaveLength(15);
@@ -199,8 +224,14 @@ describe('MemoryGardenRepository shoots', () => {
     // Act
     const updated = await repo.updateShoot(hibernated, '1');
     const stale = await conflict(repo.updateShoot(hibernated, '1'), 'Conflict');
-    const moved = await conflict(repo.updateShoot({ ...updated, status: { ...updated.status, seedName: 'aws-eu2' } }, '2'), 'Conflict');
-    const unplaced = await conflict(repo.updateShoot({ ...updated, status: { ...updated.status, seedName: undefined } }, '2'), 'Conflict');
+    const moved = await conflict(
+      repo.updateShoot({ ...updated, status: { ...updated.status, seedName: 'aws-eu2' } }, '2'),
+      'Conflict',
+    );
+    const unplaced = await conflict(
+      repo.updateShoot({ ...updated, status: { ...updated.status, seedName: undefined } }, '2'),
+      'Conflict',
+    );
     // Assess
     expect(updated.metadata.resourceVersion).toBe('2');
     expect(updated.spec.hibernation).toEqual({ enabled: true });
@@ -210,7 +241,9 @@ describe('MemoryGardenRepository shoots', () => {
   });
 
   it('reports an update of a missing shoot as NotFound', async () => {
-    await expect(new MemoryGardenRepository().updateShoot(shoot('dev', 'api1'), '1')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(new MemoryGardenRepository().updateShoot(shoot('dev', 'api1'), '1')).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
   });
 
   it.each<[string | undefined, string | undefined]>([
@@ -243,7 +276,9 @@ describe('MemoryGardenRepository shoots', () => {
 });
 
 describe('MemoryGardenRepository lists', () => {
-  async function pages<T>(list: (cont: string | undefined) => Promise<{ items: T[]; continue?: string }>): Promise<T[][]> {
+  async function pages<T>(
+    list: (cont: string | undefined) => Promise<{ items: T[]; continue?: string }>,
+  ): Promise<T[][]> {
     const out: T[][] = [];
     let cont: string | undefined;
     do {
@@ -267,7 +302,14 @@ describe('MemoryGardenRepository lists', () => {
   it('lists the shoots of one project only, sorted by name', async () => {
     // Prepare
     const repo = new MemoryGardenRepository();
-    for (const [p, n] of [['dev', 'b'], ['prod', 'a'], ['dev', 'a'], ['dev', 'c'], ['dev2', 'a']] as const) await repo.createShoot(shoot(p, n));
+    for (const [p, n] of [
+      ['dev', 'b'],
+      ['prod', 'a'],
+      ['dev', 'a'],
+      ['dev', 'c'],
+      ['dev2', 'a'],
+    ] as const)
+      await repo.createShoot(shoot(p, n));
     // Act
     const seen = await pages((cont) => repo.listShoots('dev', { limit: 2, ...(cont ? { continue: cont } : {}) }));
     // Assess
@@ -277,9 +319,18 @@ describe('MemoryGardenRepository lists', () => {
 
   it('lists the shoots of all projects sorted by project and name', async () => {
     const repo = new MemoryGardenRepository();
-    for (const [p, n] of [['dev', 'b'], ['prod', 'a'], ['dev', 'a'], ['dev2', 'a']] as const) await repo.createShoot(shoot(p, n));
+    for (const [p, n] of [
+      ['dev', 'b'],
+      ['prod', 'a'],
+      ['dev', 'a'],
+      ['dev2', 'a'],
+    ] as const)
+      await repo.createShoot(shoot(p, n));
     const seen = await pages((cont) => repo.listAllShoots({ limit: 3, ...(cont ? { continue: cont } : {}) }));
-    expect(seen.map((p) => p.map((s) => `${s.metadata.project}/${s.metadata.name}`))).toEqual([['dev/a', 'dev/b', 'dev2/a'], ['prod/a']]);
+    expect(seen.map((p) => p.map((s) => `${s.metadata.project}/${s.metadata.name}`))).toEqual([
+      ['dev/a', 'dev/b', 'dev2/a'],
+      ['prod/a'],
+    ]);
   });
 
   it('gives no token when a page holds everything', async () => {
@@ -296,7 +347,10 @@ describe('MemoryGardenRepository lists', () => {
     ['a DynamoDB key', Buffer.from('{"pk":"SEED#a","sk":"SEED"}').toString('base64url')],
   ])('refuses a continue token that is %s', async (_name, token) => {
     const repo = new MemoryGardenRepository();
-    for (const list of [() => repo.listSeeds({ limit: 1, continue: token }), () => repo.listShoots('dev', { limit: 1, continue: token })]) {
+    for (const list of [
+      () => repo.listSeeds({ limit: 1, continue: token }),
+      () => repo.listShoots('dev', { limit: 1, continue: token }),
+    ]) {
       const error = await rejection(list());
       expect(error).toBeInstanceOf(ValidationError);
       expect((error as ValidationError).field).toBe('continue');

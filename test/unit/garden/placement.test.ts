@@ -6,13 +6,25 @@ import { chooseDestination, MAX_STORED_REJECTIONS, placed } from '../../../core/
 import type { Shoot } from '../../../core/model/shoot.js';
 import { garden, rejection, seedBody, shootBody, type Garden } from './builders.js';
 
-const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] };
+const READY = {
+  conditions: [
+    { type: 'GardenletReady', status: 'True' },
+    { type: 'BackupBucketsReady', status: 'True' },
+  ],
+};
 const NON_HA = { controlPlane: undefined };
 
 function filler(seedName: string): Shoot {
   return {
-    apiVersion: 'core.gardenless.io/v1', kind: 'Shoot',
-    metadata: { project: 'dev', name: 'filler', resourceVersion: '0', uid: 'filler', creationTimestamp: new Date(0).toISOString() },
+    apiVersion: 'core.gardenless.io/v1',
+    kind: 'Shoot',
+    metadata: {
+      project: 'dev',
+      name: 'filler',
+      resourceVersion: '0',
+      uid: 'filler',
+      creationTimestamp: new Date(0).toISOString(),
+    },
     spec: { provider: { type: 'aws' }, region: 'eu-west-1', seedName },
     status: { technicalID: 'shoot--dev--filler', seedName, conditions: [], constraints: [] },
   };
@@ -21,21 +33,34 @@ function filler(seedName: string): Shoot {
 /** A ready seed whose networks do not overlap the shoots'; multi-zonal with three zones, single-zonal with one. */
 async function addSeed(g: Garden, name: string, options: { zones: 1 | 3; capacity?: number; index: number }) {
   const zones = ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'].slice(0, options.zones);
-  await g.service.putSeed(name, seedBody({
-    spec: {
-      provider: { type: 'aws', region: 'eu-west-1', zones },
-      networks: { nodes: `10.${options.index * 3}.0.0/16`, pods: `10.${options.index * 3 + 1}.0.0/16`, services: `10.${options.index * 3 + 2}.0.0/16` },
-      workerPools: [{ name: 'cp', zones, minimum: 3 }],
-      taints: undefined,
-      ...(options.capacity === undefined ? { capacity: undefined } : { capacity: { shoots: options.capacity } }),
-    },
-  }));
+  await g.service.putSeed(
+    name,
+    seedBody({
+      spec: {
+        provider: { type: 'aws', region: 'eu-west-1', zones },
+        networks: {
+          nodes: `10.${options.index * 3}.0.0/16`,
+          pods: `10.${options.index * 3 + 1}.0.0/16`,
+          services: `10.${options.index * 3 + 2}.0.0/16`,
+        },
+        workerPools: [{ name: 'cp', zones, minimum: 3 }],
+        taints: undefined,
+        ...(options.capacity === undefined ? { capacity: undefined } : { capacity: { shoots: options.capacity } }),
+      },
+    }),
+  );
   await g.service.heartbeat(name, READY);
 }
 
 describe('placement of new shoots', () => {
   it('a placed shoot no longer shows why it waited (status.scheduling), and keeps the rest of its status', () => {
-    const waiting = { ...filler('old'), status: { ...filler('old').status, scheduling: { lastAttemptTime: new Date(0).toISOString(), summary: 'no seed fits', rejected: [] } } };
+    const waiting = {
+      ...filler('old'),
+      status: {
+        ...filler('old').status,
+        scheduling: { lastAttemptTime: new Date(0).toISOString(), summary: 'no seed fits', rejected: [] },
+      },
+    };
     const now = new Date('2026-11-24T00:00:00Z');
     const shoot = placed(waiting, 'seed-b', 'least loaded', now);
     expect(shoot.status.scheduling).toBeUndefined();
@@ -55,7 +80,9 @@ describe('placement of new shoots', () => {
     // Assess
     expect(plain.resource.status.seedName).toBe('single');
     expect(plain.resource.spec.seedName).toBe('single');
-    expect(plain.resource.status.conditions).toContainEqual(expect.objectContaining({ type: 'Scheduled', status: 'True' }));
+    expect(plain.resource.status.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Scheduled', status: 'True' }),
+    );
     expect(zone.resource.status.seedName).toBe('multi');
     expect((await g.service.getSeed('single')).status.shoots).toBe(1);
   });
@@ -84,7 +111,16 @@ describe('placement of new shoots', () => {
     // Prepare
     const g = garden();
     for (let i = 0; i < MAX_STORED_REJECTIONS + 5; i++) {
-      await g.service.putSeed(`seed-${i}`, seedBody({ spec: { provider: { type: 'aws', region: 'us-east-1', zones: ['us-east-1a'] }, workerPools: undefined, taints: undefined } }));
+      await g.service.putSeed(
+        `seed-${i}`,
+        seedBody({
+          spec: {
+            provider: { type: 'aws', region: 'us-east-1', zones: ['us-east-1a'] },
+            workerPools: undefined,
+            taints: undefined,
+          },
+        }),
+      );
     }
     // Act
     const { resource } = await g.service.putShoot('dev', 'lost', shootBody());
@@ -102,9 +138,13 @@ describe('placement of new shoots', () => {
     const g = garden();
     // Act, Assess
     for (const metadata of [{ project: null }, { name: 7 }, { project: ['dev'] }]) {
-      await expect(g.service.dryRunSchedule({ shoot: shootBody({ metadata }) })).rejects.toBeInstanceOf(ValidationError);
+      await expect(g.service.dryRunSchedule({ shoot: shootBody({ metadata }) })).rejects.toBeInstanceOf(
+        ValidationError,
+      );
     }
-    const dryRun = await g.service.dryRunSchedule({ shoot: shootBody({ metadata: { project: 'dev', name: 'any', labels: { a: 'b' } } }) });
+    const dryRun = await g.service.dryRunSchedule({
+      shoot: shootBody({ metadata: { project: 'dev', name: 'any', labels: { a: 'b' } } }),
+    });
     expect(dryRun.total).toBe(0);
   });
 
@@ -132,7 +172,12 @@ describe('placement of new shoots', () => {
 
 describe('HA admission and layout through the service', () => {
   it.each([
-    ['zone on a single-zonal seed at creation', 'single', { controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } } }, 'ZoneToleranceNeedsMultiZonalSeed'],
+    [
+      'zone on a single-zonal seed at creation',
+      'single',
+      { controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } } },
+      'ZoneToleranceNeedsMultiZonalSeed',
+    ],
   ])('refuses %s with 422', async (_title, seedName, spec, code) => {
     const g = garden();
     await addSeed(g, 'single', { zones: 1, index: 1 });
@@ -146,20 +191,34 @@ describe('HA admission and layout through the service', () => {
     const g = garden();
     await addSeed(g, 'multi', { zones: 3, index: 1 });
     await g.service.putShoot('dev', 'ha', shootBody());
-    const error = await rejection(g.service.patchShoot('dev', 'ha', { spec: { controlPlane: { highAvailability: { failureTolerance: { type: 'node' } } } } }));
-    expect(error).toMatchObject({ code: 'HighAvailabilityDowngrade', field: 'spec.controlPlane.highAvailability.failureTolerance.type' });
+    const error = await rejection(
+      g.service.patchShoot('dev', 'ha', {
+        spec: { controlPlane: { highAvailability: { failureTolerance: { type: 'node' } } } },
+      }),
+    );
+    expect(error).toMatchObject({
+      code: 'HighAvailabilityDowngrade',
+      field: 'spec.controlPlane.highAvailability.failureTolerance.type',
+    });
   });
 
   it('rejects an unknown explicit seed as SeedUnavailable and lays out only scheduled shoots', async () => {
     const g = garden();
-    expect(await rejection(g.service.putShoot('dev', 'x', shootBody({ spec: { seedName: 'ghost' } })))).toBeInstanceOf(SeedUnavailableError);
+    expect(await rejection(g.service.putShoot('dev', 'x', shootBody({ spec: { seedName: 'ghost' } })))).toBeInstanceOf(
+      SeedUnavailableError,
+    );
     await g.service.putShoot('dev', 'waiting', shootBody());
     expect(await rejection(g.service.controlPlane('dev', 'waiting'))).toBeInstanceOf(ConflictError);
 
     await addSeed(g, 'multi', { zones: 3, index: 1 });
     await g.service.putShoot('dev', 'ha', shootBody());
     const layout = await g.service.controlPlane('dev', 'ha');
-    expect(layout).toMatchObject({ kind: 'ControlPlaneLayout', technicalID: 'shoot--dev--ha', seedName: 'multi', failureTolerance: 'zone' });
+    expect(layout).toMatchObject({
+      kind: 'ControlPlaneLayout',
+      technicalID: 'shoot--dev--ha',
+      seedName: 'multi',
+      failureTolerance: 'zone',
+    });
     expect(layout.zones).toHaveLength(3);
     expect(layout.items).toHaveLength(14);
   });
@@ -172,6 +231,16 @@ describe('HA admission and layout through the service', () => {
     const choice = await chooseDestination({ repo: g.repo, project: 'dev', name: 'ha', exclude: [], policy: {} });
     expect(choice.seedName).toBeDefined();
     expect(choice.seedName).not.toBe(resource.status.seedName);
-    expect((await chooseDestination({ repo: g.repo, project: 'dev', name: 'ha', exclude: ['multi-a', 'multi-b'], policy: {} })).seedName).toBeUndefined();
+    expect(
+      (
+        await chooseDestination({
+          repo: g.repo,
+          project: 'dev',
+          name: 'ha',
+          exclude: ['multi-a', 'multi-b'],
+          policy: {},
+        })
+      ).seedName,
+    ).toBeUndefined();
   });
 });

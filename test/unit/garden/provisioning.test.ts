@@ -21,7 +21,11 @@ class RecordingProvisioner implements SeedProvisioner {
 function service(provisioner: SeedProvisioner) {
   const repository = new MemoryGardenRepository();
   const published: string[] = [];
-  const svc = new GardenService({ repository, provisioner, events: { publish: async (type) => void published.push(type) } });
+  const svc = new GardenService({
+    repository,
+    provisioner,
+    events: { publish: async (type) => void published.push(type) },
+  });
   return { svc, repository, published };
 }
 
@@ -37,7 +41,9 @@ describe('seed command queues', () => {
 
   it('writes nothing when the queue cannot be provisioned', async () => {
     const { svc, repository } = service(new RecordingProvisioner('provision'));
-    await expect(rejection(svc.putSeed('aws-eu1', seedBody()))).resolves.toMatchObject({ message: 'queue service unavailable' });
+    await expect(rejection(svc.putSeed('aws-eu1', seedBody()))).resolves.toMatchObject({
+      message: 'queue service unavailable',
+    });
     expect(await repository.getSeed('aws-eu1')).toBeUndefined();
   });
 

@@ -16,7 +16,13 @@ describe('GardenService seeds', () => {
     expect(resource).toMatchObject({
       apiVersion: 'core.gardenless.io/v1',
       kind: 'Seed',
-      metadata: { name: 'aws-eu1', labels: { env: 'prod' }, resourceVersion: '1', uid: 'uuid-1', creationTimestamp: T0.toISOString() },
+      metadata: {
+        name: 'aws-eu1',
+        labels: { env: 'prod' },
+        resourceVersion: '1',
+        uid: 'uuid-1',
+        creationTimestamp: T0.toISOString(),
+      },
       spec: seedBody().spec,
       status: { identity: 'aws-eu1-uuid-1', conditions: [], shoots: 0, labels: {}, allocatable: { shoots: 250 } },
     });
@@ -34,7 +40,12 @@ describe('GardenService seeds', () => {
     const { resource, created } = await service.putSeed('aws-eu1', JSON.parse(JSON.stringify(body)));
     // Assess
     expect(created).toBe(false);
-    expect(resource.metadata).toMatchObject({ resourceVersion: '2', uid: first.metadata.uid, creationTimestamp: first.metadata.creationTimestamp, labels: { env: 'staging' } });
+    expect(resource.metadata).toMatchObject({
+      resourceVersion: '2',
+      uid: first.metadata.uid,
+      creationTimestamp: first.metadata.creationTimestamp,
+      labels: { env: 'staging' },
+    });
     expect(resource.status.identity).toBe(first.status.identity);
     expect(resource.status.conditions.map((c) => c.type)).toEqual(['Ready']);
     expect(resource.spec.taints).toEqual([]);
@@ -44,7 +55,10 @@ describe('GardenService seeds', () => {
 
   it('ignores the status a client sends', async () => {
     const { service } = garden();
-    const { resource } = await service.putSeed('aws-eu1', { ...seedBody(), status: { identity: 'forged', shoots: 99 } });
+    const { resource } = await service.putSeed('aws-eu1', {
+      ...seedBody(),
+      status: { identity: 'forged', shoots: 99 },
+    });
     expect(resource.status).toMatchObject({ identity: 'aws-eu1-uuid-1', shoots: 0 });
   });
 
@@ -62,7 +76,9 @@ describe('GardenService seeds', () => {
 
   it('does not create a seed when the client sends a resourceVersion', async () => {
     const { service, repo } = garden();
-    await expect(service.putSeed('aws-eu1', seedBody({ metadata: { resourceVersion: '1' } }))).rejects.toBeInstanceOf(NotFoundError);
+    await expect(service.putSeed('aws-eu1', seedBody({ metadata: { resourceVersion: '1' } }))).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
     expect(repo.snapshot().seeds).toEqual([]);
   });
 
@@ -90,7 +106,9 @@ describe('GardenService seeds', () => {
     await service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'aws-eu1' } }));
     // Act
     const refused = await rejection(service.deleteSeed('aws-eu1'));
-    await service.patchShoot('dev', 'api1', { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } });
+    await service.patchShoot('dev', 'api1', {
+      metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } },
+    });
     await service.deleteShoot('dev', 'api1');
     // The agent removed the control plane: the operation's last step deletes the shoot and frees its place.
     await repository.deleteShoot('dev', 'api1');
@@ -104,7 +122,10 @@ describe('GardenService seeds', () => {
   it('deletes a seed only at the version given', async () => {
     const { service } = garden();
     await service.putSeed('aws-eu1', seedBody());
-    await expect(service.deleteSeed('aws-eu1', '2')).rejects.toMatchObject({ code: 'Conflict', field: 'metadata.resourceVersion' });
+    await expect(service.deleteSeed('aws-eu1', '2')).rejects.toMatchObject({
+      code: 'Conflict',
+      field: 'metadata.resourceVersion',
+    });
     await service.deleteSeed('aws-eu1', '1');
     await expect(service.deleteSeed('aws-eu1')).rejects.toBeInstanceOf(NotFoundError);
   });
@@ -116,18 +137,41 @@ describe('GardenService heartbeat', () => {
     const { service, clock } = garden();
     await service.putSeed('aws-eu1', seedBody());
     // Act
-    await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'True' }, { type: 'BackupReady', status: 'True' }], leaseDurationSeconds: 300 });
+    await service.heartbeat('aws-eu1', {
+      conditions: [
+        { type: 'Ready', status: 'True' },
+        { type: 'BackupReady', status: 'True' },
+      ],
+      leaseDurationSeconds: 300,
+    });
     clock.advance(60_000);
-    const same = (await service.heartbeat('aws-eu1', { identity: 'aws-eu1-uuid-1', conditions: [{ type: 'Ready', status: 'True' }], leaseDurationSeconds: 300 })).seed;
+    const same = (
+      await service.heartbeat('aws-eu1', {
+        identity: 'aws-eu1-uuid-1',
+        conditions: [{ type: 'Ready', status: 'True' }],
+        leaseDurationSeconds: 300,
+      })
+    ).seed;
     clock.advance(60_000);
-    const changed = (await service.heartbeat('aws-eu1', { conditions: [{ type: 'Ready', status: 'False', reason: 'EtcdDown' }], leaseDurationSeconds: 300 })).seed;
+    const changed = (
+      await service.heartbeat('aws-eu1', {
+        conditions: [{ type: 'Ready', status: 'False', reason: 'EtcdDown' }],
+        leaseDurationSeconds: 300,
+      })
+    ).seed;
     // Assess
     expect(same.status.lastHeartbeatTime).toBe(T1);
     expect(same.status.conditions).toEqual([
       { type: 'BackupReady', status: 'True', lastTransitionTime: T0.toISOString(), lastUpdateTime: T0.toISOString() },
       { type: 'Ready', status: 'True', lastTransitionTime: T0.toISOString(), lastUpdateTime: T1 },
     ]);
-    expect(changed.status.conditions[1]).toEqual({ type: 'Ready', status: 'False', reason: 'EtcdDown', lastTransitionTime: T2, lastUpdateTime: T2 });
+    expect(changed.status.conditions[1]).toEqual({
+      type: 'Ready',
+      status: 'False',
+      reason: 'EtcdDown',
+      lastTransitionTime: T2,
+      lastUpdateTime: T2,
+    });
     expect(changed.metadata.resourceVersion).toBe('1');
   });
 
@@ -145,7 +189,9 @@ describe('GardenService heartbeat', () => {
     await service.putSeed('aws-eu1', seedBody());
     const before = repo.snapshot();
     // Act
-    const error = await rejection(service.heartbeat('aws-eu1', { identity: 'aws-eu1-old', conditions: [{ type: 'Ready', status: 'True' }] }));
+    const error = await rejection(
+      service.heartbeat('aws-eu1', { identity: 'aws-eu1-old', conditions: [{ type: 'Ready', status: 'True' }] }),
+    );
     // Assess
     expect(error).toBeInstanceOf(ConflictError);
     expect(error).toMatchObject({ code: 'IdentityMismatch', field: 'identity' });
@@ -156,12 +202,19 @@ describe('GardenService heartbeat', () => {
     await expect(garden().service.heartbeat('aws-eu1', { conditions: [] })).rejects.toBeInstanceOf(NotFoundError);
   });
 
-  it('never writes the seed: an operator\'s update in between neither conflicts with a heartbeat nor is undone by it', async () => {
+  it("never writes the seed: an operator's update in between neither conflicts with a heartbeat nor is undone by it", async () => {
     // Prepare: an operator's update lands between the heartbeat's read and its lease renewal.
     const { service, calls, repo } = garden({
       before: {
         renewLease: async (call, inner) => {
-          if (call === 1) await inner.updateSeed({ ...(await inner.getSeed('aws-eu1'))!, metadata: { ...(await inner.getSeed('aws-eu1'))!.metadata, labels: { env: 'staging' } } }, '1');
+          if (call === 1)
+            await inner.updateSeed(
+              {
+                ...(await inner.getSeed('aws-eu1'))!,
+                metadata: { ...(await inner.getSeed('aws-eu1'))!.metadata, labels: { env: 'staging' } },
+              },
+              '1',
+            );
         },
       },
     });
@@ -179,19 +232,40 @@ describe('GardenService heartbeat', () => {
   it('reports GardenletReady Unknown once the lease has expired, and ready again with the next heartbeat', async () => {
     const { service, clock } = garden();
     await service.putSeed('aws-eu1', seedBody());
-    await service.heartbeat('aws-eu1', { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }], leaseDurationSeconds: 30 });
+    await service.heartbeat('aws-eu1', {
+      conditions: [
+        { type: 'GardenletReady', status: 'True' },
+        { type: 'BackupBucketsReady', status: 'True' },
+      ],
+      leaseDurationSeconds: 30,
+    });
 
     clock.advance(29_999);
     const fresh = await service.getSeed('aws-eu1');
     clock.advance(1);
     const expired = await service.getSeed('aws-eu1');
-    const back = (await service.heartbeat('aws-eu1', { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] })).seed;
+    const back = (
+      await service.heartbeat('aws-eu1', {
+        conditions: [
+          { type: 'GardenletReady', status: 'True' },
+          { type: 'BackupBucketsReady', status: 'True' },
+        ],
+      })
+    ).seed;
 
     expect(fresh.status.conditions.map((c) => c.status)).toEqual(['True', 'True']);
     expect(expired.status.conditions).toEqual([
       expect.objectContaining({ type: 'BackupBucketsReady', status: 'Unknown', reason: 'AgentStoppedReporting' }),
-      expect.objectContaining({ type: 'GardenletReady', status: 'Unknown', reason: 'LeaseExpired', message: expect.stringContaining('stopped heartbeating') }),
+      expect.objectContaining({
+        type: 'GardenletReady',
+        status: 'Unknown',
+        reason: 'LeaseExpired',
+        message: expect.stringContaining('stopped heartbeating'),
+      }),
     ]);
-    expect(back.status.conditions.find((c) => c.type === 'GardenletReady')).toMatchObject({ status: 'True', lastTransitionTime: clock.now().toISOString() });
+    expect(back.status.conditions.find((c) => c.type === 'GardenletReady')).toMatchObject({
+      status: 'True',
+      lastTransitionTime: clock.now().toISOString(),
+    });
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AdmissionError, ConflictError, NotFoundError, UnavailableError, ValidationError } from '../../../core/errors.js';
+import {
+  AdmissionError,
+  ConflictError,
+  NotFoundError,
+  UnavailableError,
+  ValidationError,
+} from '../../../core/errors.js';
 import { SeedUnavailableError } from '../../../core/garden/errors.js';
 import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
 import { GardenService } from '../../../core/garden/service.js';
@@ -22,10 +28,22 @@ describe('GardenService shoot creation', () => {
     const { resource, created } = await service.putShoot('dev', 'api1', shootBody());
     // Assess
     expect(created).toBe(true);
-    expect(resource.metadata).toMatchObject({ project: 'dev', name: 'api1', resourceVersion: '1', uid: 'uuid-1', creationTimestamp: T0.toISOString() });
+    expect(resource.metadata).toMatchObject({
+      project: 'dev',
+      name: 'api1',
+      resourceVersion: '1',
+      uid: 'uuid-1',
+      creationTimestamp: T0.toISOString(),
+    });
     expect(resource.status).toMatchObject({
       technicalID: 'shoot--dev--api1',
-      lastOperation: { type: 'Create', state: 'Pending', progress: 0, description: expect.any(String), lastUpdateTime: T0.toISOString() },
+      lastOperation: {
+        type: 'Create',
+        state: 'Pending',
+        progress: 0,
+        description: expect.any(String),
+        lastUpdateTime: T0.toISOString(),
+      },
       constraints: [],
     });
     expect(resource.status.seedName).toBeUndefined();
@@ -92,7 +110,11 @@ describe('GardenService shoot creation', () => {
 
   it('accepts a body whose name and project match the path', async () => {
     const { service } = garden();
-    const { created } = await service.putShoot('dev', 'api1', shootBody({ metadata: { name: 'api1', project: 'dev' } }));
+    const { created } = await service.putShoot(
+      'dev',
+      'api1',
+      shootBody({ metadata: { name: 'api1', project: 'dev' } }),
+    );
     expect(created).toBe(true);
   });
 });
@@ -103,9 +125,21 @@ describe('GardenService shoot updates', () => {
     ['removes the seed of a placed shoot', { seedName: undefined }, 'spec.seedName'],
     ['changes the provider type', { provider: { type: 'gcp' } }, 'spec.provider.type'],
     ['changes the region', { region: 'eu-central-1' }, 'spec.region'],
-    ['changes the nodes network', { networking: { nodes: '10.251.0.0/16', pods: '100.96.0.0/11', services: '100.64.0.0/13' } }, 'spec.networking.nodes'],
-    ['changes the pods network', { networking: { nodes: '10.250.0.0/16', pods: '100.128.0.0/11', services: '100.64.0.0/13' } }, 'spec.networking.pods'],
-    ['changes the services network', { networking: { nodes: '10.250.0.0/16', pods: '100.96.0.0/11', services: '100.72.0.0/13' } }, 'spec.networking.services'],
+    [
+      'changes the nodes network',
+      { networking: { nodes: '10.251.0.0/16', pods: '100.96.0.0/11', services: '100.64.0.0/13' } },
+      'spec.networking.nodes',
+    ],
+    [
+      'changes the pods network',
+      { networking: { nodes: '10.250.0.0/16', pods: '100.128.0.0/11', services: '100.64.0.0/13' } },
+      'spec.networking.pods',
+    ],
+    [
+      'changes the services network',
+      { networking: { nodes: '10.250.0.0/16', pods: '100.96.0.0/11', services: '100.72.0.0/13' } },
+      'spec.networking.services',
+    ],
     ['drops the networking', { networking: undefined }, 'spec.networking.nodes'],
   ])('refuses an update that %s as an AdmissionError naming the field', async (_name, spec, field) => {
     // Prepare
@@ -114,7 +148,13 @@ describe('GardenService shoot updates', () => {
     await service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'aws-eu1' } }));
     const before = repo.snapshot();
     // Act
-    const error = await rejection(service.putShoot('dev', 'api1', JSON.parse(JSON.stringify(shootBody({ spec: { seedName: 'aws-eu1', ...spec } })))));
+    const error = await rejection(
+      service.putShoot(
+        'dev',
+        'api1',
+        JSON.parse(JSON.stringify(shootBody({ spec: { seedName: 'aws-eu1', ...spec } }))),
+      ),
+    );
     // Assess
     expect(error).toBeInstanceOf(AdmissionError);
     expect(error).toMatchObject({ code: 'FieldImmutable', field });
@@ -138,7 +178,10 @@ describe('GardenService shoot updates', () => {
     const { resource, created } = await service.putShoot(
       'dev',
       'api1',
-      shootBody({ metadata: { labels: { team: 'a' } }, spec: { seedName: 'aws-eu1', hibernation: { enabled: true }, purpose: 'testing' } }),
+      shootBody({
+        metadata: { labels: { team: 'a' } },
+        spec: { seedName: 'aws-eu1', hibernation: { enabled: true }, purpose: 'testing' },
+      }),
     );
     // Assess
     expect(created).toBe(false);
@@ -147,8 +190,20 @@ describe('GardenService shoot updates', () => {
     // Hibernation matters to the seed: a Hibernate operation is requested; placement stays.
     expect(resource.status).toEqual({
       ...first.status,
-      operation: { id: expect.any(String), type: 'Hibernate', seedName: 'aws-eu1', attempts: 0, requestedAt: expect.any(String) },
-      lastOperation: { type: 'Hibernate', state: 'Processing', progress: 0, description: expect.stringContaining('Hibernating'), lastUpdateTime: expect.any(String) },
+      operation: {
+        id: expect.any(String),
+        type: 'Hibernate',
+        seedName: 'aws-eu1',
+        attempts: 0,
+        requestedAt: expect.any(String),
+      },
+      lastOperation: {
+        type: 'Hibernate',
+        state: 'Processing',
+        progress: 0,
+        description: expect.stringContaining('Hibernating'),
+        lastUpdateTime: expect.any(String),
+      },
     });
     expect((await service.getSeed('aws-eu1')).status.shoots).toBe(1);
   });
@@ -157,14 +212,26 @@ describe('GardenService shoot updates', () => {
     // Prepare
     const { service, repo } = garden();
     await service.putShoot('dev', 'api1', shootBody());
-    await service.putShoot('dev', 'api1', shootBody({ metadata: { resourceVersion: '1' }, spec: { purpose: 'testing' } }));
+    await service.putShoot(
+      'dev',
+      'api1',
+      shootBody({ metadata: { resourceVersion: '1' }, spec: { purpose: 'testing' } }),
+    );
     const before = repo.snapshot();
     // Act
-    const error = await rejection(service.putShoot('dev', 'api1', shootBody({ metadata: { resourceVersion: '1' }, spec: { purpose: 'evaluation' } })));
+    const error = await rejection(
+      service.putShoot(
+        'dev',
+        'api1',
+        shootBody({ metadata: { resourceVersion: '1' }, spec: { purpose: 'evaluation' } }),
+      ),
+    );
     // Assess
     expect(error).toBeInstanceOf(ConflictError);
     expect(error).toMatchObject({ code: 'Conflict', field: 'metadata.resourceVersion' });
-    expect((error as ConflictError<{ metadata: { resourceVersion: string } }>).current?.metadata.resourceVersion).toBe('2');
+    expect((error as ConflictError<{ metadata: { resourceVersion: string } }>).current?.metadata.resourceVersion).toBe(
+      '2',
+    );
     expect(repo.snapshot()).toEqual(before);
   });
 
@@ -196,7 +263,9 @@ describe('GardenService shoot updates', () => {
       },
     });
     await service.putShoot('dev', 'api1', shootBody());
-    await expect(service.putShoot('dev', 'api1', shootBody({ metadata: { resourceVersion: '1' }, spec: { purpose: 'testing' } }))).rejects.toMatchObject({ code: 'Conflict' });
+    await expect(
+      service.putShoot('dev', 'api1', shootBody({ metadata: { resourceVersion: '1' }, spec: { purpose: 'testing' } })),
+    ).rejects.toMatchObject({ code: 'Conflict' });
     expect(calls.updateShoot).toBe(1);
   });
 
@@ -214,7 +283,11 @@ describe('GardenService shoot updates', () => {
       },
     });
     const pauses: number[] = [];
-    const service = new GardenService({ repository: interfering, maxUnconditionalRetries: 7, pause: async (ms) => void pauses.push(ms) });
+    const service = new GardenService({
+      repository: interfering,
+      maxUnconditionalRetries: 7,
+      pause: async (ms) => void pauses.push(ms),
+    });
     await service.putSeed('aws-eu1', seedBody());
     // Act
     const error = await rejection(service.putSeed('aws-eu1', seedBody({ metadata: { labels: { env: 'staging' } } })));
@@ -229,7 +302,8 @@ describe('GardenService shoot updates', () => {
     const { service, calls } = garden({
       before: {
         createShoot: async (call, inner) => {
-          if (call === 1) await inner.createShoot((await garden().service.putShoot('dev', 'api1', shootBody())).resource);
+          if (call === 1)
+            await inner.createShoot((await garden().service.putShoot('dev', 'api1', shootBody())).resource);
         },
       },
     });
@@ -244,7 +318,11 @@ describe('GardenService shoot merge patch', () => {
   it('merges metadata and spec: objects merge, null removes, scalars replace', async () => {
     // Prepare
     const { service } = garden();
-    await service.putShoot('dev', 'api1', shootBody({ metadata: { labels: { team: 'a', tier: 'gold' } }, spec: { hibernation: { enabled: false } } }));
+    await service.putShoot(
+      'dev',
+      'api1',
+      shootBody({ metadata: { labels: { team: 'a', tier: 'gold' } }, spec: { hibernation: { enabled: false } } }),
+    );
     // Act
     const patched = await service.patchShoot('dev', 'api1', {
       metadata: { labels: { tier: null, cost: 'low' } },
@@ -252,7 +330,12 @@ describe('GardenService shoot merge patch', () => {
     });
     // Assess
     expect(patched.metadata.labels).toEqual({ team: 'a', cost: 'low' });
-    expect(patched.spec).toEqual({ ...(shootBody().spec as object), hibernation: { enabled: true }, purpose: undefined, tolerations: [{ key: 'x' }] });
+    expect(patched.spec).toEqual({
+      ...(shootBody().spec as object),
+      hibernation: { enabled: true },
+      purpose: undefined,
+      tolerations: [{ key: 'x' }],
+    });
     expect(patched.spec.purpose).toBeUndefined();
     expect(patched.metadata.resourceVersion).toBe('2');
   });
@@ -261,10 +344,20 @@ describe('GardenService shoot merge patch', () => {
     ['an immutable field', { spec: { region: 'us-east-1' } }, 'AdmissionError', 'spec.region'],
     ['a stale resourceVersion', { metadata: { resourceVersion: '5' } }, 'ConflictError', 'metadata.resourceVersion'],
     ['an unknown field', { spec: { colour: 'red' } }, 'ValidationError', 'spec.colour'],
-    ['a server-owned field', { metadata: { creationTimestamp: '2025-01-01T00:00:00Z' } }, 'ValidationError', 'metadata.creationTimestamp'],
+    [
+      'a server-owned field',
+      { metadata: { creationTimestamp: '2025-01-01T00:00:00Z' } },
+      'ValidationError',
+      'metadata.creationTimestamp',
+    ],
     ['the uid of another object', { metadata: { uid: 'x' } }, 'ConflictError', 'metadata.uid'],
     ['a status', { status: { seedName: 'aws-eu2' } }, 'ValidationError', 'status'],
-    ['a member named __proto__', JSON.parse('{"spec": {"__proto__": {"region": "us-east-1"}}}'), 'ValidationError', 'spec.__proto__'],
+    [
+      'a member named __proto__',
+      JSON.parse('{"spec": {"__proto__": {"region": "us-east-1"}}}'),
+      'ValidationError',
+      'spec.__proto__',
+    ],
     ['removing a required field', { spec: { region: null } }, 'ValidationError', 'spec.region'],
     ['a patch that is not an object', ['spec'], 'ValidationError', undefined],
   ])('refuses a patch with %s and writes nothing', async (_name, patch, errorName, field) => {
@@ -282,7 +375,10 @@ describe('GardenService shoot merge patch', () => {
   it('patches at the resourceVersion given', async () => {
     const { service } = garden();
     await service.putShoot('dev', 'api1', shootBody());
-    const patched = await service.patchShoot('dev', 'api1', { metadata: { resourceVersion: '1' }, spec: { purpose: 'testing' } });
+    const patched = await service.patchShoot('dev', 'api1', {
+      metadata: { resourceVersion: '1' },
+      spec: { purpose: 'testing' },
+    });
     expect(patched.metadata.resourceVersion).toBe('2');
   });
 
@@ -295,7 +391,8 @@ describe('GardenService shoot reads and deletes', () => {
   it('lists the shoots of a project and deletes them, releasing their seed', async () => {
     // Prepare
     const { service } = await withSeed();
-    for (const name of ['b', 'a', 'c']) await service.putShoot('dev', name, shootBody({ spec: { seedName: 'aws-eu1' } }));
+    for (const name of ['b', 'a', 'c'])
+      await service.putShoot('dev', name, shootBody({ spec: { seedName: 'aws-eu1' } }));
     await service.putShoot('prod', 'a', shootBody());
     // Act
     const listed = await service.listShoots('dev', { limit: 10 });
@@ -345,22 +442,31 @@ describe('GardenService: objects as read, no-op writes, unconditional writes', (
   it.each<[string, (g: Garden) => Promise<unknown>]>([
     ['an update of a shoot', (g) => g.service.putShoot('dev', 'api1', shootBody({ metadata: { uid: 'uuid-other' } }))],
     ['an update of a seed', (g) => g.service.putSeed('aws-eu1', seedBody({ metadata: { uid: 'uuid-other' } }))],
-    ['a re-creation of a deleted shoot from an old read', (g) => g.service.putShoot('dev', 'gone', shootBody({ metadata: { uid: 'uuid-1' } }))],
-  ])('refuses %s whose metadata.uid is not the stored one with 409 UidMismatch, and writes nothing', async (_name, act) => {
-    const g = await withSeed();
-    await g.service.putShoot('dev', 'api1', shootBody());
-    const before = g.repo.snapshot();
-    const error = await rejection(act(g));
-    expect(error).toBeInstanceOf(ConflictError);
-    expect(error).toMatchObject({ code: 'UidMismatch', field: 'metadata.uid' });
-    expect(g.repo.snapshot()).toEqual(before);
-  });
+    [
+      'a re-creation of a deleted shoot from an old read',
+      (g) => g.service.putShoot('dev', 'gone', shootBody({ metadata: { uid: 'uuid-1' } })),
+    ],
+  ])(
+    'refuses %s whose metadata.uid is not the stored one with 409 UidMismatch, and writes nothing',
+    async (_name, act) => {
+      const g = await withSeed();
+      await g.service.putShoot('dev', 'api1', shootBody());
+      const before = g.repo.snapshot();
+      const error = await rejection(act(g));
+      expect(error).toBeInstanceOf(ConflictError);
+      expect(error).toMatchObject({ code: 'UidMismatch', field: 'metadata.uid' });
+      expect(g.repo.snapshot()).toEqual(before);
+    },
+  );
 
   it('writes nothing for a merge patch that changes nothing: the resourceVersion stays', async () => {
     const { service, repo } = await withSeed();
     await service.putShoot('dev', 'api1', shootBody({ metadata: { labels: { team: 'a' } } }));
     const before = repo.snapshot();
-    const patched = await service.patchShoot('dev', 'api1', { metadata: { labels: { team: 'a' } }, spec: { purpose: 'production', hibernation: null } });
+    const patched = await service.patchShoot('dev', 'api1', {
+      metadata: { labels: { team: 'a' } },
+      spec: { purpose: 'production', hibernation: null },
+    });
     expect(patched.metadata.resourceVersion).toBe('1');
     expect(repo.snapshot()).toEqual(before);
   });
@@ -371,7 +477,9 @@ describe('GardenService: objects as read, no-op writes, unconditional writes', (
     await service.putShoot('dev', 'api1', shootBody());
     // Act: each writer sets its own label; the memory repository interleaves them at every await.
     const results = await Promise.allSettled(
-      Array.from({ length: 50 }, (_, i) => service.patchShoot('dev', 'api1', { metadata: { labels: { [`w${i}`]: 'x' } } })),
+      Array.from({ length: 50 }, (_, i) =>
+        service.patchShoot('dev', 'api1', { metadata: { labels: { [`w${i}`]: 'x' } } }),
+      ),
     );
     // Assess
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);

@@ -3,7 +3,11 @@ import { commandSuccess } from '../../../core/commands/protocol.js';
 import type { CommandOf, SeedCommand } from '../../../core/commands/schema.js';
 import { AdmissionError, ConflictError } from '../../../core/errors.js';
 import type { EventSink } from '../../../core/garden/context.js';
-import { LifecycleController, executionName, type OperationWorkflow } from '../../../core/garden/lifecycle-controller.js';
+import {
+  LifecycleController,
+  executionName,
+  type OperationWorkflow,
+} from '../../../core/garden/lifecycle-controller.js';
 import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
 import { ShootOperationSteps, type OperationRef } from '../../../core/garden/operation-steps.js';
 import { GardenService } from '../../../core/garden/service.js';
@@ -14,7 +18,13 @@ import { ManualClock, SequentialIds, seedBody, shootBody } from './builders.js';
 
 const DOMAIN = 'internal.gardenless.test';
 const CONFIRM = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
-const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }], leaseDurationSeconds: 3_600 };
+const READY = {
+  conditions: [
+    { type: 'GardenletReady', status: 'True' },
+    { type: 'BackupBucketsReady', status: 'True' },
+  ],
+  leaseDurationSeconds: 3_600,
+};
 
 /** The garden with everything an operation touches in memory, and the executions the controller starts. */
 function lifecycle() {
@@ -22,10 +32,20 @@ function lifecycle() {
   const repo = new MemoryGardenRepository({ clock });
   const published: { type: string; detail: Record<string, unknown> }[] = [];
   const events: EventSink = { publish: async (type, detail) => void published.push({ type, detail }) };
-  const service = new GardenService({ repository: repo, clock, ids: new SequentialIds(), events, provisioner: { provision: async (n) => ({ commandQueueUrl: `q/${n}` }), deprovision: async () => {} } });
+  const service = new GardenService({
+    repository: repo,
+    clock,
+    ids: new SequentialIds(),
+    events,
+    provisioner: { provision: async (n) => ({ commandQueueUrl: `q/${n}` }), deprovision: async () => {} },
+  });
   const owners = new InMemoryOwnerRecords();
   const apiRecords = new InMemoryApiRecords();
-  const apiWriter = new ApiRecordWriter({ records: apiRecords, settings: { externalDomain: 'shoots.gardenless.test', ttlSeconds: 20 }, events });
+  const apiWriter = new ApiRecordWriter({
+    records: apiRecords,
+    settings: { externalDomain: 'shoots.gardenless.test', ttlSeconds: 20 },
+    events,
+  });
   const steps = new ShootOperationSteps({ repo, owners, internalDomain: DOMAIN, events, clock, apiRecords: apiWriter });
   const started: { name: string; ref: OperationRef }[] = [];
   const workflow: OperationWorkflow = { start: async ({ name, input }) => void started.push({ name, ref: input.ref }) };
@@ -37,9 +57,14 @@ const API = 'api.api1.dev.shoots.gardenless.test';
 
 /** What the agent answers to a command, as the state machine hands it on; a serving control plane names its load balancer. */
 function answer(command: SeedCommand, externalUrl = 'https://lb-a.example.com:443'): unknown {
-  if (command.type === 'delete-control-plane') return commandSuccess(command, { deleted: true, extensionsDropped: 0 }, new Date());
+  if (command.type === 'delete-control-plane')
+    return commandSuccess(command, { deleted: true, extensionsDropped: 0 }, new Date());
   const serving = !(command as CommandOf<'reconcile'>).controlPlane.hibernated;
-  return commandSuccess(command as CommandOf<'reconcile'>, { extensions: [], etcdReady: serving, ...(serving ? { externalUrl } : {}) }, new Date());
+  return commandSuccess(
+    command as CommandOf<'reconcile'>,
+    { extensions: [], etcdReady: serving, ...(serving ? { externalUrl } : {}) },
+    new Date(),
+  );
 }
 
 async function placedShoot(g: ReturnType<typeof lifecycle>, name = 'api1') {
@@ -66,14 +91,24 @@ describe('shoot operations: Create', () => {
     const shoot = (await g.repo.getShoot('dev', 'api1'))!;
     expect(g.started.map((s) => s.name)).toEqual([executionName(shoot), executionName(shoot)]);
     expect(executionName(shoot)).toMatch(/^[A-Za-z0-9_-]{1,80}$/);
-    expect(dispatched.command).toMatchObject({ type: 'create-control-plane', seed: 'seed-a', commandId: `op/${ref.operationId}/1`, controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-aws-eu1' } } });
+    expect(dispatched.command).toMatchObject({
+      type: 'create-control-plane',
+      seed: 'seed-a',
+      commandId: `op/${ref.operationId}/1`,
+      controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-aws-eu1' } },
+    });
     expect(dispatched.queueUrl).toBe('q/seed-a');
     expect(processing!.status.lastOperation).toMatchObject({ type: 'Create', state: 'Processing', progress: 50 });
     expect(shoot.status.lastOperation).toMatchObject({ type: 'Create', state: 'Succeeded', progress: 100 });
     expect((await g.owners.get(`owner.api1.dev.${DOMAIN}`))?.value).toBe('seed-a-uuid-1');
     expect(g.published.map((e) => e.type)).toContain('ShootOperationSucceeded');
     expect(await g.apiRecords.get(API)).toEqual({ name: API, type: 'CNAME', value: 'lb-a.example.com', ttl: 20 });
-    expect(g.published.find((e) => e.type === 'ApiRecordChanged')?.detail).toMatchObject({ record: API, seedName: 'seed-a', from: null, to: 'CNAME lb-a.example.com' });
+    expect(g.published.find((e) => e.type === 'ApiRecordChanged')?.detail).toMatchObject({
+      record: API,
+      seedName: 'seed-a',
+      from: null,
+      to: 'CNAME lb-a.example.com',
+    });
     expect(shoot.status.lastOperation?.description).toContain(`${API} = CNAME lb-a.example.com`);
     expect(shoot.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}` }]);
   });
@@ -85,11 +120,22 @@ describe('shoot operations: Create', () => {
     const sent = await g.steps.dispatch(ref);
     if (sent.superseded) throw new Error('superseded');
     // Act: an answer without a load balancer (etcd not ready yet) writes nothing.
-    await g.steps.succeed(ref, commandSuccess(sent.command as CommandOf<'reconcile'>, { extensions: [], etcdReady: false }, new Date()));
+    await g.steps.succeed(
+      ref,
+      commandSuccess(sent.command as CommandOf<'reconcile'>, { extensions: [], etcdReady: false }, new Date()),
+    );
     const before = await g.apiRecords.get(API);
     await g.apiRecords.set({ name: API, target: { type: 'A', value: '52.0.0.1' } });
-    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }));
-    const hibernate = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+    await g.service.putShoot(
+      'dev',
+      'api1',
+      shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }),
+    );
+    const hibernate = {
+      project: 'dev',
+      name: 'api1',
+      operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id,
+    };
     const sleeping = await g.steps.dispatch(hibernate);
     if (sleeping.superseded) throw new Error('superseded');
     await g.steps.succeed(hibernate, answer(sleeping.command));
@@ -108,8 +154,16 @@ describe('shoot operations: Create', () => {
     if (sent.superseded) throw new Error('superseded');
     await g.steps.succeed(ref, answer(sent.command, 'https://lb-a.example.com:6443'));
     // Act
-    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }));
-    const hibernate = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+    await g.service.putShoot(
+      'dev',
+      'api1',
+      shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }),
+    );
+    const hibernate = {
+      project: 'dev',
+      name: 'api1',
+      operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id,
+    };
     const sleeping = await g.steps.dispatch(hibernate);
     if (sleeping.superseded) throw new Error('superseded');
     await g.steps.succeed(hibernate, answer(sleeping.command));
@@ -128,26 +182,43 @@ describe('shoot operations: the API record', () => {
     if (sent.superseded) throw new Error('superseded');
     await g.steps.succeed(ref, answer(sent.command, 'https://52.0.0.7:6443'));
     expect(await g.apiRecords.get(API)).toMatchObject({ type: 'A', value: '52.0.0.7' });
-    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}:6443` }]);
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toEqual([
+      { name: 'external', url: `https://${API}:6443` },
+    ]);
 
     await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', purpose: 'testing' } }));
-    const reconcile = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+    const reconcile = {
+      project: 'dev',
+      name: 'api1',
+      operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id,
+    };
     const again = await g.steps.dispatch(reconcile);
     if (again.superseded) throw new Error('superseded');
     await g.steps.succeed(reconcile, answer(again.command, 'https://[2001:db8::7]:443'));
     expect(await g.apiRecords.get(API)).toMatchObject({ type: 'AAAA', value: '2001:db8::7' });
-    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}` }]);
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toEqual([
+      { name: 'external', url: `https://${API}` },
+    ]);
 
     // A migration started meanwhile: its switch step owns the record; a late answer must not point it anywhere.
     await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', purpose: 'evaluation' } }));
-    const late = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+    const late = {
+      project: 'dev',
+      name: 'api1',
+      operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id,
+    };
     const third = await g.steps.dispatch(late);
     if (third.superseded) throw new Error('superseded');
     const shoot = (await g.repo.getShoot('dev', 'api1'))!;
-    await g.repo.updateShoot({ ...shoot, status: { ...shoot.status, migration: { id: 'm1', state: 'Running' } } }, shoot.metadata.resourceVersion);
+    await g.repo.updateShoot(
+      { ...shoot, status: { ...shoot.status, migration: { id: 'm1', state: 'Running' } } },
+      shoot.metadata.resourceVersion,
+    );
     await g.steps.succeed(late, answer(third.command, 'https://52.0.0.9:8443'));
     expect(await g.apiRecords.get(API)).toMatchObject({ type: 'AAAA', value: '2001:db8::7' });
-    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}` }]);
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.advertisedAddresses).toEqual([
+      { name: 'external', url: `https://${API}` },
+    ]);
   });
 
   it('retries a failed attempt with growing delays (Error), and fails it after the last attempt (Failed)', async () => {
@@ -159,12 +230,20 @@ describe('shoot operations: the API record', () => {
     for (let i = 0; i < MAX_OPERATION_ATTEMPTS; i++) {
       await g.steps.dispatch(ref);
       outcomes.push(await g.steps.fail(ref, { Error: 'RuntimeUnavailable', Cause: 'etcd did not start' }));
-      if (i === 0) expect((await g.repo.getShoot('dev', 'api1'))!.status.lastOperation).toMatchObject({ state: 'Error', description: expect.stringContaining('retrying in 10 s') });
+      if (i === 0)
+        expect((await g.repo.getShoot('dev', 'api1'))!.status.lastOperation).toMatchObject({
+          state: 'Error',
+          description: expect.stringContaining('retrying in 10 s'),
+        });
     }
     // Assess
     expect(outcomes.map((o) => o.retry)).toEqual([true, true, true, true, false]);
     expect(outcomes.slice(0, 4).map((o) => o.waitSeconds)).toEqual([10, 20, 40, 80]);
-    expect((await g.repo.getShoot('dev', 'api1'))!.status.lastOperation).toMatchObject({ type: 'Create', state: 'Failed', description: expect.stringContaining('RuntimeUnavailable') });
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.lastOperation).toMatchObject({
+      type: 'Create',
+      state: 'Failed',
+      description: expect.stringContaining('RuntimeUnavailable'),
+    });
     expect(g.published.filter((e) => e.type === 'ShootOperationFailed')).toHaveLength(1);
   });
 });
@@ -182,32 +261,61 @@ describe('shoot operations: Reconcile, Hibernate, Wake', () => {
       { spec: { ...spec, hibernation: { enabled: true } } },
       { spec: { ...spec, hibernation: { enabled: true } }, metadata: { labels: { team: 'a' } } },
       { spec: { ...spec, hibernation: { enabled: false } } },
-      { spec: { ...spec, hibernation: { enabled: false }, controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } } } },
+      {
+        spec: {
+          ...spec,
+          hibernation: { enabled: false },
+          controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } },
+        },
+      },
     ]) {
       const { resource } = await g.service.putShoot('dev', 'api1', shootBody(change));
       types.push(resource.status.lastOperation?.type);
     }
     // Assess
     expect(types).toEqual(['Hibernate', 'Hibernate', 'Wake', 'Reconcile']);
-    expect(g.published.filter((e) => e.type === 'ShootOperationRequested').map((e) => e.detail.type)).toEqual(['Hibernate', 'Wake', 'Reconcile']);
+    expect(g.published.filter((e) => e.type === 'ShootOperationRequested').map((e) => e.detail.type)).toEqual([
+      'Hibernate',
+      'Wake',
+      'Reconcile',
+    ]);
   });
 
   it('sends reconcile with hibernated: true for Hibernate, and a newer operation supersedes an older one', async () => {
     // Prepare
     const g = lifecycle();
     await placedShoot(g);
-    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }));
-    const hibernate = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+    await g.service.putShoot(
+      'dev',
+      'api1',
+      shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }),
+    );
+    const hibernate = {
+      project: 'dev',
+      name: 'api1',
+      operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id,
+    };
     const sent = await g.steps.dispatch(hibernate);
-    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: false } } }));
+    await g.service.putShoot(
+      'dev',
+      'api1',
+      shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: false } } }),
+    );
     // Act
     const late = sent.superseded ? undefined : await g.steps.succeed(hibernate, answer(sent.command));
     const again = await g.steps.dispatch(hibernate);
     // Assess
-    expect(sent).toMatchObject({ superseded: false, command: { type: 'reconcile', controlPlane: { hibernated: true } } });
+    expect(sent).toMatchObject({
+      superseded: false,
+      command: { type: 'reconcile', controlPlane: { hibernated: true } },
+    });
     expect(late).toEqual({ state: 'Superseded' });
     expect(again).toEqual({ superseded: true });
-    expect((await g.repo.getShoot('dev', 'api1'))!.status.lastOperation).toMatchObject({ type: 'Wake', state: 'Processing', progress: 0 });
+    expect((await g.repo.getShoot('dev', 'api1'))!.status.lastOperation).toMatchObject({
+      type: 'Wake',
+      state: 'Processing',
+      progress: 0,
+    });
   });
 
   it('refuses a change that needs the seed while a migration holds the shoot (409), and the operation waits for it', async () => {
@@ -215,9 +323,14 @@ describe('shoot operations: Reconcile, Hibernate, Wake', () => {
     const g = lifecycle();
     const ref = await placedShoot(g);
     const shoot = (await g.repo.getShoot('dev', 'api1'))!;
-    await g.repo.updateShoot({ ...shoot, status: { ...shoot.status, migration: { id: 'm1', state: 'Running' } } }, shoot.metadata.resourceVersion);
+    await g.repo.updateShoot(
+      { ...shoot, status: { ...shoot.status, migration: { id: 'm1', state: 'Running' } } },
+      shoot.metadata.resourceVersion,
+    );
     // Act
-    const refused = await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } })).catch((e: unknown) => e);
+    const refused = await g.service
+      .putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }))
+      .catch((e: unknown) => e);
     const blocked = await g.steps.dispatch(ref).catch((e: unknown) => e);
     // Assess
     expect(refused).toBeInstanceOf(ConflictError);
@@ -237,7 +350,18 @@ describe('operations a migration moved to another seed', () => {
       {
         ...shoot,
         spec: { ...shoot.spec, seedName: 'seed-b' },
-        status: { ...shoot.status, seedName: 'seed-b', migration: { id: 'm1', state: 'Succeeded' }, lastOperation: { type: 'Restore', state: 'Succeeded', progress: 100, description: 'restored on seed-b', lastUpdateTime: at } },
+        status: {
+          ...shoot.status,
+          seedName: 'seed-b',
+          migration: { id: 'm1', state: 'Succeeded' },
+          lastOperation: {
+            type: 'Restore',
+            state: 'Succeeded',
+            progress: 100,
+            description: 'restored on seed-b',
+            lastUpdateTime: at,
+          },
+        },
       },
       { fromSeed: 'seed-a', toSeed: 'seed-b', expectedVersion: shoot.metadata.resourceVersion },
     );
@@ -248,7 +372,11 @@ describe('operations a migration moved to another seed', () => {
     const sent = await g.steps.dispatch(create);
     if (sent.superseded) throw new Error('superseded');
     await g.steps.succeed(create, answer(sent.command));
-    await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }));
+    await g.service.putShoot(
+      'dev',
+      'api1',
+      shootBody({ spec: { seedName: 'seed-a', hibernation: { enabled: true } } }),
+    );
     return { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
   }
 
@@ -287,8 +415,13 @@ describe('operations a migration moved to another seed', () => {
     expect(again).toEqual({ superseded: true });
     expect(moved).toMatchObject({ type: 'Hibernate', seedName: 'seed-b', attempts: 0 });
     expect(moved.id).not.toBe(ref.operationId);
-    expect(g.published.filter((e) => e.type === 'ShootOperationRequested' && e.detail.operationId === moved.id)).toEqual([
-      { type: 'ShootOperationRequested', detail: { project: 'dev', shoot: 'api1', operationId: moved.id, type: 'Hibernate', seedName: 'seed-b' } },
+    expect(
+      g.published.filter((e) => e.type === 'ShootOperationRequested' && e.detail.operationId === moved.id),
+    ).toEqual([
+      {
+        type: 'ShootOperationRequested',
+        detail: { project: 'dev', shoot: 'api1', operationId: moved.id, type: 'Hibernate', seedName: 'seed-b' },
+      },
     ]);
     expect(g.started.at(-1)?.ref).toEqual(next);
     if (sent.superseded) throw new Error('superseded');
@@ -296,21 +429,33 @@ describe('operations a migration moved to another seed', () => {
     expect(sent.command).toMatchObject({ type: 'reconcile', seed: 'seed-b', controlPlane: { hibernated: true } });
   });
 
-  it.each(['succeed', 'fail'] as const)('an answer (%s) from the old seed, which ran the command while the migration moved the shoot, is not the new seed\'s', async (outcome) => {
-    // Prepare
-    const g = lifecycle();
-    const ref = await hibernationRequested(g);
-    const sent = await g.steps.dispatch(ref);
-    if (sent.superseded) throw new Error('superseded');
-    await migrateToB(g);
-    // Act
-    const result = outcome === 'succeed' ? await g.steps.succeed(ref, answer(sent.command)) : await g.steps.fail(ref, { Error: 'RuntimeUnavailable', Cause: 'gone' });
-    // Assess
-    const shoot = (await g.repo.getShoot('dev', 'api1'))!;
-    expect(result).toMatchObject(outcome === 'succeed' ? { state: 'Superseded' } : { superseded: true, retry: false });
-    expect(shoot.status.operation).toMatchObject({ type: 'Hibernate', seedName: 'seed-b', attempts: 0 });
-    expect(shoot.status.lastOperation).toMatchObject({ type: 'Hibernate', state: 'Processing', description: expect.stringContaining('seed-b') });
-  });
+  it.each(['succeed', 'fail'] as const)(
+    "an answer (%s) from the old seed, which ran the command while the migration moved the shoot, is not the new seed's",
+    async (outcome) => {
+      // Prepare
+      const g = lifecycle();
+      const ref = await hibernationRequested(g);
+      const sent = await g.steps.dispatch(ref);
+      if (sent.superseded) throw new Error('superseded');
+      await migrateToB(g);
+      // Act
+      const result =
+        outcome === 'succeed'
+          ? await g.steps.succeed(ref, answer(sent.command))
+          : await g.steps.fail(ref, { Error: 'RuntimeUnavailable', Cause: 'gone' });
+      // Assess
+      const shoot = (await g.repo.getShoot('dev', 'api1'))!;
+      expect(result).toMatchObject(
+        outcome === 'succeed' ? { state: 'Superseded' } : { superseded: true, retry: false },
+      );
+      expect(shoot.status.operation).toMatchObject({ type: 'Hibernate', seedName: 'seed-b', attempts: 0 });
+      expect(shoot.status.lastOperation).toMatchObject({
+        type: 'Hibernate',
+        state: 'Processing',
+        description: expect.stringContaining('seed-b'),
+      });
+    },
+  );
 });
 
 describe('shoot deletion', () => {
@@ -320,11 +465,14 @@ describe('shoot deletion', () => {
     const before = g.repo.snapshot();
     const error = await g.service.deleteShoot('dev', 'api1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AdmissionError);
-    expect(error).toMatchObject({ code: 'DeletionNotConfirmed', message: expect.stringContaining('confirmation.gardener.cloud/deletion') });
+    expect(error).toMatchObject({
+      code: 'DeletionNotConfirmed',
+      message: expect.stringContaining('confirmation.gardener.cloud/deletion'),
+    });
     expect(g.repo.snapshot()).toEqual(before);
   });
 
-  it('with it: deletionTimestamp and a Delete operation; the agent\'s answer removes the owner record and the shoot and frees its place', async () => {
+  it("with it: deletionTimestamp and a Delete operation; the agent's answer removes the owner record and the shoot and frees its place", async () => {
     // Prepare
     const g = lifecycle();
     const create = await placedShoot(g);
@@ -334,24 +482,49 @@ describe('shoot deletion', () => {
     // Act
     const deletion = await g.service.deleteShoot('dev', 'api1');
     const repeated = await g.service.deleteShoot('dev', 'api1');
-    const refusedSpec = await g.service.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'seed-a', purpose: 'testing' }, metadata: CONFIRM.metadata })).catch((e: unknown) => e);
-    const ref = { project: 'dev', name: 'api1', operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id };
+    const refusedSpec = await g.service
+      .putShoot(
+        'dev',
+        'api1',
+        shootBody({ spec: { seedName: 'seed-a', purpose: 'testing' }, metadata: CONFIRM.metadata }),
+      )
+      .catch((e: unknown) => e);
+    const ref = {
+      project: 'dev',
+      name: 'api1',
+      operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id,
+    };
     const countWhileDeleting = (await g.repo.getSeed('seed-a'))!.status.shoots;
     const del = await g.steps.dispatch(ref);
     if (del.superseded) throw new Error('superseded');
     await g.steps.succeed(ref, answer(del.command));
     // Assess
-    expect(deletion).toMatchObject({ removed: false, shoot: { metadata: { deletionTimestamp: expect.any(String) }, status: { lastOperation: { type: 'Delete', state: 'Processing' } } } });
+    expect(deletion).toMatchObject({
+      removed: false,
+      shoot: {
+        metadata: { deletionTimestamp: expect.any(String) },
+        status: { lastOperation: { type: 'Delete', state: 'Processing' } },
+      },
+    });
     expect(repeated).toEqual(deletion);
     expect(refusedSpec).toMatchObject({ code: 'ShootDeleting' });
-    expect(del.command).toMatchObject({ type: 'delete-control-plane', keepBackups: true, keepExternalResources: false });
+    expect(del.command).toMatchObject({
+      type: 'delete-control-plane',
+      keepBackups: true,
+      keepExternalResources: false,
+    });
     expect(countWhileDeleting).toBe(1);
     expect(await g.repo.getShoot('dev', 'api1')).toBeUndefined();
     expect((await g.repo.getSeed('seed-a'))!.status.shoots).toBe(0);
     expect(await g.owners.get(`owner.api1.dev.${DOMAIN}`)).toBeUndefined();
     expect(await g.apiRecords.get(API)).toBeUndefined();
-    expect(g.published.filter((e) => e.type === 'ApiRecordChanged').map((e) => e.detail.to)).toEqual(['CNAME lb-a.example.com', null]);
-    expect(g.published.filter((e) => e.type === 'ShootDeleted').map((e) => e.detail)).toEqual([{ project: 'dev', shoot: 'api1', seedName: 'seed-a' }]);
+    expect(g.published.filter((e) => e.type === 'ApiRecordChanged').map((e) => e.detail.to)).toEqual([
+      'CNAME lb-a.example.com',
+      null,
+    ]);
+    expect(g.published.filter((e) => e.type === 'ShootDeleted').map((e) => e.detail)).toEqual([
+      { project: 'dev', shoot: 'api1', seedName: 'seed-a' },
+    ]);
   });
 
   it('refuses while a migration runs (409 MigrationInProgress)', async () => {
@@ -359,7 +532,10 @@ describe('shoot deletion', () => {
     await placedShoot(g);
     await g.service.patchShoot('dev', 'api1', CONFIRM);
     const shoot = (await g.repo.getShoot('dev', 'api1'))!;
-    await g.repo.updateShoot({ ...shoot, status: { ...shoot.status, migration: { id: 'm1', state: 'Running' } } }, shoot.metadata.resourceVersion);
+    await g.repo.updateShoot(
+      { ...shoot, status: { ...shoot.status, migration: { id: 'm1', state: 'Running' } } },
+      shoot.metadata.resourceVersion,
+    );
     await expect(g.service.deleteShoot('dev', 'api1')).rejects.toMatchObject({ code: 'MigrationInProgress' });
   });
 });
@@ -369,7 +545,11 @@ describe('pending shoots', () => {
     // Prepare
     const g = lifecycle();
     await g.service.putSeed('seed-a', seedBody());
-    const { resource } = await g.service.putShoot('dev', 'waiting', shootBody({ spec: { tolerations: [{ key: 'seed.gardener.cloud/protected' }] } }));
+    const { resource } = await g.service.putShoot(
+      'dev',
+      'waiting',
+      shootBody({ spec: { tolerations: [{ key: 'seed.gardener.cloud/protected' }] } }),
+    );
     const first = await g.controller.placePendingShoots();
     // Act
     await g.service.heartbeat('seed-a', READY);
@@ -380,7 +560,11 @@ describe('pending shoots', () => {
     expect(g.published.map((e) => e.type)).toContain('SeedReady');
     expect(second).toEqual({ placed: ['dev/waiting'], pending: 0 });
     const placed = (await g.repo.getShoot('dev', 'waiting'))!;
-    expect(placed.status).toMatchObject({ seedName: 'seed-a', lastOperation: { type: 'Create', state: 'Processing' }, operation: { type: 'Create', seedName: 'seed-a' } });
+    expect(placed.status).toMatchObject({
+      seedName: 'seed-a',
+      lastOperation: { type: 'Create', state: 'Processing' },
+      operation: { type: 'Create', seedName: 'seed-a' },
+    });
     expect((await g.repo.getSeed('seed-a'))!.status.shoots).toBe(1);
     expect(g.started).toHaveLength(1);
   });
@@ -393,7 +577,11 @@ describe('pending shoots', () => {
     await g.controller.placePendingShoots();
     const shoot = (await g.repo.getShoot('dev', 'waiting'))!;
     expect(shoot.metadata.resourceVersion).toBe(version);
-    expect(shoot.status.lastOperation).toMatchObject({ type: 'Create', state: 'Pending', description: expect.stringContaining('Unschedulable') });
+    expect(shoot.status.lastOperation).toMatchObject({
+      type: 'Create',
+      state: 'Pending',
+      description: expect.stringContaining('Unschedulable'),
+    });
   });
 
   it('a resync restarts an operation whose execution never started, once it is older than a minute', async () => {

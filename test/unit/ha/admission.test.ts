@@ -39,7 +39,9 @@ describe('checkZoneOnSeed', () => {
     expect(violation).toEqual({
       code: 'ZoneToleranceNeedsMultiZonalSeed',
       field: 'spec.controlPlane.highAvailability.failureTolerance.type',
-      message: expect.stringMatching(/seed single is not .*Use failure tolerance node on this seed, or migrate the shoot to a multi-zonal seed first/),
+      message: expect.stringMatching(
+        /seed single is not .*Use failure tolerance node on this seed, or migrate the shoot to a multi-zonal seed first/,
+      ),
     });
   });
 });
@@ -87,7 +89,12 @@ describe('admitHighAvailability', () => {
   });
 
   it('treats a shoot with spec.seedName as scheduled for the downgrade rule', () => {
-    expect(admitHighAvailability({ oldSpec: aShootSpec({ ...node, seedName: 'single' }), newSpec: aShootSpec({ seedName: 'single' }) })).toHaveLength(1);
+    expect(
+      admitHighAvailability({
+        oldSpec: aShootSpec({ ...node, seedName: 'single' }),
+        newSpec: aShootSpec({ seedName: 'single' }),
+      }),
+    ).toHaveLength(1);
   });
 
   it('turns a violation into a 422 admission error carrying code and field', () => {
@@ -96,6 +103,11 @@ describe('admitHighAvailability', () => {
 
     // Assess
     expect(error).toBeInstanceOf(AdmissionError);
-    expect(error).toMatchObject({ code: 'HighAvailabilityDowngrade', field: 'spec.x', message: 'no', name: 'AdmissionError' });
+    expect(error).toMatchObject({
+      code: 'HighAvailabilityDowngrade',
+      field: 'spec.x',
+      message: 'no',
+      name: 'AdmissionError',
+    });
   });
 });

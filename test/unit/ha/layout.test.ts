@@ -1,13 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import type { Seed, ShootSpec } from '../../../core/model/index.js';
-import { COMPONENTS, chooseZones, controlPlaneLayout, layoutObjects, replicasFor, type ComponentName, type LayoutOptions } from '../../../core/ha/index.js';
+import {
+  COMPONENTS,
+  chooseZones,
+  controlPlaneLayout,
+  layoutObjects,
+  replicasFor,
+  type ComponentName,
+  type LayoutOptions,
+} from '../../../core/ha/index.js';
 import { aSeed, aShoot, ha } from '../scheduling/fixtures.js';
 
 const ID = 'shoot--dev--api1';
 const ZONES = ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'];
 
 function multiZonalSeed(zones = ZONES): Seed {
-  return aSeed({ name: 'multi', multiZonal: true, zones, workerPools: [{ name: 'cp', zones, minimum: 3, taints: [] }] });
+  return aSeed({
+    name: 'multi',
+    multiZonal: true,
+    zones,
+    workerPools: [{ name: 'cp', zones, minimum: 3, taints: [] }],
+  });
 }
 
 function layout(spec: Partial<ShootSpec>, seed: Seed, extra: Partial<LayoutOptions> = {}) {
@@ -46,26 +59,33 @@ describe('replicas (docs/design.md section 7)', () => {
 });
 
 describe('every component', () => {
-  it.each([undefined, 'node', 'zone'] as const)('has a PDB with maxUnavailable 1 and the shoot label (tolerance %s)', (tolerance) => {
-    // Act
-    const l = layout(tolerance ? ha(tolerance) : {}, multiZonalSeed());
+  it.each([undefined, 'node', 'zone'] as const)(
+    'has a PDB with maxUnavailable 1 and the shoot label (tolerance %s)',
+    (tolerance) => {
+      // Act
+      const l = layout(tolerance ? ha(tolerance) : {}, multiZonalSeed());
 
-    // Assess
-    expect(l.components.map((c) => c.name)).toEqual([...COMPONENTS]);
-    for (const c of l.components) {
-      expect(c.podDisruptionBudget).toEqual({
-        apiVersion: 'policy/v1',
-        kind: 'PodDisruptionBudget',
-        metadata: { name: c.name, namespace: ID, labels: { app: c.name, 'gardener.cloud/shoot': ID, 'gardener.cloud/role': 'controlplane' } },
-        spec: { maxUnavailable: 1, selector: selector(c.name), unhealthyPodEvictionPolicy: 'AlwaysAllow' },
-      });
-      expect(c.workload.metadata.labels['gardener.cloud/shoot']).toBe(ID);
-      expect(c.workload.spec.template.metadata.labels['gardener.cloud/shoot']).toBe(ID);
-      expect(c.workload.spec.replicas).toBe(c.replicas);
-      expect(c.workload.kind).toBe(c.name === 'etcd' ? 'StatefulSet' : 'Deployment');
-    }
-    expect(layoutObjects(l)).toHaveLength(2 * COMPONENTS.length);
-  });
+      // Assess
+      expect(l.components.map((c) => c.name)).toEqual([...COMPONENTS]);
+      for (const c of l.components) {
+        expect(c.podDisruptionBudget).toEqual({
+          apiVersion: 'policy/v1',
+          kind: 'PodDisruptionBudget',
+          metadata: {
+            name: c.name,
+            namespace: ID,
+            labels: { app: c.name, 'gardener.cloud/shoot': ID, 'gardener.cloud/role': 'controlplane' },
+          },
+          spec: { maxUnavailable: 1, selector: selector(c.name), unhealthyPodEvictionPolicy: 'AlwaysAllow' },
+        });
+        expect(c.workload.metadata.labels['gardener.cloud/shoot']).toBe(ID);
+        expect(c.workload.spec.template.metadata.labels['gardener.cloud/shoot']).toBe(ID);
+        expect(c.workload.spec.replicas).toBe(c.replicas);
+        expect(c.workload.kind).toBe(c.name === 'etcd' ? 'StatefulSet' : 'Deployment');
+      }
+      expect(layoutObjects(l)).toHaveLength(2 * COMPONENTS.length);
+    },
+  );
 });
 
 describe('GEP-20 "Single-Zone"', () => {
@@ -76,7 +96,13 @@ describe('GEP-20 "Single-Zone"', () => {
     // Assess
     expect(etcd.case).toBe('single-zone');
     expect(etcd.workload.spec.template.spec).toEqual({
-      affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: selector('etcd'), topologyKey: 'kubernetes.io/hostname' }] } },
+      affinity: {
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            { labelSelector: selector('etcd'), topologyKey: 'kubernetes.io/hostname' },
+          ],
+        },
+      },
     });
   });
 
@@ -86,14 +112,26 @@ describe('GEP-20 "Single-Zone"', () => {
 
     // Assess
     expect(kcm.workload.spec.template.spec).toEqual({
-      topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: selector('kube-controller-manager') }],
+      topologySpreadConstraints: [
+        {
+          maxSkew: 1,
+          topologyKey: 'kubernetes.io/hostname',
+          whenUnsatisfiable: 'DoNotSchedule',
+          labelSelector: selector('kube-controller-manager'),
+        },
+      ],
     });
   });
 
   it('spreads a scaled-out non-HA kube-apiserver on a best-effort basis only', () => {
     const api = component(layout({}, aSeed(), { apiServerReplicas: 2 }), 'kube-apiserver');
     expect(api.workload.spec.template.spec.topologySpreadConstraints).toEqual([
-      { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: selector('kube-apiserver') },
+      {
+        maxSkew: 1,
+        topologyKey: 'kubernetes.io/hostname',
+        whenUnsatisfiable: 'ScheduleAnyway',
+        labelSelector: selector('kube-apiserver'),
+      },
     ]);
   });
 
@@ -124,10 +162,19 @@ describe('GEP-20 "Zone Pinning"', () => {
     expect(ZONES).toContain(l.zones[0]);
     for (const c of l.components) {
       expect(c.workload.spec.template.spec.affinity?.podAffinity).toEqual({
-        requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { 'gardener.cloud/shoot': ID } }, topologyKey: 'topology.kubernetes.io/zone' }],
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          {
+            labelSelector: { matchLabels: { 'gardener.cloud/shoot': ID } },
+            topologyKey: 'topology.kubernetes.io/zone',
+          },
+        ],
       });
       expect(c.workload.spec.template.spec.affinity?.nodeAffinity).toEqual({
-        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: l.zones }] }] },
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [
+            { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: l.zones }] },
+          ],
+        },
       });
     }
   });
@@ -135,39 +182,65 @@ describe('GEP-20 "Zone Pinning"', () => {
   it('keeps the node spread of etcd inside the pinned zone', () => {
     const etcd = component(layout(ha('node'), multiZonalSeed()), 'etcd');
     expect(etcd.case).toBe('single-zone');
-    expect(etcd.workload.spec.template.spec.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution[0]?.topologyKey).toBe('kubernetes.io/hostname');
+    expect(
+      etcd.workload.spec.template.spec.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution[0]
+        ?.topologyKey,
+    ).toBe('kubernetes.io/hostname');
   });
 });
 
 describe('GEP-20 "Multi-Zone (#replicas <= #zones)"', () => {
-  it.each(['etcd', 'kube-apiserver', 'gardener-resource-manager', 'kube-scheduler'] as const)('gives %s a zone anti-affinity', (name) => {
-    // Act
-    const l = layout(ha('zone'), multiZonalSeed());
-    const c = component(l, name);
+  it.each(['etcd', 'kube-apiserver', 'gardener-resource-manager', 'kube-scheduler'] as const)(
+    'gives %s a zone anti-affinity',
+    (name) => {
+      // Act
+      const l = layout(ha('zone'), multiZonalSeed());
+      const c = component(l, name);
 
-    // Assess
-    expect(c.case).toBe('multi-zone');
-    expect(c.workload.spec.template.spec.affinity?.podAntiAffinity).toEqual({
-      requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: selector(name), topologyKey: 'topology.kubernetes.io/zone' }],
-    });
-    expect(c.workload.spec.template.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]?.matchExpressions[0]?.values).toEqual(ZONES);
-    expect(c.workload.spec.template.spec.affinity?.podAffinity).toBeUndefined();
-    expect(c.workload.spec.template.spec.topologySpreadConstraints).toBeUndefined();
-  });
+      // Assess
+      expect(c.case).toBe('multi-zone');
+      expect(c.workload.spec.template.spec.affinity?.podAntiAffinity).toEqual({
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          { labelSelector: selector(name), topologyKey: 'topology.kubernetes.io/zone' },
+        ],
+      });
+      expect(
+        c.workload.spec.template.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
+          .nodeSelectorTerms[0]?.matchExpressions[0]?.values,
+      ).toEqual(ZONES);
+      expect(c.workload.spec.template.spec.affinity?.podAffinity).toBeUndefined();
+      expect(c.workload.spec.template.spec.topologySpreadConstraints).toBeUndefined();
+    },
+  );
 });
 
 describe('GEP-20 "Multi-Zone (#replicas > #zones)"', () => {
   it('spreads kube-apiserver over zones with maxSkew 2 and nodes with maxSkew 1, with a rollout version', () => {
     // Act
-    const api = component(layout(ha('zone'), multiZonalSeed(), { apiServerReplicas: 5, rolloutVersion: '7' }), 'kube-apiserver');
+    const api = component(
+      layout(ha('zone'), multiZonalSeed(), { apiServerReplicas: 5, rolloutVersion: '7' }),
+      'kube-apiserver',
+    );
 
     // Assess
-    const versioned = { matchLabels: { app: 'kube-apiserver', 'gardener.cloud/shoot': ID, 'gardener.cloud/rolloutVersion': '7' } };
+    const versioned = {
+      matchLabels: { app: 'kube-apiserver', 'gardener.cloud/shoot': ID, 'gardener.cloud/rolloutVersion': '7' },
+    };
     expect(api.case).toBe('multi-zone-overflow');
     expect(api.replicas).toBe(5);
     expect(api.workload.spec.template.spec.topologySpreadConstraints).toEqual([
-      { maxSkew: 2, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: versioned },
-      { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: versioned },
+      {
+        maxSkew: 2,
+        topologyKey: 'topology.kubernetes.io/zone',
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: versioned,
+      },
+      {
+        maxSkew: 1,
+        topologyKey: 'kubernetes.io/hostname',
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: versioned,
+      },
     ]);
     expect(api.workload.spec.template.metadata.labels['gardener.cloud/rolloutVersion']).toBe('7');
     expect(api.workload.spec.template.spec.affinity?.podAntiAffinity).toBeUndefined();
@@ -193,7 +266,12 @@ describe('zones', () => {
   it('spreads a zone control plane over three zones of the multi-zonal pools on a five-zone seed', () => {
     // Prepare
     const zones = ['z1', 'z2', 'z3', 'z4', 'z5'];
-    const seed = aSeed({ name: 'five', multiZonal: true, zones, workerPools: [{ name: 'cp', zones, minimum: 5, taints: [] }] });
+    const seed = aSeed({
+      name: 'five',
+      multiZonal: true,
+      zones,
+      workerPools: [{ name: 'cp', zones, minimum: 5, taints: [] }],
+    });
 
     // Act
     const l = layout(ha('zone'), seed);
@@ -220,7 +298,10 @@ describe('zones', () => {
   it('keeps zones chosen earlier', () => {
     const l = layout(ha('node'), multiZonalSeed(), { zones: ['eu-west-1b'] });
     expect(l.zones).toEqual(['eu-west-1b']);
-    expect(component(l, 'etcd').workload.spec.template.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]?.matchExpressions[0]?.values).toEqual(['eu-west-1b']);
+    expect(
+      component(l, 'etcd').workload.spec.template.spec.affinity?.nodeAffinity
+        ?.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]?.matchExpressions[0]?.values,
+    ).toEqual(['eu-west-1b']);
   });
 });
 

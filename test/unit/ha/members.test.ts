@@ -6,7 +6,9 @@ const ZONES = ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'];
 
 describe('etcdMembers', () => {
   it('one member without a failure tolerance, in the one zone', () => {
-    expect(etcdMembers({ tolerance: undefined, zones: ['eu-west-1b'] })).toEqual([{ name: 'etcd-main-0', ordinal: 0, zone: 'eu-west-1b' }]);
+    expect(etcdMembers({ tolerance: undefined, zones: ['eu-west-1b'] })).toEqual([
+      { name: 'etcd-main-0', ordinal: 0, zone: 'eu-west-1b' },
+    ]);
   });
 
   it('`node`: three members, all in the pinned zone', () => {
@@ -18,7 +20,8 @@ describe('etcdMembers', () => {
   it('`zone`: one member per zone, so that losing any zone leaves a quorum', () => {
     const members = etcdMembers({ tolerance: 'zone', zones: ZONES });
     expect(members.map((m) => m.zone)).toEqual(ZONES);
-    for (const zone of ZONES) expect(members.filter((m) => m.zone !== zone).length).toBeGreaterThanOrEqual(quorum(members.length));
+    for (const zone of ZONES)
+      expect(members.filter((m) => m.zone !== zone).length).toBeGreaterThanOrEqual(quorum(members.length));
   });
 
   it('no zone known: members without a zone', () => {

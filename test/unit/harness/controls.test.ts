@@ -4,10 +4,26 @@ import { AgentControls, controlledKind } from '../../harness/agent/controls.js';
 describe('AgentControls', () => {
   it.each([
     { name: 'no controls', setup: (_c: AgentControls) => {}, decisions: ['run', 'run', 'run'] },
-    { name: 'failOn migrate', setup: (c: AgentControls) => c.failOn('migrate', 'RuntimeUnavailable'), decisions: ['fail', 'run', 'fail'] },
-    { name: 'failOn migrate once', setup: (c: AgentControls) => c.failOn('migrate', 'RuntimeUnavailable', { times: 1 }), decisions: ['fail', 'run', 'run'] },
-    { name: 'silenceAfter migrate', setup: (c: AgentControls) => c.silenceAfter('migrate'), decisions: ['run', 'ignore', 'ignore'] },
-    { name: 'silenceAfter restore', setup: (c: AgentControls) => c.silenceAfter('restore'), decisions: ['run', 'run', 'run'] },
+    {
+      name: 'failOn migrate',
+      setup: (c: AgentControls) => c.failOn('migrate', 'RuntimeUnavailable'),
+      decisions: ['fail', 'run', 'fail'],
+    },
+    {
+      name: 'failOn migrate once',
+      setup: (c: AgentControls) => c.failOn('migrate', 'RuntimeUnavailable', { times: 1 }),
+      decisions: ['fail', 'run', 'run'],
+    },
+    {
+      name: 'silenceAfter migrate',
+      setup: (c: AgentControls) => c.silenceAfter('migrate'),
+      decisions: ['run', 'ignore', 'ignore'],
+    },
+    {
+      name: 'silenceAfter restore',
+      setup: (c: AgentControls) => c.silenceAfter('restore'),
+      decisions: ['run', 'run', 'run'],
+    },
   ])('$name', ({ setup, decisions }) => {
     // Prepare
     const controls = new AgentControls();
@@ -26,9 +42,21 @@ describe('AgentControls', () => {
   });
 
   it.each([
-    { name: 'failOn restore: the normal restores, not the restore ahead', setup: (c: AgentControls) => c.failOn('restore', 'EtcdRestoreFailed'), decisions: ['run', 'fail', 'fail'] },
-    { name: 'failOn restore-ahead: the restore ahead only', setup: (c: AgentControls) => c.failOn('restore-ahead', 'RuntimeUnavailable'), decisions: ['fail', 'run', 'run'] },
-    { name: 'silenceAfter restore-ahead', setup: (c: AgentControls) => c.silenceAfter('restore-ahead'), decisions: ['run', 'ignore', 'ignore'] },
+    {
+      name: 'failOn restore: the normal restores, not the restore ahead',
+      setup: (c: AgentControls) => c.failOn('restore', 'EtcdRestoreFailed'),
+      decisions: ['run', 'fail', 'fail'],
+    },
+    {
+      name: 'failOn restore-ahead: the restore ahead only',
+      setup: (c: AgentControls) => c.failOn('restore-ahead', 'RuntimeUnavailable'),
+      decisions: ['fail', 'run', 'run'],
+    },
+    {
+      name: 'silenceAfter restore-ahead',
+      setup: (c: AgentControls) => c.silenceAfter('restore-ahead'),
+      decisions: ['run', 'ignore', 'ignore'],
+    },
   ])('$name', ({ setup, decisions }) => {
     // Prepare: the destination's commands of one migration with a pre-copy.
     const controls = new AgentControls();

@@ -11,7 +11,17 @@ function sidecar(options: { waitForOwnership?: boolean } = {}) {
   const snapshots = new InMemorySnapshotStore();
   const records = new InMemoryOwnerRecords();
   // A long interval: the tests step the sidecar with check().
-  const fake = new FakeSidecar({ shoot, identity: 'src-1', snapshots, ownerRecords: records, internalDomain, revision: 42, intervalMs: 60_000, now: () => new Date(1_700_000_000_000), ...options });
+  const fake = new FakeSidecar({
+    shoot,
+    identity: 'src-1',
+    snapshots,
+    ownerRecords: records,
+    internalDomain,
+    revision: 42,
+    intervalMs: 60_000,
+    now: () => new Date(1_700_000_000_000),
+    ...options,
+  });
   return { fake, snapshots, records };
 }
 

@@ -9,16 +9,30 @@ const INTEGRATION = join(PROJECT_ROOT, 'test', 'integration');
 
 describe('the order of the integration suites (a fresh machine builds the test seed behind them)', () => {
   it('names exactly the suites that start the test seed cluster', () => {
-    const callers = readdirSync(INTEGRATION).filter((f) => f.endsWith('.test.ts') && readFileSync(join(INTEGRATION, f), 'utf8').includes('testSeedCluster('));
+    const callers = readdirSync(INTEGRATION).filter(
+      (f) => f.endsWith('.test.ts') && readFileSync(join(INTEGRATION, f), 'utf8').includes('testSeedCluster('),
+    );
     expect(callers.sort()).toEqual([...KUBE_SUITES].sort());
   });
 
   it('runs them last and keeps the order of the others', async () => {
     // Prepare: no timing cache, so vitest's own order is the given one (unknown files keep their order).
-    const ctx = { config: { root: PROJECT_ROOT }, cache: { getFileTestResults: () => undefined, getFileStats: () => undefined } };
+    const ctx = {
+      config: { root: PROJECT_ROOT },
+      cache: { getFileTestResults: () => undefined, getFileStats: () => undefined },
+    };
     const spec = (file: string, project = 'integration') =>
-      ({ moduleId: join(PROJECT_ROOT, 'test', project, file), project: { name: project, config: { sequence: { groupOrder: 0 }, isolate: true } } }) as unknown as TestSpecification;
-    const files = [spec('kubernetes-seed.test.ts'), spec('fuzz.test.ts'), spec('seed-agent-chart.test.ts'), spec('lifecycle.test.ts'), spec('app.test.ts', 'unit')];
+      ({
+        moduleId: join(PROJECT_ROOT, 'test', project, file),
+        project: { name: project, config: { sequence: { groupOrder: 0 }, isolate: true } },
+      }) as unknown as TestSpecification;
+    const files = [
+      spec('kubernetes-seed.test.ts'),
+      spec('fuzz.test.ts'),
+      spec('seed-agent-chart.test.ts'),
+      spec('lifecycle.test.ts'),
+      spec('app.test.ts', 'unit'),
+    ];
     // Act
     const sorted = await new KubeSuitesLast(ctx as never).sort(files);
     // Assess

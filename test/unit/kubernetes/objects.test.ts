@@ -5,7 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { COMPONENTS, type ComponentName } from '../../../core/ha/layout.js';
 import { SeedAgentConfigError } from '../../../seed/agent/errors.js';
 import { imageVector, readImageVector } from '../../../seed/kubernetes/image-vector.js';
-import { controlPlaneObjects, REMEMBERED_REPLICAS, sidecarArgs, type ControlPlaneObjectsOptions } from '../../../seed/kubernetes/objects.js';
+import {
+  controlPlaneObjects,
+  REMEMBERED_REPLICAS,
+  sidecarArgs,
+  type ControlPlaneObjectsOptions,
+} from '../../../seed/kubernetes/objects.js';
 
 const shoot = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
 const ones = Object.fromEntries(COMPONENTS.map((c) => [c, 1])) as Record<ComponentName, number>;
@@ -16,23 +21,46 @@ const base: ControlPlaneObjectsOptions = {
   replicas: ones,
   backupBucket: 'gl-backup-aws-eu1',
   images: imageVector(),
-  sidecar: { identity: 'aws-eu1-1234', internalDomain: 'gardenless.example.com', owner: { mode: 'dns' }, region: 'eu-west-1', ownerCheckInterval: '5s' },
+  sidecar: {
+    identity: 'aws-eu1-1234',
+    internalDomain: 'gardenless.example.com',
+    owner: { mode: 'dns' },
+    region: 'eu-west-1',
+    ownerCheckInterval: '5s',
+  },
 };
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read deep into generated objects
-type Obj = { kind: string; metadata: { name: string; namespace: string; labels: Record<string, string>; annotations?: Record<string, string> }; spec: Record<string, any> };
-const objects = (o: Partial<ControlPlaneObjectsOptions> = {}) => controlPlaneObjects({ ...base, ...o }) as unknown as Obj[];
-const find = (list: Obj[], kind: string, name: string) => list.find((x) => x.kind === kind && x.metadata.name === name)!;
+type Obj = {
+  kind: string;
+  metadata: { name: string; namespace: string; labels: Record<string, string>; annotations?: Record<string, string> };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read deep into generated objects
+  spec: Record<string, any>;
+};
+const objects = (o: Partial<ControlPlaneObjectsOptions> = {}) =>
+  controlPlaneObjects({ ...base, ...o }) as unknown as Obj[];
+const find = (list: Obj[], kind: string, name: string) =>
+  list.find((x) => x.kind === kind && x.metadata.name === name)!;
 
 describe('controlPlaneObjects', () => {
-  it('lays out every component with its PDB, the Services (kube-apiserver behind a LoadBalancer) and etcd\'s NetworkPolicy, in the namespace', () => {
+  it("lays out every component with its PDB, the Services (kube-apiserver behind a LoadBalancer) and etcd's NetworkPolicy, in the namespace", () => {
     const list = objects();
     expect(list.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
-      'Service/etcd-client', 'Service/etcd-peer', 'Service/kube-apiserver', 'NetworkPolicy/etcd',
+      'Service/etcd-client',
+      'Service/etcd-peer',
+      'Service/kube-apiserver',
+      'NetworkPolicy/etcd',
       ...COMPONENTS.flatMap((c) => [`${c === 'etcd' ? 'StatefulSet' : 'Deployment'}/${c}`, `PodDisruptionBudget/${c}`]),
     ]);
-    expect(list.every((o) => o.metadata.namespace === shoot.technicalID && o.metadata.labels['seed.gardenless.io/name'] === 'aws-eu1')).toBe(true);
+    expect(
+      list.every(
+        (o) => o.metadata.namespace === shoot.technicalID && o.metadata.labels['seed.gardenless.io/name'] === 'aws-eu1',
+      ),
+    ).toBe(true);
     expect(find(list, 'Service', 'kube-apiserver').spec.type).toBe('LoadBalancer');
-    expect(find(list, 'NetworkPolicy', 'etcd').spec.ingress.flatMap((r: { ports: { port: number }[] }) => r.ports.map((p) => p.port))).toEqual([2379, 2380]);
+    expect(
+      find(list, 'NetworkPolicy', 'etcd').spec.ingress.flatMap((r: { ports: { port: number }[] }) =>
+        r.ports.map((p) => p.port),
+      ),
+    ).toEqual([2379, 2380]);
   });
 
   it.each([
@@ -54,10 +82,21 @@ describe('controlPlaneObjects', () => {
     expect(container.image).toBe('ghcr.io/gardenless/gardenless:0.1.0');
     expect(container.args).toEqual(sidecarArgs(base));
     const arg = (flag: string) => container.args[container.args.indexOf(flag) + 1];
-    expect([arg('--owner-record'), arg('--identity'), arg('--bucket'), arg('--owner-check-interval'), arg('--owner-mode')]).toEqual(['owner.api1.dev.gardenless.example.com', 'aws-eu1-1234', 'gl-backup-aws-eu1', '5s', 'dns']);
+    expect([
+      arg('--owner-record'),
+      arg('--identity'),
+      arg('--bucket'),
+      arg('--owner-check-interval'),
+      arg('--owner-mode'),
+    ]).toEqual(['owner.api1.dev.gardenless.example.com', 'aws-eu1-1234', 'gl-backup-aws-eu1', '5s', 'dns']);
     expect(container.args).not.toContain('--restore');
     expect(etcd.spec.volumeClaimTemplates[0].metadata.name).toBe('etcd-data');
-    expect(etcd.spec.template.metadata.labels).toMatchObject({ app: 'etcd', role: 'main', 'gardener.cloud/role': 'controlplane', 'gardener.cloud/shoot': shoot.technicalID });
+    expect(etcd.spec.template.metadata.labels).toMatchObject({
+      app: 'etcd',
+      role: 'main',
+      'gardener.cloud/role': 'controlplane',
+      'gardener.cloud/shoot': shoot.technicalID,
+    });
     expect(container.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false });
   });
 
@@ -70,8 +109,13 @@ describe('controlPlaneObjects', () => {
   it('keeps the GEP-20 placement of the layout: node tolerance pins to one zone, etcd one member per node', () => {
     const etcd = find(objects({ failureTolerance: 'node', replicas: { ...ones, etcd: 3 } }), 'StatefulSet', 'etcd');
     const affinity = etcd.spec.template.spec.affinity;
-    expect(affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values).toHaveLength(1);
-    expect(affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe('kubernetes.io/hostname');
+    expect(
+      affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]
+        .values,
+    ).toHaveLength(1);
+    expect(affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe(
+      'kubernetes.io/hostname',
+    );
   });
 });
 
@@ -84,7 +128,11 @@ describe('image vector', () => {
 
   it('overrides the defaults entry by entry (tag or digest)', () => {
     const digest = `sha256:${'a'.repeat(64)}`;
-    const v = readImageVector(file(`images:\n  - name: kube-apiserver\n    repository: mirror.example.com/kube-apiserver\n    tag: v1.30.14\n  - name: cluster-autoscaler\n    repository: mirror.example.com/ca\n    tag: "${digest}"\n`));
+    const v = readImageVector(
+      file(
+        `images:\n  - name: kube-apiserver\n    repository: mirror.example.com/kube-apiserver\n    tag: v1.30.14\n  - name: cluster-autoscaler\n    repository: mirror.example.com/ca\n    tag: "${digest}"\n`,
+      ),
+    );
     expect(v['kube-apiserver']).toBe('mirror.example.com/kube-apiserver:v1.30.14');
     expect(v['cluster-autoscaler']).toBe(`mirror.example.com/ca@${digest}`);
     expect(v['kube-scheduler']).toBe(imageVector()['kube-scheduler']);

@@ -8,7 +8,16 @@ const source = aBackedSeed({ name: 'source' });
 const destination = aBackedSeed({ name: 'destination' });
 
 function input(overrides: Partial<AdmitMigrationInput> = {}): AdmitMigrationInput {
-  return { shoot: aScheduledShoot(), source, destination, request: { destinationSeed: 'destination' }, running: undefined, id: 'mig-2', now: NOW, ...overrides };
+  return {
+    shoot: aScheduledShoot(),
+    source,
+    destination,
+    request: { destinationSeed: 'destination' },
+    running: undefined,
+    id: 'mig-2',
+    now: NOW,
+    ...overrides,
+  };
 }
 
 const running = aRecord();
@@ -22,7 +31,13 @@ function creating(state: 'Processing' | 'Pending' | 'Error' | 'Succeeded' | 'Fai
     status: {
       ...shoot.status,
       operation: { id: 'create-1', type: 'Create' as const, seedName, attempts, requestedAt: NOW.toISOString() },
-      lastOperation: { type: 'Create' as const, state, progress: 50, description: 'Creating', lastUpdateTime: NOW.toISOString() },
+      lastOperation: {
+        type: 'Create' as const,
+        state,
+        progress: 50,
+        description: 'Creating',
+        lastUpdateTime: NOW.toISOString(),
+      },
     },
   };
 }
@@ -35,25 +50,126 @@ const failed = (() => {
 describe('admitMigration', () => {
   it.each([
     ['a migration of the shoot is running', input({ running }), ConflictError, 'MigrationInProgress'],
-    ['the shoot is being deleted', input({ shoot: { ...aScheduledShoot(), metadata: { ...aScheduledShoot().metadata, deletionTimestamp: NOW.toISOString() } } }), ConflictError, 'ShootDeleting'],
-    ['its Create was not sent to the seed yet', input({ shoot: creating('Processing', 0) }), ConflictError, 'ShootCreating'],
+    [
+      'the shoot is being deleted',
+      input({
+        shoot: {
+          ...aScheduledShoot(),
+          metadata: { ...aScheduledShoot().metadata, deletionTimestamp: NOW.toISOString() },
+        },
+      }),
+      ConflictError,
+      'ShootDeleting',
+    ],
+    [
+      'its Create was not sent to the seed yet',
+      input({ shoot: creating('Processing', 0) }),
+      ConflictError,
+      'ShootCreating',
+    ],
     ['its Create is pending', input({ shoot: creating('Pending', 0) }), ConflictError, 'ShootCreating'],
-    ['a failed migration is resumed towards another seed', input({ running: failed, request: { destinationSeed: 'elsewhere' } }), ConflictError, 'MigrationDestinationMismatch'],
-    ['the shoot is not scheduled', input({ shoot: { ...aScheduledShoot(), status: { ...aScheduledShoot().status, seedName: undefined } } }), AdmissionError, 'ShootNotScheduled'],
+    [
+      'a failed migration is resumed towards another seed',
+      input({ running: failed, request: { destinationSeed: 'elsewhere' } }),
+      ConflictError,
+      'MigrationDestinationMismatch',
+    ],
+    [
+      'the shoot is not scheduled',
+      input({ shoot: { ...aScheduledShoot(), status: { ...aScheduledShoot().status, seedName: undefined } } }),
+      AdmissionError,
+      'ShootNotScheduled',
+    ],
     ['the source seed is gone', input({ source: undefined }), AdmissionError, 'SourceSeedNotFound'],
-    ['the source has no backup bucket', input({ source: aBackedSeed({ name: 'source', backup: false }) }), AdmissionError, 'SourceHasNoBackup'],
-    ['the scheduler found no destination', input({ destination: undefined, request: {} }), AdmissionError, 'NoDestinationSeed'],
-    ['the requested destination does not exist', input({ destination: undefined }), AdmissionError, 'DestinationNotFound'],
-    ['the destination is the source', input({ destination: source, request: { destinationSeed: 'source' } }), AdmissionError, 'SameSeed'],
-    ['the destination is being deleted', input({ destination: aBackedSeed({ name: 'destination', deletionTimestamp: NOW.toISOString() }) }), AdmissionError, 'DestinationDeleting'],
-    ['the destination gardenlet is not ready', input({ destination: aBackedSeed({ name: 'destination', conditions: [{ type: 'GardenletReady', status: 'False' }, { type: 'BackupBucketsReady', status: 'True' }] }) }), AdmissionError, 'DestinationNotReady'],
-    ['the destination reports no conditions', input({ destination: aBackedSeed({ name: 'destination', conditions: [] }) }), AdmissionError, 'DestinationNotReady'],
-    ['the destination heartbeat is stale', input({ maxDestinationHeartbeatAgeMs: 60_000, destination: aBackedSeed({ name: 'destination', lastHeartbeatTime: '2026-02-01T11:00:00Z' }) }), AdmissionError, 'DestinationHeartbeatStale'],
-    ['the destination never sent a heartbeat', input({ maxDestinationHeartbeatAgeMs: 60_000 }), AdmissionError, 'DestinationHeartbeatStale'],
-    ['the destination has no backup bucket', input({ destination: aBackedSeed({ name: 'destination', backup: false }) }), AdmissionError, 'DestinationHasNoBackup'],
-    ['the destination is full', input({ destination: aBackedSeed({ name: 'destination', capacity: 2, shoots: 2 }) }), AdmissionError, 'DestinationFull'],
-    ['the destination is full by its allocatable', input({ destination: aBackedSeed({ name: 'destination', allocatable: 1, shoots: 1 }) }), AdmissionError, 'DestinationFull'],
-    ['a zone-tolerant shoot to a single-zonal seed', input({ shoot: aScheduledShoot(ha('zone')) }), AdmissionError, 'ZoneToleranceNeedsMultiZonalSeed'],
+    [
+      'the source has no backup bucket',
+      input({ source: aBackedSeed({ name: 'source', backup: false }) }),
+      AdmissionError,
+      'SourceHasNoBackup',
+    ],
+    [
+      'the scheduler found no destination',
+      input({ destination: undefined, request: {} }),
+      AdmissionError,
+      'NoDestinationSeed',
+    ],
+    [
+      'the requested destination does not exist',
+      input({ destination: undefined }),
+      AdmissionError,
+      'DestinationNotFound',
+    ],
+    [
+      'the destination is the source',
+      input({ destination: source, request: { destinationSeed: 'source' } }),
+      AdmissionError,
+      'SameSeed',
+    ],
+    [
+      'the destination is being deleted',
+      input({ destination: aBackedSeed({ name: 'destination', deletionTimestamp: NOW.toISOString() }) }),
+      AdmissionError,
+      'DestinationDeleting',
+    ],
+    [
+      'the destination gardenlet is not ready',
+      input({
+        destination: aBackedSeed({
+          name: 'destination',
+          conditions: [
+            { type: 'GardenletReady', status: 'False' },
+            { type: 'BackupBucketsReady', status: 'True' },
+          ],
+        }),
+      }),
+      AdmissionError,
+      'DestinationNotReady',
+    ],
+    [
+      'the destination reports no conditions',
+      input({ destination: aBackedSeed({ name: 'destination', conditions: [] }) }),
+      AdmissionError,
+      'DestinationNotReady',
+    ],
+    [
+      'the destination heartbeat is stale',
+      input({
+        maxDestinationHeartbeatAgeMs: 60_000,
+        destination: aBackedSeed({ name: 'destination', lastHeartbeatTime: '2026-02-01T11:00:00Z' }),
+      }),
+      AdmissionError,
+      'DestinationHeartbeatStale',
+    ],
+    [
+      'the destination never sent a heartbeat',
+      input({ maxDestinationHeartbeatAgeMs: 60_000 }),
+      AdmissionError,
+      'DestinationHeartbeatStale',
+    ],
+    [
+      'the destination has no backup bucket',
+      input({ destination: aBackedSeed({ name: 'destination', backup: false }) }),
+      AdmissionError,
+      'DestinationHasNoBackup',
+    ],
+    [
+      'the destination is full',
+      input({ destination: aBackedSeed({ name: 'destination', capacity: 2, shoots: 2 }) }),
+      AdmissionError,
+      'DestinationFull',
+    ],
+    [
+      'the destination is full by its allocatable',
+      input({ destination: aBackedSeed({ name: 'destination', allocatable: 1, shoots: 1 }) }),
+      AdmissionError,
+      'DestinationFull',
+    ],
+    [
+      'a zone-tolerant shoot to a single-zonal seed',
+      input({ shoot: aScheduledShoot(ha('zone')) }),
+      AdmissionError,
+      'ZoneToleranceNeedsMultiZonalSeed',
+    ],
   ])('refuses when %s', (_name, admission, error, code) => {
     // Act
     const admit = () => admitMigration(admission);
@@ -70,17 +186,43 @@ describe('admitMigration', () => {
   it.each([
     ['a plain move', input(), 'start'],
     ['a node-tolerant shoot to a single-zonal seed', input({ shoot: aScheduledShoot(ha('node')) }), 'start'],
-    ['a zone-tolerant shoot to a multi-zonal seed', input({ shoot: aScheduledShoot(ha('zone')), destination: aBackedSeed({ name: 'destination', multiZonal: true }) }), 'start'],
+    [
+      'a zone-tolerant shoot to a multi-zonal seed',
+      input({
+        shoot: aScheduledShoot(ha('zone')),
+        destination: aBackedSeed({ name: 'destination', multiZonal: true }),
+      }),
+      'start',
+    ],
     ['a destination chosen by the scheduler', input({ request: {} }), 'start'],
-    ['a destination with room left', input({ destination: aBackedSeed({ name: 'destination', capacity: 2, shoots: 1 }) }), 'start'],
-    ['a fresh destination heartbeat', input({ maxDestinationHeartbeatAgeMs: 60_000, destination: aBackedSeed({ name: 'destination', lastHeartbeatTime: '2026-02-01T11:59:30Z' }) }), 'start'],
-    ['a hidden destination named by the operator', input({ destination: aBackedSeed({ name: 'destination', visible: false }) }), 'start'],
+    [
+      'a destination with room left',
+      input({ destination: aBackedSeed({ name: 'destination', capacity: 2, shoots: 1 }) }),
+      'start',
+    ],
+    [
+      'a fresh destination heartbeat',
+      input({
+        maxDestinationHeartbeatAgeMs: 60_000,
+        destination: aBackedSeed({ name: 'destination', lastHeartbeatTime: '2026-02-01T11:59:30Z' }),
+      }),
+      'start',
+    ],
+    [
+      'a hidden destination named by the operator',
+      input({ destination: aBackedSeed({ name: 'destination', visible: false }) }),
+      'start',
+    ],
     ['after a succeeded migration', input({ running: { ...running, state: 'Succeeded' } }), 'start'],
     ['once its Create succeeded', input({ shoot: creating('Succeeded') }), 'start'],
     ['while its Create command runs on the seed', input({ shoot: creating('Processing') }), 'start'],
     ['while its Create is retried after an Error (its seed may be lost)', input({ shoot: creating('Error') }), 'start'],
     ['once its Create failed for good (what its seed has is moved)', input({ shoot: creating('Failed') }), 'start'],
-    ['a failed migration, resumed while a Create is recorded in flight', input({ running: failed, shoot: creating('Processing', 0), request: {} }), 'resume'],
+    [
+      'a failed migration, resumed while a Create is recorded in flight',
+      input({ running: failed, shoot: creating('Processing', 0), request: {} }),
+      'resume',
+    ],
     ['a failed migration, without a destination', input({ running: failed, request: {} }), 'resume'],
     ['a failed migration, with its own destination', input({ running: failed }), 'resume'],
     ['a failed migration whose source seed is gone', input({ running: failed, source: undefined }), 'resume'],
@@ -95,7 +237,12 @@ describe('admitMigration', () => {
 
   it('starts a record locked by its admission, with the guards computed once', () => {
     // Act
-    const { record } = admitMigration(input({ shoot: aScheduledShoot({ hibernation: { enabled: true } }), request: { destinationSeed: 'destination', mode: 'good' } }));
+    const { record } = admitMigration(
+      input({
+        shoot: aScheduledShoot({ hibernation: { enabled: true } }),
+        request: { destinationSeed: 'destination', mode: 'good' },
+      }),
+    );
 
     // Assess
     expect(record).toMatchObject({
@@ -114,7 +261,9 @@ describe('admitMigration', () => {
 
   it('the 409 carries the running migration', () => {
     // Act / Assess
-    expect(() => admitMigration(input({ running }))).toThrow(expect.objectContaining({ current: running }) as unknown as Error);
+    expect(() => admitMigration(input({ running }))).toThrow(
+      expect.objectContaining({ current: running }) as unknown as Error,
+    );
   });
 
   it('resuming keeps the destination and the path of the failed migration', () => {

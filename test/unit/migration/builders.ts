@@ -1,4 +1,14 @@
-import { completeStep, newMigrationRecord, PREPARE_STEPS, resumePoint, setPath, startStep, type MigrationMode, type MigrationPath, type MigrationRecord } from '../../../core/migration/index.js';
+import {
+  completeStep,
+  newMigrationRecord,
+  PREPARE_STEPS,
+  resumePoint,
+  setPath,
+  startStep,
+  type MigrationMode,
+  type MigrationPath,
+  type MigrationRecord,
+} from '../../../core/migration/index.js';
 import type { Seed, Shoot, ShootSpec } from '../../../core/model/index.js';
 import { aSeed, aShoot, type SeedFixture } from '../scheduling/fixtures.js';
 
@@ -8,7 +18,9 @@ export const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
 /** A usable seed with a backup bucket (the scheduling fixture has none). */
 export function aBackedSeed(f: SeedFixture & { backup?: boolean } = {}): Seed {
   const seed = aSeed(f);
-  return f.backup === false ? seed : { ...seed, spec: { ...seed.spec, backup: { bucket: `gl-backup-${seed.metadata.name}`, region: 'eu-west-1' } } };
+  return f.backup === false
+    ? seed
+    : { ...seed, spec: { ...seed.spec, backup: { bucket: `gl-backup-${seed.metadata.name}`, region: 'eu-west-1' } } };
 }
 
 /** A shoot scheduled on `seed` (default `source`). */
@@ -17,12 +29,16 @@ export function aScheduledShoot(spec: Partial<ShootSpec> = {}, seed = 'source'):
   return { ...shoot, status: { ...shoot.status, seedName: seed } };
 }
 
-export function aRecord(options: { mode?: MigrationMode; hibernated?: boolean; failureTolerance?: 'node' | 'zone' } = {}): MigrationRecord {
+export function aRecord(
+  options: { mode?: MigrationMode; hibernated?: boolean; failureTolerance?: 'node' | 'zone' } = {},
+): MigrationRecord {
   return newMigrationRecord({
     id: 'mig-1',
     shoot: aScheduledShoot({
       ...(options.hibernated ? { hibernation: { enabled: true } } : {}),
-      ...(options.failureTolerance ? { controlPlane: { highAvailability: { failureTolerance: { type: options.failureTolerance } } } } : {}),
+      ...(options.failureTolerance
+        ? { controlPlane: { highAvailability: { failureTolerance: { type: options.failureTolerance } } } }
+        : {}),
     }),
     source: { name: 'source', identity: 'source-identity', backupBucket: 'gl-backup-source' },
     destination: { name: 'destination', identity: 'destination-identity', backupBucket: 'gl-backup-destination' },

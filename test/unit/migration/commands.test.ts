@@ -11,53 +11,137 @@ describe('commandForStep', () => {
     ['restore-etcd-ahead', 'restore', 'destination'],
     ['restore-etcd', 'restore', 'destination'],
     ['restore-extensions', 'restore', 'destination'],
-  ] as const)('%s sends a valid %s command to the %s seed, with the same id on every retry', async (step, type, seed) => {
-    // Prepare
-    const record = aRecord({ hibernated: true });
-    const state = await packShootState({ state: collectShootState({ shoot: record.shoot, resources: [], now: NOW }), blobs: new InMemoryBlobStore() });
+  ] as const)(
+    '%s sends a valid %s command to the %s seed, with the same id on every retry',
+    async (step, type, seed) => {
+      // Prepare
+      const record = aRecord({ hibernated: true });
+      const state = await packShootState({
+        state: collectShootState({ shoot: record.shoot, resources: [], now: NOW }),
+        blobs: new InMemoryBlobStore(),
+      });
 
-    // Act
-    const command = commandForStep({ record, step, now: NOW, stateBucket: 'gl-state', taskToken: 'token', heartbeatSeconds: 10, timeoutSeconds: 60, shootState: { state, version: 4 }, etcd: { final: true, expectedLastRevision: 42 } });
-    const again = commandForStep({ record, step, now: new Date(NOW.getTime() + 5_000), stateBucket: 'gl-state', shootState: { state, version: 4 }, etcd: { final: true } });
+      // Act
+      const command = commandForStep({
+        record,
+        step,
+        now: NOW,
+        stateBucket: 'gl-state',
+        taskToken: 'token',
+        heartbeatSeconds: 10,
+        timeoutSeconds: 60,
+        shootState: { state, version: 4 },
+        etcd: { final: true, expectedLastRevision: 42 },
+      });
+      const again = commandForStep({
+        record,
+        step,
+        now: new Date(NOW.getTime() + 5_000),
+        stateBucket: 'gl-state',
+        shootState: { state, version: 4 },
+        etcd: { final: true },
+      });
 
-    // Assess
-    expect(parseCommand(JSON.stringify(command))).toEqual(command);
-    expect(command).toMatchObject({ type, seed: record[seed].name, commandId: `mig-1/${step}`, migrationId: 'mig-1', shoot: record.shoot });
-    expect(again.commandId).toBe(command.commandId);
-    if (command.type === 'restore') expect(command.hibernated).toBe(true);
-    expect(commandBytes(command)).toBeLessThan(MAX_COMMAND_BYTES);
-  });
+      // Assess
+      expect(parseCommand(JSON.stringify(command))).toEqual(command);
+      expect(command).toMatchObject({
+        type,
+        seed: record[seed].name,
+        commandId: `mig-1/${step}`,
+        migrationId: 'mig-1',
+        shoot: record.shoot,
+      });
+      expect(again.commandId).toBe(command.commandId);
+      if (command.type === 'restore') expect(command.hibernated).toBe(true);
+      expect(commandBytes(command)).toBeLessThan(MAX_COMMAND_BYTES);
+    },
+  );
 
-  it.each(MIGRATION_STEPS.filter((s) => s.command === undefined).map((s) => s.id))('refuses %s, which the garden does itself', (step) => {
-    expect(() => commandForStep({ record: aRecord(), step, now: NOW, stateBucket: 'gl-state' })).toThrow(RangeError);
-  });
+  it.each(MIGRATION_STEPS.filter((s) => s.command === undefined).map((s) => s.id))(
+    'refuses %s, which the garden does itself',
+    (step) => {
+      expect(() => commandForStep({ record: aRecord(), step, now: NOW, stateBucket: 'gl-state' })).toThrow(RangeError);
+    },
+  );
 
-  it.each(['node', 'zone'] as const)('restores the etcd of a %s shoot as the cluster it was: the command carries its failure tolerance and the destination bucket', (failureTolerance) => {
-    const command = commandForStep({ record: aRecord({ failureTolerance }), step: 'restore-etcd', now: NOW, stateBucket: 'gl-state', etcd: { final: true } });
-    expect(command).toMatchObject({ type: 'restore', controlPlane: { failureTolerance, hibernated: false, backup: { bucket: 'gl-backup-destination' } }, etcd: { bucket: 'gl-backup-destination' } });
-  });
+  it.each(['node', 'zone'] as const)(
+    'restores the etcd of a %s shoot as the cluster it was: the command carries its failure tolerance and the destination bucket',
+    (failureTolerance) => {
+      const command = commandForStep({
+        record: aRecord({ failureTolerance }),
+        step: 'restore-etcd',
+        now: NOW,
+        stateBucket: 'gl-state',
+        etcd: { final: true },
+      });
+      expect(command).toMatchObject({
+        type: 'restore',
+        controlPlane: { failureTolerance, hibernated: false, backup: { bucket: 'gl-backup-destination' } },
+        etcd: { bucket: 'gl-backup-destination' },
+      });
+    },
+  );
 
   it('restores the etcd of a shoot without failure tolerance as one etcd: no control plane spec', () => {
-    const command = commandForStep({ record: aRecord(), step: 'restore-etcd', now: NOW, stateBucket: 'gl-state', etcd: { final: true } });
+    const command = commandForStep({
+      record: aRecord(),
+      step: 'restore-etcd',
+      now: NOW,
+      stateBucket: 'gl-state',
+      etcd: { final: true },
+    });
     expect(command.type === 'restore' && command.controlPlane).toBeUndefined();
   });
 
   it('restores ahead from what the destination bucket holds now: no revision to expect, not final, whatever the copy said', () => {
     // Act
-    const ahead = commandForStep({ record: aRecord(), step: 'restore-etcd-ahead', now: NOW, stateBucket: 'gl-state', etcd: { final: true, expectedLastRevision: 42 } });
-    const ha = commandForStep({ record: aRecord({ failureTolerance: 'zone' }), step: 'restore-etcd-ahead', now: NOW, stateBucket: 'gl-state' });
-    const normal = commandForStep({ record: aRecord(), step: 'restore-etcd', now: NOW, stateBucket: 'gl-state', etcd: { final: true, expectedLastRevision: 42 } });
+    const ahead = commandForStep({
+      record: aRecord(),
+      step: 'restore-etcd-ahead',
+      now: NOW,
+      stateBucket: 'gl-state',
+      etcd: { final: true, expectedLastRevision: 42 },
+    });
+    const ha = commandForStep({
+      record: aRecord({ failureTolerance: 'zone' }),
+      step: 'restore-etcd-ahead',
+      now: NOW,
+      stateBucket: 'gl-state',
+    });
+    const normal = commandForStep({
+      record: aRecord(),
+      step: 'restore-etcd',
+      now: NOW,
+      stateBucket: 'gl-state',
+      etcd: { final: true, expectedLastRevision: 42 },
+    });
 
     // Assess
-    expect(ahead).toMatchObject({ type: 'restore', seed: 'destination', commandId: 'mig-1/restore-etcd-ahead', hibernated: false, etcd: { bucket: 'gl-backup-destination', final: false, ahead: true } });
-    expect(ahead.type === 'restore' && ahead.etcd).toEqual({ bucket: 'gl-backup-destination', final: false, ahead: true });
+    expect(ahead).toMatchObject({
+      type: 'restore',
+      seed: 'destination',
+      commandId: 'mig-1/restore-etcd-ahead',
+      hibernated: false,
+      etcd: { bucket: 'gl-backup-destination', final: false, ahead: true },
+    });
+    expect(ahead.type === 'restore' && ahead.etcd).toEqual({
+      bucket: 'gl-backup-destination',
+      final: false,
+      ahead: true,
+    });
     expect(ahead.type === 'restore' && ahead.extensions).toBeUndefined();
     // An HA shoot's destination learns what it would restore, to decline a restore ahead it does not do.
     expect(ha).toMatchObject({ controlPlane: { failureTolerance: 'zone' }, etcd: { ahead: true } });
-    expect(normal.type === 'restore' && normal.etcd).toEqual({ bucket: 'gl-backup-destination', final: true, expectedLastRevision: 42 });
+    expect(normal.type === 'restore' && normal.etcd).toEqual({
+      bucket: 'gl-backup-destination',
+      final: true,
+      expectedLastRevision: 42,
+    });
   });
 
   it('a restore of extensions needs the ShootState', () => {
-    expect(() => commandForStep({ record: aRecord(), step: 'restore-extensions', now: NOW, stateBucket: 'gl-state' })).toThrow(/needs the ShootState/);
+    expect(() =>
+      commandForStep({ record: aRecord(), step: 'restore-extensions', now: NOW, stateBucket: 'gl-state' }),
+    ).toThrow(/needs the ShootState/);
   });
 });

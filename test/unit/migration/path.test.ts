@@ -22,7 +22,9 @@ describe('choosePath', () => {
   });
 
   it('explains an auto decision with the age and the limit', () => {
-    expect(choosePath({ mode: 'auto', sourceHeartbeatAge: 45_000, heartbeatInterval: interval }).reason).toBe("the source's last heartbeat is 45 s old, not younger than 3 intervals (30 s)");
+    expect(choosePath({ mode: 'auto', sourceHeartbeatAge: 45_000, heartbeatInterval: interval }).reason).toBe(
+      "the source's last heartbeat is 45 s old, not younger than 3 intervals (30 s)",
+    );
   });
 
   it('refuses a heartbeat interval that is not positive', () => {

@@ -31,16 +31,25 @@ function apply(record: MigrationRecord, event: Event, t: number): MigrationRecor
   const step = resumePoint(record);
   if (record.state !== 'Running' || step === undefined) return record;
   const started = startStep(record, { step, now: at(t) });
-  if ((event === 'fail' || event === 'timeout') && stepDefinition(step).bestEffort) return continueWithoutStep(started, { step, now: at(t + 0.5), outcome: 'failed', reason: `${event} at ${step}` });
-  if (event === 'succeed' || event === 'resume') return completeStep(started, { step, now: at(t + 0.5), ...(step === 'persist-shootstate' ? { shootStateVersion: 3 } : {}) });
-  if (event === 'timeout' && record.path === 'good' && stepDefinition(step).phase === 'good') return switchToBadPath(started, { failedStep: step, reason: 'States.Timeout', now: at(t + 0.5) });
+  if ((event === 'fail' || event === 'timeout') && stepDefinition(step).bestEffort)
+    return continueWithoutStep(started, { step, now: at(t + 0.5), outcome: 'failed', reason: `${event} at ${step}` });
+  if (event === 'succeed' || event === 'resume')
+    return completeStep(started, {
+      step,
+      now: at(t + 0.5),
+      ...(step === 'persist-shootstate' ? { shootStateVersion: 3 } : {}),
+    });
+  if (event === 'timeout' && record.path === 'good' && stepDefinition(step).phase === 'good')
+    return switchToBadPath(started, { failedStep: step, reason: 'States.Timeout', now: at(t + 0.5) });
   return failStep(started, { step, now: at(t + 0.5), message: `${event} at ${step}` });
 }
 
 const scenarios = fc.record({
   path: fc.constantFrom('good', 'bad') as fc.Arbitrary<'good' | 'bad'>,
   hibernated: fc.boolean(),
-  events: fc.array(fc.constantFrom<Event>('succeed', 'succeed', 'succeed', 'fail', 'timeout', 'resume'), { maxLength: 60 }),
+  events: fc.array(fc.constantFrom<Event>('succeed', 'succeed', 'succeed', 'fail', 'timeout', 'resume'), {
+    maxLength: 60,
+  }),
 });
 
 describe('migration record properties', () => {
@@ -68,10 +77,12 @@ describe('migration record properties', () => {
             position = stepIndex(next);
           }
           // The bad path runs the pre-copy, then starts at its entry; never a good-path step.
-          if (record.path === 'bad' && next !== undefined && !PREPARE_STEPS.includes(next)) expect(stepIndex(next)).toBeGreaterThanOrEqual(stepIndex(BAD_PATH_ENTRY));
+          if (record.path === 'bad' && next !== undefined && !PREPARE_STEPS.includes(next))
+            expect(stepIndex(next)).toBeGreaterThanOrEqual(stepIndex(BAD_PATH_ENTRY));
           // No pre-copy step ever ends a migration in Error.
           if (record.state === 'Error') expect(PREPARE_STEPS).not.toContain(record.error?.step);
-          if (record.switchedToBadPathAt !== undefined) expect(before.path === 'good' || before.switchedToBadPathAt !== undefined).toBe(true);
+          if (record.switchedToBadPathAt !== undefined)
+            expect(before.path === 'good' || before.switchedToBadPathAt !== undefined).toBe(true);
           const now = migrationProgress(record);
           expect(now).toBeGreaterThanOrEqual(progress);
           progress = now;
@@ -97,8 +108,17 @@ describe('migration record properties', () => {
 
         // Assess
         expect(record.state).toBe('Succeeded');
-        expect(record.shootState?.source).toBe(record.steps.find((s) => s.id === 'persist-shootstate')?.state === 'succeeded' ? 'migrated' : 'last-persisted');
-        if (hibernated) expect(record.steps.filter((s) => s.id === 'wait-final-snapshot' || PREPARE_STEPS.includes(s.id)).map((s) => s.state)).toEqual(['skipped', 'skipped', 'skipped']);
+        expect(record.shootState?.source).toBe(
+          record.steps.find((s) => s.id === 'persist-shootstate')?.state === 'succeeded'
+            ? 'migrated'
+            : 'last-persisted',
+        );
+        if (hibernated)
+          expect(
+            record.steps
+              .filter((s) => s.id === 'wait-final-snapshot' || PREPARE_STEPS.includes(s.id))
+              .map((s) => s.state),
+          ).toEqual(['skipped', 'skipped', 'skipped']);
       }),
       { numRuns: 300 },
     );

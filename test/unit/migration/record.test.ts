@@ -29,7 +29,11 @@ function runUntil(record: MigrationRecord, stop?: MigrationStepId, clock = { t: 
   let r = record;
   for (let next = resumePoint(r); next !== undefined && next !== stop; next = resumePoint(r)) {
     r = startStep(r, { step: next, now: at(clock.t++) });
-    r = completeStep(r, { step: next, now: at(clock.t++), ...(next === 'persist-shootstate' ? { shootStateVersion: 7 } : {}) });
+    r = completeStep(r, {
+      step: next,
+      now: at(clock.t++),
+      ...(next === 'persist-shootstate' ? { shootStateVersion: 7 } : {}),
+    });
   }
   return r;
 }
@@ -51,7 +55,8 @@ describe('a migration record', () => {
     expect(done.lastCompletedStep).toBe('finalize');
     expect(migrationProgress(done)).toBe(100);
     expect(migrationLastOperation(done, NOW)).toMatchObject({ type: 'Restore', state: 'Succeeded', progress: 100 });
-    for (const s of done.steps.slice(1)) expect(Date.parse(s.endedAt!)).toBeGreaterThanOrEqual(Date.parse(s.startedAt!));
+    for (const s of done.steps.slice(1))
+      expect(Date.parse(s.endedAt!)).toBeGreaterThanOrEqual(Date.parse(s.startedAt!));
   });
 
   it('on the bad path skips every good-path step and restores from the last persisted ShootState', () => {
@@ -68,7 +73,11 @@ describe('a migration record', () => {
     expect(resumePoint(atEntry)).toBe('set-owner-destination');
     expect(states(atEntry)).toMatchObject({ 'pre-copy-snapshots': 'succeeded', 'restore-etcd-ahead': 'succeeded' });
     expect(done.state).toBe('Succeeded');
-    for (const id of GOOD_PATH_STEPS) expect(done.steps.find((s) => s.id === id)).toMatchObject({ state: 'skipped', message: 'bad path: the source is not used' });
+    for (const id of GOOD_PATH_STEPS)
+      expect(done.steps.find((s) => s.id === id)).toMatchObject({
+        state: 'skipped',
+        message: 'bad path: the source is not used',
+      });
     expect(done.shootState).toEqual({ source: 'last-persisted' });
   });
 
@@ -83,8 +92,13 @@ describe('a migration record', () => {
     // Assess: no etcd runs, so nothing to pre-copy ahead of a fence (GEP-17).
     expect(first).toBe('migrate-extensions');
     expect(skipGuards(record)).toEqual({ badPath: false, noFinalSnapshot: true, hibernated: true });
-    expect(Object.entries(states(done)).filter(([, s]) => s === 'skipped').map(([id]) => id)).toEqual(['pre-copy-snapshots', 'restore-etcd-ahead', 'wait-final-snapshot']);
-    for (const id of ['pre-copy-snapshots', 'restore-etcd-ahead', 'wait-final-snapshot']) expect(done.steps.find((s) => s.id === id)?.message).toMatch(/^hibernated: /);
+    expect(
+      Object.entries(states(done))
+        .filter(([, s]) => s === 'skipped')
+        .map(([id]) => id),
+    ).toEqual(['pre-copy-snapshots', 'restore-etcd-ahead', 'wait-final-snapshot']);
+    for (const id of ['pre-copy-snapshots', 'restore-etcd-ahead', 'wait-final-snapshot'])
+      expect(done.steps.find((s) => s.id === id)?.message).toMatch(/^hibernated: /);
   });
 
   it.each([
@@ -105,34 +119,61 @@ describe('a migration record', () => {
 
     // Assess
     expect(resumePoint(switched)).toBe('set-owner-destination');
-    expect(switched).toMatchObject({ path: 'bad', switchedToBadPathAt: at(160).toISOString(), badPathSwitch: { failedStep, reason: 'States.Timeout after 60 s' }, shootState, state: 'Running' });
-    expect(switched.steps.find((s) => s.id === failedStep)).toMatchObject({ state: 'failed', message: 'States.Timeout after 60 s; switched to the bad path' });
+    expect(switched).toMatchObject({
+      path: 'bad',
+      switchedToBadPathAt: at(160).toISOString(),
+      badPathSwitch: { failedStep, reason: 'States.Timeout after 60 s' },
+      shootState,
+      state: 'Running',
+    });
+    expect(switched.steps.find((s) => s.id === failedStep)).toMatchObject({
+      state: 'failed',
+      message: 'States.Timeout after 60 s; switched to the bad path',
+    });
     expect(switched.steps.filter((s) => s.state === 'succeeded').map((s) => s.id)).toEqual(succeededBefore);
     const done = runUntil(switched);
     expect(done.state).toBe('Succeeded');
     expect(switchToBadPath(switched, { failedStep, reason: 'again', now: at(200) })).toBe(switched);
   });
 
-  it.each(['admit-and-lock', 'choose-path', 'set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'finalize'] as const)('refuses to switch to the bad path from %s', (step) => {
+  it.each([
+    'admit-and-lock',
+    'choose-path',
+    'set-owner-destination',
+    'copy-snapshots',
+    'restore-etcd',
+    'restore-extensions',
+    'finalize',
+  ] as const)('refuses to switch to the bad path from %s', (step) => {
     // Prepare
     const record = setPath(aRecord(), { path: 'good', reason: 'fresh', now: NOW });
 
     // Act / Assess
-    expect(() => switchToBadPath(record, { failedStep: step, reason: 'x', now: NOW })).toThrow(MigrationTransitionError);
+    expect(() => switchToBadPath(record, { failedStep: step, reason: 'x', now: NOW })).toThrow(
+      MigrationTransitionError,
+    );
   });
 
   it('ends in Error at a failed restore step, and a resume continues there without repeating anything', () => {
     // Prepare
     let record = runUntil(setPath(aRecord(), { path: 'good', reason: 'fresh', now: NOW }), 'restore-etcd');
     record = startStep(record, { step: 'restore-etcd', now: at(100) });
-    const failed = failStep(record, { step: 'restore-etcd', now: at(101), message: 'EtcdRestoreFailed: destination agent unreachable' });
+    const failed = failStep(record, {
+      step: 'restore-etcd',
+      now: at(101),
+      message: 'EtcdRestoreFailed: destination agent unreachable',
+    });
 
     // Act
     const resumed = resumeMigration(failed, { now: at(200) });
     const done = runUntil(resumed, undefined, { t: 300 });
 
     // Assess
-    expect(failed).toMatchObject({ state: 'Error', error: { step: 'restore-etcd' }, lastCompletedStep: 'copy-snapshots' });
+    expect(failed).toMatchObject({
+      state: 'Error',
+      error: { step: 'restore-etcd' },
+      lastCompletedStep: 'copy-snapshots',
+    });
     expect(migrationLastOperation(failed, at(101))).toMatchObject({ type: 'Restore', state: 'Error' });
     expect(migrationLastOperation(failed, at(101)).description).toContain('failed at step restore-etcd');
     expect(migrationLastOperation(failed, at(101)).description).toContain('resume from restore-etcd');
@@ -140,7 +181,8 @@ describe('a migration record', () => {
     expect(resumed).toMatchObject({ state: 'Running', attempts: 2 });
     expect(resumed.error).toBeUndefined();
     expect(done.state).toBe('Succeeded');
-    for (const s of done.steps) if (s.id !== 'restore-etcd' && s.id !== 'restore-extensions' && s.id !== 'finalize') expect(s.attempts).toBe(1);
+    for (const s of done.steps)
+      if (s.id !== 'restore-etcd' && s.id !== 'restore-extensions' && s.id !== 'finalize') expect(s.attempts).toBe(1);
     expect(done.steps.find((s) => s.id === 'restore-etcd')?.attempts).toBe(2);
   });
 
@@ -155,9 +197,18 @@ describe('a migration record', () => {
     expect(completeStep(completed, { step: 'migrate-extensions', now: at(3) })).toBe(completed);
     expect(startStep(completed, { step: 'migrate-extensions', now: at(3) })).toBe(completed);
     expect(setPath(record, { path: 'good', reason: 'again', now: at(3) })).toBe(record);
-    expect(() => startStep(setPath(aRecord(), { path: 'good', reason: 'fresh', now: NOW }), { step: 'migrate-extensions', now: at(3) })).toThrow(/the flow is at pre-copy-snapshots/);
-    expect(() => setPath(record, { path: 'bad', reason: 'changed my mind', now: at(3) })).toThrow(MigrationTransitionError);
-    expect(() => startStep(record, { step: 'copy-snapshots', now: at(3) })).toThrow(/the flow is at persist-shootstate|the flow is at migrate-extensions/);
+    expect(() =>
+      startStep(setPath(aRecord(), { path: 'good', reason: 'fresh', now: NOW }), {
+        step: 'migrate-extensions',
+        now: at(3),
+      }),
+    ).toThrow(/the flow is at pre-copy-snapshots/);
+    expect(() => setPath(record, { path: 'bad', reason: 'changed my mind', now: at(3) })).toThrow(
+      MigrationTransitionError,
+    );
+    expect(() => startStep(record, { step: 'copy-snapshots', now: at(3) })).toThrow(
+      /the flow is at persist-shootstate|the flow is at migrate-extensions/,
+    );
     expect(() => completeStep(record, { step: 'copy-snapshots', now: at(3) })).toThrow(/not running/);
     expect(() => resumeMigration(record, { now: at(3) })).toThrow(/only a migration that ended in Error/);
   });
@@ -165,7 +216,10 @@ describe('a migration record', () => {
   it('reports Migrate with rising progress on the good path, Restore from set-owner-destination', () => {
     // Prepare
     const record = onPath(aRecord(), 'good');
-    const atOwner = startStep(runUntil(record, 'set-owner-destination'), { step: 'set-owner-destination', now: at(50) });
+    const atOwner = startStep(runUntil(record, 'set-owner-destination'), {
+      step: 'set-owner-destination',
+      now: at(50),
+    });
 
     // Act
     const early = migrationLastOperation(startStep(record, { step: 'migrate-extensions', now: at(1) }), at(1));
@@ -183,43 +237,77 @@ describe('the pre-copy never fails a migration', () => {
   const fresh = (path: 'good' | 'bad' = 'good') => setPath(aRecord(), { path, reason: 'fresh', now: NOW });
   const byId = (r: MigrationRecord, id: MigrationStepId) => r.steps.find((s) => s.id === id)!;
 
-  it.each(['good', 'bad'] as const)('%s path: a failed pre-copy is recorded, the restore ahead skipped, and the path goes on where it would have begun', (path) => {
-    // Prepare
-    const started = startStep(fresh(path), { step: 'pre-copy-snapshots', now: at(1) });
+  it.each(['good', 'bad'] as const)(
+    '%s path: a failed pre-copy is recorded, the restore ahead skipped, and the path goes on where it would have begun',
+    (path) => {
+      // Prepare
+      const started = startStep(fresh(path), { step: 'pre-copy-snapshots', now: at(1) });
 
-    // Act
-    const failed = continueWithoutStep(started, { step: 'pre-copy-snapshots', now: at(2), outcome: 'failed', reason: 'EmptySource: no full snapshot in gl-backup-source' });
-    const done = runUntil(failed, undefined, { t: 3 });
+      // Act
+      const failed = continueWithoutStep(started, {
+        step: 'pre-copy-snapshots',
+        now: at(2),
+        outcome: 'failed',
+        reason: 'EmptySource: no full snapshot in gl-backup-source',
+      });
+      const done = runUntil(failed, undefined, { t: 3 });
 
-    // Assess
-    expect(failed.state).toBe('Running');
-    expect(failed.error).toBeUndefined();
-    expect(byId(failed, 'pre-copy-snapshots')).toMatchObject({
-      state: 'failed', endedAt: at(2).toISOString(),
-      message: 'EmptySource: no full snapshot in gl-backup-source; continuing without it: copy-snapshots copies everything after the owner change, and restore-etcd restores etcd in full',
-    });
-    expect(byId(failed, 'restore-etcd-ahead')).toMatchObject({ state: 'skipped', message: 'pre-copy-snapshots failed: nothing to build on; restore-etcd restores etcd in full after the owner change' });
-    expect(resumePoint(failed)).toBe(path === 'good' ? 'migrate-extensions' : 'set-owner-destination');
-    // Settled like done steps: admit, choose, both pre-copy steps (and on the bad path, the good path's 45).
-    expect(migrationProgress(failed)).toBe(path === 'good' ? 22 : 67);
-    expect(done.state).toBe('Succeeded');
-    expect(byId(done, 'pre-copy-snapshots').state).toBe('failed');
-    expect(byId(done, 'copy-snapshots').attempts).toBe(1);
-  });
+      // Assess
+      expect(failed.state).toBe('Running');
+      expect(failed.error).toBeUndefined();
+      expect(byId(failed, 'pre-copy-snapshots')).toMatchObject({
+        state: 'failed',
+        endedAt: at(2).toISOString(),
+        message:
+          'EmptySource: no full snapshot in gl-backup-source; continuing without it: copy-snapshots copies everything after the owner change, and restore-etcd restores etcd in full',
+      });
+      expect(byId(failed, 'restore-etcd-ahead')).toMatchObject({
+        state: 'skipped',
+        message:
+          'pre-copy-snapshots failed: nothing to build on; restore-etcd restores etcd in full after the owner change',
+      });
+      expect(resumePoint(failed)).toBe(path === 'good' ? 'migrate-extensions' : 'set-owner-destination');
+      // Settled like done steps: admit, choose, both pre-copy steps (and on the bad path, the good path's 45).
+      expect(migrationProgress(failed)).toBe(path === 'good' ? 22 : 67);
+      expect(done.state).toBe('Succeeded');
+      expect(byId(done, 'pre-copy-snapshots').state).toBe('failed');
+      expect(byId(done, 'copy-snapshots').attempts).toBe(1);
+    },
+  );
 
   it('a restore ahead that failed or was declined leaves restore-etcd to do all of it', () => {
     // Prepare
     let record = fresh();
-    record = completeStep(startStep(record, { step: 'pre-copy-snapshots', now: at(1) }), { step: 'pre-copy-snapshots', now: at(2) });
+    record = completeStep(startStep(record, { step: 'pre-copy-snapshots', now: at(1) }), {
+      step: 'pre-copy-snapshots',
+      now: at(2),
+    });
     const running = startStep(record, { step: 'restore-etcd-ahead', now: at(3) });
 
     // Act
-    const failed = continueWithoutStep(running, { step: 'restore-etcd-ahead', now: at(33), outcome: 'failed', reason: 'States.HeartbeatTimeout: the seed did not answer in time' });
-    const declined = continueWithoutStep(running, { step: 'restore-etcd-ahead', now: at(4), outcome: 'skipped', reason: 'the destination does not restore ahead' });
+    const failed = continueWithoutStep(running, {
+      step: 'restore-etcd-ahead',
+      now: at(33),
+      outcome: 'failed',
+      reason: 'States.HeartbeatTimeout: the seed did not answer in time',
+    });
+    const declined = continueWithoutStep(running, {
+      step: 'restore-etcd-ahead',
+      now: at(4),
+      outcome: 'skipped',
+      reason: 'the destination does not restore ahead',
+    });
 
     // Assess
-    expect(byId(failed, 'restore-etcd-ahead')).toMatchObject({ state: 'failed', message: 'States.HeartbeatTimeout: the seed did not answer in time; continuing without it: restore-etcd restores etcd in full after the owner change' });
-    expect(byId(declined, 'restore-etcd-ahead')).toMatchObject({ state: 'skipped', message: 'the destination does not restore ahead' });
+    expect(byId(failed, 'restore-etcd-ahead')).toMatchObject({
+      state: 'failed',
+      message:
+        'States.HeartbeatTimeout: the seed did not answer in time; continuing without it: restore-etcd restores etcd in full after the owner change',
+    });
+    expect(byId(declined, 'restore-etcd-ahead')).toMatchObject({
+      state: 'skipped',
+      message: 'the destination does not restore ahead',
+    });
     expect(byId(failed, 'pre-copy-snapshots').state).toBe('succeeded');
     for (const r of [failed, declined]) {
       expect(resumePoint(r)).toBe('migrate-extensions');
@@ -230,24 +318,60 @@ describe('the pre-copy never fails a migration', () => {
   it('ends a pre-copy step that failed before it started, only where the flow is, once, and never a step that must not fail', () => {
     // Prepare
     const record = fresh();
-    const failed = continueWithoutStep(record, { step: 'pre-copy-snapshots', now: at(1), outcome: 'failed', reason: 'NotFound: no backup bucket' });
+    const failed = continueWithoutStep(record, {
+      step: 'pre-copy-snapshots',
+      now: at(1),
+      outcome: 'failed',
+      reason: 'NotFound: no backup bucket',
+    });
 
     // Act / Assess
     expect(byId(failed, 'pre-copy-snapshots')).toMatchObject({ state: 'failed', attempts: 0 });
-    expect(continueWithoutStep(failed, { step: 'pre-copy-snapshots', now: at(2), outcome: 'failed', reason: 'again' })).toBe(failed);
-    expect(() => continueWithoutStep(record, { step: 'restore-etcd-ahead', now: at(1), outcome: 'failed', reason: 'x' })).toThrow(/the flow is at pre-copy-snapshots/);
-    expect(() => continueWithoutStep(failed, { step: 'restore-etcd-ahead', now: at(1), outcome: 'failed', reason: 'x' })).toThrow(/it is skipped/);
-    expect(() => continueWithoutStep(startStep(onPath(aRecord(), 'good'), { step: 'migrate-extensions', now: at(1) }), { step: 'migrate-extensions', now: at(2), outcome: 'failed', reason: 'x' })).toThrow(/not best effort/);
-    const succeeded = completeStep(startStep(record, { step: 'pre-copy-snapshots', now: at(1) }), { step: 'pre-copy-snapshots', now: at(2) });
-    expect(() => continueWithoutStep(succeeded, { step: 'pre-copy-snapshots', now: at(3), outcome: 'failed', reason: 'x' })).toThrow(/it is succeeded/);
+    expect(
+      continueWithoutStep(failed, { step: 'pre-copy-snapshots', now: at(2), outcome: 'failed', reason: 'again' }),
+    ).toBe(failed);
+    expect(() =>
+      continueWithoutStep(record, { step: 'restore-etcd-ahead', now: at(1), outcome: 'failed', reason: 'x' }),
+    ).toThrow(/the flow is at pre-copy-snapshots/);
+    expect(() =>
+      continueWithoutStep(failed, { step: 'restore-etcd-ahead', now: at(1), outcome: 'failed', reason: 'x' }),
+    ).toThrow(/it is skipped/);
+    expect(() =>
+      continueWithoutStep(startStep(onPath(aRecord(), 'good'), { step: 'migrate-extensions', now: at(1) }), {
+        step: 'migrate-extensions',
+        now: at(2),
+        outcome: 'failed',
+        reason: 'x',
+      }),
+    ).toThrow(/not best effort/);
+    const succeeded = completeStep(startStep(record, { step: 'pre-copy-snapshots', now: at(1) }), {
+      step: 'pre-copy-snapshots',
+      now: at(2),
+    });
+    expect(() =>
+      continueWithoutStep(succeeded, { step: 'pre-copy-snapshots', now: at(3), outcome: 'failed', reason: 'x' }),
+    ).toThrow(/it is succeeded/);
   });
 
   it('a resume never goes back to a pre-copy that failed, whether the flow went on or the garden failed recording it', () => {
     // Prepare: one migration went on without its pre-copy and failed later; in another, recording the pre-copy's failure failed.
-    let wentOn = continueWithoutStep(startStep(fresh(), { step: 'pre-copy-snapshots', now: at(1) }), { step: 'pre-copy-snapshots', now: at(2), outcome: 'failed', reason: 'EmptySource' });
+    let wentOn = continueWithoutStep(startStep(fresh(), { step: 'pre-copy-snapshots', now: at(1) }), {
+      step: 'pre-copy-snapshots',
+      now: at(2),
+      outcome: 'failed',
+      reason: 'EmptySource',
+    });
     wentOn = runUntil(wentOn, 'restore-etcd', { t: 3 });
-    wentOn = failStep(startStep(wentOn, { step: 'restore-etcd', now: at(50) }), { step: 'restore-etcd', now: at(51), message: 'EtcdRestoreFailed' });
-    const unrecorded = failStep(startStep(fresh(), { step: 'pre-copy-snapshots', now: at(1) }), { step: 'pre-copy-snapshots', now: at(2), message: 'DynamoDB unavailable' });
+    wentOn = failStep(startStep(wentOn, { step: 'restore-etcd', now: at(50) }), {
+      step: 'restore-etcd',
+      now: at(51),
+      message: 'EtcdRestoreFailed',
+    });
+    const unrecorded = failStep(startStep(fresh(), { step: 'pre-copy-snapshots', now: at(1) }), {
+      step: 'pre-copy-snapshots',
+      now: at(2),
+      message: 'DynamoDB unavailable',
+    });
 
     // Act
     const resumedAfter = resumeMigration(wentOn, { now: at(60) });
@@ -257,7 +381,10 @@ describe('the pre-copy never fails a migration', () => {
     expect(resumePoint(resumedAfter)).toBe('restore-etcd');
     expect(byId(resumedAfter, 'pre-copy-snapshots').state).toBe('failed');
     expect(resumePoint(resumedAt)).toBe('migrate-extensions');
-    expect(byId(resumedAt, 'restore-etcd-ahead')).toMatchObject({ state: 'skipped', message: expect.stringMatching(/^pre-copy-snapshots failed/) });
+    expect(byId(resumedAt, 'restore-etcd-ahead')).toMatchObject({
+      state: 'skipped',
+      message: expect.stringMatching(/^pre-copy-snapshots failed/),
+    });
     expect(runUntil(resumedAt, undefined, { t: 70 }).state).toBe('Succeeded');
   });
 
@@ -271,7 +398,12 @@ describe('the pre-copy never fails a migration', () => {
 
     // Assess
     expect(upgraded.steps.map((s) => s.id)).toEqual(current.steps.map((s) => s.id));
-    for (const id of PREPARE_STEPS) expect(byId(upgraded, id)).toMatchObject({ state: 'skipped', attempts: 0, message: 'not part of the flow when this migration was admitted' });
+    for (const id of PREPARE_STEPS)
+      expect(byId(upgraded, id)).toMatchObject({
+        state: 'skipped',
+        attempts: 0,
+        message: 'not part of the flow when this migration was admitted',
+      });
     expect(resumePoint(upgraded)).toBe('delete-owner-record');
     expect(withCurrentSteps(current)).toBe(current);
   });
@@ -305,7 +437,16 @@ describe('the lock as data', () => {
     const resume = admissionLock({ action: 'resume', record: { id: 'mig-9' } });
 
     // Assess
-    expect(start).toMatchObject({ kind: 'acquire', expression: 'attribute_not_exists(#id) OR #state <> :running', names: { '#id': 'migrationId', '#state': 'state' }, values: { ':running': 'Running' } });
-    expect(resume).toMatchObject({ kind: 'resume', expression: '#id = :id AND #state = :error', values: { ':id': 'mig-9', ':error': 'Error' } });
+    expect(start).toMatchObject({
+      kind: 'acquire',
+      expression: 'attribute_not_exists(#id) OR #state <> :running',
+      names: { '#id': 'migrationId', '#state': 'state' },
+      values: { ':running': 'Running' },
+    });
+    expect(resume).toMatchObject({
+      kind: 'resume',
+      expression: '#id = :id AND #state = :error',
+      values: { ':id': 'mig-9', ':error': 'Error' },
+    });
   });
 });

@@ -25,22 +25,47 @@ import { InMemorySnapshotStore } from '../../../core/snapshots/memory-store.js';
 import { createAnswered, ManualClock, rejection, seedBody, shootBody } from '../garden/builders.js';
 
 const DOMAIN = 'internal.gardenless.test';
-const READY = { conditions: [{ type: 'GardenletReady', status: 'True' }, { type: 'BackupBucketsReady', status: 'True' }] };
+const READY = {
+  conditions: [
+    { type: 'GardenletReady', status: 'True' },
+    { type: 'BackupBucketsReady', status: 'True' },
+  ],
+};
 const RECORD = `owner.api1.dev.${DOMAIN}`;
 const API = 'api.api1.dev.shoots.gardenless.test';
 /** A heartbeat that reports the shoot's control plane serving behind `address`. */
-const serving = (address: string, port = 443) => ({ ...READY, controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true, externalUrl: `https://${address}:${port}` }] });
-const advertised = async (w: Awaited<ReturnType<typeof world>>) => (await w.garden.getShoot('dev', 'api1'))?.status.advertisedAddresses;
+const serving = (address: string, port = 443) => ({
+  ...READY,
+  controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true, externalUrl: `https://${address}:${port}` }],
+});
+const advertised = async (w: Awaited<ReturnType<typeof world>>) =>
+  (await w.garden.getShoot('dev', 'api1'))?.status.advertisedAddresses;
 
-async function world(options: { failStart?: boolean; ownershipTimings?: Partial<OwnershipTimings>; failNotices?: boolean } = {}) {
+async function world(
+  options: { failStart?: boolean; ownershipTimings?: Partial<OwnershipTimings>; failNotices?: boolean } = {},
+) {
   const clock = new ManualClock(new Date('2026-01-01T00:00:00Z'));
   const garden = new MemoryGardenRepository({ clock });
   const gardenService = new GardenService({
-    repository: garden, clock,
-    provisioner: { provision: async (n) => ({ commandQueueUrl: `https://sqs.local/000000000000/gl-seed-${n}.fifo` }), deprovision: async () => {} },
+    repository: garden,
+    clock,
+    provisioner: {
+      provision: async (n) => ({ commandQueueUrl: `https://sqs.local/000000000000/gl-seed-${n}.fifo` }),
+      deprovision: async () => {},
+    },
   });
   for (const [i, name] of ['src', 'dst'].entries()) {
-    await gardenService.putSeed(name, seedBody({ spec: { taints: undefined, capacity: undefined, backup: { bucket: `gl-backup-${name}`, region: 'eu-west-1' }, networks: { nodes: `10.${i}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' } } }));
+    await gardenService.putSeed(
+      name,
+      seedBody({
+        spec: {
+          taints: undefined,
+          capacity: undefined,
+          backup: { bucket: `gl-backup-${name}`, region: 'eu-west-1' },
+          networks: { nodes: `10.${i}.0.0/16`, pods: '10.200.0.0/16', services: '10.201.0.0/16' },
+        },
+      }),
+    );
     await gardenService.heartbeat(name, READY);
   }
   await gardenService.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'src' } }));
@@ -54,9 +79,19 @@ async function world(options: { failStart?: boolean; ownershipTimings?: Partial<
   /** Executions that ended (failed, stopped) without their migration recording it. */
   const ended = new Set<string>();
   const events: string[] = [];
-  const notices: { command: CommandOf<'check-owner'>; queueUrl: string; messageGroupId: string; recordThen: string | null }[] = [];
+  const notices: {
+    command: CommandOf<'check-owner'>;
+    queueUrl: string;
+    messageGroupId: string;
+    recordThen: string | null;
+  }[] = [];
   const shootStates = new InMemoryShootStateStore();
-  const journal = new MigrationJournal({ garden, migrations: new MemoryMigrationStore(), clock, events: { publish: async (t) => void events.push(t) } });
+  const journal = new MigrationJournal({
+    garden,
+    migrations: new MemoryMigrationStore(),
+    clock,
+    events: { publish: async (t) => void events.push(t) },
+  });
   const apiRecords = new InMemoryApiRecords(() => clock.now().getTime());
   await apiRecords.set({ name: API, target: { type: 'A', value: '10.0.0.1' } });
   const roles = {
@@ -77,7 +112,9 @@ async function world(options: { failStart?: boolean; ownershipTimings?: Partial<
     seedCommands: new SeedCommands({ journal, shootStates, stateBucket: 'state' }),
     seedAnswers: new SeedAnswers({ journal, shootStates }),
     ownerSteps: new OwnerSteps({
-      journal, owners, internalDomain: DOMAIN,
+      journal,
+      owners,
+      internalDomain: DOMAIN,
       notices: {
         send: async (input) => {
           if (options.failNotices) throw new Error('queue unavailable');
@@ -86,23 +123,62 @@ async function world(options: { failStart?: boolean; ownershipTimings?: Partial<
         },
       },
     }),
-    finalSnapshot: new FinalSnapshotWait({ journal, snapshots: (bucket) => buckets.get(bucket) ?? new InMemorySnapshotStore(), waitFinalSnapshotMs: 60_000, lookForMs: 0 }),
+    finalSnapshot: new FinalSnapshotWait({
+      journal,
+      snapshots: (bucket) => buckets.get(bucket) ?? new InMemorySnapshotStore(),
+      waitFinalSnapshotMs: 60_000,
+      lookForMs: 0,
+    }),
     copy: new CopySteps({ journal }),
     preCopy: new PreCopySteps(journal),
-    apiRecord: new ApiRecordSteps({ journal, writer: new ApiRecordWriter({ records: apiRecords, settings: { externalDomain: 'shoots.gardenless.test', ttlSeconds: 30 }, events: journal.events }) }),
+    apiRecord: new ApiRecordSteps({
+      journal,
+      writer: new ApiRecordWriter({
+        records: apiRecords,
+        settings: { externalDomain: 'shoots.gardenless.test', ttlSeconds: 30 },
+        events: journal.events,
+      }),
+    }),
     finalize: new FinalizeSteps(journal),
   };
-  return { garden, gardenService, journal, ...roles, notices, names, ended, owners, apiRecords, clock, started, events, shootStates, source: buckets.get('gl-backup-src')!, srcIdentity };
+  return {
+    garden,
+    gardenService,
+    journal,
+    ...roles,
+    notices,
+    names,
+    ended,
+    owners,
+    apiRecords,
+    clock,
+    started,
+    events,
+    shootStates,
+    source: buckets.get('gl-backup-src')!,
+    srcIdentity,
+  };
 }
 
 /** The migrate answer a source agent gives, through the protocol helpers. */
 async function migrateAnswer(w: Awaited<ReturnType<typeof world>>, ref: MigrationRef) {
   const { command } = await w.seedCommands.beginCommand(ref, 'migrate-extensions');
   if (command.type !== 'migrate') throw new Error('expected a migrate command');
-  return commandSuccess(command, {
-    extensions: [{ kind: 'Infrastructure', name: 'api1', action: 'migrate' }],
-    shootState: { apiVersion: 'core.gardenless.io/v1', kind: 'ShootState', shoot: command.shoot, collectedAt: w.clock.now().toISOString(), collectedAfter: 'migrate', extensions: [{ kind: 'Infrastructure', name: 'api1', state: { inline: { vpc: 'vpc-1' } } }] },
-  }, w.clock.now());
+  return commandSuccess(
+    command,
+    {
+      extensions: [{ kind: 'Infrastructure', name: 'api1', action: 'migrate' }],
+      shootState: {
+        apiVersion: 'core.gardenless.io/v1',
+        kind: 'ShootState',
+        shoot: command.shoot,
+        collectedAt: w.clock.now().toISOString(),
+        collectedAfter: 'migrate',
+        extensions: [{ kind: 'Infrastructure', name: 'api1', state: { inline: { vpc: 'vpc-1' } } }],
+      },
+    },
+    w.clock.now(),
+  );
 }
 
 /** A bad-path migration to dst past choose-path, its pre-copy's copy recorded: the restore ahead comes next. */
@@ -124,13 +200,30 @@ async function preCopy(w: Awaited<ReturnType<typeof world>>, ref: MigrationRef, 
   await w.preCopy.completePreCopy(ref, { copied: 3, skipped: 0, bytes: 512_000_000, lastRevision: 90 });
   const { command } = await w.seedCommands.beginCommand(ref, 'restore-etcd-ahead');
   const ahead = options.ahead ?? true;
-  await w.seedAnswers.completeCommand(ref, 'restore-etcd-ahead', commandSuccess(command as never, { etcd: { restoredRevision: ahead ? 90 : 0, snapshots: ahead ? 3 : 0, final: false, ahead } } as never, w.clock.now()));
+  await w.seedAnswers.completeCommand(
+    ref,
+    'restore-etcd-ahead',
+    commandSuccess(
+      command as never,
+      { etcd: { restoredRevision: ahead ? 90 : 0, snapshots: ahead ? 3 : 0, final: false, ahead } } as never,
+      w.clock.now(),
+    ),
+  );
   return command;
 }
 
-async function answer(w: Awaited<ReturnType<typeof world>>, ref: MigrationRef, step: 'delete-source-control-plane' | 'restore-etcd' | 'restore-extensions') {
+async function answer(
+  w: Awaited<ReturnType<typeof world>>,
+  ref: MigrationRef,
+  step: 'delete-source-control-plane' | 'restore-etcd' | 'restore-extensions',
+) {
   const { command } = await w.seedCommands.beginCommand(ref, step);
-  const result = command.type === 'delete-control-plane' ? { deleted: true, extensionsDropped: 1 } : step === 'restore-etcd' ? { etcd: { restoredRevision: 101, snapshots: 2, final: true } } : { extensions: [] };
+  const result =
+    command.type === 'delete-control-plane'
+      ? { deleted: true, extensionsDropped: 1 }
+      : step === 'restore-etcd'
+        ? { etcd: { restoredRevision: 101, snapshots: 2, final: true } }
+        : { extensions: [] };
   return w.seedAnswers.completeCommand(ref, step, commandSuccess(command as never, result as never, w.clock.now()));
 }
 
@@ -146,7 +239,15 @@ describe('owner-change notices', () => {
 
     // Act
     const deleted = await w.ownerSteps.deleteOwnerRecord(ref);
-    const final = makeSnapshot({ technicalID: 'shoot--dev--api1', kind: 'Full', startRevision: 0, lastRevision: 101, createdOn: Math.floor(w.clock.now().getTime() / 1000), compressionSuffix: '', final: true });
+    const final = makeSnapshot({
+      technicalID: 'shoot--dev--api1',
+      kind: 'Full',
+      startRevision: 0,
+      lastRevision: 101,
+      createdOn: Math.floor(w.clock.now().getTime() / 1000),
+      compressionSuffix: '',
+      final: true,
+    });
     await w.source.put(final.key, new Uint8Array([1]));
     await w.finalSnapshot.waitFinalSnapshot(ref);
     await answer(w, ref, 'delete-source-control-plane');
@@ -155,12 +256,23 @@ describe('owner-change notices', () => {
     // Assess: one notice, after the change, on the source's queue in its own message group, never answered.
     expect(deleted.notice).toEqual({ sent: true, commandId: `${ref.migrationId}/delete-owner-record/check-owner` });
     expect(w.notices).toHaveLength(1);
-    expect(w.notices[0]).toMatchObject({ queueUrl: 'https://sqs.local/000000000000/gl-seed-src.fifo', messageGroupId: 'shoot--dev--api1.owner-notice', recordThen: null });
-    expect(w.notices[0]!.command).toMatchObject({ type: 'check-owner', change: 'deleted', seed: 'src', migrationId: ref.migrationId });
+    expect(w.notices[0]).toMatchObject({
+      queueUrl: 'https://sqs.local/000000000000/gl-seed-src.fifo',
+      messageGroupId: 'shoot--dev--api1.owner-notice',
+      recordThen: null,
+    });
+    expect(w.notices[0]!.command).toMatchObject({
+      type: 'check-owner',
+      change: 'deleted',
+      seed: 'src',
+      migrationId: ref.migrationId,
+    });
     expect(w.notices[0]!.command.taskToken).toBeUndefined();
     expect(set.notice).toEqual({ sent: false, reason: 'the source control plane is deleted already' });
     const steps = (await w.journal.current(ref)).steps;
-    expect(steps.find((s) => s.id === 'delete-owner-record')?.message).toBe('deleted owner.api1.dev.internal.gardenless.test; source told to check now');
+    expect(steps.find((s) => s.id === 'delete-owner-record')?.message).toBe(
+      'deleted owner.api1.dev.internal.gardenless.test; source told to check now',
+    );
   });
 
   it('tells the source after the bad path sets the record to the destination', async () => {
@@ -171,7 +283,9 @@ describe('owner-change notices', () => {
     await preCopy(w, ref);
     await w.ownerSteps.setOwnerDestination(ref);
     const dstIdentity = (await w.garden.getSeed('dst'))!.status.identity;
-    expect(w.notices.map((n) => [n.command.change, n.command.seed, n.recordThen])).toEqual([['set', 'src', dstIdentity]]);
+    expect(w.notices.map((n) => [n.command.change, n.command.seed, n.recordThen])).toEqual([
+      ['set', 'src', dstIdentity],
+    ]);
   });
 
   it('changes the record and completes the step when the notice cannot be sent', async () => {
@@ -187,7 +301,8 @@ describe('owner-change notices', () => {
 });
 
 describe('the pre-copy', () => {
-  const stepIn = async (w: Awaited<ReturnType<typeof world>>, id: string) => (await w.admission.get('dev', 'api1')).steps.find((s) => s.id === id);
+  const stepIn = async (w: Awaited<ReturnType<typeof world>>, id: string) =>
+    (await w.admission.get('dev', 'api1')).steps.find((s) => s.id === id);
 
   it('a copy that fails is recorded with its reason, the restore ahead skipped, and the good path goes on', async () => {
     // Prepare
@@ -198,11 +313,19 @@ describe('the pre-copy', () => {
     await w.preCopy.beginPreCopy(ref);
 
     // Act: what the state machine's PreCopyFailed state passes on from the copy child's failure.
-    const gaveUp = await w.preCopy.continueWithout(ref, { Error: 'EmptySource', Cause: JSON.stringify({ errorMessage: 'source bucket gl-backup-src holds no snapshot' }) });
+    const gaveUp = await w.preCopy.continueWithout(ref, {
+      Error: 'EmptySource',
+      Cause: JSON.stringify({ errorMessage: 'source bucket gl-backup-src holds no snapshot' }),
+    });
     const again = await w.preCopy.continueWithout(ref, { Error: 'EmptySource' });
 
     // Assess
-    expect(gaveUp).toEqual({ step: 'pre-copy-snapshots', message: expect.stringMatching(/^EmptySource: source bucket gl-backup-src holds no snapshot; continuing without it: copy-snapshots copies everything/) });
+    expect(gaveUp).toEqual({
+      step: 'pre-copy-snapshots',
+      message: expect.stringMatching(
+        /^EmptySource: source bucket gl-backup-src holds no snapshot; continuing without it: copy-snapshots copies everything/,
+      ),
+    });
     expect(again).toEqual({ step: null, message: null });
     expect(await stepIn(w, 'restore-etcd-ahead')).toMatchObject({ state: 'skipped' });
     expect((await w.admission.get('dev', 'api1')).state).toBe('Running');
@@ -212,7 +335,7 @@ describe('the pre-copy', () => {
     expect(w.events).toEqual(['MigrationStarted']);
   });
 
-  it('the restore ahead\'s second round is the same command under an id of its own; the step records where the standby got to', async () => {
+  it("the restore ahead's second round is the same command under an id of its own; the step records where the standby got to", async () => {
     // Prepare: the first round sent.
     const w = await world();
     const ref = await preCopied(w, { copied: 3, skipped: 0, bytes: 512_000_000, lastRevision: 90 });
@@ -220,17 +343,29 @@ describe('the pre-copy', () => {
 
     // Act: the state machine sends the refresh after the second pre-copy, and records its answer.
     const { command: refresh } = await w.seedCommands.beginCommand(ref, 'restore-etcd-ahead', { round: 'refresh' });
-    const recorded = await w.seedAnswers.completeCommand(ref, 'restore-etcd-ahead', commandSuccess(refresh as never, { etcd: { restoredRevision: 130, snapshots: 5, final: false, ahead: true, aheadRevision: 90 } } as never, w.clock.now()));
+    const recorded = await w.seedAnswers.completeCommand(
+      ref,
+      'restore-etcd-ahead',
+      commandSuccess(
+        refresh as never,
+        { etcd: { restoredRevision: 130, snapshots: 5, final: false, ahead: true, aheadRevision: 90 } } as never,
+        w.clock.now(),
+      ),
+    );
 
     // Assess
     expect(first.commandId).toBe(`${ref.migrationId}/restore-etcd-ahead`);
     expect(refresh.commandId).toBe(`${ref.migrationId}/restore-etcd-ahead/refresh`);
     expect({ ...refresh, commandId: first.commandId, issuedAt: first.issuedAt }).toEqual(first);
-    expect(recorded.message).toBe('etcd restored ahead to revision 90, refreshed to revision 130 from 5 snapshots (not serving)');
+    expect(recorded.message).toBe(
+      'etcd restored ahead to revision 90, refreshed to revision 130 from 5 snapshots (not serving)',
+    );
     expect(await stepIn(w, 'restore-etcd-ahead')).toMatchObject({ state: 'succeeded', attempts: 1 });
     expect((await w.admission.get('dev', 'api1')).preCopy).toMatchObject({ lastRevision: 90, aheadRevision: 130 });
     // Only the restore ahead has a second round.
-    await expect(w.seedCommands.beginCommand(ref, 'migrate-extensions', { round: 'refresh' })).rejects.toThrow(/no second round/);
+    await expect(w.seedCommands.beginCommand(ref, 'migrate-extensions', { round: 'refresh' })).rejects.toThrow(
+      /no second round/,
+    );
   });
 
   it('a destination that never answers the restore ahead costs the step its heartbeat bound, and the flow goes on', async () => {
@@ -240,9 +375,21 @@ describe('the pre-copy', () => {
 
     await w.preCopy.continueWithout(ref, { Error: 'States.HeartbeatTimeout', Cause: '' });
 
-    expect(await stepIn(w, 'pre-copy-snapshots')).toMatchObject({ state: 'succeeded', message: 'pre-copied 1 objects, 1.5 MB, up to revision 40 (2 intact there already)' });
-    expect(await stepIn(w, 'restore-etcd-ahead')).toMatchObject({ state: 'failed', message: 'States.HeartbeatTimeout; continuing without it: restore-etcd restores etcd in full after the owner change' });
-    expect((await w.admission.get('dev', 'api1')).preCopy).toEqual({ copied: 1, skipped: 2, bytes: 1_500_000, lastRevision: 40 });
+    expect(await stepIn(w, 'pre-copy-snapshots')).toMatchObject({
+      state: 'succeeded',
+      message: 'pre-copied 1 objects, 1.5 MB, up to revision 40 (2 intact there already)',
+    });
+    expect(await stepIn(w, 'restore-etcd-ahead')).toMatchObject({
+      state: 'failed',
+      message:
+        'States.HeartbeatTimeout; continuing without it: restore-etcd restores etcd in full after the owner change',
+    });
+    expect((await w.admission.get('dev', 'api1')).preCopy).toEqual({
+      copied: 1,
+      skipped: 2,
+      bytes: 1_500_000,
+      lastRevision: 40,
+    });
     expect((await w.ownerSteps.setOwnerDestination(ref)).ownerChangedAt).toBeGreaterThan(0);
   });
 
@@ -257,8 +404,14 @@ describe('the pre-copy', () => {
     await w.copy.completeCopy(ref, { copied: 1, skipped: 3, bytes: 1, finalFound: true, lastRevision: 101 });
     await answer(w, ref, 'restore-etcd');
 
-    expect(await stepIn(w, 'restore-etcd-ahead')).toMatchObject({ state: 'skipped', message: expect.stringMatching(/^the destination does not restore ahead/) });
-    expect(await stepIn(w, 'restore-etcd')).toMatchObject({ state: 'succeeded', message: 'etcd restored to revision 101 from 2 snapshots (final)' });
+    expect(await stepIn(w, 'restore-etcd-ahead')).toMatchObject({
+      state: 'skipped',
+      message: expect.stringMatching(/^the destination does not restore ahead/),
+    });
+    expect(await stepIn(w, 'restore-etcd')).toMatchObject({
+      state: 'succeeded',
+      message: 'etcd restored to revision 101 from 2 snapshots (final)',
+    });
     expect((await w.admission.get('dev', 'api1')).preCopy?.aheadRevision).toBeUndefined();
   });
 
@@ -272,7 +425,10 @@ describe('the pre-copy', () => {
     expect((await w.paths.choosePath(ref)).preCopyFrom).toBe('restore-etcd-ahead');
 
     const h = await world();
-    await h.gardenService.putShoot('dev', 'api1', { ...(await h.garden.getShoot('dev', 'api1'))!, spec: { ...(await h.garden.getShoot('dev', 'api1'))!.spec, hibernation: { enabled: true } } });
+    await h.gardenService.putShoot('dev', 'api1', {
+      ...(await h.garden.getShoot('dev', 'api1'))!,
+      spec: { ...(await h.garden.getShoot('dev', 'api1'))!.spec, hibernation: { enabled: true } },
+    });
     await h.admission.start('dev', 'api1', { destinationSeed: 'dst' });
     expect(await h.paths.choosePath(h.started[0]!.ref)).toMatchObject({ hibernated: true, preCopyFrom: 'none' });
   });
@@ -287,7 +443,15 @@ describe('wait-final-snapshot', () => {
     await preCopy(w, ref);
     await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
     await w.ownerSteps.deleteOwnerRecord(ref);
-    const final = makeSnapshot({ technicalID: 'shoot--dev--api1', kind: 'Incr', startRevision: 90, lastRevision: 101, createdOn: Math.floor(w.clock.now().getTime() / 1000), compressionSuffix: '', final: true });
+    const final = makeSnapshot({
+      technicalID: 'shoot--dev--api1',
+      kind: 'Incr',
+      startRevision: 90,
+      lastRevision: 101,
+      createdOn: Math.floor(w.clock.now().getTime() / 1000),
+      compressionSuffix: '',
+      final: true,
+    });
     return { w, ref, final };
   }
 
@@ -297,7 +461,11 @@ describe('wait-final-snapshot', () => {
     const sleeps: number[] = [];
     let at = 0;
     const wait = new FinalSnapshotWait({
-      journal: w.journal, snapshots: () => w.source, lookForMs: 20_000, lookEveryMs: 250, elapsed: () => at,
+      journal: w.journal,
+      snapshots: () => w.source,
+      lookForMs: 20_000,
+      lookEveryMs: 250,
+      elapsed: () => at,
       sleep: async (ms) => {
         sleeps.push(ms);
         at += ms;
@@ -311,7 +479,10 @@ describe('wait-final-snapshot', () => {
     // Assess
     expect(answer).toEqual({ found: true, deadlinePassed: false, snapshot: final.name });
     expect(sleeps).toEqual([250, 250, 250]);
-    expect((await w.admission.get('dev', 'api1')).steps.find((s) => s.id === 'wait-final-snapshot')).toMatchObject({ state: 'succeeded', message: `final snapshot ${final.name}` });
+    expect((await w.admission.get('dev', 'api1')).steps.find((s) => s.id === 'wait-final-snapshot')).toMatchObject({
+      state: 'succeeded',
+      message: `final snapshot ${final.name}`,
+    });
   });
 
   it('answers "not yet" once its while is over, by the clock however slow each listing is', async () => {
@@ -319,8 +490,22 @@ describe('wait-final-snapshot', () => {
     const { w, ref } = await ownerDeleted();
     let at = 0;
     let lists = 0;
-    const slow = { ...w.source, list: async (id: string) => { lists++; at += 700; return w.source.list(id); } };
-    const wait = new FinalSnapshotWait({ journal: w.journal, snapshots: () => slow as typeof w.source, lookForMs: 5_000, lookEveryMs: 250, elapsed: () => at, sleep: async (ms) => void (at += ms) });
+    const slow = {
+      ...w.source,
+      list: async (id: string) => {
+        lists++;
+        at += 700;
+        return w.source.list(id);
+      },
+    };
+    const wait = new FinalSnapshotWait({
+      journal: w.journal,
+      snapshots: () => slow as typeof w.source,
+      lookForMs: 5_000,
+      lookEveryMs: 250,
+      elapsed: () => at,
+      sleep: async (ms) => void (at += ms),
+    });
 
     // Act
     const answer = await wait.waitFinalSnapshot(ref);
@@ -337,7 +522,12 @@ describe('wait-final-snapshot', () => {
     const { w, ref } = await ownerDeleted();
     let at = 0;
     const wait = new FinalSnapshotWait({
-      journal: w.journal, snapshots: () => w.source, waitFinalSnapshotMs: 1_000, lookForMs: 20_000, lookEveryMs: 300, elapsed: () => at,
+      journal: w.journal,
+      snapshots: () => w.source,
+      waitFinalSnapshotMs: 1_000,
+      lookForMs: 20_000,
+      lookEveryMs: 300,
+      elapsed: () => at,
       sleep: async (ms) => {
         at += ms;
         w.clock.advance(ms);
@@ -362,16 +552,30 @@ describe('the migration roles on one migration record', () => {
     expect(started).toMatchObject({ resumed: false, destinationSeed: 'dst', resumeFrom: 'choose-path' });
 
     // Act
-    expect(await w.paths.choosePath(ref)).toEqual({ path: 'good', hibernated: false, preCopyFrom: 'pre-copy-snapshots' });
+    expect(await w.paths.choosePath(ref)).toEqual({
+      path: 'good',
+      hibernated: false,
+      preCopyFrom: 'pre-copy-snapshots',
+    });
     const ahead = await preCopy(w, ref);
     await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
     await w.ownerSteps.deleteOwnerRecord(ref);
     expect(await w.owners.get(RECORD)).toBeUndefined();
     expect((await w.finalSnapshot.waitFinalSnapshot(ref)).found).toBe(false);
-    const final = makeSnapshot({ technicalID: 'shoot--dev--api1', kind: 'Full', startRevision: 0, lastRevision: 101, createdOn: Math.floor(w.clock.now().getTime() / 1000), compressionSuffix: '', final: true });
+    const final = makeSnapshot({
+      technicalID: 'shoot--dev--api1',
+      kind: 'Full',
+      startRevision: 0,
+      lastRevision: 101,
+      createdOn: Math.floor(w.clock.now().getTime() / 1000),
+      compressionSuffix: '',
+      final: true,
+    });
     await w.source.put(final.key, new Uint8Array([1]));
     expect((await w.finalSnapshot.waitFinalSnapshot(ref)).found).toBe(true);
-    const deletedAt = Date.parse((await w.admission.get('dev', 'api1')).steps.find((s) => s.id === 'delete-owner-record')!.endedAt!);
+    const deletedAt = Date.parse(
+      (await w.admission.get('dev', 'api1')).steps.find((s) => s.id === 'delete-owner-record')!.endedAt!,
+    );
     w.clock.advance(45_000);
     await w.gardenService.heartbeat('src', READY);
     await answer(w, ref, 'delete-source-control-plane');
@@ -381,7 +585,15 @@ describe('the migration roles on one migration record', () => {
     expect((await w.copy.beginCopy(ref)).ownerChangedAt).toBe(deletedAt);
     await w.copy.completeCopy(ref, { copied: 1, skipped: 0, bytes: 1, finalFound: true, lastRevision: 101 });
     const { command: restore } = await w.seedCommands.beginCommand(ref, 'restore-etcd');
-    await w.seedAnswers.completeCommand(ref, 'restore-etcd', commandSuccess(restore as never, { etcd: { restoredRevision: 101, snapshots: 1, final: true, aheadRevision: 90 } } as never, w.clock.now()));
+    await w.seedAnswers.completeCommand(
+      ref,
+      'restore-etcd',
+      commandSuccess(
+        restore as never,
+        { etcd: { restoredRevision: 101, snapshots: 1, final: true, aheadRevision: 90 } } as never,
+        w.clock.now(),
+      ),
+    );
     await answer(w, ref, 'restore-extensions');
     // The destination restored but has not reported serving: the API record stays on the source.
     await expect(w.apiRecord.switchApiRecord(ref)).rejects.toBeInstanceOf(DestinationNotServingError);
@@ -389,7 +601,11 @@ describe('the migration roles on one migration record', () => {
     expect(await advertised(w)).toBeUndefined();
     w.clock.advance(1_000);
     await w.gardenService.heartbeat('dst', serving('lb-dst.example.com'));
-    expect(await w.apiRecord.switchApiRecord(ref)).toEqual({ record: API, changed: true, target: 'CNAME lb-dst.example.com' });
+    expect(await w.apiRecord.switchApiRecord(ref)).toEqual({
+      record: API,
+      changed: true,
+      target: 'CNAME lb-dst.example.com',
+    });
     expect(await advertised(w)).toEqual([{ name: 'external', url: `https://${API}` }]);
     expect(await w.apiRecord.switchApiRecord(ref)).toMatchObject({ changed: false });
     await w.finalize.finalize(ref);
@@ -399,14 +615,25 @@ describe('the migration roles on one migration record', () => {
     const m = await w.admission.get('dev', 'api1');
     expect(m.state).toBe('Succeeded');
     expect(m.progress).toBe(100);
-    expect(restore).toMatchObject({ type: 'restore', etcd: { bucket: 'gl-backup-dst', final: true, expectedLastRevision: 101 } });
+    expect(restore).toMatchObject({
+      type: 'restore',
+      etcd: { bucket: 'gl-backup-dst', final: true, expectedLastRevision: 101 },
+    });
     expect(restore.type === 'restore' && restore.etcd?.ahead).toBeUndefined();
     // The pre-copy: the restore ahead went to the destination under its own command id, beating often, and each step says what it did.
-    expect(ahead).toMatchObject({ type: 'restore', seed: 'dst', commandId: `${ref.migrationId}/restore-etcd-ahead`, heartbeatSeconds: 10, etcd: { bucket: 'gl-backup-dst', final: false, ahead: true } });
+    expect(ahead).toMatchObject({
+      type: 'restore',
+      seed: 'dst',
+      commandId: `${ref.migrationId}/restore-etcd-ahead`,
+      heartbeatSeconds: 10,
+      etcd: { bucket: 'gl-backup-dst', final: false, ahead: true },
+    });
     const message = (id: string) => m.steps.find((st) => st.id === id)?.message;
     expect(message('pre-copy-snapshots')).toBe('pre-copied 3 objects, 512 MB, up to revision 90');
     expect(message('restore-etcd-ahead')).toBe('etcd restored ahead to revision 90 from 3 snapshots (not serving)');
-    expect(message('restore-etcd')).toBe('etcd restored to revision 101 from 1 snapshots (final), caught up from the restore ahead at revision 90');
+    expect(message('restore-etcd')).toBe(
+      'etcd restored to revision 101 from 1 snapshots (final), caught up from the restore ahead at revision 90',
+    );
     expect(m.preCopy).toEqual({ copied: 3, skipped: 0, bytes: 512_000_000, lastRevision: 90, aheadRevision: 90 });
     expect((await w.owners.get(RECORD))?.value).toBe((await w.garden.getSeed('dst'))!.status.identity);
     const shoot = await w.garden.getShoot('dev', 'api1');
@@ -415,8 +642,16 @@ describe('the migration roles on one migration record', () => {
     expect((await w.garden.getSeed('src'))!.status.shoots).toBe(0);
     expect((await w.garden.getSeed('dst'))!.status.shoots).toBe(1);
     expect((await w.shootStates.load({ project: 'dev', name: 'api1' }))?.state.extensions).toHaveLength(1);
-    expect(w.events).toEqual(['MigrationStarted', 'OwnershipTransferred', 'SnapshotsCopied', 'ApiRecordChanged', 'MigrationSucceeded']);
-    expect(m.steps.find((st) => st.id === 'switch-api-record')?.message).toBe(`${API} = CNAME lb-dst.example.com (was A 10.0.0.1): seed dst serves`);
+    expect(w.events).toEqual([
+      'MigrationStarted',
+      'OwnershipTransferred',
+      'SnapshotsCopied',
+      'ApiRecordChanged',
+      'MigrationSucceeded',
+    ]);
+    expect(m.steps.find((st) => st.id === 'switch-api-record')?.message).toBe(
+      `${API} = CNAME lb-dst.example.com (was A 10.0.0.1): seed dst serves`,
+    );
   });
 
   it('takes the bad path when the source has not been heard from in three intervals', async () => {
@@ -429,7 +664,9 @@ describe('the migration roles on one migration record', () => {
   it('refuses a second migration while one runs, and a move to the same seed', async () => {
     const w = await world();
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
-    expect(await rejection(w.admission.start('dev', 'api1', { destinationSeed: 'dst' }))).toMatchObject({ code: 'MigrationInProgress' });
+    expect(await rejection(w.admission.start('dev', 'api1', { destinationSeed: 'dst' }))).toMatchObject({
+      code: 'MigrationInProgress',
+    });
     const other = await world();
     const same = await rejection(other.admission.start('dev', 'api1', { destinationSeed: 'src' }));
     expect(same).toBeInstanceOf(AdmissionError);
@@ -438,9 +675,15 @@ describe('the migration roles on one migration record', () => {
 
   it('lets exactly one of concurrent starts take the lock', async () => {
     const w = await world();
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => w.admission.start('dev', 'api1', { destinationSeed: 'dst' })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, () => w.admission.start('dev', 'api1', { destinationSeed: 'dst' })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof ConflictError)).toBe(true);
+    expect(
+      results
+        .filter((r) => r.status === 'rejected')
+        .every((r) => (r as PromiseRejectedResult).reason instanceof ConflictError),
+    ).toBe(true);
   });
 
   it('switches a failed good-path step to the bad path and keeps the migrated ShootState', async () => {
@@ -468,7 +711,10 @@ describe('the migration roles on one migration record', () => {
     await preCopy(w, ref);
     await w.ownerSteps.setOwnerDestination(ref);
     await w.copy.beginCopy(ref);
-    await w.finalize.fail(ref, { Error: 'EmptySource', Cause: JSON.stringify({ errorMessage: 'no full snapshot in gl-backup-src' }) });
+    await w.finalize.fail(ref, {
+      Error: 'EmptySource',
+      Cause: JSON.stringify({ errorMessage: 'no full snapshot in gl-backup-src' }),
+    });
     const failed = await w.admission.get('dev', 'api1');
     expect(failed.state).toBe('Error');
     expect(failed.error).toEqual({ step: 'copy-snapshots', message: 'EmptySource: no full snapshot in gl-backup-src' });
@@ -500,7 +746,10 @@ describe('the migration roles on one migration record', () => {
 
     // Act: the state machine's retries run out.
     const waited = await w.apiRecord.switchApiRecord(ref).catch((e: unknown) => e);
-    await w.finalize.fail(ref, { Error: 'DestinationNotServing', Cause: JSON.stringify({ errorMessage: (waited as Error).message }) });
+    await w.finalize.fail(ref, {
+      Error: 'DestinationNotServing',
+      Cause: JSON.stringify({ errorMessage: (waited as Error).message }),
+    });
 
     // Assess
     expect(waited).toBeInstanceOf(DestinationNotServingError);
@@ -529,12 +778,18 @@ describe('the migration roles on one migration record', () => {
     await answer(w, ref, 'restore-etcd');
     await answer(w, ref, 'restore-extensions');
     w.clock.advance(1_000);
-    await w.gardenService.heartbeat('dst', { ...READY, controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true }] });
+    await w.gardenService.heartbeat('dst', {
+      ...READY,
+      controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true }],
+    });
 
     expect(await w.apiRecord.switchApiRecord(ref)).toMatchObject({ changed: false, target: null });
     expect((await w.apiRecords.get(API))?.value).toBe('10.0.0.1');
     expect(await advertised(w)).toBeUndefined();
-    expect((await w.admission.get('dev', 'api1')).steps.find((st) => st.id === 'switch-api-record')).toMatchObject({ state: 'succeeded', message: expect.stringContaining('no load balancer') });
+    expect((await w.admission.get('dev', 'api1')).steps.find((st) => st.id === 'switch-api-record')).toMatchObject({
+      state: 'succeeded',
+      message: expect.stringContaining('no load balancer'),
+    });
   });
 
   it('previews a migration with every admission rule, writing and starting nothing', async () => {
@@ -543,11 +798,30 @@ describe('the migration roles on one migration record', () => {
     const preview = await w.admission.preview('dev', 'api1', {});
     const same = await rejection(w.admission.preview('dev', 'api1', { destinationSeed: 'src' }));
 
-    expect(preview).toMatchObject({ dryRun: true, sourceSeed: 'src', destinationSeed: 'dst', resumed: false, resumeFrom: 'choose-path', mode: 'auto', path: 'good' });
+    expect(preview).toMatchObject({
+      dryRun: true,
+      sourceSeed: 'src',
+      destinationSeed: 'dst',
+      resumed: false,
+      resumeFrom: 'choose-path',
+      mode: 'auto',
+      path: 'good',
+    });
     expect(preview.pathReason).toMatch(/younger than 3 intervals/);
     expect(preview.steps.map((s) => s.id)).toEqual([
-      'pre-copy-snapshots', 'restore-etcd-ahead', 'migrate-extensions', 'persist-shootstate', 'delete-owner-record', 'wait-final-snapshot', 'delete-source-control-plane',
-      'set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'switch-api-record', 'finalize',
+      'pre-copy-snapshots',
+      'restore-etcd-ahead',
+      'migrate-extensions',
+      'persist-shootstate',
+      'delete-owner-record',
+      'wait-final-snapshot',
+      'delete-source-control-plane',
+      'set-owner-destination',
+      'copy-snapshots',
+      'restore-etcd',
+      'restore-extensions',
+      'switch-api-record',
+      'finalize',
     ]);
     expect(preview.fenceBoundMs).toBe(fenceBound());
     expect(same).toMatchObject({ code: 'SameSeed' });
@@ -556,14 +830,23 @@ describe('the migration roles on one migration record', () => {
     expect((await w.garden.getShoot('dev', 'api1'))?.status.migration).toBeUndefined();
   });
 
-  it('previews the bad path from the pre-copy to set-owner-destination, for mode bad and for a silent source, with the deployment\'s fence bound', async () => {
+  it("previews the bad path from the pre-copy to set-owner-destination, for mode bad and for a silent source, with the deployment's fence bound", async () => {
     const w = await world({ ownershipTimings: { ownerCheckInterval: 500, unknownGrace: 5_000 } });
     const bad = await w.admission.preview('dev', 'api1', { mode: 'bad' });
     w.clock.advance(31_000);
     await w.gardenService.heartbeat('dst', READY);
     const silent = await w.admission.preview('dev', 'api1', {});
 
-    const restore = ['pre-copy-snapshots', 'restore-etcd-ahead', 'set-owner-destination', 'copy-snapshots', 'restore-etcd', 'restore-extensions', 'switch-api-record', 'finalize'];
+    const restore = [
+      'pre-copy-snapshots',
+      'restore-etcd-ahead',
+      'set-owner-destination',
+      'copy-snapshots',
+      'restore-etcd',
+      'restore-extensions',
+      'switch-api-record',
+      'finalize',
+    ];
     expect(bad).toMatchObject({ path: 'bad', pathReason: 'mode bad requested', mode: 'bad' });
     expect(bad.steps.map((s) => s.id)).toEqual(restore);
     expect(silent).toMatchObject({ path: 'bad', mode: 'auto' });

@@ -5,17 +5,45 @@ import { HttpExternalProber } from '../../../adapters/http/external-prober.js';
 import { AdmissionError } from '../../../core/errors.js';
 import { GardenService } from '../../../core/garden/service.js';
 import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
-import { assertOutboundUrl, classifyAddress, outboundPolicyFrom, outboundUrlProblem, STRICT_OUTBOUND } from '../../../core/net/outbound-url.js';
+import {
+  assertOutboundUrl,
+  classifyAddress,
+  outboundPolicyFrom,
+  outboundUrlProblem,
+  STRICT_OUTBOUND,
+} from '../../../core/net/outbound-url.js';
 import { seedBody } from '../garden/builders.js';
 
 describe('outbound URLs (docs/design.md section 12)', () => {
   it.each<[string, ReturnType<typeof classifyAddress>]>([
-    ['8.8.8.8', 'public'], ['2001:4860:4860::8888', 'public'],
-    ['127.0.0.1', 'loopback'], ['127.255.0.9', 'loopback'], ['::1', 'loopback'], ['::ffff:127.0.0.1', 'loopback'], ['::ffff:7f00:1', 'loopback'],
-    ['169.254.169.254', 'link-local'], ['fe80::1', 'link-local'], ['fe80::1%eth0', 'link-local'], ['64:ff9b::a9fe:a9fe', 'link-local'], ['fd00:ec2::254', 'private'],
-    ['10.1.2.3', 'private'], ['172.16.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.0.1', 'private'], ['100.64.0.1', 'private'], ['100.127.255.255', 'private'], ['fc00::1', 'private'],
-    ['172.32.0.1', 'public'], ['100.128.0.1', 'public'], ['2002:7f00:1::', 'loopback'],
-    ['0.0.0.0', 'forbidden'], ['::', 'forbidden'], ['224.0.0.1', 'forbidden'], ['255.255.255.255', 'forbidden'], ['ff02::1', 'forbidden'], ['not-an-ip', 'forbidden'],
+    ['8.8.8.8', 'public'],
+    ['2001:4860:4860::8888', 'public'],
+    ['127.0.0.1', 'loopback'],
+    ['127.255.0.9', 'loopback'],
+    ['::1', 'loopback'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:7f00:1', 'loopback'],
+    ['169.254.169.254', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['fe80::1%eth0', 'link-local'],
+    ['64:ff9b::a9fe:a9fe', 'link-local'],
+    ['fd00:ec2::254', 'private'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.0.1', 'private'],
+    ['100.64.0.1', 'private'],
+    ['100.127.255.255', 'private'],
+    ['fc00::1', 'private'],
+    ['172.32.0.1', 'public'],
+    ['100.128.0.1', 'public'],
+    ['2002:7f00:1::', 'loopback'],
+    ['0.0.0.0', 'forbidden'],
+    ['::', 'forbidden'],
+    ['224.0.0.1', 'forbidden'],
+    ['255.255.255.255', 'forbidden'],
+    ['ff02::1', 'forbidden'],
+    ['not-an-ip', 'forbidden'],
   ])('classifies %s as %s', (address, cls) => {
     expect(classifyAddress(address)).toBe(cls);
   });
@@ -45,9 +73,13 @@ describe('outbound URLs (docs/design.md section 12)', () => {
     expect(outboundUrlProblem('http://127.0.0.1:8080', local)).toBeUndefined();
     expect(outboundUrlProblem('http://10.0.0.1', local)).toMatch(/private/);
     expect(outboundUrlProblem('http://10.0.0.1', outboundPolicyFrom('private,http'))).toBeUndefined();
-    expect(outboundUrlProblem('http://169.254.169.254', outboundPolicyFrom('http,loopback,private'))).toMatch(/link-local/);
+    expect(outboundUrlProblem('http://169.254.169.254', outboundPolicyFrom('http,loopback,private'))).toMatch(
+      /link-local/,
+    );
     expect(() => outboundPolicyFrom('everything')).toThrow(/unknown outbound allowance/);
-    expect(() => assertOutboundUrl('https://127.0.0.1', STRICT_OUTBOUND, 'controlPlanes.0.externalUrl')).toThrow(AdmissionError);
+    expect(() => assertOutboundUrl('https://127.0.0.1', STRICT_OUTBOUND, 'controlPlanes.0.externalUrl')).toThrow(
+      AdmissionError,
+    );
   });
 
   it('refuses a heartbeat naming instance metadata with 422 OutboundUrlForbidden, writing nothing', async () => {
@@ -56,7 +88,10 @@ describe('outbound URLs (docs/design.md section 12)', () => {
     const service = new GardenService({ repository: repo });
     await service.putSeed('aws-eu1', seedBody());
     const before = repo.snapshot();
-    const heartbeat = { conditions: [], controlPlanes: [{ technicalID: 'shoot--dev--a', active: true, externalUrl: 'https://169.254.169.254/latest' }] };
+    const heartbeat = {
+      conditions: [],
+      controlPlanes: [{ technicalID: 'shoot--dev--a', active: true, externalUrl: 'https://169.254.169.254/latest' }],
+    };
     // Act
     const error = await service.heartbeat('aws-eu1', heartbeat).catch((e: unknown) => e);
     // Assess
@@ -84,9 +119,16 @@ describe('HttpExternalProber at fetch time', () => {
 
   it('never connects to an address the policy refuses: not by address, not by a name that now resolves there (DNS rebinding)', async () => {
     // Prepare: the name passed the heartbeat's check; its DNS answer is loopback now.
-    const rebound = ((_host: string, _options: unknown, callback: (e: null, a: { address: string; family: number }[]) => void) =>
-      callback(null, [{ address: '127.0.0.1', family: 4 }])) as unknown as typeof import('node:dns').lookup;
-    const prober = new HttpExternalProber({ policy: outboundPolicyFrom('http'), resolve: rebound, onRefused: (url, reason) => refused.push(`${url}: ${reason}`) });
+    const rebound = ((
+      _host: string,
+      _options: unknown,
+      callback: (e: null, a: { address: string; family: number }[]) => void,
+    ) => callback(null, [{ address: '127.0.0.1', family: 4 }])) as unknown as typeof import('node:dns').lookup;
+    const prober = new HttpExternalProber({
+      policy: outboundPolicyFrom('http'),
+      resolve: rebound,
+      onRefused: (url, reason) => refused.push(`${url}: ${reason}`),
+    });
     let hits = 0;
     server.on('request', () => (hits += 1));
     // Act

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkOwner,
-  type OwnerCheckResult,
-  type OwnerLookupOutcome,
-} from '../../../core/ownership/index.js';
+import { checkOwner, type OwnerCheckResult, type OwnerLookupOutcome } from '../../../core/ownership/index.js';
 import { ValidationError } from '../../../core/errors.js';
 
 const ME = 'aws-eu1-1111';

@@ -10,11 +10,31 @@ import {
 
 describe('fenceBound', () => {
   it.each([
-    ['the design formula', { dnsCacheTTL: 5_000, ownerCheckInterval: 5_000, unknownGrace: 30_000, fenceTime: 2_000, checkTimeout: 0 }, 42_000],
-    ['defaults (cache: interval + 5 s record TTL; check timeout: the interval; 10 s fence time)', {}, 10_000 + 5_000 + 5_000 + 30_000 + 10_000],
-    ['a check timeout of the interval by default', { dnsCacheTTL: 5_000, ownerCheckInterval: 5_000, unknownGrace: 30_000, fenceTime: 2_000 }, 47_000],
-    ['a check timeout on top', { dnsCacheTTL: 1_000, ownerCheckInterval: 1_000, unknownGrace: 3_000, fenceTime: 500, checkTimeout: 2_000 }, 7_500],
-    ['test-sized timings', { dnsCacheTTL: 200, ownerCheckInterval: 200, unknownGrace: 1_000, fenceTime: 300, checkTimeout: 0 }, 1_700],
+    [
+      'the design formula',
+      { dnsCacheTTL: 5_000, ownerCheckInterval: 5_000, unknownGrace: 30_000, fenceTime: 2_000, checkTimeout: 0 },
+      42_000,
+    ],
+    [
+      'defaults (cache: interval + 5 s record TTL; check timeout: the interval; 10 s fence time)',
+      {},
+      10_000 + 5_000 + 5_000 + 30_000 + 10_000,
+    ],
+    [
+      'a check timeout of the interval by default',
+      { dnsCacheTTL: 5_000, ownerCheckInterval: 5_000, unknownGrace: 30_000, fenceTime: 2_000 },
+      47_000,
+    ],
+    [
+      'a check timeout on top',
+      { dnsCacheTTL: 1_000, ownerCheckInterval: 1_000, unknownGrace: 3_000, fenceTime: 500, checkTimeout: 2_000 },
+      7_500,
+    ],
+    [
+      'test-sized timings',
+      { dnsCacheTTL: 200, ownerCheckInterval: 200, unknownGrace: 1_000, fenceTime: 300, checkTimeout: 0 },
+      1_700,
+    ],
   ])('adds up %s', (_case, timings, expected) => {
     expect(fenceBound(timings)).toBe(expected);
   });
@@ -33,7 +53,9 @@ describe('fenceBound', () => {
   });
 
   it('fits the default wait-for-final timeout', () => {
-    expect(() => validateWaitForFinalTimeout({ waitForFinalTimeout: DEFAULT_WAIT_FOR_FINAL_TIMEOUT_MS, fenceBound: fenceBound() })).not.toThrow();
+    expect(() =>
+      validateWaitForFinalTimeout({ waitForFinalTimeout: DEFAULT_WAIT_FOR_FINAL_TIMEOUT_MS, fenceBound: fenceBound() }),
+    ).not.toThrow();
   });
 
   it.each([
@@ -48,12 +70,25 @@ describe('fenceBound', () => {
 });
 
 describe('readyToRestore', () => {
-  const base: ReadyToRestoreInput = { finalFound: false, ownerChangedAt: 1_000_000, now: 1_000_000, fenceBound: 50_000 };
+  const base: ReadyToRestoreInput = {
+    finalFound: false,
+    ownerChangedAt: 1_000_000,
+    now: 1_000_000,
+    fenceBound: 50_000,
+  };
   it.each<[string, Partial<ReadyToRestoreInput>, ReturnType<typeof readyToRestore>]>([
     ['a final snapshot, at once', { finalFound: true }, { ready: true, reason: 'final-snapshot' }],
-    ['no final snapshot, before the bound', { now: 1_049_999 }, { ready: false, reason: 'waiting-for-fence-bound', readyAt: 1_050_000 }],
+    [
+      'no final snapshot, before the bound',
+      { now: 1_049_999 },
+      { ready: false, reason: 'waiting-for-fence-bound', readyAt: 1_050_000 },
+    ],
     ['no final snapshot, at the bound', { now: 1_050_000 }, { ready: true, reason: 'fence-bound-elapsed' }],
-    ['no final snapshot, no known owner change', { ownerChangedAt: undefined, now: 9e12 }, { ready: false, reason: 'owner-change-unknown' }],
+    [
+      'no final snapshot, no known owner change',
+      { ownerChangedAt: undefined, now: 9e12 },
+      { ready: false, reason: 'owner-change-unknown' },
+    ],
     ['a hibernated source', { sourceHibernated: true }, { ready: true, reason: 'source-hibernated' }],
   ])('%s', (_case, input, expected) => {
     expect(readyToRestore({ ...base, ...input })).toEqual(expected);

@@ -53,7 +53,8 @@ describe('InMemoryOwnerRecords', () => {
   it('lists every record in pages', async () => {
     // Prepare
     const records = new InMemoryOwnerRecords();
-    for (let i = 0; i < 701; i++) await records.set({ name: `owner.s${String(i).padStart(4, '0')}.dev.example`, value: SRC });
+    for (let i = 0; i < 701; i++)
+      await records.set({ name: `owner.s${String(i).padStart(4, '0')}.dev.example`, value: SRC });
     // Act
     const seen: OwnerRecord[] = [];
     const sizes: number[] = [];

@@ -13,7 +13,10 @@ import { ValidationError } from '../../../core/errors.js';
 type Step = readonly [number, OwnerCheckResult | 'final-taken' | 'final-failed'];
 const OPTIONS = { ownerCheckInterval: 5_000, unknownGrace: 30_000 };
 
-function run(steps: readonly Step[], state: WatchdogState = initialWatchdogState({ serving: true })): WatchdogDecision[] {
+function run(
+  steps: readonly Step[],
+  state: WatchdogState = initialWatchdogState({ serving: true }),
+): WatchdogDecision[] {
   const out: WatchdogDecision[] = [];
   for (const [now, event] of steps) {
     const decision =
@@ -30,65 +33,135 @@ const summary = (d: WatchdogDecision) => `${d.state.mode} ${d.readiness} [${d.ac
 
 describe('owner watchdog', () => {
   it.each<[string, WatchdogState, Step[], string[]]>([
-    ['starts fenced and serves once it sees it owns the shoot', initialWatchdogState(), [[0, 'owner'], [5_000, 'owner']], [
-      'serving 200 [unfence,start-snapshotter]',
-      'serving 200 []',
-    ]],
-    ['does not serve at start-up while the record cannot be read', initialWatchdogState(), [[0, 'unknown'], [60_000, 'unknown'], [61_000, 'owner']], [
-      'fenced 503 []',
-      'fenced 503 []',
-      'serving 200 [unfence,start-snapshotter]',
-    ]],
-    ['not-owner: stop, fence first, final snapshot, stay fenced', initialWatchdogState({ serving: true }), [[0, 'owner'], [5_000, 'not-owner'], [5_100, 'final-taken'], [10_000, 'owner'], [15_000, 'not-owner']], [
-      'serving 200 []',
-      'lost 503 [stop-snapshotter,fence,take-final-snapshot]',
-      'lost 503 []',
-      'lost 503 []',
-      'lost 503 []',
-    ]],
-    ['a failed final snapshot is retried at the next check', initialWatchdogState({ serving: true }), [[0, 'not-owner'], [100, 'final-failed'], [5_000, 'not-owner'], [5_100, 'final-taken'], [10_000, 'not-owner']], [
-      'lost 503 [stop-snapshotter,fence,take-final-snapshot]',
-      'lost 503 []',
-      'lost 503 [take-final-snapshot]',
-      'lost 503 []',
-      'lost 503 []',
-    ]],
-    ['unknown: keeps serving through the grace, then fences without a final snapshot', initialWatchdogState({ serving: true }), [[0, 'unknown'], [20_000, 'unknown'], [29_999, 'unknown'], [30_000, 'unknown'], [35_000, 'unknown']], [
-      'serving 200 []',
-      'serving 200 []',
-      'serving 200 []',
-      'fenced 503 [stop-snapshotter,fence]',
-      'fenced 503 []',
-    ]],
-    ['an owner answer ends the unknown streak; the next streak gets a full grace', initialWatchdogState({ serving: true }), [[0, 'unknown'], [25_000, 'owner'], [26_000, 'unknown'], [55_000, 'unknown'], [56_000, 'unknown']], [
-      'serving 200 []',
-      'serving 200 []',
-      'serving 200 []',
-      'serving 200 []',
-      'fenced 503 [stop-snapshotter,fence]',
-    ]],
-    ['fenced on unknown, resolves to owner: unfence', initialWatchdogState({ serving: true }), [[0, 'unknown'], [30_000, 'unknown'], [40_000, 'owner']], [
-      'serving 200 []',
-      'fenced 503 [stop-snapshotter,fence]',
-      'serving 200 [unfence,start-snapshotter]',
-    ]],
-    ['fenced on unknown, resolves to another owner: final snapshot, stay fenced (S4 reconnect)', initialWatchdogState({ serving: true }), [[0, 'unknown'], [30_000, 'unknown'], [40_000, 'not-owner'], [40_500, 'final-taken'], [45_000, 'owner']], [
-      'serving 200 []',
-      'fenced 503 [stop-snapshotter,fence]',
-      'lost 503 [stop-snapshotter,fence,take-final-snapshot]',
-      'lost 503 []',
-      'lost 503 []',
-    ]],
-    ['not-owner in the middle of an unknown streak ends it at once', initialWatchdogState({ serving: true }), [[0, 'unknown'], [1_000, 'not-owner']], [
-      'serving 200 []',
-      'lost 503 [stop-snapshotter,fence,take-final-snapshot]',
-    ]],
+    [
+      'starts fenced and serves once it sees it owns the shoot',
+      initialWatchdogState(),
+      [
+        [0, 'owner'],
+        [5_000, 'owner'],
+      ],
+      ['serving 200 [unfence,start-snapshotter]', 'serving 200 []'],
+    ],
+    [
+      'does not serve at start-up while the record cannot be read',
+      initialWatchdogState(),
+      [
+        [0, 'unknown'],
+        [60_000, 'unknown'],
+        [61_000, 'owner'],
+      ],
+      ['fenced 503 []', 'fenced 503 []', 'serving 200 [unfence,start-snapshotter]'],
+    ],
+    [
+      'not-owner: stop, fence first, final snapshot, stay fenced',
+      initialWatchdogState({ serving: true }),
+      [
+        [0, 'owner'],
+        [5_000, 'not-owner'],
+        [5_100, 'final-taken'],
+        [10_000, 'owner'],
+        [15_000, 'not-owner'],
+      ],
+      [
+        'serving 200 []',
+        'lost 503 [stop-snapshotter,fence,take-final-snapshot]',
+        'lost 503 []',
+        'lost 503 []',
+        'lost 503 []',
+      ],
+    ],
+    [
+      'a failed final snapshot is retried at the next check',
+      initialWatchdogState({ serving: true }),
+      [
+        [0, 'not-owner'],
+        [100, 'final-failed'],
+        [5_000, 'not-owner'],
+        [5_100, 'final-taken'],
+        [10_000, 'not-owner'],
+      ],
+      [
+        'lost 503 [stop-snapshotter,fence,take-final-snapshot]',
+        'lost 503 []',
+        'lost 503 [take-final-snapshot]',
+        'lost 503 []',
+        'lost 503 []',
+      ],
+    ],
+    [
+      'unknown: keeps serving through the grace, then fences without a final snapshot',
+      initialWatchdogState({ serving: true }),
+      [
+        [0, 'unknown'],
+        [20_000, 'unknown'],
+        [29_999, 'unknown'],
+        [30_000, 'unknown'],
+        [35_000, 'unknown'],
+      ],
+      ['serving 200 []', 'serving 200 []', 'serving 200 []', 'fenced 503 [stop-snapshotter,fence]', 'fenced 503 []'],
+    ],
+    [
+      'an owner answer ends the unknown streak; the next streak gets a full grace',
+      initialWatchdogState({ serving: true }),
+      [
+        [0, 'unknown'],
+        [25_000, 'owner'],
+        [26_000, 'unknown'],
+        [55_000, 'unknown'],
+        [56_000, 'unknown'],
+      ],
+      ['serving 200 []', 'serving 200 []', 'serving 200 []', 'serving 200 []', 'fenced 503 [stop-snapshotter,fence]'],
+    ],
+    [
+      'fenced on unknown, resolves to owner: unfence',
+      initialWatchdogState({ serving: true }),
+      [
+        [0, 'unknown'],
+        [30_000, 'unknown'],
+        [40_000, 'owner'],
+      ],
+      ['serving 200 []', 'fenced 503 [stop-snapshotter,fence]', 'serving 200 [unfence,start-snapshotter]'],
+    ],
+    [
+      'fenced on unknown, resolves to another owner: final snapshot, stay fenced (S4 reconnect)',
+      initialWatchdogState({ serving: true }),
+      [
+        [0, 'unknown'],
+        [30_000, 'unknown'],
+        [40_000, 'not-owner'],
+        [40_500, 'final-taken'],
+        [45_000, 'owner'],
+      ],
+      [
+        'serving 200 []',
+        'fenced 503 [stop-snapshotter,fence]',
+        'lost 503 [stop-snapshotter,fence,take-final-snapshot]',
+        'lost 503 []',
+        'lost 503 []',
+      ],
+    ],
+    [
+      'not-owner in the middle of an unknown streak ends it at once',
+      initialWatchdogState({ serving: true }),
+      [
+        [0, 'unknown'],
+        [1_000, 'not-owner'],
+      ],
+      ['serving 200 []', 'lost 503 [stop-snapshotter,fence,take-final-snapshot]'],
+    ],
   ])('%s', (_case, initial, steps, expected) => {
     expect(run(steps, initial).map(summary)).toEqual(expected);
   });
 
   it('retries an unknown streak with backoff, never sleeping past the grace deadline', () => {
-    const delays = run([[0, 'unknown'], [1_000, 'unknown'], [3_000, 'unknown'], [7_000, 'unknown'], [12_000, 'unknown'], [27_000, 'unknown']]).map((d) => d.nextCheckIn);
+    const delays = run([
+      [0, 'unknown'],
+      [1_000, 'unknown'],
+      [3_000, 'unknown'],
+      [7_000, 'unknown'],
+      [12_000, 'unknown'],
+      [27_000, 'unknown'],
+    ]).map((d) => d.nextCheckIn);
     expect(delays).toEqual([1_000, 2_000, 4_000, 5_000, 5_000, 3_000]);
     expect(run([[0, 'owner']])[0]?.nextCheckIn).toBe(5_000);
   });
@@ -97,15 +170,31 @@ describe('owner watchdog', () => {
     let state = initialWatchdogState({ serving: true });
     state = decideOwnerWatchdog({ state, result: 'unknown', now: 0 }).state;
     expect(decideOwnerWatchdog({ state, result: 'unknown', now: 29_999 }).actions).toEqual([]);
-    expect(decideOwnerWatchdog({ state, result: 'unknown', now: 30_000 }).actions.map((a) => a.type)).toEqual(['stop-snapshotter', 'fence']);
+    expect(decideOwnerWatchdog({ state, result: 'unknown', now: 30_000 }).actions.map((a) => a.type)).toEqual([
+      'stop-snapshotter',
+      'fence',
+    ]);
   });
 
   it('rejects a final snapshot outcome while not fenced for good, and nonsense options', () => {
-    expect(() => recordFinalSnapshot({ state: initialWatchdogState({ serving: true }), outcome: 'taken' })).toThrow(ValidationError);
-    expect(() => decideOwnerWatchdog({ state: initialWatchdogState(), result: 'owner', now: 0, options: { unknownGrace: -1 } })).toThrow(ValidationError);
+    expect(() => recordFinalSnapshot({ state: initialWatchdogState({ serving: true }), outcome: 'taken' })).toThrow(
+      ValidationError,
+    );
+    expect(() =>
+      decideOwnerWatchdog({ state: initialWatchdogState(), result: 'owner', now: 0, options: { unknownGrace: -1 } }),
+    ).toThrow(ValidationError);
   });
 
-  const event = fc.constantFrom<OwnerCheckResult | 'final-taken' | 'final-failed'>('owner', 'owner', 'unknown', 'unknown', 'unknown', 'not-owner', 'final-taken', 'final-failed');
+  const event = fc.constantFrom<OwnerCheckResult | 'final-taken' | 'final-failed'>(
+    'owner',
+    'owner',
+    'unknown',
+    'unknown',
+    'unknown',
+    'not-owner',
+    'final-taken',
+    'final-failed',
+  );
   const timeline = <T>(events: fc.Arbitrary<T>) =>
     fc.array(fc.tuple(fc.integer({ min: 0, max: 12_000 }), events), { maxLength: 60 }).map((steps) => {
       let now = 0;
@@ -113,7 +202,10 @@ describe('owner watchdog', () => {
     });
 
   /** Runs a timeline, skipping final-snapshot outcomes where no final snapshot was requested. */
-  function walk(steps: readonly (readonly [number, OwnerCheckResult | 'final-taken' | 'final-failed'])[], serving: boolean) {
+  function walk(
+    steps: readonly (readonly [number, OwnerCheckResult | 'final-taken' | 'final-failed'])[],
+    serving: boolean,
+  ) {
     let state = initialWatchdogState({ serving });
     const trace: { now: number; event: string; before: WatchdogState; decision: WatchdogDecision }[] = [];
     for (const [now, e] of steps) {

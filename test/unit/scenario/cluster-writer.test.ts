@@ -21,7 +21,14 @@ function members(initial: Member[]) {
 }
 
 const writeFor = async (ms: number, cluster: ReturnType<typeof members>, history: HistoryRecorder) => {
-  const writer = startClusterWriter({ endpoints: cluster.endpoints, prefix: 'w', writesPerSecond: 500, loops: 1, put: cluster.put, history });
+  const writer = startClusterWriter({
+    endpoints: cluster.endpoints,
+    prefix: 'w',
+    writesPerSecond: 500,
+    loops: 1,
+    put: cluster.put,
+    history,
+  });
   await new Promise((r) => setTimeout(r, ms));
   return writer.stop();
 };
@@ -37,7 +44,9 @@ describe('startClusterWriter with a history', () => {
     const ops = history.operations();
     expect(record.acknowledged.length).toBeGreaterThan(3);
     expect(ops.filter((o) => o.outcome === 'ok').map((o) => o.key)).toEqual(record.acknowledged.map((a) => a.key));
-    expect(ops.filter((o) => o.outcome === 'ok').every((o) => o.seed === 'member-2' && o.op === 'put' && o.client === 0)).toBe(true);
+    expect(
+      ops.filter((o) => o.outcome === 'ok').every((o) => o.seed === 'member-2' && o.op === 'put' && o.client === 0),
+    ).toBe(true);
     // The first write tried 0 and 1 before 2: its interval covers the timed-out attempt that may have applied it.
     const first = ops.find((o) => o.key === record.acknowledged[0]!.key)!;
     expect(cluster.attempts.filter((a) => a.key === first.key).map((a) => a.member)).toEqual([0, 1, 2]);

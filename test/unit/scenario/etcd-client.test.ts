@@ -1,7 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer as createTcpServer } from 'node:net';
-import { EtcdRequestError, failedOutcome, gatewayGet, gatewayPut, gatewayRange, resolving } from '../../harness/scenario/etcd-client.js';
+import {
+  EtcdRequestError,
+  failedOutcome,
+  gatewayGet,
+  gatewayPut,
+  gatewayRange,
+  resolving,
+} from '../../harness/scenario/etcd-client.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 let lastBody: Record<string, string> = {};
@@ -9,8 +16,18 @@ let lastBody: Record<string, string> = {};
 /** A stand-in for etcd's JSON gateway whose answer each case chooses by key. */
 const answers: Record<string, (res: ServerResponse) => void> = {
   ok: (res) => res.end(JSON.stringify({ header: { revision: '42' } })),
-  present: (res) => res.end(JSON.stringify({ header: { revision: '7' }, kvs: [{ key: b64('present'), value: b64('v1') }] })),
-  a: (res) => res.end(JSON.stringify({ header: { revision: '9' }, kvs: [{ key: b64('a'), value: b64('1') }, { key: b64('b'), value: b64('2') }] })),
+  present: (res) =>
+    res.end(JSON.stringify({ header: { revision: '7' }, kvs: [{ key: b64('present'), value: b64('v1') }] })),
+  a: (res) =>
+    res.end(
+      JSON.stringify({
+        header: { revision: '9' },
+        kvs: [
+          { key: b64('a'), value: b64('1') },
+          { key: b64('b'), value: b64('2') },
+        ],
+      }),
+    ),
   'ok-without-revision': (res) => res.end(JSON.stringify({})),
   'grpc-error': (res) => res.writeHead(503).end(JSON.stringify({ error: 'etcdserver: request timed out', code: 14 })),
   'not-json': (res) => res.end('<html>'),
@@ -29,24 +46,32 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });
-afterAll(() => new Promise<void>((r) => {
-  server.closeAllConnections();
-  server.close(() => r());
-}));
+afterAll(
+  () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+);
 
 describe('gatewayPut', () => {
   it('resolves with the revision of a successful answer', async () => {
     await expect(gatewayPut({ endpoint, key: 'ok', value: 'v', timeoutMs: 1_000 })).resolves.toEqual({ revision: 42 });
   });
 
-  it.each(['ok-without-revision', 'grpc-error', 'not-json', 'hang'])('%s is not an acknowledgement, and of unknown outcome (it may have been applied)', async (key) => {
-    const error = await gatewayPut({ endpoint, key, value: 'v', timeoutMs: 200 }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(EtcdRequestError);
-    expect(failedOutcome(error)).toBe('unknown');
-  });
+  it.each(['ok-without-revision', 'grpc-error', 'not-json', 'hang'])(
+    '%s is not an acknowledgement, and of unknown outcome (it may have been applied)',
+    async (key) => {
+      const error = await gatewayPut({ endpoint, key, value: 'v', timeoutMs: 200 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(EtcdRequestError);
+      expect(failedOutcome(error)).toBe('unknown');
+    },
+  );
 
   it('a refused connection is not an acknowledgement, and certainly failed (nothing was sent)', async () => {
-    const error = await gatewayPut({ endpoint: await closedPort(), key: 'ok', value: 'v', timeoutMs: 200 }).catch((e: unknown) => e);
+    const error = await gatewayPut({ endpoint: await closedPort(), key: 'ok', value: 'v', timeoutMs: 200 }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(EtcdRequestError);
     expect((error as Error).message).toMatch(/no answer/);
     expect(failedOutcome(error)).toBe('fail');
@@ -55,16 +80,29 @@ describe('gatewayPut', () => {
 
 describe('gatewayGet and gatewayRange', () => {
   it('reads the value, or absent when etcd returns no kvs', async () => {
-    await expect(gatewayGet({ endpoint, key: 'present', timeoutMs: 1_000 })).resolves.toEqual({ value: 'v1', revision: 7 });
-    await expect(gatewayGet({ endpoint, key: 'ok', timeoutMs: 1_000 })).resolves.toEqual({ value: undefined, revision: 42 });
+    await expect(gatewayGet({ endpoint, key: 'present', timeoutMs: 1_000 })).resolves.toEqual({
+      value: 'v1',
+      revision: 7,
+    });
+    await expect(gatewayGet({ endpoint, key: 'ok', timeoutMs: 1_000 })).resolves.toEqual({
+      value: undefined,
+      revision: 42,
+    });
   });
 
   it('an error answer is no read', async () => {
-    await expect(gatewayGet({ endpoint, key: 'grpc-error', timeoutMs: 1_000 })).rejects.toBeInstanceOf(EtcdRequestError);
+    await expect(gatewayGet({ endpoint, key: 'grpc-error', timeoutMs: 1_000 })).rejects.toBeInstanceOf(
+      EtcdRequestError,
+    );
   });
 
   it('reads a closed range of keys in one request', async () => {
-    await expect(gatewayRange({ endpoint, from: 'a', to: 'b', timeoutMs: 1_000 })).resolves.toEqual(new Map([['a', '1'], ['b', '2']]));
+    await expect(gatewayRange({ endpoint, from: 'a', to: 'b', timeoutMs: 1_000 })).resolves.toEqual(
+      new Map([
+        ['a', '1'],
+        ['b', '2'],
+      ]),
+    );
     expect(Buffer.from(lastBody.range_end!, 'base64').toString()).toBe('b\0');
   });
 });
@@ -73,11 +111,17 @@ describe('resolving', () => {
   it('sends to the URL the name resolves to at each call, and fails for certain when there is none', async () => {
     const urls: Record<string, string | undefined> = { source: endpoint, destination: undefined };
     const put = resolving(gatewayPut, (name) => urls[name]);
-    await expect(put({ endpoint: 'source', key: 'ok', value: 'v', timeoutMs: 1_000 })).resolves.toEqual({ revision: 42 });
-    const error = await put({ endpoint: 'destination', key: 'ok', value: 'v', timeoutMs: 1_000 }).catch((e: unknown) => e);
+    await expect(put({ endpoint: 'source', key: 'ok', value: 'v', timeoutMs: 1_000 })).resolves.toEqual({
+      revision: 42,
+    });
+    const error = await put({ endpoint: 'destination', key: 'ok', value: 'v', timeoutMs: 1_000 }).catch(
+      (e: unknown) => e,
+    );
     expect(failedOutcome(error)).toBe('fail');
     urls.destination = endpoint;
-    await expect(put({ endpoint: 'destination', key: 'ok', value: 'v', timeoutMs: 1_000 })).resolves.toEqual({ revision: 42 });
+    await expect(put({ endpoint: 'destination', key: 'ok', value: 'v', timeoutMs: 1_000 })).resolves.toEqual({
+      revision: 42,
+    });
   });
 
   it('anything but an EtcdRequestError is of unknown outcome', () => {

@@ -17,8 +17,22 @@ const dir = mkdtempSync(join(tmpdir(), 'gl-linearizability-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Op = Omit<HistoryOperation, 'outcome' | 'seed'> & Partial<Pick<HistoryOperation, 'outcome' | 'seed'>>;
-const put = (client: number, key: string, input: string, invokedAt: number, returnedAt: number, more: Partial<Op> = {}): Op => ({ client, op: 'put', key, input, invokedAt, returnedAt, ...more });
-const get = (client: number, key: string, output: string | null, invokedAt: number, returnedAt: number, more: Partial<Op> = {}): Op => ({ client, op: 'get', key, output, invokedAt, returnedAt, ...more });
+const put = (
+  client: number,
+  key: string,
+  input: string,
+  invokedAt: number,
+  returnedAt: number,
+  more: Partial<Op> = {},
+): Op => ({ client, op: 'put', key, input, invokedAt, returnedAt, ...more });
+const get = (
+  client: number,
+  key: string,
+  output: string | null,
+  invokedAt: number,
+  returnedAt: number,
+  more: Partial<Op> = {},
+): Op => ({ client, op: 'get', key, output, invokedAt, returnedAt, ...more });
 
 function historyFile(name: string, ops: readonly Op[]): string {
   const history = new HistoryRecorder();
@@ -46,12 +60,21 @@ const cases: { name: string; ops: Op[]; illegal?: string[] }[] = [
   },
   {
     name: 'stale read: the destination answers the value before the last acknowledged put',
-    ops: [put(0, 'k', 'a', t0, t0 + 1), put(0, 'k', 'b', t0 + 2, t0 + 3), get(1, 'k', 'a', t0 + 10, t0 + 11, { seed: 'destination' })],
+    ops: [
+      put(0, 'k', 'a', t0, t0 + 1),
+      put(0, 'k', 'b', t0 + 2, t0 + 3),
+      get(1, 'k', 'a', t0 + 10, t0 + 11, { seed: 'destination' }),
+    ],
     illegal: ['k'],
   },
   {
     name: 'lost write: the final read through the destination misses an acknowledged put',
-    ops: [put(0, 'w/1', 'a', t0, t0 + 1), put(0, 'w/2', 'b', t0 + 2, t0 + 3), get(9, 'w/1', 'a', t0 + 10, t0 + 11, { seed: 'destination' }), get(9, 'w/2', null, t0 + 10, t0 + 11, { seed: 'destination' })],
+    ops: [
+      put(0, 'w/1', 'a', t0, t0 + 1),
+      put(0, 'w/2', 'b', t0 + 2, t0 + 3),
+      get(9, 'w/1', 'a', t0 + 10, t0 + 11, { seed: 'destination' }),
+      get(9, 'w/2', null, t0 + 10, t0 + 11, { seed: 'destination' }),
+    ],
     illegal: ['w/2'],
   },
   {
@@ -81,7 +104,12 @@ describe('the linearizability checker on hand-made histories', () => {
       expect(existsSync(html)).toBe(false);
       return;
     }
-    expect(verdict).toMatchObject({ result: 'not-linearizable', linearizable: false, illegalKeys: illegal, visualization: html });
+    expect(verdict).toMatchObject({
+      result: 'not-linearizable',
+      linearizable: false,
+      illegalKeys: illegal,
+      visualization: html,
+    });
     expect(readFileSync(html, 'utf8')).toContain(`seed destination`);
   });
 
@@ -108,7 +136,15 @@ describe('the checker on histories the register clients recorded', () => {
   async function record(shared: boolean): Promise<string> {
     const stores = fakeStores({ shared });
     const history = new HistoryRecorder();
-    const clients = startRegisterClients({ history, endpoints: { source: 'source', destination: 'destination' }, keys: ['k0', 'k1', 'k2'], clients: ['source', 'source', 'destination', 'destination'], opsPerSecond: 200, put: stores.put, get: stores.get });
+    const clients = startRegisterClients({
+      history,
+      endpoints: { source: 'source', destination: 'destination' },
+      keys: ['k0', 'k1', 'k2'],
+      clients: ['source', 'source', 'destination', 'destination'],
+      opsPerSecond: 200,
+      put: stores.put,
+      get: stores.get,
+    });
     await new Promise((r) => setTimeout(r, 100));
     stores.up.destination = true;
     await new Promise((r) => setTimeout(r, 200));

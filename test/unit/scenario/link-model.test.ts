@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LinkDirection, LinkModelError, requestMs, transferMs, validateLinkModel } from '../../harness/scenario/link-model.js';
+import {
+  LinkDirection,
+  LinkModelError,
+  requestMs,
+  transferMs,
+  validateLinkModel,
+} from '../../harness/scenario/link-model.js';
 
 const model = { latencyMs: 30, bytesPerSecond: 100e6 };
 
@@ -31,8 +37,14 @@ describe('link model arithmetic', () => {
   it('never delivers before the model allows, never out of order, and keeps the rate over any sequence', () => {
     fc.assert(
       fc.property(
-        fc.record({ latencyMs: fc.integer({ min: 0, max: 200 }), bytesPerSecond: fc.integer({ min: 1_000, max: 1e9 }) }),
-        fc.array(fc.record({ gap: fc.double({ min: 0, max: 50, noNaN: true }), bytes: fc.integer({ min: 0, max: 1e7 }) }), { minLength: 1, maxLength: 50 }),
+        fc.record({
+          latencyMs: fc.integer({ min: 0, max: 200 }),
+          bytesPerSecond: fc.integer({ min: 1_000, max: 1e9 }),
+        }),
+        fc.array(
+          fc.record({ gap: fc.double({ min: 0, max: 50, noNaN: true }), bytes: fc.integer({ min: 0, max: 1e7 }) }),
+          { minLength: 1, maxLength: 50 },
+        ),
         (m, chunks) => {
           const link = new LinkDirection(m);
           let now = 0;

@@ -19,10 +19,13 @@ async function echoServer(): Promise<number> {
     s.pipe(s);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  stops.push(() => new Promise((r) => {
-    for (const s of sockets) s.destroy();
-    server.close(() => r());
-  }));
+  stops.push(
+    () =>
+      new Promise((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  );
   return (server.address() as { port: number }).port;
 }
 
@@ -150,21 +153,28 @@ describe('startTcpProxy with a link model', () => {
       res.end('ok');
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    stops.push(() => new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }));
-    const p = await startTcpProxy({ upstream: { host: '127.0.0.1', port: (server.address() as { port: number }).port }, link });
+    stops.push(
+      () =>
+        new Promise((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
+    );
+    const p = await startTcpProxy({
+      upstream: { host: '127.0.0.1', port: (server.address() as { port: number }).port },
+      link,
+    });
     stops.push(() => p.stop());
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     stops.push(async () => agent.destroy());
-    const get = () => new Promise<string>((resolve, reject) => {
-      httpGet({ host: '127.0.0.1', port: p.port, path: '/', agent }, (res) => {
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve(body));
-      }).on('error', reject);
-    });
+    const get = () =>
+      new Promise<string>((resolve, reject) => {
+        httpGet({ host: '127.0.0.1', port: p.port, path: '/', agent }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve(body));
+        }).on('error', reject);
+      });
     const started = performance.now();
     for (let i = 0; i < 5; i++) expect(await get()).toBe('ok');
     expect(performance.now() - started).toBeGreaterThanOrEqual(5 * link.latencyMs - 1);
@@ -172,7 +182,9 @@ describe('startTcpProxy with a link model', () => {
   });
 
   it('refuses a model it cannot apply', async () => {
-    await expect(startTcpProxy({ upstream: { host: '127.0.0.1', port: 1 }, link: { latencyMs: 1, bytesPerSecond: 0 } })).rejects.toThrow(/bytesPerSecond/);
+    await expect(
+      startTcpProxy({ upstream: { host: '127.0.0.1', port: 1 }, link: { latencyMs: 1, bytesPerSecond: 0 } }),
+    ).rejects.toThrow(/bytesPerSecond/);
   });
 });
 
@@ -181,12 +193,18 @@ describe('startSeedProxies', () => {
     // Prepare: one HTTP upstream standing in for the emulator, as every target shares it.
     const server: HttpServer = createHttpServer((_, res) => res.end('ok'));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    stops.push(() => new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }));
+    stops.push(
+      () =>
+        new Promise((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
+    );
     const upstream = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    const seed = await startSeedProxies({ seed: 'aws-eu1', upstreams: { garden: `${upstream}/prod`, queues: upstream, s3: upstream, route53: upstream } });
+    const seed = await startSeedProxies({
+      seed: 'aws-eu1',
+      upstreams: { garden: `${upstream}/prod`, queues: upstream, s3: upstream, route53: upstream },
+    });
     stops.push(() => seed.stop());
     const get = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(1_000) })).text();
     // Act

@@ -31,7 +31,14 @@ describe('startWriter', () => {
   it('writes to the source until it fails, then to the destination at once, recording who acknowledged', async () => {
     // Prepare
     const etcds = fakeEtcds();
-    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 500, probeIntervalMs: 0, put: etcds.put, mainLoops: 1 });
+    const writer = startWriter({
+      endpoints,
+      prefix: 't',
+      writesPerSecond: 500,
+      probeIntervalMs: 0,
+      put: etcds.put,
+      mainLoops: 1,
+    });
     await until(() => writer.record().acknowledged.length >= 10);
     // Act
     etcds.up.source = false;
@@ -51,7 +58,15 @@ describe('startWriter', () => {
   it('never records a failed write as acknowledged, and pauses instead of spinning when both fail', async () => {
     const etcds = fakeEtcds();
     etcds.up.source = false;
-    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 1_000, bothFailedPauseMs: 50, probeIntervalMs: 0, put: etcds.put, mainLoops: 1 });
+    const writer = startWriter({
+      endpoints,
+      prefix: 't',
+      writesPerSecond: 1_000,
+      bothFailedPauseMs: 50,
+      probeIntervalMs: 0,
+      put: etcds.put,
+      mainLoops: 1,
+    });
     await new Promise((r) => setTimeout(r, 220));
     const record = await writer.stop();
     expect(record.acknowledged).toEqual([]);
@@ -62,13 +77,27 @@ describe('startWriter', () => {
 
   it('the probe loop writes to the other endpoint, so a source still accepting writes after the switch is seen', async () => {
     const etcds = fakeEtcds();
-    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 200, probeIntervalMs: 10, put: etcds.put, mainLoops: 1 });
+    const writer = startWriter({
+      endpoints,
+      prefix: 't',
+      writesPerSecond: 200,
+      probeIntervalMs: 10,
+      put: etcds.put,
+      mainLoops: 1,
+    });
     await until(() => writer.record().acknowledged.length >= 5);
     etcds.up.destination = true;
     etcds.up.source = false;
     await until(() => writer.current === 'destination');
     etcds.up.source = true; // split brain: the source serves again
-    await until(() => writer.record().acknowledged.filter((w) => w.seed === 'source' && w.at > writer.record().acknowledged.find((d) => d.seed === 'destination')!.at).length > 0);
+    await until(
+      () =>
+        writer
+          .record()
+          .acknowledged.filter(
+            (w) => w.seed === 'source' && w.at > writer.record().acknowledged.find((d) => d.seed === 'destination')!.at,
+          ).length > 0,
+    );
     await writer.stop();
   });
 
@@ -94,7 +123,14 @@ describe('startWriter', () => {
     };
     const run = async (mainLoops: number, history?: HistoryRecorder) => {
       most = 0;
-      const writer = startWriter({ endpoints, prefix: `t${mainLoops}`, probeIntervalMs: 0, put: slow, mainLoops, history });
+      const writer = startWriter({
+        endpoints,
+        prefix: `t${mainLoops}`,
+        probeIntervalMs: 0,
+        put: slow,
+        mainLoops,
+        history,
+      });
       await until(() => writer.record().acknowledged.length >= 6);
       await writer.stop();
       return most;
@@ -126,7 +162,10 @@ describe('startWriter', () => {
   });
 
   it('stop is bounded by the write timeout even when a write hangs', async () => {
-    const hanging: EtcdPut = ({ timeoutMs }) => new Promise((_, reject) => setTimeout(() => reject(new EtcdRequestError('timeout', { outcome: 'unknown' })), timeoutMs));
+    const hanging: EtcdPut = ({ timeoutMs }) =>
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new EtcdRequestError('timeout', { outcome: 'unknown' })), timeoutMs),
+      );
     const writer = startWriter({ endpoints, prefix: 't', timeoutMs: 100, put: hanging, mainLoops: 1 });
     const started = Date.now();
     await new Promise((r) => setTimeout(r, 20));
@@ -150,14 +189,32 @@ describe('startWriter', () => {
     };
     const history = new HistoryRecorder();
     // Act
-    const writer = startWriter({ endpoints, prefix: 't', writesPerSecond: 200, probeIntervalMs: 10, put, history, mainLoops: 1 });
+    const writer = startWriter({
+      endpoints,
+      prefix: 't',
+      writesPerSecond: 200,
+      probeIntervalMs: 10,
+      put,
+      history,
+      mainLoops: 1,
+    });
     await until(() => writer.record().acknowledged.length >= 10);
     const record = await writer.stop();
     // Assess
     const ops = history.operations();
     expect(ops).toHaveLength(record.acknowledged.length + record.failed.length);
     expect(ops.every((o) => o.op === 'put')).toBe(true);
-    for (const w of record.acknowledged) expect(ops).toContainEqual({ client: expect.any(Number), op: 'put', key: w.key, input: w.value, invokedAt: w.sentAt, returnedAt: w.at, outcome: 'ok', seed: w.seed });
+    for (const w of record.acknowledged)
+      expect(ops).toContainEqual({
+        client: expect.any(Number),
+        op: 'put',
+        key: w.key,
+        input: w.value,
+        invokedAt: w.sentAt,
+        returnedAt: w.at,
+        outcome: 'ok',
+        seed: w.seed,
+      });
     expect(ops.filter((o) => o.seed === 'source').every((o) => o.outcome === 'fail')).toBe(true);
     expect(ops.filter((o) => o.outcome === 'unknown')).toHaveLength(1);
     expect(new Set(ops.map((o) => o.client))).toEqual(new Set([0, 1]));

@@ -33,7 +33,10 @@ describe('deriveSeedLabels: multi-zonal derived from worker pools', () => {
     const derived = deriveSeedLabels(spec(pools), { env: 'prod' });
 
     // Assess
-    expect(derived).toEqual({ ok: true, labels: multiZonal ? { env: 'prod', [MULTI_ZONAL_LABEL]: 'true' } : { env: 'prod' } });
+    expect(derived).toEqual({
+      ok: true,
+      labels: multiZonal ? { env: 'prod', [MULTI_ZONAL_LABEL]: 'true' } : { env: 'prod' },
+    });
   });
 
   it('counts only zones the seed declares', () => {
@@ -47,7 +50,7 @@ describe('deriveSeedLabels: multi-zonal derived from worker pools', () => {
     expect(derived).toEqual({ ok: true, labels: {} });
   });
 
-  it('lists the zones of the qualifying pools in the seed\'s order', () => {
+  it("lists the zones of the qualifying pools in the seed's order", () => {
     expect(multiZonalZones(spec([pool(['z5', 'z1', 'z3']), pool(['z2'], 9)]))).toEqual(['z1', 'z3', 'z5']);
     expect(multiZonalZones(spec([pool(['z1', 'z2'])]))).toEqual([]);
   });
@@ -55,12 +58,19 @@ describe('deriveSeedLabels: multi-zonal derived from worker pools', () => {
 
 describe('deriveSeedLabels: a manual multi-zonal label', () => {
   it('accepts a manual "true" the pools back', () => {
-    expect(deriveSeedLabels(spec([pool(['z1', 'z2', 'z3'])]), { [MULTI_ZONAL_LABEL]: 'true' })).toEqual({ ok: true, labels: { [MULTI_ZONAL_LABEL]: 'true' } });
+    expect(deriveSeedLabels(spec([pool(['z1', 'z2', 'z3'])]), { [MULTI_ZONAL_LABEL]: 'true' })).toEqual({
+      ok: true,
+      labels: { [MULTI_ZONAL_LABEL]: 'true' },
+    });
   });
 
   it.each([
     ['too few nodes', [pool(['z1', 'z2', 'z3'], 1)], /pool cp has minimum 1 nodes, needs at least 3/],
-    ['an even zone count', [pool(['z1', 'z2'])], /pool cp spans 2 of the seed's zones, needs an odd number of at least 3/],
+    [
+      'an even zone count',
+      [pool(['z1', 'z2'])],
+      /pool cp spans 2 of the seed's zones, needs an odd number of at least 3/,
+    ],
     ['a tainted pool', [pool(['z1', 'z2', 'z3'], 3, [{ key: 'x' }])], /pool cp is tainted/],
     ['no pools', undefined, /the seed declares no worker pools/],
   ])('rejects a manual "true" with %s, saying what to do', (_name, pools, why) => {
@@ -72,15 +82,23 @@ describe('deriveSeedLabels: a manual multi-zonal label', () => {
     if (derived.ok) return;
     expect(derived.field).toBe(`metadata.labels["${MULTI_ZONAL_LABEL}"]`);
     expect(derived.message).toMatch(why);
-    expect(derived.message).toMatch(/Add an untainted pool with minimum >= 3 nodes across an odd number \(>= 3\) of the seed's zones, or remove the label/);
+    expect(derived.message).toMatch(
+      /Add an untainted pool with minimum >= 3 nodes across an odd number \(>= 3\) of the seed's zones, or remove the label/,
+    );
   });
 
   it('honours a manual "false" on a capable seed', () => {
-    expect(deriveSeedLabels(spec([pool(['z1', 'z2', 'z3'])]), { [MULTI_ZONAL_LABEL]: 'false' })).toEqual({ ok: true, labels: { [MULTI_ZONAL_LABEL]: 'false' } });
+    expect(deriveSeedLabels(spec([pool(['z1', 'z2', 'z3'])]), { [MULTI_ZONAL_LABEL]: 'false' })).toEqual({
+      ok: true,
+      labels: { [MULTI_ZONAL_LABEL]: 'false' },
+    });
   });
 
   it('rejects a value other than "true" or "false"', () => {
-    expect(deriveSeedLabels(spec([pool(['z1', 'z2', 'z3'])]), { [MULTI_ZONAL_LABEL]: 'yes' })).toMatchObject({ ok: false, message: expect.stringContaining('must be "true" or "false"') });
+    expect(deriveSeedLabels(spec([pool(['z1', 'z2', 'z3'])]), { [MULTI_ZONAL_LABEL]: 'yes' })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('must be "true" or "false"'),
+    });
   });
 
   it('does not change the labels it was given', () => {

@@ -51,7 +51,9 @@ const seedArb = (name: string): fc.Arbitrary<Seed> =>
       }),
     );
 
-const fleetArb = fc.integer({ min: 0, max: 14 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, k) => seedArb(`seed-${String.fromCharCode(97 + k)}`))));
+const fleetArb = fc
+  .integer({ min: 0, max: 14 })
+  .chain((n) => fc.tuple(...Array.from({ length: n }, (_, k) => seedArb(`seed-${String.fromCharCode(97 + k)}`))));
 
 const shootArb: fc.Arbitrary<ShootSpec> = fc
   .record({
@@ -69,7 +71,14 @@ const shootArb: fc.Arbitrary<ShootSpec> = fc
     region: r.region,
     ...(r.testing ? { purpose: 'testing' as const } : {}),
     ...(r.tolerance ? { controlPlane: { highAvailability: { failureTolerance: { type: r.tolerance } } } } : {}),
-    ...(r.providerTypes || r.env ? { seedSelector: { ...(r.providerTypes ? { providerTypes: r.providerTypes } : {}), ...(r.env ? { matchLabels: { env: r.env } } : {}) } } : {}),
+    ...(r.providerTypes || r.env
+      ? {
+          seedSelector: {
+            ...(r.providerTypes ? { providerTypes: r.providerTypes } : {}),
+            ...(r.env ? { matchLabels: { env: r.env } } : {}),
+          },
+        }
+      : {}),
     ...(r.tolerates ? { tolerations: [{ key: 'seed.gardener.cloud/protected' }] } : {}),
     ...(r.networking ? { networking: r.networking } : {}),
   }));
@@ -78,20 +87,37 @@ const strategyArb = fc.constantFrom<RegionStrategy>('SameRegion', 'MinimalDistan
 
 /** An independent reading of docs/design.md section 7, on the raw objects, for every per-seed filter. */
 function passesPerSeedFilters(seed: Seed, shoot: ShootSpec, strategy: RegionStrategy): boolean {
-  const ready = ['GardenletReady', 'BackupBucketsReady'].every((t) => seed.status.conditions.some((c) => c.type === t && c.status === 'True'));
+  const ready = ['GardenletReady', 'BackupBucketsReady'].every((t) =>
+    seed.status.conditions.some((c) => c.type === t && c.status === 'True'),
+  );
   if (seed.metadata.deletionTimestamp || seed.spec.settings?.scheduling?.visible === false || !ready) return false;
   const labels = { ...seed.metadata.labels, ...seed.status.labels };
   if (Object.entries(shoot.seedSelector?.matchLabels ?? {}).some(([k, v]) => labels[k] !== v)) return false;
   const types = shoot.seedSelector?.providerTypes;
-  if (types ? !types.includes('*') && !types.includes(seed.spec.provider.type) : seed.spec.provider.type !== shoot.provider.type) return false;
-  if (strategy === 'SameRegion' && shoot.purpose !== 'testing' && seed.spec.provider.region !== shoot.region) return false;
-  if ((seed.spec.taints ?? []).some((t) => !(shoot.tolerations ?? []).some((o) => o.key === t.key && (t.value === undefined || t.value === o.value)))) return false;
+  if (
+    types
+      ? !types.includes('*') && !types.includes(seed.spec.provider.type)
+      : seed.spec.provider.type !== shoot.provider.type
+  )
+    return false;
+  if (strategy === 'SameRegion' && shoot.purpose !== 'testing' && seed.spec.provider.region !== shoot.region)
+    return false;
+  if (
+    (seed.spec.taints ?? []).some(
+      (t) => !(shoot.tolerations ?? []).some((o) => o.key === t.key && (t.value === undefined || t.value === o.value)),
+    )
+  )
+    return false;
   const shootNets = Object.values(shoot.networking ?? {}).flatMap((c) => (c ? [parseCidr(c)!] : []));
   const seedNets = Object.values(seed.spec.networks).flatMap((c) => (c ? [parseCidr(c)!] : []));
   if (shootNets.some((a) => seedNets.some((b) => overlaps(a, b)))) return false;
   const limit = Math.min(seed.spec.capacity?.shoots ?? Infinity, seed.status.allocatable?.shoots ?? Infinity);
   if (!(seed.status.shoots < limit)) return false;
-  if (shoot.controlPlane?.highAvailability?.failureTolerance.type === 'zone' && seed.status.labels['seed.gardener.cloud/multi-zonal'] !== 'true') return false;
+  if (
+    shoot.controlPlane?.highAvailability?.failureTolerance.type === 'zone' &&
+    seed.status.labels['seed.gardener.cloud/multi-zonal'] !== 'true'
+  )
+    return false;
   return true;
 }
 
@@ -99,7 +125,11 @@ function passesPerSeedFilters(seed: Seed, shoot: ShootSpec, strategy: RegionStra
 function eligible(seeds: Seed[], shoot: ShootSpec, strategy: RegionStrategy): Seed[] {
   const passing = seeds.filter((s) => passesPerSeedFilters(s, shoot, strategy));
   if (strategy === 'SameRegion' || shoot.purpose === 'testing' || passing.length === 0) return passing;
-  const distance = (s: Seed) => minimalDistance({ provider: s.spec.provider.type, region: s.spec.provider.region }, { provider: shoot.provider.type, region: shoot.region });
+  const distance = (s: Seed) =>
+    minimalDistance(
+      { provider: s.spec.provider.type, region: s.spec.provider.region },
+      { provider: shoot.provider.type, region: shoot.region },
+    );
   const min = Math.min(...passing.map(distance));
   return passing.filter((s) => distance(s) === min);
 }
@@ -124,7 +154,10 @@ describe('scheduler properties', () => {
   });
 
   it('never places a zone shoot on a seed that is not multi-zonal', () => {
-    const zoneShoot = shootArb.map((s) => ({ ...s, controlPlane: { highAvailability: { failureTolerance: { type: 'zone' as const } } } }));
+    const zoneShoot = shootArb.map((s) => ({
+      ...s,
+      controlPlane: { highAvailability: { failureTolerance: { type: 'zone' as const } } },
+    }));
     fc.assert(
       fc.property(fleetArb, zoneShoot, strategyArb, (seeds, shoot, strategy) => {
         // Act
@@ -132,7 +165,8 @@ describe('scheduler properties', () => {
 
         // Assess
         for (const c of result.candidates) expect(c.multiZonal).toBe(true);
-        if (result.seedName !== undefined) expect(isMultiZonal(seeds.find((s) => s.metadata.name === result.seedName)!)).toBe(true);
+        if (result.seedName !== undefined)
+          expect(isMultiZonal(seeds.find((s) => s.metadata.name === result.seedName)!)).toBe(true);
       }),
       { numRuns: 300 },
     );
@@ -157,17 +191,24 @@ describe('scheduler properties', () => {
 
   it('accounts for every seed exactly once and decides the same in any order', () => {
     fc.assert(
-      fc.property(fleetArb.chain((seeds) => fc.tuple(fc.constant(seeds), fc.shuffledSubarray(seeds, { minLength: seeds.length }))), shootArb, strategyArb, ([seeds, shuffled], shoot, strategy) => {
-        // Act
-        const result = schedule({ shoot: { spec: shoot }, seeds, strategy });
-        const again = schedule({ shoot: { spec: shoot }, seeds: shuffled, strategy });
+      fc.property(
+        fleetArb.chain((seeds) =>
+          fc.tuple(fc.constant(seeds), fc.shuffledSubarray(seeds, { minLength: seeds.length })),
+        ),
+        shootArb,
+        strategyArb,
+        ([seeds, shuffled], shoot, strategy) => {
+          // Act
+          const result = schedule({ shoot: { spec: shoot }, seeds, strategy });
+          const again = schedule({ shoot: { spec: shoot }, seeds: shuffled, strategy });
 
-        // Assess
-        const names = [...result.candidates.map((c) => c.name), ...result.rejected.map((r) => r.seed)].sort();
-        expect(names).toEqual(seeds.map((s) => s.metadata.name).sort());
-        expect(again.seedName).toBe(result.seedName);
-        expect(JSON.stringify(again)).toBe(JSON.stringify(result));
-      }),
+          // Assess
+          const names = [...result.candidates.map((c) => c.name), ...result.rejected.map((r) => r.seed)].sort();
+          expect(names).toEqual(seeds.map((s) => s.metadata.name).sort());
+          expect(again.seedName).toBe(result.seedName);
+          expect(JSON.stringify(again)).toBe(JSON.stringify(result));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -183,7 +224,8 @@ describe('scheduler properties', () => {
         const key = (c: (typeof candidates)[number]) => [!zone && c.multiZonal ? 1 : 0, c.utilisation, c.shoots];
         for (let k = 1; k < candidates.length; k++) {
           const [a, b] = [key(candidates[k - 1]!), key(candidates[k]!)];
-          const order = a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]! || (candidates[k - 1]!.name < candidates[k]!.name ? -1 : 1);
+          const order =
+            a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]! || (candidates[k - 1]!.name < candidates[k]!.name ? -1 : 1);
           expect(order).toBeLessThan(0);
           expect(candidates[k - 1]!.score).toBeGreaterThanOrEqual(candidates[k]!.score);
         }

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { levenshtein, minimalDistance, regionDistance, schedule, splitOrientation } from '../../../core/scheduling/index.js';
+import {
+  levenshtein,
+  minimalDistance,
+  regionDistance,
+  schedule,
+  splitOrientation,
+} from '../../../core/scheduling/index.js';
 import { aSeed, aShootSpec } from './fixtures.js';
 
-describe('splitOrientation (the cases of Gardener\'s distance_test.go)', () => {
+describe("splitOrientation (the cases of Gardener's distance_test.go)", () => {
   it.each([
     ['europe', 'europe', undefined],
     ['west_europe', ':_europe', 'west'],
@@ -87,14 +93,26 @@ describe('MinimalDistance strategy', () => {
     ];
 
     // Act
-    const result = schedule({ shoot: { spec: aShootSpec({ region: 'eu-west-1' }) }, seeds: fleet, strategy: 'MinimalDistance' });
+    const result = schedule({
+      shoot: { spec: aShootSpec({ region: 'eu-west-1' }) },
+      seeds: fleet,
+      strategy: 'MinimalDistance',
+    });
 
     // Assess
     expect(result.seedName).toBe('central');
     expect(result.candidates).toMatchObject([{ name: 'central', distance: 2 }]);
     expect(result.rejected).toEqual([
-      { seed: 'tokyo', filter: 'region', reason: expect.stringMatching(/^region-name distance \d+ from eu-west-1 is above the minimum 2/) },
-      { seed: 'virginia', filter: 'region', reason: 'region-name distance 6 from eu-west-1 is above the minimum 2 (strategy MinimalDistance)' },
+      {
+        seed: 'tokyo',
+        filter: 'region',
+        reason: expect.stringMatching(/^region-name distance \d+ from eu-west-1 is above the minimum 2/),
+      },
+      {
+        seed: 'virginia',
+        filter: 'region',
+        reason: 'region-name distance 6 from eu-west-1 is above the minimum 2 (strategy MinimalDistance)',
+      },
     ]);
   });
 
@@ -107,7 +125,11 @@ describe('MinimalDistance strategy', () => {
     ];
 
     // Act
-    const result = schedule({ shoot: { spec: aShootSpec({ region: 'eu-west-1' }) }, seeds: fleet, strategy: 'MinimalDistance' });
+    const result = schedule({
+      shoot: { spec: aShootSpec({ region: 'eu-west-1' }) },
+      seeds: fleet,
+      strategy: 'MinimalDistance',
+    });
 
     // Assess
     expect(result.candidates.map((c) => [c.name, c.distance])).toEqual([
@@ -118,19 +140,32 @@ describe('MinimalDistance strategy', () => {
 
   it('always prefers the matching region with the matching provider', () => {
     // Prepare
-    const fleet = [aSeed({ name: 'gcp-same-region', provider: 'gcp', shoots: 0 }), aSeed({ name: 'aws-same-region', provider: 'aws', shoots: 100 })];
+    const fleet = [
+      aSeed({ name: 'gcp-same-region', provider: 'gcp', shoots: 0 }),
+      aSeed({ name: 'aws-same-region', provider: 'aws', shoots: 100 }),
+    ];
 
     // Act
-    const result = schedule({ shoot: { spec: aShootSpec({ seedSelector: { providerTypes: ['*'] } }) }, seeds: fleet, strategy: 'MinimalDistance' });
+    const result = schedule({
+      shoot: { spec: aShootSpec({ seedSelector: { providerTypes: ['*'] } }) },
+      seeds: fleet,
+      strategy: 'MinimalDistance',
+    });
 
     // Assess
     expect(result.seedName).toBe('aws-same-region');
-    expect(result.rejected[0]).toMatchObject({ seed: 'gcp-same-region', reason: expect.stringContaining('distance 2') });
+    expect(result.rejected[0]).toMatchObject({
+      seed: 'gcp-same-region',
+      reason: expect.stringContaining('distance 2'),
+    });
   });
 
   it('measures distance only among seeds that pass the other filters', () => {
     // Prepare: the nearest seed is full, so the next nearest wins instead of nothing.
-    const fleet = [aSeed({ name: 'near', region: 'eu-west-1', capacity: 1, shoots: 1 }), aSeed({ name: 'next', region: 'eu-central-1' })];
+    const fleet = [
+      aSeed({ name: 'near', region: 'eu-west-1', capacity: 1, shoots: 1 }),
+      aSeed({ name: 'next', region: 'eu-central-1' }),
+    ];
 
     // Act
     const result = schedule({ shoot: { spec: aShootSpec() }, seeds: fleet, strategy: 'MinimalDistance' });
@@ -142,18 +177,35 @@ describe('MinimalDistance strategy', () => {
 
   it('uses configured distances first and treats unlisted regions as out of reach', () => {
     // Prepare
-    const fleet = [aSeed({ name: 'central', region: 'eu-central-1' }), aSeed({ name: 'london', region: 'eu-west-2' }), aSeed({ name: 'us', region: 'us-east-1' })];
+    const fleet = [
+      aSeed({ name: 'central', region: 'eu-central-1' }),
+      aSeed({ name: 'london', region: 'eu-west-2' }),
+      aSeed({ name: 'us', region: 'us-east-1' }),
+    ];
     const regionDistances = { 'eu-west-1': { 'eu-west-2': 10, 'eu-central-1': 30 } };
 
     // Act
-    const result = schedule({ shoot: { spec: aShootSpec() }, seeds: fleet, strategy: 'MinimalDistance', regionDistances });
+    const result = schedule({
+      shoot: { spec: aShootSpec() },
+      seeds: fleet,
+      strategy: 'MinimalDistance',
+      regionDistances,
+    });
 
     // Assess
     expect(result.seedName).toBe('london');
     expect(result.candidates[0]).toMatchObject({ name: 'london', distance: 10 });
     expect(result.rejected).toEqual([
-      { seed: 'central', filter: 'region', reason: 'configured distance 30 from eu-west-1 is above the minimum 10 (strategy MinimalDistance)' },
-      { seed: 'us', filter: 'region', reason: 'region us-east-1 has no configured distance from eu-west-1 (strategy MinimalDistance)' },
+      {
+        seed: 'central',
+        filter: 'region',
+        reason: 'configured distance 30 from eu-west-1 is above the minimum 10 (strategy MinimalDistance)',
+      },
+      {
+        seed: 'us',
+        filter: 'region',
+        reason: 'region us-east-1 has no configured distance from eu-west-1 (strategy MinimalDistance)',
+      },
     ]);
   });
 
@@ -162,7 +214,12 @@ describe('MinimalDistance strategy', () => {
     const fleet = [aSeed({ name: 'central', region: 'eu-central-1' }), aSeed({ name: 'us', region: 'us-east-1' })];
 
     // Act
-    const result = schedule({ shoot: { spec: aShootSpec() }, seeds: fleet, strategy: 'MinimalDistance', regionDistances: { 'eu-west-1': { 'ap-south-1': 1 } } });
+    const result = schedule({
+      shoot: { spec: aShootSpec() },
+      seeds: fleet,
+      strategy: 'MinimalDistance',
+      regionDistances: { 'eu-west-1': { 'ap-south-1': 1 } },
+    });
 
     // Assess
     expect(result.seedName).toBe('central');
@@ -171,10 +228,17 @@ describe('MinimalDistance strategy', () => {
 
   it('lets a testing shoot go anywhere, without distances', () => {
     // Prepare
-    const fleet = [aSeed({ name: 'far', region: 'ap-south-1', shoots: 0 }), aSeed({ name: 'near', region: 'eu-west-1', shoots: 5 })];
+    const fleet = [
+      aSeed({ name: 'far', region: 'ap-south-1', shoots: 0 }),
+      aSeed({ name: 'near', region: 'eu-west-1', shoots: 5 }),
+    ];
 
     // Act
-    const result = schedule({ shoot: { spec: aShootSpec({ purpose: 'testing' }) }, seeds: fleet, strategy: 'MinimalDistance' });
+    const result = schedule({
+      shoot: { spec: aShootSpec({ purpose: 'testing' }) },
+      seeds: fleet,
+      strategy: 'MinimalDistance',
+    });
 
     // Assess
     expect(result.seedName).toBe('far');

@@ -122,7 +122,9 @@ describe('scheduler scoring', () => {
 describe('schedule', () => {
   it('gives the same answer in any input order', () => {
     // Prepare
-    const fleet = ['d', 'b', 'a', 'c', 'e'].map((name, k) => aSeed({ name, capacity: 10, shoots: k % 2, region: k === 4 ? 'us-east-1' : 'eu-west-1' }));
+    const fleet = ['d', 'b', 'a', 'c', 'e'].map((name, k) =>
+      aSeed({ name, capacity: 10, shoots: k % 2, region: k === 4 ? 'us-east-1' : 'eu-west-1' }),
+    );
     const reversed = [...fleet].reverse();
 
     // Act
@@ -167,7 +169,9 @@ describe('schedule', () => {
 
     // Assess
     expect(result.seedName).toBeUndefined();
-    expect(result.summary).toBe('0/4 seeds are eligible for scheduling (strategy SameRegion): 1 not usable (deleting, hidden or not ready), 2 region does not fit, 1 not multi-zonal');
+    expect(result.summary).toBe(
+      '0/4 seeds are eligible for scheduling (strategy SameRegion): 1 not usable (deleting, hidden or not ready), 2 region does not fit, 1 not multi-zonal',
+    );
     expect(result.rejected.map((r) => [r.seed, r.filter])).toEqual([
       ['far', 'region'],
       ['far2', 'region'],
@@ -185,12 +189,18 @@ describe('schedule', () => {
 
     // Assess
     expect(result.seedName).toBe('other');
-    expect(result.rejected).toEqual([{ seed: 'source', filter: 'excluded', reason: 'excluded by the caller (for a migration: the source seed)' }]);
+    expect(result.rejected).toEqual([
+      { seed: 'source', filter: 'excluded', reason: 'excluded by the caller (for a migration: the source seed)' },
+    ]);
   });
 
   it('decides the same from a kept index as from raw seeds', () => {
     // Prepare
-    const fleet = [aSeed({ name: 'a', shoots: 3 }), aSeed({ name: 'b', shoots: 1 }), aSeed({ name: 'c', provider: 'gcp' })];
+    const fleet = [
+      aSeed({ name: 'a', shoots: 3 }),
+      aSeed({ name: 'b', shoots: 1 }),
+      aSeed({ name: 'c', provider: 'gcp' }),
+    ];
     const index = indexSeeds(fleet);
 
     // Act

@@ -8,7 +8,11 @@ export function agentFakes() {
   const heartbeats: { controlPlanes: { technicalID: string }[] }[] = [];
   const answered: { token: string; kind: string; body: string }[] = [];
   const garden = {
-    request: async (_method: string, _path: string, options: { body: { controlPlanes: { technicalID: string }[] } }) => {
+    request: async (
+      _method: string,
+      _path: string,
+      options: { body: { controlPlanes: { technicalID: string }[] } },
+    ) => {
       heartbeats.push(options.body);
       return { status: 200, body: { identity: 'seed-a-id', commandQueueUrl: 'memory://queue' } };
     },

@@ -9,8 +9,13 @@ import { agentFakes } from './agent-fakes.js';
 
 const shoot = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
 const command = (fields: Record<string, unknown>) =>
-  JSON.stringify({ apiVersion: COMMAND_API_VERSION, shoot, seed: 'seed-a', issuedAt: new Date().toISOString(), ...fields });
-
+  JSON.stringify({
+    apiVersion: COMMAND_API_VERSION,
+    shoot,
+    seed: 'seed-a',
+    issuedAt: new Date().toISOString(),
+    ...fields,
+  });
 
 const agents: SeedAgent[] = [];
 afterEach(async () => {
@@ -24,7 +29,13 @@ async function startAgent(f: ReturnType<typeof agentFakes>, hosting: MemoryHosti
     inbox: () => f.inbox,
     answers: f.answers,
     heartbeatIntervalMs: 50,
-    runtime: () => new ControlPlaneRuntime({ seed: 'seed-a', hosting, blobStore: () => new InMemoryBlobStore(), snapshotStore: () => new InMemorySnapshotStore() }),
+    runtime: () =>
+      new ControlPlaneRuntime({
+        seed: 'seed-a',
+        hosting,
+        blobStore: () => new InMemoryBlobStore(),
+        snapshotStore: () => new InMemorySnapshotStore(),
+      }),
   });
   agents.push(agent);
   await agent.start();
@@ -51,13 +62,24 @@ describe('SeedAgent loop', () => {
     const f = agentFakes();
     const hosting = new SlowStartHosting();
     await startAgent(f, hosting);
-    const create = { type: 'create-control-plane', commandId: 'm/create', controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } } };
+    const create = {
+      type: 'create-control-plane',
+      commandId: 'm/create',
+      controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } },
+    };
     f.inbox.push(command({ ...create, taskToken: 't1' }));
     await until(() => hosting.release !== undefined);
     hosting.release!();
     await until(() => f.answered.length === 1);
     hosting.release = undefined;
-    f.inbox.push(command({ type: 'reconcile', commandId: 'm/reconcile', controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } }, taskToken: 't2' }));
+    f.inbox.push(
+      command({
+        type: 'reconcile',
+        commandId: 'm/reconcile',
+        controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } },
+        taskToken: 't2',
+      }),
+    );
     await until(() => hosting.release !== undefined);
     const notice = { type: 'check-owner', commandId: 'mig-1/delete-owner-record/check-owner', change: 'deleted' };
 
@@ -87,7 +109,11 @@ describe('SeedAgent loop', () => {
     // Prepare
     const f = agentFakes();
     const agent = await startAgent(f);
-    const create = { type: 'create-control-plane', commandId: 'm/create', controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } } };
+    const create = {
+      type: 'create-control-plane',
+      commandId: 'm/create',
+      controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } },
+    };
 
     // Act
     f.inbox.push(command({ ...create, taskToken: 't1' }));
@@ -96,7 +122,10 @@ describe('SeedAgent loop', () => {
     await until(() => f.answered.length === 2);
 
     // Assess
-    expect(f.answered.map((a) => [a.token, a.kind])).toEqual([['t1', 'success'], ['t2', 'success']]);
+    expect(f.answered.map((a) => [a.token, a.kind])).toEqual([
+      ['t1', 'success'],
+      ['t2', 'success'],
+    ]);
     expect(f.answered[1]!.body).toBe(f.answered[0]!.body);
     expect(f.inbox.deleted).toHaveLength(2);
     expect(agent.identity).toBe('seed-a-id');
@@ -104,7 +133,17 @@ describe('SeedAgent loop', () => {
   });
 
   it.each([
-    { name: 'another seed', body: command({ type: 'scale', commandId: 'x', seed: 'seed-b', component: 'cluster-autoscaler', replicas: 0, taskToken: 't' }) },
+    {
+      name: 'another seed',
+      body: command({
+        type: 'scale',
+        commandId: 'x',
+        seed: 'seed-b',
+        component: 'cluster-autoscaler',
+        replicas: 0,
+        taskToken: 't',
+      }),
+    },
     { name: 'another apiVersion', body: JSON.stringify({ apiVersion: 'v0', taskToken: 't' }) },
   ])('answers InvalidCommand to a message for $name', async ({ body }) => {
     const f = agentFakes();
@@ -117,7 +156,9 @@ describe('SeedAgent loop', () => {
   it('answers ControlPlaneNotFound for a shoot it does not host', async () => {
     const f = agentFakes();
     await startAgent(f);
-    f.inbox.push(command({ type: 'scale', commandId: 'dwd/1', component: 'cluster-autoscaler', replicas: 0, taskToken: 't' }));
+    f.inbox.push(
+      command({ type: 'scale', commandId: 'dwd/1', component: 'cluster-autoscaler', replicas: 0, taskToken: 't' }),
+    );
     await until(() => f.answered.length === 1);
     expect(f.answered[0]).toMatchObject({ kind: 'ControlPlaneNotFound' });
   });

@@ -14,7 +14,11 @@ async function standIn(etcd = { up: true }) {
   return s;
 }
 
-const status = (url: string) => fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status, () => 'unreachable' as const);
+const status = (url: string) =>
+  fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) }).then(
+    (r) => r.status,
+    () => 'unreachable' as const,
+  );
 
 describe('kube-apiserver stand-in (loopback)', () => {
   it('answers on both addresses while etcd serves', async () => {
@@ -38,7 +42,9 @@ describe('kube-apiserver stand-in (loopback)', () => {
     s.breakInternal();
     expect(await s.probeInternal()).toBe('Failure');
     expect(await status(s.externalUrl)).toBe('unreachable');
-    const repaired = await fetch(`${s.internalUrl}/_gardenless/break?address=internal&broken=false`, { method: 'POST' });
+    const repaired = await fetch(`${s.internalUrl}/_gardenless/break?address=internal&broken=false`, {
+      method: 'POST',
+    });
     expect(await repaired.json()).toEqual({ internal: false, external: false });
     expect(await s.probeInternal()).toBe('Success');
   });
@@ -56,8 +62,14 @@ describe('kube-apiserver stand-in (loopback)', () => {
 describe('ProcessGroup', () => {
   it('stops the leader and the children it left behind', async () => {
     // Prepare: a leader that starts a grandchild and ignores SIGTERM, as a wedged sidecar would.
-    const group = ProcessGroup.start('sh', ['-c', 'trap "" TERM; sleep 60 & echo $!; wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    const child = Number(await new Promise<string>((resolve) => group.child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()))));
+    const group = ProcessGroup.start('sh', ['-c', 'trap "" TERM; sleep 60 & echo $!; wait'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const child = Number(
+      await new Promise<string>((resolve) =>
+        group.child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
+      ),
+    );
 
     // Act
     await group.stop({ timeoutMs: 300 });

@@ -6,7 +6,18 @@ const shoot = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
 const envelope = { apiVersion: COMMAND_API_VERSION, shoot, issuedAt: '2025-01-01T00:00:00.000Z' } as const;
 const success = (commandId: string): CommandAnswer => ({
   kind: 'success',
-  output: commandSuccess({ ...envelope, seed: 'src', commandId, type: 'restart', pod: 'p', dependency: 'kube-apiserver' } as CommandOf<'restart'>, { pod: 'p', restarted: true }, new Date(0)),
+  output: commandSuccess(
+    {
+      ...envelope,
+      seed: 'src',
+      commandId,
+      type: 'restart',
+      pod: 'p',
+      dependency: 'kube-apiserver',
+    } as CommandOf<'restart'>,
+    { pod: 'p', restarted: true },
+    new Date(0),
+  ),
 });
 
 describe('CommandLedger', () => {

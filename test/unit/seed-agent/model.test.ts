@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { desiredReplicas, newModel, observe, reconcileModel, reportModel, restartPod, scaleModel, type ControlPlaneModel } from '../../../seed/agent/model.js';
+import {
+  desiredReplicas,
+  newModel,
+  observe,
+  reconcileModel,
+  reportModel,
+  restartPod,
+  scaleModel,
+  type ControlPlaneModel,
+} from '../../../seed/agent/model.js';
 
 const technicalID = 'shoot--dev--api1';
 const awake = (failureTolerance?: 'node' | 'zone'): ControlPlaneModel => {
@@ -7,18 +16,25 @@ const awake = (failureTolerance?: 'node' | 'zone'): ControlPlaneModel => {
   reconcileModel(model, { hibernated: false, ...(failureTolerance ? { failureTolerance } : {}) });
   return model;
 };
-const states = (model: ControlPlaneModel, component: string) => model.pods.filter((p) => p.component === component).map((p) => p.state);
+const states = (model: ControlPlaneModel, component: string) =>
+  model.pods.filter((p) => p.component === component).map((p) => p.state);
 
 describe('control-plane model', () => {
   it.each([
     { name: 'non-HA', tolerance: undefined, expected: { etcd: 1, 'kube-apiserver': 1, 'kube-controller-manager': 1 } },
-    { name: 'zone HA', tolerance: 'zone' as const, expected: { etcd: 3, 'kube-apiserver': 3, 'gardener-resource-manager': 3, 'kube-controller-manager': 2 } },
+    {
+      name: 'zone HA',
+      tolerance: 'zone' as const,
+      expected: { etcd: 3, 'kube-apiserver': 3, 'gardener-resource-manager': 3, 'kube-controller-manager': 2 },
+    },
   ])('reconciles to the HA layout replicas, with one pod per replica ($name)', ({ tolerance, expected }) => {
     const model = awake(tolerance);
 
     expect(model.replicas).toMatchObject(expected);
     expect(model.pods).toHaveLength(Object.values(model.replicas).reduce((a, b) => a + b, 0));
-    expect(model.pods.every((p) => p.labels['gardener.cloud/role'] === 'controlplane' && p.state === 'Running')).toBe(true);
+    expect(model.pods.every((p) => p.labels['gardener.cloud/role'] === 'controlplane' && p.state === 'Running')).toBe(
+      true,
+    );
   });
 
   it('hibernation scales everything to zero', () => {
@@ -70,8 +86,18 @@ describe('control-plane model', () => {
   });
 
   it.each([
-    { name: 'dependency back: a new Running pod', seen: { etcdAvailable: true, apiServerAvailable: true }, restarted: true, state: 'Running' },
-    { name: 'dependency still gone: crash-loops again', seen: { etcdAvailable: true, apiServerAvailable: false }, restarted: true, state: 'CrashLoopBackOff' },
+    {
+      name: 'dependency back: a new Running pod',
+      seen: { etcdAvailable: true, apiServerAvailable: true },
+      restarted: true,
+      state: 'Running',
+    },
+    {
+      name: 'dependency still gone: crash-loops again',
+      seen: { etcdAvailable: true, apiServerAvailable: false },
+      restarted: true,
+      state: 'CrashLoopBackOff',
+    },
   ])('restart of a crash-looping pod ($name)', ({ seen, restarted, state }) => {
     // Prepare
     const model = awake();
@@ -91,8 +117,14 @@ describe('control-plane model', () => {
   it('a restart of a Running or unknown pod does nothing', () => {
     const model = awake();
     const pod = model.pods[0]!;
-    expect(restartPod(model, pod.name, { etcdAvailable: true, apiServerAvailable: true })).toEqual({ restarted: false, found: true });
-    expect(restartPod(model, 'nope', { etcdAvailable: true, apiServerAvailable: true })).toEqual({ restarted: false, found: false });
+    expect(restartPod(model, pod.name, { etcdAvailable: true, apiServerAvailable: true })).toEqual({
+      restarted: false,
+      found: true,
+    });
+    expect(restartPod(model, 'nope', { etcdAvailable: true, apiServerAvailable: true })).toEqual({
+      restarted: false,
+      found: false,
+    });
   });
 
   it('reports components and pods without the internal component field', () => {

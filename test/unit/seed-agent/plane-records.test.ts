@@ -8,21 +8,45 @@ import { InMemorySnapshotStore, makeSnapshot } from '../../../core/snapshots/ind
 import { SeedAgent } from '../../../seed/agent/agent.js';
 import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.js';
 import { MemoryHosting } from '../../../seed/agent/memory-hosting.js';
-import { FilePlaneStore, MemoryPlaneStore, type PlaneRecord, type PlaneStore } from '../../../seed/agent/plane-store.js';
+import {
+  FilePlaneStore,
+  MemoryPlaneStore,
+  type PlaneRecord,
+  type PlaneStore,
+} from '../../../seed/agent/plane-store.js';
 import { agentFakes } from './agent-fakes.js';
 
 const shootA = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
 const shootB = { project: 'dev', name: 'api2', technicalID: 'shoot--dev--api2' };
 let serial = 0;
-function cmd<T extends SeedCommand['type']>(type: T, shoot: SeedCommand['shoot'], fields: Record<string, unknown> = {}): CommandOf<T> {
+function cmd<T extends SeedCommand['type']>(
+  type: T,
+  shoot: SeedCommand['shoot'],
+  fields: Record<string, unknown> = {},
+): CommandOf<T> {
   serial += 1;
-  return { apiVersion: COMMAND_API_VERSION, commandId: `c/${serial}`, shoot, seed: 'seed-a', issuedAt: new Date().toISOString(), type, ...fields } as unknown as CommandOf<T>;
+  return {
+    apiVersion: COMMAND_API_VERSION,
+    commandId: `c/${serial}`,
+    shoot,
+    seed: 'seed-a',
+    issuedAt: new Date().toISOString(),
+    type,
+    ...fields,
+  } as unknown as CommandOf<T>;
 }
 const controlPlane = (hibernated = false) => ({ hibernated, backup: { bucket: 'gl-backup-seed-a' } });
 
 /** One agent's runtime: a new hosting is a new process (nothing runs), the store is what is on disk. */
 function runtimeOn(store: PlaneStore, hosting = new MemoryHosting(), snapshots = new InMemorySnapshotStore()) {
-  const runtime = new ControlPlaneRuntime({ seed: 'seed-a', hosting, blobStore: () => new InMemoryBlobStore(), snapshotStore: () => snapshots, ownerCheck: async () => 'owner', planeStore: store });
+  const runtime = new ControlPlaneRuntime({
+    seed: 'seed-a',
+    hosting,
+    blobStore: () => new InMemoryBlobStore(),
+    snapshotStore: () => snapshots,
+    ownerCheck: async () => 'owner',
+    planeStore: store,
+  });
   return { runtime, hosting };
 }
 
@@ -34,9 +58,16 @@ describe('plane records: a restarted agent finds its control planes again', () =
     // Act + Assess
     await runtime.execute(cmd('create-control-plane', shootA, { controlPlane: controlPlane() }));
     const [created] = await store.list();
-    expect(created).toMatchObject({ shoot: shootA, backupBucket: 'gl-backup-seed-a', hibernated: false, migrated: false });
+    expect(created).toMatchObject({
+      shoot: shootA,
+      backupBucket: 'gl-backup-seed-a',
+      hibernated: false,
+      migrated: false,
+    });
     expect(created!.extensions.length).toBeGreaterThan(0);
-    await runtime.execute(cmd('reconcile', shootA, { controlPlane: { ...controlPlane(true), failureTolerance: 'zone' } }));
+    await runtime.execute(
+      cmd('reconcile', shootA, { controlPlane: { ...controlPlane(true), failureTolerance: 'zone' } }),
+    );
     expect(await store.list()).toMatchObject([{ hibernated: true, failureTolerance: 'zone' }]);
     await runtime.execute(cmd('delete-control-plane', shootA, { keepBackups: true, keepExternalResources: false }));
     expect(await store.list()).toEqual([]);
@@ -57,8 +88,16 @@ describe('plane records: a restarted agent finds its control planes again', () =
     expect(adopted).toEqual([true, true]);
     expect(next.hosting.calls).toEqual([`start-etcd ${shootA.technicalID}`, `start-apiserver ${shootA.technicalID}`]);
     const planes = await next.runtime.controlPlanes();
-    expect(planes.find((p) => p.technicalID === shootA.technicalID)).toMatchObject({ shoot: { project: 'dev', name: 'api1' }, active: true, etcdReady: true });
-    expect(planes.find((p) => p.technicalID === shootB.technicalID)).toMatchObject({ shoot: { project: 'dev', name: 'api2' }, active: false, etcdReady: false });
+    expect(planes.find((p) => p.technicalID === shootA.technicalID)).toMatchObject({
+      shoot: { project: 'dev', name: 'api1' },
+      active: true,
+      etcdReady: true,
+    });
+    expect(planes.find((p) => p.technicalID === shootB.technicalID)).toMatchObject({
+      shoot: { project: 'dev', name: 'api2' },
+      active: false,
+      etcdReady: false,
+    });
     // Known now: neither listed nor adopted twice; a plane never recorded is not adopted.
     expect(await next.runtime.recorded()).toEqual([]);
     expect(await next.runtime.adopt(shootA.technicalID)).toBe(false);
@@ -79,7 +118,6 @@ describe('plane records: a restarted agent finds its control planes again', () =
   });
 });
 
-
 /** Memory hosting whose restores fail (a download that broke off), as an agent killed mid-restore leaves it. */
 class FailingRestoreHosting extends MemoryHosting {
   override async startEtcd(spec: Parameters<MemoryHosting['startEtcd']>[0]) {
@@ -93,17 +131,32 @@ describe('a restore that never finished', () => {
     // Prepare: a destination whose restore failed half-way.
     const store = new MemoryPlaneStore();
     const snapshots = new InMemorySnapshotStore();
-    const full = makeSnapshot({ technicalID: shootA.technicalID, kind: 'Full', startRevision: 0, lastRevision: 42, createdOn: 1, compressionSuffix: '', final: true });
+    const full = makeSnapshot({
+      technicalID: shootA.technicalID,
+      kind: 'Full',
+      startRevision: 0,
+      lastRevision: 42,
+      createdOn: 1,
+      compressionSuffix: '',
+      final: true,
+    });
     await snapshots.put(full.key, new Uint8Array([1]));
-    const restore = cmd('restore', shootA, { hibernated: false, etcd: { bucket: 'gl-backup-seed-a', expectedLastRevision: 42, final: true } });
-    await expect(runtimeOn(store, new FailingRestoreHosting(), snapshots).runtime.execute(restore)).rejects.toMatchObject({ failure: 'RuntimeUnavailable' });
+    const restore = cmd('restore', shootA, {
+      hibernated: false,
+      etcd: { bucket: 'gl-backup-seed-a', expectedLastRevision: 42, final: true },
+    });
+    await expect(
+      runtimeOn(store, new FailingRestoreHosting(), snapshots).runtime.execute(restore),
+    ).rejects.toMatchObject({ failure: 'RuntimeUnavailable' });
     expect(await store.list()).toMatchObject([{ restoring: true }]);
     // Act: a new agent adopts it.
     const next = runtimeOn(store, new MemoryHosting(), snapshots);
     expect(await next.runtime.adopt(shootA.technicalID)).toBe(true);
     // Assess: nothing started, reported not ready; the migration's retry restores and clears the mark.
     expect(next.hosting.calls).toEqual([]);
-    expect(await next.runtime.controlPlanes()).toMatchObject([{ technicalID: shootA.technicalID, active: false, etcdReady: false }]);
+    expect(await next.runtime.controlPlanes()).toMatchObject([
+      { technicalID: shootA.technicalID, active: false, etcdReady: false },
+    ]);
     expect(await next.runtime.execute(restore)).toMatchObject({ etcd: { restoredRevision: 42 } });
     expect(next.hosting.calls).toContain(`restore-etcd ${shootA.technicalID}`);
     expect((await store.list())[0]?.restoring).toBeUndefined();
@@ -139,9 +192,18 @@ describe('SeedAgent after a restart', () => {
     const f = agentFakes();
     const hosting = new SlowStartHosting();
     held.push(hosting);
-    f.inbox.push(JSON.stringify({ ...cmd('delete-control-plane', shootA, { keepBackups: true, keepExternalResources: false }), taskToken: 'tok-delete' }));
+    f.inbox.push(
+      JSON.stringify({
+        ...cmd('delete-control-plane', shootA, { keepBackups: true, keepExternalResources: false }),
+        taskToken: 'tok-delete',
+      }),
+    );
     const agent = new SeedAgent({
-      seed: 'seed-a', garden: f.garden, inbox: () => f.inbox, answers: f.answers, heartbeatIntervalMs: 50,
+      seed: 'seed-a',
+      garden: f.garden,
+      inbox: () => f.inbox,
+      answers: f.answers,
+      heartbeatIntervalMs: 50,
       runtime: () => runtimeOn(store, hosting).runtime,
     });
     agents.push(agent);
@@ -154,7 +216,12 @@ describe('SeedAgent after a restart', () => {
     hosting.release!();
     await until(() => f.answered.length === 1);
     expect(f.answered).toMatchObject([{ token: 'tok-delete', kind: 'success' }]);
-    expect(hosting.calls).toEqual([`start-etcd ${shootA.technicalID}`, `start-apiserver ${shootA.technicalID}`, `stop-apiserver ${shootA.technicalID}`, `stop-etcd ${shootA.technicalID}`]);
+    expect(hosting.calls).toEqual([
+      `start-etcd ${shootA.technicalID}`,
+      `start-apiserver ${shootA.technicalID}`,
+      `stop-apiserver ${shootA.technicalID}`,
+      `stop-etcd ${shootA.technicalID}`,
+    ]);
     expect(await store.list()).toEqual([]);
   });
 });
@@ -167,7 +234,13 @@ describe('FilePlaneStore', () => {
     dirs.push(d);
     return d;
   };
-  const record = (shoot: PlaneRecord['shoot']): PlaneRecord => ({ shoot, backupBucket: 'b', hibernated: false, migrated: false, extensions: [] });
+  const record = (shoot: PlaneRecord['shoot']): PlaneRecord => ({
+    shoot,
+    backupBucket: 'b',
+    hibernated: false,
+    migrated: false,
+    extensions: [],
+  });
 
   it('keeps a record per plane next to its data, replaces it whole, and removes it', async () => {
     const dir = workDir();
@@ -185,7 +258,11 @@ describe('FilePlaneStore', () => {
     const dir = workDir();
     const logged: Record<string, unknown>[] = [];
     const store = new FilePlaneStore({ workDir: dir, log: (e) => logged.push(e) });
-    for (const [name, text] of [['shoot--x--torn', '{"shoot": {"technicalID"'], ['shoot--x--other', JSON.stringify(record(shootA))], ['shoot--x--logs', undefined]] as const) {
+    for (const [name, text] of [
+      ['shoot--x--torn', '{"shoot": {"technicalID"'],
+      ['shoot--x--other', JSON.stringify(record(shootA))],
+      ['shoot--x--logs', undefined],
+    ] as const) {
       mkdirSync(join(dir, name));
       if (text) writeFileSync(join(dir, name, 'plane.json'), text);
     }

@@ -33,7 +33,7 @@ describe('portsFree', () => {
 });
 
 describe('plannedPorts', () => {
-  it('gives distinct free ports below the kernel\'s ephemeral range, none of those to avoid', async () => {
+  it("gives distinct free ports below the kernel's ephemeral range, none of those to avoid", async () => {
     // Prepare: a port to avoid, and one another listener holds, both in a narrow range of 400 ports.
     const low = 21_000;
     const [held] = await plannedPorts(1, { low, high: low + 399 });
@@ -68,7 +68,9 @@ describe('plannedPorts', () => {
     try {
       // Act, Assess: low is held, low + 1 taken once, low + 2 free.
       expect(await plannedPorts(2, { low, high: low + 999, random })).toEqual([low + 1, low + 2]);
-      await expect(plannedPorts(1, { low, high: low + 999, random: () => 0 })).rejects.toThrow(/no 1 free ports in 22000-22999 after 50 attempts/);
+      await expect(plannedPorts(1, { low, high: low + 999, random: () => 0 })).rejects.toThrow(
+        /no 1 free ports in 22000-22999 after 50 attempts/,
+      );
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

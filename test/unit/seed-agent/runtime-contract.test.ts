@@ -6,6 +6,14 @@ seedRuntimeContract('memory (ControlPlaneRuntime on MemoryHosting)', {
   fixture: async () => {
     const { setOwner, backups, ...stores } = inMemoryOwnersAndBuckets();
     const runtime = new ControlPlaneRuntime({ seed: 'memory-seed', hosting: new MemoryHosting(), ...stores });
-    return { runtime, seed: 'memory-seed', bucket: 'gl-backup-memory-seed', stateBucket: 'gl-state', setOwner, backups, settleMs: 1_000 };
+    return {
+      runtime,
+      seed: 'memory-seed',
+      bucket: 'gl-backup-memory-seed',
+      stateBucket: 'gl-state',
+      setOwner,
+      backups,
+      settleMs: 1_000,
+    };
   },
 });

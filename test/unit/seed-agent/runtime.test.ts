@@ -13,7 +13,15 @@ const shoot = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
 let serial = 0;
 function cmd<T extends SeedCommand['type']>(type: T, fields: Record<string, unknown> = {}): CommandOf<T> {
   serial += 1;
-  return { apiVersion: COMMAND_API_VERSION, commandId: `c/${serial}`, shoot, seed: 'seed-a', issuedAt: new Date().toISOString(), type, ...fields } as unknown as CommandOf<T>;
+  return {
+    apiVersion: COMMAND_API_VERSION,
+    commandId: `c/${serial}`,
+    shoot,
+    seed: 'seed-a',
+    issuedAt: new Date().toISOString(),
+    type,
+    ...fields,
+  } as unknown as CommandOf<T>;
 }
 const controlPlane = { hibernated: false, backup: { bucket: 'gl-backup-seed-a' } };
 
@@ -45,7 +53,13 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     expect(result.etcdReady).toBe(true);
     expect(result.extensions.length).toBeGreaterThan(0);
     expect(hosting.calls).toEqual(['start-etcd shoot--dev--api1', 'start-apiserver shoot--dev--api1']);
-    expect(plane).toMatchObject({ technicalID: shoot.technicalID, active: true, etcdReady: true, internalProbe: 'Success', ownerCheck: 'owner' });
+    expect(plane).toMatchObject({
+      technicalID: shoot.technicalID,
+      active: true,
+      etcdReady: true,
+      internalProbe: 'Success',
+      ownerCheck: 'owner',
+    });
     expect(plane?.externalUrl).toMatch(/^http:/);
     expect(plane?.components?.['kube-controller-manager']).toEqual({ replicas: 1 });
   });
@@ -78,11 +92,18 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     const { runtime } = setup();
     await runtime.execute(cmd('create-control-plane', { controlPlane }));
 
-    expect(await runtime.execute(cmd('scale', { component: 'kube-controller-manager', replicas: 0 }))).toEqual({ component: 'kube-controller-manager', previousReplicas: 1, replicas: 0 });
+    expect(await runtime.execute(cmd('scale', { component: 'kube-controller-manager', replicas: 0 }))).toEqual({
+      component: 'kube-controller-manager',
+      previousReplicas: 1,
+      replicas: 0,
+    });
     await runtime.execute(cmd('reconcile', { controlPlane }));
 
     expect(runtime.model(shoot.technicalID)?.replicas['kube-controller-manager']).toBe(0);
-    expect(await runtime.execute(cmd('scale', { component: 'kube-controller-manager', replicas: 1 }))).toMatchObject({ previousReplicas: 0, replicas: 1 });
+    expect(await runtime.execute(cmd('scale', { component: 'kube-controller-manager', replicas: 1 }))).toMatchObject({
+      previousReplicas: 0,
+      replicas: 1,
+    });
   });
 
   it('migrate then delete: the plane goes inactive, then away; a repeated delete answers deleted false', async () => {
@@ -93,8 +114,12 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     expect(migrated.shootState.extensions.length).toBeGreaterThan(0);
     expect((await runtime.controlPlanes())[0]?.active).toBe(false);
 
-    expect(await runtime.execute(cmd('delete-control-plane', { keepBackups: true, keepExternalResources: true }))).toMatchObject({ deleted: true });
-    expect(await runtime.execute(cmd('delete-control-plane', { keepBackups: true, keepExternalResources: true }))).toEqual({ deleted: false, extensionsDropped: 0 });
+    expect(
+      await runtime.execute(cmd('delete-control-plane', { keepBackups: true, keepExternalResources: true })),
+    ).toMatchObject({ deleted: true });
+    expect(
+      await runtime.execute(cmd('delete-control-plane', { keepBackups: true, keepExternalResources: true })),
+    ).toEqual({ deleted: false, extensionsDropped: 0 });
     expect(await runtime.controlPlanes()).toEqual([]);
     expect(hosting.calls.slice(-2)).toEqual(['stop-apiserver shoot--dev--api1', 'stop-etcd shoot--dev--api1']);
   });
@@ -104,7 +129,9 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     const { runtime, hosting, setOwner } = setup({ owner: 'not-owner' });
     // Act / Assess
     for (const type of ['create-control-plane', 'reconcile'] as const) {
-      await expect(runtime.execute(cmd(type, { controlPlane: { ...controlPlane, hibernated: true } }))).rejects.toMatchObject({ failure: 'NotOwner' });
+      await expect(
+        runtime.execute(cmd(type, { controlPlane: { ...controlPlane, hibernated: true } })),
+      ).rejects.toMatchObject({ failure: 'NotOwner' });
     }
     expect(await runtime.controlPlanes()).toEqual([]);
     expect(hosting.calls).toEqual([]);
@@ -113,11 +140,15 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     const calls = hosting.calls.length;
     setOwner('not-owner');
     // Hosted here but moved away (a Hibernate or wake-up queued before a bad-case move): left as it is for the release.
-    await expect(runtime.execute(cmd('reconcile', { controlPlane: { ...controlPlane, hibernated: true } }))).rejects.toMatchObject({ failure: 'NotOwner' });
+    await expect(
+      runtime.execute(cmd('reconcile', { controlPlane: { ...controlPlane, hibernated: true } })),
+    ).rejects.toMatchObject({ failure: 'NotOwner' });
     expect(hosting.calls.length).toBe(calls);
     expect(runtime.model(shoot.technicalID)?.hibernated).toBe(false);
     setOwner('unknown');
-    expect(await runtime.execute(cmd('reconcile', { controlPlane: { ...controlPlane, hibernated: true } }))).toMatchObject({ etcdReady: false });
+    expect(
+      await runtime.execute(cmd('reconcile', { controlPlane: { ...controlPlane, hibernated: true } })),
+    ).toMatchObject({ etcdReady: false });
   });
 
   it('restore: NotOwner until the owner record names the seed; then etcd from the bucket and the extensions from the ShootState', async () => {
@@ -126,15 +157,30 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     await source.runtime.execute(cmd('create-control-plane', { controlPlane }));
     const { shootState } = await source.runtime.execute(cmd('migrate', { stateBucket: 'state' }));
     const destination = setup({ owner: 'not-owner' });
-    const full = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Full', startRevision: 0, lastRevision: 42, createdOn: 1, compressionSuffix: '', final: true });
+    const full = makeSnapshot({
+      technicalID: shoot.technicalID,
+      kind: 'Full',
+      startRevision: 0,
+      lastRevision: 42,
+      createdOn: 1,
+      compressionSuffix: '',
+      final: true,
+    });
     await destination.snapshots.put(full.key, new Uint8Array([1]));
-    const restore = cmd('restore', { hibernated: false, etcd: { bucket: 'gl-backup-seed-b', expectedLastRevision: 42, final: true } });
+    const restore = cmd('restore', {
+      hibernated: false,
+      etcd: { bucket: 'gl-backup-seed-b', expectedLastRevision: 42, final: true },
+    });
 
     // Act / Assess
     await expect(destination.runtime.execute(restore)).rejects.toMatchObject({ failure: 'NotOwner' });
     destination.setOwner('owner');
-    expect(await destination.runtime.execute(restore)).toEqual({ etcd: { restoredRevision: 42, snapshots: 1, final: true } });
-    const extensions = await destination.runtime.execute(cmd('restore', { hibernated: false, extensions: { shootState, shootStateVersion: 1, stateBucket: 'state' } }));
+    expect(await destination.runtime.execute(restore)).toEqual({
+      etcd: { restoredRevision: 42, snapshots: 1, final: true },
+    });
+    const extensions = await destination.runtime.execute(
+      cmd('restore', { hibernated: false, extensions: { shootState, shootStateVersion: 1, stateBucket: 'state' } }),
+    );
     expect(extensions.extensions?.length).toBeGreaterThan(0);
     expect(destination.hosting.calls).toContain('restore-etcd shoot--dev--api1');
     expect((await destination.runtime.controlPlanes())[0]).toMatchObject({ active: true, internalProbe: 'Success' });
@@ -142,12 +188,25 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
 
   it('a restore ahead prepares a standby without an owner check; the restore catches it up once the seed owns the shoot', async () => {
     // Prepare: the source still owns the shoot; its full snapshot is copied ahead (the hosting restores what a plan would).
-    const destination = setup({ owner: 'not-owner', hosting: new MemoryHosting({ restoreRevision: (spec) => spec.restore?.expectedLastRevision ?? 40 }) });
-    const full = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Full', startRevision: 0, lastRevision: 40, createdOn: 1, compressionSuffix: '', final: false });
+    const destination = setup({
+      owner: 'not-owner',
+      hosting: new MemoryHosting({ restoreRevision: (spec) => spec.restore?.expectedLastRevision ?? 40 }),
+    });
+    const full = makeSnapshot({
+      technicalID: shoot.technicalID,
+      kind: 'Full',
+      startRevision: 0,
+      lastRevision: 40,
+      createdOn: 1,
+      compressionSuffix: '',
+      final: false,
+    });
     await destination.snapshots.put(full.key, new Uint8Array([1]));
 
     // Act 1: the restore ahead.
-    const ahead = await destination.runtime.execute(cmd('restore', { hibernated: false, etcd: { bucket: 'gl-backup-seed-b', final: false, ahead: true } }));
+    const ahead = await destination.runtime.execute(
+      cmd('restore', { hibernated: false, etcd: { bucket: 'gl-backup-seed-b', final: false, ahead: true } }),
+    );
 
     // Assess 1: a standby, reported inactive with this seed's own owner check, not crash-looping anything.
     expect(ahead).toEqual({ etcd: { restoredRevision: 40, snapshots: 1, final: false, ahead: true } });
@@ -157,36 +216,86 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     expect(JSON.stringify(standby)).not.toContain('CrashLoop');
 
     // Act 2: the second round (a delta copied since): the standby is refreshed, still without an owner check.
-    const delta = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Incr', startRevision: 41, lastRevision: 41, createdOn: 2, compressionSuffix: '', final: false });
+    const delta = makeSnapshot({
+      technicalID: shoot.technicalID,
+      kind: 'Incr',
+      startRevision: 41,
+      lastRevision: 41,
+      createdOn: 2,
+      compressionSuffix: '',
+      final: false,
+    });
     await destination.snapshots.put(delta.key, new Uint8Array([1]));
-    const refreshed = await destination.runtime.execute(cmd('restore', { hibernated: false, etcd: { bucket: 'gl-backup-seed-b', final: false, ahead: true } }));
-    expect(refreshed).toEqual({ etcd: { restoredRevision: 40, snapshots: 2, final: false, ahead: true, aheadRevision: 40 } });
-    expect((await destination.runtime.controlPlanes())[0]).toMatchObject({ active: false, ownerCheck: 'not-owner', etcdReady: false });
+    const refreshed = await destination.runtime.execute(
+      cmd('restore', { hibernated: false, etcd: { bucket: 'gl-backup-seed-b', final: false, ahead: true } }),
+    );
+    expect(refreshed).toEqual({
+      etcd: { restoredRevision: 40, snapshots: 2, final: false, ahead: true, aheadRevision: 40 },
+    });
+    expect((await destination.runtime.controlPlanes())[0]).toMatchObject({
+      active: false,
+      ownerCheck: 'not-owner',
+      etcdReady: false,
+    });
 
     // Act 3: the final delta is copied, the owner record names the seed, the restore comes.
-    const final = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Incr', startRevision: 42, lastRevision: 42, createdOn: 3, compressionSuffix: '', final: true });
+    const final = makeSnapshot({
+      technicalID: shoot.technicalID,
+      kind: 'Incr',
+      startRevision: 42,
+      lastRevision: 42,
+      createdOn: 3,
+      compressionSuffix: '',
+      final: true,
+    });
     await destination.snapshots.put(final.key, new Uint8Array([1]));
     destination.setOwner('owner');
-    const restored = await destination.runtime.execute(cmd('restore', { hibernated: false, etcd: { bucket: 'gl-backup-seed-b', expectedLastRevision: 42, final: true } }));
+    const restored = await destination.runtime.execute(
+      cmd('restore', {
+        hibernated: false,
+        etcd: { bucket: 'gl-backup-seed-b', expectedLastRevision: 42, final: true },
+      }),
+    );
 
     // Assess 3: caught up from the standby, serving.
     expect(restored).toEqual({ etcd: { restoredRevision: 42, snapshots: 3, final: true, aheadRevision: 40 } });
-    expect(destination.hosting.calls.slice(0, 3)).toEqual(['restore-etcd-ahead shoot--dev--api1', 'refresh-etcd-ahead shoot--dev--api1', 'catch-up-etcd shoot--dev--api1']);
+    expect(destination.hosting.calls.slice(0, 3)).toEqual([
+      'restore-etcd-ahead shoot--dev--api1',
+      'refresh-etcd-ahead shoot--dev--api1',
+      'catch-up-etcd shoot--dev--api1',
+    ]);
     expect((await destination.runtime.controlPlanes())[0]).toMatchObject({ active: true, ownerCheck: 'owner' });
   });
 
   it.each([
     ['a hibernated shoot', { hibernated: true }, false],
-    ['an HA shoot (its members restore together)', { hibernated: false, controlPlane: { hibernated: false, failureTolerance: 'zone', backup: { bucket: 'gl-backup-seed-a' } } }, false],
+    [
+      'an HA shoot (its members restore together)',
+      {
+        hibernated: false,
+        controlPlane: { hibernated: false, failureTolerance: 'zone', backup: { bucket: 'gl-backup-seed-a' } },
+      },
+      false,
+    ],
     ['a plane that runs here', { hibernated: false }, true],
   ])('a restore ahead of %s does nothing and answers ahead false', async (_case, fields, running) => {
     const { runtime, snapshots, hosting } = setup({ owner: 'owner' });
-    const full = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Full', startRevision: 0, lastRevision: 7, createdOn: 1, compressionSuffix: '', final: false });
+    const full = makeSnapshot({
+      technicalID: shoot.technicalID,
+      kind: 'Full',
+      startRevision: 0,
+      lastRevision: 7,
+      createdOn: 1,
+      compressionSuffix: '',
+      final: false,
+    });
     await snapshots.put(full.key, new Uint8Array([1]));
     if (running) await runtime.execute(cmd('create-control-plane', { controlPlane }));
     const calls = hosting.calls.length;
 
-    const result = await runtime.execute(cmd('restore', { ...fields, etcd: { bucket: 'gl-backup-seed-a', final: false, ahead: true } }));
+    const result = await runtime.execute(
+      cmd('restore', { ...fields, etcd: { bucket: 'gl-backup-seed-a', final: false, ahead: true } }),
+    );
 
     expect(result.etcd).toMatchObject({ ahead: false });
     expect(hosting.calls.slice(calls)).toEqual([]);
@@ -194,10 +303,20 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
 
   it('restore of snapshots short of the expected revision fails EtcdRestoreFailed before starting anything', async () => {
     const { runtime, snapshots, hosting } = setup();
-    const full = makeSnapshot({ technicalID: shoot.technicalID, kind: 'Full', startRevision: 0, lastRevision: 10, createdOn: 1, compressionSuffix: '', final: false });
+    const full = makeSnapshot({
+      technicalID: shoot.technicalID,
+      kind: 'Full',
+      startRevision: 0,
+      lastRevision: 10,
+      createdOn: 1,
+      compressionSuffix: '',
+      final: false,
+    });
     await snapshots.put(full.key, new Uint8Array([1]));
 
-    const failure = await runtime.execute(cmd('restore', { hibernated: false, etcd: { bucket: 'b', expectedLastRevision: 50, final: false } })).catch((e: unknown) => e);
+    const failure = await runtime
+      .execute(cmd('restore', { hibernated: false, etcd: { bucket: 'b', expectedLastRevision: 50, final: false } }))
+      .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(AgentCommandError);
     expect((failure as AgentCommandError).failure).toBe('EtcdRestoreFailed');
     expect(hosting.calls).toEqual([]);
@@ -205,12 +324,18 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
 
   it.each(['scale', 'restart', 'migrate'] as const)('%s of an unknown shoot is ControlPlaneNotFound', async (type) => {
     const { runtime } = setup();
-    const fields = { scale: { component: 'cluster-autoscaler', replicas: 0 }, restart: { pod: 'p', dependency: 'etcd' }, migrate: { stateBucket: 'state' } }[type];
+    const fields = {
+      scale: { component: 'cluster-autoscaler', replicas: 0 },
+      restart: { pod: 'p', dependency: 'etcd' },
+      migrate: { stateBucket: 'state' },
+    }[type];
     await expect(runtime.execute(cmd(type, fields))).rejects.toMatchObject({ failure: 'ControlPlaneNotFound' });
   });
 
   it('the failing runtime fails every command RuntimeUnavailable', async () => {
-    await expect(new FailingSeedRuntime().execute(cmd('scale', { component: 'cluster-autoscaler', replicas: 0 }))).rejects.toMatchObject({ failure: 'RuntimeUnavailable' });
+    await expect(
+      new FailingSeedRuntime().execute(cmd('scale', { component: 'cluster-autoscaler', replicas: 0 })),
+    ).rejects.toMatchObject({ failure: 'RuntimeUnavailable' });
   });
 });
 
@@ -232,13 +357,32 @@ describe('ControlPlaneRuntime between two seeds', () => {
     // Prepare
     const { world, backups, source, destination } = seeds();
     await source.execute(cmd('create-control-plane', { seed: 'src', controlPlane }));
-    await backups.put(makeSnapshot({ technicalID: shoot.technicalID, kind: 'Full', startRevision: 0, lastRevision: 101, createdOn: 1, compressionSuffix: '', final: true }).key, new Uint8Array([1]));
+    await backups.put(
+      makeSnapshot({
+        technicalID: shoot.technicalID,
+        kind: 'Full',
+        startRevision: 0,
+        lastRevision: 101,
+        createdOn: 1,
+        compressionSuffix: '',
+        final: true,
+      }).key,
+      new Uint8Array([1]),
+    );
 
     // Act
-    const migrated = await source.execute(cmd('migrate', { seed: 'src', commandId: 'm/migrate-extensions', stateBucket: 'gl-state' }));
-    const again = await source.execute(cmd('migrate', { seed: 'src', commandId: 'm/migrate-extensions', stateBucket: 'gl-state' }));
-    const deleted = await source.execute(cmd('delete-control-plane', { seed: 'src', keepBackups: true, keepExternalResources: true }));
-    const deletedAgain = await source.execute(cmd('delete-control-plane', { seed: 'src', keepBackups: true, keepExternalResources: true }));
+    const migrated = await source.execute(
+      cmd('migrate', { seed: 'src', commandId: 'm/migrate-extensions', stateBucket: 'gl-state' }),
+    );
+    const again = await source.execute(
+      cmd('migrate', { seed: 'src', commandId: 'm/migrate-extensions', stateBucket: 'gl-state' }),
+    );
+    const deleted = await source.execute(
+      cmd('delete-control-plane', { seed: 'src', keepBackups: true, keepExternalResources: true }),
+    );
+    const deletedAgain = await source.execute(
+      cmd('delete-control-plane', { seed: 'src', keepBackups: true, keepExternalResources: true }),
+    );
     const restored = await destination.execute(
       cmd('restore', {
         seed: 'dst',
@@ -262,15 +406,25 @@ describe('ControlPlaneRuntime between two seeds', () => {
     expect(world.seedObjects('src')).toEqual([]);
     expect(world.seedObjects('dst')).toHaveLength(9);
     expect(await source.controlPlanes()).toEqual([]);
-    expect(await destination.controlPlanes()).toEqual([expect.objectContaining({ technicalID: shoot.technicalID, active: true, etcdReady: true })]);
+    expect(await destination.controlPlanes()).toEqual([
+      expect.objectContaining({ technicalID: shoot.technicalID, active: true, etcdReady: true }),
+    ]);
   });
 
   it('refuses a migrate for an unknown control plane; a delete of a never-known one leaves nothing behind', async () => {
     const { source } = seeds();
     await source.execute(cmd('delete-control-plane', { seed: 'src', keepBackups: true, keepExternalResources: true }));
-    await source.execute(cmd('create-control-plane', { seed: 'src', shoot: { project: 'dev', name: 'other', technicalID: 'shoot--dev--other' }, controlPlane }));
+    await source.execute(
+      cmd('create-control-plane', {
+        seed: 'src',
+        shoot: { project: 'dev', name: 'other', technicalID: 'shoot--dev--other' },
+        controlPlane,
+      }),
+    );
 
-    await expect(source.execute(cmd('migrate', { seed: 'src', stateBucket: 'gl-state' }))).rejects.toMatchObject({ failure: 'ControlPlaneNotFound' });
+    await expect(source.execute(cmd('migrate', { seed: 'src', stateBucket: 'gl-state' }))).rejects.toMatchObject({
+      failure: 'ControlPlaneNotFound',
+    });
     expect((await source.controlPlanes()).map((p) => p.technicalID)).toEqual(['shoot--dev--other']);
   });
 });

@@ -3,20 +3,27 @@ import { sidecarArgs, type SidecarDefaults } from '../../../seed/agent/sidecar-a
 import type { EtcdSpec } from '../../../seed/agent/hosting.js';
 
 describe('sidecarArgs', () => {
-  const spec = { shoot: { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' }, bucket: 'gl-backup-a' } as EtcdSpec;
+  const spec = {
+    shoot: { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' },
+    bucket: 'gl-backup-a',
+  } as EtcdSpec;
   const defaults = (sidecar: SidecarDefaults['sidecar']): SidecarDefaults => ({
-    identity: 'seed-a', aws: { region: 'eu-west-1' }, owner: { mode: 'api', hostedZoneId: 'Z1', internalDomain: 'internal.example' }, sidecar,
+    identity: 'seed-a',
+    aws: { region: 'eu-west-1' },
+    owner: { mode: 'api', hostedZoneId: 'Z1', internalDomain: 'internal.example' },
+    sidecar,
   });
-  const args = (sidecar: SidecarDefaults['sidecar']) => sidecarArgs({ defaults: defaults(sidecar), spec, dataDir: '/d', etcdLog: '/l' });
+  const args = (sidecar: SidecarDefaults['sidecar']) =>
+    sidecarArgs({ defaults: defaults(sidecar), spec, dataDir: '/d', etcdLog: '/l' });
   const flag = (list: string[], name: string) => (list.includes(name) ? list[list.indexOf(name) + 1] : undefined);
 
-  it('passes the write guard\'s limit on as it does the delta interval', () => {
+  it("passes the write guard's limit on as it does the delta interval", () => {
     const list = args({ deltaSnapshotInterval: 1_000, backupLagLimit: 2_500 });
     expect(flag(list, '--delta-snapshot-interval')).toBe('1s');
     expect(flag(list, '--backup-lag-limit')).toBe('2500ms');
   });
 
-  it('leaves it to the sidecar\'s default when the seed sets none', () => {
+  it("leaves it to the sidecar's default when the seed sets none", () => {
     expect(args({ deltaSnapshotInterval: 1_000 })).not.toContain('--backup-lag-limit');
   });
 
@@ -25,7 +32,16 @@ describe('sidecarArgs', () => {
     ['a restore ahead', { ahead: true }, ['--restore', '--restore-ahead']],
     ['no restore', undefined, []],
   ])('asks for %s', (_case, restore, expected) => {
-    const list = sidecarArgs({ defaults: defaults({}), spec: { ...spec, ...(restore ? { restore } : {}) }, dataDir: '/d', etcdLog: '/l' });
-    expect(list.filter((a, i) => a.startsWith('--restore') || a === '--expected-revision' || list[i - 1] === '--expected-revision')).toEqual(expected);
+    const list = sidecarArgs({
+      defaults: defaults({}),
+      spec: { ...spec, ...(restore ? { restore } : {}) },
+      dataDir: '/d',
+      etcdLog: '/l',
+    });
+    expect(
+      list.filter(
+        (a, i) => a.startsWith('--restore') || a === '--expected-revision' || list[i - 1] === '--expected-revision',
+      ),
+    ).toEqual(expected);
   });
 });

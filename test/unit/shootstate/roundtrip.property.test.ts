@@ -18,12 +18,23 @@ const shoot = { project: 'p', name: 'n', technicalID: 'shoot--p--n' };
 /** Small JSON values and, sometimes, ones well above the blob threshold. */
 const stateValue = fc.oneof(
   { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
-  { weight: 1, arbitrary: fc.record({ blob: fc.integer({ min: BLOB_THRESHOLD_BYTES - 64, max: 2 * BLOB_THRESHOLD_BYTES }).map((n) => 'b'.repeat(n)), tag: fc.string() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      blob: fc.integer({ min: BLOB_THRESHOLD_BYTES - 64, max: 2 * BLOB_THRESHOLD_BYTES }).map((n) => 'b'.repeat(n)),
+      tag: fc.string(),
+    }),
+  },
 );
 
 const shootStates: fc.Arbitrary<ShootState> = fc
   .uniqueArray(
-    fc.record({ kind: fc.constantFrom(...EXTENSION_KINDS), name: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/), purpose: fc.option(fc.constantFrom('normal', 'exposure'), { nil: undefined }), state: fc.option(stateValue, { nil: undefined }) }),
+    fc.record({
+      kind: fc.constantFrom(...EXTENSION_KINDS),
+      name: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/),
+      purpose: fc.option(fc.constantFrom('normal', 'exposure'), { nil: undefined }),
+      state: fc.option(stateValue, { nil: undefined }),
+    }),
     { maxLength: 8, selector: (e) => `${e.kind}/${e.name}/${e.purpose ?? ''}` },
   )
   .map((entries) => ({
@@ -32,7 +43,11 @@ const shootStates: fc.Arbitrary<ShootState> = fc
     shoot,
     collectedAt: '2025-01-01T00:00:00.000Z',
     collectedAfter: 'migrate' as const,
-    extensions: entries.map(({ purpose, state, ...e }) => ({ ...e, ...(purpose === undefined ? {} : { purpose }), ...(state === undefined ? {} : { state }) })),
+    extensions: entries.map(({ purpose, state, ...e }) => ({
+      ...e,
+      ...(purpose === undefined ? {} : { purpose }),
+      ...(state === undefined ? {} : { state }),
+    })),
   }));
 
 /** JSON equality: what a JSON document can promise (no -0, no undefined members). */
@@ -76,7 +91,9 @@ describe('ShootState round trip', () => {
 
         // Assess
         for (const entry of state.extensions) {
-          const r = resources.find((x) => x.kind === entry.kind && x.name === entry.name && x.purpose === entry.purpose);
+          const r = resources.find(
+            (x) => x.kind === entry.kind && x.name === entry.name && x.purpose === entry.purpose,
+          );
           expect(json(r?.status.state ?? null)).toEqual(json(entry.state ?? null));
         }
       }),

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { annotate, memoryActuators, MemoryExtensionWorld, MIGRATE_ORDER, OPERATION_ANNOTATION, operateAll, RESTORE_ORDER, shootExtensions } from '../../../core/extensions/index.js';
+import {
+  annotate,
+  memoryActuators,
+  MemoryExtensionWorld,
+  MIGRATE_ORDER,
+  OPERATION_ANNOTATION,
+  operateAll,
+  RESTORE_ORDER,
+  shootExtensions,
+} from '../../../core/extensions/index.js';
 import {
   applyShootState,
   BLOB_THRESHOLD_BYTES,
@@ -40,14 +49,28 @@ function aState(states: unknown[]): ShootState {
     shoot,
     collectedAt: NOW.toISOString(),
     collectedAfter: 'migrate',
-    extensions: states.map((state, i) => ({ kind: 'Infrastructure' as const, name: `e${i}`, ...(state === undefined ? {} : { state }) })),
+    extensions: states.map((state, i) => ({
+      kind: 'Infrastructure' as const,
+      name: `e${i}`,
+      ...(state === undefined ? {} : { state }),
+    })),
   };
 }
 
 async function migratedResources() {
   const world = new MemoryExtensionWorld();
-  const created = await operateAll({ resources: shootExtensions({ technicalID: shoot.technicalID }), actuators: memoryActuators({ world, seed: 's' }), now: () => NOW, order: RESTORE_ORDER });
-  const migrated = await operateAll({ resources: created.resources.map((r) => annotate(r, 'migrate')), actuators: memoryActuators({ world, seed: 's' }), now: () => NOW, order: MIGRATE_ORDER });
+  const created = await operateAll({
+    resources: shootExtensions({ technicalID: shoot.technicalID }),
+    actuators: memoryActuators({ world, seed: 's' }),
+    now: () => NOW,
+    order: RESTORE_ORDER,
+  });
+  const migrated = await operateAll({
+    resources: created.resources.map((r) => annotate(r, 'migrate')),
+    actuators: memoryActuators({ world, seed: 's' }),
+    now: () => NOW,
+    order: MIGRATE_ORDER,
+  });
   return { created: created.resources, migrated: migrated.resources, world };
 }
 
@@ -61,7 +84,10 @@ describe('collectShootState', () => {
 
     // Assess
     expect(state.extensions).toHaveLength(migrated.length);
-    expect(state.extensions.find((e) => e.purpose === 'exposure')).toMatchObject({ kind: 'ControlPlane', name: `${shoot.technicalID}-exposure` });
+    expect(state.extensions.find((e) => e.purpose === 'exposure')).toMatchObject({
+      kind: 'ControlPlane',
+      name: `${shoot.technicalID}-exposure`,
+    });
     for (const e of state.extensions) expect(e.state).toMatchObject({ kind: e.kind });
     expect(state).toMatchObject({ collectedAfter: 'migrate', seed: 's', collectedAt: NOW.toISOString() });
   });
@@ -87,8 +113,12 @@ describe('collectShootState', () => {
     const { migrated } = await migratedResources();
 
     // Act / Assess
-    expect(() => collectShootState({ shoot, resources: [...migrated, migrated[0]!], now: NOW })).toThrow(/appears twice/);
-    expect(() => collectShootState({ shoot: { ...shoot, technicalID: 'shoot--x--y' }, resources: migrated, now: NOW })).toThrow(/namespace/);
+    expect(() => collectShootState({ shoot, resources: [...migrated, migrated[0]!], now: NOW })).toThrow(
+      /appears twice/,
+    );
+    expect(() =>
+      collectShootState({ shoot: { ...shoot, technicalID: 'shoot--x--y' }, resources: migrated, now: NOW }),
+    ).toThrow(/namespace/);
   });
 });
 
@@ -106,7 +136,9 @@ describe('applyShootState', () => {
     expect(applied).toHaveLength(desired.length);
     for (const r of applied) {
       expect(r.annotations[OPERATION_ANNOTATION]).toBe('restore');
-      expect(r.status.state).toEqual(migrated.find((m) => m.kind === r.kind && m.name === r.name && m.purpose === r.purpose)?.status.state);
+      expect(r.status.state).toEqual(
+        migrated.find((m) => m.kind === r.kind && m.name === r.name && m.purpose === r.purpose)?.status.state,
+      );
       expect(r.status.lastOperation).toBeUndefined();
     }
   });
@@ -120,7 +152,9 @@ describe('applyShootState', () => {
     const applied = applyShootState({ state });
 
     // Assess
-    expect(applied.map((r) => `${r.kind}/${r.name}/${r.purpose ?? ''}`).sort()).toEqual(migrated.map((r) => `${r.kind}/${r.name}/${r.purpose ?? ''}`).sort());
+    expect(applied.map((r) => `${r.kind}/${r.name}/${r.purpose ?? ''}`).sort()).toEqual(
+      migrated.map((r) => `${r.kind}/${r.name}/${r.purpose ?? ''}`).sort(),
+    );
     expect(applied.every((r) => r.namespace === shoot.technicalID)).toBe(true);
   });
 });
@@ -144,7 +178,12 @@ describe('packShootState', () => {
     expect(isBlobRef(stored)).toBe(blob);
     if (isBlobRef(stored)) {
       const bytes = stateBytes(value);
-      expect(stored.ref).toEqual({ bucket: 'gl-state', key: blobKey(shoot, sha256Hex(bytes)), sha256: sha256Hex(bytes), size });
+      expect(stored.ref).toEqual({
+        bucket: 'gl-state',
+        key: blobKey(shoot, sha256Hex(bytes)),
+        sha256: sha256Hex(bytes),
+        size,
+      });
       expect(blobs.keys()).toEqual([stored.ref.key]);
     } else {
       expect(stored).toEqual({ inline: value });
@@ -196,7 +235,10 @@ describe('unpackShootState', () => {
     ['a failing store', () => new FailingBlobStore({ reason: 'Throttled' }), BlobStoreError],
   ])('%s fails by name', async (_name, store, error) => {
     // Prepare
-    const packed = await packShootState({ state: aState([stateOfSize(BLOB_THRESHOLD_BYTES + 10)]), blobs: new InMemoryBlobStore() });
+    const packed = await packShootState({
+      state: aState([stateOfSize(BLOB_THRESHOLD_BYTES + 10)]),
+      blobs: new InMemoryBlobStore(),
+    });
 
     // Act / Assess
     await expect(unpackShootState({ state: packed, blobs: store() })).rejects.toBeInstanceOf(error);
@@ -220,7 +262,12 @@ describe('ShootStateStore (in memory)', () => {
     // Assess
     expect([first.version, second.version, unconditional.version]).toEqual([1, 2, 3]);
     await expect(stale).rejects.toBeInstanceOf(ShootStateConflictError);
-    await expect(exists).rejects.toMatchObject({ name: 'ShootStateConflictError', code: 'ShootStateConflict', current: 2, details: { expectedVersion: 0, currentVersion: 2 } });
+    await expect(exists).rejects.toMatchObject({
+      name: 'ShootStateConflictError',
+      code: 'ShootStateConflict',
+      current: 2,
+      details: { expectedVersion: 0, currentVersion: 2 },
+    });
     expect(await loadShootState({ ...shoot, store, blobs })).toEqual({ state, version: 3 });
   });
 
@@ -244,6 +291,8 @@ describe('ShootStateStore (in memory)', () => {
 
     // Act / Assess
     await expect(store.load(shoot)).rejects.toBeInstanceOf(ShootStateStoreError);
-    await expect(store.save({ ...shoot, state: await packShootState({ state: aState([]), blobs: new InMemoryBlobStore() }) })).rejects.toBeInstanceOf(ShootStateStoreError);
+    await expect(
+      store.save({ ...shoot, state: await packShootState({ state: aState([]), blobs: new InMemoryBlobStore() }) }),
+    ).rejects.toBeInstanceOf(ShootStateStoreError);
   });
 });

@@ -10,15 +10,44 @@ describe('planCatchUp', () => {
   const final = incr(141, 150, { final: true });
 
   it.each<[string, Snapshot[], number, { kind: string; deltas?: string[] }]>([
-    ['the final delta alone after a restore ahead up to the last copied delta', [f100, d120, d140, final], 140, { kind: 'replay', deltas: [final.key] }],
-    ['every delta since the restore ahead', [f100, d120, d140, final], 100, { kind: 'replay', deltas: [d120.key, d140.key, final.key] }],
-    ['a delta that overlaps the revision held', [f100, incr(101, 130), incr(131, 150, { final: true })], 120, { kind: 'replay', deltas: [incr(101, 130).key, incr(131, 150, { final: true }).key] }],
-    ['nothing, when the final delta repeats the revision held', [f100, d120, incr(120, 120, { final: true })], 120, { kind: 'replay', deltas: [] }],
-    ['a restore, when the source took a new full snapshot since', [full(90), d120, full(130), incr(131, 150, { final: true })], 120, { kind: 'restore' }],
-    ['a restore, when etcd is past the snapshots\' end', [f100, d120], 125, { kind: 'restore' }],
+    [
+      'the final delta alone after a restore ahead up to the last copied delta',
+      [f100, d120, d140, final],
+      140,
+      { kind: 'replay', deltas: [final.key] },
+    ],
+    [
+      'every delta since the restore ahead',
+      [f100, d120, d140, final],
+      100,
+      { kind: 'replay', deltas: [d120.key, d140.key, final.key] },
+    ],
+    [
+      'a delta that overlaps the revision held',
+      [f100, incr(101, 130), incr(131, 150, { final: true })],
+      120,
+      { kind: 'replay', deltas: [incr(101, 130).key, incr(131, 150, { final: true }).key] },
+    ],
+    [
+      'nothing, when the final delta repeats the revision held',
+      [f100, d120, incr(120, 120, { final: true })],
+      120,
+      { kind: 'replay', deltas: [] },
+    ],
+    [
+      'a restore, when the source took a new full snapshot since',
+      [full(90), d120, full(130), incr(131, 150, { final: true })],
+      120,
+      { kind: 'restore' },
+    ],
+    ["a restore, when etcd is past the snapshots' end", [f100, d120], 125, { kind: 'restore' }],
   ])('plans %s', (_case, listing, revision, expected) => {
     // Act
-    const plan = planCatchUp({ plan: planRestore(listing), aheadFullKey: listing.find((s) => s.kind === 'Full' && s.lastRevision <= 100)!.key, revision });
+    const plan = planCatchUp({
+      plan: planRestore(listing),
+      aheadFullKey: listing.find((s) => s.kind === 'Full' && s.lastRevision <= 100)!.key,
+      revision,
+    });
     // Assess
     expect(plan.kind).toBe(expected.kind);
     if (plan.kind === 'replay') expect(plan.deltas.map((d) => d.key)).toEqual(expected.deltas);
@@ -34,7 +63,7 @@ describe('planCatchUp', () => {
     expect(result).toMatchObject({ kind: 'restore', reason: expect.stringContaining('starts at 131') });
   });
 
-  it('replays exactly the deltas that end past the revision held, and they reach the plan\'s end (property)', () => {
+  it("replays exactly the deltas that end past the revision held, and they reach the plan's end (property)", () => {
     const chain = fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 20 }).map((lengths) => {
       const out: Snapshot[] = [full(100)];
       let at = 100;

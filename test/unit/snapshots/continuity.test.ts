@@ -4,7 +4,11 @@ import { full, incr } from './helpers.js';
 
 describe('resumePoint: where a new snapshot leader continues', () => {
   it('after the last delta of the latest full snapshot', () => {
-    expect(resumePoint([full(100), incr(101, 120), incr(121, 150)])).toMatchObject({ kind: 'resume', lastRevision: 150, fullKey: full(100).key });
+    expect(resumePoint([full(100), incr(101, 120), incr(121, 150)])).toMatchObject({
+      kind: 'resume',
+      lastRevision: 150,
+      fullKey: full(100).key,
+    });
   });
 
   it('a full snapshot when the store has none', () => {
@@ -33,6 +37,10 @@ describe('snapshotChain: a store history without gap or duplicate', () => {
   });
 
   it('a later full snapshot covers what came before', () => {
-    expect(snapshotChain([full(100), incr(101, 120), full(200), incr(201, 210)])).toEqual({ gaps: [], overlaps: [], lastRevision: 210 });
+    expect(snapshotChain([full(100), incr(101, 120), full(200), incr(201, 210)])).toEqual({
+      gaps: [],
+      overlaps: [],
+      lastRevision: 210,
+    });
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { NoFullSnapshotError, planCopy, RestorePlanGapError, type ObjectHead, type StoredSnapshot } from '../../../core/snapshots/index.js';
+import {
+  NoFullSnapshotError,
+  planCopy,
+  RestorePlanGapError,
+  type ObjectHead,
+  type StoredSnapshot,
+} from '../../../core/snapshots/index.js';
 import { full, incr, stored } from './helpers.js';
 
 const older = stored(full(50));
@@ -8,7 +14,12 @@ const base = stored(full(100));
 const d1 = stored(incr(101, 120));
 const d2 = stored(incr(121, 140));
 const source: StoredSnapshot[] = [older, olderDelta, base, d1, d2];
-const head = (s: StoredSnapshot, more: Partial<ObjectHead> = {}): ObjectHead => ({ key: s.key, size: s.size, checksum: s.checksum, ...more });
+const head = (s: StoredSnapshot, more: Partial<ObjectHead> = {}): ObjectHead => ({
+  key: s.key,
+  size: s.size,
+  checksum: s.checksum,
+  ...more,
+});
 
 describe('planCopy', () => {
   it('copies only what the restore needs by default', () => {
@@ -30,10 +41,30 @@ describe('planCopy', () => {
 
   it.each<[string, ObjectHead[], string[], Record<string, string>]>([
     ['a second copy skips everything', [head(base), head(d1), head(d2)], [base.key, d1.key, d2.key], {}],
-    ['an interrupted copy resumes with what is missing', [head(base)], [base.key], { [d1.key]: 'missing', [d2.key]: 'missing' }],
-    ['a partial object of another size is copied again', [head(base), head(d1, { size: 3 }), head(d2)], [base.key, d2.key], { [d1.key]: 'size-differs' }],
-    ['same size, other content is copied again', [head(base), head(d1, { checksum: 'sha256:other' }), head(d2)], [base.key, d2.key], { [d1.key]: 'checksum-differs' }],
-    ['an unknown checksum is copied again', [head(base), head(d1, { checksum: undefined }), head(d2)], [base.key, d2.key], { [d1.key]: 'checksum-unknown' }],
+    [
+      'an interrupted copy resumes with what is missing',
+      [head(base)],
+      [base.key],
+      { [d1.key]: 'missing', [d2.key]: 'missing' },
+    ],
+    [
+      'a partial object of another size is copied again',
+      [head(base), head(d1, { size: 3 }), head(d2)],
+      [base.key, d2.key],
+      { [d1.key]: 'size-differs' },
+    ],
+    [
+      'same size, other content is copied again',
+      [head(base), head(d1, { checksum: 'sha256:other' }), head(d2)],
+      [base.key, d2.key],
+      { [d1.key]: 'checksum-differs' },
+    ],
+    [
+      'an unknown checksum is copied again',
+      [head(base), head(d1, { checksum: undefined }), head(d2)],
+      [base.key, d2.key],
+      { [d1.key]: 'checksum-unknown' },
+    ],
   ])('%s', (_case, destination, skipped, copied) => {
     // Act
     const plan = planCopy({ source, destination });

@@ -1,4 +1,9 @@
-import { makeSnapshot, type Snapshot, type SnapshotFields, type StoredSnapshot } from '../../../core/snapshots/index.js';
+import {
+  makeSnapshot,
+  type Snapshot,
+  type SnapshotFields,
+  type StoredSnapshot,
+} from '../../../core/snapshots/index.js';
 
 export const TECHNICAL_ID = 'shoot--dev--api1';
 

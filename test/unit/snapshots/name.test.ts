@@ -13,14 +13,56 @@ import {
 
 describe('snapshot names (etcd-backup-restore v2 layout)', () => {
   it.each([
-    ['Full-00000000-00000100-1700000000', { kind: 'Full', startRevision: 0, lastRevision: 100, createdOn: 1700000000, compressionSuffix: '', final: false }],
-    ['Incr-00000101-00000120-1700000020.gz', { kind: 'Incr', startRevision: 101, lastRevision: 120, createdOn: 1700000020, compressionSuffix: '.gz', final: false }],
-    ['Full-00000000-00000120-1700000030.gz.final', { kind: 'Full', startRevision: 0, lastRevision: 120, createdOn: 1700000030, compressionSuffix: '.gz', final: true }],
-    ['Full-00000000-00000120-1700000030.final', { kind: 'Full', startRevision: 0, lastRevision: 120, createdOn: 1700000030, compressionSuffix: '', final: true }],
-    ['Incr-00000001-00000002-1.Z', { kind: 'Incr', startRevision: 1, lastRevision: 2, createdOn: 1, compressionSuffix: '.Z', final: false }],
-    ['Incr-00000001-00000002-1.zlib', { kind: 'Incr', startRevision: 1, lastRevision: 2, createdOn: 1, compressionSuffix: '.zlib', final: false }],
+    [
+      'Full-00000000-00000100-1700000000',
+      { kind: 'Full', startRevision: 0, lastRevision: 100, createdOn: 1700000000, compressionSuffix: '', final: false },
+    ],
+    [
+      'Incr-00000101-00000120-1700000020.gz',
+      {
+        kind: 'Incr',
+        startRevision: 101,
+        lastRevision: 120,
+        createdOn: 1700000020,
+        compressionSuffix: '.gz',
+        final: false,
+      },
+    ],
+    [
+      'Full-00000000-00000120-1700000030.gz.final',
+      {
+        kind: 'Full',
+        startRevision: 0,
+        lastRevision: 120,
+        createdOn: 1700000030,
+        compressionSuffix: '.gz',
+        final: true,
+      },
+    ],
+    [
+      'Full-00000000-00000120-1700000030.final',
+      { kind: 'Full', startRevision: 0, lastRevision: 120, createdOn: 1700000030, compressionSuffix: '', final: true },
+    ],
+    [
+      'Incr-00000001-00000002-1.Z',
+      { kind: 'Incr', startRevision: 1, lastRevision: 2, createdOn: 1, compressionSuffix: '.Z', final: false },
+    ],
+    [
+      'Incr-00000001-00000002-1.zlib',
+      { kind: 'Incr', startRevision: 1, lastRevision: 2, createdOn: 1, compressionSuffix: '.zlib', final: false },
+    ],
     // Revisions outgrow the eight-digit padding; etcd-backup-restore writes them unpadded then.
-    ['Full-00000000-123456789-1700000000', { kind: 'Full', startRevision: 0, lastRevision: 123456789, createdOn: 1700000000, compressionSuffix: '', final: false }],
+    [
+      'Full-00000000-123456789-1700000000',
+      {
+        kind: 'Full',
+        startRevision: 0,
+        lastRevision: 123456789,
+        createdOn: 1700000000,
+        compressionSuffix: '',
+        final: false,
+      },
+    ],
   ])('parses %s', (name, expected) => {
     // Act
     const parsed = parseSnapshotName(name);
@@ -45,7 +87,11 @@ describe('snapshot names (etcd-backup-restore v2 layout)', () => {
 
   it('parses a full key into technical ID and name', () => {
     const s = parseSnapshotKey('shoot--dev--api1/v2/Incr-00000101-00000120-1700000020.gz');
-    expect(s).toMatchObject({ technicalID: 'shoot--dev--api1', name: 'Incr-00000101-00000120-1700000020.gz', kind: 'Incr' });
+    expect(s).toMatchObject({
+      technicalID: 'shoot--dev--api1',
+      name: 'Incr-00000101-00000120-1700000020.gz',
+      kind: 'Incr',
+    });
   });
 
   it.each([

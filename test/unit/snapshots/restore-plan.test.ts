@@ -10,23 +10,69 @@ import {
 } from '../../../core/snapshots/index.js';
 import { full, incr } from './helpers.js';
 
-const names = (list: readonly Snapshot[]) => list.map((s) => `${s.kind}:${s.startRevision}-${s.lastRevision}${s.final ? ':final' : ''}`);
+const names = (list: readonly Snapshot[]) =>
+  list.map((s) => `${s.kind}:${s.startRevision}-${s.lastRevision}${s.final ? ':final' : ''}`);
 
 describe('planRestore', () => {
   it.each<[string, Snapshot[], string[], number]>([
     ['a full snapshot alone', [full(100)], ['Full:0-100'], 100],
-    ['full plus a chain of deltas, listed out of order', [incr(121, 140), full(100), incr(101, 120)], ['Full:0-100', 'Incr:101-120', 'Incr:121-140'], 140],
-    ['only the latest full and what follows it', [full(50), incr(51, 100), full(100), incr(101, 120)], ['Full:0-100', 'Incr:101-120'], 120],
+    [
+      'full plus a chain of deltas, listed out of order',
+      [incr(121, 140), full(100), incr(101, 120)],
+      ['Full:0-100', 'Incr:101-120', 'Incr:121-140'],
+      140,
+    ],
+    [
+      'only the latest full and what follows it',
+      [full(50), incr(51, 100), full(100), incr(101, 120)],
+      ['Full:0-100', 'Incr:101-120'],
+      120,
+    ],
     ['deltas older than the full snapshot left out', [incr(1, 60), incr(61, 100), full(100)], ['Full:0-100'], 100],
     ['a first delta that overlaps the full snapshot', [full(100), incr(90, 130)], ['Full:0-100', 'Incr:90-130'], 130],
-    ['a delta nested in another is skipped, not a gap', [full(100), incr(101, 200), incr(150, 160), incr(201, 210)], ['Full:0-100', 'Incr:101-200', 'Incr:201-210'], 210],
-    ['a duplicate delta is applied once', [full(100), incr(101, 120), incr(101, 120, { createdOn: 1 })], ['Full:0-100', 'Incr:101-120'], 120],
+    [
+      'a delta nested in another is skipped, not a gap',
+      [full(100), incr(101, 200), incr(150, 160), incr(201, 210)],
+      ['Full:0-100', 'Incr:101-200', 'Incr:201-210'],
+      210,
+    ],
+    [
+      'a duplicate delta is applied once',
+      [full(100), incr(101, 120), incr(101, 120, { createdOn: 1 })],
+      ['Full:0-100', 'Incr:101-120'],
+      120,
+    ],
     ['the final full snapshot', [full(100), incr(101, 120), full(120, { final: true })], ['Full:0-120:final'], 120],
-    ['a final and a plain full at the same revision: the final one', [full(120), full(120, { final: true })], ['Full:0-120:final'], 120],
-    ['a final delta last', [full(100), incr(101, 120), incr(121, 130, { final: true })], ['Full:0-100', 'Incr:101-120', 'Incr:121-130:final'], 130],
-    ['a final delta of the revision the store already held, kept as the mark', [full(100), incr(101, 120), incr(120, 120, { final: true })], ['Full:0-100', 'Incr:101-120', 'Incr:120-120:final'], 120],
-    ['a final delta of the full snapshot\'s revision', [full(120), incr(120, 120, { final: true })], ['Full:0-120', 'Incr:120-120:final'], 120],
-    ['an old final delta before a later full snapshot left out', [full(100), incr(101, 120, { final: true }), full(130)], ['Full:0-130'], 130],
+    [
+      'a final and a plain full at the same revision: the final one',
+      [full(120), full(120, { final: true })],
+      ['Full:0-120:final'],
+      120,
+    ],
+    [
+      'a final delta last',
+      [full(100), incr(101, 120), incr(121, 130, { final: true })],
+      ['Full:0-100', 'Incr:101-120', 'Incr:121-130:final'],
+      130,
+    ],
+    [
+      'a final delta of the revision the store already held, kept as the mark',
+      [full(100), incr(101, 120), incr(120, 120, { final: true })],
+      ['Full:0-100', 'Incr:101-120', 'Incr:120-120:final'],
+      120,
+    ],
+    [
+      "a final delta of the full snapshot's revision",
+      [full(120), incr(120, 120, { final: true })],
+      ['Full:0-120', 'Incr:120-120:final'],
+      120,
+    ],
+    [
+      'an old final delta before a later full snapshot left out',
+      [full(100), incr(101, 120, { final: true }), full(130)],
+      ['Full:0-130'],
+      130,
+    ],
   ])('plans %s', (_case, snapshots, expected, lastRevision) => {
     // Act
     const plan = planRestore(snapshots);
@@ -46,7 +92,12 @@ describe('planRestore', () => {
     try {
       act();
     } catch (error) {
-      expect((error as RestorePlanGapError).gap).toEqual({ afterRevision: 120, nextStartRevision: 131, missingFrom: 121, missingTo: 130 });
+      expect((error as RestorePlanGapError).gap).toEqual({
+        afterRevision: 120,
+        nextStartRevision: 131,
+        missingFrom: 121,
+        missingTo: 130,
+      });
       expect((error as RestorePlanGapError).code).toBe('RestorePlanGap');
     }
   });
@@ -63,7 +114,9 @@ describe('planRestore', () => {
   });
 
   it('verifies the expected last revision', () => {
-    expect(() => planRestore([full(100), incr(101, 120)], { expectedLastRevision: 130 })).toThrow(RestorePlanIncompleteError);
+    expect(() => planRestore([full(100), incr(101, 120)], { expectedLastRevision: 130 })).toThrow(
+      RestorePlanIncompleteError,
+    );
     expect(planRestore([full(100), incr(101, 120)], { expectedLastRevision: 120 }).lastRevision).toBe(120);
   });
 
@@ -72,7 +125,15 @@ describe('planRestore', () => {
    * some deltas lost, duplicated or overlapping, in any order.
    */
   const history = fc
-    .array(fc.record({ length: fc.integer({ min: 1, max: 20 }), full: fc.boolean(), dropped: fc.boolean(), overlap: fc.nat({ max: 5 }) }), { minLength: 1, maxLength: 40 })
+    .array(
+      fc.record({
+        length: fc.integer({ min: 1, max: 20 }),
+        full: fc.boolean(),
+        dropped: fc.boolean(),
+        overlap: fc.nat({ max: 5 }),
+      }),
+      { minLength: 1, maxLength: 40 },
+    )
     .chain((segments) => {
       const out: Snapshot[] = [];
       let at = 0;
@@ -131,12 +192,17 @@ describe('planRestore final flag', () => {
     expect(planRestore([full(100), incr(101, 110, { final: true })]).final).toBe(true);
     expect(planRestore([full(110), incr(110, 110, { final: true })]).final).toBe(true);
     expect(planRestore([full(100), incr(101, 110, { final: true }), incr(111, 115)]).final).toBe(false);
-    expect(planRestore([full(100), incr(101, 110, { final: true }), full(115, { createdOn: 1_800_000_000 })]).final).toBe(false);
+    expect(
+      planRestore([full(100), incr(101, 110, { final: true }), full(115, { createdOn: 1_800_000_000 })]).final,
+    ).toBe(false);
   });
 
   it('ends with the final delta a fenced source adds to any restorable history (property)', () => {
     const restorable = fc
-      .array(fc.record({ length: fc.integer({ min: 1, max: 20 }), full: fc.boolean() }), { minLength: 1, maxLength: 30 })
+      .array(fc.record({ length: fc.integer({ min: 1, max: 20 }), full: fc.boolean() }), {
+        minLength: 1,
+        maxLength: 30,
+      })
       .map((segments) => {
         const out: Snapshot[] = [full(segments[0]!.length)];
         let at = segments[0]!.length;

@@ -37,10 +37,13 @@ describe('InMemorySnapshotStore', () => {
   it('gets, fetches as a stream, heads and deletes', async () => {
     const store = new InMemorySnapshotStore();
     const key = full(7).key;
-    const head = await store.put(key, (async function* () {
-      yield bytes('hello ');
-      yield bytes('world');
-    })());
+    const head = await store.put(
+      key,
+      (async function* () {
+        yield bytes('hello ');
+        yield bytes('world');
+      })(),
+    );
     expect(head).toEqual({ key, size: 11, checksum: contentChecksum(bytes('hello world')) });
     expect(new TextDecoder().decode(await store.get(key))).toBe('hello world');
     expect(await collect(await store.fetch(key))).toBe('hello world');
