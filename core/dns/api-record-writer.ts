@@ -39,7 +39,11 @@ export class ApiRecordWriter {
   constructor(private readonly options: ApiRecordWriterOptions) {}
 
   nameOf(shoot: ShootRef): string {
-    return apiDomainName({ shoot: shoot.name, project: shoot.project, externalDomain: this.options.settings.externalDomain });
+    return apiDomainName({
+      shoot: shoot.name,
+      project: shoot.project,
+      externalDomain: this.options.settings.externalDomain,
+    });
   }
 
   async current(shoot: ShootRef): Promise<ApiRecord | undefined> {
@@ -47,27 +51,63 @@ export class ApiRecordWriter {
   }
 
   /** Writes a `set` decision (conditionally); `done` writes nothing; `wait` and `keep` must be handled by the caller. */
-  async apply(input: { shoot: ShootRef; decision: Extract<ApiRecordDecision, { action: 'set' | 'done' }>; seedName: string; migrationId?: string }): Promise<ApiRecordOutcome> {
+  async apply(input: {
+    shoot: ShootRef;
+    decision: Extract<ApiRecordDecision, { action: 'set' | 'done' }>;
+    seedName: string;
+    migrationId?: string;
+  }): Promise<ApiRecordOutcome> {
     const { shoot, decision } = input;
     const record = this.nameOf(shoot);
-    if (decision.action === 'done') return { record, changed: false, target: decision.target, message: `${record} is ${describeTarget(decision.target)} (${decision.reason})` };
-    await this.options.records.set({ name: record, target: decision.target, expected: decision.expected, ttl: this.options.settings.ttlSeconds ?? DEFAULT_API_RECORD_TTL_SECONDS });
+    if (decision.action === 'done')
+      return {
+        record,
+        changed: false,
+        target: decision.target,
+        message: `${record} is ${describeTarget(decision.target)} (${decision.reason})`,
+      };
+    await this.options.records.set({
+      name: record,
+      target: decision.target,
+      expected: decision.expected,
+      ttl: this.options.settings.ttlSeconds ?? DEFAULT_API_RECORD_TTL_SECONDS,
+    });
     await this.options.events.publish('ApiRecordChanged', {
-      project: shoot.project, shoot: shoot.name, ...(input.migrationId ? { migrationId: input.migrationId } : {}), record, seedName: input.seedName,
-      from: decision.expected ? describeTarget(decision.expected) : null, to: describeTarget(decision.target), reason: decision.reason,
+      project: shoot.project,
+      shoot: shoot.name,
+      ...(input.migrationId ? { migrationId: input.migrationId } : {}),
+      record,
+      seedName: input.seedName,
+      from: decision.expected ? describeTarget(decision.expected) : null,
+      to: describeTarget(decision.target),
+      reason: decision.reason,
     });
     const from = decision.expected ? ` (was ${describeTarget(decision.expected)})` : '';
-    return { record, changed: true, target: decision.target, message: `${record} = ${describeTarget(decision.target)}${from}: ${decision.reason}` };
+    return {
+      record,
+      changed: true,
+      target: decision.target,
+      message: `${record} = ${describeTarget(decision.target)}${from}: ${decision.reason}`,
+    };
   }
 
   /** Deletes the shoot's record, whatever it points at; a record already gone is fine. */
   async remove(input: { shoot: ShootRef; seedName: string | null }): Promise<ApiRecordOutcome> {
     const record = this.nameOf(input.shoot);
     const current = await this.options.records.get(record);
-    if (current === undefined) return { record, changed: false, target: undefined, message: `${record} is gone already` };
+    if (current === undefined)
+      return { record, changed: false, target: undefined, message: `${record} is gone already` };
     // Conditional on what was read: a concurrent change is reported, not silently removed.
     await this.options.records.delete({ name: record, expected: current });
-    await this.options.events.publish('ApiRecordChanged', { project: input.shoot.project, shoot: input.shoot.name, record, seedName: input.seedName, from: describeTarget(current), to: null, reason: 'the shoot was deleted' });
+    await this.options.events.publish('ApiRecordChanged', {
+      project: input.shoot.project,
+      shoot: input.shoot.name,
+      record,
+      seedName: input.seedName,
+      from: describeTarget(current),
+      to: null,
+      reason: 'the shoot was deleted',
+    });
     return { record, changed: true, target: undefined, message: `${record} deleted (was ${describeTarget(current)})` };
   }
 }

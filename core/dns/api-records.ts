@@ -1,15 +1,6 @@
-import type { ApiRecordTarget } from './record-target.js';
+import type { ApiRecord, ApiRecordTarget } from './record.js';
 
-/**
- * The API records seam: Route 53 A/AAAA/CNAME records in AWS, a map in memory, one that always fails for
- * fault tests. Only the garden writes them (the lifecycle's create and delete, the migration's switch).
- */
-export interface ApiRecord extends ApiRecordTarget {
-  /** `api.<shoot>.<project>.<external-domain>`, no trailing dot. */
-  readonly name: string;
-  /** Seconds; a deployment setting. Clients keep resolving the old seed this long after a switch. */
-  readonly ttl: number;
-}
+export type { ApiRecord } from './record.js';
 
 /** Gardener's default for DNSRecords is 120 s; a shorter TTL shortens how long clients reach the old seed. */
 export const DEFAULT_API_RECORD_TTL_SECONDS = 60;
@@ -32,6 +23,10 @@ export interface DeleteApiRecordInput {
   readonly expected?: ApiRecordTarget;
 }
 
+/**
+ * The API records seam: Route 53 A/AAAA/CNAME records in AWS, a map in memory, one that always fails for
+ * fault tests. Only the garden writes them (the lifecycle's create and delete, the migration's switch).
+ */
 export interface ApiRecords {
   get(name: string): Promise<ApiRecord | undefined>;
   set(input: SetApiRecordInput): Promise<ApiRecord>;

@@ -54,13 +54,25 @@ export function auditApiRecord(input: AuditApiRecordInput): ApiRecordFinding | u
   if (record === undefined) {
     const placed = hosting.find((h) => h.seed === seedName && h.active);
     if (!placed) return undefined;
-    return { ...base, target: null, pointsAt: null, reason: 'ApiRecordMissing', message: `seed ${placed.seed} serves the control plane behind ${describeTarget(placed.target)}, but there is no API record ${input.recordName}` };
+    return {
+      ...base,
+      target: null,
+      pointsAt: null,
+      reason: 'ApiRecordMissing',
+      message: `seed ${placed.seed} serves the control plane behind ${describeTarget(placed.target)}, but there is no API record ${input.recordName}`,
+    };
   }
   if (hosting.some((h) => sameTarget(h.target, record))) return undefined;
   const target = describeTarget(record);
   const pointsAt = addressOwners.get(target) ?? null;
   const where = pointsAt ? `seed ${pointsAt}, which does not host the shoot` : 'an address no seed reports';
-  return { ...base, target, pointsAt, reason: 'ApiRecordPointsElsewhere', message: `API record ${input.recordName} is ${target}: ${where}; the shoot is placed on ${seedName ?? 'no seed'}` };
+  return {
+    ...base,
+    target,
+    pointsAt,
+    reason: 'ApiRecordPointsElsewhere',
+    message: `API record ${input.recordName} is ${target}: ${where}; the shoot is placed on ${seedName ?? 'no seed'}`,
+  };
 }
 
 function targetOf(externalUrl: string | undefined) {

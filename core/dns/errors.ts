@@ -1,5 +1,5 @@
 import { ConflictError, DomainError, ValidationError } from '../errors.js';
-import type { ApiRecord } from './api-records.js';
+import type { ApiRecord } from './record.js';
 
 /** A shoot, project or external domain that does not make a legal DNS name for the API domain. */
 export class ApiDomainNameError extends ValidationError {

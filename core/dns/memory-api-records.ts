@@ -1,5 +1,11 @@
 import { ApiRecordsUnavailableError, ApiRecordConflictError } from './errors.js';
-import { DEFAULT_API_RECORD_TTL_SECONDS, type ApiRecord, type ApiRecords, type DeleteApiRecordInput, type SetApiRecordInput } from './api-records.js';
+import {
+  DEFAULT_API_RECORD_TTL_SECONDS,
+  type ApiRecord,
+  type ApiRecords,
+  type DeleteApiRecordInput,
+  type SetApiRecordInput,
+} from './api-records.js';
 import { describeTarget, sameTarget } from './record-target.js';
 
 /** API records in a map, with the same conditions as the Route 53 implementation; keeps every change for tests. */
@@ -17,7 +23,12 @@ export class InMemoryApiRecords implements ApiRecords {
   async set(input: SetApiRecordInput): Promise<ApiRecord> {
     const name = normalize(input.name);
     const current = this.records.get(name);
-    const wanted: ApiRecord = { name, type: input.target.type, value: input.target.value, ttl: input.ttl ?? DEFAULT_API_RECORD_TTL_SECONDS };
+    const wanted: ApiRecord = {
+      name,
+      type: input.target.type,
+      value: input.target.value,
+      ttl: input.ttl ?? DEFAULT_API_RECORD_TTL_SECONDS,
+    };
     if (!sameTarget(current, input.target)) checkCondition(name, input.expected, current);
     if (current === undefined || !sameTarget(current, wanted) || current.ttl !== wanted.ttl) {
       this.records.set(name, wanted);
@@ -31,7 +42,10 @@ export class InMemoryApiRecords implements ApiRecords {
     const current = this.records.get(name);
     if (current === undefined) return false;
     if (input.expected !== undefined && !sameTarget(current, input.expected)) {
-      throw new ApiRecordConflictError(`API record ${name} is ${describeTarget(current)}, expected ${describeTarget(input.expected)}`, { current });
+      throw new ApiRecordConflictError(
+        `API record ${name} is ${describeTarget(current)}, expected ${describeTarget(input.expected)}`,
+        { current },
+      );
     }
     this.records.delete(name);
     this.changes.push({ at: this.clock(), name, record: undefined });
@@ -44,7 +58,11 @@ export class InMemoryApiRecords implements ApiRecords {
 }
 
 /** Shared by the implementations: a failed condition of a change that is not already done. */
-export function checkCondition(name: string, expected: SetApiRecordInput['expected'], current: ApiRecord | undefined): void {
+export function checkCondition(
+  name: string,
+  expected: SetApiRecordInput['expected'],
+  current: ApiRecord | undefined,
+): void {
   if (expected === undefined) return;
   if (expected === null && current !== undefined) {
     throw new ApiRecordConflictError(`API record ${name} already exists (${describeTarget(current)})`, { current });

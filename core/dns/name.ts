@@ -25,11 +25,15 @@ export function shootDnsName(input: ShootDnsNameInput): string {
   const domain = input.domain.toLowerCase().replace(/\.$/, '');
   checkLabel(input, input.shoot, 'shoot');
   checkLabel(input, input.project, 'project');
-  if (domain.length === 0) throw input.invalid(`${input.domainField.replace(/Domain$/, ' domain')} must not be empty`, input.domainField);
+  if (domain.length === 0)
+    throw input.invalid(`${input.domainField.replace(/Domain$/, ' domain')} must not be empty`, input.domainField);
   for (const label of domain.split('.')) checkLabel(input, label, input.domainField, domain);
   const name = `${input.prefix}.${input.shoot}.${input.project}.${domain}`;
   if (name.length > MAX_NAME_LENGTH) {
-    throw input.invalid(`${input.what} ${name} is ${name.length} characters, more than the ${MAX_NAME_LENGTH} DNS allows`, input.domainField);
+    throw input.invalid(
+      `${input.what} ${name} is ${name.length} characters, more than the ${MAX_NAME_LENGTH} DNS allows`,
+      input.domainField,
+    );
   }
   return name;
 }

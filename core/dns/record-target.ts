@@ -1,14 +1,8 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { ApiAddressError } from './errors.js';
+import type { ApiRecordTarget } from './record.js';
 
-export type ApiRecordType = 'A' | 'AAAA' | 'CNAME';
-
-/** What an API record points at: the record type follows from the address. */
-export interface ApiRecordTarget {
-  readonly type: ApiRecordType;
-  /** An IPv4 or IPv6 address (canonical as given), or a host name without the trailing dot. */
-  readonly value: string;
-}
+export type { ApiRecordTarget, ApiRecordType } from './record.js';
 
 const HOST_LABEL = /^[a-z0-9_]([-a-z0-9_]*[a-z0-9])?$/;
 
@@ -22,7 +16,12 @@ export function recordTargetFor(address: string): ApiRecordTarget {
   if (isIPv4(host)) return { type: 'A', value: host };
   if (isIPv6(host)) return { type: 'AAAA', value: host.toLowerCase() };
   const name = host.toLowerCase().replace(/\.$/, '');
-  if (name.length === 0 || name.length > 253 || !name.split('.').every((l) => l.length <= 63 && HOST_LABEL.test(l)) || /^[0-9.]+$/.test(name)) {
+  if (
+    name.length === 0 ||
+    name.length > 253 ||
+    !name.split('.').every((l) => l.length <= 63 && HOST_LABEL.test(l)) ||
+    /^[0-9.]+$/.test(name)
+  ) {
     throw new ApiAddressError(`load balancer address "${address}" is neither an IP address nor a host name`);
   }
   return { type: 'CNAME', value: name };

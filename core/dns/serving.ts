@@ -5,7 +5,12 @@ import { recordTargetFor, sameTarget, type ApiRecordTarget } from './record-targ
 
 export type Serving =
   /** `target` is undefined when the seed serves but reports no load balancer (a test seed, a Service without ingress yet). */
-  | { readonly serving: true; readonly seed: string; readonly target: ApiRecordTarget | undefined; readonly externalUrl: string | undefined }
+  | {
+      readonly serving: true;
+      readonly seed: string;
+      readonly target: ApiRecordTarget | undefined;
+      readonly externalUrl: string | undefined;
+    }
   | { readonly serving: false; readonly seed: string | undefined; readonly reason: string };
 
 export interface ServingInput {
@@ -26,20 +31,36 @@ export function servingTarget(input: ServingInput): Serving {
   const { seed, technicalID } = input;
   if (seed === undefined) return { serving: false, seed: undefined, reason: 'the seed is not registered' };
   const name = seed.metadata.name;
-  if (!seed.status.lastHeartbeatTime || leaseExpired(seed, input.now)) return { serving: false, seed: name, reason: `seed ${name} has no valid lease` };
+  if (!seed.status.lastHeartbeatTime || leaseExpired(seed, input.now))
+    return { serving: false, seed: name, reason: `seed ${name} has no valid lease` };
   const plane = seed.status.controlPlanes?.find((cp) => cp.technicalID === technicalID);
   if (plane === undefined) return { serving: false, seed: name, reason: `seed ${name} does not report ${technicalID}` };
-  if (!plane.active) return { serving: false, seed: name, reason: `seed ${name} reports ${technicalID} but not active` };
+  if (!plane.active)
+    return { serving: false, seed: name, reason: `seed ${name} reports ${technicalID} but not active` };
   const reportedAt = Date.parse(plane.internalProbeTime ?? seed.status.lastHeartbeatTime);
   if (input.notBefore && !(reportedAt >= input.notBefore.getTime())) {
-    return { serving: false, seed: name, reason: `seed ${name}'s last report of ${technicalID} is from before ${input.notBefore.toISOString()}` };
+    return {
+      serving: false,
+      seed: name,
+      reason: `seed ${name}'s last report of ${technicalID} is from before ${input.notBefore.toISOString()}`,
+    };
   }
-  return { serving: true, seed: name, target: plane.externalUrl ? recordTargetFor(plane.externalUrl) : undefined, externalUrl: plane.externalUrl };
+  return {
+    serving: true,
+    seed: name,
+    target: plane.externalUrl ? recordTargetFor(plane.externalUrl) : undefined,
+    externalUrl: plane.externalUrl,
+  };
 }
 
 export type ApiRecordDecision =
   /** Write the record, on condition that it still holds `expected` (null: that it does not exist). */
-  | { readonly action: 'set'; readonly target: ApiRecordTarget; readonly expected: ApiRecordTarget | null; readonly reason: string }
+  | {
+      readonly action: 'set';
+      readonly target: ApiRecordTarget;
+      readonly expected: ApiRecordTarget | null;
+      readonly reason: string;
+    }
   /** The record already points where it should: nothing to write (a retried step). */
   | { readonly action: 'done'; readonly target: ApiRecordTarget; readonly reason: string }
   /** Not yet: the seed does not serve. Try again later; never write early. */
@@ -70,7 +91,11 @@ export interface SwitchInput {
  */
 export function decideSwitch(input: SwitchInput): ApiRecordDecision {
   if (!input.restored) return { action: 'keep', reason: 'the destination has not restored the control plane yet' };
-  if (input.hibernated) return { action: 'no-address', reason: 'the shoot is hibernated: nothing serves, the API record is left as it is until it wakes' };
+  if (input.hibernated)
+    return {
+      action: 'no-address',
+      reason: 'the shoot is hibernated: nothing serves, the API record is left as it is until it wakes',
+    };
   if (!input.destination.serving) return { action: 'wait', reason: input.destination.reason };
   if (!input.destination.target) return noAddress(input.destination.seed);
   return pointAt(input.destination.target, input.current, `seed ${input.destination.seed} serves`);
@@ -87,10 +112,18 @@ export function decideCreate(input: { serving: Serving; current: ApiRecord | und
 }
 
 function noAddress(seed: string): ApiRecordDecision {
-  return { action: 'no-address', reason: `seed ${seed} serves the control plane but reports no load balancer: the API record is left as it is` };
+  return {
+    action: 'no-address',
+    reason: `seed ${seed} serves the control plane but reports no load balancer: the API record is left as it is`,
+  };
 }
 
 function pointAt(target: ApiRecordTarget, current: ApiRecord | undefined, why: string): ApiRecordDecision {
   if (sameTarget(current, target)) return { action: 'done', target, reason: `${why}; the record points there already` };
-  return { action: 'set', target, expected: current === undefined ? null : { type: current.type, value: current.value }, reason: why };
+  return {
+    action: 'set',
+    target,
+    expected: current === undefined ? null : { type: current.type, value: current.value },
+    reason: why,
+  };
 }

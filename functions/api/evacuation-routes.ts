@@ -4,7 +4,7 @@ import { ACTIVE_PHASES } from '../../core/evacuation/record.js';
 import { dns1123Label } from '../../core/model/names.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { HttpError, json } from './http.js';
-import type { Route, RouteContext } from './routes.js';
+import type { Route, RouteContext } from './route.js';
 import { errorBody, notFoundBody } from './schemas.js';
 
 const phase = z.enum(['Running', 'Paused', 'Cancelling', 'Stopping', 'Completed', 'Cancelled', 'Stopped']);
@@ -15,16 +15,25 @@ export const evacuationResource = z
     kind: z.literal('Evacuation'),
     id: z.string(),
     seed: z.string(),
-    lastRenewTime: z.string().describe('The lost lease\'s last renewal: the loss this evacuation answers.'),
+    lastRenewTime: z.string().describe("The lost lease's last renewal: the loss this evacuation answers."),
     lostSince: z.string(),
     phase: phase.describe(`Active while ${ACTIVE_PHASES.join(', ')}; moves under way always finish.`),
     reason: z.string().optional(),
     held: z.string().optional().describe('Why no move starts now: too many seeds lost their lease together.'),
     maxParallel: z.number().int(),
-    shoots: z.array(z.object({
-      project: z.string(), name: z.string(), state: z.enum(['Pending', 'Migrating', 'Moved', 'Failed', 'Gone']), priority: z.number().int(),
-      destination: z.string().optional(), migrationId: z.string().optional(), reason: z.string().optional(), startedAt: z.string().optional(), endedAt: z.string().optional(),
-    })),
+    shoots: z.array(
+      z.object({
+        project: z.string(),
+        name: z.string(),
+        state: z.enum(['Pending', 'Migrating', 'Moved', 'Failed', 'Gone']),
+        priority: z.number().int(),
+        destination: z.string().optional(),
+        migrationId: z.string().optional(),
+        reason: z.string().optional(),
+        startedAt: z.string().optional(),
+        endedAt: z.string().optional(),
+      }),
+    ),
     createdAt: z.string(),
     updatedAt: z.string(),
     endedAt: z.string().optional(),
@@ -42,30 +51,55 @@ const malformed = { description: 'Malformed request', schema: errorBody };
 /** GET the evacuations, GET one seed's, and the operator's pause, resume and cancel (moves under way finish). */
 export const evacuationRoutes: Route[] = [
   {
-    method: 'GET', path: '/evacuations', operationId: 'listEvacuations', access: { viewer: true }, summary: 'The latest evacuation of every seed ever evacuated', tags: ['evacuation'],
+    method: 'GET',
+    path: '/evacuations',
+    operationId: 'listEvacuations',
+    access: { viewer: true },
+    summary: 'The latest evacuation of every seed ever evacuated',
+    tags: ['evacuation'],
     query: listQuery,
     responses: { 200: { description: 'The evacuations', schema: evacuationList }, 400: malformed },
-    handle: async ({ evacuations, query }) => json(200, { items: await controlsOf(evacuations).list({ active: parseInput(listQuery, query).active === 'true' }) }),
+    handle: async ({ evacuations, query }) =>
+      json(200, {
+        items: await controlsOf(evacuations).list({ active: parseInput(listQuery, query).active === 'true' }),
+      }),
   },
   {
-    method: 'GET', path: '/seeds/{name}/evacuation', operationId: 'getEvacuation', access: { viewer: true }, summary: 'The seed\'s current or last evacuation, shoot by shoot', tags: ['evacuation'],
+    method: 'GET',
+    path: '/seeds/{name}/evacuation',
+    operationId: 'getEvacuation',
+    access: { viewer: true },
+    summary: "The seed's current or last evacuation, shoot by shoot",
+    tags: ['evacuation'],
     params: seed,
     responses: { 200: { description: 'The evacuation', schema: evacuationResource }, 400: malformed, 404: notFound },
     handle: async ({ evacuations, params }) => json(200, await controlsOf(evacuations).get(params.name!)),
   },
   ...(['pause', 'resume', 'cancel'] as const).map((control): Route => ({
-    method: 'POST', path: `/seeds/{name}/evacuation/${control}`, operationId: `${control}Evacuation`,
+    method: 'POST',
+    path: `/seeds/{name}/evacuation/${control}`,
+    operationId: `${control}Evacuation`,
     summary: {
-      pause: 'Pause the seed\'s evacuation: no new move starts; moves under way finish',
+      pause: "Pause the seed's evacuation: no new move starts; moves under way finish",
       resume: 'Resume a paused evacuation',
-      cancel: 'Cancel the seed\'s evacuation: no new move starts; moves under way finish, then it ends Cancelled',
+      cancel: "Cancel the seed's evacuation: no new move starts; moves under way finish, then it ends Cancelled",
     }[control],
-    tags: ['evacuation'], params: seed,
+    tags: ['evacuation'],
+    params: seed,
     responses: {
-      200: { description: 'The evacuation after the change (unchanged when it is in that state already)', schema: evacuationResource }, 400: malformed, 404: notFound,
-      409: { description: 'The evacuation is in a phase this control does not apply to (EvacuationNotControllable)', schema: errorBody },
+      200: {
+        description: 'The evacuation after the change (unchanged when it is in that state already)',
+        schema: evacuationResource,
+      },
+      400: malformed,
+      404: notFound,
+      409: {
+        description: 'The evacuation is in a phase this control does not apply to (EvacuationNotControllable)',
+        schema: errorBody,
+      },
     },
-    handle: async ({ evacuations, params, actor }) => json(200, await controlsOf(evacuations).control(params.name!, control, { by: actor.kind })),
+    handle: async ({ evacuations, params, actor }) =>
+      json(200, await controlsOf(evacuations).control(params.name!, control, { by: actor.kind })),
   })),
 ];
 

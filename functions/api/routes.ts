@@ -1,53 +1,15 @@
-import { z } from 'zod';
 import { DEFAULT_PAGE_LIMIT } from '../../core/garden/page.js';
-import type { EvacuationControls } from '../../core/evacuation/controls.js';
-import type { GardenService } from '../../core/garden/service.js';
 import { migrateRequest, type MigrationAdmission } from '../../core/migration/migration-admission.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { dns1123Label } from '../../core/model/names.js';
-import { heartbeatInput, seedInput, type Seed } from '../../core/model/seed.js';
+import { heartbeatInput, seedInput } from '../../core/model/seed.js';
 import { shootInput, shootMergePatch } from '../../core/model/shoot.js';
-import type { Actor, RouteAccess } from './access.js';
-import { HttpError, type HttpResult, json } from './http.js';
+import { HttpError, json } from './http.js';
+import type { Route, RouteContext } from './route.js';
 import { evacuationRoutes } from './evacuation-routes.js';
 import * as s from './schemas.js';
 
-export type Method = 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
-
-export interface RouteContext {
-  params: Record<string, string>;
-  query: Record<string, string | undefined>;
-  body: unknown;
-  service: GardenService;
-  /** Absent where the deployment has no migration workflow (unit tests of the pipeline). */
-  migrations?: MigrationAdmission;
-  /** Absent where the deployment has no evacuation controller (unit tests of the pipeline). */
-  evacuations?: EvacuationControls;
-  version: string;
-  /** The caller, as the gateway authenticated it (operator for public routes). */
-  actor: Actor;
-  onHeartbeat?: (seed: Seed) => void;
-}
-
-/** One operation of the API. The same table drives the router and the OpenAPI document. */
-export interface Route {
-  method: Method;
-  path: string;
-  operationId: string;
-  summary: string;
-  tags: string[];
-  /** Path parameters and their schema; every name in `path` must be here. */
-  params?: Record<string, z.ZodType>;
-  query?: z.ZodObject;
-  body?: z.ZodType;
-  bodyContentTypes?: string[];
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
-  /** Public routes need no IAM signature (only /healthz). */
-  public?: boolean;
-  /** Who besides the operator may call it; the IAM policies of the actors are built from the same entries. */
-  access?: RouteAccess;
-  handle(ctx: RouteContext): Promise<HttpResult> | HttpResult;
-}
+export type { Method, Route, RouteContext } from './route.js';
 
 const name = dns1123Label;
 const project = dns1123Label;
@@ -67,30 +29,59 @@ function deleteVersion(query: RouteContext['query']) {
 
 export const routes: Route[] = [
   {
-    method: 'GET', path: '/healthz', operationId: 'health', summary: 'Liveness of the API', tags: ['health'], public: true,
+    method: 'GET',
+    path: '/healthz',
+    operationId: 'health',
+    summary: 'Liveness of the API',
+    tags: ['health'],
+    public: true,
     responses: { 200: { description: 'Healthy', schema: s.health } },
     handle: ({ version }) => json(200, { status: 'ok', version }),
   },
   {
-    method: 'GET', path: '/openapi.json', operationId: 'openapi', access: { viewer: true }, summary: 'This API as an OpenAPI 3 document', tags: ['health'],
+    method: 'GET',
+    path: '/openapi.json',
+    operationId: 'openapi',
+    access: { viewer: true },
+    summary: 'This API as an OpenAPI 3 document',
+    tags: ['health'],
     responses: { 200: { description: 'The OpenAPI document' } },
     // Filled in by the handler, which owns the generated document.
     handle: () => json(500, { code: 'Internal', message: 'openapi route not wired' }),
   },
   {
-    method: 'GET', path: '/seeds', operationId: 'listSeeds', access: { viewer: true }, summary: 'List seeds', tags: ['seeds'], query: s.listQuery,
+    method: 'GET',
+    path: '/seeds',
+    operationId: 'listSeeds',
+    access: { viewer: true },
+    summary: 'List seeds',
+    tags: ['seeds'],
+    query: s.listQuery,
     responses: { 200: { description: 'A page of seeds', schema: s.seedList }, 400: errors[400] },
     handle: async ({ service, query }) => {
       const res = await service.listSeeds(page(query));
-      return json(200, { kind: 'SeedList', items: res.items, metadata: res.continue ? { continue: res.continue } : {} });
+      return json(200, {
+        kind: 'SeedList',
+        items: res.items,
+        metadata: res.continue ? { continue: res.continue } : {},
+      });
     },
   },
   {
-    method: 'PUT', path: '/seeds/{name}', operationId: 'putSeed', summary: 'Register or update a seed', tags: ['seeds'],
-    params: { name }, body: seedInput,
+    method: 'PUT',
+    path: '/seeds/{name}',
+    operationId: 'putSeed',
+    summary: 'Register or update a seed',
+    tags: ['seeds'],
+    params: { name },
+    body: seedInput,
     responses: {
-      200: { description: 'Updated', schema: s.seedResource }, 201: { description: 'Registered', schema: s.seedResource },
-      400: errors[400], 404: errors[404], 409: { description: 'resourceVersion mismatch', schema: s.errorBody }, 422: { description: 'Admission rule', schema: s.errorBody },
+      200: { description: 'Updated', schema: s.seedResource },
+      201: { description: 'Registered', schema: s.seedResource },
+      400: errors[400],
+      404: errors[404],
+      409: { description: 'resourceVersion mismatch', schema: s.errorBody },
+      422: { description: 'Admission rule', schema: s.errorBody },
     },
     handle: async ({ service, params, body }) => {
       const res = await service.putSeed(params.name!, body);
@@ -98,15 +89,28 @@ export const routes: Route[] = [
     },
   },
   {
-    method: 'GET', path: '/seeds/{name}', operationId: 'getSeed', access: { viewer: true, agent: 'own-seed' }, summary: 'Read a seed', tags: ['seeds'], params: { name },
+    method: 'GET',
+    path: '/seeds/{name}',
+    operationId: 'getSeed',
+    access: { viewer: true, agent: 'own-seed' },
+    summary: 'Read a seed',
+    tags: ['seeds'],
+    params: { name },
     responses: { 200: { description: 'The seed', schema: s.seedResource }, 400: errors[400], 404: errors[404] },
     handle: async ({ service, params }) => json(200, await service.getSeed(params.name!)),
   },
   {
-    method: 'DELETE', path: '/seeds/{name}', operationId: 'deleteSeed', summary: 'Delete a seed that hosts no shoots', tags: ['seeds'],
-    params: { name }, query: s.deleteQuery,
+    method: 'DELETE',
+    path: '/seeds/{name}',
+    operationId: 'deleteSeed',
+    summary: 'Delete a seed that hosts no shoots',
+    tags: ['seeds'],
+    params: { name },
+    query: s.deleteQuery,
     responses: {
-      200: { description: 'Deleted', schema: s.deleted }, 400: errors[400], 404: errors[404],
+      200: { description: 'Deleted', schema: s.deleted },
+      400: errors[400],
+      404: errors[404],
       409: { description: 'The seed hosts shoots, or resourceVersion mismatch', schema: s.errorBody },
     },
     handle: async ({ service, params, query }) => {
@@ -115,47 +119,87 @@ export const routes: Route[] = [
     },
   },
   {
-    method: 'POST', path: '/seeds/{name}/heartbeat', operationId: 'seedHeartbeat', access: { agent: 'own-seed' }, summary: 'Seed agent heartbeat: conditions, hosted control planes, internal probes', tags: ['seeds'],
-    params: { name }, body: heartbeatInput,
+    method: 'POST',
+    path: '/seeds/{name}/heartbeat',
+    operationId: 'seedHeartbeat',
+    access: { agent: 'own-seed' },
+    summary: 'Seed agent heartbeat: conditions, hosted control planes, internal probes',
+    tags: ['seeds'],
+    params: { name },
+    body: heartbeatInput,
     responses: {
-      200: { description: 'Recorded', schema: s.heartbeatResult }, 400: errors[400], 404: errors[404],
-      409: { description: 'The agent reports another registration\'s identity', schema: s.errorBody },
+      200: { description: 'Recorded', schema: s.heartbeatResult },
+      400: errors[400],
+      404: errors[404],
+      409: { description: "The agent reports another registration's identity", schema: s.errorBody },
     },
     handle: async ({ service, params, body, onHeartbeat }) => {
       const { seed, release } = await service.heartbeat(params.name!, body);
       onHeartbeat?.(seed);
       return json(200, {
-        seed: seed.metadata.name, identity: seed.status.identity,
-        lastHeartbeatTime: seed.status.lastHeartbeatTime, resourceVersion: seed.metadata.resourceVersion,
+        seed: seed.metadata.name,
+        identity: seed.status.identity,
+        lastHeartbeatTime: seed.status.lastHeartbeatTime,
+        resourceVersion: seed.metadata.resourceVersion,
         ...(seed.status.commandQueueUrl ? { commandQueueUrl: seed.status.commandQueueUrl } : {}),
         ...(release.length > 0 ? { release } : {}),
       });
     },
   },
   {
-    method: 'GET', path: '/projects/{project}/shoots', operationId: 'listShoots', access: { viewer: true }, summary: 'List the shoots of a project', tags: ['shoots'],
-    params: { project }, query: s.listQuery,
+    method: 'GET',
+    path: '/projects/{project}/shoots',
+    operationId: 'listShoots',
+    access: { viewer: true },
+    summary: 'List the shoots of a project',
+    tags: ['shoots'],
+    params: { project },
+    query: s.listQuery,
     responses: { 200: { description: 'A page of shoots', schema: s.shootList }, 400: errors[400] },
     handle: async ({ service, params, query }) => {
       const res = await service.listShoots(params.project!, page(query));
-      return json(200, { kind: 'ShootList', items: res.items, metadata: res.continue ? { continue: res.continue } : {} });
+      return json(200, {
+        kind: 'ShootList',
+        items: res.items,
+        metadata: res.continue ? { continue: res.continue } : {},
+      });
     },
   },
   {
-    method: 'GET', path: '/shoots', operationId: 'listAllShoots', access: { viewer: true }, summary: 'List the shoots of every project', tags: ['shoots'],
+    method: 'GET',
+    path: '/shoots',
+    operationId: 'listAllShoots',
+    access: { viewer: true },
+    summary: 'List the shoots of every project',
+    tags: ['shoots'],
     query: s.listQuery,
-    responses: { 200: { description: 'A page of shoots, sorted by project and name', schema: s.shootList }, 400: errors[400] },
+    responses: {
+      200: { description: 'A page of shoots, sorted by project and name', schema: s.shootList },
+      400: errors[400],
+    },
     handle: async ({ service, query }) => {
       const res = await service.listAllShoots(page(query));
-      return json(200, { kind: 'ShootList', items: res.items, metadata: res.continue ? { continue: res.continue } : {} });
+      return json(200, {
+        kind: 'ShootList',
+        items: res.items,
+        metadata: res.continue ? { continue: res.continue } : {},
+      });
     },
   },
   {
-    method: 'PUT', path: '/projects/{project}/shoots/{name}', operationId: 'putShoot', summary: 'Create or update a shoot', tags: ['shoots'],
-    params: { project, name }, body: shootInput,
+    method: 'PUT',
+    path: '/projects/{project}/shoots/{name}',
+    operationId: 'putShoot',
+    summary: 'Create or update a shoot',
+    tags: ['shoots'],
+    params: { project, name },
+    body: shootInput,
     responses: {
-      200: { description: 'Updated', schema: s.shootResource }, 201: { description: 'Created', schema: s.shootResource },
-      400: errors[400], 404: errors[404], 409: { description: 'resourceVersion mismatch', schema: s.errorBody },
+      200: { description: 'Updated', schema: s.shootResource },
+      201: { description: 'Created', schema: s.shootResource },
+      400: errors[400],
+      404: errors[404],
+      409: { description: 'resourceVersion mismatch', schema: s.errorBody },
       422: { description: 'Admission rule (immutable field, unknown or full seed)', schema: s.errorBody },
     },
     handle: async ({ service, params, body }) => {
@@ -164,69 +208,128 @@ export const routes: Route[] = [
     },
   },
   {
-    method: 'PATCH', path: '/projects/{project}/shoots/{name}', operationId: 'patchShoot', summary: 'Merge-patch a shoot', tags: ['shoots'],
-    params: { project, name }, body: shootMergePatch, bodyContentTypes: ['application/merge-patch+json', 'application/json'],
+    method: 'PATCH',
+    path: '/projects/{project}/shoots/{name}',
+    operationId: 'patchShoot',
+    summary: 'Merge-patch a shoot',
+    tags: ['shoots'],
+    params: { project, name },
+    body: shootMergePatch,
+    bodyContentTypes: ['application/merge-patch+json', 'application/json'],
     responses: {
-      200: { description: 'Updated', schema: s.shootResource }, 400: errors[400], 404: errors[404],
-      409: { description: 'resourceVersion mismatch', schema: s.errorBody }, 422: { description: 'Admission rule', schema: s.errorBody },
+      200: { description: 'Updated', schema: s.shootResource },
+      400: errors[400],
+      404: errors[404],
+      409: { description: 'resourceVersion mismatch', schema: s.errorBody },
+      422: { description: 'Admission rule', schema: s.errorBody },
     },
-    handle: async ({ service, params, body }) => json(200, await service.patchShoot(params.project!, params.name!, body)),
+    handle: async ({ service, params, body }) =>
+      json(200, await service.patchShoot(params.project!, params.name!, body)),
   },
   {
-    method: 'GET', path: '/projects/{project}/shoots/{name}', operationId: 'getShoot', access: { viewer: true, agent: 'placed-shoot' }, summary: 'Read a shoot', tags: ['shoots'],
+    method: 'GET',
+    path: '/projects/{project}/shoots/{name}',
+    operationId: 'getShoot',
+    access: { viewer: true, agent: 'placed-shoot' },
+    summary: 'Read a shoot',
+    tags: ['shoots'],
     params: { project, name },
     responses: { 200: { description: 'The shoot', schema: s.shootResource }, 400: errors[400], 404: errors[404] },
     handle: async ({ service, params }) => json(200, await service.getShoot(params.project!, params.name!)),
   },
   {
-    method: 'DELETE', path: '/projects/{project}/shoots/{name}', operationId: 'deleteShoot',
-    summary: 'Delete a shoot (needs the annotation confirmation.gardener.cloud/deletion: "true")', tags: ['shoots'],
-    params: { project, name }, query: s.deleteQuery,
+    method: 'DELETE',
+    path: '/projects/{project}/shoots/{name}',
+    operationId: 'deleteShoot',
+    summary: 'Delete a shoot (needs the annotation confirmation.gardener.cloud/deletion: "true")',
+    tags: ['shoots'],
+    params: { project, name },
+    query: s.deleteQuery,
     responses: {
       200: { description: 'Deleted (the shoot was never placed on a seed)', schema: s.deleted },
-      202: { description: 'Deletion requested: the shoot, with its deletionTimestamp, goes once its seed removed its control plane', schema: s.shootResource },
-      400: errors[400], 404: errors[404],
+      202: {
+        description:
+          'Deletion requested: the shoot, with its deletionTimestamp, goes once its seed removed its control plane',
+        schema: s.shootResource,
+      },
+      400: errors[400],
+      404: errors[404],
       409: { description: 'resourceVersion mismatch, or a migration of the shoot runs', schema: s.errorBody },
-      422: { description: 'The deletion is not confirmed by the annotation (DeletionNotConfirmed)', schema: s.errorBody },
+      422: {
+        description: 'The deletion is not confirmed by the annotation (DeletionNotConfirmed)',
+        schema: s.errorBody,
+      },
     },
     handle: async ({ service, params, query }) => {
       const deletion = await service.deleteShoot(params.project!, params.name!, deleteVersion(query));
       if (!deletion.removed) return json(202, deletion.shoot);
-      return json(200, { kind: 'Status', status: 'Success', details: { kind: 'Shoot', name: `${params.project}/${params.name}` } });
+      return json(200, {
+        kind: 'Status',
+        status: 'Success',
+        details: { kind: 'Shoot', name: `${params.project}/${params.name}` },
+      });
     },
   },
   {
-    method: 'GET', path: '/projects/{project}/shoots/{name}/controlplane', operationId: 'getControlPlaneLayout', access: { viewer: true, agent: 'placed-shoot' },
-    summary: 'The HA layout of the shoot\'s control-plane components (GEP-20) as Kubernetes objects', tags: ['shoots'],
+    method: 'GET',
+    path: '/projects/{project}/shoots/{name}/controlplane',
+    operationId: 'getControlPlaneLayout',
+    access: { viewer: true, agent: 'placed-shoot' },
+    summary: "The HA layout of the shoot's control-plane components (GEP-20) as Kubernetes objects",
+    tags: ['shoots'],
     params: { project, name },
     responses: {
-      200: { description: 'The layout', schema: s.controlPlaneLayout }, 400: errors[400], 404: errors[404],
+      200: { description: 'The layout', schema: s.controlPlaneLayout },
+      400: errors[400],
+      404: errors[404],
       409: { description: 'The shoot is not scheduled yet', schema: s.errorBody },
     },
     handle: async ({ service, params }) => json(200, await service.controlPlane(params.project!, params.name!)),
   },
   {
-    method: 'POST', path: '/scheduling/dry-run', operationId: 'schedulingDryRun', access: { viewer: true },
-    summary: 'Where the scheduler would place a shoot: ranked candidates and every rejected seed with its reason', tags: ['scheduling'],
+    method: 'POST',
+    path: '/scheduling/dry-run',
+    operationId: 'schedulingDryRun',
+    access: { viewer: true },
+    summary: 'Where the scheduler would place a shoot: ranked candidates and every rejected seed with its reason',
+    tags: ['scheduling'],
     body: s.dryRunInput,
     responses: { 200: { description: 'The decision', schema: s.dryRunResult }, 400: errors[400] },
     handle: async ({ service, body }) => {
       const r = await service.dryRunSchedule(body);
       return json(200, {
         ...(r.seedName ? { seedName: r.seedName } : {}),
-        strategy: r.strategy, eligible: r.eligible, total: r.total, summary: r.summary, candidates: r.candidates, rejected: r.rejected,
+        strategy: r.strategy,
+        eligible: r.eligible,
+        total: r.total,
+        summary: r.summary,
+        candidates: r.candidates,
+        rejected: r.rejected,
       });
     },
   },
   {
-    method: 'POST', path: '/projects/{project}/shoots/{name}/migrate', operationId: 'migrateShoot',
-    summary: 'Move the shoot\'s control plane to another seed (GEP-7/17); resumes a migration that ended in Error', tags: ['migration'],
-    params: { project, name }, body: migrateRequest, query: s.migrateQuery,
+    method: 'POST',
+    path: '/projects/{project}/shoots/{name}/migrate',
+    operationId: 'migrateShoot',
+    summary: "Move the shoot's control plane to another seed (GEP-7/17); resumes a migration that ended in Error",
+    tags: ['migration'],
+    params: { project, name },
+    body: migrateRequest,
+    query: s.migrateQuery,
     responses: {
-      200: { description: 'dryRun=All: what the request would do; nothing written or started', schema: s.migrationPreview },
-      202: { description: 'Started (or resumed)', schema: s.migrationStarted }, 400: errors[400], 404: errors[404],
+      200: {
+        description: 'dryRun=All: what the request would do; nothing written or started',
+        schema: s.migrationPreview,
+      },
+      202: { description: 'Started (or resumed)', schema: s.migrationStarted },
+      400: errors[400],
+      404: errors[404],
       409: { description: 'A migration of this shoot is running, or the shoot is being deleted', schema: s.errorBody },
-      422: { description: 'Same seed, no suitable destination, destination cannot host the HA setting', schema: s.errorBody },
+      422: {
+        description: 'Same seed, no suitable destination, destination cannot host the HA setting',
+        schema: s.errorBody,
+      },
     },
     handle: async ({ migrations, params, body, query }) =>
       parseInput(s.migrateQuery, query).dryRun
@@ -234,11 +337,16 @@ export const routes: Route[] = [
         : json(202, await migrationsOf(migrations).start(params.project!, params.name!, body)),
   },
   {
-    method: 'GET', path: '/projects/{project}/shoots/{name}/migration', operationId: 'getMigration', access: { viewer: true },
-    summary: 'The current or last migration: every step with its state and times', tags: ['migration'],
+    method: 'GET',
+    path: '/projects/{project}/shoots/{name}/migration',
+    operationId: 'getMigration',
+    access: { viewer: true },
+    summary: 'The current or last migration: every step with its state and times',
+    tags: ['migration'],
     params: { project, name },
     responses: { 200: { description: 'The migration', schema: s.migration }, 400: errors[400], 404: errors[404] },
-    handle: async ({ migrations, params }) => json(200, await migrationsOf(migrations).get(params.project!, params.name!)),
+    handle: async ({ migrations, params }) =>
+      json(200, await migrationsOf(migrations).get(params.project!, params.name!)),
   },
   ...evacuationRoutes,
 ];

@@ -1,0 +1,44 @@
+import type { z } from 'zod';
+import type { EvacuationControls } from '../../core/evacuation/controls.js';
+import type { GardenService } from '../../core/garden/service.js';
+import type { MigrationAdmission } from '../../core/migration/migration-admission.js';
+import type { Seed } from '../../core/model/seed.js';
+import type { Actor, RouteAccess } from './access.js';
+import type { HttpResult } from './http.js';
+
+export type Method = 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface RouteContext {
+  params: Record<string, string>;
+  query: Record<string, string | undefined>;
+  body: unknown;
+  service: GardenService;
+  /** Absent where the deployment has no migration workflow (unit tests of the pipeline). */
+  migrations?: MigrationAdmission;
+  /** Absent where the deployment has no evacuation controller (unit tests of the pipeline). */
+  evacuations?: EvacuationControls;
+  version: string;
+  /** The caller, as the gateway authenticated it (operator for public routes). */
+  actor: Actor;
+  onHeartbeat?: (seed: Seed) => void;
+}
+
+/** One operation of the API. The same table drives the router and the OpenAPI document. */
+export interface Route {
+  method: Method;
+  path: string;
+  operationId: string;
+  summary: string;
+  tags: string[];
+  /** Path parameters and their schema; every name in `path` must be here. */
+  params?: Record<string, z.ZodType>;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  bodyContentTypes?: string[];
+  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /** Public routes need no IAM signature (only /healthz). */
+  public?: boolean;
+  /** Who besides the operator may call it; the IAM policies of the actors are built from the same entries. */
+  access?: RouteAccess;
+  handle(ctx: RouteContext): Promise<HttpResult> | HttpResult;
+}
