@@ -11,6 +11,7 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import { GardenClient } from '../adapters/http/garden-client.js';
 import { fixture } from '../test/fixtures/index.js';
+import { aim, startBenchRun } from './bench-results.js';
 import { benchLandscape, median, percentile } from './bench-support.js';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100);
@@ -26,6 +27,15 @@ async function timed(fn: () => Promise<{ status: number }>, expected: number): P
   return ms;
 }
 
+const record = startBenchRun({
+  bench: 'api',
+  title: 'Garden API',
+  command: 'npm run bench:api',
+  about:
+    'API Gateway HTTP API -> API Lambda -> DynamoDB on the emulator: sequential samples of create and read after ' +
+    'warm-up, against the same conditional write made directly to DynamoDB; then shoot creations in parallel, all ' +
+    'onto one seed (each updates that seed item in a transaction: the capacity invariant).',
+});
 const { deployment, close } = await benchLandscape();
 try {
   const api = new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials });
@@ -96,6 +106,27 @@ try {
   console.log(
     `  throughput: ${SHOOTS} shoot creations, concurrency ${CONCURRENCY}: ${fmt(seconds)} s = ${fmt(SHOOTS / seconds)} creations/s (${failed} failed)`,
   );
+  record.save({
+    settings: { samples: SAMPLES, shoots: SHOOTS, concurrency: CONCURRENCY },
+    tables: [
+      {
+        title: 'Latency (ms)',
+        columns: ['measure', 'median', 'p90'],
+        rows: [
+          ['create (PUT shoot, placed on its seed in one transaction)', median(create), percentile(create, 90)],
+          ['read (GET shoot)', median(read), percentile(read, 90)],
+          ['baseline: direct DynamoDB PutItem', median(direct), percentile(direct, 90)],
+        ],
+      },
+      {
+        title: 'Throughput',
+        columns: ['creations', 'concurrency', 'seconds', 'creations/s', 'failed', 'API create / baseline'],
+        rows: [[SHOOTS, CONCURRENCY, seconds, SHOOTS / seconds, failed, median(create) / median(direct)]],
+        decimals: [0, 0, 1, 1, 0, 1],
+      },
+    ],
+    aims: [aim('failed creations', failed, '<=', 0, '')],
+  });
   if (failed > 0) process.exitCode = 1;
 } finally {
   await close();

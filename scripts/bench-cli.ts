@@ -8,8 +8,19 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../local/emulator.js';
+import { aim, startBenchRun } from './bench-results.js';
+import { median } from './bench-stats.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const record = startBenchRun({
+  bench: 'cli',
+  title: 'CLI start',
+  command: 'npm run bench:cli',
+  about:
+    'A CLI call from exec to exit with its output read through a pipe, median of interleaved rounds that run every ' +
+    'case once, against an empty `node -e 0` (the floor) and the CLI compiled by tsx at every start (the former ' +
+    'path); a `get` talks to a loopback stand-in of the API, so the CLI is measured, not the emulator.',
+});
 const bin = join(PROJECT_ROOT, 'bin', 'gardenless');
 const tsx = join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
 const main = join(PROJECT_ROOT, 'cli', 'main.ts');
@@ -74,12 +85,6 @@ function once(c: Case): Promise<number> {
   });
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
 type Case = { name: string; command: string; args: string[]; expect: RegExp };
 const get = ['--api-url', apiUrl, 'seed', 'get', 'bench'];
 const seedRow = /^bench +aws +eu-west-1 .* True /m;
@@ -93,6 +98,12 @@ const cases: Case[] = [
   },
   { name: 'before: tsx cli/main.ts seed get', command: tsx, args: [main, ...get], expect: seedRow },
   { name: 'gardenless --help', command: bin, args: ['--help'], expect: /^Usage: gardenless/ },
+  {
+    name: 'npx gardenless --help (npx resolving the bin first)',
+    command: 'npx',
+    args: ['gardenless', '--help'],
+    expect: /^Usage: gardenless/,
+  },
   { name: 'gardenless --version', command: bin, args: ['--version'], expect: /^\d+\.\d+\.\d+/ },
   { name: 'gardenless seed get (API stand-in on loopback)', command: bin, args: get, expect: seedRow },
 ];
@@ -114,3 +125,17 @@ for (const r of results)
   console.log(
     `  ${r.name.padEnd(58)} ${r.median.toFixed(0).padStart(6)} ms   (${(r.median / base).toFixed(1)}x node -e 0, ${(r.median - base).toFixed(0)} ms above it)`,
   );
+record.save({
+  settings: { rounds: RUNS },
+  tables: [
+    {
+      title: 'Start to exit (ms)',
+      columns: ['call', 'median', 'above node -e 0'],
+      rows: results.map((r) => [r.name, r.median, r.median - base]),
+      decimals: [undefined, 0, 0],
+    },
+  ],
+  aims: results
+    .filter((r) => r.name.startsWith('gardenless --help') || r.name.startsWith('gardenless seed get'))
+    .map((r) => aim(r.name, Math.round(r.median), '<=', 300, 'ms')),
+});

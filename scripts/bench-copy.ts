@@ -7,8 +7,9 @@
  * measuring the emulator's own overlap go straight to it.
  *
  *   npm run bench:copy                      (uses the running local landscape's emulator, else starts its own)
- *   BENCH_OBJECTS=200 BENCH_CONCURRENCY=32 BENCH_MULTIPART_MB=64 BENCH_S3_LATENCY_MS=30 BENCH_S3_MBPS=100 npm run bench:copy
- *   BENCH_MULTIPART_MB=16 npm run bench:copy   (objects above 16 MiB copied in parts with UploadPartCopy)
+ *   BENCH_OBJECTS=200 BENCH_CONCURRENCY=32 BENCH_MULTIPART_MB=64,16 BENCH_S3_LATENCY_MS=30 BENCH_S3_MBPS=100 npm run bench:copy
+ * Each multipart threshold is measured in the same run: the production default, and 16 MiB, which copies
+ * the objects above it in parts with UploadPartCopy.
  *   BENCH_S3_MODEL=off npm run bench:copy      (no latency model)
  */
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -16,11 +17,14 @@ import { s3Api } from '../adapters/s3/s3-api.js';
 import { DEFAULT_MULTIPART_THRESHOLD_BYTES, S3SnapshotStore } from '../adapters/s3/snapshot-store.js';
 import { copyBatch, makeSnapshot, mapWithConcurrency, type CopyBatchItem } from '../core/snapshots/index.js';
 import { emulatorEnv } from '../local/aws-env.js';
+import { aim, startBenchRun, type BenchAim, type Cell } from './bench-results.js';
 import { behindS3Model, benchEmulator, describeS3Model, s3ModelFromEnv } from './bench-support.js';
 
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const MULTIPART_MB = Number(process.env.BENCH_MULTIPART_MB ?? DEFAULT_MULTIPART_THRESHOLD_BYTES / 2 ** 20);
+const MULTIPART_MBS = (process.env.BENCH_MULTIPART_MB ?? `${DEFAULT_MULTIPART_THRESHOLD_BYTES / 2 ** 20},16`)
+  .split(',')
+  .map(Number);
 const OVERLAP_CALLS = 20;
 const KB = 1024;
 const MB = 1024 * KB;
@@ -41,6 +45,16 @@ function sizes(n: number): number[] {
   });
 }
 
+const record = startBenchRun({
+  bench: 'copy',
+  title: 'Snapshot copy',
+  command: 'npm run bench:copy',
+  about:
+    "Snapshots of mixed sizes (1 KB to 50 MB) copied bucket to bucket through the copy task's own path (head " +
+    'both sides, server-side copy, UploadPartCopy above the multipart threshold, head again to verify), one at a ' +
+    'time and many at once in the same run, under the S3 latency model (a loopback proxy adding a round trip ' +
+    'and a bandwidth per connection, as S3 has; the emulator answers in milliseconds and one request at a time).',
+});
 const model = s3ModelFromEnv();
 const emu = await benchEmulator('copy');
 const modelled = await behindS3Model(emu.endpoint, model);
@@ -58,17 +72,14 @@ try {
     { step: 'finalizeRequest', name: 'countRequests' },
   );
   const run = Date.now().toString(36);
-  const bucket = async (label: string, through: S3Client = s3) => {
+  const bucket = async (label: string, through: S3Client = s3, multipartMb = MULTIPART_MBS[0]!) => {
     const name = `gl-backup-bench-${label}-${run}`;
     await s3.send(new CreateBucketCommand({ Bucket: name }));
-    return new S3SnapshotStore({ bucket: name, api: s3Api(through), multipartThresholdBytes: MULTIPART_MB * MB });
+    return new S3SnapshotStore({ bucket: name, api: s3Api(through), multipartThresholdBytes: multipartMb * MB });
   };
   const source = await bucket('src');
-  const sourceModelled = new S3SnapshotStore({
-    bucket: source.bucket,
-    api: s3Api(s3Modelled),
-    multipartThresholdBytes: MULTIPART_MB * MB,
-  });
+  const sourceModelled = (multipartMb: number) =>
+    new S3SnapshotStore({ bucket: source.bucket, api: s3Api(s3Modelled), multipartThresholdBytes: multipartMb * MB });
   const technicalID = `shoot--bench--${run}`;
   const t0 = Math.floor(Date.now() / 1_000) - OBJECTS;
   const objects = sizes(OBJECTS).map((size, i) => ({
@@ -91,15 +102,16 @@ try {
     await source.put(o.key, body);
   });
 
-  const measure = async (label: string, concurrency: number) => {
-    const destination = await bucket(label, s3Modelled);
+  const measure = async (label: string, concurrency: number, multipartMb: number) => {
+    const destination = await bucket(label, s3Modelled, multipartMb);
+    const from = sourceModelled(multipartMb);
     const items: CopyBatchItem[] = objects.map((o) => ({ key: o.key, size: o.size }));
     const before = requests;
     const started = performance.now();
     const result = await copyBatch({
-      source: sourceModelled,
+      source: from,
       destination,
-      copier: destination.copierFrom(sourceModelled),
+      copier: destination.copierFrom(from),
       items,
       concurrency,
     });
@@ -116,7 +128,7 @@ try {
     started = performance.now();
     await Promise.all(Array.from({ length: OVERLAP_CALLS }, call));
     const parallelMs = performance.now() - started;
-    return `${OVERLAP_CALLS} one at a time ${sequentialMs.toFixed(0)} ms, all at once ${parallelMs.toFixed(0)} ms (${(sequentialMs / parallelMs).toFixed(1)}x)`;
+    return { sequentialMs, parallelMs };
   };
   const probe = objects.find((o) => o.size >= MB)!;
   const probeHead = (await source.head(probe.key))!;
@@ -124,29 +136,78 @@ try {
   const headOverlap = await overlap(() => source.head(probe.key));
   const copyOverlap = await overlap(() => scratch.copierFrom(source).copy({ key: probe.key, source: probeHead }));
 
-  const sequential = await measure('seq', 1);
-  const parallel = await measure('par', CONCURRENCY);
   const mbps = (ms: number) => totalBytes / MB / (ms / 1_000);
   console.log(
-    `objects ${objects.length}, ${(totalBytes / MB).toFixed(1)} MB (1 KB to 50 MB), multipart above ${MULTIPART_MB} MB, emulator ${emu.endpoint}`,
+    `objects ${objects.length}, ${(totalBytes / MB).toFixed(1)} MB (1 KB to 50 MB), emulator ${emu.endpoint}`,
   );
   console.log(describeS3Model(model) + (model ? ` (loopback proxy ${modelled.endpoint})` : ''));
-  console.log(
-    `sequential (1 at a time):  ${(sequential.ms / 1_000).toFixed(2)} s  ${mbps(sequential.ms).toFixed(0)} MB/s  ${sequential.requests} requests`,
-  );
-  console.log(
-    `parallel (${CONCURRENCY} at a time):    ${(parallel.ms / 1_000).toFixed(2)} s  ${mbps(parallel.ms).toFixed(0)} MB/s  ${parallel.requests} requests`,
-  );
-  const ratio = sequential.ms / parallel.ms;
-  console.log(`ratio sequential/parallel: ${ratio.toFixed(1)}x (aim >= 5x: ${ratio >= 5 ? 'met' : 'NOT met'})`);
-  if (model)
+  const rows: Cell[][] = [];
+  const aims: BenchAim[] = [];
+  for (const multipartMb of MULTIPART_MBS) {
+    const sequential = await measure(`seq-${multipartMb}`, 1, multipartMb);
+    const parallel = await measure(`par-${multipartMb}`, CONCURRENCY, multipartMb);
+    const ratio = sequential.ms / parallel.ms;
     console.log(
-      `round trips alone: ${sequential.requests} requests x ${model.latencyMs} ms = ${((sequential.requests * model.latencyMs) / 1_000).toFixed(2)} s one at a time`,
+      `multipart above ${multipartMb} MB: sequential ${(sequential.ms / 1_000).toFixed(2)} s ${mbps(sequential.ms).toFixed(0)} MB/s ` +
+        `${sequential.requests} requests; parallel (${CONCURRENCY}) ${(parallel.ms / 1_000).toFixed(2)} s ` +
+        `${mbps(parallel.ms).toFixed(0)} MB/s; ratio ${ratio.toFixed(1)}x (aim >= 5x: ${ratio >= 5 ? 'met' : 'NOT met'})`,
     );
-  const copyKind = probe.size > MULTIPART_MB * MB ? 'UploadPartCopy parts' : 'one CopyObject';
-  console.log(
-    `emulator overlap, straight to it: HeadObject ${headOverlap}; copy of ${(probe.size / MB).toFixed(1)} MB (${copyKind}) ${copyOverlap}`,
-  );
+    rows.push([
+      `${multipartMb} MB`,
+      sequential.ms / 1_000,
+      mbps(sequential.ms),
+      sequential.requests,
+      model ? (sequential.requests * model.latencyMs) / 1_000 : null,
+      parallel.ms / 1_000,
+      mbps(parallel.ms),
+      ratio,
+    ]);
+    aims.push(
+      aim(`sequential over parallel, multipart above ${multipartMb} MB`, Math.round(ratio * 10) / 10, '>=', 5, 'x'),
+    );
+  }
+  const copyKind = probe.size > MULTIPART_MBS[0]! * MB ? 'UploadPartCopy parts' : 'one CopyObject';
+  const overlapRow = (what: string, o: { sequentialMs: number; parallelMs: number }): Cell[] => [
+    what,
+    o.sequentialMs,
+    o.parallelMs,
+    o.sequentialMs / o.parallelMs,
+  ];
+  record.save({
+    settings: {
+      objects: objects.length,
+      megabytes: Math.round(totalBytes / MB),
+      concurrency: CONCURRENCY,
+      s3Model: describeS3Model(model),
+    },
+    tables: [
+      {
+        title: `Copy of ${objects.length} objects, ${(totalBytes / MB).toFixed(1)} MB`,
+        columns: [
+          'multipart threshold',
+          'sequential (s)',
+          'sequential (MB/s)',
+          'requests',
+          'round trips alone (s)',
+          `parallel, ${CONCURRENCY} at once (s)`,
+          'parallel (MB/s)',
+          'ratio',
+        ],
+        rows,
+        decimals: [undefined, 2, 0, 0, 2, 2, 0, 1],
+      },
+      {
+        title: `The emulator's own overlap: ${OVERLAP_CALLS} calls straight to it (ms)`,
+        columns: ['call', 'one at a time', 'all at once', 'ratio'],
+        rows: [
+          overlapRow('HeadObject', headOverlap),
+          overlapRow(`copy of ${(probe.size / MB).toFixed(1)} MB (${copyKind})`, copyOverlap),
+        ],
+        decimals: [undefined, 0, 0, 1],
+      },
+    ],
+    aims,
+  });
 } finally {
   await modelled.stop();
   await emu.stop();

@@ -26,6 +26,7 @@
  *   npm run bench:downtime
  *   BENCH_DOWNTIME_SIZES_MB=10 BENCH_DOWNTIME_RUNS=1 BENCH_DOWNTIME_PATHS=good npm run bench:downtime   (a short debug run)
  */
+import { startBenchRun, type BenchAim, type Cell } from './bench-results.js';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -196,6 +197,17 @@ console.log(
 console.log('definitions:');
 for (const d of DEFINITIONS) console.log(`  ${d}`);
 
+const record = startBenchRun({
+  bench: 'downtime',
+  title: 'Migration downtime',
+  command: 'npm run bench:downtime',
+  about:
+    "What a user of migration feels: how long the shoot's etcd takes no write, from the source's last acknowledged " +
+    "write to the destination's first, as a writer of about 100 writes/s sees them. Two seeds with the real agent " +
+    "and the landscape's settings, real sidecars and etcd 3.4; one non-HA shoot filled to each size and migrated " +
+    'back and forth, good and bad path (mode bad with a live source) alternating. The phases are defined in the ' +
+    "script's DEFINITIONS (printed by every run).",
+});
 const started = performance.now();
 const { deployment, running, close } = await benchLandscape({
   context: { ...LANDSCAPE_STACK_CONTEXT },
@@ -580,11 +592,59 @@ try {
   console.log(
     `aims (issue 12; fence bound ${ms(FENCE_BOUND_MS)}, so the bad path's aim is ${ms(FENCE_BOUND_MS + ISSUE_AIMS.badMarginMs)}):`,
   );
-  for (const aim of downtimeAims(
+  const aims = downtimeAims(
     counted.map((r) => ({ sizeMb: r.sizeMb, path: r.path, ms: r.window })),
     { ...ISSUE_AIMS, fenceBoundMs: FENCE_BOUND_MS },
-  ))
-    console.log(`  ${formatAim(aim)}`);
+  );
+  for (const aim of aims) console.log(`  ${formatAim(aim)}`);
+  const rows: Cell[][] = [];
+  for (const sizeMb of SIZES_MB)
+    for (const path of PATHS) {
+      const runs = counted.filter((r) => r.sizeMb === sizeMb && r.path === path);
+      if (runs.length === 0) continue;
+      const w = summarize(runs.map((r) => r.window));
+      const fractions = shareFractions(runs.map((r) => r.shares));
+      rows.push([
+        `${sizeMb} MB`,
+        path === 'bad' ? 'bad (live source)' : 'good',
+        runs.map((r) => Math.round(r.window).toLocaleString('en-US')).join(', '),
+        w.median,
+        w.max,
+        ...SHARES.map(
+          (share) =>
+            `${Math.round(summarize(runs.map((r) => r.shares[share])).median)} (${Math.round(100 * fractions[share])} %)`,
+        ),
+      ]);
+    }
+  record.save({
+    settings: {
+      sizesMb: SIZES_MB.join(', '),
+      runsPerSizeAndPath: RUNS,
+      paths: PATHS.join(', '),
+      fenceBoundMs: FENCE_BOUND_MS,
+      minWriterRatePerSecond: Math.round(Math.min(...results.map((r) => r.rate))),
+      acknowledgedWritesLost: results.reduce((n, r) => n + r.lost, 0),
+      failedMigrations: failed.length,
+    },
+    tables: [
+      {
+        title: "Write-unavailability window (ms) and each phase's median (ms, its share of the windows)",
+        columns: ['size', 'path', 'windows, in run order', 'median', 'max', ...SHARES],
+        rows,
+        decimals: [undefined, undefined, undefined, 0, 0],
+      },
+    ],
+    aims: aims
+      .filter((a): a is typeof a & { value: number } => a.value !== undefined)
+      .map((a): BenchAim => ({
+        what: a.label,
+        value: a.unit === 'x' ? Math.round(a.value * 100) / 100 : Math.round(a.value),
+        aim: a.limit,
+        unit: a.unit,
+        comparison: '<=',
+        met: a.met === true,
+      })),
+  });
   console.log(
     `load average at the end ${load()} (1 / 5 / 15 min); the whole run took ${((performance.now() - started) / 60_000).toFixed(1)} min`,
   );

@@ -16,11 +16,21 @@ import { DynamoGardenRepository } from '../adapters/dynamodb/garden-repository.j
 import { GardenClient } from '../adapters/http/garden-client.js';
 import { technicalID } from '../core/model/names.js';
 import { fixture } from '../test/fixtures/index.js';
+import { aim, startBenchRun } from './bench-results.js';
 import { benchLandscape, median } from './bench-support.js';
 
 const SHOOTS = Number(process.env.BENCH_SHOOTS ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SEEDS = 2;
+const record = startBenchRun({
+  bench: 'dwd',
+  title: 'Dependency watchdog',
+  command: 'npm run bench:dwd',
+  about:
+    "Shoots on two seeds, every kube-apiserver's external endpoint served on loopback, the internal results in " +
+    "the seeds' heartbeats; one round is one invocation of the deployed watchdog Lambda (list the fleet, probe " +
+    'every shoot, decide, conditional state writes, commands).',
+});
 const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 
 let probes = 0;
@@ -149,6 +159,32 @@ try {
   console.log(
     `  probes per second: ${(SHOOTS / (wall / 1000)).toFixed(0)}  (the first round writes ${SHOOTS} initial states, later rounds none)`,
   );
+  record.save({
+    settings: { shoots: SHOOTS, seeds: SEEDS, rounds: ROUNDS },
+    tables: [
+      {
+        title: 'One round',
+        columns: [
+          'wall time, median (s)',
+          'wall time, min (s)',
+          'Lambda invocations, median',
+          'Lambda invocations, max',
+          'probes/s',
+        ],
+        rows: [
+          [
+            wall / 1000,
+            Math.min(...walls) / 1000,
+            median(invocations),
+            Math.max(...invocations),
+            SHOOTS / (wall / 1000),
+          ],
+        ],
+        decimals: [2, 2, 0, 0, 0],
+      },
+    ],
+    aims: [aim('round wall time, median (within the 10 s probe interval)', Math.round(wall) / 1000, '<=', 10, 's')],
+  });
 } finally {
   server.close();
   await close();

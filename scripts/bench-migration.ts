@@ -15,9 +15,19 @@ import type { Deployment } from '../local/deploy.js';
 import { backedSeed, fixture } from '../test/fixtures/index.js';
 import { FakeSidecar } from '../test/harness/fake-sidecar.js';
 import { TestAgent } from '../test/harness/test-agent.js';
+import { startBenchRun } from './bench-results.js';
 import { benchLandscape, median } from './bench-support.js';
 
 const MIGRATIONS = Number(process.env.BENCH_MIGRATIONS ?? 10);
+const record = startBenchRun({
+  bench: 'migration',
+  title: 'Migration orchestration',
+  command: 'npm run bench:migration',
+  about:
+    'Good-path migrations one after another on the emulator: real seed agents on in-memory hosting answering every ' +
+    'command at once, a stand-in sidecar writing the final snapshot as soon as the owner record goes; the ' +
+    'orchestration time (POST migrate to Succeeded) and the work per migrate-shoot execution.',
+});
 const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 
 const { deployment, close } = await benchLandscape();
@@ -105,6 +115,32 @@ try {
   console.log(
     `  task invocations per migration: ${median(tasks)} (Lambda tasks, incl. 4 that send agent commands, and the copy child execution)`,
   );
+  record.save({
+    settings: { migrations: MIGRATIONS },
+    tables: [
+      {
+        title: 'Per migration',
+        columns: ['measure', 'median', 'min', 'max'],
+        rows: [
+          [
+            'orchestration time, POST migrate to Succeeded (s)',
+            median(times) / 1000,
+            Math.min(...times) / 1000,
+            Math.max(...times) / 1000,
+          ],
+          [
+            'state transitions (migrate-shoot)',
+            median(transitions),
+            Math.min(...transitions),
+            Math.max(...transitions),
+          ],
+          ['task invocations (Lambda tasks and the copy child)', median(tasks), Math.min(...tasks), Math.max(...tasks)],
+        ],
+        decimals: [undefined, 2, 2, 2],
+      },
+    ],
+    aims: [],
+  });
 } finally {
   await Promise.all(stoppers.map((s) => s.stop()));
   await close();

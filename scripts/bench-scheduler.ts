@@ -16,6 +16,8 @@ import {
   type RegionStrategy,
   type ScheduleOptions,
 } from '../core/scheduling/index.js';
+import { aim, startBenchRun, type BenchAim } from './bench-results.js';
+import { median, percentile } from './bench-stats.js';
 
 const PROVIDERS = ['aws', 'aws', 'aws', 'gcp', 'azure'];
 const REGIONS = [
@@ -112,12 +114,6 @@ const SHOOTS: ShootSpec[] = [
   { provider: { type: 'gcp' }, region: 'europe-west1', networking: { nodes: '10.0.0.0/12' } },
 ];
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 /** `explain`: also read every candidate and rejection, as a dry run or an unschedulable shoot does. */
 function timeDecisions(make: (k: number) => ScheduleOptions, runs: number, explain = false): number[] {
   const times: number[] = [];
@@ -138,6 +134,17 @@ const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 1_000);
 const WARM_UP = 50;
 const AIM_MS = 5;
 
+const record = startBenchRun({
+  bench: 'scheduler',
+  title: 'Scheduler',
+  command: 'npm run bench:scheduler',
+  about:
+    'One decision of the pure scheduler (every filter, then scoring) over a synthetic fleet, after warm-up: with the ' +
+    'fleet indexed once and kept (CIDRs parsed), indexing inside the decision (raw seeds), and with every ' +
+    'rejection sentence built (a dry run); then the throughput of decisions over 10,000 seeds.',
+});
+const rows: (string | number)[][] = [];
+const aims: BenchAim[] = [];
 console.log(
   `scheduler benchmark, node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} (1 min); ${DECISIONS} decisions per size and kind, after ${WARM_UP} warm-up decisions`,
 );
@@ -154,6 +161,15 @@ for (const size of [1_000, 10_000]) {
   const prepared = timeDecisions((k) => options(k, index), DECISIONS);
   const raw = timeDecisions((k) => options(k, fleet), DECISIONS);
   const explained = timeDecisions((k) => options(k, index), DECISIONS, true);
+  rows.push([
+    `${size.toLocaleString('en-US')} seeds`,
+    median(prepared),
+    percentile(prepared, 95),
+    median(raw),
+    median(explained),
+  ]);
+  if (size === 10_000)
+    aims.push(aim('median decision at 10,000 seeds, kept index', median(prepared), '<=', AIM_MS, 'ms'));
   console.log(
     `${String(size).padStart(6)} seeds: median decision ${ms(median(prepared))} with a kept SeedIndex (p95 ${ms(prepared.sort((a, b) => a - b)[Math.floor(prepared.length * 0.95)]!)}), ` +
       `${ms(median(raw))} from raw seeds (indexing included, ${ms(median(raw) - median(prepared))} more), ${ms(median(explained))} with the full explanation (dry run)` +
@@ -172,6 +188,24 @@ for (const size of [1_000, 10_000]) {
     schedule({ shoot: { spec: SHOOTS[k % SHOOTS.length]! }, seeds: index, strategy: strategies[(k >> 2) % 2]! });
   }
   const seconds = (performance.now() - start) / 1000;
+  record.save({
+    settings: { decisions: DECISIONS, warmUp: WARM_UP },
+    tables: [
+      {
+        title: 'One decision (ms)',
+        columns: ['fleet', 'kept index, median', 'kept index, p95', 'raw seeds, median', 'dry run, median'],
+        rows,
+        decimals: [undefined, 3, 3, 3, 3],
+      },
+      {
+        title: 'Throughput',
+        columns: ['decisions', 'fleet', 'seconds', 'decisions/s'],
+        rows: [[decisions, 10_000, seconds, Math.round(decisions / seconds)]],
+        decimals: [0, 0, 2, 0],
+      },
+    ],
+    aims,
+  });
   console.log(
     `throughput: ${decisions} decisions over 10,000 seeds in ${seconds.toFixed(2)} s = ${Math.round(decisions / seconds)} decisions/s`,
   );

@@ -7,16 +7,25 @@ cd "$(dirname "$0")/.."
 MINISTACK_VERSION="$(node -p "require('./package.json').config.ministackVersion")"
 VENV=.venv
 
+# Each step that does something says what and, when done, how long it took (a first run on a fresh
+# machine builds and installs for several minutes; a later one does nothing and takes about a second).
+SETUP_STARTED=$SECONDS
+took() { echo "setup: $1 took $(( SECONDS - $2 )) s"; }
+
 if [ ! -x "$VENV/bin/ministack" ] || [ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("ministack"))' 2>/dev/null)" != "$MINISTACK_VERSION" ]; then
-  echo "setup: installing ministack==$MINISTACK_VERSION into $VENV"
+  echo "setup: installing the emulator, ministack==$MINISTACK_VERSION, into $VENV"
+  t=$SECONDS
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "ministack==$MINISTACK_VERSION"
+  took "the emulator" $t
 fi
 # The API fuzzer the test suite runs against the deployed stack's OpenAPI document (test/integration/schemathesis).
 SCHEMATHESIS_VERSION="$(node -p "require('./package.json').config.schemathesisVersion")"
 if [ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("schemathesis"))' 2>/dev/null)" != "$SCHEMATHESIS_VERSION" ]; then
-  echo "setup: installing schemathesis==$SCHEMATHESIS_VERSION into $VENV"
+  echo "setup: installing the API fuzzer, schemathesis==$SCHEMATHESIS_VERSION, into $VENV"
+  t=$SECONDS
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+  took "the API fuzzer" $t
 fi
 # Node Lambda error types, as AWS reports them (see the script for why).
 "$VENV/bin/python" scripts/patch-emulator.py "$("$VENV/bin/python" -c 'import ministack, os; print(os.path.dirname(ministack.__file__))')"
@@ -27,11 +36,13 @@ command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
 command -v dnsmasq >/dev/null 2>&1 || missing+=(dnsmasq-base)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${missing[*]}"
+  t=$SECONDS
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   # Debian starts etcd as a service on installation; the project runs its own etcds on free ports.
   if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now etcd >/dev/null 2>&1 || true; fi
+  took "the Debian packages" $t
 fi
 # The linearizability checker (Porcupine, tools/linearizability), rebuilt only when its sources change.
 CHECKER_SRC=tools/linearizability
@@ -43,9 +54,11 @@ if [ ! -x "$CHECKER_BIN" ] || [ "$(cat "$CHECKER_BIN.sha256" 2>/dev/null)" != "$
   GO="$(command -v go || echo /usr/local/go/bin/go)"
   if [ ! -x "$GO" ]; then echo "setup: the Go toolchain (go) is needed to build $CHECKER_SRC" >&2; exit 1; fi
   echo "setup: building the linearizability checker into $CHECKER_BIN"
+  t=$SECONDS
   mkdir -p "$(dirname "$CHECKER_BIN")"
   (cd "$CHECKER_SRC" && "$GO" build -trimpath -buildvcs=false -o "$ROOT/$CHECKER_BIN" .)
   echo "$checker_hash" > "$CHECKER_BIN.sha256"
+  took "the linearizability checker" $t
 fi
 # The test seed (kube-apiserver, kube-controller-manager, kube-scheduler, kwok) and helm: built once per
 # version into .tools/ (a no-op when present; cold, about 11 minutes of two cores). `npm test` sets
@@ -59,4 +72,4 @@ if [ "${GARDENLESS_KUBE_BUILD:-}" = background ] && ! bash scripts/build-kube.sh
 else
   bash scripts/build-kube.sh
 fi
-echo "setup: ok (ministack $MINISTACK_VERSION, schemathesis $SCHEMATHESIS_VERSION, $(etcd --version 2>/dev/null | head -1), kubernetes $(node -p "require('./package.json').config.kubernetesVersion"), $CHECKER_BIN)"
+echo "setup: ok in $(( SECONDS - SETUP_STARTED )) s (ministack $MINISTACK_VERSION, schemathesis $SCHEMATHESIS_VERSION, $(etcd --version 2>/dev/null | head -1), kubernetes $(node -p "require('./package.json').config.kubernetesVersion"), $CHECKER_BIN)"
