@@ -49,12 +49,12 @@ describe('the README quick start', () => {
   it('parses into the commands the README shows', () => {
     expect(quickStart()).toEqual([
       'npm start',
-      'npx gardenless seed list',
-      'npx gardenless shoot list -A',
-      'npx gardenless shoot get dev/web --wait',
-      'npx gardenless shoot migrate dev/web --dry-run',
-      'npx gardenless shoot migrate dev/web --watch',
-      'npx gardenless shoot get dev/web',
+      'bin/gardenless seed list',
+      'bin/gardenless shoot list -A',
+      'bin/gardenless shoot get dev/web --wait',
+      'bin/gardenless shoot migrate dev/web --dry-run',
+      'bin/gardenless shoot migrate dev/web --watch',
+      'bin/gardenless shoot get dev/web',
       'npm run demo',
       'npm run stop',
     ]);
@@ -74,16 +74,16 @@ describe('the README quick start', () => {
         if (existsSync(ENDPOINTS_FILE)) await sh('npm run stop');
       }
       const o = (c: string) => outputs[c]!;
-      expect(o('npx gardenless seed list')).toMatch(/^local-a\s+local\s+local-1\s+\S+\s+True\s/m);
-      expect(o('npx gardenless seed list')).toMatch(/^local-c\s+local\s+local-1\s+\S+\s+True\s+true\s/m);
-      expect(o('npx gardenless shoot list -A')).toMatch(/^dev\s+web\s+local-[abc]\s/m);
-      expect(o('npx gardenless shoot get dev/web --wait')).toMatch(/^web\s+local-[abc]\s+-\s+false\s+Create /m);
-      const source = /^web\s+(local-[abc])\s/m.exec(o('npx gardenless shoot get dev/web --wait'))![1];
-      const destination = /destination: +(local-[abc])/.exec(o('npx gardenless shoot migrate dev/web --dry-run'))![1];
+      expect(o('bin/gardenless seed list')).toMatch(/^local-a\s+local\s+local-1\s+\S+\s+True\s/m);
+      expect(o('bin/gardenless seed list')).toMatch(/^local-c\s+local\s+local-1\s+\S+\s+True\s+true\s/m);
+      expect(o('bin/gardenless shoot list -A')).toMatch(/^dev\s+web\s+local-[abc]\s/m);
+      expect(o('bin/gardenless shoot get dev/web --wait')).toMatch(/^web\s+local-[abc]\s+-\s+false\s+Create /m);
+      const source = /^web\s+(local-[abc])\s/m.exec(o('bin/gardenless shoot get dev/web --wait'))![1];
+      const destination = /destination: +(local-[abc])/.exec(o('bin/gardenless shoot migrate dev/web --dry-run'))![1];
       expect(destination).not.toBe(source);
-      expect(o('npx gardenless shoot migrate dev/web --dry-run')).toMatch(/path: +good/);
-      expect(o('npx gardenless shoot migrate dev/web --watch')).toMatch(/Succeeded/);
-      expect(o('npx gardenless shoot get dev/web')).toMatch(new RegExp(`^web\\s+${destination}\\s`, 'm'));
+      expect(o('bin/gardenless shoot migrate dev/web --dry-run')).toMatch(/path: +good/);
+      expect(o('bin/gardenless shoot migrate dev/web --watch')).toMatch(/Succeeded/);
+      expect(o('bin/gardenless shoot get dev/web')).toMatch(new RegExp(`^web\\s+${destination}\\s`, 'm'));
       expect(o('npm run demo')).toMatch(/keys in the destination etcd \([^)]*\): (\d+) of \1 written on local-[abc]/);
       // The API record named the demo's source seed's load balancer before and the destination's after.
       const lb: Record<string, string> = { 'local-a': '127.0.0.2', 'local-b': '127.0.0.3', 'local-c': '127.0.0.4' };
