@@ -1,6 +1,7 @@
 import { ArnFormat, CfnOutput, Stack, Tags, Token, type CfnResource } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as route53 from 'aws-cdk-lib/aws-route53';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -19,6 +20,8 @@ export interface ActorsProps {
   migration: sfn.IStateMachine;
   /** operate-shoot: agents answer its lifecycle commands too. */
   operations: sfn.IStateMachine;
+  /** Wraps the data keys of shoots' secrets; an agent unwraps only those wrapped under its own seed's name. */
+  shootSecretsKey: kms.IKey;
   routes?: readonly Route[];
 }
 
@@ -138,6 +141,14 @@ export class Actors extends Construct {
           resources: [props.migration.stateMachineArn, props.operations.stateMachineArn],
         }),
         // Sidecars read owner records (API mode and the audit's view); only the orchestrator writes them.
+        // The shoots' secrets in a command were sealed for one seed (encryption context gardenless:seed): an
+        // agent opens the copies sealed for its own seed and no other, whatever it finds on a queue.
+        new iam.PolicyStatement({
+          sid: 'OwnShootSecrets',
+          actions: ['kms:Decrypt'],
+          resources: [props.shootSecretsKey.keyArn],
+          conditions: { StringEquals: { 'kms:EncryptionContext:gardenless:seed': SEED_TAG_VARIABLE } },
+        }),
         new iam.PolicyStatement({
           sid: 'OwnerRecordsReadOnly',
           actions: ['route53:ListResourceRecordSets', 'route53:GetHostedZone'],

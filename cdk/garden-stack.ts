@@ -13,6 +13,8 @@ import { LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { grantShootSecrets } from './shoot-secrets.js';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -42,6 +44,11 @@ export interface GardenStackProps extends StackProps {
   apiRecordTtl?: Duration;
   /** The dependency watchdog probes through the API domains (its DNS must serve the external zone). Default off: the load balancers. */
   watchdogProbesApiDomain?: boolean;
+  /**
+   * A proxy every issued kubeconfig names (`proxy-url`): the local landscape's, which resolves API domains
+   * through the Route 53 zone (docs/api-domain.md). Never set on AWS, where clients resolve through DNS.
+   */
+  kubeconfigProxyUrl?: string;
   logRetention?: logs.RetentionDays;
   /** Seed backup buckets are named with this prefix; the snapshot copy may touch only those. Default `gl-backup-`. */
   backupBucketPrefix?: string;
@@ -138,6 +145,15 @@ export class GardenStack extends Stack {
       ttl: props.apiRecordTtl ?? Duration.seconds(60),
     };
 
+    // Wraps the data keys of shoots' secrets (docs/design.md section 14): the garden seals and reseals, each
+    // seed agent unwraps only what was wrapped under its own seed's name (cdk/actors.ts).
+    const shootSecretsKey = new kms.Key(this, 'ShootSecretsKey', {
+      description: "gardenless: wraps the data keys of shoots' secrets (cluster CA, client CA, ServiceAccount key)",
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    new CfnOutput(this, 'ShootSecretsKeyArn', { value: shootSecretsKey.keyArn });
+
     const bus = new events.EventBus(this, 'Bus', { description: 'gardenless events (source "gardenless")' });
 
     const seedQueuePrefix = props.seedQueuePrefix ?? 'gl-seed-';
@@ -163,6 +179,9 @@ export class GardenStack extends Stack {
     });
     table.grantReadWriteData(api.function);
     acknowledgeTableIndexes(api.role, table);
+    // The kubeconfig subresources sign client certificates with the shoot's client CA.
+    grantShootSecrets(api, shootSecretsKey);
+    if (props.kubeconfigProxyUrl) api.function.addEnvironment('KUBECONFIG_PROXY_URL', props.kubeconfigProxyUrl);
     const outboundAllow = (props.outboundAllow ?? []).join(',');
     const agentRolePrefix = props.agentRolePrefix ?? DEFAULT_AGENT_ROLE_PREFIX;
     api.function.addEnvironment('OUTBOUND_ALLOW', outboundAllow);
@@ -256,6 +275,7 @@ export class GardenStack extends Stack {
       internalDomain: props.internalDomain,
       apiDomain,
       seedQueuePrefix,
+      shootSecretsKey,
       ...(props.operationCommandTimeout ? { commandTimeout: props.operationCommandTimeout } : {}),
       scheduleEnabled: props.lifecycleSchedule ?? true,
     });
@@ -285,6 +305,7 @@ export class GardenStack extends Stack {
       backupBucketPrefix: props.backupBucketPrefix ?? 'gl-backup-',
       copySnapshots: snapshotCopy.stateMachine,
       copySnapshotsName: `${this.stackName}-copy-snapshots`,
+      shootSecretsKey,
       ...(props.migrationCommandTimeout ? { commandTimeout: props.migrationCommandTimeout } : {}),
       ...(props.migrationWaitFinalSnapshot ? { waitFinalSnapshot: props.migrationWaitFinalSnapshot } : {}),
       ...(props.seedHeartbeatInterval ? { heartbeatInterval: props.seedHeartbeatInterval } : {}),
@@ -370,6 +391,7 @@ export class GardenStack extends Stack {
       zone,
       migration: migration.stateMachine,
       operations: lifecycle.stateMachine,
+      shootSecretsKey,
     });
   }
 }

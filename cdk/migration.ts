@@ -2,6 +2,7 @@ import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as route53 from 'aws-cdk-lib/aws-route53';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -12,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { GardenFunction } from './garden-function.js';
 import { apiDomainEnvironment, grantApiRecords, type ApiDomain } from './api-domain.js';
 import { acknowledge, acknowledgeTableIndexes, grantTaskFunctions, nagArn } from './nag.js';
+import { grantShootSecrets } from './shoot-secrets.js';
 import { waitForFinalTimeout, type OwnershipTimings } from '../core/ownership/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -41,6 +43,8 @@ export interface MigrationProps {
   copySnapshots: sfn.IStateMachine;
   /** Its name, for the permissions on its executions. */
   copySnapshotsName: string;
+  /** Wraps the shoots' secrets: restore-etcd carries them, resealed for the destination. */
+  shootSecretsKey: kms.IKey;
   /** How long a migration step waits for a seed agent's answer. Default 5 minutes. */
   commandTimeout?: Duration;
   /** How long the good path waits for the source's final snapshot. Default 10 minutes. */
@@ -116,6 +120,7 @@ export class Migration extends Construct {
         COMMAND_TIMEOUT_SECONDS: String(commandTimeout.toSeconds()),
       }),
     };
+    grantShootSecrets(this.functions.dispatch, props.shootSecretsKey);
     this.functions.owner.role.addToPolicy(
       new iam.PolicyStatement({
         actions: ['route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'],

@@ -3,6 +3,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as route53 from 'aws-cdk-lib/aws-route53';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -14,6 +15,7 @@ import { GardenFunction } from './garden-function.js';
 import { acknowledge, acknowledgeTableIndexes, grantTaskFunctions, nagArn } from './nag.js';
 import { apiDomainEnvironment, grantApiRecords, type ApiDomain } from './api-domain.js';
 import { eventTargetDlq } from './operations.js';
+import { grantShootSecrets } from './shoot-secrets.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -26,6 +28,8 @@ export interface ShootLifecycleProps {
   /** The API records create sets and delete removes. */
   apiDomain: ApiDomain;
   seedQueuePrefix: string;
+  /** Wraps the shoots' secrets, which every command that starts a control plane carries. */
+  shootSecretsKey: kms.IKey;
   /** The operate-shoot state machine's name. */
   name: string;
   /** How long an operation's command waits for the seed agent's answer. Default 5 minutes. */
@@ -66,6 +70,7 @@ export class ShootLifecycle extends Construct {
       },
     });
     props.table.grantReadWriteData(this.operate.function);
+    grantShootSecrets(this.operate, props.shootSecretsKey);
     acknowledgeTableIndexes(this.operate.role, props.table);
     props.bus.grantPutEventsTo(this.operate.function);
     this.operate.role.addToPolicy(

@@ -1,31 +1,29 @@
 import type { Command } from 'commander';
-import { apiDomainName, apiDomainUrl } from '../core/dns/api-domain.js';
-import type { Seed } from '../core/model/seed.js';
-import type { Shoot } from '../core/model/shoot.js';
-import { readEndpoints } from '../local/landscape-file.js';
+import { parse } from 'yaml';
+import type { KubeconfigResponse } from '../core/kubeconfig/request.js';
+import { parseDuration } from '../seed/backup-restore/duration.js';
 import type { Api } from './api.js';
 import type { OutputFormat } from './config.js';
 import { serialize } from './output.js';
 import { splitShoot } from './refs.js';
 
-/**
- * A kubeconfig for the shoot whose server is its API domain, as users and kubelets reach it, never a
- * seed's load balancer: it keeps working across migrations. The scheme and port are those of the serving
- * seed's load balancer (443 on a real one). No credentials: gardenless issues none.
- */
-export function shootKubeconfig(options: { project: string; name: string; server: string }): Record<string, unknown> {
-  const context = `${options.project}--${options.name}`;
-  return {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: context, cluster: { server: options.server } }],
-    contexts: [{ name: context, context: { cluster: context, user: context } }],
-    users: [{ name: context, user: {} }],
-    'current-context': context,
-  };
+/** `--expiration 1h` as the API takes it: whole seconds. */
+export function expirationSeconds(text: string): number {
+  const ms = parseDuration(text, '--expiration');
+  if (ms % 1000 !== 0) throw new Error(`--expiration: "${text}" is not a whole number of seconds`);
+  return ms / 1000;
 }
 
-/** `gardenless shoot kubeconfig <project>/<name>`, added to the `shoot` command. */
+/** The kubeconfig an answer carries, as the YAML kubectl reads. */
+export function kubeconfigOf(answer: Pick<KubeconfigResponse, 'status'>): string {
+  return Buffer.from(answer.status.kubeconfig, 'base64').toString('utf8');
+}
+
+/**
+ * `gardenless shoot kubeconfig <project>/<name> [--viewer] [--expiration 1h]`, added to the `shoot` command:
+ * the garden's `adminkubeconfig` (or `viewerkubeconfig`) subresource, printed as kubectl reads it. Its server
+ * is the shoot's API domain, so it keeps working across migrations; its certificate expires.
+ */
 export function registerKubeconfigCommand(
   shoot: Command,
   connect: () => Promise<Api>,
@@ -33,32 +31,22 @@ export function registerKubeconfigCommand(
 ): void {
   shoot
     .command('kubeconfig <ref>')
-    .description("a kubeconfig whose server is the shoot's API domain (api.<shoot>.<project>.<external domain>)")
-    .option(
-      '--external-domain <domain>',
-      "the deployment's external domain, while the shoot advertises no address yet (default GARDENLESS_EXTERNAL_DOMAIN, or the local landscape's)",
+    .description(
+      "a kubeconfig for the shoot's API domain (api.<shoot>.<project>.<external domain>) with a client certificate that expires",
     )
-    .action(async (ref: string, flags: { externalDomain?: string }) => {
+    .option('--viewer', 'read-only (every resource but Secrets) instead of cluster-admin')
+    .option('--expiration <duration>', "how long the certificate is valid: 10m to 24h (Gardener's bounds)", '1h')
+    .action(async (ref: string, flags: { viewer?: boolean; expiration: string }) => {
       const [project, name] = splitShoot(ref);
+      const seconds = expirationSeconds(flags.expiration);
+      const role = flags.viewer ? 'viewer' : 'admin';
       const api = await connect();
-      const shootObject = await api.expect<Shoot>('GET', `/projects/${project}/shoots/${name}`);
-      // The garden advertises the URL once the API record points at a serving plane; before that, build it.
-      const advertised = shootObject.status.advertisedAddresses?.find((a) => a.name === 'external')?.url;
-      const server = advertised ?? (await builtServer(api, shootObject, flags.externalDomain));
-      console.log(await serialize(shootKubeconfig({ project, name, server }), output() === 'json' ? 'json' : 'yaml'));
+      const answer = await api.expect<KubeconfigResponse>(
+        'POST',
+        `/projects/${project}/shoots/${name}/${role}kubeconfig`,
+        { body: { spec: { expirationSeconds: seconds } } },
+      );
+      const kubeconfig = kubeconfigOf(answer);
+      process.stdout.write(output() === 'json' ? `${await serialize(parse(kubeconfig), 'json')}\n` : kubeconfig);
     });
-}
-
-/** The API domain from the deployment's external domain, on the port the hosting seed reports for the plane. */
-async function builtServer(api: Api, shoot: Shoot, flag: string | undefined): Promise<string> {
-  const externalDomain = flag || process.env.GARDENLESS_EXTERNAL_DOMAIN || readEndpoints()?.outputs.ExternalDomain;
-  if (!externalDomain) throw new Error('No external domain: pass --external-domain or set GARDENLESS_EXTERNAL_DOMAIN');
-  const seedName = shoot.status.seedName;
-  const seed = seedName ? await api.expect<Seed>('GET', `/seeds/${seedName}`) : undefined;
-  const externalUrl = seed?.status.controlPlanes?.find(
-    (cp) => cp.technicalID === shoot.status.technicalID,
-  )?.externalUrl;
-  const domain = apiDomainName({ shoot: shoot.metadata.name, project: shoot.metadata.project, externalDomain });
-  // Without a report (hibernated, not yet created) the load balancer's default: https on 443.
-  return externalUrl ? apiDomainUrl(domain, externalUrl) : `https://${domain}`;
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SCALE_DOWN_ORDER, WEEDER_DEPENDENCIES } from '../dwd/components.js';
 import { EXTENSION_KINDS } from '../extensions/resource.js';
 import { dns1123Label as dns1123 } from '../model/names.js';
+import { sealedSecretsSchema } from '../shootstate/sealed.js';
 import { packedShootStateSchema, shootRefSchema } from '../shootstate/schema.js';
 
 /**
@@ -59,6 +60,12 @@ const envelope = {
   migrationId: z.string().min(1).max(128).optional(),
 };
 
+const shootSecrets = named(
+  sealedSecretsSchema,
+  'SealedShootSecrets',
+  "The shoot's secrets (cluster CA, client CA, ServiceAccount key, etcd encryption key) for this seed: AES-256-GCM under a data key that KMS wrapped with the context {gardenless:shoot, gardenless:seed}; only this seed's agent may unwrap it. Sent with every command that starts the control plane's components.",
+);
+
 const extensionSpec = z
   .object({
     kind: z.enum(EXTENSION_KINDS),
@@ -84,13 +91,27 @@ const controlPlaneSpec = named(
 );
 
 export const createControlPlaneCommand = named(
-  z.object({ ...envelope, type: z.literal('create-control-plane'), controlPlane: controlPlaneSpec }).strict(),
+  z
+    .object({
+      ...envelope,
+      type: z.literal('create-control-plane'),
+      controlPlane: controlPlaneSpec,
+      secrets: shootSecrets.optional(),
+    })
+    .strict(),
   'CreateControlPlaneCommand',
   'Create the control plane (etcd with its sidecar, the components, the extension resources). Creating what exists is a reconcile.',
 );
 
 export const reconcileCommand = named(
-  z.object({ ...envelope, type: z.literal('reconcile'), controlPlane: controlPlaneSpec }).strict(),
+  z
+    .object({
+      ...envelope,
+      type: z.literal('reconcile'),
+      controlPlane: controlPlaneSpec,
+      secrets: shootSecrets.optional(),
+    })
+    .strict(),
   'ReconcileCommand',
   'Bring an existing control plane to the spec; never scales up a component the dependency watchdog holds down.',
 );
@@ -145,6 +166,8 @@ export const restoreCommand = named(
       type: z.literal('restore'),
       hibernated: z.boolean(),
       controlPlane: controlPlaneSpec.optional(),
+      /** The shoot's secrets, for the components that start once etcd is restored (restore-etcd only). */
+      secrets: shootSecrets.optional(),
       /** Restore etcd from the snapshots copied into this seed's backup bucket. */
       etcd: z
         .object({

@@ -15,6 +15,8 @@ import type { Seed } from '../model/seed.js';
 import { failureTolerance, type Shoot, type ShootOperation } from '../model/shoot.js';
 import { OwnerRecordConflictError } from '../ownership/errors.js';
 import type { OwnerRecords } from '../ownership/owner-records.js';
+import type { ShootSecretsKeeper } from '../shootstate/secrets-keeper.js';
+import type { ShootStateStore } from '../shootstate/store.js';
 import { ownerRecordName } from '../ownership/record-name.js';
 import type { Clock, EventSink } from './context.js';
 import type { GardenRepository } from './repository.js';
@@ -52,6 +54,13 @@ export interface ShootOperationStepsOptions {
   clock: Clock;
   /** The shoots' API records: set once a create (reconcile, wake) answers serving, removed by a delete. */
   apiRecords?: ApiRecordWriter;
+  /**
+   * The shoots' secrets: made at the first command and sent, sealed for the seed, with every command that
+   * starts a control plane's components. Without it commands carry none (the agents then start none).
+   */
+  secrets?: ShootSecretsKeeper;
+  /** Where the ShootState (secrets included) is kept: a deleted shoot's goes with it. */
+  shootStates?: ShootStateStore;
   /** What commands tell agents about their task's limits; the state machine's TimeoutSeconds and HeartbeatSeconds match. */
   commandTimeoutSeconds?: number;
   commandHeartbeatSeconds?: number;
@@ -88,7 +97,7 @@ export class ShootOperationSteps {
     const attempt = started.status.operation!.attempts;
     return {
       superseded: false,
-      command: this.command(started, seed, started.status.operation!, attempt),
+      command: await this.command(started, seed, started.status.operation!, attempt),
       queueUrl: seed.status.commandQueueUrl,
       messageGroupId: shoot.status.technicalID,
     };
@@ -123,6 +132,8 @@ export class ShootOperationSteps {
       await this.options.apiRecords?.remove({ shoot: { project: ref.project, name: ref.name }, seedName: op.seedName });
       if (seed) await this.removeOwnerRecord(shoot, seed);
       await this.options.repo.deleteShoot(ref.project, ref.name, shoot.metadata.resourceVersion);
+      // Its secrets go with it: a shoot created again under the same name gets new ones.
+      await this.options.shootStates?.delete({ project: ref.project, name: ref.name });
       await this.options.events.publish('ShootOperationSucceeded', {
         ...detail,
         description: `control plane deleted from seed ${op.seedName}: ${summary}`,
@@ -227,7 +238,7 @@ export class ShootOperationSteps {
     });
   }
 
-  private command(shoot: Shoot, seed: Seed, op: ShootOperation, attempt: number): SeedCommand {
+  private async command(shoot: Shoot, seed: Seed, op: ShootOperation, attempt: number): Promise<SeedCommand> {
     const address = {
       shoot: commandShoot(shoot),
       seed: seed.metadata.name,
@@ -256,9 +267,11 @@ export class ShootOperationSteps {
         ...(seed.spec.backup.region ? { region: seed.spec.backup.region } : {}),
       },
     };
+    const secrets = await this.options.secrets?.forSeed(commandShoot(shoot), seed.metadata.name);
+    const body = { controlPlane, ...(secrets ? { secrets } : {}) };
     return op.type === 'Create'
-      ? buildCommand<'create-control-plane'>(address, { type: 'create-control-plane', controlPlane })
-      : buildCommand<'reconcile'>(address, { type: 'reconcile', controlPlane });
+      ? buildCommand<'create-control-plane'>(address, { type: 'create-control-plane', ...body })
+      : buildCommand<'reconcile'>(address, { type: 'reconcile', ...body });
   }
 
   private async current(ref: OperationRef): Promise<{ shoot: Shoot | undefined; op: ShootOperation | undefined }> {

@@ -1,6 +1,7 @@
 import { buildCommand } from '../commands/build.js';
 import type { SeedCommand } from '../commands/schema.js';
 import { migrationCommandId } from '../commands/protocol.js';
+import type { SealedSecrets } from '../shootstate/sealed.js';
 import type { PackedShootState } from '../shootstate/types.js';
 import type { MigrationRecord } from './record.js';
 import { stepDefinition, type MigrationStepId } from './steps.js';
@@ -27,6 +28,8 @@ export interface StepCommandOptions {
   stateBucket: string;
   /** restore-extensions: the ShootState to restore from, and its version. */
   shootState?: { state: PackedShootState; version: number };
+  /** restore-etcd: the shoot's secrets sealed for the destination, for the components that start on the restored etcd. */
+  secrets?: SealedSecrets;
   /** restore-etcd: the revision the copied snapshots must reach, and whether the copy holds the final snapshot (restore-etcd-ahead takes neither). */
   etcd?: { expectedLastRevision?: number; final: boolean };
   /**
@@ -97,6 +100,7 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
         ...(tolerance
           ? { controlPlane: { hibernated: record.guards.hibernated, failureTolerance: tolerance, backup: { bucket } } }
           : {}),
+        ...(step === 'restore-etcd' && options.secrets ? { secrets: options.secrets } : {}),
         etcd,
       });
     }
@@ -107,7 +111,8 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
         type: 'restore',
         hibernated: record.guards.hibernated,
         extensions: {
-          shootState: options.shootState.state,
+          // The garden's sealed secrets stay in the garden: the destination gets its own copy with restore-etcd.
+          shootState: withoutSecrets(options.shootState.state),
           shootStateVersion: options.shootState.version,
           stateBucket: options.stateBucket,
         },
@@ -116,6 +121,11 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
     default:
       throw new RangeError(`step ${step} has no command mapping`);
   }
+}
+
+function withoutSecrets(state: PackedShootState): PackedShootState {
+  const { secrets: _garden, ...rest } = state;
+  return rest;
 }
 
 /** The command's size as an SQS message body. */

@@ -2,6 +2,7 @@ import { parseCommandSuccess } from '../commands/protocol.js';
 import type { CommandResult, SeedCommand } from '../commands/schema.js';
 import { NotFoundError } from '../errors.js';
 import { expiredLease } from '../garden/lease-monitor.js';
+import { saveKeepingSecrets, type ShootSecretsKeeper } from '../shootstate/secrets-keeper.js';
 import type { ShootStateStore } from '../shootstate/store.js';
 import { SHOOT_STATE_API_VERSION, type PackedShootState } from '../shootstate/types.js';
 import { assertRound, commandForStep, RESTORE_AHEAD_HEARTBEAT_SECONDS, type RestoreAheadRound } from './commands.js';
@@ -21,6 +22,8 @@ export interface SeedCommandsOptions {
   commandHeartbeatSeconds?: number;
   /** Where a mode-auto good-path step files its task token under the source seed, for the lease monitor. */
   sourceWaits?: SourceWaitIndex;
+  /** The shoot's secrets, sealed for the destination in restore-etcd. Without it the command carries none. */
+  secrets?: ShootSecretsKeeper;
 }
 
 /**
@@ -69,6 +72,8 @@ export class SeedCommands {
     }
     const copy = step === 'restore-etcd' ? record.copy : undefined;
     const shootState = step === 'restore-extensions' ? await this.restoreShootState(record) : undefined;
+    const secrets =
+      step === 'restore-etcd' ? await this.options.secrets?.forSeed(record.shoot, record.destination.name) : undefined;
     const heartbeatSeconds = this.options.commandHeartbeatSeconds ?? 60;
     const command = commandForStep({
       record,
@@ -80,6 +85,7 @@ export class SeedCommands {
       heartbeatSeconds:
         step === 'restore-etcd-ahead' ? Math.min(heartbeatSeconds, RESTORE_AHEAD_HEARTBEAT_SECONDS) : heartbeatSeconds,
       ...(shootState ? { shootState } : {}),
+      ...(secrets ? { secrets } : {}),
       ...(options.round === undefined ? {} : { round: options.round }),
       ...(copy
         ? {
@@ -195,11 +201,11 @@ export class SeedAnswers {
       message: `${answer.result.extensions.length} extensions migrated`,
     });
     record = await this.journal.save(startStep(record, { step: 'persist-shootstate', now }));
-    const version = await this.options.shootStates.save({
-      project: ref.project,
-      name: ref.name,
-      state: answer.result.shootState,
-    });
+    const version = await saveKeepingSecrets(
+      this.options.shootStates,
+      { project: ref.project, name: ref.name },
+      answer.result.shootState,
+    );
     await this.journal.save(
       completeStep(record, {
         step: 'persist-shootstate',

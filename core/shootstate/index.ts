@@ -6,3 +6,6 @@ export * from './collect.js';
 export * from './pack.js';
 export * from './schema.js';
 export * from './flows.js';
+export * from './secrets.js';
+export * from './sealed.js';
+export * from './secrets-keeper.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EXTENSION_KINDS } from '../extensions/resource.js';
+import { sealedSecretsSchema } from './sealed.js';
 import { SHOOT_STATE_API_VERSION } from './types.js';
 
 /** Schemas of the persisted ShootState, for documents that cross a process boundary (commands, task outputs). */
@@ -71,5 +72,6 @@ export const packedShootStateSchema = z
     collectedAt: z.string().datetime(),
     seed: z.string().min(1).max(63).optional(),
     collectedAfter: z.enum(['migrate', 'reconcile']),
+    secrets: sealedSecretsSchema.optional(),
   })
   .strict();

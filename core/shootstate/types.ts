@@ -1,4 +1,5 @@
 import type { ExtensionKind, NamedResourceReference } from '../extensions/resource.js';
+import type { SealedSecrets } from './sealed.js';
 
 export const SHOOT_STATE_API_VERSION = 'core.gardenless.io/v1';
 
@@ -47,6 +48,12 @@ export interface ShootStateOf<S> {
   seed?: string;
   /** `migrate` when collected after a successful migrate (complete), `reconcile` when collected after a reconcile. */
   collectedAfter: 'migrate' | 'reconcile';
+  /**
+   * The shoot's secrets (cluster CA, client CA, ServiceAccount key, etcd encryption key), sealed under the
+   * garden's context: made once at create by the garden, kept by every later save (`secrets.ts`, `sealed.ts`).
+   * Seeds never send them back: a ShootState an agent collected has none.
+   */
+  secrets?: SealedSecrets;
 }
 
 export type ShootState = ShootStateOf<unknown>;

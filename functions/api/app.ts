@@ -1,6 +1,7 @@
 import type { GardenService } from '../../core/garden/service.js';
 import type { Seed } from '../../core/model/seed.js';
 import type { EvacuationControls } from '../../core/evacuation/controls.js';
+import type { ShootKubeconfigs } from '../../core/garden/kubeconfigs.js';
 import type { MigrationAdmission } from '../../core/migration/migration-admission.js';
 import { ForbiddenError, ValidationError } from '../../core/errors.js';
 import { actorOf, type AccessSettings, type Actor } from './access.js';
@@ -21,6 +22,7 @@ export interface ApiDeps {
   access: AccessSettings;
   migrations?: MigrationAdmission;
   evacuations?: EvacuationControls;
+  kubeconfigs?: ShootKubeconfigs;
   version: string;
   onUnexpected?: (error: unknown, event: HttpEvent) => void;
   /** Sees each recorded heartbeat (the handler turns the agents' fencing figures into metrics). */
@@ -64,6 +66,8 @@ export async function handleRequest(event: HttpEvent, deps: ApiDeps): Promise<Ht
       version: deps.version,
       ...(deps.migrations ? { migrations: deps.migrations } : {}),
       ...(deps.evacuations ? { evacuations: deps.evacuations } : {}),
+      ...(deps.kubeconfigs ? { kubeconfigs: deps.kubeconfigs } : {}),
+      ...(callerOf(event) ? { caller: callerOf(event)! } : {}),
       ...(deps.onHeartbeat ? { onHeartbeat: deps.onHeartbeat } : {}),
     });
   } catch (error) {
@@ -103,6 +107,13 @@ async function authorize(options: {
   }
   throw new ForbiddenError(
     `the agent of seed ${actor.seed} may not call ${route.method} ${options.event.rawPath.slice(0, 200)}`,
+  );
+}
+
+function callerOf(event: HttpEvent): string | undefined {
+  return (
+    (event.requestContext as { authorizer?: { iam?: { userArn?: string | null } } }).authorizer?.iam?.userArn ??
+    undefined
   );
 }
 

@@ -13,7 +13,9 @@ import { DynamoEvacuationStore } from '../../adapters/dynamodb/evacuations.js';
 import { EvacuationControls } from '../../core/evacuation/controls.js';
 import { systemClock } from '../../core/garden/context.js';
 import { parseOwnershipTimings } from '../../core/ownership/timings.js';
-import { migrationJournal } from '../shared/migration-journal.js';
+import { migrationJournal, shootStateStore } from '../shared/migration-journal.js';
+import { shootSecretsKeeper } from '../shared/shoot-secrets.js';
+import { ShootKubeconfigs } from '../../core/garden/kubeconfigs.js';
 import { METRIC } from '../shared/metric-names.js';
 import { MetricUnit, metrics, observability } from '../shared/observability.js';
 import { accessSettingsFromEnv } from './access.js';
@@ -58,12 +60,21 @@ const evacuations = new EvacuationControls({
   clock: systemClock,
 });
 
+const kubeconfigs = new ShootKubeconfigs({
+  getShoot: (project, name) => service.getShoot(project, name),
+  secrets: shootSecretsKeeper(shootStateStore()),
+  clock: systemClock,
+  // The local landscape's API-domain proxy (docs/api-domain.md); never set on AWS.
+  ...(process.env.KUBECONFIG_PROXY_URL ? { proxyUrl: process.env.KUBECONFIG_PROXY_URL } : {}),
+});
+
 async function api(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const started = Date.now();
   const result = await handleRequest(event, {
     service,
     migrations,
     evacuations,
+    kubeconfigs,
     access,
     version: VERSION,
     onUnexpected: (error) => logger.error('unexpected error', { error }),

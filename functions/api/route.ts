@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { EvacuationControls } from '../../core/evacuation/controls.js';
+import type { ShootKubeconfigs } from '../../core/garden/kubeconfigs.js';
 import type { GardenService } from '../../core/garden/service.js';
 import type { MigrationAdmission } from '../../core/migration/migration-admission.js';
 import type { Seed } from '../../core/model/seed.js';
@@ -18,8 +19,12 @@ export interface RouteContext {
   /** Absent where the deployment has no evacuation controller (unit tests of the pipeline). */
   evacuations?: EvacuationControls;
   version: string;
+  /** Absent where the deployment issues no kubeconfigs (unit tests of the pipeline). */
+  kubeconfigs?: ShootKubeconfigs;
   /** The caller, as the gateway authenticated it (operator for public routes). */
   actor: Actor;
+  /** The authenticated principal's ARN, when the gateway named one: the user a kubeconfig's certificate names. */
+  caller?: string;
   onHeartbeat?: (seed: Seed) => void;
 }
 

@@ -1,4 +1,13 @@
 import { DEFAULT_PAGE_LIMIT } from '../../core/garden/page.js';
+import type { ShootKubeconfigs } from '../../core/garden/kubeconfigs.js';
+import type { KubeconfigRole } from '../../core/kubeconfig/issue.js';
+import {
+  adminKubeconfigRequest,
+  adminKubeconfigResponse,
+  viewerKubeconfigRequest,
+  viewerKubeconfigResponse,
+  type KubeconfigRequest,
+} from '../../core/kubeconfig/request.js';
 import { migrateRequest, type MigrationAdmission } from '../../core/migration/migration-admission.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { dns1123Label } from '../../core/model/names.js';
@@ -348,8 +357,55 @@ export const routes: Route[] = [
     handle: async ({ migrations, params }) =>
       json(200, await migrationsOf(migrations).get(params.project!, params.name!)),
   },
+  kubeconfigRoute('admin'),
+  kubeconfigRoute('viewer'),
   ...evacuationRoutes,
 ];
+
+/**
+ * Gardener's `shoots/adminkubeconfig` (operators) and `shoots/viewerkubeconfig` (operators and viewers): a
+ * kubeconfig for the shoot's API domain with a client certificate that expires after `expirationSeconds`.
+ */
+function kubeconfigRoute(role: KubeconfigRole): Route {
+  const admin = role === 'admin';
+  return {
+    method: 'POST',
+    path: `/projects/{project}/shoots/{name}/${role}kubeconfig`,
+    operationId: admin ? 'createAdminKubeconfig' : 'createViewerKubeconfig',
+    ...(admin ? {} : { access: { viewer: true } }),
+    summary: admin
+      ? 'A kubeconfig with cluster-admin rights (system:masters) for the shoot, valid for expirationSeconds'
+      : 'A read-only kubeconfig for the shoot (every resource but Secrets), valid for expirationSeconds',
+    tags: ['shoots'],
+    params: { project, name },
+    body: admin ? adminKubeconfigRequest : viewerKubeconfigRequest,
+    responses: {
+      201: {
+        description: 'The kubeconfig (base64 YAML in status.kubeconfig) and when its certificate expires',
+        schema: admin ? adminKubeconfigResponse : viewerKubeconfigResponse,
+      },
+      400: { description: 'Malformed request, or expirationSeconds out of 600-86400', schema: s.errorBody },
+      404: errors[404],
+      409: { description: 'The shoot advertises no API address yet (NoAdvertisedAddress)', schema: s.errorBody },
+    },
+    handle: async ({ kubeconfigs, params, body, caller, actor }) =>
+      json(
+        201,
+        await kubeconfigsOf(kubeconfigs).issue({
+          project: params.project!,
+          name: params.name!,
+          role,
+          user: caller ?? `gardenless:${actor.kind}`,
+          request: parseInput(admin ? adminKubeconfigRequest : viewerKubeconfigRequest, body) as KubeconfigRequest,
+        }),
+      ),
+  };
+}
+
+function kubeconfigsOf(kubeconfigs: ShootKubeconfigs | undefined): ShootKubeconfigs {
+  if (!kubeconfigs) throw new HttpError(404, 'NotFound', 'this deployment issues no kubeconfigs');
+  return kubeconfigs;
+}
 
 function migrationsOf(migrations: MigrationAdmission | undefined): MigrationAdmission {
   if (!migrations) throw new HttpError(404, 'NotFound', 'this deployment has no migration workflow');

@@ -9,9 +9,12 @@ import { systemClock } from '../../core/garden/context.js';
 import { ShootOperationSteps } from '../../core/garden/operation-steps.js';
 import { dns1123Label } from '../../core/model/names.js';
 import { apiRecordWriter } from '../shared/api-records.js';
+import { shootStateStore } from '../shared/migration-journal.js';
+import { shootSecretsKeeper } from '../shared/shoot-secrets.js';
 import { optionalNumberEnv, requireEnv } from '../shared/env.js';
 import { task } from '../shared/task.js';
 
+const shootStates = shootStateStore();
 const steps = new ShootOperationSteps({
   repo: new DynamoGardenRepository({ tableName: requireEnv('TABLE_NAME'), client: new DynamoDBClient({}) }),
   owners: new Route53OwnerRecords({ hostedZoneId: requireEnv('HOSTED_ZONE_ID') }),
@@ -19,6 +22,8 @@ const steps = new ShootOperationSteps({
   events: new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') }),
   clock: systemClock,
   apiRecords: apiRecordWriter(),
+  shootStates,
+  secrets: shootSecretsKeeper(shootStates),
   commandTimeoutSeconds: optionalNumberEnv('COMMAND_TIMEOUT_SECONDS'),
 });
 const sqs = new SQSClient({});

@@ -5,12 +5,15 @@ import { sendTaskCommand } from '../../adapters/sqs/command-sender.js';
 import { SeedCommands } from '../../core/migration/seed-steps.js';
 import { optionalNumberEnv, requireEnv } from '../shared/env.js';
 import { migrationJournal, shootStateStore } from '../shared/migration-journal.js';
+import { shootSecretsKeeper } from '../shared/shoot-secrets.js';
 import { task } from '../shared/task.js';
 import { ref, stepId } from './input.js';
 
+const shootStates = shootStateStore();
 const commands = new SeedCommands({
   journal: migrationJournal(),
-  shootStates: shootStateStore(),
+  shootStates,
+  secrets: shootSecretsKeeper(shootStates),
   stateBucket: requireEnv('STATE_BUCKET'),
   commandTimeoutSeconds: optionalNumberEnv('COMMAND_TIMEOUT_SECONDS'),
   sourceWaits: new DynamoSourceWaitIndex({ tableName: requireEnv('TABLE_NAME') }),

@@ -24,6 +24,7 @@ import {
   SnapshotStoreError,
 } from '../../core/snapshots/index.js';
 import { SourceLeaseExpiredError } from '../../core/migration/errors.js';
+import { SecretsUnavailableError } from '../../core/shootstate/sealed.js';
 import { logger } from './logger.js';
 
 /**
@@ -66,7 +67,14 @@ export const SWITCH_TASK_ERRORS = ['SourceLeaseExpired'] as const;
  * and is retried for a bounded time; only the state of that step retries and catches them.
  */
 export const WAIT_TASK_ERRORS = ['DestinationNotServing'] as const;
+/**
+ * The shoot's secrets could not be sealed for the seed (KMS throttled or failed) while a seed step's command
+ * was built: the command protocol's own retryable name for an unreadable ShootState, which the states that
+ * send commands already retry and catch.
+ */
+export const SECRETS_TASK_ERRORS = ['ShootStateUnavailable'] as const;
 export type TaskErrorName =
+  | (typeof SECRETS_TASK_ERRORS)[number]
   | (typeof TRANSIENT_TASK_ERRORS)[number]
   | (typeof PERMANENT_TASK_ERRORS)[number]
   | (typeof SWITCH_TASK_ERRORS)[number]
@@ -98,6 +106,7 @@ const NAMES: readonly [new (...args: never[]) => Error, TaskErrorName | ((e: Err
   [ApiRecordsUnavailableError, 'ApiRecordsUnavailable'],
   [DestinationNotServingError, 'DestinationNotServing'],
   [OwnerRecordsUnavailableError, 'OwnerRecordsUnavailable'],
+  [SecretsUnavailableError, 'ShootStateUnavailable'],
   [ValidationError, 'InvalidInput'],
   [NotFoundError, 'NotFound'],
   [ConflictError, 'Conflict'],

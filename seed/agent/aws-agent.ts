@@ -1,9 +1,12 @@
+import { KMSClient } from '@aws-sdk/client-kms';
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import type { GardenClient } from '../../adapters/http/garden-client.js';
+import { KmsDataKeys, kmsApi } from '../../adapters/kms/data-keys.js';
+import { openSecrets, seedContext } from '../../core/shootstate/sealed.js';
 import { Route53OwnerLookup } from '../../adapters/route53/owner-lookup.js';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import { S3BlobStore } from '../../adapters/s3/blob-store.js';
@@ -33,7 +36,7 @@ export interface AwsAccess {
   region: string;
   credentials?: AwsCredentialIdentity | (() => Promise<AwsCredentialIdentity>);
   /** Per-service endpoints over `endpoint` (tests route each through its own cuttable proxy). */
-  endpoints?: { sqs?: string; sfn?: string; s3?: string; route53?: string };
+  endpoints?: { sqs?: string; sfn?: string; s3?: string; route53?: string; kms?: string };
 }
 
 /** What the AWS wiring hands a runtime: the buckets on S3 and the restore's owner check. */
@@ -88,6 +91,8 @@ export function awsSeedAgent(options: AwsSeedAgentOptions): SeedAgent {
   const s3 = s3Api(new S3Client({ ...s3Config, forcePathStyle: s3Config.endpoint !== undefined }));
   const sqs = new SQSClient(to('sqs'));
   const answers = sfnTaskAnswers(new SFNClient(to('sfn')));
+  // The shoots' secrets in commands were sealed for this seed: KMS unwraps them under its own name only.
+  const dataKeys = new KmsDataKeys({ api: kmsApi(new KMSClient(to('kms'))) });
   const wrap = options.wrap ?? {};
   return new SeedAgent({
     seed: options.seed,
@@ -129,6 +134,7 @@ export function awsSeedAgent(options: AwsSeedAgentOptions): SeedAgent {
           hosting: options.hosting!(identity),
           blobStore: context.blobStore,
           snapshotStore: context.snapshotStore,
+          openSecrets: (sealed, shoot) => openSecrets(sealed, dataKeys, seedContext(shoot.technicalID, options.seed)),
           ...(context.ownerCheck ? { ownerCheck: context.ownerCheck } : {}),
           zones: seedZones({ garden: options.garden, seed: options.seed }),
           ...(options.world ? { world: options.world } : {}),

@@ -8,7 +8,7 @@ import {
 } from '../../core/extensions/index.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
-import type { BlobStore } from '../../core/shootstate/index.js';
+import type { BlobStore, SealedSecrets, ShootSecrets } from '../../core/shootstate/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
 import {
   deleteShootExtensions,
@@ -47,6 +47,11 @@ export interface ControlPlaneRuntimeOptions {
   blobStore: (bucket: string) => BlobStore;
   /** A backup bucket, as a snapshot store (the restore checks the copies before it starts a sidecar). */
   snapshotStore: (bucket: string) => SnapshotStore;
+  /**
+   * Opens the shoot's secrets a command carries, sealed for this seed (KMS, under this seed's context).
+   * Without it commands' secrets are not opened, and the hosting starts its components without them.
+   */
+  openSecrets?: (sealed: SealedSecrets, shoot: SeedCommand['shoot']) => Promise<ShootSecrets>;
   /** The restore's owner check: it activates only on `owner`. Default: no check. */
   ownerCheck?: (shoot: SeedCommand['shoot']) => Promise<OwnerCheckResult>;
   /**
@@ -303,6 +308,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
     });
     plane.extensions = step.resources;
     if (step.error) throw step.error;
+    await this.installSecrets(command);
     reconcileModel(plane.model, {
       hibernated: spec.hibernated,
       ...(spec.failureTolerance ? { failureTolerance: spec.failureTolerance } : {}),
@@ -348,6 +354,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
         ...(command.controlPlane?.failureTolerance ? { failureTolerance: command.controlPlane.failureTolerance } : {}),
       });
       if (!command.hibernated) {
+        await this.installSecrets(command);
         // Restoring replaces whatever etcd ran here: the copies in the bucket are the truth now.
         await this.options.hosting.stopApiServer(id);
         plane.restoring = true;
@@ -419,6 +426,28 @@ export class ControlPlaneRuntime implements SeedRuntime {
         ...(started.aheadRevision === undefined ? {} : { aheadRevision: started.aheadRevision }),
       },
     };
+  }
+
+  /**
+   * The secrets a command carries, opened and handed to the hosting before anything starts: a seed that
+   * cannot open them (KMS refuses or fails) answers ShootStateUnavailable, which the garden retries.
+   */
+  private async installSecrets(
+    command: CommandOf<'create-control-plane'> | CommandOf<'reconcile'> | CommandOf<'restore'>,
+  ): Promise<void> {
+    if (!command.secrets || !this.options.openSecrets) return;
+    let secrets: ShootSecrets;
+    try {
+      secrets = await this.options.openSecrets(command.secrets, command.shoot);
+    } catch (cause) {
+      throw new AgentCommandError(
+        'ShootStateUnavailable',
+        `the secrets of ${command.shoot.technicalID} do not open on seed ${this.options.seed}: ${messageOf(cause)}`,
+        undefined,
+        { cause },
+      );
+    }
+    await this.options.hosting.installSecrets(command.shoot.technicalID, secrets);
   }
 
   /** Starts or stops the processes to match the model: etcd unless hibernated, kube-apiserver while it has replicas. */

@@ -1,6 +1,7 @@
 import type { SeedCommand } from '../../core/commands/index.js';
 import type { EtcdMemberPlacement } from '../../core/ha/members.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
+import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 
 /**
  * The processes a runtime runs per control plane: etcd with its backup-restore sidecar, and the
@@ -9,6 +10,11 @@ import type { OwnerCheckResult } from '../../core/ownership/index.js';
  * flags, for unit tests). Every method is idempotent.
  */
 export interface ControlPlaneHosting {
+  /**
+   * Keeps the shoot's secrets (opened from a command) where its components find them, replacing what was
+   * kept: the local runtime in its plane's directory, files mode 0600.
+   */
+  installSecrets(technicalID: string, secrets: ShootSecrets): Promise<void>;
   /** Starts etcd with its sidecar unless it runs; with `restore` it first restores from the bucket (and replaces a running one). */
   startEtcd(spec: EtcdSpec): Promise<EtcdStarted>;
   /** With `snapshot`, a full snapshot first (hibernation), unless etcd does not serve as owner. */

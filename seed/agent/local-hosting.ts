@@ -20,6 +20,8 @@ import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
 import { CatchUpError, messageOf } from './errors.js';
 import { SidecarProcess } from './sidecar-process.js';
 import { recordSidecar, stopStaleSidecar } from './stale-sidecar.js';
+import { writeShootSecrets } from './secret-files.js';
+import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 
 export interface LocalHostingOptions extends SidecarDefaults {
   /** Data dirs and logs go under `<workDir>/<technicalID>/`. */
@@ -65,6 +67,10 @@ export class LocalHosting implements ControlPlaneHosting {
   private readonly hosted = new Map<string, Hosted>();
 
   constructor(private readonly options: LocalHostingOptions) {}
+
+  async installSecrets(technicalID: string, secrets: ShootSecrets): Promise<void> {
+    writeShootSecrets(this.dataDir(technicalID), secrets);
+  }
 
   async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
     const id = spec.shoot.technicalID;

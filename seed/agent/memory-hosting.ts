@@ -1,3 +1,4 @@
+import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
 
 interface Plane {
@@ -20,6 +21,8 @@ export class MemoryHosting implements ControlPlaneHosting {
   private readonly externalBroken = new Set<string>();
   /** Every start and stop, in order, for assertions. */
   readonly calls: string[] = [];
+  /** The secrets each plane was given. */
+  readonly secrets = new Map<string, ShootSecrets>();
 
   /**
    * `loadBalancer: false` reports no external address (a seed whose kube-apiservers the garden cannot
@@ -28,6 +31,10 @@ export class MemoryHosting implements ControlPlaneHosting {
   constructor(
     private readonly options: { restoreRevision?: (spec: EtcdSpec) => number; loadBalancer?: boolean } = {},
   ) {}
+
+  async installSecrets(technicalID: string, secrets: ShootSecrets): Promise<void> {
+    this.secrets.set(technicalID, secrets);
+  }
 
   async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
     const plane = this.plane(spec.shoot.technicalID);

@@ -1,11 +1,17 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Etcd3 } from 'etcd3';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoShootStateStore } from '../../adapters/dynamodb/shoot-state-store.js';
+import { KmsDataKeys, kmsApi } from '../../adapters/kms/data-keys.js';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import { gardenContext, openSecrets } from '../../core/shootstate/sealed.js';
+import { readShootSecrets } from '../../seed/agent/secret-files.js';
 import type { LastOperation } from '../../core/model/common.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
@@ -157,6 +163,24 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
       a.agent.identity,
     );
     await until('etcd serving', async () => (await reported(a.name, 'one'))?.active);
+
+    // The shoot's secrets: sealed in the garden's ShootState (no key in the clear), opened on the seed into a
+    // file only the agent's user reads, the same secrets on both sides.
+    const stored = await new DynamoShootStateStore({
+      tableName: deployment.outputs.TableName,
+      client: new DynamoDBClient(aws),
+    }).load({ project, name: 'one' });
+    expect(JSON.stringify(stored)).not.toContain('PRIVATE KEY');
+    const id = technicalID(project, 'one');
+    const inGarden = await openSecrets(
+      stored!.state.secrets!,
+      new KmsDataKeys({ api: kmsApi(new KMSClient(aws)) }),
+      gardenContext(id),
+    );
+    const planeDir = a.hosting().dataDir(id);
+    expect(readShootSecrets(planeDir)).toEqual(inGarden);
+    expect(statSync(join(planeDir, 'pki', 'shoot-secrets.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(planeDir, 'pki')).mode & 0o777).toBe(0o700);
   });
 
   it('hibernation stops etcd after a full snapshot; waking serves the keys written before', async () => {

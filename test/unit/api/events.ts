@@ -4,6 +4,14 @@ import type { HttpEvent, HttpResult } from '../../../functions/api/http.js';
 import { EvacuationControls } from '../../../core/evacuation/controls.js';
 import { MemoryEvacuationStore } from '../../../core/evacuation/store.js';
 import { garden, type Garden } from '../garden/builders.js';
+import { ShootKubeconfigs } from '../../../core/garden/kubeconfigs.js';
+import { generateShootSecrets } from '../../../core/pki/shoot-secrets.js';
+import {
+  InMemoryShootStateStore,
+  LocalDataKeys,
+  ShootSecretsKeeper,
+  type ShootSecrets,
+} from '../../../core/shootstate/index.js';
 
 export const VERSION = '0.1.0-test';
 
@@ -92,6 +100,15 @@ export interface Api extends Garden {
   unexpected: unknown[];
   /** The evacuations the API shows and controls (in memory; tests put records into it). */
   evacuationStore: MemoryEvacuationStore;
+  /** The shoots' secrets the kubeconfig routes sign with (in memory). */
+  secrets: ShootSecretsKeeper;
+}
+
+let generated: ShootSecrets | undefined;
+/** One set of secrets per test file: making them is the slow part, and no test compares two shoots' CAs. */
+async function secretsOnce(now: Date): Promise<ShootSecrets> {
+  generated ??= await generateShootSecrets(now);
+  return generated;
 }
 
 export function api(): Api {
@@ -103,10 +120,22 @@ export function api(): Api {
     events: { publish: async () => {} },
     clock: g.clock,
   });
+  const secrets = new ShootSecretsKeeper({
+    store: new InMemoryShootStateStore(),
+    keys: new LocalDataKeys(),
+    generate: secretsOnce,
+    now: () => g.clock.now(),
+  });
+  const kubeconfigs = new ShootKubeconfigs({
+    getShoot: (project, name) => g.service.getShoot(project, name),
+    secrets,
+    clock: g.clock,
+  });
   const sendEvent = async (event: HttpEvent): Promise<Response> => {
     const raw = await handleRequest(event, {
       service: g.service,
       evacuations,
+      kubeconfigs,
       access: ACCESS,
       version: VERSION,
       onUnexpected: (error) => unexpected.push(error),
@@ -123,6 +152,7 @@ export function api(): Api {
     ...g,
     unexpected,
     evacuationStore,
+    secrets,
     sendEvent,
     send: (method, path, options) => sendEvent(httpEvent(method, path, options)),
   };

@@ -65,14 +65,19 @@ describe('actors and their rights (docs/design.md section 12), on the template',
     expect(invokes(policyOf('ActorsOperator'))).toEqual(['*/*/*']);
   });
 
-  it('lets the viewer invoke exactly the read routes of the route table', () => {
+  it('lets the viewer invoke exactly the read routes of the route table (and the viewer kubeconfig)', () => {
     const expected = routes
       .filter((r) => r.access?.viewer)
       .map((r) => `*/${r.method}${r.path.replace(/\{[a-zA-Z]+\}/g, '*')}`)
       .sort();
     const granted = invokes(policyOf('ActorsViewer'));
     expect(granted).toEqual(expected);
-    expect(granted.every((r) => /^\*\/(GET|POST\/scheduling\/dry-run)/.test(r))).toBe(true);
+    // Reads, the scheduler's dry run, and Gardener's viewer kubeconfig (read-only in the shoot).
+    expect(
+      granted.every((r) =>
+        /^\*\/(GET|POST\/scheduling\/dry-run|POST\/projects\/\*\/shoots\/\*\/viewerkubeconfig$)/.test(r),
+      ),
+    ).toBe(true);
   });
 
   it("lets a seed agent invoke only its own seed's heartbeat and read routes and read shoots, by its seed tag", () => {
@@ -84,7 +89,7 @@ describe('actors and their rights (docs/design.md section 12), on the template',
     ]);
   });
 
-  it('gives a seed agent its own queue and bucket, task answers, and owner records read-only: nothing else', () => {
+  it('gives a seed agent its own queue and bucket, task answers, owner records read-only and the secrets sealed for its seed: nothing else', () => {
     const statements = policyOf('ActorsSeedAgent').filter((s) => s.Sid !== 'OwnSeedRoutes');
     const rights = Object.fromEntries(
       statements.map((s) => [s.Sid, { actions: list(s.Action).sort(), resources: list(s.Resource).map(flat) }]),
@@ -115,10 +120,19 @@ describe('actors and their rights (docs/design.md section 12), on the template',
           expect.stringMatching(/^<ShootLifecycleStateMachine[0-9A-F]+>$/),
         ],
       },
+      OwnShootSecrets: {
+        actions: ['kms:Decrypt'],
+        resources: [expect.stringMatching(/^<ShootSecretsKey[0-9A-F]+\.Arn>$/)],
+      },
       OwnerRecordsReadOnly: {
         actions: ['route53:GetHostedZone', 'route53:ListResourceRecordSets'],
         resources: [expect.stringContaining('hostedzone/')],
       },
+    });
+    // Only copies sealed under the caller's own seed name (the encryption context) unwrap.
+    const secrets = statements.find((s) => s.Sid === 'OwnShootSecrets') as unknown as { Condition: unknown };
+    expect(secrets.Condition).toEqual({
+      StringEquals: { 'kms:EncryptionContext:gardenless:seed': '${aws:PrincipalTag/gardenless-seed}' },
     });
     const actions = statements.flatMap((s) => list(s.Action));
     expect(

@@ -15,6 +15,15 @@ import { MAX_OPERATION_ATTEMPTS } from '../../../core/garden/shoot-operations.js
 import { ApiRecordWriter, InMemoryApiRecords } from '../../../core/dns/index.js';
 import { InMemoryOwnerRecords } from '../../../core/ownership/memory-owner-records.js';
 import { ManualClock, SequentialIds, seedBody, shootBody } from './builders.js';
+import { generateShootSecrets } from '../../../core/pki/shoot-secrets.js';
+import {
+  InMemoryShootStateStore,
+  LocalDataKeys,
+  openSecrets,
+  seedContext,
+  ShootSecretsKeeper,
+  type ShootSecrets,
+} from '../../../core/shootstate/index.js';
 
 const DOMAIN = 'internal.gardenless.test';
 const CONFIRM = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
@@ -46,11 +55,29 @@ function lifecycle() {
     settings: { externalDomain: 'shoots.gardenless.test', ttlSeconds: 20 },
     events,
   });
-  const steps = new ShootOperationSteps({ repo, owners, internalDomain: DOMAIN, events, clock, apiRecords: apiWriter });
+  const shootStates = new InMemoryShootStateStore();
+  const keys = new LocalDataKeys();
+  const secrets = new ShootSecretsKeeper({ store: shootStates, keys, generate: secretsOnce, now: () => clock.now() });
+  const steps = new ShootOperationSteps({
+    repo,
+    owners,
+    internalDomain: DOMAIN,
+    events,
+    clock,
+    apiRecords: apiWriter,
+    secrets,
+    shootStates,
+  });
   const started: { name: string; ref: OperationRef }[] = [];
   const workflow: OperationWorkflow = { start: async ({ name, input }) => void started.push({ name, ref: input.ref }) };
   const controller = new LifecycleController({ repo, workflow, events, clock });
-  return { clock, repo, service, owners, apiRecords, steps, controller, started, published };
+  return { clock, repo, service, owners, apiRecords, steps, controller, started, published, shootStates, keys };
+}
+
+let generated: ShootSecrets | undefined;
+async function secretsOnce(now: Date): Promise<ShootSecrets> {
+  generated ??= await generateShootSecrets(now);
+  return generated;
 }
 
 const API = 'api.api1.dev.shoots.gardenless.test';
@@ -111,6 +138,36 @@ describe('shoot operations: Create', () => {
     });
     expect(shoot.status.lastOperation?.description).toContain(`${API} = CNAME lb-a.example.com`);
     expect(shoot.status.advertisedAddresses).toEqual([{ name: 'external', url: `https://${API}` }]);
+  });
+
+  it("sends the shoot's secrets, made once and sealed for the seed, with create and with every later reconcile", async () => {
+    // Prepare
+    const g = lifecycle();
+    const ref = await placedShoot(g);
+    const id = 'shoot--dev--api1';
+
+    // Act
+    const create = await g.steps.dispatch(ref);
+    if (create.superseded || create.command.type !== 'create-control-plane') throw new Error('expected a create');
+    await g.steps.succeed(ref, answer(create.command));
+    await g.service.patchShoot('dev', 'api1', { spec: { hibernation: { enabled: true } } });
+    const hibernate = await g.steps.dispatch({
+      project: 'dev',
+      name: 'api1',
+      operationId: (await g.repo.getShoot('dev', 'api1'))!.status.operation!.id,
+    });
+    if (hibernate.superseded || hibernate.command.type !== 'reconcile') throw new Error('expected a reconcile');
+
+    // Assess
+    const sealed = create.command.secrets!;
+    expect(sealed.context).toEqual(seedContext(id, 'seed-a'));
+    expect(JSON.stringify(create.command)).not.toContain('PRIVATE KEY');
+    const opened = await openSecrets(sealed, g.keys, seedContext(id, 'seed-a'));
+    expect(await openSecrets(hibernate.command.secrets!, g.keys, seedContext(id, 'seed-a'))).toEqual(opened);
+    expect((await g.shootStates.load({ project: 'dev', name: 'api1' }))?.state.secrets?.context).toEqual({
+      'gardenless:shoot': id,
+      'gardenless:use': 'garden',
+    });
   });
 
   it('leaves the API record alone while the control plane does not serve, and through hibernation', async () => {
@@ -525,6 +582,9 @@ describe('shoot deletion', () => {
     expect(g.published.filter((e) => e.type === 'ShootDeleted').map((e) => e.detail)).toEqual([
       { project: 'dev', shoot: 'api1', seedName: 'seed-a' },
     ]);
+    // Its secrets went with it: the delete command carried none, and a shoot created again gets new ones.
+    expect('secrets' in del.command).toBe(false);
+    expect(await g.shootStates.load({ project: 'dev', name: 'api1' })).toBeUndefined();
   });
 
   it('refuses while a migration runs (409 MigrationInProgress)', async () => {

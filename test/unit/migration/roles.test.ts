@@ -20,6 +20,14 @@ import { InMemoryOwnerRecords } from '../../../core/ownership/memory-owner-recor
 import { fenceBound } from '../../../core/ownership/fence.js';
 import type { OwnershipTimings } from '../../../core/ownership/timings.js';
 import { InMemoryShootStateStore } from '../../../core/shootstate/store.js';
+import { generateShootSecrets } from '../../../core/pki/shoot-secrets.js';
+import {
+  LocalDataKeys,
+  openSecrets,
+  seedContext,
+  ShootSecretsKeeper,
+  type ShootSecrets,
+} from '../../../core/shootstate/index.js';
 import { makeSnapshot } from '../../../core/snapshots/name.js';
 import { InMemorySnapshotStore } from '../../../core/snapshots/memory-store.js';
 import { createAnswered, ManualClock, rejection, seedBody, shootBody } from '../garden/builders.js';
@@ -86,6 +94,8 @@ async function world(
     recordThen: string | null;
   }[] = [];
   const shootStates = new InMemoryShootStateStore();
+  const keys = new LocalDataKeys();
+  const secrets = new ShootSecretsKeeper({ store: shootStates, keys, generate: secretsOnce, now: () => clock.now() });
   const journal = new MigrationJournal({
     garden,
     migrations: new MemoryMigrationStore(),
@@ -109,7 +119,7 @@ async function world(
       ...(options.ownershipTimings ? { ownershipTimings: options.ownershipTimings } : {}),
     }),
     paths: new PathSteps({ journal, heartbeatIntervalMs: 10_000 }),
-    seedCommands: new SeedCommands({ journal, shootStates, stateBucket: 'state' }),
+    seedCommands: new SeedCommands({ journal, shootStates, stateBucket: 'state', secrets }),
     seedAnswers: new SeedAnswers({ journal, shootStates }),
     ownerSteps: new OwnerSteps({
       journal,
@@ -155,9 +165,18 @@ async function world(
     started,
     events,
     shootStates,
+    keys,
+    secrets,
     source: buckets.get('gl-backup-src')!,
     srcIdentity,
   };
+}
+
+let generated: ShootSecrets | undefined;
+/** One shoot's secrets for the whole file: generating them is the slow part of a test's world. */
+async function secretsOnce(now: Date): Promise<ShootSecrets> {
+  generated ??= await generateShootSecrets(now);
+  return generated;
 }
 
 /** The migrate answer a source agent gives, through the protocol helpers. */
@@ -652,6 +671,61 @@ describe('the migration roles on one migration record', () => {
     expect(m.steps.find((st) => st.id === 'switch-api-record')?.message).toBe(
       `${API} = CNAME lb-dst.example.com (was A 10.0.0.1): seed dst serves`,
     );
+  });
+
+  it("moves the shoot's secrets: restore-etcd carries the source's, sealed for the destination; persisting the migrated ShootState keeps them", async () => {
+    // Prepare: the source was created with the shoot's secrets (as its create command carried them).
+    const w = await world();
+    const atCreate = await w.secrets.forSeed({ project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' }, 'src');
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await preCopy(w, ref);
+
+    // Act: the good path up to the restores.
+    await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
+    await w.ownerSteps.deleteOwnerRecord(ref);
+    await w.source.put(
+      makeSnapshot({
+        technicalID: 'shoot--dev--api1',
+        kind: 'Full',
+        startRevision: 0,
+        lastRevision: 101,
+        createdOn: Math.floor(w.clock.now().getTime() / 1000),
+        compressionSuffix: '',
+        final: true,
+      }).key,
+      new Uint8Array([1]),
+    );
+    await w.finalSnapshot.waitFinalSnapshot(ref);
+    await answer(w, ref, 'delete-source-control-plane');
+    await w.ownerSteps.setOwnerDestination(ref);
+    await w.copy.beginCopy(ref);
+    await w.copy.completeCopy(ref, { copied: 1, skipped: 0, bytes: 1, finalFound: true, lastRevision: 101 });
+    const { command: restoreEtcd } = await w.seedCommands.beginCommand(ref, 'restore-etcd');
+    await w.seedAnswers.completeCommand(
+      ref,
+      'restore-etcd',
+      commandSuccess(
+        restoreEtcd as never,
+        { etcd: { restoredRevision: 101, snapshots: 1, final: true } } as never,
+        w.clock.now(),
+      ),
+    );
+    const { command: restoreExtensions } = await w.seedCommands.beginCommand(ref, 'restore-extensions');
+
+    // Assess
+    if (restoreEtcd.type !== 'restore' || restoreExtensions.type !== 'restore') throw new Error('expected restores');
+    const id = 'shoot--dev--api1';
+    expect(restoreEtcd.secrets?.context).toEqual(seedContext(id, 'dst'));
+    const onDestination = await openSecrets(restoreEtcd.secrets!, w.keys, seedContext(id, 'dst'));
+    expect(onDestination).toEqual(await openSecrets(atCreate, w.keys, seedContext(id, 'src')));
+    await expect(openSecrets(restoreEtcd.secrets!, w.keys, seedContext(id, 'src'))).rejects.toThrow(/not for/);
+    expect(restoreExtensions.secrets).toBeUndefined();
+    expect(restoreExtensions.extensions?.shootState.secrets).toBeUndefined();
+    const stored = await w.shootStates.load({ project: 'dev', name: 'api1' });
+    expect(stored?.state.extensions).toHaveLength(1);
+    expect(stored?.state.secrets?.ciphertext).toBe(atCreate.ciphertext);
   });
 
   it('takes the bad path when the source has not been heard from in three intervals', async () => {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../../core/commands/index.js';
 import { MemoryExtensionWorld } from '../../../core/extensions/index.js';
-import { InMemoryBlobStore } from '../../../core/shootstate/index.js';
+import { generateShootSecrets } from '../../../core/pki/shoot-secrets.js';
+import {
+  InMemoryBlobStore,
+  LocalDataKeys,
+  openSecrets,
+  sealSecrets,
+  seedContext,
+} from '../../../core/shootstate/index.js';
 import { InMemorySnapshotStore, makeSnapshot } from '../../../core/snapshots/index.js';
 import type { OwnerCheckResult } from '../../../core/ownership/index.js';
 import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.js';
@@ -426,5 +433,35 @@ describe('ControlPlaneRuntime between two seeds', () => {
       failure: 'ControlPlaneNotFound',
     });
     expect((await source.controlPlanes()).map((p) => p.technicalID)).toEqual(['shoot--dev--other']);
+  });
+});
+
+describe("ControlPlaneRuntime and the shoot's secrets", () => {
+  it('opens the secrets a command carries under its own seed and hands them to the hosting before anything starts', async () => {
+    // Prepare
+    const keys = new LocalDataKeys();
+    const secrets = await generateShootSecrets(new Date());
+    const sealed = await sealSecrets(secrets, keys, seedContext(shoot.technicalID, 'seed-a'));
+    const hosting = new MemoryHosting();
+    const runtime = new ControlPlaneRuntime({
+      seed: 'seed-a',
+      hosting,
+      blobStore: () => new InMemoryBlobStore(),
+      snapshotStore: () => new InMemorySnapshotStore(),
+      openSecrets: (s, ref) => openSecrets(s, keys, seedContext(ref.technicalID, 'seed-a')),
+    });
+
+    // Act
+    await runtime.execute(cmd('create-control-plane', { controlPlane, secrets: sealed }));
+    const forOther = await sealSecrets(secrets, keys, seedContext(shoot.technicalID, 'seed-b'));
+    const refused = await runtime
+      .execute(cmd('reconcile', { controlPlane, secrets: forOther }))
+      .catch((e: unknown) => e);
+
+    // Assess
+    expect(hosting.secrets.get(shoot.technicalID)).toEqual(secrets);
+    expect(refused).toBeInstanceOf(AgentCommandError);
+    expect((refused as AgentCommandError).failure).toBe('ShootStateUnavailable');
+    expect((refused as Error).message).toContain('seed-a');
   });
 });
