@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the test seed's Kubernetes binaries from the Go module proxy, once per version:
-#   .tools/kubernetes-v<K>/bin/{kube-apiserver,kube-controller-manager,kube-scheduler}
+#   .tools/kubernetes-v<K>/bin/{kube-apiserver,kube-controller-manager,kube-scheduler,kubectl}
 #   .tools/kwok-v<W>/bin/kwok and .tools/kwok-v<W>/stages/<set>/*.yaml (kwok's node, pod and volume stages)
 #   .tools/helm-v<H>/bin/helm (renders the agent's chart in the tests; on linux-amd64 taken from an npm package)
 # A directory that exists is complete (it is renamed into place only after a successful build), so a
@@ -21,6 +21,7 @@ HELM_DIR=".tools/helm-v${HELM_VERSION}"
 
 complete() {
   [ -x "$KUBE_DIR/bin/kube-apiserver" ] && [ -x "$KUBE_DIR/bin/kube-controller-manager" ] && [ -x "$KUBE_DIR/bin/kube-scheduler" ] \
+    && [ -x "$KUBE_DIR/bin/kubectl" ] \
     && [ -x "$KWOK_DIR/bin/kwok" ] && [ -d "$KWOK_DIR/stages" ] && [ -x "$HELM_DIR/bin/helm" ]
 }
 # --check: exit 0 when everything is built, 1 when something is missing; builds nothing.
@@ -38,15 +39,11 @@ mkdir -p .tools
 exec 9>.tools/.build-kube.lock
 flock 9
 
-build_kubernetes() {
-  [ -x "$KUBE_DIR/bin/kube-apiserver" ] && [ -x "$KUBE_DIR/bin/kube-controller-manager" ] && [ -x "$KUBE_DIR/bin/kube-scheduler" ] && return 0
-  local started=$SECONDS work minor
-  work="$(mktemp -d .tools/.kubernetes-build.XXXXXX)"
-  minor="$(echo "$KUBE_VERSION" | cut -d. -f2)"
-  echo "build-kube: building kube-apiserver, kube-controller-manager, kube-scheduler v${KUBE_VERSION} (cold: several minutes)"
-  # k8s.io/kubernetes replaces its staging modules with local paths; a module that requires it must
-  # replace each with the published v0.<minor>.<patch> instead. The list comes from its own go.mod.
-  local modfile
+# A Go module that requires k8s.io/kubernetes at KUBE_VERSION, in $1. k8s.io/kubernetes replaces its staging
+# modules with local paths; a module that requires it must replace each with the published
+# v0.<minor>.<patch> instead. The list comes from its own go.mod.
+kube_module() {
+  local work="$1" modfile
   modfile="$(go mod download -json "k8s.io/kubernetes@v${KUBE_VERSION}" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).GoMod))')"
   {
     echo "module gardenless.local/kube-build"
@@ -68,8 +65,16 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubectl"
 )
 EOF
+}
+
+# Builds the named commands of k8s.io/kubernetes into $1/bin, with the version stamped in.
+kube_build() {
+  local work="$1" minor
+  shift
+  minor="$(echo "$KUBE_VERSION" | cut -d. -f2)"
   # Without these the binaries report v0.0.0-master+$Format:%H$ on /version.
   local ldflags="-s -w"
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
@@ -79,14 +84,38 @@ EOF
   (
     cd "$work"
     GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>&1 || true
-    CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "$ldflags" -o bin/ \
-      k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler
+    CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "$ldflags" -o bin/ "$@"
   )
+}
+
+build_kubernetes() {
+  [ -x "$KUBE_DIR/bin/kube-apiserver" ] && [ -x "$KUBE_DIR/bin/kube-controller-manager" ] && [ -x "$KUBE_DIR/bin/kube-scheduler" ] && return 0
+  local started=$SECONDS work
+  work="$(mktemp -d .tools/.kubernetes-build.XXXXXX)"
+  echo "build-kube: building kube-apiserver, kube-controller-manager, kube-scheduler, kubectl v${KUBE_VERSION} (cold: several minutes)"
+  kube_module "$work"
+  kube_build "$work" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
   rm -rf "$KUBE_DIR"
   mkdir -p "$KUBE_DIR"
   mv "$work/bin" "$KUBE_DIR/bin"
   rm -rf "$work"
   echo "build-kube: kubernetes v${KUBE_VERSION} built in $((SECONDS - started)) s ($(du -sh "$KUBE_DIR" | cut -f1))"
+}
+
+# kubectl for the tests and the quick start (never the machine's own), beside the control plane's binaries;
+# a directory built before kubectl was part of it gets it added, renamed into place once built.
+build_kubectl() {
+  [ -x "$KUBE_DIR/bin/kubectl" ] && return 0
+  local started=$SECONDS work
+  work="$(mktemp -d .tools/.kubectl-build.XXXXXX)"
+  echo "build-kube: building kubectl v${KUBE_VERSION}"
+  kube_module "$work"
+  kube_build "$work" k8s.io/kubernetes/cmd/kubectl
+  mv "$work/bin/kubectl" "$KUBE_DIR/bin/.kubectl.tmp"
+  mv "$KUBE_DIR/bin/.kubectl.tmp" "$KUBE_DIR/bin/kubectl"
+  rm -rf "$work"
+  echo "build-kube: kubectl v${KUBE_VERSION} built in $((SECONDS - started)) s"
 }
 
 build_kwok() {
@@ -140,6 +169,7 @@ os.chmod(target, 0o755)' "$HELM_LAYER" "$work/bin/helm"
 }
 
 build_kubernetes
+build_kubectl
 build_kwok
 build_helm
 echo "build-kube: ok ($KUBE_DIR, $KWOK_DIR, $HELM_DIR)"
