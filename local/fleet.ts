@@ -2,6 +2,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { awsErrorName } from '../adapters/aws-errors.js';
 import type { GardenClient } from '../adapters/http/garden-client.js';
 import type { OwnershipTimings } from '../core/ownership/index.js';
 import { durationFlag } from '../seed/backup-restore/duration.js';
@@ -85,7 +86,7 @@ export async function registerFleet(options: { api: GardenClient; endpoint: stri
   for (const seed of FLEET) {
     await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${seed.name}` })).catch((error: unknown) => {
       // A landscape started again finds its buckets there already.
-      if ((error as { name?: string }).name !== 'BucketAlreadyOwnedByYou') throw error;
+      if (awsErrorName(error) !== 'BucketAlreadyOwnedByYou') throw error;
     });
     const res = await options.api.request('PUT', `/seeds/${seed.name}`, { body: seedBody(seed) });
     if (res.status >= 300) throw new Error(`seed ${seed.name}: ${res.status} ${JSON.stringify(res.body)}`);

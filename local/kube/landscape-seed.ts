@@ -2,6 +2,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
+import { awsErrorName } from '../../adapters/aws-errors.js';
 import type { GardenClient } from '../../adapters/http/garden-client.js';
 import { durationFlag } from '../../seed/backup-restore/duration.js';
 import { emulatorEnv } from '../aws-env.js';
@@ -40,7 +41,7 @@ export async function startKubeSeed(options: {
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
   });
   await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${KUBE_SEED}` })).catch((error: unknown) => {
-    if ((error as { name?: string }).name !== 'BucketAlreadyOwnedByYou') throw error;
+    if (awsErrorName(error) !== 'BucketAlreadyOwnedByYou') throw error;
   });
   const zones = cluster.info.zones;
   const res = await options.api.request('PUT', `/seeds/${KUBE_SEED}`, {
