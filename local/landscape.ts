@@ -5,7 +5,8 @@ import { deployGarden, type Deployment } from './deploy.js';
 import { ENDPOINTS_FILE, LANDSCAPE_DIR, readEndpoints, type Endpoints } from './landscape-file.js';
 import { createShoots, LANDSCAPE_STACK_CONTEXT, registerFleet, startAgents } from './fleet.js';
 import { GardenClient } from '../adapters/http/garden-client.js';
-import { killGroup, startEmulator, waitForHealth, type Emulator } from './emulator.js';
+import { startEmulator, waitForHealth, type Emulator } from './emulator.js';
+import { signalProcessGroup } from '../seed/agent/process-group.js';
 import { freePort } from '../seed/ports.js';
 import { KUBE_SEED, startKubeSeed } from './kube/landscape-seed.js';
 
@@ -134,9 +135,9 @@ export function stop(): void {
     return;
   }
   // Agents first (each stops its sidecars and etcds), then the emulator with the Lambda workers it spawned.
-  for (const pid of Object.values(current.agentPids ?? {})) killGroup(pid, 'SIGTERM');
-  for (const group of [...(current.kubeCluster?.groups ?? [])].reverse()) killGroup(group.pgid, 'SIGTERM');
-  if (current.emulatorPid) killGroup(current.emulatorPid, 'SIGTERM');
+  for (const pid of Object.values(current.agentPids ?? {})) signalProcessGroup(pid, 'SIGTERM');
+  for (const group of [...(current.kubeCluster?.groups ?? [])].reverse()) signalProcessGroup(group.pgid, 'SIGTERM');
+  if (current.emulatorPid) signalProcessGroup(current.emulatorPid, 'SIGTERM');
   rmSync(ENDPOINTS_FILE, { force: true });
   console.log(`Stopped the local landscape (emulator ${current.awsEndpoint}).`);
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { GardenClient } from '../../adapters/http/garden-client.js';
 import { emulatorEnv } from '../../local/aws-env.js';
 import { PROJECT_ROOT } from '../../local/emulator.js';
+import { signalProcessGroup } from '../../seed/agent/process-group.js';
 import { durationFlag } from '../../seed/backup-restore/duration.js';
 import { processTree } from './scenario/process-tree.js';
 
@@ -131,11 +132,7 @@ export class AgentProcess {
     const tree = processTree(child.pid);
     const exited =
       child.exitCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    try {
-      process.kill(-child.pid, 'SIGTERM');
-    } catch {
-      // Already gone.
-    }
+    signalProcessGroup(child.pid, 'SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, timeoutMs))]);
     for (const pid of tree) {
       try {
