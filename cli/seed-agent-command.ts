@@ -10,6 +10,7 @@ import type { OwnerConfig } from '../seed/agent/aws-agent.js';
 import { kubernetesSeedAgent } from '../seed/kubernetes/agent.js';
 import { readImageVector } from '../seed/kubernetes/image-vector.js';
 import { clientFor, type CliOptions } from './config.js';
+import { logLine, untilSignalled } from './daemon.js';
 
 interface SeedAgentFlags {
   seed: string;
@@ -33,10 +34,6 @@ interface SeedAgentFlags {
   fullSnapshotInterval?: string;
   backupLagLimit?: string;
   lbAddress?: string;
-}
-
-function log(entry: Record<string, unknown>): void {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
 }
 
 /**
@@ -122,7 +119,7 @@ export function registerSeedAgentCommand(program: Command): Command {
         owner,
         backupBucket: flags.backupBucket ?? `gl-backup-${flags.seed}`,
         heartbeatIntervalMs: Number(flags.heartbeatInterval) * 1000,
-        log,
+        log: logLine,
       };
       let agent: SeedAgent;
       if (flags.runtime === 'kubernetes') {
@@ -160,17 +157,7 @@ export function registerSeedAgentCommand(program: Command): Command {
         }));
       }
       await agent.start();
-      await new Promise<void>((resolve) => {
-        const shutdown = (signal: string) => {
-          log({ event: 'shutdown', signal });
-          // Stopping the agent stops every sidecar's process group and every stand-in (local); a kubernetes seed's control planes stay.
-          void agent.stop().then(resolve, (error: unknown) => {
-            log({ event: 'shutdown-failed', error: String(error) });
-            resolve();
-          });
-        };
-        process.once('SIGTERM', () => shutdown('SIGTERM'));
-        process.once('SIGINT', () => shutdown('SIGINT'));
-      });
+      // Stopping the agent stops every sidecar's process group and every stand-in (local); a kubernetes seed's control planes stay.
+      await untilSignalled(() => agent.stop());
     });
 }
