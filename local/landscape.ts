@@ -160,7 +160,7 @@ gardenless local landscape is up.
 
 Try it (requests are SigV4-signed with the emulator's test credentials):
 
-  npx gardenless seed apply -f test/fixtures/seed-aws-eu1.json
+  npx gardenless seed apply -f harness/fixtures/seed-aws-eu1.json
   npx gardenless seed list
   npx gardenless shoot list dev
   npm run demo                      # a bad-case migration with live progress and its evidence

@@ -14,7 +14,7 @@
  * Before each run the current source is brought to the size: the previous run's writer keys deleted,
  * etcd compacted and defragmented, values of 256 KB of random bytes put until its database (`dbSize`) is
  * at least the size, then a full snapshot by its sidecar, so each migration starts as a real seed's: a
- * full snapshot in the bucket and deltas after it. Then the scenario writer (test/harness/scenario,
+ * full snapshot in the bucket and deltas after it. Then the scenario writer (harness/scenario,
  * its default six main loops, >= 50 acknowledged writes/s) writes to the source's and the destination's etcd for a
  * while, and the migration is requested.
  *
@@ -44,7 +44,7 @@ import { LANDSCAPE_AGENT_SETTINGS, LANDSCAPE_OWNERSHIP_TIMINGS, LANDSCAPE_STACK_
 import { localSeedAgent } from '../seed/agent/local-agent.js';
 import { s3Backup } from '../seed/backup-restore/aws.js';
 import { parseDuration } from '../seed/backup-restore/duration.js';
-import { backedSeed, fixture } from '../test/fixtures/index.js';
+import { backedSeed, fixture } from '../harness/fixtures/index.js';
 import {
   acknowledgedRate,
   checkNoAcknowledgedWriteLost,
@@ -52,8 +52,8 @@ import {
   readEtcdContent,
   resolving,
   startWriter,
-} from '../test/harness/scenario/index.js';
-import { until } from '../test/harness/until.js';
+} from '../harness/scenario/index.js';
+import { until } from '../harness/until.js';
 import { benchLandscape, etcdDbSize, fillEtcdTo } from './bench-support.js';
 import {
   destinationRecord,

@@ -15,7 +15,7 @@ import pLimit from 'p-limit';
 import { DynamoGardenRepository } from '../adapters/dynamodb/garden-repository.js';
 import { GardenClient } from '../adapters/http/garden-client.js';
 import { technicalID } from '../core/model/names.js';
-import { fixture } from '../test/fixtures/index.js';
+import { fixture } from '../harness/fixtures/index.js';
 import { aim, startBenchRun } from './bench-results.js';
 import { benchLandscape, median } from './bench-support.js';
 

@@ -13,7 +13,7 @@ import { GardenClient } from '../adapters/http/garden-client.js';
 import type { MigrationRecord } from '../core/migration/record.js';
 import type { Shoot } from '../core/model/shoot.js';
 import { readEndpoints } from '../local/landscape-file.js';
-import { agentPids } from '../test/harness/agent-process.js';
+import { agentPids } from '../harness/agent-process.js';
 import { aim, startBenchRun, type Cell } from './bench-results.js';
 import { median } from './bench-stats.js';
 

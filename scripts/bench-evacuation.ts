@@ -31,12 +31,12 @@ import type { Evacuation } from '../core/evacuation/record.js';
 import type { MigrationRecord } from '../core/migration/record.js';
 import type { HostedControlPlane, Seed } from '../core/model/seed.js';
 import type { Shoot } from '../core/model/shoot.js';
-import { backedSeed } from '../test/fixtures/index.js';
-import { AgentProcess } from '../test/harness/agent-process.js';
-import { evacuationRound, hasKeys, shootOn, writeKeys } from '../test/harness/evacuation.js';
-import { resetGardenState } from '../test/harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS, TEST_STACK_CONTEXT } from '../test/harness/timings.js';
-import { until } from '../test/harness/until.js';
+import { backedSeed } from '../harness/fixtures/index.js';
+import { AgentProcess } from '../harness/agent-process.js';
+import { evacuationRound, hasKeys, shootOn, writeKeys } from '../harness/evacuation.js';
+import { resetGardenState } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS, TEST_STACK_CONTEXT } from '../harness/timings.js';
+import { until } from '../harness/until.js';
 import { benchLandscape, median } from './bench-support.js';
 
 const SIZES = (process.env.BENCH_EVACUATION_SHOOTS ?? '6,30').split(',').map(Number);

@@ -27,12 +27,8 @@ import { restoreMember } from '../seed/backup-restore/cluster/restore.js';
 import { etcdHealthy } from '../seed/backup-restore/etcd-process.js';
 import { download, EtcdSupervisor, restoreFromStore, Snapshotter } from '../seed/backup-restore/index.js';
 import { freeEtcdPorts } from '../seed/ports.js';
-import {
-  ControlledOwnerLookup,
-  memberSpecs,
-  startInProcessCluster,
-} from '../test/harness/cluster/in-process-cluster.js';
-import { startClusterWriter } from '../test/harness/scenario/cluster-writer.js';
+import { ControlledOwnerLookup, memberSpecs, startInProcessCluster } from '../harness/cluster/in-process-cluster.js';
+import { startClusterWriter } from '../harness/scenario/cluster-writer.js';
 import { aim, startBenchRun } from './bench-results.js';
 import { benchEmulator, fillEtcd, median } from './bench-support.js';
 

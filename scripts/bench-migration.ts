@@ -12,9 +12,9 @@ import { GardenClient } from '../adapters/http/garden-client.js';
 import type { MigrationRecord } from '../core/migration/record.js';
 import { technicalID } from '../core/model/names.js';
 import type { Deployment } from '../local/deploy.js';
-import { backedSeed, fixture } from '../test/fixtures/index.js';
-import { FakeSidecar } from '../test/harness/fake-sidecar.js';
-import { TestAgent } from '../test/harness/test-agent.js';
+import { backedSeed, fixture } from '../harness/fixtures/index.js';
+import { FakeSidecar } from '../harness/fake-sidecar.js';
+import { TestAgent } from '../harness/test-agent.js';
 import { startBenchRun } from './bench-results.js';
 import { benchLandscape, median } from './bench-support.js';
 

@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { deployGarden, type Deployment } from '../../local/deploy.js';
 import { startEmulator } from '../../local/emulator.js';
-import { TEST_STACK_CONTEXT } from './timings.js';
+import { TEST_STACK_CONTEXT } from '../../harness/timings.js';
 import { GardenClient } from '../../adapters/http/garden-client.js';
 
 declare module 'vitest' {

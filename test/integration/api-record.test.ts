@@ -17,12 +17,13 @@ import { technicalID } from '../../core/model/names.js';
 import type { SeedAgent } from '../../seed/agent/agent.js';
 import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
 import { runCli } from '../harness/cli.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
 import { DNSMASQ_PATH, freeDnsPort, startDnsmasq, type Dnsmasq } from '../harness/dnsmasq.js';
-import { gatewayPut } from '../harness/scenario/etcd-client.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+import { gatewayPut } from '../../harness/scenario/etcd-client.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 
 /**
  * The shoot's API record on the deployed stack with real seed agents (local runtime): written once the

@@ -11,7 +11,7 @@ import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-re
 import { s3Api } from '../../adapters/s3/s3-api.js';
 import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
 import { freeEtcdPorts } from '../../seed/ports.js';
-import { startTcpProxy } from '../harness/scenario/tcp-proxy.js';
+import { startTcpProxy } from '../../harness/scenario/tcp-proxy.js';
 import {
   BackupRestoreSidecar,
   EtcdSupervisor,

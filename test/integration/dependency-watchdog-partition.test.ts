@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { AgentProcess } from '../harness/agent-process.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { AgentProcess } from '../../harness/agent-process.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 
 /**
  * Issue 10, the dependency watchdog and partitions: a seed agent frozen for 60 s (SIGSTOP of the agent

@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MigrationRecord } from '../../core/migration/record.js';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { registerSeedWithAgent, type AgentProcess } from '../harness/agent-process.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
-import { until } from '../harness/until.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { registerSeedWithAgent, type AgentProcess } from '../../harness/agent-process.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { until } from '../../harness/until.js';
 
 /**
  * Issue 10, early switch: a migration in mode auto whose source agent is frozen (SIGSTOP of the agent

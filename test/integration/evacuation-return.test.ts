@@ -9,12 +9,13 @@ import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-re
 import type { Evacuation } from '../../core/evacuation/record.js';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
-import { backedSeed } from '../fixtures/index.js';
-import { registerSeedWithAgent, type AgentProcess } from '../harness/agent-process.js';
-import { evacuationRound, hasKeys, shootOn, writeKeys } from '../harness/evacuation.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
-import { until } from '../harness/until.js';
+import { backedSeed } from '../../harness/fixtures/index.js';
+import { registerSeedWithAgent, type AgentProcess } from '../../harness/agent-process.js';
+import { evacuationRound, hasKeys, shootOn, writeKeys } from '../../harness/evacuation.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { until } from '../../harness/until.js';
 
 /**
  * Issue 16: a seed that comes back during its evacuation, and a shoot that fits nowhere. Seed RETURNS

@@ -8,7 +8,7 @@ import {
   type InProcessCluster,
   type InProcessClusterOptions,
   type InProcessMember,
-} from '../harness/cluster/in-process-cluster.js';
+} from '../../harness/cluster/in-process-cluster.js';
 import {
   checkHistory,
   HistoryRecorder,
@@ -21,7 +21,7 @@ import {
   type ClusterWriter,
   type ClusterWriterRecord,
   type RegisterClients,
-} from '../harness/scenario/index.js';
+} from '../../harness/scenario/index.js';
 import { cleanup, newBucket, restoredContent, unique, waitFor } from './backup-restore-support.js';
 
 /**

@@ -27,9 +27,10 @@ import type { SeedAgent } from '../../seed/agent/agent.js';
 import { kubernetesSeedAgent } from '../../seed/kubernetes/agent.js';
 import { KubeObjects } from '../../seed/kubernetes/kube-api.js';
 import { REMEMBERED_REPLICAS, SEED_LABEL } from '../../seed/kubernetes/objects.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { FakeSidecar } from '../harness/fake-sidecar.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { FakeSidecar } from '../../harness/fake-sidecar.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
 import { testSeedCluster } from '../harness/kube/seed-cluster.js';
 
 // Two seed agents with the kubernetes runtime on the deployed stack, both on the run's test seed cluster

@@ -13,8 +13,9 @@ import { ownerRecordName } from '../../core/ownership/index.js';
 import type { SeedAgent } from '../../seed/agent/agent.js';
 import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
 import {
   checkHistory,
   gatewayGet,
@@ -23,8 +24,8 @@ import {
   recordFinalReads,
   resolving,
   startRegisterClients,
-} from '../harness/scenario/index.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+} from '../../harness/scenario/index.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 
 /**
  * The everyday lifecycle on the deployed stack with real seed agents (local runtime: real etcd with its

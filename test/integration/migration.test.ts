@@ -4,10 +4,11 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import type { MigrationRecord } from '../../core/migration/record.js';
 import { technicalID } from '../../core/model/names.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { FakeSidecar } from '../harness/fake-sidecar.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TestAgent } from '../harness/test-agent.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { FakeSidecar } from '../../harness/fake-sidecar.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { TestAgent } from '../../harness/test-agent.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;

@@ -13,7 +13,7 @@ import { ControlPlaneRuntime } from '../../seed/agent/control-plane-runtime.js';
 import { LocalHosting } from '../../seed/agent/local-hosting.js';
 import { seedRuntimeContract } from '../contract/seed-runtime.contract.js';
 import { testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 
 // The local runtime: one real etcd per shoot under its real backup-restore sidecar, which snapshots into
 // the emulator's S3 and reads the owner record from its Route 53.

@@ -14,9 +14,10 @@ import { scenarioLoss, tryParseSnapshotKey } from '../../core/snapshots/index.js
 import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { SidecarStatus } from '../../seed/backup-restore/sidecar.js';
 import type { SidecarProcess } from '../../seed/agent/sidecar-process.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import {
   acknowledgedRate,
   checkHistory,
@@ -42,7 +43,7 @@ import {
   type SeedProxies,
   type SeedRole,
   type WriterRecord,
-} from '../harness/scenario/index.js';
+} from '../../harness/scenario/index.js';
 
 /**
  * The acceptance matrix of docs/design.md section 6 on the deployed stack: two seeds with real agents (one real

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fixture } from '../fixtures/index.js';
-import { created, putResending, resetGardenState, testGarden } from '../harness/garden.js';
-import { until } from '../harness/until.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { created, putResending, resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { until } from '../../harness/until.js';
 
 const garden = testGarden();
 const { api } = garden;

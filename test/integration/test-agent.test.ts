@@ -15,10 +15,10 @@ import {
   type SeedCommand,
 } from '../../core/commands/index.js';
 import { MemoryExtensionWorld } from '../../core/extensions/index.js';
-import { fixture } from '../fixtures/index.js';
-import { FakeSidecar } from '../harness/fake-sidecar.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { FakeSidecar } from '../../harness/fake-sidecar.js';
 import { testGarden } from '../harness/garden.js';
-import { TestAgent } from '../harness/test-agent.js';
+import { TestAgent } from '../../harness/test-agent.js';
 import { s3Client, unique } from './support/aws.js';
 
 const garden = testGarden();

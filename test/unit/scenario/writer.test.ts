@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EtcdRequestError, type EtcdPut } from '../../harness/scenario/etcd-client.js';
-import { HistoryRecorder } from '../../harness/scenario/history.js';
-import { startWriter, type SeedRole } from '../../harness/scenario/writer.js';
+import { EtcdRequestError, type EtcdPut } from '../../../harness/scenario/etcd-client.js';
+import { HistoryRecorder } from '../../../harness/scenario/history.js';
+import { startWriter, type SeedRole } from '../../../harness/scenario/writer.js';
 
 /** A put against two fake etcds whose availability the test switches; revisions per endpoint. */
 function fakeEtcds() {

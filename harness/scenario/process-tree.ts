@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { processRunning } from '../../../seed/agent/process-group.js';
+import { processRunning } from '../../seed/agent/process-group.js';
 
 /**
  * Stopping a seed in S3 means its whole process tree: the agent and every sidecar and etcd below it.

@@ -2,11 +2,11 @@ import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GardenClient } from '../../adapters/http/garden-client.js';
-import { emulatorEnv } from '../../local/aws-env.js';
-import { PROJECT_ROOT } from '../../local/emulator.js';
-import { signalProcessGroup } from '../../seed/agent/process-group.js';
-import { durationFlag } from '../../seed/backup-restore/duration.js';
+import type { GardenClient } from '../adapters/http/garden-client.js';
+import { emulatorEnv } from '../local/aws-env.js';
+import { PROJECT_ROOT } from '../local/emulator.js';
+import { signalProcessGroup } from '../seed/agent/process-group.js';
+import { durationFlag } from '../seed/backup-restore/duration.js';
 import { processTree } from './scenario/process-tree.js';
 
 export interface AgentProcessOptions {

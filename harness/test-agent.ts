@@ -1,7 +1,7 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
 import type { AwsCredentialIdentity } from '@smithy/types';
-import { GardenClient } from '../../adapters/http/garden-client.js';
-import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import { GardenClient } from '../adapters/http/garden-client.js';
+import { route53Api, Route53OwnerRecords } from '../adapters/route53/owner-records.js';
 import {
   COMMAND_API_VERSION,
   commandFailure,
@@ -9,17 +9,17 @@ import {
   readCommand,
   type CommandFailureName,
   type CommandType,
-} from '../../core/commands/index.js';
-import type { ActuatorSet, MemoryExtensionWorld } from '../../core/extensions/index.js';
-import { ownerRecordName } from '../../core/ownership/index.js';
-import type { Deployment } from '../../local/deploy.js';
-import type { SeedAgent } from '../../seed/agent/agent.js';
-import { awsSeedAgent } from '../../seed/agent/aws-agent.js';
-import type { ControlPlaneRuntime } from '../../seed/agent/control-plane-runtime.js';
-import type { CommandInbox, InboxMessage } from '../../seed/agent/inbox.js';
-import { MemoryHosting } from '../../seed/agent/memory-hosting.js';
-import type { SeedRuntime } from '../../seed/agent/runtime.js';
-import type { TaskAnswers } from '../../seed/agent/task-answers.js';
+} from '../core/commands/index.js';
+import type { ActuatorSet, MemoryExtensionWorld } from '../core/extensions/index.js';
+import { ownerRecordName } from '../core/ownership/index.js';
+import type { Deployment } from '../local/deploy.js';
+import type { SeedAgent } from '../seed/agent/agent.js';
+import { awsSeedAgent } from '../seed/agent/aws-agent.js';
+import type { ControlPlaneRuntime } from '../seed/agent/control-plane-runtime.js';
+import type { CommandInbox, InboxMessage } from '../seed/agent/inbox.js';
+import { MemoryHosting } from '../seed/agent/memory-hosting.js';
+import type { SeedRuntime } from '../seed/agent/runtime.js';
+import type { TaskAnswers } from '../seed/agent/task-answers.js';
 import { AgentControls, controlledKind, type ControlledKind } from './agent/controls.js';
 
 export interface TestAgentOptions {
