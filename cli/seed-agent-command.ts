@@ -11,6 +11,7 @@ import { kubernetesSeedAgent } from '../seed/kubernetes/agent.js';
 import { readImageVector } from '../seed/kubernetes/image-vector.js';
 import { clientFor, type CliOptions } from './config.js';
 import { logLine, untilSignalled } from './daemon.js';
+import { EMULATOR_CREDENTIALS, emulatorCredentialsEnv } from '../local/aws-env.js';
 
 interface SeedAgentFlags {
   seed: string;
@@ -110,7 +111,7 @@ export function registerSeedAgentCommand(program: Command): Command {
       const aws = {
         region,
         ...(endpoint ? { endpoint } : {}),
-        ...(usingEmulator ? { credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) } : {}),
+        ...(usingEmulator ? { credentials: EMULATOR_CREDENTIALS } : {}),
       };
       const common = {
         seed: flags.seed,
@@ -151,9 +152,7 @@ export function registerSeedAgentCommand(program: Command): Command {
           sidecar,
           ...(flags.lbAddress ? { loadBalancer: { host: flags.lbAddress } } : {}),
           // The sidecars are children: they need the emulator's credentials in their environment.
-          ...(usingEmulator
-            ? { env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: region } }
-            : {}),
+          ...(usingEmulator ? { env: { ...process.env, ...emulatorCredentialsEnv(region) } } : {}),
         }));
       }
       await agent.start();

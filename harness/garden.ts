@@ -4,10 +4,13 @@ import { DynamoGardenRepository } from '../adapters/dynamodb/garden-repository.j
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GardenClient, type GardenResponse } from '../adapters/http/garden-client.js';
 import type { Deployment } from '../local/deploy.js';
+import { EMULATOR_CREDENTIALS } from '../local/aws-env.js';
 
 /** Clients of a deployed garden stack, for tests and benchmarks. */
 export interface GardenClients {
   deployment: Deployment;
+  /** What an AWS SDK client of the emulator needs: its endpoint, region and credentials. */
+  aws: { endpoint: string; region: string; credentials: typeof EMULATOR_CREDENTIALS };
   api: GardenClient;
   /** The same API without SigV4 signatures. */
   unsigned: GardenClient;
@@ -19,33 +22,37 @@ export interface GardenClients {
   repository: DynamoGardenRepository;
 }
 
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-
 export function gardenClients(deployment: Deployment): GardenClients {
-  const awsConfig = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+  const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS };
   return {
     deployment,
+    aws,
     // Generous: bursts of 50 concurrent requests start that many Lambda workers in the emulator on two cores.
-    api: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, timeoutMs: 120_000 }),
+    api: new GardenClient({
+      apiUrl: deployment.apiUrl,
+      region: deployment.region,
+      credentials: EMULATOR_CREDENTIALS,
+      timeoutMs: 120_000,
+    }),
     setup: new GardenClient({
       apiUrl: deployment.apiUrl,
       region: deployment.region,
-      credentials,
+      credentials: EMULATOR_CREDENTIALS,
       timeoutMs: 120_000,
       gatewayRetries: 5,
     }),
     unsigned: new GardenClient({
       apiUrl: deployment.apiUrl,
       region: deployment.region,
-      credentials,
+      credentials: EMULATOR_CREDENTIALS,
       sign: false,
       timeoutMs: 120_000,
     }),
-    ddb: DynamoDBDocumentClient.from(new DynamoDBClient(awsConfig)),
+    ddb: DynamoDBDocumentClient.from(new DynamoDBClient(aws)),
     tableName: deployment.outputs.TableName,
     repository: new DynamoGardenRepository({
       tableName: deployment.outputs.TableName,
-      client: new DynamoDBClient(awsConfig),
+      client: new DynamoDBClient(aws),
     }),
   };
 }

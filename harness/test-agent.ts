@@ -21,6 +21,7 @@ import { MemoryHosting } from '../seed/agent/memory-hosting.js';
 import type { SeedRuntime } from '../seed/agent/runtime.js';
 import type { TaskAnswers } from '../seed/agent/task-answers.js';
 import { AgentControls, controlledKind, type ControlledKind } from './agent/controls.js';
+import { EMULATOR_CREDENTIALS } from '../local/aws-env.js';
 
 export interface TestAgentOptions {
   /** The seed this agent runs in (it must be registered, so that its queue exists). */
@@ -118,12 +119,15 @@ export class TestAgent {
     deployment: Deployment,
     options: Omit<TestAgentOptions, 'garden' | 'aws'> & { ownerCheck?: boolean },
   ): TestAgent {
-    const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
     const { ownerCheck, ...rest } = options;
     return new TestAgent({
       ...rest,
-      garden: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials }),
-      aws: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials },
+      garden: new GardenClient({
+        apiUrl: deployment.apiUrl,
+        region: deployment.region,
+        credentials: EMULATOR_CREDENTIALS,
+      }),
+      aws: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS },
       ...(ownerCheck
         ? {
             ownership: {

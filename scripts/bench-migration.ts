@@ -17,6 +17,7 @@ import { FakeSidecar } from '../harness/fake-sidecar.js';
 import { TestAgent } from '../harness/test-agent.js';
 import { startBenchRun } from './bench-results.js';
 import { benchLandscape, median } from './bench-support.js';
+import { EMULATOR_CREDENTIALS } from '../local/aws-env.js';
 
 const MIGRATIONS = Number(process.env.BENCH_MIGRATIONS ?? 10);
 const record = startBenchRun({
@@ -28,13 +29,16 @@ const record = startBenchRun({
     'command at once, a stand-in sidecar writing the final snapshot as soon as the owner record goes; the ' +
     'orchestration time (POST migrate to Succeeded) and the work per migrate-shoot execution.',
 });
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 
 const { deployment, close } = await benchLandscape();
 const stoppers: { stop(): Promise<void> }[] = [];
 try {
-  const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
-  const api = new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials });
+  const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS };
+  const api = new GardenClient({
+    apiUrl: deployment.apiUrl,
+    region: deployment.region,
+    credentials: EMULATOR_CREDENTIALS,
+  });
   const s3 = new S3Client({ ...aws, forcePathStyle: true });
   const sfn = new SFNClient(aws);
   const run = Date.now().toString(36);

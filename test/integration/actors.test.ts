@@ -8,11 +8,7 @@ import { testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
 const { deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { aws } = garden;
 
 /** A client of the API with the credentials of a session of `roleName`, as an agent or a viewer would get them. */
 async function clientAs(roleName: string, create: boolean): Promise<GardenClient> {

@@ -24,6 +24,8 @@ import { testGarden } from '../harness/garden.js';
 import { DNSMASQ_PATH, freeDnsPort, startDnsmasq, type Dnsmasq } from '../harness/dnsmasq.js';
 import { gatewayPut } from '../../harness/scenario/etcd-client.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { untilWith } from '../../harness/until.js';
+import { emulatorCredentialsEnv } from '../../local/aws-env.js';
 
 /**
  * The shoot's API record on the deployed stack with real seed agents (local runtime): written once the
@@ -35,8 +37,7 @@ import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const { aws } = garden;
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const records = new Route53ApiRecords({
   hostedZoneId: deployment.outputs.ApiHostedZoneId!,
@@ -100,25 +101,13 @@ async function startAgent(name: SeedName) {
     sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
     loadBalancer: { host: LB[name], port: (t) => (t === id ? lbPort : undefined) },
     log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
-    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+    env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
   });
   agents.set(name, local);
   await local.agent.start();
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    last = await fn().catch((error: unknown) => error);
-    if (last !== undefined && last !== false && !(last instanceof Error)) return last as T;
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}\n${logs.slice(-20).join('\n')}`,
-      );
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const until = untilWith({ intervalMs: 250, explain: () => logs.slice(-20).join('\n') });
 
 const shoot = async () => (await api.request<ShootView>('GET', `/projects/${project}/shoots/${shootName}`)).body;
 /** What `gardenless -o yaml shoot get` and `shoot kubeconfig` say: the advertised addresses and the kubeconfig's server. */
@@ -148,7 +137,7 @@ async function migrate(destinationSeed: SeedName, mode: 'auto' | 'bad'): Promise
       const m = await migration();
       return m.state !== 'Running' ? m : undefined;
     },
-    180_000,
+    { timeoutMs: 180_000 },
   );
 }
 

@@ -20,6 +20,7 @@ import {
   type EtcdAddress,
   type SidecarOptions,
 } from '../../seed/backup-restore/index.js';
+import { EMULATOR_CREDENTIALS } from '../../local/aws-env.js';
 
 /**
  * Shared pieces of the backup-restore integration tests: AWS clients on the emulator, a TCP proxy in
@@ -27,7 +28,6 @@ import {
  * sidecars on free loopback ports in temporary directories, all stopped by `cleanup()`.
  */
 
-const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 const cleanups: (() => Promise<void> | void)[] = [];
 
 /** Runs every registered cleanup, newest first, even when some fail. */
@@ -47,7 +47,7 @@ export function unique(prefix: string): string {
 
 function aws() {
   const deployment = inject('deployment');
-  return { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+  return { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS };
 }
 
 export async function newBucket(label: string): Promise<S3SnapshotStore> {

@@ -13,11 +13,12 @@ import { backedSeed, fixture } from '../../harness/fixtures/index.js';
 import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { untilWith } from '../../harness/until.js';
+import { emulatorCredentialsEnv } from '../../local/aws-env.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const { aws } = garden;
 const lambda = new LambdaClient(aws);
 const workDir = mkdtempSync(join(tmpdir(), 'gl-watchdog-agent-'));
 const SEED = 'dwd-agent';
@@ -31,15 +32,7 @@ async function reported(): Promise<HostedControlPlane | undefined> {
   return res.body.status.controlPlanes?.find((p) => p.technicalID === id);
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await reported())}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const until = untilWith({ timeoutMs: 30_000, intervalMs: 250, explain: reported });
 
 /** One watchdog round through the deployed Lambda, once the agent has reported after `since`. */
 async function round(since: number): Promise<void> {
@@ -81,7 +74,7 @@ describe('dependency watchdog against a real seed agent', () => {
       heartbeatIntervalMs: 1000,
       pollWaitSeconds: 1,
       sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
-      env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+      env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
     });
     agent = local.agent;
     hosting = local.hosting;
@@ -98,7 +91,7 @@ describe('dependency watchdog against a real seed agent', () => {
         const cp = await reported();
         return cp?.active && cp.internalProbe === 'Success' && cp.externalUrl !== undefined;
       },
-      60_000,
+      { timeoutMs: 60_000 },
     );
   }, 120_000);
 

@@ -11,6 +11,7 @@ import { AgentProcess } from '../../harness/agent-process.js';
 import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { untilWith } from '../../harness/until.js';
 
 /**
  * Issue 10, the dependency watchdog and partitions: a seed agent frozen for 60 s (SIGSTOP of the agent
@@ -19,11 +20,7 @@ import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { aws } = garden;
 const lambda = new LambdaClient(aws);
 const sqs = new SQSClient(aws);
 const workDir = mkdtempSync(join(tmpdir(), 'gl-dwd-partition-'));
@@ -38,15 +35,12 @@ async function seed(): Promise<Seed> {
 async function reported(): Promise<HostedControlPlane | undefined> {
   return (await seed()).status.controlPlanes?.find((p) => p.technicalID === technicalID);
 }
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await reported())}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const until = untilWith({
+  timeoutMs: 60_000,
+  intervalMs: 250,
+  explain: reported,
+  logTail: join(workDir, 'agent.log'),
+});
 const replicas = (cp: HostedControlPlane | undefined) => ({
   kcm: cp?.components?.['kube-controller-manager']?.replicas,
   mcm: cp?.components?.['machine-controller-manager']?.replicas,
@@ -85,7 +79,7 @@ describe('dependency watchdog: a frozen seed agent is never scaled down', () => 
           cp?.active && cp.internalProbe === 'Success' && cp.externalUrl !== undefined && replicas(cp).kcm !== undefined
         );
       },
-      120_000,
+      { timeoutMs: 120_000 },
     );
   }, 240_000);
 

@@ -11,11 +11,7 @@ import { until } from '../../harness/until.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-};
+const { aws } = garden;
 const lambda = new LambdaClient(aws);
 const sqs = new SQSClient(aws);
 
@@ -207,7 +203,7 @@ describe('dependency watchdog on the deployed stack', () => {
         const op = res.body.status.lastOperation;
         return op?.type === 'Create' && op.progress >= 50;
       },
-      60_000,
+      { timeoutMs: 60_000 },
     );
     const item = await garden.ddb.send(
       new GetCommand({ TableName: garden.tableName, Key: { pk: 'SHOOT#dwd#api1', sk: 'SHOOT' } }),

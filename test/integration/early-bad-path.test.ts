@@ -21,11 +21,7 @@ import { until } from '../../harness/until.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { aws } = garden;
 const lambda = new LambdaClient(aws);
 const workDir = mkdtempSync(join(tmpdir(), 'gl-early-switch-'));
 const [SOURCE, DESTINATION] = ['early-src', 'early-dst'];
@@ -134,7 +130,7 @@ describe('early switch to the bad path: the source agent frozen, mode auto', () 
           const r = (await api.request<MigrationRecord>('GET', `/projects/${PROJECT}/shoots/${SHOOT}/migration`)).body;
           return r.state !== 'Running' && r;
         },
-        120_000,
+        { timeoutMs: 120_000 },
       );
     } finally {
       done = true;

@@ -29,11 +29,7 @@ import { until } from '../../harness/until.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { aws } = garden;
 const lambda = new LambdaClient(aws);
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
@@ -123,7 +119,7 @@ describe('a seed that comes back during its evacuation', () => {
         `seed ${name} ready`,
         async () =>
           (await seed(name))?.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'),
-        120_000,
+        { timeoutMs: 120_000 },
       );
     }
   }, 240_000);
@@ -149,7 +145,7 @@ describe('a seed that comes back during its evacuation', () => {
           const cp = await controlPlane(RETURNS, name);
           return cp?.active && cp.etcdClientUrl;
         },
-        180_000,
+        { timeoutMs: 180_000 },
       );
       await writeKeys(url, `back/${name}/`, KEYS);
     }
@@ -167,8 +163,7 @@ describe('a seed that comes back during its evacuation', () => {
           stateOf(e, 'r0') === 'Moved' && e?.shoots.find((s) => s.name === 'r1' && s.state === 'Pending' && s.reason)
         );
       },
-      300_000,
-      1_000,
+      { timeoutMs: 300_000, intervalMs: 1_000 },
     );
     expect(waiting.reason).toMatch(/no seed fits: .*capacity/);
     const pending = await shootOf('r1');
@@ -188,8 +183,7 @@ describe('a seed that comes back during its evacuation', () => {
         await round();
         return stateOf(await evacuation(), 'r1') === 'Migrating';
       },
-      60_000,
-      1_000,
+      { timeoutMs: 60_000, intervalMs: 1_000 },
     );
     expect((await shootOf('r1')).status.scheduling).toBeUndefined();
 
@@ -203,8 +197,7 @@ describe('a seed that comes back during its evacuation', () => {
         const e = await evacuation();
         return e && !['Running', 'Paused', 'Cancelling', 'Stopping'].includes(e.phase) && e;
       },
-      300_000,
-      1_000,
+      { timeoutMs: 300_000, intervalMs: 1_000 },
     );
 
     // Assess: Stopped, with r0 and r1 moved and r2 staying.
@@ -218,7 +211,10 @@ describe('a seed that comes back during its evacuation', () => {
     for (const name of ['r0', 'r1']) {
       expect((await shootOf(name)).status.seedName).toBe(DESTINATION);
       expect((await owners.get(`owner.${name}.${PROJECT}.${deployment.outputs.InternalDomain}`))?.value).toBe(identity);
-      await until(`${name} serving its keys on ${DESTINATION}`, () => servesKeys(DESTINATION, name), 60_000, 1_000);
+      await until(`${name} serving its keys on ${DESTINATION}`, () => servesKeys(DESTINATION, name), {
+        timeoutMs: 60_000,
+        intervalMs: 1_000,
+      });
       // Released on the seed that came back: not reported, no process, no data.
       await until(
         `${name} released on ${RETURNS}`,
@@ -226,8 +222,7 @@ describe('a seed that comes back during its evacuation', () => {
           (await controlPlane(RETURNS, name)) === undefined &&
           processesOf(RETURNS, name).length === 0 &&
           !existsSync(join(workDir, RETURNS, ids.get(name)!)),
-        60_000,
-        1_000,
+        { timeoutMs: 60_000, intervalMs: 1_000 },
       );
     }
     const stayed = await shootOf('r2');

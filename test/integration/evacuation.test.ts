@@ -26,11 +26,7 @@ import { until } from '../../harness/until.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { aws } = garden;
 const lambda = new LambdaClient(aws);
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
@@ -122,7 +118,7 @@ describe('evacuation of a lost seed with real agents', () => {
         `seed ${name} ready`,
         async () =>
           (await seed(name))?.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'),
-        120_000,
+        { timeoutMs: 120_000 },
       );
     }
   }, 240_000);
@@ -149,7 +145,7 @@ describe('evacuation of a lost seed with real agents', () => {
           const cp = await controlPlane(LOST, ids.get(name)!);
           return cp?.active && cp.etcdClientUrl;
         },
-        180_000,
+        { timeoutMs: 180_000 },
       );
       await writeKeys(url, `evac/${name}/`, KEYS);
     }
@@ -191,7 +187,7 @@ describe('evacuation of a lost seed with real agents', () => {
           if (s.state !== 'Pending' && !startedAt.has(s.name)) startedAt.set(s.name, Date.now() - killedAt);
         return res.body.phase === 'Completed' && res.body;
       },
-      AFTER_S * 1_000 + EVACUATION_BOUND_MS,
+      { timeoutMs: AFTER_S * 1_000 + EVACUATION_BOUND_MS },
     );
     const elapsed = Date.now() - killedAt;
     expect(elapsed).toBeLessThanOrEqual(AFTER_S * 1_000 + EVACUATION_BOUND_MS);
@@ -245,7 +241,7 @@ describe('evacuation of a lost seed with real agents', () => {
       await until(
         `${name} serving on ${seedName}`,
         async () => (await controlPlane(seedName, put.body.status.technicalID))?.active,
-        180_000,
+        { timeoutMs: 180_000 },
       );
     }
     await new Promise((r) => setTimeout(r, 6_000));
@@ -262,7 +258,7 @@ describe('evacuation of a lost seed with real agents', () => {
         const e = await evacuationOf(X);
         return count(e, 'Migrating') > 0 && e;
       },
-      120_000,
+      { timeoutMs: 120_000 },
     );
     expect(await evacuationOf(Y)).toBeUndefined();
     expect(count(firstMove, 'Migrating')).toBe(1);
@@ -276,7 +272,7 @@ describe('evacuation of a lost seed with real agents', () => {
         const e = await evacuationOf(X);
         return count(e, 'Moved') === 1 && e;
       },
-      180_000,
+      { timeoutMs: 180_000 },
     );
     for (let i = 0; i < 3; i++) await round();
     const stillPaused = (await evacuationOf(X))!;
@@ -294,7 +290,7 @@ describe('evacuation of a lost seed with real agents', () => {
         await round();
         return count(await evacuationOf(X), 'Migrating') === 1;
       },
-      60_000,
+      { timeoutMs: 60_000 },
     );
     expect((await api.request<Evacuation>('POST', `/seeds/${X}/evacuation/cancel`)).body.phase).toBe('Cancelling');
     const cancelled = await until(
@@ -304,7 +300,7 @@ describe('evacuation of a lost seed with real agents', () => {
         const e = await evacuationOf(X);
         return e?.phase === 'Cancelled' && e;
       },
-      180_000,
+      { timeoutMs: 180_000 },
     );
     expect(count(cancelled, 'Moved')).toBe(2);
     expect(count(cancelled, 'Pending')).toBe(1);
@@ -318,7 +314,7 @@ describe('evacuation of a lost seed with real agents', () => {
         const e = await evacuationOf(Y);
         return e?.phase === 'Completed' && e;
       },
-      180_000,
+      { timeoutMs: 180_000 },
     );
     expect(Date.parse(y.createdAt)).toBeGreaterThanOrEqual(Date.parse(cancelled.endedAt!));
     expect(count(y, 'Moved')).toBe(1);

@@ -26,6 +26,8 @@ import {
   startRegisterClients,
 } from '../../harness/scenario/index.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { untilWith } from '../../harness/until.js';
+import { emulatorCredentialsEnv } from '../../local/aws-env.js';
 
 /**
  * The everyday lifecycle on the deployed stack with real seed agents (local runtime: real etcd with its
@@ -34,8 +36,7 @@ import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const { aws } = garden;
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
@@ -73,7 +74,7 @@ async function startAgent(name: string) {
     pollWaitSeconds: 1,
     sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
     log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
-    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+    env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
   });
   const entry = { ...local, name };
   agents.push(entry);
@@ -101,19 +102,7 @@ async function reported(seed: string, name: string): Promise<HostedControlPlane 
   return res.body.status.controlPlanes?.find((p) => p.technicalID === technicalID(project, name));
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    last = await fn().catch((error: unknown) => error);
-    if (last !== undefined && last !== false && !(last instanceof Error)) return last as T;
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}\n${logs.slice(-20).join('\n')}`,
-      );
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const until = untilWith({ timeoutMs: 60_000, intervalMs: 250, explain: () => logs.slice(-20).join('\n') });
 
 const succeeded = (name: string, type: LastOperation['type'], timeoutMs = 90_000) =>
   until(
@@ -124,7 +113,7 @@ const succeeded = (name: string, type: LastOperation['type'], timeoutMs = 90_000
       if (op?.type === type && op.state === 'Failed') throw new Error(`${type} failed: ${op.description}`);
       return op?.type === type && op.state === 'Succeeded' ? s : undefined;
     },
-    timeoutMs,
+    { timeoutMs: timeoutMs },
   );
 
 function etcdAt(url: string): Etcd3 {
@@ -190,7 +179,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
       await until(
         'the key after waking',
         async () => (await woken.get('/registry/before-hibernation').string()) ?? undefined,
-        20_000,
+        { timeoutMs: 20_000 },
       ),
     ).toBe('kept');
   });
@@ -214,7 +203,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     expect(requested.status).toBe(202);
     expect(requested.body.metadata.deletionTimestamp).toEqual(expect.any(String));
 
-    await until('the shoot gone', async () => (await shoot('one')) === undefined, 90_000);
+    await until('the shoot gone', async () => (await shoot('one')) === undefined, { timeoutMs: 90_000 });
     expect(a.hosting().sidecar(id)).toBeUndefined();
     expect(existsSync(dataDir)).toBe(false);
     expect(await owners.get(ownerRecordName({ shoot: 'one', project, internalDomain }))).toBeUndefined();
@@ -235,7 +224,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     expect((await api.request('PUT', '/seeds/life-p', { body: seed })).status).toBe(201);
     const ready = Date.now();
     await startAgent('life-p');
-    const placed = await until('placed', async () => (await shoot('pending'))?.status.seedName, 60_000);
+    const placed = await until('placed', async () => (await shoot('pending'))?.status.seedName, { timeoutMs: 60_000 });
     const placedMs = Date.now() - ready;
     console.log(`pending shoot placed ${placedMs} ms after its seed's agent started`);
     expect(placed).toBe('life-p');
@@ -256,7 +245,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
         const c = res.body.status.conditions.find((x) => x.type === 'GardenletReady');
         return c?.status === 'Unknown' ? c : undefined;
       },
-      20_000,
+      { timeoutMs: 20_000 },
     );
     expect(unknown.reason).toBe('LeaseExpired');
     const spec = { ...(shootBody('x').spec as Record<string, unknown>), region: 'eu-central-1' };
@@ -277,7 +266,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
         );
         return res.body.status.conditions.find((x) => x.type === 'GardenletReady')?.status === 'True';
       },
-      20_000,
+      { timeoutMs: 20_000 },
     );
   });
 
@@ -329,7 +318,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
           );
           return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
         },
-        180_000,
+        { timeoutMs: 180_000 },
       );
       expect(
         migration.state,
@@ -361,11 +350,9 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     const dataDir = a.hosting().dataDir(id);
     const woke = Date.now();
     await a.agent.resume();
-    await until(
-      'the leftover removed',
-      async () => a.hosting().sidecar(id) === undefined && !existsSync(dataDir),
-      10_000,
-    );
+    await until('the leftover removed', async () => a.hosting().sidecar(id) === undefined && !existsSync(dataDir), {
+      timeoutMs: 10_000,
+    });
     const removedMs = Date.now() - woke;
     console.log(
       `leftover removed ${removedMs} ms after the source's agent woke (heartbeat interval ${HEARTBEAT_MS} ms)`,
@@ -408,7 +395,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
         const res = await api.request<{ state: string }>('GET', `/projects/${project}/shoots/follows/migration`);
         return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
       },
-      180_000,
+      { timeoutMs: 180_000 },
     );
     await a.agent.resume();
     // Assess: hibernated on life-c, where the shoot is; nothing of it runs on life-a.
@@ -420,7 +407,9 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     expect(hibernated.status.lastOperation?.description).toContain('on seed life-c');
     await until('life-c reports it without etcd', async () => (await reported(c.name, 'follows'))?.etcdReady === false);
     expect(c.hosting().sidecar(technicalID(project, 'follows'))).toBeUndefined();
-    await until('life-a reports no plane', async () => (await reported(a.name, 'follows')) === undefined, 30_000);
+    await until('life-a reports no plane', async () => (await reported(a.name, 'follows')) === undefined, {
+      timeoutMs: 30_000,
+    });
     // A command that reached the old seed after it released its leftover was refused (the owner record names
     // life-c), not run: running it built the plane there again.
     const onA = logs.filter((l) => l.includes('"seed":"life-a"'));
@@ -491,7 +480,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
         );
         return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
       },
-      180_000,
+      { timeoutMs: 180_000 },
     );
     expect(migration.state, JSON.stringify(migration.error)).toBe('Succeeded');
     // A new agent process for life-d, on the same work dir.
@@ -524,7 +513,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
         d2.hosting().sidecar(gone) === undefined &&
         !existsSync(goneDataDir) &&
         (await reported(d.name, 'gone')) === undefined,
-      30_000,
+      { timeoutMs: 30_000 },
     );
     const onD = logs.filter((l) => l.includes('"seed":"life-d"'));
     expect(onD.some((l) => l.includes('"event":"stale-sidecar-stopped"') && l.includes(gone))).toBe(true);

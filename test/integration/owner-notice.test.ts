@@ -23,11 +23,7 @@ import { until } from '../../harness/until.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { aws } = garden;
 const workDir = mkdtempSync(join(tmpdir(), 'gl-owner-notice-'));
 const [A, B] = ['notice-a', 'notice-b'];
 const PROJECT = 'notice';
@@ -117,7 +113,7 @@ async function migrate(options: { to: string; mode: 'good' | 'bad' }): Promise<M
       const r = (await api.request<MigrationRecord>('GET', `/projects/${PROJECT}/shoots/${SHOOT}/migration`)).body;
       return r.state !== 'Running' && r;
     },
-    150_000,
+    { timeoutMs: 150_000 },
   );
 }
 

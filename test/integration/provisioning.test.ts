@@ -8,11 +8,7 @@ import { testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { aws } = garden;
 const sqs = new SQSClient(aws);
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,

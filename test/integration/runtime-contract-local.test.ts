@@ -14,6 +14,7 @@ import { LocalHosting } from '../../seed/agent/local-hosting.js';
 import { seedRuntimeContract } from '../contract/seed-runtime.contract.js';
 import { testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { emulatorCredentialsEnv } from '../../local/aws-env.js';
 
 // The local runtime: one real etcd per shoot under its real backup-restore sidecar, which snapshots into
 // the emulator's S3 and reads the owner record from its Route 53.
@@ -21,8 +22,7 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
   project: 'lcontract',
   fixture: async () => {
     const { deployment } = testGarden();
-    const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-    const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+    const { aws } = testGarden();
     const s3 = new S3Client({ ...aws, forcePathStyle: true });
     const api = s3Api(s3);
     const seed = 'local-contract';
@@ -44,7 +44,7 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
       aws: { endpoint: deployment.awsEndpoint, region: deployment.region },
       owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
       sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
-      env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+      env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
     });
     const recordOf = (shoot: { name: string; project: string }) =>
       ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain });

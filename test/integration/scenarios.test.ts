@@ -44,6 +44,8 @@ import {
   type SeedRole,
   type WriterRecord,
 } from '../../harness/scenario/index.js';
+import { untilWith } from '../../harness/until.js';
+import { EMULATOR_CREDENTIALS, emulatorCredentialsEnv } from '../../local/aws-env.js';
 
 /**
  * The acceptance matrix of docs/design.md section 6 on the deployed stack: two seeds with real agents (one real
@@ -69,8 +71,7 @@ import {
 
 const garden = testGarden();
 const { api, deployment } = garden;
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const { aws } = garden;
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
@@ -121,20 +122,7 @@ async function cleanUp(): Promise<void> {
 afterEach(cleanUp);
 afterAll(cleanUp);
 
-async function until<T>(
-  what: string,
-  fn: () => Promise<T | undefined | false>,
-  timeoutMs: number,
-  intervalMs = 200,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
-}
+const until = untilWith({ intervalMs: 200 });
 
 interface Seed {
   name: string;
@@ -164,7 +152,7 @@ async function startSeed(name: string, n: number): Promise<Seed> {
   const e = proxies.endpoints;
   const local = localSeedAgent({
     seed: name,
-    garden: new GardenClient({ apiUrl: e.garden, region: deployment.region, credentials }),
+    garden: new GardenClient({ apiUrl: e.garden, region: deployment.region, credentials: EMULATOR_CREDENTIALS }),
     aws: { ...aws, endpoints: { sqs: e.queues, sfn: e.queues, s3: e.s3, route53: e.route53 } },
     owner: {
       mode: 'api',
@@ -176,7 +164,7 @@ async function startSeed(name: string, n: number): Promise<Seed> {
     heartbeatIntervalMs: 1_000,
     pollWaitSeconds: 1,
     sidecar: SIDECAR,
-    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+    env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
   });
   await local.agent.start();
   // Stops the agent and every sidecar (with its etcd) it started; the proxies stop after it (pushed before).
@@ -245,7 +233,7 @@ async function landscape(label: string, tolerance: Tolerance) {
         (await Promise.all(sidecars.map((s) => s.status()))).every((s) => s?.ready)
       );
     },
-    60_000,
+    { timeoutMs: 60_000 },
   );
 
   const seeds: Record<SeedRole, Seed> = { source, destination };
@@ -318,8 +306,7 @@ async function landscape(label: string, tolerance: Tolerance) {
   await until(
     "a snapshot in the source's bucket",
     async () => (await snapshotKeys(`gl-backup-${source.name}`, id)).length > 0,
-    30_000,
-    250,
+    { timeoutMs: 30_000, intervalMs: 250 },
   );
   return { source, destination, project, shootName, id, writer, registers, history, tolerance, members };
 }
@@ -346,8 +333,7 @@ async function settled(l: Landscape, timeoutMs = 150_000): Promise<View> {
       const m = await migrationView(l);
       return m.state !== 'Running' && m.state !== undefined ? m : undefined;
     },
-    timeoutMs,
-    500,
+    { timeoutMs: timeoutMs, intervalMs: 500 },
   );
 }
 
@@ -381,7 +367,7 @@ async function finishWriting(l: Landscape): Promise<WriterRecord> {
   await until(
     'the destination to acknowledge writes',
     async () => l.writer.record().acknowledged.some((w) => w.seed === 'destination'),
-    60_000,
+    { timeoutMs: 60_000 },
   );
   await sleep(1_500);
   const [record] = await Promise.all([l.writer.stop(), l.registers.stop()]);
@@ -483,8 +469,7 @@ async function assertDestinationCluster(l: Landscape): Promise<void> {
         ? cp
         : undefined;
     },
-    30_000,
-    500,
+    { timeoutMs: 30_000, intervalMs: 500 },
   );
   expect(new Set(reported.etcdMembers!.map((m) => m.zone)).size).toBe(3);
   expect(reported.etcdMembers!.filter((m) => m.role === 'leader').map((m) => m.name)).toEqual([reported.etcdLeader]);
@@ -532,7 +517,7 @@ async function cutEverything(label: string, tolerance: Tolerance) {
   l.history.annotate('source: everything outbound cut', cutAt);
   await sleep(SILENCE_MS);
   l.history.annotate('migrate', await migrate(l));
-  await until('the source to fence on unknown', async () => fence.fencedAt() !== undefined, 15_000);
+  await until('the source to fence on unknown', async () => fence.fencedAt() !== undefined, { timeoutMs: 15_000 });
   for (const status of fence.last()) expect(status.owner.fencedBecause).toBe('unknown');
   return { l, fence, cutAt, fencedAt: fence.fencedAt()! };
 }
@@ -727,8 +712,7 @@ describe.each([
           const m = await migrationView(l);
           return m.steps.find((s) => s.id === 'set-owner-destination')?.state === 'succeeded';
         },
-        60_000,
-        250,
+        { timeoutMs: 60_000, intervalMs: 250 },
       );
       expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
 
@@ -739,8 +723,7 @@ describe.each([
       await until(
         "the source's final snapshot",
         async () => (await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final')),
-        30_000,
-        250,
+        { timeoutMs: 30_000, intervalMs: 250 },
       );
       const m = await settled(l);
       expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');

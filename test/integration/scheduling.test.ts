@@ -202,8 +202,7 @@ describe('HA-aware scheduling on the deployed stack', () => {
         );
         return !(res.status === 409 && res.body.code === 'ShootCreating') && res;
       },
-      60_000,
-      500,
+      { timeoutMs: 60_000, intervalMs: 500 },
     );
     expect(choice.status, JSON.stringify(choice.body)).toBe(200);
     expect(choice.body.destinationSeed).toMatch(/^multi-[bc]$/);

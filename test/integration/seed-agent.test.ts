@@ -19,11 +19,12 @@ import { backedSeed, fixture } from '../../harness/fixtures/index.js';
 import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { untilWith } from '../../harness/until.js';
+import { emulatorCredentialsEnv } from '../../local/aws-env.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const { aws } = garden;
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const sqs = new SQSClient(aws);
 const owners = new Route53OwnerRecords({
@@ -56,7 +57,7 @@ async function startSeed(name: string, networkIndex: number) {
     pollWaitSeconds: 1,
     sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
     log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
-    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+    env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
   });
   const entry = { ...local, name };
   agents.push(entry);
@@ -84,19 +85,7 @@ async function reported(seed: string): Promise<HostedControlPlane | undefined> {
   return res.body.status.controlPlanes?.find((p) => p.technicalID === id);
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    last = await fn().catch((error: unknown) => error);
-    if (last !== undefined && last !== false && !(last instanceof Error)) return last as T;
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
-      );
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const until = untilWith({ timeoutMs: 30_000, intervalMs: 250, explain: () => logs.slice(-20).join('\n') });
 
 function etcdAt(url: string): Etcd3 {
   const client = new Etcd3({ hosts: url, dialTimeout: 2_000 });
@@ -213,7 +202,7 @@ describe('the seed agent with the local runtime on the deployed stack', () => {
         );
         return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
       },
-      120_000,
+      { timeoutMs: 120_000 },
     );
     expect(migration.state, `${JSON.stringify(migration.error)}\n${logs.slice(-30).join('\n')}`).toBe('Succeeded');
     expect(migration.path).toBe('good');
@@ -228,7 +217,7 @@ describe('the seed agent with the local runtime on the deployed stack', () => {
           .get('/registry/agent-test')
           .string()
           .then((v) => v ?? undefined),
-      20_000,
+      { timeoutMs: 20_000 },
     );
     expect(value).toBe('written-on-a');
     expect(a.hosting().sidecar(id)).toBeUndefined();

@@ -23,11 +23,7 @@ import { s3Client, unique } from './support/aws.js';
 
 const garden = testGarden();
 const { deployment, api } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { aws } = garden;
 const sfn = new SFNClient(aws);
 const s3 = s3Client();
 const ownerRecords = new Route53OwnerRecords({

@@ -6,6 +6,7 @@ import { S3SnapshotStore } from '../../../adapters/s3/snapshot-store.js';
 import { s3Api } from '../../../adapters/s3/s3-api.js';
 import { makeSnapshot, type SnapshotFields } from '../../../core/snapshots/index.js';
 import type { Deployment, GardenOutputs } from '../../../local/deploy.js';
+import { EMULATOR_CREDENTIALS } from '../../../local/aws-env.js';
 
 /** The outputs the snapshot copy and the ownership audit add to the stack. */
 export interface OwnershipOutputs {
@@ -14,18 +15,16 @@ export interface OwnershipOutputs {
   OwnershipCheckFunctionName: string;
 }
 
-export const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-
 export function deployed(): {
   deployment: Deployment;
   outputs: GardenOutputs & OwnershipOutputs;
-  awsConfig: { endpoint: string; region: string; credentials: typeof credentials };
+  awsConfig: { endpoint: string; region: string; credentials: typeof EMULATOR_CREDENTIALS };
 } {
   const deployment = inject('deployment');
   return {
     deployment,
     outputs: deployment.outputs as GardenOutputs & OwnershipOutputs,
-    awsConfig: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials },
+    awsConfig: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS },
   };
 }
 
