@@ -21,6 +21,7 @@ import {
   type SidecarOptions,
 } from '../../seed/backup-restore/index.js';
 import { EMULATOR_CREDENTIALS } from '../../local/aws-env.js';
+import { untilWith } from '../../harness/until.js';
 
 /**
  * Shared pieces of the backup-restore integration tests: AWS clients on the emulator, a TCP proxy in
@@ -143,18 +144,8 @@ export async function startSidecar(
   return { sidecar, log, dir };
 }
 
-export async function waitFor(
-  what: string,
-  predicate: () => boolean | Promise<boolean>,
-  timeoutMs = 20_000,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (await predicate()) return;
-    await sleep(25);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
+/** `until` at these suites' pace: a sidecar answers within milliseconds, so it polls often and gives up sooner. */
+export const until = untilWith({ timeoutMs: 20_000, intervalMs: 25 });
 
 export async function readiness(statusUrl: string): Promise<number> {
   return (await fetch(`${statusUrl}/readyz`, { signal: AbortSignal.timeout(2_000) })).status;

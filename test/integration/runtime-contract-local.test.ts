@@ -15,6 +15,7 @@ import { seedRuntimeContract } from '../contract/seed-runtime.contract.js';
 import { testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import { emulatorCredentialsEnv } from '../../local/aws-env.js';
+import { until } from '../../harness/until.js';
 
 // The local runtime: one real etcd per shoot under its real backup-restore sidecar, which snapshots into
 // the emulator's S3 and reads the owner record from its Route 53.
@@ -65,14 +66,15 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
         void (await owners.set({ name: recordOf(shoot), value: yes ? identity : 'another-seed-0000' })),
       backups: async (shoot) => {
         // The sidecar takes a full snapshot when it starts; wait for it in the bucket.
-        const deadline = Date.now() + 30_000;
-        for (;;) {
-          const fulls = (await snapshots.list(shoot.technicalID)).filter((s) => s.kind === 'Full');
-          if (fulls.length > 0) return Math.max(...fulls.map((s) => s.lastRevision));
-          if (Date.now() > deadline)
-            throw new Error(`no full snapshot of ${shoot.technicalID} in ${bucket} within 30 s`);
-          await new Promise((r) => setTimeout(r, 250));
-        }
+        const fulls = await until(
+          `a full snapshot of ${shoot.technicalID} in ${bucket}`,
+          async () => {
+            const fulls = (await snapshots.list(shoot.technicalID)).filter((s) => s.kind === 'Full');
+            return fulls.length > 0 && fulls;
+          },
+          { timeoutMs: 30_000, intervalMs: 250 },
+        );
+        return Math.max(...fulls.map((s) => s.lastRevision));
       },
       settleMs: 30_000,
       diagnostics: () =>
