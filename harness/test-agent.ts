@@ -22,6 +22,7 @@ import type { SeedRuntime } from '../seed/agent/runtime.js';
 import type { TaskAnswers } from '../seed/agent/task-answers.js';
 import { AgentControls, controlledKind, type ControlledKind } from './agent/controls.js';
 import { EMULATOR_CREDENTIALS } from '../local/aws-env.js';
+import { until } from './until.js';
 
 export interface TestAgentOptions {
   /** The seed this agent runs in (it must be registered, so that its queue exists). */
@@ -236,19 +237,15 @@ export class TestAgent {
     match: Partial<Pick<ReceivedCommand, 'type' | 'commandId' | 'technicalID' | 'disposition'>>,
     options: { timeoutMs?: number } = {},
   ): Promise<ReceivedCommand> {
-    const timeoutMs = options.timeoutMs ?? 30_000;
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.received.find((r) =>
-        Object.entries(match).every(([k, v]) => r[k as keyof ReceivedCommand] === v),
-      );
-      if (found) return found;
-      if (Date.now() > deadline)
-        throw new Error(
-          `seed ${this.seed}: no command matching ${JSON.stringify(match)} within ${timeoutMs} ms (received: ${this.received.map((r) => `${r.type}:${r.commandId}`).join(', ') || 'none'})`,
-        );
-      await sleep(50);
-    }
+    return until(
+      `seed ${this.seed} to receive a command matching ${JSON.stringify(match)}`,
+      () => this.received.find((r) => Object.entries(match).every(([k, v]) => r[k as keyof ReceivedCommand] === v)),
+      {
+        timeoutMs: options.timeoutMs ?? 30_000,
+        intervalMs: 50,
+        explain: () => `received: ${this.received.map((r) => `${r.type}:${r.commandId}`).join(', ') || 'none'}`,
+      },
+    );
   }
 
   /** The fault controls act on each message before the agent sees it; what they let through waits for the agent's decision. */
