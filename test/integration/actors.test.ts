@@ -7,8 +7,7 @@ import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
-const { deployment } = garden;
-const { aws } = garden;
+const { deployment, aws } = garden;
 
 /** A client of the API with the credentials of a session of `roleName`, as an agent or a viewer would get them. */
 async function clientAs(roleName: string, create: boolean): Promise<GardenClient> {

@@ -1,5 +1,4 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { promises as dns } from 'node:dns';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -14,18 +13,14 @@ import { apiDomainName, type ApiRecord } from '../../core/dns/index.js';
 import type { MigrationRecord } from '../../core/migration/index.js';
 import type { LastOperation } from '../../core/model/common.js';
 import { technicalID } from '../../core/model/names.js';
-import type { SeedAgent } from '../../seed/agent/agent.js';
-import { localSeedAgent } from '../../seed/agent/local-agent.js';
-import type { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { fixture } from '../../harness/fixtures/index.js';
 import { runCli } from '../harness/cli.js';
 import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
 import { DNSMASQ_PATH, freeDnsPort, startDnsmasq, type Dnsmasq } from '../harness/dnsmasq.js';
 import { gatewayPut } from '../../harness/scenario/etcd-client.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import { untilWith } from '../../harness/until.js';
-import { emulatorCredentialsEnv } from '../../local/aws-env.js';
+import { registerLocalSeed, startLocalSeedAgent, type LocalSeed } from '../../harness/local-seed.js';
 
 /**
  * The shoot's API record on the deployed stack with real seed agents (local runtime): written once the
@@ -36,9 +31,7 @@ import { emulatorCredentialsEnv } from '../../local/aws-env.js';
  * and the shoot the same port on both, as 443 is on real load balancers.
  */
 const garden = testGarden();
-const { api, deployment } = garden;
-const { aws } = garden;
-const s3 = new S3Client({ ...aws, forcePathStyle: true });
+const { api, deployment, aws } = garden;
 const records = new Route53ApiRecords({
   hostedZoneId: deployment.outputs.ApiHostedZoneId!,
   api: route53Api(new Route53Client(aws)),
@@ -52,7 +45,7 @@ const LB = { 'dns-a': '127.0.0.2', 'dns-b': '127.0.0.3' } as const;
 type SeedName = keyof typeof LB;
 const workDir = mkdtempSync(join(tmpdir(), 'gl-api-record-'));
 const hostsFile = join(workDir, 'zone.hosts');
-const agents = new Map<SeedName, { agent: SeedAgent; hosting: () => LocalHosting }>();
+const agents = new Map<SeedName, LocalSeed>();
 const logs: string[] = [];
 const CONFIRM = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
 const MERGE_PATCH = { 'content-type': 'application/merge-patch+json' };
@@ -84,27 +77,18 @@ async function portFreeOnBoth(): Promise<number> {
   }
 }
 
-async function startAgent(name: SeedName) {
-  const local = localSeedAgent({
-    seed: name,
-    garden: api,
-    aws,
-    owner: {
-      mode: 'api',
-      hostedZoneId: deployment.outputs.HostedZoneId,
-      internalDomain: deployment.outputs.InternalDomain,
-    },
-    backupBucket: `gl-backup-${name}`,
-    workDir: join(workDir, name),
-    heartbeatIntervalMs: 1_000,
-    pollWaitSeconds: 1,
-    sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
-    loadBalancer: { host: LB[name], port: (t) => (t === id ? lbPort : undefined) },
-    log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
-    env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
-  });
-  agents.set(name, local);
-  await local.agent.start();
+async function startAgent(name: SeedName): Promise<void> {
+  agents.set(
+    name,
+    await startLocalSeedAgent({
+      deployment,
+      garden: api,
+      name,
+      workDir: join(workDir, name),
+      loadBalancer: { host: LB[name], port: (t) => (t === id ? lbPort : undefined) },
+      log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
+    }),
+  );
 }
 
 const until = untilWith({ intervalMs: 250, explain: () => logs.slice(-20).join('\n') });
@@ -231,8 +215,7 @@ describe.skipIf(DNSMASQ_PATH.length === 0)(
       writeFileSync(hostsFile, '\n');
       dnsmasq = await startDnsmasq({ port: await freeDnsPort(), domain: externalDomain, hostsFile });
       for (const [i, name] of (['dns-a', 'dns-b'] as const).entries()) {
-        await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
-        expect((await api.request('PUT', `/seeds/${name}`, { body: backedSeed(name, 80 + i) })).status).toBe(201);
+        await registerLocalSeed({ garden: api, deployment, name, networkIndex: 80 + i });
         await startAgent(name);
       }
     });

@@ -1,5 +1,4 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,18 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
 import type { SeedAgent } from '../../seed/agent/agent.js';
-import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { fixture } from '../../harness/fixtures/index.js';
 import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import { untilWith } from '../../harness/until.js';
-import { emulatorCredentialsEnv } from '../../local/aws-env.js';
+import { startLocalSeed } from '../../harness/local-seed.js';
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const { aws } = garden;
+const { api, deployment, aws } = garden;
 const lambda = new LambdaClient(aws);
 const workDir = mkdtempSync(join(tmpdir(), 'gl-watchdog-agent-'));
 const SEED = 'dwd-agent';
@@ -58,27 +54,7 @@ const replicas = (cp: HostedControlPlane | undefined) => ({
 describe('dependency watchdog against a real seed agent', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
-    await new S3Client({ ...aws, forcePathStyle: true }).send(new CreateBucketCommand({ Bucket: `gl-backup-${SEED}` }));
-    expect((await api.request('PUT', `/seeds/${SEED}`, { body: backedSeed(SEED, 0) })).status).toBe(201);
-    const local = localSeedAgent({
-      seed: SEED,
-      garden: api,
-      aws,
-      owner: {
-        mode: 'api',
-        hostedZoneId: deployment.outputs.HostedZoneId,
-        internalDomain: deployment.outputs.InternalDomain,
-      },
-      backupBucket: `gl-backup-${SEED}`,
-      workDir,
-      heartbeatIntervalMs: 1000,
-      pollWaitSeconds: 1,
-      sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
-      env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
-    });
-    agent = local.agent;
-    hosting = local.hosting;
-    await agent.start();
+    ({ agent, hosting } = await startLocalSeed({ deployment, garden: api, name: SEED, networkIndex: 0, workDir }));
     // Placing the shoot is all it takes: provisioning sets the owner record and asks the agent for the control plane.
     const shoot = fixture('shoot-dev-api1');
     shoot.metadata = { name: 'real1' };

@@ -1,5 +1,4 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
 import { backedSeed, fixture } from '../../harness/fixtures/index.js';
-import { AgentProcess } from '../../harness/agent-process.js';
+import { registerSeedWithAgent, type AgentProcess } from '../../harness/agent-process.js';
 import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
@@ -19,8 +18,7 @@ import { untilWith } from '../../harness/until.js';
  * while frozen (none queued for it) nor after it wakes (its replicas stay as they were).
  */
 const garden = testGarden();
-const { api, deployment } = garden;
-const { aws } = garden;
+const { api, deployment, aws } = garden;
 const lambda = new LambdaClient(aws);
 const sqs = new SQSClient(aws);
 const workDir = mkdtempSync(join(tmpdir(), 'gl-dwd-partition-'));
@@ -39,7 +37,7 @@ const until = untilWith({
   timeoutMs: 60_000,
   intervalMs: 250,
   explain: reported,
-  logTail: join(workDir, 'agent.log'),
+  logTail: join(workDir, SEED, 'agent.log'),
 });
 const replicas = (cp: HostedControlPlane | undefined) => ({
   kcm: cp?.components?.['kube-controller-manager']?.replicas,
@@ -50,18 +48,14 @@ const replicas = (cp: HostedControlPlane | undefined) => ({
 describe('dependency watchdog: a frozen seed agent is never scaled down', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
-    await new S3Client({ ...aws, forcePathStyle: true })
-      .send(new CreateBucketCommand({ Bucket: `gl-backup-${SEED}` }))
-      .catch(() => undefined);
-    expect((await garden.setup.request('PUT', `/seeds/${SEED}`, { body: backedSeed(SEED, 0) })).status).toBe(201);
-    agent = new AgentProcess({
+    agent = await registerSeedWithAgent({
+      garden: garden.setup,
       seed: SEED,
-      deployment,
+      body: backedSeed(SEED, 0),
       workDir,
-      heartbeatIntervalSeconds: 2,
+      deployment,
       ownership: TEST_OWNERSHIP_TIMINGS,
     });
-    agent.start();
     const shoot = fixture('shoot-dev-api1');
     shoot.metadata = { name: 'frozen1' };
     shoot.spec.seedName = SEED;

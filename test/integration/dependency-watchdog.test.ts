@@ -10,8 +10,7 @@ import { testGarden } from '../harness/garden.js';
 import { until } from '../../harness/until.js';
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const { aws } = garden;
+const { api, deployment, aws } = garden;
 const lambda = new LambdaClient(aws);
 const sqs = new SQSClient(aws);
 

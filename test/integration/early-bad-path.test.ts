@@ -1,5 +1,4 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { S3Client } from '@aws-sdk/client-s3';
 import { Etcd3 } from 'etcd3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,8 +19,7 @@ import { until } from '../../harness/until.js';
  * the source command's timeout, the lease monitor having failed the waiting step with SourceLeaseExpired.
  */
 const garden = testGarden();
-const { api, deployment } = garden;
-const { aws } = garden;
+const { api, deployment, aws } = garden;
 const lambda = new LambdaClient(aws);
 const workDir = mkdtempSync(join(tmpdir(), 'gl-early-switch-'));
 const [SOURCE, DESTINATION] = ['early-src', 'early-dst'];
@@ -43,13 +41,11 @@ const controlPlane = async (seedName: string, technicalID: string): Promise<Host
 describe('early switch to the bad path: the source agent frozen, mode auto', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
-    const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [SOURCE, DESTINATION].entries()) {
       agents.set(
         name,
         await registerSeedWithAgent({
           garden: garden.setup,
-          s3,
           seed: name,
           body: backedSeed(name, i),
           workDir,

@@ -1,6 +1,5 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { Route53Client } from '@aws-sdk/client-route-53';
-import { S3Client } from '@aws-sdk/client-s3';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,8 +27,7 @@ import { until } from '../../harness/until.js';
  * owns (no etcd, sidecar or data left there), and the third shoot stays on it, serving its keys.
  */
 const garden = testGarden();
-const { api, deployment } = garden;
-const { aws } = garden;
+const { api, deployment, aws } = garden;
 const lambda = new LambdaClient(aws);
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
@@ -98,14 +96,12 @@ function processesOf(seedName: string, shoot: string): number[] {
 describe('a seed that comes back during its evacuation', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
-    const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [RETURNS, DESTINATION].entries()) {
       const body = seedBody(name, i, name === DESTINATION ? 1 : undefined);
       agents.set(
         name,
         await registerSeedWithAgent({
           garden: garden.setup,
-          s3,
           seed: name,
           body,
           workDir,

@@ -40,8 +40,7 @@ import { untilWith } from '../../harness/until.js';
 // the watchdog Lambda, the migrate-shoot state machine, the agents and the API server.
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const { aws } = garden;
+const { api, deployment, aws } = garden;
 const sqs = new SQSClient(aws);
 const lambda = new LambdaClient(aws);
 const owners = new Route53OwnerRecords({

@@ -1,5 +1,4 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Etcd3 } from 'etcd3';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,8 +9,6 @@ import type { LastOperation } from '../../core/model/common.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
 import { ownerRecordName } from '../../core/ownership/index.js';
-import type { SeedAgent } from '../../seed/agent/agent.js';
-import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { LocalHosting } from '../../seed/agent/local-hosting.js';
 import { backedSeed, fixture } from '../../harness/fixtures/index.js';
 import { resetGardenState } from '../../harness/garden.js';
@@ -25,9 +22,8 @@ import {
   resolving,
   startRegisterClients,
 } from '../../harness/scenario/index.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import { untilWith } from '../../harness/until.js';
-import { emulatorCredentialsEnv } from '../../local/aws-env.js';
+import { registerLocalSeed, startLocalSeedAgent, type LocalSeed } from '../../harness/local-seed.js';
 
 /**
  * The everyday lifecycle on the deployed stack with real seed agents (local runtime: real etcd with its
@@ -35,9 +31,7 @@ import { emulatorCredentialsEnv } from '../../local/aws-env.js';
  * and the source that comes back after a bad-case migration.
  */
 const garden = testGarden();
-const { api, deployment } = garden;
-const { aws } = garden;
-const s3 = new S3Client({ ...aws, forcePathStyle: true });
+const { api, deployment, aws } = garden;
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
   api: route53Api(new Route53Client(aws)),
@@ -46,7 +40,7 @@ const internalDomain = deployment.outputs.InternalDomain;
 const HEARTBEAT_MS = 1_000;
 const project = 'life';
 const workDir = mkdtempSync(join(tmpdir(), 'gl-lifecycle-'));
-const agents: { agent: SeedAgent; hosting: () => LocalHosting; name: string }[] = [];
+const agents: LocalSeed[] = [];
 const logs: string[] = [];
 const etcdClients: Etcd3[] = [];
 const CONFIRM = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
@@ -58,28 +52,20 @@ interface ShootView {
 }
 
 async function registerSeed(name: string, networkIndex: number): Promise<void> {
-  await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
-  expect((await api.request('PUT', `/seeds/${name}`, { body: backedSeed(name, networkIndex) })).status).toBe(201);
+  await registerLocalSeed({ garden: api, deployment, name, networkIndex });
 }
 
-async function startAgent(name: string) {
-  const local = localSeedAgent({
-    seed: name,
+async function startAgent(name: string): Promise<LocalSeed> {
+  const seed = await startLocalSeedAgent({
+    deployment,
     garden: api,
-    aws,
-    owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
-    backupBucket: `gl-backup-${name}`,
+    name,
     workDir: join(workDir, name),
     heartbeatIntervalMs: HEARTBEAT_MS,
-    pollWaitSeconds: 1,
-    sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
     log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
-    env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
   });
-  const entry = { ...local, name };
-  agents.push(entry);
-  await local.agent.start();
-  return entry;
+  agents.push(seed);
+  return seed;
 }
 
 function shootBody(name: string, seedName?: string): Record<string, unknown> {
@@ -220,8 +206,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     const seed = backedSeed('life-p', 72);
     (seed.spec.provider as Record<string, unknown>).region = 'eu-central-1';
     (seed.spec.provider as Record<string, unknown>).zones = ['eu-central-1a', 'eu-central-1b', 'eu-central-1c'];
-    await s3.send(new CreateBucketCommand({ Bucket: 'gl-backup-life-p' }));
-    expect((await api.request('PUT', '/seeds/life-p', { body: seed })).status).toBe(201);
+    await registerLocalSeed({ garden: api, deployment, name: 'life-p', networkIndex: 72, body: seed });
     const ready = Date.now();
     await startAgent('life-p');
     const placed = await until('placed', async () => (await shoot('pending'))?.status.seedName, { timeoutMs: 60_000 });

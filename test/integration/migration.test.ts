@@ -12,8 +12,7 @@ import { TestAgent } from '../../harness/test-agent.js';
 import { until } from '../../harness/until.js';
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const { aws } = garden;
+const { api, deployment, aws } = garden;
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,

@@ -1,4 +1,3 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +22,6 @@ import { until } from '../../harness/until.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const { aws } = garden;
 const workDir = mkdtempSync(join(tmpdir(), 'gl-owner-notice-'));
 const [A, B] = ['notice-a', 'notice-b'];
 const PROJECT = 'notice';
@@ -122,14 +120,12 @@ describe('owner-change notices: the source fences within about a second although
 
   beforeAll(async () => {
     await resetGardenState(garden);
-    const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [A, B].entries()) {
       const ownership = { ownerCheckInterval: CHECK_INTERVAL_MS, unknownGrace: TEST_OWNERSHIP_TIMINGS.unknownGrace };
       agents.set(
         name,
         await registerSeedWithAgent({
           garden: garden.setup,
-          s3,
           seed: name,
           body: backedSeed(name, i),
           workDir,

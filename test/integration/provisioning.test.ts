@@ -7,8 +7,7 @@ import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const { aws } = garden;
+const { api, deployment, aws } = garden;
 const sqs = new SQSClient(aws);
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,

@@ -1,4 +1,4 @@
-import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,10 +11,9 @@ import type { MigrationRecord } from '../../core/migration/record.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
 import { scenarioLoss, tryParseSnapshotKey } from '../../core/snapshots/index.js';
-import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { SidecarStatus } from '../../seed/backup-restore/sidecar.js';
 import type { SidecarProcess } from '../../seed/agent/sidecar-process.js';
-import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { fixture } from '../../harness/fixtures/index.js';
 import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
@@ -45,7 +44,8 @@ import {
   type WriterRecord,
 } from '../../harness/scenario/index.js';
 import { untilWith } from '../../harness/until.js';
-import { EMULATOR_CREDENTIALS, emulatorCredentialsEnv } from '../../local/aws-env.js';
+import { EMULATOR_CREDENTIALS } from '../../local/aws-env.js';
+import { registerLocalSeed, startLocalSeedAgent } from '../../harness/local-seed.js';
 
 /**
  * The acceptance matrix of docs/design.md section 6 on the deployed stack: two seeds with real agents (one real
@@ -70,8 +70,7 @@ import { EMULATOR_CREDENTIALS, emulatorCredentialsEnv } from '../../local/aws-en
  */
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const { aws } = garden;
+const { api, deployment, aws } = garden;
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
@@ -139,34 +138,23 @@ interface Seed {
 }
 
 async function startSeed(name: string, n: number): Promise<Seed> {
-  const bucket = `gl-backup-${name}`;
-  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  const seed = backedSeed(name, n);
-  expect((await api.request('PUT', `/seeds/${name}`, { body: seed })).status).toBe(201);
+  await registerLocalSeed({ garden: api, deployment, name, networkIndex: n });
 
   const proxies = await startSeedProxies({ seed: name, upstreams: emulatorUpstreams(deployment) });
   cleanups.push(() => proxies.stop());
   const workDir = mkdtempSync(join(tmpdir(), `gl-scenario-${name}-`));
   if (process.env.KEEP_SCENARIO_WORKDIR === undefined)
     cleanups.push(() => rmSync(workDir, { recursive: true, force: true }));
+  // The agent reaches the garden and every AWS service through its own proxies, which the scenarios cut.
   const e = proxies.endpoints;
-  const local = localSeedAgent({
-    seed: name,
+  const local = await startLocalSeedAgent({
+    deployment,
+    name,
     garden: new GardenClient({ apiUrl: e.garden, region: deployment.region, credentials: EMULATOR_CREDENTIALS }),
     aws: { ...aws, endpoints: { sqs: e.queues, sfn: e.queues, s3: e.s3, route53: e.route53 } },
-    owner: {
-      mode: 'api',
-      hostedZoneId: deployment.outputs.HostedZoneId,
-      internalDomain: deployment.outputs.InternalDomain,
-    },
-    backupBucket: bucket,
     workDir,
-    heartbeatIntervalMs: 1_000,
-    pollWaitSeconds: 1,
     sidecar: SIDECAR,
-    env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
   });
-  await local.agent.start();
   // Stops the agent and every sidecar (with its etcd) it started; the proxies stop after it (pushed before).
   cleanups.push(async () => {
     proxies.restoreAll();

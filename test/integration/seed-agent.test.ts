@@ -1,5 +1,4 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Etcd3 } from 'etcd3';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,19 +12,14 @@ import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID as technicalIDOf } from '../../core/model/names.js';
 import { ownerRecordName } from '../../core/ownership/index.js';
 import type { SeedAgent } from '../../seed/agent/agent.js';
-import { localSeedAgent } from '../../seed/agent/local-agent.js';
-import type { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { fixture } from '../../harness/fixtures/index.js';
 import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import { untilWith } from '../../harness/until.js';
-import { emulatorCredentialsEnv } from '../../local/aws-env.js';
+import { startLocalSeed, type LocalSeed } from '../../harness/local-seed.js';
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const { aws } = garden;
-const s3 = new S3Client({ ...aws, forcePathStyle: true });
+const { api, deployment, aws } = garden;
 const sqs = new SQSClient(aws);
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
@@ -38,31 +32,21 @@ const shootName = 'etcd1';
 const id = technicalIDOf(project, shootName);
 const shootRef = { project, name: shootName, technicalID: id };
 const workDir = mkdtempSync(join(tmpdir(), 'gl-seed-agent-'));
-const agents: { agent: SeedAgent; hosting: () => LocalHosting; name: string }[] = [];
+const agents: LocalSeed[] = [];
 const logs: string[] = [];
 const etcdClients: Etcd3[] = [];
 
-async function startSeed(name: string, networkIndex: number) {
-  await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
-  const seed = backedSeed(name, networkIndex);
-  expect((await api.request('PUT', `/seeds/${name}`, { body: seed })).status).toBe(201);
-  const local = localSeedAgent({
-    seed: name,
+async function startSeed(name: string, networkIndex: number): Promise<LocalSeed> {
+  const seed = await startLocalSeed({
+    deployment,
     garden: api,
-    aws,
-    owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
-    backupBucket: `gl-backup-${name}`,
+    name,
+    networkIndex,
     workDir: join(workDir, name),
-    heartbeatIntervalMs: 1000,
-    pollWaitSeconds: 1,
-    sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
     log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
-    env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
   });
-  const entry = { ...local, name };
-  agents.push(entry);
-  await local.agent.start();
-  return entry;
+  agents.push(seed);
+  return seed;
 }
 
 let serial = 0;

@@ -18,8 +18,7 @@ import { until } from '../../harness/until.js';
 import { executionEnd, s3Client, unique, type ExecutionResult } from './support/aws.js';
 
 const garden = testGarden();
-const { deployment, api } = garden;
-const { aws } = garden;
+const { deployment, api, aws } = garden;
 const sfn = new SFNClient(aws);
 const s3 = s3Client();
 const ownerRecords = new Route53OwnerRecords({
