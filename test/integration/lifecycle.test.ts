@@ -357,6 +357,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     ).toBe(201);
     await succeeded('follows', 'Create');
     // Act: the source's agent freezes with the Hibernate command sent to it; a bad-case migration moves the shoot; the agent wakes.
+    const frozenAt = logs.length;
     await a.agent.pause();
     expect(
       (
@@ -395,15 +396,21 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     await until('life-a reports no plane', async () => (await reported(a.name, 'follows')) === undefined, {
       timeoutMs: 30_000,
     });
-    // A command that reached the old seed after it released its leftover was refused (the owner record names
-    // life-c), not run: running it built the plane there again.
-    const onA = logs.filter((l) => l.includes('"seed":"life-a"'));
-    const released = onA.findIndex((l) => l.includes('"event":"leftover-release"') && l.includes('follows'));
-    const late = onA
-      .slice(released + 1)
-      .filter((l) => l.includes('"event":"command-done"') && l.includes('"type":"reconcile"'));
-    expect(released).toBeGreaterThanOrEqual(0);
-    for (const line of late) expect(line).toContain('"error":"NotOwner"');
+    // The Hibernate command reached the old seed late and was refused there (the owner record names life-c),
+    // not run: running it built the plane there again. Its refusal is what sent the hibernation on.
+    const doneOnA = await until('life-a to have answered a command of the shoot since it froze', () => {
+      const entries = logs.slice(frozenAt).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const ofShoot = new Set(
+        entries
+          .filter((e) => e.seed === a.name && e.event === 'command' && e.shoot === technicalID(project, 'follows'))
+          .map((e) => e.commandId),
+      );
+      const done = entries.filter((e) => e.seed === a.name && e.event === 'command-done' && ofShoot.has(e.commandId));
+      return done.length > 0 && done;
+    });
+    expect(doneOnA.map(({ type, outcome, error }) => ({ type, outcome, error }))).toEqual(
+      doneOnA.map(() => ({ type: 'reconcile', outcome: 'failure', error: 'NotOwner' })),
+    );
   }, 300_000);
 
   it('an agent that restarts after a crash adopts its control planes from its work dir: the ones still placed on it serve their data again (a three-member cluster too), one moved away meanwhile is released', async () => {
