@@ -11,7 +11,7 @@ import { kubernetesSeedAgent } from '../seed/kubernetes/agent.js';
 import { readImageVector } from '../seed/kubernetes/image-vector.js';
 import { clientFor, type CliOptions } from './config.js';
 import { logLine, untilSignalled } from './daemon.js';
-import { EMULATOR_CREDENTIALS, emulatorCredentialsEnv } from '../local/aws-env.js';
+import { emulatorCredentials, emulatorCredentialsEnv } from '../local/aws-env.js';
 
 interface SeedAgentFlags {
   seed: string;
@@ -111,7 +111,7 @@ export function registerSeedAgentCommand(program: Command): Command {
       const aws = {
         region,
         ...(endpoint ? { endpoint } : {}),
-        ...(usingEmulator ? { credentials: EMULATOR_CREDENTIALS } : {}),
+        ...(usingEmulator ? { credentials: emulatorCredentials() } : {}),
       };
       const common = {
         seed: flags.seed,

@@ -6,7 +6,7 @@ import { S3SnapshotStore } from '../adapters/s3/snapshot-store.js';
 import { ownerRecordName, type OwnerRecords } from '../core/ownership/index.js';
 import { makeSnapshot, type SnapshotStore } from '../core/snapshots/index.js';
 import type { Deployment } from '../local/deploy.js';
-import { EMULATOR_CREDENTIALS } from '../local/aws-env.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 export interface FakeSidecarOptions {
   shoot: { project: string; name: string; technicalID: string };
@@ -66,7 +66,7 @@ export class FakeSidecar {
     const aws = {
       endpoint: deployment.awsEndpoint,
       region: deployment.region,
-      credentials: EMULATOR_CREDENTIALS,
+      credentials: emulatorCredentials(),
     };
     const { bucket, ...rest } = options;
     return new FakeSidecar({

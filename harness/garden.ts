@@ -1,16 +1,17 @@
+import type { AwsCredentialIdentity } from '@smithy/types';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoGardenRepository } from '../adapters/dynamodb/garden-repository.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GardenClient, type GardenResponse } from '../adapters/http/garden-client.js';
 import type { Deployment } from '../local/deploy.js';
-import { EMULATOR_CREDENTIALS } from '../local/aws-env.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 /** Clients of a deployed garden stack, for tests and benchmarks. */
 export interface GardenClients {
   deployment: Deployment;
   /** What an AWS SDK client of the emulator needs: its endpoint, region and credentials. */
-  aws: { endpoint: string; region: string; credentials: typeof EMULATOR_CREDENTIALS };
+  aws: { endpoint: string; region: string; credentials: AwsCredentialIdentity };
   api: GardenClient;
   /** The same API without SigV4 signatures. */
   unsigned: GardenClient;
@@ -23,7 +24,7 @@ export interface GardenClients {
 }
 
 export function gardenClients(deployment: Deployment): GardenClients {
-  const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS };
+  const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() };
   return {
     deployment,
     aws,
@@ -31,20 +32,20 @@ export function gardenClients(deployment: Deployment): GardenClients {
     api: new GardenClient({
       apiUrl: deployment.apiUrl,
       region: deployment.region,
-      credentials: EMULATOR_CREDENTIALS,
+      credentials: emulatorCredentials(),
       timeoutMs: 120_000,
     }),
     setup: new GardenClient({
       apiUrl: deployment.apiUrl,
       region: deployment.region,
-      credentials: EMULATOR_CREDENTIALS,
+      credentials: emulatorCredentials(),
       timeoutMs: 120_000,
       gatewayRetries: 5,
     }),
     unsigned: new GardenClient({
       apiUrl: deployment.apiUrl,
       region: deployment.region,
-      credentials: EMULATOR_CREDENTIALS,
+      credentials: emulatorCredentials(),
       sign: false,
       timeoutMs: 120_000,
     }),

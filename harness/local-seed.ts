@@ -1,5 +1,5 @@
 import type { GardenClient } from '../adapters/http/garden-client.js';
-import { EMULATOR_CREDENTIALS, emulatorCredentialsEnv } from '../local/aws-env.js';
+import { emulatorCredentials, emulatorCredentialsEnv } from '../local/aws-env.js';
 import { emulatorS3, ensureBucket } from '../local/buckets.js';
 import type { Deployment } from '../local/deploy.js';
 import type { SeedAgent } from '../seed/agent/agent.js';
@@ -59,7 +59,7 @@ export async function startLocalSeedAgent(input: LocalSeedAgentInput): Promise<L
   const { deployment, name, ...overrides } = input;
   const local = localSeedAgent({
     seed: name,
-    aws: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS },
+    aws: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() },
     owner: {
       mode: 'api',
       hostedZoneId: deployment.outputs.HostedZoneId,

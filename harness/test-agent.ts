@@ -21,7 +21,7 @@ import { MemoryHosting } from '../seed/agent/memory-hosting.js';
 import type { SeedRuntime } from '../seed/agent/runtime.js';
 import type { TaskAnswers } from '../seed/agent/task-answers.js';
 import { AgentControls, controlledKind, type ControlledKind } from './agent/controls.js';
-import { EMULATOR_CREDENTIALS } from '../local/aws-env.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 import { until } from './until.js';
 
 export interface TestAgentOptions {
@@ -126,9 +126,9 @@ export class TestAgent {
       garden: new GardenClient({
         apiUrl: deployment.apiUrl,
         region: deployment.region,
-        credentials: EMULATOR_CREDENTIALS,
+        credentials: emulatorCredentials(),
       }),
-      aws: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS },
+      aws: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() },
       ...(ownerCheck
         ? {
             ownership: {

@@ -7,17 +7,19 @@ import type { AwsCredentialIdentity } from '@smithy/types';
 export const LOCAL_ACCOUNT = '000000000000';
 export const LOCAL_REGION = 'us-east-1';
 
-/** The emulator accepts any key: everything local (the landscape, tests, benchmarks) signs with this one. */
-export const EMULATOR_CREDENTIALS: Readonly<AwsCredentialIdentity> = Object.freeze({
-  accessKeyId: 'test',
-  secretAccessKey: 'test',
-});
+/**
+ * The emulator accepts any key: everything local (the landscape, tests, benchmarks) signs with this one. A
+ * new object at each call: the SDK marks the credentials a client is given, so clients do not share one.
+ */
+export function emulatorCredentials(): AwsCredentialIdentity {
+  return { accessKeyId: 'test', secretAccessKey: 'test' };
+}
 
 /** The credentials as a child process's environment (an agent's sidecars, a CLI call). */
 export function emulatorCredentialsEnv(region = LOCAL_REGION): Record<string, string> {
   return {
-    AWS_ACCESS_KEY_ID: EMULATOR_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: EMULATOR_CREDENTIALS.secretAccessKey,
+    AWS_ACCESS_KEY_ID: emulatorCredentials().accessKeyId,
+    AWS_SECRET_ACCESS_KEY: emulatorCredentials().secretAccessKey,
     AWS_REGION: region,
   };
 }

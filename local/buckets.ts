@@ -1,10 +1,10 @@
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { awsErrorName } from '../adapters/aws-errors.js';
-import { EMULATOR_CREDENTIALS, LOCAL_REGION } from './aws-env.js';
+import { emulatorCredentials, LOCAL_REGION } from './aws-env.js';
 
 /** An S3 client of the emulator (path-style: bucket host names do not resolve there). */
 export function emulatorS3(endpoint: string, region = LOCAL_REGION): S3Client {
-  return new S3Client({ endpoint, region, forcePathStyle: true, credentials: EMULATOR_CREDENTIALS });
+  return new S3Client({ endpoint, region, forcePathStyle: true, credentials: emulatorCredentials() });
 }
 
 /** Creates the bucket unless it is there already (a landscape or a test started again). */

@@ -9,7 +9,7 @@ import { startEmulator, waitForHealth, type Emulator } from './emulator.js';
 import { signalProcessGroup } from '../seed/agent/process-group.js';
 import { freePort } from '../seed/ports.js';
 import { KUBE_SEED, startKubeSeed } from './kube/landscape-seed.js';
-import { EMULATOR_CREDENTIALS } from './aws-env.js';
+import { emulatorCredentials } from './aws-env.js';
 
 /** `npm run start:kube`: one more seed, on the kubernetes runtime, beside the local ones. */
 const withKubeSeed = process.argv.includes('--kube-seed') || process.env.GARDENLESS_KUBE_SEED === '1';
@@ -147,7 +147,7 @@ function client(d: Deployment): GardenClient {
   return new GardenClient({
     apiUrl: d.apiUrl,
     region: d.region,
-    credentials: EMULATOR_CREDENTIALS,
+    credentials: emulatorCredentials(),
   });
 }
 

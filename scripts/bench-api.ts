@@ -13,7 +13,7 @@ import { GardenClient } from '../adapters/http/garden-client.js';
 import { fixture } from '../harness/fixtures/index.js';
 import { aim, startBenchRun } from './bench-results.js';
 import { benchLandscape, median, percentile } from './bench-support.js';
-import { EMULATOR_CREDENTIALS } from '../local/aws-env.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100);
 const SHOOTS = Number(process.env.BENCH_SHOOTS ?? 1_000);
@@ -41,13 +41,13 @@ try {
   const api = new GardenClient({
     apiUrl: deployment.apiUrl,
     region: deployment.region,
-    credentials: EMULATOR_CREDENTIALS,
+    credentials: emulatorCredentials(),
   });
   const ddb = DynamoDBDocumentClient.from(
     new DynamoDBClient({
       endpoint: deployment.awsEndpoint,
       region: deployment.region,
-      credentials: EMULATOR_CREDENTIALS,
+      credentials: emulatorCredentials(),
     }),
   );
   const run = Date.now().toString(36);

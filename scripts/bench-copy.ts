@@ -17,7 +17,7 @@ import { s3Api } from '../adapters/s3/s3-api.js';
 import { DEFAULT_MULTIPART_THRESHOLD_BYTES, S3SnapshotStore } from '../adapters/s3/snapshot-store.js';
 import { copyBatch, makeSnapshot, mapWithConcurrency, type CopyBatchItem } from '../core/snapshots/index.js';
 import { aim, startBenchRun, type BenchAim, type Cell } from './bench-results.js';
-import { EMULATOR_CREDENTIALS, emulatorEnv } from '../local/aws-env.js';
+import { emulatorCredentials, emulatorEnv } from '../local/aws-env.js';
 import { behindS3Model, benchEmulator, describeS3Model, s3ModelFromEnv } from './bench-support.js';
 
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 200);
@@ -62,7 +62,7 @@ try {
     new S3Client({
       endpoint,
       region: emulatorEnv(emu.endpoint).AWS_REGION,
-      credentials: EMULATOR_CREDENTIALS,
+      credentials: emulatorCredentials(),
       forcePathStyle: true,
     });
   const s3 = client(emu.endpoint);

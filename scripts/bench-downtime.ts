@@ -75,7 +75,7 @@ import {
   type Share,
   type SidecarLogEvent,
 } from './downtime-figures.js';
-import { EMULATOR_CREDENTIALS, emulatorCredentialsEnv } from '../local/aws-env.js';
+import { emulatorCredentials, emulatorCredentialsEnv } from '../local/aws-env.js';
 
 const env = process.env;
 const list = (text: string) =>
@@ -216,11 +216,11 @@ const { deployment, running, close } = await benchLandscape({
 console.log(
   `${running ? 'the running local landscape' : 'a private emulator with the GardenStack deployed as `npm start` deploys it'}: ${deployment.awsEndpoint}, ready after ${ms(performance.now() - started)}`,
 );
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS };
+const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() };
 const api = new GardenClient({
   apiUrl: deployment.apiUrl,
   region: deployment.region,
-  credentials: EMULATOR_CREDENTIALS,
+  credentials: emulatorCredentials(),
   timeoutMs: 120_000,
   gatewayRetries: 5,
 });
@@ -243,7 +243,7 @@ async function startSeed(name: string, index: number): Promise<BenchSeed> {
     garden: new GardenClient({
       apiUrl: deployment.apiUrl,
       region: deployment.region,
-      credentials: EMULATOR_CREDENTIALS,
+      credentials: emulatorCredentials(),
     }),
     aws,
     owner: {

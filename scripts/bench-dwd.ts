@@ -18,7 +18,7 @@ import { technicalID } from '../core/model/names.js';
 import { fixture } from '../harness/fixtures/index.js';
 import { aim, startBenchRun } from './bench-results.js';
 import { benchLandscape, median } from './bench-support.js';
-import { EMULATOR_CREDENTIALS } from '../local/aws-env.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 const SHOOTS = Number(process.env.BENCH_SHOOTS ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -43,11 +43,11 @@ const lb = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 const { deployment, close } = await benchLandscape();
 try {
-  const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS };
+  const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() };
   const api = new GardenClient({
     apiUrl: deployment.apiUrl,
     region: deployment.region,
-    credentials: EMULATOR_CREDENTIALS,
+    credentials: emulatorCredentials(),
   });
   const repo = new DynamoGardenRepository({ tableName: deployment.outputs.TableName, client: new DynamoDBClient(aws) });
   const lambda = new LambdaClient(aws);

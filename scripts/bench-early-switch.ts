@@ -16,7 +16,7 @@ import { readEndpoints } from '../local/landscape-file.js';
 import { agentPids } from '../harness/agent-process.js';
 import { aim, startBenchRun, type Cell } from './bench-results.js';
 import { median } from './bench-stats.js';
-import { EMULATOR_CREDENTIALS } from '../local/aws-env.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const bench = startBenchRun({
@@ -39,7 +39,7 @@ if (!endpoints) {
 const api = new GardenClient({
   apiUrl: endpoints.apiUrl,
   region: endpoints.region,
-  credentials: EMULATOR_CREDENTIALS,
+  credentials: emulatorCredentials(),
 });
 
 async function ready(seed: string): Promise<boolean> {

@@ -38,7 +38,7 @@ import { resetGardenState } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS, TEST_STACK_CONTEXT } from '../harness/timings.js';
 import { until } from '../harness/until.js';
 import { benchLandscape, median } from './bench-support.js';
-import { EMULATOR_CREDENTIALS } from '../local/aws-env.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 const SIZES = (process.env.BENCH_EVACUATION_SHOOTS ?? '6,30').split(',').map(Number);
 const MAX_PARALLEL = Number(process.env.BENCH_EVACUATION_MAX_PARALLEL ?? 5);
@@ -70,11 +70,11 @@ interface RunResult {
 
 const started = Date.now();
 const { deployment, close } = await benchLandscape({ context: TEST_STACK_CONTEXT });
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS };
+const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() };
 const api = new GardenClient({
   apiUrl: deployment.apiUrl,
   region: deployment.region,
-  credentials: EMULATOR_CREDENTIALS,
+  credentials: emulatorCredentials(),
   timeoutMs: 120_000,
   gatewayRetries: 5,
 });

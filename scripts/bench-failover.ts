@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { InMemorySnapshotStore, planRestore } from '../core/snapshots/index.js';
-import { EMULATOR_CREDENTIALS, emulatorEnv } from '../local/aws-env.js';
+import { emulatorCredentials, emulatorEnv } from '../local/aws-env.js';
 import { s3Backup } from '../seed/backup-restore/aws.js';
 import { portOf } from '../seed/backup-restore/cluster/spec.js';
 import { restoreMember } from '../seed/backup-restore/cluster/restore.js';
@@ -99,7 +99,7 @@ async function restore(): Promise<{ single: number[]; cluster: number[]; dbBytes
     const s3 = new S3Client({
       endpoint: emu.endpoint,
       region: env.AWS_REGION,
-      credentials: EMULATOR_CREDENTIALS,
+      credentials: emulatorCredentials(),
       forcePathStyle: true,
     });
     const bucket = `gl-backup-bench-ha-${Date.now()}`;

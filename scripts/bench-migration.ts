@@ -17,7 +17,7 @@ import { FakeSidecar } from '../harness/fake-sidecar.js';
 import { TestAgent } from '../harness/test-agent.js';
 import { startBenchRun } from './bench-results.js';
 import { benchLandscape, median } from './bench-support.js';
-import { EMULATOR_CREDENTIALS } from '../local/aws-env.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 const MIGRATIONS = Number(process.env.BENCH_MIGRATIONS ?? 10);
 const record = startBenchRun({
@@ -33,11 +33,11 @@ const record = startBenchRun({
 const { deployment, close } = await benchLandscape();
 const stoppers: { stop(): Promise<void> }[] = [];
 try {
-  const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS };
+  const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() };
   const api = new GardenClient({
     apiUrl: deployment.apiUrl,
     region: deployment.region,
-    credentials: EMULATOR_CREDENTIALS,
+    credentials: emulatorCredentials(),
   });
   const s3 = new S3Client({ ...aws, forcePathStyle: true });
   const sfn = new SFNClient(aws);

@@ -20,7 +20,7 @@ import type { HostedControlPlane, Seed } from '../core/model/seed.js';
 import type { Shoot } from '../core/model/shoot.js';
 import { ownerRecordName } from '../core/ownership/record-name.js';
 import { readEndpoints } from '../local/landscape-file.js';
-import { EMULATOR_CREDENTIALS } from '../local/aws-env.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 import { untilWith } from '../harness/until.js';
 
 const [project, name] = (process.env.DEMO_SHOOT ?? 'dev/web').split('/') as [string, string];
@@ -30,8 +30,12 @@ if (!endpoints) {
   console.error('No local landscape: run `npm start` first.');
   process.exit(2);
 }
-const aws = { endpoint: endpoints.awsEndpoint, region: endpoints.region, credentials: EMULATOR_CREDENTIALS };
-const api = new GardenClient({ apiUrl: endpoints.apiUrl, region: endpoints.region, credentials: EMULATOR_CREDENTIALS });
+const aws = { endpoint: endpoints.awsEndpoint, region: endpoints.region, credentials: emulatorCredentials() };
+const api = new GardenClient({
+  apiUrl: endpoints.apiUrl,
+  region: endpoints.region,
+  credentials: emulatorCredentials(),
+});
 const owners = new Route53OwnerRecords({
   hostedZoneId: endpoints.outputs.HostedZoneId,
   api: route53Api(new Route53Client(aws)),

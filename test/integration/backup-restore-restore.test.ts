@@ -15,7 +15,7 @@ import {
   unique,
   until,
 } from './backup-restore-support.js';
-import { EMULATOR_CREDENTIALS } from '../../local/aws-env.js';
+import { emulatorCredentials } from '../../local/aws-env.js';
 
 /** Restore from a bucket: latest full + later deltas replayed revision by revision, verified; and the copy. */
 
@@ -215,8 +215,8 @@ describe('backup-restore sidecar: restore', () => {
     const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => void printed.push(line));
     const endpoint = inject('deployment').awsEndpoint;
     // The command takes credentials from the environment, as on a seed.
-    vi.stubEnv('AWS_ACCESS_KEY_ID', EMULATOR_CREDENTIALS.accessKeyId);
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', EMULATOR_CREDENTIALS.secretAccessKey);
+    vi.stubEnv('AWS_ACCESS_KEY_ID', emulatorCredentials().accessKeyId);
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', emulatorCredentials().secretAccessKey);
     try {
       await program.parseAsync(
         [

@@ -20,7 +20,7 @@ import {
   type EtcdAddress,
   type SidecarOptions,
 } from '../../seed/backup-restore/index.js';
-import { EMULATOR_CREDENTIALS } from '../../local/aws-env.js';
+import { emulatorCredentials } from '../../local/aws-env.js';
 import { untilWith } from '../../harness/until.js';
 
 /**
@@ -48,7 +48,7 @@ export function unique(prefix: string): string {
 
 function aws() {
   const deployment = inject('deployment');
-  return { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS };
+  return { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() };
 }
 
 export async function newBucket(label: string): Promise<S3SnapshotStore> {

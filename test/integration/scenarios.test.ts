@@ -44,7 +44,7 @@ import {
   type WriterRecord,
 } from '../../harness/scenario/index.js';
 import { untilWith } from '../../harness/until.js';
-import { EMULATOR_CREDENTIALS } from '../../local/aws-env.js';
+import { emulatorCredentials } from '../../local/aws-env.js';
 import { registerLocalSeed, startLocalSeedAgent } from '../../harness/local-seed.js';
 
 /**
@@ -150,7 +150,7 @@ async function startSeed(name: string, n: number): Promise<Seed> {
   const local = await startLocalSeedAgent({
     deployment,
     name,
-    garden: new GardenClient({ apiUrl: e.garden, region: deployment.region, credentials: EMULATOR_CREDENTIALS }),
+    garden: new GardenClient({ apiUrl: e.garden, region: deployment.region, credentials: emulatorCredentials() }),
     aws: { ...aws, endpoints: { sqs: e.queues, sfn: e.queues, s3: e.s3, route53: e.route53 } },
     workDir,
     sidecar: SIDECAR,

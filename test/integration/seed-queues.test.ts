@@ -3,14 +3,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from '../../harness/fixtures/index.js';
 import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
-import { EMULATOR_CREDENTIALS } from '../../local/aws-env.js';
+import { emulatorCredentials } from '../../local/aws-env.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;
 const sqs = new SQSClient({
   endpoint: deployment.awsEndpoint,
   region: deployment.region,
-  credentials: EMULATOR_CREDENTIALS,
+  credentials: emulatorCredentials(),
 });
 
 describe('seed command queues on the deployed stack', () => {

@@ -27,11 +27,11 @@ import {
   ShootStateConflictError,
   type ShootState,
 } from '../../core/shootstate/index.js';
-import { EMULATOR_CREDENTIALS } from '../../local/aws-env.js';
+import { emulatorCredentials } from '../../local/aws-env.js';
 
 function adapters() {
   const deployment = inject('deployment');
-  const config = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS };
+  const config = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() };
   const s3 = new S3Client({ ...config, forcePathStyle: true });
   const bucket = deployment.outputs.StateBucketName;
   return {

@@ -1,3 +1,4 @@
+import type { AwsCredentialIdentity } from '@smithy/types';
 import { randomBytes } from 'node:crypto';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
@@ -7,7 +8,7 @@ import { s3Api } from '../../../adapters/s3/s3-api.js';
 import { makeSnapshot, type SnapshotFields } from '../../../core/snapshots/index.js';
 import type { Deployment, GardenOutputs } from '../../../local/deploy.js';
 import { until } from '../../../harness/until.js';
-import { EMULATOR_CREDENTIALS } from '../../../local/aws-env.js';
+import { emulatorCredentials } from '../../../local/aws-env.js';
 
 /** The outputs the snapshot copy and the ownership audit add to the stack. */
 export interface OwnershipOutputs {
@@ -19,13 +20,13 @@ export interface OwnershipOutputs {
 export function deployed(): {
   deployment: Deployment;
   outputs: GardenOutputs & OwnershipOutputs;
-  awsConfig: { endpoint: string; region: string; credentials: typeof EMULATOR_CREDENTIALS };
+  awsConfig: { endpoint: string; region: string; credentials: AwsCredentialIdentity };
 } {
   const deployment = inject('deployment');
   return {
     deployment,
     outputs: deployment.outputs as GardenOutputs & OwnershipOutputs,
-    awsConfig: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: EMULATOR_CREDENTIALS },
+    awsConfig: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() },
   };
 }
 
