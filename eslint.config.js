@@ -31,6 +31,35 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
       // A cycle makes a module's meaning depend on load order; shared types belong to the module both use.
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              // Benchmarks and the product share what tests use only through harness/ (the runner's own
+              // vitest.config.ts names its set-up in test/).
+              target: [
+                './adapters',
+                './cdk',
+                './cli',
+                './core',
+                './functions',
+                './harness',
+                './local',
+                './scripts',
+                './seed',
+              ],
+              from: './test',
+              message: 'Only tests import from test/: what scripts share with tests lives in harness/.',
+            },
+            {
+              target: ['./adapters', './cdk', './cli', './core', './functions', './local', './seed'],
+              from: './harness',
+              message: 'The product does not depend on the harness that drives it (tests and benchmarks do).',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -14,6 +14,7 @@ import {
   DEFAULT_FULL_SNAPSHOT_INTERVAL_MS,
   type Compression,
 } from '../seed/backup-restore/snapshotter.js';
+import { logLine, untilSignalled } from './daemon.js';
 
 /**
  * `gardenless backup-restore`: the backup-restore sidecar of one shoot etcd (`serve`, the default), a
@@ -117,10 +118,6 @@ async function supervisorFlags(flags: EtcdFlags) {
   };
 }
 
-function log(entry: Record<string, unknown>): void {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
-}
-
 async function serve(flags: ServeFlags): Promise<void> {
   const ownerCheckInterval = parseDuration(flags.ownerCheckInterval, '--owner-check-interval');
   const lookupConfig: OwnerLookupConfig =
@@ -170,22 +167,12 @@ async function serve(flags: ServeFlags): Promise<void> {
       : {}),
     statusPort: port(flags.statusPort, '--status-port'),
     ...(flags.statusHost ? { statusHost: flags.statusHost } : {}),
-    log,
+    log: logLine,
   });
   console.log(
     JSON.stringify({ event: 'started', statusUrl: sidecar.statusUrl, clientUrl: sidecar.clientUrl, pid: process.pid }),
   );
-  await new Promise<void>((resolve) => {
-    const shutdown = (signal: string) => {
-      log({ event: 'shutdown', signal });
-      void sidecar.stop().then(resolve, (error: unknown) => {
-        log({ event: 'shutdown-failed', error: String(error) });
-        resolve();
-      });
-    };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
-  });
+  await untilSignalled(() => sidecar.stop());
 }
 
 /** The cluster this sidecar's etcd is a member of, from `--member` (every member) and `--member-name` (this one). */

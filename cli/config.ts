@@ -1,5 +1,6 @@
 import type { AwsCredentialIdentity } from '@smithy/types';
 import type { GardenClient } from '../adapters/http/garden-client.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 import { readEndpoints } from '../local/landscape-file.js';
 
 export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'name'] as const;
@@ -43,7 +44,7 @@ export function targetFor(options: Pick<CliOptions, 'apiUrl' | 'region'>): Targe
     accessKeyId && secretAccessKey
       ? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }
       : usingLocal && !process.env.AWS_PROFILE
-        ? { accessKeyId: 'test', secretAccessKey: 'test' }
+        ? emulatorCredentials()
         : undefined;
   return { apiUrl, region, ...(credentials ? { credentials } : {}) };
 }

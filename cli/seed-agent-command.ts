@@ -10,6 +10,8 @@ import type { OwnerConfig } from '../seed/agent/aws-agent.js';
 import { kubernetesSeedAgent } from '../seed/kubernetes/agent.js';
 import { readImageVector } from '../seed/kubernetes/image-vector.js';
 import { clientFor, type CliOptions } from './config.js';
+import { logLine, untilSignalled } from './daemon.js';
+import { emulatorCredentials, emulatorCredentialsEnv } from '../local/aws-env.js';
 
 interface SeedAgentFlags {
   seed: string;
@@ -33,10 +35,6 @@ interface SeedAgentFlags {
   fullSnapshotInterval?: string;
   backupLagLimit?: string;
   lbAddress?: string;
-}
-
-function log(entry: Record<string, unknown>): void {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
 }
 
 /**
@@ -113,7 +111,7 @@ export function registerSeedAgentCommand(program: Command): Command {
       const aws = {
         region,
         ...(endpoint ? { endpoint } : {}),
-        ...(usingEmulator ? { credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) } : {}),
+        ...(usingEmulator ? { credentials: emulatorCredentials() } : {}),
       };
       const common = {
         seed: flags.seed,
@@ -122,7 +120,7 @@ export function registerSeedAgentCommand(program: Command): Command {
         owner,
         backupBucket: flags.backupBucket ?? `gl-backup-${flags.seed}`,
         heartbeatIntervalMs: Number(flags.heartbeatInterval) * 1000,
-        log,
+        log: logLine,
       };
       let agent: SeedAgent;
       if (flags.runtime === 'kubernetes') {
@@ -154,23 +152,11 @@ export function registerSeedAgentCommand(program: Command): Command {
           sidecar,
           ...(flags.lbAddress ? { loadBalancer: { host: flags.lbAddress } } : {}),
           // The sidecars are children: they need the emulator's credentials in their environment.
-          ...(usingEmulator
-            ? { env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: region } }
-            : {}),
+          ...(usingEmulator ? { env: { ...process.env, ...emulatorCredentialsEnv(region) } } : {}),
         }));
       }
       await agent.start();
-      await new Promise<void>((resolve) => {
-        const shutdown = (signal: string) => {
-          log({ event: 'shutdown', signal });
-          // Stopping the agent stops every sidecar's process group and every stand-in (local); a kubernetes seed's control planes stay.
-          void agent.stop().then(resolve, (error: unknown) => {
-            log({ event: 'shutdown-failed', error: String(error) });
-            resolve();
-          });
-        };
-        process.once('SIGTERM', () => shutdown('SIGTERM'));
-        process.once('SIGINT', () => shutdown('SIGINT'));
-      });
+      // Stopping the agent stops every sidecar's process group and every stand-in (local); a kubernetes seed's control planes stay.
+      await untilSignalled(() => agent.stop());
     });
 }

@@ -1,13 +1,33 @@
-/** The environment every AWS client and the CDK CLI get when they talk to the emulator. */
+import type { AwsCredentialIdentity } from '@smithy/types';
+
+/**
+ * What talks to the emulator uses: its account, region, credentials and environment. No SDK here: the CLI
+ * reads the credentials at every call.
+ */
 export const LOCAL_ACCOUNT = '000000000000';
 export const LOCAL_REGION = 'us-east-1';
+
+/**
+ * The emulator accepts any key: everything local (the landscape, tests, benchmarks) signs with this one. A
+ * new object at each call: the SDK marks the credentials a client is given, so clients do not share one.
+ */
+export function emulatorCredentials(): AwsCredentialIdentity {
+  return { accessKeyId: 'test', secretAccessKey: 'test' };
+}
+
+/** The credentials as a child process's environment (an agent's sidecars, a CLI call). */
+export function emulatorCredentialsEnv(region = LOCAL_REGION): Record<string, string> {
+  return {
+    AWS_ACCESS_KEY_ID: emulatorCredentials().accessKeyId,
+    AWS_SECRET_ACCESS_KEY: emulatorCredentials().secretAccessKey,
+    AWS_REGION: region,
+  };
+}
 
 export function emulatorEnv(endpoint: string, region = LOCAL_REGION): Record<string, string> {
   return {
     AWS_ENDPOINT_URL: endpoint,
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_REGION: region,
+    ...emulatorCredentialsEnv(region),
     AWS_DEFAULT_REGION: region,
     CDK_DEFAULT_ACCOUNT: LOCAL_ACCOUNT,
     CDK_DEFAULT_REGION: region,

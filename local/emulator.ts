@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { signalProcessGroup } from '../seed/agent/process-group.js';
 import { freePort } from '../seed/ports.js';
 
 // Every local tool (landscape, benchmarks, demo, tests) imports this module: the AWS SDK's eight-line
@@ -102,21 +103,13 @@ function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
   const pid = child.pid;
   return new Promise((resolveStop) => {
-    const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), 5_000);
+    const timer = setTimeout(() => signalProcessGroup(pid, 'SIGKILL'), 5_000);
     child.once('exit', () => {
       clearTimeout(timer);
       // Workers may outlive the emulator's own exit by a moment; the group goes with it.
-      killGroup(pid, 'SIGKILL');
+      signalProcessGroup(pid, 'SIGKILL');
       resolveStop();
     });
-    killGroup(pid, 'SIGTERM');
+    signalProcessGroup(pid, 'SIGTERM');
   });
-}
-
-export function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-  }
 }

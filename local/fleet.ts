@@ -1,4 +1,3 @@
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import type { GardenClient } from '../adapters/http/garden-client.js';
 import type { OwnershipTimings } from '../core/ownership/index.js';
 import { durationFlag } from '../seed/backup-restore/duration.js';
 import { emulatorEnv } from './aws-env.js';
+import { emulatorS3, ensureBucket } from './buckets.js';
 import { PROJECT_ROOT } from './emulator.js';
 
 /** The demo fleet: two single-zonal seeds and one multi-zonal seed, all on this machine. */
@@ -76,17 +76,9 @@ export function shootBody(shoot: (typeof SHOOTS)[number]) {
 }
 
 export async function registerFleet(options: { api: GardenClient; endpoint: string; region: string }): Promise<void> {
-  const s3 = new S3Client({
-    endpoint: options.endpoint,
-    region: options.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  const s3 = emulatorS3(options.endpoint, options.region);
   for (const seed of FLEET) {
-    await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${seed.name}` })).catch((error: unknown) => {
-      // A landscape started again finds its buckets there already.
-      if ((error as { name?: string }).name !== 'BucketAlreadyOwnedByYou') throw error;
-    });
+    await ensureBucket(s3, `gl-backup-${seed.name}`);
     const res = await options.api.request('PUT', `/seeds/${seed.name}`, { body: seedBody(seed) });
     if (res.status >= 300) throw new Error(`seed ${seed.name}: ${res.status} ${JSON.stringify(res.body)}`);
   }

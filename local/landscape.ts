@@ -5,9 +5,11 @@ import { deployGarden, type Deployment } from './deploy.js';
 import { ENDPOINTS_FILE, LANDSCAPE_DIR, readEndpoints, type Endpoints } from './landscape-file.js';
 import { createShoots, LANDSCAPE_STACK_CONTEXT, registerFleet, startAgents } from './fleet.js';
 import { GardenClient } from '../adapters/http/garden-client.js';
-import { killGroup, startEmulator, waitForHealth, type Emulator } from './emulator.js';
+import { startEmulator, waitForHealth, type Emulator } from './emulator.js';
+import { signalProcessGroup } from '../seed/agent/process-group.js';
 import { freePort } from '../seed/ports.js';
 import { KUBE_SEED, startKubeSeed } from './kube/landscape-seed.js';
+import { emulatorCredentials } from './aws-env.js';
 
 /** `npm run start:kube`: one more seed, on the kubernetes runtime, beside the local ones. */
 const withKubeSeed = process.argv.includes('--kube-seed') || process.env.GARDENLESS_KUBE_SEED === '1';
@@ -134,9 +136,9 @@ export function stop(): void {
     return;
   }
   // Agents first (each stops its sidecars and etcds), then the emulator with the Lambda workers it spawned.
-  for (const pid of Object.values(current.agentPids ?? {})) killGroup(pid, 'SIGTERM');
-  for (const group of [...(current.kubeCluster?.groups ?? [])].reverse()) killGroup(group.pgid, 'SIGTERM');
-  if (current.emulatorPid) killGroup(current.emulatorPid, 'SIGTERM');
+  for (const pid of Object.values(current.agentPids ?? {})) signalProcessGroup(pid, 'SIGTERM');
+  for (const group of [...(current.kubeCluster?.groups ?? [])].reverse()) signalProcessGroup(group.pgid, 'SIGTERM');
+  if (current.emulatorPid) signalProcessGroup(current.emulatorPid, 'SIGTERM');
   rmSync(ENDPOINTS_FILE, { force: true });
   console.log(`Stopped the local landscape (emulator ${current.awsEndpoint}).`);
 }
@@ -145,7 +147,7 @@ function client(d: Deployment): GardenClient {
   return new GardenClient({
     apiUrl: d.apiUrl,
     region: d.region,
-    credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+    credentials: emulatorCredentials(),
   });
 }
 
@@ -159,7 +161,7 @@ gardenless local landscape is up.
 
 Try it (requests are SigV4-signed with the emulator's test credentials):
 
-  npx gardenless seed apply -f test/fixtures/seed-aws-eu1.json
+  npx gardenless seed apply -f harness/fixtures/seed-aws-eu1.json
   npx gardenless seed list
   npx gardenless shoot list dev
   npm run demo                      # a bad-case migration with live progress and its evidence

@@ -10,14 +10,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import { GardenClient } from '../adapters/http/garden-client.js';
-import { fixture } from '../test/fixtures/index.js';
+import { fixture } from '../harness/fixtures/index.js';
 import { aim, startBenchRun } from './bench-results.js';
 import { benchLandscape, median, percentile } from './bench-support.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100);
 const SHOOTS = Number(process.env.BENCH_SHOOTS ?? 1_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 
 async function timed(fn: () => Promise<{ status: number }>, expected: number): Promise<number> {
   const t0 = performance.now();
@@ -38,9 +38,17 @@ const record = startBenchRun({
 });
 const { deployment, close } = await benchLandscape();
 try {
-  const api = new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials });
+  const api = new GardenClient({
+    apiUrl: deployment.apiUrl,
+    region: deployment.region,
+    credentials: emulatorCredentials(),
+  });
   const ddb = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: deployment.awsEndpoint, region: deployment.region, credentials }),
+    new DynamoDBClient({
+      endpoint: deployment.awsEndpoint,
+      region: deployment.region,
+      credentials: emulatorCredentials(),
+    }),
   );
   const run = Date.now().toString(36);
   const project = `bench-${run}`;

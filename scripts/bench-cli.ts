@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../local/emulator.js';
 import { aim, startBenchRun } from './bench-results.js';
 import { median } from './bench-stats.js';
+import { emulatorCredentialsEnv } from '../local/aws-env.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const record = startBenchRun({
@@ -57,7 +58,7 @@ const server = createServer((req, res) => {
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const address = server.address();
 const apiUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`;
-const env = { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' };
+const env = { ...process.env, ...emulatorCredentialsEnv('us-east-1') };
 
 /**
  * Milliseconds from spawn to exit of one run. stdout is a pipe, as in `gardenless ... | grep`, and must hold

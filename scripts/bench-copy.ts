@@ -16,8 +16,8 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { s3Api } from '../adapters/s3/s3-api.js';
 import { DEFAULT_MULTIPART_THRESHOLD_BYTES, S3SnapshotStore } from '../adapters/s3/snapshot-store.js';
 import { copyBatch, makeSnapshot, mapWithConcurrency, type CopyBatchItem } from '../core/snapshots/index.js';
-import { emulatorEnv } from '../local/aws-env.js';
 import { aim, startBenchRun, type BenchAim, type Cell } from './bench-results.js';
+import { emulatorCredentials, emulatorEnv } from '../local/aws-env.js';
 import { behindS3Model, benchEmulator, describeS3Model, s3ModelFromEnv } from './bench-support.js';
 
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 200);
@@ -28,7 +28,6 @@ const MULTIPART_MBS = (process.env.BENCH_MULTIPART_MB ?? `${DEFAULT_MULTIPART_TH
 const OVERLAP_CALLS = 20;
 const KB = 1024;
 const MB = 1024 * KB;
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 
 /**
  * Sizes from 1 KB to 50 MB, as a seed bucket holds them: mostly small deltas, some larger deltas, a
@@ -60,7 +59,12 @@ const emu = await benchEmulator('copy');
 const modelled = await behindS3Model(emu.endpoint, model);
 try {
   const client = (endpoint: string) =>
-    new S3Client({ endpoint, region: emulatorEnv(emu.endpoint).AWS_REGION, credentials, forcePathStyle: true });
+    new S3Client({
+      endpoint,
+      region: emulatorEnv(emu.endpoint).AWS_REGION,
+      credentials: emulatorCredentials(),
+      forcePathStyle: true,
+    });
   const s3 = client(emu.endpoint);
   const s3Modelled = client(modelled.endpoint);
   let requests = 0;

@@ -14,7 +14,7 @@
  * Before each run the current source is brought to the size: the previous run's writer keys deleted,
  * etcd compacted and defragmented, values of 256 KB of random bytes put until its database (`dbSize`) is
  * at least the size, then a full snapshot by its sidecar, so each migration starts as a real seed's: a
- * full snapshot in the bucket and deltas after it. Then the scenario writer (test/harness/scenario,
+ * full snapshot in the bucket and deltas after it. Then the scenario writer (harness/scenario,
  * its default six main loops, >= 50 acknowledged writes/s) writes to the source's and the destination's etcd for a
  * while, and the migration is requested.
  *
@@ -44,7 +44,7 @@ import { LANDSCAPE_AGENT_SETTINGS, LANDSCAPE_OWNERSHIP_TIMINGS, LANDSCAPE_STACK_
 import { localSeedAgent } from '../seed/agent/local-agent.js';
 import { s3Backup } from '../seed/backup-restore/aws.js';
 import { parseDuration } from '../seed/backup-restore/duration.js';
-import { backedSeed, fixture } from '../test/fixtures/index.js';
+import { backedSeed, fixture } from '../harness/fixtures/index.js';
 import {
   acknowledgedRate,
   checkNoAcknowledgedWriteLost,
@@ -52,8 +52,8 @@ import {
   readEtcdContent,
   resolving,
   startWriter,
-} from '../test/harness/scenario/index.js';
-import { until } from '../test/harness/until.js';
+} from '../harness/scenario/index.js';
+import { until } from '../harness/until.js';
 import { benchLandscape, etcdDbSize, fillEtcdTo } from './bench-support.js';
 import {
   destinationRecord,
@@ -75,6 +75,7 @@ import {
   type Share,
   type SidecarLogEvent,
 } from './downtime-figures.js';
+import { emulatorCredentials, emulatorCredentialsEnv } from '../local/aws-env.js';
 
 const env = process.env;
 const list = (text: string) =>
@@ -125,7 +126,6 @@ const DEFINITIONS = [
   "each moment of the window counts once: where two phases overlap, for the earlier one in this order (each waits for the one before: a copy waiting for the final snapshot is held up by the snapshot); a share is the phase's time over all windows of the size and path together",
 ];
 
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 const ms = (v: number) => `${Math.round(v).toLocaleString('en-US')} ms`;
 const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
 const load = () =>
@@ -216,11 +216,11 @@ const { deployment, running, close } = await benchLandscape({
 console.log(
   `${running ? 'the running local landscape' : 'a private emulator with the GardenStack deployed as `npm start` deploys it'}: ${deployment.awsEndpoint}, ready after ${ms(performance.now() - started)}`,
 );
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() };
 const api = new GardenClient({
   apiUrl: deployment.apiUrl,
   region: deployment.region,
-  credentials,
+  credentials: emulatorCredentials(),
   timeoutMs: 120_000,
   gatewayRetries: 5,
 });
@@ -240,7 +240,11 @@ async function startSeed(name: string, index: number): Promise<BenchSeed> {
   const events: SidecarLogEvent[] = [];
   const agent = localSeedAgent({
     seed: name,
-    garden: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials }),
+    garden: new GardenClient({
+      apiUrl: deployment.apiUrl,
+      region: deployment.region,
+      credentials: emulatorCredentials(),
+    }),
     aws,
     owner: {
       mode: 'api',
@@ -251,7 +255,7 @@ async function startSeed(name: string, index: number): Promise<BenchSeed> {
     workDir,
     heartbeatIntervalMs: LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds * 1_000,
     sidecar: { ownership: LANDSCAPE_OWNERSHIP_TIMINGS, deltaSnapshotInterval: DELTA_INTERVAL_MS },
-    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+    env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
     log: (entry) => {
       if (entry.event === 'command') events.push({ ...entry, time: Date.now(), event: 'command' });
     },
@@ -287,8 +291,7 @@ async function serving(seed: BenchSeed): Promise<void> {
   await until(
     `${id} to serve on ${seed.name}`,
     async () => (await controlPlane(seed))?.active && (await sidecarOf(seed).status())?.ready,
-    120_000,
-    500,
+    { timeoutMs: 120_000, intervalMs: 500 },
   );
 }
 
@@ -300,8 +303,7 @@ async function backedUp(seed: BenchSeed, revision?: number): Promise<void> {
       const s = (await sidecarOf(seed).status(5_000))?.snapshots;
       return s && s.pendingEvents === 0 && (revision === undefined || (s.lastRevision ?? 0) >= revision);
     },
-    300_000,
-    250,
+    { timeoutMs: 300_000, intervalMs: 250 },
   );
 }
 
@@ -426,8 +428,7 @@ async function measure(input: {
           const m = await migration();
           return m.state !== 'Running' ? m : undefined;
         },
-        1_800_000,
-        500,
+        { timeoutMs: 1_800_000, intervalMs: 500 },
       );
       if (record.state === 'Succeeded' || failures.length >= MAX_RESUMES) break;
       failures.push(`${record.error?.step}: ${record.error?.message}`);
@@ -447,8 +448,7 @@ async function measure(input: {
     await until(
       'the destination to acknowledge a write',
       async () => writer.record().acknowledged.some((w) => w.seed === 'destination'),
-      120_000,
-      100,
+      { timeoutMs: 120_000, intervalMs: 100 },
     );
     await sleep(1_500);
     const written = await writer.stop();
@@ -571,8 +571,7 @@ try {
         await until(
           `${source.name} to release its leftover of ${id}`,
           async () => !(await controlPlane(source)) && !etcdUrl(source),
-          300_000,
-          500,
+          { timeoutMs: 300_000, intervalMs: 500 },
         );
         [source, destination] = [destination, source];
         await serving(source);

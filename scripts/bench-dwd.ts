@@ -15,9 +15,10 @@ import pLimit from 'p-limit';
 import { DynamoGardenRepository } from '../adapters/dynamodb/garden-repository.js';
 import { GardenClient } from '../adapters/http/garden-client.js';
 import { technicalID } from '../core/model/names.js';
-import { fixture } from '../test/fixtures/index.js';
+import { fixture } from '../harness/fixtures/index.js';
 import { aim, startBenchRun } from './bench-results.js';
 import { benchLandscape, median } from './bench-support.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 const SHOOTS = Number(process.env.BENCH_SHOOTS ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -31,7 +32,6 @@ const record = startBenchRun({
     "the seeds' heartbeats; one round is one invocation of the deployed watchdog Lambda (list the fleet, probe " +
     'every shoot, decide, conditional state writes, commands).',
 });
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 
 let probes = 0;
 const server = createServer((_req, res) => {
@@ -43,8 +43,12 @@ const lb = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 const { deployment, close } = await benchLandscape();
 try {
-  const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
-  const api = new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials });
+  const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() };
+  const api = new GardenClient({
+    apiUrl: deployment.apiUrl,
+    region: deployment.region,
+    credentials: emulatorCredentials(),
+  });
   const repo = new DynamoGardenRepository({ tableName: deployment.outputs.TableName, client: new DynamoDBClient(aws) });
   const lambda = new LambdaClient(aws);
   const cloudWatch = new CloudWatchClient(aws);

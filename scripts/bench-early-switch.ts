@@ -13,9 +13,10 @@ import { GardenClient } from '../adapters/http/garden-client.js';
 import type { MigrationRecord } from '../core/migration/record.js';
 import type { Shoot } from '../core/model/shoot.js';
 import { readEndpoints } from '../local/landscape-file.js';
-import { agentPids } from '../test/harness/agent-process.js';
+import { agentPids } from '../harness/agent-process.js';
 import { aim, startBenchRun, type Cell } from './bench-results.js';
 import { median } from './bench-stats.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const bench = startBenchRun({
@@ -38,7 +39,7 @@ if (!endpoints) {
 const api = new GardenClient({
   apiUrl: endpoints.apiUrl,
   region: endpoints.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+  credentials: emulatorCredentials(),
 });
 
 async function ready(seed: string): Promise<boolean> {

@@ -31,13 +31,14 @@ import type { Evacuation } from '../core/evacuation/record.js';
 import type { MigrationRecord } from '../core/migration/record.js';
 import type { HostedControlPlane, Seed } from '../core/model/seed.js';
 import type { Shoot } from '../core/model/shoot.js';
-import { backedSeed } from '../test/fixtures/index.js';
-import { AgentProcess } from '../test/harness/agent-process.js';
-import { evacuationRound, hasKeys, shootOn, writeKeys } from '../test/harness/evacuation.js';
-import { resetGardenState } from '../test/harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS, TEST_STACK_CONTEXT } from '../test/harness/timings.js';
-import { until } from '../test/harness/until.js';
+import { backedSeed } from '../harness/fixtures/index.js';
+import { AgentProcess } from '../harness/agent-process.js';
+import { evacuationRound, hasKeys, shootOn, writeKeys } from '../harness/evacuation.js';
+import { resetGardenState } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS, TEST_STACK_CONTEXT } from '../harness/timings.js';
+import { until } from '../harness/until.js';
 import { benchLandscape, median } from './bench-support.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 const SIZES = (process.env.BENCH_EVACUATION_SHOOTS ?? '6,30').split(',').map(Number);
 const MAX_PARALLEL = Number(process.env.BENCH_EVACUATION_MAX_PARALLEL ?? 5);
@@ -49,7 +50,6 @@ const TIMEOUT_S = Number(process.env.BENCH_EVACUATION_TIMEOUT ?? 1_200);
 const DESTINATIONS = 3;
 const KEYS = 5;
 const HEARTBEAT_S = 2;
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 
 interface RunResult {
   shoots: number;
@@ -70,11 +70,11 @@ interface RunResult {
 
 const started = Date.now();
 const { deployment, close } = await benchLandscape({ context: TEST_STACK_CONTEXT });
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() };
 const api = new GardenClient({
   apiUrl: deployment.apiUrl,
   region: deployment.region,
-  credentials,
+  credentials: emulatorCredentials(),
   timeoutMs: 120_000,
   gatewayRetries: 5,
 });
@@ -162,8 +162,7 @@ async function run(count: number, tag: string): Promise<RunResult> {
           (await get<Seed>(`/seeds/${name}`))?.status.conditions.some(
             (c) => c.type === 'GardenletReady' && c.status === 'True',
           ),
-        180_000,
-        1_000,
+        { timeoutMs: 180_000, intervalMs: 1_000 },
       );
     }
 
@@ -185,8 +184,7 @@ async function run(count: number, tag: string): Promise<RunResult> {
               const cp = (await controlPlanes(lost)).find((c) => c.technicalID === put.body.status.technicalID);
               return cp?.active && cp.etcdClientUrl;
             },
-            300_000,
-            1_000,
+            { timeoutMs: 300_000, intervalMs: 1_000 },
           );
           await writeKeys(url, `bench/${name}/`, KEYS);
         }),
@@ -244,8 +242,7 @@ async function run(count: number, tag: string): Promise<RunResult> {
       await until(
         `the evacuation of ${lost} to end`,
         async () => evacuation && !['Running', 'Paused', 'Cancelling', 'Stopping'].includes(evacuation.phase),
-        120_000,
-        1_000,
+        { timeoutMs: 120_000, intervalMs: 1_000 },
       );
     } finally {
       done = true;

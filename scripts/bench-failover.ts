@@ -20,19 +20,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { InMemorySnapshotStore, planRestore } from '../core/snapshots/index.js';
-import { emulatorEnv } from '../local/aws-env.js';
+import { emulatorCredentials, emulatorEnv } from '../local/aws-env.js';
 import { s3Backup } from '../seed/backup-restore/aws.js';
 import { portOf } from '../seed/backup-restore/cluster/spec.js';
 import { restoreMember } from '../seed/backup-restore/cluster/restore.js';
 import { etcdHealthy } from '../seed/backup-restore/etcd-process.js';
 import { download, EtcdSupervisor, restoreFromStore, Snapshotter } from '../seed/backup-restore/index.js';
 import { freeEtcdPorts } from '../seed/ports.js';
-import {
-  ControlledOwnerLookup,
-  memberSpecs,
-  startInProcessCluster,
-} from '../test/harness/cluster/in-process-cluster.js';
-import { startClusterWriter } from '../test/harness/scenario/cluster-writer.js';
+import { ControlledOwnerLookup, memberSpecs, startInProcessCluster } from '../harness/cluster/in-process-cluster.js';
+import { startClusterWriter } from '../harness/scenario/cluster-writer.js';
 import { aim, startBenchRun } from './bench-results.js';
 import { benchEmulator, fillEtcd, median } from './bench-support.js';
 
@@ -103,7 +99,7 @@ async function restore(): Promise<{ single: number[]; cluster: number[]; dbBytes
     const s3 = new S3Client({
       endpoint: emu.endpoint,
       region: env.AWS_REGION,
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      credentials: emulatorCredentials(),
       forcePathStyle: true,
     });
     const bucket = `gl-backup-bench-ha-${Date.now()}`;

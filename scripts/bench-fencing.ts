@@ -36,6 +36,7 @@ import { freeEtcdPorts } from '../seed/ports.js';
 import { BackupRestoreSidecar, sleep } from '../seed/backup-restore/index.js';
 import { aim, startBenchRun, type BenchAim, type Cell } from './bench-results.js';
 import { benchEmulator, median } from './bench-support.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 const RUNS = Number(process.env.BENCH_FENCING_RUNS ?? 10);
 const record = startBenchRun({
@@ -87,7 +88,7 @@ const dir = mkdtempSync(join(tmpdir(), 'gl-bench-fencing-'));
 const aws = {
   endpoint: emu.endpoint,
   region: 'us-east-1',
-  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  credentials: emulatorCredentials(),
 };
 const sqs = new SQSClient({ ...aws, maxAttempts: 1 });
 const queue = await sqs.send(

@@ -12,11 +12,12 @@ import { GardenClient } from '../adapters/http/garden-client.js';
 import type { MigrationRecord } from '../core/migration/record.js';
 import { technicalID } from '../core/model/names.js';
 import type { Deployment } from '../local/deploy.js';
-import { backedSeed, fixture } from '../test/fixtures/index.js';
-import { FakeSidecar } from '../test/harness/fake-sidecar.js';
-import { TestAgent } from '../test/harness/test-agent.js';
+import { backedSeed, fixture } from '../harness/fixtures/index.js';
+import { FakeSidecar } from '../harness/fake-sidecar.js';
+import { TestAgent } from '../harness/test-agent.js';
 import { startBenchRun } from './bench-results.js';
 import { benchLandscape, median } from './bench-support.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 const MIGRATIONS = Number(process.env.BENCH_MIGRATIONS ?? 10);
 const record = startBenchRun({
@@ -28,13 +29,16 @@ const record = startBenchRun({
     'command at once, a stand-in sidecar writing the final snapshot as soon as the owner record goes; the ' +
     'orchestration time (POST migrate to Succeeded) and the work per migrate-shoot execution.',
 });
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
 
 const { deployment, close } = await benchLandscape();
 const stoppers: { stop(): Promise<void> }[] = [];
 try {
-  const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
-  const api = new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials });
+  const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() };
+  const api = new GardenClient({
+    apiUrl: deployment.apiUrl,
+    region: deployment.region,
+    credentials: emulatorCredentials(),
+  });
   const s3 = new S3Client({ ...aws, forcePathStyle: true });
   const sfn = new SFNClient(aws);
   const run = Date.now().toString(36);

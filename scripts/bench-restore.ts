@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { emulatorEnv } from '../local/aws-env.js';
+import { emulatorCredentials, emulatorEnv } from '../local/aws-env.js';
 import { freeEtcdPorts, freePort } from '../seed/ports.js';
 import { s3Backup } from '../seed/backup-restore/aws.js';
 import {
@@ -66,7 +66,7 @@ try {
     new S3Client({
       endpoint,
       region: env.AWS_REGION,
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      credentials: emulatorCredentials(),
       forcePathStyle: true,
     });
   const s3 = client(emu.endpoint);

@@ -2,8 +2,8 @@ import { deployGarden, type Deployment } from '../local/deploy.js';
 import { Etcd3 } from 'etcd3';
 import { startEmulator, type Emulator } from '../local/emulator.js';
 import { readEndpoints } from '../local/landscape-file.js';
-import { transferMs, type LinkModel } from '../test/harness/scenario/link-model.js';
-import { startTcpProxy } from '../test/harness/scenario/tcp-proxy.js';
+import { transferMs, type LinkModel } from '../harness/scenario/link-model.js';
+import { startTcpProxy } from '../harness/scenario/tcp-proxy.js';
 
 export { median, percentile } from './bench-stats.js';
 
@@ -152,7 +152,7 @@ export function modelTransferSeconds(model: LinkModel | undefined, bytes: number
 }
 
 /**
- * `endpoint` behind a loopback proxy that applies `model` (test/harness/scenario/link-model.ts); the
+ * `endpoint` behind a loopback proxy that applies `model` (harness/scenario/link-model.ts); the
  * proxy's endpoint, or `endpoint` itself without a model. `stop` closes the proxy.
  */
 export async function behindS3Model(

@@ -20,6 +20,8 @@ import type { HostedControlPlane, Seed } from '../core/model/seed.js';
 import type { Shoot } from '../core/model/shoot.js';
 import { ownerRecordName } from '../core/ownership/record-name.js';
 import { readEndpoints } from '../local/landscape-file.js';
+import { emulatorCredentials } from '../local/aws-env.js';
+import { untilWith } from '../harness/until.js';
 
 const [project, name] = (process.env.DEMO_SHOOT ?? 'dev/web').split('/') as [string, string];
 const KEYS = Number(process.env.DEMO_KEYS ?? 200);
@@ -28,9 +30,12 @@ if (!endpoints) {
   console.error('No local landscape: run `npm start` first.');
   process.exit(2);
 }
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-const aws = { endpoint: endpoints.awsEndpoint, region: endpoints.region, credentials };
-const api = new GardenClient({ apiUrl: endpoints.apiUrl, region: endpoints.region, credentials });
+const aws = { endpoint: endpoints.awsEndpoint, region: endpoints.region, credentials: emulatorCredentials() };
+const api = new GardenClient({
+  apiUrl: endpoints.apiUrl,
+  region: endpoints.region,
+  credentials: emulatorCredentials(),
+});
 const owners = new Route53OwnerRecords({
   hostedZoneId: endpoints.outputs.HostedZoneId,
   api: route53Api(new Route53Client(aws)),
@@ -52,15 +57,7 @@ async function controlPlane(seedName: string, technicalID: string): Promise<Host
   return seed.body.status.controlPlanes?.find((c) => c.technicalID === technicalID);
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
+const waitFor = untilWith({ timeoutMs: 120_000, intervalMs: 500 });
 
 const shoot = (await api.request<Shoot>('GET', `/projects/${project}/shoots/${name}`)).body;
 const source = shoot.status.seedName;
@@ -112,8 +109,8 @@ const destinationEtcd = await waitFor('the restored control plane to serve on th
 const migrated = Date.now();
 const leftoverGone = await waitFor(
   'the source to remove its fenced leftover',
-  async () => ((await controlPlane(source, id)) === undefined ? Date.now() - migrated : undefined),
-  60_000,
+  async () => ((await controlPlane(source, id)) === undefined ? { afterMs: Date.now() - migrated } : undefined),
+  { timeoutMs: 60_000 },
 ).catch(() => undefined);
 const restored = new Etcd3({ hosts: destinationEtcd });
 const keys = await restored.getAll().prefix('demo/').keys();
@@ -132,6 +129,6 @@ console.log(`  keys in the destination etcd (${destinationEtcd}): ${keys.length}
 console.log(
   leftoverGone === undefined
     ? `  leftover on ${source}: still reported a minute after the migration (see the seed agent's log)`
-    : `  leftover on ${source}: removed by its agent (etcd stopped, data removed, backups kept), ${(leftoverGone / 1000).toFixed(1)} s after the migration`,
+    : `  leftover on ${source}: removed by its agent (etcd stopped, data removed, backups kept), ${(leftoverGone.afterMs / 1000).toFixed(1)} s after the migration`,
 );
 process.exit(keys.length === KEYS && leftoverGone !== undefined ? 0 : 1);

@@ -1,6 +1,6 @@
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { exchange } from './transport.js';
 
 export interface GardenResponse<T = unknown> {
@@ -14,7 +14,7 @@ export interface GardenClientOptions {
   /** Base URL of the API, e.g. https://abc.execute-api.eu-west-1.amazonaws.com or the emulator's execute-api path. */
   apiUrl: string;
   region: string;
-  credentials?: AwsCredentialIdentityProvider;
+  credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
   /** Sign requests with SigV4 (IAM authorization). On by default; off only to test that unsigned calls are refused. */
   sign?: boolean;
   timeoutMs?: number;

@@ -9,6 +9,7 @@ import {
   type ListResourceRecordSetsCommandOutput,
 } from '@aws-sdk/client-route-53';
 import { ValidationError } from '../../core/errors.js';
+import { awsErrorMessage, awsErrorName } from '../aws-errors.js';
 
 /** Every Route 53 call the owner and API records make; the IAM policy follows from it. */
 export interface Route53Api {
@@ -31,17 +32,6 @@ export function normalizeRecordName(name: string): string {
     .replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
 }
 
-/** The AWS error's name (the SDK's `name`, or a `Code` from older shapes). */
-export function errorName(error: unknown): string {
-  const e = error as { name?: unknown; Code?: unknown } | undefined;
-  if (typeof e?.Code === 'string') return e.Code;
-  return typeof e?.name === 'string' ? e.name : 'Error';
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** How a store turns Route 53 failures into its own "try again later" error. */
 export type Unavailable = (message: string, cause: unknown) => Error;
 
@@ -58,14 +48,17 @@ export async function callRoute53<T>(
   try {
     return await fn();
   } catch (error) {
-    const name = errorName(error);
+    const name = awsErrorName(error);
     if (name === 'InvalidChangeBatch') throw error;
     if (name === 'InvalidInput')
-      throw new ValidationError(`Route 53 rejected the ${options.operation} of ${options.what}: ${messageOf(error)}`, {
-        cause: error,
-      });
+      throw new ValidationError(
+        `Route 53 rejected the ${options.operation} of ${options.what}: ${awsErrorMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
     throw options.unavailable(
-      `Route 53 ${options.operation} of ${options.what} in zone ${options.zone} failed (${name}): ${messageOf(error)}`,
+      `Route 53 ${options.operation} of ${options.what} in zone ${options.zone} failed (${name}): ${awsErrorMessage(error)}`,
       error,
     );
   }
@@ -91,7 +84,7 @@ export async function applyChangeBatch(options: {
     );
     return true;
   } catch (error) {
-    if (errorName(error) === 'InvalidChangeBatch') return false;
+    if (awsErrorName(error) === 'InvalidChangeBatch') return false;
     throw error;
   }
 }

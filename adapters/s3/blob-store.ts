@@ -7,8 +7,8 @@ import {
   verifyBlob,
   type BlobRef,
   type BlobStore,
-  type BlobStoreFailure,
 } from '../../core/shootstate/index.js';
+import { awsErrorMessage, awsErrorName, isMissingS3Key, s3Failure } from '../aws-errors.js';
 import { s3Api, type S3Api } from './s3-api.js';
 
 /** The user metadata key that carries the content's sha256 (lowercase hex). */
@@ -93,44 +93,15 @@ export class S3BlobStore implements BlobStore {
     try {
       return await fn();
     } catch (error) {
-      const name = errorName(error);
-      const status = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
-      if (options.missingKey && (name === 'NoSuchKey' || (name === 'NotFound' && status === 404))) {
+      if (options.missingKey && isMissingS3Key(error)) {
         throw new BlobNotFoundError(`no blob ${key} in bucket ${this.bucket}`, key, { cause: error });
       }
-      const reason = failureReason(name, status);
-      const detail = error instanceof Error ? error.message : String(error);
+      const reason = s3Failure(error);
       throw new BlobStoreError(
-        `${operation} ${key} in bucket ${this.bucket} failed: ${reason} (${name}: ${detail})`,
+        `${operation} ${key} in bucket ${this.bucket} failed: ${reason} (${awsErrorName(error)}: ${awsErrorMessage(error)})`,
         reason,
         { cause: error },
       );
     }
   }
-}
-
-const THROTTLING = new Set([
-  'SlowDown',
-  'Throttling',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'TooManyRequestsException',
-  'RequestThrottled',
-]);
-
-function failureReason(name: string, status: number | undefined): BlobStoreFailure {
-  if (name === 'NoSuchBucket') return 'MissingBucket';
-  if (name === 'AccessDenied' || name === 'Forbidden' || name === 'KMS.AccessDeniedException' || status === 403)
-    return 'AccessDenied';
-  if (THROTTLING.has(name) || status === 503 || status === 429) return 'Throttled';
-  return 'Unavailable';
-}
-
-function errorName(error: unknown): string {
-  if (typeof error === 'object' && error !== null) {
-    const e = error as { name?: unknown; Code?: unknown };
-    if (typeof e.Code === 'string') return e.Code;
-    if (typeof e.name === 'string' && e.name !== 'Error') return e.name;
-  }
-  return 'Error';
 }

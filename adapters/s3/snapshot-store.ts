@@ -15,6 +15,7 @@ import {
   type SnapshotStoreFailure,
   type StoredSnapshot,
 } from '../../core/snapshots/index.js';
+import { awsErrorMessage, awsErrorName, isMissingS3Key, s3Failure } from '../aws-errors.js';
 import { s3Api, type S3Api } from './s3-api.js';
 
 /** The user metadata key that carries the content's sha256 (base64); CopyObject keeps user metadata. */
@@ -237,26 +238,27 @@ export class S3SnapshotStore implements SnapshotStore {
     key: string,
     options: { missingKey?: boolean; sourceBucket?: string },
   ): Error {
-    const name = errorName(error);
-    const status = httpStatus(error);
     const where =
       options.sourceBucket === undefined
         ? `bucket ${this.bucket}`
         : `bucket ${this.bucket} (copying from ${options.sourceBucket})`;
-    if (options.missingKey && (name === 'NoSuchKey' || (name === 'NotFound' && status === 404))) {
+    if (options.missingKey && isMissingS3Key(error)) {
       return new SnapshotNotFoundError(`no object ${key} in bucket ${this.bucket}`, key, { cause: error });
     }
-    const reason = failureReason(name, status, operation);
-    const detail = error instanceof Error ? error.message : String(error);
+    const reason = s3Failure(error, { bucketCheck: operation === 'check bucket' });
     const what: Record<SnapshotStoreFailure, string> = {
       MissingBucket: `${where} does not exist`,
       AccessDenied: `access to ${where} denied`,
       Throttled: `S3 throttled ${where}`,
       Unavailable: `S3 failed for ${where}`,
     };
-    return new SnapshotStoreError(`${operation} ${key}: ${what[reason]} (${name}: ${detail})`, reason, {
-      cause: error,
-    });
+    return new SnapshotStoreError(
+      `${operation} ${key}: ${what[reason]} (${awsErrorName(error)}: ${awsErrorMessage(error)})`,
+      reason,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -273,40 +275,6 @@ export function s3SnapshotStores(
   const source = new S3SnapshotStore({ ...rest, bucket: sourceBucket });
   const destination = new S3SnapshotStore({ ...rest, bucket: destinationBucket });
   return { source, destination, copier: destination.copierFrom(source) };
-}
-
-const THROTTLING = new Set([
-  'SlowDown',
-  'Throttling',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'TooManyRequestsException',
-  'RequestThrottled',
-]);
-
-function failureReason(name: string, status: number | undefined, operation: string): SnapshotStoreFailure {
-  if (name === 'NoSuchBucket') return 'MissingBucket';
-  // HeadBucket has no body: a missing bucket is a bare 404.
-  if (operation === 'check bucket' && status === 404) return 'MissingBucket';
-  if (name === 'AccessDenied' || name === 'Forbidden' || name === 'AllAccessDisabled' || status === 403)
-    return 'AccessDenied';
-  if (THROTTLING.has(name) || status === 503 || status === 429) return 'Throttled';
-  return 'Unavailable';
-}
-
-function errorName(error: unknown): string {
-  if (typeof error === 'object' && error !== null) {
-    const e = error as { name?: unknown; Code?: unknown; code?: unknown };
-    if (typeof e.Code === 'string') return e.Code;
-    if (typeof e.name === 'string' && e.name !== 'Error') return e.name;
-    if (typeof e.code === 'string') return e.code;
-  }
-  return 'Error';
-}
-
-function httpStatus(error: unknown): number | undefined {
-  const meta = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata;
-  return meta?.httpStatusCode;
 }
 
 /** CopySource is `<bucket>/<url-encoded key>`; slashes may stay. */

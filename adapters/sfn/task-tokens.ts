@@ -1,4 +1,5 @@
 import { SendTaskFailureCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { awsErrorName } from '../aws-errors.js';
 import type { TaskTokens } from '../../core/migration/source-waits.js';
 
 /** Step Functions errors that mean the task is no longer waiting on this token (answered, timed out, or the execution ended). */
@@ -22,7 +23,7 @@ export class SfnTaskTokens implements TaskTokens {
       );
       return 'failed';
     } catch (error) {
-      if (GONE.has((error as { name?: string }).name ?? '')) return 'gone';
+      if (GONE.has(awsErrorName(error))) return 'gone';
       throw error;
     }
   }

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
+import { processGroupAlive, signalProcessGroup } from '../../seed/agent/process-group.js';
 import { freePort } from '../../seed/ports.js';
 import { kubeconfigFor, writeClusterSecrets } from './certs.js';
 import { ensureKubeTools, kubeTools, type KubeTools } from './tools.js';
@@ -249,14 +250,14 @@ export class KubeCluster {
 
   /** SIGTERM to every group, newest first, SIGKILL to what is left after `timeoutMs`. */
   async stop(options: { timeoutMs?: number } = {}): Promise<void> {
-    for (const { pgid } of [...this.info.groups].reverse()) signalGroup(pgid, 'SIGTERM');
+    for (const { pgid } of [...this.info.groups].reverse()) signalProcessGroup(pgid, 'SIGTERM');
     const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-    while (Date.now() < deadline && this.info.groups.some((g) => alive(g.pgid))) await sleep(100);
+    while (Date.now() < deadline && this.info.groups.some((g) => processGroupAlive(g.pgid))) await sleep(100);
     this.killNow();
   }
 
   killNow(): void {
-    for (const { pgid } of this.info.groups) signalGroup(pgid, 'SIGKILL');
+    for (const { pgid } of this.info.groups) signalProcessGroup(pgid, 'SIGKILL');
   }
 
   /** The last lines of every process log, for a failing test's message. */
@@ -346,24 +347,6 @@ async function waitFor(
       );
     }
     await sleep(250);
-  }
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-  }
-}
-
-function alive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    // ESRCH: the group is gone.
-    return false;
   }
 }
 

@@ -1,10 +1,10 @@
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GardenClient } from '../../adapters/http/garden-client.js';
 import { durationFlag } from '../../seed/backup-restore/duration.js';
 import { emulatorEnv } from '../aws-env.js';
+import { emulatorS3, ensureBucket } from '../buckets.js';
 import { PROJECT_ROOT } from '../emulator.js';
 import { LANDSCAPE_OWNERSHIP_TIMINGS } from '../fleet.js';
 import { startKubeCluster, type KubeClusterInfo } from './cluster.js';
@@ -33,15 +33,7 @@ export async function startKubeSeed(options: {
   internalDomain: string;
 }): Promise<KubeSeedStarted> {
   const cluster = await startKubeCluster({ dir: join(options.dir, 'kube'), tiedToProcess: false });
-  const s3 = new S3Client({
-    endpoint: options.endpoint,
-    region: options.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
-  await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${KUBE_SEED}` })).catch((error: unknown) => {
-    if ((error as { name?: string }).name !== 'BucketAlreadyOwnedByYou') throw error;
-  });
+  await ensureBucket(emulatorS3(options.endpoint, options.region), `gl-backup-${KUBE_SEED}`);
   const zones = cluster.info.zones;
   const res = await options.api.request('PUT', `/seeds/${KUBE_SEED}`, {
     body: {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /**
  * A child started in its own process group and stopped as a group. The sidecar starts etcd (and tsx
@@ -64,6 +65,38 @@ export function signalProcessGroup(pid: number, signal: NodeJS.Signals): void {
     process.kill(-pid, signal);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/** Whether any process of the group whose leader was `pid` is still there (zombies not yet reaped count). */
+export function processGroupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    // EPERM: the group exists but is not ours to signal.
+    return true;
+  }
+}
+
+/**
+ * Whether process `pid` still runs. A zombie (exited, not yet reaped by its parent) does not: it holds no
+ * port and no file, and only its parent can make it go.
+ */
+export function processRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // The command name (field 2) may contain ') ': the state follows the last one.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    // Gone between the signal and the read.
+    return false;
   }
 }
 

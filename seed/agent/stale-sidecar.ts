@@ -1,6 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { signalProcessGroup } from './process-group.js';
+import { processRunning, signalProcessGroup } from './process-group.js';
 
 /**
  * A sidecar's process group outlives an agent that was killed (SIGKILL runs no exit hook), still serving
@@ -20,10 +20,10 @@ export async function stopStaleSidecar(input: {
   input.log?.({ event: 'stale-sidecar-stopped', pid, dataDir: input.dataDir });
   signalProcessGroup(pid, 'SIGTERM');
   const deadline = Date.now() + (input.timeoutMs ?? 10_000);
-  while (alive(pid) && Date.now() < deadline) await sleep(100);
+  while (processRunning(pid) && Date.now() < deadline) await sleep(100);
   // The leader is gone or did not go in time: whatever is left of its group (etcd) goes now.
   signalProcessGroup(pid, 'SIGKILL');
-  while (alive(pid)) await sleep(50);
+  while (processRunning(pid)) await sleep(50);
 }
 
 /** Records the group of a sidecar just started (its leader's pid is the group id). */
@@ -47,16 +47,6 @@ function runsWith(pid: number, dataDir: string): boolean {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(dataDir);
   } catch {
     // Gone (or no /proc): nothing to stop.
-    return false;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    // A zombie (exited, not yet reaped by its new parent) counts as gone.
-    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
-  } catch {
     return false;
   }
 }

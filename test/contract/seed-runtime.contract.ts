@@ -6,6 +6,7 @@ import type { HostedControlPlane } from '../../core/model/seed.js';
 import { InMemoryBlobStore } from '../../core/shootstate/index.js';
 import { InMemorySnapshotStore, makeSnapshot } from '../../core/snapshots/index.js';
 import type { SeedRuntime } from '../../seed/agent/runtime.js';
+import { until } from '../../harness/until.js';
 
 /**
  * The contract every seed runtime (`memory`, `local`, `kubernetes`) keeps, seen only through the
@@ -131,17 +132,20 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
       what: string,
       check: (p: HostedControlPlane | undefined) => boolean,
     ): Promise<HostedControlPlane | undefined> {
-      const deadline = Date.now() + f.settleMs;
       let last: HostedControlPlane | undefined;
-      for (;;) {
-        last = await reported(shoot);
-        if (check(last)) return last;
-        if (Date.now() > deadline)
-          throw new Error(
-            `${what} within ${f.settleMs} ms; last report: ${JSON.stringify(last)}\n${f.diagnostics?.() ?? ''}`,
-          );
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await until(
+        what,
+        async () => {
+          last = await reported(shoot);
+          return check(last);
+        },
+        {
+          timeoutMs: f.settleMs,
+          intervalMs: 200,
+          explain: () => `last report: ${JSON.stringify(last)}\n${f.diagnostics?.() ?? ''}`,
+        },
+      );
+      return last;
     }
     const replicasOf = (p: HostedControlPlane | undefined, c: ComponentName) => p?.components?.[c]?.replicas;
     const allReplicas = (p: HostedControlPlane | undefined) =>

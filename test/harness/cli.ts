@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { emulatorCredentialsEnv } from '../../local/aws-env.js';
 import { PROJECT_ROOT } from '../../local/emulator.js';
 
 export interface CliRun {
@@ -22,8 +23,7 @@ export function runCli(
         cwd: PROJECT_ROOT,
         env: {
           ...process.env,
-          AWS_ACCESS_KEY_ID: 'test',
-          AWS_SECRET_ACCESS_KEY: 'test',
+          ...emulatorCredentialsEnv(target.region),
           GARDENLESS_API_URL: '',
           ...options.env,
         },

@@ -1,8 +1,9 @@
 import type { TestProject } from 'vitest/node';
 import { deployGarden, type Deployment } from '../../local/deploy.js';
 import { startEmulator } from '../../local/emulator.js';
-import { TEST_STACK_CONTEXT } from './timings.js';
+import { TEST_STACK_CONTEXT } from '../../harness/timings.js';
 import { GardenClient } from '../../adapters/http/garden-client.js';
+import { emulatorCredentials } from '../../local/aws-env.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -44,7 +45,7 @@ async function warmUp(deployment: { apiUrl: string; region: string }): Promise<s
   const client = new GardenClient({
     apiUrl: deployment.apiUrl,
     region: deployment.region,
-    credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+    credentials: emulatorCredentials(),
     timeoutMs: 120_000,
     gatewayRetries: 6,
   });

@@ -2,16 +2,12 @@ import { CreateRoleCommand, IAMClient } from '@aws-sdk/client-iam';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GardenClient } from '../../adapters/http/garden-client.js';
-import { fixture } from '../fixtures/index.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
-const { deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { deployment, aws } = garden;
 
 /** A client of the API with the credentials of a session of `roleName`, as an agent or a viewer would get them. */
 async function clientAs(roleName: string, create: boolean): Promise<GardenClient> {

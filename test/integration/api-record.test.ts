@@ -1,5 +1,4 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { promises as dns } from 'node:dns';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -14,15 +13,14 @@ import { apiDomainName, type ApiRecord } from '../../core/dns/index.js';
 import type { MigrationRecord } from '../../core/migration/index.js';
 import type { LastOperation } from '../../core/model/common.js';
 import { technicalID } from '../../core/model/names.js';
-import type { SeedAgent } from '../../seed/agent/agent.js';
-import { localSeedAgent } from '../../seed/agent/local-agent.js';
-import type { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
+import { fixture } from '../../harness/fixtures/index.js';
 import { runCli } from '../harness/cli.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
 import { DNSMASQ_PATH, freeDnsPort, startDnsmasq, type Dnsmasq } from '../harness/dnsmasq.js';
-import { gatewayPut } from '../harness/scenario/etcd-client.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+import { gatewayPut } from '../../harness/scenario/etcd-client.js';
+import { untilWith } from '../../harness/until.js';
+import { registerLocalSeed, startLocalSeedAgent, type LocalSeed } from '../../harness/local-seed.js';
 
 /**
  * The shoot's API record on the deployed stack with real seed agents (local runtime): written once the
@@ -33,10 +31,7 @@ import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
  * and the shoot the same port on both, as 443 is on real load balancers.
  */
 const garden = testGarden();
-const { api, deployment } = garden;
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
-const s3 = new S3Client({ ...aws, forcePathStyle: true });
+const { api, deployment, aws } = garden;
 const records = new Route53ApiRecords({
   hostedZoneId: deployment.outputs.ApiHostedZoneId!,
   api: route53Api(new Route53Client(aws)),
@@ -50,7 +45,7 @@ const LB = { 'dns-a': '127.0.0.2', 'dns-b': '127.0.0.3' } as const;
 type SeedName = keyof typeof LB;
 const workDir = mkdtempSync(join(tmpdir(), 'gl-api-record-'));
 const hostsFile = join(workDir, 'zone.hosts');
-const agents = new Map<SeedName, { agent: SeedAgent; hosting: () => LocalHosting }>();
+const agents = new Map<SeedName, LocalSeed>();
 const logs: string[] = [];
 const CONFIRM = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
 const MERGE_PATCH = { 'content-type': 'application/merge-patch+json' };
@@ -82,42 +77,21 @@ async function portFreeOnBoth(): Promise<number> {
   }
 }
 
-async function startAgent(name: SeedName) {
-  const local = localSeedAgent({
-    seed: name,
-    garden: api,
-    aws,
-    owner: {
-      mode: 'api',
-      hostedZoneId: deployment.outputs.HostedZoneId,
-      internalDomain: deployment.outputs.InternalDomain,
-    },
-    backupBucket: `gl-backup-${name}`,
-    workDir: join(workDir, name),
-    heartbeatIntervalMs: 1_000,
-    pollWaitSeconds: 1,
-    sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
-    loadBalancer: { host: LB[name], port: (t) => (t === id ? lbPort : undefined) },
-    log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
-    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
-  });
-  agents.set(name, local);
-  await local.agent.start();
+async function startAgent(name: SeedName): Promise<void> {
+  agents.set(
+    name,
+    await startLocalSeedAgent({
+      deployment,
+      garden: api,
+      name,
+      workDir: join(workDir, name),
+      loadBalancer: { host: LB[name], port: (t) => (t === id ? lbPort : undefined) },
+      log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
+    }),
+  );
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    last = await fn().catch((error: unknown) => error);
-    if (last !== undefined && last !== false && !(last instanceof Error)) return last as T;
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}\n${logs.slice(-20).join('\n')}`,
-      );
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const until = untilWith({ intervalMs: 250, explain: () => logs.slice(-20).join('\n') });
 
 const shoot = async () => (await api.request<ShootView>('GET', `/projects/${project}/shoots/${shootName}`)).body;
 /** What `gardenless -o yaml shoot get` and `shoot kubeconfig` say: the advertised addresses and the kubeconfig's server. */
@@ -147,7 +121,7 @@ async function migrate(destinationSeed: SeedName, mode: 'auto' | 'bad'): Promise
       const m = await migration();
       return m.state !== 'Running' ? m : undefined;
     },
-    180_000,
+    { timeoutMs: 180_000 },
   );
 }
 
@@ -241,8 +215,7 @@ describe.skipIf(DNSMASQ_PATH.length === 0)(
       writeFileSync(hostsFile, '\n');
       dnsmasq = await startDnsmasq({ port: await freeDnsPort(), domain: externalDomain, hostsFile });
       for (const [i, name] of (['dns-a', 'dns-b'] as const).entries()) {
-        await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
-        expect((await api.request('PUT', `/seeds/${name}`, { body: backedSeed(name, 80 + i) })).status).toBe(201);
+        await registerLocalSeed({ garden: api, deployment, name, networkIndex: 80 + i });
         await startAgent(name);
       }
     });

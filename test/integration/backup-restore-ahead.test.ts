@@ -11,7 +11,7 @@ import {
   startedEtcd,
   startSidecar,
   unique,
-  waitFor,
+  until,
 } from './backup-restore-support.js';
 
 /**
@@ -126,7 +126,7 @@ describe('backup-restore sidecar: restore ahead', () => {
         transactions: 7,
         final: true,
       });
-      await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200, 10_000);
+      await until('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200, { timeoutMs: 10_000 });
       expect(await dump(sidecar.clientUrl)).toEqual(await dump(sourceUrl));
       const listing = await store.list(technicalID);
       expect(
@@ -139,11 +139,9 @@ describe('backup-restore sidecar: restore ahead', () => {
         ),
       ).toHaveLength(1);
       expect(currentFinalSnapshot(listing)).toBeUndefined();
-      await waitFor(
-        'the full snapshot after serving',
-        () => sidecar.status().snapshots.lastFullSnapshot !== null,
-        20_000,
-      );
+      await until('the full snapshot after serving', () => sidecar.status().snapshots.lastFullSnapshot !== null, {
+        timeoutMs: 20_000,
+      });
       expect(log.map((e) => e.event)).toEqual(
         expect.arrayContaining(['restored-ahead', 'refreshed-ahead', 'caught-up']),
       );
@@ -167,7 +165,7 @@ describe('backup-restore sidecar: restore ahead', () => {
       owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
       ...intervals,
     });
-    await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
+    await until('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
     for (const path of ['/restore/catch-up?expectedLastRevision=5', '/restore/refresh']) {
       const res = await fetch(`${sidecar.statusUrl}${path}`, { method: 'POST' });
       expect(res.status).toBe(409);

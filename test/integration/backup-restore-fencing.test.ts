@@ -11,7 +11,7 @@ import {
   startSidecar,
   startWriter,
   unique,
-  waitFor,
+  until,
 } from './backup-restore-support.js';
 
 /**
@@ -43,13 +43,13 @@ describe('backup-restore sidecar: owner watchdog', () => {
       ...intervals,
       unknownGrace: 5_000,
     });
-    await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
+    await until('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
     const writer = startWriter({ clientUrl: sidecar.clientUrl });
     await sleep(2_500);
 
     // Act: the orchestrator gives the shoot to another seed.
     await zone.records.set({ name: zone.recordName, value: OTHER, expected: ME });
-    await waitFor('the final snapshot', () => sidecar.status().owner.finalSnapshot === 'taken');
+    await until('the final snapshot', () => sidecar.status().owner.finalSnapshot === 'taken');
     await sleep(300);
     await writer.stop();
 
@@ -101,7 +101,7 @@ describe('backup-restore sidecar: owner watchdog', () => {
       ...intervals,
       unknownGrace: grace,
     });
-    await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
+    await until('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
     const writer = startWriter({ clientUrl: sidecar.clientUrl });
     const probes: { at: number; status: number }[] = [];
     let probing = true;
@@ -116,10 +116,10 @@ describe('backup-restore sidecar: owner watchdog', () => {
     // Act 1: Route 53 unreachable for half the grace.
     const shortCut = performance.now();
     proxy.cut();
-    await waitFor('an unknown check', () => sidecar.status().owner.lastResult === 'unknown', 5_000);
+    await until('an unknown check', () => sidecar.status().owner.lastResult === 'unknown', { timeoutMs: 5_000 });
     await sleep(grace / 2);
     proxy.heal();
-    await waitFor('an owner check again', () => sidecar.status().owner.lastResult === 'owner', 5_000);
+    await until('an owner check again', () => sidecar.status().owner.lastResult === 'owner', { timeoutMs: 5_000 });
     await sleep(500);
 
     // Assess 1: nothing went down.
@@ -134,10 +134,10 @@ describe('backup-restore sidecar: owner watchdog', () => {
     // Act 2: unreachable for longer than the grace.
     const longCut = performance.now();
     proxy.cut();
-    await waitFor(
+    await until(
       'the unknown fence',
       () => sidecar.status().owner.fencedBecause === 'unknown' && sidecar.status().etcd.lastFence !== null,
-      grace + 5_000,
+      { timeoutMs: grace + 5_000 },
     );
     const fencedAt = sidecar.status().etcd.lastFence!.refusingAt;
     await sleep(800);
@@ -152,7 +152,7 @@ describe('backup-restore sidecar: owner watchdog', () => {
     // Act 3: the record answers again and still names this seed.
     const healedAt = performance.now();
     proxy.heal();
-    await waitFor('readiness 200 again', async () => (await readiness(sidecar.statusUrl)) === 200, 5_000);
+    await until('readiness 200 again', async () => (await readiness(sidecar.statusUrl)) === 200, { timeoutMs: 5_000 });
     const servingAgain = performance.now();
     await sleep(1_500);
     probing = false;
@@ -165,11 +165,9 @@ describe('backup-restore sidecar: owner watchdog', () => {
     const acked = writer.acknowledged();
     expect(acked.filter((w) => w.sentAt > servingAgain).length).toBeGreaterThan(20);
     const maxAcked = Math.max(...acked.map((w) => w.revision!));
-    await waitFor(
-      'a delta up to the last write',
-      () => (sidecar.status().snapshots.lastRevision ?? 0) >= maxAcked,
-      5_000,
-    );
+    await until('a delta up to the last write', () => (sidecar.status().snapshots.lastRevision ?? 0) >= maxAcked, {
+      timeoutMs: 5_000,
+    });
     expect(planRestore(await store.list(technicalID)).lastRevision).toBeGreaterThanOrEqual(maxAcked);
   });
 
@@ -185,22 +183,22 @@ describe('backup-restore sidecar: owner watchdog', () => {
       ...intervals,
       unknownGrace: 1_000,
     });
-    await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
+    await until('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
     const writer = startWriter({ clientUrl: sidecar.clientUrl });
     await sleep(1_000);
 
     // Act: cut off, fenced after the grace; meanwhile the orchestrator moves the record; then reconnect.
     proxy.cut();
-    await waitFor(
+    await until(
       'the unknown fence',
       () => sidecar.status().owner.fencedBecause === 'unknown' && sidecar.status().etcd.lastFence !== null,
-      6_000,
+      { timeoutMs: 6_000 },
     );
     await zone.records.set({ name: zone.recordName, value: OTHER, expected: ME });
     await sleep(500);
     expect(latestFinalSnapshot(await store.list(technicalID))).toBeUndefined();
     proxy.heal();
-    await waitFor('the final snapshot', () => sidecar.status().owner.finalSnapshot === 'taken', 6_000);
+    await until('the final snapshot', () => sidecar.status().owner.finalSnapshot === 'taken', { timeoutMs: 6_000 });
     await sleep(1_200);
     await writer.stop();
 

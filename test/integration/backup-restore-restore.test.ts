@@ -13,8 +13,9 @@ import {
   restoredContent,
   startSidecar,
   unique,
-  waitFor,
+  until,
 } from './backup-restore-support.js';
+import { emulatorCredentials } from '../../local/aws-env.js';
 
 /** Restore from a bucket: latest full + later deltas replayed revision by revision, verified; and the copy. */
 
@@ -64,13 +65,11 @@ describe('backup-restore sidecar: restore', () => {
     await zone.records.set({ name: zone.recordName, value: ME });
     const owner = { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME };
     const source = await startSidecar({ technicalID, store, owner, ...intervals });
-    await waitFor('readiness 200', async () => (await readiness(source.sidecar.statusUrl)) === 200);
+    await until('readiness 200', async () => (await readiness(source.sidecar.statusUrl)) === 200);
     const lastRevision = await mixedWrites(source.sidecar.clientUrl, 60);
-    await waitFor(
-      'deltas up to the last write',
-      () => source.sidecar.status().snapshots.lastRevision === lastRevision,
-      10_000,
-    );
+    await until('deltas up to the last write', () => source.sidecar.status().snapshots.lastRevision === lastRevision, {
+      timeoutMs: 10_000,
+    });
     const before = await dump(source.sidecar.clientUrl);
     await source.sidecar.stop();
     const listing = await store.list(technicalID);
@@ -84,7 +83,7 @@ describe('backup-restore sidecar: restore', () => {
       ...intervals,
       restore: { expectedLastRevision: lastRevision },
     });
-    await waitFor('readiness 200', async () => (await readiness(target.sidecar.statusUrl)) === 200);
+    await until('readiness 200', async () => (await readiness(target.sidecar.statusUrl)) === 200);
 
     // Assess: same keys, values and revisions; the deltas were replayed, not skipped.
     const restore = target.sidecar.status().restore!;
@@ -98,10 +97,10 @@ describe('backup-restore sidecar: restore', () => {
       (x) => x.kind === 'Incr' && !x.final && x.startRevision === lastRevision && x.lastRevision === lastRevision,
     );
     expect(marker).toHaveLength(1);
-    await waitFor(
+    await until(
       'the full snapshot after serving',
       async () => latestFullSnapshot(await store.list(technicalID))?.lastRevision === lastRevision,
-      10_000,
+      { timeoutMs: 10_000 },
     );
     const after = await store.list(technicalID);
     expect(latestFullSnapshot(after)).toMatchObject({ lastRevision: lastRevision, final: false });
@@ -121,7 +120,7 @@ describe('backup-restore sidecar: restore', () => {
     await zone.records.set({ name: zone.recordName, value: ME });
     const owner = { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME };
     const source = await startSidecar({ technicalID, store, owner, ...intervals });
-    await waitFor('readiness 200', async () => (await readiness(source.sidecar.statusUrl)) === 200);
+    await until('readiness 200', async () => (await readiness(source.sidecar.statusUrl)) === 200);
     const client = new Etcd3({ hosts: source.sidecar.clientUrl });
     const putAll = async (keys: string[], lease?: string) => {
       for (let i = 0; i < keys.length; i += 100) {
@@ -143,11 +142,9 @@ describe('backup-restore sidecar: restore', () => {
     await client.leaseClient.leaseRevoke({ ID: lease.ID });
     const lastRevision = Number((await client.put('last').value('1')).header.revision);
     client.close();
-    await waitFor(
-      'deltas up to the last write',
-      () => source.sidecar.status().snapshots.lastRevision === lastRevision,
-      10_000,
-    );
+    await until('deltas up to the last write', () => source.sidecar.status().snapshots.lastRevision === lastRevision, {
+      timeoutMs: 10_000,
+    });
     const before = await dump(source.sidecar.clientUrl);
     await source.sidecar.stop();
 
@@ -159,7 +156,7 @@ describe('backup-restore sidecar: restore', () => {
       ...intervals,
       restore: { expectedLastRevision: lastRevision },
     });
-    await waitFor('readiness 200', async () => (await readiness(target.sidecar.statusUrl)) === 200);
+    await until('readiness 200', async () => (await readiness(target.sidecar.statusUrl)) === 200);
 
     // Assess: every revision replayed onto its own revision; only the two keys outside the deletes remain.
     expect(target.sidecar.status().restore).toMatchObject({ revision: lastRevision });
@@ -175,13 +172,11 @@ describe('backup-restore sidecar: restore', () => {
     await zone.records.set({ name: zone.recordName, value: ME });
     const owner = { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME };
     const source = await startSidecar({ technicalID, store, owner, ...intervals });
-    await waitFor('readiness 200', async () => (await readiness(source.sidecar.statusUrl)) === 200);
+    await until('readiness 200', async () => (await readiness(source.sidecar.statusUrl)) === 200);
     const lastRevision = await mixedWrites(source.sidecar.clientUrl, 40);
-    await waitFor(
-      'deltas up to the last write',
-      () => source.sidecar.status().snapshots.lastRevision === lastRevision,
-      10_000,
-    );
+    await until('deltas up to the last write', () => source.sidecar.status().snapshots.lastRevision === lastRevision, {
+      timeoutMs: 10_000,
+    });
     await source.sidecar.stop();
 
     // Act / Assess: short of the expected revision.
@@ -205,13 +200,11 @@ describe('backup-restore sidecar: restore', () => {
       owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
       ...intervals,
     });
-    await waitFor('readiness 200', async () => (await readiness(side.sidecar.statusUrl)) === 200);
+    await until('readiness 200', async () => (await readiness(side.sidecar.statusUrl)) === 200);
     const lastRevision = await mixedWrites(side.sidecar.clientUrl, 20);
-    await waitFor(
-      'deltas up to the last write',
-      () => side.sidecar.status().snapshots.lastRevision === lastRevision,
-      10_000,
-    );
+    await until('deltas up to the last write', () => side.sidecar.status().snapshots.lastRevision === lastRevision, {
+      timeoutMs: 10_000,
+    });
     const before = await dump(side.sidecar.clientUrl);
     await side.sidecar.stop();
 
@@ -222,8 +215,8 @@ describe('backup-restore sidecar: restore', () => {
     const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => void printed.push(line));
     const endpoint = inject('deployment').awsEndpoint;
     // The command takes credentials from the environment, as on a seed.
-    vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', emulatorCredentials().accessKeyId);
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', emulatorCredentials().secretAccessKey);
     try {
       await program.parseAsync(
         [

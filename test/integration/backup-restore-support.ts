@@ -11,7 +11,7 @@ import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-re
 import { s3Api } from '../../adapters/s3/s3-api.js';
 import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
 import { freeEtcdPorts } from '../../seed/ports.js';
-import { startTcpProxy } from '../harness/scenario/tcp-proxy.js';
+import { startTcpProxy } from '../../harness/scenario/tcp-proxy.js';
 import {
   BackupRestoreSidecar,
   EtcdSupervisor,
@@ -20,6 +20,8 @@ import {
   type EtcdAddress,
   type SidecarOptions,
 } from '../../seed/backup-restore/index.js';
+import { emulatorCredentials } from '../../local/aws-env.js';
+import { untilWith } from '../../harness/until.js';
 
 /**
  * Shared pieces of the backup-restore integration tests: AWS clients on the emulator, a TCP proxy in
@@ -27,7 +29,6 @@ import {
  * sidecars on free loopback ports in temporary directories, all stopped by `cleanup()`.
  */
 
-const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 const cleanups: (() => Promise<void> | void)[] = [];
 
 /** Runs every registered cleanup, newest first, even when some fail. */
@@ -47,7 +48,7 @@ export function unique(prefix: string): string {
 
 function aws() {
   const deployment = inject('deployment');
-  return { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+  return { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() };
 }
 
 export async function newBucket(label: string): Promise<S3SnapshotStore> {
@@ -143,18 +144,8 @@ export async function startSidecar(
   return { sidecar, log, dir };
 }
 
-export async function waitFor(
-  what: string,
-  predicate: () => boolean | Promise<boolean>,
-  timeoutMs = 20_000,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (await predicate()) return;
-    await sleep(25);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
+/** `until` at these suites' pace: a sidecar answers within milliseconds, so it polls often and gives up sooner. */
+export const until = untilWith({ timeoutMs: 20_000, intervalMs: 25 });
 
 export async function readiness(statusUrl: string): Promise<number> {
   return (await fetch(`${statusUrl}/readyz`, { signal: AbortSignal.timeout(2_000) })).status;

@@ -14,7 +14,7 @@ import {
   startWriter,
   tempDir,
   unique,
-  waitFor,
+  until,
 } from './backup-restore-support.js';
 
 /**
@@ -65,7 +65,7 @@ describe('backup-restore sidecar: write guard', () => {
       fullSnapshotInterval: 600_000,
       backupLagLimit: LIMIT_MS,
     });
-    await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
+    await until('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
     const writer = startWriter({ clientUrl: sidecar.clientUrl });
     await sleep(1_500);
     expect(sidecar.status().writeGuard).toMatchObject({ stalled: false, stalls: 0, limitMs: LIMIT_MS });
@@ -73,7 +73,7 @@ describe('backup-restore sidecar: write guard', () => {
     // Act 1: delta uploads fail.
     const downAt = performance.now();
     down = true;
-    await waitFor('the write guard to stall', () => sidecar.status().writeGuard.stalled, 10_000);
+    await until('the write guard to stall', () => sidecar.status().writeGuard.stalled, { timeoutMs: 10_000 });
     const stalledAt = performance.now();
     await sleep(300);
 
@@ -97,15 +97,15 @@ describe('backup-restore sidecar: write guard', () => {
     const full = await sidecar.snapshotter.takeFull();
 
     // Assess 2: the guard resumes by itself (the lag is gone), puts are acknowledged again.
-    await waitFor('the write guard to resume', () => !sidecar.status().writeGuard.stalled, 5_000);
-    await waitFor(
+    await until('the write guard to resume', () => !sidecar.status().writeGuard.stalled, { timeoutMs: 5_000 });
+    await until(
       'a put to be acknowledged',
       async () =>
         await put(sidecar.clientUrl, { key: 'guard/after', value: 'y' }).then(
           () => true,
           () => false,
         ),
-      5_000,
+      { timeoutMs: 5_000 },
     );
     expect(log.some((e) => e.event === 'write-resume')).toBe(true);
 
@@ -113,10 +113,10 @@ describe('backup-restore sidecar: write guard', () => {
     down = false;
     await sleep(3 * DELTA_MS);
     await writer.stop();
-    await waitFor(
+    await until(
       'every acknowledged write uploaded',
       () => sidecar.status().snapshots.pendingEvents === 0 && sidecar.status().snapshots.backupLagMs === 0,
-      10_000,
+      { timeoutMs: 10_000 },
     );
     const stallEvent = log.find((e) => e.event === 'write-stall');
     console.log(

@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { freePort } from '../../seed/ports.js';
 import { runCli, type CliRun } from '../harness/cli.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
 import { testSeedCluster } from '../harness/kube/seed-cluster.js';
 import { KubeObjects } from '../../seed/kubernetes/kube-api.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -232,24 +233,33 @@ describe('the gardenless CLI against the deployed stack', () => {
   }, 120_000);
 
   it("deletes a shoot only when confirmed, with Gardener's confirmation annotation", async () => {
+    // Prepare: ops/db is placed (no agent runs here), so a deletion marks it and waits for its seed.
+    const placed = await garden.api.request<{ status: { seedName?: string } }>('GET', '/projects/ops/shoots/db');
+    expect(placed.body.status.seedName).toMatch(/^cli-[ab]$/);
+
+    // Act
     const refused = await cli(['shoot', 'delete', 'ops/db'], { input: 'no\n' });
-    const kept = await garden.api.request('GET', '/projects/ops/shoots/db');
+    const kept = await garden.api.request<{ metadata: { deletionTimestamp?: string } }>(
+      'GET',
+      '/projects/ops/shoots/db',
+    );
     const confirmed = await cli(['shoot', 'delete', 'shoot/ops/db'], { input: 'y\n' });
-    const gone = await garden.api.request<{
-      metadata?: { deletionTimestamp?: string; annotations?: Record<string, string> };
+    const marked = await garden.api.request<{
+      metadata: { deletionTimestamp?: string; annotations?: Record<string, string> };
+      status: { lastOperation?: { type: string } };
     }>('GET', '/projects/ops/shoots/db');
 
+    // Assess: refused, nothing changed; confirmed, the shoot carries Gardener's annotation and is being deleted.
     expect(refused.code).toBe(1);
     expect(kept.status).toBe(200);
-    expect(confirmed.code).toBe(0);
-    expect(confirmed.stdout).toMatch(/^shoot\/ops\/db (deleted|deletion requested)\n$/);
-    // Deleted at once, or marked for deletion with the confirmation set (issue 10's lifecycle).
-    if (gone.status === 200)
-      expect(gone.body.metadata).toMatchObject({
-        deletionTimestamp: expect.any(String),
-        annotations: { 'confirmation.gardener.cloud/deletion': 'true' },
-      });
-    else expect(gone.status).toBe(404);
+    expect(kept.body.metadata.deletionTimestamp).toBeUndefined();
+    expect(confirmed).toMatchObject({ code: 0, stdout: 'shoot/ops/db deletion requested\n' });
+    expect(marked.status).toBe(200);
+    expect(marked.body.metadata).toMatchObject({
+      deletionTimestamp: expect.any(String),
+      annotations: { 'confirmation.gardener.cloud/deletion': 'true' },
+    });
+    expect(marked.body.status.lastOperation?.type).toBe('Delete');
   }, 120_000);
 
   it('waits for a shoot to run, and gives up after --timeout', async () => {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fixture } from '../fixtures/index.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
 const { api } = garden;

@@ -1,5 +1,4 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,16 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
 import type { SeedAgent } from '../../seed/agent/agent.js';
-import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { untilWith } from '../../harness/until.js';
+import { startLocalSeed } from '../../harness/local-seed.js';
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const { api, deployment, aws } = garden;
 const lambda = new LambdaClient(aws);
 const workDir = mkdtempSync(join(tmpdir(), 'gl-watchdog-agent-'));
 const SEED = 'dwd-agent';
@@ -30,15 +28,7 @@ async function reported(): Promise<HostedControlPlane | undefined> {
   return res.body.status.controlPlanes?.find((p) => p.technicalID === id);
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await reported())}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const until = untilWith({ timeoutMs: 30_000, intervalMs: 250, explain: reported });
 
 /** One watchdog round through the deployed Lambda, once the agent has reported after `since`. */
 async function round(since: number): Promise<void> {
@@ -64,27 +54,7 @@ const replicas = (cp: HostedControlPlane | undefined) => ({
 describe('dependency watchdog against a real seed agent', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
-    await new S3Client({ ...aws, forcePathStyle: true }).send(new CreateBucketCommand({ Bucket: `gl-backup-${SEED}` }));
-    expect((await api.request('PUT', `/seeds/${SEED}`, { body: backedSeed(SEED, 0) })).status).toBe(201);
-    const local = localSeedAgent({
-      seed: SEED,
-      garden: api,
-      aws,
-      owner: {
-        mode: 'api',
-        hostedZoneId: deployment.outputs.HostedZoneId,
-        internalDomain: deployment.outputs.InternalDomain,
-      },
-      backupBucket: `gl-backup-${SEED}`,
-      workDir,
-      heartbeatIntervalMs: 1000,
-      pollWaitSeconds: 1,
-      sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
-      env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
-    });
-    agent = local.agent;
-    hosting = local.hosting;
-    await agent.start();
+    ({ agent, hosting } = await startLocalSeed({ deployment, garden: api, name: SEED, networkIndex: 0, workDir }));
     // Placing the shoot is all it takes: provisioning sets the owner record and asks the agent for the control plane.
     const shoot = fixture('shoot-dev-api1');
     shoot.metadata = { name: 'real1' };
@@ -97,7 +67,7 @@ describe('dependency watchdog against a real seed agent', () => {
         const cp = await reported();
         return cp?.active && cp.internalProbe === 'Success' && cp.externalUrl !== undefined;
       },
-      60_000,
+      { timeoutMs: 60_000 },
     );
   }, 120_000);
 

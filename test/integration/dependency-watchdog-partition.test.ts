@@ -1,15 +1,16 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { AgentProcess } from '../harness/agent-process.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { registerSeedWithAgent, type AgentProcess } from '../../harness/agent-process.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { untilWith } from '../../harness/until.js';
 
 /**
  * Issue 10, the dependency watchdog and partitions: a seed agent frozen for 60 s (SIGSTOP of the agent
@@ -17,12 +18,7 @@ import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
  * while frozen (none queued for it) nor after it wakes (its replicas stay as they were).
  */
 const garden = testGarden();
-const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { api, deployment, aws } = garden;
 const lambda = new LambdaClient(aws);
 const sqs = new SQSClient(aws);
 const workDir = mkdtempSync(join(tmpdir(), 'gl-dwd-partition-'));
@@ -37,15 +33,12 @@ async function seed(): Promise<Seed> {
 async function reported(): Promise<HostedControlPlane | undefined> {
   return (await seed()).status.controlPlanes?.find((p) => p.technicalID === technicalID);
 }
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await reported())}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const until = untilWith({
+  timeoutMs: 60_000,
+  intervalMs: 250,
+  explain: reported,
+  logTail: join(workDir, SEED, 'agent.log'),
+});
 const replicas = (cp: HostedControlPlane | undefined) => ({
   kcm: cp?.components?.['kube-controller-manager']?.replicas,
   mcm: cp?.components?.['machine-controller-manager']?.replicas,
@@ -55,18 +48,14 @@ const replicas = (cp: HostedControlPlane | undefined) => ({
 describe('dependency watchdog: a frozen seed agent is never scaled down', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
-    await new S3Client({ ...aws, forcePathStyle: true })
-      .send(new CreateBucketCommand({ Bucket: `gl-backup-${SEED}` }))
-      .catch(() => undefined);
-    expect((await garden.setup.request('PUT', `/seeds/${SEED}`, { body: backedSeed(SEED, 0) })).status).toBe(201);
-    agent = new AgentProcess({
+    agent = await registerSeedWithAgent({
+      garden: garden.setup,
       seed: SEED,
-      deployment,
+      body: backedSeed(SEED, 0),
       workDir,
-      heartbeatIntervalSeconds: 2,
+      deployment,
       ownership: TEST_OWNERSHIP_TIMINGS,
     });
-    agent.start();
     const shoot = fixture('shoot-dev-api1');
     shoot.metadata = { name: 'frozen1' };
     shoot.spec.seedName = SEED;
@@ -84,7 +73,7 @@ describe('dependency watchdog: a frozen seed agent is never scaled down', () => 
           cp?.active && cp.internalProbe === 'Success' && cp.externalUrl !== undefined && replicas(cp).kcm !== undefined
         );
       },
-      120_000,
+      { timeoutMs: 120_000 },
     );
   }, 240_000);
 

@@ -4,17 +4,13 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fixture } from '../fixtures/index.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { until } from '../harness/until.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { until } from '../../harness/until.js';
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-};
+const { api, deployment, aws } = garden;
 const lambda = new LambdaClient(aws);
 const sqs = new SQSClient(aws);
 
@@ -206,7 +202,7 @@ describe('dependency watchdog on the deployed stack', () => {
         const op = res.body.status.lastOperation;
         return op?.type === 'Create' && op.progress >= 50;
       },
-      60_000,
+      { timeoutMs: 60_000 },
     );
     const item = await garden.ddb.send(
       new GetCommand({ TableName: garden.tableName, Key: { pk: 'SHOOT#dwd#api1', sk: 'SHOOT' } }),

@@ -1,5 +1,4 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { S3Client } from '@aws-sdk/client-s3';
 import { Etcd3 } from 'etcd3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,11 +6,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MigrationRecord } from '../../core/migration/record.js';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { registerSeedWithAgent, type AgentProcess } from '../harness/agent-process.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
-import { until } from '../harness/until.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { registerSeedWithAgent, type AgentProcess } from '../../harness/agent-process.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { until } from '../../harness/until.js';
 
 /**
  * Issue 10, early switch: a migration in mode auto whose source agent is frozen (SIGSTOP of the agent
@@ -19,12 +19,7 @@ import { until } from '../harness/until.js';
  * the source command's timeout, the lease monitor having failed the waiting step with SourceLeaseExpired.
  */
 const garden = testGarden();
-const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { api, deployment, aws } = garden;
 const lambda = new LambdaClient(aws);
 const workDir = mkdtempSync(join(tmpdir(), 'gl-early-switch-'));
 const [SOURCE, DESTINATION] = ['early-src', 'early-dst'];
@@ -46,13 +41,11 @@ const controlPlane = async (seedName: string, technicalID: string): Promise<Host
 describe('early switch to the bad path: the source agent frozen, mode auto', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
-    const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [SOURCE, DESTINATION].entries()) {
       agents.set(
         name,
         await registerSeedWithAgent({
           garden: garden.setup,
-          s3,
           seed: name,
           body: backedSeed(name, i),
           workDir,
@@ -133,7 +126,7 @@ describe('early switch to the bad path: the source agent frozen, mode auto', () 
           const r = (await api.request<MigrationRecord>('GET', `/projects/${PROJECT}/shoots/${SHOOT}/migration`)).body;
           return r.state !== 'Running' && r;
         },
-        120_000,
+        { timeoutMs: 120_000 },
       );
     } finally {
       done = true;

@@ -1,6 +1,5 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { Route53Client } from '@aws-sdk/client-route-53';
-import { S3Client } from '@aws-sdk/client-s3';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,12 +8,13 @@ import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-re
 import type { Evacuation } from '../../core/evacuation/record.js';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
-import { backedSeed } from '../fixtures/index.js';
-import { registerSeedWithAgent, type AgentProcess } from '../harness/agent-process.js';
-import { evacuationRound, hasKeys, shootOn, writeKeys } from '../harness/evacuation.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
-import { until } from '../harness/until.js';
+import { backedSeed } from '../../harness/fixtures/index.js';
+import { registerSeedWithAgent, type AgentProcess } from '../../harness/agent-process.js';
+import { evacuationRound, hasKeys, shootOn, writeKeys } from '../../harness/evacuation.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { until } from '../../harness/until.js';
 
 /**
  * Issue 16: a seed that comes back during its evacuation, and a shoot that fits nowhere. Seed RETURNS
@@ -27,12 +27,7 @@ import { until } from '../harness/until.js';
  * owns (no etcd, sidecar or data left there), and the third shoot stays on it, serving its keys.
  */
 const garden = testGarden();
-const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { api, deployment, aws } = garden;
 const lambda = new LambdaClient(aws);
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
@@ -101,14 +96,12 @@ function processesOf(seedName: string, shoot: string): number[] {
 describe('a seed that comes back during its evacuation', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
-    const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [RETURNS, DESTINATION].entries()) {
       const body = seedBody(name, i, name === DESTINATION ? 1 : undefined);
       agents.set(
         name,
         await registerSeedWithAgent({
           garden: garden.setup,
-          s3,
           seed: name,
           body,
           workDir,
@@ -122,7 +115,7 @@ describe('a seed that comes back during its evacuation', () => {
         `seed ${name} ready`,
         async () =>
           (await seed(name))?.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'),
-        120_000,
+        { timeoutMs: 120_000 },
       );
     }
   }, 240_000);
@@ -148,7 +141,7 @@ describe('a seed that comes back during its evacuation', () => {
           const cp = await controlPlane(RETURNS, name);
           return cp?.active && cp.etcdClientUrl;
         },
-        180_000,
+        { timeoutMs: 180_000 },
       );
       await writeKeys(url, `back/${name}/`, KEYS);
     }
@@ -166,8 +159,7 @@ describe('a seed that comes back during its evacuation', () => {
           stateOf(e, 'r0') === 'Moved' && e?.shoots.find((s) => s.name === 'r1' && s.state === 'Pending' && s.reason)
         );
       },
-      300_000,
-      1_000,
+      { timeoutMs: 300_000, intervalMs: 1_000 },
     );
     expect(waiting.reason).toMatch(/no seed fits: .*capacity/);
     const pending = await shootOf('r1');
@@ -187,8 +179,7 @@ describe('a seed that comes back during its evacuation', () => {
         await round();
         return stateOf(await evacuation(), 'r1') === 'Migrating';
       },
-      60_000,
-      1_000,
+      { timeoutMs: 60_000, intervalMs: 1_000 },
     );
     expect((await shootOf('r1')).status.scheduling).toBeUndefined();
 
@@ -202,8 +193,7 @@ describe('a seed that comes back during its evacuation', () => {
         const e = await evacuation();
         return e && !['Running', 'Paused', 'Cancelling', 'Stopping'].includes(e.phase) && e;
       },
-      300_000,
-      1_000,
+      { timeoutMs: 300_000, intervalMs: 1_000 },
     );
 
     // Assess: Stopped, with r0 and r1 moved and r2 staying.
@@ -217,7 +207,10 @@ describe('a seed that comes back during its evacuation', () => {
     for (const name of ['r0', 'r1']) {
       expect((await shootOf(name)).status.seedName).toBe(DESTINATION);
       expect((await owners.get(`owner.${name}.${PROJECT}.${deployment.outputs.InternalDomain}`))?.value).toBe(identity);
-      await until(`${name} serving its keys on ${DESTINATION}`, () => servesKeys(DESTINATION, name), 60_000, 1_000);
+      await until(`${name} serving its keys on ${DESTINATION}`, () => servesKeys(DESTINATION, name), {
+        timeoutMs: 60_000,
+        intervalMs: 1_000,
+      });
       // Released on the seed that came back: not reported, no process, no data.
       await until(
         `${name} released on ${RETURNS}`,
@@ -225,8 +218,7 @@ describe('a seed that comes back during its evacuation', () => {
           (await controlPlane(RETURNS, name)) === undefined &&
           processesOf(RETURNS, name).length === 0 &&
           !existsSync(join(workDir, RETURNS, ids.get(name)!)),
-        60_000,
-        1_000,
+        { timeoutMs: 60_000, intervalMs: 1_000 },
       );
     }
     const stayed = await shootOf('r2');

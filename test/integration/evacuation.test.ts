@@ -1,6 +1,5 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { Route53Client } from '@aws-sdk/client-route-53';
-import { S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,12 +9,13 @@ import type { Evacuation } from '../../core/evacuation/record.js';
 import type { MigrationRecord } from '../../core/migration/record.js';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
-import { backedSeed } from '../fixtures/index.js';
-import { registerSeedWithAgent, type AgentProcess } from '../harness/agent-process.js';
-import { evacuationRound, hasKeys, shootOn, splitBrainFindings, writeKeys } from '../harness/evacuation.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
-import { until } from '../harness/until.js';
+import { backedSeed } from '../../harness/fixtures/index.js';
+import { registerSeedWithAgent, type AgentProcess } from '../../harness/agent-process.js';
+import { evacuationRound, hasKeys, shootOn, splitBrainFindings, writeKeys } from '../../harness/evacuation.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { until } from '../../harness/until.js';
 
 /**
  * Issue 16, "Must show": a seed that opted in to evacuation hosts 6 shoots; its agent and every sidecar
@@ -24,12 +24,7 @@ import { until } from '../harness/until.js';
  * new seed, with the owner record naming the destination and `status.seedName` set.
  */
 const garden = testGarden();
-const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { api, deployment, aws } = garden;
 const lambda = new LambdaClient(aws);
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
@@ -101,13 +96,11 @@ async function round(): Promise<Record<string, unknown>> {
 describe('evacuation of a lost seed with real agents', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
-    const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [LOST, ...OTHERS, X, Y].entries()) {
       agents.set(
         name,
         await registerSeedWithAgent({
           garden: garden.setup,
-          s3,
           seed: name,
           body: seedBody(name, i),
           workDir,
@@ -121,7 +114,7 @@ describe('evacuation of a lost seed with real agents', () => {
         `seed ${name} ready`,
         async () =>
           (await seed(name))?.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'),
-        120_000,
+        { timeoutMs: 120_000 },
       );
     }
   }, 240_000);
@@ -148,7 +141,7 @@ describe('evacuation of a lost seed with real agents', () => {
           const cp = await controlPlane(LOST, ids.get(name)!);
           return cp?.active && cp.etcdClientUrl;
         },
-        180_000,
+        { timeoutMs: 180_000 },
       );
       await writeKeys(url, `evac/${name}/`, KEYS);
     }
@@ -190,7 +183,7 @@ describe('evacuation of a lost seed with real agents', () => {
           if (s.state !== 'Pending' && !startedAt.has(s.name)) startedAt.set(s.name, Date.now() - killedAt);
         return res.body.phase === 'Completed' && res.body;
       },
-      AFTER_S * 1_000 + EVACUATION_BOUND_MS,
+      { timeoutMs: AFTER_S * 1_000 + EVACUATION_BOUND_MS },
     );
     const elapsed = Date.now() - killedAt;
     expect(elapsed).toBeLessThanOrEqual(AFTER_S * 1_000 + EVACUATION_BOUND_MS);
@@ -244,7 +237,7 @@ describe('evacuation of a lost seed with real agents', () => {
       await until(
         `${name} serving on ${seedName}`,
         async () => (await controlPlane(seedName, put.body.status.technicalID))?.active,
-        180_000,
+        { timeoutMs: 180_000 },
       );
     }
     await new Promise((r) => setTimeout(r, 6_000));
@@ -261,7 +254,7 @@ describe('evacuation of a lost seed with real agents', () => {
         const e = await evacuationOf(X);
         return count(e, 'Migrating') > 0 && e;
       },
-      120_000,
+      { timeoutMs: 120_000 },
     );
     expect(await evacuationOf(Y)).toBeUndefined();
     expect(count(firstMove, 'Migrating')).toBe(1);
@@ -275,7 +268,7 @@ describe('evacuation of a lost seed with real agents', () => {
         const e = await evacuationOf(X);
         return count(e, 'Moved') === 1 && e;
       },
-      180_000,
+      { timeoutMs: 180_000 },
     );
     for (let i = 0; i < 3; i++) await round();
     const stillPaused = (await evacuationOf(X))!;
@@ -293,7 +286,7 @@ describe('evacuation of a lost seed with real agents', () => {
         await round();
         return count(await evacuationOf(X), 'Migrating') === 1;
       },
-      60_000,
+      { timeoutMs: 60_000 },
     );
     expect((await api.request<Evacuation>('POST', `/seeds/${X}/evacuation/cancel`)).body.phase).toBe('Cancelling');
     const cancelled = await until(
@@ -303,7 +296,7 @@ describe('evacuation of a lost seed with real agents', () => {
         const e = await evacuationOf(X);
         return e?.phase === 'Cancelled' && e;
       },
-      180_000,
+      { timeoutMs: 180_000 },
     );
     expect(count(cancelled, 'Moved')).toBe(2);
     expect(count(cancelled, 'Pending')).toBe(1);
@@ -317,7 +310,7 @@ describe('evacuation of a lost seed with real agents', () => {
         const e = await evacuationOf(Y);
         return e?.phase === 'Completed' && e;
       },
-      180_000,
+      { timeoutMs: 180_000 },
     );
     expect(Date.parse(y.createdAt)).toBeGreaterThanOrEqual(Date.parse(cancelled.endedAt!));
     expect(count(y, 'Moved')).toBe(1);

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import pLimit from 'p-limit';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fixture } from '../fixtures/index.js';
-import { resetGardenState, scanTable, testGarden } from '../harness/garden.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { resetGardenState, scanTable } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
 const { api } = garden;

@@ -8,7 +8,7 @@ import {
   type InProcessCluster,
   type InProcessClusterOptions,
   type InProcessMember,
-} from '../harness/cluster/in-process-cluster.js';
+} from '../../harness/cluster/in-process-cluster.js';
 import {
   checkHistory,
   HistoryRecorder,
@@ -21,8 +21,8 @@ import {
   type ClusterWriter,
   type ClusterWriterRecord,
   type RegisterClients,
-} from '../harness/scenario/index.js';
-import { cleanup, newBucket, restoredContent, unique, waitFor } from './backup-restore-support.js';
+} from '../../harness/scenario/index.js';
+import { cleanup, newBucket, restoredContent, unique, until } from './backup-restore-support.js';
 
 /**
  * A `node` or `zone` shoot's etcd as three real etcd processes, each with its own backup-restore sidecar
@@ -134,20 +134,16 @@ async function serving(
   });
   const entry: (typeof running)[number] = { cluster };
   running.push(entry);
-  await waitFor(
-    'every member serving',
-    async () => cluster.members.every((m) => m.sidecar.readiness() === 200),
-    60_000,
-  );
+  await until('every member serving', async () => cluster.members.every((m) => m.sidecar.readiness() === 200), {
+    timeoutMs: 60_000,
+  });
   const traffic = startTraffic(cluster, options.label);
   entry.traffic = traffic;
   // A new cluster's members report ready before it commits (it may still be electing its first leader):
   // the failure comes once the cluster acknowledged writes for 2 s, so that every history has a before.
-  await waitFor(
-    'the cluster to acknowledge writes',
-    async () => traffic.writer.record().acknowledged.length > 0,
-    30_000,
-  );
+  await until('the cluster to acknowledge writes', async () => traffic.writer.record().acknowledged.length > 0, {
+    timeoutMs: 30_000,
+  });
   await sleep(2_000);
   return { store, technicalID, lookup, cluster, traffic, writer: traffic.writer, history: traffic.history };
 }
@@ -162,13 +158,13 @@ async function assertNothingLost(
     // A member revived a moment ago may still be starting (its sidecar serves clients once its owner
     // check passed): read it once it answers.
     let content: Map<string, string> | undefined;
-    await waitFor(
+    await until(
       `member ${url} to answer a read`,
       async () => {
         content = await readEtcdContent({ clientUrl: url, prefix: `${prefix}/` }).catch(() => undefined);
         return content !== undefined;
       },
-      30_000,
+      { timeoutMs: 30_000 },
     );
     const lost = acks.filter((a) => content!.get(a.key) !== a.value);
     expect(
@@ -200,10 +196,10 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     const killedAt = epochNow();
     process.kill(pid, 'SIGKILL');
     history.annotate(`${victim.spec.name} killed`, killedAt);
-    await waitFor(
+    await until(
       'the member restarted by its sidecar',
       async () => victim.sidecar.supervisor.pid !== undefined && victim.sidecar.supervisor.pid !== pid,
-      15_000,
+      { timeoutMs: 15_000 },
     );
     history.annotate(`${victim.spec.name} restarted`);
     await sleep(3_000);
@@ -213,7 +209,9 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     expect(during.length, 'acknowledged writes in the 3 s after the kill').toBeGreaterThanOrEqual(150);
     const gap = longestGap(record.acknowledged, killedAt, killedAt + 3_000);
     const last = record.acknowledged.at(-1)!;
-    await waitFor('the restarted member to catch up', async () => (await ownRevision(victim)) >= last.revision, 15_000);
+    await until('the restarted member to catch up', async () => (await ownRevision(victim)) >= last.revision, {
+      timeoutMs: 15_000,
+    });
     await assertNothingLost(cluster, record.acknowledged, record.prefix);
     // Read back through the member that rejoined.
     await assertLinearizable('ha-kill-one-member', history, {
@@ -249,11 +247,9 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     const revivedAt = epochNow();
     await Promise.all([cluster.revive(a!), cluster.revive(b!)]);
     history.annotate(`${a!.spec.name} and ${b!.spec.name} revived`, revivedAt, epochNow());
-    await waitFor(
-      'writes acknowledged again',
-      async () => writer.record().acknowledged.some((w) => w.at > revivedAt),
-      30_000,
-    );
+    await until('writes acknowledged again', async () => writer.record().acknowledged.some((w) => w.at > revivedAt), {
+      timeoutMs: 30_000,
+    });
     await sleep(1_000);
     const record = await traffic.stop();
     await assertNothingLost(cluster, record.acknowledged, record.prefix);
@@ -270,10 +266,10 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
 
   it('the leader killed: a new leader is elected, its sidecar continues the snapshots with no revision gap and no duplicate', async () => {
     const { cluster, traffic, history, store, technicalID } = await serving({ label: 'leader' });
-    await waitFor(
+    await until(
       'a delta snapshot of the first leader',
       async () => (await store.list(technicalID)).some((s) => s.kind === 'Incr'),
-      15_000,
+      { timeoutMs: 15_000 },
     );
     const leader = (await cluster.leader())!;
     const killedAt = epochNow();
@@ -281,10 +277,12 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     await cluster.crash(leader);
     history.annotate(`leader ${leader.spec.name} killed`, killedAt);
     const lastBefore = Math.max(...(await store.list(technicalID)).map((s) => s.lastRevision));
-    await waitFor('a new leader', async () => (await cluster.leader()) !== undefined, 15_000);
+    await until('a new leader', async () => (await cluster.leader()) !== undefined, { timeoutMs: 15_000 });
     const next = (await cluster.leader())!;
     // The new leader waits its handover delay (3 s), then continues from where the store ends.
-    await waitFor('snapshots from the new leader', async () => next.log.some((e) => e.event === 'snapshot'), 20_000);
+    await until('snapshots from the new leader', async () => next.log.some((e) => e.event === 'snapshot'), {
+      timeoutMs: 20_000,
+    });
     await sleep(2_500);
     const record = await traffic.stop();
     await sleep(1_500);
@@ -300,7 +298,7 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     expect(listing.filter((s) => s.kind === 'Full')).toHaveLength(1);
     const gap = longestGap(record.acknowledged, killedAt, killedAt + 5_000);
     const firstAfter = record.acknowledged.find((w) => w.sentAt > killedAt)!;
-    await waitFor('the old leader serving again', async () => leader.sidecar.readiness() === 200, 30_000);
+    await until('the old leader serving again', async () => leader.sidecar.readiness() === 200, { timeoutMs: 30_000 });
     await assertNothingLost(cluster, record.acknowledged, record.prefix);
     await assertLinearizable('ha-leader-killed', history, { seed: leader.spec.name, endpoint: leader.spec.clientUrl });
     figures('leader killed', {
@@ -349,10 +347,10 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     const changedAt = epochNow();
     lookup.value = OTHER;
     history.annotate('owner changed', changedAt);
-    await waitFor(
+    await until(
       'the final snapshot',
       async () => cluster.members.some((m) => m.sidecar.status().owner.finalSnapshot === 'taken'),
-      60_000,
+      { timeoutMs: 60_000 },
     );
     await sleep(1_000);
     const record = await traffic.stop();
@@ -397,10 +395,10 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     // The register clients' last puts may follow the writer's: wait for the cluster's revision, not only the writer's.
     const { header } = await range(cluster.members[0]!.sidecar.supervisor.endpoint(), { key: '\0' }, 2_000);
     const lastRevision = Math.max(Number(header.revision ?? 0), record.acknowledged.at(-1)!.revision);
-    await waitFor(
+    await until(
       'a delta snapshot with the last write',
       async () => Math.max(...(await store.list(technicalID)).map((s) => s.lastRevision)) >= lastRevision,
-      15_000,
+      { timeoutMs: 15_000 },
     );
     await cluster.stop();
     running.length = 0;
@@ -418,10 +416,10 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     const revisions = restored.members.map((m) => m.sidecar.status().restore?.revision);
     expect(new Set(revisions).size, JSON.stringify(revisions)).toBe(1);
     expect(revisions[0]).toBeGreaterThanOrEqual(record.acknowledged.at(-1)!.revision);
-    await waitFor(
+    await until(
       'every restored member serving',
       async () => restored.members.every((m) => m.sidecar.readiness() === 200),
-      60_000,
+      { timeoutMs: 60_000 },
     );
     await assertNothingLost(restored, record.acknowledged, record.prefix);
     await assertLinearizable('ha-restore', history, {

@@ -27,10 +27,12 @@ import type { SeedAgent } from '../../seed/agent/agent.js';
 import { kubernetesSeedAgent } from '../../seed/kubernetes/agent.js';
 import { KubeObjects } from '../../seed/kubernetes/kube-api.js';
 import { REMEMBERED_REPLICAS, SEED_LABEL } from '../../seed/kubernetes/objects.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { FakeSidecar } from '../harness/fake-sidecar.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { FakeSidecar } from '../../harness/fake-sidecar.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
 import { testSeedCluster } from '../harness/kube/seed-cluster.js';
+import { untilWith } from '../../harness/until.js';
 
 // Two seed agents with the kubernetes runtime on the deployed stack, both on the run's test seed cluster
 // (kube-b's namespaces carry a prefix: two namespaces' worth of seeds on one API server). kwok runs no
@@ -38,9 +40,7 @@ import { testSeedCluster } from '../harness/kube/seed-cluster.js';
 // the watchdog Lambda, the migrate-shoot state machine, the agents and the API server.
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const { api, deployment, aws } = garden;
 const sqs = new SQSClient(aws);
 const lambda = new LambdaClient(aws);
 const owners = new Route53OwnerRecords({
@@ -105,19 +105,11 @@ async function reported(seed: string): Promise<HostedControlPlane | undefined> {
   return res.body.status.controlPlanes?.find((p) => p.technicalID === ID);
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    last = await fn().catch((error: unknown) => error);
-    if (last !== undefined && last !== false && !(last instanceof Error)) return last as T;
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}\n${logs.slice(-20).join('\n')}\n${cluster.logs(10)}`,
-      );
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const until = untilWith({
+  timeoutMs: 60_000,
+  intervalMs: 250,
+  explain: () => `${logs.slice(-20).join('\n')}\n${cluster.logs(10)}`,
+});
 
 let serial = 0;
 async function send(seed: string, command: Record<string, unknown>): Promise<void> {
@@ -245,7 +237,9 @@ describe('the kubernetes runtime on a real API server with kwok nodes, driven by
     expect((await api.request('PUT', `/projects/${PROJECT}/shoots/${NAME}`, { body: shoot })).status).toBe(201);
 
     // Assess: the heartbeat says active, and the API server says every workload is Ready.
-    await until('the control plane active on kube-a', async () => (await reported(SEEDS.a.name))?.active, 90_000);
+    await until('the control plane active on kube-a', async () => (await reported(SEEDS.a.name))?.active, {
+      timeoutMs: 90_000,
+    });
     const etcd = await until('etcd 3/3 Ready', async () => {
       const sts = await workload<V1StatefulSet>(ID, 'StatefulSet', 'etcd');
       return sts?.status?.readyReplicas === 3 && sts;
@@ -383,7 +377,7 @@ describe('the kubernetes runtime on a real API server with kwok nodes, driven by
           const last = res.body.status.lastOperation;
           return last?.type === type && last.state === 'Succeeded' && res.body;
         },
-        150_000,
+        { timeoutMs: 150_000 },
       );
     };
     const asleep = await operated('Hibernate', true);
@@ -500,7 +494,7 @@ describe('the kubernetes runtime on a real API server with kwok nodes, driven by
         }>('GET', `/projects/${PROJECT}/shoots/${NAME}/migration`);
         return res.body.state !== 'Running' && res.body;
       },
-      180_000,
+      { timeoutMs: 180_000 },
     );
     for (const w of watches) w.abort();
     await cloud.stop();
@@ -564,7 +558,7 @@ describe('the kubernetes runtime on a real API server with kwok nodes, driven by
       'the namespace gone',
       async () =>
         (await kube.read({ apiVersion: 'v1', kind: 'Namespace', name: `${SEEDS.b.prefix}${ID}` })) === undefined,
-      120_000,
+      { timeoutMs: 120_000 },
     );
     expect(await controlPlaneObjects(SEEDS.b.name)).toEqual([]);
     await until('the heartbeat without the shoot', async () => (await reported(SEEDS.b.name)) === undefined);

@@ -1,5 +1,4 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Etcd3 } from 'etcd3';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
@@ -16,11 +15,10 @@ import type { LastOperation } from '../../core/model/common.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
 import { ownerRecordName } from '../../core/ownership/index.js';
-import type { SeedAgent } from '../../seed/agent/agent.js';
-import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
 import {
   checkHistory,
   gatewayGet,
@@ -29,8 +27,9 @@ import {
   recordFinalReads,
   resolving,
   startRegisterClients,
-} from '../harness/scenario/index.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+} from '../../harness/scenario/index.js';
+import { untilWith } from '../../harness/until.js';
+import { registerLocalSeed, startLocalSeedAgent, type LocalSeed } from '../../harness/local-seed.js';
 
 /**
  * The everyday lifecycle on the deployed stack with real seed agents (local runtime: real etcd with its
@@ -38,10 +37,7 @@ import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
  * and the source that comes back after a bad-case migration.
  */
 const garden = testGarden();
-const { api, deployment } = garden;
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
-const s3 = new S3Client({ ...aws, forcePathStyle: true });
+const { api, deployment, aws } = garden;
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
   api: route53Api(new Route53Client(aws)),
@@ -50,7 +46,7 @@ const internalDomain = deployment.outputs.InternalDomain;
 const HEARTBEAT_MS = 1_000;
 const project = 'life';
 const workDir = mkdtempSync(join(tmpdir(), 'gl-lifecycle-'));
-const agents: { agent: SeedAgent; hosting: () => LocalHosting; name: string }[] = [];
+const agents: LocalSeed[] = [];
 const logs: string[] = [];
 const etcdClients: Etcd3[] = [];
 const CONFIRM = { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } };
@@ -62,28 +58,20 @@ interface ShootView {
 }
 
 async function registerSeed(name: string, networkIndex: number): Promise<void> {
-  await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
-  expect((await api.request('PUT', `/seeds/${name}`, { body: backedSeed(name, networkIndex) })).status).toBe(201);
+  await registerLocalSeed({ garden: api, deployment, name, networkIndex });
 }
 
-async function startAgent(name: string) {
-  const local = localSeedAgent({
-    seed: name,
+async function startAgent(name: string): Promise<LocalSeed> {
+  const seed = await startLocalSeedAgent({
+    deployment,
     garden: api,
-    aws,
-    owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
-    backupBucket: `gl-backup-${name}`,
+    name,
     workDir: join(workDir, name),
     heartbeatIntervalMs: HEARTBEAT_MS,
-    pollWaitSeconds: 1,
-    sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
     log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
-    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
   });
-  const entry = { ...local, name };
-  agents.push(entry);
-  await local.agent.start();
-  return entry;
+  agents.push(seed);
+  return seed;
 }
 
 function shootBody(name: string, seedName?: string): Record<string, unknown> {
@@ -106,19 +94,7 @@ async function reported(seed: string, name: string): Promise<HostedControlPlane 
   return res.body.status.controlPlanes?.find((p) => p.technicalID === technicalID(project, name));
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    last = await fn().catch((error: unknown) => error);
-    if (last !== undefined && last !== false && !(last instanceof Error)) return last as T;
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}\n${logs.slice(-20).join('\n')}`,
-      );
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const until = untilWith({ timeoutMs: 60_000, intervalMs: 250, explain: () => logs.slice(-20).join('\n') });
 
 const succeeded = (name: string, type: LastOperation['type'], timeoutMs = 90_000) =>
   until(
@@ -129,7 +105,7 @@ const succeeded = (name: string, type: LastOperation['type'], timeoutMs = 90_000
       if (op?.type === type && op.state === 'Failed') throw new Error(`${type} failed: ${op.description}`);
       return op?.type === type && op.state === 'Succeeded' ? s : undefined;
     },
-    timeoutMs,
+    { timeoutMs: timeoutMs },
   );
 
 function etcdAt(url: string): Etcd3 {
@@ -213,7 +189,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
       await until(
         'the key after waking',
         async () => (await woken.get('/registry/before-hibernation').string()) ?? undefined,
-        20_000,
+        { timeoutMs: 20_000 },
       ),
     ).toBe('kept');
   });
@@ -237,7 +213,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     expect(requested.status).toBe(202);
     expect(requested.body.metadata.deletionTimestamp).toEqual(expect.any(String));
 
-    await until('the shoot gone', async () => (await shoot('one')) === undefined, 90_000);
+    await until('the shoot gone', async () => (await shoot('one')) === undefined, { timeoutMs: 90_000 });
     expect(a.hosting().sidecar(id)).toBeUndefined();
     expect(existsSync(dataDir)).toBe(false);
     expect(await owners.get(ownerRecordName({ shoot: 'one', project, internalDomain }))).toBeUndefined();
@@ -254,11 +230,10 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     const seed = backedSeed('life-p', 72);
     (seed.spec.provider as Record<string, unknown>).region = 'eu-central-1';
     (seed.spec.provider as Record<string, unknown>).zones = ['eu-central-1a', 'eu-central-1b', 'eu-central-1c'];
-    await s3.send(new CreateBucketCommand({ Bucket: 'gl-backup-life-p' }));
-    expect((await api.request('PUT', '/seeds/life-p', { body: seed })).status).toBe(201);
+    await registerLocalSeed({ garden: api, deployment, name: 'life-p', networkIndex: 72, body: seed });
     const ready = Date.now();
     await startAgent('life-p');
-    const placed = await until('placed', async () => (await shoot('pending'))?.status.seedName, 60_000);
+    const placed = await until('placed', async () => (await shoot('pending'))?.status.seedName, { timeoutMs: 60_000 });
     const placedMs = Date.now() - ready;
     console.log(`pending shoot placed ${placedMs} ms after its seed's agent started`);
     expect(placed).toBe('life-p');
@@ -279,7 +254,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
         const c = res.body.status.conditions.find((x) => x.type === 'GardenletReady');
         return c?.status === 'Unknown' ? c : undefined;
       },
-      20_000,
+      { timeoutMs: 20_000 },
     );
     expect(unknown.reason).toBe('LeaseExpired');
     const spec = { ...(shootBody('x').spec as Record<string, unknown>), region: 'eu-central-1' };
@@ -300,7 +275,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
         );
         return res.body.status.conditions.find((x) => x.type === 'GardenletReady')?.status === 'True';
       },
-      20_000,
+      { timeoutMs: 20_000 },
     );
   });
 
@@ -352,7 +327,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
           );
           return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
         },
-        180_000,
+        { timeoutMs: 180_000 },
       );
       expect(
         migration.state,
@@ -384,11 +359,9 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     const dataDir = a.hosting().dataDir(id);
     const woke = Date.now();
     await a.agent.resume();
-    await until(
-      'the leftover removed',
-      async () => a.hosting().sidecar(id) === undefined && !existsSync(dataDir),
-      10_000,
-    );
+    await until('the leftover removed', async () => a.hosting().sidecar(id) === undefined && !existsSync(dataDir), {
+      timeoutMs: 10_000,
+    });
     const removedMs = Date.now() - woke;
     console.log(
       `leftover removed ${removedMs} ms after the source's agent woke (heartbeat interval ${HEARTBEAT_MS} ms)`,
@@ -408,6 +381,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     ).toBe(201);
     await succeeded('follows', 'Create');
     // Act: the source's agent freezes with the Hibernate command sent to it; a bad-case migration moves the shoot; the agent wakes.
+    const frozenAt = logs.length;
     await a.agent.pause();
     expect(
       (
@@ -431,7 +405,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
         const res = await api.request<{ state: string }>('GET', `/projects/${project}/shoots/follows/migration`);
         return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
       },
-      180_000,
+      { timeoutMs: 180_000 },
     );
     await a.agent.resume();
     // Assess: hibernated on life-c, where the shoot is; nothing of it runs on life-a.
@@ -443,16 +417,24 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     expect(hibernated.status.lastOperation?.description).toContain('on seed life-c');
     await until('life-c reports it without etcd', async () => (await reported(c.name, 'follows'))?.etcdReady === false);
     expect(c.hosting().sidecar(technicalID(project, 'follows'))).toBeUndefined();
-    await until('life-a reports no plane', async () => (await reported(a.name, 'follows')) === undefined, 30_000);
-    // A command that reached the old seed after it released its leftover was refused (the owner record names
-    // life-c), not run: running it built the plane there again.
-    const onA = logs.filter((l) => l.includes('"seed":"life-a"'));
-    const released = onA.findIndex((l) => l.includes('"event":"leftover-release"') && l.includes('follows'));
-    const late = onA
-      .slice(released + 1)
-      .filter((l) => l.includes('"event":"command-done"') && l.includes('"type":"reconcile"'));
-    expect(released).toBeGreaterThanOrEqual(0);
-    for (const line of late) expect(line).toContain('"error":"NotOwner"');
+    await until('life-a reports no plane', async () => (await reported(a.name, 'follows')) === undefined, {
+      timeoutMs: 30_000,
+    });
+    // The Hibernate command reached the old seed late and was refused there (the owner record names life-c),
+    // not run: running it built the plane there again. Its refusal is what sent the hibernation on.
+    const doneOnA = await until('life-a to have answered a command of the shoot since it froze', () => {
+      const entries = logs.slice(frozenAt).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const ofShoot = new Set(
+        entries
+          .filter((e) => e.seed === a.name && e.event === 'command' && e.shoot === technicalID(project, 'follows'))
+          .map((e) => e.commandId),
+      );
+      const done = entries.filter((e) => e.seed === a.name && e.event === 'command-done' && ofShoot.has(e.commandId));
+      return done.length > 0 && done;
+    });
+    expect(doneOnA.map(({ type, outcome, error }) => ({ type, outcome, error }))).toEqual(
+      doneOnA.map(() => ({ type: 'reconcile', outcome: 'failure', error: 'NotOwner' })),
+    );
   }, 300_000);
 
   it('an agent that restarts after a crash adopts its control planes from its work dir: the ones still placed on it serve their data again (a three-member cluster too), one moved away meanwhile is released', async () => {
@@ -514,7 +496,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
         );
         return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
       },
-      180_000,
+      { timeoutMs: 180_000 },
     );
     expect(migration.state, JSON.stringify(migration.error)).toBe('Succeeded');
     // A new agent process for life-d, on the same work dir.
@@ -547,7 +529,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
         d2.hosting().sidecar(gone) === undefined &&
         !existsSync(goneDataDir) &&
         (await reported(d.name, 'gone')) === undefined,
-      30_000,
+      { timeoutMs: 30_000 },
     );
     const onD = logs.filter((l) => l.includes('"seed":"life-d"'));
     expect(onD.some((l) => l.includes('"event":"stale-sidecar-stopped"') && l.includes(gone))).toBe(true);

@@ -4,18 +4,15 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import type { MigrationRecord } from '../../core/migration/record.js';
 import { technicalID } from '../../core/model/names.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { FakeSidecar } from '../harness/fake-sidecar.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TestAgent } from '../harness/test-agent.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { FakeSidecar } from '../../harness/fake-sidecar.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { TestAgent } from '../../harness/test-agent.js';
+import { until } from '../../harness/until.js';
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { api, deployment, aws } = garden;
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
@@ -89,14 +86,16 @@ async function migrate(project: string, name: string, body: Record<string, unkno
 }
 
 async function settled(project: string, name: string, timeoutMs = 120_000): Promise<View> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await api.request<View>('GET', `/projects/${project}/shoots/${name}/migration`);
-    if (res.status === 200 && res.body.state !== 'Running') return res.body;
-    if (Date.now() > deadline)
-      throw new Error(`migration of ${project}/${name} still running: ${JSON.stringify(res.body).slice(0, 2000)}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  let last: unknown;
+  return until(
+    `the migration of ${project}/${name} to settle`,
+    async () => {
+      const res = await api.request<View>('GET', `/projects/${project}/shoots/${name}/migration`);
+      last = res.body;
+      return res.status === 200 && res.body.state !== 'Running' && res.body;
+    },
+    { timeoutMs, intervalMs: 500, explain: () => JSON.stringify(last).slice(0, 2000) },
+  );
 }
 
 const stepStates = (m: View) => Object.fromEntries(m.steps.map((s) => [s.id, s.state]));

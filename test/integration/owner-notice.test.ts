@@ -1,16 +1,16 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MigrationRecord } from '../../core/migration/record.js';
 import type { HostedControlPlane, Seed } from '../../core/model/seed.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { registerSeedWithAgent, type AgentProcess } from '../harness/agent-process.js';
-import { gatewayPut } from '../harness/scenario/index.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
-import { until } from '../harness/until.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { registerSeedWithAgent, type AgentProcess } from '../../harness/agent-process.js';
+import { gatewayPut } from '../../harness/scenario/index.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { until } from '../../harness/until.js';
 
 /**
  * Owner-change notices end to end on the deployed test stack: two real seed agents whose sidecars check
@@ -22,11 +22,6 @@ import { until } from '../harness/until.js';
  */
 const garden = testGarden();
 const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
 const workDir = mkdtempSync(join(tmpdir(), 'gl-owner-notice-'));
 const [A, B] = ['notice-a', 'notice-b'];
 const PROJECT = 'notice';
@@ -116,7 +111,7 @@ async function migrate(options: { to: string; mode: 'good' | 'bad' }): Promise<M
       const r = (await api.request<MigrationRecord>('GET', `/projects/${PROJECT}/shoots/${SHOOT}/migration`)).body;
       return r.state !== 'Running' && r;
     },
-    150_000,
+    { timeoutMs: 150_000 },
   );
 }
 
@@ -125,14 +120,12 @@ describe('owner-change notices: the source fences within about a second although
 
   beforeAll(async () => {
     await resetGardenState(garden);
-    const s3 = new S3Client({ ...aws, forcePathStyle: true });
     for (const [i, name] of [A, B].entries()) {
       const ownership = { ownerCheckInterval: CHECK_INTERVAL_MS, unknownGrace: TEST_OWNERSHIP_TIMINGS.unknownGrace };
       agents.set(
         name,
         await registerSeedWithAgent({
           garden: garden.setup,
-          s3,
           seed: name,
           body: backedSeed(name, i),
           workDir,

@@ -7,7 +7,7 @@ import { Route53ApiRecords } from '../../adapters/route53/api-records.js';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import { apiDomainName } from '../../core/dns/index.js';
 import { ownerRecordName, type OwnershipAuditReport } from '../../core/ownership/index.js';
-import { fixture } from '../fixtures/index.js';
+import { fixture } from '../../harness/fixtures/index.js';
 import { testGarden } from '../harness/garden.js';
 import { deployed, unique } from './support/aws.js';
 

@@ -2,16 +2,12 @@ import { Route53Client } from '@aws-sdk/client-route-53';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
-import { fixture } from '../fixtures/index.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { api, deployment, aws } = garden;
 const sqs = new SQSClient(aws);
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,

@@ -3,7 +3,7 @@ import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../seed/ports.js';
 import { PublicGate, replayEvents, type DeltaEvent } from '../../seed/backup-restore/index.js';
-import { cleanup, startedEtcd, waitFor } from './backup-restore-support.js';
+import { cleanup, startedEtcd, until } from './backup-restore-support.js';
 
 /**
  * The single etcd's public address, owned by the sidecar's gate: bytes forwarded both ways while open,
@@ -153,10 +153,10 @@ describe('EtcdSupervisor of a single member: the gate serves and fences, etcd re
       const pid = supervisor.pid!;
 
       process.kill(pid, 'SIGKILL');
-      await waitFor(
+      await until(
         'etcd restarted and served again',
         () => supervisor.pid !== undefined && supervisor.pid !== pid && supervisor.address === 'public',
-        15_000,
+        { timeoutMs: 15_000 },
       );
 
       expect(supervisor.pid).not.toBe(pid);

@@ -13,7 +13,9 @@ import { ControlPlaneRuntime } from '../../seed/agent/control-plane-runtime.js';
 import { LocalHosting } from '../../seed/agent/local-hosting.js';
 import { seedRuntimeContract } from '../contract/seed-runtime.contract.js';
 import { testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { emulatorCredentialsEnv } from '../../local/aws-env.js';
+import { until } from '../../harness/until.js';
 
 // The local runtime: one real etcd per shoot under its real backup-restore sidecar, which snapshots into
 // the emulator's S3 and reads the owner record from its Route 53.
@@ -21,8 +23,7 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
   project: 'lcontract',
   fixture: async () => {
     const { deployment } = testGarden();
-    const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-    const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+    const { aws } = testGarden();
     const s3 = new S3Client({ ...aws, forcePathStyle: true });
     const api = s3Api(s3);
     const seed = 'local-contract';
@@ -44,7 +45,7 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
       aws: { endpoint: deployment.awsEndpoint, region: deployment.region },
       owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
       sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
-      env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
+      env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
     });
     const recordOf = (shoot: { name: string; project: string }) =>
       ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain });
@@ -65,14 +66,15 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
         void (await owners.set({ name: recordOf(shoot), value: yes ? identity : 'another-seed-0000' })),
       backups: async (shoot) => {
         // The sidecar takes a full snapshot when it starts; wait for it in the bucket.
-        const deadline = Date.now() + 30_000;
-        for (;;) {
-          const fulls = (await snapshots.list(shoot.technicalID)).filter((s) => s.kind === 'Full');
-          if (fulls.length > 0) return Math.max(...fulls.map((s) => s.lastRevision));
-          if (Date.now() > deadline)
-            throw new Error(`no full snapshot of ${shoot.technicalID} in ${bucket} within 30 s`);
-          await new Promise((r) => setTimeout(r, 250));
-        }
+        const fulls = await until(
+          `a full snapshot of ${shoot.technicalID} in ${bucket}`,
+          async () => {
+            const fulls = (await snapshots.list(shoot.technicalID)).filter((s) => s.kind === 'Full');
+            return fulls.length > 0 && fulls;
+          },
+          { timeoutMs: 30_000, intervalMs: 250 },
+        );
+        return Math.max(...fulls.map((s) => s.lastRevision));
       },
       settleMs: 30_000,
       diagnostics: () =>

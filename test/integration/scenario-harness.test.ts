@@ -5,12 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { freeEtcdPorts } from '../../seed/ports.js';
 import { EtcdSupervisor, restoreSnapshot, saveSnapshot, sleep } from '../../seed/backup-restore/index.js';
-import { acknowledgedRate, checkNoAcknowledgedWriteLost, checkNoSplitBrain } from '../harness/scenario/checks.js';
-import { readEtcdContent } from '../harness/scenario/etcd-client.js';
-import { HistoryRecorder } from '../harness/scenario/history.js';
-import { checkHistory } from '../harness/scenario/linearizability.js';
-import { recordFinalReads, startRegisterClients } from '../harness/scenario/register-clients.js';
-import { startWriter, type SeedRole } from '../harness/scenario/writer.js';
+import { acknowledgedRate, checkNoAcknowledgedWriteLost, checkNoSplitBrain } from '../../harness/scenario/checks.js';
+import { readEtcdContent } from '../../harness/scenario/etcd-client.js';
+import { HistoryRecorder } from '../../harness/scenario/history.js';
+import { checkHistory } from '../../harness/scenario/linearizability.js';
+import { recordFinalReads, startRegisterClients } from '../../harness/scenario/register-clients.js';
+import { startWriter, type SeedRole } from '../../harness/scenario/writer.js';
 
 /**
  * The scenario writer, register clients and checks against two real etcds, without seeds: the writer

@@ -1,4 +1,4 @@
-import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,12 +11,12 @@ import type { MigrationRecord } from '../../core/migration/record.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
 import { scenarioLoss, tryParseSnapshotKey } from '../../core/snapshots/index.js';
-import { localSeedAgent } from '../../seed/agent/local-agent.js';
 import type { SidecarStatus } from '../../seed/backup-restore/sidecar.js';
 import type { SidecarProcess } from '../../seed/agent/sidecar-process.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import {
   acknowledgedRate,
   checkHistory,
@@ -42,7 +42,10 @@ import {
   type SeedProxies,
   type SeedRole,
   type WriterRecord,
-} from '../harness/scenario/index.js';
+} from '../../harness/scenario/index.js';
+import { untilWith } from '../../harness/until.js';
+import { emulatorCredentials } from '../../local/aws-env.js';
+import { registerLocalSeed, startLocalSeedAgent } from '../../harness/local-seed.js';
 
 /**
  * The acceptance matrix of docs/design.md section 6 on the deployed stack: two seeds with real agents (one real
@@ -67,9 +70,7 @@ import {
  */
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+const { api, deployment, aws } = garden;
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
@@ -120,20 +121,7 @@ async function cleanUp(): Promise<void> {
 afterEach(cleanUp);
 afterAll(cleanUp);
 
-async function until<T>(
-  what: string,
-  fn: () => Promise<T | undefined | false>,
-  timeoutMs: number,
-  intervalMs = 200,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
-}
+const until = untilWith({ intervalMs: 200 });
 
 interface Seed {
   name: string;
@@ -150,34 +138,23 @@ interface Seed {
 }
 
 async function startSeed(name: string, n: number): Promise<Seed> {
-  const bucket = `gl-backup-${name}`;
-  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  const seed = backedSeed(name, n);
-  expect((await api.request('PUT', `/seeds/${name}`, { body: seed })).status).toBe(201);
+  await registerLocalSeed({ garden: api, deployment, name, networkIndex: n });
 
   const proxies = await startSeedProxies({ seed: name, upstreams: emulatorUpstreams(deployment) });
   cleanups.push(() => proxies.stop());
   const workDir = mkdtempSync(join(tmpdir(), `gl-scenario-${name}-`));
   if (process.env.KEEP_SCENARIO_WORKDIR === undefined)
     cleanups.push(() => rmSync(workDir, { recursive: true, force: true }));
+  // The agent reaches the garden and every AWS service through its own proxies, which the scenarios cut.
   const e = proxies.endpoints;
-  const local = localSeedAgent({
-    seed: name,
-    garden: new GardenClient({ apiUrl: e.garden, region: deployment.region, credentials }),
+  const local = await startLocalSeedAgent({
+    deployment,
+    name,
+    garden: new GardenClient({ apiUrl: e.garden, region: deployment.region, credentials: emulatorCredentials() }),
     aws: { ...aws, endpoints: { sqs: e.queues, sfn: e.queues, s3: e.s3, route53: e.route53 } },
-    owner: {
-      mode: 'api',
-      hostedZoneId: deployment.outputs.HostedZoneId,
-      internalDomain: deployment.outputs.InternalDomain,
-    },
-    backupBucket: bucket,
     workDir,
-    heartbeatIntervalMs: 1_000,
-    pollWaitSeconds: 1,
     sidecar: SIDECAR,
-    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
   });
-  await local.agent.start();
   // Stops the agent and every sidecar (with its etcd) it started; the proxies stop after it (pushed before).
   cleanups.push(async () => {
     proxies.restoreAll();
@@ -244,7 +221,7 @@ async function landscape(label: string, tolerance: Tolerance) {
         (await Promise.all(sidecars.map((s) => s.status()))).every((s) => s?.ready)
       );
     },
-    60_000,
+    { timeoutMs: 60_000 },
   );
 
   const seeds: Record<SeedRole, Seed> = { source, destination };
@@ -317,8 +294,7 @@ async function landscape(label: string, tolerance: Tolerance) {
   await until(
     "a snapshot in the source's bucket",
     async () => (await snapshotKeys(`gl-backup-${source.name}`, id)).length > 0,
-    30_000,
-    250,
+    { timeoutMs: 30_000, intervalMs: 250 },
   );
   return { source, destination, project, shootName, id, writer, registers, history, tolerance, members };
 }
@@ -345,8 +321,7 @@ async function settled(l: Landscape, timeoutMs = 150_000): Promise<View> {
       const m = await migrationView(l);
       return m.state !== 'Running' && m.state !== undefined ? m : undefined;
     },
-    timeoutMs,
-    500,
+    { timeoutMs: timeoutMs, intervalMs: 500 },
   );
 }
 
@@ -380,7 +355,7 @@ async function finishWriting(l: Landscape): Promise<WriterRecord> {
   await until(
     'the destination to acknowledge writes',
     async () => l.writer.record().acknowledged.some((w) => w.seed === 'destination'),
-    60_000,
+    { timeoutMs: 60_000 },
   );
   await sleep(1_500);
   const [record] = await Promise.all([l.writer.stop(), l.registers.stop()]);
@@ -482,8 +457,7 @@ async function assertDestinationCluster(l: Landscape): Promise<void> {
         ? cp
         : undefined;
     },
-    30_000,
-    500,
+    { timeoutMs: 30_000, intervalMs: 500 },
   );
   expect(new Set(reported.etcdMembers!.map((m) => m.zone)).size).toBe(3);
   expect(reported.etcdMembers!.filter((m) => m.role === 'leader').map((m) => m.name)).toEqual([reported.etcdLeader]);
@@ -531,7 +505,7 @@ async function cutEverything(label: string, tolerance: Tolerance) {
   l.history.annotate('source: everything outbound cut', cutAt);
   await sleep(SILENCE_MS);
   l.history.annotate('migrate', await migrate(l));
-  await until('the source to fence on unknown', async () => fence.fencedAt() !== undefined, 15_000);
+  await until('the source to fence on unknown', async () => fence.fencedAt() !== undefined, { timeoutMs: 15_000 });
   for (const status of fence.last()) expect(status.owner.fencedBecause).toBe('unknown');
   return { l, fence, cutAt, fencedAt: fence.fencedAt()! };
 }
@@ -726,8 +700,7 @@ describe.each([
           const m = await migrationView(l);
           return m.steps.find((s) => s.id === 'set-owner-destination')?.state === 'succeeded';
         },
-        60_000,
-        250,
+        { timeoutMs: 60_000, intervalMs: 250 },
       );
       expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
 
@@ -738,8 +711,7 @@ describe.each([
       await until(
         "the source's final snapshot",
         async () => (await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final')),
-        30_000,
-        250,
+        { timeoutMs: 30_000, intervalMs: 250 },
       );
       const m = await settled(l);
       expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fixture } from '../fixtures/index.js';
-import { created, putResending, resetGardenState, testGarden } from '../harness/garden.js';
-import { until } from '../harness/until.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { created, putResending, resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { until } from '../../harness/until.js';
 
 const garden = testGarden();
 const { api } = garden;
@@ -201,8 +202,7 @@ describe('HA-aware scheduling on the deployed stack', () => {
         );
         return !(res.status === 409 && res.body.code === 'ShootCreating') && res;
       },
-      60_000,
-      500,
+      { timeoutMs: 60_000, intervalMs: 500 },
     );
     expect(choice.status, JSON.stringify(choice.body)).toBe(200);
     expect(choice.body.destinationSeed).toMatch(/^multi-[bc]$/);

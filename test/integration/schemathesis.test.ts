@@ -3,7 +3,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetGardenState, testGarden } from '../harness/garden.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { emulatorCredentialsEnv } from '../../local/aws-env.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const garden = testGarden();
@@ -54,9 +56,7 @@ function schemathesis(reportDir: string, schemaFile: string): Promise<Run> {
         ...process.env,
         PYTHONPATH: join(ROOT, 'test', 'schemathesis'),
         SCHEMATHESIS_HOOKS: 'gardenless_hooks',
-        AWS_ACCESS_KEY_ID: 'test',
-        AWS_SECRET_ACCESS_KEY: 'test',
-        AWS_REGION: region,
+        ...emulatorCredentialsEnv(region),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,5 +1,4 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Etcd3 } from 'etcd3';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,17 +12,14 @@ import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID as technicalIDOf } from '../../core/model/names.js';
 import { ownerRecordName } from '../../core/ownership/index.js';
 import type { SeedAgent } from '../../seed/agent/agent.js';
-import { localSeedAgent } from '../../seed/agent/local-agent.js';
-import type { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { backedSeed, fixture } from '../fixtures/index.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../harness/timings.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { untilWith } from '../../harness/until.js';
+import { startLocalSeed, type LocalSeed } from '../../harness/local-seed.js';
 
 const garden = testGarden();
-const { api, deployment } = garden;
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
-const s3 = new S3Client({ ...aws, forcePathStyle: true });
+const { api, deployment, aws } = garden;
 const sqs = new SQSClient(aws);
 const owners = new Route53OwnerRecords({
   hostedZoneId: deployment.outputs.HostedZoneId,
@@ -36,31 +32,21 @@ const shootName = 'etcd1';
 const id = technicalIDOf(project, shootName);
 const shootRef = { project, name: shootName, technicalID: id };
 const workDir = mkdtempSync(join(tmpdir(), 'gl-seed-agent-'));
-const agents: { agent: SeedAgent; hosting: () => LocalHosting; name: string }[] = [];
+const agents: LocalSeed[] = [];
 const logs: string[] = [];
 const etcdClients: Etcd3[] = [];
 
-async function startSeed(name: string, networkIndex: number) {
-  await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
-  const seed = backedSeed(name, networkIndex);
-  expect((await api.request('PUT', `/seeds/${name}`, { body: seed })).status).toBe(201);
-  const local = localSeedAgent({
-    seed: name,
+async function startSeed(name: string, networkIndex: number): Promise<LocalSeed> {
+  const seed = await startLocalSeed({
+    deployment,
     garden: api,
-    aws,
-    owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
-    backupBucket: `gl-backup-${name}`,
+    name,
+    networkIndex,
     workDir: join(workDir, name),
-    heartbeatIntervalMs: 1000,
-    pollWaitSeconds: 1,
-    sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
     log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
-    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: deployment.region },
   });
-  const entry = { ...local, name };
-  agents.push(entry);
-  await local.agent.start();
-  return entry;
+  agents.push(seed);
+  return seed;
 }
 
 let serial = 0;
@@ -83,19 +69,7 @@ async function reported(seed: string): Promise<HostedControlPlane | undefined> {
   return res.body.status.controlPlanes?.find((p) => p.technicalID === id);
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    last = await fn().catch((error: unknown) => error);
-    if (last !== undefined && last !== false && !(last instanceof Error)) return last as T;
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what} within ${timeoutMs} ms; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
-      );
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const until = untilWith({ timeoutMs: 30_000, intervalMs: 250, explain: () => logs.slice(-20).join('\n') });
 
 function etcdAt(url: string): Etcd3 {
   const client = new Etcd3({ hosts: url, dialTimeout: 2_000 });
@@ -212,7 +186,7 @@ describe('the seed agent with the local runtime on the deployed stack', () => {
         );
         return res.status === 200 && res.body.state !== 'Running' ? res.body : undefined;
       },
-      120_000,
+      { timeoutMs: 120_000 },
     );
     expect(migration.state, `${JSON.stringify(migration.error)}\n${logs.slice(-30).join('\n')}`).toBe('Succeeded');
     expect(migration.path).toBe('good');
@@ -227,7 +201,7 @@ describe('the seed agent with the local runtime on the deployed stack', () => {
           .get('/registry/agent-test')
           .string()
           .then((v) => v ?? undefined),
-      20_000,
+      { timeoutMs: 20_000 },
     );
     expect(value).toBe('written-on-a');
     expect(a.hosting().sidecar(id)).toBeUndefined();

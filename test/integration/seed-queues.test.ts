@@ -1,14 +1,16 @@
 import { GetQueueAttributesCommand, ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fixture } from '../fixtures/index.js';
-import { resetGardenState, testGarden } from '../harness/garden.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { testGarden } from '../harness/garden.js';
+import { emulatorCredentials } from '../../local/aws-env.js';
 
 const garden = testGarden();
 const { api, deployment } = garden;
 const sqs = new SQSClient({
   endpoint: deployment.awsEndpoint,
   region: deployment.region,
-  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  credentials: emulatorCredentials(),
 });
 
 describe('seed command queues on the deployed stack', () => {

@@ -27,12 +27,11 @@ import {
   ShootStateConflictError,
   type ShootState,
 } from '../../core/shootstate/index.js';
-
-const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
+import { emulatorCredentials } from '../../local/aws-env.js';
 
 function adapters() {
   const deployment = inject('deployment');
-  const config = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
+  const config = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() };
   const s3 = new S3Client({ ...config, forcePathStyle: true });
   const bucket = deployment.outputs.StateBucketName;
   return {

@@ -1,10 +1,5 @@
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
-import {
-  CreateStateMachineCommand,
-  DescribeExecutionCommand,
-  SFNClient,
-  StartExecutionCommand,
-} from '@aws-sdk/client-sfn';
+import { CreateStateMachineCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
@@ -15,19 +10,15 @@ import {
   type SeedCommand,
 } from '../../core/commands/index.js';
 import { MemoryExtensionWorld } from '../../core/extensions/index.js';
-import { fixture } from '../fixtures/index.js';
-import { FakeSidecar } from '../harness/fake-sidecar.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { FakeSidecar } from '../../harness/fake-sidecar.js';
 import { testGarden } from '../harness/garden.js';
-import { TestAgent } from '../harness/test-agent.js';
-import { s3Client, unique } from './support/aws.js';
+import { TestAgent } from '../../harness/test-agent.js';
+import { until } from '../../harness/until.js';
+import { executionEnd, s3Client, unique, type ExecutionResult } from './support/aws.js';
 
 const garden = testGarden();
-const { deployment, api } = garden;
-const aws = {
-  endpoint: deployment.awsEndpoint,
-  region: deployment.region,
-  credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
-};
+const { deployment, api, aws } = garden;
 const sfn = new SFNClient(aws);
 const s3 = s3Client();
 const ownerRecords = new Route53OwnerRecords({
@@ -38,13 +29,6 @@ const ownerRecords = new Route53OwnerRecords({
 /** A command as the state machine sends it: the task token is added on the way. */
 type Unsent = SeedCommand extends infer C ? (C extends SeedCommand ? Omit<C, 'taskToken'> : never) : never;
 
-interface Execution {
-  status: string;
-  output: unknown;
-  error: string | undefined;
-  cause: string | undefined;
-}
-
 /**
  * Sends one command to a seed queue through a tiny state machine, as the migration does
  * (`sqs:sendMessage.waitForTaskToken`, the token put into the body), and waits for the execution's end.
@@ -54,7 +38,7 @@ async function sendAndWait(
   queueUrl: string,
   command: Unsent,
   options: { timeoutSeconds?: number; heartbeatSeconds?: number; executions?: number } = {},
-): Promise<Execution[]> {
+): Promise<ExecutionResult[]> {
   const definition = {
     StartAt: 'Send',
     States: {
@@ -81,27 +65,15 @@ async function sendAndWait(
       type: 'STANDARD',
     }),
   );
-  const results: Execution[] = [];
+  const results: ExecutionResult[] = [];
   // One after the other: a repeat must reach the agent after the first delivery.
   for (let i = 0; i < (options.executions ?? 1); i++) results.push(await runToEnd(machine.stateMachineArn!));
   return results;
 }
 
-async function runToEnd(stateMachineArn: string, timeoutMs = 60_000): Promise<Execution> {
+async function runToEnd(stateMachineArn: string): Promise<ExecutionResult> {
   const started = await sfn.send(new StartExecutionCommand({ stateMachineArn, name: unique('x'), input: '{}' }));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const d = await sfn.send(new DescribeExecutionCommand({ executionArn: started.executionArn }));
-    if (d.status !== 'RUNNING')
-      return {
-        status: d.status ?? 'UNKNOWN',
-        output: d.output ? (JSON.parse(d.output) as unknown) : undefined,
-        error: d.error,
-        cause: d.cause,
-      };
-    if (Date.now() > deadline) throw new Error(`execution ${started.executionArn} still running after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  return executionEnd(sfn, started.executionArn!, 60_000);
 }
 
 async function registerSeed(label: string): Promise<{ name: string; bucket: string }> {
@@ -217,14 +189,14 @@ describe('test seed agent on the emulator', () => {
       claim: true,
     });
     await sidecar.start();
-    await waitUntil(() => sidecar.state === 'owner');
+    await until('the sidecar to own', () => sidecar.state === 'owner', { timeoutMs: 15_000, intervalMs: 50 });
     const [migrated] = await sendAndWait(sourceAgent.queueUrl!, {
       ...envelope(source.name, shoot, 'mig-b/migrate-extensions'),
       type: 'migrate',
       stateBucket: deployment.outputs.StateBucketName,
     });
     await ownerRecords.set({ name: sidecar.ownerRecord, value: destinationAgent.identity!, expected: sourceIdentity });
-    await waitUntil(() => sidecar.state === 'final');
+    await until('the final snapshot', () => sidecar.state === 'final', { timeoutMs: 15_000, intervalMs: 50 });
     const shootState = parseCommandSuccess('migrate', migrated?.output).result.shootState;
 
     // Act: restore straight from the source bucket (the copy is not this test's business).
@@ -401,11 +373,3 @@ describe('test seed agent on the emulator', () => {
     expect(sourceAgent.errors).toEqual([]);
   });
 });
-
-async function waitUntil(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

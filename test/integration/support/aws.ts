@@ -1,3 +1,4 @@
+import type { AwsCredentialIdentity } from '@smithy/types';
 import { randomBytes } from 'node:crypto';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
@@ -6,6 +7,8 @@ import { S3SnapshotStore } from '../../../adapters/s3/snapshot-store.js';
 import { s3Api } from '../../../adapters/s3/s3-api.js';
 import { makeSnapshot, type SnapshotFields } from '../../../core/snapshots/index.js';
 import type { Deployment, GardenOutputs } from '../../../local/deploy.js';
+import { until } from '../../../harness/until.js';
+import { emulatorCredentials } from '../../../local/aws-env.js';
 
 /** The outputs the snapshot copy and the ownership audit add to the stack. */
 export interface OwnershipOutputs {
@@ -14,18 +17,16 @@ export interface OwnershipOutputs {
   OwnershipCheckFunctionName: string;
 }
 
-export const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-
 export function deployed(): {
   deployment: Deployment;
   outputs: GardenOutputs & OwnershipOutputs;
-  awsConfig: { endpoint: string; region: string; credentials: typeof credentials };
+  awsConfig: { endpoint: string; region: string; credentials: AwsCredentialIdentity };
 } {
   const deployment = inject('deployment');
   return {
     deployment,
     outputs: deployment.outputs as GardenOutputs & OwnershipOutputs,
-    awsConfig: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials },
+    awsConfig: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() },
   };
 }
 
@@ -73,22 +74,27 @@ export async function runCopy(input: Record<string, unknown>, timeoutMs = 110_00
       name: unique('copy'),
     }),
   );
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const d = await sfn.send(new DescribeExecutionCommand({ executionArn: started.executionArn }));
-    if (d.status !== 'RUNNING') {
-      return {
-        status: d.status ?? 'UNKNOWN',
-        output: d.output ? (JSON.parse(d.output) as Record<string, unknown>) : undefined,
-        error: d.error,
-        cause: d.cause,
-        startedAt: d.startDate?.getTime() ?? 0,
-        stoppedAt: d.stopDate?.getTime() ?? 0,
-      };
-    }
-    if (Date.now() > deadline) throw new Error(`execution ${started.executionArn} still running after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  return executionEnd(sfn, started.executionArn!, timeoutMs);
+}
+
+/** How an execution ended, once it has. */
+export async function executionEnd(sfn: SFNClient, executionArn: string, timeoutMs: number): Promise<ExecutionResult> {
+  const d = await until(
+    `execution ${executionArn} to end`,
+    async () => {
+      const d = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+      return d.status !== 'RUNNING' && d;
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
+  return {
+    status: d.status ?? 'UNKNOWN',
+    output: d.output ? (JSON.parse(d.output) as Record<string, unknown>) : undefined,
+    error: d.error,
+    cause: d.cause,
+    startedAt: d.startDate?.getTime() ?? 0,
+    stoppedAt: d.stopDate?.getTime() ?? 0,
+  };
 }
 
 /** The error message inside a Lambda task failure's cause (a JSON document). */

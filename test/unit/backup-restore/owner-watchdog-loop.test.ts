@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OwnerLookupOutcome } from '../../../core/ownership/index.js';
 import { OwnerWatchdogLoop, type WatchdogActuator } from '../../../seed/backup-restore/index.js';
+import { untilWith } from '../../../harness/until.js';
 
 /** An actuator that records what the loop asks for, with the readiness the loop reported at that moment. */
 function recordingActuator(loop: () => OwnerWatchdogLoop, options: { failFinal?: number } = {}) {
@@ -166,7 +167,7 @@ describe('OwnerWatchdogLoop: owner-change notices', () => {
     });
     loops.push(loop);
     loop.start();
-    await until(() => loop.readiness === 200);
+    await until('ready', () => loop.readiness === 200);
     calls.length = 0;
     lookup.calls.length = 0;
     if (extra.events) extra.events.length = 0;
@@ -183,7 +184,7 @@ describe('OwnerWatchdogLoop: owner-change notices', () => {
     // Act
     const noticedAt = performance.now();
     expect(loop.notice()?.checkInMs).toBeLessThan(5);
-    await until(() => loop.status().state.finalSnapshot === 'taken');
+    await until('the final snapshot', () => loop.status().state.finalSnapshot === 'taken');
 
     // Assess: one fresh lookup, the decision of a poll, and the poll's 10 s schedule left to the poll.
     expect(performance.now() - noticedAt).toBeLessThan(500);
@@ -223,7 +224,7 @@ describe('OwnerWatchdogLoop: owner-change notices', () => {
     loop.notice();
     await new Promise((r) => setTimeout(r, 400));
     lookup.set({ kind: 'absent', reason: 'nxdomain' });
-    await until(() => loop.status().state.mode === 'lost');
+    await until('the lost mode', () => loop.status().state.mode === 'lost');
     expect(loop.status().lastCheck?.result).toBe('not-owner');
   });
 
@@ -261,15 +262,15 @@ describe('OwnerWatchdogLoop: owner-change notices', () => {
     });
     loops.push(loop);
     loop.start();
-    await until(() => loop.readiness === 200);
+    await until('ready', () => loop.readiness === 200);
     // The second lookup (a poll, brought forward by checkNow) hangs, having read the record before the change.
     const running = loop.checkNow();
-    await until(() => release !== undefined);
+    await until('the check to be held', () => release !== undefined);
     lookup.set(other);
     loop.notice();
     release!();
     await running;
-    await until(() => loop.status().state.mode === 'lost');
+    await until('the lost mode', () => loop.status().state.mode === 'lost');
     expect(lookup.calls).toHaveLength(3);
   });
 
@@ -286,10 +287,4 @@ describe('OwnerWatchdogLoop: owner-change notices', () => {
   });
 });
 
-async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const until = untilWith({ timeoutMs: 4_000, intervalMs: 5 });

@@ -192,7 +192,21 @@ describe('operations you can watch, on the template', () => {
   });
 
   it('subscribes the event-metrics function to every gardenless event (SplitBrainSuspected included)', () => {
-    template.hasResourceProperties('AWS::Events::Rule', { EventPattern: { source: ['gardenless'] } });
+    const [metrics, ...others] = Object.keys(
+      template.findResources('AWS::Lambda::Function', {
+        Properties: { Description: Match.stringLikeRegexp('^event metrics:') },
+      }),
+    );
+    expect(metrics, 'the event-metrics function').toBeDefined();
+    expect(others).toEqual([]);
+    const [bus] = Object.keys(template.findResources('AWS::Events::EventBus'));
+    const subscriptions = Object.values(template.findResources('AWS::Events::Rule')).filter((r) =>
+      (r.Properties.Targets as { Arn: unknown }[]).some((t) => flat(t.Arn) === `<${metrics}.Arn>`),
+    );
+    // One rule on the garden's bus whose pattern names the source and nothing else: no detail type is left out.
+    expect(subscriptions.map((r) => [flat(r.Properties.EventBusName), r.Properties.EventPattern])).toEqual([
+      [`<${bus}>`, { source: ['gardenless'] }],
+    ]);
   });
 
   it('alarms on a migration in Error, split brain, a lost seed lease, dead letters and API 5xx, to one topic', () => {

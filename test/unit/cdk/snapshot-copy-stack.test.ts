@@ -83,7 +83,23 @@ describe('SnapshotCopy and OwnershipAudit constructs (template)', () => {
   });
 
   it('runs the audit every 5 minutes', () => {
-    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
+    const [audit, ...others] = Object.keys(
+      template.findResources('AWS::Lambda::Function', {
+        Properties: { Description: Match.stringLikeRegexp('^ownership audit:') },
+      }),
+    );
+    expect(audit, 'the audit function').toBeDefined();
+    expect(others).toEqual([]);
+    const scheduled = Object.values(template.findResources('AWS::Events::Rule')).filter(
+      (r) => r.Properties.ScheduleExpression !== undefined,
+    );
+    expect(scheduled.map((r) => r.Properties)).toEqual([
+      expect.objectContaining({
+        ScheduleExpression: 'rate(5 minutes)',
+        State: 'ENABLED',
+        Targets: [expect.objectContaining({ Arn: { 'Fn::GetAtt': [audit, 'Arn'] } })],
+      }),
+    ]);
   });
 
   it('gives each copy function only the S3 actions it calls, on gl-backup-* buckets only', () => {

@@ -18,7 +18,7 @@ import {
   type SeedCommand,
 } from '../../../core/commands/index.js';
 import { COMMAND_PROTOCOL_SCHEMA_PATH, renderCommandProtocolSchema } from '../../../scripts/command-protocol.js';
-import { fixture } from '../../fixtures/index.js';
+import { fixture } from '../../../harness/fixtures/index.js';
 
 const NOW = new Date('2025-01-01T00:01:00Z');
 const example = <T extends SeedCommand['type']>(type: T) => fixture(`commands/${type}`) as unknown as CommandOf<T>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentControls, controlledKind } from '../../harness/agent/controls.js';
+import { AgentControls, controlledKind } from '../../../harness/agent/controls.js';
 
 describe('AgentControls', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryOwnerRecords, ownerRecordName } from '../../../core/ownership/index.js';
 import { InMemorySnapshotStore } from '../../../core/snapshots/index.js';
-import { FakeSidecar } from '../../harness/fake-sidecar.js';
+import { FakeSidecar } from '../../../harness/fake-sidecar.js';
 
 const shoot = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
 const internalDomain = 'internal.gardenless.test';

@@ -5,8 +5,8 @@ import {
   checkLossBounded,
   checkNoAcknowledgedWriteLost,
   checkNoSplitBrain,
-} from '../../harness/scenario/checks.js';
-import type { AcknowledgedWrite, SeedRole } from '../../harness/scenario/writer.js';
+} from '../../../harness/scenario/checks.js';
+import type { AcknowledgedWrite, SeedRole } from '../../../harness/scenario/writer.js';
 
 const t0 = Date.UTC(2025, 0, 1);
 const ack = (n: number, seed: SeedRole, at: number): AcknowledgedWrite => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { startClusterWriter } from '../../harness/scenario/cluster-writer.js';
-import { EtcdRequestError, type EtcdPut } from '../../harness/scenario/etcd-client.js';
-import { HistoryRecorder } from '../../harness/scenario/history.js';
+import { startClusterWriter } from '../../../harness/scenario/cluster-writer.js';
+import { EtcdRequestError, type EtcdPut } from '../../../harness/scenario/etcd-client.js';
+import { HistoryRecorder } from '../../../harness/scenario/history.js';
 
 type Member = 'ok' | 'refuses' | 'times out';
 

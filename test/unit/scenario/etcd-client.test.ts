@@ -8,7 +8,7 @@ import {
   gatewayPut,
   gatewayRange,
   resolving,
-} from '../../harness/scenario/etcd-client.js';
+} from '../../../harness/scenario/etcd-client.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 let lastBody: Record<string, string> = {};

@@ -1,5 +1,5 @@
-import { EtcdRequestError, type EtcdGet, type EtcdPut } from '../../harness/scenario/etcd-client.js';
-import type { SeedRole } from '../../harness/scenario/writer.js';
+import { EtcdRequestError, type EtcdGet, type EtcdPut } from '../../../harness/scenario/etcd-client.js';
+import type { SeedRole } from '../../../harness/scenario/writer.js';
 
 /** Two fake etcds whose availability the test switches; `shared` makes them one store (no split brain). */
 export function fakeStores(options: { shared?: boolean } = {}) {

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EtcdRequestError } from '../../harness/scenario/etcd-client.js';
-import { HistoryRecorder, markLossWindow, type HistoryOperation } from '../../harness/scenario/history.js';
+import { EtcdRequestError } from '../../../harness/scenario/etcd-client.js';
+import { HistoryRecorder, markLossWindow, type HistoryOperation } from '../../../harness/scenario/history.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gl-history-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HistoryRecorder, type HistoryOperation } from '../../harness/scenario/history.js';
-import { checkHistoryFile, LinearizabilityCheckerError } from '../../harness/scenario/linearizability.js';
-import { startRegisterClients } from '../../harness/scenario/register-clients.js';
+import { HistoryRecorder, type HistoryOperation } from '../../../harness/scenario/history.js';
+import { checkHistoryFile, LinearizabilityCheckerError } from '../../../harness/scenario/linearizability.js';
+import { startRegisterClients } from '../../../harness/scenario/register-clients.js';
 import { fakeStores } from './fake-stores.js';
 
 /**

@@ -6,7 +6,7 @@ import {
   requestMs,
   transferMs,
   validateLinkModel,
-} from '../../harness/scenario/link-model.js';
+} from '../../../harness/scenario/link-model.js';
 
 const model = { latencyMs: 30, bytesPerSecond: 100e6 };
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killProcessTree, processTree } from '../../harness/scenario/process-tree.js';
+import { killProcessTree, processTree } from '../../../harness/scenario/process-tree.js';
 
 const started: number[] = [];
 afterEach(() => {

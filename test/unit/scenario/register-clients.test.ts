@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { EtcdRequestError, type EtcdGet, type EtcdPut } from '../../harness/scenario/etcd-client.js';
-import { HistoryRecorder } from '../../harness/scenario/history.js';
-import { recordFinalReads, startRegisterClients } from '../../harness/scenario/register-clients.js';
-import type { SeedRole } from '../../harness/scenario/writer.js';
+import { EtcdRequestError, type EtcdGet, type EtcdPut } from '../../../harness/scenario/etcd-client.js';
+import { HistoryRecorder } from '../../../harness/scenario/history.js';
+import { recordFinalReads, startRegisterClients } from '../../../harness/scenario/register-clients.js';
+import type { SeedRole } from '../../../harness/scenario/writer.js';
 import { fakeStores } from './fake-stores.js';
 
 const endpoints = { source: 'source', destination: 'destination' } as const;

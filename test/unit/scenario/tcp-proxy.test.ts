@@ -1,9 +1,9 @@
 import { Agent, createServer as createHttpServer, get as httpGet, type Server as HttpServer } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSeedProxies } from '../../harness/scenario/seed-proxies.js';
-import { requestMs, type LinkModel } from '../../harness/scenario/link-model.js';
-import { startTcpProxy, type TcpProxy } from '../../harness/scenario/tcp-proxy.js';
+import { startSeedProxies } from '../../../harness/scenario/seed-proxies.js';
+import { requestMs, type LinkModel } from '../../../harness/scenario/link-model.js';
+import { startTcpProxy, type TcpProxy } from '../../../harness/scenario/tcp-proxy.js';
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { EtcdRequestError, type EtcdPut } from '../../harness/scenario/etcd-client.js';
-import { HistoryRecorder } from '../../harness/scenario/history.js';
-import { startWriter, type SeedRole } from '../../harness/scenario/writer.js';
+import { EtcdRequestError, type EtcdPut } from '../../../harness/scenario/etcd-client.js';
+import { HistoryRecorder } from '../../../harness/scenario/history.js';
+import { startWriter, type SeedRole } from '../../../harness/scenario/writer.js';
+import { untilWith } from '../../../harness/until.js';
 
 /** A put against two fake etcds whose availability the test switches; revisions per endpoint. */
 function fakeEtcds() {
@@ -19,13 +20,8 @@ function fakeEtcds() {
 }
 
 const endpoints = { source: 'source', destination: 'destination' } as const;
-const until = async (predicate: () => boolean, timeoutMs = 2_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
+
+const until = untilWith({ timeoutMs: 4_000, intervalMs: 5 });
 
 describe('startWriter', () => {
   it('writes to the source until it fails, then to the destination at once, recording who acknowledged', async () => {
@@ -39,11 +35,14 @@ describe('startWriter', () => {
       put: etcds.put,
       mainLoops: 1,
     });
-    await until(() => writer.record().acknowledged.length >= 10);
+    await until('10 acknowledged writes', () => writer.record().acknowledged.length >= 10);
     // Act
     etcds.up.source = false;
     etcds.up.destination = true;
-    await until(() => writer.record().acknowledged.filter((w) => w.seed === 'destination').length >= 10);
+    await until(
+      '10 writes acknowledged by the destination',
+      () => writer.record().acknowledged.filter((w) => w.seed === 'destination').length >= 10,
+    );
     const record = await writer.stop();
     // Assess
     const seeds = record.acknowledged.map((w) => w.seed);
@@ -76,7 +75,9 @@ describe('startWriter', () => {
   });
 
   it('the probe loop writes to the other endpoint, so a source still accepting writes after the switch is seen', async () => {
+    // Prepare: one main loop and the probe loop, each a client of the history (the main loop's is made first).
     const etcds = fakeEtcds();
+    const history = new HistoryRecorder();
     const writer = startWriter({
       endpoints,
       prefix: 't',
@@ -84,21 +85,32 @@ describe('startWriter', () => {
       probeIntervalMs: 10,
       put: etcds.put,
       mainLoops: 1,
+      history,
     });
-    await until(() => writer.record().acknowledged.length >= 5);
+    const [mainClient, probeClient] = [0, 1];
+    await until('5 acknowledged writes', () => writer.record().acknowledged.length >= 5);
     etcds.up.destination = true;
     etcds.up.source = false;
-    await until(() => writer.current === 'destination');
-    etcds.up.source = true; // split brain: the source serves again
-    await until(
-      () =>
-        writer
-          .record()
-          .acknowledged.filter(
-            (w) => w.seed === 'source' && w.at > writer.record().acknowledged.find((d) => d.seed === 'destination')!.at,
-          ).length > 0,
-    );
-    await writer.stop();
+    await until('the switch to the destination', () => writer.current === 'destination');
+
+    // Act: split brain, the source serves again; the writer runs on for 20 more writes to the destination.
+    const servesAgainAt = history.now();
+    etcds.up.source = true;
+    const onDestination = () => writer.record().acknowledged.filter((w) => w.seed === 'destination').length;
+    const before = onDestination();
+    await until('20 more writes to the destination', () => onDestination() >= before + 20);
+    const record = await writer.stop();
+
+    // Assess: the main loop stayed on the destination, and the probe loop's writes to the source were acknowledged.
+    const toSourceAfter = history
+      .operations()
+      .filter((o) => o.seed === 'source' && o.outcome === 'ok' && o.invokedAt >= servesAgainAt);
+    expect(writer.current).toBe('destination');
+    expect(toSourceAfter.length).toBeGreaterThan(0);
+    expect(new Set(toSourceAfter.map((o) => o.client))).toEqual(new Set([probeClient]));
+    expect(history.operations().filter((o) => o.client === mainClient && o.invokedAt >= servesAgainAt)).not.toEqual([]);
+    for (const o of toSourceAfter)
+      expect(record.acknowledged).toContainEqual(expect.objectContaining({ key: o.key, seed: 'source' }));
   });
 
   it('holds at least 50 acknowledged writes a second at its default pace', async () => {
@@ -131,7 +143,7 @@ describe('startWriter', () => {
         mainLoops,
         history,
       });
-      await until(() => writer.record().acknowledged.length >= 6);
+      await until('6 acknowledged writes', () => writer.record().acknowledged.length >= 6);
       await writer.stop();
       return most;
     };
@@ -198,7 +210,7 @@ describe('startWriter', () => {
       history,
       mainLoops: 1,
     });
-    await until(() => writer.record().acknowledged.length >= 10);
+    await until('10 acknowledged writes', () => writer.record().acknowledged.length >= 10);
     const record = await writer.stop();
     // Assess
     const ops = history.operations();

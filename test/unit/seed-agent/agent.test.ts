@@ -6,6 +6,7 @@ import { SeedAgent } from '../../../seed/agent/agent.js';
 import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.js';
 import { MemoryHosting } from '../../../seed/agent/memory-hosting.js';
 import { agentFakes } from './agent-fakes.js';
+import { untilWith } from '../../../harness/until.js';
 
 const shoot = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
 const command = (fields: Record<string, unknown>) =>
@@ -42,10 +43,7 @@ async function startAgent(f: ReturnType<typeof agentFakes>, hosting: MemoryHosti
   return agent;
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check()).toBe(true);
-}
+const until = untilWith({ timeoutMs: 4_000, intervalMs: 5 });
 
 /** Memory hosting whose etcd start waits until the test releases it: a command of the shoot that is still running. */
 class SlowStartHosting extends MemoryHosting {
@@ -68,9 +66,9 @@ describe('SeedAgent loop', () => {
       controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } },
     };
     f.inbox.push(command({ ...create, taskToken: 't1' }));
-    await until(() => hosting.release !== undefined);
+    await until('the etcd start to be held', () => hosting.release !== undefined);
     hosting.release!();
-    await until(() => f.answered.length === 1);
+    await until('one answer', () => f.answered.length === 1);
     hosting.release = undefined;
     f.inbox.push(
       command({
@@ -80,19 +78,22 @@ describe('SeedAgent loop', () => {
         taskToken: 't2',
       }),
     );
-    await until(() => hosting.release !== undefined);
+    await until('the etcd start to be held', () => hosting.release !== undefined);
     const notice = { type: 'check-owner', commandId: 'mig-1/delete-owner-record/check-owner', change: 'deleted' };
 
     // Act: the same notice twice while the reconcile is stuck.
     f.inbox.push(command(notice));
     f.inbox.push(command(notice));
-    await until(() => hosting.calls.filter((c) => c.startsWith('notice-owner-change')).length === 2);
+    await until(
+      'both owner-change notices',
+      () => hosting.calls.filter((c) => c.startsWith('notice-owner-change')).length === 2,
+    );
 
     // Assess: delivered before the reconcile finished, nothing answered for it, every message deleted.
     expect(f.answered.map((a) => a.token)).toEqual(['t1']);
     expect(f.inbox.deleted).toHaveLength(4);
     (hosting.release as (() => void) | undefined)?.();
-    await until(() => f.answered.length === 2);
+    await until('two answers', () => f.answered.length === 2);
   });
 
   it('refuses a check-owner notice that carries a task token, as an invalid command', async () => {
@@ -100,7 +101,7 @@ describe('SeedAgent loop', () => {
     const hosting = new MemoryHosting();
     await startAgent(f, hosting);
     f.inbox.push(command({ type: 'check-owner', commandId: 'm/notice', change: 'set', taskToken: 't9' }));
-    await until(() => f.answered.length === 1);
+    await until('one answer', () => f.answered.length === 1);
     expect(f.answered[0]).toMatchObject({ token: 't9', kind: 'InvalidCommand' });
     expect(hosting.calls.filter((c) => c.startsWith('notice-owner-change'))).toEqual([]);
   });
@@ -117,9 +118,9 @@ describe('SeedAgent loop', () => {
 
     // Act
     f.inbox.push(command({ ...create, taskToken: 't1' }));
-    await until(() => f.answered.length === 1);
+    await until('one answer', () => f.answered.length === 1);
     f.inbox.push(command({ ...create, taskToken: 't2' }));
-    await until(() => f.answered.length === 2);
+    await until('two answers', () => f.answered.length === 2);
 
     // Assess
     expect(f.answered.map((a) => [a.token, a.kind])).toEqual([
@@ -129,7 +130,9 @@ describe('SeedAgent loop', () => {
     expect(f.answered[1]!.body).toBe(f.answered[0]!.body);
     expect(f.inbox.deleted).toHaveLength(2);
     expect(agent.identity).toBe('seed-a-id');
-    await until(() => f.heartbeats.some((h) => h.controlPlanes.some((p) => p.technicalID === shoot.technicalID)));
+    await until('a heartbeat naming the plane', () =>
+      f.heartbeats.some((h) => h.controlPlanes.some((p) => p.technicalID === shoot.technicalID)),
+    );
   });
 
   it.each([
@@ -149,7 +152,7 @@ describe('SeedAgent loop', () => {
     const f = agentFakes();
     await startAgent(f);
     f.inbox.push(body);
-    await until(() => f.answered.length === 1);
+    await until('one answer', () => f.answered.length === 1);
     expect(f.answered[0]).toMatchObject({ token: 't', kind: 'InvalidCommand' });
   });
 
@@ -159,7 +162,7 @@ describe('SeedAgent loop', () => {
     f.inbox.push(
       command({ type: 'scale', commandId: 'dwd/1', component: 'cluster-autoscaler', replicas: 0, taskToken: 't' }),
     );
-    await until(() => f.answered.length === 1);
+    await until('one answer', () => f.answered.length === 1);
     expect(f.answered[0]).toMatchObject({ kind: 'ControlPlaneNotFound' });
   });
 });

@@ -15,6 +15,7 @@ import {
   type PlaneStore,
 } from '../../../seed/agent/plane-store.js';
 import { agentFakes } from './agent-fakes.js';
+import { untilWith } from '../../../harness/until.js';
 
 const shootA = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
 const shootB = { project: 'dev', name: 'api2', technicalID: 'shoot--dev--api2' };
@@ -179,10 +180,7 @@ afterEach(async () => {
   await Promise.all(agents.splice(0).map((a) => a.stop()));
 });
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 300 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check()).toBe(true);
-}
+const until = untilWith({ timeoutMs: 4_000, intervalMs: 5 });
 
 describe('SeedAgent after a restart', () => {
   it('adopts its recorded planes before running a queued command of the same shoot, and reports them', async () => {
@@ -209,12 +207,14 @@ describe('SeedAgent after a restart', () => {
     agents.push(agent);
     // Act
     await agent.start();
-    await until(() => hosting.release !== undefined);
+    await until('the etcd start to be held', () => hosting.release !== undefined);
     // Assess: the delete waits for the adoption's start; the heartbeat already names the plane.
-    await until(() => f.heartbeats.some((h) => h.controlPlanes.some((p) => p.technicalID === shootA.technicalID)));
+    await until('a heartbeat naming the plane', () =>
+      f.heartbeats.some((h) => h.controlPlanes.some((p) => p.technicalID === shootA.technicalID)),
+    );
     expect(f.answered).toEqual([]);
     hosting.release!();
-    await until(() => f.answered.length === 1);
+    await until('one answer', () => f.answered.length === 1);
     expect(f.answered).toMatchObject([{ token: 'tok-delete', kind: 'success' }]);
     expect(hosting.calls).toEqual([
       `start-etcd ${shootA.technicalID}`,

@@ -1,4 +1,4 @@
-import type { OwnershipTimings } from '../../core/ownership/index.js';
+import type { OwnershipTimings } from '../core/ownership/index.js';
 
 /**
  * The ownership timings of the test stack and of every sidecar the integration tests start on it: a

@@ -10,7 +10,7 @@ import type { HistoryRecorder } from './history.js';
  * failing ones are kept under `test-results/linearizability/` (git-ignored) as test artifacts.
  */
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const checkerBinary = join(root, '.tools/bin/linearizability');
 export const historiesDir = join(root, 'test-results/linearizability');
 

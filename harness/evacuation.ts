@@ -1,7 +1,7 @@
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { Etcd3 } from 'etcd3';
-import type { AuditFinding, OwnershipAuditReport } from '../../core/ownership/audit.js';
-import { fixture } from '../fixtures/index.js';
+import type { AuditFinding, OwnershipAuditReport } from '../core/ownership/audit.js';
+import { fixture } from './fixtures/index.js';
 
 /**
  * Pieces the evacuation tests and `scripts/bench-evacuation.ts` share: small shoots placed on a seed,

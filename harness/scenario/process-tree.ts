@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { processRunning } from '../../seed/agent/process-group.js';
 
 /**
  * Stopping a seed in S3 means its whole process tree: the agent and every sidecar and etcd below it.
@@ -44,15 +45,6 @@ export function processTree(pid: number): number[] {
   return tree;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /**
  * SIGSTOP the whole tree first (so nothing forks or restarts a child while we walk), then SIGKILL it:
  * a crash of the machine, not a graceful stop. Resolves once every process is gone, or throws after
@@ -81,18 +73,11 @@ export async function killProcessTree(pid: number, options: { timeoutMs?: number
     }
   }
   const deadline = Date.now() + (options.timeoutMs ?? 5_000);
-  // Zombies of our own children count as alive until reaped; their parent (us, for the root) reaps them.
-  const zombie = (p: number) => {
-    try {
-      return readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? false;
-    } catch {
-      return false;
-    }
-  };
-  while ([...stopped].some((p) => alive(p) && !zombie(p))) {
+  // Zombies of our own children are gone enough: their parent (us, for the root) reaps them.
+  while ([...stopped].some(processRunning)) {
     if (Date.now() > deadline)
       throw new ProcessTreeError(
-        `processes of tree ${pid} still alive after SIGKILL: ${[...stopped].filter(alive).join(', ')}`,
+        `processes of tree ${pid} still alive after SIGKILL: ${[...stopped].filter(processRunning).join(', ')}`,
       );
     await new Promise((r) => setTimeout(r, 20));
   }

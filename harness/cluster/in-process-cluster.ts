@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { OwnerLookup, OwnerLookupOutcome } from '../../../core/ownership/index.js';
-import type { SnapshotStore } from '../../../core/snapshots/index.js';
-import type { ClusterMemberSpec, ClusterSpec } from '../../../seed/backup-restore/cluster/spec.js';
-import { portOf } from '../../../seed/backup-restore/cluster/spec.js';
-import { memberStatus } from '../../../seed/backup-restore/etcd-gateway.js';
-import { BackupRestoreSidecar, type SidecarOptions } from '../../../seed/backup-restore/index.js';
-import { plannedPorts } from '../../../seed/ports.js';
+import type { OwnerLookup, OwnerLookupOutcome } from '../../core/ownership/index.js';
+import type { SnapshotStore } from '../../core/snapshots/index.js';
+import type { ClusterMemberSpec, ClusterSpec } from '../../seed/backup-restore/cluster/spec.js';
+import { portOf } from '../../seed/backup-restore/cluster/spec.js';
+import { memberStatus } from '../../seed/backup-restore/etcd-gateway.js';
+import { BackupRestoreSidecar, type SidecarOptions } from '../../seed/backup-restore/index.js';
+import { plannedPorts } from '../../seed/ports.js';
 
 /**
  * A three-member etcd cluster with one real backup-restore sidecar per member, in this process (each

@@ -1,11 +1,12 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { S3Client } from '@aws-sdk/client-s3';
-import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
-import { s3Api } from '../../adapters/s3/s3-api.js';
-import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
-import { ownerRecordName, type OwnerRecords } from '../../core/ownership/index.js';
-import { makeSnapshot, type SnapshotStore } from '../../core/snapshots/index.js';
-import type { Deployment } from '../../local/deploy.js';
+import { route53Api, Route53OwnerRecords } from '../adapters/route53/owner-records.js';
+import { s3Api } from '../adapters/s3/s3-api.js';
+import { S3SnapshotStore } from '../adapters/s3/snapshot-store.js';
+import { ownerRecordName, type OwnerRecords } from '../core/ownership/index.js';
+import { makeSnapshot, type SnapshotStore } from '../core/snapshots/index.js';
+import type { Deployment } from '../local/deploy.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 
 export interface FakeSidecarOptions {
   shoot: { project: string; name: string; technicalID: string };
@@ -65,7 +66,7 @@ export class FakeSidecar {
     const aws = {
       endpoint: deployment.awsEndpoint,
       region: deployment.region,
-      credentials: async () => ({ accessKeyId: 'test', secretAccessKey: 'test' }),
+      credentials: emulatorCredentials(),
     };
     const { bucket, ...rest } = options;
     return new FakeSidecar({

@@ -1,4 +1,4 @@
-import { COMMAND_FAILURES, type CommandFailureName, type CommandType } from '../../../core/commands/index.js';
+import { COMMAND_FAILURES, type CommandFailureName, type CommandType } from '../../core/commands/index.js';
 
 /**
  * What the controls tell apart: a command type, or `restore-ahead`, the pre-copy's restore ahead (a `restore`

@@ -1,7 +1,7 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
 import type { AwsCredentialIdentity } from '@smithy/types';
-import { GardenClient } from '../../adapters/http/garden-client.js';
-import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import { GardenClient } from '../adapters/http/garden-client.js';
+import { route53Api, Route53OwnerRecords } from '../adapters/route53/owner-records.js';
 import {
   COMMAND_API_VERSION,
   commandFailure,
@@ -9,18 +9,20 @@ import {
   readCommand,
   type CommandFailureName,
   type CommandType,
-} from '../../core/commands/index.js';
-import type { ActuatorSet, MemoryExtensionWorld } from '../../core/extensions/index.js';
-import { ownerRecordName } from '../../core/ownership/index.js';
-import type { Deployment } from '../../local/deploy.js';
-import type { SeedAgent } from '../../seed/agent/agent.js';
-import { awsSeedAgent } from '../../seed/agent/aws-agent.js';
-import type { ControlPlaneRuntime } from '../../seed/agent/control-plane-runtime.js';
-import type { CommandInbox, InboxMessage } from '../../seed/agent/inbox.js';
-import { MemoryHosting } from '../../seed/agent/memory-hosting.js';
-import type { SeedRuntime } from '../../seed/agent/runtime.js';
-import type { TaskAnswers } from '../../seed/agent/task-answers.js';
+} from '../core/commands/index.js';
+import type { ActuatorSet, MemoryExtensionWorld } from '../core/extensions/index.js';
+import { ownerRecordName } from '../core/ownership/index.js';
+import type { Deployment } from '../local/deploy.js';
+import type { SeedAgent } from '../seed/agent/agent.js';
+import { awsSeedAgent } from '../seed/agent/aws-agent.js';
+import type { ControlPlaneRuntime } from '../seed/agent/control-plane-runtime.js';
+import type { CommandInbox, InboxMessage } from '../seed/agent/inbox.js';
+import { MemoryHosting } from '../seed/agent/memory-hosting.js';
+import type { SeedRuntime } from '../seed/agent/runtime.js';
+import type { TaskAnswers } from '../seed/agent/task-answers.js';
 import { AgentControls, controlledKind, type ControlledKind } from './agent/controls.js';
+import { emulatorCredentials } from '../local/aws-env.js';
+import { until } from './until.js';
 
 export interface TestAgentOptions {
   /** The seed this agent runs in (it must be registered, so that its queue exists). */
@@ -118,12 +120,15 @@ export class TestAgent {
     deployment: Deployment,
     options: Omit<TestAgentOptions, 'garden' | 'aws'> & { ownerCheck?: boolean },
   ): TestAgent {
-    const credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
     const { ownerCheck, ...rest } = options;
     return new TestAgent({
       ...rest,
-      garden: new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials }),
-      aws: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials },
+      garden: new GardenClient({
+        apiUrl: deployment.apiUrl,
+        region: deployment.region,
+        credentials: emulatorCredentials(),
+      }),
+      aws: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() },
       ...(ownerCheck
         ? {
             ownership: {
@@ -232,19 +237,15 @@ export class TestAgent {
     match: Partial<Pick<ReceivedCommand, 'type' | 'commandId' | 'technicalID' | 'disposition'>>,
     options: { timeoutMs?: number } = {},
   ): Promise<ReceivedCommand> {
-    const timeoutMs = options.timeoutMs ?? 30_000;
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.received.find((r) =>
-        Object.entries(match).every(([k, v]) => r[k as keyof ReceivedCommand] === v),
-      );
-      if (found) return found;
-      if (Date.now() > deadline)
-        throw new Error(
-          `seed ${this.seed}: no command matching ${JSON.stringify(match)} within ${timeoutMs} ms (received: ${this.received.map((r) => `${r.type}:${r.commandId}`).join(', ') || 'none'})`,
-        );
-      await sleep(50);
-    }
+    return until(
+      `seed ${this.seed} to receive a command matching ${JSON.stringify(match)}`,
+      () => this.received.find((r) => Object.entries(match).every(([k, v]) => r[k as keyof ReceivedCommand] === v)),
+      {
+        timeoutMs: options.timeoutMs ?? 30_000,
+        intervalMs: 50,
+        explain: () => `received: ${this.received.map((r) => `${r.type}:${r.commandId}`).join(', ') || 'none'}`,
+      },
+    );
   }
 
   /** The fault controls act on each message before the agent sees it; what they let through waits for the agent's decision. */

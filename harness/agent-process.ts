@@ -1,11 +1,12 @@
-import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GardenClient } from '../../adapters/http/garden-client.js';
-import { emulatorEnv } from '../../local/aws-env.js';
-import { PROJECT_ROOT } from '../../local/emulator.js';
-import { durationFlag } from '../../seed/backup-restore/duration.js';
+import type { GardenClient } from '../adapters/http/garden-client.js';
+import { emulatorEnv } from '../local/aws-env.js';
+import { PROJECT_ROOT } from '../local/emulator.js';
+import { signalProcessGroup } from '../seed/agent/process-group.js';
+import { durationFlag } from '../seed/backup-restore/duration.js';
+import { registerLocalSeed } from './local-seed.js';
 import { processTree } from './scenario/process-tree.js';
 
 export interface AgentProcessOptions {
@@ -47,7 +48,7 @@ export class AgentProcess {
   start(): void {
     const o = this.options;
     mkdirSync(o.workDir, { recursive: true });
-    const log = openSync(join(o.workDir, 'agent.log'), 'a');
+    const log = openSync(this.logFile, 'a');
     this.child = spawn(
       join(PROJECT_ROOT, 'bin', 'gardenless'),
       [
@@ -82,6 +83,11 @@ export class AgentProcess {
         detached: true,
       },
     );
+  }
+
+  /** Where the agent's output goes. */
+  get logFile(): string {
+    return join(this.options.workDir, 'agent.log');
   }
 
   agentPids(): number[] {
@@ -131,11 +137,7 @@ export class AgentProcess {
     const tree = processTree(child.pid);
     const exited =
       child.exitCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    try {
-      process.kill(-child.pid, 'SIGTERM');
-    } catch {
-      // Already gone.
-    }
+    signalProcessGroup(child.pid, 'SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, timeoutMs))]);
     for (const pid of tree) {
       try {
@@ -153,7 +155,6 @@ export class AgentProcess {
  */
 export async function registerSeedWithAgent(input: {
   garden: GardenClient;
-  s3: S3Client;
   seed: string;
   body: Record<string, unknown>;
   workDir: string;
@@ -162,10 +163,7 @@ export async function registerSeedWithAgent(input: {
   heartbeatIntervalSeconds?: number;
 }): Promise<AgentProcess> {
   const { seed } = input;
-  await input.s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${seed}` })).catch(() => undefined);
-  const res = await input.garden.request('PUT', `/seeds/${seed}`, { body: input.body });
-  if (res.status !== 201)
-    throw new Error(`registering seed ${seed} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  await registerLocalSeed({ garden: input.garden, deployment: input.deployment, name: seed, body: input.body });
   const agent = new AgentProcess({
     seed,
     deployment: input.deployment,

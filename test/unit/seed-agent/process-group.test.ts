@@ -1,0 +1,53 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import {
+  ProcessGroup,
+  processGroupAlive,
+  processRunning,
+  signalProcessGroup,
+} from '../../../seed/agent/process-group.js';
+
+describe('process groups', () => {
+  it('stops a leader and the child it started, and says when the group is gone', async () => {
+    // Prepare: a shell leading its own group, with a sleep of its own that a signal to the shell alone would orphan.
+    const group = ProcessGroup.start('sh', ['-c', 'sleep 30 & wait'], { stdio: 'ignore' });
+    const pid = group.pid!;
+    expect(processGroupAlive(pid)).toBe(true);
+    expect(processRunning(pid)).toBe(true);
+
+    // Act
+    await group.stop({ timeoutMs: 5_000 });
+
+    // Assess
+    expect(processRunning(pid)).toBe(false);
+    expect(processGroupAlive(pid)).toBe(false);
+  });
+
+  it('signals a group by its leader, and a group already gone is no error', async () => {
+    const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    const exited = once(child, 'exit');
+
+    signalProcessGroup(child.pid!, 'SIGKILL');
+
+    expect(await exited).toEqual([null, 'SIGKILL']);
+    expect(processRunning(child.pid!)).toBe(false);
+    expect(() => signalProcessGroup(child.pid!, 'SIGTERM')).not.toThrow();
+  });
+
+  it('does not count a zombie as running', async () => {
+    // Prepare: a shell starts `true` and becomes a sleep that never reaps it: `true` stays a zombie.
+    const group = ProcessGroup.start('sh', ['-c', 'true & echo $!; exec sleep 30'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const [line] = (await once(group.child.stdout!, 'data')) as [Buffer];
+    const zombie = Number(line.toString().trim());
+    await new Promise((r) => setTimeout(r, 200));
+
+    // Assess: the signal still reaches it, but it does not run.
+    expect(() => process.kill(zombie, 0)).not.toThrow();
+    expect(processRunning(zombie)).toBe(false);
+    expect(processRunning(group.pid!)).toBe(true);
+    await group.stop();
+  });
+});
