@@ -115,7 +115,7 @@ async function sendRestore(res: ServerResponse, restore: () => Promise<unknown>)
 }
 
 /** Snapshots that do not restore to what was asked: the caller's data, not this server, is at fault. */
-const RESTORE_REFUSALS = new Set([
+export const RESTORE_REFUSALS: ReadonlySet<string> = new Set([
   'NoFullSnapshotError',
   'RestorePlanGapError',
   'RestorePlanIncompleteError',
