@@ -53,12 +53,17 @@ export class LeaseTtls {
     const live = await leaseIds(endpoint);
     const named = new Set(events.flatMap((e) => (e.lease === undefined ? [] : [e.lease])));
     const out = new Map<string, DeltaLease>();
+    // The TTLs not known yet, a few at a time: a restarted sidecar meets every lease at once.
+    const unknown = live.filter((id) => !this.ttls.has(id));
+    for (let i = 0; i < unknown.length; i += 16)
+      await Promise.all(
+        unknown.slice(i, i + 16).map(async (id) => {
+          const ttl = (await leaseTimeToLive(endpoint, id))?.grantedTtl;
+          if (ttl !== undefined) this.ttls.set(id, ttl);
+        }),
+      );
     for (const id of live) {
-      let ttl = this.ttls.get(id);
-      if (ttl === undefined) {
-        ttl = (await leaseTimeToLive(endpoint, id))?.grantedTtl;
-        if (ttl !== undefined) this.ttls.set(id, ttl);
-      }
+      const ttl = this.ttls.get(id);
       // Revoked between the two calls: like any lease gone, it is in the table only if a put names it.
       if (ttl !== undefined) out.set(id, { id, ttl });
     }

@@ -482,6 +482,69 @@ describe('backup-restore: what etcd held is what etcd holds', () => {
     }
   }, 90_000);
 
+  it('a catch-up over a delta that lost an event answers 422 with both digests and stays unserved; repaired, the next catch-up restores from scratch and serves', async () => {
+    // Prepare: a standby restored ahead, then a delta whose transaction lost an event.
+    const [s, zone] = [await source('fid-catchup'), await ownerZone()];
+    try {
+      await zone.records.set({ name: zone.recordName, value: SOURCE });
+      await put(s, 'a', '1');
+      await s.snapshotter.takeFull();
+      await s.snapshotter.start();
+      await deltaUpTo(s, await put(s, 'b', '2'));
+      const { sidecar } = await startSidecar({
+        technicalID: s.technicalID,
+        store: s.store,
+        owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
+        ...intervals,
+        restore: { ahead: true },
+      });
+      const txn = await s.client.kv.txn({
+        compare: [],
+        success: [1, 2].map((i) => ({ request_put: { key: Buffer.from(`t/${i}`), value: Buffer.from(String(i)) } })),
+      });
+      const delta = await deltaUpTo(s, await put(s, 'c', '3'));
+      const original = await s.store.get(delta.key);
+      const { header, events } = decodeDelta(original, delta.key);
+      const kept = events.filter(
+        (e) => !(e.revision === Number(txn.header.revision) && Buffer.from(e.key, 'base64').toString() === 't/2'),
+      );
+      await s.store.put(delta.key, encodeDelta({ ...header, events: kept, leases: header.leases ?? [], gzip: false }));
+      await zone.records.set({ name: zone.recordName, value: ME, expected: SOURCE });
+      const catchUp = () => fetch(`${sidecar.statusUrl}/restore/catch-up`, { method: 'POST' });
+
+      // Act 1
+      const refused = await catchUp();
+      const body = (await refused.json()) as { name: string; digests: Record<string, unknown> };
+
+      // Assess 1: refused with both digests (after a restore from scratch said the same), still a standby.
+      expect(refused.status).toBe(422);
+      expect(body).toMatchObject({
+        name: 'RestoreDigestError',
+        digests: { revision: delta.lastRevision, expected: header.digest, snapshot: delta.key },
+      });
+      expect(body.digests.actual).not.toBe(header.digest);
+      expect(sidecar.status()).toMatchObject({ standby: true, ready: false, etcd: { fenced: true } });
+      expect(await readiness(sidecar.statusUrl)).toBe(503);
+
+      // Act 2: the delta repaired.
+      await s.store.put(delta.key, original);
+      const served = await catchUp();
+      const result = (await served.json()) as { restore: { caughtUp: boolean; reason: string; fidelity: object } };
+
+      // Assess 2: restored from scratch (the standby was no longer trusted), checked, serving the source's key space.
+      expect(served.status).toBe(200);
+      expect(result.restore).toMatchObject({
+        caughtUp: false,
+        reason: expect.stringMatching(/earlier catch-up failed/),
+        fidelity: { expected: header.digest, digest: header.digest },
+      });
+      await waitFor('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200, 10_000);
+      await expectFaithful(sidecar.clientUrl, s);
+    } finally {
+      await s.stop();
+    }
+  }, 90_000);
+
   it('still restores deltas of format v1 (no leases, no digest) and says it could not check them', async () => {
     // Prepare: a full snapshot, then a delta written in the old format.
     const s = await source('fid-v1');

@@ -160,3 +160,80 @@ function prefixEnd(prefix: Buffer): Buffer {
   }
   return Buffer.from([0]);
 }
+
+/** Keys on a 30-minute lease, and keys of a lease that expired before whatever comes next (a migration, a restore). */
+export interface LeasedFixture {
+  readonly prefix: string;
+  readonly lease: string;
+  /** The leased keys as the source wrote them. */
+  readonly keys: ReadonlyMap<string, KeyFacts>;
+  readonly expiredLease: string;
+  /** The source's revision once the expired lease's keys were deleted: a backup must reach it. */
+  readonly revision: number;
+}
+
+/** The 30-minute lease of the fixture: Kubernetes attaches Events to a lease of `--event-ttl` (1 h by default). */
+export const FIXTURE_LEASE_TTL = 30 * 60;
+
+/**
+ * Writes the fixture through `endpoint` (the serving source): 20 keys on a 30-minute lease, and 3 keys on
+ * a lease of 2 s, which is left to expire (its keys' deletes are one revision) before this returns.
+ */
+export async function writeLeasedFixture(endpoint: string, prefix: string): Promise<LeasedFixture> {
+  const live = await putLeasedKeys(endpoint, { prefix: `${prefix}/leased/`, count: 20, ttl: FIXTURE_LEASE_TTL });
+  const expired = await putLeasedKeys(endpoint, { prefix: `${prefix}/expired/`, count: 3, ttl: 2 });
+  const deadline = Date.now() + 20_000;
+  while ((await readLeases(endpoint)).has(expired.lease)) {
+    if (Date.now() > deadline) throw new Error(`lease ${expired.lease} did not expire within 20 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const { revision } = await readKeySpace(endpoint, { prefix: `${prefix}/` });
+  return { prefix, lease: live.lease, keys: live.keys, expiredLease: expired.lease, revision };
+}
+
+export interface LeasedFixtureReport extends FidelityReport {
+  /** Keys of the expired lease that came back. */
+  readonly resurrected: string[];
+  readonly expiredLeaseLive: boolean;
+}
+
+/** What a faithful copy of the fixture reports. */
+export const FAITHFUL_FIXTURE: LeasedFixtureReport = { ...FAITHFUL, resurrected: [], expiredLeaseLive: false };
+
+/**
+ * The fixture as `endpoint` holds it: every leased key with its value, create and mod revision, version
+ * and lease as written, the lease live with its ID and granted TTL (remaining at most that); the expired
+ * lease and its keys gone.
+ */
+export async function checkLeasedFixture(endpoint: string, fixture: LeasedFixture): Promise<LeasedFixtureReport> {
+  const [leased, expired, leases] = await Promise.all([
+    readKeySpace(endpoint, { prefix: `${fixture.prefix}/leased/` }),
+    readKeySpace(endpoint, { prefix: `${fixture.prefix}/expired/` }),
+    readLeases(endpoint),
+  ]);
+  const report = fidelityReport({
+    expected: fixture.keys,
+    found: leased.keys,
+    leases: new Map([...leases].filter(([id]) => id === fixture.lease)),
+    grantedTtls: new Map([[fixture.lease, FIXTURE_LEASE_TTL]]),
+  });
+  return { ...report, resurrected: [...expired.keys.keys()], expiredLeaseLive: leases.has(fixture.expiredLease) };
+}
+
+/**
+ * Every acknowledged write the destination holds carries the revision it was acknowledged with as its
+ * create and mod revision, and version 1 (each writer key is written once): the revisions of the history
+ * went along with the values. Returns the keys that do not.
+ */
+export async function writesWithOtherRevisions(
+  endpoint: string,
+  input: { prefix: string; acknowledged: readonly { key: string; revision: number }[] },
+): Promise<{ key: string; revision: number; found: KeyFacts }[]> {
+  const { keys } = await readKeySpace(endpoint, { prefix: input.prefix });
+  return input.acknowledged.flatMap((w) => {
+    const found = keys.get(w.key);
+    if (found === undefined) return [];
+    const same = found.createRevision === w.revision && found.modRevision === w.revision && found.version === 1;
+    return same ? [] : [{ key: w.key, revision: w.revision, found }];
+  });
+}
