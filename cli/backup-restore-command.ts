@@ -8,6 +8,7 @@ import { durationFlag, parseDuration } from '../seed/backup-restore/duration.js'
 import { EtcdSupervisor } from '../seed/backup-restore/etcd-supervisor.js';
 import { restoreFromStore } from '../seed/backup-restore/restorer.js';
 import { BackupRestoreSidecar, type SidecarOptions } from '../seed/backup-restore/sidecar.js';
+import { RESTORE_REFUSALS } from '../seed/backup-restore/status-server.js';
 import { parseMemberFlag, portOf, validateClusterSpec } from '../seed/backup-restore/cluster/spec.js';
 import {
   DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS,
@@ -55,6 +56,7 @@ interface ServeFlags extends StoreFlags, EtcdFlags {
   compression: Compression;
   restore?: boolean;
   restoreAhead?: boolean;
+  acceptDigestMismatch?: boolean;
   expectedRevision?: string;
   restoreFile?: string;
   statusPort: string;
@@ -162,12 +164,25 @@ async function serve(flags: ServeFlags): Promise<void> {
             ...(flags.expectedRevision === undefined ? {} : { expectedLastRevision: Number(flags.expectedRevision) }),
             ...(flags.restoreFile ? { file: flags.restoreFile } : {}),
             ...(flags.restoreAhead ? { ahead: true } : {}),
+            ...(flags.acceptDigestMismatch ? { acceptDigestMismatch: true } : {}),
           },
         }
       : {}),
     statusPort: port(flags.statusPort, '--status-port'),
     ...(flags.statusHost ? { statusHost: flags.statusHost } : {}),
     log: logLine,
+  }).catch((error: unknown) => {
+    // The agent reads this line: snapshots that do not restore are no runtime fault (EtcdRestoreFailed).
+    if (error instanceof Error && RESTORE_REFUSALS.has(error.name))
+      console.log(
+        JSON.stringify({
+          event: 'restore-refused',
+          name: error.name,
+          error: error.message,
+          ...('digests' in error ? { digests: error.digests } : {}),
+        }),
+      );
+    throw error;
   });
   console.log(
     JSON.stringify({ event: 'started', statusUrl: sidecar.statusUrl, clientUrl: sidecar.clientUrl, pid: process.pid }),
@@ -255,6 +270,10 @@ export function registerBackupRestoreCommand(program: Command): Command {
       'restore ahead of a migration (implies --restore) and wait unserved (no owner check, no snapshots) until POST /restore/catch-up',
     )
     .option('--expected-revision <revision>', 'with --restore: fail unless the snapshots reach this revision')
+    .option(
+      '--accept-digest-mismatch',
+      "with --restore: serve even where the restored key space differs from the digest the source's snapshot names (the operator's override)",
+    )
     .option(
       '--restore-file <file>',
       'with --restore: the full snapshot, already downloaded (it must be the one the restore plans)',

@@ -30,7 +30,7 @@ function structured(format: OutputFormat): format is 'json' | 'yaml' {
 }
 
 /**
- * `gardenless shoot migrate <project>/<name> [--to SEED] [--mode auto|good|bad] [--dry-run] [--yes] [--watch]` and
+ * `gardenless shoot migrate <project>/<name> [--to SEED] [--mode auto|good|bad] [--accept-etcd-digest-mismatch] [--dry-run] [--yes] [--watch]` and
  * `gardenless shoot migration <project>/<name> [--watch]`, added to the `shoot` command.
  */
 export function registerMigrateCommands(shoot: Command, connect: () => Promise<Api>, output: () => OutputFormat): void {
@@ -45,13 +45,24 @@ export function registerMigrateCommands(shoot: Command, connect: () => Promise<A
         'bad',
       ]),
     )
+    .option(
+      '--accept-etcd-digest-mismatch',
+      "resume a migration that failed at restore-etcd on the fidelity check and serve the destination's etcd although its key space differs from the source's digest (the record keeps the override)",
+    )
     .option('--dry-run', 'show the destination, the path, the steps and the fence bound; start nothing')
-    .option('-y, --yes', 'do not ask before a bad-path migration (--mode bad)')
+    .option('-y, --yes', 'do not ask before a bad-path migration (--mode bad) or an override')
     .option('-w, --watch', 'show the steps live until the migration ends (exit code 1 on Error)')
     .action(
       async (
         ref: string,
-        flags: { to?: string; mode?: 'auto' | 'good' | 'bad'; watch?: boolean; dryRun?: boolean; yes?: boolean },
+        flags: {
+          to?: string;
+          mode?: 'auto' | 'good' | 'bad';
+          acceptEtcdDigestMismatch?: boolean;
+          watch?: boolean;
+          dryRun?: boolean;
+          yes?: boolean;
+        },
       ) => {
         const [project, name] = splitShoot(ref);
         const api = await connect();
@@ -59,6 +70,7 @@ export function registerMigrateCommands(shoot: Command, connect: () => Promise<A
         const body = {
           ...(flags.to ? { destinationSeed: flags.to } : {}),
           ...(flags.mode ? { mode: flags.mode } : {}),
+          ...(flags.acceptEtcdDigestMismatch ? { acceptEtcdDigestMismatch: true } : {}),
         };
         const format = output();
         if (flags.dryRun) {
@@ -72,6 +84,13 @@ export function registerMigrateCommands(shoot: Command, connect: () => Promise<A
           await requireConfirmation(
             'the bad-path migration',
             `Migrate ${project}/${name} on the bad path? The source seed is not asked: its etcd fences itself when the owner record moves, and writes after its last snapshot are lost.`,
+            { yes: flags.yes ?? false },
+          );
+        }
+        if (flags.acceptEtcdDigestMismatch) {
+          await requireConfirmation(
+            'the override of the fidelity check',
+            `Resume the migration of ${project}/${name} and serve its etcd although the restored key space differs from the source's? Clients may see a history the source never had.`,
             { yes: flags.yes ?? false },
           );
         }

@@ -183,11 +183,21 @@ export const restoreCommand = named(
            * Sent while the source may still serve, so never with expectedLastRevision and never final.
            */
           ahead: z.boolean().optional(),
+          /**
+           * The operator's override (docs/design.md section 4, "Fidelity"): serve the restored etcd even where its
+           * key-space digest differs from the one the source's snapshot names. Only on the restore that serves,
+           * never ahead: a migration resumed with the override sends it.
+           */
+          acceptDigestMismatch: z.boolean().optional(),
         })
         .strict()
         .refine((e) => e.ahead !== true || (e.expectedLastRevision === undefined && !e.final), {
           message: 'a restore ahead is of what the bucket holds now: no expectedLastRevision, final false',
           path: ['ahead'],
+        })
+        .refine((e) => e.ahead !== true || e.acceptDigestMismatch !== true, {
+          message: 'a restore ahead serves nothing: it takes no override of the fidelity check',
+          path: ['acceptDigestMismatch'],
         })
         .optional(),
       /** Restore the extensions from the ShootState (operation restore; the annotation is removed when each succeeds). */
@@ -339,6 +349,25 @@ export const commandResultSchemas = {
              * from there; to a restore ahead of a plane already restored ahead (a refresh): the revision it had before.
              */
             aheadRevision: z.number().int().min(0).optional(),
+            /**
+             * The fidelity check (docs/design.md section 4, "Fidelity"): the restored key space's digest at its
+             * revision, the digest the source's snapshot named there (absent, with the reason in `unchecked`,
+             * where it named none), and `overridden` where they differ and the operator accepted it.
+             */
+            fidelity: z
+              .object({
+                revision: z.number().int().min(0),
+                digest: z.string().regex(/^[0-9a-f]{64}$/),
+                expected: z
+                  .string()
+                  .regex(/^[0-9a-f]{64}$/)
+                  .optional(),
+                against: z.string().max(1024).optional(),
+                unchecked: z.string().max(1024).optional(),
+                overridden: z.boolean().optional(),
+              })
+              .strict()
+              .optional(),
           })
           .strict()
           .optional(),
@@ -417,7 +446,8 @@ export const COMMAND_FAILURES = {
   },
   EtcdRestoreFailed: {
     retryable: false,
-    meaning: 'the copied snapshots do not restore (gap, missing full snapshot, revision short of the expected one)',
+    meaning:
+      'the copied snapshots do not restore (gap, missing full snapshot, revision short of the expected one), or the restored key space differs from the digest the source named (details: revision, expected, actual, snapshot)',
   },
   SnapshotsUnavailable: { retryable: true, meaning: 'the backup bucket could not be read or written' },
   ShootStateUnavailable: {

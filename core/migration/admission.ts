@@ -17,6 +17,8 @@ import {
 export interface MigrationRequest {
   destinationSeed?: string;
   mode?: MigrationMode;
+  /** Resume with the operator's override of the fidelity check; only for a migration in Error at restore-etcd. */
+  acceptEtcdDigestMismatch?: boolean;
 }
 
 export interface AdmitMigrationInput {
@@ -49,6 +51,7 @@ const FIELD_DESTINATION = 'destinationSeed';
  * The admission rules of `POST .../migrate`, in order; the first that fails decides the answer:
  * - 409 `MigrationInProgress` while a migration of the shoot runs; 409 `ShootDeleting`; 409 `ShootCreating` while its Create was not sent to its seed;
  * - a migration that ended in Error is resumed (409 `MigrationDestinationMismatch` if another destination is asked for);
+ * - 422 `OverrideNotApplicable`: the fidelity override asked for anything but the resume of a migration in Error at restore-etcd;
  * - 422 `ShootNotScheduled`, `SourceSeedNotFound`, `SourceHasNoBackup`;
  * - 422 `NoDestinationSeed`, `DestinationNotFound`, `SameSeed`, `DestinationDeleting`, `DestinationNotReady`,
  *   `DestinationHeartbeatStale`, `DestinationHasNoBackup`, `DestinationFull`, `ZoneToleranceNeedsMultiZonalSeed`.
@@ -72,6 +75,13 @@ export function admitMigration(input: AdmitMigrationInput): AdmissionDecision {
     throw new ConflictError(
       `migration ${resuming.id} of shoot ${ref} to ${resuming.destination.name} ended in Error and must be resumed (call migrate without a destination, or with ${resuming.destination.name}); it cannot be redirected to ${request.destinationSeed}`,
       { code: 'MigrationDestinationMismatch', field: FIELD_DESTINATION, current: resuming },
+    );
+  }
+
+  if (request.acceptEtcdDigestMismatch === true && resuming?.error?.step !== 'restore-etcd') {
+    throw new AdmissionError(
+      `acceptEtcdDigestMismatch overrides the fidelity check of a restore that failed: it resumes a migration of shoot ${ref} that ended in Error at restore-etcd, ${resuming ? `not one that failed at ${resuming.error?.step ?? 'an unknown step'}` : 'and none did'}`,
+      { code: 'OverrideNotApplicable', field: 'acceptEtcdDigestMismatch' },
     );
   }
 
@@ -128,7 +138,14 @@ export function admitMigration(input: AdmitMigrationInput): AdmissionDecision {
       : { maxHeartbeatAgeMs: input.maxDestinationHeartbeatAgeMs }),
   });
 
-  if (resuming) return { action: 'resume', record: resumeMigration(resuming, { now: input.now }) };
+  if (resuming)
+    return {
+      action: 'resume',
+      record: resumeMigration(resuming, {
+        now: input.now,
+        ...(request.acceptEtcdDigestMismatch === true ? { acceptEtcdDigestMismatch: true } : {}),
+      }),
+    };
   const record = newMigrationRecord({
     id: input.id,
     shoot,

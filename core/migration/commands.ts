@@ -92,6 +92,8 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
               ...(options.etcd?.expectedLastRevision === undefined
                 ? {}
                 : { expectedLastRevision: options.etcd.expectedLastRevision }),
+              // The operator resumed this migration with the override of the fidelity check.
+              ...(record.overrides?.etcdDigestMismatch ? { acceptDigestMismatch: true } : {}),
             };
       return buildCommand<'restore'>(address, {
         type: 'restore',

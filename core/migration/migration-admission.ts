@@ -40,7 +40,16 @@ export interface MigrationExecutionInput {
 }
 
 export const migrateRequest = z
-  .object({ destinationSeed: dns1123Label.optional(), mode: z.enum(['auto', 'good', 'bad']).optional() })
+  .object({
+    destinationSeed: dns1123Label.optional(),
+    mode: z.enum(['auto', 'good', 'bad']).optional(),
+    /**
+     * The operator's override of the fidelity check (docs/design.md section 4, "Fidelity"): resume a migration
+     * that ended in Error at restore-etcd and let the destination serve even where its restored key space
+     * differs from the digest the source's snapshot names. The record keeps it (`overrides`).
+     */
+    acceptEtcdDigestMismatch: z.boolean().optional(),
+  })
   .strict();
 
 export interface MigrationView extends MigrationRecord {

@@ -75,6 +75,12 @@ export interface MigrationRecord {
    * destination restored etcd ahead to when it did.
    */
   preCopy?: { copied: number; skipped: number; bytes: number; lastRevision: number; aheadRevision?: number };
+  /**
+   * What an operator overrode, when and in which attempt: `etcdDigestMismatch`, the destination serves etcd
+   * even where its restored key space differs from the digest the source named (docs/design.md section 4,
+   * "Fidelity"). Kept for the record's life.
+   */
+  overrides?: { etcdDigestMismatch?: { acceptedAt: string; attempt: number } };
 }
 
 export function migrationGuards(shoot: Pick<Shoot, 'spec'>): MigrationGuards {
@@ -447,7 +453,10 @@ export function switchToBadPath(
  * A migrate call for a migration that ended in Error: the failed step is pending again, everything that
  * succeeded stays succeeded, and the flow resumes at `resumePoint`.
  */
-export function resumeMigration(record: MigrationRecord, options: { now: Date }): MigrationRecord {
+export function resumeMigration(
+  record: MigrationRecord,
+  options: { now: Date; acceptEtcdDigestMismatch?: boolean },
+): MigrationRecord {
   if (record.state !== 'Error')
     throw invalid(record, `only a migration that ended in Error can be resumed; this one is ${record.state}`);
   const steps = record.steps.map((s): MigrationStepStatus => {
@@ -469,6 +478,14 @@ export function resumeMigration(record: MigrationRecord, options: { now: Date })
     state: 'Running',
     attempts: record.attempts + 1,
     updatedAt: options.now.toISOString(),
+    ...(options.acceptEtcdDigestMismatch
+      ? {
+          overrides: {
+            ...record.overrides,
+            etcdDigestMismatch: { acceptedAt: options.now.toISOString(), attempt: record.attempts + 1 },
+          },
+        }
+      : {}),
   };
   for (const s of steps)
     if (s.state === 'failed' && stepDefinition(s.id).bestEffort !== undefined)

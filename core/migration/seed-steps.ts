@@ -219,6 +219,16 @@ export class SeedAnswers {
   }
 }
 
+/** What the step's message says of the fidelity check (docs/design.md section 4). */
+function fidelityNote(f: NonNullable<CommandResult<'restore'>['etcd']>['fidelity']): string {
+  if (f === undefined) return '';
+  if (f.overridden)
+    return `; OVERRIDDEN by the operator: key-space digest ${f.digest} differs from ${f.expected ?? '?'} named by ${f.against ?? '?'}`;
+  if (f.expected !== undefined)
+    return `; key-space digest ${f.digest} as the source's ${f.against ?? 'snapshot'} names`;
+  return `; key-space digest not checked: ${f.unchecked ?? 'nothing named one'}`;
+}
+
 function summariseAnswer(result: unknown): string {
   const r = result as { etcd?: CommandResult<'restore'>['etcd']; extensions?: unknown[]; deleted?: boolean };
   if (r.etcd) {
@@ -226,7 +236,7 @@ function summariseAnswer(result: unknown): string {
       r.etcd.aheadRevision === undefined
         ? ''
         : `, caught up from the restore ahead at revision ${r.etcd.aheadRevision}`;
-    return `etcd restored to revision ${r.etcd.restoredRevision} from ${r.etcd.snapshots} snapshots${r.etcd.final ? ' (final)' : ''}${caughtUp}`;
+    return `etcd restored to revision ${r.etcd.restoredRevision} from ${r.etcd.snapshots} snapshots${r.etcd.final ? ' (final)' : ''}${caughtUp}${fidelityNote(r.etcd.fidelity)}`;
   }
   if (r.deleted !== undefined) return r.deleted ? 'control plane deleted' : 'control plane was gone already';
   if (r.extensions) return `${r.extensions.length} extensions`;

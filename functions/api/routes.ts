@@ -336,7 +336,8 @@ export const routes: Route[] = [
       404: errors[404],
       409: { description: 'A migration of this shoot is running, or the shoot is being deleted', schema: s.errorBody },
       422: {
-        description: 'Same seed, no suitable destination, destination cannot host the HA setting',
+        description:
+          'Same seed, no suitable destination, destination cannot host the HA setting, or acceptEtcdDigestMismatch for a migration not in Error at restore-etcd',
         schema: s.errorBody,
       },
     },

@@ -271,6 +271,14 @@ export const migration = z
       .describe(
         'What the pre-copy did before the owner change (absent when it did not run or failed): objects copied and found intact, bytes copied, the revision they reach, and the revision the destination restored etcd ahead to',
       ),
+    overrides: z
+      .object({
+        etcdDigestMismatch: z.object({ acceptedAt: z.string(), attempt: z.number() }).optional(),
+      })
+      .optional()
+      .describe(
+        'What an operator overrode: etcdDigestMismatch, the destination serves etcd even where its restored key space differs from the digest the source named (resumed with acceptEtcdDigestMismatch; when, and from which attempt)',
+      ),
   })
   .passthrough()
   .meta({ id: 'Migration' });

@@ -8,3 +8,4 @@ export * from './cluster-writer.js';
 export * from './history.js';
 export * from './register-clients.js';
 export * from './linearizability.js';
+export * from './fidelity.js';

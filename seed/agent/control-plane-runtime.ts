@@ -24,7 +24,7 @@ import {
   notRestoredAhead,
   restoreBucket,
 } from '../common/restore-ops.js';
-import { AgentCommandError, messageOf } from './errors.js';
+import { AgentCommandError, CatchUpError, messageOf, RestoreRefusedError } from './errors.js';
 import { etcdMembers } from '../../core/ha/members.js';
 import type { ControlPlaneHosting, EtcdSpec } from './hosting.js';
 import type { PlaneRecord, PlaneStore } from './plane-store.js';
@@ -363,12 +363,16 @@ export class ControlPlaneRuntime implements SeedRuntime {
           {
             shoot: command.shoot,
             bucket: command.etcd.bucket,
-            restore: expected === undefined ? {} : { expectedLastRevision: expected },
+            restore: {
+              ...(expected === undefined ? {} : { expectedLastRevision: expected }),
+              ...(command.etcd.acceptDigestMismatch ? { acceptDigestMismatch: true } : {}),
+            },
           },
           plane,
         );
         summary.restoredRevision = started.restoredRevision ?? summary.restoredRevision;
         if (started.aheadRevision !== undefined) summary.aheadRevision = started.aheadRevision;
+        if (started.fidelity !== undefined) summary.fidelity = started.fidelity;
         delete plane.restoring;
         await this.converge(command.shoot, plane);
       }
@@ -484,6 +488,19 @@ export class ControlPlaneRuntime implements SeedRuntime {
       });
     } catch (cause) {
       if (cause instanceof AgentCommandError) throw cause;
+      // The snapshots themselves do not restore (a revision or the key-space digest): another attempt
+      // restores the same ones. Nothing serves: the sidecar exited, or waits in standby.
+      const refused =
+        cause instanceof RestoreRefusedError || (cause instanceof CatchUpError && cause.refused !== undefined)
+          ? cause
+          : undefined;
+      if (refused !== undefined)
+        throw new AgentCommandError(
+          'EtcdRestoreFailed',
+          `etcd of ${spec.shoot.technicalID} does not restore: ${messageOf(cause)}`,
+          { reason: refused.refused, ...refused.details },
+          { cause },
+        );
       throw new AgentCommandError(
         'RuntimeUnavailable',
         `etcd of ${spec.shoot.technicalID} did not start${spec.restore ? ' restored' : ''}: ${messageOf(cause)}`,

@@ -42,10 +42,30 @@ export class CatchUpError extends Error {
   constructor(
     message: string,
     readonly refused?: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; details?: Record<string, unknown> },
   ) {
     super(message, options);
     this.name = 'CatchUpError';
+    this.details = options?.details;
+  }
+
+  /** What the sidecar said of its refusal (a digest mismatch: both digests). */
+  readonly details: Record<string, unknown> | undefined;
+}
+
+/**
+ * A sidecar refused to serve what it restored at its start (`restore-refused` on its stdout, then exit):
+ * the snapshots do not restore to the revision or to the key space the source named. Not a runtime fault:
+ * another attempt restores the same snapshots.
+ */
+export class RestoreRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly refused: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'RestoreRefusedError';
   }
 }
 

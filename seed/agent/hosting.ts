@@ -2,6 +2,7 @@ import type { SeedCommand } from '../../core/commands/index.js';
 import type { EtcdMemberPlacement } from '../../core/ha/members.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { ShootSecrets } from '../../core/shootstate/secrets.js';
+import type { Fidelity } from '../backup-restore/fidelity.js';
 
 /**
  * The processes a runtime runs per control plane: etcd with its backup-restore sidecar, and the
@@ -50,7 +51,7 @@ export interface EtcdSpec {
    * (no owner watchdog, no snapshots) until the restore without `ahead` catches it up; a hosting that
    * cannot (a cluster, a plane that already runs here) does nothing and says so (`ahead: false`).
    */
-  restore?: { expectedLastRevision?: number; ahead?: boolean };
+  restore?: { expectedLastRevision?: number; ahead?: boolean; acceptDigestMismatch?: boolean };
   /**
    * The members of the shoot's etcd with their zones (`etcdMembers` of core/ha): three for a `node` or
    * `zone` shoot, each with its own sidecar. Absent or one: a single member.
@@ -65,6 +66,8 @@ export interface EtcdStarted {
   ahead?: boolean;
   /** After a restore that caught up a restore ahead, or a restore ahead that refreshed one: the revision it had reached before. */
   aheadRevision?: number;
+  /** After a restore: its fidelity check (a cluster: the first member's; every member checked its own). */
+  fidelity?: Fidelity;
 }
 
 export interface EtcdView {

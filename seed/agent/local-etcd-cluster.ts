@@ -9,7 +9,7 @@ import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
 import { download } from '../backup-restore/restorer.js';
 import type { SidecarStatus } from '../backup-restore/sidecar.js';
 import { plannedPorts } from '../ports.js';
-import { LocalProcessError, messageOf } from './errors.js';
+import { LocalProcessError, messageOf, RestoreRefusedError } from './errors.js';
 import type { EtcdMemberView, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
 import type { SidecarProcess } from './sidecar-process.js';
@@ -171,9 +171,15 @@ export class LocalEtcdCluster {
       await download(store, plan.full, file, rangedReader);
     }
     try {
-      await Promise.all(
+      const started = await Promise.allSettled(
         members.map((m) => this.startMember(m, spec, { state: 'new', token, ...(file ? { restoreFile: file } : {}) })),
       );
+      const failed = started.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+      if (failed.length > 0) {
+        // A cluster restored in part serves nothing: the members that did restore stop with the others.
+        await this.stop();
+        throw failed.find((e) => e instanceof RestoreRefusedError) ?? failed[0];
+      }
       const statuses = await Promise.all(members.map((m) => m.sidecar!.status(5_000)));
       const revisions = statuses.map((s) => s?.restore?.revision);
       if (revisions.some((r) => r === undefined || r !== revisions[0])) {
@@ -182,7 +188,8 @@ export class LocalEtcdCluster {
           this.options.technicalID,
         );
       }
-      return { restoredRevision: revisions[0]! };
+      const fidelity = statuses[0]?.restore?.fidelity;
+      return { restoredRevision: revisions[0]!, ...(fidelity ? { fidelity } : {}) };
     } finally {
       if (file) await rm(file, { force: true });
     }

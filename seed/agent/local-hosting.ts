@@ -95,7 +95,7 @@ export class LocalHosting implements ControlPlaneHosting {
       // Never over a plane that runs here: a restore ahead only ever prepares a standby, and a standby is refreshed.
       if (h.sidecar?.running) return this.refreshAhead(id, h.sidecar);
     } else if (spec.restore && h.sidecar?.running) {
-      const caught = await this.catchUp(id, h.sidecar, spec.restore.expectedLastRevision);
+      const caught = await this.catchUp(id, h.sidecar, spec.restore);
       if (caught !== undefined) return caught;
     }
     await h.sidecar?.stop();
@@ -123,7 +123,7 @@ export class LocalHosting implements ControlPlaneHosting {
     if (!spec.restore) return {};
     const status = await h.sidecar.status(5_000);
     return {
-      ...(status?.restore ? { restoredRevision: status.restore.revision } : {}),
+      ...(status?.restore ? { restoredRevision: status.restore.revision, fidelity: status.restore.fidelity } : {}),
       ...(spec.restore.ahead ? { ahead: true } : {}),
     };
   }
@@ -137,12 +137,15 @@ export class LocalHosting implements ControlPlaneHosting {
   private async catchUp(
     id: string,
     sidecar: SidecarProcess,
-    expectedLastRevision: number | undefined,
+    restore: NonNullable<EtcdSpec['restore']>,
   ): Promise<EtcdStarted | undefined> {
     try {
-      const result = await sidecar.catchUp(expectedLastRevision === undefined ? {} : { expectedLastRevision });
+      const result = await sidecar.catchUp({
+        ...(restore.expectedLastRevision === undefined ? {} : { expectedLastRevision: restore.expectedLastRevision }),
+        ...(restore.acceptDigestMismatch ? { acceptDigestMismatch: true } : {}),
+      });
       if (result === 'not-ahead') return undefined;
-      return { restoredRevision: result.revision, aheadRevision: result.aheadRevision };
+      return { restoredRevision: result.revision, aheadRevision: result.aheadRevision, fidelity: result.fidelity };
     } catch (error) {
       if (error instanceof CatchUpError && error.refused !== undefined) throw error;
       this.options.log?.({ event: 'catch-up-failed', technicalID: id, error: messageOf(error) });

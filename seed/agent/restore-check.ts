@@ -5,6 +5,7 @@ import {
   RestorePlanIncompleteError,
   type Snapshot,
 } from '../../core/snapshots/index.js';
+import type { Fidelity } from '../backup-restore/fidelity.js';
 import { AgentCommandError } from './errors.js';
 
 export interface RestoreSummary {
@@ -15,6 +16,8 @@ export interface RestoreSummary {
   ahead?: boolean;
   /** Answering the restore: the revision of the restore ahead it caught up from. */
   aheadRevision?: number;
+  /** The fidelity check of the restored etcd (docs/design.md section 4). */
+  fidelity?: Fidelity;
 }
 
 /**

@@ -106,6 +106,7 @@ export function sidecarArgs(input: {
             ? []
             : ['--expected-revision', String(spec.restore.expectedLastRevision)]),
           ...(input.restoreFile ? ['--restore-file', input.restoreFile] : []),
+          ...(spec.restore.acceptDigestMismatch ? ['--accept-digest-mismatch'] : []),
         ]
       : []),
   ];

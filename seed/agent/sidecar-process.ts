@@ -1,9 +1,10 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CatchUpResult } from '../backup-restore/catch-up.js';
 import type { SidecarStatus } from '../backup-restore/sidecar.js';
-import { CatchUpError, LocalProcessError } from './errors.js';
+import { CatchUpError, LocalProcessError, RestoreRefusedError } from './errors.js';
 import { ProcessGroup } from './process-group.js';
 
 export interface SidecarLaunch {
@@ -42,12 +43,27 @@ export class SidecarProcess {
     let tail = '';
     group.child.stderr?.on('data', (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-2000)));
     const lines = createInterface({ input: group.child.stdout! });
+    let refusal: { name: string; error: string; details?: Record<string, unknown> } | undefined;
+    const linesClosed = new Promise<void>((resolve) => lines.once('close', resolve));
     const started = new Promise<{ statusUrl: string; clientUrl: string }>((resolve) => {
       lines.on('line', (line) => {
         try {
-          const value = JSON.parse(line) as { event?: string; statusUrl?: string; clientUrl?: string };
+          const value = JSON.parse(line) as {
+            event?: string;
+            statusUrl?: string;
+            clientUrl?: string;
+            name?: string;
+            error?: string;
+            digests?: Record<string, unknown>;
+          };
           if (value.event === 'started' && value.statusUrl && value.clientUrl)
             resolve({ statusUrl: value.statusUrl, clientUrl: value.clientUrl });
+          if (value.event === 'restore-refused')
+            refusal = {
+              name: value.name ?? 'RestoreRefused',
+              error: value.error ?? 'no reason',
+              ...(value.digests ? { details: value.digests } : {}),
+            };
         } catch {
           // Not one of the sidecar's JSON lines: ignored.
         }
@@ -66,6 +82,14 @@ export class SidecarProcess {
     if (outcome.kind === 'started')
       return new SidecarProcess(group, outcome.addresses.statusUrl, outcome.addresses.clientUrl);
     await group.stop({ timeoutMs: 2_000 });
+    // The refusal line may still be in the pipe when the exit is seen: read to its end (bounded).
+    if (outcome.kind === 'exited') await Promise.race([linesClosed, sleep(1_000)]);
+    if (refusal !== undefined)
+      throw new RestoreRefusedError(
+        `the backup-restore sidecar of ${launch.technicalID} refused its restore (${refusal.name}): ${refusal.error}`,
+        refusal.name,
+        refusal.details,
+      );
     const why =
       outcome.kind === 'exited'
         ? `exited (code ${outcome.exit.code}, signal ${outcome.exit.signal})`
@@ -119,18 +143,31 @@ export class SidecarProcess {
    * sidecar holds no restore ahead (409). Snapshots that do not restore to the revision (422) throw
    * `CatchUpError` with `refused` set; so does any other failure, without it: the caller restores instead.
    */
-  async catchUp(input: { expectedLastRevision?: number; timeoutMs?: number }): Promise<CatchUpResult | 'not-ahead'> {
-    const query = input.expectedLastRevision === undefined ? '' : `?expectedLastRevision=${input.expectedLastRevision}`;
-    const res = await fetch(`${this.statusUrl}/restore/catch-up${query}`, {
+  async catchUp(input: {
+    expectedLastRevision?: number;
+    acceptDigestMismatch?: boolean;
+    timeoutMs?: number;
+  }): Promise<CatchUpResult | 'not-ahead'> {
+    const query = new URLSearchParams({
+      ...(input.expectedLastRevision === undefined ? {} : { expectedLastRevision: String(input.expectedLastRevision) }),
+      ...(input.acceptDigestMismatch ? { acceptDigestMismatch: 'true' } : {}),
+    }).toString();
+    const res = await fetch(`${this.statusUrl}/restore/catch-up${query === '' ? '' : `?${query}`}`, {
       method: 'POST',
       signal: AbortSignal.timeout(input.timeoutMs ?? 120_000),
     });
-    const body = (await res.json().catch(() => ({}))) as { restore?: CatchUpResult; error?: string; name?: string };
+    const body = (await res.json().catch(() => ({}))) as {
+      restore?: CatchUpResult;
+      error?: string;
+      name?: string;
+      digests?: Record<string, unknown>;
+    };
     if (res.status === 409) return 'not-ahead';
     if (res.ok && body.restore) return body.restore;
     throw new CatchUpError(
       `the catch-up of ${this.statusUrl} answered ${res.status}: ${body.error ?? 'no reason'}`,
       res.status === 422 ? (body.name ?? 'RestoreRefused') : undefined,
+      body.digests ? { details: body.digests } : {},
     );
   }
 

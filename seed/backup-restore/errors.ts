@@ -109,3 +109,18 @@ export class HistoryUnavailableError extends SidecarError {}
 
 /** A catch-up of a restore ahead asked of a sidecar that holds none (it serves, or it never restored ahead). */
 export class CatchUpRefusedError extends SidecarError {}
+
+/**
+ * A restored etcd's key space differs from what the source's snapshot names at the same revision
+ * (docs/design.md section 4, "Fidelity"): a delta lost or changed an event that the revisions alone do
+ * not show. Serving it would hand clients a history the source never had.
+ */
+export class RestoreDigestError extends SidecarError {
+  constructor(
+    message: string,
+    readonly digests: { revision: number; expected: string; actual: string; snapshot: string },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

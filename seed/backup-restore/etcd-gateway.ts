@@ -43,7 +43,7 @@ export interface KeyValue {
 
 const DEFAULT_TIMEOUT_MS = 2_000;
 
-async function call<T>(endpoint: string, path: string, body: unknown, timeoutMs: number): Promise<T> {
+export async function call<T>(endpoint: string, path: string, body: unknown, timeoutMs: number): Promise<T> {
   let res: Response;
   let text: string;
   try {
@@ -312,4 +312,47 @@ export function clearNoSpace(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): 
  */
 export function clearWriteAlarms(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
   return clearAlarms(endpoint, ['NOSPACE', 'CORRUPT'], timeoutMs);
+}
+
+/** The IDs of every lease etcd holds (decimal int64), whether or not keys are attached. */
+export async function leaseIds(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<string[]> {
+  const res = await call<{ leases?: { ID?: string }[] }>(endpoint, '/v3/lease/leases', {}, timeoutMs);
+  return (res.leases ?? []).map((l) => l.ID ?? '0').filter((id) => id !== '0');
+}
+
+export interface LeaseState {
+  /** The TTL the lease was granted with (s); keep-alives renew it to this. */
+  readonly grantedTtl: number;
+  /** What is left of it (s). */
+  readonly remainingTtl: number;
+  /** The keys attached (only when asked for). */
+  readonly keys: readonly string[];
+}
+
+/** A lease's granted and remaining TTL (and its keys, base64, when asked); undefined when etcd holds no such lease. */
+export async function leaseTimeToLive(
+  endpoint: string,
+  id: string,
+  options: { keys?: boolean; timeoutMs?: number } = {},
+): Promise<LeaseState | undefined> {
+  const res = await call<{ TTL?: string; grantedTTL?: string; keys?: string[] }>(
+    endpoint,
+    '/v3/lease/timetolive',
+    { ID: id, ...(options.keys ? { keys: true } : {}) },
+    options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  );
+  const remaining = Number(res.TTL ?? -1);
+  if (remaining < 0) return undefined;
+  return { grantedTtl: Number(res.grantedTTL ?? 0), remainingTtl: remaining, keys: res.keys ?? [] };
+}
+
+/** One keep-alive: the lease's TTL starts again from its granted TTL. Returns that TTL, or undefined when the lease is gone. */
+export async function leaseKeepAlive(
+  endpoint: string,
+  id: string,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<number | undefined> {
+  const res = await call<{ result?: { TTL?: string } }>(endpoint, '/v3/lease/keepalive', { ID: id }, timeoutMs);
+  const ttl = Number(res.result?.TTL ?? 0);
+  return ttl > 0 ? ttl : undefined;
 }

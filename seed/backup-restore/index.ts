@@ -17,3 +17,6 @@ export * from './sidecar.js';
 export * from './copy.js';
 export * from './duration.js';
 export * from './ranged-download.js';
+export * from './key-space.js';
+export * from './leases.js';
+export * from './fidelity.js';

@@ -41,6 +41,11 @@ export class ReplayTarget {
     return this.current;
   }
 
+  /** Where etcd answers (the same across a restart for the raised limits). */
+  get endpoint(): string {
+    return this.options.endpoint;
+  }
+
   /** Whether etcd's limits were raised for `error` (then the refused request can be sent again). */
   async raiseFor(error: unknown): Promise<boolean> {
     if (this.raised || !refusedForSize(error)) return false;
@@ -74,6 +79,8 @@ export async function replayEvents(input: {
   target: ReplayTarget;
   events: readonly DeltaEvent[];
   fromRevision: number;
+  /** Collects the keys (base64) of the events replayed: what changed since `fromRevision`. */
+  touched?: Set<string>;
 }): Promise<ReplayResult> {
   let revision = input.fromRevision;
   let transactions = 0;
@@ -96,7 +103,14 @@ export async function replayEvents(input: {
       compare: [],
       success: group.events.map((e) =>
         e.type === 'put'
-          ? { request_put: { key: Buffer.from(e.key, 'base64'), value: Buffer.from(e.value ?? '', 'base64') } }
+          ? {
+              request_put: {
+                key: Buffer.from(e.key, 'base64'),
+                value: Buffer.from(e.value ?? '', 'base64'),
+                // The lease is granted before (LeaseReplay): the put attaches the key to it, as on the source.
+                ...(e.lease === undefined ? {} : { lease: e.lease }),
+              },
+            }
           : { request_delete_range: { key: Buffer.from(e.key, 'base64') } },
       ),
     };
@@ -113,6 +127,7 @@ export async function replayEvents(input: {
     }
     revision = landed;
     transactions += 1;
+    if (input.touched) for (const e of group.events) input.touched.add(e.key);
   }
   return { transactions, skippedEvents, revision };
 }

@@ -6,6 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { planRestore, type RestorePlan, type SnapshotStore, type StoredSnapshot } from '../../core/snapshots/index.js';
 import { decodeDelta } from './delta-format.js';
+import { checkFidelity, type Fidelity, type NamedDigest } from './fidelity.js';
+import { LeaseHold, LeaseReplay } from './leases.js';
 import { RestoreRevisionError } from './errors.js';
 import { restoreSnapshot } from './etcdctl.js';
 import type { EtcdSupervisor } from './etcd-supervisor.js';
@@ -25,6 +27,14 @@ export interface RestoreOptions {
   readonly etcdctlBinary?: string;
   /** Downloads large uncompressed snapshots in parallel ranges (S3). Default: one stream. */
   readonly rangedReader?: RangedObjectReader;
+  /**
+   * Keeps the restored etcd's leases alive while it does not serve (`LeaseHold`): started here, and left
+   * running for the caller (a standby holds them until its catch-up). Default: one of the restore's own,
+   * stopped when it returns.
+   */
+  readonly leaseHold?: LeaseHold;
+  /** Serve even where the key-space digest differs from the source's (the operator's override): the result says so. */
+  readonly acceptDigestMismatch?: boolean;
 }
 
 export interface RestoreResult {
@@ -35,12 +45,15 @@ export interface RestoreResult {
   readonly final: boolean;
   readonly transactions: number;
   readonly skippedEvents: number;
-  /** ms per phase. */
+  /** The key-space digest at `revision`, compared with the source's (docs/design.md section 4, "Fidelity"). */
+  readonly fidelity: Fidelity;
+  /** ms per phase (`check`: the fidelity check). */
   readonly timings: {
     readonly download: number;
     readonly restore: number;
     readonly start: number;
     readonly replay: number;
+    readonly check: number;
     readonly total: number;
   };
 }
@@ -48,9 +61,10 @@ export interface RestoreResult {
 /**
  * Restore = latest full snapshot + every later delta, in revision order (`planRestore`):
  * download the full snapshot, `etcdctl snapshot restore` it into a fresh data dir (swapped in only when
- * complete), start etcd on the private address, replay the deltas transaction by transaction, and check
- * that etcd ends exactly on the revision the snapshots promise. No client can write meanwhile: etcd is
- * on the private address; the caller decides when to serve.
+ * complete), start etcd on the private address, replay the deltas transaction by transaction (leases
+ * granted before the puts that need them, and kept alive meanwhile), check that etcd ends exactly on the
+ * revision the snapshots promise and that its key space is the one the source's last delta names there.
+ * No client can write meanwhile: etcd is on the private address; the caller decides when to serve.
  */
 export async function restoreFromStore(options: RestoreOptions): Promise<RestoreResult> {
   const started = performance.now();
@@ -61,24 +75,35 @@ export async function restoreFromStore(options: RestoreOptions): Promise<Restore
   });
   const prepared = await restoreDataDir({ ...options, plan });
   const t2 = performance.now();
+  const hold = options.leaseHold ?? new LeaseHold(() => supervisor.clientUrl('private'));
   await supervisor.ensure('private');
-  // A snapshot taken while the source's write guard or its fence refused writes carries that alarm:
-  // without clearing it here, the replay and the destination's clients would be refused.
-  await clearWriteAlarms(supervisor.clientUrl('private'));
-  const t3 = performance.now();
+  hold.start();
   const target = supervisor.replayTarget();
   try {
+    // A snapshot taken while the source's write guard or its fence refused writes carries that alarm:
+    // without clearing it here, the replay and the destination's clients would be refused.
+    await clearWriteAlarms(supervisor.clientUrl('private'));
+    const t3 = performance.now();
     const replayed = await replayPlan({ target, store, plan });
     const t4 = performance.now();
-    return restoreResult(plan, replayed, {
+    const fidelity = await checkFidelity({
+      endpoint: target.endpoint,
+      revision: replayed.revision,
+      named: replayed.last,
+      ...(options.acceptDigestMismatch ? { acceptMismatch: true } : {}),
+    });
+    const t5 = performance.now();
+    return restoreResult(plan, replayed, fidelity, {
       download: prepared.download,
       restore: prepared.restore,
       start: ms(t3 - t2),
       replay: ms(t4 - t3),
-      total: ms(t4 - started),
+      check: ms(t5 - t4),
+      total: ms(t5 - started),
     });
   } finally {
     target.close();
+    if (options.leaseHold === undefined) await hold.stop();
   }
 }
 
@@ -86,6 +111,7 @@ export async function restoreFromStore(options: RestoreOptions): Promise<Restore
 export function restoreResult(
   plan: RestorePlan<StoredSnapshot>,
   replayed: { revision: number; transactions: number; skippedEvents: number },
+  fidelity: Fidelity,
   timings: RestoreResult['timings'],
 ): RestoreResult {
   return {
@@ -95,6 +121,7 @@ export function restoreResult(
     final: plan.final,
     transactions: replayed.transactions,
     skippedEvents: replayed.skippedEvents,
+    fidelity,
     timings,
   };
 }
@@ -145,7 +172,10 @@ export async function restoreDataDir(options: {
 /**
  * Replays the plan's deltas into the restored etcd behind `client` and checks that it ends exactly on
  * the revision the snapshots promise (a full snapshot written by etcd-backup-restore may hold a little
- * more than its name says: then on that).
+ * more than its name says: then on that). Before each delta's events, the leases its table lists and its
+ * puts name are granted where etcd lacks them; after the last, the leases its table no longer lists are
+ * revoked where no key is left on them (`LeaseReplay`). Returns the last delta's header, for the
+ * fidelity check.
  */
 export async function replayPlan(input: {
   target: ReplayTarget;
@@ -156,7 +186,9 @@ export async function replayPlan(input: {
    * then the end is checked as "at least" the promised revision, and that revision is returned.
    */
   othersMayServe?: boolean;
-}): Promise<{ revision: number; transactions: number; skippedEvents: number }> {
+  /** Collects the keys (base64) of the events replayed (the catch-up's digest reads only those). */
+  touched?: Set<string>;
+}): Promise<{ revision: number; transactions: number; skippedEvents: number; last: NamedDigest | undefined }> {
   const { target, store, plan } = input;
   const afterFull = await currentRevision(target.client);
   if (afterFull < plan.full.lastRevision) {
@@ -171,9 +203,22 @@ export async function replayPlan(input: {
   let revision = afterFull;
   let transactions = 0;
   let skippedEvents = 0;
+  let last: NamedDigest | undefined;
+  const leases = new LeaseReplay(() => target.endpoint);
   for (const delta of plan.deltas) {
-    const { events } = decodeDelta(await store.get(delta.key), delta.key);
-    const replayed = await replayEvents({ target, events, fromRevision: revision });
+    const { header, events } = decodeDelta(await store.get(delta.key), delta.key);
+    last = { key: delta.key, header };
+    const from = revision;
+    await leases.grant(
+      header.leases,
+      events.filter((e) => e.revision > from),
+    );
+    const replayed = await replayEvents({
+      target,
+      events,
+      fromRevision: revision,
+      ...(input.touched ? { touched: input.touched } : {}),
+    });
     revision = replayed.revision;
     transactions += replayed.transactions;
     skippedEvents += replayed.skippedEvents;
@@ -184,6 +229,7 @@ export async function replayPlan(input: {
       );
     }
   }
+  if (last !== undefined) await leases.revokeGone(last.header.leases);
   const expected = Math.max(plan.lastRevision, afterFull);
   const actual = await currentRevision(target.client);
   if (input.othersMayServe ? actual < expected : actual !== expected)
@@ -191,7 +237,7 @@ export async function replayPlan(input: {
       expected,
       actual,
     });
-  return { revision: input.othersMayServe ? expected : actual, transactions, skippedEvents };
+  return { revision: input.othersMayServe ? expected : actual, transactions, skippedEvents, last };
 }
 
 const PARALLEL_DOWNLOAD_MIN_BYTES = 32 * 1024 * 1024;

@@ -5,6 +5,7 @@ import { EtcdSupervisor, type EtcdSupervisorOptions, type FenceTiming } from './
 import type { RangedObjectReader } from './ranged-download.js';
 import { restoreFromStore, type RestoreOptions, type RestoreResult } from './restorer.js';
 import { catchUpRestore, type CatchUpResult } from './catch-up.js';
+import { LeaseHold } from './leases.js';
 import {
   DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS,
   Snapshotter,
@@ -54,6 +55,11 @@ export interface SidecarOptions {
         readonly expectedLastRevision?: number;
         /** The full snapshot, already downloaded (cluster members of one machine share it). */
         readonly file?: string;
+        /**
+         * Serve even where the restored key space differs from the digest the source's snapshot names
+         * (the operator's override of a migration that failed its fidelity check); the result says so.
+         */
+        readonly acceptDigestMismatch?: boolean;
         /**
          * Restore ahead (pre-copy, docs/design.md section 4): restore what the store holds now and stay in
          * standby, etcd on the private address, no owner watchdog, no snapshots, until `catchUp` (the
@@ -132,6 +138,10 @@ export class BackupRestoreSidecar {
   private server: StatusServer | undefined;
   private restoreResult: RestoreResult | CatchUpResult | null = null;
   private standby = false;
+  /** A catch-up or refresh failed: etcd holds no state a replay can build on, the next one restores from scratch. */
+  private aheadLost = false;
+  /** Keeps the leases of a restored etcd alive until it serves (a restore, a standby, a catch-up). */
+  private readonly leaseHold: LeaseHold;
   private catchingUp: Promise<CatchUpResult> | undefined;
   private refreshing: Promise<CatchUpResult> | undefined;
   private lastFence: FenceTiming | null = null;
@@ -150,6 +160,7 @@ export class BackupRestoreSidecar {
     const log = options.log ?? (() => undefined);
     const stagingDir = options.stagingDir ?? `${options.etcd.dataDir}.staging`;
     const cluster = options.cluster;
+    this.leaseHold = new LeaseHold(() => this.supervisor.clientUrl('private'));
     this.supervisor = new EtcdSupervisor({
       ...options.etcd,
       ...(cluster
@@ -289,7 +300,7 @@ export class BackupRestoreSidecar {
         },
         triggerSnapshot: (kind) => (kind === 'full' ? this.snapshotter.takeFull() : this.snapshotter.takeDelta()),
         noticeOwnerChange: () => (this.stopped || this.standby ? undefined : this.watchdog.notice()),
-        catchUp: (expectedLastRevision) => this.catchUp(expectedLastRevision),
+        catchUp: (expectedLastRevision, options) => this.catchUp(expectedLastRevision, options),
         refreshAhead: () => this.refreshAhead(),
       },
       ...(o.statusHost === undefined ? {} : { host: o.statusHost }),
@@ -311,19 +322,23 @@ export class BackupRestoreSidecar {
           ? { expectedLastRevision: o.restore.expectedLastRevision }
           : {}),
         ...(typeof o.restore === 'object' && o.restore.file !== undefined ? { file: o.restore.file } : {}),
+        ...(typeof o.restore === 'object' && o.restore.acceptDigestMismatch ? { acceptDigestMismatch: true } : {}),
         ...(o.etcdctlBinary ? { etcdctlBinary: o.etcdctlBinary } : {}),
         ...(o.rangedReader ? { rangedReader: o.rangedReader } : {}),
       });
       this.member.markStarted();
       o.log?.({ event: 'restored', coordinator, ...this.restoreResult });
+      this.snapshotter.assumeDigest(this.restoreResult.fidelity);
       // One full snapshot of the restored cluster, so that its history in this bucket starts from its own.
       if (coordinator)
         await this.snapshotter.takeFull({ endpoint: this.supervisor.clientUrl('private'), unguarded: true });
     } else if (o.restore) {
-      this.restoreResult = await restoreFromStore(
-        this.restoreOptions(typeof o.restore === 'object' ? o.restore.expectedLastRevision : undefined),
-      );
-      if (typeof o.restore === 'object' && o.restore.ahead) {
+      const restore = typeof o.restore === 'object' ? o.restore : {};
+      this.restoreResult = await restoreFromStore({
+        ...this.restoreOptions(restore.expectedLastRevision),
+        ...(restore.acceptDigestMismatch ? { acceptDigestMismatch: true } : {}),
+      });
+      if (restore.ahead) {
         // Any restart waits here, not in the migration's downtime: serving then only opens the gate.
         await this.supervisor.lowerLimits();
         this.standby = true;
@@ -334,7 +349,9 @@ export class BackupRestoreSidecar {
       await this.snapshotter.beginAfterRestore({
         endpoint: this.supervisor.clientUrl('private'),
         revision: this.restoreResult.revision,
+        digest: this.restoreResult.fidelity,
       });
+      await this.leaseHold.stop();
     } else {
       // A cluster member that provably may serve starts on its public address: moving the members one after
       // the other would cost a restart each, and members restarting together lose their quorum for a while.
@@ -361,7 +378,7 @@ export class BackupRestoreSidecar {
    * the owner record names this seed, exactly as after a restore at start. A repeat (the agent retrying)
    * answers the same result; a sidecar that did not restore ahead refuses (`CatchUpRefusedError`).
    */
-  catchUp(expectedLastRevision?: number): Promise<CatchUpResult> {
+  catchUp(expectedLastRevision?: number, options: { acceptDigestMismatch?: boolean } = {}): Promise<CatchUpResult> {
     if (this.catchingUp) return this.catchingUp;
     const o = this.options;
     const refusal = () => {
@@ -375,14 +392,17 @@ export class BackupRestoreSidecar {
       await this.refreshing?.catch(() => undefined);
       const refusedSince = refusal();
       if (refusedSince) throw refusedSince;
-      const ahead = this.restoreResult!;
-      const result = await catchUpRestore({ ...this.restoreOptions(expectedLastRevision), ahead });
-      this.restoreResult = result;
+      const result = await this.replayAhead({
+        ...this.restoreOptions(expectedLastRevision),
+        ...(options.acceptDigestMismatch ? { acceptDigestMismatch: true } : {}),
+      });
       o.log?.({ event: 'caught-up', ...result });
       await this.snapshotter.beginAfterRestore({
         endpoint: this.supervisor.clientUrl('private'),
         revision: result.revision,
+        digest: result.fidelity,
       });
+      await this.leaseHold.stop();
       this.standby = false;
       this.watchdog.start();
       return result;
@@ -414,9 +434,8 @@ export class BackupRestoreSidecar {
     if (why !== undefined)
       return Promise.reject(new CatchUpRefusedError(`${o.technicalID}: ${why}; nothing to refresh`));
     const run = (async () => {
-      const result = await catchUpRestore({ ...this.restoreOptions(undefined), ahead: this.restoreResult! });
+      const result = await this.replayAhead(this.restoreOptions(undefined));
       await this.supervisor.lowerLimits();
-      this.restoreResult = result;
       o.log?.({ event: 'refreshed-ahead', ...result });
       return result;
     })();
@@ -426,6 +445,22 @@ export class BackupRestoreSidecar {
     };
     run.then(done, done);
     return run;
+  }
+
+  /**
+   * The catch-up's or the refresh's replay onto what etcd holds: from the last restore's result, or from
+   * scratch where an earlier one failed (etcd was left in no state a replay can build on).
+   */
+  private async replayAhead(options: RestoreOptions): Promise<CatchUpResult> {
+    try {
+      const result = await catchUpRestore({ ...options, ahead: this.aheadLost ? undefined : this.restoreResult! });
+      this.restoreResult = result;
+      this.aheadLost = false;
+      return result;
+    } catch (error) {
+      this.aheadLost = true;
+      throw error;
+    }
   }
 
   /** Why etcd cannot be caught up or refreshed here (it waits restored ahead in a sidecar that runs), or undefined. */
@@ -445,6 +480,7 @@ export class BackupRestoreSidecar {
       ...(expectedLastRevision === undefined ? {} : { expectedLastRevision }),
       ...(o.etcdctlBinary ? { etcdctlBinary: o.etcdctlBinary } : {}),
       ...(o.rangedReader ? { rangedReader: o.rangedReader } : {}),
+      leaseHold: this.leaseHold,
     };
   }
 
@@ -594,6 +630,7 @@ export class BackupRestoreSidecar {
     await this.member?.stop();
     this.snapshotter.stop();
     await this.snapshotter.idle();
+    await this.leaseHold.stop();
     await this.supervisor.stop();
     await this.server?.close();
   }

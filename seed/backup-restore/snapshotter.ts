@@ -5,8 +5,10 @@ import { createGzip } from 'node:zlib';
 import { Etcd3 } from 'etcd3';
 import { backupLag, makeSnapshot, resumePoint, type SnapshotStore } from '../../core/snapshots/index.js';
 import { DeltaBuffer, type PendingDelta } from './delta-buffer.js';
-import { encodeDelta } from './delta-format.js';
-import { readHistory } from './history.js';
+import { decodeDelta, encodeDelta, type DeltaLease } from './delta-format.js';
+import { readHistory, type ReadDelta } from './history.js';
+import { KeySpaceTracker, type DigestAt } from './key-space.js';
+import { LeaseTtls } from './leases.js';
 import { watchAll, type WatchAll } from './watch-all.js';
 import { watchEvents } from './watch-events.js';
 import { HistoryUnavailableError, SnapshotTakeError } from './errors.js';
@@ -59,9 +61,15 @@ export interface TakenSnapshot {
   readonly ms: number;
 }
 
+/** A delta ready to upload: its events, the lease table at its end and the key-space digest at its last revision, if known. */
+export interface DeltaContent extends PendingDelta {
+  readonly leases: readonly DeltaLease[];
+  readonly digest?: string | undefined;
+}
+
 /** A final delta read while etcd refused writes, to upload once it is gone (`Snapshotter.prepareFinal`). */
 export interface PreparedFinal {
-  readonly delta: PendingDelta;
+  readonly delta: DeltaContent;
   /** The last revision the store's snapshots held when the delta was read: it starts right after. */
   readonly storeEnd: number;
 }
@@ -71,7 +79,8 @@ export type SnapshotterEvent =
   | { readonly type: 'snapshot-failed'; readonly kind: 'Full' | 'Incr'; readonly error: unknown }
   | { readonly type: 'resumed'; readonly lastRevision: number; readonly fullKey: string }
   | { readonly type: 'upload-refused'; readonly kind: 'Full' | 'Incr' }
-  | { readonly type: 'watch-error'; readonly error: unknown };
+  | { readonly type: 'watch-error'; readonly error: unknown }
+  | { readonly type: 'digest-scan-failed'; readonly error: unknown };
 
 export interface SnapshotterStatus {
   readonly running: boolean;
@@ -83,6 +92,8 @@ export interface SnapshotterStatus {
   /** The age of the oldest acknowledged write not yet in the store (ms, 0 when there is none): the write guard's backup lag. */
   readonly backupLagMs: number;
   readonly lastError: string | null;
+  /** The key-space digest as far as the watch delivered it, or null while unknown (a scan runs, or failed). */
+  readonly digest: DigestAt | null;
 }
 
 /**
@@ -106,6 +117,11 @@ export class Snapshotter {
   private lastSnapshot: TakenSnapshot | null = null;
   private lastFull: TakenSnapshot | null = null;
   private lastError: string | null = null;
+  /** The key-space digest of etcd, kept from the watch (`prev_kv`); its deltas name it at their last revision. */
+  private readonly tracker = new KeySpaceTracker();
+  /** The digest at the last revision the store holds, where this process knows it. */
+  private storeDigest: DigestAt | undefined;
+  private readonly ttls: LeaseTtls;
 
   constructor(options: SnapshotterOptions) {
     for (const field of ['fullSnapshotInterval', 'deltaSnapshotInterval'] as const) {
@@ -114,6 +130,7 @@ export class Snapshotter {
         throw new RangeError(`${field} must be a positive number of ms, got ${v}`);
     }
     this.options = options;
+    this.ttls = new LeaseTtls(() => this.options.endpoint());
   }
 
   get running(): boolean {
@@ -129,6 +146,7 @@ export class Snapshotter {
       pendingEvents: this.buffer?.pending ?? 0,
       backupLagMs: backupLag(Date.now(), this.oldestPendingAt),
       lastError: this.lastError,
+      digest: this.tracker.known ?? null,
     };
   }
 
@@ -217,6 +235,7 @@ export class Snapshotter {
     if (point.kind === 'full') return;
     this.buffer = new DeltaBuffer(point.lastRevision);
     this.needFull = false;
+    this.storeDigest = await this.digestOfStoreEnd(point.lastRevision);
     this.options.onEvent?.({ type: 'resumed', lastRevision: point.lastRevision, fullKey: point.fullKey });
   }
 
@@ -287,9 +306,14 @@ export class Snapshotter {
   ): Promise<{ prepared: PreparedFinal } | { full: true; watchError?: unknown }> {
     const point = resumePoint(await this.options.store.list(this.options.technicalID));
     if (point.kind === 'full') return { full: true };
-    let delta;
+    let delta: ReadDelta;
     try {
-      delta = await readHistory({ endpoint, fromRevision: point.lastRevision + 1 });
+      const digestFrom = await this.digestOfStoreEnd(point.lastRevision);
+      delta = await readHistory({
+        endpoint,
+        fromRevision: point.lastRevision + 1,
+        ...(digestFrom === undefined ? {} : { digestFrom }),
+      });
     } catch (error) {
       if (!(error instanceof HistoryUnavailableError))
         throw this.failed('Incr', error, `final delta from ${endpoint} failed`);
@@ -302,7 +326,10 @@ export class Snapshotter {
         `final delta from ${endpoint} refused`,
       );
     }
-    return { prepared: { delta, storeEnd: point.lastRevision } };
+    const leases = await this.ttls.table(delta.events, endpoint).catch((error: unknown) => {
+      throw this.failed('Incr', error, `the lease table of the final delta from ${endpoint} failed`);
+    });
+    return { prepared: { delta: { ...delta, leases }, storeEnd: point.lastRevision } };
   }
 
   /**
@@ -332,12 +359,18 @@ export class Snapshotter {
         return taken;
       }
       if (cut.kind === 'empty') return undefined;
+      // Read now, before anything is awaited: the tracker has applied exactly the events the cut holds.
+      const digest = this.tracker.at(cut.delta.lastRevision);
       if (!(await this.mayUpload('Incr'))) return undefined;
-      return this.uploadDelta(cut.delta, false);
+      const endpoint = this.options.endpoint();
+      const leases = await this.ttls.table(cut.delta.events, endpoint).catch((error: unknown) => {
+        throw this.failed('Incr', error, `the lease table from ${endpoint} failed`);
+      });
+      return this.uploadDelta({ ...cut.delta, leases, digest }, false);
     });
   }
 
-  private async uploadDelta(delta: PendingDelta, final: boolean): Promise<TakenSnapshot> {
+  private async uploadDelta(delta: DeltaContent, final: boolean): Promise<TakenSnapshot> {
     const started = performance.now();
     const gzip = (this.options.compression ?? 'gzip') === 'gzip';
     const snapshot = makeSnapshot({
@@ -353,6 +386,8 @@ export class Snapshotter {
       const head = await this.options.store.put(snapshot.key, encodeDelta({ ...delta, gzip }));
       // The current buffer, not the captured one: a stop/start in between replaced it, and revisions are global.
       this.buffer?.snapshotted(delta.lastRevision);
+      this.storeDigest =
+        delta.digest === undefined ? undefined : { revision: delta.lastRevision, digest: delta.digest };
       return this.record({
         key: snapshot.key,
         kind: 'Incr',
@@ -377,16 +412,23 @@ export class Snapshotter {
    * names say, or no chain ends there) or etcd no longer has the events of that revision. This keeps a
    * full snapshot of the whole database out of the migration's write-unavailability window.
    */
-  beginAfterRestore(options: { endpoint: string; revision: number }): Promise<TakenSnapshot> {
+  beginAfterRestore(options: { endpoint: string; revision: number; digest?: DigestAt }): Promise<TakenSnapshot> {
     return this.serialize(async () => {
+      // The restore's verified digest: the deltas go on from it without a scan of the restored data.
+      if (options.digest?.revision === options.revision) this.tracker.reset(options.digest);
       const point = resumePoint(await this.options.store.list(this.options.technicalID));
       if (point.kind === 'resume' && point.lastRevision === options.revision) {
         try {
-          const delta = await readHistory({ endpoint: options.endpoint, fromRevision: options.revision });
+          const delta = await readHistory({
+            endpoint: options.endpoint,
+            fromRevision: options.revision,
+            ...(options.digest === undefined ? {} : { digestFrom: options.digest }),
+          });
           if (delta.lastRevision === options.revision) {
             this.buffer = new DeltaBuffer(options.revision);
             this.fullSoon = true;
-            return await this.uploadDelta(delta, false);
+            const leases = await this.ttls.table(delta.events, options.endpoint);
+            return await this.uploadDelta({ ...delta, leases }, false);
           }
         } catch (error) {
           if (!(error instanceof HistoryUnavailableError)) throw error;
@@ -397,9 +439,34 @@ export class Snapshotter {
     });
   }
 
+  /** The key-space digest a restore verified: the watch goes on from it without a scan of the data. */
+  assumeDigest(known: DigestAt): void {
+    if (!this.runningFlag) this.tracker.reset(known);
+  }
+
   /** Sets the baseline without a snapshot: the data dir was just restored to `revision` from this store. */
   adopt(revision: number): void {
     this.buffer = new DeltaBuffer(revision);
+  }
+
+  /**
+   * The key-space digest at `revision`, the store's last: this process's own where its last upload named
+   * it, else the one the store's last delta names, if that delta ends there (a sidecar that restarted, or
+   * a cluster member that takes over the snapshots); undefined where neither knows it.
+   */
+  private async digestOfStoreEnd(revision: number): Promise<DigestAt | undefined> {
+    if (this.storeDigest?.revision === revision) return this.storeDigest;
+    const last = [...(await this.options.store.list(this.options.technicalID))]
+      .filter((s) => s.kind === 'Incr' && s.lastRevision === revision)
+      .at(-1);
+    if (last === undefined) return undefined;
+    try {
+      const { header } = decodeDelta(await this.options.store.get(last.key), last.key);
+      return header.digest === undefined ? undefined : { revision, digest: header.digest };
+    } catch {
+      // Unreadable or of another format: the final delta then names no digest, and the restore says so.
+      return undefined;
+    }
   }
 
   private async full(final: boolean, endpoint: string, unguarded: boolean): Promise<TakenSnapshot> {
@@ -431,6 +498,8 @@ export class Snapshotter {
       if (this.buffer === undefined) this.buffer = new DeltaBuffer(revision);
       else this.buffer.snapshotted(revision);
       this.needFull = false;
+      const digest = this.tracker.at(revision);
+      this.storeDigest = digest === undefined ? undefined : { revision, digest };
       const taken = {
         key: snapshot.key,
         kind: 'Full' as const,
@@ -453,27 +522,46 @@ export class Snapshotter {
   private async openWatch(): Promise<void> {
     const buffer = this.buffer;
     if (buffer === undefined) return;
-    const client = new Etcd3({ hosts: this.options.endpoint() });
+    const endpoint = this.options.endpoint();
+    const client = new Etcd3({ hosts: endpoint });
     this.client = client;
-    const watch = await watchAll(client, buffer.lastRevision + 1, {
-      data: (res) => {
-        if (this.buffer !== buffer) return;
-        buffer.add(watchEvents(res), Date.now());
+    // The digest must be known at the watch's start or later: events before it never come again.
+    const known = this.tracker.known;
+    if (known === undefined || known.revision < buffer.lastRevision)
+      this.tracker.reset(this.storeDigest?.revision === buffer.lastRevision ? this.storeDigest : undefined);
+    const watch = await watchAll(
+      client,
+      buffer.lastRevision + 1,
+      {
+        data: (res) => {
+          if (this.buffer !== buffer) return;
+          const events = watchEvents(res);
+          buffer.add(events, Date.now());
+          this.tracker.apply(res.events);
+          this.ttls.learn(events);
+        },
+        error: (error) => {
+          // A watch this snapshotter no longer runs says nothing about the one it runs.
+          if (this.client !== client) return;
+          // Unrecoverable for this watch (cancelled by etcd, compacted): only a full snapshot closes the hole.
+          this.needFull = true;
+          this.options.onEvent?.({ type: 'watch-error', error });
+        },
       },
-      error: (error) => {
-        // A watch this snapshotter no longer runs says nothing about the one it runs.
-        if (this.client !== client) return;
-        // Unrecoverable for this watch (cancelled by etcd, compacted): only a full snapshot closes the hole.
-        this.needFull = true;
-        this.options.onEvent?.({ type: 'watch-error', error });
-      },
-    });
+      { prevKv: true },
+    );
     if (this.client !== client) {
       // Stopped while the watch was being created.
       await watch.cancel();
       return;
     }
     this.watch = watch;
+    // Without a digest to go on from (a fresh start on existing data), one pass in the background; the
+    // deltas cut meanwhile name none, and a restore from them says it could not check.
+    if (this.tracker.known === undefined && !this.tracker.scanning)
+      void this.tracker
+        .scan(endpoint)
+        .catch((error: unknown) => this.options.onEvent?.({ type: 'digest-scan-failed', error }));
   }
 
   private closeWatch(): void {

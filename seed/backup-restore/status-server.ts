@@ -10,7 +10,7 @@ export interface StatusSource {
   /** An owner-change notice: brings the next owner check forward; undefined when the watchdog does not run. */
   noticeOwnerChange(): { checkInMs: number } | undefined;
   /** Catches a restore ahead up (the migration's restore); rejects with `CatchUpRefusedError` where there is none. */
-  catchUp(expectedLastRevision?: number): Promise<unknown>;
+  catchUp(expectedLastRevision?: number, options?: { acceptDigestMismatch?: boolean }): Promise<unknown>;
   /** Refreshes a restore ahead and stays in standby; rejects with `CatchUpRefusedError` where there is none. */
   refreshAhead(): Promise<unknown>;
 }
@@ -29,9 +29,10 @@ export interface StatusServer {
  * - `POST /owner-check`: an owner-change notice (202 with when the check runs; 503 while the watchdog does
  *   not run). Only from loopback: the seed agent on the same machine sends it (403 otherwise), even where
  *   the endpoint listens wider for the kubelet's readiness probes.
- * - `POST /restore/catch-up[?expectedLastRevision=N]`: catch a restore ahead up and serve as owner (200 with
- *   the restore's result; 409 when etcd was not restored ahead here; 422 when the snapshots do not
- *   restore to N). Loopback only, as the notice.
+ * - `POST /restore/catch-up[?expectedLastRevision=N][&acceptDigestMismatch=true]`: catch a restore ahead up
+ *   and serve as owner (200 with the restore's result; 409 when etcd was not restored ahead here; 422 when
+ *   the snapshots do not restore to N, or to the key space the source's snapshot names: `digests` then
+ *   holds both). Loopback only, as the notice.
  */
 export async function startStatusServer(input: {
   source: StatusSource;
@@ -87,7 +88,8 @@ async function handle(source: StatusSource, req: IncomingMessage, res: ServerRes
     const expected = raw === null ? undefined : Number(raw);
     if (expected !== undefined && !(Number.isSafeInteger(expected) && expected >= 0))
       return send(res, 400, { error: `expectedLastRevision must be a non-negative integer, got ${raw}` });
-    return sendRestore(res, () => source.catchUp(expected));
+    const accept = new URL(req.url ?? '/', 'http://status').searchParams.get('acceptDigestMismatch') === 'true';
+    return sendRestore(res, () => source.catchUp(expected, accept ? { acceptDigestMismatch: true } : {}));
   }
   if (req.method === 'POST' && path === '/restore/refresh') {
     if (!isLoopback(req.socket.remoteAddress))
@@ -103,16 +105,22 @@ async function sendRestore(res: ServerResponse, restore: () => Promise<unknown>)
   } catch (error) {
     const name = error instanceof Error ? error.name : 'Error';
     const status = name === 'CatchUpRefusedError' ? 409 : RESTORE_REFUSALS.has(name) ? 422 : 500;
-    return send(res, status, { error: error instanceof Error ? error.message : String(error), name });
+    const digests = (error as { digests?: unknown }).digests;
+    return send(res, status, {
+      error: error instanceof Error ? error.message : String(error),
+      name,
+      ...(digests === undefined ? {} : { digests }),
+    });
   }
 }
 
 /** Snapshots that do not restore to what was asked: the caller's data, not this server, is at fault. */
-const RESTORE_REFUSALS = new Set([
+export const RESTORE_REFUSALS: ReadonlySet<string> = new Set([
   'NoFullSnapshotError',
   'RestorePlanGapError',
   'RestorePlanIncompleteError',
   'RestoreRevisionError',
+  'RestoreDigestError',
 ]);
 
 function send(res: ServerResponse, status: number, body: unknown): void {

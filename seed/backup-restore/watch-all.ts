@@ -17,14 +17,21 @@ const CANCEL_TIMEOUT_MS = 2_000;
  * A watch of every key from `fromRevision`. Its handlers are attached before etcd can answer: etcd
  * cancels a watch of compacted revisions right after creating it, and the client library's `create()`
  * hands that error to a listener of its own, so its caller would wait for events that never come. And
- * a cancel of a watch etcd already ended waits for an answer that never comes either.
+ * a cancel of a watch etcd already ended waits for an answer that never comes either. `prevKv` asks for
+ * each event's previous key-value.
  */
-export async function watchAll(client: Etcd3, fromRevision: number, handlers: WatchAllHandlers): Promise<WatchAll> {
-  const watcher = client
+export async function watchAll(
+  client: Etcd3,
+  fromRevision: number,
+  handlers: WatchAllHandlers,
+  options: { prevKv?: boolean } = {},
+): Promise<WatchAll> {
+  const builder = client
     .watch()
     .inRange({ start: Buffer.from([0]), end: Buffer.from([0]) })
-    .startRevision(String(fromRevision))
-    .watcher();
+    .startRevision(String(fromRevision));
+  // The previous key-value of each event: what the key-space digest takes out (`KeySpaceTracker`).
+  const watcher = (options.prevKv ? builder.withPreviousKV() : builder).watcher();
   let ended = false;
   watcher.on('data', (res: IWatchResponse) => handlers.data(res));
   watcher.on('end', () => (ended = true));

@@ -46,7 +46,7 @@ export interface ControlPlaneObjectsOptions {
   remembered?: Partial<Record<ComponentName, number>>;
   backupBucket: string;
   /** The sidecar restores etcd from the bucket before it serves (the destination of a migration). */
-  restore?: { expectedLastRevision?: number };
+  restore?: { expectedLastRevision?: number; acceptDigestMismatch?: boolean };
   images: ImageVector;
   sidecar: SidecarSettings;
 }
@@ -149,6 +149,7 @@ export function sidecarArgs(
           ...(options.restore.expectedLastRevision === undefined
             ? []
             : ['--expected-revision', String(options.restore.expectedLastRevision)]),
+          ...(options.restore.acceptDigestMismatch ? ['--accept-digest-mismatch'] : []),
         ]
       : []),
   ];

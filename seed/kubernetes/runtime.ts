@@ -330,7 +330,12 @@ export class KubernetesRuntime implements SeedRuntime {
         command.shoot,
         namespace,
         state,
-        command.hibernated ? undefined : expected === undefined ? {} : { expectedLastRevision: expected },
+        command.hibernated
+          ? undefined
+          : {
+              ...(expected === undefined ? {} : { expectedLastRevision: expected }),
+              ...(command.etcd.acceptDigestMismatch ? { acceptDigestMismatch: true } : {}),
+            },
       );
       if (!command.hibernated) await this.waitForEtcd(namespace, state, signal);
       result.etcd = summary;
@@ -391,7 +396,7 @@ export class KubernetesRuntime implements SeedRuntime {
     shoot: SeedCommand['shoot'],
     namespace: string,
     state: PlaneState,
-    restore?: { expectedLastRevision?: number },
+    restore?: { expectedLastRevision?: number; acceptDigestMismatch?: boolean },
   ): Promise<void> {
     const model = await this.observedModel(namespace, state);
     reconcileModel(model, {

@@ -21,6 +21,9 @@ import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
 import {
   checkHistory,
+  checkLeasedFixture,
+  FAITHFUL_FIXTURE,
+  writeLeasedFixture,
   gatewayGet,
   gatewayPut,
   HistoryRecorder,
@@ -159,10 +162,11 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     expect(statSync(join(planeDir, 'pki')).mode & 0o777).toBe(0o700);
   });
 
-  it('hibernation stops etcd after a full snapshot; waking serves the keys written before', async () => {
+  it('hibernation stops etcd after a full snapshot; waking serves the keys written before, with their leases and revisions', async () => {
     const id = technicalID(project, 'one');
     const etcd = etcdAt(a.hosting().sidecar(id)!.clientUrl);
     await etcd.put('/registry/before-hibernation').value('kept');
+    const leased = await writeLeasedFixture(a.hosting().sidecar(id)!.clientUrl, '/registry/hibernation');
     expect(
       (
         await api.request('PATCH', `/projects/${project}/shoots/one`, {
@@ -192,6 +196,8 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
         { timeoutMs: 20_000 },
       ),
     ).toBe('kept');
+    // A lease does not run down while etcd is stopped: waking renews it to its granted TTL, as a leader change does.
+    expect(await checkLeasedFixture(a.hosting().sidecar(id)!.clientUrl, leased)).toEqual(FAITHFUL_FIXTURE);
   });
 
   it('a seed that hosts a running control plane cannot be deleted', async () => {
@@ -292,6 +298,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
       const plane = await reported(a.name, 'moved');
       return plane?.active && plane.etcdClientUrl;
     });
+    const leased = await writeLeasedFixture(sourceUrl, 'lifecycle/moved-fidelity');
     // Clients of the shoot's etcd record a history throughout (issue 19): the bad case with the source's
     // sidecar alive promises no lost acknowledged write, so it must be linearizable. They reach the
     // source, and the destination once it reports the shoot's etcd.
@@ -355,6 +362,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     await recordFinalReads({ history, seed: 'destination', endpoint: urls.destination! });
     const verdict = await checkHistory('lifecycle-bad-case-frozen-agent', history);
     expect(verdict.result, JSON.stringify(verdict)).toBe('linearizable');
+    expect(await checkLeasedFixture(urls.destination!, leased)).toEqual(FAITHFUL_FIXTURE);
     expect(a.hosting().sidecar(id)).toBeDefined();
     const dataDir = a.hosting().dataDir(id);
     const woke = Date.now();

@@ -20,6 +20,10 @@ import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import {
   acknowledgedRate,
   checkHistory,
+  checkLeasedFixture,
+  FAITHFUL_FIXTURE,
+  writeLeasedFixture,
+  writesWithOtherRevisions,
   checkLossBounded,
   checkNoAcknowledgedWriteLost,
   checkNoSplitBrain,
@@ -239,6 +243,9 @@ async function landscape(label: string, tolerance: Tolerance) {
     ),
     destination: 0,
   };
+  // What every scenario promises not to lose carries its leases and revisions too: keys on a 30-minute lease
+  // and a lease that expired before the migration (docs/design.md section 4, "Fidelity").
+  const leased = await writeLeasedFixture(source.sidecars(id)[current.source]!.clientUrl, `scenario/${label}-fidelity`);
   const failover =
     <I extends { readonly endpoint: string }, R>(call: (input: I) => Promise<R>, afterUnknown: boolean) =>
     async (input: I): Promise<R> => {
@@ -290,13 +297,17 @@ async function landscape(label: string, tolerance: Tolerance) {
   });
   cleanups.push(() => registers.stop());
   await sleep(2_000);
-  // Backups run: an HA cluster's snapshot leader begins after its handover delay, not at once.
+  // Backups run (an HA cluster's snapshot leader begins after its handover delay, not at once), and they
+  // hold the leased keys and the expiry: what even S3 and S4 promise not to lose.
   await until(
-    "a snapshot in the source's bucket",
-    async () => (await snapshotKeys(`gl-backup-${source.name}`, id)).length > 0,
+    "the leased keys in the source's bucket",
+    async () =>
+      (await snapshotKeys(`gl-backup-${source.name}`, id)).some(
+        (k) => (tryParseSnapshotKey(k)?.lastRevision ?? 0) >= leased.revision,
+      ),
     { timeoutMs: 30_000, intervalMs: 250 },
   );
-  return { source, destination, project, shootName, id, writer, registers, history, tolerance, members };
+  return { source, destination, project, shootName, id, writer, registers, history, tolerance, members, leased };
 }
 
 type Landscape = Awaited<ReturnType<typeof landscape>>;
@@ -411,7 +422,23 @@ async function assertCommon(l: Landscape, record: WriterRecord, cutAt: number) {
   if (l.tolerance) await assertDestinationCluster(l);
   await assertPreCopy(l);
   const clientUrl = l.destination.sidecar(l.id)!.clientUrl;
+  await assertFidelity(l, record, clientUrl);
   return readEtcdContent({ clientUrl, prefix: `${record.prefix}/` });
+}
+
+/**
+ * What the destination holds of what the scenario promises not to lose carries what etcd held with it: the
+ * leased keys with their lease live (same ID, granted TTL, remaining within it) and their revisions and
+ * versions, the expired lease's keys gone, and every acknowledged write on the revision it was acknowledged
+ * with as create and mod revision (docs/design.md section 4, "Fidelity").
+ */
+async function assertFidelity(l: Landscape, record: WriterRecord, clientUrl: string): Promise<void> {
+  expect(await checkLeasedFixture(clientUrl, l.leased)).toEqual(FAITHFUL_FIXTURE);
+  const moved = await writesWithOtherRevisions(clientUrl, {
+    prefix: `${record.prefix}/`,
+    acknowledged: record.acknowledged,
+  });
+  expect(moved.slice(0, 5), `${moved.length} writes on other revisions`).toEqual([]);
 }
 
 /**

@@ -4,6 +4,8 @@ import { clearWriteAlarms, range } from '../etcd-gateway.js';
 import type { EtcdSupervisor } from '../etcd-supervisor.js';
 import { sleep } from '../etcd-process.js';
 import type { RangedObjectReader } from '../ranged-download.js';
+import { checkFidelity, lastDeltaOf, type NamedDigest } from '../fidelity.js';
+import { LeaseHold } from '../leases.js';
 import { ReplayTarget } from '../replay.js';
 import { replayPlan, restoreDataDir, type RestoreResult } from '../restorer.js';
 
@@ -22,14 +24,17 @@ export interface RestoreMemberOptions {
   readonly timeoutMs?: number;
   readonly etcdctlBinary?: string;
   readonly rangedReader?: RangedObjectReader;
+  /** Serve even where the key-space digest differs from the source's (the operator's override). */
+  readonly acceptDigestMismatch?: boolean;
 }
 
 /**
  * One member's part of restoring a cluster from one snapshot (etcd's disaster recovery guide): every
  * member restores the same full snapshot with the whole member list and a new cluster token, and all
- * start together on their private addresses; the coordinator then replays the deltas through raft, and
- * every member checks that its own data ends on the same revision. The revisions of the plan are the
- * same for all: they list the same store.
+ * start together on their private addresses; the coordinator then replays the deltas through raft (and
+ * keeps the leases alive meanwhile), and every member checks that its own data ends on the same revision
+ * and holds the key space the source's last delta names there. The revisions of the plan are the same for
+ * all: they list the same store.
  */
 export async function restoreMember(options: RestoreMemberOptions): Promise<RestoreResult> {
   const started = performance.now();
@@ -59,54 +64,78 @@ export async function restoreMember(options: RestoreMemberOptions): Promise<Rest
     supervisor.healthy(),
   );
   const t3 = performance.now();
-  let replayed = { transactions: 0, skippedEvents: 0 };
-  if (options.coordinator) {
-    // The source's write-guard or fence alarm, if its snapshot carries one (see restoreFromStore); cleared through raft for every member.
-    await clearWriteAlarms(endpoint);
-    // A member on the private address takes revisions of any size already (`REPLAY_LIMIT_ARGS`).
-    const into = new ReplayTarget({ endpoint });
-    try {
-      const result = await replayPlan({ target: into, store, plan, othersMayServe: true });
-      if (result.revision < target)
-        throw new RestoreRevisionError(
-          `member ${supervisor.name} replayed to revision ${result.revision}, the snapshots end at ${target}`,
-          { expected: target, actual: result.revision },
-        );
-      replayed = result;
-    } finally {
-      into.close();
+  const hold = new LeaseHold(() => endpoint);
+  try {
+    return await checkedMember();
+  } finally {
+    await hold.stop();
+  }
+
+  async function checkedMember(): Promise<RestoreResult> {
+    let replayed = { transactions: 0, skippedEvents: 0 };
+    let named: NamedDigest | undefined;
+    if (options.coordinator) {
+      // The source's write-guard or fence alarm, if its snapshot carries one (see restoreFromStore); cleared through raft for every member.
+      await clearWriteAlarms(endpoint);
+      hold.start();
+      // A member on the private address takes revisions of any size already (`REPLAY_LIMIT_ARGS`).
+      const into = new ReplayTarget({ endpoint });
+      try {
+        const result = await replayPlan({ target: into, store, plan, othersMayServe: true });
+        if (result.revision < target)
+          throw new RestoreRevisionError(
+            `member ${supervisor.name} replayed to revision ${result.revision}, the snapshots end at ${target}`,
+            { expected: target, actual: result.revision },
+          );
+        replayed = result;
+        named = result.last;
+      } finally {
+        into.close();
+      }
+    } else {
+      named = await lastDeltaOf(store, plan);
+      // The coordinator's replay reaches the target; nobody else writes to a cluster before one member is restored.
+      await until(
+        deadline,
+        `member ${supervisor.name}: the coordinator's replay to revision ${target}`,
+        async () => (await revision(endpoint, false)) >= target,
+      );
     }
-  } else {
-    // The coordinator's replay reaches the target; nobody else writes to a cluster before one member is restored.
+    // This member's own data (not the leader's answer) must stand on that revision too; clients may have
+    // written more since another member began to serve.
     await until(
       deadline,
-      `member ${supervisor.name}: the coordinator's replay to revision ${target}`,
-      async () => (await revision(endpoint, false)) >= target,
+      `member ${supervisor.name}: its own data to reach revision ${target}`,
+      async () => (await revision(endpoint, true)) >= target,
     );
+    const t4 = performance.now();
+    // This member's own data, at the target revision (clients may write more once another member serves).
+    const fidelity = await checkFidelity({
+      endpoint,
+      revision: target,
+      named,
+      serializable: true,
+      ...(options.acceptDigestMismatch ? { acceptMismatch: true } : {}),
+    });
+    const t5 = performance.now();
+    return {
+      fullKey: plan.full.key,
+      deltaKeys: plan.deltas.map((d) => d.key),
+      revision: target,
+      final: plan.final,
+      transactions: replayed.transactions,
+      skippedEvents: replayed.skippedEvents,
+      fidelity,
+      timings: {
+        download: prepared.download,
+        restore: prepared.restore,
+        start: Math.round(t3 - t2),
+        replay: Math.round(t4 - t3),
+        check: Math.round(t5 - t4),
+        total: Math.round(t5 - started),
+      },
+    };
   }
-  // This member's own data (not the leader's answer) must stand on that revision too; clients may have
-  // written more since another member began to serve.
-  await until(
-    deadline,
-    `member ${supervisor.name}: its own data to reach revision ${target}`,
-    async () => (await revision(endpoint, true)) >= target,
-  );
-  const t4 = performance.now();
-  return {
-    fullKey: plan.full.key,
-    deltaKeys: plan.deltas.map((d) => d.key),
-    revision: target,
-    final: plan.final,
-    transactions: replayed.transactions,
-    skippedEvents: replayed.skippedEvents,
-    timings: {
-      download: prepared.download,
-      restore: prepared.restore,
-      start: Math.round(t3 - t2),
-      replay: Math.round(t4 - t3),
-      total: Math.round(t4 - started),
-    },
-  };
 }
 
 /** The revision of the cluster (linearizable) or of this member's own data (serializable). */

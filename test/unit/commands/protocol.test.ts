@@ -117,6 +117,14 @@ describe('parseCommand', () => {
       'etcd.ahead',
     ],
     [
+      'a restore ahead with the override of the fidelity check (it serves nothing)',
+      () => ({
+        ...example('restore'),
+        etcd: { bucket: 'gl-backup-aws-eu2', final: false, ahead: true, acceptDigestMismatch: true },
+      }),
+      'etcd.acceptDigestMismatch',
+    ],
+    [
       'a restore ahead that is not a boolean',
       () => ({ ...example('restore'), etcd: { bucket: 'gl-backup-aws-eu2', final: false, ahead: 'yes' } }),
       'etcd.ahead',

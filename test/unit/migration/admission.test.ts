@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { AdmissionError, ConflictError } from '../../../core/errors.js';
-import { admitMigration, failStep, startStep, type AdmitMigrationInput } from '../../../core/migration/index.js';
+import {
+  admitMigration,
+  commandForStep,
+  completeStep,
+  failStep,
+  resumePoint,
+  startStep,
+  type AdmitMigrationInput,
+  type MigrationRecord,
+} from '../../../core/migration/index.js';
 import { ha } from '../scheduling/fixtures.js';
 import { aBackedSeed, aRecord, aScheduledShoot, NOW, onPath } from './builders.js';
 
@@ -47,6 +56,15 @@ const failed = (() => {
   return failStep(r, { step: 'set-owner-destination', now: NOW, message: 'Route 53 throttled' });
 })();
 
+/** A bad-path migration that ran every step up to restore-etcd and failed there (the fidelity check refused). */
+const failedAtRestore = (() => {
+  let r: MigrationRecord = onPath(aRecord(), 'bad');
+  for (let step = resumePoint(r); step !== undefined && step !== 'restore-etcd'; step = resumePoint(r))
+    r = completeStep(startStep(r, { step, now: NOW }), { step, now: NOW });
+  r = startStep(r, { step: 'restore-etcd', now: NOW });
+  return failStep(r, { step: 'restore-etcd', now: NOW, message: 'EtcdRestoreFailed: digest a differs from b' });
+})();
+
 describe('admitMigration', () => {
   it.each([
     ['a migration of the shoot is running', input({ running }), ConflictError, 'MigrationInProgress'],
@@ -68,6 +86,18 @@ describe('admitMigration', () => {
       'ShootCreating',
     ],
     ['its Create is pending', input({ shoot: creating('Pending', 0) }), ConflictError, 'ShootCreating'],
+    [
+      'the fidelity override asked of a new migration',
+      input({ request: { destinationSeed: 'destination', acceptEtcdDigestMismatch: true } }),
+      AdmissionError,
+      'OverrideNotApplicable',
+    ],
+    [
+      'the fidelity override asked of a migration that failed elsewhere than restore-etcd',
+      input({ running: failed, request: { acceptEtcdDigestMismatch: true } }),
+      AdmissionError,
+      'OverrideNotApplicable',
+    ],
     [
       'a failed migration is resumed towards another seed',
       input({ running: failed, request: { destinationSeed: 'elsewhere' } }),
@@ -233,6 +263,33 @@ describe('admitMigration', () => {
     // Assess
     expect(result.action).toBe(action);
     expect(result.record.state).toBe('Running');
+  });
+
+  it('resumes a migration that failed at restore-etcd with the fidelity override: the record keeps it, the restore command carries it', () => {
+    // Act
+    const plain = admitMigration(input({ running: failedAtRestore, request: {} }));
+    const overridden = admitMigration(input({ running: failedAtRestore, request: { acceptEtcdDigestMismatch: true } }));
+
+    // Assess: only the override's resume is recorded as such, with the attempt that carries it.
+    expect(plain.record.overrides).toBeUndefined();
+    expect(overridden).toMatchObject({
+      action: 'resume',
+      record: { attempts: 2, overrides: { etcdDigestMismatch: { acceptedAt: NOW.toISOString(), attempt: 2 } } },
+    });
+    expect(resumePoint(overridden.record)).toBe('restore-etcd');
+    const command = (record: MigrationRecord) =>
+      commandForStep({ record, step: 'restore-etcd', now: NOW, stateBucket: 'gl-state', etcd: { final: true } });
+    expect(command(overridden.record)).toMatchObject({ etcd: { acceptDigestMismatch: true } });
+    expect(command(plain.record)).not.toHaveProperty('etcd.acceptDigestMismatch');
+    // A later resume (without the flag) keeps what the operator decided.
+    const again = failStep(startStep(overridden.record, { step: 'restore-etcd', now: NOW }), {
+      step: 'restore-etcd',
+      now: NOW,
+      message: 'agent unreachable',
+    });
+    expect(admitMigration(input({ running: again, request: {} })).record.overrides).toEqual(
+      overridden.record.overrides,
+    );
   });
 
   it('starts a record locked by its admission, with the guards computed once', () => {
