@@ -30,7 +30,8 @@ export interface EvacuationProps {
 
 /**
  * The evacuation controller: one Lambda (concurrent rounds are safe: every write is conditional), woken by lost leases, seeds
- * coming back, migrations ending and a one-minute schedule. It starts bad-path migrations of an opted-in
+ * coming back, owner records moving and migrations ending (a move frees its place then, not at the next
+ * minute) and a one-minute schedule. It starts bad-path migrations of an opted-in
  * lost seed's shoots through the migration admission, and keeps each evacuation's record.
  */
 export class Evacuation extends Construct {
@@ -98,13 +99,14 @@ export class Evacuation extends Construct {
     new events.Rule(this, 'OnChange', {
       eventBus: props.bus,
       description:
-        'runs an evacuation round when a lease is lost, a seed is back or registered, a migration ends, or an evacuation is resumed',
+        'runs an evacuation round when a lease is lost, a seed is back or registered, an owner record moves or a migration ends (a place may be free), or an evacuation is resumed',
       eventPattern: {
         source: ['gardenless'],
         detailType: [
           'SeedLeaseLost',
           'SeedReady',
           'SeedRegistered',
+          'OwnershipTransferred',
           'MigrationSucceeded',
           'MigrationFailed',
           'EvacuationResumed',

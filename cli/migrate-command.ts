@@ -30,7 +30,7 @@ function structured(format: OutputFormat): format is 'json' | 'yaml' {
 }
 
 /**
- * `gardenless shoot migrate <project>/<name> [--to SEED] [--mode auto|good|bad] [--dry-run] [--yes] [--watch]` and
+ * `gardenless shoot migrate <project>/<name> [--to SEED] [--mode auto|good|bad] [--final-snapshot-wait D] [--dry-run] [--yes] [--watch]` and
  * `gardenless shoot migration <project>/<name> [--watch]`, added to the `shoot` command.
  */
 export function registerMigrateCommands(shoot: Command, connect: () => Promise<Api>, output: () => OutputFormat): void {
@@ -45,13 +45,24 @@ export function registerMigrateCommands(shoot: Command, connect: () => Promise<A
         'bad',
       ]),
     )
+    .option(
+      '--final-snapshot-wait <duration>',
+      "wait at least this long after the owner change for the source's final snapshot (e.g. 30m): no loss for a source cut off that long, at the price of the shoot's recovery (default: the source's bounds decide)",
+    )
     .option('--dry-run', 'show the destination, the path, the steps and the fence bound; start nothing')
     .option('-y, --yes', 'do not ask before a bad-path migration (--mode bad)')
     .option('-w, --watch', 'show the steps live until the migration ends (exit code 1 on Error)')
     .action(
       async (
         ref: string,
-        flags: { to?: string; mode?: 'auto' | 'good' | 'bad'; watch?: boolean; dryRun?: boolean; yes?: boolean },
+        flags: {
+          to?: string;
+          mode?: 'auto' | 'good' | 'bad';
+          finalSnapshotWait?: string;
+          watch?: boolean;
+          dryRun?: boolean;
+          yes?: boolean;
+        },
       ) => {
         const [project, name] = splitShoot(ref);
         const api = await connect();
@@ -59,6 +70,7 @@ export function registerMigrateCommands(shoot: Command, connect: () => Promise<A
         const body = {
           ...(flags.to ? { destinationSeed: flags.to } : {}),
           ...(flags.mode ? { mode: flags.mode } : {}),
+          ...(flags.finalSnapshotWait ? { finalSnapshotWait: flags.finalSnapshotWait } : {}),
         };
         const format = output();
         if (flags.dryRun) {

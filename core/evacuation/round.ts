@@ -14,6 +14,7 @@ import {
 } from './plan.js';
 import { isActive, shootKey, type Evacuation } from './record.js';
 import type { EvacuationRails } from './settings.js';
+import { slotFreedAt } from './slots.js';
 import type { EvacuationStore } from './store.js';
 
 /** A move's start: the migration's id, or why the admission refused it (the shoot waits as Pending). */
@@ -55,21 +56,28 @@ export async function runEvacuationRound(options: EvacuationRoundOptions): Promi
   const evacuations = await store.list();
   const watched = new Set(seedsToWatch({ seeds, evacuations, now: options.now }));
   const listed = new Set(evacuations.filter(isActive).flatMap((e) => e.shoots.map(shootKey)));
-  const shoots = (await listAllShoots(options.repo)).filter(
-    (s) => (s.status.seedName !== undefined && watched.has(s.status.seedName)) || listed.has(shootKey(s.metadata)),
-  );
+  // Woken by every owner change in the fleet: with no lost seed that opted in and nothing under way, there is nothing to read.
+  const shoots =
+    watched.size === 0 && listed.size === 0
+      ? []
+      : (await listAllShoots(options.repo)).filter(
+          (s) =>
+            (s.status.seedName !== undefined && watched.has(s.status.seedName)) || listed.has(shootKey(s.metadata)),
+        );
   const migrations = new Map<string, MigrationFacts>();
   for (const shoot of shoots) {
     const record = await options.migrations.get(shoot.metadata.project, shoot.metadata.name);
-    if (record)
-      migrations.set(shootKey(shoot.metadata), {
-        id: record.id,
-        state: record.state,
-        source: record.source.name,
-        destination: record.destination.name,
-        attempts: record.attempts,
-        createdAt: record.createdAt,
-      });
+    if (!record) continue;
+    const freed = slotFreedAt(record);
+    migrations.set(shootKey(shoot.metadata), {
+      id: record.id,
+      state: record.state,
+      source: record.source.name,
+      destination: record.destination.name,
+      attempts: record.attempts,
+      createdAt: record.createdAt,
+      ...(freed ? { slotFreedAt: freed } : {}),
+    });
   }
   const plan = planEvacuations({
     now: options.now,

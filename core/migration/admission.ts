@@ -17,6 +17,8 @@ import {
 export interface MigrationRequest {
   destinationSeed?: string;
   mode?: MigrationMode;
+  /** An explicit, longer wait for the source's final snapshot (docs/design.md section 4, "Copy"). */
+  finalSnapshotWait?: string;
 }
 
 export interface AdmitMigrationInput {
@@ -128,7 +130,8 @@ export function admitMigration(input: AdmitMigrationInput): AdmissionDecision {
       : { maxHeartbeatAgeMs: input.maxDestinationHeartbeatAgeMs }),
   });
 
-  if (resuming) return { action: 'resume', record: resumeMigration(resuming, { now: input.now }) };
+  const wait = request.finalSnapshotWait ? { finalSnapshotWait: request.finalSnapshotWait } : {};
+  if (resuming) return { action: 'resume', record: resumeMigration(resuming, { now: input.now, ...wait }) };
   const record = newMigrationRecord({
     id: input.id,
     shoot,
@@ -136,6 +139,7 @@ export function admitMigration(input: AdmitMigrationInput): AdmissionDecision {
     destination: migrationSeed(destination),
     mode: request.mode ?? 'auto',
     now: input.now,
+    ...wait,
   });
   return { action: 'start', record };
 }

@@ -75,6 +75,25 @@ export interface MigrationRecord {
    * destination restored etcd ahead to when it did.
    */
   preCopy?: { copied: number; skipped: number; bytes: number; lastRevision: number; aheadRevision?: number };
+  /**
+   * An operator's longer wait for the source's final snapshot (a Go-style duration from the owner change): the
+   * request's `finalSnapshotWait`, or the evacuated seed's. Absent: the source's bounds decide (`copyWait`).
+   */
+  finalSnapshotWait?: string;
+  /**
+   * How long the copy after the owner change waits for the source's final snapshot, as begin-copy decided it
+   * (`finalWait` in core/snapshots/final-wait.ts): from `proceedAt` it copies the latest snapshot instead,
+   * never before `floorAt` (the fence bound after the owner change).
+   */
+  copyWait?: {
+    proceedAt: string;
+    floorAt: string;
+    basis: 'bounds' | 'bounds-since-lease-loss' | 'fixed' | 'explicit';
+    reason: string;
+    fenceBoundMs: number;
+    /** The source's S3/S4 loss bound (ms) when it reported its settings. */
+    lossBoundMs?: number;
+  };
 }
 
 export function migrationGuards(shoot: Pick<Shoot, 'spec'>): MigrationGuards {
@@ -119,6 +138,7 @@ export interface NewMigrationOptions {
   destination: MigrationSeed;
   mode: MigrationMode;
   now: Date;
+  finalSnapshotWait?: string;
 }
 
 /** A new record, as the admit step writes it under the lock: admit-and-lock already succeeded. */
@@ -152,6 +172,7 @@ export function newMigrationRecord(options: NewMigrationOptions): MigrationRecor
     attempts: 1,
     createdAt: now,
     updatedAt: now,
+    ...(options.finalSnapshotWait ? { finalSnapshotWait: options.finalSnapshotWait } : {}),
   };
 }
 
@@ -447,7 +468,10 @@ export function switchToBadPath(
  * A migrate call for a migration that ended in Error: the failed step is pending again, everything that
  * succeeded stays succeeded, and the flow resumes at `resumePoint`.
  */
-export function resumeMigration(record: MigrationRecord, options: { now: Date }): MigrationRecord {
+export function resumeMigration(
+  record: MigrationRecord,
+  options: { now: Date; finalSnapshotWait?: string },
+): MigrationRecord {
   if (record.state !== 'Error')
     throw invalid(record, `only a migration that ended in Error can be resumed; this one is ${record.state}`);
   const steps = record.steps.map((s): MigrationStepStatus => {
@@ -469,6 +493,7 @@ export function resumeMigration(record: MigrationRecord, options: { now: Date })
     state: 'Running',
     attempts: record.attempts + 1,
     updatedAt: options.now.toISOString(),
+    ...(options.finalSnapshotWait ? { finalSnapshotWait: options.finalSnapshotWait } : {}),
   };
   for (const s of steps)
     if (s.state === 'failed' && stepDefinition(s.id).bestEffort !== undefined)

@@ -12,3 +12,4 @@ export * from './copy-workflow.js';
 export * from './continuity.js';
 export * from './backup-lag.js';
 export * from './catch-up.js';
+export * from './final-wait.js';

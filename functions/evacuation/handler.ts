@@ -35,9 +35,9 @@ const mover = new AdmissionMover(
 );
 
 /**
- * What wakes the controller: a lost lease, a seed back, a migration that ended (a place is free), the
- * one-minute schedule (the `after` clock and the retry of shoots that fit nowhere), or an operator's
- * `{"round": true}`. Every one runs the same idempotent round.
+ * What wakes the controller: a lost lease, a seed back, an owner record moved or a migration that ended (a
+ * place may be free: core/evacuation/slots.ts), the one-minute schedule (the `after` clock and the retry of
+ * shoots that fit nowhere), or an operator's `{"round": true}`. Every one runs the same idempotent round.
  */
 const input = z.union([
   z.looseObject({
@@ -45,6 +45,7 @@ const input = z.union([
       'SeedLeaseLost',
       'SeedReady',
       'SeedRegistered',
+      'OwnershipTransferred',
       'MigrationSucceeded',
       'MigrationFailed',
       'EvacuationResumed',

@@ -17,6 +17,7 @@ import type {
 } from './hosting.js';
 import { LocalEtcdCluster, RESTORE_START_TIMEOUT_MS, type LocalMember } from './local-etcd-cluster.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
+import { reportedSettings } from './sidecar-settings.js';
 import { CatchUpError, messageOf } from './errors.js';
 import { SidecarProcess } from './sidecar-process.js';
 import { recordSidecar, stopStaleSidecar } from './stale-sidecar.js';
@@ -180,11 +181,13 @@ export class LocalHosting implements ControlPlaneHosting {
     const status = await sidecar.status();
     if (status === undefined) return { running: true, available: false };
     const lastResult = status.owner.lastResult as OwnerCheckResult | null;
+    const settings = reportedSettings([status]);
     return {
       running: status.etcd.running,
       available: status.ready && !status.etcd.fenced,
       ...(lastResult ? { ownerCheck: lastResult } : {}),
       clientUrl: sidecar.clientUrl,
+      ...(settings ? { settings } : {}),
     };
   }
 

@@ -1,3 +1,4 @@
+import type { SidecarSettings } from '../../core/model/seed.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
 
 interface Plane {
@@ -26,7 +27,12 @@ export class MemoryHosting implements ControlPlaneHosting {
    * probe from outside), so that the dependency watchdog leaves its control planes alone.
    */
   constructor(
-    private readonly options: { restoreRevision?: (spec: EtcdSpec) => number; loadBalancer?: boolean } = {},
+    private readonly options: {
+      restoreRevision?: (spec: EtcdSpec) => number;
+      loadBalancer?: boolean;
+      /** What its running etcds' sidecars report they run with; default nothing (an agent older than the report). */
+      sidecarSettings?: SidecarSettings;
+    } = {},
   ) {}
 
   async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
@@ -78,6 +84,7 @@ export class MemoryHosting implements ControlPlaneHosting {
         ? {
             ownerCheck: available ? ('owner' as const) : ('not-owner' as const),
             clientUrl: `memory://${technicalID}/etcd`,
+            ...(this.options.sidecarSettings ? { settings: this.options.sidecarSettings } : {}),
           }
         : {}),
     };

@@ -38,7 +38,7 @@ describe('Evacuation (template)', () => {
     unscheduled = template({ scheduleEnabled: false });
   }, 120_000);
 
-  it('wakes the controller on lost leases, seeds back, migrations ending and resumes, and on a schedule', () => {
+  it('wakes the controller on lost leases, seeds back, owner records moving and migrations ending (a place may be free), resumes, and on a schedule', () => {
     t.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {
         source: ['gardenless'],
@@ -46,6 +46,7 @@ describe('Evacuation (template)', () => {
           'SeedLeaseLost',
           'SeedReady',
           'SeedRegistered',
+          'OwnershipTransferred',
           'MigrationSucceeded',
           'MigrationFailed',
           'EvacuationResumed',
