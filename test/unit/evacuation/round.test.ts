@@ -34,7 +34,7 @@ async function garden(options: { store?: EvacuationStore; capacity?: number } = 
       deprovision: async () => {},
     },
   });
-  const evacuation = { enabled: true, after: '1m', maxParallel: 2 };
+  const evacuation = { enabled: true, after: '1m', maxParallel: 2, finalSnapshotWait: '15m' };
   for (const [i, name] of ['lost', 'b', 'c'].entries()) {
     await service.putSeed(
       name,
@@ -134,6 +134,7 @@ describe('runEvacuationRound with the real migration admission', () => {
       mode: 'bad',
       state: 'Running',
       source: { name: 'lost' },
+      finalSnapshotWait: '15m',
     });
     const stored = (await g.store.get('lost'))!;
     expect(stored.shoots.filter((s) => s.state === 'Migrating').every((s) => s.migrationId !== undefined)).toBe(true);
@@ -160,6 +161,31 @@ describe('runEvacuationRound with the real migration admission', () => {
     expect(g.events.filter((e) => e.type === 'EvacuationEnded')).toEqual([
       expect.objectContaining({ detail: expect.objectContaining({ phase: 'Completed', moved: 3 }) }),
     ]);
+  });
+
+  it('a move restored ahead whose owner record moved frees its place at once: the next starts while it still waits for its copy', async () => {
+    const g = await garden();
+    await g.pass(6_000 + 60_000);
+    expect((await g.round()).started.map((s) => s.shoot)).toEqual(['dev/s2', 'dev/s0']);
+    const record = (await g.migrations.get('dev', 's2'))!;
+    const at = g.clock.now().toISOString();
+    await g.migrations.put(
+      {
+        ...record,
+        steps: record.steps.map((s) =>
+          s.id === 'restore-etcd-ahead' || s.id === 'set-owner-destination'
+            ? { ...s, state: 'succeeded' as const, startedAt: at, endedAt: at }
+            : s,
+        ),
+      },
+      holdsLock(record.id),
+    );
+    await g.pass(1_000);
+    const next = await g.round();
+    expect(next.started.map((s) => s.shoot)).toEqual(['dev/s1']);
+    const stored = (await g.store.get('lost'))!;
+    expect(stored.shoots.find((s) => s.name === 's2')).toMatchObject({ state: 'Migrating', slotFreedAt: at });
+    expect(stored.shoots.filter((s) => s.state === 'Migrating')).toHaveLength(3);
   });
 
   it('a round that loses the race for the record starts nothing', async () => {
