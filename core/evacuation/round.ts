@@ -144,6 +144,23 @@ export async function runEvacuationRound(options: EvacuationRoundOptions): Promi
 }
 
 /**
+ * Rounds until one writes every record it meant to (at most `attempts`, default 3), each with the time it
+ * starts. The controller is woken by the events of the moves (an owner record moved, a migration ended):
+ * a round that lost the race for a record to a concurrent one may have been the only one to read the
+ * change its event announced, and without another round the place it freed would wait for the next
+ * minute's. Returns the last round's result.
+ */
+export async function runEvacuationRounds(
+  options: Omit<EvacuationRoundOptions, 'now'> & { now: () => Date; attempts?: number },
+): Promise<EvacuationRoundResult> {
+  const attempts = options.attempts ?? 3;
+  for (let attempt = 1; ; attempt++) {
+    const result = await runEvacuationRound({ ...options, now: options.now() });
+    if (result.lostRaces.length === 0 || attempt >= attempts) return result;
+  }
+}
+
+/**
  * Sets or clears a shoot's `status.scheduling`, conditional on the version read; a concurrent writer (a
  * migration's mirror, the API) makes it read again, up to five times, then the next round tries again.
  */

@@ -6,7 +6,7 @@ import { DynamoMigrationStore } from '../../adapters/dynamodb/migration-store.js
 import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
 import { StepFunctionsMigrationWorkflow } from '../../adapters/sfn/migration-workflow.js';
 import { AdmissionMover } from '../../core/evacuation/admission-mover.js';
-import { runEvacuationRound } from '../../core/evacuation/round.js';
+import { runEvacuationRounds } from '../../core/evacuation/round.js';
 import { railsFrom } from '../../core/evacuation/settings.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { MigrationAdmission } from '../../core/migration/migration-admission.js';
@@ -56,13 +56,13 @@ const input = z.union([
 ]);
 
 /**
- * The evacuation controller (docs/design.md section 13). Its concurrency is 1, and every write is
- * conditional besides: a round that loses a race leaves that seed to the next round. Failures throw, so
- * that EventBridge retries (every step is idempotent).
+ * The evacuation controller (docs/design.md section 13). Every write is conditional: a round that loses a
+ * race runs again at once (`runEvacuationRounds`), so that the change an event announced is not left to
+ * the next minute. Failures throw, so that EventBridge retries (every step is idempotent).
  */
 async function evacuate(event: unknown) {
   const parsed = parseInput(input, event ?? {});
-  const result = await runEvacuationRound({
+  const result = await runEvacuationRounds({
     repo,
     migrations,
     store,
@@ -70,7 +70,7 @@ async function evacuate(event: unknown) {
     events,
     rails,
     scheduling,
-    now: new Date(),
+    now: () => new Date(),
   });
   const summary = {
     trigger: 'detail-type' in parsed ? parsed['detail-type'] : 'round',

@@ -3,7 +3,7 @@ import { buildEvent } from '../../../core/events/schemas.js';
 import { AdmissionMover } from '../../../core/evacuation/admission-mover.js';
 import { applyControl, EvacuationControls } from '../../../core/evacuation/controls.js';
 import { tally, type Evacuation } from '../../../core/evacuation/record.js';
-import { runEvacuationRound } from '../../../core/evacuation/round.js';
+import { runEvacuationRound, runEvacuationRounds } from '../../../core/evacuation/round.js';
 import { DEFAULT_RAILS } from '../../../core/evacuation/settings.js';
 import { MemoryEvacuationStore, type EvacuationStore } from '../../../core/evacuation/store.js';
 import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
@@ -118,6 +118,7 @@ async function garden(options: { store?: EvacuationStore; capacity?: number } = 
     pass,
     succeed,
     controls: new EvacuationControls({ store, events: sink, clock }),
+    mover: new AdmissionMover(admission),
   };
 }
 
@@ -208,6 +209,39 @@ describe('runEvacuationRound with the real migration admission', () => {
     expect(result.lostRaces).toEqual(['lost']);
     expect(g.started).toEqual([]);
     expect(g.events.filter((e) => e.type.startsWith('Evacuation'))).toEqual([]);
+  });
+
+  it('the controller runs a round that lost a race again at once, so that the change its event announced is not left to the next minute', async () => {
+    const inner = new MemoryEvacuationStore();
+    let interfere = true;
+    const racing: EvacuationStore = {
+      list: () => inner.list(),
+      get: (s) => inner.get(s),
+      put: async (record, expected) => {
+        if (interfere && expected === undefined) {
+          interfere = false;
+          // Another round created the evacuation first, without moves.
+          await inner.put(
+            { ...record, shoots: record.shoots.map((s) => ({ ...s, state: 'Pending' as const })), version: 1 },
+            undefined,
+          );
+        }
+        return inner.put(record, expected);
+      },
+    };
+    const g = await garden({ store: racing });
+    await g.pass(6_000 + 60_000);
+    const result = await runEvacuationRounds({
+      repo: g.repo,
+      migrations: g.migrations,
+      store: racing,
+      mover: g.mover,
+      events: { publish: async () => {} },
+      rails: DEFAULT_RAILS,
+      now: () => g.clock.now(),
+    });
+    expect(result.lostRaces).toEqual([]);
+    expect(result.started.map((s) => s.shoot)).toEqual(['dev/s2', 'dev/s0']);
   });
 
   it('pause stops new moves and lets running ones finish; resume goes on; cancel ends it once nothing runs', async () => {
