@@ -25,6 +25,14 @@ export interface EvacuationMover {
   move(action: MigrationAction): Promise<MoveOutcome>;
 }
 
+/**
+ * The `after` clock: wakes the controller when a lost seed's evacuation is due, rather than at the next
+ * one-minute round. Idempotent per seed and moment (every round that finds the seed waiting asks again).
+ */
+export interface EvacuationDueTimer {
+  wakeAt(seed: string, dueAt: string): Promise<void>;
+}
+
 export interface EvacuationRoundOptions {
   repo: GardenRepository;
   migrations: Pick<MigrationStore, 'get'>;
@@ -33,6 +41,8 @@ export interface EvacuationRoundOptions {
   events: EventSink;
   rails: EvacuationRails;
   scheduling?: SchedulingPolicy;
+  /** Absent: a waiting seed's evacuation starts at the first round after it is due. */
+  dueTimer?: EvacuationDueTimer;
   now: Date;
 }
 
@@ -42,6 +52,8 @@ export interface EvacuationRoundResult {
   lostRaces: string[];
   started: { shoot: string; destination: string; migrationId: string }[];
   rejected: { shoot: string; reason: string }[];
+  /** Waiting seeds whose wake-up could not be set (the next scheduled round starts them). */
+  timerErrors: { seed: string; error: string }[];
 }
 
 /**
@@ -105,7 +117,15 @@ export async function runEvacuationRound(options: EvacuationRoundOptions): Promi
   for (const write of plan.shootScheduling)
     if (!lostRaces.includes(write.seed)) await showScheduling(options.repo, write);
 
-  const result: EvacuationRoundResult = { plan, lostRaces, started: [], rejected: [] };
+  const result: EvacuationRoundResult = { plan, lostRaces, started: [], rejected: [], timerErrors: [] };
+  for (const { seed, dueAt } of plan.waiting) {
+    try {
+      await options.dueTimer?.wakeAt(seed, dueAt);
+    } catch (error) {
+      // The timer only brings the start forward: the one-minute round still starts the evacuation.
+      result.timerErrors.push({ seed, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
   const outcomes = new Map<string, { action: MigrationAction; outcome: MoveOutcome }[]>();
   for (const action of plan.migrations) {
     if (lostRaces.includes(action.seed)) continue;

@@ -4,6 +4,7 @@ import { DynamoEvacuationStore } from '../../adapters/dynamodb/evacuations.js';
 import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
 import { DynamoMigrationStore } from '../../adapters/dynamodb/migration-store.js';
 import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
+import { StepFunctionsEvacuationDueTimer } from '../../adapters/sfn/evacuation-due-timer.js';
 import { StepFunctionsMigrationWorkflow } from '../../adapters/sfn/migration-workflow.js';
 import { AdmissionMover } from '../../core/evacuation/admission-mover.js';
 import { runEvacuationRounds } from '../../core/evacuation/round.js';
@@ -26,6 +27,9 @@ const repo = new DynamoGardenRepository({ tableName });
 const migrations = new DynamoMigrationStore({ tableName });
 const store = new DynamoEvacuationStore({ tableName });
 const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
+const dueTimer = new StepFunctionsEvacuationDueTimer({
+  stateMachineArn: requireEnv('EVACUATION_DUE_STATE_MACHINE_ARN'),
+});
 const mover = new AdmissionMover(
   new MigrationAdmission({
     journal: migrationJournal(),
@@ -35,9 +39,11 @@ const mover = new AdmissionMover(
 );
 
 /**
- * What wakes the controller: a lost lease, a seed back, an owner record moved or a migration that ended (a
- * place may be free: core/evacuation/slots.ts), the one-minute schedule (the `after` clock and the retry of
- * shoots that fit nowhere), or an operator's `{"round": true}`. Every one runs the same idempotent round.
+ * What wakes the controller: a lost lease, a seed back, an evacuation due (`after` has passed: the
+ * evacuation-due state machine each round asks for), an owner record moved or a migration that ended (a
+ * place may be free: core/evacuation/slots.ts), the one-minute schedule (a fallback for the `after` clock,
+ * and the retry of shoots that fit nowhere), or an operator's `{"round": true}`. Every one runs the same
+ * idempotent round.
  */
 const input = z.union([
   z.looseObject({
@@ -49,6 +55,7 @@ const input = z.union([
       'MigrationSucceeded',
       'MigrationFailed',
       'EvacuationResumed',
+      'EvacuationDue',
       'Scheduled Event',
     ]),
   }),
@@ -70,6 +77,7 @@ async function evacuate(event: unknown) {
     events,
     rails,
     scheduling,
+    dueTimer,
     now: () => new Date(),
   });
   const summary = {
@@ -80,9 +88,16 @@ async function evacuate(event: unknown) {
     lostRaces: result.lostRaces,
     waiting: result.plan.waiting,
     queued: result.plan.queued,
+    ...(result.timerErrors.length > 0 ? { timerErrors: result.timerErrors } : {}),
     ...(result.plan.held ? { held: result.plan.held } : {}),
   };
-  if (summary.written.length > 0 || result.started.length > 0 || result.rejected.length > 0 || result.plan.held)
+  if (
+    summary.written.length > 0 ||
+    result.started.length > 0 ||
+    result.rejected.length > 0 ||
+    result.plan.held ||
+    result.timerErrors.length > 0
+  )
     logger.info('evacuation round', summary);
   return summary;
 }

@@ -189,6 +189,37 @@ describe('runEvacuationRound with the real migration admission', () => {
     expect(stored.shoots.filter((s) => s.state === 'Migrating')).toHaveLength(3);
   });
 
+  it("asks the due timer to wake it when a waiting seed's evacuation is due; a timer that fails leaves it to the next round", async () => {
+    const g = await garden();
+    await g.pass(6_000 + 30_000);
+    const asked: string[] = [];
+    const base = {
+      repo: g.repo,
+      migrations: g.migrations,
+      store: g.store,
+      mover: g.mover,
+      events: { publish: async () => {} },
+      rails: DEFAULT_RAILS,
+      now: g.clock.now(),
+    };
+    const woken = await runEvacuationRound({
+      ...base,
+      dueTimer: { wakeAt: async (seed, dueAt) => void asked.push(`${seed} ${dueAt}`) },
+    });
+    expect(asked).toEqual(['lost 2026-01-01T00:01:06.000Z']);
+    expect(woken.timerErrors).toEqual([]);
+    const failing = await runEvacuationRound({
+      ...base,
+      dueTimer: {
+        wakeAt: async () => {
+          throw new Error('states unavailable');
+        },
+      },
+    });
+    expect(failing.timerErrors).toEqual([{ seed: 'lost', error: 'states unavailable' }]);
+    expect(failing.plan.waiting).toHaveLength(1);
+  });
+
   it('a round that loses the race for the record starts nothing', async () => {
     const inner = new MemoryEvacuationStore();
     let interfere = true;
