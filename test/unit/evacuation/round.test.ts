@@ -122,6 +122,26 @@ async function garden(options: { store?: EvacuationStore; capacity?: number } = 
   };
 }
 
+/** A store where, once, another writer puts `theirs(record)` first when `when(expected)` holds: the write that follows loses. */
+function racingStore(
+  when: (expected: number | undefined) => boolean,
+  theirs: (record: Evacuation) => Evacuation,
+): EvacuationStore {
+  const inner = new MemoryEvacuationStore();
+  let interfere = true;
+  return {
+    list: () => inner.list(),
+    get: (s) => inner.get(s),
+    put: async (record, expected) => {
+      if (interfere && when(expected)) {
+        interfere = false;
+        await inner.put(theirs(record), expected);
+      }
+      return inner.put(record, expected);
+    },
+  };
+}
+
 describe('runEvacuationRound with the real migration admission', () => {
   it('evacuates a lost seed that opted in: two bad-path moves at a time, production first, ids recorded, then the rest, then Completed', async () => {
     const g = await garden();
@@ -221,19 +241,10 @@ describe('runEvacuationRound with the real migration admission', () => {
   });
 
   it('a round that loses the race for the record starts nothing', async () => {
-    const inner = new MemoryEvacuationStore();
-    let interfere = true;
-    const racing: EvacuationStore = {
-      list: () => inner.list(),
-      get: (s) => inner.get(s),
-      put: async (record, expected) => {
-        if (interfere) {
-          interfere = false;
-          await inner.put({ ...record, version: 1, phase: 'Paused' }, expected);
-        }
-        return inner.put(record, expected);
-      },
-    };
+    const racing = racingStore(
+      () => true,
+      (record) => ({ ...record, version: 1, phase: 'Paused' }),
+    );
     const g = await garden({ store: racing });
     await g.pass(6_000 + 60_000);
     const result = await g.round();
@@ -243,23 +254,11 @@ describe('runEvacuationRound with the real migration admission', () => {
   });
 
   it('the controller runs a round that lost a race again at once, so that the change its event announced is not left to the next minute', async () => {
-    const inner = new MemoryEvacuationStore();
-    let interfere = true;
-    const racing: EvacuationStore = {
-      list: () => inner.list(),
-      get: (s) => inner.get(s),
-      put: async (record, expected) => {
-        if (interfere && expected === undefined) {
-          interfere = false;
-          // Another round created the evacuation first, without moves.
-          await inner.put(
-            { ...record, shoots: record.shoots.map((s) => ({ ...s, state: 'Pending' as const })), version: 1 },
-            undefined,
-          );
-        }
-        return inner.put(record, expected);
-      },
-    };
+    // Another round created the evacuation first, without moves.
+    const racing = racingStore(
+      (expected) => expected === undefined,
+      (record) => ({ ...record, shoots: record.shoots.map((s) => ({ ...s, state: 'Pending' as const })), version: 1 }),
+    );
     const g = await garden({ store: racing });
     await g.pass(6_000 + 60_000);
     const result = await runEvacuationRounds({

@@ -22,6 +22,7 @@ import type { OwnershipTimings } from '../../../core/ownership/timings.js';
 import { InMemoryShootStateStore } from '../../../core/shootstate/store.js';
 import { makeSnapshot } from '../../../core/snapshots/name.js';
 import { InMemorySnapshotStore } from '../../../core/snapshots/memory-store.js';
+import { DEFAULT_SIDECAR_SETTINGS } from '../../fixtures/index.js';
 import { createAnswered, ManualClock, rejection, seedBody, shootBody } from '../garden/builders.js';
 
 const DOMAIN = 'internal.gardenless.test';
@@ -890,15 +891,7 @@ describe('the migration roles on one migration record', () => {
 });
 
 describe("begin-copy: the copy's wait for the final snapshot (docs/design.md section 4, Copy)", () => {
-  /** What a sidecar with every default reports: the fence bound 60 s at the design's timings, 50 s limit. */
-  const SETTINGS = {
-    ownerCheckInterval: 5_000,
-    checkTimeout: 5_000,
-    unknownGrace: 30_000,
-    dnsCacheTTL: 10_000,
-    deltaSnapshotInterval: 20_000,
-    backupLagLimit: 50_000,
-  };
+  const SETTINGS = DEFAULT_SIDECAR_SETTINGS;
   const reporting = {
     ...READY,
     controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true, sidecarSettings: SETTINGS }],

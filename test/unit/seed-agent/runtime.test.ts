@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../../core/commands/index.js';
 import { MemoryExtensionWorld } from '../../../core/extensions/index.js';
 import { hostedControlPlane } from '../../../core/model/seed.js';
+import { DEFAULT_SIDECAR_SETTINGS } from '../../fixtures/index.js';
 import { InMemoryBlobStore } from '../../../core/shootstate/index.js';
 import { InMemorySnapshotStore, makeSnapshot } from '../../../core/snapshots/index.js';
 import type { OwnerCheckResult } from '../../../core/ownership/index.js';
@@ -66,14 +67,7 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
   });
 
   it("reports what its sidecars run with, in the heartbeat's shape, when the hosting says it (nothing otherwise)", async () => {
-    const settings = {
-      ownerCheckInterval: 5_000,
-      checkTimeout: 5_000,
-      unknownGrace: 30_000,
-      dnsCacheTTL: 10_000,
-      deltaSnapshotInterval: 20_000,
-      backupLagLimit: 50_000,
-    };
+    const settings = DEFAULT_SIDECAR_SETTINGS;
     const reporting = setup({ hosting: new MemoryHosting({ sidecarSettings: settings }) });
     await reporting.runtime.execute(cmd('create-control-plane', { controlPlane }));
     const [plane] = await reporting.runtime.controlPlanes();

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SidecarSettings } from '../../../core/model/seed.js';
+import { DEFAULT_SIDECAR_SETTINGS } from '../../fixtures/index.js';
 import { fenceBound, FenceBoundError, type OwnershipTimings } from '../../../core/ownership/index.js';
 import {
   DEFAULT_GUARD_REACTION_MS,
@@ -12,15 +13,7 @@ import {
 
 const S = 1_000;
 const OC = Date.parse('2026-03-01T12:00:00Z');
-/** What a sidecar with every default reports: 5 s checks, 30 s grace, a DNS lookup (5 s cache + 5 s record TTL), 20 s deltas, 50 s limit. */
-const DEFAULTS: SidecarSettings = {
-  ownerCheckInterval: 5 * S,
-  checkTimeout: 5 * S,
-  unknownGrace: 30 * S,
-  dnsCacheTTL: 10 * S,
-  deltaSnapshotInterval: 20 * S,
-  backupLagLimit: 50 * S,
-};
+const DEFAULTS: SidecarSettings = DEFAULT_SIDECAR_SETTINGS;
 /** The fence bound at the defaults: 10 + 5 + 5 + 30 + 10 s. */
 const FB = 60 * S;
 /** The S3/S4 loss bound at the defaults: the limit plus the guard's reaction. */
