@@ -30,9 +30,8 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
@@ -55,6 +54,7 @@ import {
   type WriterRecord,
 } from '../test/harness/scenario/index.js';
 import { until } from '../test/harness/until.js';
+import { aim, startBenchRun } from './bench-results.js';
 import { benchLandscape, median } from './bench-support.js';
 
 const SIZES = (process.env.BENCH_EVACUATION_SHOOTS ?? '6,30').split(',').map(Number);
@@ -108,15 +108,12 @@ interface RunResult {
 }
 
 const started = Date.now();
-const startLoad = loadavg().map((l) => Math.round(l * 100) / 100);
-let lowLoad = startLoad[0]!;
-let highLoad = startLoad[0]!;
-const sampler = setInterval(() => {
-  const one = Math.round(loadavg()[0]! * 100) / 100;
-  lowLoad = Math.min(lowLoad, one);
-  highLoad = Math.max(highLoad, one);
-}, 10_000);
-sampler.unref();
+const record = startBenchRun({
+  bench: 'evacuation',
+  title: 'Evacuation of a killed seed',
+  command: 'npm run bench:evacuation',
+  about: `A seed that opted in to evacuation is killed (agent, sidecars, etcds: SIGKILL) while its shoots are written to; the stack, the agents and the seed's settings are the defaults a user gets except evacuation.after (${AFTER}). Per shoot: the kill to serving its keys elsewhere, and the writes it lost against its S3 bound; per seed: the lease loss plus after to the last shoot serving, aimed at ${AIM_S} s.`,
+});
 // The stack's defaults: a context of its own only so that a fresh stack is deployed, not a running landscape's.
 const { deployment, close } = await benchLandscape({ context: {} });
 const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
@@ -343,7 +340,6 @@ try {
       );
   }
 } finally {
-  clearInterval(sampler);
   await close();
   rmSync(workDir, { recursive: true, force: true });
 }
@@ -357,112 +353,66 @@ for (const r of results) {
     `${String(r.shoots).padStart(3)} shoots: kill -> lease loss ${s(r.killToLossMs)} s; lease loss + after -> last shoot serving ${s(r.dueToLastMs)} s (aim <= ${AIM_S} s: ${r.dueToLastMs <= AIM_S * 1_000 ? 'met' : 'NOT met'}; the evacuation began ${s(r.evacuationStartedAfterDueMs)} s after it was due); kill -> last shoot serving ${s(r.killToLastMs)} s; per shoot kill -> serving median ${s(median(killToServing))} s, max ${s(Math.max(...killToServing))} s; lost writes within the S3 bound for ${r.perShoot.filter((p) => p.withinBound).length} of ${r.shoots} shoots (largest span ${s(Math.max(...r.perShoot.map((p) => p.lostSpanMs)))} s, bound ${s(r.perShoot[0]!.boundMs)} s); at most ${r.peakHolding} moves held a place, ${r.peakMoving} moved at once; load ${r.load.map((l) => l.toFixed(1)).join(' -> ')} (${cpus().length} cores)`,
   );
 }
-const file = saveResults();
-if (file) console.log(`results: ${file}`);
+record.save({
+  settings: {
+    shoots: SIZES.join(','),
+    after: AFTER,
+    maxParallel: DEFAULT_MAX_PARALLEL,
+    heartbeatSeconds: HEARTBEAT_S,
+    destinations: DESTINATIONS,
+    writesPerSecondPerShoot: WRITES_PER_SECOND,
+  },
+  tables: [
+    {
+      title: 'Recovery of the seed (s)',
+      columns: [
+        'shoots',
+        'kill to lease loss',
+        'lease loss + after to last serving',
+        'kill to last serving',
+        'per shoot kill to serving, median',
+        'per shoot kill to serving, max',
+        'largest lost span',
+        'S3 bound',
+        'moves holding a place, most',
+        'moves at once, most',
+      ],
+      rows: results.map((r) => [
+        r.shoots,
+        s(r.killToLossMs),
+        s(r.dueToLastMs),
+        s(r.killToLastMs),
+        s(median(r.perShoot.map((p) => p.killToServingMs))),
+        s(Math.max(...r.perShoot.map((p) => p.killToServingMs))),
+        s(Math.max(...r.perShoot.map((p) => p.lostSpanMs))),
+        s(r.perShoot[0]!.boundMs),
+        r.peakHolding,
+        r.peakMoving,
+      ]),
+    },
+    ...results.map((r) => ({
+      title: `Per shoot, ${r.shoots} shoots (s)`,
+      columns: ['shoot', 'destination', 'kill to serving', 'lost writes', 'lost span', 'bound', 'copy'],
+      rows: r.perShoot.map((p) => [
+        p.name,
+        p.destination,
+        s(p.killToServingMs),
+        p.lost,
+        s(p.lostSpanMs),
+        s(p.boundMs),
+        p.finalSnapshot ? 'final' : p.copyBasis,
+      ]),
+    })),
+  ],
+  aims: results.flatMap((r) => [
+    aim(`${r.shoots} shoots: lease loss + after to the last shoot serving`, s(r.dueToLastMs), '<=', AIM_S, 's'),
+    aim(
+      `${r.shoots} shoots: shoots whose lost writes stay within the S3 bound`,
+      r.perShoot.filter((p) => p.withinBound).length,
+      '>=',
+      r.shoots,
+      'shoots',
+    ),
+  ]),
+});
 console.log(`whole benchmark: ${((Date.now() - started) / 1000).toFixed(0)} s`);
-
-/**
- * bench/results/evacuation.json, in the shape of the other benchmarks' results (the commit, the machine, the
- * load it ran under, the settings, tables and aims).
- */
-function saveResults(): string | undefined {
-  if (process.env.BENCH_RESULTS === 'off') return undefined;
-  const git = (args: string[]) => {
-    try {
-      return execFileSync('git', args, { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' }).trim();
-    } catch {
-      return '';
-    }
-  };
-  const core = cpus();
-  const record = {
-    bench: 'evacuation',
-    title: 'Recovery of a dead seed (evacuation with the defaults)',
-    command: 'npm run bench:evacuation',
-    about: `A seed that opted in to evacuation is killed (agent, sidecars, etcds: SIGKILL) with its shoots written to; everything runs with its defaults except evacuation.after (${AFTER}). Per shoot: the kill to serving its keys elsewhere and the writes it lost against its S3 bound; per seed: the lease loss plus after to the last shoot serving (aim: ${AIM_S} s).`,
-    commit: git(['rev-parse', '--short=12', 'HEAD']) || 'unknown',
-    dirty: git(['status', '--porcelain', '--untracked-files=no']) !== '',
-    ranAt: new Date(started).toISOString(),
-    durationSeconds: Math.round((Date.now() - started) / 1000),
-    machine: {
-      cpus: core.length,
-      cpuModel: core[0]?.model.trim() ?? 'unknown',
-      memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-    },
-    load: { atStart: startLoad, oneMinuteRange: [lowLoad, highLoad] },
-    settings: {
-      shoots: SIZES.join(','),
-      after: AFTER,
-      maxParallel: DEFAULT_MAX_PARALLEL,
-      heartbeatSeconds: HEARTBEAT_S,
-      destinations: DESTINATIONS,
-      writesPerSecondPerShoot: WRITES_PER_SECOND,
-    },
-    tables: [
-      {
-        title: 'Recovery of the seed (s)',
-        columns: [
-          'shoots',
-          'kill to lease loss',
-          'lease loss + after to last serving',
-          'kill to last serving',
-          'per shoot kill to serving, median',
-          'per shoot kill to serving, max',
-          'largest lost span',
-          'S3 bound',
-          'moves holding a place, most',
-          'moves at once, most',
-        ],
-        rows: results.map((r) => [
-          r.shoots,
-          s(r.killToLossMs),
-          s(r.dueToLastMs),
-          s(r.killToLastMs),
-          s(median(r.perShoot.map((p) => p.killToServingMs))),
-          s(Math.max(...r.perShoot.map((p) => p.killToServingMs))),
-          s(Math.max(...r.perShoot.map((p) => p.lostSpanMs))),
-          s(r.perShoot[0]!.boundMs),
-          r.peakHolding,
-          r.peakMoving,
-        ]),
-      },
-      ...results.map((r) => ({
-        title: `Per shoot, ${r.shoots} shoots (s)`,
-        columns: ['shoot', 'destination', 'kill to serving', 'lost writes', 'lost span', 'bound', 'copy'],
-        rows: r.perShoot.map((p) => [
-          p.name,
-          p.destination,
-          s(p.killToServingMs),
-          p.lost,
-          s(p.lostSpanMs),
-          s(p.boundMs),
-          p.finalSnapshot ? 'final' : p.copyBasis,
-        ]),
-      })),
-    ],
-    aims: results.flatMap((r) => [
-      {
-        what: `${r.shoots} shoots: lease loss + after to the last shoot serving`,
-        value: s(r.dueToLastMs),
-        aim: AIM_S,
-        unit: 's',
-        comparison: '<=',
-        met: r.dueToLastMs <= AIM_S * 1_000,
-      },
-      {
-        what: `${r.shoots} shoots: shoots whose lost writes stay within the S3 bound`,
-        value: r.perShoot.filter((p) => p.withinBound).length,
-        aim: r.shoots,
-        unit: 'shoots',
-        comparison: '>=',
-        met: r.perShoot.every((p) => p.withinBound),
-      },
-    ]),
-  };
-  const out = process.env.BENCH_RESULTS_FILE ?? join(import.meta.dirname, '..', 'bench', 'results', 'evacuation.json');
-  mkdirSync(join(out, '..'), { recursive: true });
-  writeFileSync(out, `${JSON.stringify(record, null, 2)}\n`);
-  return out;
-}
