@@ -1,15 +1,18 @@
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as logs from 'aws-cdk-lib/aws-logs';
-import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { join, resolve } from 'node:path';
 import { GardenFunction } from './garden-function.js';
-import { acknowledge, acknowledgeTableIndexes, nagArn } from './nag.js';
+import { acknowledge, acknowledgeLogsAndTracing, acknowledgeTableIndexes, nagArn } from './nag.js';
 import { eventTargetDlq } from './operations.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
 
 export interface EvacuationProps {
   logRetention: logs.RetentionDays;
@@ -30,16 +33,36 @@ export interface EvacuationProps {
 
 /**
  * The evacuation controller: one Lambda (concurrent rounds are safe: every write is conditional), woken by lost leases, seeds
- * coming back, migrations ending and a one-minute schedule. It starts bad-path migrations of an opted-in
+ * coming back, an evacuation falling due (the due timer, a state machine each round asks to wake it then),
+ * owner records moving and migrations ending (a move frees its place then, not at the next minute) and a
+ * one-minute schedule. It starts bad-path migrations of an opted-in
  * lost seed's shoots through the migration admission, and keeps each evacuation's record.
  */
 export class Evacuation extends Construct {
   readonly deadLetterQueue: sqs.Queue;
   readonly function: GardenFunction;
+  /** The `after` clock: waits until an evacuation is due, then puts EvacuationDue on the bus. */
+  readonly dueTimer: sfn.StateMachine;
 
   constructor(scope: Construct, id: string, props: EvacuationProps) {
     super(scope, id);
     this.deadLetterQueue = eventTargetDlq(this, 'DeadLetters');
+    this.dueTimer = new sfn.StateMachine(this, 'DueTimer', {
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromFile(join(ROOT, 'state-machines', 'evacuation-due.asl.json')),
+      definitionSubstitutions: { EventBusName: props.bus.eventBusName },
+      logs: {
+        destination: new logs.LogGroup(this, 'DueTimerLogs', {
+          retention: props.logRetention,
+          removalPolicy: RemovalPolicy.DESTROY,
+        }),
+        level: sfn.LogLevel.ALL,
+        includeExecutionData: true,
+      },
+      tracingEnabled: true,
+    });
+    props.bus.grantPutEventsTo(this.dueTimer);
+    acknowledgeLogsAndTracing(this.dueTimer);
     const optional = (name: string, value: number | undefined) =>
       value === undefined ? {} : { [name]: String(value) };
     this.function = new GardenFunction(this, 'Controller', {
@@ -51,6 +74,7 @@ export class Evacuation extends Construct {
         TABLE_NAME: props.table.tableName,
         EVENT_BUS_NAME: props.bus.eventBusName,
         MIGRATE_SHOOT_STATE_MACHINE_ARN: props.migration.stateMachineArn,
+        EVACUATION_DUE_STATE_MACHINE_ARN: this.dueTimer.stateMachineArn,
         ...optional('EVACUATION_MAX_SEEDS', props.maxSeeds),
         ...optional('EVACUATION_MAX_LOST_SHARE', props.maxLostShare),
         ...optional('EVACUATION_MAX_ATTEMPTS', props.maxAttempts),
@@ -70,6 +94,7 @@ export class Evacuation extends Construct {
     );
     props.bus.grantPutEventsTo(role);
     props.migration.grantStartExecution(role);
+    this.dueTimer.grantStartExecution(role);
     role.addToPolicy(
       new iam.PolicyStatement({
         actions: ['states:DescribeExecution'],
@@ -98,22 +123,25 @@ export class Evacuation extends Construct {
     new events.Rule(this, 'OnChange', {
       eventBus: props.bus,
       description:
-        'runs an evacuation round when a lease is lost, a seed is back or registered, a migration ends, or an evacuation is resumed',
+        'runs an evacuation round when a lease is lost, a seed is back or registered, an evacuation is due, an owner record moves or a migration ends (a place may be free), or an evacuation is resumed',
       eventPattern: {
         source: ['gardenless'],
         detailType: [
           'SeedLeaseLost',
           'SeedReady',
           'SeedRegistered',
+          'OwnershipTransferred',
           'MigrationSucceeded',
           'MigrationFailed',
           'EvacuationResumed',
+          'EvacuationDue',
         ],
       },
       targets: [target()],
     });
     new events.Rule(this, 'Every minute', {
-      description: 'runs an evacuation round every minute (the `after` clock, shoots that fit nowhere yet)',
+      description:
+        'runs an evacuation round every minute (shoots that fit nowhere yet; the `after` clock should the due timer fail)',
       schedule: events.Schedule.rate(Duration.minutes(1)),
       enabled: props.scheduleEnabled ?? true,
       targets: [

@@ -57,9 +57,11 @@ export interface MigrationProps {
    */
   ownershipTimings?: Partial<OwnershipTimings>;
   /**
-   * How long the copy waits for a final snapshot. Default 10 minutes, or the fence bound when that is
-   * longer; a shorter wait than the fence bound is refused at synthesis (it could activate a copy while the
-   * source still accepts writes).
+   * How long the copy waits for the final snapshot of a source whose agent reported no settings of its
+   * sidecars (an older agent, the `kubernetes` runtime), from the copy's start; a source that reported them
+   * is waited for by its bounds (docs/design.md section 4, "Copy"). Default 10 minutes, or the fence bound
+   * when that is longer; a shorter wait than the fence bound is refused at synthesis (it could activate a
+   * copy while the source still accepts writes).
    */
   copyWaitForFinal?: Duration;
 }
@@ -241,7 +243,7 @@ function nagPart(partition: string): string {
   return partition.startsWith('${Token') ? '<AWS::Partition>' : partition;
 }
 
-/** The copy's wait for a final snapshot in ms: never shorter than the fence bound of the seeds' timings. */
+/** The copy's fixed wait for a final snapshot in ms: never shorter than the fence bound of the seeds' timings. */
 function copyWaitForFinal(props: Pick<MigrationProps, 'ownershipTimings' | 'copyWaitForFinal'>): number {
   return waitForFinalTimeout({ timings: props.ownershipTimings, wait: props.copyWaitForFinal?.toMilliseconds() })
     .waitForFinalTimeout;

@@ -47,6 +47,11 @@ export function grantTaskFunctions(stateMachine: IGrantable & IConstruct, functi
       'grantInvoke covers the versions and aliases of this one task function.',
     );
   }
+  acknowledgeLogsAndTracing(stateMachine);
+}
+
+/** A logged and traced state machine's role: the log delivery and X-Ray APIs take no resource. */
+export function acknowledgeLogsAndTracing(stateMachine: IConstruct): void {
   acknowledge(
     stateMachine,
     'IAM5[Resource::*]',

@@ -31,10 +31,11 @@ export function evacuationTable(items: readonly Evacuation[], now: Date): string
 
 /** One evacuation shoot by shoot, with its reason line. */
 export function evacuationDetail(e: Evacuation, now: Date): string {
-  const head = `seed ${e.seed}: ${e.phase}${e.reason ? ` (${e.reason})` : ''}; lost ${age(e.lostSince, now)} ago; at most ${e.maxParallel} at once${e.held ? `\nheld: ${e.held}` : ''}`;
+  const head = `seed ${e.seed}: ${e.phase}${e.reason ? ` (${e.reason})` : ''}; lost ${age(e.lostSince, now)} ago; at most ${e.maxParallel} holding a place${e.held ? `\nheld: ${e.held}` : ''}`;
   const rows = e.shoots.map((s) => [
     `${s.project}/${s.name}`,
-    s.state,
+    // A move past its restore ahead and owner change waits for its copy without holding a place.
+    s.state === 'Migrating' && s.slotFreedAt ? 'Migrating (place freed)' : s.state,
     String(s.priority),
     s.destination ?? '-',
     s.migrationId ?? '-',

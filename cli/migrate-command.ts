@@ -30,7 +30,7 @@ function structured(format: OutputFormat): format is 'json' | 'yaml' {
 }
 
 /**
- * `gardenless shoot migrate <project>/<name> [--to SEED] [--mode auto|good|bad] [--accept-etcd-digest-mismatch] [--dry-run] [--yes] [--watch]` and
+ * `gardenless shoot migrate <project>/<name> [--to SEED] [--mode auto|good|bad] [--final-snapshot-wait D] [--accept-etcd-digest-mismatch] [--dry-run] [--yes] [--watch]` and
  * `gardenless shoot migration <project>/<name> [--watch]`, added to the `shoot` command.
  */
 export function registerMigrateCommands(shoot: Command, connect: () => Promise<Api>, output: () => OutputFormat): void {
@@ -49,6 +49,10 @@ export function registerMigrateCommands(shoot: Command, connect: () => Promise<A
       '--accept-etcd-digest-mismatch',
       "resume a migration that failed at restore-etcd on the fidelity check and serve the destination's etcd although its key space differs from the source's digest (the record keeps the override)",
     )
+    .option(
+      '--final-snapshot-wait <duration>',
+      "wait at least this long after the owner change for the source's final snapshot (e.g. 30m): no loss for a source cut off that long, at the price of the shoot's recovery (default: the source's bounds decide)",
+    )
     .option('--dry-run', 'show the destination, the path, the steps and the fence bound; start nothing')
     .option('-y, --yes', 'do not ask before a bad-path migration (--mode bad) or an override')
     .option('-w, --watch', 'show the steps live until the migration ends (exit code 1 on Error)')
@@ -59,6 +63,7 @@ export function registerMigrateCommands(shoot: Command, connect: () => Promise<A
           to?: string;
           mode?: 'auto' | 'good' | 'bad';
           acceptEtcdDigestMismatch?: boolean;
+          finalSnapshotWait?: string;
           watch?: boolean;
           dryRun?: boolean;
           yes?: boolean;
@@ -71,6 +76,7 @@ export function registerMigrateCommands(shoot: Command, connect: () => Promise<A
           ...(flags.to ? { destinationSeed: flags.to } : {}),
           ...(flags.mode ? { mode: flags.mode } : {}),
           ...(flags.acceptEtcdDigestMismatch ? { acceptEtcdDigestMismatch: true } : {}),
+          ...(flags.finalSnapshotWait ? { finalSnapshotWait: flags.finalSnapshotWait } : {}),
         };
         const format = output();
         if (flags.dryRun) {

@@ -19,8 +19,12 @@ export interface AgentProcessOptions {
   };
   workDir: string;
   heartbeatIntervalSeconds: number;
-  ownership: { ownerCheckInterval: number; unknownGrace: number };
-  deltaSnapshotInterval?: string;
+  /** The sidecars' owner checks; absent: the agent's defaults (5 s checks, 30 s grace). */
+  ownership?: { ownerCheckInterval: number; unknownGrace: number };
+  /** Default `2s`; `false`: the agent's default (20 s). */
+  deltaSnapshotInterval?: string | false;
+  /** The sidecars' write guard limit (`--backup-lag-limit`); absent: the agent's default (the delta interval + 30 s). */
+  backupLagLimit?: string;
 }
 
 /** A seed agent's own processes below `rootPid`: the launcher and the node process running `seed-agent`, not its sidecars. */
@@ -69,12 +73,16 @@ export class AgentProcess {
         o.workDir,
         '--heartbeat-interval',
         String(o.heartbeatIntervalSeconds),
-        '--delta-snapshot-interval',
-        o.deltaSnapshotInterval ?? '2s',
-        '--owner-check-interval',
-        durationFlag(o.ownership.ownerCheckInterval),
-        '--unknown-grace',
-        durationFlag(o.ownership.unknownGrace),
+        ...(o.deltaSnapshotInterval === false ? [] : ['--delta-snapshot-interval', o.deltaSnapshotInterval ?? '2s']),
+        ...(o.backupLagLimit ? ['--backup-lag-limit', o.backupLagLimit] : []),
+        ...(o.ownership
+          ? [
+              '--owner-check-interval',
+              durationFlag(o.ownership.ownerCheckInterval),
+              '--unknown-grace',
+              durationFlag(o.ownership.unknownGrace),
+            ]
+          : []),
       ],
       {
         cwd: PROJECT_ROOT,
@@ -161,6 +169,7 @@ export async function registerSeedWithAgent(input: {
   deployment: AgentProcessOptions['deployment'];
   ownership: AgentProcessOptions['ownership'];
   heartbeatIntervalSeconds?: number;
+  backupLagLimit?: string;
 }): Promise<AgentProcess> {
   const { seed } = input;
   await registerLocalSeed({ garden: input.garden, deployment: input.deployment, name: seed, body: input.body });
@@ -169,7 +178,8 @@ export async function registerSeedWithAgent(input: {
     deployment: input.deployment,
     workDir: join(input.workDir, seed),
     heartbeatIntervalSeconds: input.heartbeatIntervalSeconds ?? 2,
-    ownership: input.ownership,
+    ...(input.ownership ? { ownership: input.ownership } : {}),
+    ...(input.backupLagLimit ? { backupLagLimit: input.backupLagLimit } : {}),
   });
   agent.start();
   return agent;

@@ -2,6 +2,7 @@ import { promises as dns } from 'node:dns';
 import { ValidationError } from '../../core/errors.js';
 import {
   DEFAULT_OWNER_CHECK_INTERVAL_MS,
+  DEFAULT_OWNER_RECORD_TTL_SECONDS,
   type OwnerLookup,
   type OwnerLookupFailure,
   type OwnerLookupOutcome,
@@ -49,6 +50,8 @@ const FAILURES: Record<string, OwnerLookupFailure> = {
 };
 
 export class DnsOwnerLookup implements OwnerLookup {
+  /** Its cache, plus the owner record's TTL, for which a caching resolver on the way may serve an old answer. */
+  readonly staleness: number;
   private readonly resolver: dns.Resolver;
   private readonly cacheTTL: number;
   private readonly now: () => number;
@@ -77,6 +80,7 @@ export class DnsOwnerLookup implements OwnerLookup {
     this.resolver = new dns.Resolver({ timeout, tries });
     if (options.servers !== undefined) this.resolver.setServers([...options.servers]);
     this.cacheTTL = cacheTTL;
+    this.staleness = cacheTTL + DEFAULT_OWNER_RECORD_TTL_SECONDS * 1_000;
     this.now = options.now ?? (() => performance.now());
   }
 

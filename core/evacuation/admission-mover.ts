@@ -14,7 +14,14 @@ export class AdmissionMover implements EvacuationMover {
   constructor(private readonly admission: Pick<MigrationAdmission, 'start'>) {}
 
   async move(action: MigrationAction): Promise<MoveOutcome> {
-    const body = action.action === 'resume' ? {} : { destinationSeed: action.destination, mode: 'bad' as const };
+    const body =
+      action.action === 'resume'
+        ? {}
+        : {
+            destinationSeed: action.destination,
+            mode: 'bad' as const,
+            ...(action.finalSnapshotWait ? { finalSnapshotWait: action.finalSnapshotWait } : {}),
+          };
     try {
       return { started: (await this.admission.start(action.project, action.name, body)).migrationId };
     } catch (error) {

@@ -16,6 +16,12 @@ export interface MigrationFacts {
   destination: string;
   attempts: number;
   createdAt: string;
+  /**
+   * When a running migration let go of its evacuation slot (`slotFreedAt` of core/evacuation/slots.ts): its
+   * destination holds the shoot's etcd restored ahead and the owner record names it, so that only the copy's
+   * wait and a catch-up are left. Undefined while it holds the slot.
+   */
+  slotFreedAt?: string;
 }
 
 export interface EvacuationWorld {
@@ -46,6 +52,8 @@ export interface MigrationAction {
   name: string;
   destination: string;
   action: 'start' | 'resume';
+  /** The seed's `finalSnapshotWait`, for a start. */
+  finalSnapshotWait?: string;
 }
 
 /**
@@ -156,6 +164,7 @@ export function planEvacuations(world: EvacuationWorld): EvacuationPlan {
     const settings = seed ? effectiveSettings(seed.spec.settings?.evacuation) : undefined;
     transitionPhase(record, { seed, settings, lease: lost.get(record.seed) });
     refreshShoots(record, {
+      settings,
       shoots: shootsBySeed.get(record.seed) ?? [],
       shootByKey,
       migrations: world.migrations,
@@ -304,6 +313,7 @@ function adoptRunning(entry: EvacuationShoot, migration: MigrationFacts | undefi
 }
 
 interface RefreshContext {
+  settings: EffectiveEvacuationSettings | undefined;
   shoots: readonly Shoot[];
   shootByKey: ReadonlyMap<string, Shoot>;
   migrations: ReadonlyMap<string, MigrationFacts>;
@@ -347,7 +357,8 @@ function refreshShoots(record: Evacuation, context: RefreshContext): void {
     }
     if (entry.migrationId === undefined) {
       // Claimed, never started: the mover starts it again while the evacuation runs; otherwise it waits as Pending.
-      if (record.phase === 'Running' && !context.held) context.plan.migrations.push(moveAction(record, entry, 'start'));
+      if (record.phase === 'Running' && !context.held)
+        context.plan.migrations.push(moveAction(record, entry, 'start', context.settings));
       else
         backToPending(
           entry,
@@ -365,6 +376,8 @@ function refreshShoots(record: Evacuation, context: RefreshContext): void {
       continue;
     }
     entry.destination = migration.destination;
+    if (migration.slotFreedAt) entry.slotFreedAt = migration.slotFreedAt;
+    else delete entry.slotFreedAt;
     if (migration.state === 'Succeeded')
       endShoot(record, entry, 'Moved', `moved to ${migration.destination}`, at, context.plan);
     else if (migration.state === 'Error') {
@@ -389,6 +402,7 @@ function backToPending(entry: EvacuationShoot, reason: string): void {
   delete entry.migrationId;
   delete entry.destination;
   delete entry.startedAt;
+  delete entry.slotFreedAt;
 }
 
 function endShoot(
@@ -417,7 +431,12 @@ function endShoot(
   });
 }
 
-function moveAction(record: Evacuation, entry: EvacuationShoot, action: 'start' | 'resume'): MigrationAction {
+function moveAction(
+  record: Evacuation,
+  entry: EvacuationShoot,
+  action: 'start' | 'resume',
+  settings?: EffectiveEvacuationSettings,
+): MigrationAction {
   return {
     seed: record.seed,
     evacuationId: record.id,
@@ -425,6 +444,7 @@ function moveAction(record: Evacuation, entry: EvacuationShoot, action: 'start' 
     name: entry.name,
     destination: entry.destination!,
     action,
+    ...(action === 'start' && settings?.finalSnapshotWait ? { finalSnapshotWait: settings.finalSnapshotWait } : {}),
   };
 }
 
@@ -464,7 +484,7 @@ interface MoveContext {
 }
 
 function startMoves(record: Evacuation, context: MoveContext): void {
-  let free = context.settings.maxParallel - record.shoots.filter((s) => s.state === 'Migrating').length;
+  let free = context.settings.maxParallel - placesHeld(record);
   if (free <= 0) return;
   const mismatched = context.seeds.filter((s) => !matches(s, context.settings.matchLabels)).map((s) => s.metadata.name);
   const exclude = [record.seed, ...context.lost, ...mismatched];
@@ -491,9 +511,14 @@ function startMoves(record: Evacuation, context: MoveContext): void {
     delete entry.migrationId;
     const i = context.seeds.findIndex((s) => s.metadata.name === result.seedName);
     context.seeds[i] = withExtraShoots(context.seeds[i]!, 1);
-    context.plan.migrations.push(moveAction(record, entry, 'start'));
+    context.plan.migrations.push(moveAction(record, entry, 'start', context.settings));
     free -= 1;
   }
+}
+
+/** The moves that hold one of the evacuation's places: claimed or migrating, and not past their restore (slots.ts). */
+export function placesHeld(record: Pick<Evacuation, 'shoots'>): number {
+  return record.shoots.filter((s) => s.state === 'Migrating' && s.slotFreedAt === undefined).length;
 }
 
 function matches(seed: Seed, matchLabels: Readonly<Record<string, string>>): boolean {

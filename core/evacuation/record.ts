@@ -11,7 +11,7 @@ export const ACTIVE_PHASES: readonly EvacuationPhase[] = ['Running', 'Paused', '
 
 /**
  * One shoot of the evacuated seed: Pending (not moved yet; `reason` says why when no seed fits), Migrating
- * (its migration is claimed or under way: it holds one of the `maxParallel` places), Moved (the migration
+ * (its migration is claimed or under way: it holds one of the `maxParallel` places until `slotFreedAt`), Moved (the migration
  * succeeded), Failed (its migration ended in Error `maxAttempts` times), Gone (deleted, or moved by
  * someone else).
  */
@@ -29,6 +29,12 @@ export interface EvacuationShoot {
   reason?: string;
   /** When its migration was claimed; a migration record created since then is this one. */
   startedAt?: string;
+  /**
+   * While Migrating (and after): when its move let go of its place, its etcd restored ahead on the
+   * destination and the owner record naming it, so that only the copy's wait and a catch-up are left
+   * (core/evacuation/slots.ts). Absent while it holds its place.
+   */
+  slotFreedAt?: string;
   endedAt?: string;
 }
 

@@ -14,6 +14,7 @@ import {
 } from './plan.js';
 import { isActive, shootKey, type Evacuation } from './record.js';
 import type { EvacuationRails } from './settings.js';
+import { slotFreedAt } from './slots.js';
 import type { EvacuationStore } from './store.js';
 
 /** A move's start: the migration's id, or why the admission refused it (the shoot waits as Pending). */
@@ -24,6 +25,14 @@ export interface EvacuationMover {
   move(action: MigrationAction): Promise<MoveOutcome>;
 }
 
+/**
+ * The `after` clock: wakes the controller when a lost seed's evacuation is due, rather than at the next
+ * one-minute round. Idempotent per seed and moment (every round that finds the seed waiting asks again).
+ */
+export interface EvacuationDueTimer {
+  wakeAt(seed: string, dueAt: string): Promise<void>;
+}
+
 export interface EvacuationRoundOptions {
   repo: GardenRepository;
   migrations: Pick<MigrationStore, 'get'>;
@@ -32,6 +41,8 @@ export interface EvacuationRoundOptions {
   events: EventSink;
   rails: EvacuationRails;
   scheduling?: SchedulingPolicy;
+  /** Absent: a waiting seed's evacuation starts at the first round after it is due. */
+  dueTimer?: EvacuationDueTimer;
   now: Date;
 }
 
@@ -41,6 +52,8 @@ export interface EvacuationRoundResult {
   lostRaces: string[];
   started: { shoot: string; destination: string; migrationId: string }[];
   rejected: { shoot: string; reason: string }[];
+  /** Waiting seeds whose wake-up could not be set (the next scheduled round starts them). */
+  timerErrors: { seed: string; error: string }[];
 }
 
 /**
@@ -55,21 +68,28 @@ export async function runEvacuationRound(options: EvacuationRoundOptions): Promi
   const evacuations = await store.list();
   const watched = new Set(seedsToWatch({ seeds, evacuations, now: options.now }));
   const listed = new Set(evacuations.filter(isActive).flatMap((e) => e.shoots.map(shootKey)));
-  const shoots = (await listAllShoots(options.repo)).filter(
-    (s) => (s.status.seedName !== undefined && watched.has(s.status.seedName)) || listed.has(shootKey(s.metadata)),
-  );
+  // Woken by every owner change in the fleet: with no lost seed that opted in and nothing under way, there is nothing to read.
+  const shoots =
+    watched.size === 0 && listed.size === 0
+      ? []
+      : (await listAllShoots(options.repo)).filter(
+          (s) =>
+            (s.status.seedName !== undefined && watched.has(s.status.seedName)) || listed.has(shootKey(s.metadata)),
+        );
   const migrations = new Map<string, MigrationFacts>();
   for (const shoot of shoots) {
     const record = await options.migrations.get(shoot.metadata.project, shoot.metadata.name);
-    if (record)
-      migrations.set(shootKey(shoot.metadata), {
-        id: record.id,
-        state: record.state,
-        source: record.source.name,
-        destination: record.destination.name,
-        attempts: record.attempts,
-        createdAt: record.createdAt,
-      });
+    if (!record) continue;
+    const freed = slotFreedAt(record);
+    migrations.set(shootKey(shoot.metadata), {
+      id: record.id,
+      state: record.state,
+      source: record.source.name,
+      destination: record.destination.name,
+      attempts: record.attempts,
+      createdAt: record.createdAt,
+      ...(freed ? { slotFreedAt: freed } : {}),
+    });
   }
   const plan = planEvacuations({
     now: options.now,
@@ -97,7 +117,15 @@ export async function runEvacuationRound(options: EvacuationRoundOptions): Promi
   for (const write of plan.shootScheduling)
     if (!lostRaces.includes(write.seed)) await showScheduling(options.repo, write);
 
-  const result: EvacuationRoundResult = { plan, lostRaces, started: [], rejected: [] };
+  const result: EvacuationRoundResult = { plan, lostRaces, started: [], rejected: [], timerErrors: [] };
+  for (const { seed, dueAt } of plan.waiting) {
+    try {
+      await options.dueTimer?.wakeAt(seed, dueAt);
+    } catch (error) {
+      // The timer only brings the start forward: the one-minute round still starts the evacuation.
+      result.timerErrors.push({ seed, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
   const outcomes = new Map<string, { action: MigrationAction; outcome: MoveOutcome }[]>();
   for (const action of plan.migrations) {
     if (lostRaces.includes(action.seed)) continue;
@@ -133,6 +161,23 @@ export async function runEvacuationRound(options: EvacuationRoundOptions): Promi
     }
   }
   return result;
+}
+
+/**
+ * Rounds until one writes every record it meant to (at most `attempts`, default 3), each with the time it
+ * starts. The controller is woken by the events of the moves (an owner record moved, a migration ended):
+ * a round that lost the race for a record to a concurrent one may have been the only one to read the
+ * change its event announced, and without another round the place it freed would wait for the next
+ * minute's. Returns the last round's result.
+ */
+export async function runEvacuationRounds(
+  options: Omit<EvacuationRoundOptions, 'now'> & { now: () => Date; attempts?: number },
+): Promise<EvacuationRoundResult> {
+  const attempts = options.attempts ?? 3;
+  for (let attempt = 1; ; attempt++) {
+    const result = await runEvacuationRound({ ...options, now: options.now() });
+    if (result.lostRaces.length === 0 || attempt >= attempts) return result;
+  }
 }
 
 /**

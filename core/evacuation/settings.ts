@@ -1,18 +1,10 @@
 import { z } from 'zod';
+import { duration, durationMs } from '../model/duration.js';
 import { labels } from '../model/names.js';
 
 /** How long a seed's lease must have been lost before its shoots move (docs/design.md section 13). */
 export const DEFAULT_EVACUATE_AFTER = '10m';
 export const DEFAULT_MAX_PARALLEL = 5;
-
-/** Go-style durations as Gardener writes them: `90s`, `10m`, `1h30m`; at least one second, at most a day. */
-const DURATION = /^(?:(\d{1,2})h)?(?:(\d{1,4})m)?(?:(\d{1,5})s)?$/;
-
-export const evacuationDuration = z
-  .string()
-  .max(16)
-  .regex(DURATION, 'must be a duration such as 90s, 10m or 1h30m')
-  .refine((d) => d !== '' && durationMs(d) >= 1_000 && durationMs(d) <= 86_400_000, 'must be between 1s and 24h');
 
 /**
  * `spec.settings.evacuation` of a seed: opt-in. When the seed's lease has been lost for `after`, the
@@ -22,9 +14,15 @@ export const evacuationDuration = z
 export const evacuationSettings = z
   .object({
     enabled: z.boolean(),
-    after: evacuationDuration.optional(),
+    after: duration.optional(),
     maxParallel: z.number().int().min(1).max(100).optional(),
     destinationSelector: z.object({ matchLabels: labels }).strict().optional(),
+    /**
+     * Each move's copy waits at least this long after its owner change for the seed's final snapshot (the
+     * migration's `finalSnapshotWait`): for a seed whose operators prefer no loss over a fast recovery.
+     * Default none: the copy proceeds once the seed's bounds say waiting longer cannot lower the loss.
+     */
+    finalSnapshotWait: duration.optional(),
   })
   .strict();
 export type EvacuationSettings = z.infer<typeof evacuationSettings>;
@@ -34,6 +32,7 @@ export interface EffectiveEvacuationSettings {
   afterMs: number;
   maxParallel: number;
   matchLabels: Readonly<Record<string, string>>;
+  finalSnapshotWait?: string;
 }
 
 export function effectiveSettings(settings: EvacuationSettings | undefined): EffectiveEvacuationSettings | undefined {
@@ -42,14 +41,8 @@ export function effectiveSettings(settings: EvacuationSettings | undefined): Eff
     afterMs: durationMs(settings.after ?? DEFAULT_EVACUATE_AFTER),
     maxParallel: settings.maxParallel ?? DEFAULT_MAX_PARALLEL,
     matchLabels: settings.destinationSelector?.matchLabels ?? {},
+    ...(settings.finalSnapshotWait ? { finalSnapshotWait: settings.finalSnapshotWait } : {}),
   };
-}
-
-/** Milliseconds of a duration the schema accepted. */
-export function durationMs(duration: string): number {
-  const m = DURATION.exec(duration);
-  if (!m) return Number.NaN;
-  return ((Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * 60 + Number(m[3] ?? 0)) * 1_000;
 }
 
 /**

@@ -201,7 +201,7 @@ function evacuationEvents() {
     EvacuationStarted: z
       .looseObject({ ...evacuation, lostSince: z.string(), shoots: count, maxParallel: z.number().int().min(1) })
       .describe(
-        'A seed that opted in had lost its lease for `after`: the garden starts moving its shoots (bad path), maxParallel at a time.',
+        'A seed that opted in had lost its lease for `after`: the garden starts moving its shoots (bad path), at most maxParallel of them holding a place at a time.',
       ),
     EvacuationShootStarted: z
       .looseObject({
@@ -232,6 +232,11 @@ function evacuationEvents() {
         'Too many seeds lost their lease together: the evacuation starts no new move until enough of them are back.',
       ),
     EvacuationPaused: control('An operator paused the evacuation: no new move starts; moves under way finish.'),
+    EvacuationDue: z
+      .looseObject({ seed: name, dueAt: z.string() })
+      .describe(
+        "A lost seed's evacuation is due (`after` has passed since its lease ran out): put by the evacuation-due state machine, it wakes the evacuation controller at that moment rather than at its next one-minute round.",
+      ),
     EvacuationResumed: control('An operator resumed a paused evacuation.'),
     EvacuationCancelled: control(
       'An operator cancelled the evacuation: no new move starts; moves under way finish, then it ends Cancelled.',

@@ -19,6 +19,8 @@ export interface MigrationRequest {
   mode?: MigrationMode;
   /** Resume with the operator's override of the fidelity check; only for a migration in Error at restore-etcd. */
   acceptEtcdDigestMismatch?: boolean;
+  /** An explicit, longer wait for the source's final snapshot (docs/design.md section 4, "Copy"). */
+  finalSnapshotWait?: string;
 }
 
 export interface AdmitMigrationInput {
@@ -138,11 +140,13 @@ export function admitMigration(input: AdmitMigrationInput): AdmissionDecision {
       : { maxHeartbeatAgeMs: input.maxDestinationHeartbeatAgeMs }),
   });
 
+  const wait = request.finalSnapshotWait ? { finalSnapshotWait: request.finalSnapshotWait } : {};
   if (resuming)
     return {
       action: 'resume',
       record: resumeMigration(resuming, {
         now: input.now,
+        ...wait,
         ...(request.acceptEtcdDigestMismatch === true ? { acceptEtcdDigestMismatch: true } : {}),
       }),
     };
@@ -153,6 +157,7 @@ export function admitMigration(input: AdmitMigrationInput): AdmissionDecision {
     destination: migrationSeed(destination),
     mode: request.mode ?? 'auto',
     now: input.now,
+    ...wait,
   });
   return { action: 'start', record };
 }

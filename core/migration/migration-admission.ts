@@ -4,6 +4,7 @@ import type { IdSource } from '../garden/context.js';
 import { randomIds } from '../garden/context.js';
 import { chooseDestination, type SchedulingPolicy } from '../garden/placement.js';
 import { parseInput } from '../garden/validate.js';
+import { duration } from '../model/duration.js';
 import { dns1123Label } from '../model/names.js';
 import { admitMigration, type AdmissionDecision } from './admission.js';
 import { messageOf, type MigrationJournal, type MigrationRef } from './journal.js';
@@ -49,6 +50,12 @@ export const migrateRequest = z
      * differs from the digest the source's snapshot names. The record keeps it (`overrides`).
      */
     acceptEtcdDigestMismatch: z.boolean().optional(),
+    /**
+     * Wait at least this long after the owner change for the source's final snapshot before the copy takes
+     * the latest one instead (a Go-style duration, 1s to 24h): no loss for a source cut off that long, at the
+     * price of the shoot's recovery. Default: the source's bounds decide (docs/design.md section 4, "Copy").
+     */
+    finalSnapshotWait: duration.optional(),
   })
   .strict();
 

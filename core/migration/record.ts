@@ -81,6 +81,25 @@ export interface MigrationRecord {
    * "Fidelity"). Kept for the record's life.
    */
   overrides?: { etcdDigestMismatch?: { acceptedAt: string; attempt: number } };
+  /**
+   * An operator's longer wait for the source's final snapshot (a Go-style duration from the owner change): the
+   * request's `finalSnapshotWait`, or the evacuated seed's. Absent: the source's bounds decide (`copyWait`).
+   */
+  finalSnapshotWait?: string;
+  /**
+   * How long the copy after the owner change waits for the source's final snapshot, as begin-copy decided it
+   * (`finalWait` in core/snapshots/final-wait.ts): from `proceedAt` it copies the latest snapshot instead,
+   * never before `floorAt` (the fence bound after the owner change).
+   */
+  copyWait?: {
+    proceedAt: string;
+    floorAt: string;
+    basis: 'bounds' | 'bounds-since-lease-loss' | 'fixed' | 'explicit';
+    reason: string;
+    fenceBoundMs: number;
+    /** The source's S3/S4 loss bound (ms) when it reported its settings. */
+    lossBoundMs?: number;
+  };
 }
 
 export function migrationGuards(shoot: Pick<Shoot, 'spec'>): MigrationGuards {
@@ -125,6 +144,7 @@ export interface NewMigrationOptions {
   destination: MigrationSeed;
   mode: MigrationMode;
   now: Date;
+  finalSnapshotWait?: string;
 }
 
 /** A new record, as the admit step writes it under the lock: admit-and-lock already succeeded. */
@@ -158,6 +178,7 @@ export function newMigrationRecord(options: NewMigrationOptions): MigrationRecor
     attempts: 1,
     createdAt: now,
     updatedAt: now,
+    ...(options.finalSnapshotWait ? { finalSnapshotWait: options.finalSnapshotWait } : {}),
   };
 }
 
@@ -455,7 +476,7 @@ export function switchToBadPath(
  */
 export function resumeMigration(
   record: MigrationRecord,
-  options: { now: Date; acceptEtcdDigestMismatch?: boolean },
+  options: { now: Date; acceptEtcdDigestMismatch?: boolean; finalSnapshotWait?: string },
 ): MigrationRecord {
   if (record.state !== 'Error')
     throw invalid(record, `only a migration that ended in Error can be resumed; this one is ${record.state}`);
@@ -486,6 +507,7 @@ export function resumeMigration(
           },
         }
       : {}),
+    ...(options.finalSnapshotWait ? { finalSnapshotWait: options.finalSnapshotWait } : {}),
   };
   for (const s of steps)
     if (s.state === 'failed' && stepDefinition(s.id).bestEffort !== undefined)

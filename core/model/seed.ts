@@ -83,6 +83,24 @@ export const seedInput = z
   .strict();
 export type SeedInput = z.infer<typeof seedInput>;
 
+/**
+ * What a shoot's sidecars run with (ms), as the agent reports it in its heartbeat (of a cluster, each field's
+ * largest value among its members): the garden bounds the copy's wait for the final snapshot of a migration
+ * from this seed by it (docs/design.md section 4, "Copy").
+ */
+export const sidecarSettings = z
+  .object({
+    ownerCheckInterval: z.number().int().min(1).max(86_400_000),
+    checkTimeout: z.number().int().min(0).max(86_400_000),
+    unknownGrace: z.number().int().min(0).max(86_400_000),
+    /** How old an owner answer it may act on: its own cache plus what resolvers on the way may hold (0: it reads the records' API). */
+    dnsCacheTTL: z.number().int().min(0).max(86_400_000),
+    deltaSnapshotInterval: z.number().int().min(1).max(86_400_000),
+    backupLagLimit: z.number().int().min(1).max(86_400_000),
+  })
+  .strict();
+export type SidecarSettings = z.infer<typeof sidecarSettings>;
+
 /** A control plane as the seed agent reports it in its heartbeat. */
 export const hostedControlPlane = z
   .object({
@@ -100,6 +118,8 @@ export const hostedControlPlane = z
     /** The kube-apiserver's external (load-balancer) URL, which the garden's prober probes from outside. */
     externalUrl: z.string().url().max(2048).optional(),
     etcdReady: z.boolean().optional(),
+    /** What its sidecars run with; absent from agents that do not report it (the copy then waits its fixed time). */
+    sidecarSettings: sidecarSettings.optional(),
     /** How long the sidecar took from losing ownership to refusing writes, when it last fenced (ms). */
     fenceMs: z.number().int().min(0).max(86_400_000).optional(),
     /** Where the shoot's kube-apiserver reaches etcd in the seed (the etcd client service), while it serves. */

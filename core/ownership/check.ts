@@ -34,6 +34,11 @@ export interface OwnerCheck {
  */
 export interface OwnerLookup {
   lookup(name: string, options?: { readonly fresh?: boolean }): Promise<OwnerLookupOutcome>;
+  /**
+   * How old an answer may be when this lookup gives it (ms): its own cache plus what caching resolvers on the
+   * way may hold (the fence bound's `dnsCacheTTL`). Absent: none (it reads the records' API).
+   */
+  readonly staleness?: number;
 }
 
 /**

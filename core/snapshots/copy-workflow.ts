@@ -3,6 +3,7 @@ import { CopyPlanTooLargeError, CopyVerificationError, NoSnapshotBeforeTimeoutEr
 import type { CopyBatchItem, CopyBatchResult } from './copy-batch.js';
 import { planCopy } from './copy-plan.js';
 import { NoFullSnapshotError } from './errors.js';
+import { FenceBoundError } from '../ownership/errors.js';
 import { readyToRestore, waitForFinalTimeout } from '../ownership/fence.js';
 import type { OwnershipTimings } from '../ownership/timings.js';
 import { currentFinalSnapshot, latestFullSnapshot, latestSnapshot } from './lookup.js';
@@ -25,6 +26,12 @@ export interface CopyRequest {
   readonly all?: boolean;
   /** How long to wait for a final snapshot, ms. Default 10 min; never shorter than the fence bound. */
   readonly waitForFinalTimeoutMs?: number;
+  /**
+   * Epoch ms from which the copy proceeds without the final snapshot (`finalWait`: the migration decides it
+   * from the source's bounds); replaces `waitForFinalTimeoutMs`. Needs `ownerChangedAt`, and is refused before
+   * the fence bound has passed since it.
+   */
+  readonly proceedWithoutFinalAt?: number;
   /** Seconds between listings while waiting. Default 1 (`DEFAULT_POLL_INTERVAL_SECONDS`). */
   readonly pollIntervalSeconds?: number;
   readonly fenceTimings?: Partial<OwnershipTimings>;
@@ -97,12 +104,15 @@ export function validateCopyRequest(request: CopyRequest, now: number): CopyConf
       code: 'InvalidCopyInput',
     });
   }
-  const { waitForFinalTimeout: waitForFinalTimeoutMs, fenceBound: bound } = waitForFinalTimeout({
+  const { waitForFinalTimeout: fixedWaitMs, fenceBound: bound } = waitForFinalTimeout({
     timings: request.fenceTimings,
     wait: request.waitForFinalTimeoutMs,
   });
   const skew = request.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS;
   const ownerChangedAt = request.ownerChangedAt ?? null;
+  const deadline =
+    precopy && request.proceedWithoutFinalAt === undefined ? now : copyDeadline(request, { now, fixedWaitMs, bound });
+  const waitForFinalTimeoutMs = request.proceedWithoutFinalAt === undefined ? fixedWaitMs : Math.max(0, deadline - now);
   return {
     technicalID: request.technicalID,
     sourceBucket: request.sourceBucket,
@@ -118,9 +128,28 @@ export function validateCopyRequest(request: CopyRequest, now: number): CopyConf
     batchSize: request.batchSize ?? DEFAULT_COPY_BATCH_SIZE,
     multipartThresholdBytes: request.multipartThresholdBytes ?? null,
     startedAt: now,
-    deadline: precopy ? now : now + waitForFinalTimeoutMs,
+    deadline,
     precopy,
   };
+}
+
+/** When the copy stops waiting for a final snapshot: the migration's decision, or the fixed wait from now. */
+function copyDeadline(request: CopyRequest, o: { now: number; fixedWaitMs: number; bound: number }): number {
+  const at = request.proceedWithoutFinalAt;
+  if (at === undefined) return o.now + o.fixedWaitMs;
+  if (request.precopy || request.ownerChangedAt === undefined) {
+    throw new ValidationError('proceedWithoutFinalAt counts from an owner change: it needs ownerChangedAt', {
+      field: 'proceedWithoutFinalAt',
+      code: 'InvalidCopyInput',
+    });
+  }
+  if (at < request.ownerChangedAt + o.bound) {
+    throw new FenceBoundError(
+      `proceedWithoutFinalAt ${new Date(at).toISOString()} is earlier than the fence bound (${o.bound} ms) after the owner change at ${new Date(request.ownerChangedAt).toISOString()}: the source might still accept writes when the copy gives up waiting`,
+      { field: 'proceedWithoutFinalAt' },
+    );
+  }
+  return at;
 }
 
 export interface ListingSummary {

@@ -13,3 +13,4 @@ export * from './continuity.js';
 export * from './backup-lag.js';
 export * from './catch-up.js';
 export * from './key-space-digest.js';
+export * from './final-wait.js';

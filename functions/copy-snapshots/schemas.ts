@@ -15,6 +15,8 @@ export const copyRequest = z
       .max(24 * 3_600_000)
       .optional(),
     pollIntervalSeconds: z.number().int().min(1).max(3_600).optional(),
+    /** Epoch ms: the migration's decision when the copy proceeds without the final snapshot (`finalWait`). */
+    proceedWithoutFinalAt: z.number().int().min(0).optional(),
     fenceTimings: ownershipTimingsSchema.optional(),
     /** Epoch ms, or an ISO time. */
     ownerChangedAt: z

@@ -4,9 +4,10 @@ import { DynamoEvacuationStore } from '../../adapters/dynamodb/evacuations.js';
 import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
 import { DynamoMigrationStore } from '../../adapters/dynamodb/migration-store.js';
 import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
+import { StepFunctionsEvacuationDueTimer } from '../../adapters/sfn/evacuation-due-timer.js';
 import { StepFunctionsMigrationWorkflow } from '../../adapters/sfn/migration-workflow.js';
 import { AdmissionMover } from '../../core/evacuation/admission-mover.js';
-import { runEvacuationRound } from '../../core/evacuation/round.js';
+import { runEvacuationRounds } from '../../core/evacuation/round.js';
 import { railsFrom } from '../../core/evacuation/settings.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { MigrationAdmission } from '../../core/migration/migration-admission.js';
@@ -26,6 +27,9 @@ const repo = new DynamoGardenRepository({ tableName });
 const migrations = new DynamoMigrationStore({ tableName });
 const store = new DynamoEvacuationStore({ tableName });
 const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
+const dueTimer = new StepFunctionsEvacuationDueTimer({
+  stateMachineArn: requireEnv('EVACUATION_DUE_STATE_MACHINE_ARN'),
+});
 const mover = new AdmissionMover(
   new MigrationAdmission({
     journal: migrationJournal(),
@@ -35,9 +39,11 @@ const mover = new AdmissionMover(
 );
 
 /**
- * What wakes the controller: a lost lease, a seed back, a migration that ended (a place is free), the
- * one-minute schedule (the `after` clock and the retry of shoots that fit nowhere), or an operator's
- * `{"round": true}`. Every one runs the same idempotent round.
+ * What wakes the controller: a lost lease, a seed back, an evacuation due (`after` has passed: the
+ * evacuation-due state machine each round asks for), an owner record moved or a migration that ended (a
+ * place may be free: core/evacuation/slots.ts), the one-minute schedule (a fallback for the `after` clock,
+ * and the retry of shoots that fit nowhere), or an operator's `{"round": true}`. Every one runs the same
+ * idempotent round.
  */
 const input = z.union([
   z.looseObject({
@@ -45,9 +51,11 @@ const input = z.union([
       'SeedLeaseLost',
       'SeedReady',
       'SeedRegistered',
+      'OwnershipTransferred',
       'MigrationSucceeded',
       'MigrationFailed',
       'EvacuationResumed',
+      'EvacuationDue',
       'Scheduled Event',
     ]),
   }),
@@ -55,13 +63,13 @@ const input = z.union([
 ]);
 
 /**
- * The evacuation controller (docs/design.md section 13). Its concurrency is 1, and every write is
- * conditional besides: a round that loses a race leaves that seed to the next round. Failures throw, so
- * that EventBridge retries (every step is idempotent).
+ * The evacuation controller (docs/design.md section 13). Every write is conditional: a round that loses a
+ * race runs again at once (`runEvacuationRounds`), so that the change an event announced is not left to
+ * the next minute. Failures throw, so that EventBridge retries (every step is idempotent).
  */
 async function evacuate(event: unknown) {
   const parsed = parseInput(input, event ?? {});
-  const result = await runEvacuationRound({
+  const result = await runEvacuationRounds({
     repo,
     migrations,
     store,
@@ -69,7 +77,8 @@ async function evacuate(event: unknown) {
     events,
     rails,
     scheduling,
-    now: new Date(),
+    dueTimer,
+    now: () => new Date(),
   });
   const summary = {
     trigger: 'detail-type' in parsed ? parsed['detail-type'] : 'round',
@@ -79,9 +88,16 @@ async function evacuate(event: unknown) {
     lostRaces: result.lostRaces,
     waiting: result.plan.waiting,
     queued: result.plan.queued,
+    ...(result.timerErrors.length > 0 ? { timerErrors: result.timerErrors } : {}),
     ...(result.plan.held ? { held: result.plan.held } : {}),
   };
-  if (summary.written.length > 0 || result.started.length > 0 || result.rejected.length > 0 || result.plan.held)
+  if (
+    summary.written.length > 0 ||
+    result.started.length > 0 ||
+    result.rejected.length > 0 ||
+    result.plan.held ||
+    result.timerErrors.length > 0
+  )
     logger.info('evacuation round', summary);
   return summary;
 }

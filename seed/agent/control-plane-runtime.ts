@@ -147,6 +147,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
         etcdReady: etcd.available,
         ...(etcd.members ? { etcdMembers: etcd.members.map(({ clientUrl: _url, running: _running, ...m }) => m) } : {}),
         ...(etcd.leader ? { etcdLeader: etcd.leader } : {}),
+        ...(etcd.settings ? { sidecarSettings: etcd.settings } : {}),
         ...reportModel(plane.model),
       });
     }

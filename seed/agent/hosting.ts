@@ -1,5 +1,6 @@
 import type { SeedCommand } from '../../core/commands/index.js';
 import type { EtcdMemberPlacement } from '../../core/ha/members.js';
+import type { SidecarSettings } from '../../core/model/seed.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 import type { Fidelity } from '../backup-restore/fidelity.js';
@@ -81,6 +82,8 @@ export interface EtcdView {
   members?: EtcdMemberView[];
   /** The member that leads, as the members see it. */
   leader?: string;
+  /** What its sidecars run with (of a cluster, each field's largest value); absent when a sidecar does not say. */
+  settings?: SidecarSettings;
 }
 
 export interface EtcdMemberView {

@@ -12,6 +12,7 @@ import { plannedPorts } from '../ports.js';
 import { LocalProcessError, messageOf, RestoreRefusedError } from './errors.js';
 import type { EtcdMemberView, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
+import { reportedSettings } from './sidecar-settings.js';
 import type { SidecarProcess } from './sidecar-process.js';
 
 export interface LocalEtcdClusterOptions {
@@ -144,6 +145,7 @@ export class LocalEtcdCluster {
           ? 'unknown'
           : undefined;
     const leader = views.find((v) => v.role === 'leader')?.name;
+    const settings = reportedSettings(statuses);
     return {
       running: views.some((v) => v.running),
       available: serving !== undefined,
@@ -151,6 +153,7 @@ export class LocalEtcdCluster {
       ...(serving ? { clientUrl: serving.clientUrl } : {}),
       members: views,
       ...(leader ? { leader } : {}),
+      ...(settings ? { settings } : {}),
     };
   }
 

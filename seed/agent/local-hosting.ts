@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { SidecarSettings } from '../../core/model/seed.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
 import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
@@ -17,6 +18,7 @@ import type {
 } from './hosting.js';
 import { LocalEtcdCluster, RESTORE_START_TIMEOUT_MS, type LocalMember } from './local-etcd-cluster.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
+import { reportedSettings } from './sidecar-settings.js';
 import { CatchUpError, messageOf } from './errors.js';
 import { SidecarProcess } from './sidecar-process.js';
 import { recordSidecar, stopStaleSidecar } from './stale-sidecar.js';
@@ -49,6 +51,8 @@ interface Hosted {
   /** A `node` or `zone` shoot's etcd: three members. */
   cluster?: LocalEtcdCluster;
   apiServer?: ApiServerStandIn;
+  /** What its sidecars last said they run with. */
+  settings?: SidecarSettings;
 }
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -181,7 +185,22 @@ export class LocalHosting implements ControlPlaneHosting {
     if (h) delete h.sidecar;
   }
 
+  /**
+   * The etcd as its sidecars report it, with the settings they last said they run with when they do not
+   * answer now: a sidecar that died or hangs runs, once restarted, with the same flags, and a seed dying
+   * piece by piece must still tell the garden, in its last heartbeat, how long its sidecars may go on.
+   */
   async etcd(technicalID: string): Promise<EtcdView> {
+    const view = await this.observeEtcd(technicalID);
+    const h = this.hosted.get(technicalID);
+    if (view.settings) {
+      if (h) h.settings = view.settings;
+      return view;
+    }
+    return h?.settings ? { ...view, settings: h.settings } : view;
+  }
+
+  private async observeEtcd(technicalID: string): Promise<EtcdView> {
     const h = this.hosted.get(technicalID);
     if (h?.cluster) return h.cluster.view();
     const sidecar = h?.sidecar;
@@ -189,11 +208,13 @@ export class LocalHosting implements ControlPlaneHosting {
     const status = await sidecar.status();
     if (status === undefined) return { running: true, available: false };
     const lastResult = status.owner.lastResult as OwnerCheckResult | null;
+    const settings = reportedSettings([status]);
     return {
       running: status.etcd.running,
       available: status.ready && !status.etcd.fenced,
       ...(lastResult ? { ownerCheck: lastResult } : {}),
       clientUrl: sidecar.clientUrl,
+      ...(settings ? { settings } : {}),
     };
   }
 

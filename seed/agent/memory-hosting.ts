@@ -1,4 +1,5 @@
 import type { ShootSecrets } from '../../core/shootstate/secrets.js';
+import type { SidecarSettings } from '../../core/model/seed.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
 
 interface Plane {
@@ -29,7 +30,12 @@ export class MemoryHosting implements ControlPlaneHosting {
    * probe from outside), so that the dependency watchdog leaves its control planes alone.
    */
   constructor(
-    private readonly options: { restoreRevision?: (spec: EtcdSpec) => number; loadBalancer?: boolean } = {},
+    private readonly options: {
+      restoreRevision?: (spec: EtcdSpec) => number;
+      loadBalancer?: boolean;
+      /** What its running etcds' sidecars report they run with; default nothing (an agent older than the report). */
+      sidecarSettings?: SidecarSettings;
+    } = {},
   ) {}
 
   async installSecrets(technicalID: string, secrets: ShootSecrets): Promise<void> {
@@ -85,6 +91,7 @@ export class MemoryHosting implements ControlPlaneHosting {
         ? {
             ownerCheck: available ? ('owner' as const) : ('not-owner' as const),
             clientUrl: `memory://${technicalID}/etcd`,
+            ...(this.options.sidecarSettings ? { settings: this.options.sidecarSettings } : {}),
           }
         : {}),
     };

@@ -77,7 +77,8 @@ export interface WatchdogLoopStatus {
  */
 export class OwnerWatchdogLoop {
   private readonly options: OwnerWatchdogLoopOptions;
-  private readonly timings: OwnershipTimings;
+  /** The ownership timings it runs with, defaults filled in. */
+  readonly timings: OwnershipTimings;
   private state: WatchdogState;
   private readinessValue: 200 | 503 = 503;
   private lastCheck: OwnerCheck | null = null;

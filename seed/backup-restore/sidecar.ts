@@ -1,3 +1,4 @@
+import type { SidecarSettings } from '../../core/model/seed.js';
 import type { OwnerLookup } from '../../core/ownership/index.js';
 import { backupLagLimit, type SnapshotStore } from '../../core/snapshots/index.js';
 import { CatchUpRefusedError, SidecarConfigError } from './errors.js';
@@ -121,6 +122,8 @@ export interface SidecarStatus {
   readonly standby: boolean;
   /** Only for a member of a cluster. */
   readonly cluster?: ClusterMemberStatus & { readonly healthy: boolean };
+  /** What it runs with: the agent reports it, and the garden bounds a migration's wait for the final snapshot by it. */
+  readonly settings: SidecarSettings;
 }
 
 /**
@@ -530,6 +533,20 @@ export class BackupRestoreSidecar {
       restore: this.restoreResult,
       standby: this.standby,
       ...(this.member ? { cluster: { ...this.member.status(), healthy: this.clusterHealthy } } : {}),
+      settings: this.settings(),
+    };
+  }
+
+  /** The ownership timings, the lookup's staleness and the backup settings this sidecar runs with (ms). */
+  settings(): SidecarSettings {
+    const t = this.watchdog.timings;
+    return {
+      ownerCheckInterval: t.ownerCheckInterval,
+      checkTimeout: t.checkTimeout,
+      unknownGrace: t.unknownGrace,
+      dnsCacheTTL: this.options.owner.lookup.staleness ?? 0,
+      deltaSnapshotInterval: this.options.deltaSnapshotInterval ?? DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS,
+      backupLagLimit: this.writeGuard.status().limitMs,
     };
   }
 

@@ -203,6 +203,9 @@ describe('the gardenless CLI against the deployed stack', () => {
       clearInterval(beating);
     }
     const bad = await cli(['-o', 'json', 'shoot', 'migrate', 'cli/web', '--mode', 'bad', '--dry-run']);
+    // An explicit wait for the final snapshot goes with the request, checked as a duration by the API.
+    const patient = await cli(['shoot', 'migrate', 'cli/web', '--final-snapshot-wait', '30m', '--dry-run']);
+    const wrong = await cli(['shoot', 'migrate', 'cli/web', '--final-snapshot-wait', '30 minutes', '--dry-run']);
     const migration = await garden.api.request('GET', '/projects/cli/shoots/web/migration');
 
     expect(res.code).toBe(0);
@@ -219,6 +222,9 @@ describe('the gardenless CLI against the deployed stack', () => {
       'set-owner-destination',
     ]);
     expect(preview.fenceBoundMs).toBeGreaterThan(0);
+    expect(patient.code).toBe(0);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/finalSnapshotWait.*must be a duration such as 90s, 10m or 1h30m/);
     expect(migration.status).toBe(404);
   }, 120_000);
 

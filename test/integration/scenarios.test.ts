@@ -10,7 +10,7 @@ import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-re
 import type { MigrationRecord } from '../../core/migration/record.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
-import { scenarioLoss, tryParseSnapshotKey } from '../../core/snapshots/index.js';
+import { DEFAULT_GUARD_REACTION_MS, scenarioLoss, tryParseSnapshotKey } from '../../core/snapshots/index.js';
 import type { SidecarStatus } from '../../seed/backup-restore/sidecar.js';
 import type { SidecarProcess } from '../../seed/agent/sidecar-process.js';
 import { fixture } from '../../harness/fixtures/index.js';
@@ -59,8 +59,12 @@ import { registerLocalSeed, startLocalSeedAgent } from '../../harness/local-seed
  * and a migration with mode auto while the source's connections are cut as the scenario says.
  *
  * In S3 (the source's sidecar and etcd killed, its agent stopped) nothing final reaches the source's
- * bucket: the copy proceeds with the latest snapshot after its wait-for-final timeout, which the test
- * stack sets to 15 s (`copyWaitForFinalSeconds` in test/harness/global-setup.ts).
+ * bucket: the copy proceeds with the latest snapshot once the source's bounds have passed (docs/design.md
+ * section 4, "Copy"): the fence bound (10 s with the test stack's timings) and the backup lag limit plus the
+ * guard's reaction (2 s + 1 s) since the source's lease ran out, no sooner than the fence bound after the
+ * owner change. The source's sidecars reported these settings in its agent's heartbeats before it went
+ * silent; the fixed wait (`copyWaitForFinalSeconds`, 15 s in the test stack) is only for a source that
+ * reported nothing.
  *
  * Every scenario also records a history of client operations (the writer's puts; four register clients
  * putting and reading six shared keys, 10 operations a second each, 60 % reads, two through the source
@@ -537,7 +541,12 @@ async function cutEverything(label: string, tolerance: Tolerance) {
   return { l, fence, cutAt, fencedAt: fence.fencedAt()! };
 }
 
-/** A bad-path migration that succeeded after the copy's wait for a final snapshot ran out (S3, S4 cut for good). */
+/**
+ * A bad-path migration that succeeded after the copy's wait for a final snapshot ran out (S3, S4 cut for
+ * good): a wait the source's bounds decided, from its settings as its last heartbeat reported them, counted
+ * from its lease's loss (it went silent before the migration began), no sooner than the fence bound after
+ * the owner change; the copy proceeded once it had passed.
+ */
 async function settledWithoutFinal(l: Landscape) {
   const m = await settled(l);
   expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
@@ -545,7 +554,14 @@ async function settledWithoutFinal(l: Landscape) {
   expect(m.copy?.final).toBe(false);
   const copyStep = m.steps.find((s) => s.id === 'copy-snapshots');
   expect(copyStep?.message).toContain('no final snapshot');
-  return { m, copyStep };
+  expect(m.copyWait).toMatchObject({
+    basis: 'bounds-since-lease-loss',
+    lossBoundMs: BACKUP_LAG_LIMIT_MS + DEFAULT_GUARD_REACTION_MS,
+  });
+  const ownerChangedAt = Date.parse(m.steps.find((s) => s.id === 'set-owner-destination')!.endedAt!);
+  expect(Date.parse(m.copyWait!.floorAt)).toBe(ownerChangedAt + m.copyWait!.fenceBoundMs);
+  expect(Date.parse(copyStep!.endedAt!)).toBeGreaterThanOrEqual(Date.parse(m.copyWait!.proceedAt));
+  return { m, copyStep, ownerToProceedMs: Date.parse(m.copyWait!.proceedAt) - ownerChangedAt };
 }
 
 /**
@@ -650,7 +666,7 @@ describe.each([
       });
     }, 240_000);
 
-    it("S3: the source stops running (sidecar and etcd killed, agent stopped): bad path, the copy proceeds without a final snapshot after its timeout; loss: what the source acknowledged after its last uploaded delta, within the backup lag limit plus the guard's reaction", async () => {
+    it("S3: the source stops running (sidecar and etcd killed, agent stopped): bad path, the copy proceeds without a final snapshot once the source's bounds have passed; loss: what the source acknowledged after its last uploaded delta, within the backup lag limit plus the guard's reaction", async () => {
       const t0 = Date.now();
       const l = await landscape(`s3${tag}`, tolerance);
       const sidecarPids = l.source.sidecars(l.id).map((s) => s.pid!);
@@ -680,7 +696,7 @@ describe.each([
       await sleep(SILENCE_MS);
       const migratedAt = await migrate(l);
       l.history.annotate('migrate', migratedAt);
-      const { m, copyStep } = await settledWithoutFinal(l);
+      const { m, copyStep, ownerToProceedMs } = await settledWithoutFinal(l);
       const record = await finishWriting(l);
       // Nothing came back: no process of the killed tree, and no final snapshot in the source's bucket.
       expect(tree.filter((p) => !gone(p))).toEqual([]);
@@ -712,28 +728,32 @@ describe.each([
         killToLastSourceAckMs: Math.round(lastSourceAck - killedAt),
         killToFirstDestinationAckMs: Math.round(firstDestinationAck - killedAt),
         migrateToFirstDestinationAckMs: Math.round(firstDestinationAck - migratedAt),
+        ownerToProceedMs,
         copyMessage: copyStep?.message,
         killedProcesses: killed.length,
         totalMs: Date.now() - t0,
       });
     }, 240_000);
 
-    it("S4 (reconnected): everything outbound cut: bad path, the source fences on unknown after its grace; reconnected before the copy's wait ends it stays fenced and takes its final snapshot: no acknowledged write lost", async () => {
+    it('S4 (reconnected): everything outbound cut: bad path, the source fences on unknown after its grace; reconnected before the copy proceeds it stays fenced and takes its final snapshot: no acknowledged write lost', async () => {
       const t0 = Date.now();
       const { l, fence, cutAt, fencedAt } = await cutEverything(`s4${tag}`, tolerance);
-      await until(
-        'the owner record on the destination',
+      // The owner record on the destination, and the copy's decision when it proceeds without the final snapshot.
+      const proceedAt = await until(
+        "the copy's wait",
         async () => {
           const m = await migrationView(l);
-          return m.steps.find((s) => s.id === 'set-owner-destination')?.state === 'succeeded';
+          return m.copyWait && Date.parse(m.copyWait.proceedAt);
         },
         { timeoutMs: 60_000, intervalMs: 250 },
       );
       expect((await snapshotKeys(`gl-backup-${l.source.name}`, l.id)).some((k) => k.endsWith('.final'))).toBe(false);
 
-      // Reconnected: the record names the destination, so the source stays fenced and takes its final snapshot.
+      // Reconnected before the copy proceeds: the record names the destination, so the source stays fenced and
+      // takes its final snapshot.
       const reconnectedAt = Date.now();
       l.source.proxies.restoreAll();
+      expect(reconnectedAt, 'the source reconnects before the copy proceeds').toBeLessThan(proceedAt);
       l.history.annotate('source reconnected', reconnectedAt);
       await until(
         "the source's final snapshot",
@@ -771,15 +791,16 @@ describe.each([
         cutToLastSourceAckMs: Math.round(sourceAcks.at(-1)!.at - cutAt),
         ...guardFigures(fence.last(), cutAt),
         fencedToReconnectMs: reconnectedAt - fencedAt,
+        reconnectBeforeProceedMs: proceedAt - reconnectedAt,
         totalMs: Date.now() - t0,
       });
     }, 240_000);
 
-    it("S4 (never reconnects): everything outbound cut for good: bad path, the source refuses writes once its backup lags beyond the limit and fences on unknown, the copy proceeds without a final snapshot after its timeout; loss: what the source acknowledged after its last uploaded delta, within the backup lag limit plus the guard's reaction", async () => {
+    it("S4 (never reconnects): everything outbound cut for good: bad path, the source refuses writes once its backup lags beyond the limit and fences on unknown, the copy proceeds without a final snapshot once the source's bounds have passed; loss: what the source acknowledged after its last uploaded delta, within the backup lag limit plus the guard's reaction", async () => {
       const t0 = Date.now();
       // Cut for good: the proxies stay cut until the test's cleanup.
       const { l, fence, cutAt, fencedAt } = await cutEverything(`s4n${tag}`, tolerance);
-      const { m, copyStep } = await settledWithoutFinal(l);
+      const { m, copyStep, ownerToProceedMs } = await settledWithoutFinal(l);
       const record = await finishWriting(l);
       const statuses = fence.last();
       fence.stop();
@@ -820,6 +841,7 @@ describe.each([
         cutToLastSourceAckMs: Math.round(lastSourceAck - cutAt),
         cutToFenceMs: fencedAt - cutAt,
         cutToFirstDestinationAckMs: Math.round(firstDestinationAck - cutAt),
+        ownerToProceedMs,
         copyMessage: copyStep?.message,
         totalMs: Date.now() - t0,
       });

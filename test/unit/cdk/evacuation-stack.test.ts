@@ -38,7 +38,7 @@ describe('Evacuation (template)', () => {
     unscheduled = template({ scheduleEnabled: false });
   }, 120_000);
 
-  it('wakes the controller on lost leases, seeds back, migrations ending and resumes, and on a schedule', () => {
+  it('wakes the controller on lost leases, seeds back, evacuations due, owner records moving and migrations ending (a place may be free), resumes, and on a schedule', () => {
     t.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {
         source: ['gardenless'],
@@ -46,14 +46,30 @@ describe('Evacuation (template)', () => {
           'SeedLeaseLost',
           'SeedReady',
           'SeedRegistered',
+          'OwnershipTransferred',
           'MigrationSucceeded',
           'MigrationFailed',
           'EvacuationResumed',
+          'EvacuationDue',
         ],
       },
     });
     t.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
     expect(JSON.stringify(unscheduled.findResources('AWS::Events::Rule'))).toContain('"State":"DISABLED"');
+  });
+
+  it('deploys the due timer from its ASL, logged and traced, putting only on the bus, started only by the controller', () => {
+    t.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      DefinitionS3Location: Match.objectLike({ Key: Match.stringLikeRegexp('\\.json$') }),
+      DefinitionSubstitutions: { EventBusName: Match.anyValue() },
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: Match.objectLike({ Level: 'ALL' }),
+    });
+    const policies = JSON.stringify(t.findResources('AWS::IAM::Policy'));
+    expect(policies).toContain('events:PutEvents');
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ EVACUATION_DUE_STATE_MACHINE_ARN: Match.anyValue() }) },
+    });
   });
 
   it('writes only evacuation, migration and shoot items, starts and describes only migrate-shoot, and passes the rails on', () => {

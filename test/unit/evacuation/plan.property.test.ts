@@ -60,6 +60,7 @@ const worldArb = fc.integer({ min: 2, max: 5 }).chain((n) => {
           arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 1_000, max: 3 * MIN }) }),
         },
         { weight: 3, arbitrary: fc.record({ kind: fc.constant('finish' as const), pick: fc.nat(), ok: fc.boolean() }) },
+        { weight: 2, arbitrary: fc.record({ kind: fc.constant('free' as const), pick: fc.nat() }) },
         { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }) },
         { weight: 5, arbitrary: fc.record({ kind: fc.constant('round' as const) }) },
       ),
@@ -69,9 +70,9 @@ const worldArb = fc.integer({ min: 2, max: 5 }).chain((n) => {
 });
 
 describe('planEvacuations, properties over random gardens and histories', () => {
-  it("never exceeds maxParallel, the global cap or a destination's capacity, never starts two migrations of one shoot, never moves onto a lost or unmatched seed, never moves while held", () => {
+  it("never has more than maxParallel moves holding a place, never exceeds the global cap or a destination's capacity, never starts two migrations of one shoot, never moves onto a lost or unmatched seed, never moves while held", () => {
     // How often the histories reach the interesting states, so that the property cannot pass by never getting there.
-    const seen = { moves: 0, heldWhileActive: 0, ended: 0 };
+    const seen = { moves: 0, heldWhileActive: 0, ended: 0, pastMaxParallel: 0 };
     fc.assert(
       fc.property(worldArb, ({ seeds, shoots, rails, steps }) => {
         const sim = new EvacuationSim({ seeds, shoots, rails });
@@ -83,6 +84,10 @@ describe('planEvacuations, properties over random gardens and histories', () => 
             const running = sim.running();
             const m = running[step.pick % Math.max(1, running.length)];
             if (m) sim.finish([...sim.migrations].find(([, v]) => v === m)![0], step.ok ? 'Succeeded' : 'Error');
+          } else if (step.kind === 'free') {
+            const running = sim.running();
+            const m = running[step.pick % Math.max(1, running.length)];
+            if (m) sim.freePlace([...sim.migrations].find(([, v]) => v === m)![0]);
           } else if (step.kind === 'delete') {
             const live = sim.shoots.filter((s) => !s.deleted);
             const victim = live[step.pick % Math.max(1, live.length)];
@@ -96,12 +101,16 @@ describe('planEvacuations, properties over random gardens and histories', () => 
           }
         }
         for (const e of sim.evacuations.values()) if (!isActive(e)) expect(e.endedAt).toBeDefined();
+        // Moves past their restore ahead freed their places: more ran at once than maxParallel.
+        for (const s of sim.seeds)
+          if ((sim.peakRunningFrom.get(s.name) ?? 0) > (s.evacuation?.maxParallel ?? 5)) seen.pastMaxParallel += 1;
       }),
       { numRuns: 300 },
     );
     expect(seen.moves).toBeGreaterThan(50);
     expect(seen.heldWhileActive).toBeGreaterThan(5);
     expect(seen.ended).toBeGreaterThan(5);
+    expect(seen.pastMaxParallel).toBeGreaterThan(5);
   }, 60_000); // 300 random histories: about 2 s on a quiet machine, more than vitest's default 5 s beside a loaded suite
 
   it('starts no move while more than the allowed share of seeds have lost their lease, and goes on once they are back', () => {

@@ -331,6 +331,51 @@ describe('planEvacuations: following the moves', () => {
     expect(done.migrations).toEqual([expect.objectContaining({ name: 's1', action: 'start' })]);
   });
 
+  it('a move past its restore ahead and owner change frees its place at once: the next starts in the same round, maxParallel counting only the moves that hold one', () => {
+    const { seeds, shoots, record, plan } = started(4, { enabled: true, maxParallel: 2 });
+    expect(plan.migrations.map((m) => m.name)).toEqual(['s0', 's1']);
+    const facts = migrationsOf(plan);
+    // Both hold their places: nothing starts.
+    const holding = planEvacuations(world(DUE + 1_000, seeds, shoots, { evacuations: [record], migrations: facts }));
+    expect(holding.migrations).toEqual([]);
+    const adopted = holding.writes[0]!.record;
+
+    // s0's etcd waits restored ahead on its destination and the owner record names it: its place is free.
+    const freedAt = at(DUE + 5_000).toISOString();
+    const s0 = 'dev/s0';
+    facts.set(s0, { ...facts.get(s0)!, slotFreedAt: freedAt });
+    const freed = planEvacuations(world(DUE + 6_000, seeds, shoots, { evacuations: [adopted], migrations: facts }));
+    expect(freed.migrations).toEqual([expect.objectContaining({ name: 's2', action: 'start' })]);
+    const next = freed.writes[0]!.record;
+    expect(next.shoots.find((s) => s.name === 's0')).toMatchObject({ state: 'Migrating', slotFreedAt: freedAt });
+    expect(next.shoots.filter((s) => s.state === 'Migrating').map((s) => s.name)).toEqual(['s0', 's1', 's2']);
+
+    // Three moves under way, two places held (s1 and s2): nothing more starts until another frees one.
+    facts.set(
+      'dev/s2',
+      migration('m2', 'Running', 'lost', freed.migrations[0]!.destination, { createdAt: DUE + 6_000 }),
+    );
+    const full = planEvacuations(world(DUE + 7_000, seeds, shoots, { evacuations: [next], migrations: facts }));
+    expect(full.migrations).toEqual([]);
+    expect(full.writes[0]!.record.shoots.filter((s) => s.state === 'Pending').map((s) => s.name)).toEqual(['s3']);
+  });
+
+  it('a move that restores after the wait (no restore ahead) holds its place until it ends, across a resume', () => {
+    const { seeds, shoots, record, plan } = started(3, { enabled: true, maxParallel: 1 });
+    const facts = migrationsOf(plan);
+    const holding = planEvacuations(world(DUE + 1_000, seeds, shoots, { evacuations: [record], migrations: facts }));
+    expect(holding.migrations).toEqual([]);
+    const adopted = holding.writes[0]!.record;
+    const failed = new Map([['dev/s0', { ...facts.get('dev/s0')!, state: 'Error' as const }]]);
+    const resume = planEvacuations(world(DUE + 2_000, seeds, shoots, { evacuations: [adopted], migrations: failed }));
+    expect(resume.migrations).toEqual([expect.objectContaining({ name: 's0', action: 'resume' })]);
+  });
+
+  it("passes the seed's finalSnapshotWait to each move it starts", () => {
+    const { plan } = started(2, { enabled: true, maxParallel: 2, finalSnapshotWait: '30m' } as never);
+    expect(plan.migrations.map((m) => m.finalSnapshotWait)).toEqual(['30m', '30m']);
+  });
+
   it('starts a claimed move again when no migration of it exists (the round ended before starting it)', () => {
     const { seeds, shoots, record } = started();
     const again = planEvacuations(world(DUE + 1_000, seeds, shoots, { evacuations: [record] }));

@@ -3,7 +3,7 @@ import { buildEvent } from '../../../core/events/schemas.js';
 import { AdmissionMover } from '../../../core/evacuation/admission-mover.js';
 import { applyControl, EvacuationControls } from '../../../core/evacuation/controls.js';
 import { tally, type Evacuation } from '../../../core/evacuation/record.js';
-import { runEvacuationRound } from '../../../core/evacuation/round.js';
+import { runEvacuationRound, runEvacuationRounds } from '../../../core/evacuation/round.js';
 import { DEFAULT_RAILS } from '../../../core/evacuation/settings.js';
 import { MemoryEvacuationStore, type EvacuationStore } from '../../../core/evacuation/store.js';
 import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
@@ -34,7 +34,7 @@ async function garden(options: { store?: EvacuationStore; capacity?: number } = 
       deprovision: async () => {},
     },
   });
-  const evacuation = { enabled: true, after: '1m', maxParallel: 2 };
+  const evacuation = { enabled: true, after: '1m', maxParallel: 2, finalSnapshotWait: '15m' };
   for (const [i, name] of ['lost', 'b', 'c'].entries()) {
     await service.putSeed(
       name,
@@ -118,6 +118,27 @@ async function garden(options: { store?: EvacuationStore; capacity?: number } = 
     pass,
     succeed,
     controls: new EvacuationControls({ store, events: sink, clock }),
+    mover: new AdmissionMover(admission),
+  };
+}
+
+/** A store where, once, another writer puts `theirs(record)` first when `when(expected)` holds: the write that follows loses. */
+function racingStore(
+  when: (expected: number | undefined) => boolean,
+  theirs: (record: Evacuation) => Evacuation,
+): EvacuationStore {
+  const inner = new MemoryEvacuationStore();
+  let interfere = true;
+  return {
+    list: () => inner.list(),
+    get: (s) => inner.get(s),
+    put: async (record, expected) => {
+      if (interfere && when(expected)) {
+        interfere = false;
+        await inner.put(theirs(record), expected);
+      }
+      return inner.put(record, expected);
+    },
   };
 }
 
@@ -134,6 +155,7 @@ describe('runEvacuationRound with the real migration admission', () => {
       mode: 'bad',
       state: 'Running',
       source: { name: 'lost' },
+      finalSnapshotWait: '15m',
     });
     const stored = (await g.store.get('lost'))!;
     expect(stored.shoots.filter((s) => s.state === 'Migrating').every((s) => s.migrationId !== undefined)).toBe(true);
@@ -162,26 +184,94 @@ describe('runEvacuationRound with the real migration admission', () => {
     ]);
   });
 
-  it('a round that loses the race for the record starts nothing', async () => {
-    const inner = new MemoryEvacuationStore();
-    let interfere = true;
-    const racing: EvacuationStore = {
-      list: () => inner.list(),
-      get: (s) => inner.get(s),
-      put: async (record, expected) => {
-        if (interfere) {
-          interfere = false;
-          await inner.put({ ...record, version: 1, phase: 'Paused' }, expected);
-        }
-        return inner.put(record, expected);
+  it('a move restored ahead whose owner record moved frees its place at once: the next starts while it still waits for its copy', async () => {
+    const g = await garden();
+    await g.pass(6_000 + 60_000);
+    expect((await g.round()).started.map((s) => s.shoot)).toEqual(['dev/s2', 'dev/s0']);
+    const record = (await g.migrations.get('dev', 's2'))!;
+    const at = g.clock.now().toISOString();
+    await g.migrations.put(
+      {
+        ...record,
+        steps: record.steps.map((s) =>
+          s.id === 'restore-etcd-ahead' || s.id === 'set-owner-destination'
+            ? { ...s, state: 'succeeded' as const, startedAt: at, endedAt: at }
+            : s,
+        ),
       },
+      holdsLock(record.id),
+    );
+    await g.pass(1_000);
+    const next = await g.round();
+    expect(next.started.map((s) => s.shoot)).toEqual(['dev/s1']);
+    const stored = (await g.store.get('lost'))!;
+    expect(stored.shoots.find((s) => s.name === 's2')).toMatchObject({ state: 'Migrating', slotFreedAt: at });
+    expect(stored.shoots.filter((s) => s.state === 'Migrating')).toHaveLength(3);
+  });
+
+  it("asks the due timer to wake it when a waiting seed's evacuation is due; a timer that fails leaves it to the next round", async () => {
+    const g = await garden();
+    await g.pass(6_000 + 30_000);
+    const asked: string[] = [];
+    const base = {
+      repo: g.repo,
+      migrations: g.migrations,
+      store: g.store,
+      mover: g.mover,
+      events: { publish: async () => {} },
+      rails: DEFAULT_RAILS,
+      now: g.clock.now(),
     };
+    const woken = await runEvacuationRound({
+      ...base,
+      dueTimer: { wakeAt: async (seed, dueAt) => void asked.push(`${seed} ${dueAt}`) },
+    });
+    expect(asked).toEqual(['lost 2026-01-01T00:01:06.000Z']);
+    expect(woken.timerErrors).toEqual([]);
+    const failing = await runEvacuationRound({
+      ...base,
+      dueTimer: {
+        wakeAt: async () => {
+          throw new Error('states unavailable');
+        },
+      },
+    });
+    expect(failing.timerErrors).toEqual([{ seed: 'lost', error: 'states unavailable' }]);
+    expect(failing.plan.waiting).toHaveLength(1);
+  });
+
+  it('a round that loses the race for the record starts nothing', async () => {
+    const racing = racingStore(
+      () => true,
+      (record) => ({ ...record, version: 1, phase: 'Paused' }),
+    );
     const g = await garden({ store: racing });
     await g.pass(6_000 + 60_000);
     const result = await g.round();
     expect(result.lostRaces).toEqual(['lost']);
     expect(g.started).toEqual([]);
     expect(g.events.filter((e) => e.type.startsWith('Evacuation'))).toEqual([]);
+  });
+
+  it('the controller runs a round that lost a race again at once, so that the change its event announced is not left to the next minute', async () => {
+    // Another round created the evacuation first, without moves.
+    const racing = racingStore(
+      (expected) => expected === undefined,
+      (record) => ({ ...record, shoots: record.shoots.map((s) => ({ ...s, state: 'Pending' as const })), version: 1 }),
+    );
+    const g = await garden({ store: racing });
+    await g.pass(6_000 + 60_000);
+    const result = await runEvacuationRounds({
+      repo: g.repo,
+      migrations: g.migrations,
+      store: racing,
+      mover: g.mover,
+      events: { publish: async () => {} },
+      rails: DEFAULT_RAILS,
+      now: () => g.clock.now(),
+    });
+    expect(result.lostRaces).toEqual([]);
+    expect(result.started.map((s) => s.shoot)).toEqual(['dev/s2', 'dev/s0']);
   });
 
   it('pause stops new moves and lets running ones finish; resume goes on; cancel ends it once nothing runs', async () => {

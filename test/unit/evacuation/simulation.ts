@@ -41,8 +41,10 @@ export class EvacuationSim {
   readonly migrations = new Map<string, MigrationFacts>();
   readonly evacuations = new Map<string, Evacuation>();
   readonly plans: EvacuationPlan[] = [];
-  /** Most migrations running at once from each seed, over the whole run. */
+  /** Most migrations holding an evacuation place at once from each seed, over the whole run. */
   readonly peakFrom = new Map<string, number>();
+  /** Most migrations running at once from each seed (those past their restore ahead included). */
+  readonly peakRunningFrom = new Map<string, number>();
   private ids = 0;
 
   constructor(
@@ -120,10 +122,12 @@ export class EvacuationSim {
       throw new Error(`${active} evacuations active, cap ${this.rails.maxConcurrentEvacuations}`);
     for (const m of plan.migrations) this.apply(m, seeds, plan);
     for (const s of this.seeds) {
-      const n = this.running().filter((m) => m.source === s.name).length;
+      const from = this.running().filter((m) => m.source === s.name);
+      const n = from.filter((m) => m.slotFreedAt === undefined).length;
       this.peakFrom.set(s.name, Math.max(this.peakFrom.get(s.name) ?? 0, n));
+      this.peakRunningFrom.set(s.name, Math.max(this.peakRunningFrom.get(s.name) ?? 0, from.length));
       const max = s.evacuation?.maxParallel ?? 5;
-      if (n > max) throw new Error(`${n} migrations run from ${s.name}, maxParallel ${max}`);
+      if (n > max) throw new Error(`${n} migrations from ${s.name} hold a place, maxParallel ${max}`);
     }
     return plan;
   }
@@ -161,6 +165,13 @@ export class EvacuationSim {
       attempts: 1,
       createdAt: at(this.now).toISOString(),
     });
+  }
+
+  /** The migration of `key` is past its restore ahead and owner change: it lets go of its place. */
+  freePlace(key: string): void {
+    const m = this.migrations.get(key);
+    if (m?.state === 'Running' && m.slotFreedAt === undefined)
+      this.migrations.set(key, { ...m, slotFreedAt: at(this.now).toISOString() });
   }
 
   /** The migration of `key` ends: success moves the shoot to its destination. */

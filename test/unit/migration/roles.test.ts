@@ -30,6 +30,7 @@ import {
 } from '../../../core/shootstate/index.js';
 import { makeSnapshot } from '../../../core/snapshots/name.js';
 import { InMemorySnapshotStore } from '../../../core/snapshots/memory-store.js';
+import { DEFAULT_SIDECAR_SETTINGS } from '../../../harness/fixtures/index.js';
 import { createAnswered, ManualClock, rejection, seedBody, shootBody } from '../garden/builders.js';
 
 const DOMAIN = 'internal.gardenless.test';
@@ -960,5 +961,83 @@ describe('the migration roles on one migration record', () => {
     const m = await w.admission.get('dev', 'api1');
     expect(m.state).toBe('Error');
     expect(m.error?.message).toContain('could not be started');
+  });
+});
+
+describe("begin-copy: the copy's wait for the final snapshot (docs/design.md section 4, Copy)", () => {
+  const SETTINGS = DEFAULT_SIDECAR_SETTINGS;
+  const reporting = {
+    ...READY,
+    controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true, sidecarSettings: SETTINGS }],
+  };
+
+  /** A bad-path migration of api1 from src to dst, up to its owner change; `silentFor`: src heartbeats no more for that long before. */
+  async function upToOwnerChange(o: { heartbeat: object; silentFor?: number; finalSnapshotWait?: string }) {
+    const w = await world();
+    await w.gardenService.heartbeat('src', o.heartbeat);
+    w.clock.advance(o.silentFor ?? 0);
+    await w.gardenService.heartbeat('dst', READY);
+    await w.admission.start('dev', 'api1', {
+      destinationSeed: 'dst',
+      mode: 'bad',
+      ...(o.finalSnapshotWait ? { finalSnapshotWait: o.finalSnapshotWait } : {}),
+    });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await preCopy(w, ref);
+    const { ownerChangedAt } = await w.ownerSteps.setOwnerDestination(ref);
+    w.clock.advance(2_000);
+    return { w, ref, ownerChangedAt };
+  }
+
+  it('a source heard from: the fence bound, the limit and the reaction after the owner change, recorded on the migration', async () => {
+    const { w, ref, ownerChangedAt } = await upToOwnerChange({ heartbeat: reporting });
+    const input = await w.copy.beginCopy(ref);
+    expect(input.proceedWithoutFinalAt).toBe(ownerChangedAt + 60_000 + 51_000);
+    expect(fenceBound(input.fenceTimings)).toBe(60_000);
+    const record = await w.admission.get('dev', 'api1');
+    expect(record.copyWait).toMatchObject({
+      basis: 'bounds',
+      proceedAt: new Date(ownerChangedAt + 111_000).toISOString(),
+      floorAt: new Date(ownerChangedAt + 60_000).toISOString(),
+      fenceBoundMs: 60_000,
+      lossBoundMs: 51_000,
+    });
+    expect(record.steps.find((s) => s.id === 'copy-snapshots')?.message).toMatch(
+      /^waiting for the source's final snapshot until .* since the owner change/,
+    );
+    await w.copy.completeCopy(ref, { copied: 2, skipped: 0, bytes: 9, finalFound: false, lastRevision: 88 });
+    expect((await w.admission.get('dev', 'api1')).steps.find((s) => s.id === 'copy-snapshots')?.message).toMatch(
+      /no final snapshot \(latest used from .*: the source's fence bound 60 s/,
+    );
+  });
+
+  it("a seed whose lease ran out long before: only the fence bound after the owner change; the seed's report still counts", async () => {
+    const { w, ref, ownerChangedAt } = await upToOwnerChange({ heartbeat: reporting, silentFor: 10 * 60_000 });
+    const input = await w.copy.beginCopy(ref);
+    expect(input.proceedWithoutFinalAt).toBe(ownerChangedAt + 60_000);
+    expect((await w.admission.get('dev', 'api1')).copyWait?.basis).toBe('bounds-since-lease-loss');
+  });
+
+  it('a source that reported nothing waits the fixed 10 minutes from the copy; an explicit wait outlasts the bounds', async () => {
+    const old = await upToOwnerChange({ heartbeat: READY, silentFor: 10 * 60_000 });
+    expect((await old.w.copy.beginCopy(old.ref)).proceedWithoutFinalAt).toBe(old.w.clock.now().getTime() + 600_000);
+    expect((await old.w.admission.get('dev', 'api1')).copyWait?.basis).toBe('fixed');
+
+    const patient = await upToOwnerChange({ heartbeat: reporting, silentFor: 10 * 60_000, finalSnapshotWait: '30m' });
+    expect((await patient.w.copy.beginCopy(patient.ref)).proceedWithoutFinalAt).toBe(
+      patient.ownerChangedAt + 30 * 60_000,
+    );
+    expect(await patient.w.admission.get('dev', 'api1')).toMatchObject({
+      finalSnapshotWait: '30m',
+      copyWait: { basis: 'explicit' },
+    });
+  });
+
+  it('refuses a finalSnapshotWait that is no duration, with a clear 400', async () => {
+    const w = await world();
+    await expect(
+      w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad', finalSnapshotWait: '10 minutes' }),
+    ).rejects.toMatchObject({ field: 'finalSnapshotWait' });
   });
 });

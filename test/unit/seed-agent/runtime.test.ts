@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../../core/commands/index.js';
 import { MemoryExtensionWorld } from '../../../core/extensions/index.js';
+import { hostedControlPlane } from '../../../core/model/seed.js';
 import { generateShootSecrets } from '../../../core/pki/shoot-secrets.js';
 import {
   InMemoryBlobStore,
@@ -9,6 +10,7 @@ import {
   sealSecrets,
   seedContext,
 } from '../../../core/shootstate/index.js';
+import { DEFAULT_SIDECAR_SETTINGS } from '../../../harness/fixtures/index.js';
 import { InMemorySnapshotStore, makeSnapshot } from '../../../core/snapshots/index.js';
 import type { OwnerCheckResult } from '../../../core/ownership/index.js';
 import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.js';
@@ -69,6 +71,19 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     });
     expect(plane?.externalUrl).toMatch(/^http:/);
     expect(plane?.components?.['kube-controller-manager']).toEqual({ replicas: 1 });
+  });
+
+  it("reports what its sidecars run with, in the heartbeat's shape, when the hosting says it (nothing otherwise)", async () => {
+    const settings = DEFAULT_SIDECAR_SETTINGS;
+    const reporting = setup({ hosting: new MemoryHosting({ sidecarSettings: settings }) });
+    await reporting.runtime.execute(cmd('create-control-plane', { controlPlane }));
+    const [plane] = await reporting.runtime.controlPlanes();
+    expect(plane?.sidecarSettings).toEqual(settings);
+    expect(hostedControlPlane.parse(plane)).toMatchObject({ sidecarSettings: settings });
+
+    const silent = setup();
+    await silent.runtime.execute(cmd('create-control-plane', { controlPlane }));
+    expect((await silent.runtime.controlPlanes())[0]).not.toHaveProperty('sidecarSettings');
   });
 
   it('a broken load balancer leaves the internal probe Success; a broken internal address crash-loops the dependents', async () => {

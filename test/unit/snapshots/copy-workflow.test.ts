@@ -93,6 +93,22 @@ describe('validateCopyRequest', () => {
     expect(() => config({ precopy: true, ownerChangedAt: T })).toThrow(/takes no ownerChangedAt/);
   });
 
+  it("takes the migration's decision as its deadline (proceedWithoutFinalAt), never before the fence bound after the owner change", () => {
+    const owner = T - 5_000;
+    expect(config({ ownerChangedAt: owner, proceedWithoutFinalAt: owner + BOUND + 7_000 })).toMatchObject({
+      deadline: owner + BOUND + 7_000,
+      waitForFinalTimeoutMs: BOUND + 2_000,
+    });
+    // Already past: the copy proceeds at its first look.
+    expect(config({ ownerChangedAt: T - BOUND - 60_000, proceedWithoutFinalAt: T - 1 })).toMatchObject({
+      deadline: T - 1,
+      waitForFinalTimeoutMs: 0,
+    });
+    expect(() => config({ ownerChangedAt: owner, proceedWithoutFinalAt: owner + BOUND - 1 })).toThrow(FenceBoundError);
+    expect(() => config({ proceedWithoutFinalAt: T + BOUND })).toThrow(/needs ownerChangedAt/);
+    expect(() => config({ precopy: true, proceedWithoutFinalAt: T + BOUND })).toThrow(/needs ownerChangedAt/);
+  });
+
   it('ignores final snapshots older than the owner change minus the clock skew', () => {
     expect(config({ ownerChangedAt: T, clockSkewMs: 10_000 }).notBefore).toBe((T - 10_000) / 1_000);
   });
