@@ -30,7 +30,10 @@ function pathsIn(doc: string): { path: string; from: string }[] {
   for (const m of body.matchAll(/\]\(([^)\s#]+)(#[^)]*)?\)/g)) {
     const target = m[1]!;
     if (/^[a-z]+:/.test(target)) continue;
-    found.push({ path: relative(root, resolve(dirname(join(root, doc)), target)), from: `link ${target}` });
+    const path = relative(root, resolve(dirname(join(root, doc)), target));
+    // Outside the repository (the workplace's shared style guide): not the repository's to keep.
+    if (path.startsWith('..')) continue;
+    found.push({ path, from: `link ${target}` });
   }
   // Paths in backticks: `seed/agent/hosting.ts`, `scripts/setup.sh`, `test/harness/` (repository-relative).
   for (const m of body.matchAll(/`([^`\s]+)`/g)) {
