@@ -25,7 +25,12 @@ import type { Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
 import { itemToSeed, itemToShoot, seedToItem, shootToItem, type ShootItem } from './codec.js';
 import { TABLE_INDEXES, seedKey, seedLeaseKey, shootKey } from './keys.js';
-import { decodePageToken, encodePageToken, listIdentity } from '../../core/garden/page-token.js';
+import {
+  decodePageToken,
+  encodePageToken,
+  listIdentity,
+  seedShootsListIdentity,
+} from '../../core/garden/page-token.js';
 import { isName } from '../../core/model/names.js';
 
 export interface DynamoGardenRepositoryOptions {
@@ -68,7 +73,7 @@ export class DynamoGardenRepository implements GardenRepository {
     return seed ? seedWithLease(itemToSeed(seed), lease?.doc as SeedLease | undefined, this.clock.now()) : undefined;
   }
 
-  async listSeeds(page: PageRequest): Promise<Page<Seed>> {
+  async listSeeds(page: PageRequest, options: { leases?: boolean } = {}): Promise<Page<Seed>> {
     const seeds = await this.query({
       index: TABLE_INDEXES.kind,
       partition: 'Seed',
@@ -77,6 +82,8 @@ export class DynamoGardenRepository implements GardenRepository {
       list: listIdentity('seeds'),
       startKey: seedStartKey,
     });
+    // The stored resource carries no lease fields: without the lease it is what readers see of a silent seed.
+    if (options.leases === false) return seeds;
     const leases = await this.leases(seeds.items.map((s) => s.metadata.name));
     const now = this.clock.now();
     return { ...seeds, items: seeds.items.map((s) => seedWithLease(s, leases.get(s.metadata.name), now)) };
@@ -267,6 +274,20 @@ export class DynamoGardenRepository implements GardenRepository {
       map: itemToShoot,
       list: listIdentity('shoots'),
       startKey: shootIdStartKey,
+    });
+  }
+
+  async listShootsOnSeed(seedName: string, page: PageRequest): Promise<Page<Shoot>> {
+    return this.query({
+      index: TABLE_INDEXES.seed,
+      partition: seedName,
+      page,
+      map: itemToShoot,
+      list: seedShootsListIdentity(seedName),
+      startKey: (id) => {
+        const key = shootIdStartKey(id);
+        return key ? { pk: key.pk!, sk: key.sk!, seedName, id } : undefined;
+      },
     });
   }
 

@@ -14,6 +14,7 @@ import { optionalNumberEnv, requireEnv, schedulingPolicyFromEnv } from '../share
 import { logger } from '../shared/logger.js';
 import { migrationJournal } from '../shared/migration-journal.js';
 import { observability } from '../shared/observability.js';
+import { meteredClients, startMetering, takeCalls } from '../shared/metering.js';
 
 const tableName = requireEnv('TABLE_NAME');
 const scheduling = schedulingPolicyFromEnv();
@@ -22,10 +23,11 @@ const rails = railsFrom({
   maxLostShare: optionalNumberEnv('EVACUATION_MAX_LOST_SHARE'),
   maxAttempts: optionalNumberEnv('EVACUATION_MAX_ATTEMPTS'),
 });
-const repo = new DynamoGardenRepository({ tableName });
-const migrations = new DynamoMigrationStore({ tableName });
-const store = new DynamoEvacuationStore({ tableName });
-const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
+const client = meteredClients.dynamodb();
+const repo = new DynamoGardenRepository({ tableName, client });
+const migrations = new DynamoMigrationStore({ tableName, client });
+const store = new DynamoEvacuationStore({ tableName, client });
+const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME'), client: meteredClients.events() });
 const mover = new AdmissionMover(
   new MigrationAdmission({
     journal: migrationJournal(),
@@ -60,6 +62,7 @@ const input = z.union([
  * that EventBridge retries (every step is idempotent).
  */
 async function evacuate(event: unknown) {
+  startMetering();
   const parsed = parseInput(input, event ?? {});
   const result = await runEvacuationRound({
     repo,
@@ -83,7 +86,7 @@ async function evacuate(event: unknown) {
   };
   if (summary.written.length > 0 || result.started.length > 0 || result.rejected.length > 0 || result.plan.held)
     logger.info('evacuation round', summary);
-  return summary;
+  return { ...summary, calls: takeCalls('evacuation round') };
 }
 
 export const handler = middy(evacuate).use(observability());

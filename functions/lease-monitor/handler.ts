@@ -14,6 +14,8 @@ import { requireEnv } from '../shared/env.js';
 import { logger } from '../shared/logger.js';
 import { observability } from '../shared/observability.js';
 import { runRounds } from '../shared/rounds.js';
+import { meteredClients, startMetering, takeCalls } from '../shared/metering.js';
+import type { CallReport } from '../../adapters/metering/call-meter.js';
 
 /** A scheduled invocation runs a minute of rounds; a test or an operator may ask for fewer. */
 const input = z
@@ -24,13 +26,14 @@ const input = z
   .passthrough();
 
 const tableName = requireEnv('TABLE_NAME');
-const repo = new DynamoGardenRepository({ tableName });
-const store = new DynamoLostLeaseStore({ tableName });
-const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
+const client = meteredClients.dynamodb();
+const repo = new DynamoGardenRepository({ tableName, client });
+const store = new DynamoLostLeaseStore({ tableName, client });
+const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME'), client: meteredClients.events() });
 const early = new SourceLeaseSwitch({
-  waits: new DynamoSourceWaitIndex({ tableName }),
-  migrations: new DynamoMigrationStore({ tableName }),
-  tasks: new SfnTaskTokens(),
+  waits: new DynamoSourceWaitIndex({ tableName, client }),
+  migrations: new DynamoMigrationStore({ tableName, client }),
+  tasks: new SfnTaskTokens({ client: meteredClients.sfn() }),
 });
 
 /**
@@ -39,7 +42,10 @@ const early = new SourceLeaseSwitch({
  * for every seed whose lease has expired, cuts short the mode-auto migrations still waiting on its agent
  * (SourceLeaseExpired: the flow switches to the bad path instead of waiting for the command timeout).
  */
-async function monitor(event: unknown): Promise<{ rounds: number; announced: string[]; switched: string[] }> {
+async function monitor(
+  event: unknown,
+): Promise<{ rounds: number; announced: string[]; switched: string[]; calls: CallReport }> {
+  startMetering();
   const { rounds, intervalSeconds = 5 } = parseInput(input, event ?? {});
   const announced: string[] = [];
   const switched: string[] = [];
@@ -63,7 +69,7 @@ async function monitor(event: unknown): Promise<{ rounds: number; announced: str
         });
     },
   );
-  return { rounds: planned, announced, switched };
+  return { rounds: planned, announced, switched, calls: takeCalls('lease monitor') };
 }
 
 export const handler = middy(monitor).use(observability());
