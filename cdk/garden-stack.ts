@@ -57,6 +57,8 @@ export interface GardenStackProps extends StackProps {
   lifecycleSchedule?: boolean;
   /** Whether EventBridge runs the seed lease monitor every minute; off where tests drive its rounds. */
   leaseMonitorSchedule?: boolean;
+  /** Off for landscapes that drive the ownership audit themselves (the fleet benchmark). Default on. */
+  auditSchedule?: boolean;
   /** The evacuation controller's rails and schedule (docs/design.md section 13). */
   evacuation?: { maxSeeds?: number; maxLostShare?: number; maxAttempts?: number; scheduleEnabled?: boolean };
   /** How long a migration step waits for a seed agent. Default 5 minutes; tests use seconds. */
@@ -246,6 +248,7 @@ export class GardenStack extends Stack {
       internalDomain: props.internalDomain,
       apiDomain,
       auditInterval: props.auditInterval,
+      scheduleEnabled: props.auditSchedule ?? true,
     });
     const lifecycle = new ShootLifecycle(this, 'ShootLifecycle', {
       name: `${this.stackName}-operate-shoot`,

@@ -60,11 +60,19 @@ export class CallMeter {
           '',
         );
         const result = await next(args);
-        this.count(service, operation, args.input as Record<string, unknown>, result.output as Record<string, unknown>);
+        // The document client marshals after this point and unmarshals before it: what is seen here are its
+        // plain values then (it marks the call as its own on the way), else DynamoDB's attribute values.
+        const features = (context as { __aws_sdk_context?: { features?: Record<string, string> } }).__aws_sdk_context
+          ?.features;
+        this.count(
+          service,
+          operation,
+          args.input as Record<string, unknown>,
+          result.output as Record<string, unknown>,
+          features?.DDB_MAPPER !== undefined,
+        );
         return result;
       },
-      // After the document client's marshalling (initialize) and before the request is built: the input and
-      // output seen here are DynamoDB's own attribute values, whose sizes are what it bills.
       { step: 'serialize', priority: 'high', name: 'gardenlessCallMeter', override: true },
     );
     return client;
@@ -77,13 +85,19 @@ export class CallMeter {
     return report;
   }
 
-  private count(service: string, operation: string, input: Record<string, unknown>, output: Record<string, unknown>) {
+  private count(
+    service: string,
+    operation: string,
+    input: Record<string, unknown>,
+    output: Record<string, unknown>,
+    native: boolean,
+  ) {
     const key = `${service}.${operation}`;
     this.report.calls[key] = (this.report.calls[key] ?? 0) + 1;
     if (service !== 'DynamoDB') return;
     const d = this.report.dynamodb;
-    const read = dynamoReadUnits(operation, input, output);
-    const written = dynamoWriteUnits(operation, input, output, this.options.dynamodbIndexes);
+    const read = dynamoReadUnits(operation, input, output, native);
+    const written = dynamoWriteUnits(operation, input, output, this.options.dynamodbIndexes, native);
     d.itemsRead += read.items;
     d.readUnits += read.units;
     d.itemsWritten += written.items;
