@@ -6,9 +6,10 @@
  * Create operations run by the agents. The stack is deployed with every schedule off: the benchmark runs
  * each periodic job itself, one invocation a round, at its period.
  *
- * 1. Growth: the fleet is filled in steps (BENCH_FLEET_STEPS, default 100,1000,3000,10000, up to the size);
- *    at each step every job runs BENCH_FLEET_ROUNDS rounds (default 3) back to back: wall time, invocations,
- *    items read and written, DynamoDB and Route 53 calls per round, and per 1,000 shoots.
+ * 1. Growth: the fleet is filled in steps (BENCH_FLEET_STEPS, default 100,1000,3000,10000, up to the size):
+ *    the first through the API (20 clients), the others in bulk (scripts/fleet/bulk-fill.ts says how and
+ *    why); at each step every job runs BENCH_FLEET_ROUNDS rounds (default 3) back to back: wall time,
+ *    invocations, items read and written, DynamoDB and Route 53 calls per round, and per 1,000 shoots.
  * 2. Load: at the first step (the API's baseline) for BENCH_FLEET_BASELINE_SECONDS (default 120) and at
  *    the full size for BENCH_FLEET_STEADY_MINUTES (default 10): 20 API clients (a request, then about a
  *    second: get 70 %, list by pages of 100 20 %, create 4 %, delete 3 %, hibernate or wake 3 %), 5
@@ -22,9 +23,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { Route53Client } from '@aws-sdk/client-route-53';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { GetExecutionHistoryCommand, ListExecutionsCommand, SFNClient, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { DynamoGardenRepository } from '../adapters/dynamodb/garden-repository.js';
@@ -32,6 +36,7 @@ import { TABLE_INDEXES } from '../adapters/dynamodb/keys.js';
 import { GardenClient } from '../adapters/http/garden-client.js';
 import { CallMeter, callsOf, emptyCallReport, type CallReport } from '../adapters/metering/call-meter.js';
 import { listAllSeeds } from '../core/garden/placement.js';
+import type { Deployment } from '../local/deploy.js';
 import { GardenService } from '../core/garden/service.js';
 import { outboundPolicyFrom } from '../core/net/outbound-url.js';
 import { backedSeed } from '../test/fixtures/index.js';
@@ -52,6 +57,7 @@ import {
   unitCost,
   type CostLine,
 } from './fleet/cost.js';
+import { bulkFill } from './fleet/bulk-fill.js';
 import { JOBS, runJobRound, type JobName, type JobRound } from './fleet/jobs.js';
 import { Fleet, runLoad, shootBody, type ApiOp, type LoadRecord } from './fleet/load.js';
 
@@ -101,15 +107,20 @@ const record = startBenchRun({
     'clients with churn and 5 migrations at once, and the monthly AWS cost from the counted calls.',
 });
 
-const { deployment, close } = await benchLandscape({
-  context: {
-    watchdogSchedule: 'false',
-    leaseMonitorSchedule: 'false',
-    lifecycleSchedule: 'false',
-    evacuationSchedule: 'false',
-    auditSchedule: 'false',
-  },
-});
+// BENCH_FLEET_LANDSCAPE: a file with the deployment (local/deploy.ts `Deployment` as JSON) of a stack deployed
+// with the context below, to run against instead of deploying afresh (each run registers seeds of its own).
+const given = process.env.BENCH_FLEET_LANDSCAPE;
+const { deployment, close } = given
+  ? { deployment: JSON.parse(readFileSync(given, 'utf8')) as Deployment, close: async () => {} }
+  : await benchLandscape({
+      context: {
+        watchdogSchedule: 'false',
+        leaseMonitorSchedule: 'false',
+        lifecycleSchedule: 'false',
+        evacuationSchedule: 'false',
+        auditSchedule: 'false',
+      },
+    });
 const aws = { endpoint: deployment.awsEndpoint, region: deployment.region, credentials };
 const api = new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials, timeoutMs: 60_000 });
 const lambda = new LambdaClient({ ...aws, maxAttempts: 1, requestHandler: { requestTimeout: 600_000 } as never });
@@ -125,6 +136,7 @@ try {
   const seedNames = Array.from({ length: SEEDS }, (_, i) => `fleet-${run}-${String(i).padStart(3, '0')}`);
   log(`bench:fleet  ${SEEDS} seeds, ${SHOOTS} shoots in steps ${STEPS.join(', ')}; emulator ${deployment.awsEndpoint}`);
 
+  const seedAccess = new Map<string, { queueUrl: string; identity: string }>();
   // Seeds: a backup bucket each (the agent reports BackupBucketsReady), registered through the API.
   const s3 = new S3Client({ ...aws, forcePathStyle: true });
   const setup = pLimit(8);
@@ -134,8 +146,11 @@ try {
         await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
         const seed = backedSeed(name, 0);
         seed.spec.networks.nodes = `10.${Math.floor(i / 256)}.${i % 256}.0/24`;
-        const res = await api.withGatewayRetries(3).request('PUT', `/seeds/${name}`, { body: seed });
+        const res = await api
+          .withGatewayRetries(3)
+          .request<{ status: { identity: string; commandQueueUrl: string } }>('PUT', `/seeds/${name}`, { body: seed });
         if (res.status !== 201) throw new Error(`seed ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+        seedAccess.set(name, { queueUrl: res.body.status.commandQueueUrl, identity: res.body.status.identity });
       }),
     ),
   );
@@ -188,12 +203,34 @@ try {
   const fillRates: { shoots: number; seconds: number }[] = [];
   for (const step of STEPS) {
     const t0 = Date.now();
-    await fill(fleet, step);
+    if (step === STEPS[0]) await fill(fleet, step);
+    else {
+      const from = fleet.names.length;
+      const names = Array.from({ length: Math.max(0, step - from) }, (_, k) => `s${String(from + k).padStart(5, '0')}`);
+      const progress = setInterval(() => log(`  bulk fill: ${fleet.names.length - from}/${names.length}`), 30_000);
+      try {
+        await bulkFill({
+          repo,
+          sqs: new SQSClient(aws),
+          route53: new Route53Client(aws),
+          hostedZoneId: deployment.outputs.HostedZoneId,
+          internalDomain: deployment.outputs.InternalDomain,
+          seeds: seedAccess,
+          project: fleet.project,
+          names,
+          onProgress: () => undefined,
+        });
+      } finally {
+        clearInterval(progress);
+      }
+      fleet.names.push(...names);
+      log(`  ${names.length} shoots placed by the scheduler in bulk in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    }
     await waitFor(`${step} control planes hosted`, async () => {
       const hosted = await hostedControlPlanes();
       return { done: hosted >= fleet.names.length, progress: `${hosted}/${fleet.names.length}` };
     });
-    fillRates.push({ shoots: step, seconds: (Date.now() - t0) / 1000 });
+    if (step === STEPS[0]) fillRates.push({ shoots: step, seconds: (Date.now() - t0) / 1000 });
     // One more heartbeat, so that every lease carries every plane's external URL.
     await sleep(HEARTBEAT_MS + 2_000);
     const rounds: JobRound[] = [];
@@ -276,7 +313,7 @@ async function fill(fleet: Fleet, size: number): Promise<void> {
 
 async function hostedControlPlanes(): Promise<number> {
   const seeds = await listAllSeeds(repo);
-  return seeds.reduce((n, s) => n + (s.status.controlPlanes?.filter((cp) => cp.externalUrl).length ?? 0), 0);
+  return seeds.reduce((n, s) => n + (s.status.controlPlanes?.length ?? 0), 0);
 }
 
 async function waitFor(what: string, check: () => Promise<{ done: boolean; progress: string }>): Promise<void> {

@@ -2,7 +2,7 @@ import { ConflictError } from '../errors.js';
 import type { EventSink } from '../garden/context.js';
 import { listAllShootsOnSeed } from '../garden/listing.js';
 import type { Shoot } from '../model/shoot.js';
-import { listAllSeeds, type SchedulingPolicy } from '../garden/placement.js';
+import { HEALTH_ONLY, listAllSeeds, type SchedulingPolicy } from '../garden/placement.js';
 import type { GardenRepository } from '../garden/repository.js';
 import type { MigrationStore } from '../migration/store.js';
 import {
@@ -52,7 +52,7 @@ export interface EvacuationRoundResult {
  */
 export async function runEvacuationRound(options: EvacuationRoundOptions): Promise<EvacuationRoundResult> {
   const { store, events } = options;
-  const seeds = await listAllSeeds(options.repo);
+  const seeds = await listAllSeeds(options.repo, HEALTH_ONLY);
   const evacuations = await store.list();
   const watched = new Set(seedsToWatch({ seeds, evacuations, now: options.now }));
   const listed = new Set(evacuations.filter(isActive).flatMap((e) => e.shoots.map(shootKey)));

@@ -51,10 +51,14 @@ export class MemoryGardenRepository implements GardenRepository {
     return entry ? this.seedOut(entry) : undefined;
   }
 
-  async listSeeds(page: PageRequest, options: { leases?: boolean } = {}): Promise<Page<Seed>> {
-    return paginate([...this.seeds.entries()], page, listIdentity('seeds'), (entry) =>
-      options.leases === false ? withoutLease(this.seedOut(entry)) : this.seedOut(entry),
-    );
+  async listSeeds(page: PageRequest, options: { leases?: boolean; controlPlanes?: boolean } = {}): Promise<Page<Seed>> {
+    return paginate([...this.seeds.entries()], page, listIdentity('seeds'), (entry) => {
+      const seed = this.seedOut(entry);
+      if (options.leases === false) return withoutLease(seed);
+      if (options.controlPlanes !== false) return seed;
+      const { controlPlanes: _unread, ...status } = seed.status;
+      return { ...seed, status };
+    });
   }
 
   async renewLease(lease: SeedLease): Promise<void> {

@@ -10,10 +10,12 @@ import type { Page, PageRequest } from './page.js';
 export interface GardenRepository {
   getSeed(name: string): Promise<Seed | undefined>;
   /**
-   * Seeds by name, paged, each with its lease joined in; with `leases: false` without it (no lease is read:
-   * the stored resource and its shoot count, for a caller that needs neither health nor control planes).
+   * Seeds by name, paged, each with its lease joined in. `leases: false`: without it (no lease is read: the
+   * stored resource and its shoot count, for a caller that needs neither health nor control planes).
+   * `controlPlanes: false`: the lease without the agent's report of its control planes (`status.controlPlanes`
+   * absent), which is most of a busy seed's bytes: the scheduler and the lease monitor need only its health.
    */
-  listSeeds(page: PageRequest, options?: { leases?: boolean }): Promise<Page<Seed>>;
+  listSeeds(page: PageRequest, options?: { leases?: boolean; controlPlanes?: boolean }): Promise<Page<Seed>>;
   /** Fails with ConflictError when the seed exists. */
   createSeed(seed: Seed): Promise<Seed>;
   /** Writes spec, metadata and status; fails with ConflictError unless the stored version is `expectedVersion`. */

@@ -7,7 +7,7 @@ import { DynamoSourceWaitIndex } from '../../adapters/dynamodb/source-waits.js';
 import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
 import { SfnTaskTokens } from '../../adapters/sfn/task-tokens.js';
 import { runLeaseMonitorRound } from '../../core/garden/lease-monitor-round.js';
-import { listAllSeeds } from '../../core/garden/placement.js';
+import { HEALTH_ONLY, listAllSeeds } from '../../core/garden/placement.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { SourceLeaseSwitch } from '../../core/migration/source-waits.js';
 import { requireEnv } from '../shared/env.js';
@@ -52,7 +52,8 @@ async function monitor(
   const planned = await runRounds(
     { what: 'lease monitor', intervalSeconds, ...(rounds ? { rounds } : {}) },
     async (offset) => {
-      const result = await runLeaseMonitorRound({ seeds: await listAllSeeds(repo), store, events, now: new Date() });
+      const seeds = await listAllSeeds(repo, HEALTH_ONLY);
+      const result = await runLeaseMonitorRound({ seeds, store, events, now: new Date() });
       announced.push(...result.announced);
       for (const lease of result.expired) {
         for (const wait of await early.failWaitsOn(lease)) {

@@ -5,6 +5,7 @@ import { Route53Client } from '@aws-sdk/client-route-53';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { TABLE_INDEXES } from '../../adapters/dynamodb/keys.js';
+import { ROUTE53_RETRY } from '../../adapters/route53/route53-api.js';
 import { CallMeter, type CallReport } from '../../adapters/metering/call-meter.js';
 import { logger } from './logger.js';
 
@@ -18,7 +19,7 @@ export const meter = new CallMeter({ dynamodbIndexes: Object.values(TABLE_INDEXE
 
 export const meteredClients = {
   dynamodb: () => meter.attach(new DynamoDBClient({}), 'DynamoDB'),
-  route53: () => meter.attach(new Route53Client({}), 'Route53'),
+  route53: () => meter.attach(new Route53Client({ ...ROUTE53_RETRY }), 'Route53'),
   sqs: () => meter.attach(new SQSClient({}), 'SQS'),
   sfn: () => meter.attach(new SFNClient({}), 'StepFunctions'),
   events: () => meter.attach(new EventBridgeClient({}), 'EventBridge'),

@@ -28,7 +28,7 @@ export interface LoadRecord {
   rounds: JobRound[];
   /** Rounds not started because the previous one of the same job still ran at its next slot. */
   overruns: Record<JobName, number>;
-  migrations: { succeeded: number; failed: number; durationsMs: number[] };
+  migrations: { succeeded: number; failed: number; unfinished: number; durationsMs: number[] };
   churn: { created: number; deleted: number; hibernations: number };
 }
 
@@ -39,7 +39,7 @@ export function emptyLoadRecord(): LoadRecord {
     failures: Object.fromEntries(ops.map((o) => [o, []])) as unknown as LoadRecord['failures'],
     rounds: [],
     overruns: Object.fromEntries(JOBS.map((j) => [j.name, 0])) as Record<JobName, number>,
-    migrations: { succeeded: 0, failed: 0, durationsMs: [] },
+    migrations: { succeeded: 0, failed: 0, unfinished: 0, durationsMs: [] },
     churn: { created: 0, deleted: 0, hibernations: 0 },
   };
 }
@@ -233,12 +233,14 @@ async function migrationDriver(options: {
       const res = await timed(record, 'migrate', () => api.request('POST', `${path}/migrate`, { body: {} }), [202]);
       if (res?.status !== 202) continue;
       let state = 'Running';
-      while (state === 'Running' && Date.now() - started < 10 * 60_000) {
+      // The phase's end ends the wait too: a migration still running then is counted as such, not as failed.
+      while (state === 'Running' && Date.now() < options.until) {
         await sleep(2_000);
         const m = await api.request<{ state: string }>('GET', `${path}/migration`);
         if (m.status === 200) state = m.body.state;
       }
-      if (state === 'Succeeded') {
+      if (state === 'Running') record.migrations.unfinished += 1;
+      else if (state === 'Succeeded') {
         record.migrations.succeeded += 1;
         record.migrations.durationsMs.push(Date.now() - started);
       } else {

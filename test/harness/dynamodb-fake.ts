@@ -14,8 +14,8 @@ export interface RecordedCall {
  * network), recording every call: for adapter unit tests that look at which operations a code path makes.
  * It keeps items and answers reads by key, by partition and by index partition, in sort-key order with
  * `Limit` and `ExclusiveStartKey`; writes apply their items and the `SET`/`REMOVE` updates the adapters
- * use. Conditions are not evaluated, except that a put of an existing key conditional on
- * `attribute_not_exists(pk)` fails: a fake for what is asked, not for what DynamoDB decides.
+ * use. Of the conditions only two forms are evaluated, `attribute_not_exists(pk)` and `<attribute> = :value`
+ * (others pass): a fake for what is asked, not for what DynamoDB decides.
  */
 export class DynamoDbFake {
   readonly calls: RecordedCall[] = [];
@@ -43,7 +43,11 @@ export class DynamoDbFake {
       return json(200, this.run(operation, input));
     } catch (error) {
       if (error instanceof FakeFailure)
-        return json(400, { __type: `com.amazonaws.dynamodb.v20120810#${error.type}`, message: error.message });
+        return json(400, {
+          __type: `com.amazonaws.dynamodb.v20120810#${error.type}`,
+          message: error.message,
+          ...error.fields,
+        });
       throw error;
     }
   }
@@ -74,13 +78,27 @@ export class DynamoDbFake {
       case 'DeleteItem':
         this.items.delete(keyOf(input.Key as Item));
         return {};
-      case 'TransactWriteItems':
-        for (const entry of input.TransactItems as Record<string, Record<string, unknown>>[]) {
-          if (entry.Put) this.put(entry.Put);
+      case 'TransactWriteItems': {
+        const entries = input.TransactItems as Record<string, Record<string, unknown>>[];
+        const reasons = entries.map((entry) => {
+          const request = Object.values(entry)[0]!;
+          const key = (request.Item ?? request.Key) as Item;
+          const stored = this.items.get(keyOf(key));
+          if (this.holds(request, stored)) return { Code: 'None' };
+          const old = request.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' && stored ? { Item: stored } : {};
+          return { Code: 'ConditionalCheckFailed', ...old };
+        });
+        if (reasons.some((r) => r.Code !== 'None'))
+          throw new FakeFailure('TransactionCanceledException', 'Transaction cancelled', {
+            CancellationReasons: reasons,
+          });
+        for (const entry of entries) {
+          if (entry.Put) this.items.set(keyOf(entry.Put.Item as Item), structuredClone(entry.Put.Item as Item));
           if (entry.Update) this.update(entry.Update);
           if (entry.Delete) this.items.delete(keyOf(entry.Delete.Key as Item));
         }
         return {};
+      }
       default:
         throw new Error(`DynamoDbFake: ${operation} is not supported`);
     }
@@ -88,9 +106,19 @@ export class DynamoDbFake {
 
   private put(input: Record<string, unknown>): void {
     const item = input.Item as Item;
-    if (String(input.ConditionExpression ?? '').includes('attribute_not_exists(pk)') && this.items.has(keyOf(item)))
+    if (!this.holds(input, this.items.get(keyOf(item))))
       throw new FakeFailure('ConditionalCheckFailedException', 'The conditional request failed');
     this.items.set(keyOf(item), structuredClone(item));
+  }
+
+  /** Whether a request's condition holds on the stored item (see the class comment for what is evaluated). */
+  private holds(request: Record<string, unknown>, stored: Item | undefined): boolean {
+    const condition = String(request.ConditionExpression ?? '');
+    if (condition === 'attribute_not_exists(pk)') return stored === undefined;
+    const equality = /^(\w+) = (:\w+)$/.exec(condition);
+    if (!equality) return true;
+    const wanted = ((request.ExpressionAttributeValues ?? {}) as Item)[equality[2]!];
+    return stored !== undefined && JSON.stringify(stored[equality[1]!]) === JSON.stringify(wanted);
   }
 
   private update(input: Record<string, unknown>): Item {
@@ -162,6 +190,7 @@ class FakeFailure extends Error {
   constructor(
     readonly type: string,
     message: string,
+    readonly fields: Record<string, unknown> = {},
   ) {
     super(message);
   }
