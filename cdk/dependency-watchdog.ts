@@ -82,6 +82,8 @@ export class DependencyWatchdog extends Construct {
       logRetention: props.logRetention,
       // Six rounds ten seconds apart, each waiting for its partitions (bounded by theirs).
       timeout: Duration.seconds(90),
+      // It waits for its partitions and between rounds, all minute: memory is what that minute costs.
+      memorySize: 256,
       environment: {
         TABLE_NAME: props.table.tableName,
         PARTITION_FUNCTION_NAME: partition.functionName,

@@ -225,6 +225,7 @@ export class GardenStack extends Stack {
         'Health is deliberately public for load balancers and uptime checks; it returns only status and version.',
       );
 
+    new CfnOutput(this, 'ApiFunctionName', { value: api.function.functionName });
     new CfnOutput(this, 'ApiId', { value: httpApi.apiId });
     new CfnOutput(this, 'ApiUrl', { value: httpApi.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: table.tableName });
@@ -274,6 +275,9 @@ export class GardenStack extends Stack {
       ...(props.watchdogProbesApiDomain ? { probeViaApiDomain: { externalDomain: apiDomain.externalDomain } } : {}),
     });
     new CfnOutput(this, 'WatchdogFunctionName', { value: watchdog.function.function.functionName });
+    new CfnOutput(this, 'WatchdogPartitionFunctionName', {
+      value: watchdog.partitionFunction.function.functionName,
+    });
     const migrateShootName = `${this.stackName}-migrate-shoot`;
     const migration = new Migration(this, 'Migration', {
       name: migrateShootName,

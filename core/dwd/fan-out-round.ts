@@ -26,6 +26,8 @@ export interface PartitionOutcome {
   missed: boolean;
   /** What the invocation asked of AWS (the function's meter), passed through unread. */
   calls?: unknown;
+  /** How long the invocation ran (ms), as its handler measured it. */
+  durationMs?: number;
 }
 
 /** Runs one partition somewhere: in another Lambda invocation on AWS, in-process in tests. */

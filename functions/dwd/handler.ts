@@ -41,6 +41,8 @@ export interface WatchdogRoundSummary {
   shoots: number;
   probes: number;
   commands: number;
+  /** The partitions' invocations, summed (ms): what they are billed for. */
+  partitionMs: number;
   /** This invocation's calls and every partition's, summed. */
   calls: CallReport;
 }
@@ -89,6 +91,7 @@ async function watchdog(event: unknown): Promise<{
         shoots: round.outcomes.reduce((n, o) => n + o.shoots, 0),
         probes: round.outcomes.reduce((n, o) => n + o.probes, 0),
         commands: round.outcomes.reduce((n, o) => n + o.commands, 0),
+        partitionMs: round.outcomes.reduce((n, o) => n + (o.durationMs ?? 0), 0),
         calls,
       };
       summaries.push(summary);

@@ -46,6 +46,7 @@ const apiDomain =
  */
 async function partition(event: unknown): Promise<PartitionOutcome> {
   startMetering();
+  const started = Date.now();
   const request = parseInput(input, event);
   const outcome = await runPartitionRound({
     repo,
@@ -60,7 +61,7 @@ async function partition(event: unknown): Promise<PartitionOutcome> {
   if (outcome.missed) logger.warn('watchdog partition skipped: it started after its round slot', { request });
   else if (outcome.acted.length > 0 || outcome.skipped.length > 0)
     logger.info('watchdog partition', { seeds: request.seeds, acted: outcome.acted, skipped: outcome.skipped });
-  return { ...outcome, calls: takeCalls('watchdog partition') };
+  return { ...outcome, calls: takeCalls('watchdog partition'), durationMs: Date.now() - started };
 }
 
 export const handler = middy(partition).use(observability());

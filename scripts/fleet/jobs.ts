@@ -11,6 +11,8 @@ export type JobName = 'watchdog' | 'audit' | 'leaseMonitor' | 'resync' | 'evacua
 
 export interface JobSpec {
   readonly name: JobName;
+  /** A scheduled invocation runs rounds for its whole minute: it is billed all month whatever a round takes. */
+  readonly runsAllMinute: boolean;
   /** How the job is named in tables. */
   readonly title: string;
   /** Its period on AWS (the schedule or the rounds within a scheduled minute). */
@@ -22,6 +24,7 @@ export interface JobSpec {
 export const JOBS: readonly JobSpec[] = [
   {
     name: 'watchdog',
+    runsAllMinute: true,
     title: 'dependency watchdog round',
     periodSeconds: 10,
     output: 'WatchdogFunctionName',
@@ -29,6 +32,7 @@ export const JOBS: readonly JobSpec[] = [
   },
   {
     name: 'leaseMonitor',
+    runsAllMinute: true,
     title: 'lease monitor round',
     periodSeconds: 5,
     output: 'LeaseMonitorFunctionName',
@@ -36,6 +40,7 @@ export const JOBS: readonly JobSpec[] = [
   },
   {
     name: 'resync',
+    runsAllMinute: false,
     title: 'lifecycle resync',
     periodSeconds: 60,
     output: 'LifecycleFunctionName',
@@ -43,6 +48,7 @@ export const JOBS: readonly JobSpec[] = [
   },
   {
     name: 'evacuation',
+    runsAllMinute: false,
     title: 'evacuation controller round',
     periodSeconds: 60,
     output: 'EvacuationFunctionName',
@@ -50,6 +56,7 @@ export const JOBS: readonly JobSpec[] = [
   },
   {
     name: 'audit',
+    runsAllMinute: false,
     title: 'ownership audit',
     periodSeconds: 300,
     output: 'OwnershipAuditFunctionName',
@@ -64,6 +71,12 @@ export interface JobRound {
   wallMs: number;
   /** Lambda invocations the round made: 1, plus the watchdog's partitions. */
   invocations: number;
+  /**
+   * Lambda time billed for the round (ms), apart from a function that runs its whole scheduled minute (the
+   * watchdog's round function and the lease monitor, priced as such): the watchdog's partitions as they
+   * measured themselves, another job's invocation as the caller saw it (an upper bound on the emulator).
+   */
+  billedMs: number;
   calls: CallReport;
   /** The shoots the round covered where it says (the watchdog's partitions). */
   shoots?: number;
@@ -72,7 +85,7 @@ export interface JobRound {
 
 interface JobAnswer {
   calls?: CallReport;
-  summaries?: { partitions: number; shoots: number; calls: CallReport }[];
+  summaries?: { partitions: number; shoots: number; partitionMs: number; calls: CallReport }[];
 }
 
 /** Runs one round of `job` through its deployed function. */
@@ -84,13 +97,20 @@ export async function runJobRound(lambda: LambdaClient, outputs: GardenOutputs, 
   const wallMs = performance.now() - t0;
   const text = Buffer.from(res.Payload ?? new Uint8Array()).toString('utf8');
   if (res.FunctionError)
-    return { job: job.name, wallMs, invocations: 1, calls: emptyCallReport(), error: text.slice(0, 300) };
+    return { job: job.name, wallMs, invocations: 1, billedMs: 0, calls: emptyCallReport(), error: text.slice(0, 300) };
   const answer = JSON.parse(text) as JobAnswer;
   if (answer.summaries) {
     const calls = answer.summaries.reduce((all, s) => addCallReports(all, s.calls), emptyCallReport());
     const partitions = answer.summaries.reduce((n, s) => n + s.partitions, 0);
     const shoots = answer.summaries.reduce((n, s) => n + s.shoots, 0);
-    return { job: job.name, wallMs, invocations: 1 + partitions, calls, shoots };
+    const billedMs = answer.summaries.reduce((n, s) => n + s.partitionMs, 0);
+    return { job: job.name, wallMs, invocations: 1 + partitions, billedMs, calls, shoots };
   }
-  return { job: job.name, wallMs, invocations: 1, calls: answer.calls ?? emptyCallReport() };
+  return {
+    job: job.name,
+    wallMs,
+    invocations: 1,
+    billedMs: job.runsAllMinute ? 0 : wallMs,
+    calls: answer.calls ?? emptyCallReport(),
+  };
 }
