@@ -79,33 +79,19 @@ async function api() {
   });
   const send = (method: string, path: string, options: RequestOptions = {}) =>
     handleRequest(httpEvent(method, path, options), { service, migrations, evacuations, access: ACCESS, version: 't' });
+  const ready = {
+    body: {
+      conditions: [
+        { type: 'GardenletReady', status: 'True' },
+        { type: 'BackupBucketsReady', status: 'True' },
+      ],
+    },
+  };
   for (const [method, path, options] of [
     ['PUT', '/seeds/aws-eu1', { body: seedBody() }],
     ['PUT', '/seeds/aws-eu2', { body: seedBody() }],
-    [
-      'POST',
-      '/seeds/aws-eu1/heartbeat',
-      {
-        body: {
-          conditions: [
-            { type: 'GardenletReady', status: 'True' },
-            { type: 'BackupBucketsReady', status: 'True' },
-          ],
-        },
-      },
-    ],
-    [
-      'POST',
-      '/seeds/aws-eu2/heartbeat',
-      {
-        body: {
-          conditions: [
-            { type: 'GardenletReady', status: 'True' },
-            { type: 'BackupBucketsReady', status: 'True' },
-          ],
-        },
-      },
-    ],
+    ['POST', '/seeds/aws-eu1/heartbeat', ready],
+    ['POST', '/seeds/aws-eu2/heartbeat', ready],
     ['PUT', '/projects/dev/shoots/api1', { body: shootBody({ spec: { seedName: 'aws-eu1' } }) }],
     ['PUT', '/projects/dev/shoots/api2', { body: shootBody() }],
   ] as const) {
