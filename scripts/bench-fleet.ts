@@ -147,7 +147,9 @@ try {
         const res = await api
           .withGatewayRetries(3)
           .request<{ status: { identity: string; commandQueueUrl: string } }>('PUT', `/seeds/${name}`, { body: seed });
-        if (res.status !== 201) throw new Error(`seed ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+        // 200: a resent PUT (after a gateway 502) found the seed its first attempt created.
+        if (res.status !== 201 && res.status !== 200)
+          throw new Error(`seed ${name}: ${res.status} ${JSON.stringify(res.body)}`);
         seedAccess.set(name, { queueUrl: res.body.status.commandQueueUrl, identity: res.body.status.identity });
       }),
     ),

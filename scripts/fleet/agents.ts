@@ -76,8 +76,21 @@ const agents: SeedAgent[] = config.seeds.map((seed) =>
     hosting: () => new MemoryHosting({ externalBaseUrl }),
   }),
 );
+/** An agent's start, again after a failed first heartbeat (a gateway 502 or a timeout on a loaded machine). */
+async function start(agent: SeedAgent): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await agent.start();
+    } catch (error) {
+      if (attempt >= 10) throw error;
+      failures.push(`${agent.seed}: start: ${error instanceof Error ? error.message : String(error)}`);
+      await new Promise((r) => setTimeout(r, 2_000 * attempt));
+    }
+  }
+}
+
 // Started a few at a time: each first heartbeat is a registration the garden answers with the queue.
-for (let i = 0; i < agents.length; i += 10) await Promise.all(agents.slice(i, i + 10).map((a) => a.start()));
+for (let i = 0; i < agents.length; i += 10) await Promise.all(agents.slice(i, i + 10).map(start));
 let seen = agents.map(() => 0);
 
 const report = setInterval(() => {
