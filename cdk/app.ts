@@ -14,6 +14,7 @@ new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined)
   ...(app.node.tryGetContext('watchdogProbesApiDomain') === 'true' ? { watchdogProbesApiDomain: true } : {}),
   watchdogSchedule: app.node.tryGetContext('watchdogSchedule') !== 'false',
   leaseMonitorSchedule: app.node.tryGetContext('leaseMonitorSchedule') !== 'false',
+  auditSchedule: app.node.tryGetContext('auditSchedule') !== 'false',
   lifecycleSchedule: app.node.tryGetContext('lifecycleSchedule') !== 'false',
   evacuation: {
     scheduleEnabled: app.node.tryGetContext('evacuationSchedule') !== 'false',

@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { type CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -21,27 +21,34 @@ export interface DependencyWatchdogProps {
   outboundAllow?: string;
   /** Probe through the shoots' API domains (where the function's DNS serves the external zone); default the load balancers. */
   probeViaApiDomain?: { externalDomain: string };
+  /** About how many shoots one partition invocation probes (default 500). */
+  shootsPerPartition?: number;
 }
 
 /**
- * The dependency-watchdog prober and weeder (seed bootstrapping) as one Lambda on a one-minute
- * schedule that runs a round every 10 seconds; scale and restart commands go to the seed agents.
+ * The dependency-watchdog prober and weeder (seed bootstrapping): a round function on a one-minute
+ * schedule that runs a round every 10 seconds, each fanned out over partitions of whole seeds, every
+ * partition a synchronous invocation of the partition function (probes, decisions, state, commands);
+ * scale and restart commands go to the seed agents.
  */
 export class DependencyWatchdog extends Construct {
   /** Where EventBridge puts events it could not deliver to the function. */
   readonly deadLetterQueue: sqs.Queue;
+  /** The round: plans the partitions and waits for them. */
   readonly function: GardenFunction;
+  /** One partition of a round. */
+  readonly partitionFunction: GardenFunction;
   readonly schedule: events.Rule;
 
   constructor(scope: Construct, id: string, props: DependencyWatchdogProps) {
     super(scope, id);
     this.deadLetterQueue = eventTargetDlq(this, 'DeadLetters');
-    this.function = new GardenFunction(this, 'Watchdog', {
-      entry: 'functions/dwd/handler.ts',
-      description: 'dependency watchdog: external probes, scale-down/up and weeder restarts',
+    this.partitionFunction = new GardenFunction(this, 'Partition', {
+      entry: 'functions/dwd/partition.ts',
+      description: 'dependency watchdog, one partition of a round: external probes, scale-down/up and weeder restarts',
       logRetention: props.logRetention,
-      // Six rounds ten seconds apart, each bounded by the probe timeout.
-      timeout: Duration.seconds(75),
+      // One round's probes at 50 at once, each bounded by the probe timeout; a round never outlives its 10 s slot by much.
+      timeout: Duration.seconds(30),
       environment: {
         TABLE_NAME: props.table.tableName,
         EVENT_BUS_NAME: props.bus.eventBusName,
@@ -53,19 +60,44 @@ export class DependencyWatchdog extends Construct {
           : {}),
       },
     });
-    props.table.grantReadWriteData(this.function.function);
-    acknowledgeTableIndexes(this.function.role, props.table);
-    props.bus.grantPutEventsTo(this.function.function);
-    this.function.role.addToPolicy(
+    const partition = this.partitionFunction.function;
+    props.table.grantReadWriteData(partition);
+    acknowledgeTableIndexes(this.partitionFunction.role, props.table);
+    props.bus.grantPutEventsTo(partition);
+    this.partitionFunction.role.addToPolicy(
       new iam.PolicyStatement({
         actions: ['sqs:GetQueueUrl', 'sqs:SendMessage'],
         resources: [Stack.of(this).formatArn({ service: 'sqs', resource: `${props.seedQueuePrefix}*` })],
       }),
     );
     acknowledge(
-      this.function.role,
+      this.partitionFunction.role,
       `IAM5[Resource::${nagArn(this, 'sqs', `${props.seedQueuePrefix}*`)}]`,
       "Seeds and so their queues are registered at run time; the wildcard is confined to this garden's seed queues.",
+    );
+
+    this.function = new GardenFunction(this, 'Watchdog', {
+      entry: 'functions/dwd/handler.ts',
+      description: 'dependency watchdog rounds: partitions of whole seeds, each probed by the partition function',
+      logRetention: props.logRetention,
+      // Six rounds ten seconds apart, each waiting for its partitions (bounded by theirs).
+      timeout: Duration.seconds(90),
+      // It waits for its partitions and between rounds, all minute: memory is what that minute costs.
+      memorySize: 256,
+      environment: {
+        TABLE_NAME: props.table.tableName,
+        PARTITION_FUNCTION_NAME: partition.functionName,
+        SHOOTS_PER_PARTITION: String(props.shootsPerPartition ?? 500),
+      },
+    });
+    // Reads only the seeds' names and shoot counts.
+    props.table.grant(this.function.role, 'dynamodb:Query');
+    acknowledgeTableIndexes(this.function.role, props.table);
+    partition.grantInvoke(this.function.role);
+    acknowledge(
+      this.function.role,
+      `IAM5[Resource::<${Stack.of(this).getLogicalId(partition.node.defaultChild as CfnResource)}.Arn>:*]`,
+      'grantInvoke covers the versions and aliases of the one partition function.',
     );
     this.schedule = new events.Rule(this, 'Every minute', {
       description: 'runs the dependency watchdog (six probe rounds a minute)',

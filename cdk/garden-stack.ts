@@ -64,6 +64,8 @@ export interface GardenStackProps extends StackProps {
   lifecycleSchedule?: boolean;
   /** Whether EventBridge runs the seed lease monitor every minute; off where tests drive its rounds. */
   leaseMonitorSchedule?: boolean;
+  /** Off for landscapes that drive the ownership audit themselves (the fleet benchmark). Default on. */
+  auditSchedule?: boolean;
   /** The evacuation controller's rails and schedule (docs/design.md section 13). */
   evacuation?: { maxSeeds?: number; maxLostShare?: number; maxAttempts?: number; scheduleEnabled?: boolean };
   /** How long a migration step waits for a seed agent. Default 5 minutes; tests use seconds. */
@@ -242,6 +244,7 @@ export class GardenStack extends Stack {
         'Health is deliberately public for load balancers and uptime checks; it returns only status and version.',
       );
 
+    new CfnOutput(this, 'ApiFunctionName', { value: api.function.functionName });
     new CfnOutput(this, 'ApiId', { value: httpApi.apiId });
     new CfnOutput(this, 'ApiUrl', { value: httpApi.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: table.tableName });
@@ -265,6 +268,7 @@ export class GardenStack extends Stack {
       internalDomain: props.internalDomain,
       apiDomain,
       auditInterval: props.auditInterval,
+      scheduleEnabled: props.auditSchedule ?? true,
     });
     const lifecycle = new ShootLifecycle(this, 'ShootLifecycle', {
       name: `${this.stackName}-operate-shoot`,
@@ -291,6 +295,9 @@ export class GardenStack extends Stack {
       ...(props.watchdogProbesApiDomain ? { probeViaApiDomain: { externalDomain: apiDomain.externalDomain } } : {}),
     });
     new CfnOutput(this, 'WatchdogFunctionName', { value: watchdog.function.function.functionName });
+    new CfnOutput(this, 'WatchdogPartitionFunctionName', {
+      value: watchdog.partitionFunction.function.functionName,
+    });
     const migrateShootName = `${this.stackName}-migrate-shoot`;
     const migration = new Migration(this, 'Migration', {
       name: migrateShootName,

@@ -40,6 +40,8 @@ export class LeaseMonitor extends Construct {
       logRetention: props.logRetention,
       // Twelve rounds five seconds apart, each a few reads.
       timeout: Duration.seconds(75),
+      // It runs all minute, mostly waiting between rounds: memory is what that minute costs.
+      memorySize: 256,
       environment: { TABLE_NAME: props.table.tableName, EVENT_BUS_NAME: props.bus.eventBusName },
     });
     const role = this.function.role;

@@ -24,6 +24,8 @@ export interface OwnershipAuditProps {
   auditInterval?: Duration;
   /** Heartbeats older than this are not evidence of what a seed serves. Default 5 minutes. */
   heartbeatMaxAge?: Duration;
+  /** Off for landscapes that drive the audit themselves. Default on. */
+  scheduleEnabled?: boolean;
 }
 
 /**
@@ -78,6 +80,7 @@ export class OwnershipAudit extends Construct {
     this.schedule = new events.Rule(this, 'Schedule', {
       description: 'gardenless ownership audit',
       schedule: events.Schedule.rate(props.auditInterval ?? Duration.minutes(5)),
+      enabled: props.scheduleEnabled ?? true,
       targets: [
         new targets.LambdaFunction(this.auditFunction.function, {
           retryAttempts: 2,

@@ -23,7 +23,7 @@ interface SeedAgentFlags {
   namespacePrefix?: string;
   workDir?: string;
   awsEndpoint?: string;
-  ownerMode: 'api' | 'dns';
+  ownerMode?: 'api' | 'dns';
   hostedZoneId?: string;
   internalDomain?: string;
   dnsServer?: string[];
@@ -62,9 +62,10 @@ export function registerSeedAgentCommand(program: Command): Command {
     .option('--work-dir <dir>', 'data dirs and logs of the control planes (default .landscape/seeds/<seed>)')
     .option('--aws-endpoint <url>', "AWS endpoint (the emulator); default the local landscape's, or AWS")
     .addOption(
-      new Option('--owner-mode <mode>', 'how sidecars and restores read owner records')
-        .choices(['api', 'dns'])
-        .default('api'),
+      new Option(
+        '--owner-mode <mode>',
+        'how sidecars and restores read owner records (default: dns; api against the emulator, which serves no DNS)',
+      ).choices(['api', 'dns']),
     )
     .option('--hosted-zone-id <id>', "API mode: the zone of the owner records (default the landscape's)")
     .option('--internal-domain <domain>', "the owner records' domain (default the landscape's)")
@@ -90,11 +91,13 @@ export function registerSeedAgentCommand(program: Command): Command {
       const endpoint = flags.awsEndpoint ?? process.env.AWS_ENDPOINT_URL ?? local?.awsEndpoint;
       const internalDomain = flags.internalDomain ?? local?.outputs.InternalDomain;
       if (!internalDomain) throw new Error('no internal domain: pass --internal-domain or start the local landscape');
+      const usingEmulator = endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
+      // A real fleet resolves owner records through DNS: the Route 53 API allows 5 requests a second per
+      // account, and a sidecar checks its record every few seconds (docs/design.md section 4).
       const owner: OwnerConfig =
-        flags.ownerMode === 'api'
+        (flags.ownerMode ?? (usingEmulator ? 'api' : 'dns')) === 'api'
           ? { mode: 'api', internalDomain, hostedZoneId: flags.hostedZoneId ?? local?.outputs.HostedZoneId ?? '' }
           : { mode: 'dns', internalDomain, ...(flags.dnsServer ? { servers: flags.dnsServer } : {}) };
-      const usingEmulator = endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
       const ms = (text: string | undefined, flag: string) =>
         text === undefined ? undefined : parseDuration(text, flag);
       // Refused here when they cannot work, before any sidecar starts.

@@ -22,6 +22,7 @@ export const BENCHMARKS: readonly { bench: string; title: string; command: strin
   { bench: 'api', title: 'Garden API', command: 'npm run bench:api' },
   { bench: 'scheduler', title: 'Scheduler', command: 'npm run bench:scheduler' },
   { bench: 'dwd', title: 'Dependency watchdog', command: 'npm run bench:dwd' },
+  { bench: 'fleet', title: 'Fleet', command: 'npm run bench:fleet' },
   { bench: 'cli', title: 'CLI start', command: 'npm run bench:cli' },
 ];
 

@@ -24,8 +24,14 @@ import { seedWithLease, type SeedLease } from '../../core/garden/seed-lease.js';
 import type { Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
 import { itemToSeed, itemToShoot, seedToItem, shootToItem, type ShootItem } from './codec.js';
-import { TABLE_INDEXES, seedKey, seedLeaseKey, shootKey } from './keys.js';
-import { decodePageToken, encodePageToken, listIdentity } from '../../core/garden/page-token.js';
+import { TABLE_INDEXES, seedKey, seedLeaseKey, seedReportKey, shootKey } from './keys.js';
+import { joinLease, leaseItems } from './seed-lease-items.js';
+import {
+  decodePageToken,
+  encodePageToken,
+  listIdentity,
+  seedShootsListIdentity,
+} from '../../core/garden/page-token.js';
 import { isName } from '../../core/model/names.js';
 
 export interface DynamoGardenRepositoryOptions {
@@ -53,7 +59,7 @@ export class DynamoGardenRepository implements GardenRepository {
   }
 
   async getSeed(name: string): Promise<Seed | undefined> {
-    // The seed and its lease share a partition: one consistent query reads both.
+    // The seed, its lease and its report share a partition: one consistent query reads them all.
     const res = await this.doc.send(
       new QueryCommand({
         TableName: this.table,
@@ -64,11 +70,15 @@ export class DynamoGardenRepository implements GardenRepository {
     );
     const items = res.Items ?? [];
     const seed = items.find((i) => i.sk === seedKey(name).sk);
-    const lease = items.find((i) => i.sk === seedLeaseKey(name).sk);
-    return seed ? seedWithLease(itemToSeed(seed), lease?.doc as SeedLease | undefined, this.clock.now()) : undefined;
+    const lease = joinLease(
+      items.find((i) => i.sk === seedLeaseKey(name).sk),
+      items,
+      { controlPlanes: true },
+    );
+    return seed ? seedWithLease(itemToSeed(seed), lease, this.clock.now()) : undefined;
   }
 
-  async listSeeds(page: PageRequest): Promise<Page<Seed>> {
+  async listSeeds(page: PageRequest, options: { leases?: boolean; controlPlanes?: boolean } = {}): Promise<Page<Seed>> {
     const seeds = await this.query({
       index: TABLE_INDEXES.kind,
       partition: 'Seed',
@@ -77,59 +87,117 @@ export class DynamoGardenRepository implements GardenRepository {
       list: listIdentity('seeds'),
       startKey: seedStartKey,
     });
-    const leases = await this.leases(seeds.items.map((s) => s.metadata.name));
+    // The stored resource carries no lease fields: without the lease it is what readers see of a silent seed.
+    if (options.leases === false) return seeds;
+    const controlPlanes = options.controlPlanes !== false;
+    const leases = await this.leases(
+      seeds.items.map((s) => s.metadata.name),
+      controlPlanes,
+    );
     const now = this.clock.now();
-    return { ...seeds, items: seeds.items.map((s) => seedWithLease(s, leases.get(s.metadata.name), now)) };
+    return {
+      ...seeds,
+      items: seeds.items.map((s) => {
+        const seed = seedWithLease(s, leases.get(s.metadata.name), now);
+        if (controlPlanes) return seed;
+        const { controlPlanes: _unread, ...status } = seed.status;
+        return { ...seed, status };
+      }),
+    };
   }
 
+  /**
+   * Renews the lease. The report of control planes is written only when it changed: the lease alone first,
+   * on the condition that the stored report is this one (its digest); if it is not, lease and report
+   * together. Either way one transaction, conditional on the seed's identity.
+   */
   async renewLease(lease: SeedLease): Promise<void> {
-    await this.transact(
-      [
-        {
-          ConditionCheck: {
-            TableName: this.table,
-            Key: seedKey(lease.seed),
-            ConditionExpression: 'attribute_exists(pk) AND #doc.#status.#identity = :identity',
-            ExpressionAttributeNames: { '#doc': 'doc', '#status': 'status', '#identity': 'identity' },
-            ExpressionAttributeValues: { ':identity': lease.holderIdentity },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-        {
-          Put: {
-            TableName: this.table,
-            Item: {
-              ...seedLeaseKey(lease.seed),
-              type: 'SeedLease',
-              controlPlaneCount: lease.controlPlanes.length,
-              doc: lease,
+    const items = leaseItems(lease);
+    const identity = {
+      ConditionCheck: {
+        TableName: this.table,
+        Key: seedKey(lease.seed),
+        ConditionExpression: 'attribute_exists(pk) AND #doc.#status.#identity = :identity',
+        ExpressionAttributeNames: { '#doc': 'doc', '#status': 'status', '#identity': 'identity' },
+        ExpressionAttributeValues: { ':identity': lease.holderIdentity },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      },
+    };
+    const identityError = (old: Record<string, unknown> | undefined, cause: unknown) => {
+      if (!old) return new NotFoundError(`seed "${lease.seed}" not found`, { cause });
+      const current = itemToSeed(old).status.identity;
+      return new ConflictError(`seed "${lease.seed}" has identity ${current}, not ${lease.holderIdentity}`, {
+        code: 'IdentityMismatch',
+        field: 'identity',
+        cause,
+      });
+    };
+    try {
+      await this.transact(
+        [
+          identity,
+          {
+            Put: {
+              TableName: this.table,
+              Item: items.lease,
+              ConditionExpression: 'reportDigest = :digest',
+              ExpressionAttributeValues: { ':digest': items.digest },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
-        },
-      ],
-      (_index, old, cause) => {
-        if (!old) return new NotFoundError(`seed "${lease.seed}" not found`, { cause });
-        const identity = itemToSeed(old).status.identity;
-        return new ConflictError(`seed "${lease.seed}" has identity ${identity}, not ${lease.holderIdentity}`, {
-          code: 'IdentityMismatch',
-          field: 'identity',
-          cause,
-        });
-      },
-    );
+        ],
+        (index, old, cause) =>
+          index === 0 ? identityError(old, cause) : new ReportChanged(Number(old?.reportChunks ?? 0)),
+      );
+    } catch (error) {
+      if (!(error instanceof ReportChanged)) throw error;
+      // A shorter report than the stored one: its surplus chunks go in the same write.
+      const surplus = Array.from({ length: Math.max(0, error.storedChunks - items.report.length) }, (_, k) => ({
+        Delete: { TableName: this.table, Key: seedReportKey(lease.seed, items.report.length + k) },
+      }));
+      await this.transact(
+        [
+          identity,
+          { Put: { TableName: this.table, Item: items.lease } },
+          ...items.report.map((chunk) => ({ Put: { TableName: this.table, Item: chunk } })),
+          ...surplus,
+        ],
+        (_index, old, cause) => identityError(old, cause),
+      );
+    }
   }
 
-  /** The leases of these seeds, in batches of 100 (BatchGetItem's limit), unprocessed keys retried. */
-  private async leases(names: readonly string[]): Promise<Map<string, SeedLease>> {
+  /** The leases of these seeds (with their reports' chunks when `controlPlanes`), consistent reads in batches. */
+  private async leases(names: readonly string[], controlPlanes: boolean): Promise<Map<string, SeedLease>> {
+    const leaseItems = await this.batchGet(names.map(seedLeaseKey));
+    const chunkKeys = controlPlanes
+      ? leaseItems.flatMap((l) =>
+          Array.from({ length: Number(l.reportChunks ?? 0) }, (_, k) => seedReportKey(seedNameOf(l), k)),
+        )
+      : [];
+    const chunks = new Map<string, Record<string, unknown>[]>();
+    for (const chunk of await this.batchGet(chunkKeys)) {
+      const seed = seedNameOf(chunk);
+      chunks.set(seed, [...(chunks.get(seed) ?? []), chunk]);
+    }
     const out = new Map<string, SeedLease>();
-    for (let i = 0; i < names.length; i += 100) {
-      let keys: Record<string, unknown>[] | undefined = names.slice(i, i + 100).map(seedLeaseKey);
+    for (const item of leaseItems) {
+      const lease = joinLease(item, chunks.get(seedNameOf(item)) ?? [], { controlPlanes });
+      if (lease) out.set(lease.seed, lease);
+    }
+    return out;
+  }
+
+  /** Items by key, consistent, in batches of 100 (BatchGetItem's limit), unprocessed keys retried with backoff. */
+  private async batchGet(allKeys: readonly Record<string, string>[]): Promise<Record<string, unknown>[]> {
+    const out: Record<string, unknown>[] = [];
+    for (let i = 0; i < allKeys.length; i += 100) {
+      let keys: Record<string, unknown>[] | undefined = allKeys.slice(i, i + 100);
       for (let attempt = 0; keys && keys.length > 0; attempt++) {
         const res: BatchGetCommandOutput = await this.doc.send(
           new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
         );
-        for (const item of res.Responses?.[this.table] ?? [])
-          out.set((item.doc as SeedLease).seed, item.doc as SeedLease);
+        out.push(...(res.Responses?.[this.table] ?? []));
         keys = res.UnprocessedKeys?.[this.table]?.Keys;
         if (keys?.length) await new Promise((r) => setTimeout(r, Math.min(1_000, 25 * 2 ** attempt)));
       }
@@ -198,6 +266,9 @@ export class DynamoGardenRepository implements GardenRepository {
   }
 
   async deleteSeed(name: string, expectedVersion?: string): Promise<void> {
+    // The report's chunks go with the lease; how many there are is in the lease.
+    const lease = await this.batchGet([seedLeaseKey(name)]);
+    const chunks = Number(lease[0]?.reportChunks ?? 0);
     await this.transact(
       [
         {
@@ -222,6 +293,9 @@ export class DynamoGardenRepository implements GardenRepository {
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
+        ...Array.from({ length: chunks }, (_, k) => ({
+          Delete: { TableName: this.table, Key: seedReportKey(name, k) },
+        })),
       ],
       (index, old, cause) => {
         if (index === 1) return hostsControlPlanes(name, Number(old?.controlPlaneCount ?? 0));
@@ -267,6 +341,20 @@ export class DynamoGardenRepository implements GardenRepository {
       map: itemToShoot,
       list: listIdentity('shoots'),
       startKey: shootIdStartKey,
+    });
+  }
+
+  async listShootsOnSeed(seedName: string, page: PageRequest): Promise<Page<Shoot>> {
+    return this.query({
+      index: TABLE_INDEXES.seed,
+      partition: seedName,
+      page,
+      map: itemToShoot,
+      list: seedShootsListIdentity(seedName),
+      startKey: (id) => {
+        const key = shootIdStartKey(id);
+        return key ? { pk: key.pk!, sk: key.sk!, seedName, id } : undefined;
+      },
     });
   }
 
@@ -506,6 +594,18 @@ export class DynamoGardenRepository implements GardenRepository {
         await new Promise((r) => setTimeout(r, Math.random() * Math.min(1_000, 25 * 2 ** attempt)));
       }
     }
+  }
+}
+
+/** The seed a lease or report item belongs to, from its partition key. */
+function seedNameOf(item: Record<string, unknown>): string {
+  return String(item.pk).slice('SEED#'.length);
+}
+
+/** The stored report is not the one a heartbeat carries: lease and report are written together. */
+class ReportChanged extends Error {
+  constructor(readonly storedChunks: number) {
+    super('the report changed');
   }
 }
 

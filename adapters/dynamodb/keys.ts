@@ -5,6 +5,7 @@
  * | ------ | ----------------- | ------- | --------------------------- | ------------------------- |
  * | Seed   | `SEED#<name>`     | `SEED`  | `Seed`, `<name>`            | -                         |
  * | SeedLease | `SEED#<name>`  | `LEASE` | -                           | -                         |
+ * | SeedReport | `SEED#<name>` | `REPORT#<nnn>` | -                    | -                         |
  * | Shoot  | `SHOOT#<p>#<n>`   | `SHOOT` | `Shoot`, `<p>/<n>`          | `<seed>`, `<p>/<n>`       |
  * | ShootState | `SHOOTSTATE#<p>#<n>` | `SHOOTSTATE` | -                  | -                         |
  * | LostLease | `LEASEMONITOR`  | `SEED#<name>` | -                     | -                         |
@@ -20,6 +21,12 @@ export const TABLE_INDEXES = {
 
 export const seedKey = (name: string) => ({ pk: `SEED#${name}`, sk: 'SEED' });
 export const seedLeaseKey = (name: string) => ({ pk: `SEED#${name}`, sk: 'LEASE' });
+/** The sort keys of a seed's report chunks (the control planes its agent reported, seed-lease-items.ts). */
+export const SEED_REPORT_PREFIX = 'REPORT#';
+export const seedReportKey = (name: string, chunk: number) => ({
+  pk: `SEED#${name}`,
+  sk: `${SEED_REPORT_PREFIX}${String(chunk).padStart(3, '0')}`,
+});
 export const shootKey = (project: string, name: string) => ({ pk: `SHOOT#${project}#${name}`, sk: 'SHOOT' });
 export const shootStateKey = (project: string, name: string) => ({
   pk: `SHOOTSTATE#${project}#${name}`,

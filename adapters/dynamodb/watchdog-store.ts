@@ -1,5 +1,11 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { StoredWatchdogRecord, WatchdogRecord, WatchdogStateStore } from '../../core/dwd/watchdog-store.js';
 import { ConflictError } from '../../core/errors.js';
 
@@ -18,6 +24,28 @@ export class DynamoWatchdogStateStore implements WatchdogStateStore {
     );
     if (!res.Item) return undefined;
     return { record: res.Item.record as WatchdogRecord, version: Number(res.Item.v) };
+  }
+
+  /** In batches of 100 (BatchGetItem's limit), consistent like `load`, unprocessed keys retried with backoff. */
+  async loadMany(shootKeys: readonly string[]): Promise<Map<string, StoredWatchdogRecord>> {
+    const out = new Map<string, StoredWatchdogRecord>();
+    const table = this.options.tableName;
+    for (let i = 0; i < shootKeys.length; i += 100) {
+      let keys: Record<string, unknown>[] | undefined = shootKeys.slice(i, i + 100).map(key);
+      for (let attempt = 0; keys && keys.length > 0; attempt++) {
+        const res: BatchGetCommandOutput = await this.doc.send(
+          new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of res.Responses?.[table] ?? [])
+          out.set(String(item.pk).slice(PREFIX.length), {
+            record: item.record as WatchdogRecord,
+            version: Number(item.v),
+          });
+        keys = res.UnprocessedKeys?.[table]?.Keys;
+        if (keys?.length) await new Promise((r) => setTimeout(r, Math.min(1_000, 25 * 2 ** attempt)));
+      }
+    }
+    return out;
   }
 
   async save(shootKey: string, record: WatchdogRecord, expectedVersion: number | undefined): Promise<number> {
@@ -43,6 +71,8 @@ export class DynamoWatchdogStateStore implements WatchdogStateStore {
   }
 }
 
+const PREFIX = 'WATCHDOG#';
+
 function key(shootKey: string) {
-  return { pk: `WATCHDOG#${shootKey}`, sk: 'WATCHDOG' };
+  return { pk: `${PREFIX}${shootKey}`, sk: 'WATCHDOG' };
 }

@@ -12,7 +12,14 @@ import {
   type DeleteApiRecordInput,
   type SetApiRecordInput,
 } from '../../core/dns/index.js';
-import { applyChangeBatch, callRoute53, normalizeRecordName, route53Api, type Route53Api } from './route53-api.js';
+import {
+  applyChangeBatch,
+  callRoute53,
+  normalizeRecordName,
+  route53Api,
+  ROUTE53_RETRY,
+  type Route53Api,
+} from './route53-api.js';
 
 export interface Route53ApiRecordsOptions {
   /** The zone of the external domain (the local landscape has a zone of its own). */
@@ -39,7 +46,7 @@ export class Route53ApiRecords implements ApiRecords {
 
   constructor(options: Route53ApiRecordsOptions) {
     this.zone = options.hostedZoneId.replace(/^\/hostedzone\//, '');
-    this.api = options.api ?? route53Api(new Route53Client({}));
+    this.api = options.api ?? route53Api(new Route53Client({ ...ROUTE53_RETRY }));
     this.conflictRetries = options.conflictRetries ?? 3;
   }
 

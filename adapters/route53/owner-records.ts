@@ -17,6 +17,7 @@ import {
   callRoute53,
   normalizeRecordName as normalize,
   route53Api,
+  ROUTE53_RETRY,
   type Route53Api,
 } from './route53-api.js';
 
@@ -51,7 +52,7 @@ export class Route53OwnerRecords implements OwnerRecords {
 
   constructor(options: Route53OwnerRecordsOptions) {
     this.zone = options.hostedZoneId.replace(/^\/hostedzone\//, '');
-    this.api = options.api ?? route53Api(new Route53Client({}));
+    this.api = options.api ?? route53Api(new Route53Client({ ...ROUTE53_RETRY }));
     this.conflictRetries = options.conflictRetries ?? 3;
   }
 

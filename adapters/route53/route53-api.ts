@@ -17,6 +17,14 @@ export interface Route53Api {
   listResourceRecordSets(input: ListResourceRecordSetsCommandInput): Promise<ListResourceRecordSetsCommandOutput>;
 }
 
+/**
+ * How every Route 53 client of the garden retries: Route 53 allows five API requests a second per account
+ * (changes and lists alike) and answers more with `Throttling`; the SDK's adaptive mode backs off with
+ * jitter and then rate-limits the client itself, and eight attempts ride out a burst of other callers
+ * (an audit listing the zone while migrations change records).
+ */
+export const ROUTE53_RETRY = { retryMode: 'adaptive', maxAttempts: 8 } as const;
+
 export function route53Api(client: Route53Client): Route53Api {
   return {
     changeResourceRecordSets: (input) => client.send(new ChangeResourceRecordSetsCommand(input)),

@@ -84,22 +84,26 @@ export async function runWatchdogRound(options: WatchdogRoundOptions): Promise<S
   const seeds = new Map(options.seeds.map((s) => [s.metadata.name, s]));
   const limit = pLimit(options.concurrency ?? 50);
   const newId = options.newId ?? (() => crypto.randomUUID());
+  // Every shoot's state in a few batched reads rather than one read per shoot; a state saved after this by
+  // an overlapping round makes this round's conditional save fail, as a late single read would.
+  const preloaded = await options.store.loadMany?.(options.shoots.map(shootKeyOf));
+  const load = (id: string) => (preloaded ? Promise.resolve(preloaded.get(id)) : options.store.load(id));
   return Promise.all(
     options.shoots.map((shoot) =>
       limit(async (): Promise<ShootRoundResult> => {
-        const id = `${shoot.metadata.project}/${shoot.metadata.name}`;
+        const id = shootKeyOf(shoot);
         const seedName = shoot.status.seedName;
         const seed = seedName ? seeds.get(seedName) : undefined;
         const cp = seed?.status.controlPlanes?.find((c) => c.technicalID === shoot.status.technicalID);
         if (!seedName || !seed || !cp?.externalUrl) return { shoot: id, verdict: 'no-control-plane', commands: 0 };
         if (leaseExpired(seed, options.now))
-          return skipSilentSeed({ id, seed, store: options.store, now: options.now });
+          return skipSilentSeed({ id, seed, store: options.store, stored: await load(id), now: options.now });
 
         // A hibernated or migrating shoot is not probed; the decision skips it before reading the result.
         const external = isSkipped(shoot)
           ? 'success'
           : await options.prober.probe(probeUrl(shoot, cp.externalUrl, options.apiDomain));
-        const stored = await options.store.load(id);
+        const stored = await load(id);
         const previous = stored?.record ?? initialWatchdogRecord();
         const decided = decide({
           previous,
@@ -162,11 +166,11 @@ async function skipSilentSeed(input: {
   id: string;
   seed: Seed;
   store: WatchdogStateStore;
+  stored: Awaited<ReturnType<WatchdogStateStore['load']>>;
   now: Date;
 }): Promise<ShootRoundResult> {
-  const { id, seed, store, now } = input;
+  const { id, seed, store, stored, now } = input;
   const reason = `seed ${seed.metadata.name}'s lease expired (last renewed ${seed.status.lastHeartbeatTime ?? 'never'}): its agent is not heard from, so nothing is scaled on its account`;
-  const stored = await store.load(id);
   if (stored) {
     const { externalDownSinceMs: _since, ...probe } = stored.record.probe;
     const reset = {
@@ -183,6 +187,11 @@ async function skipSilentSeed(input: {
     }
   }
   return { shoot: id, verdict: 'seed-lease-expired', commands: 0, reason: `${reason} (at ${now.toISOString()})` };
+}
+
+/** The key of a shoot's watchdog state: `<project>/<name>`. */
+export function shootKeyOf(shoot: Pick<Shoot, 'metadata'>): string {
+  return `${shoot.metadata.project}/${shoot.metadata.name}`;
 }
 
 function isSkipped(shoot: Shoot): boolean {

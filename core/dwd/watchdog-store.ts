@@ -27,6 +27,8 @@ export interface StoredWatchdogRecord {
 /** Per-shoot watchdog state; `save` fails with ConflictError when another round wrote first. */
 export interface WatchdogStateStore {
   load(shootKey: string): Promise<StoredWatchdogRecord | undefined>;
+  /** Many at once (a round reads every shoot's state; a store reads them in batches): absent keys have none. */
+  loadMany?(shootKeys: readonly string[]): Promise<Map<string, StoredWatchdogRecord>>;
   save(shootKey: string, record: WatchdogRecord, expectedVersion: number | undefined): Promise<number>;
 }
 
@@ -44,6 +46,14 @@ export class MemoryWatchdogStateStore implements WatchdogStateStore {
   async load(shootKey: string): Promise<StoredWatchdogRecord | undefined> {
     const item = this.items.get(shootKey);
     return item ? structuredClone(item) : undefined;
+  }
+  async loadMany(shootKeys: readonly string[]): Promise<Map<string, StoredWatchdogRecord>> {
+    const out = new Map<string, StoredWatchdogRecord>();
+    for (const key of shootKeys) {
+      const item = this.items.get(key);
+      if (item) out.set(key, structuredClone(item));
+    }
+    return out;
   }
   async save(shootKey: string, record: WatchdogRecord, expectedVersion: number | undefined): Promise<number> {
     const current = this.items.get(shootKey);

@@ -1,7 +1,8 @@
 import { ConflictError } from '../errors.js';
 import type { EventSink } from '../garden/context.js';
-import { listAllShoots } from '../garden/listing.js';
-import { listAllSeeds, type SchedulingPolicy } from '../garden/placement.js';
+import { listAllShootsOnSeed } from '../garden/listing.js';
+import type { Shoot } from '../model/shoot.js';
+import { HEALTH_ONLY, listAllSeeds, type SchedulingPolicy } from '../garden/placement.js';
 import type { GardenRepository } from '../garden/repository.js';
 import type { MigrationStore } from '../migration/store.js';
 import {
@@ -64,18 +65,11 @@ export interface EvacuationRoundResult {
  */
 export async function runEvacuationRound(options: EvacuationRoundOptions): Promise<EvacuationRoundResult> {
   const { store, events } = options;
-  const seeds = await listAllSeeds(options.repo);
+  const seeds = await listAllSeeds(options.repo, HEALTH_ONLY);
   const evacuations = await store.list();
   const watched = new Set(seedsToWatch({ seeds, evacuations, now: options.now }));
   const listed = new Set(evacuations.filter(isActive).flatMap((e) => e.shoots.map(shootKey)));
-  // Woken by every owner change in the fleet: with no lost seed that opted in and nothing under way, there is nothing to read.
-  const shoots =
-    watched.size === 0 && listed.size === 0
-      ? []
-      : (await listAllShoots(options.repo)).filter(
-          (s) =>
-            (s.status.seedName !== undefined && watched.has(s.status.seedName)) || listed.has(shootKey(s.metadata)),
-        );
+  const shoots = await shootsToPlan(options.repo, watched, listed);
   const migrations = new Map<string, MigrationFacts>();
   for (const shoot of shoots) {
     const record = await options.migrations.get(shoot.metadata.project, shoot.metadata.name);
@@ -178,6 +172,24 @@ export async function runEvacuationRounds(
     const result = await runEvacuationRound({ ...options, now: options.now() });
     if (result.lostRaces.length === 0 || attempt >= attempts) return result;
   }
+}
+
+/**
+ * The shoots a round plans with: those placed on a watched seed (read seed by seed through the seed index,
+ * never the whole fleet) and those an active evacuation lists wherever they are now. A fleet with no lost
+ * lease and no evacuation reads no shoot at all.
+ */
+async function shootsToPlan(repo: GardenRepository, watched: ReadonlySet<string>, listed: ReadonlySet<string>) {
+  const shoots = new Map<string, Shoot>();
+  for (const seed of [...watched].sort())
+    for (const shoot of await listAllShootsOnSeed(repo, seed)) shoots.set(shootKey(shoot.metadata), shoot);
+  for (const key of [...listed].sort()) {
+    if (shoots.has(key)) continue;
+    const [project, name] = key.split('/') as [string, string];
+    const shoot = await repo.getShoot(project, name);
+    if (shoot) shoots.set(key, shoot);
+  }
+  return [...shoots.values()].sort((a, b) => (shootKey(a.metadata) < shootKey(b.metadata) ? -1 : 1));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Shoot } from '../model/shoot.js';
 import type { Clock, EventSink } from './context.js';
+import { listAllShoots } from './listing.js';
 import { placePending, type SchedulingPolicy } from './placement.js';
 import type { GardenRepository } from './repository.js';
 import { deleting } from './shoot-operations.js';
@@ -44,10 +45,10 @@ export class LifecycleController {
   }
 
   /** Every pending shoot the scheduler can place now is placed, and its Create starts. */
-  async placePendingShoots(): Promise<{ placed: string[]; pending: number }> {
+  async placePendingShoots(listed?: readonly Shoot[]): Promise<{ placed: string[]; pending: number }> {
     const placed: string[] = [];
     let pending = 0;
-    for (const shoot of await this.allShoots()) {
+    for (const shoot of listed ?? (await listAllShoots(this.options.repo))) {
       if (shoot.status.seedName || deleting(shoot)) continue;
       const outcome = await placePending({
         repo: this.options.repo,
@@ -74,10 +75,12 @@ export class LifecycleController {
 
   /** The periodic tick: pending shoots, then operations requested a while ago that never got an attempt. */
   async resync(): Promise<{ placed: string[]; pending: number; restarted: string[] }> {
-    const placement = await this.placePendingShoots();
+    // One listing for both passes: a shoot placed by the first has its operation started there already.
+    const shoots = await listAllShoots(this.options.repo);
+    const placement = await this.placePendingShoots(shoots);
     const restarted: string[] = [];
     const now = this.options.clock.now().getTime();
-    for (const shoot of await this.allShoots()) {
+    for (const shoot of shoots) {
       const op = shoot.status.operation;
       if (!op || op.attempts > 0 || shoot.status.lastOperation?.state !== 'Processing') continue;
       if (now - Date.parse(op.requestedAt) < RESYNC_AFTER_MS) continue;
@@ -85,17 +88,6 @@ export class LifecycleController {
       if (started) restarted.push(`${shoot.metadata.project}/${shoot.metadata.name}`);
     }
     return { ...placement, restarted };
-  }
-
-  private async allShoots(): Promise<Shoot[]> {
-    const out: Shoot[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.options.repo.listAllShoots({ limit: 500, ...(token ? { continue: token } : {}) });
-      out.push(...page.items);
-      token = page.continue;
-    } while (token);
-    return out;
   }
 }
 

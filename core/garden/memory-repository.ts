@@ -3,7 +3,7 @@ import type { Seed } from '../model/seed.js';
 import type { Shoot } from '../model/shoot.js';
 import { hostsControlPlanes, SeedUnavailableError } from './errors.js';
 import type { Page, PageRequest } from './page.js';
-import { decodePageToken, encodePageToken, listIdentity } from './page-token.js';
+import { decodePageToken, encodePageToken, listIdentity, seedShootsListIdentity } from './page-token.js';
 import type { GardenRepository } from './repository.js';
 import { systemClock, type Clock } from './context.js';
 import { seedWithLease, withoutLease, type SeedLease } from './seed-lease.js';
@@ -51,8 +51,14 @@ export class MemoryGardenRepository implements GardenRepository {
     return entry ? this.seedOut(entry) : undefined;
   }
 
-  async listSeeds(page: PageRequest): Promise<Page<Seed>> {
-    return paginate([...this.seeds.entries()], page, listIdentity('seeds'), (entry) => this.seedOut(entry));
+  async listSeeds(page: PageRequest, options: { leases?: boolean; controlPlanes?: boolean } = {}): Promise<Page<Seed>> {
+    return paginate([...this.seeds.entries()], page, listIdentity('seeds'), (entry) => {
+      const seed = this.seedOut(entry);
+      if (options.leases === false) return withoutLease(seed);
+      if (options.controlPlanes !== false) return seed;
+      const { controlPlanes: _unread, ...status } = seed.status;
+      return { ...seed, status };
+    });
   }
 
   async renewLease(lease: SeedLease): Promise<void> {
@@ -130,6 +136,11 @@ export class MemoryGardenRepository implements GardenRepository {
   /** Every shoot of every project, sorted by `<project>/<name>` as DynamoDB's kind index sorts them. */
   async listAllShoots(page: PageRequest): Promise<Page<Shoot>> {
     return paginate([...this.shoots.entries()], page, listIdentity('shoots'), shootOut);
+  }
+
+  async listShootsOnSeed(seedName: string, page: PageRequest): Promise<Page<Shoot>> {
+    const placed = [...this.shoots.entries()].filter(([, e]) => e.doc.status.seedName === seedName);
+    return paginate(placed, page, seedShootsListIdentity(seedName), shootOut);
   }
 
   async createShoot(shoot: Shoot): Promise<Shoot> {
@@ -279,6 +290,9 @@ export class FailingGardenRepository implements GardenRepository {
     throw this.error;
   }
   async listAllShoots(): Promise<Page<Shoot>> {
+    throw this.error;
+  }
+  async listShootsOnSeed(): Promise<Page<Shoot>> {
     throw this.error;
   }
   async createShoot(): Promise<Shoot> {

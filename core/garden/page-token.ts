@@ -18,6 +18,11 @@ export function listIdentity(kind: 'seeds' | 'shoots', project?: string): string
   return project === undefined ? kind : `${kind}/${project}`;
 }
 
+/** The list of the shoots placed on one seed. */
+export function seedShootsListIdentity(seed: string): string {
+  return `seeds/${seed}/shoots`;
+}
+
 export function encodePageToken(content: PageTokenContent): string {
   return Buffer.from(JSON.stringify({ l: content.list, a: content.after })).toString('base64url');
 }

@@ -12,16 +12,20 @@ export const MAX_STORED_REJECTIONS = 200;
 
 export type SchedulingPolicy = Pick<ScheduleOptions, 'strategy' | 'regionDistances' | 'maxHeartbeatAgeMs'>;
 
-export async function listAllSeeds(repo: GardenRepository): Promise<Seed[]> {
+/** Every seed with its lease; `controlPlanes: false` without the agents' reports of their control planes. */
+export async function listAllSeeds(repo: GardenRepository, options: { controlPlanes?: boolean } = {}): Promise<Seed[]> {
   const seeds: Seed[] = [];
   let token: string | undefined;
   do {
-    const page = await repo.listSeeds({ limit: 500, ...(token ? { continue: token } : {}) });
+    const page = await repo.listSeeds({ limit: 500, ...(token ? { continue: token } : {}) }, options);
     seeds.push(...page.items);
     token = page.continue;
   } while (token);
   return seeds;
 }
+
+/** What the scheduler reads of a seed's lease: its health, not the report of the control planes it hosts. */
+export const HEALTH_ONLY = { controlPlanes: false } as const;
 
 /** HA admission of a shoot against the seed it is, or is about to be, placed on. */
 export function admitOnSeed(options: { shoot: Shoot; seed?: Seed; previous?: Shoot }): void {
@@ -117,7 +121,7 @@ export async function scheduleAndCreate(options: {
 }): Promise<{ shoot: Shoot; result: ScheduleResult }> {
   const attempts = options.attempts ?? 8;
   for (let attempt = 1; ; attempt++) {
-    const seeds = await listAllSeeds(options.repo);
+    const seeds = await listAllSeeds(options.repo, HEALTH_ONLY);
     const result = schedule({ shoot: options.shoot, seeds, ...options.policy });
     if (!result.seedName) {
       return { shoot: await options.repo.createShoot(unschedulable(options.shoot, result, options.now)), result };
@@ -148,7 +152,7 @@ export async function placePending(options: {
   const attempts = options.attempts ?? 4;
   let shoot = options.shoot;
   for (let attempt = 1; ; attempt++) {
-    const result = schedule({ shoot, seeds: await listAllSeeds(options.repo), ...options.policy });
+    const result = schedule({ shoot, seeds: await listAllSeeds(options.repo, HEALTH_ONLY), ...options.policy });
     if (!result.seedName) {
       if (shoot.status.scheduling?.summary === result.summary) return { shoot, result, placed: false };
       return {
@@ -190,7 +194,12 @@ export async function chooseDestination(options: {
   const shoot = await options.repo.getShoot(options.project, options.name);
   if (!shoot) throw new NotFoundError(`shoot "${options.project}/${options.name}" not found`);
   const exclude = [...options.exclude, ...(shoot.status.seedName ? [shoot.status.seedName] : [])];
-  return schedule({ shoot, seeds: await listAllSeeds(options.repo), excludeSeeds: exclude, ...options.policy });
+  return schedule({
+    shoot,
+    seeds: await listAllSeeds(options.repo, HEALTH_ONLY),
+    excludeSeeds: exclude,
+    ...options.policy,
+  });
 }
 
 export function assertSeedExists(seed: Seed | undefined, seedName: string): asserts seed is Seed {

@@ -9,7 +9,13 @@ import type { Page, PageRequest } from './page.js';
  */
 export interface GardenRepository {
   getSeed(name: string): Promise<Seed | undefined>;
-  listSeeds(page: PageRequest): Promise<Page<Seed>>;
+  /**
+   * Seeds by name, paged, each with its lease joined in. `leases: false`: without it (no lease is read: the
+   * stored resource and its shoot count, for a caller that needs neither health nor control planes).
+   * `controlPlanes: false`: the lease without the agent's report of its control planes (`status.controlPlanes`
+   * absent), which is most of a busy seed's bytes: the scheduler and the lease monitor need only its health.
+   */
+  listSeeds(page: PageRequest, options?: { leases?: boolean; controlPlanes?: boolean }): Promise<Page<Seed>>;
   /** Fails with ConflictError when the seed exists. */
   createSeed(seed: Seed): Promise<Seed>;
   /** Writes spec, metadata and status; fails with ConflictError unless the stored version is `expectedVersion`. */
@@ -30,6 +36,11 @@ export interface GardenRepository {
   listShoots(project: string, page: PageRequest): Promise<Page<Shoot>>;
   /** Every shoot of every project, sorted by `<project>/<name>`, paged: for fleet-wide sweeps such as the ownership audit. */
   listAllShoots(page: PageRequest): Promise<Page<Shoot>>;
+  /**
+   * The shoots placed on one seed (`status.seedName`), sorted by `<project>/<name>`, paged: what a job that works
+   * seed by seed reads (the watchdog's partitions, the evacuation of a seed) instead of the whole fleet.
+   */
+  listShootsOnSeed(seedName: string, page: PageRequest): Promise<Page<Shoot>>;
   /**
    * Creates the shoot; when it names a seed (`status.seedName`), counts it on that seed in the same
    * atomic write, failing with SeedUnavailableError when the seed is missing, deleting or full.

@@ -19,7 +19,14 @@ import { newSeed, updatedSeed } from './seed-resource.js';
 import { DEFAULT_LEASE_DURATION_SECONDS, leaseExpired, renewedLease, seedWithLease } from './seed-lease.js';
 import { newShoot, updatedShoot } from './shoot-resource.js';
 import { parseInput } from './validate.js';
-import { admitOnSeed, assertSeedExists, listAllSeeds, scheduleAndCreate, type SchedulingPolicy } from './placement.js';
+import {
+  admitOnSeed,
+  assertSeedExists,
+  HEALTH_ONLY,
+  listAllSeeds,
+  scheduleAndCreate,
+  type SchedulingPolicy,
+} from './placement.js';
 import { schedule, type ScheduleResult } from '../scheduling/schedule.js';
 import { controlPlaneLayout, layoutObjects } from '../ha/layout.js';
 import { releasable, releaseCandidates, type Release } from './leftovers.js';
@@ -287,7 +294,7 @@ export class GardenService {
   /** The scheduler's decision for a shoot that need not exist: ranked candidates and every rejection. */
   async dryRunSchedule(body: unknown): Promise<ScheduleResult> {
     const { shoot } = parseInput(dryRunRequest, body);
-    return schedule({ shoot, seeds: await listAllSeeds(this.repo), ...this.policy });
+    return schedule({ shoot, seeds: await listAllSeeds(this.repo, HEALTH_ONLY), ...this.policy });
   }
 
   async controlPlane(project: string, name: string): Promise<ControlPlaneLayoutView> {

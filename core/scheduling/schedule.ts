@@ -9,7 +9,7 @@ import {
 } from './filters.js';
 import { indexSeeds, isSeedIndex, prepareShoot, type PreparedShoot, type SeedIndex } from './prepare.js';
 import { PROVIDER_CORRECTION, regionDistance } from './region-distance.js';
-import { compareCandidates, score } from './score.js';
+import { compareCandidates, score, shootTieBreak } from './score.js';
 
 /**
  * Operator-configured distances, Gardener's region ConfigMap: shoot region -> seed region -> distance.
@@ -19,8 +19,11 @@ import { compareCandidates, score } from './score.js';
 export type RegionDistances = Readonly<Record<string, Readonly<Record<string, number>>>>;
 
 export interface ScheduleOptions {
-  /** Only the spec matters; a dry run passes a shoot that does not exist yet. */
-  shoot: { spec: ShootSpec };
+  /**
+   * The spec decides; the name, when given, only orders seeds that tie on everything else (`shootTieBreak`). A
+   * dry run passes a shoot that does not exist yet.
+   */
+  shoot: { spec: ShootSpec; metadata?: { project?: string; name?: string } };
   /** Raw seeds, or an index from `indexSeeds` kept between decisions. */
   seeds: readonly Seed[] | SeedIndex;
   /** Seeds never to choose, e.g. the source of a migration. */
@@ -184,6 +187,11 @@ export function schedule(options: ScheduleOptions): ScheduleResult {
   const shoot = prepareShoot(options.shoot.spec, index);
   const strategy = options.strategy ?? 'SameRegion';
   const tolerance = shoot.failureTolerance;
+  const meta = options.shoot.metadata;
+  const tieBreak =
+    meta?.project !== undefined && meta.name !== undefined
+      ? shootTieBreak(index, `${meta.project}/${meta.name}`)
+      : undefined;
   const excluded = new Set<number>();
   for (const name of options.excludeSeeds ?? []) {
     const i = index.position(name);
@@ -221,7 +229,7 @@ export function schedule(options: ScheduleOptions): ScheduleResult {
       continue;
     }
     eligible++;
-    if (best < 0 || compareCandidates(index, i, best, tolerance) < 0) best = i;
+    if (best < 0 || compareCandidates(index, i, best, tolerance, tieBreak) < 0) best = i;
   }
 
   const result = {
@@ -234,7 +242,7 @@ export function schedule(options: ScheduleOptions): ScheduleResult {
   lazy(result, 'candidates', () => {
     const chosen: number[] = [];
     for (let i = 0; i < n; i++) if (verdict[i] === PASSED) chosen.push(i);
-    chosen.sort((a, b) => compareCandidates(index, a, b, tolerance));
+    chosen.sort((a, b) => compareCandidates(index, a, b, tolerance, tieBreak));
     return chosen.map((i, k): Candidate => {
       const capacity = index.capacity[i]!;
       const candidate: Candidate = {

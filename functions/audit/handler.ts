@@ -1,21 +1,26 @@
 import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
 import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
 import { Route53ApiRecords } from '../../adapters/route53/api-records.js';
-import { Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import { systemClock } from '../../core/garden/context.js';
 import { runOwnershipAudit } from '../../core/ownership/index.js';
 import { requireEnv } from '../shared/env.js';
 import { logger } from '../shared/logger.js';
 import { task } from '../shared/task.js';
+import { meteredClients, startMetering, takeCalls } from '../shared/metering.js';
 import { z } from 'zod';
 
-const repository = new DynamoGardenRepository({ tableName: requireEnv('TABLE_NAME') });
-const records = new Route53OwnerRecords({ hostedZoneId: requireEnv('HOSTED_ZONE_ID') });
-const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
+const repository = new DynamoGardenRepository({
+  tableName: requireEnv('TABLE_NAME'),
+  client: meteredClients.dynamodb(),
+});
+const route53 = route53Api(meteredClients.route53());
+const records = new Route53OwnerRecords({ hostedZoneId: requireEnv('HOSTED_ZONE_ID'), api: route53 });
+const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME'), client: meteredClients.events() });
 const internalDomain = requireEnv('INTERNAL_DOMAIN');
 const heartbeatMaxAgeMs = Number(process.env.HEARTBEAT_MAX_AGE_MS ?? 5 * 60_000);
 const apiRecords = {
-  records: new Route53ApiRecords({ hostedZoneId: requireEnv('API_HOSTED_ZONE_ID') }),
+  records: new Route53ApiRecords({ hostedZoneId: requireEnv('API_HOSTED_ZONE_ID'), api: route53 }),
   externalDomain: requireEnv('EXTERNAL_DOMAIN'),
 };
 
@@ -24,6 +29,7 @@ const scheduledEvent = z.unknown();
 
 /** One ownership audit round; a failure fails the invocation (EventBridge retries it) instead of reporting success. */
 export const handler = task(scheduledEvent, async () => {
+  startMetering();
   const report = await runOwnershipAudit({
     repository,
     records,
@@ -42,5 +48,5 @@ export const handler = task(scheduledEvent, async () => {
     });
   if (leftovers.length > 0)
     logger.warn('leftover control planes past the bound', { leftovers: leftovers.slice(0, 50) });
-  return report;
+  return { ...report, calls: takeCalls('ownership audit') };
 });

@@ -15,6 +15,7 @@ import { optionalNumberEnv, requireEnv, schedulingPolicyFromEnv } from '../share
 import { logger } from '../shared/logger.js';
 import { migrationJournal } from '../shared/migration-journal.js';
 import { observability } from '../shared/observability.js';
+import { meteredClients, startMetering, takeCalls } from '../shared/metering.js';
 
 const tableName = requireEnv('TABLE_NAME');
 const scheduling = schedulingPolicyFromEnv();
@@ -23,12 +24,14 @@ const rails = railsFrom({
   maxLostShare: optionalNumberEnv('EVACUATION_MAX_LOST_SHARE'),
   maxAttempts: optionalNumberEnv('EVACUATION_MAX_ATTEMPTS'),
 });
-const repo = new DynamoGardenRepository({ tableName });
-const migrations = new DynamoMigrationStore({ tableName });
-const store = new DynamoEvacuationStore({ tableName });
-const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
+const client = meteredClients.dynamodb();
+const repo = new DynamoGardenRepository({ tableName, client });
+const migrations = new DynamoMigrationStore({ tableName, client });
+const store = new DynamoEvacuationStore({ tableName, client });
+const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME'), client: meteredClients.events() });
 const dueTimer = new StepFunctionsEvacuationDueTimer({
   stateMachineArn: requireEnv('EVACUATION_DUE_STATE_MACHINE_ARN'),
+  client: meteredClients.sfn(),
 });
 const mover = new AdmissionMover(
   new MigrationAdmission({
@@ -68,6 +71,7 @@ const input = z.union([
  * the next minute. Failures throw, so that EventBridge retries (every step is idempotent).
  */
 async function evacuate(event: unknown) {
+  startMetering();
   const parsed = parseInput(input, event ?? {});
   const result = await runEvacuationRounds({
     repo,
@@ -99,7 +103,7 @@ async function evacuate(event: unknown) {
     result.timerErrors.length > 0
   )
     logger.info('evacuation round', summary);
-  return summary;
+  return { ...summary, calls: takeCalls('evacuation round') };
 }
 
 export const handler = middy(evacuate).use(observability());

@@ -7,13 +7,15 @@ import { DynamoSourceWaitIndex } from '../../adapters/dynamodb/source-waits.js';
 import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
 import { SfnTaskTokens } from '../../adapters/sfn/task-tokens.js';
 import { runLeaseMonitorRound } from '../../core/garden/lease-monitor-round.js';
-import { listAllSeeds } from '../../core/garden/placement.js';
+import { HEALTH_ONLY, listAllSeeds } from '../../core/garden/placement.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { SourceLeaseSwitch } from '../../core/migration/source-waits.js';
 import { requireEnv } from '../shared/env.js';
 import { logger } from '../shared/logger.js';
 import { observability } from '../shared/observability.js';
 import { runRounds } from '../shared/rounds.js';
+import { meteredClients, startMetering, takeCalls } from '../shared/metering.js';
+import type { CallReport } from '../../adapters/metering/call-meter.js';
 
 /** A scheduled invocation runs a minute of rounds; a test or an operator may ask for fewer. */
 const input = z
@@ -24,13 +26,14 @@ const input = z
   .passthrough();
 
 const tableName = requireEnv('TABLE_NAME');
-const repo = new DynamoGardenRepository({ tableName });
-const store = new DynamoLostLeaseStore({ tableName });
-const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') });
+const client = meteredClients.dynamodb();
+const repo = new DynamoGardenRepository({ tableName, client });
+const store = new DynamoLostLeaseStore({ tableName, client });
+const events = new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME'), client: meteredClients.events() });
 const early = new SourceLeaseSwitch({
-  waits: new DynamoSourceWaitIndex({ tableName }),
-  migrations: new DynamoMigrationStore({ tableName }),
-  tasks: new SfnTaskTokens(),
+  waits: new DynamoSourceWaitIndex({ tableName, client }),
+  migrations: new DynamoMigrationStore({ tableName, client }),
+  tasks: new SfnTaskTokens({ client: meteredClients.sfn() }),
 });
 
 /**
@@ -39,14 +42,18 @@ const early = new SourceLeaseSwitch({
  * for every seed whose lease has expired, cuts short the mode-auto migrations still waiting on its agent
  * (SourceLeaseExpired: the flow switches to the bad path instead of waiting for the command timeout).
  */
-async function monitor(event: unknown): Promise<{ rounds: number; announced: string[]; switched: string[] }> {
+async function monitor(
+  event: unknown,
+): Promise<{ rounds: number; announced: string[]; switched: string[]; calls: CallReport }> {
+  startMetering();
   const { rounds, intervalSeconds = 5 } = parseInput(input, event ?? {});
   const announced: string[] = [];
   const switched: string[] = [];
   const planned = await runRounds(
     { what: 'lease monitor', intervalSeconds, ...(rounds ? { rounds } : {}) },
     async (offset) => {
-      const result = await runLeaseMonitorRound({ seeds: await listAllSeeds(repo), store, events, now: new Date() });
+      const seeds = await listAllSeeds(repo, HEALTH_ONLY);
+      const result = await runLeaseMonitorRound({ seeds, store, events, now: new Date() });
       announced.push(...result.announced);
       for (const lease of result.expired) {
         for (const wait of await early.failWaitsOn(lease)) {
@@ -63,7 +70,7 @@ async function monitor(event: unknown): Promise<{ rounds: number; announced: str
         });
     },
   );
-  return { rounds: planned, announced, switched };
+  return { rounds: planned, announced, switched, calls: takeCalls('lease monitor') };
 }
 
 export const handler = middy(monitor).use(observability());

@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
 import { DynamoGardenRepository } from '../../adapters/dynamodb/garden-repository.js';
 import { EventBridgeSink } from '../../adapters/eventbridge/event-sink.js';
@@ -9,13 +8,17 @@ import { LifecycleController } from '../../core/garden/lifecycle-controller.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { dns1123Label } from '../../core/model/names.js';
 import { logger } from '../shared/logger.js';
+import { meteredClients, startMetering, takeCalls } from '../shared/metering.js';
 import { observability } from '../shared/observability.js';
 import { requireEnv, schedulingPolicyFromEnv } from '../shared/env.js';
 
 const controller = new LifecycleController({
-  repo: new DynamoGardenRepository({ tableName: requireEnv('TABLE_NAME'), client: new DynamoDBClient({}) }),
-  workflow: new StepFunctionsOperationWorkflow({ stateMachineArn: requireEnv('OPERATE_SHOOT_STATE_MACHINE_ARN') }),
-  events: new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME') }),
+  repo: new DynamoGardenRepository({ tableName: requireEnv('TABLE_NAME'), client: meteredClients.dynamodb() }),
+  workflow: new StepFunctionsOperationWorkflow({
+    stateMachineArn: requireEnv('OPERATE_SHOOT_STATE_MACHINE_ARN'),
+    client: meteredClients.sfn(),
+  }),
+  events: new EventBridgeSink({ busName: requireEnv('EVENT_BUS_NAME'), client: meteredClients.events() }),
   clock: systemClock,
   policy: schedulingPolicyFromEnv(),
 });
@@ -39,6 +42,7 @@ const input = z.union([shootEvent, capacityEvent, tick]);
  * EventBridge retries the event (every step is idempotent).
  */
 async function handle(event: unknown) {
+  startMetering();
   const parsed = parseInput(input, event);
   if ('detail' in parsed && shootEvent.safeParse(parsed).success) {
     const { project, shoot } = shootEvent.parse(parsed).detail;
@@ -53,7 +57,7 @@ async function handle(event: unknown) {
   }
   const outcome = await controller.resync();
   logger.info('lifecycle resync', outcome);
-  return outcome;
+  return { ...outcome, calls: takeCalls('lifecycle resync') };
 }
 
 export const handler = middy(handle).use(observability());

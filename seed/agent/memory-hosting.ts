@@ -27,7 +27,9 @@ export class MemoryHosting implements ControlPlaneHosting {
 
   /**
    * `loadBalancer: false` reports no external address (a seed whose kube-apiservers the garden cannot
-   * probe from outside), so that the dependency watchdog leaves its control planes alone.
+   * probe from outside), so that the dependency watchdog leaves its control planes alone; `externalBaseUrl`
+   * is where the external addresses point (`<base>/<technicalID>`, default `http://memory.invalid`): a
+   * server there answers the watchdog's probes for every plane (the fleet benchmark runs one).
    */
   constructor(
     private readonly options: {
@@ -35,6 +37,7 @@ export class MemoryHosting implements ControlPlaneHosting {
       loadBalancer?: boolean;
       /** What its running etcds' sidecars report they run with; default nothing (an agent older than the report). */
       sidecarSettings?: SidecarSettings;
+      externalBaseUrl?: string;
     } = {},
   ) {}
 
@@ -118,7 +121,7 @@ export class MemoryHosting implements ControlPlaneHosting {
     return {
       running: true,
       internalProbe: up ? 'Success' : 'Failure',
-      externalUrl: `http://memory.invalid/${technicalID}${this.externalBroken.has(technicalID) ? '/broken' : ''}`,
+      externalUrl: `${this.options.externalBaseUrl ?? 'http://memory.invalid'}/${technicalID}${this.externalBroken.has(technicalID) ? '/broken' : ''}`,
     };
   }
 

@@ -333,6 +333,57 @@ describe('MemoryGardenRepository lists', () => {
     ]);
   });
 
+  it("lists one seed's shoots in pages, sorted by project and name, and none of another's", async () => {
+    // Prepare
+    const repo = new MemoryGardenRepository();
+    await repo.createSeed(seed('a'));
+    await repo.createSeed(seed('b'));
+    for (const [p, n, s] of [
+      ['dev', 'b', 'a'],
+      ['prod', 'a', 'a'],
+      ['dev', 'a', 'b'],
+      ['dev', 'c', 'a'],
+      ['dev', 'd', undefined],
+    ] as const)
+      await repo.createShoot(shoot(p, n, s));
+    // Act
+    const seen = await pages((cont) => repo.listShootsOnSeed('a', { limit: 2, ...(cont ? { continue: cont } : {}) }));
+    // Assess
+    expect(seen.map((p) => p.map((s) => `${s.metadata.project}/${s.metadata.name}`))).toEqual([
+      ['dev/b', 'dev/c'],
+      ['prod/a'],
+    ]);
+    const other = await repo.listShootsOnSeed('b', { limit: 10 });
+    expect(other.items.map((s) => s.metadata.name)).toEqual(['a']);
+    // A token of one seed's list is no token of another's.
+    const first = await repo.listShootsOnSeed('a', { limit: 1 });
+    await expect(repo.listShootsOnSeed('b', { limit: 1, continue: first.continue! })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+  });
+
+  it('lists seeds without their leases when asked', async () => {
+    // Prepare
+    const repo = new MemoryGardenRepository();
+    const created = await repo.createSeed(seed('a'));
+    await repo.renewLease({
+      seed: 'a',
+      holderIdentity: created.status.identity,
+      renewTime: T0.toISOString(),
+      leaseDurationSeconds: 30,
+      conditions: [{ type: 'GardenletReady', status: 'True' }],
+      controlPlanes: [{ technicalID: 'shoot--dev--x', active: true }],
+    });
+    // Act
+    const [withLease] = (await repo.listSeeds({ limit: 1 })).items;
+    const [without] = (await repo.listSeeds({ limit: 1 }, { leases: false })).items;
+    // Assess
+    expect(withLease!.status.controlPlanes).toHaveLength(1);
+    expect(without!.status).not.toHaveProperty('controlPlanes');
+    expect(without!.status).not.toHaveProperty('lastHeartbeatTime');
+    expect(without!.status.shoots).toBe(0);
+  });
+
   it('gives no token when a page holds everything', async () => {
     const repo = new MemoryGardenRepository();
     await repo.createSeed(seed('a'));

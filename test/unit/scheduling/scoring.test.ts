@@ -96,6 +96,27 @@ describe('scheduler scoring', () => {
     expect(result.candidates.map((c) => c.rank)).toEqual(ranking.map((_, k) => k + 1));
   });
 
+  it('spreads shoots created at once over seeds that tie, each shoot always choosing the same one', () => {
+    // Prepare: twenty seeds that tie on everything; forty shoots scheduled against the same counts.
+    const fleet = Array.from({ length: 20 }, (_, i) =>
+      aSeed({ name: `seed-${String(i).padStart(2, '0')}`, capacity: 100, shoots: 10 }),
+    );
+    const decide = (name: string) =>
+      schedule({ shoot: { spec: aShootSpec(), metadata: { project: 'dev', name } }, seeds: fleet }).seedName;
+
+    // Act
+    const chosen = Array.from({ length: 40 }, (_, k) => decide(`shoot-${k}`));
+
+    // Assess: not one hot seed but many; the same shoot gets the same seed again; the tie only orders ties.
+    expect(new Set(chosen).size).toBeGreaterThanOrEqual(12);
+    expect(decide('shoot-7')).toBe(chosen[7]);
+    const lighter = [...fleet, aSeed({ name: 'zz-light', capacity: 100, shoots: 9 })];
+    expect(
+      schedule({ shoot: { spec: aShootSpec(), metadata: { project: 'dev', name: 'shoot-7' } }, seeds: lighter })
+        .seedName,
+    ).toBe('zz-light');
+  });
+
   it('gives scores that never contradict the ranking', () => {
     // Prepare
     const fleet = [

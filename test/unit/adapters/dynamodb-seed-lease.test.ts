@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { DynamoGardenRepository } from '../../../adapters/dynamodb/garden-repository.js';
+import { TABLE_INDEXES } from '../../../adapters/dynamodb/keys.js';
+import { PLANES_PER_CHUNK } from '../../../adapters/dynamodb/seed-lease-items.js';
+import { newSeed } from '../../../core/garden/seed-resource.js';
+import type { SeedLease } from '../../../core/garden/seed-lease.js';
+import { parseInput } from '../../../core/garden/validate.js';
+import { seedInput, type HostedControlPlane } from '../../../core/model/seed.js';
+import { DynamoDbFake } from '../../harness/dynamodb-fake.js';
+import { T0, seedBody } from '../garden/builders.js';
+
+const at = (s: number) => new Date(T0.getTime() + s * 1_000).toISOString();
+
+function planes(count: number, probedAt: number, overrides: Partial<HostedControlPlane> = {}): HostedControlPlane[] {
+  return Array.from({ length: count }, (_, i) => ({
+    technicalID: `shoot--dev--s${i}`,
+    active: true,
+    internalProbe: 'Success' as const,
+    // The agent probes its planes one after the other: later planes a little later.
+    internalProbeTime: at(probedAt + i / 1_000),
+    externalUrl: `https://lb.example/s${i}`,
+    ...overrides,
+  }));
+}
+
+async function garden() {
+  const fake = new DynamoDbFake(Object.values(TABLE_INDEXES));
+  const repo = new DynamoGardenRepository({
+    tableName: 'garden',
+    client: fake.client(),
+    clock: { now: () => new Date(at(10)) },
+  });
+  const seed = await repo.createSeed(newSeed('aws-eu1', parseInput(seedInput, seedBody()), { now: T0, uuid: 'u-1' }));
+  const beat = (controlPlanes: HostedControlPlane[], renewedAt: number) => {
+    const lease: SeedLease = {
+      seed: 'aws-eu1',
+      holderIdentity: seed.status.identity,
+      renewTime: at(renewedAt),
+      leaseDurationSeconds: 30,
+      conditions: [{ type: 'GardenletReady', status: 'True' }],
+      controlPlanes,
+    };
+    return repo.renewLease(lease);
+  };
+  const written = () => {
+    const writes = fake.calls.filter((c) => c.operation === 'TransactWriteItems');
+    fake.calls.length = 0;
+    return writes.map((w) => (w.input.TransactItems as object[]).length);
+  };
+  return { fake, repo, beat, written };
+}
+
+describe('a seed lease and its report of control planes', () => {
+  it('writes the report only when it changed; a heartbeat that changes only probe times writes the lease alone', async () => {
+    // Prepare
+    const { repo, beat, written } = await garden();
+
+    // Act
+    await beat(planes(3, 1), 1);
+    const first = written();
+    await beat(planes(3, 2), 2);
+    const unchanged = written();
+    await beat(planes(3, 3, { active: false }), 3);
+    const changed = written();
+
+    // Assess: the first and the changed one try the lease alone, then write lease and report (identity, lease, one chunk).
+    expect(first).toEqual([2, 3]);
+    expect(unchanged).toEqual([2]);
+    expect(changed).toEqual([2, 3]);
+    const seed = await repo.getSeed('aws-eu1');
+    expect(seed?.status.controlPlanes?.map((p) => p.active)).toEqual([false, false, false]);
+  });
+
+  it('reads a probe time no later than the agent took it: the earliest of the heartbeat, or the stored one if later', async () => {
+    // Prepare: the report was written with probes at 1 s; the next heartbeat probes at 5 s and changes nothing else.
+    const { repo, beat } = await garden();
+    await beat(planes(3, 1), 1);
+    await beat(planes(3, 5), 5);
+
+    // Act
+    const reported = (await repo.getSeed('aws-eu1'))!.status.controlPlanes!;
+
+    // Assess: every plane reads as probed at the heartbeat's earliest probe (5 s), never at its own later one.
+    expect(reported.map((p) => p.internalProbeTime)).toEqual([at(5), at(5), at(5)]);
+    for (const [i, p] of reported.entries())
+      expect(Date.parse(p.internalProbeTime!)).toBeLessThanOrEqual(Date.parse(at(5 + i / 1_000)));
+  });
+
+  it('holds more planes than one item could, in chunks, and lists seeds with or without them', async () => {
+    // Prepare
+    const { repo, beat } = await garden();
+    const many = PLANES_PER_CHUNK * 2 + 50;
+
+    // Act
+    await beat(planes(many, 1), 1);
+    await beat(planes(10, 2), 2);
+    const shrunk = await repo.getSeed('aws-eu1');
+    await beat(planes(many, 3), 3);
+    const [listed] = (await repo.listSeeds({ limit: 10 })).items;
+    const [healthOnly] = (await repo.listSeeds({ limit: 10 }, { controlPlanes: false })).items;
+
+    // Assess: the shorter report ignores the longer one's old chunks; the lease alone carries no planes.
+    expect(shrunk?.status.controlPlanes).toHaveLength(10);
+    expect(listed?.status.controlPlanes).toHaveLength(many);
+    expect(listed?.status.controlPlanes?.at(-1)?.technicalID).toBe(`shoot--dev--s${many - 1}`);
+    expect(healthOnly?.status).not.toHaveProperty('controlPlanes');
+    expect(healthOnly?.status.lastHeartbeatTime).toBe(at(3));
+  });
+
+  it('deletes the report with the seed once its agent reports nothing', async () => {
+    // Prepare
+    const { fake, repo, beat } = await garden();
+    await beat(planes(PLANES_PER_CHUNK + 1, 1), 1);
+    await beat([], 2);
+
+    // Act
+    await repo.deleteSeed('aws-eu1');
+
+    // Assess: no item of the seed's partition is left.
+    fake.calls.length = 0;
+    const { QueryCommand } = await import('@aws-sdk/client-dynamodb');
+    const left = await fake
+      .client()
+      .send(
+        new QueryCommand({
+          TableName: 'garden',
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': { S: 'SEED#aws-eu1' } },
+        }),
+      );
+    expect(left.Items).toEqual([]);
+  });
+});
