@@ -1,8 +1,15 @@
 // Builds (or finds, when their inputs are unchanged) the test seed's images as OCI layouts under
 // .tools/images/ (see local/kube/images.ts) and prints them: `npm run build:images [-- <name>...]`.
-import { buildTestImages, TEST_IMAGES, type TestImageName } from '../local/kube/images.js';
+// `--prepare`: only what does not depend on the working tree (npm test's background build).
+import { buildTestImages, prepareTestImages, TEST_IMAGES, type TestImageName } from '../local/kube/images.js';
 
 const args = process.argv.slice(2);
+if (args[0] === '--prepare') {
+  const started = Date.now();
+  await prepareTestImages({ log: (line) => console.error(line) });
+  console.error(`build-images: prepared in ${Math.round((Date.now() - started) / 1000)} s`);
+  process.exit(0);
+}
 const unknown = args.filter((a) => !(TEST_IMAGES as readonly string[]).includes(a));
 if (unknown.length > 0) {
   console.error(`build-images: unknown image ${unknown.join(', ')} (images: ${TEST_IMAGES.join(', ')})`);

@@ -1,4 +1,4 @@
-import { KubernetesObjectApi, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import { KubernetesObjectApi, type KubernetesObject, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -28,13 +28,7 @@ import {
   NODE_PORTS,
   nodePaths,
 } from './node-config.js';
-import {
-  httpsStatus,
-  processStarter,
-  waitFor,
-  type StartedProcess,
-  type StartProcess,
-} from './processes.js';
+import { httpsStatus, processStarter, waitFor, type StartedProcess, type StartProcess } from './processes.js';
 import { ensureKubeTools, kubeTools, type KubeTools } from './tools.js';
 
 const run = promisify(execFile);
@@ -54,8 +48,12 @@ export interface StartNodeClusterOptions {
    * node's processes and cgroups (a run killed before its teardown). Default this process; 0: never.
    */
   ownerPid?: number;
-  /** Images to import besides the pause image (built, or found, under .tools/images). */
+  /** Images to import besides the pause image (built, or found, under .tools/images); later: `loadImages`. */
   images?: readonly TestImageName[];
+  /** The node's `topology.kubernetes.io/zone`; default `zone-a`. */
+  zone?: string;
+  /** Local PersistentVolumes of the default StorageClass (`gardenless-local`), 10Gi each; default 24. */
+  volumes?: number;
   tools?: KubeTools;
   readyTimeoutMs?: number;
   log?: (line: string) => void;
@@ -111,7 +109,7 @@ export async function startNodeCluster(options: StartNodeClusterOptions): Promis
     token: secrets.token,
     dir,
     groups: [],
-    zones: [],
+    zones: [options.zone ?? 'zone-a'],
     nodes: [NODE_NAME],
     startedAt: new Date().toISOString(),
     node: {
@@ -179,16 +177,19 @@ export async function startNodeCluster(options: StartNodeClusterOptions): Promis
     await waitFor(
       'containerd',
       timeout,
-      async () => await run('ctr', ['--address', paths.containerdSocket, 'version']).then(() => true),
+      async () => run('ctr', ['--address', paths.containerdSocket, 'version']).then(() => true),
       [containerd],
     );
+    // The sandbox image first; the others while the kubelet starts.
+    await importImages(paths.containerdSocket, [built.pause]);
     const importStarted = Date.now();
-    await importImages(paths.containerdSocket, Object.values(built));
-    log(
-      `kube: images imported in ${Date.now() - importStarted} ms (${Object.values(built)
-        .map((i) => i.ref)
-        .join(', ')})`,
+    const others = Object.values(built).filter((i) => i.name !== 'pause');
+    const importing = importImages(paths.containerdSocket, others).then(() =>
+      log(
+        `kube: ${others.map((i) => i.ref).join(', ') || 'no other images'} imported in ${Date.now() - importStarted} ms`,
+      ),
     );
+    importing.catch(() => undefined);
 
     writeFileSync(join(paths.dir, 'resolv.conf'), '');
     writeFileSync(
@@ -211,6 +212,7 @@ export async function startNodeCluster(options: StartNodeClusterOptions): Promis
       `--kubeconfig=${kubeconfig('kubeconfig-kubelet', node.kubeletToken, inside, `system:node:${NODE_NAME}`)}`,
       `--hostname-override=${NODE_NAME}`,
       `--node-ip=${NODE_ADDRESS}`,
+      `--node-labels=topology.kubernetes.io/zone=${info.zones[0]}`,
       `--root-dir=${join(paths.dir, 'kubelet')}`,
     ]);
     writeFileSync(
@@ -233,6 +235,8 @@ export async function startNodeCluster(options: StartNodeClusterOptions): Promis
     // One pod through the whole chain: scheduled, its sandbox and container run by containerd, Ready.
     await waitFor('a pod Running and Ready', timeout, () => podReady(objects, built.pause), everything);
     await objects.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'node-ready', namespace: 'default' } });
+    await importing;
+    for (const object of localVolumes(join(dir, 'volumes'), options.volumes ?? 24)) await objects.create(object);
     writeFileSync(options.stateFile ?? join(dir, 'cluster.json'), JSON.stringify(info, null, 2));
     log(`kube: test seed with a real node ready in ${Date.now() - started} ms at ${server} (logs in ${dir})`);
     return cluster;
@@ -240,6 +244,16 @@ export async function startNodeCluster(options: StartNodeClusterOptions): Promis
     await cluster.stop();
     throw error;
   }
+}
+
+/** Imports more images into the node (built or found first; an image already there is kept). */
+export async function loadImages(
+  cluster: KubeCluster,
+  names: readonly TestImageName[],
+): Promise<Record<TestImageName, TestImage>> {
+  const built = await buildTestImages({ which: names });
+  await importImages(requireNode(cluster.info).containerd, Object.values(built));
+  return built;
 }
 
 /**
@@ -361,6 +375,46 @@ async function podReady(objects: KubernetesObjectApi, pause: TestImage): Promise
   return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 }
 
+/**
+ * The node's storage: `count` local volumes (directories of the node, which the kubelet gives to a pod's
+ * fsGroup as a real disk's would be) of the default StorageClass, bound when a pod first uses its claim
+ * (kube-controller-manager's binder). A released one is not reused (Retain): a test run needs few.
+ */
+function localVolumes(dir: string, count: number): KubernetesObject[] {
+  const storageClass = {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name: 'gardenless-local', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+    provisioner: 'kubernetes.io/no-provisioner',
+    reclaimPolicy: 'Retain',
+    volumeBindingMode: 'WaitForFirstConsumer',
+  };
+  const volumes = Array.from({ length: count }, (_, i) => {
+    const path = join(dir, `pv-${i}`);
+    mkdirSync(path, { recursive: true });
+    return {
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: `local-${i}` },
+      spec: {
+        capacity: { storage: '10Gi' },
+        accessModes: ['ReadWriteOnce'],
+        persistentVolumeReclaimPolicy: 'Retain',
+        storageClassName: 'gardenless-local',
+        local: { path },
+        nodeAffinity: {
+          required: {
+            nodeSelectorTerms: [
+              { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [NODE_NAME] }] },
+            ],
+          },
+        },
+      },
+    };
+  });
+  return [storageClass, ...volumes] as KubernetesObject[];
+}
+
 function preflight(dir: string): void {
   const problems: string[] = [];
   if (process.getuid?.() !== 0) problems.push('it runs as root (namespaces, mounts, cgroups)');
@@ -382,12 +436,24 @@ function preflight(dir: string): void {
 
 /** Nodes whose owner process is gone (a run killed before its teardown): their processes and cgroups go. */
 function sweepStaleNodes(log: (line: string) => void): void {
+  removeNodes((owner) => owner !== 0 && !processAlive(owner), log);
+}
+
+/**
+ * Removes every node `owner` started that is still there (a test run's teardown: a worker that died
+ * while it started one left no state file to stop it by).
+ */
+export function removeNodesOwnedBy(owner: number, log: (line: string) => void = () => undefined): void {
+  removeNodes((o) => o === owner, log);
+}
+
+function removeNodes(which: (owner: number) => boolean, log: (line: string) => void): void {
   const [mount] = cgroupHierarchies();
   if (!mount) return;
   for (const name of readdirSync(mount)) {
     const match = new RegExp(`^${CGROUP_PREFIX}(\\d+)-(\\d+)$`).exec(name);
-    if (!match || match[1] === '0' || processAlive(Number(match[1]))) continue;
-    log(`kube: removing the stale test node ${name} (its owner, process ${match[1]}, is gone)`);
+    if (!match || !which(Number(match[1]))) continue;
+    log(`kube: removing the test node ${name} (owner process ${match[1]})`);
     killCgroupTree(name);
     killNamespaceMembers('mnt', `mnt:[${match[2]}]`);
     killCgroupTree(name);
