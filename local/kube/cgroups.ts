@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { killUntilNone, sleepSync } from './processes.js';
 
 /**
  * The cgroup tree a test node's kubelet puts its pods in (its `cgroupRoot`), created at the same path
@@ -50,23 +51,9 @@ export function cgroupPids(root: string): number[] {
   return [...pids];
 }
 
-/** SIGKILL to every process in the tree until none is left (a process forked meanwhile is found by the next round). */
+/** SIGKILL to every process in the tree until none is left. */
 export function killCgroupTree(root: string, timeoutMs = 10_000): void {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const pids = cgroupPids(root);
-    if (pids.length === 0) return;
-    if (Date.now() > deadline)
-      throw new Error(`cgroup ${root}: processes ${pids.join(', ')} still alive ${timeoutMs} ms after SIGKILL`);
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-      }
-    }
-    sleepSync(50);
-  }
+  killUntilNone(`cgroup ${root}`, () => cgroupPids(root), timeoutMs);
 }
 
 /** Removes the tree (deepest first) from every hierarchy; its processes must be gone (killCgroupTree). */
@@ -117,8 +104,4 @@ function readIfExists(file: string): string {
     // The cgroup went away meanwhile (its last process exited and it was removed).
     return '';
   }
-}
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

@@ -6,17 +6,8 @@ import { kubeconfigFor, writeClusterSecrets } from './certs.js';
 import { removeCgroupTree, killCgroupTree } from './cgroups.js';
 import { killNamespaceMembers } from './namespaces.js';
 import { startApiServer, startControllers } from './control-plane.js';
-import {
-  groupAlive,
-  httpsStatus,
-  processStarter,
-  signalGroup,
-  sleep,
-  tail,
-  waitFor,
-} from './processes.js';
+import { groupAlive, httpsStatus, processStarter, signalGroup, sleep, tail, waitFor } from './processes.js';
 import { ensureKubeTools, kubeTools, type KubeTools } from './tools.js';
-
 
 /** What a started test seed cluster is, as written to its state file (so another process can use or stop it). */
 export interface KubeClusterInfo {

@@ -55,7 +55,8 @@ export interface TestImage {
   layout: string;
 }
 
-export const IMAGES_DIR = join(PROJECT_ROOT, '.tools', 'images');
+/** `GARDENLESS_IMAGES_DIR` elsewhere (a cold build measured on its own: scripts/bench-test-node.ts). */
+export const IMAGES_DIR = process.env.GARDENLESS_IMAGES_DIR ?? join(PROJECT_ROOT, '.tools', 'images');
 const LOCKS = join(IMAGES_DIR, '.locks');
 const REPOSITORY = 'localhost/gardenless';
 /** Bump when the base layer's recipe below changes (its cache key). */

@@ -122,3 +122,29 @@ export function tail(file: string, lines: number): string {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * SIGKILL to every process `pids` lists until it lists none (a process forked meanwhile is found by the
+ * next round); throws naming `what` when some outlive `timeoutMs`. Synchronous: it also runs at exit.
+ */
+export function killUntilNone(what: string, pids: () => number[], timeoutMs = 10_000): void {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = pids();
+    if (left.length === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`${what}: processes ${left.join(', ')} still alive ${timeoutMs} ms after SIGKILL`);
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    }
+    sleepSync(50);
+  }
+}
+
+export function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
