@@ -46,7 +46,7 @@ let t = Date.now();
 await prepareTestImages({ log });
 times.push(['images that do not depend on the working tree (npm test builds them in the background)', seconds(t)]);
 t = Date.now();
-const image = (await buildTestImages({ which: ['gardenless'], log })).gardenless.ref;
+const image = (await buildTestImages({ which: ['gardenless'], log })).gardenless;
 times.push(['the gardenless image (the bundle of the working tree)', seconds(t)]);
 
 const emulator = await startEmulator({ logFile: join(work, 'emulator.log') });

@@ -17,6 +17,7 @@ import {
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../emulator.js';
+import type { ImageName, ImageVectorFile } from '../../seed/kubernetes/image-vector.js';
 import { withFileLock } from './file-lock.js';
 import { writeImageLayout, type RunConfig } from './oci.js';
 import { kubeTools, type KubeTools } from './tools.js';
@@ -66,6 +67,27 @@ const DEBIAN_MIRROR = process.env.GARDENLESS_DEBIAN_MIRROR ?? 'http://deb.debian
 const LAUNCHER = '#!/bin/sh\nexec node /app/dist/gardenless.mjs "$@"\n';
 /** Unused gardenless images older than this are removed after a build (every source change makes one). */
 const KEEP_UNUSED_MS = 2 * 24 * 3600_000;
+
+/**
+ * The image vector (seed/kubernetes/image-vector.ts) that names `images` for the kubernetes runtime:
+ * gardenless as the etcd pods' backup-restore sidecar, the kube components by their own names.
+ */
+export function testImageVector(images: Partial<Record<TestImageName, TestImage>>): ImageVectorFile {
+  const names: Partial<Record<TestImageName, ImageName>> = {
+    gardenless: 'etcd-backup-restore',
+    'kube-apiserver': 'kube-apiserver',
+    'kube-controller-manager': 'kube-controller-manager',
+    'kube-scheduler': 'kube-scheduler',
+  };
+  return {
+    images: Object.values(images).flatMap((image) => {
+      const name = names[image.name];
+      if (!name) return [];
+      const colon = image.ref.lastIndexOf(':');
+      return [{ name, repository: image.ref.slice(0, colon), tag: image.ref.slice(colon + 1) }];
+    }),
+  };
+}
 
 /** What deploy/Dockerfile builds from: its node base image and the apt packages of its runtime stage. */
 export interface DockerfileRecipe {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import { ownerRecordName } from '../../core/ownership/index.js';
 import type { KubeCluster } from '../../local/kube/cluster.js';
-import { buildTestImages } from '../../local/kube/images.js';
+import { buildTestImages, type TestImage } from '../../local/kube/images.js';
 import { exposeHostPort, nodeMemory } from '../../local/kube/node-cluster.js';
 import { s3Backup } from '../../seed/backup-restore/aws.js';
 import { KubeObjects } from '../../seed/kubernetes/kube-api.js';
@@ -52,7 +52,7 @@ let kube: KubeObjects;
 let core: CoreV1Api;
 /** The emulator as the node's pods reach it. */
 let podEndpoint: string;
-let gardenlessImage: string;
+let gardenlessImage: TestImage;
 
 /** Runs `command` in a container through the API server and the kubelet (what `kubectl exec` does). */
 async function exec(pod: string, container: string, command: string[]): Promise<string> {
@@ -77,7 +77,7 @@ describe("the test seed's real node", () => {
     kube = new KubeObjects(cluster.kubeConfig());
     core = cluster.kubeConfig().makeApiClient(CoreV1Api);
     podEndpoint = `http://${await exposeHostPort(cluster, Number(new URL(deployment.awsEndpoint).port))}`;
-    gardenlessImage = (await buildTestImages({ which: ['gardenless'] })).gardenless.ref;
+    gardenlessImage = (await buildTestImages({ which: ['gardenless'] })).gardenless;
     await new S3Client({ ...aws, forcePathStyle: true })
       .send(new CreateBucketCommand({ Bucket: BUCKET }))
       .catch((error: unknown) => {
@@ -141,7 +141,7 @@ describe("the test seed's real node", () => {
       throw new Error(`${String(error)}\n${await podReport('etcd-0')}`);
     });
     expect(pod.spec?.nodeName).toBe('localhost');
-    expect(pod.spec?.containers[0]?.image).toBe(gardenlessImage);
+    expect(pod.spec?.containers[0]?.image).toBe(gardenlessImage.ref);
     expect(await exec('etcd-0', 'backup-restore', ['id', '-u'])).toBe('65532\n');
 
     // A write through the etcd-client Service's cluster IP (kube-proxy's rules in the node's namespace).
@@ -204,7 +204,7 @@ describe("the test seed's real node", () => {
     expect((await garden.setup.request('PUT', `/seeds/${SEED}`, { body: backedSeed(SEED, 71) })).status).toBe(201);
     const apiUrl = new URL(deployment.apiUrl);
     apiUrl.host = new URL(podEndpoint).host;
-    const [repository, tag] = gardenlessImage.split(':') as [string, string];
+    const [repository, tag] = gardenlessImage.ref.split(/:(?=[^:]+$)/) as [string, string];
 
     // Act
     await installChart({

@@ -1,5 +1,6 @@
 import type { KubernetesObject, V1StatefulSet } from '@kubernetes/client-node';
 import type { ShootRef } from '../../../core/shootstate/index.js';
+import { testImageVector, type TestImage } from '../../../local/kube/images.js';
 import { imageVector } from '../../../seed/kubernetes/image-vector.js';
 import { controlPlaneObjects } from '../../../seed/kubernetes/objects.js';
 
@@ -17,14 +18,14 @@ export function runtimeEtcdObjects(options: {
   namespace: string;
   seed: { name: string; zones: readonly string[] };
   bucket: string;
-  image: string;
+  /** The gardenless image (local/kube/images.ts). */
+  image: TestImage;
   identity: string;
   internalDomain: string;
   hostedZoneId: string;
   region: string;
   s3Endpoint: string;
 }): KubernetesObject[] {
-  const [repository, tag] = options.image.split(/:(?=[^:]+$)/) as [string, string];
   const objects = controlPlaneObjects({
     shoot: options.shoot,
     namespace: options.namespace,
@@ -39,7 +40,7 @@ export function runtimeEtcdObjects(options: {
       'cluster-autoscaler': 0,
     },
     backupBucket: options.bucket,
-    images: imageVector({ images: [{ name: 'etcd-backup-restore', repository, tag }] }),
+    images: imageVector(testImageVector({ gardenless: options.image })),
     sidecar: {
       identity: options.identity,
       internalDomain: options.internalDomain,

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../local/emulator.js';
-import { dockerfileRecipe } from '../../../local/kube/images.js';
+import { dockerfileRecipe, testImageVector } from '../../../local/kube/images.js';
+import { imageVector } from '../../../seed/kubernetes/image-vector.js';
 import { MEDIA_TYPES, writeImageLayout } from '../../../local/kube/oci.js';
 
 const dirs: string[] = [];
@@ -64,5 +65,19 @@ describe("the test seed's images", () => {
     // Uncompressed layers: their digests are the diff ids.
     expect(config.rootfs).toEqual({ type: 'layers', diff_ids: [sha('first layer'), sha('second layer')] });
     expect(config.config).toEqual({ Env: ['PATH=/bin'], Entrypoint: ['x'], User: '65532:65532' });
+  });
+
+  it('are what the image vector names: the sidecar is the gardenless image, the kube components their own', () => {
+    const vector = imageVector(
+      testImageVector({
+        gardenless: { name: 'gardenless', ref: 'localhost/gardenless/gardenless:0.1.0-abc', layout: '/l' },
+        'kube-apiserver': { name: 'kube-apiserver', ref: 'localhost/gardenless/kube-apiserver:v1.30.14', layout: '/k' },
+        pause: { name: 'pause', ref: 'localhost/gardenless/pause:1', layout: '/p' },
+      }),
+    );
+    expect(vector['etcd-backup-restore']).toBe('localhost/gardenless/gardenless:0.1.0-abc');
+    expect(vector['kube-apiserver']).toBe('localhost/gardenless/kube-apiserver:v1.30.14');
+    // What the test seed does not build keeps its default.
+    expect(vector['cluster-autoscaler']).toBe('registry.k8s.io/autoscaling/cluster-autoscaler:v1.30.4');
   });
 });
