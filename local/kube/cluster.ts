@@ -1,11 +1,13 @@
 import { KubeConfig, KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { processGroupAlive, signalProcessGroup } from '../../seed/agent/process-group.js';
 import { freePort } from '../../seed/ports.js';
 import { kubeconfigFor, writeClusterSecrets } from './certs.js';
+import { removeCgroupTree, killCgroupTree } from './cgroups.js';
+import { killNamespaceMembers } from './namespaces.js';
+import { startApiServer, startControllers } from './control-plane.js';
+import { httpsStatus, processStarter, sleep, tail, waitFor } from './processes.js';
 import { ensureKubeTools, kubeTools, type KubeTools } from './tools.js';
 
 /** What a started test seed cluster is, as written to its state file (so another process can use or stop it). */
@@ -20,6 +22,22 @@ export interface KubeClusterInfo {
   zones: string[];
   nodes: string[];
   startedAt: string;
+  /** A real node (local/kube/node-cluster.ts): what its stop must take down beyond the process groups. */
+  node?: RealNodeInfo;
+}
+
+export interface RealNodeInfo {
+  name: string;
+  /** The node's address inside its network namespace: pods reach the host's forwarded ports here. */
+  address: string;
+  /** The first process of the node's network and mount namespaces. */
+  holderPid: number;
+  /** The node's mount namespace (`mnt:[inode]`): every process the cluster starts runs in it, only containers do not. */
+  mountNamespace: string;
+  /** The kubelet's cgroup root (in every hierarchy): every container is below it. */
+  cgroup: string;
+  /** containerd's socket (`ctr --address`). */
+  containerd: string;
 }
 
 export interface StartKubeClusterOptions {
@@ -35,18 +53,6 @@ export interface StartKubeClusterOptions {
   tools?: KubeTools;
   readyTimeoutMs?: number;
   log?: (line: string) => void;
-}
-
-/** A process of the cluster that did not come up; `logFile` says why. */
-export class KubeClusterError extends Error {
-  constructor(
-    message: string,
-    readonly logFile?: string,
-    options?: { cause?: unknown },
-  ) {
-    super(logFile ? `${message}\n--- last lines of ${logFile} ---\n${tail(logFile, 30)}` : message, options);
-    this.name = 'KubeClusterError';
-  }
 }
 
 /**
@@ -86,72 +92,23 @@ export async function startKubeCluster(options: StartKubeClusterOptions): Promis
   };
   const cluster = new KubeCluster(info);
   if (options.tiedToProcess !== false) process.once('exit', () => cluster.killNow());
-  const start = (name: string, command: string, args: string[]) => {
-    const logFile = join(dir, `${name}.log`);
-    const out = openSync(logFile, 'a');
-    const child = spawn(command, args, { stdio: ['ignore', out, out], detached: true });
-    child.unref();
-    if (child.pid === undefined) throw new KubeClusterError(`${name} did not start`, logFile);
-    info.groups.push({ name, pgid: child.pid });
-    return { child, logFile };
-  };
+  const start = processStarter(dir, info.groups);
   try {
-    const etcd = start('etcd', 'etcd', [
-      '--name',
-      'kube',
-      '--data-dir',
-      join(dir, 'etcd-data'),
-      '--listen-client-urls',
-      `http://127.0.0.1:${ports.etcd}`,
-      '--advertise-client-urls',
-      `http://127.0.0.1:${ports.etcd}`,
-      '--listen-peer-urls',
-      `http://127.0.0.1:${ports.etcdPeer}`,
-      '--initial-advertise-peer-urls',
-      `http://127.0.0.1:${ports.etcdPeer}`,
-      '--initial-cluster',
-      `kube=http://127.0.0.1:${ports.etcdPeer}`,
-      '--quota-backend-bytes',
-      String(2 * 1024 ** 3),
-    ]);
-    const api = start('kube-apiserver', tools.kubeApiServer, [
-      `--etcd-servers=http://127.0.0.1:${ports.etcd}`,
-      '--bind-address=127.0.0.1',
-      `--secure-port=${ports.api}`,
-      '--advertise-address=127.0.0.1',
-      `--tls-cert-file=${secrets.servingCert}`,
-      `--tls-private-key-file=${secrets.servingKey}`,
-      `--client-ca-file=${secrets.caCert}`,
-      `--token-auth-file=${secrets.tokenFile}`,
-      '--authorization-mode=RBAC',
-      '--anonymous-auth=false',
-      '--service-account-issuer=https://kubernetes.default.svc',
-      `--service-account-key-file=${secrets.serviceAccountPub}`,
-      `--service-account-signing-key-file=${secrets.serviceAccountKey}`,
-      '--service-cluster-ip-range=10.96.0.0/16',
-      // Two cores shared with everything else: no fairness queues, no profiling endpoints.
-      '--enable-priority-and-fairness=false',
-      '--profiling=false',
-      '--endpoint-reconciler-type=none',
-    ]);
+    const { etcd, api } = startApiServer({
+      dir,
+      secrets,
+      tools,
+      start,
+      etcd: { client: ports.etcd, peer: ports.etcdPeer },
+      api: { bind: '127.0.0.1', port: ports.api, advertise: '127.0.0.1' },
+    });
     await waitFor(
       'kube-apiserver /readyz',
       options.readyTimeoutMs ?? 60_000,
       async () => (await httpsStatus(`${server}/readyz`, secrets.token, readFileSync(secrets.caCert))) === 200,
       [etcd, api],
     );
-    const common = [`--kubeconfig=${kubeconfigPath}`, '--leader-elect=false', '--secure-port=0'];
-    const kcm = start('kube-controller-manager', tools.kubeControllerManager, [
-      ...common,
-      `--service-account-private-key-file=${secrets.serviceAccountKey}`,
-      `--root-ca-file=${secrets.caCert}`,
-      // Every default controller, node-lifecycle included (kwok's nodes renew their leases).
-      '--controllers=*',
-      '--concurrent-deployment-syncs=10',
-      '--concurrent-statefulset-syncs=10',
-      '--concurrent-replicaset-syncs=10',
-    ]);
-    const scheduler = start('kube-scheduler', tools.kubeScheduler, common);
+    const { kcm, scheduler } = startControllers({ secrets, tools, start, kubeconfigPath });
     const kwokConfig = join(dir, 'kwok.yaml');
     writeFileSync(kwokConfig, kwokConfiguration(tools.kwokStages));
     const kwok = start('kwok', tools.kwok, [
@@ -256,8 +213,24 @@ export class KubeCluster {
     this.killNow();
   }
 
+  /**
+   * SIGKILL to every group; on a real node also to every container (its cgroup tree) and every process
+   * left in its mount namespace (containerd's shims, forwarders started by another process), whose end
+   * closes its namespaces with their mounts and interfaces; then the cgroups go. Synchronous: it also
+   * runs at this process's exit.
+   */
   killNow(): void {
     for (const { pgid } of this.info.groups) signalProcessGroup(pgid, 'SIGKILL');
+    const node = this.info.node;
+    if (node) {
+      // Containers first, while their shims still reap them.
+      if (node.cgroup) killCgroupTree(node.cgroup);
+      if (node.mountNamespace) killNamespaceMembers('mnt', node.mountNamespace);
+      if (node.cgroup) {
+        killCgroupTree(node.cgroup);
+        removeCgroupTree(node.cgroup);
+      }
+    }
   }
 
   /** The last lines of every process log, for a failing test's message. */
@@ -306,53 +279,3 @@ function fakeNode(name: string, zone: string): KubernetesObject {
     },
   };
 }
-
-function httpsStatus(url: string, token: string, ca: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { headers: { authorization: `Bearer ${token}` }, ca, timeout: 2_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-async function waitFor(
-  what: string,
-  timeoutMs: number,
-  check: () => Promise<boolean>,
-  processes: { child: { exitCode: number | null }; logFile: string }[],
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    const dead = processes.find((p) => p.child.exitCode !== null);
-    if (dead)
-      throw new KubeClusterError(
-        `waiting for ${what}: a process exited with code ${dead.child.exitCode}`,
-        dead.logFile,
-      );
-    try {
-      if (await check()) return;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new KubeClusterError(
-        `${what} not reached within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`,
-        processes.at(-1)?.logFile,
-        { cause: last },
-      );
-    }
-    await sleep(250);
-  }
-}
-
-function tail(file: string, lines: number): string {
-  if (!existsSync(file)) return '(no log)';
-  return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

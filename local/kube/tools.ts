@@ -11,6 +11,9 @@ export interface KubeTools {
   kubeApiServer: string;
   kubeControllerManager: string;
   kubeScheduler: string;
+  /** The real node's (local/kube/node-cluster.ts). */
+  kubelet: string;
+  kubeProxy: string;
   kwok: string;
   /** kwok's stage files, by set (`node/fast`, `node/heartbeat-with-lease`, `pod/fast`, `volume/fast`). */
   kwokStages: string;
@@ -24,6 +27,7 @@ export function kubeTools(root = PROJECT_ROOT): KubeTools {
   const kwokVersion = config.kwokVersion!;
   const helmVersion = config.helmVersion!;
   const kube = join(root, '.tools', `kubernetes-v${kubernetesVersion}`, 'bin');
+  const node = join(root, '.tools', `kubernetes-node-v${kubernetesVersion}`, 'bin');
   const kwok = join(root, '.tools', `kwok-v${kwokVersion}`);
   return {
     kubernetesVersion,
@@ -32,6 +36,8 @@ export function kubeTools(root = PROJECT_ROOT): KubeTools {
     kubeApiServer: join(kube, 'kube-apiserver'),
     kubeControllerManager: join(kube, 'kube-controller-manager'),
     kubeScheduler: join(kube, 'kube-scheduler'),
+    kubelet: join(node, 'kubelet'),
+    kubeProxy: join(node, 'kube-proxy'),
     kwok: join(kwok, 'bin', 'kwok'),
     kwokStages: join(kwok, 'stages'),
     helm: join(root, '.tools', `helm-v${helmVersion}`, 'bin', 'helm'),

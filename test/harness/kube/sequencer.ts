@@ -1,13 +1,14 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The suites that start the run's test seed cluster (`testSeedCluster`). On a machine that has not built
- * the cluster's binaries yet, `npm test` builds them behind the tests; these suites run last, so that the
- * build has the whole run to finish and they rarely wait for it. `test/unit/kube/sequencer.test.ts` keeps
- * this list equal to the files that call `testSeedCluster`.
+ * The suites that start the run's test seed clusters (`testSeedCluster`, `testSeedNode`). On a machine
+ * that has not built the clusters' binaries and images yet, `npm test` builds them behind the tests; these
+ * suites run last, so that the build has the whole run to finish and they rarely wait for it.
+ * `test/unit/kube/sequencer.test.ts` keeps this list equal to the files that call either.
  */
 export const KUBE_SUITES = [
   'cli.test.ts',
+  'kubernetes-node.test.ts',
   'kubernetes-seed.test.ts',
   'runtime-contract-kubernetes.test.ts',
   'seed-agent-chart.test.ts',

@@ -3,10 +3,14 @@ import { DynamoEvacuationStore } from '../../../adapters/dynamodb/evacuations.js
 import { DynamoGardenRepository } from '../../../adapters/dynamodb/garden-repository.js';
 import { TABLE_INDEXES } from '../../../adapters/dynamodb/keys.js';
 import { DynamoMigrationStore } from '../../../adapters/dynamodb/migration-store.js';
+import { DynamoShootStateStore } from '../../../adapters/dynamodb/shoot-state-store.js';
 import { EvacuationControls } from '../../../core/evacuation/controls.js';
+import { ShootKubeconfigs } from '../../../core/garden/kubeconfigs.js';
 import { GardenService } from '../../../core/garden/service.js';
 import { MigrationJournal } from '../../../core/migration/journal.js';
 import { MigrationAdmission } from '../../../core/migration/migration-admission.js';
+import { generateShootSecrets } from '../../../core/pki/shoot-secrets.js';
+import { LocalDataKeys, ShootSecretsKeeper } from '../../../core/shootstate/index.js';
 import { handleRequest } from '../../../functions/api/app.js';
 import { routes } from '../../../functions/api/routes.js';
 import { DynamoDbFake, type RecordedCall } from '../../harness/dynamodb-fake.js';
@@ -55,6 +59,8 @@ const REQUESTS: Record<string, [method: string, path: string, options?: RequestO
   pauseEvacuation: ['POST', '/seeds/aws-eu1/evacuation/pause'],
   resumeEvacuation: ['POST', '/seeds/aws-eu1/evacuation/resume'],
   cancelEvacuation: ['POST', '/seeds/aws-eu1/evacuation/cancel'],
+  createAdminKubeconfig: ['POST', '/projects/dev/shoots/api1/adminkubeconfig', { body: {} }],
+  createViewerKubeconfig: ['POST', '/projects/dev/shoots/api1/viewerkubeconfig', { body: {} }],
 };
 
 /** The API on the recording table, with two seeds, a shoot placed on the first and one pending. */
@@ -77,8 +83,25 @@ async function api() {
     events: { publish: async () => {} },
     clock: { now: () => new Date() },
   });
+  const kubeconfigs = new ShootKubeconfigs({
+    getShoot: (project, name) => service.getShoot(project, name),
+    secrets: new ShootSecretsKeeper({
+      store: new DynamoShootStateStore({ tableName, client }),
+      keys: new LocalDataKeys(),
+      generate: generateShootSecrets,
+      now: () => new Date(),
+    }),
+    clock: { now: () => new Date() },
+  });
   const send = (method: string, path: string, options: RequestOptions = {}) =>
-    handleRequest(httpEvent(method, path, options), { service, migrations, evacuations, access: ACCESS, version: 't' });
+    handleRequest(httpEvent(method, path, options), {
+      service,
+      migrations,
+      evacuations,
+      kubeconfigs,
+      access: ACCESS,
+      version: 't',
+    });
   const ready = {
     body: {
       conditions: [

@@ -108,9 +108,10 @@ describe('planEvacuations, properties over random gardens and histories', () => 
       { numRuns: 300 },
     );
     expect(seen.moves).toBeGreaterThan(50);
-    expect(seen.heldWhileActive).toBeGreaterThan(5);
+    // Counts over random runs: 5 to 85 and 5 to 11 in six of them; above zero is what the check needs.
+    expect(seen.heldWhileActive).toBeGreaterThan(0);
     expect(seen.ended).toBeGreaterThan(5);
-    expect(seen.pastMaxParallel).toBeGreaterThan(5);
+    expect(seen.pastMaxParallel).toBeGreaterThan(0);
   }, 60_000); // 300 random histories: about 2 s on a quiet machine, more than vitest's default 5 s beside a loaded suite
 
   it('starts no move while more than the allowed share of seeds have lost their lease, and goes on once they are back', () => {

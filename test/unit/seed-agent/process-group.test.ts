@@ -37,13 +37,15 @@ describe('process groups', () => {
   });
 
   it('does not count a zombie as running', async () => {
-    // Prepare: a shell starts `true` and becomes a sleep that never reaps it: `true` stays a zombie.
-    const group = ProcessGroup.start('sh', ['-c', 'true & echo $!; exec sleep 30'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    // Prepare: a parent that forks a child which exits at once, and never reaps it (a shell might).
+    const group = ProcessGroup.start(
+      'python3',
+      ['-c', 'import os, time\npid = os.fork()\nif pid == 0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(30)'],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     const [line] = (await once(group.child.stdout!, 'data')) as [Buffer];
     const zombie = Number(line.toString().trim());
-    await new Promise((r) => setTimeout(r, 200));
+    await until('the child to exit', () => !processRunning(zombie), { timeoutMs: 5_000, intervalMs: 20 });
 
     // Assess: the signal still reaches it, but it does not run.
     expect(() => process.kill(zombie, 0)).not.toThrow();

@@ -1,0 +1,59 @@
+import type { KubernetesObject, V1StatefulSet } from '@kubernetes/client-node';
+import type { ShootRef } from '../../core/shootstate/index.js';
+import { testImageVector, type TestImage } from '../../local/kube/images.js';
+import { imageVector } from '../../seed/kubernetes/image-vector.js';
+import { controlPlaneObjects } from '../../seed/kubernetes/objects.js';
+
+/** The Secret of the seed's AWS credentials (docs/kubernetes-seed.md, clusters without IRSA). */
+export const CREDENTIALS_SECRET = 'aws-credentials';
+
+/**
+ * The kubernetes runtime's own etcd of one shoot (seed/kubernetes/objects.ts: the StatefulSet with its
+ * backup-restore sidecar, and its Services), every other component at 0 replicas and left out, with
+ * `image` (the gardenless image) and the sidecar's AWS credentials from `CREDENTIALS_SECRET`: the runtime
+ * renders none yet.
+ */
+export function runtimeEtcdObjects(options: {
+  shoot: ShootRef;
+  namespace: string;
+  seed: { name: string; zones: readonly string[] };
+  bucket: string;
+  /** The gardenless image (local/kube/images.ts). */
+  image: TestImage;
+  identity: string;
+  internalDomain: string;
+  hostedZoneId: string;
+  region: string;
+  s3Endpoint: string;
+}): KubernetesObject[] {
+  const objects = controlPlaneObjects({
+    shoot: options.shoot,
+    namespace: options.namespace,
+    seed: options.seed,
+    replicas: {
+      etcd: 1,
+      'kube-apiserver': 0,
+      'gardener-resource-manager': 0,
+      'kube-controller-manager': 0,
+      'kube-scheduler': 0,
+      'machine-controller-manager': 0,
+      'cluster-autoscaler': 0,
+    },
+    backupBucket: options.bucket,
+    images: imageVector(testImageVector({ gardenless: options.image })),
+    sidecar: {
+      identity: options.identity,
+      internalDomain: options.internalDomain,
+      owner: { mode: 'api', hostedZoneId: options.hostedZoneId },
+      region: options.region,
+      s3Endpoint: options.s3Endpoint,
+      ownerCheckInterval: '2s',
+      unknownGrace: '20s',
+      deltaSnapshotInterval: '3s',
+      storage: '1Gi',
+    },
+  }).filter((o) => o.kind === 'Service' || o.kind === 'StatefulSet');
+  const etcd = objects.find((o) => o.kind === 'StatefulSet') as V1StatefulSet;
+  etcd.spec!.template.spec!.containers[0]!.envFrom = [{ secretRef: { name: CREDENTIALS_SECRET } }];
+  return objects;
+}

@@ -1,0 +1,275 @@
+import { Route53Client } from '@aws-sdk/client-route-53';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CoreV1Api, Exec, type KubernetesObject, type V1Pod, type V1Service } from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import { ownerRecordName } from '../../core/ownership/index.js';
+import type { KubeCluster } from '../../local/kube/cluster.js';
+import { buildTestImages, type TestImage } from '../../local/kube/images.js';
+import { exposeHostPort, nodeMemory } from '../../local/kube/node-cluster.js';
+import { s3Backup } from '../../seed/backup-restore/aws.js';
+import { KubeObjects } from '../../seed/kubernetes/kube-api.js';
+import { backedSeed } from '../../harness/fixtures/index.js';
+import { testGarden } from '../harness/garden.js';
+import { installChart, uninstallChart } from '../harness/kube/helm.js';
+import { CREDENTIALS_SECRET, runtimeEtcdObjects } from '../../harness/kube/node-etcd.js';
+import { testSeedNode } from '../harness/kube/seed-cluster.js';
+import { until } from '../../harness/until.js';
+
+// The test seed's real node (local/kube/node-cluster.ts): containerd, the kubelet and kube-proxy run the
+// pods. The kubernetes runtime's own etcd StatefulSet runs a real etcd under the backup-restore sidecar of
+// the gardenless image (built by local/kube/images.ts) against the emulator's S3 and Route 53; the agent
+// is installed by its Helm chart and heartbeats to the deployed garden from its pod.
+
+const garden = testGarden();
+const { deployment, aws } = garden;
+const internalDomain = deployment.outputs.InternalDomain;
+const SEED = 'node-a';
+const BUCKET = `gl-backup-${SEED}`;
+const IDENTITY = `${SEED}-0001`;
+const shoot = { project: 'node', name: 'etcd', technicalID: 'shoot--node--etcd' };
+const NAMESPACE = shoot.technicalID;
+const AGENT_NAMESPACE = 'gardenless-system';
+/** The kernel settings the kubelet sets on a host (it must set its node's own copies). */
+const KERNEL = [
+  'vm/overcommit_memory',
+  'vm/panic_on_oom',
+  'kernel/panic',
+  'kernel/panic_on_oops',
+  'kernel/keys/root_maxkeys',
+  'kernel/keys/root_maxbytes',
+  'net/ipv4/ip_forward',
+];
+const kernel = () => Object.fromEntries(KERNEL.map((k) => [k, readFileSync(`/proc/sys/${k}`, 'utf8').trim()]));
+const before = kernel();
+
+let cluster: KubeCluster;
+let kube: KubeObjects;
+let core: CoreV1Api;
+/** The emulator as the node's pods reach it. */
+let podEndpoint: string;
+let gardenlessImage: TestImage;
+
+/** Runs `command` in a container through the API server and the kubelet (what `kubectl exec` does). */
+async function exec(pod: string, container: string, command: string[]): Promise<string> {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = '';
+  let stderr = '';
+  out.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  err.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const status = await new Promise<{ status?: string; message?: string }>((resolve, reject) => {
+    new Exec(cluster.kubeConfig())
+      .exec(NAMESPACE, pod, container, command, out, err, null, false, (s) => resolve(s as { status?: string }))
+      .catch(reject);
+  });
+  if (status.status !== 'Success') throw new Error(`exec ${command.join(' ')}: ${status.message}\n${stderr}`);
+  return stdout;
+}
+
+describe("the test seed's real node", () => {
+  beforeAll(async () => {
+    cluster = await testSeedNode();
+    kube = new KubeObjects(cluster.kubeConfig());
+    core = cluster.kubeConfig().makeApiClient(CoreV1Api);
+    podEndpoint = `http://${await exposeHostPort(cluster, Number(new URL(deployment.awsEndpoint).port))}`;
+    gardenlessImage = (await buildTestImages({ which: ['gardenless'] })).gardenless;
+    await new S3Client({ ...aws, forcePathStyle: true })
+      .send(new CreateBucketCommand({ Bucket: BUCKET }))
+      .catch((error: unknown) => {
+        if ((error as { name?: string }).name !== 'BucketAlreadyOwnedByYou') throw error;
+      });
+    // The per-seed credentials Secret that docs/kubernetes-seed.md describes for clusters without IRSA.
+    for (const namespace of [NAMESPACE, AGENT_NAMESPACE]) {
+      await kube.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+      await kube.apply({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: CREDENTIALS_SECRET, namespace },
+        stringData: { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' },
+      } as KubernetesObject);
+    }
+  }, 900_000);
+
+  afterAll(async () => {
+    if (!cluster) return;
+    await uninstallChart({
+      release: 'agent',
+      namespace: AGENT_NAMESPACE,
+      kubeconfig: cluster.info.kubeconfigPath,
+    }).catch(() => undefined);
+    for (const name of [NAMESPACE, AGENT_NAMESPACE])
+      await kube.delete({ apiVersion: 'v1', kind: 'Namespace', name }).catch(() => undefined);
+  });
+
+  it("runs the kubernetes runtime's etcd StatefulSet: a real etcd under its sidecar, snapshots in the bucket, logs and exec through the API server", async () => {
+    // Prepare: the shoot's owner record names this seed, so the sidecar serves.
+    await new Route53OwnerRecords({
+      hostedZoneId: deployment.outputs.HostedZoneId,
+      api: route53Api(new Route53Client(aws)),
+    }).set({ name: ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain }), value: IDENTITY });
+    const objects = runtimeEtcdObjects({
+      shoot,
+      namespace: NAMESPACE,
+      seed: { name: SEED, zones: cluster.info.zones },
+      bucket: BUCKET,
+      image: gardenlessImage,
+      identity: IDENTITY,
+      internalDomain,
+      hostedZoneId: deployment.outputs.HostedZoneId,
+      region: deployment.region,
+      s3Endpoint: podEndpoint,
+    });
+
+    // Act: the StatefulSet and its Services, as the runtime applies them.
+    for (const o of objects) await kube.apply(o);
+
+    // Assess: the pod Ready on its local volume (the sidecar's /readyz: etcd serves, the owner check passed).
+    const pod = await until(
+      'the etcd pod Ready',
+      async () => {
+        const p = await kube.read<V1Pod>({ apiVersion: 'v1', kind: 'Pod', name: 'etcd-0', namespace: NAMESPACE });
+        return p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p : undefined;
+      },
+      { timeoutMs: 300_000, intervalMs: 1_000 },
+    ).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}\n${await podReport('etcd-0')}`);
+    });
+    expect(pod.spec?.nodeName).toBe('localhost');
+    expect(pod.spec?.containers[0]?.image).toBe(gardenlessImage.ref);
+    expect(await exec('etcd-0', 'backup-restore', ['id', '-u'])).toBe('65532\n');
+
+    // A write through the etcd-client Service's cluster IP (kube-proxy's rules in the node's namespace).
+    const service = await kube.read<V1Service>({
+      apiVersion: 'v1',
+      kind: 'Service',
+      name: 'etcd-client',
+      namespace: NAMESPACE,
+    });
+    const endpoint = `http://${service!.spec!.clusterIP}:2379`;
+    await exec('etcd-0', 'backup-restore', [
+      'etcdctl',
+      `--endpoints=${endpoint}`,
+      'put',
+      '/node/key',
+      'on-a-real-node',
+    ]);
+    expect(
+      await exec('etcd-0', 'backup-restore', [
+        'etcdctl',
+        `--endpoints=${endpoint}`,
+        'get',
+        '--print-value-only',
+        '/node/key',
+      ]),
+    ).toBe('on-a-real-node\n');
+    const revision = Number(
+      JSON.parse(
+        await exec('etcd-0', 'backup-restore', [
+          'etcdctl',
+          `--endpoints=${endpoint}`,
+          'get',
+          '/node/key',
+          '-w',
+          'json',
+        ]),
+      ).header.revision,
+    );
+
+    // The write reaches the bucket: a full snapshot and the deltas up to its revision.
+    const { store } = s3Backup({ bucket: BUCKET, client: new S3Client({ ...aws, forcePathStyle: true }) });
+    const snapshots = await until(
+      `snapshots up to revision ${revision} in ${BUCKET}`,
+      async () => {
+        const list = await store.list(shoot.technicalID);
+        return list.some((s) => s.kind === 'Full') && list.some((s) => s.lastRevision >= revision) ? list : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    expect(snapshots[0]?.kind).toBe('Full');
+
+    // The sidecar's log through the API server and the kubelet (what `kubectl logs` reads).
+    const log = await core.readNamespacedPodLog({ name: 'etcd-0', namespace: NAMESPACE, container: 'backup-restore' });
+    expect(log).toContain('"event":"snapshot"');
+  }, 600_000);
+
+  it('installs the agent with its Helm chart: Running and Ready as its ServiceAccount, heartbeating with the credentials of a Secret', async () => {
+    // Prepare: the seed registered (the agent registers nothing); the garden as the pod reaches it.
+    expect((await garden.setup.request('PUT', `/seeds/${SEED}`, { body: backedSeed(SEED, 71) })).status).toBe(201);
+    const apiUrl = new URL(deployment.apiUrl);
+    apiUrl.host = new URL(podEndpoint).host;
+    const [repository, tag] = gardenlessImage.ref.split(/:(?=[^:]+$)/) as [string, string];
+
+    // Act
+    await installChart({
+      release: 'agent',
+      namespace: AGENT_NAMESPACE,
+      kubeconfig: cluster.info.kubeconfigPath,
+      set: {
+        'seed.name': SEED,
+        'garden.apiUrl': apiUrl.toString().replace(/\/$/, ''),
+        'aws.region': deployment.region,
+        'aws.endpoint': podEndpoint,
+        'owner.mode': 'api',
+        'owner.hostedZoneId': deployment.outputs.HostedZoneId,
+        'owner.internalDomain': internalDomain,
+        backupBucket: BUCKET,
+        heartbeatIntervalSeconds: '2',
+        awsCredentialsSecret: CREDENTIALS_SECRET,
+        'image.repository': repository,
+        'image.tag': tag,
+      },
+    }).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}\n${await podReport(undefined, AGENT_NAMESPACE)}`);
+    });
+
+    // Assess: the pod as the chart defines it, on a real kubelet.
+    const pods = await kube.list<V1Pod>('v1', 'Pod', { namespace: AGENT_NAMESPACE });
+    expect(pods).toHaveLength(1);
+    const agent = pods[0]!;
+    expect(agent.status?.phase).toBe('Running');
+    expect(agent.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(agent.status?.containerStatuses?.[0]?.restartCount).toBe(0);
+    expect(agent.spec?.serviceAccountName).toBe('gardenless-seed-agent');
+    expect(agent.status?.qosClass).toBe('Burstable');
+    // Its heartbeats reach the garden: the API through the node's forward, signed with the Secret's keys.
+    const seed = await until(
+      'a heartbeat of the agent in its pod',
+      async () => {
+        const res = await garden.api.request<{ status: { lastHeartbeatTime?: string } }>('GET', `/seeds/${SEED}`);
+        return res.body.status.lastHeartbeatTime ? res.body : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 1_000 },
+    ).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}\n${await podReport(agent.metadata!.name!, AGENT_NAMESPACE)}`);
+    });
+    expect(Date.parse(seed.status.lastHeartbeatTime!)).toBeGreaterThan(Date.parse(agent.status!.startTime!.toString()));
+    console.log(`kube: memory of the node's parts ${JSON.stringify(nodeMemory(cluster.info))}`);
+  }, 600_000);
+
+  it("leaves the host's kernel settings as they were", () => {
+    expect(kernel()).toEqual(before);
+  });
+});
+
+/** What a failing wait shows: the pod's status and events, and its containers' last log lines. */
+async function podReport(name: string | undefined, namespace = NAMESPACE): Promise<string> {
+  const pods = await kube.list<V1Pod>('v1', 'Pod', { namespace }).catch(() => [] as V1Pod[]);
+  const lines: string[] = [];
+  for (const pod of pods.filter((p) => name === undefined || p.metadata?.name === name)) {
+    lines.push(`pod ${pod.metadata?.name}: ${JSON.stringify(pod.status?.containerStatuses ?? pod.status?.conditions)}`);
+    for (const c of pod.spec?.containers ?? []) {
+      const log = await core
+        .readNamespacedPodLog({ name: pod.metadata!.name!, namespace, container: c.name, tailLines: 30 })
+        .catch((error: unknown) => `(no log: ${String(error)})`);
+      lines.push(`--- ${c.name} ---\n${log}`);
+    }
+  }
+  const events = await kube.list<KubernetesObject & { message?: string; reason?: string }>('v1', 'Event', {
+    namespace,
+  });
+  lines.push(...events.map((e) => `event ${e.reason}: ${e.message}`));
+  return `${lines.join('\n')}\n${cluster.logs(10)}`;
+}
