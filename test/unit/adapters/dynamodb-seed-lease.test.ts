@@ -119,15 +119,13 @@ describe('a seed lease and its report of control planes', () => {
     // Assess: no item of the seed's partition is left.
     fake.calls.length = 0;
     const { QueryCommand } = await import('@aws-sdk/client-dynamodb');
-    const left = await fake
-      .client()
-      .send(
-        new QueryCommand({
-          TableName: 'garden',
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: 'SEED#aws-eu1' } },
-        }),
-      );
+    const left = await fake.client().send(
+      new QueryCommand({
+        TableName: 'garden',
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: 'SEED#aws-eu1' } },
+      }),
+    );
     expect(left.Items).toEqual([]);
   });
 });
