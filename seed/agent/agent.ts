@@ -55,6 +55,7 @@ export class SeedAgent {
   private abort: AbortController | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private lastHeartbeat: Promise<void> = Promise.resolve();
+  private heartbeating = false;
   private readonly log: (entry: Record<string, unknown>) => void;
 
   constructor(private readonly options: SeedAgentOptions) {
@@ -117,7 +118,12 @@ export class SeedAgent {
     this.abort = new AbortController();
     this.poll = this.pollLoop(this.options.inbox(queueUrl), this.abort.signal);
     this.heartbeatTimer = setInterval(() => {
-      this.lastHeartbeat = this.heartbeat({ required: false });
+      // One heartbeat at a time, as a kubelet's node status loop: a garden that answers slower than the
+      // interval (a cold Lambda on a loaded machine) gets the next one when it answered, not a pile of them,
+      // each of which would start another worker and slow the garden further.
+      if (this.heartbeating) return;
+      this.heartbeating = true;
+      this.lastHeartbeat = this.heartbeat({ required: false }).finally(() => (this.heartbeating = false));
     }, this.options.heartbeatIntervalMs ?? 10_000);
   }
 
