@@ -29,6 +29,7 @@
  * Results: bench/results/evacuation.json (BENCH_RESULTS_FILE names another file, BENCH_RESULTS=off none).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +53,7 @@ import {
   type Writer,
   type WriterRecord,
 } from '../harness/scenario/index.js';
+import { resetGardenState } from '../harness/garden.js';
 import { until } from '../harness/until.js';
 import { emulatorCredentials } from '../local/aws-env.js';
 import { emulatorS3, ensureBucket } from '../local/buckets.js';
@@ -321,6 +323,9 @@ async function run(count: number, tag: string): Promise<RunResult> {
   } finally {
     await Promise.all([...writers.values()].map((w) => w.stop()));
     await Promise.all([...agents.values()].map((a) => a.stop()));
+    // The next run starts from an empty garden: this run's seeds, their agents stopped, would count as lost
+    // and more than half the fleet lost holds every evacuation (maxLostShare).
+    await resetGardenState({ ddb: DynamoDBDocumentClient.from(dynamo), tableName: deployment.outputs.TableName });
   }
 }
 
