@@ -1040,4 +1040,16 @@ describe("begin-copy: the copy's wait for the final snapshot (docs/design.md sec
       w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad', finalSnapshotWait: '10 minutes' }),
     ).rejects.toMatchObject({ field: 'finalSnapshotWait' });
   });
+
+  it('refuses a finalSnapshotWait of the right form out of 1s to 24h as an admission rule (422), not as malformed', async () => {
+    const w = await world();
+    for (const finalSnapshotWait of ['0s', '25h', '']) {
+      const refused = w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad', finalSnapshotWait });
+      await expect(refused, finalSnapshotWait).rejects.toBeInstanceOf(AdmissionError);
+      await expect(refused, finalSnapshotWait).rejects.toMatchObject({
+        field: 'finalSnapshotWait',
+        code: 'OutOfRange',
+      });
+    }
+  });
 });
