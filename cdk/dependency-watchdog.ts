@@ -23,6 +23,8 @@ export interface DependencyWatchdogProps {
   probeViaApiDomain?: { externalDomain: string };
   /** About how many shoots one partition invocation probes (default 500). */
   shootsPerPartition?: number;
+  /** The deployment's external domain: the probes ask seeds' load balancers for each shoot's API domain (SNI). */
+  externalDomain: string;
 }
 
 /**
@@ -55,9 +57,8 @@ export class DependencyWatchdog extends Construct {
         SEED_QUEUE_PREFIX: props.seedQueuePrefix,
         PROBE_TIMEOUT_MS: '2000',
         OUTBOUND_ALLOW: props.outboundAllow ?? '',
-        ...(props.probeViaApiDomain
-          ? { PROBE_VIA: 'api-domain', EXTERNAL_DOMAIN: props.probeViaApiDomain.externalDomain }
-          : {}),
+        EXTERNAL_DOMAIN: props.externalDomain,
+        ...(props.probeViaApiDomain ? { PROBE_VIA: 'api-domain' } : {}),
       },
     });
     const partition = this.partitionFunction.function;

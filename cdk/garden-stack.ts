@@ -292,6 +292,7 @@ export class GardenStack extends Stack {
       seedQueuePrefix,
       scheduleEnabled: props.watchdogSchedule ?? true,
       outboundAllow,
+      externalDomain: apiDomain.externalDomain,
       ...(props.watchdogProbesApiDomain ? { probeViaApiDomain: { externalDomain: apiDomain.externalDomain } } : {}),
     });
     new CfnOutput(this, 'WatchdogFunctionName', { value: watchdog.function.function.functionName });

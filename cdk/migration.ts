@@ -119,6 +119,7 @@ export class Migration extends Construct {
       }),
       dispatch: fn('Dispatch', 'dispatch.ts', "migrate-shoot: send a step's command to a seed agent", {
         STATE_BUCKET: props.stateBucket.bucketName,
+        EXTERNAL_DOMAIN: props.apiDomain.externalDomain,
         COMMAND_TIMEOUT_SECONDS: String(commandTimeout.toSeconds()),
       }),
     };

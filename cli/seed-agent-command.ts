@@ -35,6 +35,8 @@ interface SeedAgentFlags {
   fullSnapshotInterval?: string;
   backupLagLimit?: string;
   lbAddress?: string;
+  lbPort?: string;
+  kubeBinDir?: string;
 }
 
 /**
@@ -82,7 +84,15 @@ export function registerSeedAgentCommand(program: Command): Command {
     )
     .option(
       '--lb-address <address>',
-      "local: the loopback address of this seed's kube-apiserver load balancers (default 127.0.0.1), so that API records tell seeds apart",
+      "local: the loopback address of this seed's kube-apiserver load balancer (default 127.0.0.1), so that API records tell seeds apart",
+    )
+    .option(
+      '--lb-port <port>',
+      "local: the load balancer's port, the same on every seed of a landscape (default a free one)",
+    )
+    .option(
+      '--kube-bin-dir <dir>',
+      'local: where kube-apiserver, kube-controller-manager and kube-scheduler are (default the ones scripts/build-kube.sh builds)',
     )
     .action(async (flags: SeedAgentFlags, cmd: Command) => {
       const global = cmd.optsWithGlobals<CliOptions & SeedAgentFlags>();
@@ -151,13 +161,21 @@ export function registerSeedAgentCommand(program: Command): Command {
           ...common,
           workDir,
           sidecar,
-          ...(flags.lbAddress ? { loadBalancer: { host: flags.lbAddress } } : {}),
+          ...(flags.lbAddress || flags.lbPort
+            ? {
+                loadBalancer: {
+                  ...(flags.lbAddress ? { host: flags.lbAddress } : {}),
+                  ...(flags.lbPort ? { port: Number(flags.lbPort) } : {}),
+                },
+              }
+            : {}),
+          ...(flags.kubeBinDir ? { kubeBinDir: flags.kubeBinDir } : {}),
           // The sidecars are children: they need the emulator's credentials in their environment.
           ...(usingEmulator ? { env: { ...process.env, ...emulatorCredentialsEnv(region) } } : {}),
         }));
       }
       await agent.start();
-      // Stopping the agent stops every sidecar's process group and every stand-in (local); a kubernetes seed's control planes stay.
+      // Stopping the agent stops every sidecar's and component's process group and the load balancer (local); a kubernetes seed's control planes stay.
       await untilSignalled(() => agent.stop());
     });
 }

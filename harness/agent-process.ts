@@ -6,6 +6,7 @@ import { emulatorEnv } from '../local/aws-env.js';
 import { PROJECT_ROOT } from '../local/emulator.js';
 import { signalProcessGroup } from '../seed/agent/process-group.js';
 import { durationFlag } from '../seed/backup-restore/duration.js';
+import { FAKE_KUBE_BIN_DIR, REAL_KUBE_BIN_DIR } from './kube/binaries.js';
 import { registerLocalSeed } from './local-seed.js';
 import { processTree } from './scenario/process-tree.js';
 
@@ -25,6 +26,13 @@ export interface AgentProcessOptions {
   deltaSnapshotInterval?: string | false;
   /** The sidecars' write guard limit (`--backup-lag-limit`); absent: the agent's default (the delta interval + 30 s). */
   backupLagLimit?: string;
+  /**
+   * The Kubernetes components the agent runs per shoot: `fake` (default; harness/fixtures/fake-kube, for tests
+   * about the garden, the agent and etcd) or `real` (the built binaries: a few hundred megabytes each).
+   */
+  kube?: 'fake' | 'real';
+  /** The seed's load balancer: its loopback address and the landscape's one port. */
+  loadBalancer?: { host: string; port: number };
 }
 
 /** A seed agent's own processes below `rootPid`: the launcher and the node process running `seed-agent`, not its sidecars. */
@@ -83,6 +91,9 @@ export class AgentProcess {
               durationFlag(o.ownership.unknownGrace),
             ]
           : []),
+        '--kube-bin-dir',
+        o.kube === 'real' ? REAL_KUBE_BIN_DIR : FAKE_KUBE_BIN_DIR,
+        ...(o.loadBalancer ? ['--lb-address', o.loadBalancer.host, '--lb-port', String(o.loadBalancer.port)] : []),
       ],
       {
         cwd: PROJECT_ROOT,

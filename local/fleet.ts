@@ -92,6 +92,8 @@ export function startAgents(options: {
   apiUrl: string;
   hostedZoneId: string;
   internalDomain: string;
+  /** The one port of every seed's load balancer (each on its own loopback address). */
+  lbPort: number;
 }): Record<string, number> {
   const pids: Record<string, number> = {};
   for (const seed of FLEET) {
@@ -122,6 +124,8 @@ export function startAgents(options: {
         // Each seed's load balancers on a loopback address of its own: the API record then names the seed.
         '--lb-address',
         `127.0.0.${seed.index + 1}`,
+        '--lb-port',
+        String(options.lbPort),
         '--owner-check-interval',
         durationFlag(LANDSCAPE_OWNERSHIP_TIMINGS.ownerCheckInterval),
         '--unknown-grace',

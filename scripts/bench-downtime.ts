@@ -76,6 +76,7 @@ import {
   type SidecarLogEvent,
 } from './downtime-figures.js';
 import { emulatorCredentials, emulatorCredentialsEnv } from '../local/aws-env.js';
+import { FAKE_KUBE_BIN_DIR } from '../harness/kube/binaries.js';
 
 const env = process.env;
 const list = (text: string) =>
@@ -256,6 +257,8 @@ async function startSeed(name: string, index: number): Promise<BenchSeed> {
     heartbeatIntervalMs: LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds * 1_000,
     sidecar: { ownership: LANDSCAPE_OWNERSHIP_TIMINGS, deltaSnapshotInterval: DELTA_INTERVAL_MS },
     env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
+    // etcd and the migration, not Kubernetes: kube-apiserver stand-ins that answer health.
+    kubeBinDir: FAKE_KUBE_BIN_DIR,
     log: (entry) => {
       if (entry.event === 'command') events.push({ ...entry, time: Date.now(), event: 'command' });
     },

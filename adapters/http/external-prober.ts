@@ -32,7 +32,7 @@ export interface HttpExternalProberOptions {
 export class HttpExternalProber implements ExternalProber {
   constructor(private readonly options: HttpExternalProberOptions = {}) {}
 
-  async probe(url: string): Promise<ExternalProbeResult> {
+  async probe(url: string, options: { serverName?: string } = {}): Promise<ExternalProbeResult> {
     const policy = this.options.policy ?? STRICT_OUTBOUND;
     const problem = outboundUrlProblem(url, policy);
     if (problem) {
@@ -49,6 +49,10 @@ export class HttpExternalProber implements ExternalProber {
           method: 'GET',
           lookup: checkedLookup(policy, this.options.resolve ?? dnsLookup),
           timeout: timeoutMs,
+          // A seed's load balancer routes by the name asked for (SNI). The probe asks whether the path through
+          // it reaches a kube-apiserver that answers, not who it is: the garden keeps no shoot's CA in the
+          // clear to check the certificate against, and the answer only decides a scale-down.
+          ...(options.serverName ? { servername: options.serverName, rejectUnauthorized: false } : {}),
           headers: { 'user-agent': 'gardenless-dependency-watchdog' },
         },
         (res) => {

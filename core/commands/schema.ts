@@ -66,6 +66,13 @@ const shootSecrets = named(
   "The shoot's secrets (cluster CA, client CA, ServiceAccount key, etcd encryption key) for this seed: AES-256-GCM under a data key that KMS wrapped with the context {gardenless:shoot, gardenless:seed}; only this seed's agent may unwrap it. Sent with every command that starts the control plane's components.",
 );
 
+/** The shoot's API domain: its kube-apiserver's name (serving certificate, ServiceAccount issuer, the load balancer's route). */
+const apiDomain = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/, 'must be a DNS name');
+
 const extensionSpec = z
   .object({
     kind: z.enum(EXTENSION_KINDS),
@@ -97,6 +104,7 @@ export const createControlPlaneCommand = named(
       type: z.literal('create-control-plane'),
       controlPlane: controlPlaneSpec,
       secrets: shootSecrets.optional(),
+      apiDomain: apiDomain.optional(),
     })
     .strict(),
   'CreateControlPlaneCommand',
@@ -110,6 +118,7 @@ export const reconcileCommand = named(
       type: z.literal('reconcile'),
       controlPlane: controlPlaneSpec,
       secrets: shootSecrets.optional(),
+      apiDomain: apiDomain.optional(),
     })
     .strict(),
   'ReconcileCommand',
@@ -168,6 +177,7 @@ export const restoreCommand = named(
       controlPlane: controlPlaneSpec.optional(),
       /** The shoot's secrets, for the components that start once etcd is restored (restore-etcd only). */
       secrets: shootSecrets.optional(),
+      apiDomain: apiDomain.optional(),
       /** Restore etcd from the snapshots copied into this seed's backup bucket. */
       etcd: z
         .object({

@@ -33,9 +33,21 @@ export function probeUrl(shoot: Shoot, externalUrl: string, apiDomain: { externa
   );
 }
 
+function serverNameOf(shoot: Shoot, options: WatchdogRoundOptions): { serverName?: string } {
+  const externalDomain = options.externalDomain ?? options.apiDomain?.externalDomain;
+  if (!externalDomain) return {};
+  return {
+    serverName: apiDomainName({ shoot: shoot.metadata.name, project: shoot.metadata.project, externalDomain }),
+  };
+}
+
 /** Probes a kube-apiserver from outside the seed, through its load balancer. */
 export interface ExternalProber {
-  probe(url: string): Promise<ExternalProbeResult>;
+  /**
+   * `serverName`: the name to ask for in TLS (SNI) when the URL is the load balancer's address: a seed's
+   * load balancer routes its shoots' kube-apiservers by that name.
+   */
+  probe(url: string, options?: { serverName?: string }): Promise<ExternalProbeResult>;
 }
 
 /** Delivers watchdog commands to a seed's agent. */
@@ -61,6 +73,8 @@ export interface WatchdogRoundOptions {
    * serves the external domain's zone where the prober runs.
    */
   apiDomain?: { externalDomain: string };
+  /** The deployment's external domain: the shoot's API domain is the name asked for at the load balancer. */
+  externalDomain?: string;
 }
 
 export interface ShootRoundResult {
@@ -102,7 +116,10 @@ export async function runWatchdogRound(options: WatchdogRoundOptions): Promise<S
         // A hibernated or migrating shoot is not probed; the decision skips it before reading the result.
         const external = isSkipped(shoot)
           ? 'success'
-          : await options.prober.probe(probeUrl(shoot, cp.externalUrl, options.apiDomain));
+          : await options.prober.probe(
+              probeUrl(shoot, cp.externalUrl, options.apiDomain),
+              serverNameOf(shoot, options),
+            );
         const stored = await load(id);
         const previous = stored?.record ?? initialWatchdogRecord();
         const decided = decide({

@@ -5,6 +5,7 @@ import type { SeedCommand } from '../commands/schema.js';
 import { ConflictError, DomainError, NotFoundError } from '../errors.js';
 import {
   advertisedAddresses,
+  apiDomainName,
   decideCreate,
   recordTargetFor,
   type ApiRecordOutcome,
@@ -61,6 +62,8 @@ export interface ShootOperationStepsOptions {
   secrets?: ShootSecretsKeeper;
   /** Where the ShootState (secrets included) is kept: a deleted shoot's goes with it. */
   shootStates?: ShootStateStore;
+  /** The deployment's external domain: commands name the shoot's API domain under it. */
+  externalDomain?: string;
   /** What commands tell agents about their task's limits; the state machine's TimeoutSeconds and HeartbeatSeconds match. */
   commandTimeoutSeconds?: number;
   commandHeartbeatSeconds?: number;
@@ -268,7 +271,20 @@ export class ShootOperationSteps {
       },
     };
     const secrets = await this.options.secrets?.forSeed(commandShoot(shoot), seed.metadata.name);
-    const body = { controlPlane, ...(secrets ? { secrets } : {}) };
+    const domain = this.options.externalDomain;
+    const body = {
+      controlPlane,
+      ...(secrets ? { secrets } : {}),
+      ...(domain
+        ? {
+            apiDomain: apiDomainName({
+              shoot: shoot.metadata.name,
+              project: shoot.metadata.project,
+              externalDomain: domain,
+            }),
+          }
+        : {}),
+    };
     return op.type === 'Create'
       ? buildCommand<'create-control-plane'>(address, { type: 'create-control-plane', ...body })
       : buildCommand<'reconcile'>(address, { type: 'reconcile', ...body });

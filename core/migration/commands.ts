@@ -30,6 +30,8 @@ export interface StepCommandOptions {
   shootState?: { state: PackedShootState; version: number };
   /** restore-etcd: the shoot's secrets sealed for the destination, for the components that start on the restored etcd. */
   secrets?: SealedSecrets;
+  /** restore-etcd: the shoot's API domain (its kube-apiserver's name). */
+  apiDomain?: string;
   /** restore-etcd: the revision the copied snapshots must reach, and whether the copy holds the final snapshot (restore-etcd-ahead takes neither). */
   etcd?: { expectedLastRevision?: number; final: boolean };
   /**
@@ -103,6 +105,7 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
           ? { controlPlane: { hibernated: record.guards.hibernated, failureTolerance: tolerance, backup: { bucket } } }
           : {}),
         ...(step === 'restore-etcd' && options.secrets ? { secrets: options.secrets } : {}),
+        ...(step === 'restore-etcd' && options.apiDomain ? { apiDomain: options.apiDomain } : {}),
         etcd,
       });
     }

@@ -1,4 +1,5 @@
 import { parseCommandSuccess } from '../commands/protocol.js';
+import { apiDomainName } from '../dns/api-domain.js';
 import type { CommandResult, SeedCommand } from '../commands/schema.js';
 import { NotFoundError } from '../errors.js';
 import { expiredLease } from '../garden/lease-monitor.js';
@@ -24,6 +25,8 @@ export interface SeedCommandsOptions {
   sourceWaits?: SourceWaitIndex;
   /** The shoot's secrets, sealed for the destination in restore-etcd. Without it the command carries none. */
   secrets?: ShootSecretsKeeper;
+  /** The deployment's external domain: restore-etcd names the shoot's API domain under it. */
+  externalDomain?: string;
 }
 
 /**
@@ -86,6 +89,15 @@ export class SeedCommands {
         step === 'restore-etcd-ahead' ? Math.min(heartbeatSeconds, RESTORE_AHEAD_HEARTBEAT_SECONDS) : heartbeatSeconds,
       ...(shootState ? { shootState } : {}),
       ...(secrets ? { secrets } : {}),
+      ...(step === 'restore-etcd' && this.options.externalDomain
+        ? {
+            apiDomain: apiDomainName({
+              shoot: record.shoot.name,
+              project: record.shoot.project,
+              externalDomain: this.options.externalDomain,
+            }),
+          }
+        : {}),
       ...(options.round === undefined ? {} : { round: options.round }),
       ...(copy
         ? {

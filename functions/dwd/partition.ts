@@ -57,6 +57,7 @@ async function partition(event: unknown): Promise<PartitionOutcome> {
     events,
     now: new Date(),
     ...(apiDomain ? { apiDomain } : {}),
+    ...(process.env.EXTERNAL_DOMAIN ? { externalDomain: process.env.EXTERNAL_DOMAIN } : {}),
   });
   if (outcome.missed) logger.warn('watchdog partition skipped: it started after its round slot', { request });
   else if (outcome.acted.length > 0 || outcome.skipped.length > 0)

@@ -24,6 +24,7 @@ const steps = new ShootOperationSteps({
   apiRecords: apiRecordWriter(),
   shootStates,
   secrets: shootSecretsKeeper(shootStates),
+  externalDomain: requireEnv('EXTERNAL_DOMAIN'),
   commandTimeoutSeconds: optionalNumberEnv('COMMAND_TIMEOUT_SECONDS'),
 });
 const sqs = new SQSClient({});

@@ -14,6 +14,7 @@ const commands = new SeedCommands({
   journal: migrationJournal(),
   shootStates,
   secrets: shootSecretsKeeper(shootStates),
+  externalDomain: requireEnv('EXTERNAL_DOMAIN'),
   stateBucket: requireEnv('STATE_BUCKET'),
   commandTimeoutSeconds: optionalNumberEnv('COMMAND_TIMEOUT_SECONDS'),
   sourceWaits: new DynamoSourceWaitIndex({ tableName: requireEnv('TABLE_NAME') }),

@@ -83,6 +83,8 @@ interface Plane {
   /** A restore of etcd began and has not succeeded: its data dir is no copy of anything yet. */
   restoring?: boolean;
   probeTime?: string;
+  /** The shoot's API domain, as the last command named it (its kube-apiserver's name). */
+  apiDomain?: string;
 }
 
 /** The commands that change what a plane's record holds (scale, restart and notices change nothing kept). */
@@ -181,6 +183,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
     reconcileModel(plane.model, { hibernated, ...(failureTolerance ? { failureTolerance } : {}) });
     plane.migrated = record.migrated;
     plane.extensions = record.extensions;
+    if (record.apiDomain) plane.apiDomain = record.apiDomain;
     // A restore that did not finish left no copy of anything in the data dir: etcd must never serve it.
     // The plane stays known (not ready) for the migration's retried restore.
     if (record.restoring) plane.restoring = true;
@@ -210,6 +213,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
       ...(plane.model.failureTolerance ? { failureTolerance: plane.model.failureTolerance } : {}),
       migrated: plane.migrated,
       ...(plane.restoring ? { restoring: true } : {}),
+      ...(plane.apiDomain ? { apiDomain: plane.apiDomain } : {}),
       extensions: plane.extensions,
     };
     await store.save(record);
@@ -268,6 +272,9 @@ export class ControlPlaneRuntime implements SeedRuntime {
       case 'scale': {
         const plane = this.existing(command);
         const { previousReplicas } = scaleModel(plane.model, command.component, command.replicas);
+        // A real kube-controller-manager stops (or starts) with its replicas; a hibernated plane runs none.
+        if (!plane.model.hibernated && !plane.migrated)
+          await this.options.hosting.scaleComponent(id, command.component, command.replicas);
         return { component: command.component, previousReplicas, replicas: command.replicas };
       }
       case 'check-owner':
@@ -309,6 +316,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
     });
     plane.extensions = step.resources;
     if (step.error) throw step.error;
+    if (command.apiDomain) plane.apiDomain = command.apiDomain;
     await this.installSecrets(command);
     reconcileModel(plane.model, {
       hibernated: spec.hibernated,
@@ -354,6 +362,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
         hibernated: command.hibernated,
         ...(command.controlPlane?.failureTolerance ? { failureTolerance: command.controlPlane.failureTolerance } : {}),
       });
+      if (command.apiDomain) plane.apiDomain = command.apiDomain;
       if (!command.hibernated) {
         await this.installSecrets(command);
         // Restoring replaces whatever etcd ran here: the copies in the bucket are the truth now.
@@ -474,8 +483,25 @@ export class ControlPlaneRuntime implements SeedRuntime {
       return;
     }
     await this.startEtcd({ shoot, bucket: plane.backupBucket }, plane);
-    if (plane.model.replicas['kube-apiserver'] > 0) await this.options.hosting.startApiServer(id);
+    if (plane.model.replicas['kube-apiserver'] > 0) await this.startComponents(id, plane);
     else await this.options.hosting.stopApiServer(id);
+  }
+
+  private async startComponents(id: string, plane: Plane): Promise<void> {
+    try {
+      await this.options.hosting.startApiServer(id, {
+        ...(plane.apiDomain ? { apiDomain: plane.apiDomain } : {}),
+        replicas: plane.model.replicas,
+      });
+    } catch (cause) {
+      if (cause instanceof AgentCommandError) throw cause;
+      throw new AgentCommandError(
+        'RuntimeUnavailable',
+        `the Kubernetes control plane of ${id} did not start: ${messageOf(cause)}`,
+        undefined,
+        { cause },
+      );
+    }
   }
 
   /** Starts (or restores) etcd with the members the plane's failure tolerance asks for, each in its zone. */

@@ -1,4 +1,5 @@
 import type { SeedCommand } from '../../core/commands/index.js';
+import type { ComponentName } from '../../core/ha/layout.js';
 import type { EtcdMemberPlacement } from '../../core/ha/members.js';
 import type { SidecarSettings } from '../../core/model/seed.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
@@ -22,8 +23,15 @@ export interface ControlPlaneHosting {
   /** With `snapshot`, a full snapshot first (hibernation), unless etcd does not serve as owner. */
   stopEtcd(technicalID: string, options?: { snapshot?: boolean }): Promise<void>;
   etcd(technicalID: string): Promise<EtcdView>;
-  startApiServer(technicalID: string): Promise<void>;
+  /**
+   * Starts the Kubernetes control plane on the shoot's etcd: kube-apiserver, and the components `replicas`
+   * wants running (a reconcile never starts one the dependency watchdog holds at 0); idempotent.
+   */
+  startApiServer(technicalID: string, options?: KubeOptions): Promise<void>;
+  /** Stops kube-apiserver and every component that needs it. */
   stopApiServer(technicalID: string): Promise<void>;
+  /** One component to `replicas` (the dependency watchdog's scale); a hosting that does not run it does nothing. */
+  scaleComponent(technicalID: string, component: ComponentName, replicas: number): Promise<void>;
   apiServer(technicalID: string): Promise<ApiServerView>;
   /**
    * Tells every sidecar of the shoot that its owner record changed (an owner-change notice): each checks
@@ -34,6 +42,12 @@ export interface ControlPlaneHosting {
   remove(technicalID: string): Promise<void>;
   /** Stops every process of every control plane. */
   stopAll(): Promise<void>;
+}
+
+export interface KubeOptions {
+  /** The shoot's API domain (`api.<shoot>.<project>.<external domain>`): its kube-apiserver's name. */
+  apiDomain?: string;
+  replicas?: Partial<Record<ComponentName, number>>;
 }
 
 export interface OwnerNoticeDelivery {

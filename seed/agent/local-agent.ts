@@ -13,13 +13,15 @@ export interface LocalSeedAgentOptions extends Omit<AwsSeedAgentOptions, 'hostin
   cliCommand?: readonly string[];
   /** Environment of the sidecar processes; default this process's (plus the credentials when given as a value). */
   env?: NodeJS.ProcessEnv;
-  /** Where the kube-apiserver stand-ins' load balancers listen (see LocalHostingOptions). */
+  /** Where the seed's load balancer for its kube-apiservers listens (see LocalHostingOptions). */
   loadBalancer?: LocalHostingOptions['loadBalancer'];
+  /** Where the Kubernetes binaries are (see LocalHostingOptions). */
+  kubeBinDir?: string;
 }
 
 /** A seed agent with the `local` runtime: real etcd per shoot behind its sidecar, on this machine. */
 export function localSeedAgent(options: LocalSeedAgentOptions): { agent: SeedAgent; hosting: () => LocalHosting } {
-  const { workDir, sidecar, cliCommand, env, loadBalancer, ...agentOptions } = options;
+  const { workDir, sidecar, cliCommand, env, loadBalancer, kubeBinDir, ...agentOptions } = options;
   const s3Endpoint = options.aws.endpoints?.s3 ?? options.aws.endpoint;
   const route53Endpoint = options.aws.endpoints?.route53 ?? options.aws.endpoint;
   let hosting: LocalHosting | undefined;
@@ -47,6 +49,7 @@ export function localSeedAgent(options: LocalSeedAgentOptions): { agent: SeedAge
         ...(cliCommand ? { cliCommand } : {}),
         ...(env ? { env } : {}),
         ...(loadBalancer ? { loadBalancer } : {}),
+        ...(kubeBinDir ? { kubeBinDir } : {}),
         seedName: agentOptions.seed,
         backups: (bucket) => s3Backup({ bucket, client: s3 }),
         ...(agentOptions.log ? { log: agentOptions.log } : {}),

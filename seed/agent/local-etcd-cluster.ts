@@ -114,6 +114,11 @@ export class LocalEtcdCluster {
     }
   }
 
+  /** Every member's public client URL (what kube-apiserver is given; a fenced member refuses). */
+  clientUrls(): string[] {
+    return (this.members ?? []).map((m) => m.spec.clientUrl);
+  }
+
   sidecars(): SidecarProcess[] {
     return (this.members ?? []).flatMap((m) => (m.sidecar ? [m.sidecar] : []));
   }

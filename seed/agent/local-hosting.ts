@@ -7,22 +7,26 @@ import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
 import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
 import { plannedPorts, portsFree } from '../ports.js';
-import { ApiServerStandIn } from './apiserver-standin.js';
+import type { ComponentName } from '../../core/ha/layout.js';
 import type {
   ApiServerView,
   ControlPlaneHosting,
   EtcdSpec,
   EtcdStarted,
   EtcdView,
+  KubeOptions,
   OwnerNoticeDelivery,
 } from './hosting.js';
+import { kubeBinDir } from './kube/binaries.js';
+import { LocalKubeControlPlane, type ProcessComponent } from './kube/kube-control-plane.js';
+import { SniLoadBalancer } from './kube/load-balancer.js';
 import { LocalEtcdCluster, RESTORE_START_TIMEOUT_MS, type LocalMember } from './local-etcd-cluster.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
 import { reportedSettings } from './sidecar-settings.js';
-import { CatchUpError, messageOf } from './errors.js';
+import { CatchUpError, LocalProcessError, messageOf } from './errors.js';
 import { SidecarProcess } from './sidecar-process.js';
-import { recordSidecar, stopStaleSidecar } from './stale-sidecar.js';
-import { writeShootSecrets } from './secret-files.js';
+import { recordProcess, stopStaleProcess } from './stale-process.js';
+import { readShootSecrets, writeShootSecrets } from './secret-files.js';
 import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 
 export interface LocalHostingOptions extends SidecarDefaults {
@@ -36,21 +40,29 @@ export interface LocalHostingOptions extends SidecarDefaults {
   backups?: (bucket: string) => { store: SnapshotStore; rangedReader?: RangedObjectReader };
   log?: (entry: Record<string, unknown>) => void;
   /**
-   * The kube-apiserver stand-ins' load balancer: a loopback address of this seed's own (127.0.0.2, ...)
-   * and, per shoot, a port that is the same on every seed, so that the shoot's API record alone decides
-   * which seed a client reaches. Default 127.0.0.1 and a free port.
+   * The seed's load balancer for its shoots' kube-apiservers: a loopback address of this seed's own
+   * (127.0.0.2, ...) and a port that is the same on every seed of the landscape (as 443 is), so that the
+   * shoot's API record alone decides which seed a client reaches, and its API domain (SNI) which shoot.
+   * Default 127.0.0.1 and a free port.
    */
-  loadBalancer?: { host?: string; port?: (technicalID: string) => number | undefined };
-  /** The seed's name, which the stand-ins' `/version` shows. */
+  loadBalancer?: { host?: string; port?: number };
+  /**
+   * Where kube-apiserver, kube-controller-manager and kube-scheduler are (default the binaries
+   * scripts/build-kube.sh builds); tests that need only a health endpoint give harness/fixtures/fake-kube.
+   */
+  kubeBinDir?: string;
+  /** The seed's name, for logs. */
   seedName?: string;
 }
 
 interface Hosted {
-  ports: { client: number; peer: number };
+  /** etcd's client and peer ports, kube-apiserver's secure port: kept for the plane's life on this machine. */
+  ports: { client: number; peer: number; apiServer: number };
   sidecar?: SidecarProcess;
   /** A `node` or `zone` shoot's etcd: three members. */
   cluster?: LocalEtcdCluster;
-  apiServer?: ApiServerStandIn;
+  kube?: LocalKubeControlPlane;
+  apiDomain?: string;
   /** What its sidecars last said they run with. */
   settings?: SidecarSettings;
 }
@@ -61,14 +73,16 @@ const SIDECAR_COMMAND = [join(REPO_ROOT, 'node_modules/.bin/tsx'), join(REPO_ROO
 
 /**
  * The `local` runtime's processes: per shoot the backup-restore sidecar children (one, or one per member
- * of a cluster, each with its real etcd in its own process group) and one kube-apiserver stand-in, all on
- * 127.0.0.1 and free ports. The client and peer ports of a shoot's etcd stay the same for the plane's
- * life on this machine (recorded in its directory, so a restarted agent keeps them), so a restart or a
- * restore keeps the address the stand-in and tests use; only a start that failed while another process
- * held one of them moves it to new ports.
+ * of a cluster, each with its real etcd in its own process group) and its Kubernetes control plane
+ * (kube-apiserver, kube-controller-manager, kube-scheduler, one each), all on 127.0.0.1; per seed one load
+ * balancer that routes each shoot's API domain to its kube-apiserver while its etcd serves. The ports
+ * stay the same for the plane's life on this machine (recorded in its directory, so a restarted agent
+ * keeps them), so a restart or a restore keeps every address; only a start that failed while another
+ * process held one of them moves it to new ports.
  */
 export class LocalHosting implements ControlPlaneHosting {
   private readonly hosted = new Map<string, Hosted>();
+  private loadBalancer_: Promise<SniLoadBalancer> | undefined;
 
   constructor(private readonly options: LocalHostingOptions) {}
 
@@ -121,7 +135,7 @@ export class LocalHosting implements ControlPlaneHosting {
     } catch (error) {
       // Another process took a port between its allocation and etcd's bind (a closed port is free to
       // anyone at once): the next attempt gets new ones. Nothing served on the old address.
-      if (!(await portsFree([h.ports.client, h.ports.peer]))) h.ports = await this.newPorts(id);
+      if (!(await portsFree([h.ports.client, h.ports.peer]))) h.ports = await this.newPorts(id, h.ports.apiServer);
       throw error;
     }
     if (!spec.restore) return {};
@@ -218,34 +232,105 @@ export class LocalHosting implements ControlPlaneHosting {
     };
   }
 
-  async startApiServer(technicalID: string): Promise<void> {
+  async startApiServer(technicalID: string, options: KubeOptions = {}): Promise<void> {
     const h = await this.entry(technicalID);
-    const lb = this.options.loadBalancer;
-    const port = lb?.port?.(technicalID);
-    h.apiServer ??= await ApiServerStandIn.start({
+    const dir = this.dataDir(technicalID);
+    const secrets = readShootSecrets(dir);
+    if (secrets === undefined)
+      throw new LocalProcessError(
+        `no secrets were delivered for ${technicalID}: its kube-apiserver has no CAs to serve with`,
+        technicalID,
+      );
+    if (options.apiDomain) h.apiDomain = options.apiDomain;
+    const lb = await this.loadBalancer();
+    h.kube ??= new LocalKubeControlPlane({
       technicalID,
-      etcdAvailable: async () => (await this.etcd(technicalID)).available,
-      ...(lb?.host ? { externalHost: lb.host } : {}),
-      ...(port === undefined ? {} : { externalPort: port }),
-      ...(this.options.seedName ? { seed: this.options.seedName } : {}),
+      dir,
+      binDir: this.options.kubeBinDir ?? kubeBinDir(),
+      apiServerPort: h.ports.apiServer,
+      etcdServers: () => this.etcdServers(technicalID),
+      loadBalancerHost: lb.host,
+      ...(this.options.log ? { log: this.options.log } : {}),
     });
+    const replicas = options.replicas ?? {};
+    await h.kube.start({
+      secrets,
+      apiDomain: h.apiDomain,
+      replicas: {
+        'kube-controller-manager': replicas['kube-controller-manager'] ?? 1,
+        'kube-scheduler': replicas['kube-scheduler'] ?? 1,
+      },
+    });
+    // Reachable from outside under its API domain, while (and only while) its etcd serves as this seed's.
+    if (h.apiDomain)
+      lb.route(technicalID, {
+        serverName: h.apiDomain,
+        backend: { host: '127.0.0.1', port: h.ports.apiServer },
+        serving: async () => (await this.etcd(technicalID)).available,
+      });
   }
 
   async stopApiServer(technicalID: string): Promise<void> {
     const h = this.hosted.get(technicalID);
-    await h?.apiServer?.stop();
-    if (h) delete h.apiServer;
+    (await this.loadBalancer_)?.unroute(technicalID);
+    await h?.kube?.stop();
+  }
+
+  async scaleComponent(technicalID: string, component: ComponentName, replicas: number): Promise<void> {
+    if (component !== 'kube-controller-manager' && component !== 'kube-scheduler') return;
+    await this.hosted.get(technicalID)?.kube?.scale(component, replicas);
   }
 
   async apiServer(technicalID: string): Promise<ApiServerView> {
-    const api = this.hosted.get(technicalID)?.apiServer;
-    if (!api) return { running: false, internalProbe: 'Failure' };
-    return { running: true, internalProbe: await api.probeInternal(), externalUrl: api.externalUrl };
+    const h = this.hosted.get(technicalID);
+    const kube = h?.kube;
+    if (!kube?.process('kube-apiserver').running) return { running: false, internalProbe: 'Failure' };
+    const lb = await this.loadBalancer_;
+    return {
+      running: true,
+      internalProbe: await kube.probe(),
+      ...(lb && h?.apiDomain ? { externalUrl: lb.url } : {}),
+    };
   }
 
-  /** The stand-in of one shoot, for tests that break its addresses. */
-  apiServerStandIn(technicalID: string): ApiServerStandIn | undefined {
-    return this.hosted.get(technicalID)?.apiServer;
+  /** The Kubernetes control plane of one shoot (its processes, its agent's requests), for tests. */
+  kubeControlPlane(technicalID: string): LocalKubeControlPlane | undefined {
+    return this.hosted.get(technicalID)?.kube;
+  }
+
+  /** The seed's load balancer, once a control plane started. */
+  async seedLoadBalancer(): Promise<SniLoadBalancer | undefined> {
+    return this.loadBalancer_;
+  }
+
+  /**
+   * A test seam for the dependency watchdog: `internal` hangs kube-apiserver (SIGSTOP: its address takes
+   * connections and answers nothing), `external` makes the load balancer refuse the shoot.
+   */
+  async breakApiServer(technicalID: string, address: 'internal' | 'external', broken: boolean): Promise<void> {
+    if (address === 'internal') this.hosted.get(technicalID)?.kube?.process('kube-apiserver').freeze(broken);
+    else (await this.loadBalancer_)?.break(technicalID, broken);
+  }
+
+  /** A component of one shoot's control plane as a process (for tests: kill, running, restarts). */
+  componentProcess(technicalID: string, component: ProcessComponent) {
+    return this.hosted.get(technicalID)?.kube?.process(component);
+  }
+
+  /** etcd's client URLs for kube-apiserver: the single member's public address (its sidecar's gate), or every member's. */
+  private etcdServers(technicalID: string): string[] {
+    const h = this.hosted.get(technicalID);
+    if (h?.cluster) return h.cluster.clientUrls();
+    return [`http://127.0.0.1:${h?.ports.client}`];
+  }
+
+  private loadBalancer(): Promise<SniLoadBalancer> {
+    this.loadBalancer_ ??= SniLoadBalancer.start({
+      host: this.options.loadBalancer?.host ?? '127.0.0.1',
+      port: this.options.loadBalancer?.port ?? 0,
+      ...(this.options.log ? { log: this.options.log } : {}),
+    });
+    return this.loadBalancer_;
   }
 
   /** The sidecar process of one shoot (of a cluster, the first member's), for tests. */
@@ -298,6 +383,9 @@ export class LocalHosting implements ControlPlaneHosting {
         await this.stopEtcd(id);
       }),
     );
+    const lb = this.loadBalancer_;
+    this.loadBalancer_ = undefined;
+    await (await lb)?.stop();
   }
 
   /** Starts one sidecar; a sidecar a killed agent left running on the same data dir is stopped first. */
@@ -309,7 +397,8 @@ export class LocalHosting implements ControlPlaneHosting {
   ): Promise<SidecarProcess> {
     const pidFile = join(dirname(logFile), 'sidecar.pid');
     const dataDir = args[args.indexOf('--data-dir') + 1];
-    if (dataDir) await stopStaleSidecar({ pidFile, dataDir, ...(this.options.log ? { log: this.options.log } : {}) });
+    if (dataDir)
+      await stopStaleProcess({ pidFile, argument: dataDir, ...(this.options.log ? { log: this.options.log } : {}) });
     const sidecar = await SidecarProcess.start({
       technicalID: label,
       command: this.options.cliCommand ?? SIDECAR_COMMAND,
@@ -318,7 +407,7 @@ export class LocalHosting implements ControlPlaneHosting {
       logFile,
       ...(startTimeoutMs === undefined ? {} : { startTimeoutMs }),
     });
-    recordSidecar(pidFile, sidecar.pid);
+    recordProcess(pidFile, sidecar.pid);
     return sidecar;
   }
 
@@ -336,10 +425,11 @@ export class LocalHosting implements ControlPlaneHosting {
    * A single-member etcd's client and peer ports, kept in the plane's directory: planned ports, none of
    * another plane's here (a fenced plane's client port is unbound until it unfences).
    */
-  private async newPorts(technicalID: string): Promise<Hosted['ports']> {
-    const avoid = new Set([...this.hosted.values()].flatMap((h) => [h.ports.client, h.ports.peer]));
-    const [client, peer] = await plannedPorts(2, { avoid });
-    const ports = { client: client!, peer: peer! };
+  private async newPorts(technicalID: string, keepApiServer?: number): Promise<Hosted['ports']> {
+    const avoid = new Set([...this.hosted.values()].flatMap((h) => [h.ports.client, h.ports.peer, h.ports.apiServer]));
+    const [client, peer, apiServer] = await plannedPorts(3, { avoid });
+    // kube-apiserver keeps its port when only etcd's move: its processes know it.
+    const ports = { client: client!, peer: peer!, apiServer: keepApiServer ?? apiServer! };
     mkdirSync(this.dataDir(technicalID), { recursive: true });
     writeFileSync(this.portsFile(technicalID), JSON.stringify(ports));
     return ports;
@@ -352,9 +442,9 @@ export class LocalHosting implements ControlPlaneHosting {
 
 function readPorts(file: string): Hosted['ports'] | undefined {
   try {
-    const value = JSON.parse(readFileSync(file, 'utf8')) as { client?: unknown; peer?: unknown };
-    return typeof value.client === 'number' && typeof value.peer === 'number'
-      ? { client: value.client, peer: value.peer }
+    const value = JSON.parse(readFileSync(file, 'utf8')) as { client?: unknown; peer?: unknown; apiServer?: unknown };
+    return typeof value.client === 'number' && typeof value.peer === 'number' && typeof value.apiServer === 'number'
+      ? { client: value.client, peer: value.peer, apiServer: value.apiServer }
       : undefined;
   } catch {
     // None yet (or unreadable): new ports.

@@ -112,6 +112,10 @@ export class MemoryHosting implements ControlPlaneHosting {
     if (plane) plane.apiServer = false;
   }
 
+  async scaleComponent(technicalID: string, component: string, replicas: number): Promise<void> {
+    this.calls.push(`scale ${component} ${technicalID} ${replicas}`);
+  }
+
   async apiServer(technicalID: string): Promise<ApiServerView> {
     const plane = this.planes.get(technicalID);
     if (!plane?.apiServer) return { running: false, internalProbe: 'Failure' };

@@ -18,6 +18,8 @@ export interface PlaneRecord {
   migrated: boolean;
   /** A restore began and did not succeed: the data dir holds no copy to start etcd from. */
   restoring?: boolean;
+  /** The shoot's API domain, its kube-apiserver's name. */
+  apiDomain?: string;
   extensions: ExtensionResource[];
 }
 
@@ -34,6 +36,7 @@ const planeRecord = z.object({
   failureTolerance: z.enum(['node', 'zone']).optional(),
   migrated: z.boolean(),
   restoring: z.boolean().optional(),
+  apiDomain: z.string().min(1).max(253).optional(),
   // Written by this runtime only: checked for shape, not field by field.
   extensions: z.array(z.record(z.string(), z.unknown())),
 });

@@ -3,6 +3,7 @@ import { RestoreDigestError, RestoreRevisionError } from './errors.js';
 import type { EtcdSupervisor } from './etcd-supervisor.js';
 import { checkFidelity, lastDeltaOf } from './fidelity.js';
 import { LeaseHold } from './leases.js';
+import { clearAlarms } from './etcd-gateway.js';
 import { currentRevision } from './replay.js';
 import { replayPlan, restoreFromStore, restoreResult, type RestoreOptions, type RestoreResult } from './restorer.js';
 
@@ -34,6 +35,8 @@ export async function catchUpRestore(
     ...(options.expectedLastRevision === undefined ? {} : { expectedLastRevision: options.expectedLastRevision }),
   });
   await supervisor.ensure('private');
+  // A standby refuses every write by the fence's alarm while its kube-apiserver reads it (`openApiServerReadOnly`); the replay writes.
+  await clearAlarms(supervisor.clientUrl('private'), ['CORRUPT']);
   const hold = options.leaseHold ?? new LeaseHold(() => supervisor.clientUrl('private'));
   hold.start();
   const target = supervisor.replayTarget();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { EtcdNotRunningError } from './errors.js';
 import { clearAlarms, raiseAlarm } from './etcd-gateway.js';
 import { etcdHealthy, EtcdProcess, type EtcdClusterLaunch, type EtcdLaunch } from './etcd-process.js';
-import { PublicGate } from './public-gate.js';
+import { PublicGate, type GateState } from './public-gate.js';
 import { ReplayTarget } from './replay.js';
 
 /**
@@ -23,6 +23,12 @@ export interface EtcdSupervisorOptions {
   readonly privatePort: number;
   /** Peer port of the single member; fixed for the data dir's life. */
   readonly peerPort: number;
+  /**
+   * A single member's address for the shoot's kube-apiserver (its `--etcd-servers`): a second gate (see
+   * `PublicGate`) that holds connections from the start, opens and closes with the public one, and in
+   * standby opens while etcd refuses every write (`openApiServerReadOnly`). Absent: none.
+   */
+  readonly apiServerPort?: number;
   /** Default 127.0.0.1. */
   readonly host?: string;
   /** Default `etcd`. */
@@ -101,6 +107,8 @@ export class EtcdSupervisor {
   private current: { process: EtcdProcess; address: EtcdAddress; replayLimits: boolean } | undefined;
   /** A single member's public address; a cluster member has none (it listens on the public address itself). */
   private readonly gate: PublicGate | undefined;
+  /** A single member's address for its kube-apiserver (`apiServerPort`). */
+  private readonly apiServerGate: PublicGate | undefined;
   /** Where etcd should be; undefined: stopped on purpose. */
   private wanted: EtcdAddress | undefined;
   private queue: Promise<unknown> = Promise.resolve();
@@ -112,13 +120,61 @@ export class EtcdSupervisor {
     this.cluster = options.cluster;
     this.host = options.host ?? '127.0.0.1';
     this.name = options.name ?? 'etcd';
-    const ports = [options.clientPort, options.privatePort, options.peerPort];
+    const ports = [
+      options.clientPort,
+      options.privatePort,
+      options.peerPort,
+      ...(options.apiServerPort ? [options.apiServerPort] : []),
+    ];
     if (new Set(ports).size !== ports.length)
-      throw new RangeError(`client, private and peer ports must differ, got ${ports.join(', ')}`);
+      throw new RangeError(`client, private, peer and kube-apiserver ports must differ, got ${ports.join(', ')}`);
     this.gate =
       options.cluster === undefined
         ? new PublicGate({ host: this.host, port: options.clientPort, targetPort: options.privatePort })
         : undefined;
+    this.apiServerGate =
+      options.cluster === undefined && options.apiServerPort !== undefined
+        ? new PublicGate({ host: this.host, port: options.apiServerPort, targetPort: options.privatePort })
+        : undefined;
+  }
+
+  /** The kube-apiserver's address to this etcd (a single member's second gate), or undefined. */
+  get apiServerUrl(): string | undefined {
+    return this.options.apiServerPort === undefined ? undefined : `http://${this.host}:${this.options.apiServerPort}`;
+  }
+
+  /** Where the kube-apiserver's gate stands: `closed` where there is none. */
+  get apiServerGateState(): GateState {
+    return this.apiServerGate?.state ?? 'closed';
+  }
+
+  /**
+   * The kube-apiserver's gate holds: its connections are cut and new ones wait, unanswered, until the gate
+   * opens (etcd serves) or closes (a fence). The state of a single member that starts, and of a standby
+   * while its data changes under it (a catch-up or refresh replays).
+   */
+  holdApiServer(): Promise<void> {
+    return this.serialize(async () => {
+      await this.apiServerGate?.hold();
+    });
+  }
+
+  /**
+   * A standby (restored ahead, not serving) lets its kube-apiserver read it, and nothing write: etcd's
+   * `CORRUPT` alarm first (every write refused, the kube-apiserver's own included), then its gate opens.
+   * The kube-apiserver fills its caches from the data restored ahead, so that serving later costs it a
+   * reconnect and the replayed events, not a cold start. The public address stays closed.
+   */
+  openApiServerReadOnly(): Promise<void> {
+    return this.serialize(async () => {
+      if (this.apiServerGate === undefined) return;
+      if (this.address !== 'private')
+        throw new EtcdNotRunningError(
+          `etcd in ${this.options.dataDir} is not on its private address: only a standby opens read-only`,
+        );
+      await raiseAlarm(this.clientUrl('private'), 'CORRUPT', this.options.alarmTimeoutMs ?? 1_000);
+      await this.apiServerGate.open();
+    });
   }
 
   get dataDir(): string {
@@ -226,16 +282,19 @@ export class EtcdSupervisor {
 
   /**
    * Fence: etcd stops serving on the public address and serves only on the private one. A single member:
-   * its gate closes (every client connection cut); a cluster member: SIGTERM (writes are refused once it
+   * its gate closes, and its kube-apiserver's (every client connection cut); a cluster member: SIGTERM (writes are refused once it
    * has exited) and a start on the private address. Already fenced: nothing happens and the timing is undefined.
    */
   fence(): Promise<FenceTiming | undefined> {
     return this.serialize(async () => {
       this.wanted = 'private';
-      if (this.address === 'private') return undefined;
+      if (this.address === 'private') {
+        await this.apiServerGate?.close();
+        return undefined;
+      }
       const signalledAt = performance.now();
       if (this.gate) {
-        await this.gate.close();
+        await Promise.all([this.gate.close(), this.apiServerGate?.close()]);
         const stoppedAt = performance.now();
         await this.bringUp('private');
         return { signalledAt, refusingAt: stoppedAt, stoppedAt, by: 'stop', privateReadyAt: performance.now() };
@@ -259,7 +318,11 @@ export class EtcdSupervisor {
     return this.serialize(async () => {
       this.wanted = 'private';
       const address = this.address;
-      if (address === 'private') return undefined;
+      if (address === 'private') {
+        // Its kube-apiserver too: a gate that held (a start, a catch-up) closes on the fence.
+        await this.apiServerGate?.close();
+        return undefined;
+      }
       const signalledAt = performance.now();
       let refusingAt: number | undefined;
       if (address === 'public' && this.gate) {
@@ -273,7 +336,7 @@ export class EtcdSupervisor {
       }
       let stoppedAt: number;
       if (this.gate) {
-        await this.gate.close();
+        await Promise.all([this.gate.close(), this.apiServerGate?.close()]);
         stoppedAt = performance.now();
       } else {
         stoppedAt = (await this.stopCurrent()) ?? performance.now();
@@ -303,7 +366,7 @@ export class EtcdSupervisor {
   stop(): Promise<void> {
     return this.serialize(async () => {
       this.wanted = undefined;
-      await this.gate?.close();
+      await Promise.all([this.gate?.close(), this.apiServerGate?.close()]);
       await this.stopCurrent();
     });
   }
@@ -326,6 +389,7 @@ export class EtcdSupervisor {
     // A single member serves only without the fence's alarm (left by `fenceQuickly` in its database).
     await clearAlarms(this.clientUrl('private'), ['CORRUPT'], this.options.alarmTimeoutMs ?? 1_000);
     await gate.open();
+    await this.apiServerGate?.open();
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {

@@ -3,7 +3,16 @@ import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../cor
 import { SCALE_DOWN_ORDER } from '../../core/dwd/components.js';
 import { COMPONENTS, type ComponentName } from '../../core/ha/layout.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
-import { InMemoryBlobStore } from '../../core/shootstate/index.js';
+import { generateShootSecrets } from '../../core/pki/shoot-secrets.js';
+import {
+  InMemoryBlobStore,
+  LocalDataKeys,
+  openSecrets,
+  sealSecrets,
+  seedContext,
+  type SealedSecrets,
+  type ShootSecrets,
+} from '../../core/shootstate/index.js';
 import { InMemorySnapshotStore, makeSnapshot } from '../../core/snapshots/index.js';
 import type { SeedRuntime } from '../../seed/agent/runtime.js';
 import { until } from '../../harness/until.js';
@@ -30,6 +39,8 @@ export interface RuntimeFixture {
   backups(shoot: SeedCommand['shoot']): Promise<number>;
   /** How long an observation may take to show (a real API server's controllers, a real etcd's start). */
   settleMs: number;
+  /** The shoot's secrets sealed for this seed, which create, reconcile and restore carry (a runtime that starts real components needs them). */
+  seal?(shoot: SeedCommand['shoot']): Promise<SealedSecrets>;
   /** What a failure should show (process logs). */
   diagnostics?(): string;
   close?(): Promise<void>;
@@ -73,6 +84,22 @@ export function inMemoryOwnersAndBuckets() {
   };
 }
 
+/**
+ * Shoots' secrets as the garden would send them to `seed`, and the agent's side that opens them: a key
+ * service in memory instead of KMS (`openSecrets` goes into the runtime's options).
+ */
+export function contractSecrets(seed: string) {
+  const keys = new LocalDataKeys();
+  let generated: Promise<ShootSecrets> | undefined;
+  return {
+    // One set for every shoot of a run: making them is the slow part, and the contract compares none.
+    seal: async (shoot: SeedCommand['shoot']) =>
+      sealSecrets(await (generated ??= generateShootSecrets(new Date())), keys, seedContext(shoot.technicalID, seed)),
+    openSecrets: (sealed: SealedSecrets, shoot: SeedCommand['shoot']) =>
+      openSecrets(sealed, keys, seedContext(shoot.technicalID, seed)),
+  };
+}
+
 let serial = 0;
 
 export function seedRuntimeContract(name: string, options: ContractOptions): void {
@@ -87,9 +114,9 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
     }, 600_000);
     afterAll(async () => {
       await Promise.all(
-        shoots.map((shoot) =>
+        shoots.map(async (shoot) =>
           f?.runtime
-            .execute(cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true }))
+            .execute(await cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true }))
             .catch(() => undefined),
         ),
       );
@@ -103,12 +130,13 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
       shoots.push(shoot);
       return shoot;
     }
-    function cmd<T extends SeedCommand['type']>(
+    async function cmd<T extends SeedCommand['type']>(
       shoot: SeedCommand['shoot'],
       type: T,
       fields: Record<string, unknown>,
-    ): CommandOf<T> {
+    ): Promise<CommandOf<T>> {
       serial += 1;
+      const starts = type === 'create-control-plane' || type === 'reconcile' || type === 'restore';
       return {
         apiVersion: COMMAND_API_VERSION,
         commandId: `contract/${serial}`,
@@ -116,6 +144,9 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
         seed: f.seed,
         issuedAt: new Date().toISOString(),
         type,
+        ...(starts && f.seal
+          ? { secrets: await f.seal(shoot), apiDomain: `api.${shoot.name}.${shoot.project}.contract.gardenless.test` }
+          : {}),
         ...fields,
       } as unknown as CommandOf<T>;
     }
@@ -153,7 +184,7 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
     async function created(label: string, extra: Record<string, unknown> = {}) {
       const shoot = newShoot(label);
       await f.setOwner(shoot, true);
-      const result = await f.runtime.execute(cmd(shoot, 'create-control-plane', controlPlane(extra)));
+      const result = await f.runtime.execute(await cmd(shoot, 'create-control-plane', controlPlane(extra)));
       return { shoot, result };
     }
 
@@ -184,7 +215,7 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
 
     it('create of what exists is a reconcile: same answer, same replicas', async () => {
       const { shoot } = await created('again');
-      const again = await f.runtime.execute(cmd(shoot, 'create-control-plane', controlPlane()));
+      const again = await f.runtime.execute(await cmd(shoot, 'create-control-plane', controlPlane()));
       expect(again.extensions.map((e) => e.action).every((a) => a === 'skip' || a === 'reconcile')).toBe(true);
       const plane = await eventually(shoot, 'active', (p) => p?.active === true);
       expect(replicasOf(plane, 'kube-apiserver')).toBe(1);
@@ -194,27 +225,27 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
       "the watchdog's scale of %s to 0 holds through a reconcile; its scale-up restores it",
       async (component) => {
         const { shoot } = await created('hold');
-        expect(await f.runtime.execute(cmd(shoot, 'scale', { component, replicas: 0 }))).toEqual({
+        expect(await f.runtime.execute(await cmd(shoot, 'scale', { component, replicas: 0 }))).toEqual({
           component,
           previousReplicas: 1,
           replicas: 0,
         });
         // A repeated scale-down must not remember 0.
-        expect(await f.runtime.execute(cmd(shoot, 'scale', { component, replicas: 0 }))).toEqual({
+        expect(await f.runtime.execute(await cmd(shoot, 'scale', { component, replicas: 0 }))).toEqual({
           component,
           previousReplicas: 0,
           replicas: 0,
         });
-        await f.runtime.execute(cmd(shoot, 'reconcile', controlPlane()));
+        await f.runtime.execute(await cmd(shoot, 'reconcile', controlPlane()));
         expect(replicasOf(await reported(shoot), component)).toBe(0);
         expect(replicasOf(await reported(shoot), 'kube-apiserver')).toBe(1);
 
-        expect(await f.runtime.execute(cmd(shoot, 'scale', { component, replicas: 1 }))).toEqual({
+        expect(await f.runtime.execute(await cmd(shoot, 'scale', { component, replicas: 1 }))).toEqual({
           component,
           previousReplicas: 0,
           replicas: 1,
         });
-        await f.runtime.execute(cmd(shoot, 'reconcile', controlPlane()));
+        await f.runtime.execute(await cmd(shoot, 'reconcile', controlPlane()));
         expect(replicasOf(await reported(shoot), component)).toBe(1);
       },
     );
@@ -222,41 +253,43 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
     it('hibernation scales every component to 0 and etcd stops serving; waking brings the layout back', async () => {
       const { shoot } = await created('sleep');
       await eventually(shoot, 'active', (p) => p?.active === true);
-      const asleep = await f.runtime.execute(cmd(shoot, 'reconcile', controlPlane({ hibernated: true })));
+      const asleep = await f.runtime.execute(await cmd(shoot, 'reconcile', controlPlane({ hibernated: true })));
       expect(asleep.etcdReady).toBe(false);
       const hibernated = await eventually(shoot, 'etcd not serving', (p) => p?.etcdReady === false);
       expect(allReplicas(hibernated)).toEqual(Object.fromEntries(COMPONENTS.map((c) => [c, 0])));
       expect(hibernated?.active).toBe(false);
 
-      await f.runtime.execute(cmd(shoot, 'reconcile', controlPlane()));
+      await f.runtime.execute(await cmd(shoot, 'reconcile', controlPlane()));
       const awake = await eventually(shoot, 'active again', (p) => p?.active === true);
       expect(allReplicas(awake)).toEqual(Object.fromEntries(COMPONENTS.map((c) => [c, 1])));
     });
 
     it('migrate: the ShootState carries every extension, and the plane is no longer active here', async () => {
       const { shoot, result } = await created('move');
-      const migrated = await f.runtime.execute(cmd(shoot, 'migrate', { stateBucket: f.stateBucket }));
+      const migrated = await f.runtime.execute(await cmd(shoot, 'migrate', { stateBucket: f.stateBucket }));
       expect(migrated.shootState.extensions.map((e) => e.kind).sort()).toEqual(
         result.extensions.map((e) => e.kind).sort(),
       );
       expect(migrated.extensions.every((e) => e.action === 'migrate')).toBe(true);
       expect((await reported(shoot))?.active).toBe(false);
       // A repeated migrate collects the same state again.
-      const again = await f.runtime.execute(cmd(shoot, 'migrate', { stateBucket: f.stateBucket }));
+      const again = await f.runtime.execute(await cmd(shoot, 'migrate', { stateBucket: f.stateBucket }));
       expect(again.shootState.extensions.length).toBe(migrated.shootState.extensions.length);
     });
 
     it('delete: the control plane is gone from the heartbeat; a repeat answers deleted false', async () => {
       const { shoot } = await created('gone');
-      await f.runtime.execute(cmd(shoot, 'migrate', { stateBucket: f.stateBucket }));
+      await f.runtime.execute(await cmd(shoot, 'migrate', { stateBucket: f.stateBucket }));
       const deleted = await f.runtime.execute(
-        cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true }),
+        await cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true }),
       );
       expect(deleted.deleted).toBe(true);
       expect(deleted.extensionsDropped).toBeGreaterThan(0);
       expect(await reported(shoot)).toBeUndefined();
       expect(
-        await f.runtime.execute(cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true })),
+        await f.runtime.execute(
+          await cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true }),
+        ),
       ).toEqual({ deleted: false, extensionsDropped: 0 });
     });
 
@@ -265,22 +298,24 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
       const { shoot } = await created('back');
       await eventually(shoot, 'active', (p) => p?.active === true);
       const revision = await f.backups(shoot);
-      const { shootState } = await f.runtime.execute(cmd(shoot, 'migrate', { stateBucket: f.stateBucket }));
-      await f.runtime.execute(cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true }));
+      const { shootState } = await f.runtime.execute(await cmd(shoot, 'migrate', { stateBucket: f.stateBucket }));
+      await f.runtime.execute(
+        await cmd(shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true }),
+      );
       await f.setOwner(shoot, false);
       const etcd = { bucket: f.bucket, expectedLastRevision: revision, final: false };
 
       // Act / Assess
-      await expect(f.runtime.execute(cmd(shoot, 'restore', { hibernated: false, etcd }))).rejects.toMatchObject({
+      await expect(f.runtime.execute(await cmd(shoot, 'restore', { hibernated: false, etcd }))).rejects.toMatchObject({
         failure: 'NotOwner',
       });
       expect(await reported(shoot)).toBeUndefined();
       await f.setOwner(shoot, true);
-      const restored = await f.runtime.execute(cmd(shoot, 'restore', { hibernated: false, etcd }));
+      const restored = await f.runtime.execute(await cmd(shoot, 'restore', { hibernated: false, etcd }));
       expect(restored.etcd?.restoredRevision).toBeGreaterThanOrEqual(revision);
       expect(restored.etcd?.snapshots).toBeGreaterThan(0);
       const extensions = await f.runtime.execute(
-        cmd(shoot, 'restore', {
+        await cmd(shoot, 'restore', {
           hibernated: false,
           extensions: { shootState, shootStateVersion: 1, stateBucket: f.stateBucket },
         }),
@@ -295,7 +330,7 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
       await f.setOwner(shoot, true);
       const failure = await f.runtime
         .execute(
-          cmd(shoot, 'restore', {
+          await cmd(shoot, 'restore', {
             hibernated: false,
             etcd: { bucket: f.bucket, expectedLastRevision: 1_000_000, final: false },
           }),
@@ -314,7 +349,7 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
           restart: { pod: 'p', dependency: 'etcd' },
           migrate: { stateBucket: 'state' },
         }[type];
-        await expect(f.runtime.execute(cmd(shoot, type, fields))).rejects.toMatchObject({
+        await expect(f.runtime.execute(await cmd(shoot, type, fields))).rejects.toMatchObject({
           failure: 'ControlPlaneNotFound',
         });
       },
@@ -322,7 +357,7 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
 
     it('check-owner of a shoot the seed does not host tells no sidecar and is no failure (a late notice)', async () => {
       const shoot = newShoot('gone');
-      expect(await f.runtime.execute(cmd(shoot, 'check-owner', { change: 'deleted' }))).toEqual({
+      expect(await f.runtime.execute(await cmd(shoot, 'check-owner', { change: 'deleted' }))).toEqual({
         sidecars: 0,
         notified: 0,
       });
@@ -336,12 +371,12 @@ export function seedRuntimeContract(name: string, options: ContractOptions): voi
       );
       const pod = plane!.pods!.find((p) => p.labels.app === 'etcd' && p.state === 'Running')!;
       expect(pod.labels['gardener.cloud/role']).toBe('controlplane');
-      expect(await f.runtime.execute(cmd(shoot, 'restart', { pod: pod.name, dependency: 'etcd' }))).toEqual({
+      expect(await f.runtime.execute(await cmd(shoot, 'restart', { pod: pod.name, dependency: 'etcd' }))).toEqual({
         pod: pod.name,
         restarted: false,
       });
       expect(
-        await f.runtime.execute(cmd(shoot, 'restart', { pod: 'no-such-pod', dependency: 'kube-apiserver' })),
+        await f.runtime.execute(await cmd(shoot, 'restart', { pod: 'no-such-pod', dependency: 'kube-apiserver' })),
       ).toEqual({ pod: 'no-such-pod', restarted: false });
     });
   });

@@ -540,10 +540,10 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
       { timeoutMs: 30_000 },
     );
     const onD = logs.filter((l) => l.includes('"seed":"life-d"'));
-    expect(onD.some((l) => l.includes('"event":"stale-sidecar-stopped"') && l.includes(gone))).toBe(true);
+    expect(onD.some((l) => l.includes('"event":"stale-process-stopped"') && l.includes(gone))).toBe(true);
     for (const id of [kept, gone, keptha])
       expect(onD.some((l) => l.includes('"event":"adopted"') && l.includes(id))).toBe(true);
-    expect(onD.filter((l) => l.includes('"event":"stale-sidecar-stopped"') && l.includes(keptha))).toHaveLength(3);
+    expect(onD.filter((l) => l.includes('"event":"stale-process-stopped"') && l.includes(keptha))).toHaveLength(3);
     const goneOnE = await until('gone serving on life-e', async () => {
       const plane = await reported('life-e', 'gone');
       return plane?.active && plane.etcdClientUrl;

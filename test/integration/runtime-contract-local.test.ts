@@ -11,7 +11,8 @@ import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
 import { lookUpOwner, ownerRecordName } from '../../core/ownership/index.js';
 import { ControlPlaneRuntime } from '../../seed/agent/control-plane-runtime.js';
 import { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { seedRuntimeContract } from '../contract/seed-runtime.contract.js';
+import { contractSecrets, seedRuntimeContract } from '../contract/seed-runtime.contract.js';
+import { FAKE_KUBE_BIN_DIR } from '../../harness/kube/binaries.js';
 import { testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import { emulatorCredentialsEnv } from '../../local/aws-env.js';
@@ -46,7 +47,10 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
       owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
       sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
       env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
+      // The contract is about the runtime's answers and reports: the processes it runs, not Kubernetes.
+      kubeBinDir: FAKE_KUBE_BIN_DIR,
     });
+    const secrets = contractSecrets(seed);
     const recordOf = (shoot: { name: string; project: string }) =>
       ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain });
     const snapshots = new S3SnapshotStore({ bucket, api });
@@ -55,6 +59,7 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
       hosting,
       blobStore: (b) => new S3BlobStore({ bucket: b, api }),
       snapshotStore: (b) => new S3SnapshotStore({ bucket: b, api }),
+      openSecrets: secrets.openSecrets,
       ownerCheck: async (shoot) => (await lookUpOwner(lookup, { name: recordOf(shoot), identity })).result,
     });
     return {
@@ -62,6 +67,7 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
       seed,
       bucket,
       stateBucket,
+      seal: secrets.seal,
       setOwner: async (shoot, yes) =>
         void (await owners.set({ name: recordOf(shoot), value: yes ? identity : 'another-seed-0000' })),
       backups: async (shoot) => {

@@ -17,6 +17,8 @@ import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
 import { untilWith } from '../../harness/until.js';
 import { startLocalSeed, type LocalSeed } from '../../harness/local-seed.js';
+import { httpsGet } from '../../harness/kube/binaries.js';
+import { testShootSecrets } from '../harness/shoot-secrets.js';
 
 const garden = testGarden();
 const { api, deployment, aws } = garden;
@@ -31,6 +33,8 @@ const project = 'agent';
 const shootName = 'etcd1';
 const id = technicalIDOf(project, shootName);
 const shootRef = { project, name: shootName, technicalID: id };
+const apiDomain = `api.${shootName}.${project}.${deployment.outputs.ExternalDomain}`;
+const secrets = testShootSecrets(deployment);
 const workDir = mkdtempSync(join(tmpdir(), 'gl-seed-agent-'));
 const agents: LocalSeed[] = [];
 const logs: string[] = [];
@@ -52,12 +56,15 @@ async function startSeed(name: string, networkIndex: number): Promise<LocalSeed>
 let serial = 0;
 async function send(agent: SeedAgent, command: Record<string, unknown>): Promise<void> {
   serial += 1;
+  // What the garden adds to every command that starts components: the secrets sealed for the seed, the API domain.
+  const starts = ['create-control-plane', 'reconcile', 'restore'].includes(command.type as string);
   const full = {
     apiVersion: COMMAND_API_VERSION,
     commandId: `test/${Date.now()}-${serial}`,
     shoot: shootRef,
     seed: agent.seed,
     issuedAt: new Date().toISOString(),
+    ...(starts ? { secrets: await secrets.forSeed(shootRef, agent.seed), apiDomain } : {}),
     ...command,
   } as SeedCommand;
   await sendTaskCommand({ client: sqs, queueUrl: agent.queueUrl!, messageGroupId: id, command: full });
@@ -118,7 +125,7 @@ describe('the seed agent with the local runtime on the deployed stack', () => {
       ownerCheck: 'owner',
       components: { 'kube-apiserver': { replicas: 1 }, 'kube-controller-manager': { replicas: 1 } },
     });
-    expect(plane.externalUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(plane.externalUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(plane.pods?.length).toBe(7);
 
     const etcd = etcdAt(a.hosting().sidecar(id)!.clientUrl);
@@ -136,15 +143,16 @@ describe('the seed agent with the local runtime on the deployed stack', () => {
     await a.agent.idle();
     expect(a.agent.runtime && (await reported(a.name))?.components?.['kube-controller-manager']?.replicas).toBe(0);
 
-    const standIn = a.hosting().apiServerStandIn(id)!;
-    standIn.breakInternal();
+    await a.hosting().breakApiServer(id, 'internal', true);
     const crashing = await until('dependents crash-looping', async () => {
       const p = await reported(a.name);
       return p?.internalProbe === 'Failure'
         ? p.pods?.find((x) => x.labels.app === 'kube-scheduler' && x.state === 'CrashLoopBackOff')
         : undefined;
     });
-    standIn.breakInternal(false);
+    await a.hosting().breakApiServer(id, 'internal', false);
+    // The weeder restarts dependents once it sees kube-apiserver answer again, not before.
+    await until('kube-apiserver answering again', async () => (await reported(a.name))?.internalProbe === 'Success');
     await send(a.agent, { type: 'restart', pod: crashing.name, dependency: 'kube-apiserver' });
     await until('the restarted scheduler Running', async () =>
       (await reported(a.name))?.pods?.some((x) => x.labels.app === 'kube-scheduler' && x.state === 'Running'),
@@ -157,16 +165,18 @@ describe('the seed agent with the local runtime on the deployed stack', () => {
   });
 
   it('a broken load balancer fails the external URL while the internal probe stays Success', async () => {
-    const standIn = a.hosting().apiServerStandIn(id)!;
     const externalUrl = (await reported(a.name))!.externalUrl!;
-    expect((await fetch(`${externalUrl}/healthz`)).status).toBe(200);
+    const ca = (await secrets.open(shootRef)).clusterCA.certificate;
+    // Through the load balancer under the API domain (SNI), the shoot's CA checked.
+    expect((await httpsGet(`${externalUrl}/healthz`, { servername: apiDomain, ca })).status).toBe(200);
+    await expect(httpsGet(`${externalUrl}/healthz`, { servername: 'api.other.agent.example', ca })).rejects.toThrow();
 
-    standIn.breakExternal();
-    await expect(fetch(`${externalUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+    await a.hosting().breakApiServer(id, 'external', true);
+    await expect(httpsGet(`${externalUrl}/healthz`, { servername: apiDomain, ca })).rejects.toThrow();
     await new Promise((r) => setTimeout(r, 1_500));
     expect((await reported(a.name))?.internalProbe).toBe('Success');
-    standIn.breakExternal(false);
-    expect((await fetch(`${externalUrl}/healthz`)).status).toBe(200);
+    await a.hosting().breakApiServer(id, 'external', false);
+    expect((await httpsGet(`${externalUrl}/healthz`, { servername: apiDomain, ca })).status).toBe(200);
   });
 
   it('migrates the shoot between two real agents, and the key is in the destination etcd', async () => {

@@ -1,0 +1,241 @@
+import { request } from 'node:https';
+import { join } from 'node:path';
+import type { ShootSecrets } from '../../../core/shootstate/secrets.js';
+import { messageOf } from '../errors.js';
+import { SERVICE_CIDR, writeControlPlaneFiles, type ControlPlaneFiles } from './control-plane-files.js';
+import { SupervisedProcess } from './supervised-process.js';
+import { viewerClusterRole, viewerClusterRoleBinding } from './viewer-rbac.js';
+
+/** The components the local runtime runs as processes; the others of the layout stay modelled. */
+export const PROCESS_COMPONENTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
+export type ProcessComponent = (typeof PROCESS_COMPONENTS)[number];
+
+export interface KubeControlPlaneOptions {
+  technicalID: string;
+  /** `<workDir>/<technicalID>`: files under `pki/components/`, logs beside etcd's. */
+  dir: string;
+  /** Where kube-apiserver, kube-controller-manager and kube-scheduler are. */
+  binDir: string;
+  /** kube-apiserver's secure port on 127.0.0.1 (kept for the plane's life on this machine). */
+  apiServerPort: number;
+  /** etcd's client URLs, read at every start of kube-apiserver. */
+  etcdServers: () => string[];
+  /** The load balancer's address, which the serving certificate names too. */
+  loadBalancerHost?: string;
+  log?: (entry: Record<string, unknown>) => void;
+}
+
+export interface KubeStart {
+  secrets: ShootSecrets;
+  /** The shoot's API domain: the serving certificate's name and the ServiceAccount issuer. */
+  apiDomain: string | undefined;
+  /** Replicas of kube-controller-manager and kube-scheduler (at most one each runs). */
+  replicas: Partial<Record<ProcessComponent, number>>;
+}
+
+/**
+ * The Kubernetes control plane of one shoot on this machine: kube-apiserver against the shoot's etcd,
+ * kube-controller-manager and kube-scheduler against kube-apiserver, each a supervised process (restarted
+ * when it dies), at most one replica each (the local runtime's cap; the HA layout's replicas are reported,
+ * not run). TLS throughout, with the shoot's own CAs; the components' certificates are made at every start.
+ */
+export class LocalKubeControlPlane {
+  private readonly processes: Record<ProcessComponent, SupervisedProcess>;
+  private files: ControlPlaneFiles | undefined;
+  /** The files of the last start: every component (and every restart) waits for them. */
+  private filesWritten: Promise<void> | undefined;
+  private start_: KubeStart | undefined;
+  private rbacDone = false;
+  private rbacTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: KubeControlPlaneOptions) {
+    const supervised = (component: ProcessComponent, args: () => string[]) =>
+      new SupervisedProcess({
+        name: `${options.technicalID}/${component}`,
+        logFile: join(options.dir, `${component}.log`),
+        pidFile: join(options.dir, `${component}.pid`),
+        prepare: async () => {
+          await this.filesWritten;
+          return { command: join(options.binDir, component), args: args() };
+        },
+        ...(options.log ? { log: options.log } : {}),
+      });
+    this.processes = {
+      'kube-apiserver': supervised('kube-apiserver', () => this.apiServerArgs()),
+      'kube-controller-manager': supervised('kube-controller-manager', () => this.controllerManagerArgs()),
+      'kube-scheduler': supervised('kube-scheduler', () => this.schedulerArgs()),
+    };
+  }
+
+  get internalUrl(): string {
+    return `https://127.0.0.1:${this.options.apiServerPort}`;
+  }
+
+  process(component: ProcessComponent): SupervisedProcess {
+    return this.processes[component];
+  }
+
+  /** Starts every component its replicas want (kube-apiserver always), in parallel; the others it stops. */
+  async start(input: KubeStart): Promise<void> {
+    this.start_ = input;
+    this.filesWritten = this.writeFiles();
+    await this.filesWritten;
+    const wanted = (c: ProcessComponent) => c === 'kube-apiserver' || (input.replicas[c] ?? 1) > 0;
+    await Promise.all(
+      PROCESS_COMPONENTS.map((c) => (wanted(c) ? this.processes[c].start() : this.processes[c].stop())),
+    );
+    this.bindViewersWhenReady();
+  }
+
+  /** kube-controller-manager or kube-scheduler to 0 or 1 (more is 1 here); kube-apiserver is started and stopped with the plane. */
+  async scale(component: Exclude<ProcessComponent, 'kube-apiserver'>, replicas: number): Promise<void> {
+    if (this.start_) this.start_ = { ...this.start_, replicas: { ...this.start_.replicas, [component]: replicas } };
+    if (replicas > 0 && this.processes['kube-apiserver'].running) await this.processes[component].start();
+    else if (replicas === 0) await this.processes[component].stop();
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.rbacTimer);
+    // The controllers first, so that none acts on a kube-apiserver that is going.
+    await Promise.all([this.processes['kube-controller-manager'].stop(), this.processes['kube-scheduler'].stop()]);
+    await this.processes['kube-apiserver'].stop();
+  }
+
+  /** The dependency watchdog's internal probe: `/readyz` on the internal address, the cluster CA checked. */
+  async probe(timeoutMs = 1_000): Promise<'Success' | 'Failure'> {
+    if (!this.processes['kube-apiserver'].running || !this.files) return 'Failure';
+    try {
+      const res = await this.call('GET', '/readyz', undefined, timeoutMs);
+      return res.status === 200 ? 'Success' : 'Failure';
+    } catch {
+      // Refused, reset or timed out.
+      return 'Failure';
+    }
+  }
+
+  /** A request to kube-apiserver as the agent (system:masters), for the control plane's own objects. */
+  async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    timeoutMs = 5_000,
+  ): Promise<{ status: number; body: string }> {
+    const files = this.files;
+    if (!files) throw new Error(`the control plane of ${this.options.technicalID} has no files yet`);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: this.options.apiServerPort,
+          method,
+          path,
+          servername: 'kubernetes',
+          ca: files.agent.ca,
+          cert: files.agent.certificate,
+          key: files.agent.privateKey,
+          timeout: timeoutMs,
+          headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {},
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out after ${timeoutMs} ms`)));
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  /**
+   * Binds the viewers' group to the read-only ClusterRole once kube-apiserver answers (idempotent: what
+   * exists stays). The objects live in etcd, so they move with the shoot; every start checks again.
+   */
+  private bindViewersWhenReady(): void {
+    this.rbacDone = false;
+    clearTimeout(this.rbacTimer);
+    const attempt = async () => {
+      if (this.rbacDone || !this.processes['kube-apiserver'].running) return;
+      try {
+        if ((await this.probe(2_000)) === 'Success') {
+          await this.ensure('/apis/rbac.authorization.k8s.io/v1/clusterroles', viewerClusterRole());
+          await this.ensure('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', viewerClusterRoleBinding());
+          this.rbacDone = true;
+          return;
+        }
+      } catch (error) {
+        this.options.log?.({ event: 'viewer-rbac-failed', shoot: this.options.technicalID, error: messageOf(error) });
+      }
+      this.rbacTimer = setTimeout(() => void attempt(), 1_000);
+      this.rbacTimer.unref();
+    };
+    void attempt();
+  }
+
+  private async ensure(collection: string, object: Record<string, unknown>): Promise<void> {
+    const res = await this.call('POST', collection, object);
+    if (res.status !== 201 && res.status !== 409)
+      throw new Error(`POST ${collection} answered ${res.status}: ${res.body.slice(0, 200)}`);
+  }
+
+  private async writeFiles(): Promise<void> {
+    const start = this.start_;
+    if (!start) throw new Error(`the control plane of ${this.options.technicalID} was never started`);
+    this.files = await writeControlPlaneFiles({
+      dir: join(this.options.dir, 'pki', 'components'),
+      secrets: start.secrets,
+      apiDomain: start.apiDomain,
+      addresses: ['127.0.0.1', ...(this.options.loadBalancerHost ? [this.options.loadBalancerHost] : [])],
+      internalUrl: this.internalUrl,
+      now: new Date(),
+    });
+  }
+
+  private apiServerArgs(): string[] {
+    const f = this.files!;
+    const issuer = this.start_?.apiDomain ? `https://${this.start_.apiDomain}` : 'https://kubernetes.default.svc';
+    return [
+      // First: the argument a stale process of this plane is recognised by (SupervisedLaunch.pidFile).
+      `--tls-cert-file=${f.apiServerCert}`,
+      `--etcd-servers=${this.options.etcdServers().join(',')}`,
+      '--bind-address=127.0.0.1',
+      `--secure-port=${this.options.apiServerPort}`,
+      `--tls-private-key-file=${f.apiServerKey}`,
+      `--client-ca-file=${f.clientCA}`,
+      // Stable across seeds: a token issued on one validates on the next.
+      `--service-account-issuer=${issuer}`,
+      `--service-account-key-file=${f.serviceAccountPub}`,
+      `--service-account-signing-key-file=${f.serviceAccountKey}`,
+      `--encryption-provider-config=${f.encryptionConfig}`,
+      '--authorization-mode=Node,RBAC',
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      '--allow-privileged=true',
+      '--profiling=false',
+      ...(this.start_?.apiDomain ? [`--external-hostname=${this.start_.apiDomain}`] : []),
+    ];
+  }
+
+  private controllerManagerArgs(): string[] {
+    const f = this.files!;
+    return [
+      `--kubeconfig=${f.controllerManagerKubeconfig}`,
+      // No serving port: its health is its process (the local runtime supervises it).
+      '--secure-port=0',
+      // One replica per seed, and the shoot's etcd fence keeps a source's copy from writing: no lease to wait for after a move.
+      '--leader-elect=false',
+      '--use-service-account-credentials=true',
+      `--service-account-private-key-file=${f.serviceAccountKey}`,
+      `--root-ca-file=${f.clusterCA}`,
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      '--profiling=false',
+    ];
+  }
+
+  private schedulerArgs(): string[] {
+    const f = this.files!;
+    return [`--kubeconfig=${f.schedulerKubeconfig}`, '--secure-port=0', '--leader-elect=false', '--profiling=false'];
+  }
+}

@@ -1,0 +1,127 @@
+import { connect as tlsConnect, createServer as createTlsServer, type Server } from 'node:tls';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { issueCertificate, newCertificateAuthority } from '../../../core/pki/certificates.js';
+import { SniLoadBalancer } from '../../../seed/agent/kube/load-balancer.js';
+import { readSni } from '../../../seed/agent/kube/sni.js';
+
+const NOW = new Date();
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+/** A TLS server for `name` that answers every line with its own name: a kube-apiserver behind the load balancer. */
+async function backend(name: string) {
+  const ca = await newCertificateAuthority({ commonName: 'ca', now: NOW });
+  const cert = await issueCertificate({
+    ca,
+    commonName: name,
+    usage: 'server',
+    dnsNames: [name],
+    now: NOW,
+    validitySeconds: 600,
+  });
+  const server: Server = createTlsServer({ cert: cert.certificate, key: cert.privateKey }, (s) => {
+    s.on('data', () => s.write(`${name}\n`));
+    s.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  closers.push(() => new Promise<void>((r) => server.close(() => r())));
+  return { ca: ca.certificate, port: (server.address() as AddressInfo).port };
+}
+
+/** One exchange through the load balancer asking for `name`: the answer, or the error. */
+function ask(port: number, name: string, ca: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = tlsConnect({ host: '127.0.0.1', port, servername: name, ca }, () => s.write('hello\n'));
+    s.once('data', (d: Buffer) => {
+      resolve(d.toString().trim());
+      s.destroy();
+    });
+    s.once('error', reject);
+    s.once('close', () => reject(new Error('closed')));
+    s.setTimeout(2_000, () => s.destroy(new Error('timeout')));
+  });
+}
+
+describe('readSni', () => {
+  it('finds the name in a real ClientHello, asks for more when cut short, and reports none for what is not TLS', async () => {
+    // Prepare: capture what a TLS client sends first.
+    const hello = await new Promise<Buffer>((resolve) => {
+      const server = createServer((s: Socket) => {
+        s.once('data', (d: Buffer) => {
+          resolve(d);
+          s.destroy();
+          server.close();
+        });
+      });
+      server.listen(0, '127.0.0.1', () => {
+        const c = tlsConnect({
+          host: '127.0.0.1',
+          port: (server.address() as AddressInfo).port,
+          servername: 'API.Web.Dev.Example',
+        });
+        c.on('error', () => undefined);
+      });
+    });
+    expect(readSni(hello)).toEqual({ kind: 'name', name: 'api.web.dev.example' });
+    expect(readSni(hello.subarray(0, 20))).toEqual({ kind: 'incomplete' });
+    expect(readSni(Buffer.from('GET / HTTP/1.1\r\n\r\n'))).toEqual({ kind: 'none' });
+  });
+});
+
+describe('SniLoadBalancer', () => {
+  it('routes each name to its backend while it serves, cuts its connections when it stops serving, refuses unknown names', async () => {
+    // Prepare
+    const a = await backend('api.a.dev.example');
+    const b = await backend('api.b.dev.example');
+    let aServes = true;
+    const lb = await SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 50 });
+    closers.push(() => lb.stop());
+    lb.route('shoot--dev--a', {
+      serverName: 'api.a.dev.example',
+      backend: { host: '127.0.0.1', port: a.port },
+      serving: async () => aServes,
+    });
+    lb.route('shoot--dev--b', {
+      serverName: 'api.b.dev.example',
+      backend: { host: '127.0.0.1', port: b.port },
+      serving: async () => true,
+    });
+    await new Promise((r) => setTimeout(r, 120));
+
+    // Act / Assess
+    expect(await ask(lb.port, 'api.a.dev.example', a.ca)).toBe('api.a.dev.example');
+    expect(await ask(lb.port, 'api.b.dev.example', b.ca)).toBe('api.b.dev.example');
+    await expect(ask(lb.port, 'api.c.dev.example', a.ca)).rejects.toThrow();
+
+    // A long-lived connection (a watch) is cut within a check of the fence.
+    const open = tlsConnect({ host: '127.0.0.1', port: lb.port, servername: 'api.a.dev.example', ca: a.ca });
+    const closed = new Promise<number>((r) => open.once('close', () => r(Date.now())));
+    open.on('error', () => undefined);
+    await new Promise((r) => open.once('secureConnect', r));
+    const fencedAt = Date.now();
+    aServes = false;
+    expect((await closed) - fencedAt).toBeLessThan(1_000);
+    await expect(ask(lb.port, 'api.a.dev.example', a.ca)).rejects.toThrow();
+    expect(await ask(lb.port, 'api.b.dev.example', b.ca)).toBe('api.b.dev.example');
+    expect(lb.forwarding('shoot--dev--a')).toBe(false);
+  });
+
+  it('forwards nothing once its last check is older than the lease (a load balancer that was frozen)', async () => {
+    const a = await backend('api.a.dev.example');
+    let calls = 0;
+    const lb = await SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 60_000, leaseMs: 200 });
+    closers.push(() => lb.stop());
+    lb.route('shoot--dev--a', {
+      serverName: 'api.a.dev.example',
+      backend: { host: '127.0.0.1', port: a.port },
+      serving: async () => (calls += 1) > 0,
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await ask(lb.port, 'api.a.dev.example', a.ca)).toBe('api.a.dev.example');
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(ask(lb.port, 'api.a.dev.example', a.ca)).rejects.toThrow();
+  });
+});
