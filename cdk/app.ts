@@ -11,6 +11,9 @@ new GardenStack(app, (app.node.tryGetContext('stackName') as string | undefined)
     ? { externalDomain: String(app.node.tryGetContext('externalDomain')) }
     : {}),
   ...seconds('apiRecordTtl', app.node.tryGetContext('apiRecordTtlSeconds') as string | undefined),
+  ...(app.node.tryGetContext('kubeconfigProxyUrl')
+    ? { kubeconfigProxyUrl: String(app.node.tryGetContext('kubeconfigProxyUrl')) }
+    : {}),
   ...(app.node.tryGetContext('watchdogProbesApiDomain') === 'true' ? { watchdogProbesApiDomain: true } : {}),
   watchdogSchedule: app.node.tryGetContext('watchdogSchedule') !== 'false',
   leaseMonitorSchedule: app.node.tryGetContext('leaseMonitorSchedule') !== 'false',

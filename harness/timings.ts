@@ -12,6 +12,15 @@ export const TEST_OWNERSHIP_TIMINGS = {
   fenceTime: 3_000,
 } as const satisfies Partial<OwnershipTimings>;
 
+/** The test stack's external domain (the stack's default, named so that the API-domain proxy can serve it). */
+export const TEST_EXTERNAL_DOMAIN = 'shoots.gardenless.local';
+
+/**
+ * The API records' TTL on the test stack: a client behind the caching resolver (the API-domain proxy)
+ * reaches the destination this long after a migration switched the record, so tests wait seconds, not a minute.
+ */
+export const TEST_API_RECORD_TTL_SECONDS = 5;
+
 /**
  * The CDK context of the test stack (and of benchmarks that run the same landscape, scripts/bench-evacuation.ts).
  * Tests drive the watchdog's, the lease monitor's (test/integration/early-bad-path.test.ts) and the evacuation
@@ -31,4 +40,6 @@ export const TEST_STACK_CONTEXT: Record<string, string> = {
   // and a copy waits 15 s for a final snapshot that a dead source never writes.
   ownershipTimings: JSON.stringify(TEST_OWNERSHIP_TIMINGS),
   copyWaitForFinalSeconds: '15',
+  externalDomain: TEST_EXTERNAL_DOMAIN,
+  apiRecordTtlSeconds: String(TEST_API_RECORD_TTL_SECONDS),
 };

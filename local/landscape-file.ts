@@ -15,6 +15,8 @@ export interface Endpoints {
   emulatorPid?: number;
   /** Seed agent process groups, by seed. */
   agentPids?: Record<string, number>;
+  /** The proxy issued kubeconfigs name (`proxy-url`): it resolves API domains through the Route 53 zone. */
+  apiProxy?: { url: string; pid: number };
   /** The test seed cluster of `npm run start:kube` (process groups, stopped by `npm run stop`). */
   kubeCluster?: { kubeconfig: string; groups: { name: string; pgid: number }[] };
   outputs: Deployment['outputs'];

@@ -7,9 +7,10 @@ import { createShoots, LANDSCAPE_STACK_CONTEXT, registerFleet, startAgents } fro
 import { GardenClient } from '../adapters/http/garden-client.js';
 import { startEmulator, waitForHealth, type Emulator } from './emulator.js';
 import { signalProcessGroup } from '../seed/agent/process-group.js';
-import { freePort } from '../seed/ports.js';
+import { freePort, plannedPorts } from '../seed/ports.js';
 import { KUBE_SEED, startKubeSeed } from './kube/landscape-seed.js';
 import { emulatorCredentials } from './aws-env.js';
+import { startApiProxy } from './api-proxy-process.js';
 
 /** `npm run start:kube`: one more seed, on the kubernetes runtime, beside the local ones. */
 const withKubeSeed = process.argv.includes('--kube-seed') || process.env.GARDENLESS_KUBE_SEED === '1';
@@ -40,6 +41,7 @@ export async function start(): Promise<Endpoints> {
     deployment?: Deployment;
     agentPids?: Record<string, number>;
     kubeCluster?: Endpoints['kubeCluster'];
+    apiProxy?: Endpoints['apiProxy'];
   }
   const tasks = new Listr<Ctx>(
     [
@@ -54,12 +56,30 @@ export async function start(): Promise<Endpoints> {
       {
         title: 'Bootstrap and deploy the GardenStack (cdk deploy)',
         task: async (ctx, task) => {
+          // The proxy's address goes into every kubeconfig the garden issues, so it is chosen before the deploy.
+          const proxyUrl = `http://127.0.0.1:${await freePort()}`;
+          ctx.apiProxy = { url: proxyUrl, pid: 0 };
           ctx.deployment = await deployGarden({
             endpoint: ctx.emulator!.endpoint,
-            context: { ...LANDSCAPE_STACK_CONTEXT },
+            context: { ...LANDSCAPE_STACK_CONTEXT, kubeconfigProxyUrl: proxyUrl },
             onOutput: (line) => (task.output = line),
           });
           task.title = `GardenStack deployed: API ${ctx.deployment.apiUrl}`;
+        },
+      },
+      {
+        title: 'Start the proxy that kubeconfigs name, resolving API domains through the Route 53 zone',
+        task: async (ctx, task) => {
+          const d = ctx.deployment!;
+          ctx.apiProxy = startApiProxy({
+            url: ctx.apiProxy!.url,
+            endpoint: d.awsEndpoint,
+            region: d.region,
+            hostedZoneId: d.outputs.ApiHostedZoneId!,
+            domain: d.outputs.ExternalDomain!,
+            log: join(LANDSCAPE_DIR, 'api-proxy.log'),
+          });
+          task.title = `API-domain proxy at ${ctx.apiProxy.url} (log .landscape/api-proxy.log)`;
         },
       },
       {
@@ -82,6 +102,8 @@ export async function start(): Promise<Endpoints> {
             apiUrl: d.apiUrl,
             hostedZoneId: d.outputs.HostedZoneId,
             internalDomain: d.outputs.InternalDomain,
+            // One port for every seed's load balancer, as 443 is on AWS: the API record alone picks the seed.
+            lbPort: (await plannedPorts(1))[0]!,
           });
           task.title = `Seed agents running: ${Object.keys(ctx.agentPids).join(', ')} (logs in .landscape/agent-*.log)`;
         },
@@ -122,6 +144,7 @@ export async function start(): Promise<Endpoints> {
     ...(ctx.emulator?.owned && ctx.emulator.pid ? { emulatorPid: ctx.emulator.pid } : {}),
     agentPids: ctx.agentPids ?? {},
     ...(ctx.kubeCluster ? { kubeCluster: ctx.kubeCluster } : {}),
+    ...(ctx.apiProxy ? { apiProxy: ctx.apiProxy } : {}),
     outputs: d.outputs,
     startedAt: new Date().toISOString(),
   };
@@ -138,6 +161,7 @@ export function stop(): void {
   // Agents first (each stops its sidecars and etcds), then the emulator with the Lambda workers it spawned.
   for (const pid of Object.values(current.agentPids ?? {})) signalProcessGroup(pid, 'SIGTERM');
   for (const group of [...(current.kubeCluster?.groups ?? [])].reverse()) signalProcessGroup(group.pgid, 'SIGTERM');
+  if (current.apiProxy?.pid) signalProcessGroup(current.apiProxy.pid, 'SIGTERM');
   if (current.emulatorPid) signalProcessGroup(current.emulatorPid, 'SIGTERM');
   rmSync(ENDPOINTS_FILE, { force: true });
   console.log(`Stopped the local landscape (emulator ${current.awsEndpoint}).`);

@@ -1,8 +1,8 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { promises as dns } from 'node:dns';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
-import { createServer, type LookupFunction } from 'node:net';
+import { request } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,8 @@ import { testGarden } from '../harness/garden.js';
 import { DNSMASQ_PATH, freeDnsPort, startDnsmasq, type Dnsmasq } from '../harness/dnsmasq.js';
 import { gatewayPut } from '../../harness/scenario/etcd-client.js';
 import { untilWith } from '../../harness/until.js';
-import { registerLocalSeed, startLocalSeedAgent, type LocalSeed } from '../../harness/local-seed.js';
+import { TEST_API_RECORD_TTL_SECONDS } from '../../harness/timings.js';
+import { portFreeOn, registerLocalSeed, startLocalSeedAgent, type LocalSeed } from '../../harness/local-seed.js';
 
 /**
  * The shoot's API record on the deployed stack with real seed agents (local runtime): written once the
@@ -57,26 +58,6 @@ interface ShootView {
   status: { seedName?: string; lastOperation?: LastOperation; advertisedAddresses?: { name: string; url: string }[] };
 }
 
-/** A port free on both seeds' loopback addresses: the shoot's load balancer port. */
-async function portFreeOnBoth(): Promise<number> {
-  for (;;) {
-    const server = createServer();
-    server.listen(0, LB['dns-a']);
-    await new Promise((r) => server.once('listening', r));
-    const port = (server.address() as { port: number }).port;
-    const other = createServer();
-    const free = await new Promise<boolean>((resolve) => {
-      other.once('error', () => resolve(false));
-      other.listen(port, LB['dns-b'], () => resolve(true));
-    });
-    await Promise.all([
-      new Promise((r) => server.close(r)),
-      free ? new Promise((r) => other.close(r)) : Promise.resolve(),
-    ]);
-    if (free) return port;
-  }
-}
-
 async function startAgent(name: SeedName): Promise<void> {
   agents.set(
     name,
@@ -85,7 +66,8 @@ async function startAgent(name: SeedName): Promise<void> {
       garden: api,
       name,
       workDir: join(workDir, name),
-      loadBalancer: { host: LB[name], port: (t) => (t === id ? lbPort : undefined) },
+      // Where the record points and who answers, not Kubernetes: the harness's kube-apiserver answers health and /version.
+      loadBalancer: { host: LB[name], port: lbPort },
       log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
     }),
   );
@@ -100,12 +82,17 @@ async function cliView(): Promise<{ advertised: ShootView['status']['advertisedA
   expect(get.code, get.stderr).toBe(0);
   const kubeconfig = await runCli(deployment, ['shoot', 'kubeconfig', `${project}/${shootName}`]);
   expect(kubeconfig.code, kubeconfig.stderr).toBe(0);
-  const config = parse(kubeconfig.stdout) as { clusters: { cluster: { server: string } }[] };
+  const config = parse(kubeconfig.stdout) as {
+    clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
+  };
+  clusterCA = Buffer.from(config.clusters[0]!.cluster['certificate-authority-data'], 'base64').toString();
   return {
     advertised: (parse(get.stdout) as ShootView).status.advertisedAddresses,
     server: config.clusters[0]!.cluster.server,
   };
 }
+/** The shoot's cluster CA, from the kubeconfig the CLI printed. */
+let clusterCA = '';
 
 const migration = async () =>
   (await api.request<MigrationView>('GET', `/projects/${project}/shoots/${shootName}/migration`)).body;
@@ -134,7 +121,10 @@ async function publishZone(): Promise<void> {
   await dnsmasq?.reload();
 }
 
-/** What a client that knows only the API domain reaches: it resolves the name through dnsmasq and asks `/version`. */
+/**
+ * What a client that knows only the API domain reaches: it resolves the name through dnsmasq and asks
+ * `/version` over TLS, the shoot's CA checked; the seed is the one whose load balancer address answered.
+ */
 async function reachedThroughDns(): Promise<string> {
   const resolver = new dns.Resolver({ timeout: 500, tries: 2 });
   resolver.setServers([`127.0.0.1:${dnsmasq!.port}`]);
@@ -156,10 +146,10 @@ async function reachedThroughDns(): Promise<string> {
     );
   }) as LookupFunction;
   return new Promise((resolve, reject) => {
-    const req = request({ host: API, port: lbPort, path: '/version', lookup, timeout: 2_000 }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve((JSON.parse(body) as { seed: string }).seed));
+    const req = request({ host: API, port: lbPort, path: '/version', lookup, timeout: 2_000, ca: clusterCA }, (res) => {
+      res.resume();
+      const address = res.socket.remoteAddress;
+      res.on('end', () => resolve(Object.entries(LB).find(([, lb]) => lb === address)?.[0] ?? `${address}?`));
     });
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error('timeout')));
@@ -211,7 +201,7 @@ describe.skipIf(DNSMASQ_PATH.length === 0)(
   () => {
     beforeAll(async () => {
       await resetGardenState(garden);
-      lbPort = await portFreeOnBoth();
+      lbPort = await portFreeOn([LB['dns-a'], LB['dns-b']]);
       writeFileSync(hostsFile, '\n');
       dnsmasq = await startDnsmasq({ port: await freeDnsPort(), domain: externalDomain, hostsFile });
       for (const [i, name] of (['dns-a', 'dns-b'] as const).entries()) {
@@ -234,9 +224,14 @@ describe.skipIf(DNSMASQ_PATH.length === 0)(
       delete body.spec.controlPlane;
       expect((await api.request('PUT', `/projects/${project}/shoots/${shootName}`, { body })).status).toBe(201);
       await until('Create Succeeded', async () => (await shoot()).status.lastOperation?.state === 'Succeeded');
-      expect(await records.get(API)).toEqual<ApiRecord>({ name: API, type: 'A', value: LB['dns-a'], ttl: 60 });
-      // The shoot advertises the API domain on the load balancer's scheme and port (the stand-in's is plain HTTP).
-      const url = `http://${API}:${lbPort}`;
+      expect(await records.get(API)).toEqual<ApiRecord>({
+        name: API,
+        type: 'A',
+        value: LB['dns-a'],
+        ttl: TEST_API_RECORD_TTL_SECONDS,
+      });
+      // The shoot advertises the API domain on the load balancer's scheme and port.
+      const url = `https://${API}:${lbPort}`;
       expect((await shoot()).status.advertisedAddresses).toEqual([{ name: 'external', url }]);
       expect(await cliView()).toEqual({ advertised: [{ name: 'external', url }], server: url });
       await publishZone();
@@ -262,7 +257,7 @@ describe.skipIf(DNSMASQ_PATH.length === 0)(
       expect(await records.get(API)).toMatchObject({ type: 'A', value: LB['dns-b'] });
       // The same name and port on the destination: what users were given still reaches the shoot.
       expect((await shoot()).status.advertisedAddresses).toEqual([
-        { name: 'external', url: `http://${API}:${lbPort}` },
+        { name: 'external', url: `https://${API}:${lbPort}` },
       ]);
       await publishZone();
       expect(await reachedThroughDns()).toBe('dns-b');
