@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import type { GardenClient } from '../adapters/http/garden-client.js';
 import { emulatorCredentials, emulatorCredentialsEnv } from '../local/aws-env.js';
 import { emulatorS3, ensureBucket } from '../local/buckets.js';
@@ -6,6 +7,7 @@ import type { SeedAgent } from '../seed/agent/agent.js';
 import { localSeedAgent, type LocalSeedAgentOptions } from '../seed/agent/local-agent.js';
 import type { LocalHosting } from '../seed/agent/local-hosting.js';
 import { backedSeed } from './fixtures/index.js';
+import { FAKE_KUBE_BIN_DIR } from './kube/binaries.js';
 import { TEST_OWNERSHIP_TIMINGS } from './timings.js';
 
 /** What of a deployed stack a local seed needs: the emulator and the zones of the owner records. */
@@ -70,6 +72,8 @@ export async function startLocalSeedAgent(input: LocalSeedAgentInput): Promise<L
     pollWaitSeconds: 1,
     sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
     env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
+    // etcd, the agent and the garden, not Kubernetes: components that only answer health (real ones: REAL_KUBE_BIN_DIR).
+    kubeBinDir: FAKE_KUBE_BIN_DIR,
     ...overrides,
   });
   await local.agent.start();
@@ -89,4 +93,25 @@ export async function startLocalSeed(
     ...(body ? { body } : {}),
   });
   return startLocalSeedAgent(agent);
+}
+
+/**
+ * A port free on every one of `hosts` (loopback addresses of seeds' load balancers): the one port a shoot's
+ * API domain is served on by whichever seed hosts it, as 443 is on real load balancers.
+ */
+export async function portFreeOn(hosts: readonly [string, ...string[]]): Promise<number> {
+  const listen = (port: number, host: string) =>
+    new Promise<ReturnType<typeof createServer> | undefined>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(undefined));
+      server.listen(port, host, () => resolve(server));
+    });
+  for (;;) {
+    const first = (await listen(0, hosts[0]))!;
+    const port = (first.address() as { port: number }).port;
+    const others = await Promise.all(hosts.slice(1).map((host) => listen(port, host)));
+    const held = [first, ...others].filter((s) => s !== undefined);
+    await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
+    if (others.every((s) => s !== undefined)) return port;
+  }
 }

@@ -11,6 +11,7 @@ export interface KubeTools {
   kubeApiServer: string;
   kubeControllerManager: string;
   kubeScheduler: string;
+  kubectl: string;
   /** The real node's (local/kube/node-cluster.ts). */
   kubelet: string;
   kubeProxy: string;
@@ -36,6 +37,7 @@ export function kubeTools(root = PROJECT_ROOT): KubeTools {
     kubeApiServer: join(kube, 'kube-apiserver'),
     kubeControllerManager: join(kube, 'kube-controller-manager'),
     kubeScheduler: join(kube, 'kube-scheduler'),
+    kubectl: join(kube, 'kubectl'),
     kubelet: join(node, 'kubelet'),
     kubeProxy: join(node, 'kube-proxy'),
     kwok: join(kwok, 'bin', 'kwok'),

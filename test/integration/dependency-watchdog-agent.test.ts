@@ -12,6 +12,7 @@ import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
 import { untilWith } from '../../harness/until.js';
 import { startLocalSeed } from '../../harness/local-seed.js';
+import { realKubeBinDir } from '../../harness/kube/binaries.js';
 
 const garden = testGarden();
 const { api, deployment, aws } = garden;
@@ -54,7 +55,19 @@ const replicas = (cp: HostedControlPlane | undefined) => ({
 describe('dependency watchdog against a real seed agent', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
-    ({ agent, hosting } = await startLocalSeed({ deployment, garden: api, name: SEED, networkIndex: 0, workDir }));
+    ({ agent, hosting } = await startLocalSeed({
+      deployment,
+      garden: api,
+      name: SEED,
+      networkIndex: 0,
+      workDir,
+      // The watchdog acts on real processes: kube-apiserver probed inside and through the load balancer, and a
+      // scale-down that stops the real kube-controller-manager.
+      kubeBinDir: await realKubeBinDir(),
+      // Not 127.0.0.1: the emulator's Lambda runtime rewrites every https request to 127.0.0.1 into plain
+      // HTTP to itself (its own gateway), so the watchdog's probe would never reach a load balancer there.
+      loadBalancer: { host: '127.0.0.6', port: 0 },
+    }));
     // Placing the shoot is all it takes: provisioning sets the owner record and asks the agent for the control plane.
     const shoot = fixture('shoot-dev-api1');
     shoot.metadata = { name: 'real1' };
@@ -67,9 +80,9 @@ describe('dependency watchdog against a real seed agent', () => {
         const cp = await reported();
         return cp?.active && cp.internalProbe === 'Success' && cp.externalUrl !== undefined;
       },
-      { timeoutMs: 60_000 },
+      { timeoutMs: 120_000 },
     );
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     await agent?.stop();
@@ -80,10 +93,11 @@ describe('dependency watchdog against a real seed agent', () => {
     // Prepare
     const before = replicas(await reported());
     expect(before.kcm).toBeGreaterThan(0);
-    const standIn = hosting().apiServerStandIn(id)!;
+    const kcm = hosting().componentProcess(id, 'kube-controller-manager')!;
+    expect(kcm.running).toBe(true);
 
     // Act: the external address fails, the API server stays healthy inside the seed.
-    standIn.breakExternal();
+    await hosting().breakApiServer(id, 'external', true);
     for (let i = 0; i < 3; i++) await round(Date.now());
 
     // Assess: the agent applied the scale-down and its heartbeat shows it.
@@ -91,12 +105,17 @@ describe('dependency watchdog against a real seed agent', () => {
       const r = replicas(await reported());
       return r.kcm === 0 && r.mcm === 0 && (r.ca === undefined || r.ca === 0);
     });
+    // The real kube-controller-manager is stopped; kube-apiserver and kube-scheduler run on.
+    expect(kcm.running).toBe(false);
+    expect(hosting().componentProcess(id, 'kube-apiserver')!.running).toBe(true);
+    expect(hosting().componentProcess(id, 'kube-scheduler')!.running).toBe(true);
 
-    standIn.breakExternal(false);
+    await hosting().breakApiServer(id, 'external', false);
     for (let i = 0; i < 2; i++) await round(Date.now());
     await until('the remembered replicas back', async () => {
       const r = replicas(await reported());
       return r.kcm === before.kcm && r.mcm === before.mcm && r.ca === before.ca;
     });
+    await until('kube-controller-manager running again', async () => kcm.running);
   });
 });

@@ -1,13 +1,16 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The suites that start the run's test seed clusters (`testSeedCluster`, `testSeedNode`). On a machine
+ * The suites that start the run's test seed clusters (`testSeedCluster`, `testSeedNode`) or run the real
+ * Kubernetes binaries (`realKubeBinDir`). On a machine
  * that has not built the clusters' binaries and images yet, `npm test` builds them behind the tests; these
  * suites run last, so that the build has the whole run to finish and they rarely wait for it.
  * `test/unit/kube/sequencer.test.ts` keeps this list equal to the files that call either.
  */
 export const KUBE_SUITES = [
   'cli.test.ts',
+  'dependency-watchdog-agent.test.ts',
+  'kubectl.test.ts',
   'kubernetes-node.test.ts',
   'kubernetes-seed.test.ts',
   'runtime-contract-kubernetes.test.ts',

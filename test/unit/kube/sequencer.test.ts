@@ -8,9 +8,11 @@ import KubeSuitesLast, { KUBE_SUITES } from '../../harness/kube/sequencer.js';
 const INTEGRATION = join(PROJECT_ROOT, 'test', 'integration');
 
 describe('the order of the integration suites (a fresh machine builds the test seed behind them)', () => {
-  it('names exactly the suites that start a test seed cluster', () => {
+  it('names exactly the suites that start a test seed cluster or run real Kubernetes binaries', () => {
     const callers = readdirSync(INTEGRATION).filter(
-      (f) => f.endsWith('.test.ts') && /testSeed(Cluster|Node)\(/.test(readFileSync(join(INTEGRATION, f), 'utf8')),
+      (f) =>
+        f.endsWith('.test.ts') &&
+        /testSeed(Cluster|Node)\(|realKubeBinDir\(/.test(readFileSync(join(INTEGRATION, f), 'utf8')),
     );
     expect(callers.sort()).toEqual([...KUBE_SUITES].sort());
   });

@@ -1,0 +1,230 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Etcd3 } from 'etcd3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { apiDomainName } from '../../core/dns/index.js';
+import type { MigrationRecord } from '../../core/migration/index.js';
+import type { LastOperation } from '../../core/model/common.js';
+import { technicalID } from '../../core/model/names.js';
+import { fixture } from '../../harness/fixtures/index.js';
+import { resetGardenState } from '../../harness/garden.js';
+import { realKubeBinDir } from '../../harness/kube/binaries.js';
+import { portFreeOn, registerLocalSeed, startLocalSeedAgent, type LocalSeed } from '../../harness/local-seed.js';
+import { untilWith } from '../../harness/until.js';
+import { runCli } from '../harness/cli.js';
+import { testGarden } from '../harness/garden.js';
+
+/**
+ * A shoot as its users meet it: a real kube-apiserver, kube-controller-manager and kube-scheduler per
+ * control plane (local runtime), the kubeconfig exactly as `gardenless shoot kubeconfig` prints it, and an
+ * unmodified kubectl, on a machine whose resolver knows nothing of the API domain (the kubeconfig names the
+ * landscape's proxy, which resolves it through the Route 53 zone). The same kubeconfig file keeps working
+ * across a migration, and what the shoot held before it (objects, a Secret encrypted at rest, a
+ * ServiceAccount token) is there after it.
+ */
+const garden = testGarden();
+const { api, deployment } = garden;
+const project = 'kctl';
+const shootName = 'web';
+const id = technicalID(project, shootName);
+const LB = { 'kctl-a': '127.0.0.4', 'kctl-b': '127.0.0.5' } as const;
+type SeedName = keyof typeof LB;
+const workDir = mkdtempSync(join(tmpdir(), 'gl-kubectl-'));
+const agents = new Map<SeedName, LocalSeed>();
+const logs: string[] = [];
+let kubeBin = '';
+/** The files kubectl is given, as printed by the CLI (admin, viewer) or made from a ServiceAccount token. */
+const kubeconfigs = { admin: join(workDir, 'admin.yaml'), viewer: join(workDir, 'viewer.yaml') };
+
+const until = untilWith({ intervalMs: 500, timeoutMs: 120_000, explain: () => logs.slice(-20).join('\n') });
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** kubectl with only the given kubeconfig (no KUBECONFIG, no other flags that could name the server). */
+function kubectl(kubeconfig: string, ...args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env };
+    delete env.KUBECONFIG;
+    const child = spawn(join(kubeBin, 'kubectl'), ['--kubeconfig', kubeconfig, '--request-timeout=10s', ...args], {
+      env,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout: stdout.trim(), stderr: stderr.trim() }));
+  });
+}
+
+/** kubectl until it succeeds (kube-apiserver starting, the API record's TTL running out); its output. */
+async function kubectlOk(what: string, kubeconfig: string, ...args: string[]): Promise<string> {
+  let last: Run | undefined;
+  return until(
+    what,
+    async () => {
+      last = await kubectl(kubeconfig, ...args);
+      return last.code === 0 ? last.stdout : undefined;
+    },
+    { explain: () => `kubectl ${args.join(' ')}: ${last?.stderr}\n${logs.slice(-10).join('\n')}` },
+  );
+}
+
+/** `gardenless shoot kubeconfig`, written to `file` as printed. */
+async function printKubeconfig(file: string, ...flags: string[]): Promise<Record<string, unknown>> {
+  const res = await runCli(deployment, ['shoot', 'kubeconfig', `${project}/${shootName}`, ...flags]);
+  expect(res.code, res.stderr).toBe(0);
+  writeFileSync(file, res.stdout, { mode: 0o600 });
+  return parse(res.stdout) as Record<string, unknown>;
+}
+
+async function startAgent(name: SeedName, lbPort: number): Promise<void> {
+  agents.set(
+    name,
+    await startLocalSeedAgent({
+      deployment,
+      garden: api,
+      name,
+      workDir: join(workDir, name),
+      kubeBinDir: kubeBin,
+      loadBalancer: { host: LB[name], port: lbPort },
+      log: (entry) => logs.push(JSON.stringify({ seed: name, ...entry })),
+    }),
+  );
+}
+
+let lbPort = 0;
+let robotToken = '';
+
+describe('kubectl with the printed kubeconfig, on real Kubernetes control planes, across a migration', () => {
+  beforeAll(async () => {
+    await resetGardenState(garden);
+    kubeBin = await realKubeBinDir();
+    lbPort = await portFreeOn([LB['kctl-a'], LB['kctl-b']]);
+    for (const [i, name] of (['kctl-a', 'kctl-b'] as const).entries()) {
+      await registerLocalSeed({ garden: api, deployment, name, networkIndex: 90 + i });
+      await startAgent(name, lbPort);
+    }
+    const body = fixture('shoot-dev-api1');
+    body.metadata = { name: shootName };
+    body.spec.seedName = 'kctl-a';
+    delete body.spec.tolerations;
+    delete body.spec.controlPlane;
+    expect((await api.request('PUT', `/projects/${project}/shoots/${shootName}`, { body })).status).toBe(201);
+    await until(
+      'Create Succeeded',
+      async () =>
+        (
+          await api.request<{ status: { lastOperation?: LastOperation } }>(
+            'GET',
+            `/projects/${project}/shoots/${shootName}`,
+          )
+        ).body.status.lastOperation?.state === 'Succeeded',
+    );
+  });
+
+  afterAll(async () => {
+    await Promise.all([...agents.values()].map((a) => a.agent.stop()));
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('works as printed: the server is the API domain, kubectl reaches it through the named proxy', async () => {
+    const config = (await printKubeconfig(kubeconfigs.admin)) as {
+      clusters: { cluster: { server: string; 'proxy-url'?: string } }[];
+    };
+    const domain = apiDomainName({ shoot: shootName, project, externalDomain: deployment.outputs.ExternalDomain! });
+    expect(config.clusters[0]!.cluster.server).toBe(`https://${domain}:${lbPort}`);
+    expect(config.clusters[0]!.cluster['proxy-url']).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    expect(
+      await kubectlOk('kubectl get namespace default', kubeconfigs.admin, 'get', 'namespace', 'default', '-o', 'name'),
+    ).toBe('namespace/default');
+    await kubectlOk('a ConfigMap', kubeconfigs.admin, 'create', 'configmap', 'before', '--from-literal=k=v');
+    await kubectlOk('a Secret', kubeconfigs.admin, 'create', 'secret', 'generic', 's1', '--from-literal=password=p');
+    await kubectlOk('a ServiceAccount', kubeconfigs.admin, 'create', 'serviceaccount', 'robot');
+    robotToken = await kubectlOk('a token', kubeconfigs.admin, 'create', 'token', 'robot', '--duration=1h');
+    expect(robotToken.split('.')).toHaveLength(3);
+  });
+
+  it('the viewer kubeconfig reads objects but not Secrets', async () => {
+    await printKubeconfig(kubeconfigs.viewer, '--viewer');
+    expect(
+      await kubectlOk(
+        'viewer reads a ConfigMap',
+        kubeconfigs.viewer,
+        'get',
+        'configmap',
+        'before',
+        '-o',
+        'jsonpath={.data.k}',
+      ),
+    ).toBe('v');
+    const secrets = await kubectl(kubeconfigs.viewer, 'get', 'secret', 's1');
+    expect(secrets.code).not.toBe(0);
+    expect(secrets.stderr).toMatch(/forbidden/i);
+  });
+
+  it('keeps working across a migration, unedited: objects, a Secret encrypted at rest, a token issued before', async () => {
+    const started = await api.request('POST', `/projects/${project}/shoots/${shootName}/migrate`, {
+      body: { destinationSeed: 'kctl-b', mode: 'auto' },
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const m = await until('the migration to settle', async () => {
+      const res = await api.request<MigrationRecord>('GET', `/projects/${project}/shoots/${shootName}/migration`);
+      return res.body.state !== 'Running' ? res.body : undefined;
+    });
+    expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+    // The source's control plane is gone: whatever answers now is the destination's.
+    expect(agents.get('kctl-a')!.hosting().kubeControlPlane(id)).toBeUndefined();
+
+    expect(
+      await kubectlOk(
+        'the ConfigMap after',
+        kubeconfigs.admin,
+        'get',
+        'configmap',
+        'before',
+        '-o',
+        'jsonpath={.data.k}',
+      ),
+    ).toBe('v');
+    expect(
+      await kubectlOk('the Secret after', kubeconfigs.admin, 'get', 'secret', 's1', '-o', 'jsonpath={.data.password}'),
+    ).toBe(Buffer.from('p').toString('base64'));
+    await kubectlOk('a write after', kubeconfigs.admin, 'create', 'configmap', 'after', '--from-literal=k=w');
+
+    // The token was signed on the source with the shoot's ServiceAccount key, which moved with it.
+    const withToken = join(workDir, 'robot.yaml');
+    const admin = parse(readFileSync(kubeconfigs.admin, 'utf8')) as {
+      users: { name: string; user: Record<string, string> }[];
+    };
+    admin.users = admin.users.map((u) => ({ name: u.name, user: { token: robotToken } }));
+    writeFileSync(withToken, stringify(admin), { mode: 0o600 });
+    expect(
+      await kubectlOk(
+        'whoami with the token',
+        withToken,
+        'auth',
+        'whoami',
+        '-o',
+        'jsonpath={.status.userInfo.username}',
+      ),
+    ).toBe('system:serviceaccount:default:robot');
+
+    // At rest in the destination's etcd, the Secret is still encrypted with the shoot's key.
+    const etcd = new Etcd3({ hosts: agents.get('kctl-b')!.hosting().sidecar(id)!.clientUrl, dialTimeout: 2_000 });
+    try {
+      const raw = await etcd.get('/registry/secrets/default/s1').buffer();
+      expect(raw?.subarray(0, 18).toString()).toBe('k8s:enc:aescbc:v1:');
+    } finally {
+      etcd.close();
+    }
+  });
+});
