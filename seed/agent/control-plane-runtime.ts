@@ -40,6 +40,12 @@ import {
 } from './model.js';
 import type { SeedRuntime } from './runtime.js';
 
+/**
+ * How long a create, reconcile or wake waits for kube-apiserver to answer ready before it fails (retried by
+ * the garden): a real one takes 4 s cold on an idle machine, 10 to 30 s on a loaded two-core one.
+ */
+const API_SERVER_READY_TIMEOUT_MS = 120_000;
+
 export interface ControlPlaneRuntimeOptions {
   seed: string;
   hosting: ControlPlaneHosting;
@@ -323,6 +329,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
       ...(spec.failureTolerance ? { failureTolerance: spec.failureTolerance } : {}),
     });
     await this.converge(command.shoot, plane);
+    if (!plane.model.hibernated && plane.model.replicas['kube-apiserver'] > 0) await this.apiServerReady(id, signal);
     const etcd = await this.options.hosting.etcd(id);
     // The garden points the API record at the load balancer once it exists, as Gardener's DNSRecord follows
     // the kube-apiserver's Service; a hibernated plane has none, so hibernation leaves the record alone.
@@ -501,6 +508,17 @@ export class ControlPlaneRuntime implements SeedRuntime {
         undefined,
         { cause },
       );
+    }
+  }
+
+  private async apiServerReady(id: string, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.options.hosting.apiServerReady?.(id, {
+        timeoutMs: API_SERVER_READY_TIMEOUT_MS,
+        ...(signal ? { signal } : {}),
+      });
+    } catch (cause) {
+      throw new AgentCommandError('RuntimeUnavailable', messageOf(cause), undefined, { cause });
     }
   }
 

@@ -28,6 +28,11 @@ export interface ControlPlaneHosting {
    * wants running (a reconcile never starts one the dependency watchdog holds at 0); idempotent.
    */
   startApiServer(technicalID: string, options?: KubeOptions): Promise<void>;
+  /**
+   * Resolves once kube-apiserver answers ready, as Gardener's flow waits for its Deployment before a Create
+   * or a wake succeeds; rejects after `timeoutMs` or on `signal`. A hosting without a real one has none.
+   */
+  apiServerReady?(technicalID: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<void>;
   /** Stops kube-apiserver and every component that needs it. */
   stopApiServer(technicalID: string): Promise<void>;
   /** One component to `replicas` (the dependency watchdog's scale); a hosting that does not run it does nothing. */

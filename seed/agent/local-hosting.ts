@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -268,6 +269,22 @@ export class LocalHosting implements ControlPlaneHosting {
         backend: { host: '127.0.0.1', port: h.ports.apiServer },
         serving: async () => (await this.etcd(technicalID)).available,
       });
+  }
+
+  async apiServerReady(technicalID: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
+    const deadline = Date.now() + options.timeoutMs;
+    for (;;) {
+      const kube = this.hosted.get(technicalID)?.kube;
+      if ((await kube?.probe()) === 'Success') return;
+      if (Date.now() >= deadline || options.signal?.aborted) {
+        const process = kube?.process('kube-apiserver');
+        throw new LocalProcessError(
+          `kube-apiserver of ${technicalID} was not ready within ${options.timeoutMs} ms (${process?.running ? 'running' : 'not running'}, ${process?.restarts ?? 0} restarts)`,
+          technicalID,
+        );
+      }
+      await sleep(250);
+    }
   }
 
   async stopApiServer(technicalID: string): Promise<void> {
