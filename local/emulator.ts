@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { signalProcessGroup } from '../seed/agent/process-group.js';
 import { freePort } from '../seed/ports.js';
 
@@ -9,15 +9,8 @@ import { freePort } from '../seed/ports.js';
 // process and every child it starts.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-/** The repository: the nearest directory up with package.json (from local/ in sources, dist/cli/ when built). */
-export const PROJECT_ROOT = projectRoot(import.meta.dirname);
-
-function projectRoot(from: string): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    if (dirname(dir) === dir) return resolve(from, '..');
-  }
-}
+export { PROJECT_ROOT } from './project-root.js';
+import { PROJECT_ROOT } from './project-root.js';
 const MINISTACK_BIN = join(PROJECT_ROOT, '.venv', 'bin', 'ministack');
 
 export interface Emulator {

@@ -1,6 +1,12 @@
 import type { GardenClient } from '../../adapters/http/garden-client.js';
 import { buildCommand } from '../../core/commands/build.js';
-import { commandFailure, commandSuccess, readCommand, type SeedCommand } from '../../core/commands/index.js';
+import {
+  commandFailure,
+  commandSuccess,
+  parseFailureCause,
+  readCommand,
+  type SeedCommand,
+} from '../../core/commands/index.js';
 import type { Condition } from '../../core/model/common.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { AgentCommandError, asError, messageOf, SeedAgentConfigError } from './errors.js';
@@ -399,7 +405,8 @@ export class SeedAgent {
       type: command.type,
       commandId: command.commandId,
       outcome: answer.kind,
-      ...(answer.kind === 'failure' ? { error: answer.error } : {}),
+      // Why, too: the seed's own log is where an operator looks first.
+      ...(answer.kind === 'failure' ? { error: answer.error, message: parseFailureCause(answer.cause)?.message } : {}),
     });
     const tokens = this.ledger.finish(command.commandId, answer);
     for (const token of new Set([...tokens, ...state.tokens])) await this.answer(token, answer);
