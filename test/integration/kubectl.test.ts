@@ -49,18 +49,25 @@ interface Run {
 
 /** kubectl with only the given kubeconfig (no KUBECONFIG, no other flags that could name the server). */
 function kubectl(kubeconfig: string, ...args: string[]): Promise<Run> {
+  return kubectlWith({ kubeconfig, args });
+}
+
+function kubectlWith(options: { kubeconfig: string; args: string[]; input?: string }): Promise<Run> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env };
     delete env.KUBECONFIG;
-    const child = spawn(join(kubeBin, 'kubectl'), ['--kubeconfig', kubeconfig, '--request-timeout=10s', ...args], {
-      env,
-    });
+    const child = spawn(
+      join(kubeBin, 'kubectl'),
+      ['--kubeconfig', options.kubeconfig, '--request-timeout=10s', ...options.args],
+      { env },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout: stdout.trim(), stderr: stderr.trim() }));
+    child.stdin.end(options.input ?? '');
   });
 }
 
@@ -102,6 +109,10 @@ async function startAgent(name: SeedName, lbPort: number): Promise<void> {
 
 let lbPort = 0;
 let robotToken = '';
+/** resourceVersions before the migration, by `kind/name`. */
+const before = new Map<string, string>();
+/** The ConfigMap list's resourceVersion before the migration: a watch resumes from it. */
+let listVersion = '';
 
 describe('kubectl with the printed kubeconfig, on real Kubernetes control planes, across a migration', () => {
   beforeAll(async () => {
@@ -143,13 +154,60 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
     expect(config.clusters[0]!.cluster.server).toBe(`https://${domain}:${lbPort}`);
     expect(config.clusters[0]!.cluster['proxy-url']).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
-    expect(
-      await kubectlOk('kubectl get namespace default', kubeconfigs.admin, 'get', 'namespace', 'default', '-o', 'name'),
-    ).toBe('namespace/default');
+    // A Create that succeeded means kube-apiserver answers (the agent waits for it), so the first call works.
+    const first = await kubectl(kubeconfigs.admin, 'get', 'namespace', 'default', '-o', 'name');
+    expect(first, first.stderr).toMatchObject({ code: 0, stdout: 'namespace/default' });
     await kubectlOk('a ConfigMap', kubeconfigs.admin, 'create', 'configmap', 'before', '--from-literal=k=v');
     await kubectlOk('a Secret', kubeconfigs.admin, 'create', 'secret', 'generic', 's1', '--from-literal=password=p');
     await kubectlOk('a ServiceAccount', kubeconfigs.admin, 'create', 'serviceaccount', 'robot');
     robotToken = await kubectlOk('a token', kubeconfigs.admin, 'create', 'token', 'robot', '--duration=1h');
+    await kubectlOk(
+      'a Deployment',
+      kubeconfigs.admin,
+      'create',
+      'deployment',
+      'web',
+      '--image=registry.invalid/web:1',
+      '--replicas=0',
+    );
+    // The real kube-controller-manager makes the Deployment's ReplicaSet.
+    await kubectlOk('its ReplicaSet', kubeconfigs.admin, 'get', 'replicaset', '-l', 'app=web', '-o', 'name').then(
+      (out) => expect(out).toMatch(/^replicaset\.apps\/web-/),
+    );
+    const event = await kubectlWith({
+      kubeconfig: kubeconfigs.admin,
+      args: ['create', '-f', '-', '-o', 'name'],
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: 'before.1', namespace: 'default' },
+        involvedObject: { kind: 'ConfigMap', name: 'before', namespace: 'default' },
+        reason: 'Tested',
+        message: 'written before the migration',
+        type: 'Normal',
+      }),
+    });
+    expect(event, event.stderr).toMatchObject({ code: 0 });
+    for (const name of ['configmap/before', 'secret/s1', 'deployment.apps/web', 'event/before.1'])
+      before.set(
+        name,
+        await kubectlOk(
+          `${name}'s resourceVersion`,
+          kubeconfigs.admin,
+          'get',
+          name,
+          '-o',
+          'jsonpath={.metadata.resourceVersion}',
+        ),
+      );
+    listVersion = await kubectlOk(
+      'the list version',
+      kubeconfigs.admin,
+      'get',
+      'configmaps',
+      '-o',
+      'jsonpath={.metadata.resourceVersion}',
+    );
     expect(robotToken.split('.')).toHaveLength(3);
   });
 
@@ -172,6 +230,23 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
   });
 
   it('keeps working across a migration, unedited: objects, a Secret encrypted at rest, a token issued before', async () => {
+    // A watch open through the source's load balancer: the source's fence must cut it (its kube-apiserver
+    // would otherwise go on serving its watch cache), before the source's control plane is deleted.
+    const watch = spawn(join(kubeBin, 'kubectl'), [
+      '--kubeconfig',
+      kubeconfigs.admin,
+      'get',
+      'configmaps',
+      '--watch',
+      '-o',
+      'name',
+    ]);
+    let watchEnded = false;
+    const watchSeen: string[] = [];
+    watch.stdout.on('data', (d: Buffer) => watchSeen.push(d.toString()));
+    watch.on('close', () => (watchEnded = true));
+    await until('the watch to list the ConfigMap', async () => watchSeen.join('').includes('configmap/before'));
+
     const started = await api.request('POST', `/projects/${project}/shoots/${shootName}/migrate`, {
       body: { destinationSeed: 'kctl-b', mode: 'auto' },
     });
@@ -181,6 +256,15 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
       return res.body.state !== 'Running' ? res.body : undefined;
     });
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+    expect(watchEnded).toBe(true);
+    const source = logs.filter((l) => l.includes('"seed":"kctl-a"'));
+    const cut = source.findIndex((l) => l.includes('"event":"lb-route-closed"'));
+    const deleted = source.findIndex((l) => l.includes('"type":"delete-control-plane"'));
+    expect(cut, 'the load balancer cut the shoot when the source fenced').toBeGreaterThanOrEqual(0);
+    expect(cut).toBeLessThan(deleted);
+    expect((JSON.parse(source[cut]!) as { connections: number }).connections, 'the watch among them').toBeGreaterThan(
+      0,
+    );
     // The source's control plane is gone: whatever answers now is the destination's.
     expect(agents.get('kctl-a')!.hosting().kubeControlPlane(id)).toBeUndefined();
 
@@ -199,6 +283,29 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
       await kubectlOk('the Secret after', kubeconfigs.admin, 'get', 'secret', 's1', '-o', 'jsonpath={.data.password}'),
     ).toBe(Buffer.from('p').toString('base64'));
     await kubectlOk('a write after', kubeconfigs.admin, 'create', 'configmap', 'after', '--from-literal=k=w');
+    // Every object as it was: the same resourceVersion (etcd's revisions moved with the data).
+    for (const [name, version] of before)
+      expect(
+        await kubectl(kubeconfigs.admin, 'get', name, '-o', 'jsonpath={.metadata.resourceVersion}'),
+        name,
+      ).toMatchObject({
+        code: 0,
+        stdout: version,
+      });
+    // A watch resumed from the list version of before the migration: what came after, nothing twice.
+    const resumed = await kubectl(
+      kubeconfigs.admin,
+      'get',
+      '--raw',
+      `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${listVersion}&timeoutSeconds=2`,
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const seen = resumed.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string } } })
+      .map((e) => `${e.type} ${e.object.metadata.name}`);
+    expect(seen).toEqual(['ADDED after']);
 
     // The token was signed on the source with the shoot's ServiceAccount key, which moved with it.
     const withToken = join(workDir, 'robot.yaml');
@@ -218,11 +325,16 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
       ),
     ).toBe('system:serviceaccount:default:robot');
 
-    // At rest in the destination's etcd, the Secret is still encrypted with the shoot's key.
     const etcd = new Etcd3({ hosts: agents.get('kctl-b')!.hosting().sidecar(id)!.clientUrl, dialTimeout: 2_000 });
     try {
+      // At rest in the destination's etcd, the Secret is still encrypted with the shoot's key.
       const raw = await etcd.get('/registry/secrets/default/s1').buffer();
       expect(raw?.subarray(0, 18).toString()).toBe('k8s:enc:aescbc:v1:');
+      // kube-apiserver attached the Event to a lease (its TTL); the key still has it, and it is alive.
+      const [kv] = (await etcd.get('/registry/events/default/before.1').exec()).kvs;
+      expect(kv?.lease).not.toBe('0');
+      const { TTL } = await etcd.leaseClient.leaseTimeToLive({ ID: kv!.lease });
+      expect(Number(TTL)).toBeGreaterThan(0);
     } finally {
       etcd.close();
     }
