@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../local/emulator.js';
@@ -52,6 +52,8 @@ describe('the README quick start', () => {
       'bin/gardenless seed list',
       'bin/gardenless shoot list -A',
       'bin/gardenless shoot get dev/web --wait',
+      'bin/gardenless shoot kubeconfig dev/web > kc',
+      '.tools/kubernetes-v1.30.14/bin/kubectl --kubeconfig kc get namespaces',
       'bin/gardenless shoot migrate dev/web --dry-run',
       'bin/gardenless shoot migrate dev/web --watch',
       'bin/gardenless shoot get dev/web',
@@ -72,12 +74,17 @@ describe('the README quick start', () => {
         }
       } finally {
         if (existsSync(ENDPOINTS_FILE)) await sh('npm run stop');
+        rmSync(join(PROJECT_ROOT, 'kc'), { force: true });
       }
       const o = (c: string) => outputs[c]!;
       expect(o('bin/gardenless seed list')).toMatch(/^local-a\s+local\s+local-1\s+\S+\s+True\s/m);
       expect(o('bin/gardenless seed list')).toMatch(/^local-c\s+local\s+local-1\s+\S+\s+True\s+true\s/m);
       expect(o('bin/gardenless shoot list -A')).toMatch(/^dev\s+web\s+local-[abc]\s/m);
       expect(o('bin/gardenless shoot get dev/web --wait')).toMatch(/^web\s+local-[abc]\s+-\s+false\s+Create /m);
+      // The shoot's own kube-apiserver, through the kubeconfig as printed, right after its Create succeeded.
+      expect(o('.tools/kubernetes-v1.30.14/bin/kubectl --kubeconfig kc get namespaces')).toMatch(
+        /^kube-system\s+Active\s/m,
+      );
       const source = /^web\s+(local-[abc])\s/m.exec(o('bin/gardenless shoot get dev/web --wait'))![1];
       const destination = /destination: +(local-[abc])/.exec(o('bin/gardenless shoot migrate dev/web --dry-run'))![1];
       expect(destination).not.toBe(source);
