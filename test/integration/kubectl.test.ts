@@ -84,6 +84,10 @@ async function kubectlOk(what: string, kubeconfig: string, ...args: string[]): P
   );
 }
 
+/** ConfigMap `before`'s value as `kubeconfig` reads it (retried until it can). */
+const configMapValue = (what: string, kubeconfig: string) =>
+  kubectlOk(what, kubeconfig, 'get', 'configmap', 'before', '-o', 'jsonpath={.data.k}');
+
 /** `gardenless shoot kubeconfig`, written to `file` as printed. */
 async function printKubeconfig(file: string, ...flags: string[]): Promise<Record<string, unknown>> {
   const res = await runCli(deployment, ['shoot', 'kubeconfig', `${project}/${shootName}`, ...flags]);
@@ -213,17 +217,7 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
 
   it('the viewer kubeconfig reads objects but not Secrets', async () => {
     await printKubeconfig(kubeconfigs.viewer, '--viewer');
-    expect(
-      await kubectlOk(
-        'viewer reads a ConfigMap',
-        kubeconfigs.viewer,
-        'get',
-        'configmap',
-        'before',
-        '-o',
-        'jsonpath={.data.k}',
-      ),
-    ).toBe('v');
+    expect(await configMapValue('viewer reads a ConfigMap', kubeconfigs.viewer)).toBe('v');
     const secrets = await kubectl(kubeconfigs.viewer, 'get', 'secret', 's1');
     expect(secrets.code).not.toBe(0);
     expect(secrets.stderr).toMatch(/forbidden/i);
@@ -268,17 +262,7 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
     // The source's control plane is gone: whatever answers now is the destination's.
     expect(agents.get('kctl-a')!.hosting().kubeControlPlane(id)).toBeUndefined();
 
-    expect(
-      await kubectlOk(
-        'the ConfigMap after',
-        kubeconfigs.admin,
-        'get',
-        'configmap',
-        'before',
-        '-o',
-        'jsonpath={.data.k}',
-      ),
-    ).toBe('v');
+    expect(await configMapValue('the ConfigMap after', kubeconfigs.admin)).toBe('v');
     expect(
       await kubectlOk('the Secret after', kubeconfigs.admin, 'get', 'secret', 's1', '-o', 'jsonpath={.data.password}'),
     ).toBe(Buffer.from('p').toString('base64'));

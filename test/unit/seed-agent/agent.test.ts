@@ -121,31 +121,6 @@ describe('SeedAgent loop', () => {
     expect(sent).toBeGreaterThanOrEqual(3);
   });
 
-  it('sends one heartbeat at a time: a garden slower than the interval gets the next one after it answered', async () => {
-    // Prepare: a garden that answers a heartbeat only after six intervals (50 ms each).
-    const f = agentFakes();
-    let inFlight = 0;
-    let most = 0;
-    let sent = 0;
-    const answer = f.garden.request.bind(f.garden);
-    f.garden.request = (async (...args: Parameters<typeof answer>) => {
-      inFlight += 1;
-      sent += 1;
-      most = Math.max(most, inFlight);
-      await new Promise((r) => setTimeout(r, 300));
-      inFlight -= 1;
-      return answer(...args);
-    }) as typeof f.garden.request;
-
-    // Act: the agent runs for about twenty intervals.
-    await startAgent(f);
-    await new Promise((r) => setTimeout(r, 1_000));
-
-    // Assess: never two at once, and still one after another.
-    expect(most).toBe(1);
-    expect(sent).toBeGreaterThanOrEqual(3);
-  });
-
   it('refuses a check-owner notice that carries a task token, as an invalid command', async () => {
     const f = agentFakes();
     const hosting = new MemoryHosting();
