@@ -14,6 +14,7 @@ export const BENCHMARKS: readonly { bench: string; title: string; command: strin
   { bench: 'test-node', title: "The test seed's real node", command: 'npm run bench:test-node' },
   { bench: 'downtime', title: 'Migration downtime', command: 'npm run bench:downtime' },
   { bench: 'fencing', title: 'Fencing', command: 'npm run bench:fencing' },
+  { bench: 'gate', title: 'The public gate', command: 'npm run bench:gate' },
   { bench: 'evacuation', title: 'Evacuation of a killed seed', command: 'npm run bench:evacuation' },
   { bench: 'early-switch', title: 'Early switch to the bad path', command: 'npm run bench:early-switch' },
   { bench: 'migration', title: 'Migration orchestration', command: 'npm run bench:migration' },
