@@ -213,7 +213,7 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
       'jsonpath={.metadata.resourceVersion}',
     );
     expect(robotToken.split('.')).toHaveLength(3);
-  });
+  }, 300_000);
 
   it('the viewer kubeconfig reads objects but not Secrets', async () => {
     await printKubeconfig(kubeconfigs.viewer, '--viewer');
@@ -322,5 +322,5 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
     } finally {
       etcd.close();
     }
-  });
+  }, 300_000);
 });
