@@ -42,7 +42,7 @@ import type { SeedRuntime } from './runtime.js';
 
 /**
  * How long a create, reconcile or wake waits for kube-apiserver to answer ready before it fails (retried by
- * the garden): a real one takes 4 s cold on an idle machine, 10 to 30 s on a loaded two-core one.
+ * the garden): a real one takes seconds cold, and several times that on a loaded two-core machine.
  */
 const API_SERVER_READY_TIMEOUT_MS = 120_000;
 
