@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../emulator.js';
+import { kubeBinDir } from '../../seed/agent/kube/binaries.js';
 
 /** Where `scripts/build-kube.sh` puts the pinned binaries of the test seed (package.json `config`). */
 export interface KubeTools {
@@ -27,7 +28,7 @@ export function kubeTools(root = PROJECT_ROOT): KubeTools {
   const kubernetesVersion = config.kubernetesVersion!;
   const kwokVersion = config.kwokVersion!;
   const helmVersion = config.helmVersion!;
-  const kube = join(root, '.tools', `kubernetes-v${kubernetesVersion}`, 'bin');
+  const kube = kubeBinDir(root);
   const node = join(root, '.tools', `kubernetes-node-v${kubernetesVersion}`, 'bin');
   const kwok = join(root, '.tools', `kwok-v${kwokVersion}`);
   return {
