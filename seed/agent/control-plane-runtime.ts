@@ -86,7 +86,10 @@ interface Plane {
   backupBucket: string;
   /** The last observation, for restarts between heartbeats. */
   seen: Observation;
-  /** A restore of etcd began and has not succeeded: its data dir is no copy of anything yet. */
+  /**
+   * A restore began and has not finished: etcd's data dir may be no copy of anything yet, or etcd serves but
+   * the components in front of it are still starting. Such a plane is never reported active.
+   */
   restoring?: boolean;
   probeTime?: string;
   /** The shoot's API domain, as the last command named it (its kube-apiserver's name). */
@@ -145,7 +148,9 @@ export class ControlPlaneRuntime implements SeedRuntime {
       out.push({
         technicalID: id,
         shoot: plane.shoot,
-        active: !plane.migrated && etcd.available,
+        // Active only once the restore started everything: a destination whose etcd serves while its
+        // kube-apiserver starts reports no load balancer yet, and the migration's switch must wait, not skip.
+        active: !plane.migrated && !plane.restoring && etcd.available,
         ...(ownerCheck ? { ownerCheck } : {}),
         ...(api.running
           ? { internalProbe: api.internalProbe, internalProbeTime: plane.probeTime ?? this.now().toISOString() }
@@ -390,8 +395,8 @@ export class ControlPlaneRuntime implements SeedRuntime {
         summary.restoredRevision = started.restoredRevision ?? summary.restoredRevision;
         if (started.aheadRevision !== undefined) summary.aheadRevision = started.aheadRevision;
         if (started.fidelity !== undefined) summary.fidelity = started.fidelity;
-        delete plane.restoring;
         await this.converge(command.shoot, plane);
+        delete plane.restoring;
       }
       result.etcd = summary;
     }

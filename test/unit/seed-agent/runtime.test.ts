@@ -208,6 +208,48 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     expect((await destination.runtime.controlPlanes())[0]).toMatchObject({ active: true, internalProbe: 'Success' });
   });
 
+  it('a restore reports the plane active only once kube-apiserver started behind etcd, never while it starts', async () => {
+    // Prepare: a hosting whose kube-apiserver start waits until the test has taken a heartbeat.
+    let release!: () => void;
+    const started = new Promise<void>((resolve) => (release = resolve));
+    let starting!: () => void;
+    const reached = new Promise<void>((resolve) => (starting = resolve));
+    class SlowApiServer extends MemoryHosting {
+      override async startApiServer(technicalID: string): Promise<void> {
+        starting();
+        await started;
+        return super.startApiServer(technicalID);
+      }
+    }
+    const destination = setup({ hosting: new SlowApiServer() });
+    const full = makeSnapshot({
+      technicalID: shoot.technicalID,
+      kind: 'Full',
+      startRevision: 0,
+      lastRevision: 42,
+      createdOn: 1,
+      compressionSuffix: '',
+      final: true,
+    });
+    await destination.snapshots.put(full.key, new Uint8Array([1]));
+
+    // Act: a heartbeat while etcd serves and kube-apiserver starts, and one after the restore.
+    const restore = destination.runtime.execute(
+      cmd('restore', { hibernated: false, etcd: { bucket: 'gl-backup-seed-b', expectedLastRevision: 42, final: true } }),
+    );
+    await reached;
+    const [during] = await destination.runtime.controlPlanes();
+    release();
+    await restore;
+    const [after] = await destination.runtime.controlPlanes();
+
+    // Assess: the switch of the API record never sees an active plane without its load balancer.
+    expect(during).toMatchObject({ active: false, etcdReady: true });
+    expect(during?.externalUrl).toBeUndefined();
+    expect(after).toMatchObject({ active: true, internalProbe: 'Success' });
+    expect(after?.externalUrl).toMatch(/^http:/);
+  });
+
   it('a restore ahead prepares a standby without an owner check; the restore catches it up once the seed owns the shoot', async () => {
     // Prepare: the source still owns the shoot; its full snapshot is copied ahead (the hosting restores what a plan would).
     const destination = setup({
