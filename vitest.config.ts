@@ -1,8 +1,17 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import KubeSuitesLast from './test/harness/kube/sequencer.js';
 
 // The AWS SDK's warning that its 2027 releases need Node 22, in the test processes and what they start.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+// What the tests and the processes they start leave in the temporary directory (a CDK app's cdk.out,
+// a fixture's files) goes into one directory of the run's own, removed when the run ends.
+const scratch = mkdtempSync(join(tmpdir(), 'gl-vitest-'));
+process.env.TMPDIR = scratch;
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 
 export default defineConfig({
   test: {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { signalProcessGroup } from '../seed/agent/process-group.js';
 import { freePort } from '../seed/ports.js';
@@ -50,9 +50,14 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const logFile = options.logFile ?? join(PROJECT_ROOT, '.landscape', `ministack-${port}.log`);
   mkdirSync(resolve(logFile, '..'), { recursive: true });
   const out = openSync(logFile, 'a');
+  // Each Lambda worker unpacks its code into a temporary directory that the emulator never removes: they
+  // go beside the log, and with the emulator (stop, or the landscape's stop), not into the machine's /tmp.
+  const scratch = emulatorScratchDir(logFile);
+  mkdirSync(scratch, { recursive: true });
   const child = spawn(MINISTACK_BIN, [], {
     env: {
       ...process.env,
+      TMPDIR: scratch,
       BIND_HOST: '127.0.0.1',
       GATEWAY_PORT: String(port),
       MINISTACK_HOST: '127.0.0.1',
@@ -72,7 +77,20 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     child.kill('SIGKILL');
     throw new Error(`The emulator did not become healthy; see ${logFile}`, { cause: error });
   }
-  return { endpoint, owned: true, pid: child.pid, stop: () => stopProcess(child) };
+  return {
+    endpoint,
+    owned: true,
+    pid: child.pid,
+    stop: async () => {
+      await stopProcess(child);
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Where an emulator that logs to `logFile` keeps its Lambda workers' files. */
+export function emulatorScratchDir(logFile: string): string {
+  return `${logFile.replace(/\.log$/, '')}.tmp`;
 }
 
 export async function waitForHealth(endpoint: string, timeoutMs: number, child?: ChildProcess): Promise<void> {

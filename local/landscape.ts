@@ -5,12 +5,14 @@ import { deployGarden, type Deployment } from './deploy.js';
 import { ENDPOINTS_FILE, LANDSCAPE_DIR, readEndpoints, type Endpoints } from './landscape-file.js';
 import { createShoots, LANDSCAPE_STACK_CONTEXT, registerFleet, startAgents } from './fleet.js';
 import { GardenClient } from '../adapters/http/garden-client.js';
-import { startEmulator, waitForHealth, type Emulator } from './emulator.js';
+import { emulatorScratchDir, startEmulator, waitForHealth, type Emulator } from './emulator.js';
 import { signalProcessGroup } from '../seed/agent/process-group.js';
 import { freePort, plannedPorts } from '../seed/ports.js';
 import { KUBE_SEED, startKubeSeed } from './kube/landscape-seed.js';
 import { emulatorCredentials } from './aws-env.js';
 import { startApiProxy } from './api-proxy-process.js';
+
+const EMULATOR_LOG = join(LANDSCAPE_DIR, 'emulator.log');
 
 /** `npm run start:kube`: one more seed, on the kubernetes runtime, beside the local ones. */
 const withKubeSeed = process.argv.includes('--kube-seed') || process.env.GARDENLESS_KUBE_SEED === '1';
@@ -49,7 +51,7 @@ export async function start(): Promise<Endpoints> {
         title: 'Start the emulator on 127.0.0.1',
         task: async (ctx, task) => {
           const port = Number(process.env.GARDENLESS_EMULATOR_PORT ?? (await freePort()));
-          ctx.emulator = await startEmulator({ port, detached: true, logFile: join(LANDSCAPE_DIR, 'emulator.log') });
+          ctx.emulator = await startEmulator({ port, detached: true, logFile: EMULATOR_LOG });
           task.title = `Emulator at ${ctx.emulator.endpoint}${ctx.emulator.owned ? '' : ' (AWS_ENDPOINT_URL, not started here)'}`;
         },
       },
@@ -163,6 +165,7 @@ export function stop(): void {
   for (const group of [...(current.kubeCluster?.groups ?? [])].reverse()) signalProcessGroup(group.pgid, 'SIGTERM');
   if (current.apiProxy?.pid) signalProcessGroup(current.apiProxy.pid, 'SIGTERM');
   if (current.emulatorPid) signalProcessGroup(current.emulatorPid, 'SIGTERM');
+  rmSync(emulatorScratchDir(EMULATOR_LOG), { recursive: true, force: true });
   rmSync(ENDPOINTS_FILE, { force: true });
   console.log(`Stopped the local landscape (emulator ${current.awsEndpoint}).`);
 }
