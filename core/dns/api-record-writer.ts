@@ -50,7 +50,26 @@ export class ApiRecordWriter {
     return this.options.records.get(this.nameOf(shoot));
   }
 
-  /** Writes a `set` decision (conditionally); `done` writes nothing; `wait` and `keep` must be handled by the caller. */
+  /** The TTL the deployment gives API records. */
+  get ttlSeconds(): number {
+    return this.options.settings.ttlSeconds ?? DEFAULT_API_RECORD_TTL_SECONDS;
+  }
+
+  /**
+   * Gives the record `ttl` and keeps its target, on condition that the target is still `current`'s (a
+   * record that changed meanwhile is a conflict). Announces nothing: where the record points is unchanged.
+   */
+  async retime(input: { shoot: ShootRef; current: ApiRecord; ttl: number }): Promise<void> {
+    const { current, ttl } = input;
+    if (current.ttl === ttl) return;
+    const target = { type: current.type, value: current.value };
+    await this.options.records.set({ name: this.nameOf(input.shoot), target, expected: target, ttl });
+  }
+
+  /**
+   * Writes a `set` decision (conditionally) with the deployment's TTL; `done` writes only a TTL that is not
+   * the deployment's (one a migration lowered); `wait` and `keep` must be handled by the caller.
+   */
   async apply(input: {
     shoot: ShootRef;
     decision: Extract<ApiRecordDecision, { action: 'set' | 'done' }>;
@@ -59,18 +78,26 @@ export class ApiRecordWriter {
   }): Promise<ApiRecordOutcome> {
     const { shoot, decision } = input;
     const record = this.nameOf(shoot);
-    if (decision.action === 'done')
+    if (decision.action === 'done') {
+      if (decision.ttl !== undefined && decision.ttl !== this.ttlSeconds)
+        await this.options.records.set({
+          name: record,
+          target: decision.target,
+          expected: decision.target,
+          ttl: this.ttlSeconds,
+        });
       return {
         record,
         changed: false,
         target: decision.target,
         message: `${record} is ${describeTarget(decision.target)} (${decision.reason})`,
       };
+    }
     await this.options.records.set({
       name: record,
       target: decision.target,
       expected: decision.expected,
-      ttl: this.options.settings.ttlSeconds ?? DEFAULT_API_RECORD_TTL_SECONDS,
+      ttl: this.ttlSeconds,
     });
     await this.options.events.publish('ApiRecordChanged', {
       project: shoot.project,

@@ -5,6 +5,13 @@ export type { ApiRecord } from './record.js';
 /** Gardener's default for DNSRecords is 120 s; a shorter TTL shortens how long clients reach the old seed. */
 export const DEFAULT_API_RECORD_TTL_SECONDS = 60;
 
+/**
+ * The TTL a migration gives the API record from its start until the switch: a resolver that answered before
+ * the fence keeps the source's address at most this long after the switch, instead of the deployment's TTL.
+ * The good path fences only once every answer given with the old TTL has run out (docs/api-domain.md).
+ */
+export const MIGRATION_API_RECORD_TTL_SECONDS = 5;
+
 export interface SetApiRecordInput {
   readonly name: string;
   readonly target: ApiRecordTarget;

@@ -61,8 +61,8 @@ export type ApiRecordDecision =
       readonly expected: ApiRecordTarget | null;
       readonly reason: string;
     }
-  /** The record already points where it should: nothing to write (a retried step). */
-  | { readonly action: 'done'; readonly target: ApiRecordTarget; readonly reason: string }
+  /** The record already points where it should (a retried step): nothing to write but a TTL of another. */
+  | { readonly action: 'done'; readonly target: ApiRecordTarget; readonly reason: string; readonly ttl?: number }
   /** Not yet: the seed does not serve. Try again later; never write early. */
   | { readonly action: 'wait'; readonly reason: string }
   /** Leave the record where it is. */
@@ -119,7 +119,8 @@ function noAddress(seed: string): ApiRecordDecision {
 }
 
 function pointAt(target: ApiRecordTarget, current: ApiRecord | undefined, why: string): ApiRecordDecision {
-  if (sameTarget(current, target)) return { action: 'done', target, reason: `${why}; the record points there already` };
+  if (current !== undefined && sameTarget(current, target))
+    return { action: 'done', target, reason: `${why}; the record points there already`, ttl: current.ttl };
   return {
     action: 'set',
     target,

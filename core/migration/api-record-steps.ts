@@ -3,6 +3,7 @@ import {
   ApiRecordWriter,
   DestinationNotServingError,
   decideSwitch,
+  MIGRATION_API_RECORD_TTL_SECONDS,
   servingTarget,
 } from '../dns/index.js';
 import { ConflictError } from '../errors.js';
@@ -22,6 +23,35 @@ export interface ApiRecordStepsOptions {
  */
 export class ApiRecordSteps {
   constructor(private readonly options: ApiRecordStepsOptions) {}
+
+  /**
+   * lower-api-record-ttl, right after choose-path: the record keeps pointing at the source, with a TTL of
+   * MIGRATION_API_RECORD_TTL_SECONDS, so that resolvers hold the source's address only that long once the
+   * switch has happened. The lowering is noted on the migration before the write (a retry after a crash
+   * knows the TTL it lowered from), and the moment every answer with the old TTL has run out after it.
+   * Nothing for a hibernated shoot (nothing serves) or a record that has no longer TTL.
+   */
+  async lowerTtl(ref: MigrationRef): Promise<{ ttl: number | null; cachedUntil: string | null }> {
+    const { journal, writer } = this.options;
+    let record = await journal.current(ref);
+    const shoot = { project: ref.project, name: ref.name };
+    const current = record.guards.hibernated ? undefined : await writer.current(shoot);
+    const lowered = record.apiRecordTtl;
+    if (current === undefined || (lowered === undefined && current.ttl <= MIGRATION_API_RECORD_TTL_SECONDS))
+      return { ttl: current?.ttl ?? null, cachedUntil: lowered?.cachedUntil ?? null };
+    if (lowered === undefined) {
+      record = await journal.save({
+        ...record,
+        apiRecordTtl: { from: current.ttl, to: MIGRATION_API_RECORD_TTL_SECONDS },
+      });
+    }
+    const ttl = record.apiRecordTtl!;
+    await writer.retime({ shoot, current, ttl: ttl.to });
+    if (ttl.cachedUntil !== undefined) return { ttl: ttl.to, cachedUntil: ttl.cachedUntil };
+    const cachedUntil = new Date(journal.now().getTime() + ttl.from * 1000).toISOString();
+    await journal.save({ ...record, apiRecordTtl: { ...ttl, cachedUntil } });
+    return { ttl: ttl.to, cachedUntil };
+  }
 
   async switchApiRecord(ref: MigrationRef): Promise<{ record: string; changed: boolean; target: string | null }> {
     const { journal, writer } = this.options;

@@ -10,7 +10,7 @@ import {
   type OwnerChangeStep,
   type OwnerNoticeOutcome,
 } from './owner-notice.js';
-import { completeStep, startStep, type MigrationRecord } from './record.js';
+import { completeStep, noteStep, startStep, type MigrationRecord } from './record.js';
 
 export interface OwnerStepsOptions {
   journal: MigrationJournal;
@@ -31,13 +31,30 @@ export class OwnerSteps {
     this.journal = options.journal;
   }
 
-  /** delete-owner-record: the source's sidecar sees not-owner, fences, and takes its final snapshot. */
+  /**
+   * delete-owner-record: the source's sidecar sees not-owner, fences, and takes its final snapshot. Not
+   * before a resolver's answer given with the API record's TTL of before the migration has run out: until
+   * then it answers how many seconds to wait, changing nothing (the source serves on), so that no client
+   * goes on reaching the fenced source for longer than the lowered TTL once the record has switched.
+   */
   async deleteOwnerRecord(
     ref: MigrationRef,
-  ): Promise<{ ownerChangedAt: number; hibernated: boolean; notice: OwnerNoticeOutcome }> {
+  ): Promise<{ ownerChangedAt: number; hibernated: boolean; notice: OwnerNoticeOutcome } | { waitSeconds: number }> {
     const record = await this.journal.save(
       startStep(await this.journal.current(ref), { step: 'delete-owner-record', now: this.journal.now() }),
     );
+    const cachedFor = Date.parse(record.apiRecordTtl?.cachedUntil ?? '') - this.journal.now().getTime();
+    if (cachedFor > 0) {
+      const waitSeconds = Math.ceil(cachedFor / 1000);
+      await this.journal.save(
+        noteStep(record, {
+          step: 'delete-owner-record',
+          now: this.journal.now(),
+          message: `waiting ${waitSeconds} s: resolvers may hold the API record's answer of before the migration (TTL ${record.apiRecordTtl!.from} s) until then`,
+        }),
+      );
+      return { waitSeconds };
+    }
     const name = this.recordName(record);
     await this.options.owners.delete({ name, ...(record.source.identity ? { expected: record.source.identity } : {}) });
     const notice = await this.noticeSource(record, 'delete-owner-record');

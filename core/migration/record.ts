@@ -67,6 +67,12 @@ export interface MigrationRecord {
   updatedAt: string;
   finishedAt?: string;
   error?: { step: MigrationStepId; message: string };
+  /**
+   * The API record's TTL lowered for this migration (lower-api-record-ttl): from `from` seconds to `to`, and
+   * once written, until when a resolver may still hold an answer given with `from` (the good path fences
+   * no earlier). The switch writes the deployment's TTL back.
+   */
+  apiRecordTtl?: { from: number; to: number; cachedUntil?: string };
   /** What copy-snapshots reported, for the restore: whether the copy holds the final snapshot, and its last revision. */
   copy?: { final: boolean; lastRevision?: number };
   /**
@@ -278,6 +284,17 @@ export function startStep(record: MigrationRecord, options: { step: MigrationSte
     const { message: _m, endedAt: _e, ...rest } = s;
     return { ...rest, state: 'running', startedAt: options.now.toISOString(), attempts: s.attempts + 1 };
   });
+}
+
+/** What a running step is doing now (an operator reads it while it waits); the step must be running. */
+export function noteStep(
+  record: MigrationRecord,
+  options: { step: MigrationStepId; now: Date; message: string },
+): MigrationRecord {
+  const status = record.steps.find((s) => s.id === options.step)!;
+  if (status.state !== 'running')
+    throw invalid(record, `cannot note ${options.step}: it is ${status.state}, not running`, options.step);
+  return update(record, options.step, options.now, (s) => ({ ...s, message: options.message }));
 }
 
 /** A step succeeded. The last step releases the migration as Succeeded. Idempotent. */

@@ -24,11 +24,12 @@ const input = z.discriminatedUnion('action', [
   z.object({ action: z.literal('delete-owner-record'), ref }).strict(),
   z.object({ action: z.literal('set-owner-destination'), ref }).strict(),
   z.object({ action: z.literal('switch-api-record'), ref }).strict(),
+  z.object({ action: z.literal('lower-api-record-ttl'), ref }).strict(),
 ]);
 
 /**
  * The Route 53 changes of a migration: the only function that writes owner records (each change followed
- * by an owner-change notice on the source seed's queue), and the API record's switch.
+ * by an owner-change notice on the source seed's queue), and the API record's TTL and switch.
  */
 export const handler = task(input, async (event) => {
   switch (event.action) {
@@ -38,5 +39,7 @@ export const handler = task(input, async (event) => {
       return steps.setOwnerDestination(event.ref);
     case 'switch-api-record':
       return apiRecord.switchApiRecord(event.ref);
+    case 'lower-api-record-ttl':
+      return apiRecord.lowerTtl(event.ref);
   }
 });

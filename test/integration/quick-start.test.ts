@@ -54,9 +54,11 @@ describe('the README quick start', () => {
       'bin/gardenless shoot get dev/web --wait',
       'bin/gardenless shoot kubeconfig dev/web > kc',
       '.tools/kubernetes-v1.30.14/bin/kubectl --kubeconfig kc get namespaces',
+      '.tools/kubernetes-v1.30.14/bin/kubectl --kubeconfig kc create configmap hello --from-literal=from=quick-start',
       'bin/gardenless shoot migrate dev/web --dry-run',
       'bin/gardenless shoot migrate dev/web --watch',
       'bin/gardenless shoot get dev/web',
+      '.tools/kubernetes-v1.30.14/bin/kubectl --kubeconfig kc get configmap hello',
       'npm run demo',
       'npm run stop',
     ]);
@@ -91,6 +93,9 @@ describe('the README quick start', () => {
       expect(o('bin/gardenless shoot migrate dev/web --dry-run')).toMatch(/path: +good/);
       expect(o('bin/gardenless shoot migrate dev/web --watch')).toMatch(/Succeeded/);
       expect(o('bin/gardenless shoot get dev/web')).toMatch(new RegExp(`^web\\s+${destination}\\s`, 'm'));
+      // The ConfigMap written before the migration, read right after it with the same kubeconfig: the old TTL
+      // ran out before the fence, so nothing sends kubectl to the fenced source.
+      expect(o('.tools/kubernetes-v1.30.14/bin/kubectl --kubeconfig kc get configmap hello')).toMatch(/^hello\s+1\s/m);
       expect(o('npm run demo')).toMatch(/keys in the destination etcd \([^)]*\): (\d+) of \1 written on local-[abc]/);
       // The API record named the demo's source seed's load balancer before and the destination's after.
       const lb: Record<string, string> = { 'local-a': '127.0.0.2', 'local-b': '127.0.0.3', 'local-c': '127.0.0.4' };

@@ -108,7 +108,8 @@ describe('state-machines/migrate-shoot.asl.json', () => {
 
   it('pre-copies after choose-path, on both paths, and every way out of the pre-copy leads on to the path: it never fails a migration', () => {
     // Where the pre-copy starts is the record's answer (choose-path), so a hibernated shoot and a resume skip what is done.
-    expect(definition.States.ChoosePath?.Next).toBe('PreCopyFrom');
+    expect(definition.States.ChoosePath?.Next).toBe('LowerApiRecordTtl');
+    expect(definition.States.LowerApiRecordTtl?.Next).toBe('PreCopyFrom');
     const from = definition.States.PreCopyFrom!;
     expect(from.Choices?.map((c) => [c.Variable, c.StringEquals, c.Next])).toEqual([
       ['$.path.value.preCopyFrom', 'pre-copy-snapshots', 'BeginPreCopy'],
@@ -253,6 +254,24 @@ describe('state-machines/migrate-shoot.asl.json', () => {
       expect(agentRetries).toEqual(retryable);
       expect(s.Catch?.map((c) => c.Next)).toEqual(['RecordFailure']);
     }
+  });
+
+  it("lowers the API record's TTL after choose-path whatever happens, and fences on the good path only once the old TTL ran out", () => {
+    const lower = definition.States.LowerApiRecordTtl!;
+    expect(lower.Parameters?.Payload).toEqual({ action: 'lower-api-record-ttl', 'ref.$': '$.ref' });
+    // Best effort: every failure goes on to the pre-copy, the migration's own path.
+    expect(lower.Catch?.map((c) => [c.Next, c.ResultPath])).toEqual([['PreCopyFrom', '$.apiRecordTtlError']]);
+    expect(definition.States.DeleteOwnerRecord?.Next).toBe('ApiRecordAnswersExpired?');
+    const expired = definition.States['ApiRecordAnswersExpired?']!;
+    expect(expired.Choices).toEqual([
+      { Variable: '$.owner.value.waitSeconds', IsPresent: true, Next: 'WaitForApiRecordAnswers' },
+    ]);
+    expect(expired.Default).toBe('Hibernated?');
+    expect(definition.States.WaitForApiRecordAnswers).toMatchObject({
+      Type: 'Wait',
+      SecondsPath: '$.owner.value.waitSeconds',
+      Next: 'DeleteOwnerRecord',
+    });
   });
 
   it('waits for the destination to serve only in SwitchApiRecord, for a bounded time, then records the failure', () => {

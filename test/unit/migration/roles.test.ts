@@ -274,7 +274,9 @@ describe('owner-change notices', () => {
     const set = await w.ownerSteps.setOwnerDestination(ref);
 
     // Assess: one notice, after the change, on the source's queue in its own message group, never answered.
-    expect(deleted.notice).toEqual({ sent: true, commandId: `${ref.migrationId}/delete-owner-record/check-owner` });
+    expect(deleted).toMatchObject({
+      notice: { sent: true, commandId: `${ref.migrationId}/delete-owner-record/check-owner` },
+    });
     expect(w.notices).toHaveLength(1);
     expect(w.notices[0]).toMatchObject({
       queueUrl: 'https://sqs.local/000000000000/gl-seed-src.fifo',
@@ -317,6 +319,108 @@ describe('owner-change notices', () => {
     const set = await w.ownerSteps.setOwnerDestination(ref);
     expect(set.notice).toEqual({ sent: false, reason: 'sending failed: queue unavailable' });
     expect((await w.owners.get(RECORD))?.value).toBe((await w.garden.getSeed('dst'))!.status.identity);
+  });
+});
+
+describe("the API record's TTL during a migration", () => {
+  it("lowers it after choose-path, fences only once the old TTL ran out, and the switch writes the deployment's back", async () => {
+    // Prepare: the record names the source with a 60 s TTL (the deployment's is 30 s).
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    const loweredAt = w.clock.now().getTime();
+
+    // Act 1: lowered, and lowered again by a retried Lambda.
+    const lowered = await w.apiRecord.lowerTtl(ref);
+    w.clock.advance(2_000);
+    const again = await w.apiRecord.lowerTtl(ref);
+
+    // Assess 1: same target, 5 s; the migration remembers the old TTL and when its answers run out.
+    const cachedUntil = new Date(loweredAt + 60_000).toISOString();
+    expect(lowered).toEqual({ ttl: 5, cachedUntil });
+    expect(again).toEqual(lowered);
+    expect(await w.apiRecords.get(API)).toEqual({ name: API, type: 'A', value: '10.0.0.1', ttl: 5 });
+    expect((await w.journal.current(ref)).apiRecordTtl).toEqual({ from: 60, to: 5, cachedUntil });
+    expect(w.events).not.toContain('ApiRecordChanged');
+
+    // Act 2: the good path reaches the fence 20 s after the lowering.
+    await preCopy(w, ref);
+    await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
+    w.clock.advance(18_000);
+    const early = await w.ownerSteps.deleteOwnerRecord(ref);
+
+    // Assess 2: nothing changed yet, and the step says why it waits.
+    expect(early).toEqual({ waitSeconds: 40 });
+    expect(await w.owners.get(RECORD)).toBeDefined();
+    expect((await w.journal.current(ref)).steps.find((s) => s.id === 'delete-owner-record')).toMatchObject({
+      state: 'running',
+      message: expect.stringContaining('waiting 40 s'),
+    });
+    w.clock.advance(40_000);
+    expect(await w.ownerSteps.deleteOwnerRecord(ref)).toMatchObject({ hibernated: false });
+    expect(await w.owners.get(RECORD)).toBeUndefined();
+
+    // Act 3: the rest of the good path; the destination serves.
+    const final = makeSnapshot({
+      technicalID: 'shoot--dev--api1',
+      kind: 'Full',
+      startRevision: 0,
+      lastRevision: 101,
+      createdOn: Math.floor(w.clock.now().getTime() / 1000),
+      compressionSuffix: '',
+      final: true,
+    });
+    await w.source.put(final.key, new Uint8Array([1]));
+    await w.finalSnapshot.waitFinalSnapshot(ref);
+    await w.gardenService.heartbeat('src', READY);
+    await answer(w, ref, 'delete-source-control-plane');
+    await w.ownerSteps.setOwnerDestination(ref);
+    await w.copy.beginCopy(ref);
+    await w.copy.completeCopy(ref, { copied: 1, skipped: 0, bytes: 1, finalFound: true, lastRevision: 101 });
+    await answer(w, ref, 'restore-etcd');
+    await answer(w, ref, 'restore-extensions');
+    w.clock.advance(1_000);
+    await w.gardenService.heartbeat('dst', serving('lb-dst.example.com'));
+    await w.apiRecord.switchApiRecord(ref);
+
+    // Assess 3: the destination with the deployment's TTL.
+    expect(await w.apiRecords.get(API)).toEqual({ name: API, type: 'CNAME', value: 'lb-dst.example.com', ttl: 30 });
+  });
+
+  it("leaves a record with a TTL no longer than the lowered one, and a hibernated shoot's, as it is: nothing to wait for", async () => {
+    const w = await world();
+    await w.apiRecords.set({ name: API, target: { type: 'A', value: '10.0.0.1' }, ttl: 5 });
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+
+    expect(await w.apiRecord.lowerTtl(ref)).toEqual({ ttl: 5, cachedUntil: null });
+    expect((await w.journal.current(ref)).apiRecordTtl).toBeUndefined();
+    await preCopy(w, ref);
+    await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
+    expect(await w.ownerSteps.deleteOwnerRecord(ref)).toMatchObject({ hibernated: false });
+  });
+
+  it("a switch that finds the record on the destination already gives it the deployment's TTL again", async () => {
+    // Prepare: a retried switch, after the record was written with the lowered TTL by hand.
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await w.apiRecord.lowerTtl(ref);
+    await preCopy(w, ref);
+    await w.ownerSteps.setOwnerDestination(ref);
+    await w.copy.beginCopy(ref);
+    await w.copy.completeCopy(ref, { copied: 1, skipped: 0, bytes: 1, finalFound: false, lastRevision: 7 });
+    await answer(w, ref, 'restore-etcd');
+    await answer(w, ref, 'restore-extensions');
+    await w.apiRecords.set({ name: API, target: { type: 'A', value: '52.1.0.9' }, ttl: 5 });
+    w.clock.advance(1_000);
+    await w.gardenService.heartbeat('dst', serving('52.1.0.9'));
+
+    expect(await w.apiRecord.switchApiRecord(ref)).toMatchObject({ changed: false, target: 'A 52.1.0.9' });
+    expect(await w.apiRecords.get(API)).toMatchObject({ value: '52.1.0.9', ttl: 30 });
   });
 });
 
