@@ -181,6 +181,8 @@ export async function registerSeedWithAgent(input: {
   ownership: AgentProcessOptions['ownership'];
   heartbeatIntervalSeconds?: number;
   backupLagLimit?: string;
+  kube?: AgentProcessOptions['kube'];
+  loadBalancer?: AgentProcessOptions['loadBalancer'];
 }): Promise<AgentProcess> {
   const { seed } = input;
   await registerLocalSeed({ garden: input.garden, deployment: input.deployment, name: seed, body: input.body });
@@ -191,6 +193,8 @@ export async function registerSeedWithAgent(input: {
     heartbeatIntervalSeconds: input.heartbeatIntervalSeconds ?? 2,
     ...(input.ownership ? { ownership: input.ownership } : {}),
     ...(input.backupLagLimit ? { backupLagLimit: input.backupLagLimit } : {}),
+    ...(input.kube ? { kube: input.kube } : {}),
+    ...(input.loadBalancer ? { loadBalancer: input.loadBalancer } : {}),
   });
   agent.start();
   return agent;

@@ -14,8 +14,12 @@ import { resetGardenState } from '../../harness/garden.js';
 import { realKubeBinDir } from '../../harness/kube/binaries.js';
 import { portFreeOn, registerLocalSeed, startLocalSeedAgent, type LocalSeed } from '../../harness/local-seed.js';
 import { untilWith } from '../../harness/until.js';
-import { runCli } from '../harness/cli.js';
 import { testGarden } from '../harness/garden.js';
+import {
+  kubectl as runKubectl,
+  kubectlOk as kubectlUntilOk,
+  printKubeconfig as printShootKubeconfig,
+} from '../harness/kubectl.js';
 
 /**
  * A shoot as its users meet it: a real kube-apiserver, kube-controller-manager and kube-scheduler per
@@ -41,60 +45,18 @@ const kubeconfigs = { admin: join(workDir, 'admin.yaml'), viewer: join(workDir, 
 
 const until = untilWith({ intervalMs: 500, timeoutMs: 120_000, explain: () => logs.slice(-20).join('\n') });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** kubectl with only the given kubeconfig (no KUBECONFIG, no other flags that could name the server). */
-function kubectl(kubeconfig: string, ...args: string[]): Promise<Run> {
-  return kubectlWith({ kubeconfig, args });
-}
-
-function kubectlWith(options: { kubeconfig: string; args: string[]; input?: string }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env.KUBECONFIG;
-    const child = spawn(
-      join(kubeBin, 'kubectl'),
-      ['--kubeconfig', options.kubeconfig, '--request-timeout=10s', ...options.args],
-      { env },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout: stdout.trim(), stderr: stderr.trim() }));
-    child.stdin.end(options.input ?? '');
-  });
-}
-
-/** kubectl until it succeeds (kube-apiserver starting, the API record's TTL running out); its output. */
-async function kubectlOk(what: string, kubeconfig: string, ...args: string[]): Promise<string> {
-  let last: Run | undefined;
-  return until(
-    what,
-    async () => {
-      last = await kubectl(kubeconfig, ...args);
-      return last.code === 0 ? last.stdout : undefined;
-    },
-    { explain: () => `kubectl ${args.join(' ')}: ${last?.stderr}\n${logs.slice(-10).join('\n')}` },
-  );
-}
+const kubectl = (kubeconfig: string, ...args: string[]) => runKubectl(kubeBin, { kubeconfig, args });
+const kubectlWith = (options: { kubeconfig: string; args: string[]; input?: string }) => runKubectl(kubeBin, options);
+const kubectlOk = (what: string, kubeconfig: string, ...args: string[]) =>
+  kubectlUntilOk({ kubeBin, until, what, kubeconfig, context: () => logs.slice(-10).join('\n') }, ...args);
 
 /** ConfigMap `before`'s value as `kubeconfig` reads it (retried until it can). */
 const configMapValue = (what: string, kubeconfig: string) =>
   kubectlOk(what, kubeconfig, 'get', 'configmap', 'before', '-o', 'jsonpath={.data.k}');
 
-/** `gardenless shoot kubeconfig`, written to `file` as printed. */
-async function printKubeconfig(file: string, ...flags: string[]): Promise<Record<string, unknown>> {
-  const res = await runCli(deployment, ['shoot', 'kubeconfig', `${project}/${shootName}`, ...flags]);
-  expect(res.code, res.stderr).toBe(0);
-  writeFileSync(file, res.stdout, { mode: 0o600 });
-  return parse(res.stdout) as Record<string, unknown>;
-}
+const printKubeconfig = (file: string, ...flags: string[]) =>
+  printShootKubeconfig(deployment, `${project}/${shootName}`, file, ...flags);
 
 async function startAgent(name: SeedName, lbPort: number): Promise<void> {
   agents.set(

@@ -10,6 +10,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const KUBE_SUITES = [
   'cli.test.ts',
   'dependency-watchdog-agent.test.ts',
+  'kubectl-bad-path.test.ts',
   'kubectl.test.ts',
   'kubernetes-node.test.ts',
   'kubernetes-seed.test.ts',
