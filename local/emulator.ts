@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { signalProcessGroup } from '../seed/agent/process-group.js';
 import { freePort } from '../seed/ports.js';
@@ -50,9 +51,10 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const logFile = options.logFile ?? join(PROJECT_ROOT, '.landscape', `ministack-${port}.log`);
   mkdirSync(resolve(logFile, '..'), { recursive: true });
   const out = openSync(logFile, 'a');
-  // Each Lambda worker unpacks its code into a temporary directory that the emulator never removes: they
-  // go beside the log, and with the emulator (stop, or the landscape's stop), not into the machine's /tmp.
-  const scratch = emulatorScratchDir(logFile);
+  // Each Lambda worker unpacks its code into a temporary directory that the emulator never removes: they go
+  // into one directory per emulator, removed with it (stop, or the landscape's stop). Never inside the
+  // project: Node would take the project's package.json ("type": "module") for the functions' bundles.
+  const scratch = emulatorScratchDir(port);
   mkdirSync(scratch, { recursive: true });
   const child = spawn(MINISTACK_BIN, [], {
     env: {
@@ -88,9 +90,9 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   };
 }
 
-/** Where an emulator that logs to `logFile` keeps its Lambda workers' files. */
-export function emulatorScratchDir(logFile: string): string {
-  return `${logFile.replace(/\.log$/, '')}.tmp`;
+/** Where the emulator on `port` keeps its Lambda workers' files. */
+export function emulatorScratchDir(port: number): string {
+  return join(tmpdir(), `gl-emulator-${port}`);
 }
 
 export async function waitForHealth(endpoint: string, timeoutMs: number, child?: ChildProcess): Promise<void> {

@@ -136,7 +136,19 @@ export async function start(): Promise<Endpoints> {
     ],
     { rendererOptions: { collapseSubtasks: false }, exitOnError: true },
   );
-  const ctx = await tasks.run({});
+  const ctx: Ctx = {};
+  try {
+    await tasks.run(ctx);
+  } catch (error) {
+    // Nothing is recorded yet: what did start would run on with no `npm run stop` to find it.
+    stopProcesses({
+      agentPids: ctx.agentPids,
+      kubeGroups: ctx.kubeCluster?.groups,
+      apiProxyPid: ctx.apiProxy?.pid,
+      emulator: ctx.emulator?.owned ? ctx.emulator : undefined,
+    });
+    throw error;
+  }
   const d = ctx.deployment!;
   const endpoints: Endpoints = {
     apiUrl: d.apiUrl,
@@ -160,14 +172,30 @@ export function stop(): void {
     console.log('No local landscape is recorded in .landscape/endpoints.json; nothing to stop.');
     return;
   }
-  // Agents first (each stops its sidecars and etcds), then the emulator with the Lambda workers it spawned.
-  for (const pid of Object.values(current.agentPids ?? {})) signalProcessGroup(pid, 'SIGTERM');
-  for (const group of [...(current.kubeCluster?.groups ?? [])].reverse()) signalProcessGroup(group.pgid, 'SIGTERM');
-  if (current.apiProxy?.pid) signalProcessGroup(current.apiProxy.pid, 'SIGTERM');
-  if (current.emulatorPid) signalProcessGroup(current.emulatorPid, 'SIGTERM');
-  rmSync(emulatorScratchDir(EMULATOR_LOG), { recursive: true, force: true });
+  stopProcesses({
+    agentPids: current.agentPids,
+    kubeGroups: current.kubeCluster?.groups,
+    apiProxyPid: current.apiProxy?.pid,
+    emulator: current.emulatorPid ? { pid: current.emulatorPid, endpoint: current.awsEndpoint } : undefined,
+  });
   rmSync(ENDPOINTS_FILE, { force: true });
   console.log(`Stopped the local landscape (emulator ${current.awsEndpoint}).`);
+}
+
+/** Agents first (each stops its sidecars and etcds), then the emulator with the Lambda workers it spawned. */
+function stopProcesses(started: {
+  agentPids: Record<string, number> | undefined;
+  kubeGroups: readonly { pgid: number }[] | undefined;
+  apiProxyPid: number | undefined;
+  emulator: { pid: number | undefined; endpoint: string } | undefined;
+}): void {
+  for (const pid of Object.values(started.agentPids ?? {})) signalProcessGroup(pid, 'SIGTERM');
+  for (const group of [...(started.kubeGroups ?? [])].reverse()) signalProcessGroup(group.pgid, 'SIGTERM');
+  if (started.apiProxyPid) signalProcessGroup(started.apiProxyPid, 'SIGTERM');
+  if (started.emulator?.pid) {
+    signalProcessGroup(started.emulator.pid, 'SIGTERM');
+    rmSync(emulatorScratchDir(Number(new URL(started.emulator.endpoint).port)), { recursive: true, force: true });
+  }
 }
 
 function client(d: Deployment): GardenClient {
