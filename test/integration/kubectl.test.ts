@@ -166,14 +166,16 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
           'jsonpath={.metadata.resourceVersion}',
         ),
       );
-    listVersion = await kubectlOk(
-      'the list version',
+    // The List's version as the API gives it: `kubectl get -o jsonpath` wraps the items in a List without one.
+    const list = await kubectlOk(
+      'the list',
       kubeconfigs.admin,
       'get',
-      'configmaps',
-      '-o',
-      'jsonpath={.metadata.resourceVersion}',
+      '--raw',
+      '/api/v1/namespaces/default/configmaps',
     );
+    listVersion = (JSON.parse(list) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    expect(listVersion).toMatch(/^\d+$/);
     expect(robotToken.split('.')).toHaveLength(3);
   }, 300_000);
 
