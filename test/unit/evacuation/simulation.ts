@@ -111,7 +111,10 @@ export class EvacuationSim {
         throw new Error(`write of ${record.seed} does not bump its version`);
       this.evacuations.set(record.seed, record);
       for (const entry of record.shoots) {
-        if (entry.state !== 'Moved' || entry.endedAt !== at(this.now).toISOString()) continue;
+        // Newly moved by this round: the stored record said otherwise. (Not by its end time: rounds at one
+        // instant may move a shoot there and, from another seed's evacuation, back.)
+        const was = stored?.shoots.find((x) => shootKey(x) === shootKey(entry));
+        if (entry.state !== 'Moved' || was?.state === 'Moved') continue;
         const placed = this.shoots.find((x) => `${entry.project}/${x.name}` === shootKey(entry))?.seed;
         if (placed !== entry.destination)
           throw new Error(`${shootKey(entry)} counted Moved to ${entry.destination}, but it is on ${placed}`);
