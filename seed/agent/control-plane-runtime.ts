@@ -396,10 +396,6 @@ export class ControlPlaneRuntime implements SeedRuntime {
         if (started.aheadRevision !== undefined) summary.aheadRevision = started.aheadRevision;
         if (started.fidelity !== undefined) summary.fidelity = started.fidelity;
         await this.converge(command.shoot, plane);
-        // As a create, the restore answers once kube-apiserver answers, so that the API record never switches
-        // to a seed whose kube-apiserver still starts. Not a failure when it does not within the bound: etcd
-        // serves already and is never restored again for a slow kube-apiserver; the heartbeat's probe says it.
-        if (plane.model.replicas['kube-apiserver'] > 0) await this.apiServerReady(id, signal).catch(() => undefined);
         delete plane.restoring;
       }
       result.etcd = summary;
