@@ -24,7 +24,8 @@ export interface ServingInput {
 
 /**
  * Whether a seed serves a shoot's control plane, from its heartbeat alone: the lease holds, and its report
- * of the control plane is active (etcd unfenced and ready) with a load balancer address, made after
+ * of the control plane is active (etcd unfenced and ready, kube-apiserver ready where it runs) with a load
+ * balancer address, made after
  * `notBefore`. The address decides the record's target.
  */
 export function servingTarget(input: ServingInput): Serving {
@@ -37,6 +38,13 @@ export function servingTarget(input: ServingInput): Serving {
   if (plane === undefined) return { serving: false, seed: name, reason: `seed ${name} does not report ${technicalID}` };
   if (!plane.active)
     return { serving: false, seed: name, reason: `seed ${name} reports ${technicalID} but not active` };
+  // A kube-apiserver that runs but does not answer ready yet (starting after a restore) serves no client.
+  if (plane.internalProbe !== undefined && plane.internalProbe !== 'Success')
+    return {
+      serving: false,
+      seed: name,
+      reason: `seed ${name} reports ${technicalID}'s kube-apiserver ${plane.internalProbe}, not ready`,
+    };
   const reportedAt = Date.parse(plane.internalProbeTime ?? seed.status.lastHeartbeatTime);
   if (input.notBefore && !(reportedAt >= input.notBefore.getTime())) {
     return {

@@ -46,6 +46,7 @@ describe('servingTarget', () => {
     ['an expired lease', hosting({}, { heartbeat: new Date(NOW.getTime() - 60_000) }), /no valid lease/],
     ['a seed that does not report the shoot', hosting(undefined), /does not report/],
     ['an inactive plane', hosting({ active: false }), /not active/],
+    ['a kube-apiserver that does not answer ready', hosting({ internalProbe: 'Failure' }), /Failure, not ready/],
     [
       'a report from before the restore',
       hosting({ internalProbeTime: new Date(NOW.getTime() - 20_000).toISOString() }),
