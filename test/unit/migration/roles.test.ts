@@ -4,7 +4,13 @@ import type { CommandOf } from '../../../core/commands/schema.js';
 import { AdmissionError, ConflictError, NotFoundError } from '../../../core/errors.js';
 import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
 import { GardenService } from '../../../core/garden/service.js';
-import { ApiRecordWriter, DestinationNotServingError, InMemoryApiRecords } from '../../../core/dns/index.js';
+import {
+  ApiRecordWriter,
+  DEFAULT_API_RECORD_TTL_SECONDS,
+  DestinationNotServingError,
+  InMemoryApiRecords,
+  MIGRATION_API_RECORD_TTL_SECONDS,
+} from '../../../core/dns/index.js';
 import { ApiRecordSteps } from '../../../core/migration/api-record-steps.js';
 import { CopySteps } from '../../../core/migration/copy-steps.js';
 import { FinalSnapshotWait } from '../../../core/migration/final-snapshot-wait.js';
@@ -324,7 +330,7 @@ describe('owner-change notices', () => {
 
 describe("the API record's TTL during a migration", () => {
   it("lowers it after choose-path, fences only once the old TTL ran out, and the switch writes the deployment's back", async () => {
-    // Prepare: the record names the source with a 60 s TTL (the deployment's is 30 s).
+    // Prepare: the record names the source with the default TTL (the deployment's is 30 s).
     const w = await world();
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
     const ref = w.started[0]!.ref;
@@ -336,12 +342,21 @@ describe("the API record's TTL during a migration", () => {
     w.clock.advance(2_000);
     const again = await w.apiRecord.lowerTtl(ref);
 
-    // Assess 1: same target, 5 s; the migration remembers the old TTL and when its answers run out.
-    const cachedUntil = new Date(loweredAt + 60_000).toISOString();
-    expect(lowered).toEqual({ ttl: 5, cachedUntil });
+    // Assess 1: same target, the migration's TTL; the migration remembers the old TTL and when its answers run out.
+    const cachedUntil = new Date(loweredAt + DEFAULT_API_RECORD_TTL_SECONDS * 1000).toISOString();
+    expect(lowered).toEqual({ ttl: MIGRATION_API_RECORD_TTL_SECONDS, cachedUntil });
     expect(again).toEqual(lowered);
-    expect(await w.apiRecords.get(API)).toEqual({ name: API, type: 'A', value: '10.0.0.1', ttl: 5 });
-    expect((await w.journal.current(ref)).apiRecordTtl).toEqual({ from: 60, to: 5, cachedUntil });
+    expect(await w.apiRecords.get(API)).toEqual({
+      name: API,
+      type: 'A',
+      value: '10.0.0.1',
+      ttl: MIGRATION_API_RECORD_TTL_SECONDS,
+    });
+    expect((await w.journal.current(ref)).apiRecordTtl).toEqual({
+      from: DEFAULT_API_RECORD_TTL_SECONDS,
+      to: MIGRATION_API_RECORD_TTL_SECONDS,
+      cachedUntil,
+    });
     expect(w.events).not.toContain('ApiRecordChanged');
 
     // Act 2: the good path reaches the fence 20 s after the lowering.
@@ -350,14 +365,17 @@ describe("the API record's TTL during a migration", () => {
     w.clock.advance(18_000);
     const early = await w.ownerSteps.deleteOwnerRecord(ref);
 
-    // Assess 2: nothing changed yet, and the step says why it waits.
-    expect(early).toEqual({ waitSeconds: 40 });
+    // Assess 2: nothing changed yet, and the step says why it waits: until the old TTL ran out after the lowering.
+    const left = DEFAULT_API_RECORD_TTL_SECONDS - 20;
+    expect(early).toEqual({ waitSeconds: left });
     expect(await w.owners.get(RECORD)).toBeDefined();
     expect((await w.journal.current(ref)).steps.find((s) => s.id === 'delete-owner-record')).toMatchObject({
       state: 'running',
-      message: expect.stringContaining('waiting 40 s'),
+      message: expect.stringContaining(`waiting ${left} s`),
     });
-    w.clock.advance(40_000);
+    w.clock.advance(left * 1000 - 1);
+    expect(await w.ownerSteps.deleteOwnerRecord(ref)).toEqual({ waitSeconds: 1 });
+    w.clock.advance(1);
     expect(await w.ownerSteps.deleteOwnerRecord(ref)).toMatchObject({ hibernated: false });
     expect(await w.owners.get(RECORD)).toBeUndefined();
 
@@ -390,12 +408,16 @@ describe("the API record's TTL during a migration", () => {
 
   it("leaves a record with a TTL no longer than the lowered one, and a hibernated shoot's, as it is: nothing to wait for", async () => {
     const w = await world();
-    await w.apiRecords.set({ name: API, target: { type: 'A', value: '10.0.0.1' }, ttl: 5 });
+    await w.apiRecords.set({
+      name: API,
+      target: { type: 'A', value: '10.0.0.1' },
+      ttl: MIGRATION_API_RECORD_TTL_SECONDS,
+    });
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
     const ref = w.started[0]!.ref;
     await w.paths.choosePath(ref);
 
-    expect(await w.apiRecord.lowerTtl(ref)).toEqual({ ttl: 5, cachedUntil: null });
+    expect(await w.apiRecord.lowerTtl(ref)).toEqual({ ttl: MIGRATION_API_RECORD_TTL_SECONDS, cachedUntil: null });
     expect((await w.journal.current(ref)).apiRecordTtl).toBeUndefined();
     await preCopy(w, ref);
     await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
@@ -415,7 +437,11 @@ describe("the API record's TTL during a migration", () => {
     await w.copy.completeCopy(ref, { copied: 1, skipped: 0, bytes: 1, finalFound: false, lastRevision: 7 });
     await answer(w, ref, 'restore-etcd');
     await answer(w, ref, 'restore-extensions');
-    await w.apiRecords.set({ name: API, target: { type: 'A', value: '52.1.0.9' }, ttl: 5 });
+    await w.apiRecords.set({
+      name: API,
+      target: { type: 'A', value: '52.1.0.9' },
+      ttl: MIGRATION_API_RECORD_TTL_SECONDS,
+    });
     w.clock.advance(1_000);
     await w.gardenService.heartbeat('dst', serving('52.1.0.9'));
 

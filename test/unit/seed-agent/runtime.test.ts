@@ -235,7 +235,10 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
 
     // Act: a heartbeat while etcd serves and kube-apiserver starts, and one after the restore.
     const restore = destination.runtime.execute(
-      cmd('restore', { hibernated: false, etcd: { bucket: 'gl-backup-seed-b', expectedLastRevision: 42, final: true } }),
+      cmd('restore', {
+        hibernated: false,
+        etcd: { bucket: 'gl-backup-seed-b', expectedLastRevision: 42, final: true },
+      }),
     );
     await reached;
     const [during] = await destination.runtime.controlPlanes();
