@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { failedOutcome, gatewayPut, type EtcdPut } from './etcd-client.js';
+import { failedOutcome, gatewayCreate, type EtcdPut } from './etcd-client.js';
 import { epochNow, type HistoryRecorder, type Outcome } from './history.js';
 import { DEFAULT_WRITER_LOOPS } from './writer.js';
 
@@ -7,7 +7,9 @@ import { DEFAULT_WRITER_LOOPS } from './writer.js';
  * A steady writer in front of the members of one etcd cluster, as a client that knows every member's
  * address (etcd's clients balance over the endpoints they are given): each write goes to the next member
  * in turn, and a member that refuses or does not answer is skipped for the next one at once, until every
- * member failed this write. Only a write etcd answered with success is acknowledged.
+ * member failed this write. Only a write etcd answered with success is acknowledged. Each write is a
+ * create (`gatewayCreate`): an attempt that timed out may still be applied, and its retry on the next
+ * member must not apply it a second time.
  *
  * Given a history, the writer records each write there as one put of its client (its key is written
  * by nobody else, its value is the same on every member it tries): ok when a member acknowledged it,
@@ -62,7 +64,7 @@ export interface ClusterWriter {
 }
 
 export function startClusterWriter(options: ClusterWriterOptions): ClusterWriter {
-  const put = options.put ?? gatewayPut;
+  const put = options.put ?? gatewayCreate;
   const { history } = options;
   const now = history?.now ?? epochNow;
   const memberName = options.memberName ?? ((i: number) => `member-${i}`);

@@ -54,6 +54,11 @@ interface GatewayAnswer {
   kvs?: { key?: string; value?: string }[];
 }
 
+interface TxnAnswer {
+  succeeded?: boolean;
+  responses?: { response_range?: { kvs?: { value?: string; mod_revision?: string }[] } }[];
+}
+
 /** etcd's answer to a put while a NOSPACE alarm stands. */
 export const NO_SPACE = 'database space exceeded';
 
@@ -105,6 +110,33 @@ export const gatewayPut: EtcdPut = async ({ endpoint, key, value, timeoutMs }) =
     `put ${key}`,
   );
   return { revision };
+};
+
+/**
+ * A put of a key written once, as a create: a transaction that puts only while the key does not exist,
+ * else reads it. Tried again elsewhere after an attempt of unknown outcome, it cannot apply the value a
+ * second time (kube-apiserver creates its objects the same way); when an earlier attempt applied it, the
+ * answer is the revision that attempt wrote.
+ */
+export const gatewayCreate: EtcdPut = async ({ endpoint, key, value, timeoutMs }) => {
+  const { answer, revision } = await gateway(
+    endpoint,
+    '/v3/kv/txn',
+    {
+      compare: [{ key: b64(key), target: 'CREATE', result: 'EQUAL', create_revision: '0' }],
+      success: [{ request_put: { key: b64(key), value: b64(value) } }],
+      failure: [{ request_range: { key: b64(key) } }],
+    },
+    timeoutMs,
+    `create ${key}`,
+  );
+  const txn = answer as TxnAnswer;
+  if (txn.succeeded === true) return { revision };
+  const existing = txn.responses?.[0]?.response_range?.kvs?.[0];
+  if (existing?.value !== b64(value) || !Number.isFinite(Number(existing.mod_revision)))
+    // Someone else's value under a key this client writes once: no acknowledgement of this write.
+    throw new EtcdRequestError(`create ${key} at ${endpoint}: the key holds another value`, { outcome: 'fail' });
+  return { revision: Number(existing.mod_revision) };
 };
 
 /** A linearizable read (etcd's default for a range without `serializable`). */

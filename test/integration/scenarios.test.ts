@@ -31,6 +31,7 @@ import {
   EtcdRequestError,
   failedOutcome,
   gatewayGet,
+  gatewayCreate,
   gatewayPut,
   HistoryRecorder,
   killProcessTree,
@@ -236,9 +237,10 @@ async function landscape(label: string, tolerance: Tolerance) {
   // The endpoints resolve at each request: the destination's etcd exists only once it restores. Of a
   // cluster, a client stays with the member that answered last and tries the others, as a client given
   // every member's address does, starting with the source's leader (it commits without a forward). A
-  // write whose outcome is unknown is tried elsewhere only by the writer (each of its keys is written
-  // once); a register client's write goes elsewhere only when it certainly failed, and an operation
-  // that was unknown on any member stays unknown in the history.
+  // write whose outcome is unknown is tried elsewhere only by the writer, as a create (each of its keys is
+  // written once: a timed-out put applied late must not be applied again by its retry); a register
+  // client's write goes elsewhere only when it certainly failed, and an operation that was unknown on any
+  // member stays unknown in the history.
   const roles = await Promise.all(source.sidecars(id).map((s) => s.status()));
   const current: Record<SeedRole, number> = {
     source: Math.max(
@@ -282,7 +284,7 @@ async function landscape(label: string, tolerance: Tolerance) {
   const writer = startWriter({
     endpoints,
     prefix: `scenario/${label}`,
-    put: failover(gatewayPut, true),
+    put: failover(gatewayCreate, true),
     timeoutMs: 500,
     history,
   });

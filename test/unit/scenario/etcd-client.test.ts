@@ -4,6 +4,7 @@ import { createServer as createTcpServer } from 'node:net';
 import {
   EtcdRequestError,
   failedOutcome,
+  gatewayCreate,
   gatewayGet,
   gatewayPut,
   gatewayRange,
@@ -11,7 +12,7 @@ import {
 } from '../../../harness/scenario/etcd-client.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
-let lastBody: Record<string, string> = {};
+let lastBody: { key?: string; range_end?: string; compare?: { key: string }[] } = {};
 
 /** A stand-in for etcd's JSON gateway whose answer each case chooses by key. */
 const answers: Record<string, (res: ServerResponse) => void> = {
@@ -32,14 +33,25 @@ const answers: Record<string, (res: ServerResponse) => void> = {
   'grpc-error': (res) => res.writeHead(503).end(JSON.stringify({ error: 'etcdserver: request timed out', code: 14 })),
   'not-json': (res) => res.end('<html>'),
   hang: () => undefined,
+  created: (res) => res.end(JSON.stringify({ header: { revision: '42' }, succeeded: true })),
+  'applied-before': (res) => res.end(JSON.stringify(existing('v', '17'))),
+  'other-value': (res) => res.end(JSON.stringify(existing('w', '17'))),
 };
+/** The answer to a create whose key exists: the compare failed, the failure branch read the key. */
+function existing(value: string, modRevision: string) {
+  return {
+    header: { revision: '50' },
+    responses: [{ response_range: { kvs: [{ key: b64('k'), value: b64(value), mod_revision: modRevision }] } }],
+  };
+}
 let endpoint = '';
 const server = createServer((req: IncomingMessage, res) => {
   let body = '';
   req.on('data', (c) => (body += c));
   req.on('end', () => {
-    lastBody = JSON.parse(body) as Record<string, string>;
-    (answers[Buffer.from(lastBody.key!, 'base64').toString()] ?? answers.ok!)(res);
+    lastBody = JSON.parse(body) as typeof lastBody;
+    const key = lastBody.key ?? lastBody.compare?.[0]?.key ?? '';
+    (answers[Buffer.from(key, 'base64').toString()] ?? answers.ok!)(res);
   });
 });
 beforeAll(async () => {
@@ -75,6 +87,36 @@ describe('gatewayPut', () => {
     expect(error).toBeInstanceOf(EtcdRequestError);
     expect((error as Error).message).toMatch(/no answer/);
     expect(failedOutcome(error)).toBe('fail');
+  });
+});
+
+describe('gatewayCreate', () => {
+  it('puts only while the key does not exist, and answers the revision of the put', async () => {
+    await expect(gatewayCreate({ endpoint, key: 'created', value: 'v', timeoutMs: 1_000 })).resolves.toEqual({
+      revision: 42,
+    });
+    expect(lastBody.compare).toEqual([
+      { key: b64('created'), target: 'CREATE', result: 'EQUAL', create_revision: '0' },
+    ]);
+  });
+
+  it('answers the revision an earlier attempt wrote when that attempt applied the value', async () => {
+    await expect(gatewayCreate({ endpoint, key: 'applied-before', value: 'v', timeoutMs: 1_000 })).resolves.toEqual({
+      revision: 17,
+    });
+  });
+
+  it('another value under the key is no acknowledgement, and certainly not this write', async () => {
+    const error = await gatewayCreate({ endpoint, key: 'other-value', value: 'v', timeoutMs: 1_000 }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(EtcdRequestError);
+    expect(failedOutcome(error)).toBe('fail');
+  });
+
+  it('a timeout is of unknown outcome', async () => {
+    const error = await gatewayCreate({ endpoint, key: 'hang', value: 'v', timeoutMs: 200 }).catch((e: unknown) => e);
+    expect(failedOutcome(error)).toBe('unknown');
   });
 });
 
