@@ -1,9 +1,6 @@
-import { Route53Client } from '@aws-sdk/client-route-53';
 import { Command } from 'commander';
-import { Route53ApiRecords } from '../adapters/route53/api-records.js';
-import { route53Api } from '../adapters/route53/route53-api.js';
 import { ApiDomainProxy } from './api-proxy.js';
-import { emulatorCredentials } from './aws-env.js';
+import { zoneRecords } from './api-proxy-zone.js';
 
 /** The landscape's API-domain proxy as a process of its own (started detached by `npm start`, stopped by `npm run stop`). */
 const options = new Command()
@@ -15,11 +12,10 @@ const options = new Command()
   .parse()
   .opts<{ port: number; awsEndpoint: string; region: string; hostedZoneId: string; domain: string }>();
 
-const records = new Route53ApiRecords({
+const records = zoneRecords({
+  endpoint: options.awsEndpoint,
+  region: options.region,
   hostedZoneId: options.hostedZoneId,
-  api: route53Api(
-    new Route53Client({ endpoint: options.awsEndpoint, region: options.region, credentials: emulatorCredentials() }),
-  ),
 });
 const proxy = await ApiDomainProxy.start({
   domain: options.domain,

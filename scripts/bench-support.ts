@@ -4,6 +4,7 @@ import { startEmulator, type Emulator } from '../local/emulator.js';
 import { readEndpoints } from '../local/landscape-file.js';
 import { transferMs, type LinkModel } from '../harness/scenario/link-model.js';
 import { startTcpProxy } from '../harness/scenario/tcp-proxy.js';
+import { startProxyAheadOfZone } from '../local/api-proxy-zone.js';
 
 export { median, percentile } from './bench-stats.js';
 
@@ -11,10 +12,12 @@ export { median, percentile } from './bench-stats.js';
  * The running local landscape, or a fresh emulator with the stack deployed (stopped by `close`). With
  * `context`, always a fresh one deployed with it: the running landscape has settings of its own; unless
  * `landscapeContext` says the context is the landscape's own (local/fleet.ts `LANDSCAPE_STACK_CONTEXT`),
- * which a running landscape was deployed with. `running` says which of the two it is.
+ * which a running landscape was deployed with. `running` says which of the two it is. `apiProxyDomain`:
+ * a fresh one gets the API-domain proxy its kubeconfigs name, for that external domain, as the running
+ * landscape has one.
  */
 export async function benchLandscape(
-  options: { context?: Record<string, string>; landscapeContext?: boolean } = {},
+  options: { context?: Record<string, string>; landscapeContext?: boolean; apiProxyDomain?: string } = {},
 ): Promise<{
   deployment: Pick<Deployment, 'apiUrl' | 'awsEndpoint' | 'region' | 'outputs'>;
   running: boolean;
@@ -30,13 +33,32 @@ export async function benchLandscape(
     }
   }
   const emulator = await startEmulator({ logFile: `.landscape/bench-emulator-${process.pid}.log` });
-  // Benchmarks drive the watchdog themselves; a scheduled round would run beside them.
-  const deployment = await deployGarden({
-    endpoint: emulator.endpoint,
-    stackName: 'GardenBench',
-    context: { watchdogSchedule: 'false', ...options.context },
-  });
-  return { deployment, running: false, close: () => emulator.stop() };
+  const apiProxy = options.apiProxyDomain ? await startProxyAheadOfZone({ domain: options.apiProxyDomain }) : undefined;
+  const close = async () => {
+    await apiProxy?.proxy.stop();
+    await emulator.stop();
+  };
+  try {
+    // Benchmarks drive the watchdog themselves; a scheduled round would run beside them.
+    const deployment = await deployGarden({
+      endpoint: emulator.endpoint,
+      stackName: 'GardenBench',
+      context: {
+        watchdogSchedule: 'false',
+        ...options.context,
+        ...(apiProxy ? { kubeconfigProxyUrl: apiProxy.proxy.url } : {}),
+      },
+    });
+    apiProxy?.resolveThrough({
+      endpoint: emulator.endpoint,
+      region: deployment.region,
+      hostedZoneId: deployment.outputs.ApiHostedZoneId!,
+    });
+    return { deployment, running: false, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 /** The running landscape's emulator, or a private one (stopped by `stop`). */

@@ -4,10 +4,7 @@ import { startEmulator } from '../../local/emulator.js';
 import { TEST_EXTERNAL_DOMAIN, TEST_STACK_CONTEXT } from '../../harness/timings.js';
 import { GardenClient } from '../../adapters/http/garden-client.js';
 import { emulatorCredentials } from '../../local/aws-env.js';
-import { ApiDomainProxy } from '../../local/api-proxy.js';
-import { Route53ApiRecords } from '../../adapters/route53/api-records.js';
-import { route53Api } from '../../adapters/route53/route53-api.js';
-import { Route53Client } from '@aws-sdk/client-route-53';
+import { startProxyAheadOfZone } from '../../local/api-proxy-zone.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -24,26 +21,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const emulator = await startEmulator({ logFile: `.landscape/test-emulator-${process.pid}.log` });
   // The landscape's API-domain proxy, which every kubeconfig the garden issues names: it listens before the
   // deploy (its address is a stack setting) and reads the zone once the stack has made it.
-  let records: Route53ApiRecords | undefined;
-  const proxy = await ApiDomainProxy.start({
-    domain: TEST_EXTERNAL_DOMAIN,
-    lookup: async (name) => records?.get(name),
-  });
+  const { proxy, resolveThrough } = await startProxyAheadOfZone({ domain: TEST_EXTERNAL_DOMAIN });
   try {
     const deployment = await deployGarden({
       endpoint: emulator.endpoint,
       stackName: 'GardenTest',
       context: { ...TEST_STACK_CONTEXT, kubeconfigProxyUrl: proxy.url },
     });
-    records = new Route53ApiRecords({
+    resolveThrough({
+      endpoint: emulator.endpoint,
+      region: deployment.region,
       hostedZoneId: deployment.outputs.ApiHostedZoneId!,
-      api: route53Api(
-        new Route53Client({
-          endpoint: emulator.endpoint,
-          region: deployment.region,
-          credentials: emulatorCredentials(),
-        }),
-      ),
     });
     const warm = await warmUp(deployment);
     console.log(
