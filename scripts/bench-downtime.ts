@@ -18,8 +18,14 @@
  * its default six main loops, >= 50 acknowledged writes/s) writes to the source's and the destination's etcd for a
  * while, and the migration is requested.
  *
+ * Beside it a kube-level writer creates ConfigMaps through the shoot's admin kubeconfig as the garden issues
+ * it (the API domain through the landscape's proxy, the seed's load balancer, the shoot's real
+ * kube-apiserver; @kubernetes/client-node with its own reconnects, >= 20 acknowledged writes/s).
+ *
  * Each run prints the write-unavailability window (the source's last acknowledged write to the
- * destination's first, from the writer's record) and its division into phases (see DEFINITIONS); then
+ * destination's first, from the writer's record) and its division into phases (see DEFINITIONS), and the
+ * kube-level window (the kube writer's longest time without an acknowledgement after the request) and its
+ * parts (KUBE_DEFINITIONS); then
  * per size and path the median and maximum, each phase's share, the record's steps inside the window,
  * the 500 MB / 10 MB ratio and the issue's aims.
  *
@@ -48,6 +54,7 @@ import { backedSeed, fixture } from '../harness/fixtures/index.js';
 import {
   acknowledgedRate,
   checkNoAcknowledgedWriteLost,
+  epochNow,
   gatewayPut,
   readEtcdContent,
   resolving,
@@ -61,6 +68,11 @@ import {
   firstEventAfter,
   formatAim,
   ISSUE_AIMS,
+  KUBE_SHARES,
+  kubeAims,
+  kubeWindow,
+  kubeWindowShares,
+  type KubeShare,
   parseSidecarLog,
   phaseIntervals,
   phaseShares,
@@ -76,7 +88,11 @@ import {
   type SidecarLogEvent,
 } from './downtime-figures.js';
 import { emulatorCredentials, emulatorCredentialsEnv } from '../local/aws-env.js';
-import { FAKE_KUBE_BIN_DIR } from '../harness/kube/binaries.js';
+import { realKubeBinDir } from '../harness/kube/binaries.js';
+import { portFreeOn } from '../harness/local-seed.js';
+import { missingKubeWrites, startKubeWriter, type KubeWriter } from '../harness/scenario/kube-writer.js';
+import { kubeconfigOf } from '../cli/kubeconfig-command.js';
+import type { KubeconfigResponse } from '../core/kubeconfig/request.js';
 
 const env = process.env;
 const list = (text: string) =>
@@ -126,6 +142,17 @@ const DEFINITIONS = [
   "between: the rest of the window, in none of the phases (Step Functions transitions, the waits' polling, commands to the agents and their answers, the sidecar's process start, the steps in between)",
   "each moment of the window counts once: where two phases overlap, for the earlier one in this order (each waits for the one before: a copy waiting for the final snapshot is held up by the snapshot); a share is the phase's time over all windows of the size and path together",
 ];
+
+const KUBE_DEFINITIONS = [
+  "kube window: the kube writer's longest time without an acknowledged ConfigMap create, among those ending after the migration's request (the writer cannot tell which seed answered: the API domain hides it)",
+  'etcd window: the etcd-level window inside it',
+  "kube-apiserver: from the etcd window's end until the destination's kube-apiserver answered ready (start, watch-cache fill; polled every 100 ms through the agent's hosting)",
+  "record switch: from then until the API record named the destination (the migration record's switch-api-record step's end)",
+  "reconnect: from then until the kube writer's next acknowledgement (the proxy's lookup of the name after the lowered TTL, client-go's new connection)",
+  'between: the rest (kube writes failing before etcd writes did)',
+];
+/** The seeds' load balancer addresses: the kubeconfig's port on each seed's own loopback address. */
+const LB_HOSTS = ['127.0.0.61', '127.0.0.62'] as const;
 
 const ms = (v: number) => `${Math.round(v).toLocaleString('en-US')} ms`;
 const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
@@ -182,6 +209,12 @@ interface RunResult {
   lost: number;
   /** Why the migration ended in Error before it was resumed; a run with any is left out of the figures. */
   failures: string[];
+  kubeWindow: number;
+  kubeShares: Record<KubeShare, number>;
+  /** The kube writer's acknowledged writes a second before the request. */
+  kubeRate: number;
+  /** Acknowledged ConfigMaps missing afterwards. */
+  kubeLost: number;
 }
 
 console.log(
@@ -196,7 +229,7 @@ console.log(
   `  agents as the landscape runs them: heartbeat every ${LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds} s, delta snapshot every ${LANDSCAPE_AGENT_SETTINGS.deltaSnapshotInterval}, snapshot compression the sidecar's default`,
 );
 console.log('definitions:');
-for (const d of DEFINITIONS) console.log(`  ${d}`);
+for (const d of [...DEFINITIONS, ...KUBE_DEFINITIONS]) console.log(`  ${d}`);
 
 const record = startBenchRun({
   bench: 'downtime',
@@ -206,14 +239,20 @@ const record = startBenchRun({
     "What a user of migration feels: how long the shoot's etcd takes no write, from the source's last acknowledged " +
     "write to the destination's first, as a writer of about 100 writes/s sees them. Two seeds with the real agent " +
     "and the landscape's settings, real sidecars and etcd 3.4; one non-HA shoot filled to each size and migrated " +
-    'back and forth, good and bad path (mode bad with a live source) alternating. The phases are defined in the ' +
-    "script's DEFINITIONS (printed by every run).",
+    'back and forth, good and bad path (mode bad with a live source) alternating, its real kube-apiserver, ' +
+    "kube-controller-manager and kube-scheduler behind each seed's load balancer. Beside it a kube-level writer " +
+    "creates ConfigMaps through the shoot's admin kubeconfig (API domain, the landscape's proxy, client-go's own " +
+    'reconnects): its window is its longest time without an acknowledgement after the request. The phases and ' +
+    "parts are defined in the script's DEFINITIONS and KUBE_DEFINITIONS (printed by every run).",
 });
 const started = performance.now();
 const { deployment, running, close } = await benchLandscape({
   context: { ...LANDSCAPE_STACK_CONTEXT },
   landscapeContext: true,
+  apiProxyDomain: LANDSCAPE_STACK_CONTEXT.externalDomain,
 });
+const kubeBinDir = await realKubeBinDir();
+const lbPort = await portFreeOn(LB_HOSTS);
 console.log(
   `${running ? 'the running local landscape' : 'a private emulator with the GardenStack deployed as `npm start` deploys it'}: ${deployment.awsEndpoint}, ready after ${ms(performance.now() - started)}`,
 );
@@ -233,7 +272,7 @@ const project = `dt${tag}`;
 const shootName = 'etcd';
 const id = technicalID(project, shootName);
 
-async function startSeed(name: string, index: number): Promise<BenchSeed> {
+async function startSeed(name: string, index: number, lbHost: string): Promise<BenchSeed> {
   await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
   const res = await api.request('PUT', `/seeds/${name}`, { body: backedSeed(name, index) });
   if (res.status !== 201) throw new Error(`seed ${name}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -257,8 +296,9 @@ async function startSeed(name: string, index: number): Promise<BenchSeed> {
     heartbeatIntervalMs: LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds * 1_000,
     sidecar: { ownership: LANDSCAPE_OWNERSHIP_TIMINGS, deltaSnapshotInterval: DELTA_INTERVAL_MS },
     env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
-    // etcd and the migration, not Kubernetes: kube-apiserver stand-ins that answer health.
-    kubeBinDir: FAKE_KUBE_BIN_DIR,
+    // The shoot's real kube-apiserver, kube-controller-manager and kube-scheduler, behind the seed's load balancer.
+    kubeBinDir,
+    loadBalancer: { host: lbHost, port: lbPort },
     log: (entry) => {
       if (entry.event === 'command') events.push({ ...entry, time: Date.now(), event: 'command' });
     },
@@ -293,7 +333,10 @@ async function controlPlane(seed: BenchSeed): Promise<HostedControlPlane | undef
 async function serving(seed: BenchSeed): Promise<void> {
   await until(
     `${id} to serve on ${seed.name}`,
-    async () => (await controlPlane(seed))?.active && (await sidecarOf(seed).status())?.ready,
+    async () =>
+      (await controlPlane(seed))?.active &&
+      (await sidecarOf(seed).status())?.ready &&
+      (await seed.agent.hosting().apiServer(id)).internalProbe === 'Success',
     { timeoutMs: 120_000, intervalMs: 500 },
   );
 }
@@ -326,7 +369,12 @@ async function prepare(
   if (previousPrefix) {
     const client = new Etcd3({ hosts: url });
     try {
-      const deleted = await client.delete().prefix(`${previousPrefix}/`).exec();
+      await client.delete().prefix(`${previousPrefix}/`).exec();
+      // The kube writer's ConfigMaps, behind kube-apiserver's back (its watch cache follows the deletes).
+      const deleted = await client
+        .delete()
+        .prefix(`/registry/configmaps/${namespaceOf(previousPrefix)}/`)
+        .exec();
       const revision = Number(deleted.header.revision);
       await backedUp(seed, revision);
       await client.kv.compact({ revision: String(revision), physical: true });
@@ -393,6 +441,36 @@ async function migration(): Promise<MigrationRecord> {
 }
 
 /** One migration from `source` to `destination` on `path` under the writer; prints its line and returns its figures. */
+/** The kube writer's namespace of a run, from the etcd writer's prefix (`downtime/10-good-1`: `dt-10-good-1`). */
+const namespaceOf = (prefix: string) => `dt-${prefix.slice(prefix.indexOf('/') + 1)}`;
+
+/** The admin kubeconfig as `gardenless shoot kubeconfig` prints it, valid for the whole bench (Gardener's maximum, 24 h). */
+async function adminKubeconfig(): Promise<string> {
+  const res = await api.request<KubeconfigResponse>(
+    'POST',
+    `/projects/${project}/shoots/${shootName}/adminkubeconfig`,
+    {
+      body: { spec: { expirationSeconds: 86_400 } },
+    },
+  );
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`adminkubeconfig: ${res.status} ${JSON.stringify(res.body)}`);
+  return kubeconfigOf(res.body);
+}
+
+/** The first moment (epoch ms, polled every 100 ms) the seed's kube-apiserver answers ready; stopped by the signal. */
+async function apiServerReady(seed: BenchSeed, stop: AbortSignal): Promise<number | undefined> {
+  while (!stop.aborted) {
+    const probe = await seed.agent
+      .hosting()
+      .apiServer(id)
+      .catch(() => undefined);
+    if (probe?.internalProbe === 'Success') return epochNow();
+    await sleep(100, undefined, { signal: stop }).catch(() => undefined);
+  }
+  return undefined;
+}
+
 async function measure(input: {
   source: BenchSeed;
   destination: BenchSeed;
@@ -401,9 +479,12 @@ async function measure(input: {
   run: number;
   prefix: string;
   db: Awaited<ReturnType<typeof prepare>>;
+  kubeconfig: string;
 }): Promise<RunResult> {
-  const { source, destination, path, sizeMb, run, prefix, db } = input;
+  const { source, destination, path, sizeMb, run, prefix, db, kubeconfig } = input;
   const seedOf = { source, destination };
+  const kubeWriter: KubeWriter = await startKubeWriter({ kubeconfig, namespace: namespaceOf(prefix) });
+  const readyPoll = new AbortController();
   const writer = startWriter({
     endpoints: { source: 'source', destination: 'destination' },
     prefix,
@@ -414,6 +495,8 @@ async function measure(input: {
   try {
     await sleep(WRITE_BEFORE_MS);
     const requestedAt = performance.now();
+    const requestedAtEpoch = epochNow();
+    const destinationReady = apiServerReady(destination, readyPoll.signal);
     // A migration that ends in Error is resumed (migrate again continues at the failed step), as an
     // operator would; the run counts as failed and stays out of the figures.
     const failures: string[] = [];
@@ -453,8 +536,16 @@ async function measure(input: {
       async () => writer.record().acknowledged.some((w) => w.seed === 'destination'),
       { timeoutMs: 120_000, intervalMs: 100 },
     );
+    await until(
+      'the kube writer to create a ConfigMap after the request',
+      async () => kubeWriter.record().acknowledged.some((w) => w.at > requestedAtEpoch),
+      { timeoutMs: 120_000, intervalMs: 100, explain: () => `last error: ${kubeWriter.record().lastError}` },
+    );
     await sleep(1_500);
     const written = await writer.stop();
+    const kubeWritten = await kubeWriter.stop();
+    readyPoll.abort();
+    const readyAt = await destinationReady;
 
     const window = writeWindow(written.acknowledged);
     if (!window.ok) throw new Error(`${sizeMb} MB ${path} run ${run}: no window: ${window.reason}`);
@@ -471,6 +562,19 @@ async function measure(input: {
       phaseIntervals({ window, source: src, destination: dst, steps: record.steps, copySteps: COPY_STEPS }),
     );
     const steps = stepsInWindow(window, record.steps);
+    const kube = kubeWindow(
+      kubeWritten.acknowledged.map((a) => a.at),
+      requestedAtEpoch,
+    );
+    if (!kube.ok) throw new Error(`${sizeMb} MB ${path} run ${run}: no kube window: ${kube.reason}`);
+    const switchStep = record.steps.find((s) => s.id === 'switch-api-record');
+    const kubeShares = kubeWindowShares(kube, {
+      etcd: window,
+      ...(readyAt !== undefined ? { apiServerReadyAt: readyAt } : {}),
+      ...(switchStep?.endedAt ? { switchedAt: Date.parse(switchStep.endedAt) } : {}),
+    });
+    const kubeLost = await missingKubeWrites(kubeconfig, kubeWritten);
+    const kubeRate = acknowledgedRate(kubeWritten.acknowledged, kubeWritten.startedAt, requestedAtEpoch);
     const rate = acknowledgedRate(
       written.acknowledged.filter((w) => w.seed === 'source'),
       written.startedAt,
@@ -512,11 +616,33 @@ async function measure(input: {
       (s) => (COPY_STEPS.includes(s.id) || s.id === 'restore-etcd-ahead') && s.message,
     ))
       console.log(`      ${step.id}: ${step.message}`);
+    const kubePct = (v: number) => `${Math.round((100 * v) / kube.ms)} %`;
+    console.log(
+      `      kube window ${ms(kube.ms)} (etcd window + ${ms(kube.ms - window.ms)}) | ${KUBE_SHARES.map((s) => `${s} ${ms(kubeShares[s])} (${kubePct(kubeShares[s])})`).join(', ')} | ` +
+        `${kubeRate.toFixed(0)} ConfigMap creates/s acknowledged before, ${kubeWritten.failed} failed, ${kubeLost.length} lost`,
+    );
     if (!loss.ok) console.log(`      LOST: ${loss.summary}`);
-    return { sizeMb, path, run, window: window.ms, shares, steps, rate, lost: loss.lost.length, failures };
+    if (kubeLost.length > 0) console.log(`      LOST ConfigMaps: ${kubeLost.slice(0, 10).join(', ')}`);
+    return {
+      sizeMb,
+      path,
+      run,
+      window: window.ms,
+      shares,
+      steps,
+      rate,
+      lost: loss.lost.length,
+      failures,
+      kubeWindow: kube.ms,
+      kubeShares,
+      kubeRate,
+      kubeLost: kubeLost.length,
+    };
   } finally {
     sourceLog.close();
+    readyPoll.abort();
     await writer.stop();
+    await kubeWriter.stop();
   }
 }
 
@@ -541,15 +667,40 @@ function printSummary(sizeMb: number): void {
       (stepId) => `${stepId} ${ms(summarize(runs.map((r) => r.steps.find((s) => s.id === stepId)?.ms ?? 0)).median)}`,
     );
     console.log(`      record steps in the window (medians): ${steps.join(', ') || 'none'}`);
+    const k = summarize(runs.map((r) => r.kubeWindow));
+    console.log(
+      `      kube window median ${ms(k.median)}, max ${ms(k.max)} | ${KUBE_SHARES.map((p) => `${p} ${ms(summarize(runs.map((r) => r.kubeShares[p])).median)}`).join(', ')}`,
+    );
   }
   console.log('');
+}
+
+/** Per size and path: the kube-level windows and each part's median (ms). */
+function kubeRows(counted: readonly RunResult[]): Cell[][] {
+  const rows: Cell[][] = [];
+  for (const sizeMb of SIZES_MB)
+    for (const path of PATHS) {
+      const runs = counted.filter((r) => r.sizeMb === sizeMb && r.path === path);
+      if (runs.length === 0) continue;
+      const k = summarize(runs.map((r) => r.kubeWindow));
+      rows.push([
+        `${sizeMb} MB`,
+        path === 'bad' ? 'bad (live source)' : 'good',
+        runs.map((r) => Math.round(r.kubeWindow).toLocaleString('en-US')).join(', '),
+        k.median,
+        k.max,
+        summarize(runs.map((r) => r.window)).median,
+        ...KUBE_SHARES.map((part) => Math.round(summarize(runs.map((r) => r.kubeShares[part])).median)),
+      ]);
+    }
+  return rows;
 }
 
 const results: RunResult[] = [];
 let completed = false;
 try {
-  const a = await startSeed(`dt-a-${tag}`, 61);
-  const b = await startSeed(`dt-b-${tag}`, 62);
+  const a = await startSeed(`dt-a-${tag}`, 61, LB_HOSTS[0]);
+  const b = await startSeed(`dt-b-${tag}`, 62, LB_HOSTS[1]);
   const shoot = fixture('shoot-dev-api1');
   shoot.metadata = { name: shootName };
   shoot.spec.seedName = a.name;
@@ -559,6 +710,7 @@ try {
   if (created.status !== 201) throw new Error(`shoot: ${created.status} ${JSON.stringify(created.body)}`);
   let [source, destination] = [a, b];
   await serving(source);
+  const kubeconfig = await adminKubeconfig();
   let previousPrefix: string | undefined;
   for (const sizeMb of SIZES_MB) {
     for (let run = 1; run <= RUNS; run++) {
@@ -568,7 +720,7 @@ try {
           `      prepared ${source.name}: etcd ${mb(db.dbSize)} (${mb(db.dbSizeInUse)} in use) after ${ms(db.fillMs)} of clean-up and fill, full snapshot ${ms(db.fullMs)}`,
         );
         const prefix = `downtime/${sizeMb}-${path}-${run}`;
-        results.push(await measure({ source, destination, path, sizeMb, run, prefix, db }));
+        results.push(await measure({ source, destination, path, sizeMb, run, prefix, db, kubeconfig }));
         previousPrefix = prefix;
         // The old source releases its leftover once the migration succeeded; the next run migrates back to it.
         await until(
@@ -588,6 +740,9 @@ try {
     `writer: at least ${Math.min(...results.map((r) => r.rate)).toFixed(0)} acknowledged writes/s before the window in every run; acknowledged writes missing from the destination: ${results.reduce((n, r) => n + r.lost, 0)} over all ${results.length} runs`,
   );
   console.log(
+    `kube writer: at least ${Math.min(...results.map((r) => r.kubeRate)).toFixed(0)} acknowledged ConfigMap creates/s before the request in every run; acknowledged ConfigMaps missing afterwards: ${results.reduce((n, r) => n + r.kubeLost, 0)}`,
+  );
+  console.log(
     `failed migrations (resumed, left out of the figures): ${failed.length === 0 ? 'none' : failed.map((r) => `${r.sizeMb} MB ${r.path} run ${r.run}: ${r.failures.join('; ')}`).join(' | ')}`,
   );
   console.log('');
@@ -598,7 +753,10 @@ try {
     counted.map((r) => ({ sizeMb: r.sizeMb, path: r.path, ms: r.window })),
     { ...ISSUE_AIMS, fenceBoundMs: FENCE_BOUND_MS },
   );
-  for (const aim of aims) console.log(`  ${formatAim(aim)}`);
+  const kubeAimList = kubeAims(
+    counted.map((r) => ({ sizeMb: r.sizeMb, path: r.path, etcdMs: r.window, kubeMs: r.kubeWindow })),
+  );
+  for (const aim of [...aims, ...kubeAimList]) console.log(`  ${formatAim(aim)}`);
   const rows: Cell[][] = [];
   for (const sizeMb of SIZES_MB)
     for (const path of PATHS) {
@@ -626,6 +784,8 @@ try {
       fenceBoundMs: FENCE_BOUND_MS,
       minWriterRatePerSecond: Math.round(Math.min(...results.map((r) => r.rate))),
       acknowledgedWritesLost: results.reduce((n, r) => n + r.lost, 0),
+      minKubeWriterRatePerSecond: Math.round(Math.min(...results.map((r) => r.kubeRate))),
+      acknowledgedConfigMapsLost: results.reduce((n, r) => n + r.kubeLost, 0),
       failedMigrations: failed.length,
     },
     tables: [
@@ -635,8 +795,15 @@ try {
         rows,
         decimals: [undefined, undefined, undefined, 0, 0],
       },
+      {
+        title:
+          "Kube-level window (ms): the kube writer's, beside the etcd-level median, and each part's median (ms; script's KUBE_DEFINITIONS)",
+        columns: ['size', 'path', 'kube windows, in run order', 'median', 'max', 'etcd-level median', ...KUBE_SHARES],
+        rows: kubeRows(counted),
+        decimals: [undefined, undefined, undefined, 0, 0, 0],
+      },
     ],
-    aims: aims
+    aims: [...aims, ...kubeAimList]
       .filter((a): a is typeof a & { value: number } => a.value !== undefined)
       .map((a): BenchAim => ({
         what: a.label,

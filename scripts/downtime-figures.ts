@@ -64,7 +64,19 @@ export interface PhaseInterval extends Interval {
  * before it (a copy that waits for the final snapshot is held up by the snapshot, not by copying).
  */
 export function phaseShares(window: Interval, intervals: readonly PhaseInterval[]): Record<Share, number> {
-  const shares = Object.fromEntries(SHARES.map((s) => [s, 0])) as Record<Share, number>;
+  return sharesInOrder(window, intervals, PHASES);
+}
+
+/**
+ * `phaseShares` for any ordered list of parts: each moment of the window goes to the covering part
+ * earliest in `order`, or to `between`.
+ */
+export function sharesInOrder<P extends string>(
+  window: Interval,
+  intervals: readonly (Interval & { readonly phase: P })[],
+  order: readonly P[],
+): Record<P | typeof BETWEEN, number> {
+  const shares = Object.fromEntries([...order, BETWEEN].map((s) => [s, 0])) as Record<P | typeof BETWEEN, number>;
   if (!(window.to > window.from)) return shares;
   const inside = intervals.filter((i) => i.to > window.from && i.from < window.to && i.to > i.from);
   const points = [
@@ -76,13 +88,58 @@ export function phaseShares(window: Interval, intervals: readonly PhaseInterval[
   ].sort((a, b) => a - b);
   for (let k = 0; k + 1 < points.length; k++) {
     const [a, b] = [points[k]!, points[k + 1]!];
-    let winner: Share = BETWEEN;
+    let winner: P | typeof BETWEEN = BETWEEN;
     for (const i of inside)
-      if (i.from <= a && i.to >= b && (winner === BETWEEN || PHASES.indexOf(i.phase) < PHASES.indexOf(winner)))
+      if (i.from <= a && i.to >= b && (winner === BETWEEN || order.indexOf(i.phase) < order.indexOf(winner)))
         winner = i.phase;
     shares[winner] += b - a;
   }
   return shares;
+}
+
+/**
+ * The kube-level window: the longest time without an acknowledged write through kube-apiserver, from one
+ * acknowledgement to the next, among those ending after `after` (the migration's request). The writer
+ * does not know which seed answered (the API domain hides it), so the gap is the window.
+ */
+export function kubeWindow(acknowledgedAt: readonly number[], after: number): WriteWindow {
+  const at = [...acknowledgedAt].sort((a, b) => a - b);
+  if (!at.some((t) => t <= after)) return { ok: false, reason: 'no write was acknowledged before the request' };
+  if (!at.some((t) => t > after)) return { ok: false, reason: 'no write was acknowledged after the request' };
+  let best: Interval = { from: after, to: after };
+  for (let k = 0; k + 1 < at.length; k++)
+    if (at[k + 1]! > after && at[k + 1]! - at[k]! > best.to - best.from) best = { from: at[k]!, to: at[k + 1]! };
+  return { ok: true, ...best, ms: best.to - best.from };
+}
+
+/** What the kube-level window is made of, in the order a migration goes through them. */
+export const KUBE_PARTS = ['etcd window', 'kube-apiserver', 'record switch', 'reconnect'] as const;
+export type KubePart = (typeof KUBE_PARTS)[number];
+export type KubeShare = KubePart | typeof BETWEEN;
+export const KUBE_SHARES: readonly KubeShare[] = [...KUBE_PARTS, BETWEEN];
+
+/**
+ * How the kube-level window divides: the etcd window inside it; from its end until the destination's
+ * kube-apiserver answered ready (start and watch-cache fill); from then until the API record named the
+ * destination (the switch step's end); from then until the kube writer's next acknowledgement (name
+ * resolution and the client's reconnect). `between`: the rest (kube writes failing before etcd's did).
+ */
+export function kubeWindowShares(
+  window: Interval,
+  marks: { etcd: Interval; apiServerReadyAt?: number; switchedAt?: number },
+): Record<KubeShare, number> {
+  const ready = Math.max(marks.etcd.to, marks.apiServerReadyAt ?? marks.etcd.to);
+  const switched = Math.max(ready, marks.switchedAt ?? ready);
+  return sharesInOrder(
+    window,
+    [
+      { phase: 'etcd window', ...marks.etcd },
+      { phase: 'kube-apiserver', from: marks.etcd.to, to: ready },
+      { phase: 'record switch', from: ready, to: switched },
+      { phase: 'reconnect', from: switched, to: window.to },
+    ],
+    KUBE_PARTS,
+  );
 }
 
 /** One JSON line of a sidecar's log (`{"time": ISO, "event": ..., ...}`), with its time as epoch ms. */
@@ -363,6 +420,32 @@ export function downtimeAims(windows: readonly MeasuredWindow[], settings: AimSe
     aims.push(aim(`bad path (live source) at ${sizeMb} MB, maximum window`, defined(bad, 'max'), badLimit, 'ms'));
   }
   return aims;
+}
+
+/** Issue 31: the kube-level window's median at most the etcd-level window's median plus this. */
+export const KUBE_MARGIN_MS = 2_000;
+
+export interface MeasuredWindows {
+  readonly sizeMb: number;
+  readonly path: MigrationPathName;
+  readonly etcdMs: number;
+  readonly kubeMs: number;
+}
+
+/** Per size and path measured: the kube-level median window against the etcd-level median plus `KUBE_MARGIN_MS`. */
+export function kubeAims(windows: readonly MeasuredWindows[]): Aim[] {
+  const cells = [...new Set(windows.map((w) => `${w.sizeMb}|${w.path}`))];
+  return cells.map((cell) => {
+    const runs = windows.filter((w) => `${w.sizeMb}|${w.path}` === cell);
+    const { sizeMb, path } = runs[0]!;
+    const etcd = median(runs.map((w) => w.etcdMs));
+    return aim(
+      `${path} path at ${sizeMb} MB, kube-level median window (aim: the etcd-level median ${Math.round(etcd).toLocaleString('en-US')} ms + ${KUBE_MARGIN_MS / 1_000} s)`,
+      median(runs.map((w) => w.kubeMs)),
+      etcd + KUBE_MARGIN_MS,
+      'ms',
+    );
+  });
 }
 
 /** `1,234 ms`, `1.27x`. */

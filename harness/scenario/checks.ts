@@ -132,7 +132,11 @@ export function checkLossBounded(
 }
 
 /** Acknowledged writes a second between two times: the writer must hold at least 50 while a seed serves. */
-export function acknowledgedRate(acknowledged: readonly AcknowledgedWrite[], from: number, to: number): number {
+export function acknowledgedRate(
+  acknowledged: readonly Pick<AcknowledgedWrite, 'at'>[],
+  from: number,
+  to: number,
+): number {
   if (to <= from) return 0;
   return acknowledged.filter((w) => w.at >= from && w.at <= to).length / ((to - from) / 1_000);
 }

@@ -6,6 +6,11 @@ import {
   downtimeAims,
   formatAim,
   ISSUE_AIMS,
+  KUBE_MARGIN_MS,
+  KUBE_SHARES,
+  kubeAims,
+  kubeWindow,
+  kubeWindowShares,
   parseSidecarLog,
   phaseIntervals,
   phaseShares,
@@ -472,5 +477,97 @@ describe('downtimeAims', () => {
     expect(formatAim({ label: 'r', value: 1.234, limit: 1.3, unit: 'x', met: true })).toBe(
       'r: 1.23x (aim at most 1.30x): met',
     );
+  });
+});
+
+describe('kubeWindow', () => {
+  it('is the longest gap between acknowledgements that ends after the request', () => {
+    // A longer gap before the request (a slow start) is not the migration's.
+    const at = [0, 5_000, 5_100, 5_200, 9_000, 9_100];
+    expect(kubeWindow(at, 5_150)).toEqual({ ok: true, from: 5_200, to: 9_000, ms: 3_800 });
+  });
+
+  it('spans the request when the last acknowledgement before it is the gap start', () => {
+    expect(kubeWindow([100, 200, 4_000], 300)).toEqual({ ok: true, from: 200, to: 4_000, ms: 3_800 });
+  });
+
+  it('needs an acknowledgement on each side of the request', () => {
+    expect(kubeWindow([500, 600], 100)).toMatchObject({ ok: false, reason: expect.stringMatching(/before/) });
+    expect(kubeWindow([10, 20], 100)).toMatchObject({ ok: false, reason: expect.stringMatching(/after/) });
+  });
+
+  it('never reports less than any gap ending after the request (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 100_000 }), { minLength: 2 }),
+        fc.integer({ min: 0, max: 100_000 }),
+        (at, after) => {
+          const w = kubeWindow(at, after);
+          const sorted = [...at].sort((a, b) => a - b);
+          if (!w.ok) return;
+          for (let k = 0; k + 1 < sorted.length; k++)
+            if (sorted[k + 1]! > after) expect(w.ms).toBeGreaterThanOrEqual(sorted[k + 1]! - sorted[k]!);
+          expect(sorted).toContain(w.to);
+        },
+      ),
+    );
+  });
+});
+
+describe('kubeWindowShares', () => {
+  const sum = (shares: Record<string, number>) => KUBE_SHARES.reduce((n, s) => n + shares[s]!, 0);
+
+  it('divides the window into the etcd window, kube-apiserver, the record switch and the reconnect', () => {
+    const shares = kubeWindowShares(
+      { from: 900, to: 6_000 },
+      { etcd: { from: 1_000, to: 2_000 }, apiServerReadyAt: 3_500, switchedAt: 4_000 },
+    );
+    expect(shares).toEqual({
+      'etcd window': 1_000,
+      'kube-apiserver': 1_500,
+      'record switch': 500,
+      reconnect: 2_000,
+      [BETWEEN]: 100,
+    });
+  });
+
+  it('a kube-apiserver ready before etcd served, or a switch before it was ready, takes no time', () => {
+    const shares = kubeWindowShares(
+      { from: 1_000, to: 3_000 },
+      { etcd: { from: 1_000, to: 2_000 }, apiServerReadyAt: 1_500, switchedAt: 1_800 },
+    );
+    expect(shares).toMatchObject({ 'etcd window': 1_000, 'kube-apiserver': 0, 'record switch': 0, reconnect: 1_000 });
+  });
+
+  it('adds up to the window (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 10_000 }), { minLength: 6, maxLength: 6 }),
+        ([a, b, c, d, e, f]) => {
+          const [from, to] = [Math.min(a!, b!), Math.max(a!, b!)];
+          const [ef, et] = [Math.min(c!, d!), Math.max(c!, d!)];
+          const shares = kubeWindowShares(
+            { from, to },
+            { etcd: { from: ef, to: et }, apiServerReadyAt: e, switchedAt: f },
+          );
+          expect(sum(shares)).toBe(to - from);
+        },
+      ),
+    );
+  });
+});
+
+describe('kubeAims', () => {
+  it('holds each size and path to its own etcd-level median plus the margin', () => {
+    const aims = kubeAims([
+      { sizeMb: 10, path: 'good', etcdMs: 1_000, kubeMs: 2_500 },
+      { sizeMb: 10, path: 'good', etcdMs: 1_200, kubeMs: 3_500 },
+      { sizeMb: 10, path: 'good', etcdMs: 1_100, kubeMs: 2_900 },
+      { sizeMb: 10, path: 'bad', etcdMs: 6_000, kubeMs: 9_000 },
+    ]);
+    expect(aims.map((a) => [a.value, a.limit, a.met])).toEqual([
+      [2_900, 1_100 + KUBE_MARGIN_MS, true],
+      [9_000, 6_000 + KUBE_MARGIN_MS, false],
+    ]);
   });
 });
