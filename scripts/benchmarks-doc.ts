@@ -12,6 +12,7 @@ export const BENCHMARKS_DOC_PATH = join(import.meta.dirname, '..', 'docs', 'benc
 export const BENCHMARKS: readonly { bench: string; title: string; command: string }[] = [
   { bench: 'first-run', title: 'First run', command: 'npm run bench:first-run' },
   { bench: 'test-node', title: "The test seed's real node", command: 'npm run bench:test-node' },
+  { bench: 'control-plane', title: 'A control plane on the local runtime', command: 'npm run bench:control-plane' },
   { bench: 'downtime', title: 'Migration downtime', command: 'npm run bench:downtime' },
   { bench: 'fencing', title: 'Fencing', command: 'npm run bench:fencing' },
   { bench: 'gate', title: 'The public gate', command: 'npm run bench:gate' },

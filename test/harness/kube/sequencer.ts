@@ -11,6 +11,7 @@ export const KUBE_SUITES = [
   'cli.test.ts',
   'dependency-watchdog-agent.test.ts',
   'kubectl-bad-path.test.ts',
+  'kubectl-zone.test.ts',
   'kubectl.test.ts',
   'kubernetes-node.test.ts',
   'kubernetes-seed.test.ts',
