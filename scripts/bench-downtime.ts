@@ -387,7 +387,8 @@ async function prepare(
   await fillEtcdTo({
     clientUrl: url,
     bytes: sizeMb * MB,
-    keyPrefix: `/registry/secrets/downtime/fill-${fills}/`,
+    // Outside /registry: the shoot's real kube-apiserver would try to decrypt random bytes as Secrets.
+    keyPrefix: `/bench/downtime/fill-${fills}/`,
     between: () => backedUp(seed),
   });
   await backedUp(seed);
