@@ -44,6 +44,7 @@ import { GardenClient } from '../adapters/http/garden-client.js';
 import { MIGRATION_STEP_IDS, MIGRATION_STEPS } from '../core/migration/steps.js';
 import type { MigrationRecord } from '../core/migration/record.js';
 import type { HostedControlPlane } from '../core/model/seed.js';
+import type { LastOperation } from '../core/model/common.js';
 import { technicalID } from '../core/model/names.js';
 import { fenceBound, ownershipTimings } from '../core/ownership/index.js';
 import { LANDSCAPE_AGENT_SETTINGS, LANDSCAPE_OWNERSHIP_TIMINGS, LANDSCAPE_STACK_CONTEXT } from '../local/fleet.js';
@@ -711,6 +712,18 @@ try {
   if (created.status !== 201) throw new Error(`shoot: ${created.status} ${JSON.stringify(created.body)}`);
   let [source, destination] = [a, b];
   await serving(source);
+  // The kubeconfig names the address the shoot advertises, which its Create records once it served.
+  await until(
+    "the shoot's Create to succeed",
+    async () =>
+      (
+        await api.request<{ status: { lastOperation?: LastOperation } }>(
+          'GET',
+          `/projects/${project}/shoots/${shootName}`,
+        )
+      ).body.status.lastOperation?.state === 'Succeeded',
+    { timeoutMs: 300_000, intervalMs: 500 },
+  );
   const kubeconfig = await adminKubeconfig();
   let previousPrefix: string | undefined;
   for (const sizeMb of SIZES_MB) {

@@ -29,9 +29,19 @@ export class ApiRecordSteps {
    * MIGRATION_API_RECORD_TTL_SECONDS, so that resolvers hold the source's address only that long once the
    * switch has happened. The lowering is noted on the migration before the write (a retry after a crash
    * knows the TTL it lowered from), and the moment every answer with the old TTL has run out after it.
-   * Nothing for a hibernated shoot (nothing serves) or a record that has no longer TTL.
+   * Nothing for a hibernated shoot (nothing serves) or a record that has no longer TTL. On the good path it
+   * also answers how long until then (`waitSeconds`): the state machine waits that long before the
+   * pre-copy, so that the copy and the restore ahead are as fresh as they can be when the source fences.
    */
-  async lowerTtl(ref: MigrationRef): Promise<{ ttl: number | null; cachedUntil: string | null }> {
+  async lowerTtl(ref: MigrationRef): Promise<{ ttl: number | null; cachedUntil: string | null; waitSeconds?: number }> {
+    const { journal } = this.options;
+    const lowered = await this.lower(ref);
+    const record = await journal.current(ref);
+    const cachedFor = Date.parse(lowered.cachedUntil ?? '') - journal.now().getTime();
+    return record.path === 'good' && cachedFor > 0 ? { ...lowered, waitSeconds: Math.ceil(cachedFor / 1000) } : lowered;
+  }
+
+  private async lower(ref: MigrationRef): Promise<{ ttl: number | null; cachedUntil: string | null }> {
     const { journal, writer } = this.options;
     let record = await journal.current(ref);
     const shoot = { project: ref.project, name: ref.name };

@@ -133,8 +133,22 @@ export async function startKubeWriter(options: KubeWriterOptions, readyTimeoutMs
   };
 }
 
-/** The acknowledged ConfigMaps that `kubeconfig`'s cluster does not hold (an empty list: nothing lost). */
-export async function missingKubeWrites(kubeconfig: string, record: KubeWriterRecord): Promise<string[]> {
+/**
+ * The acknowledged ConfigMaps that `kubeconfig`'s cluster does not hold (an empty list: nothing lost). A
+ * connection that breaks (one kept alive to the source's load balancer, which cut it) is tried again.
+ */
+export async function missingKubeWrites(kubeconfig: string, record: KubeWriterRecord, attempts = 5): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await listMissing(kubeconfig, record);
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await sleep(1_000);
+    }
+  }
+}
+
+async function listMissing(kubeconfig: string, record: KubeWriterRecord): Promise<string[]> {
   const api = apiOf(kubeconfig);
   const names = new Set<string>();
   let next: string | undefined;

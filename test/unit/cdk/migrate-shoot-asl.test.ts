@@ -109,7 +109,10 @@ describe('state-machines/migrate-shoot.asl.json', () => {
   it('pre-copies after choose-path, on both paths, and every way out of the pre-copy leads on to the path: it never fails a migration', () => {
     // Where the pre-copy starts is the record's answer (choose-path), so a hibernated shoot and a resume skip what is done.
     expect(definition.States.ChoosePath?.Next).toBe('LowerApiRecordTtl');
-    expect(definition.States.LowerApiRecordTtl?.Next).toBe('PreCopyFrom');
+    // Through the wait for the old API record answers (the good path's), which both ways end at PreCopyFrom.
+    expect(definition.States.LowerApiRecordTtl?.Next).toBe('OldApiRecordAnswersExpired?');
+    expect(definition.States['OldApiRecordAnswersExpired?']?.Default).toBe('PreCopyFrom');
+    expect(definition.States.WaitForOldApiRecordAnswers?.Next).toBe('PreCopyFrom');
     const from = definition.States.PreCopyFrom!;
     expect(from.Choices?.map((c) => [c.Variable, c.StringEquals, c.Next])).toEqual([
       ['$.path.value.preCopyFrom', 'pre-copy-snapshots', 'BeginPreCopy'],
@@ -256,8 +259,20 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     }
   });
 
-  it("lowers the API record's TTL after choose-path whatever happens, and fences on the good path only once the old TTL ran out", () => {
+  it("lowers the API record's TTL after choose-path whatever happens, waits out the old TTL before the pre-copy, and fences on the good path only once it ran out", () => {
     const lower = definition.States.LowerApiRecordTtl!;
+    // The wait lower-api-record-ttl answers (the good path only) comes before the pre-copy, which then is fresh at the fence.
+    expect(lower.Next).toBe('OldApiRecordAnswersExpired?');
+    const old = definition.States['OldApiRecordAnswersExpired?']!;
+    expect(old.Choices).toEqual([
+      { Variable: '$.apiRecordTtl.value.waitSeconds', IsPresent: true, Next: 'WaitForOldApiRecordAnswers' },
+    ]);
+    expect(old.Default).toBe('PreCopyFrom');
+    expect(definition.States.WaitForOldApiRecordAnswers).toMatchObject({
+      Type: 'Wait',
+      SecondsPath: '$.apiRecordTtl.value.waitSeconds',
+      Next: 'PreCopyFrom',
+    });
     expect(lower.Parameters?.Payload).toEqual({ action: 'lower-api-record-ttl', 'ref.$': '$.ref' });
     // Best effort: every failure goes on to the pre-copy, the migration's own path.
     expect(lower.Catch?.map((c) => [c.Next, c.ResultPath])).toEqual([['PreCopyFrom', '$.apiRecordTtlError']]);

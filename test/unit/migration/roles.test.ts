@@ -329,7 +329,7 @@ describe('owner-change notices', () => {
 });
 
 describe("the API record's TTL during a migration", () => {
-  it("lowers it after choose-path, fences only once the old TTL ran out, and the switch writes the deployment's back", async () => {
+  it("lowers it after choose-path, waits out the old TTL before the pre-copy, fences only once it ran out, and the switch writes the deployment's back", async () => {
     // Prepare: the record names the source with the default TTL (the deployment's is 30 s).
     const w = await world();
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst' });
@@ -342,10 +342,15 @@ describe("the API record's TTL during a migration", () => {
     w.clock.advance(2_000);
     const again = await w.apiRecord.lowerTtl(ref);
 
-    // Assess 1: same target, the migration's TTL; the migration remembers the old TTL and when its answers run out.
+    // Assess 1: same target, the migration's TTL; the migration remembers the old TTL and when its answers
+    // run out, and the good path is told to wait until then before its pre-copy.
     const cachedUntil = new Date(loweredAt + DEFAULT_API_RECORD_TTL_SECONDS * 1000).toISOString();
-    expect(lowered).toEqual({ ttl: MIGRATION_API_RECORD_TTL_SECONDS, cachedUntil });
-    expect(again).toEqual(lowered);
+    expect(lowered).toEqual({
+      ttl: MIGRATION_API_RECORD_TTL_SECONDS,
+      cachedUntil,
+      waitSeconds: DEFAULT_API_RECORD_TTL_SECONDS,
+    });
+    expect(again).toEqual({ ...lowered, waitSeconds: DEFAULT_API_RECORD_TTL_SECONDS - 2 });
     expect(await w.apiRecords.get(API)).toEqual({
       name: API,
       type: 'A',
@@ -359,7 +364,7 @@ describe("the API record's TTL during a migration", () => {
     });
     expect(w.events).not.toContain('ApiRecordChanged');
 
-    // Act 2: the good path reaches the fence 20 s after the lowering.
+    // Act 2: the good path reaches the fence 20 s after the lowering (a state machine that did not wait).
     await preCopy(w, ref);
     await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
     w.clock.advance(18_000);
@@ -430,7 +435,8 @@ describe("the API record's TTL during a migration", () => {
     await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
     const ref = w.started[0]!.ref;
     await w.paths.choosePath(ref);
-    await w.apiRecord.lowerTtl(ref);
+    // The bad path lowers the TTL too, and never waits.
+    expect(await w.apiRecord.lowerTtl(ref)).not.toHaveProperty('waitSeconds');
     await preCopy(w, ref);
     await w.ownerSteps.setOwnerDestination(ref);
     await w.copy.beginCopy(ref);
