@@ -135,15 +135,20 @@ export async function startKubeWriter(options: KubeWriterOptions, readyTimeoutMs
 
 /**
  * The acknowledged ConfigMaps that `kubeconfig`'s cluster does not hold (an empty list: nothing lost). A
- * connection that breaks (one kept alive to the source's load balancer, which cut it) is tried again.
+ * connection that fails is tried again, for up to two minutes: after a bad path, a resolver may still
+ * answer the fenced source's address for what is left of the old TTL.
  */
-export async function missingKubeWrites(kubeconfig: string, record: KubeWriterRecord, attempts = 5): Promise<string[]> {
+export async function missingKubeWrites(
+  kubeconfig: string,
+  record: KubeWriterRecord,
+  attempts = 60,
+): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await listMissing(kubeconfig, record);
     } catch (error) {
       if (attempt >= attempts) throw error;
-      await sleep(1_000);
+      await sleep(2_000);
     }
   }
 }

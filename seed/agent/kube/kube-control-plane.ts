@@ -33,6 +33,9 @@ export interface KubeStart {
   replicas: Partial<Record<ProcessComponent, number>>;
 }
 
+/** How long kube-apiserver gets for its graceful shutdown before it is killed. */
+const KUBE_APISERVER_STOP_MS = 3_000;
+
 /**
  * The Kubernetes control plane of one shoot on this machine: kube-apiserver against the shoot's etcd,
  * kube-controller-manager and kube-scheduler against kube-apiserver, each a supervised process (restarted
@@ -98,7 +101,8 @@ export class LocalKubeControlPlane {
     clearTimeout(this.rbacTimer);
     // The controllers first, so that none acts on a kube-apiserver that is going.
     await Promise.all([this.processes['kube-controller-manager'].stop(), this.processes['kube-scheduler'].stop()]);
-    await this.processes['kube-apiserver'].stop();
+    // Briefly: on a source that fenced, its etcd is gone and nothing it would still write can land.
+    await this.processes['kube-apiserver'].stop(KUBE_APISERVER_STOP_MS);
   }
 
   /** The dependency watchdog's internal probe: `/readyz` on the internal address, the cluster CA checked. */
@@ -214,6 +218,9 @@ export class LocalKubeControlPlane {
       `--service-cluster-ip-range=${SERVICE_CIDR}`,
       '--allow-privileged=true',
       '--profiling=false',
+      // It serves from the seed, behind the load balancer: no pod address for the `kubernetes` Service to
+      // name, and no Endpoints write at shutdown, which on a fenced plane would wait on an etcd that is gone.
+      '--endpoint-reconciler-type=none',
       ...(this.start_?.apiDomain ? [`--external-hostname=${this.start_.apiDomain}`] : []),
     ];
   }
