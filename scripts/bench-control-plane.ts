@@ -12,18 +12,16 @@ import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { GardenClient } from '../adapters/http/garden-client.js';
 import type { LastOperation } from '../core/model/common.js';
 import { technicalID } from '../core/model/names.js';
-import { backedSeed, fixture } from '../harness/fixtures/index.js';
+import { fixture } from '../harness/fixtures/index.js';
 import { realKubeBinDir } from '../harness/kube/binaries.js';
 import { portFreeOn } from '../harness/local-seed.js';
 import { until } from '../harness/until.js';
-import { emulatorCredentials, emulatorCredentialsEnv } from '../local/aws-env.js';
-import { LANDSCAPE_AGENT_SETTINGS, LANDSCAPE_OWNERSHIP_TIMINGS, LANDSCAPE_STACK_CONTEXT } from '../local/fleet.js';
-import { localSeedAgent } from '../seed/agent/local-agent.js';
-import { benchLandscape, median } from './bench-support.js';
+import { emulatorCredentials } from '../local/aws-env.js';
+import { LANDSCAPE_STACK_CONTEXT } from '../local/fleet.js';
+import { benchLandscape, landscapeSeedAgent, median } from './bench-support.js';
 import { startBenchRun, type Cell } from './bench-results.js';
 
 const SHOOTS = [
@@ -77,32 +75,16 @@ const tag = Date.now().toString(36);
 const seed = `cp-${tag}`;
 const project = `cp${tag}`;
 const lbHost = '127.0.0.63';
-const agent = localSeedAgent({
-  seed,
-  garden: new GardenClient({
-    apiUrl: deployment.apiUrl,
-    region: deployment.region,
-    credentials: emulatorCredentials(),
-  }),
-  aws,
-  owner: {
-    mode: 'api',
-    hostedZoneId: deployment.outputs.HostedZoneId,
-    internalDomain: deployment.outputs.InternalDomain,
-  },
-  backupBucket: `gl-backup-${seed}`,
+const agent = await landscapeSeedAgent({
+  deployment,
+  name: seed,
+  networkIndex: 63,
   workDir,
-  heartbeatIntervalMs: LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds * 1_000,
-  sidecar: { ownership: LANDSCAPE_OWNERSHIP_TIMINGS },
-  env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
   kubeBinDir: await realKubeBinDir(),
   loadBalancer: { host: lbHost, port: await portFreeOn([lbHost]) },
 });
 let completed = false;
 try {
-  await new S3Client({ ...aws, forcePathStyle: true }).send(new CreateBucketCommand({ Bucket: `gl-backup-${seed}` }));
-  const registered = await api.request('PUT', `/seeds/${seed}`, { body: backedSeed(seed, 63) });
-  if (registered.status !== 201) throw new Error(`seed: ${registered.status} ${JSON.stringify(registered.body)}`);
   await agent.agent.start();
   const createMs = new Map<string, number>();
   for (const shoot of SHOOTS) {

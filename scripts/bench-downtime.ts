@@ -33,7 +33,7 @@
  *   BENCH_DOWNTIME_SIZES_MB=10 BENCH_DOWNTIME_RUNS=1 BENCH_DOWNTIME_PATHS=good npm run bench:downtime   (a short debug run)
  */
 import { startBenchRun, type BenchAim, type Cell } from './bench-results.js';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
@@ -51,7 +51,7 @@ import { LANDSCAPE_AGENT_SETTINGS, LANDSCAPE_OWNERSHIP_TIMINGS, LANDSCAPE_STACK_
 import { localSeedAgent } from '../seed/agent/local-agent.js';
 import { s3Backup } from '../seed/backup-restore/aws.js';
 import { parseDuration } from '../seed/backup-restore/duration.js';
-import { backedSeed, fixture } from '../harness/fixtures/index.js';
+import { fixture } from '../harness/fixtures/index.js';
 import {
   acknowledgedRate,
   checkNoAcknowledgedWriteLost,
@@ -62,7 +62,7 @@ import {
   startWriter,
 } from '../harness/scenario/index.js';
 import { until } from '../harness/until.js';
-import { benchLandscape, etcdDbSize, fillEtcdTo } from './bench-support.js';
+import { benchLandscape, etcdDbSize, fillEtcdTo, landscapeSeedAgent } from './bench-support.js';
 import {
   destinationRecord,
   downtimeAims,
@@ -88,7 +88,7 @@ import {
   type Share,
   type SidecarLogEvent,
 } from './downtime-figures.js';
-import { emulatorCredentials, emulatorCredentialsEnv } from '../local/aws-env.js';
+import { emulatorCredentials } from '../local/aws-env.js';
 import { realKubeBinDir } from '../harness/kube/binaries.js';
 import { portFreeOn } from '../harness/local-seed.js';
 import { missingKubeWrites, startKubeWriter, type KubeWriter } from '../harness/scenario/kube-writer.js';
@@ -274,32 +274,17 @@ const shootName = 'etcd';
 const id = technicalID(project, shootName);
 
 async function startSeed(name: string, index: number, lbHost: string): Promise<BenchSeed> {
-  await s3.send(new CreateBucketCommand({ Bucket: `gl-backup-${name}` }));
-  const res = await api.request('PUT', `/seeds/${name}`, { body: backedSeed(name, index) });
-  if (res.status !== 201) throw new Error(`seed ${name}: ${res.status} ${JSON.stringify(res.body)}`);
   const workDir = join(workRoot, name);
   const events: SidecarLogEvent[] = [];
-  const agent = localSeedAgent({
-    seed: name,
-    garden: new GardenClient({
-      apiUrl: deployment.apiUrl,
-      region: deployment.region,
-      credentials: emulatorCredentials(),
-    }),
-    aws,
-    owner: {
-      mode: 'api',
-      hostedZoneId: deployment.outputs.HostedZoneId,
-      internalDomain: deployment.outputs.InternalDomain,
-    },
-    backupBucket: `gl-backup-${name}`,
+  const agent = await landscapeSeedAgent({
+    deployment,
+    name,
+    networkIndex: index,
     workDir,
-    heartbeatIntervalMs: LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds * 1_000,
-    sidecar: { ownership: LANDSCAPE_OWNERSHIP_TIMINGS, deltaSnapshotInterval: DELTA_INTERVAL_MS },
-    env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
     // The shoot's real kube-apiserver, kube-controller-manager and kube-scheduler, behind the seed's load balancer.
     kubeBinDir,
     loadBalancer: { host: lbHost, port: lbPort },
+    sidecar: { deltaSnapshotInterval: DELTA_INTERVAL_MS },
     log: (entry) => {
       if (entry.event === 'command') events.push({ ...entry, time: Date.now(), event: 'command' });
     },

@@ -5,6 +5,11 @@ import { readEndpoints } from '../local/landscape-file.js';
 import { transferMs, type LinkModel } from '../harness/scenario/link-model.js';
 import { startTcpProxy } from '../harness/scenario/tcp-proxy.js';
 import { startProxyAheadOfZone } from '../local/api-proxy-zone.js';
+import { GardenClient } from '../adapters/http/garden-client.js';
+import { registerLocalSeed } from '../harness/local-seed.js';
+import { emulatorCredentials, emulatorCredentialsEnv } from '../local/aws-env.js';
+import { LANDSCAPE_AGENT_SETTINGS, LANDSCAPE_OWNERSHIP_TIMINGS } from '../local/fleet.js';
+import { localSeedAgent, type LocalSeedAgentOptions } from '../seed/agent/local-agent.js';
 
 export { median, percentile } from './bench-stats.js';
 
@@ -189,4 +194,43 @@ export async function behindS3Model(
     link: model,
   });
   return { endpoint: `http://127.0.0.1:${proxy.port}`, stop: () => proxy.stop() };
+}
+
+/**
+ * A bench's seed as the landscape runs one: registered with its backup bucket (`registerLocalSeed`), its
+ * real agent in this process with the landscape's heartbeat and ownership timings, the shoots' real
+ * Kubernetes components behind a load balancer on `loadBalancer`. Not started: the caller starts it.
+ */
+export async function landscapeSeedAgent(input: {
+  deployment: Pick<Deployment, 'apiUrl' | 'awsEndpoint' | 'region' | 'outputs'>;
+  name: string;
+  networkIndex: number;
+  workDir: string;
+  kubeBinDir: string;
+  loadBalancer: { host: string; port: number };
+  sidecar?: Omit<NonNullable<LocalSeedAgentOptions['sidecar']>, 'ownership'>;
+  log?: LocalSeedAgentOptions['log'];
+}): Promise<ReturnType<typeof localSeedAgent>> {
+  const { deployment, name } = input;
+  const garden = () =>
+    new GardenClient({ apiUrl: deployment.apiUrl, region: deployment.region, credentials: emulatorCredentials() });
+  await registerLocalSeed({ garden: garden(), deployment, name, networkIndex: input.networkIndex });
+  return localSeedAgent({
+    seed: name,
+    garden: garden(),
+    aws: { endpoint: deployment.awsEndpoint, region: deployment.region, credentials: emulatorCredentials() },
+    owner: {
+      mode: 'api',
+      hostedZoneId: deployment.outputs.HostedZoneId,
+      internalDomain: deployment.outputs.InternalDomain,
+    },
+    backupBucket: `gl-backup-${name}`,
+    workDir: input.workDir,
+    heartbeatIntervalMs: LANDSCAPE_AGENT_SETTINGS.heartbeatIntervalSeconds * 1_000,
+    sidecar: { ownership: LANDSCAPE_OWNERSHIP_TIMINGS, ...input.sidecar },
+    env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
+    kubeBinDir: input.kubeBinDir,
+    loadBalancer: input.loadBalancer,
+    ...(input.log ? { log: input.log } : {}),
+  });
 }
