@@ -30,6 +30,11 @@ export interface LocalEtcdClusterOptions {
   }) => Promise<SidecarProcess>;
   /** The seed's backup bucket, for the one download a restore of all members shares. Absent: each member downloads. */
   backups?: (bucket: string) => { store: SnapshotStore; rangedReader?: RangedObjectReader };
+  /**
+   * Ports the hosting planned for its planes (this one's kube-apiserver among them) that may not be bound
+   * yet: the members' ports are none of them.
+   */
+  plannedElsewhere?: () => ReadonlySet<number>;
   /** Before a member whose sidecar died is started again (a kubelet's restart). Default 1 s, doubling to 10 s. */
   restartDelayMs?: number;
   log?: (entry: Record<string, unknown>) => void;
@@ -117,6 +122,11 @@ export class LocalEtcdCluster {
   /** Every member's public client URL (what kube-apiserver is given; a fenced member refuses). */
   clientUrls(): string[] {
     return (this.members ?? []).map((m) => m.spec.clientUrl);
+  }
+
+  /** Every port the members were given, bound or not (a fenced or restarting member leaves its own unbound). */
+  memberPorts(): number[] {
+    return (this.members ?? []).flatMap((m) => [m.spec.peerUrl, m.spec.clientUrl, m.spec.privateUrl].map(portOf));
   }
 
   sidecars(): SidecarProcess[] {
@@ -268,7 +278,8 @@ export class LocalEtcdCluster {
     const members: Member[] = [];
     // A cluster an earlier agent ran here keeps its members' addresses: they are in every member's data.
     const kept = this.keptUrls();
-    const ports = kept ? [] : await plannedPorts(3 * this.options.members.length);
+    const avoid = this.options.plannedElsewhere?.();
+    const ports = kept ? [] : await plannedPorts(3 * this.options.members.length, avoid ? { avoid } : {});
     const url = () => `http://127.0.0.1:${ports.shift()!}`;
     for (const placement of this.options.members) {
       const urls = kept?.get(placement.name) ?? { peerUrl: url(), clientUrl: url(), privateUrl: url() };
@@ -348,4 +359,8 @@ function memberView(m: Member, status: SidecarStatus | undefined): EtcdMemberVie
     role: status?.cluster?.role ?? 'unknown',
     clientUrl: m.spec.clientUrl,
   };
+}
+
+function portOf(url: string): number {
+  return Number(new URL(url).port);
 }

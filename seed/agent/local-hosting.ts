@@ -102,6 +102,7 @@ export class LocalHosting implements ControlPlaneHosting {
         dir: join(this.options.workDir, id),
         members: spec.members!,
         defaults: this.options,
+        plannedElsewhere: () => this.portsPlanned(),
         launch: ({ member, args, logFile, startTimeoutMs }) =>
           this.launch(`${id}/${member}`, args, logFile, startTimeoutMs),
         ...(this.options.backups ? { backups: this.options.backups } : {}),
@@ -443,13 +444,24 @@ export class LocalHosting implements ControlPlaneHosting {
    * another plane's here (a fenced plane's client port is unbound until it unfences).
    */
   private async newPorts(technicalID: string, keepApiServer?: number): Promise<Hosted['ports']> {
-    const avoid = new Set([...this.hosted.values()].flatMap((h) => [h.ports.client, h.ports.peer, h.ports.apiServer]));
-    const [client, peer, apiServer] = await plannedPorts(3, { avoid });
+    const [client, peer, apiServer] = await plannedPorts(3, { avoid: this.portsPlanned() });
     // kube-apiserver keeps its port when only etcd's move: its processes know it.
     const ports = { client: client!, peer: peer!, apiServer: keepApiServer ?? apiServer! };
     mkdirSync(this.dataDir(technicalID), { recursive: true });
     writeFileSync(this.portsFile(technicalID), JSON.stringify(ports));
     return ports;
+  }
+
+  /** Every port planned for a plane here, bound or not: a new plan takes none of them. */
+  private portsPlanned(): Set<number> {
+    return new Set(
+      [...this.hosted.values()].flatMap((h) => [
+        h.ports.client,
+        h.ports.peer,
+        h.ports.apiServer,
+        ...(h.cluster?.memberPorts() ?? []),
+      ]),
+    );
   }
 
   private portsFile(technicalID: string): string {
