@@ -31,11 +31,12 @@
  *
  *   npm run bench:downtime
  *   BENCH_DOWNTIME_SIZES_MB=10 BENCH_DOWNTIME_RUNS=1 BENCH_DOWNTIME_PATHS=good npm run bench:downtime   (a short debug run)
+ *   BENCH_DOWNTIME_TRACE=<dir> ...   (per run, both writers' acknowledgements and the record's steps as JSON in <dir>)
  */
 import { startBenchRun, type BenchAim, type Cell } from './bench-results.js';
 import { S3Client } from '@aws-sdk/client-s3';
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -145,7 +146,7 @@ const DEFINITIONS = [
 ];
 
 const KUBE_DEFINITIONS = [
-  "kube window: the kube writer's longest time without an acknowledged ConfigMap create, among those ending after the migration's request (the writer cannot tell which seed answered: the API domain hides it)",
+  "kube window: the kube writer's longest time without an acknowledged ConfigMap create, among those ending after the migration's request, once one was acknowledged after the destination's first etcd write (the writer cannot tell which seed answered: the API domain hides it)",
   'etcd window: the etcd-level window inside it',
   "kube-apiserver: from the etcd window's end until the destination's kube-apiserver answered ready (start, watch-cache fill; polled every 100 ms through the agent's hosting)",
   "record switch: from then until the API record named the destination (the migration record's switch-api-record step's end)",
@@ -523,9 +524,16 @@ async function measure(input: {
       async () => writer.record().acknowledged.some((w) => w.seed === 'destination'),
       { timeoutMs: 120_000, intervalMs: 100 },
     );
+    // The destination's first etcd write ends the etcd window; a ConfigMap after it was created there.
+    const servedAt = Math.min(
+      ...writer
+        .record()
+        .acknowledged.filter((w) => w.seed === 'destination')
+        .map((w) => w.at),
+    );
     await until(
-      'the kube writer to create a ConfigMap after the request',
-      async () => kubeWriter.record().acknowledged.some((w) => w.at > requestedAtEpoch),
+      'the kube writer to create a ConfigMap after the destination served',
+      async () => kubeWriter.record().acknowledged.some((w) => w.at > servedAt),
       { timeoutMs: 120_000, intervalMs: 100, explain: () => `last error: ${kubeWriter.record().lastError}` },
     );
     await sleep(1_500);
@@ -551,7 +559,7 @@ async function measure(input: {
     const steps = stepsInWindow(window, record.steps);
     const kube = kubeWindow(
       kubeWritten.acknowledged.map((a) => a.at),
-      requestedAtEpoch,
+      { after: requestedAtEpoch, servedAt: window.to },
     );
     if (!kube.ok) throw new Error(`${sizeMb} MB ${path} run ${run}: no kube window: ${kube.reason}`);
     const switchStep = record.steps.find((s) => s.id === 'switch-api-record');
@@ -608,6 +616,19 @@ async function measure(input: {
       `      kube window ${ms(kube.ms)} (etcd window + ${ms(kube.ms - window.ms)}) | ${KUBE_SHARES.map((s) => `${s} ${ms(kubeShares[s])} (${kubePct(kubeShares[s])})`).join(', ')} | ` +
         `${kubeRate.toFixed(0)} ConfigMap creates/s acknowledged before, ${kubeWritten.failed} failed, ${kubeLost.length} lost`,
     );
+    if (env.BENCH_DOWNTIME_TRACE)
+      writeFileSync(
+        join(env.BENCH_DOWNTIME_TRACE, `${sizeMb}mb-${path}-${run}.json`),
+        JSON.stringify({
+          window,
+          kube,
+          requestedAtEpoch,
+          readyAt,
+          steps: record.steps,
+          etcd: written.acknowledged.map(({ at, seed, revision }) => ({ at, seed, revision })),
+          kubeAcks: kubeWritten.acknowledged,
+        }),
+      );
     if (!loss.ok) console.log(`      LOST: ${loss.summary}`);
     if (kubeLost.length > 0) console.log(`      LOST ConfigMaps: ${kubeLost.slice(0, 10).join(', ')}`);
     return {

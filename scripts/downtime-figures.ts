@@ -100,12 +100,16 @@ export function sharesInOrder<P extends string>(
 /**
  * The kube-level window: the longest time without an acknowledged write through kube-apiserver, from one
  * acknowledgement to the next, among those ending after `after` (the migration's request). The writer
- * does not know which seed answered (the API domain hides it), so the gap is the window.
+ * does not know which seed answered (the API domain hides it), so the gap is the window; it is only
+ * complete once a write was acknowledged after `servedAt` (the destination's first acknowledged etcd
+ * write): one before that may be the source's, before its fence.
  */
-export function kubeWindow(acknowledgedAt: readonly number[], after: number): WriteWindow {
+export function kubeWindow(acknowledgedAt: readonly number[], marks: { after: number; servedAt: number }): WriteWindow {
+  const { after } = marks;
   const at = [...acknowledgedAt].sort((a, b) => a - b);
   if (!at.some((t) => t <= after)) return { ok: false, reason: 'no write was acknowledged before the request' };
-  if (!at.some((t) => t > after)) return { ok: false, reason: 'no write was acknowledged after the request' };
+  if (!at.some((t) => t > marks.servedAt))
+    return { ok: false, reason: 'no write was acknowledged after the destination served' };
   let best: Interval = { from: after, to: after };
   for (let k = 0; k + 1 < at.length; k++)
     if (at[k + 1]! > after && at[k + 1]! - at[k]! > best.to - best.from) best = { from: at[k]!, to: at[k + 1]! };

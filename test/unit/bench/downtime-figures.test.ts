@@ -484,30 +484,49 @@ describe('kubeWindow', () => {
   it('is the longest gap between acknowledgements that ends after the request', () => {
     // A longer gap before the request (a slow start) is not the migration's.
     const at = [0, 5_000, 5_100, 5_200, 9_000, 9_100];
-    expect(kubeWindow(at, 5_150)).toEqual({ ok: true, from: 5_200, to: 9_000, ms: 3_800 });
+    expect(kubeWindow(at, { after: 5_150, servedAt: 8_000 })).toEqual({ ok: true, from: 5_200, to: 9_000, ms: 3_800 });
   });
 
   it('spans the request when the last acknowledgement before it is the gap start', () => {
-    expect(kubeWindow([100, 200, 4_000], 300)).toEqual({ ok: true, from: 200, to: 4_000, ms: 3_800 });
+    expect(kubeWindow([100, 200, 4_000], { after: 300, servedAt: 3_000 })).toEqual({
+      ok: true,
+      from: 200,
+      to: 4_000,
+      ms: 3_800,
+    });
   });
 
-  it('needs an acknowledgement on each side of the request', () => {
-    expect(kubeWindow([500, 600], 100)).toMatchObject({ ok: false, reason: expect.stringMatching(/before/) });
-    expect(kubeWindow([10, 20], 100)).toMatchObject({ ok: false, reason: expect.stringMatching(/after/) });
+  it('needs an acknowledgement before the request and one after the destination served', () => {
+    expect(kubeWindow([500, 600], { after: 100, servedAt: 400 })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/before/),
+    });
+    expect(kubeWindow([10, 20], { after: 100, servedAt: 200 })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/after/),
+    });
+    // Writes after the request but all before the fence: the window has not ended yet, whatever the gaps.
+    expect(kubeWindow([10, 200, 300, 400], { after: 100, servedAt: 2_000 })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/destination served/),
+    });
   });
 
-  it('never reports less than any gap ending after the request (property)', () => {
+  it('never reports less than any gap ending after the request, and ends after the destination served (property)', () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 0, max: 100_000 }), { minLength: 2 }),
         fc.integer({ min: 0, max: 100_000 }),
-        (at, after) => {
-          const w = kubeWindow(at, after);
+        fc.integer({ min: 0, max: 100_000 }),
+        (at, after, served) => {
+          const servedAt = Math.max(after, served);
+          const w = kubeWindow(at, { after, servedAt });
           const sorted = [...at].sort((a, b) => a - b);
           if (!w.ok) return;
           for (let k = 0; k + 1 < sorted.length; k++)
             if (sorted[k + 1]! > after) expect(w.ms).toBeGreaterThanOrEqual(sorted[k + 1]! - sorted[k]!);
           expect(sorted).toContain(w.to);
+          expect(sorted.some((t) => t > servedAt)).toBe(true);
         },
       ),
     );
