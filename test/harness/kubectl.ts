@@ -2,6 +2,13 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import type { MigrationRecord } from '../../core/migration/index.js';
+import type { LastOperation } from '../../core/model/common.js';
+import { registerSeedWithAgent, type AgentProcess } from '../../harness/agent-process.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import type { GardenClients } from '../../harness/garden.js';
+import { portFreeOn } from '../../harness/local-seed.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import type { until as untilFn } from '../../harness/until.js';
 import { runCli, type CliRun } from './cli.js';
 
@@ -58,4 +65,81 @@ export async function printKubeconfig(
   if (res.code !== 0) throw new Error(`gardenless shoot kubeconfig ${shoot} failed: ${res.stderr}`);
   writeFileSync(file, res.stdout, { mode: 0o600 });
   return parse(res.stdout) as Record<string, unknown>;
+}
+
+/**
+ * Seed agents that run the real kube components, each seed's load balancer on its own loopback address
+ * (one port for all, as a real landscape's), registered in order; then a shoot on the first of them whose
+ * Create has succeeded. The agents are set in `agents` as they start, so that a failure still stops them.
+ */
+export async function kubeSeedsWithShoot(input: {
+  garden: GardenClients;
+  workDir: string;
+  /** Seed name to its load balancer's address. */
+  seeds: Readonly<Record<string, string>>;
+  /** backedSeed's network index of the first seed (the next ones count up). */
+  networkIndex: number;
+  agents: Map<string, AgentProcess>;
+  shoot: { project: string; name: string; controlPlane?: Record<string, unknown> };
+  until: typeof untilFn;
+}): Promise<{ lbPort: number }> {
+  const { garden, shoot } = input;
+  const names = Object.keys(input.seeds);
+  const [first, ...others] = Object.values(input.seeds);
+  if (first === undefined) throw new Error('no seed to start');
+  const lbPort = await portFreeOn([first, ...others]);
+  for (const [i, name] of names.entries())
+    input.agents.set(
+      name,
+      await registerSeedWithAgent({
+        garden: garden.setup,
+        seed: name,
+        body: backedSeed(name, input.networkIndex + i),
+        workDir: input.workDir,
+        deployment: garden.deployment,
+        ownership: TEST_OWNERSHIP_TIMINGS,
+        kube: 'real',
+        loadBalancer: { host: input.seeds[name]!, port: lbPort },
+      }),
+    );
+  const body = fixture('shoot-dev-api1');
+  body.metadata = { name: shoot.name };
+  body.spec.seedName = names[0]!;
+  delete body.spec.tolerations;
+  if (shoot.controlPlane) body.spec.controlPlane = shoot.controlPlane;
+  else delete body.spec.controlPlane;
+  const put = await garden.api.request('PUT', `/projects/${shoot.project}/shoots/${shoot.name}`, { body });
+  if (put.status !== 201)
+    throw new Error(`shoot ${shoot.project}/${shoot.name}: ${put.status} ${JSON.stringify(put.body)}`);
+  await input.until(
+    'Create Succeeded',
+    async () =>
+      (
+        await garden.api.request<{ status: { lastOperation?: LastOperation } }>(
+          'GET',
+          `/projects/${shoot.project}/shoots/${shoot.name}`,
+        )
+      ).body.status.lastOperation?.state === 'Succeeded',
+  );
+  return { lbPort };
+}
+
+/** A migration asked for and waited out: its record once it no longer runs (Succeeded or not: the caller asserts). */
+export async function migrateShoot(input: {
+  api: GardenClients['api'];
+  project: string;
+  shoot: string;
+  destinationSeed: string;
+  mode: 'auto' | 'good' | 'bad';
+  until: typeof untilFn;
+}): Promise<MigrationRecord> {
+  const base = `/projects/${input.project}/shoots/${input.shoot}`;
+  const started = await input.api.request('POST', `${base}/migrate`, {
+    body: { destinationSeed: input.destinationSeed, mode: input.mode },
+  });
+  if (started.status !== 202) throw new Error(`migrate: ${started.status} ${JSON.stringify(started.body)}`);
+  return input.until('the migration to settle', async () => {
+    const res = await input.api.request<MigrationRecord>('GET', `${base}/migration`);
+    return res.body.state !== 'Running' ? res.body : undefined;
+  });
 }

@@ -4,17 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { apiDomainName } from '../../core/dns/index.js';
-import type { MigrationRecord } from '../../core/migration/index.js';
-import type { LastOperation } from '../../core/model/common.js';
-import { registerSeedWithAgent, type AgentProcess } from '../../harness/agent-process.js';
-import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import type { AgentProcess } from '../../harness/agent-process.js';
 import { resetGardenState } from '../../harness/garden.js';
 import { realKubeBinDir } from '../../harness/kube/binaries.js';
-import { portFreeOn } from '../../harness/local-seed.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import { untilWith } from '../../harness/until.js';
 import { testGarden } from '../harness/garden.js';
-import { kubectl, kubectlOk, printKubeconfig } from '../harness/kubectl.js';
+import { kubectl, kubectlOk, kubeSeedsWithShoot, migrateShoot, printKubeconfig } from '../harness/kubectl.js';
 
 /**
  * The bad path as a kubectl user meets it. The source seed's agent freezes (SIGSTOP of the agent alone: its
@@ -32,7 +27,7 @@ const DESTINATION = 'kbad-b';
 type SeedName = typeof SOURCE | typeof DESTINATION;
 const LB: Record<SeedName, string> = { [SOURCE]: '127.0.0.7', [DESTINATION]: '127.0.0.8' };
 const workDir = mkdtempSync(join(tmpdir(), 'gl-kubectl-bad-'));
-const agents = new Map<SeedName, AgentProcess>();
+const agents = new Map<string, AgentProcess>();
 const admin = join(workDir, 'admin.yaml');
 let kubeBin = '';
 let lbPort = 0;
@@ -44,37 +39,19 @@ const until = untilWith({ intervalMs: 500, timeoutMs: 180_000, explain: agentLog
 const ok = (what: string, kubeconfig: string, ...args: string[]) =>
   kubectlOk({ kubeBin, until, what, kubeconfig, context: agentLogs }, ...args);
 
-const lastOperation = async () =>
-  (await api.request<{ status: { lastOperation?: LastOperation } }>('GET', `/projects/${PROJECT}/shoots/${SHOOT}`)).body
-    .status.lastOperation;
-
 describe('kubectl across a bad-path migration away from a frozen seed', () => {
   beforeAll(async () => {
     await resetGardenState(garden);
     kubeBin = await realKubeBinDir();
-    lbPort = await portFreeOn([LB[SOURCE], LB[DESTINATION]]);
-    for (const [i, name] of ([SOURCE, DESTINATION] as const).entries()) {
-      agents.set(
-        name,
-        await registerSeedWithAgent({
-          garden: garden.setup,
-          seed: name,
-          body: backedSeed(name, 92 + i),
-          workDir,
-          deployment,
-          ownership: TEST_OWNERSHIP_TIMINGS,
-          kube: 'real',
-          loadBalancer: { host: LB[name], port: lbPort },
-        }),
-      );
-    }
-    const shoot = fixture('shoot-dev-api1');
-    shoot.metadata = { name: SHOOT };
-    shoot.spec.seedName = SOURCE;
-    delete shoot.spec.tolerations;
-    delete shoot.spec.controlPlane;
-    expect((await api.request('PUT', `/projects/${PROJECT}/shoots/${SHOOT}`, { body: shoot })).status).toBe(201);
-    await until('Create Succeeded', async () => (await lastOperation())?.state === 'Succeeded');
+    ({ lbPort } = await kubeSeedsWithShoot({
+      garden,
+      workDir,
+      seeds: LB,
+      networkIndex: 92,
+      agents,
+      shoot: { project: PROJECT, name: SHOOT },
+      until,
+    }));
   }, 300_000);
 
   afterAll(async () => {
@@ -114,13 +91,13 @@ describe('kubectl across a bad-path migration away from a frozen seed', () => {
 
     // Act: the source's agent freezes; a bad-path migration moves the shoot; then the agent thaws.
     expect(agents.get(SOURCE)!.freeze().length).toBeGreaterThan(0);
-    const started = await api.request('POST', `/projects/${PROJECT}/shoots/${SHOOT}/migrate`, {
-      body: { destinationSeed: DESTINATION, mode: 'bad' },
-    });
-    expect(started.status, JSON.stringify(started.body)).toBe(202);
-    const m = await until('the migration to settle', async () => {
-      const res = await api.request<MigrationRecord>('GET', `/projects/${PROJECT}/shoots/${SHOOT}/migration`);
-      return res.body.state !== 'Running' ? res.body : undefined;
+    const m = await migrateShoot({
+      api,
+      project: PROJECT,
+      shoot: SHOOT,
+      destinationSeed: DESTINATION,
+      mode: 'bad',
+      until,
     });
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
     expect(m.path).toBe('bad');

@@ -4,18 +4,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { MigrationRecord } from '../../core/migration/index.js';
-import type { LastOperation } from '../../core/model/common.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { technicalID } from '../../core/model/names.js';
-import { registerSeedWithAgent, type AgentProcess } from '../../harness/agent-process.js';
-import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import type { AgentProcess } from '../../harness/agent-process.js';
 import { resetGardenState } from '../../harness/garden.js';
 import { realKubeBinDir } from '../../harness/kube/binaries.js';
-import { portFreeOn } from '../../harness/local-seed.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import { untilWith } from '../../harness/until.js';
 import { testGarden } from '../harness/garden.js';
-import { kubectl, kubectlOk, printKubeconfig } from '../harness/kubectl.js';
+import { kubectl, kubectlOk, kubeSeedsWithShoot, migrateShoot, printKubeconfig } from '../harness/kubectl.js';
 
 /**
  * A `zone` shoot (three etcd members, kube-apiserver in front of all three) as a kubectl user meets it,
@@ -34,7 +30,7 @@ const B = 'kzone-b';
 type SeedName = typeof A | typeof B;
 const LB: Record<SeedName, string> = { [A]: '127.0.0.9', [B]: '127.0.0.10' };
 const workDir = mkdtempSync(join(tmpdir(), 'gl-kubectl-zone-'));
-const agents = new Map<SeedName, AgentProcess>();
+const agents = new Map<string, AgentProcess>();
 const admin = join(workDir, 'admin.yaml');
 const robot = join(workDir, 'robot.yaml');
 let kubeBin = '';
@@ -49,14 +45,7 @@ const ok = (what: string, kubeconfig: string, ...args: string[]) =>
   kubectlOk({ kubeBin, until, what, kubeconfig, context: agentLogs }, ...args);
 
 async function migrate(destinationSeed: SeedName, mode: 'auto' | 'bad'): Promise<MigrationRecord> {
-  const started = await api.request('POST', `/projects/${PROJECT}/shoots/${SHOOT}/migrate`, {
-    body: { destinationSeed, mode },
-  });
-  expect(started.status, JSON.stringify(started.body)).toBe(202);
-  const m = await until('the migration to settle', async () => {
-    const res = await api.request<MigrationRecord>('GET', `/projects/${PROJECT}/shoots/${SHOOT}/migration`);
-    return res.body.state !== 'Running' ? res.body : undefined;
-  });
+  const m = await migrateShoot({ api, project: PROJECT, shoot: SHOOT, destinationSeed, mode, until });
   expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
   return m;
 }
@@ -87,38 +76,19 @@ describe('kubectl with the printed kubeconfig, a `zone` shoot, across a good-pat
   beforeAll(async () => {
     await resetGardenState(garden);
     kubeBin = await realKubeBinDir();
-    const lbPort = await portFreeOn([LB[A], LB[B]]);
-    for (const [i, name] of ([A, B] as const).entries()) {
-      agents.set(
-        name,
-        await registerSeedWithAgent({
-          garden: garden.setup,
-          seed: name,
-          body: backedSeed(name, 94 + i),
-          workDir,
-          deployment,
-          ownership: TEST_OWNERSHIP_TIMINGS,
-          kube: 'real',
-          loadBalancer: { host: LB[name], port: lbPort },
-        }),
-      );
-    }
-    const shoot = fixture('shoot-dev-api1');
-    shoot.metadata = { name: SHOOT };
-    shoot.spec.seedName = A;
-    delete shoot.spec.tolerations;
-    shoot.spec.controlPlane = { highAvailability: { failureTolerance: { type: 'zone' } } };
-    expect((await api.request('PUT', `/projects/${PROJECT}/shoots/${SHOOT}`, { body: shoot })).status).toBe(201);
-    await until(
-      'Create Succeeded',
-      async () =>
-        (
-          await api.request<{ status: { lastOperation?: LastOperation } }>(
-            'GET',
-            `/projects/${PROJECT}/shoots/${SHOOT}`,
-          )
-        ).body.status.lastOperation?.state === 'Succeeded',
-    );
+    await kubeSeedsWithShoot({
+      garden,
+      workDir,
+      seeds: LB,
+      networkIndex: 94,
+      agents,
+      shoot: {
+        project: PROJECT,
+        name: SHOOT,
+        controlPlane: { highAvailability: { failureTolerance: { type: 'zone' } } },
+      },
+      until,
+    });
   }, 300_000);
 
   afterAll(async () => {
