@@ -60,6 +60,7 @@ export function migrationView(record: MigrationResponse, options: { now: Date })
       : record.state === 'Error'
         ? `Error at ${record.error?.step ?? 'an unknown step'}: ${record.error?.message ?? 'no message'} (call migrate again to resume)`
         : `Running ${record.progress}%${record.attempts > 1 ? `, attempt ${record.attempts}` : ''}`;
+  const waiting = waitForOldAnswers(record, options.now);
   const steps = record.steps.map((s): StepView => {
     const extras = [s.attempts > 1 ? `attempt ${s.attempts}` : undefined, stepDuration(s, options.now)].filter(
       (x): x is string => x !== undefined,
@@ -70,7 +71,7 @@ export function migrationView(record: MigrationResponse, options: { now: Date })
       state: s.state,
       marker: MARKERS[s.state],
       line: extras.length > 0 ? `${s.title} (${extras.join(', ')})` : s.title,
-      detail: s.message,
+      detail: s.id === waiting?.step ? waiting.detail : s.message,
     };
   });
   return {
@@ -79,6 +80,23 @@ export function migrationView(record: MigrationResponse, options: { now: Date })
     steps,
     done,
     exitCode: record.state === 'Succeeded' ? 0 : record.state === 'Error' ? 1 : undefined,
+  };
+}
+
+/**
+ * A running migration with no step running, waiting for resolvers' answers of the API record from before
+ * the migration (its old TTL) to run out: the good path waits so before the pre-copy (docs/api-domain.md).
+ * The record says until when; the next step says so, or a watch would show nothing for up to the old TTL.
+ */
+function waitForOldAnswers(record: MigrationResponse, now: Date): { step: string; detail: string } | undefined {
+  const until = record.apiRecordTtl?.cachedUntil;
+  if (record.state !== 'Running' || until === undefined || Date.parse(until) <= now.getTime()) return undefined;
+  if (record.steps.some((s) => s.state === 'running')) return undefined;
+  const next = record.steps.find((s) => s.state === 'pending');
+  if (next === undefined) return undefined;
+  return {
+    step: next.id,
+    detail: `starts at ${until}, once resolvers' answers of the API record from before the migration (TTL ${record.apiRecordTtl!.from} s) have expired`,
   };
 }
 

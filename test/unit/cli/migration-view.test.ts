@@ -39,6 +39,31 @@ describe('migrationView', () => {
     expect(view.steps.map((s) => s.id)).toEqual(record(fixture).steps.map((s) => s.id));
   });
 
+  it('says why nothing runs while the good path waits out the old TTL, on the next step, until then', () => {
+    // Prepare: choose-path done, nothing running yet, the old answers cached until 00:00:40.
+    const base = record('migration-running');
+    const waiting: MigrationResponse = {
+      ...base,
+      apiRecordTtl: { from: 60, to: 5, cachedUntil: '2025-01-01T00:00:40.000Z' },
+      steps: base.steps.map((s, i) =>
+        i < 2 ? s : { ...s, state: 'pending', startedAt: undefined, endedAt: undefined, message: undefined },
+      ),
+    };
+    const detail = (r: MigrationResponse, at: Date) =>
+      migrationView(r, { now: at }).steps.find((s) => s.id === 'pre-copy-snapshots')!.detail;
+
+    // Act, Assess
+    expect(detail(waiting, now)).toBe(
+      "starts at 2025-01-01T00:00:40.000Z, once resolvers' answers of the API record from before the migration (TTL 60 s) have expired",
+    );
+    expect(detail(waiting, new Date('2025-01-01T00:00:41.000Z'))).toBeUndefined();
+    // Once a step runs (the pre-copy started), the steps speak for themselves.
+    expect(detail(base, now)).toBe('pre-copied 3 objects, 512 MB, up to revision 12345');
+    expect(detail({ ...base, apiRecordTtl: waiting.apiRecordTtl }, now)).toBe(
+      'pre-copied 3 objects, 512 MB, up to revision 12345',
+    );
+  });
+
   it('shows the running step with its duration so far and the pending ones plainly', () => {
     const text = formatMigration(migrationView(record('migration-running'), { now }));
 
