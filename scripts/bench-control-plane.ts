@@ -10,7 +10,7 @@
  */
 import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GardenClient } from '../adapters/http/garden-client.js';
 import type { LastOperation } from '../core/model/common.js';
@@ -47,7 +47,17 @@ const record = startBenchRun({
     "kube-apiserver ready), and, after a settling minute, each process's resident memory (median of five samples).",
 });
 
-/** Resident bytes of every process whose command line names `dir`, by component (the sidecars' node processes as `sidecar`). */
+/**
+ * A process's component from its command line (comm is cut at 15 characters): the executable's name, and
+ * for a sidecar's two node processes, tsx's launcher apart from the sidecar it runs.
+ */
+function componentOf(cmdline: readonly string[]): string {
+  const executable = basename(cmdline[0] ?? '');
+  if (executable !== 'node') return executable;
+  return basename(cmdline[1] ?? '') === 'tsx' ? 'sidecar launcher (tsx)' : 'sidecar';
+}
+
+/** Resident bytes of every process whose command line names `dir`, by component. */
 function residentByComponent(dir: string): Map<string, number[]> {
   const out = new Map<string, number[]>();
   for (const entry of readdirSync('/proc')) {
@@ -55,8 +65,7 @@ function residentByComponent(dir: string): Map<string, number[]> {
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
       if (!cmdline.some((arg) => arg.includes(dir))) continue;
-      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      const component = comm === 'node' || comm.startsWith('MainThread') ? 'sidecar' : comm;
+      const component = componentOf(cmdline);
       const kb = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1];
       out.set(component, [...(out.get(component) ?? []), Number(kb ?? 0) * 1024]);
     } catch {
