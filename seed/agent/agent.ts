@@ -408,8 +408,20 @@ export class SeedAgent {
       // Why, too: the seed's own log is where an operator looks first.
       ...(answer.kind === 'failure' ? { error: answer.error, message: parseFailureCause(answer.cause)?.message } : {}),
     });
+    // What a restore started is reported before the garden hears it is done: the migration's next step
+    // (the API record's switch) reads the seed's report, and would otherwise wait up to an interval for it.
+    if (answer.kind === 'success' && command.type === 'restore') await this.reportNow();
     const tokens = this.ledger.finish(command.commandId, answer);
     for (const token of new Set([...tokens, ...state.tokens])) await this.answer(token, answer);
+  }
+
+  /** One heartbeat now, after the one in flight (whose observations may be older than the caller's change). */
+  private async reportNow(): Promise<void> {
+    while (this.heartbeating) await this.lastHeartbeat;
+    if (!this.active) return;
+    this.heartbeating = true;
+    this.lastHeartbeat = this.heartbeat({ required: false }).finally(() => (this.heartbeating = false));
+    await this.lastHeartbeat;
   }
 
   private async answer(token: string, answer: CommandAnswer): Promise<void> {

@@ -397,6 +397,9 @@ export class ControlPlaneRuntime implements SeedRuntime {
         if (started.fidelity !== undefined) summary.fidelity = started.fidelity;
         await this.converge(command.shoot, plane);
         delete plane.restoring;
+        // Answered once kube-apiserver is ready, as a create is: the step after the restore switches the
+        // API record only to a destination that reports it so, and waits no longer than this here.
+        if (plane.model.replicas['kube-apiserver'] > 0) await this.apiServerReady(id, signal);
       }
       result.etcd = summary;
     }

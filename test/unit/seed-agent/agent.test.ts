@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMMAND_API_VERSION } from '../../../core/commands/index.js';
 import { InMemoryBlobStore } from '../../../core/shootstate/index.js';
-import { InMemorySnapshotStore } from '../../../core/snapshots/index.js';
+import { InMemorySnapshotStore, makeSnapshot } from '../../../core/snapshots/index.js';
 import { SeedAgent } from '../../../seed/agent/agent.js';
 import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.js';
 import { MemoryHosting } from '../../../seed/agent/memory-hosting.js';
@@ -23,19 +23,23 @@ afterEach(async () => {
   await Promise.all(agents.splice(0).map((a) => a.stop()));
 });
 
-async function startAgent(f: ReturnType<typeof agentFakes>, hosting: MemoryHosting = new MemoryHosting()) {
+async function startAgent(
+  f: ReturnType<typeof agentFakes>,
+  hosting: MemoryHosting = new MemoryHosting(),
+  options: { heartbeatIntervalMs?: number; snapshots?: InMemorySnapshotStore } = {},
+) {
   const agent = new SeedAgent({
     seed: 'seed-a',
     garden: f.garden,
     inbox: () => f.inbox,
     answers: f.answers,
-    heartbeatIntervalMs: 50,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 50,
     runtime: () =>
       new ControlPlaneRuntime({
         seed: 'seed-a',
         hosting,
         blobStore: () => new InMemoryBlobStore(),
-        snapshotStore: () => new InMemorySnapshotStore(),
+        snapshotStore: () => options.snapshots ?? new InMemorySnapshotStore(),
       }),
   });
   agents.push(agent);
@@ -119,6 +123,60 @@ describe('SeedAgent loop', () => {
     // Assess: never two at once, and still one after another.
     expect(most).toBe(1);
     expect(sent).toBeGreaterThanOrEqual(3);
+  });
+
+  it('reports a restore in a heartbeat before it answers the restore (the API record switch reads the report)', async () => {
+    // Prepare: heartbeats only at the start and when asked (the interval is a minute); the order of what the garden hears.
+    const f = agentFakes();
+    const heard: string[] = [];
+    const request = f.garden.request.bind(f.garden);
+    f.garden.request = (async (...args: Parameters<typeof request>) => {
+      heard.push('heartbeat');
+      return request(...args);
+    }) as typeof f.garden.request;
+    const success = f.answers.success;
+    f.answers.success = async (...args) => {
+      heard.push(`answer ${args[0]}`);
+      return success(...args);
+    };
+    const snapshots = new InMemorySnapshotStore();
+    const full = makeSnapshot({
+      technicalID: shoot.technicalID,
+      kind: 'Full',
+      startRevision: 0,
+      lastRevision: 42,
+      createdOn: 1,
+      compressionSuffix: '',
+      final: true,
+    });
+    await snapshots.put(full.key, new Uint8Array([1]));
+    await startAgent(f, new MemoryHosting(), { heartbeatIntervalMs: 60_000, snapshots });
+
+    // Act: a restore, then a reconcile (which the next interval's heartbeat reports).
+    f.inbox.push(
+      command({
+        type: 'restore',
+        commandId: 'm/restore',
+        hibernated: false,
+        etcd: { bucket: 'gl-backup-a', expectedLastRevision: 42, final: true },
+        taskToken: 't1',
+      }),
+    );
+    await until('the restore answered', () => heard.includes('answer t1'), {
+      explain: () => JSON.stringify(f.answered),
+    });
+    f.inbox.push(
+      command({
+        type: 'reconcile',
+        commandId: 'm/reconcile',
+        controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } },
+        taskToken: 't2',
+      }),
+    );
+    await until('the reconcile answered', () => heard.includes('answer t2'));
+
+    // Assess
+    expect(heard).toEqual(['heartbeat', 'heartbeat', 'answer t1', 'answer t2']);
   });
 
   it('refuses a check-owner notice that carries a task token, as an invalid command', async () => {

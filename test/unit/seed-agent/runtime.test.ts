@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../../core/commands/index.js';
 import { MemoryExtensionWorld } from '../../../core/extensions/index.js';
 import { hostedControlPlane } from '../../../core/model/seed.js';
@@ -251,6 +251,51 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     expect(during?.externalUrl).toBeUndefined();
     expect(after).toMatchObject({ active: true, internalProbe: 'Success' });
     expect(after?.externalUrl).toMatch(/^http:/);
+  });
+
+  it('a restore answers once kube-apiserver is ready, and fails RuntimeUnavailable where it never is', async () => {
+    // Prepare: a hosting whose kube-apiserver is ready when the test says so, or never.
+    let ready: ((outcome: Error | undefined) => void) | undefined;
+    class SlowReady extends MemoryHosting {
+      async apiServerReady(): Promise<void> {
+        const outcome = await new Promise<Error | undefined>((resolve) => (ready = resolve));
+        if (outcome) throw outcome;
+      }
+    }
+    const destination = setup({ hosting: new SlowReady() });
+    const full = makeSnapshot({
+      technicalID: shoot.technicalID,
+      kind: 'Full',
+      startRevision: 0,
+      lastRevision: 42,
+      createdOn: 1,
+      compressionSuffix: '',
+      final: true,
+    });
+    await destination.snapshots.put(full.key, new Uint8Array([1]));
+    const restore = () =>
+      destination.runtime.execute(
+        cmd('restore', {
+          hibernated: false,
+          etcd: { bucket: 'gl-backup-seed-b', expectedLastRevision: 42, final: true },
+        }),
+      );
+
+    // Act, Assess: not answered while kube-apiserver starts; answered once it is ready.
+    let answered = false;
+    const first = restore().then(() => (answered = true));
+    await vi.waitFor(() => expect(ready).toBeTypeOf('function'));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toBe(false);
+    ready!(undefined);
+    await first;
+    ready = undefined;
+
+    // Act, Assess: a kube-apiserver that is never ready fails the restore.
+    const second = restore();
+    await vi.waitFor(() => expect(ready).toBeTypeOf('function'));
+    ready!(new Error('kube-apiserver was not ready within 120000 ms'));
+    await expect(second).rejects.toMatchObject({ failure: 'RuntimeUnavailable' });
   });
 
   it('a restore ahead prepares a standby without an owner check; the restore catches it up once the seed owns the shoot', async () => {
