@@ -25,7 +25,7 @@ import { CreateHostedZoneCommand, Route53Client } from '@aws-sdk/client-route-53
 import { CreateQueueCommand, DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Route53OwnerLookup } from '../adapters/route53/owner-lookup.js';
 import { route53Api, Route53OwnerRecords } from '../adapters/route53/owner-records.js';
-import { sqsOwnerNotices } from '../adapters/sqs/command-sender.js';
+import { sqsSeedNotices } from '../adapters/sqs/command-sender.js';
 import { buildCommand } from '../core/commands/build.js';
 import { readCommand } from '../core/commands/protocol.js';
 import { ownerNoticeGroup } from '../core/migration/owner-notice.js';
@@ -109,7 +109,7 @@ const agentLoop = (async () => {
     }
   }
 })();
-const notices = sqsOwnerNotices({ client: sqs });
+const notices = sqsSeedNotices({ client: sqs });
 try {
   const client = new Route53Client({ ...aws, maxAttempts: 1 });
   const zone = await client.send(

@@ -1,7 +1,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createHash } from 'node:crypto';
 import type { SeedCommand } from '../../core/commands/schema.js';
-import type { OwnerChangeNotices } from '../../core/migration/owner-notice.js';
+import type { SeedNotices } from '../../core/migration/owner-notice.js';
 
 /**
  * Sends a command that a state-machine task waits for. The deduplication id covers the task token:
@@ -28,11 +28,11 @@ export async function sendTaskCommand(options: {
 }
 
 /**
- * Owner-change notices on the seeds' queues. Deduplicated by command id (a retried owner step sends the
+ * Notices (owner changes, hand-overs) on the seeds' queues. Deduplicated by command id (a retried step sends the
  * same notice, which SQS drops within its five-minute window), and bounded in time: a notice that cannot
  * be sent within `timeoutMs` is given up, the source's poll bounds the fence anyway.
  */
-export function sqsOwnerNotices(options: { client: SQSClient; timeoutMs?: number }): OwnerChangeNotices {
+export function sqsSeedNotices(options: { client: SQSClient; timeoutMs?: number }): SeedNotices {
   return {
     async send({ command, queueUrl, messageGroupId }) {
       await options.client.send(

@@ -274,6 +274,30 @@ export const checkOwnerCommand = named(
   "An owner-change notice, fire-and-forget: the garden changed this shoot's owner record; the agent asks every sidecar of the shoot to check the record now instead of at its next poll. It carries no result and decides nothing: the check does. Duplicates and late ones are harmless.",
 );
 
+export const handOverCommand = named(
+  z
+    .object({
+      ...envelope,
+      type: z.literal('hand-over'),
+      /** The shoot's API domain: the name its clients ask this seed's load balancer for. */
+      apiDomain,
+      /** The load balancer the API record names now (the destination's), as `https://<host>:<port>`. */
+      target: z
+        .string()
+        .max(300)
+        .regex(/^https:\/\/[^/\s]+:\d{1,5}$/, 'must be https://<host>:<port>'),
+      /** Until when resolvers may still answer this seed's address for the API domain. */
+      until: timestamp,
+    })
+    .strict()
+    .refine((c) => c.taskToken === undefined, {
+      message: 'a hand-over notice is never answered: it carries no task token',
+      path: ['taskToken'],
+    }),
+  'HandOverCommand',
+  "A hand-over notice, fire-and-forget: the garden switched this shoot's API record away from this seed. Until `until`, this seed's load balancer passes new connections for `apiDomain` on to `target` untouched (TLS end to end; the target's load balancer admits them only while its control plane serves), so that a client whose resolver still answers the old address reaches the shoot where it serves now. A route of a control plane that serves here again takes precedence. Duplicates and late ones are harmless.",
+);
+
 export const seedCommandSchema = named(
   z.discriminatedUnion('type', [
     createControlPlaneCommand,
@@ -284,6 +308,7 @@ export const seedCommandSchema = named(
     scaleCommand,
     restartCommand,
     checkOwnerCommand,
+    handOverCommand,
   ]),
   'SeedCommand',
   'One message on a seed command queue.',
@@ -300,6 +325,7 @@ export const COMMAND_TYPES = [
   'scale',
   'restart',
   'check-owner',
+  'hand-over',
 ] as const satisfies readonly CommandType[];
 
 // ---- answers ----
@@ -407,6 +433,11 @@ export const commandResultSchemas = {
     z.object({ sidecars: z.number().int().min(0), notified: z.number().int().min(0) }).strict(),
     'CheckOwnerResult',
     'Logged by the agent, never sent (the command has no task token): how many sidecars the shoot has here and how many took the notice.',
+  ),
+  'hand-over': named(
+    z.object({ handedOver: z.boolean() }).strict(),
+    'HandOverResult',
+    'Logged by the agent, never sent (the command has no task token): whether its load balancer hands the name over (false: the runtime has no load balancer of its own).',
   ),
 } as const satisfies Record<CommandType, z.ZodType>;
 

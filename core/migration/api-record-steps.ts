@@ -8,11 +8,18 @@ import {
 } from '../dns/index.js';
 import { ConflictError } from '../errors.js';
 import { stepOf, type MigrationJournal, type MigrationRef } from './journal.js';
-import { completeStep, startStep } from './record.js';
+import { handOverCommand, noticeSeed, type OwnerNoticeOutcome, type SeedNotices } from './owner-notice.js';
+import { completeStep, startStep, type MigrationRecord } from './record.js';
 
 export interface ApiRecordStepsOptions {
   journal: MigrationJournal;
   writer: ApiRecordWriter;
+  /**
+   * Where hand-over notices go (the seeds' command queues): once the record names the destination, the
+   * source's load balancer is told to pass the shoot's connections on to it. Absent: none are sent, and
+   * clients that still resolve the source fail until their answer expires.
+   */
+  notices?: SeedNotices;
 }
 
 /**
@@ -78,10 +85,11 @@ export class ApiRecordSteps {
       ...(restoreStarted ? { notBefore: new Date(restoreStarted) } : {}),
     });
     const shoot = { project: ref.project, name: ref.name };
+    const before = await writer.current(shoot);
     const decision = decideSwitch({
       restored: restore.state === 'succeeded',
       destination,
-      current: await writer.current(shoot),
+      current: before,
       hibernated: record.guards.hibernated,
     });
     if (decision.action === 'wait')
@@ -106,8 +114,17 @@ export class ApiRecordSteps {
         advertisedAddresses: advertisedAddresses(outcome.record, destination.externalUrl),
       });
     }
+    const handOver =
+      // Also when a retry finds the record switched already: the notice keeps its id, and the queue drops a repeat.
+      destination.serving && destination.externalUrl
+        ? await this.handOver(record, { apiDomain: outcome.record, target: destination.externalUrl, before })
+        : undefined;
     await journal.save(
-      completeStep(record, { step: 'switch-api-record', now: journal.now(), message: outcome.message }),
+      completeStep(record, {
+        step: 'switch-api-record',
+        now: journal.now(),
+        message: handOver ? `${outcome.message}; ${describeHandOver(handOver)}` : outcome.message,
+      }),
     );
     return {
       record: outcome.record,
@@ -115,4 +132,43 @@ export class ApiRecordSteps {
       target: outcome.target ? `${outcome.target.type} ${outcome.target.value}` : null,
     };
   }
+
+  /**
+   * Tells the source's load balancer to pass the shoot's connections on to the destination's, for as long
+   * as resolvers may still answer the source: the answers given with the TTL of before the migration
+   * (`cachedUntil`) and those given with the record's TTL up to the switch. Fire-and-forget, as the owner
+   * notices: the source may be gone (the bad path), and then its clients wait out their answer.
+   */
+  private async handOver(
+    record: MigrationRecord,
+    input: { apiDomain: string; target: string; before: { ttl: number } | undefined },
+  ): Promise<OwnerNoticeOutcome> {
+    const { notices, journal } = this.options;
+    if (notices === undefined) return { sent: false, reason: 'notices are off' };
+    const now = journal.now();
+    const until = new Date(
+      Math.max(
+        Date.parse(record.apiRecordTtl?.cachedUntil ?? '') || 0,
+        now.getTime() + (input.before?.ttl ?? 0) * 1000,
+      ),
+    );
+    if (until <= now) return { sent: false, reason: 'no resolver holds the source any more' };
+    let command: ReturnType<typeof handOverCommand>;
+    try {
+      command = handOverCommand(record, { apiDomain: input.apiDomain, target: input.target, until }, now);
+    } catch {
+      // A destination reached otherwise than through a load balancer of its own (the memory hosting's URL).
+      return {
+        sent: false,
+        reason: `the destination's address ${input.target} is no load balancer to pass connections to`,
+      };
+    }
+    return noticeSeed({ garden: journal.garden, notices, seedName: record.source.name, command });
+  }
+}
+
+function describeHandOver(notice: OwnerNoticeOutcome): string {
+  return notice.sent
+    ? "the source's load balancer hands the shoot's connections over"
+    : `no hand-over by the source's load balancer (${notice.reason})`;
 }

@@ -1,21 +1,72 @@
 import { buildCommand } from '../commands/build.js';
 import { migrationCommandId } from '../commands/protocol.js';
 import type { CommandOf } from '../commands/schema.js';
+import type { GardenRepository } from '../garden/repository.js';
 import type { MigrationRecord } from './record.js';
 
 /** The two steps that change the owner record, and what each does to it. */
 export type OwnerChangeStep = 'delete-owner-record' | 'set-owner-destination';
 
+/** The fire-and-forget commands the garden puts on a seed's queue: nobody waits for their answer. */
+export type SeedNotice = CommandOf<'check-owner'> | CommandOf<'hand-over'>;
+
 /**
- * Puts an owner-change notice (a `check-owner` command) on a seed's queue. Implementations bound the
- * call's time: the notice is worth something only at once, and the migration never waits for the seed.
+ * Puts a notice (an owner change, a hand-over) on a seed's queue. Implementations bound the call's time:
+ * a notice is worth something only at once, and the migration never waits for the seed.
  */
-export interface OwnerChangeNotices {
-  send(input: { command: CommandOf<'check-owner'>; queueUrl: string; messageGroupId: string }): Promise<void>;
+export interface SeedNotices {
+  send(input: { command: SeedNotice; queueUrl: string; messageGroupId: string }): Promise<void>;
 }
 
 export type OwnerNoticeOutcome =
   { readonly sent: true; readonly commandId: string } | { readonly sent: false; readonly reason: string };
+
+/**
+ * Sends a notice to a seed's queue (never to the seed, which on the bad path may be unreachable). A
+ * failure is returned, not thrown: a notice only makes the seed act sooner than it would anyway.
+ */
+export async function noticeSeed(input: {
+  garden: Pick<GardenRepository, 'getSeed'>;
+  notices: SeedNotices;
+  seedName: string;
+  command: SeedNotice;
+}): Promise<OwnerNoticeOutcome> {
+  try {
+    const queueUrl = (await input.garden.getSeed(input.seedName))?.status.commandQueueUrl;
+    if (!queueUrl) return { sent: false, reason: `seed ${input.seedName} has no command queue` };
+    const messageGroupId = ownerNoticeGroup(input.command.shoot.technicalID);
+    await input.notices.send({ command: input.command, queueUrl, messageGroupId });
+    return { sent: true, commandId: input.command.commandId };
+  } catch (error) {
+    return { sent: false, reason: `sending failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/**
+ * The hand-over after the API record's switch: until `until`, the source's load balancer passes the
+ * shoot's new connections on to `target`, the destination's load balancer that the record names now.
+ */
+export function handOverCommand(
+  record: Pick<MigrationRecord, 'id' | 'shoot' | 'source'>,
+  handOver: { apiDomain: string; target: string; until: Date },
+  now: Date,
+): CommandOf<'hand-over'> {
+  return buildCommand<'hand-over'>(
+    {
+      shoot: record.shoot,
+      seed: record.source.name,
+      commandId: `${migrationCommandId({ migrationId: record.id, step: 'switch-api-record' })}/hand-over`,
+      issuedAt: now,
+      migrationId: record.id,
+    },
+    {
+      type: 'hand-over',
+      apiDomain: handOver.apiDomain,
+      target: handOver.target,
+      until: handOver.until.toISOString(),
+    },
+  );
+}
 
 /**
  * Whether the source should hear of this owner change, and why not. Nothing runs there to hear it once

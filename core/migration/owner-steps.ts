@@ -3,12 +3,12 @@ import type { OwnerRecords } from '../ownership/owner-records.js';
 import { ownerRecordName } from '../ownership/record-name.js';
 import { stepOf, type MigrationJournal, type MigrationRef } from './journal.js';
 import {
+  noticeSeed,
   ownerNoticeCommand,
-  ownerNoticeGroup,
   ownerNoticeSkipped,
-  type OwnerChangeNotices,
   type OwnerChangeStep,
   type OwnerNoticeOutcome,
+  type SeedNotices,
 } from './owner-notice.js';
 import { completeStep, noteStep, startStep, type MigrationRecord } from './record.js';
 
@@ -20,7 +20,7 @@ export interface OwnerStepsOptions {
    * Where owner-change notices go (the seeds' command queues): right after each change the source's
    * sidecars are told to check now. Absent: none are sent, and the source learns at its next poll.
    */
-  notices?: OwnerChangeNotices;
+  notices?: SeedNotices;
 }
 
 /** The two changes of the owner record a migration makes; the only writer of owner records. */
@@ -118,17 +118,12 @@ export class OwnerSteps {
     if (notices === undefined) return { sent: false, reason: 'notices are off' };
     const skipped = ownerNoticeSkipped(record, step);
     if (skipped) return { sent: false, reason: skipped };
-    try {
-      const seed = await this.journal.garden.getSeed(record.source.name);
-      const queueUrl = seed?.status.commandQueueUrl;
-      if (!queueUrl) return { sent: false, reason: `seed ${record.source.name} has no command queue` };
-      const command = ownerNoticeCommand(record, step, this.journal.now());
-      await notices.send({ command, queueUrl, messageGroupId: ownerNoticeGroup(record.shoot.technicalID) });
-      return { sent: true, commandId: command.commandId };
-    } catch (error) {
-      // Deliberately swallowed: a notice only brings the source's next owner check forward.
-      return { sent: false, reason: `sending failed: ${error instanceof Error ? error.message : String(error)}` };
-    }
+    return noticeSeed({
+      garden: this.journal.garden,
+      notices,
+      seedName: record.source.name,
+      command: ownerNoticeCommand(record, step, this.journal.now()),
+    });
   }
 
   private recordName(record: MigrationRecord): string {

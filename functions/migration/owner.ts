@@ -1,7 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
-import { sqsOwnerNotices } from '../../adapters/sqs/command-sender.js';
+import { sqsSeedNotices } from '../../adapters/sqs/command-sender.js';
 import { ApiRecordSteps } from '../../core/migration/api-record-steps.js';
 import { OwnerSteps } from '../../core/migration/owner-steps.js';
 import { apiRecordWriter } from '../shared/api-records.js';
@@ -11,14 +11,15 @@ import { task } from '../shared/task.js';
 import { ref } from './input.js';
 
 const journal = migrationJournal();
+// One attempt: a notice is worth something only at once, and the source's poll bounds the fence anyway.
+const notices = sqsSeedNotices({ client: new SQSClient({ maxAttempts: 1 }) });
 const steps = new OwnerSteps({
   journal,
   owners: new Route53OwnerRecords({ hostedZoneId: requireEnv('HOSTED_ZONE_ID') }),
   internalDomain: requireEnv('INTERNAL_DOMAIN'),
-  // One attempt: a notice is worth something only at once, and the source's poll bounds the fence anyway.
-  notices: sqsOwnerNotices({ client: new SQSClient({ maxAttempts: 1 }) }),
+  notices,
 });
-const apiRecord = new ApiRecordSteps({ journal, writer: apiRecordWriter() });
+const apiRecord = new ApiRecordSteps({ journal, writer: apiRecordWriter(), notices });
 
 const input = z.discriminatedUnion('action', [
   z.object({ action: z.literal('delete-owner-record'), ref }).strict(),
@@ -29,7 +30,8 @@ const input = z.discriminatedUnion('action', [
 
 /**
  * The Route 53 changes of a migration: the only function that writes owner records (each change followed
- * by an owner-change notice on the source seed's queue), and the API record's TTL and switch.
+ * by an owner-change notice on the source seed's queue), and the API record's TTL and switch (followed by
+ * a hand-over notice there).
  */
 export const handler = task(input, async (event) => {
   switch (event.action) {

@@ -237,7 +237,7 @@ export class SeedAgent {
         });
       return;
     }
-    if (command.type === 'check-owner') return this.noticeOwnerChange(command);
+    if (command.type === 'check-owner' || command.type === 'hand-over') return this.notice(command);
     const decision = this.ledger.begin(command.commandId, command.taskToken);
     this.log({
       event: 'command',
@@ -306,25 +306,23 @@ export class SeedAgent {
   }
 
   /**
-   * An owner-change notice: the sidecars check the owner record now. Not queued behind the shoot's other
-   * commands and not in the ledger: it changes nothing the agent keeps, a repeat only brings a check
-   * forward again, and it is never answered (no task token).
+   * A notice: an owner change (the sidecars check the owner record now) or a hand-over (the load balancer
+   * passes the shoot's new connections on to where it moved). Not queued behind the shoot's other commands
+   * and not in the ledger: it changes nothing the agent keeps, a repeat only does the same again, and it is
+   * never answered (no task token).
    */
-  private noticeOwnerChange(command: Extract<SeedCommand, { type: 'check-owner' }>): void {
+  private notice(command: Extract<SeedCommand, { type: 'check-owner' | 'hand-over' }>): void {
+    const event = command.type === 'check-owner' ? 'owner-notice' : 'hand-over';
+    const detail =
+      command.type === 'check-owner' ? { change: command.change } : { target: command.target, until: command.until };
     const run = this.runtime
       .execute(command)
       .then((result) =>
-        this.log({
-          event: 'owner-notice',
-          shoot: command.shoot.technicalID,
-          commandId: command.commandId,
-          change: command.change,
-          ...result,
-        }),
+        this.log({ event, shoot: command.shoot.technicalID, commandId: command.commandId, ...detail, ...result }),
       )
       .catch((error: unknown) =>
         this.log({
-          event: 'owner-notice-failed',
+          event: `${event}-failed`,
           shoot: command.shoot.technicalID,
           commandId: command.commandId,
           error: messageOf(error),

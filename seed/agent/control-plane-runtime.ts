@@ -291,6 +291,13 @@ export class ControlPlaneRuntime implements SeedRuntime {
       case 'check-owner':
         // Not `existing`: a notice for a plane that is gone (or never came) has nothing to tell, which is no failure.
         return this.options.hosting.noticeOwnerChange(id);
+      case 'hand-over': {
+        // Not `existing` either: on the good path the plane here was deleted before the record switched.
+        const { apiDomain, target, until } = command;
+        return {
+          handedOver: (await this.options.hosting.handOver?.({ apiDomain, target, until: new Date(until) })) ?? false,
+        };
+      }
       case 'restart': {
         const plane = this.existing(command);
         const { etcd, api } = await this.observe(plane);

@@ -43,6 +43,12 @@ export interface ControlPlaneHosting {
    * the record now instead of at its next poll. Best effort: a sidecar that does not answer still polls.
    */
   noticeOwnerChange(technicalID: string): Promise<OwnerNoticeDelivery>;
+  /**
+   * The shoot's API record names another seed's load balancer now: until `until`, this seed's load balancer
+   * passes new connections for `apiDomain` on to `target` (`https://<host>:<port>`). False where the
+   * hosting has no load balancer of its own, or it refuses the target (itself).
+   */
+  handOver?(input: { apiDomain: string; target: string; until: Date }): Promise<boolean>;
   /** Removes what is left on this machine (data dirs); the backups stay in the bucket. */
   remove(technicalID: string): Promise<void>;
   /** Stops every process of every control plane. */

@@ -382,6 +382,14 @@ export class LocalHosting implements ControlPlaneHosting {
     return { sidecars: sidecars.length, notified };
   }
 
+  async handOver(input: { apiDomain: string; target: string; until: Date }): Promise<boolean> {
+    // A seed that never ran a load balancer had no client of the shoot to hand over.
+    const lb = await this.loadBalancer_;
+    if (lb === undefined) return false;
+    const url = new URL(input.target);
+    return lb.handOver(input.apiDomain, { host: url.hostname, port: Number(url.port) }, input.until);
+  }
+
   /** Where one shoot's files live on this machine (etcd data, logs); remove() deletes it. */
   dataDir(technicalID: string): string {
     return join(this.options.workDir, technicalID);

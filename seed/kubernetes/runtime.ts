@@ -204,6 +204,9 @@ export class KubernetesRuntime implements SeedRuntime {
         // The etcd pods' sidecars take notices from loopback only, and the agent runs in its own pod: they
         // learn of the change at their next poll, which is what bounds the fence anyway.
         return { sidecars: 0, notified: 0 };
+      case 'hand-over':
+        // The seed's ingress is the cluster's own (a Service of type LoadBalancer): nothing here to hand over.
+        return { handedOver: false };
     }
   }
 

@@ -225,6 +225,11 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
     );
     // The source's control plane is gone: whatever answers now is the destination's.
     expect(agents.get('kctl-a')!.hosting().kubeControlPlane(id)).toBeUndefined();
+    // After the switch the source's load balancer passes clients that still resolve it on to the destination's.
+    const handOver = await until('the source to take the hand-over', async () =>
+      logs.find((l) => l.includes('"seed":"kctl-a"') && l.includes('"event":"hand-over"')),
+    );
+    expect(JSON.parse(handOver)).toMatchObject({ handedOver: true, target: `https://${LB['kctl-b']}:${lbPort}` });
 
     expect(await configMapValue('the ConfigMap after', kubeconfigs.admin)).toBe('v');
     expect(

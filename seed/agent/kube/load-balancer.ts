@@ -49,6 +49,8 @@ interface RouteState extends LoadBalancerRoute {
 export class SniLoadBalancer {
   private readonly routes = new Map<string, RouteState>();
   private readonly byName = new Map<string, RouteState>();
+  /** Names handed over to another load balancer (the shoot moved), until when. */
+  private readonly handedOver = new Map<string, { target: { host: string; port: number }; until: number }>();
   private readonly pending = new Set<Socket>();
 
   private constructor(
@@ -95,6 +97,8 @@ export class SniLoadBalancer {
     };
     this.routes.set(technicalID, state);
     this.byName.set(state.serverName, state);
+    // The shoot is back: its own route decides again.
+    this.handedOver.delete(state.serverName);
     void this.check(state);
   }
 
@@ -106,6 +110,19 @@ export class SniLoadBalancer {
     this.routes.delete(technicalID);
     if (this.byName.get(state.serverName) === state) this.byName.delete(state.serverName);
     cut(state);
+  }
+
+  /**
+   * The shoot moved to the load balancer at `target` (the API record names it now): until `until`, a new
+   * connection for `serverName` that no open route here takes is passed on to it untouched. Nothing here
+   * serves it: TLS runs end to end, and the target admits the connection only while its own control plane
+   * serves. A target that is this load balancer is refused (a loop).
+   */
+  handOver(serverName: string, target: { host: string; port: number }, until: Date): boolean {
+    if (target.host === this.options.host && target.port === this.port) return false;
+    this.handedOver.set(serverName.toLowerCase(), { target, until: until.getTime() });
+    this.options.log?.({ event: 'lb-hand-over', serverName, target: `${target.host}:${target.port}`, until });
+    return true;
   }
 
   /** Whether a shoot's route forwards now. */
@@ -169,11 +186,16 @@ export class SniLoadBalancer {
       client.pause();
       this.pending.delete(client);
       const state = sni.kind === 'name' ? this.byName.get(sni.name) : undefined;
-      if (!state || !this.open(state)) {
-        client.destroy();
+      if (state && this.open(state)) {
+        this.forward(client, state, hello);
         return;
       }
-      this.forward(client, state, hello);
+      const handedOver = sni.kind === 'name' ? this.handedOver.get(sni.name) : undefined;
+      if (handedOver && Date.now() < handedOver.until) {
+        this.passOn(client, handedOver.target, hello);
+        return;
+      }
+      client.destroy();
     };
     client.on('data', onData);
     client.once('close', () => {
@@ -208,6 +230,18 @@ export class SniLoadBalancer {
     };
     relay(client, upstream);
     relay(upstream, client);
+    client.resume();
+  }
+
+  /** A handed-over connection: relayed as it is to the other load balancer, which decides whether it serves. */
+  private passOn(client: Socket, target: { host: string; port: number }, hello: Buffer): void {
+    const upstream = connect(target.port, target.host);
+    upstream.on('error', () => undefined);
+    client.once('close', () => upstream.destroy());
+    upstream.once('close', () => client.destroy());
+    upstream.write(hello);
+    client.pipe(upstream);
+    upstream.pipe(client);
     client.resume();
   }
 }

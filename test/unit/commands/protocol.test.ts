@@ -103,6 +103,15 @@ describe('parseCommand', () => {
       'taskToken',
     ],
     ['a check-owner notice of an unknown change', () => ({ ...example('check-owner'), change: 'moved' }), 'change'],
+    ['a hand-over notice that waits for an answer', () => ({ ...example('hand-over'), taskToken: 't' }), 'taskToken'],
+    [
+      'a hand-over to a URL with a path',
+      () => ({ ...example('hand-over'), target: 'https://lb.example.com:443/x' }),
+      'target',
+    ],
+    ['a hand-over to plain HTTP', () => ({ ...example('hand-over'), target: 'http://lb.example.com:80' }), 'target'],
+    ['a hand-over of a name that is no DNS name', () => ({ ...example('hand-over'), apiDomain: 'API_1' }), 'apiDomain'],
+    ['a hand-over without an end', () => ({ ...example('hand-over'), until: undefined }), 'until'],
     [
       'a restore ahead with a revision to expect (it restores what is there now)',
       () => ({

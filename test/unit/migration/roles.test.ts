@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { commandSuccess } from '../../../core/commands/protocol.js';
-import type { CommandOf } from '../../../core/commands/schema.js';
+import type { SeedNotice } from '../../../core/migration/owner-notice.js';
 import { AdmissionError, ConflictError, NotFoundError } from '../../../core/errors.js';
 import { MemoryGardenRepository } from '../../../core/garden/memory-repository.js';
 import { GardenService } from '../../../core/garden/service.js';
@@ -95,7 +95,7 @@ async function world(
   const ended = new Set<string>();
   const events: string[] = [];
   const notices: {
-    command: CommandOf<'check-owner'>;
+    command: SeedNotice;
     queueUrl: string;
     messageGroupId: string;
     recordThen: string | null;
@@ -155,6 +155,12 @@ async function world(
         settings: { externalDomain: 'shoots.gardenless.test', ttlSeconds: 30 },
         events: journal.events,
       }),
+      notices: {
+        send: async (input) => {
+          if (options.failNotices) throw new Error('queue unavailable');
+          notices.push({ ...input, recordThen: (await apiRecords.get(API))?.value ?? null });
+        },
+      },
     }),
     finalize: new FinalizeSteps(journal),
   };
@@ -283,7 +289,7 @@ describe('owner-change notices', () => {
     expect(deleted).toMatchObject({
       notice: { sent: true, commandId: `${ref.migrationId}/delete-owner-record/check-owner` },
     });
-    expect(w.notices).toHaveLength(1);
+    expect(w.notices.filter((n) => n.command.type === 'check-owner')).toHaveLength(1);
     expect(w.notices[0]).toMatchObject({
       queueUrl: 'https://sqs.local/000000000000/gl-seed-src.fifo',
       messageGroupId: 'shoot--dev--api1.owner-notice',
@@ -311,9 +317,9 @@ describe('owner-change notices', () => {
     await preCopy(w, ref);
     await w.ownerSteps.setOwnerDestination(ref);
     const dstIdentity = (await w.garden.getSeed('dst'))!.status.identity;
-    expect(w.notices.map((n) => [n.command.change, n.command.seed, n.recordThen])).toEqual([
-      ['set', 'src', dstIdentity],
-    ]);
+    expect(
+      w.notices.map((n) => [n.command.type === 'check-owner' && n.command.change, n.command.seed, n.recordThen]),
+    ).toEqual([['set', 'src', dstIdentity]]);
   });
 
   it('changes the record and completes the step when the notice cannot be sent', async () => {
@@ -757,11 +763,34 @@ describe('the migration roles on one migration record', () => {
     expect(await advertised(w)).toBeUndefined();
     w.clock.advance(1_000);
     await w.gardenService.heartbeat('dst', serving('lb-dst.example.com'));
+    const before = (await w.apiRecords.get(API))!;
+    const cachedUntil = Date.parse((await w.admission.get('dev', 'api1')).apiRecordTtl?.cachedUntil ?? '') || 0;
     expect(await w.apiRecord.switchApiRecord(ref)).toEqual({
       record: API,
       changed: true,
       target: 'CNAME lb-dst.example.com',
     });
+    // The source's load balancer is told, once the record names the destination, to pass clients on to it
+    // for as long as resolvers may still answer the source.
+    const handOver = w.notices.filter((n) => n.command.type === 'hand-over');
+    expect(handOver).toHaveLength(1);
+    expect(handOver[0]).toMatchObject({
+      queueUrl: 'https://sqs.local/000000000000/gl-seed-src.fifo',
+      messageGroupId: 'shoot--dev--api1.owner-notice',
+      recordThen: 'lb-dst.example.com',
+      command: {
+        type: 'hand-over',
+        seed: 'src',
+        apiDomain: API,
+        target: 'https://lb-dst.example.com:443',
+        until: new Date(Math.max(cachedUntil, w.clock.now().getTime() + before.ttl * 1000)).toISOString(),
+        commandId: `${ref.migrationId}/switch-api-record/hand-over`,
+      },
+    });
+    expect(handOver[0]!.command.taskToken).toBeUndefined();
+    expect((await w.admission.get('dev', 'api1')).steps.find((s) => s.id === 'switch-api-record')?.message).toContain(
+      "the source's load balancer hands the shoot's connections over",
+    );
     expect(await advertised(w)).toEqual([{ name: 'external', url: `https://${API}` }]);
     expect(await w.apiRecord.switchApiRecord(ref)).toMatchObject({ changed: false });
     await w.finalize.finalize(ref);
@@ -806,7 +835,7 @@ describe('the migration roles on one migration record', () => {
       'MigrationSucceeded',
     ]);
     expect(m.steps.find((st) => st.id === 'switch-api-record')?.message).toBe(
-      `${API} = CNAME lb-dst.example.com (was A 10.0.0.1): seed dst serves`,
+      `${API} = CNAME lb-dst.example.com (was A 10.0.0.1): seed dst serves; the source's load balancer hands the shoot's connections over`,
     );
   });
 

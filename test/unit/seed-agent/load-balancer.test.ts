@@ -11,8 +11,8 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-/** A TLS server for `name` that answers every line with its own name: a kube-apiserver behind the load balancer. */
-async function backend(name: string) {
+/** A TLS server for `name` that answers every line with `answer` (its name): a kube-apiserver behind the load balancer. */
+async function backend(name: string, answer = name) {
   const ca = await newCertificateAuthority({ commonName: 'ca', now: NOW });
   const cert = await issueCertificate({
     ca,
@@ -23,7 +23,7 @@ async function backend(name: string) {
     validitySeconds: 600,
   });
   const server: Server = createTlsServer({ cert: cert.certificate, key: cert.privateKey }, (s) => {
-    s.on('data', () => s.write(`${name}\n`));
+    s.on('data', () => s.write(`${answer}\n`));
     s.on('error', () => undefined);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -123,5 +123,63 @@ describe('SniLoadBalancer', () => {
     expect(await ask(lb.port, 'api.a.dev.example', a.ca)).toBe('api.a.dev.example');
     await new Promise((r) => setTimeout(r, 300));
     await expect(ask(lb.port, 'api.a.dev.example', a.ca)).rejects.toThrow();
+  });
+
+  it('hands a moved name over to the load balancer the record names, until then; the target decides; its own route wins', async () => {
+    // Prepare: the shoot's kube-apiserver on the source seed and on the destination, each behind its seed's load balancer.
+    const name = 'api.web.dev.example';
+    const sourceApi = await backend(name, 'source');
+    const destinationApi = await backend(name, 'destination');
+    const ca = sourceApi.ca;
+    let sourceServes = true;
+    let destinationServes = true;
+    const source = await SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 20 });
+    const destination = await SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 20 });
+    closers.push(
+      () => source.stop(),
+      () => destination.stop(),
+    );
+    const route = (lb: SniLoadBalancer, port: number, serving: () => boolean) =>
+      lb.route('shoot--dev--web', {
+        serverName: name,
+        backend: { host: '127.0.0.1', port },
+        serving: async () => serving(),
+      });
+    route(source, sourceApi.port, () => sourceServes);
+    route(destination, destinationApi.port, () => destinationServes);
+    const settle = () => new Promise((r) => setTimeout(r, 100));
+    await settle();
+    const askSource = () => ask(source.port, name, ca);
+    expect(await askSource()).toBe('source');
+    // Each backend here has a CA of its own: a client trusts the one that should answer.
+    const askVia = (port: number, caOf: string) => ask(port, name, caOf);
+
+    // Act, Assess: fenced, the source refuses; handed over, it passes connections to the destination.
+    sourceServes = false;
+    await settle();
+    await expect(askSource()).rejects.toThrow();
+    expect(source.handOver(name, { host: '127.0.0.1', port: source.port }, new Date(Date.now() + 60_000))).toBe(false);
+    expect(source.handOver(name, { host: '127.0.0.1', port: destination.port }, new Date(Date.now() + 400))).toBe(true);
+    expect(await askVia(source.port, destinationApi.ca)).toBe('destination');
+
+    // The destination's load balancer decides: while its plane does not serve, nothing answers.
+    destinationServes = false;
+    await settle();
+    await expect(askVia(source.port, destinationApi.ca)).rejects.toThrow();
+    destinationServes = true;
+    await settle();
+    expect(await askVia(source.port, destinationApi.ca)).toBe('destination');
+
+    // Past `until`, the name is refused again.
+    await new Promise((r) => setTimeout(r, 400));
+    await expect(askVia(source.port, destinationApi.ca)).rejects.toThrow();
+
+    // A plane that serves here again takes its name back, whatever was handed over.
+    source.handOver(name, { host: '127.0.0.1', port: destination.port }, new Date(Date.now() + 60_000));
+    route(source, sourceApi.port, () => true);
+    await settle();
+    expect(await askSource()).toBe('source');
+    source.unroute('shoot--dev--web');
+    await expect(askVia(source.port, destinationApi.ca)).rejects.toThrow();
   });
 });
