@@ -1,3 +1,4 @@
+import { makeSnapshot, type SnapshotStore } from '../../../core/snapshots/index.js';
 import type { GardenClient } from '../../../adapters/http/garden-client.js';
 import { MemoryCommandInbox } from '../../../seed/agent/inbox.js';
 import type { TaskAnswers } from '../../../seed/agent/task-answers.js';
@@ -23,4 +24,13 @@ export function agentFakes() {
     heartbeat: async () => undefined,
   };
   return { inbox, heartbeats, answered, garden, answers };
+}
+
+/** A full snapshot of the shoot up to `lastRevision` in `store`: what a restore of these tests reads. */
+export async function storeFullSnapshot(
+  store: SnapshotStore,
+  input: { technicalID: string; lastRevision: number; final: boolean },
+): Promise<void> {
+  const full = makeSnapshot({ ...input, kind: 'Full', startRevision: 0, createdOn: 1, compressionSuffix: '' });
+  await store.put(full.key, new Uint8Array([1]));
 }

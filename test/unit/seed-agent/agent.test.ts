@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMMAND_API_VERSION } from '../../../core/commands/index.js';
 import { InMemoryBlobStore } from '../../../core/shootstate/index.js';
-import { InMemorySnapshotStore, makeSnapshot } from '../../../core/snapshots/index.js';
+import { InMemorySnapshotStore } from '../../../core/snapshots/index.js';
 import { SeedAgent } from '../../../seed/agent/agent.js';
 import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.js';
 import { MemoryHosting } from '../../../seed/agent/memory-hosting.js';
-import { agentFakes } from './agent-fakes.js';
+import { agentFakes, storeFullSnapshot } from './agent-fakes.js';
 import { untilWith } from '../../../harness/until.js';
 
 const shoot = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
@@ -140,16 +140,7 @@ describe('SeedAgent loop', () => {
       return success(...args);
     };
     const snapshots = new InMemorySnapshotStore();
-    const full = makeSnapshot({
-      technicalID: shoot.technicalID,
-      kind: 'Full',
-      startRevision: 0,
-      lastRevision: 42,
-      createdOn: 1,
-      compressionSuffix: '',
-      final: true,
-    });
-    await snapshots.put(full.key, new Uint8Array([1]));
+    await storeFullSnapshot(snapshots, { technicalID: shoot.technicalID, lastRevision: 42, final: true });
     await startAgent(f, new MemoryHosting(), { heartbeatIntervalMs: 60_000, snapshots });
 
     // Act: a restore, then a reconcile (which the next interval's heartbeat reports).

@@ -17,6 +17,7 @@ import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.j
 import { AgentCommandError } from '../../../seed/agent/errors.js';
 import { FailingSeedRuntime } from '../../../seed/agent/failing-runtime.js';
 import { MemoryHosting } from '../../../seed/agent/memory-hosting.js';
+import { storeFullSnapshot } from './agent-fakes.js';
 
 const shoot = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
 let serial = 0;
@@ -179,16 +180,7 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     await source.runtime.execute(cmd('create-control-plane', { controlPlane }));
     const { shootState } = await source.runtime.execute(cmd('migrate', { stateBucket: 'state' }));
     const destination = setup({ owner: 'not-owner' });
-    const full = makeSnapshot({
-      technicalID: shoot.technicalID,
-      kind: 'Full',
-      startRevision: 0,
-      lastRevision: 42,
-      createdOn: 1,
-      compressionSuffix: '',
-      final: true,
-    });
-    await destination.snapshots.put(full.key, new Uint8Array([1]));
+    await storeFullSnapshot(destination.snapshots, { technicalID: shoot.technicalID, lastRevision: 42, final: true });
     const restore = cmd('restore', {
       hibernated: false,
       etcd: { bucket: 'gl-backup-seed-b', expectedLastRevision: 42, final: true },
@@ -222,16 +214,7 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
       }
     }
     const destination = setup({ hosting: new SlowApiServer() });
-    const full = makeSnapshot({
-      technicalID: shoot.technicalID,
-      kind: 'Full',
-      startRevision: 0,
-      lastRevision: 42,
-      createdOn: 1,
-      compressionSuffix: '',
-      final: true,
-    });
-    await destination.snapshots.put(full.key, new Uint8Array([1]));
+    await storeFullSnapshot(destination.snapshots, { technicalID: shoot.technicalID, lastRevision: 42, final: true });
 
     // Act: a heartbeat while etcd serves and kube-apiserver starts, and one after the restore.
     const restore = destination.runtime.execute(
@@ -263,16 +246,7 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
       }
     }
     const destination = setup({ hosting: new SlowReady() });
-    const full = makeSnapshot({
-      technicalID: shoot.technicalID,
-      kind: 'Full',
-      startRevision: 0,
-      lastRevision: 42,
-      createdOn: 1,
-      compressionSuffix: '',
-      final: true,
-    });
-    await destination.snapshots.put(full.key, new Uint8Array([1]));
+    await storeFullSnapshot(destination.snapshots, { technicalID: shoot.technicalID, lastRevision: 42, final: true });
     const restore = () =>
       destination.runtime.execute(
         cmd('restore', {
