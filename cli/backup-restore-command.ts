@@ -36,6 +36,7 @@ interface EtcdFlags {
   clientPort: string;
   privatePort?: string;
   peerPort: string;
+  apiServerPort?: string;
   etcdLog?: string;
 }
 
@@ -88,6 +89,10 @@ function etcdOptions(cmd: Command): Command {
       "etcd's own client port, the sidecar's alone; the public one forwards to it while etcd serves (default: a free one)",
     )
     .option('--peer-port <port>', 'peer port of the single member', '2380')
+    .option(
+      '--api-server-port <port>',
+      "the shoot's kube-apiserver's client port to a single member: held until etcd serves, read-only while restored ahead",
+    )
     .option('--etcd-log <file>', "append etcd's output here");
 }
 
@@ -106,6 +111,7 @@ function port(value: string, field: string): number {
 async function supervisorFlags(flags: EtcdFlags) {
   const clientPort = port(flags.clientPort, '--client-port');
   const peerPort = port(flags.peerPort, '--peer-port');
+  const apiServerPort = flags.apiServerPort === undefined ? undefined : port(flags.apiServerPort, '--api-server-port');
   return {
     dataDir: flags.dataDir,
     host: flags.host,
@@ -113,9 +119,12 @@ async function supervisorFlags(flags: EtcdFlags) {
     // Planned, as the client and peer ports are: etcd binds it again on every fence.
     privatePort:
       flags.privatePort === undefined
-        ? (await plannedPorts(1, { avoid: new Set([clientPort, peerPort]) }))[0]!
+        ? (
+            await plannedPorts(1, { avoid: new Set([clientPort, peerPort, ...(apiServerPort ? [apiServerPort] : [])]) })
+          )[0]!
         : port(flags.privatePort, '--private-port'),
     peerPort,
+    ...(apiServerPort === undefined ? {} : { apiServerPort }),
     ...(flags.etcdLog ? { logFile: flags.etcdLog } : {}),
   };
 }

@@ -148,9 +148,9 @@ const DEFINITIONS = [
 const KUBE_DEFINITIONS = [
   "kube window: the kube writer's longest time without an acknowledged ConfigMap create, among those ending after the migration's request, once one was acknowledged after the destination's first etcd write (the writer cannot tell which seed answered: the API domain hides it)",
   'etcd window: the etcd-level window inside it',
-  "kube-apiserver: from the etcd window's end until the destination's kube-apiserver answered ready (start, watch-cache fill; polled every 100 ms through the agent's hosting)",
-  "record switch: from then until the API record named the destination (the migration record's switch-api-record step's end)",
-  "reconnect: from then until the kube writer's next acknowledgement (the proxy's lookup of the name after the lowered TTL, client-go's new connection)",
+  "kube-apiserver: from the etcd window's end until the destination's kube-apiserver answered ready (started on the standby during the pre-copy, it reconnects once its etcd serves and reads the replayed events; started cold where there was no standby; polled every 100 ms through the agent's hosting)",
+  "record switch: from then until the API record named the destination (the migration record's switch-api-record step's end), where the kube window ended only after it (a client the source's load balancer handed over waits for no switch)",
+  "reconnect: from then until the kube writer's next acknowledgement (the client's new connection, through the source's load balancer while it hands the shoot over, or through the destination's once the proxy's cached answer ran out)",
   'between: the rest (kube writes failing before etcd writes did)',
 ];
 /** The seeds' load balancer addresses: the kubeconfig's port on each seed's own loopback address. */

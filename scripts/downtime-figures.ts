@@ -124,16 +124,19 @@ export const KUBE_SHARES: readonly KubeShare[] = [...KUBE_PARTS, BETWEEN];
 
 /**
  * How the kube-level window divides: the etcd window inside it; from its end until the destination's
- * kube-apiserver answered ready (start and watch-cache fill); from then until the API record named the
- * destination (the switch step's end); from then until the kube writer's next acknowledgement (name
- * resolution and the client's reconnect). `between`: the rest (kube writes failing before etcd's did).
+ * kube-apiserver answered ready; from then until the API record named the destination (the switch step's
+ * end), where the window ended only after it; from then until the kube writer's next acknowledgement
+ * (the client's new connection). A window that ended before the switch waited for none (the source's
+ * load balancer handed the client over): all of it after kube-apiserver's ready is the reconnect.
+ * `between`: the rest (kube writes failing before etcd's did).
  */
 export function kubeWindowShares(
   window: Interval,
   marks: { etcd: Interval; apiServerReadyAt?: number; switchedAt?: number },
 ): Record<KubeShare, number> {
   const ready = Math.max(marks.etcd.to, marks.apiServerReadyAt ?? marks.etcd.to);
-  const switched = Math.max(ready, marks.switchedAt ?? ready);
+  const waitedForSwitch = marks.switchedAt !== undefined && marks.switchedAt < window.to;
+  const switched = waitedForSwitch ? Math.max(ready, marks.switchedAt!) : ready;
   return sharesInOrder(
     window,
     [

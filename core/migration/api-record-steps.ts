@@ -11,6 +11,9 @@ import { stepOf, type MigrationJournal, type MigrationRef } from './journal.js';
 import { handOverCommand, noticeSeed, type OwnerNoticeOutcome, type SeedNotices } from './owner-notice.js';
 import { completeStep, startStep, type MigrationRecord } from './record.js';
 
+/** How long a hand-over sent at the owner change lasts at most: longer than a restore's command timeout (300 s). */
+export const HAND_OVER_AHEAD_MS = 10 * 60_000;
+
 export interface ApiRecordStepsOptions {
   journal: MigrationJournal;
   writer: ApiRecordWriter;
@@ -134,6 +137,37 @@ export class ApiRecordSteps {
   }
 
   /**
+   * Right after the owner record names the destination (the owner function calls it after
+   * set-owner-destination): the source's load balancer may pass the shoot's new connections on to the
+   * destination's from now on, so that a client reaches the destination the moment it serves rather than
+   * once the API record switched. Safe at any moment, because the destination's load balancer admits a
+   * connection only while its own etcd serves as that seed's, and a route that serves on the source wins
+   * over the hand-over. The target is the load balancer the destination reports for its standby (its
+   * kube-apiserver starts on the restore ahead); without one, none is sent and the switch's hand-over is the
+   * first. Until HAND_OVER_AHEAD_MS from now (a restore within its timeout); the switch's hand-over then sets
+   * the end exactly. Fire-and-forget, as every notice.
+   */
+  async handOverAhead(ref: MigrationRef): Promise<OwnerNoticeOutcome> {
+    const { journal, writer } = this.options;
+    const record = await journal.current(ref);
+    if (record.guards.hibernated) return { sent: false, reason: 'the shoot is hibernated: nothing serves' };
+    const seed = await journal.garden.getSeed(record.destination.name);
+    const plane = seed?.status.controlPlanes?.find((cp) => cp.technicalID === record.shoot.technicalID);
+    if (!plane?.externalUrl)
+      return { sent: false, reason: `seed ${record.destination.name} reports no load balancer for the shoot yet` };
+    const now = journal.now();
+    return this.sendHandOver(
+      record,
+      {
+        apiDomain: writer.nameOf({ project: ref.project, name: ref.name }),
+        target: plane.externalUrl,
+        until: new Date(now.getTime() + HAND_OVER_AHEAD_MS),
+      },
+      'set-owner-destination',
+    );
+  }
+
+  /**
    * Tells the source's load balancer to pass the shoot's connections on to the destination's, for as long
    * as resolvers may still answer the source: the answers given with the TTL of before the migration
    * (`cachedUntil`) and those given with the record's TTL up to the switch. Fire-and-forget, as the owner
@@ -153,14 +187,24 @@ export class ApiRecordSteps {
       ),
     );
     if (until <= now) return { sent: false, reason: 'no resolver holds the source any more' };
+    return this.sendHandOver(record, { apiDomain: input.apiDomain, target: input.target, until }, 'switch-api-record');
+  }
+
+  private async sendHandOver(
+    record: MigrationRecord,
+    handOver: { apiDomain: string; target: string; until: Date },
+    step: 'set-owner-destination' | 'switch-api-record',
+  ): Promise<OwnerNoticeOutcome> {
+    const { notices, journal } = this.options;
+    if (notices === undefined) return { sent: false, reason: 'notices are off' };
     let command: ReturnType<typeof handOverCommand>;
     try {
-      command = handOverCommand(record, { apiDomain: input.apiDomain, target: input.target, until }, now);
+      command = handOverCommand(record, handOver, journal.now(), step);
     } catch {
       // A destination reached otherwise than through a load balancer of its own (the memory hosting's URL).
       return {
         sent: false,
-        reason: `the destination's address ${input.target} is no load balancer to pass connections to`,
+        reason: `the destination's address ${handOver.target} is no load balancer to pass connections to`,
       };
     }
     return noticeSeed({ garden: journal.garden, notices, seedName: record.source.name, command });

@@ -28,9 +28,9 @@ export interface StepCommandOptions {
   stateBucket: string;
   /** restore-extensions: the ShootState to restore from, and its version. */
   shootState?: { state: PackedShootState; version: number };
-  /** restore-etcd: the shoot's secrets sealed for the destination, for the components that start on the restored etcd. */
+  /** restore-etcd and restore-etcd-ahead: the shoot's secrets sealed for the destination, for the components that start on the restored etcd. */
   secrets?: SealedSecrets;
-  /** restore-etcd: the shoot's API domain (its kube-apiserver's name). */
+  /** restore-etcd and restore-etcd-ahead: the shoot's API domain (its kube-apiserver's name). */
   apiDomain?: string;
   /** restore-etcd: the revision the copied snapshots must reach, and whether the copy holds the final snapshot (restore-etcd-ahead takes neither). */
   etcd?: { expectedLastRevision?: number; final: boolean };
@@ -104,8 +104,9 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
         ...(tolerance
           ? { controlPlane: { hibernated: record.guards.hibernated, failureTolerance: tolerance, backup: { bucket } } }
           : {}),
-        ...(step === 'restore-etcd' && options.secrets ? { secrets: options.secrets } : {}),
-        ...(step === 'restore-etcd' && options.apiDomain ? { apiDomain: options.apiDomain } : {}),
+        // Ahead too: the destination starts its kube-apiserver on the standby, so that serving costs it no cold start.
+        ...(options.secrets ? { secrets: options.secrets } : {}),
+        ...(options.apiDomain ? { apiDomain: options.apiDomain } : {}),
         etcd,
       });
     }

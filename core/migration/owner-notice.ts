@@ -43,19 +43,22 @@ export async function noticeSeed(input: {
 }
 
 /**
- * The hand-over after the API record's switch: until `until`, the source's load balancer passes the
- * shoot's new connections on to `target`, the destination's load balancer that the record names now.
+ * A hand-over: until `until`, the source's load balancer passes the shoot's new connections on to
+ * `target`, the destination's load balancer; sent once the owner record names the destination
+ * (`set-owner-destination`) and again after the API record's switch (`switch-api-record`), each under an
+ * id of its own.
  */
 export function handOverCommand(
   record: Pick<MigrationRecord, 'id' | 'shoot' | 'source'>,
   handOver: { apiDomain: string; target: string; until: Date },
   now: Date,
+  step: 'set-owner-destination' | 'switch-api-record' = 'switch-api-record',
 ): CommandOf<'hand-over'> {
   return buildCommand<'hand-over'>(
     {
       shoot: record.shoot,
       seed: record.source.name,
-      commandId: `${migrationCommandId({ migrationId: record.id, step: 'switch-api-record' })}/hand-over`,
+      commandId: `${migrationCommandId({ migrationId: record.id, step })}/hand-over`,
       issuedAt: now,
       migrationId: record.id,
     },

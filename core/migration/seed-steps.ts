@@ -75,8 +75,8 @@ export class SeedCommands {
     }
     const copy = step === 'restore-etcd' ? record.copy : undefined;
     const shootState = step === 'restore-extensions' ? await this.restoreShootState(record) : undefined;
-    const secrets =
-      step === 'restore-etcd' ? await this.options.secrets?.forSeed(record.shoot, record.destination.name) : undefined;
+    const restoring = step === 'restore-etcd' || step === 'restore-etcd-ahead';
+    const secrets = restoring ? await this.options.secrets?.forSeed(record.shoot, record.destination.name) : undefined;
     const heartbeatSeconds = this.options.commandHeartbeatSeconds ?? 60;
     const command = commandForStep({
       record,
@@ -89,7 +89,7 @@ export class SeedCommands {
         step === 'restore-etcd-ahead' ? Math.min(heartbeatSeconds, RESTORE_AHEAD_HEARTBEAT_SECONDS) : heartbeatSeconds,
       ...(shootState ? { shootState } : {}),
       ...(secrets ? { secrets } : {}),
-      ...(step === 'restore-etcd' && this.options.externalDomain
+      ...(restoring && this.options.externalDomain
         ? {
             apiDomain: apiDomainName({
               shoot: record.shoot.name,

@@ -30,15 +30,17 @@ const input = z.discriminatedUnion('action', [
 
 /**
  * The Route 53 changes of a migration: the only function that writes owner records (each change followed
- * by an owner-change notice on the source seed's queue), and the API record's TTL and switch (followed by
- * a hand-over notice there).
+ * by an owner-change notice on the source seed's queue; the one naming the destination also by a hand-over
+ * notice), and the API record's TTL and switch (followed by a hand-over notice there).
  */
 export const handler = task(input, async (event) => {
   switch (event.action) {
     case 'delete-owner-record':
       return steps.deleteOwnerRecord(event.ref);
-    case 'set-owner-destination':
-      return steps.setOwnerDestination(event.ref);
+    case 'set-owner-destination': {
+      const owner = await steps.setOwnerDestination(event.ref);
+      return { ...owner, handOver: await apiRecord.handOverAhead(event.ref) };
+    }
     case 'switch-api-record':
       return apiRecord.switchApiRecord(event.ref);
     case 'lower-api-record-ttl':

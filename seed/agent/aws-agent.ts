@@ -140,6 +140,7 @@ export function awsSeedAgent(options: AwsSeedAgentOptions): SeedAgent {
           ...(options.world ? { world: options.world } : {}),
           ...(options.actuators ? { actuators: options.actuators } : {}),
           ...(options.planeStore ? { planeStore: options.planeStore } : {}),
+          ...(options.log ? { log: options.log } : {}),
         });
       return wrap.runtime ? wrap.runtime(runtime) : runtime;
     },

@@ -26,7 +26,7 @@ import {
 } from '../common/restore-ops.js';
 import { AgentCommandError, CatchUpError, messageOf, RestoreRefusedError } from './errors.js';
 import { etcdMembers } from '../../core/ha/members.js';
-import type { ControlPlaneHosting, EtcdSpec } from './hosting.js';
+import type { ApiServerView, ControlPlaneHosting, EtcdSpec } from './hosting.js';
 import type { PlaneRecord, PlaneStore } from './plane-store.js';
 import {
   newModel,
@@ -74,6 +74,8 @@ export interface ControlPlaneRuntimeOptions {
    * data); `recorded` and `adopt` read it. Default: none, the planes live as long as this object.
    */
   planeStore?: PlaneStore;
+  /** Where what goes wrong without failing a command is told (the agent's log). */
+  log?: (entry: Record<string, unknown>) => void;
 }
 
 interface Plane {
@@ -384,8 +386,10 @@ export class ControlPlaneRuntime implements SeedRuntime {
       if (command.apiDomain) plane.apiDomain = command.apiDomain;
       if (!command.hibernated) {
         await this.installSecrets(command);
-        // Restoring replaces whatever etcd ran here: the copies in the bucket are the truth now.
-        await this.options.hosting.stopApiServer(id);
+        // Restoring replaces whatever etcd ran here: the copies in the bucket are the truth now. A standby's
+        // kube-apiserver stays: it read etcd restored ahead from the same copies, which a catch-up (or a restore
+        // from scratch) only moves forward, and it waits while etcd changes (its sidecar holds its address).
+        if (!plane.restoring) await this.options.hosting.stopApiServer(id);
         plane.restoring = true;
         await this.persist(id);
         const started = await this.startEtcd(
@@ -452,6 +456,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
       { shoot: command.shoot, bucket: command.etcd.bucket, restore: { ahead: true } },
       plane,
     );
+    if (started.ahead) await this.startStandbyApiServer(command, plane);
     return {
       etcd: {
         restoredRevision: started.restoredRevision ?? summary.restoredRevision,
@@ -462,6 +467,29 @@ export class ControlPlaneRuntime implements SeedRuntime {
         ...(started.aheadRevision === undefined ? {} : { aheadRevision: started.aheadRevision }),
       },
     };
+  }
+
+  /**
+   * kube-apiserver alone on the standby (its controllers would only fail their writes): it reads etcd
+   * restored ahead, unreachable from outside (the load balancer admits none while etcd does not serve), so
+   * that the restore only has it reconnect instead of starting cold (docs/design.md section 4). Best
+   * effort: where it does not start, the restore starts it as it would without.
+   */
+  private async startStandbyApiServer(command: CommandOf<'restore'>, plane: Plane): Promise<void> {
+    const id = command.shoot.technicalID;
+    // Not hibernated (a hibernated shoot is not restored ahead): its kube-apiserver will run.
+    if (!command.secrets) return;
+    try {
+      await this.installSecrets(command);
+      if (command.apiDomain) plane.apiDomain = command.apiDomain;
+      await this.options.hosting.startApiServer(id, {
+        ...(plane.apiDomain ? { apiDomain: plane.apiDomain } : {}),
+        replicas: { 'kube-controller-manager': 0, 'kube-scheduler': 0 },
+        standby: true,
+      });
+    } catch (error) {
+      this.options.log?.({ event: 'standby-api-server-failed', shoot: id, error: messageOf(error) });
+    }
   }
 
   /**
@@ -578,7 +606,16 @@ export class ControlPlaneRuntime implements SeedRuntime {
   private async observe(plane: Plane) {
     const id = plane.model.technicalID;
     const etcd = await this.options.hosting.etcd(id);
-    const api = await this.options.hosting.apiServer(id);
+    // A standby's kube-apiserver reads etcd restored ahead and serves no one. Reported is only the load
+    // balancer it will serve behind: the migration hands the source's connections over to it ahead.
+    const observed = await this.options.hosting.apiServer(id);
+    const api: ApiServerView = plane.restoring
+      ? {
+          running: false,
+          internalProbe: 'Failure',
+          ...(observed.externalUrl ? { externalUrl: observed.externalUrl } : {}),
+        }
+      : observed;
     plane.probeTime = this.now().toISOString();
     plane.seen = { etcdAvailable: etcd.available, apiServerAvailable: api.internalProbe === 'Success' };
     // A hibernated, migrated or still restoring plane has no pods that could crash-loop.

@@ -59,6 +59,8 @@ export interface KubeOptions {
   /** The shoot's API domain (`api.<shoot>.<project>.<external domain>`): its kube-apiserver's name. */
   apiDomain?: string;
   replicas?: Partial<Record<ComponentName, number>>;
+  /** kube-apiserver on a standby (etcd restored ahead, every write refused): nothing is written through it. */
+  standby?: boolean;
 }
 
 export interface OwnerNoticeDelivery {

@@ -57,8 +57,12 @@ export interface LocalHostingOptions extends SidecarDefaults {
 }
 
 interface Hosted {
-  /** etcd's client and peer ports, kube-apiserver's secure port: kept for the plane's life on this machine. */
-  ports: { client: number; peer: number; apiServer: number };
+  /**
+   * etcd's client and peer ports, kube-apiserver's secure port, and a single etcd's client port for its
+   * kube-apiserver (`apiServerEtcd`: the sidecar's second gate, which holds it until etcd serves and lets
+   * it read a standby): kept for the plane's life on this machine.
+   */
+  ports: Ports;
   sidecar?: SidecarProcess;
   /** A `node` or `zone` shoot's etcd: three members. */
   cluster?: LocalEtcdCluster;
@@ -66,6 +70,13 @@ interface Hosted {
   apiDomain?: string;
   /** What its sidecars last said they run with. */
   settings?: SidecarSettings;
+}
+
+interface Ports {
+  client: number;
+  peer: number;
+  apiServer: number;
+  apiServerEtcd: number;
 }
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -137,7 +148,8 @@ export class LocalHosting implements ControlPlaneHosting {
     } catch (error) {
       // Another process took a port between its allocation and etcd's bind (a closed port is free to
       // anyone at once): the next attempt gets new ones. Nothing served on the old address.
-      if (!(await portsFree([h.ports.client, h.ports.peer]))) h.ports = await this.newPorts(id, h.ports.apiServer);
+      if (!(await portsFree([h.ports.client, h.ports.peer, h.ports.apiServerEtcd])))
+        h.ports = await this.newPorts(id, h.ports.apiServer);
       throw error;
     }
     if (!spec.restore) return {};
@@ -258,6 +270,7 @@ export class LocalHosting implements ControlPlaneHosting {
     await h.kube.start({
       secrets,
       apiDomain: h.apiDomain,
+      ...(options.standby ? { standby: true } : {}),
       replicas: {
         'kube-controller-manager': replicas['kube-controller-manager'] ?? 1,
         'kube-scheduler': replicas['kube-scheduler'] ?? 1,
@@ -335,11 +348,11 @@ export class LocalHosting implements ControlPlaneHosting {
     return this.hosted.get(technicalID)?.kube?.process(component);
   }
 
-  /** etcd's client URLs for kube-apiserver: the single member's public address (its sidecar's gate), or every member's. */
+  /** etcd's client URLs for kube-apiserver: the single member's address for it (its sidecar's second gate), or every member's. */
   private etcdServers(technicalID: string): string[] {
     const h = this.hosted.get(technicalID);
     if (h?.cluster) return h.cluster.clientUrls();
-    return [`http://127.0.0.1:${h?.ports.client}`];
+    return [`http://127.0.0.1:${h?.ports.apiServerEtcd}`];
   }
 
   private loadBalancer(): Promise<SniLoadBalancer> {
@@ -441,7 +454,15 @@ export class LocalHosting implements ControlPlaneHosting {
     let h = this.hosted.get(technicalID);
     if (!h) {
       // A plane an earlier agent ran here keeps its address (its stand-in and clients know it).
-      h = { ports: readPorts(this.portsFile(technicalID)) ?? (await this.newPorts(technicalID)) };
+      const kept = readPorts(this.portsFile(technicalID));
+      h = {
+        ports:
+          kept === undefined
+            ? await this.newPorts(technicalID)
+            : 'apiServerEtcd' in kept
+              ? kept
+              : await this.addApiServerEtcdPort(technicalID, kept),
+      };
       this.hosted.set(technicalID, h);
     }
     return h;
@@ -451,10 +472,26 @@ export class LocalHosting implements ControlPlaneHosting {
    * A single-member etcd's client and peer ports, kept in the plane's directory: planned ports, none of
    * another plane's here (a fenced plane's client port is unbound until it unfences).
    */
-  private async newPorts(technicalID: string, keepApiServer?: number): Promise<Hosted['ports']> {
-    const [client, peer, apiServer] = await plannedPorts(3, { avoid: this.portsPlanned() });
+  private async newPorts(technicalID: string, keepApiServer?: number): Promise<Ports> {
+    const [client, peer, apiServer, apiServerEtcd] = await plannedPorts(4, { avoid: this.portsPlanned() });
     // kube-apiserver keeps its port when only etcd's move: its processes know it.
-    const ports = { client: client!, peer: peer!, apiServer: keepApiServer ?? apiServer! };
+    return this.keepPorts(technicalID, {
+      client: client!,
+      peer: peer!,
+      apiServer: keepApiServer ?? apiServer!,
+      apiServerEtcd: apiServerEtcd!,
+    });
+  }
+
+  /** A plane an agent of before kube-apiserver had its own address to etcd keeps its other ports. */
+  private async addApiServerEtcdPort(technicalID: string, kept: Omit<Ports, 'apiServerEtcd'>): Promise<Ports> {
+    const [apiServerEtcd] = await plannedPorts(1, {
+      avoid: new Set([...this.portsPlanned(), kept.client, kept.peer, kept.apiServer]),
+    });
+    return this.keepPorts(technicalID, { ...kept, apiServerEtcd: apiServerEtcd! });
+  }
+
+  private keepPorts(technicalID: string, ports: Ports): Ports {
     mkdirSync(this.dataDir(technicalID), { recursive: true });
     writeFileSync(this.portsFile(technicalID), JSON.stringify(ports));
     return ports;
@@ -467,6 +504,7 @@ export class LocalHosting implements ControlPlaneHosting {
         h.ports.client,
         h.ports.peer,
         h.ports.apiServer,
+        h.ports.apiServerEtcd,
         ...(h.cluster?.memberPorts() ?? []),
       ]),
     );
@@ -477,12 +515,13 @@ export class LocalHosting implements ControlPlaneHosting {
   }
 }
 
-function readPorts(file: string): Hosted['ports'] | undefined {
+function readPorts(file: string): Ports | Omit<Ports, 'apiServerEtcd'> | undefined {
   try {
-    const value = JSON.parse(readFileSync(file, 'utf8')) as { client?: unknown; peer?: unknown; apiServer?: unknown };
-    return typeof value.client === 'number' && typeof value.peer === 'number' && typeof value.apiServer === 'number'
-      ? { client: value.client, peer: value.peer, apiServer: value.apiServer }
-      : undefined;
+    const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<Record<keyof Ports, unknown>>;
+    if (typeof value.client !== 'number' || typeof value.peer !== 'number' || typeof value.apiServer !== 'number')
+      return undefined;
+    const ports = { client: value.client, peer: value.peer, apiServer: value.apiServer };
+    return typeof value.apiServerEtcd === 'number' ? { ...ports, apiServerEtcd: value.apiServerEtcd } : ports;
   } catch {
     // None yet (or unreadable): new ports.
     return undefined;

@@ -35,8 +35,8 @@ export function sidecarArgs(input: {
   spec: EtcdSpec;
   dataDir: string;
   etcdLog: string;
-  /** A single etcd's ports. */
-  ports?: { client: number; peer: number };
+  /** A single etcd's ports; `apiServerEtcd`: its client port for the shoot's kube-apiserver (the sidecar's second gate). */
+  ports?: { client: number; peer: number; apiServerEtcd?: number };
   member?: MemberArgs;
   /** With `spec.restore`: the full snapshot, already downloaded. */
   restoreFile?: string;
@@ -77,6 +77,7 @@ export function sidecarArgs(input: {
     '--etcd-log',
     input.etcdLog,
     ...(input.ports ? ['--client-port', String(input.ports.client), '--peer-port', String(input.ports.peer)] : []),
+    ...(input.ports?.apiServerEtcd === undefined ? [] : ['--api-server-port', String(input.ports.apiServerEtcd)]),
     ...(m
       ? [
           ...m.members.flatMap((x) => ['--member', formatMemberFlag(x)]),

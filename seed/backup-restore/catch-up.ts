@@ -35,7 +35,9 @@ export async function catchUpRestore(
     ...(options.expectedLastRevision === undefined ? {} : { expectedLastRevision: options.expectedLastRevision }),
   });
   await supervisor.ensure('private');
-  // A standby refuses every write by the fence's alarm while its kube-apiserver reads it (`openApiServerReadOnly`); the replay writes.
+  // A standby refuses every write by the fence's alarm while its kube-apiserver reads it (`openApiServerReadOnly`).
+  // The replay writes: the kube-apiserver waits first, so that no write of its own lands in the source's history.
+  await supervisor.holdApiServer();
   await clearAlarms(supervisor.clientUrl('private'), ['CORRUPT']);
   const hold = options.leaseHold ?? new LeaseHold(() => supervisor.clientUrl('private'));
   hold.start();

@@ -3,6 +3,7 @@ import type { OwnerLookup } from '../../core/ownership/index.js';
 import { backupLagLimit, type SnapshotStore } from '../../core/snapshots/index.js';
 import { CatchUpRefusedError, SidecarConfigError } from './errors.js';
 import { EtcdSupervisor, type EtcdSupervisorOptions, type FenceTiming } from './etcd-supervisor.js';
+import type { GateState } from './public-gate.js';
 import type { RangedObjectReader } from './ranged-download.js';
 import { restoreFromStore, type RestoreOptions, type RestoreResult } from './restorer.js';
 import { catchUpRestore, type CatchUpResult } from './catch-up.js';
@@ -114,6 +115,8 @@ export interface SidecarStatus {
     readonly endpoint: string | null;
     readonly pid: number | null;
     readonly lastFence: FenceTiming | null;
+    /** The kube-apiserver's address to a single member: `holding` until etcd serves, `open` read-only in standby. */
+    readonly apiServerGate: GateState;
   };
   readonly snapshots: ReturnType<Snapshotter['status']>;
   readonly writeGuard: WriteGuardStatus;
@@ -293,6 +296,8 @@ export class BackupRestoreSidecar {
 
   private async boot(): Promise<void> {
     const o = this.options;
+    // Its kube-apiserver's connections wait from the start, so that they complete the moment etcd serves.
+    await this.supervisor.holdApiServer();
     this.writeGuard.start();
     this.server = await startStatusServer({
       source: {
@@ -345,6 +350,7 @@ export class BackupRestoreSidecar {
         // Any restart waits here, not in the migration's downtime: serving then only opens the gate.
         await this.supervisor.lowerLimits();
         this.standby = true;
+        await this.supervisor.openApiServerReadOnly();
         o.log?.({ event: 'restored-ahead', ...this.restoreResult });
         return;
       }
@@ -439,6 +445,7 @@ export class BackupRestoreSidecar {
     const run = (async () => {
       const result = await this.replayAhead(this.restoreOptions(undefined));
       await this.supervisor.lowerLimits();
+      await this.supervisor.openApiServerReadOnly();
       o.log?.({ event: 'refreshed-ahead', ...result });
       return result;
     })();
@@ -527,6 +534,7 @@ export class BackupRestoreSidecar {
         endpoint: address === 'public' ? this.clientUrl : null,
         pid: this.supervisor.pid ?? null,
         lastFence: this.lastFence,
+        apiServerGate: this.supervisor.apiServerGateState,
       },
       snapshots: this.snapshotter.status(),
       writeGuard: this.writeGuard.status(),

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { currentFinalSnapshot } from '../../core/snapshots/index.js';
+import { Etcd3 } from 'etcd3';
 import { sleep, Snapshotter } from '../../seed/backup-restore/index.js';
+import { freePort } from '../../seed/ports.js';
 import {
   cleanup,
   dump,
@@ -32,7 +34,7 @@ const intervals = {
 afterAll(cleanup);
 
 describe('backup-restore sidecar: restore ahead', () => {
-  it('stays unserved through a refresh until the catch-up, each replays only what came since, then serves every acknowledged write', async () => {
+  it('stays unserved (its kube-apiserver only reads) through a refresh until the catch-up, each replays only what came since, then serves every acknowledged write', async () => {
     // Prepare: the source's etcd (3 MB of values: the dump below reads them in one gRPC message) with a full snapshot and a delta in the bucket.
     const [store, zone] = [await newBucket('ahead'), await ownerZone()];
     const technicalID = unique('shoot--dev--ahead');
@@ -54,13 +56,16 @@ describe('backup-restore sidecar: restore ahead', () => {
       const delta = (await snapshotter.takeDelta())!;
 
       // Act 1: the destination's sidecar restores ahead while the source still owns the shoot.
+      const apiServerPort = await freePort();
       const { sidecar, log } = await startSidecar({
         technicalID,
         store,
         owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
         ...intervals,
         restore: { ahead: true },
+        etcd: { apiServerPort },
       });
+      const kubeApiServer = new Etcd3({ hosts: `http://127.0.0.1:${apiServerPort}` });
 
       // Assess 1: standby at the delta's revision; etcd private, nothing uploaded, no owner check.
       expect(sidecar.status()).toMatchObject({
@@ -70,6 +75,10 @@ describe('backup-restore sidecar: restore ahead', () => {
         etcd: { fenced: true },
       });
       expect(await readiness(sidecar.statusUrl)).toBe(503);
+      // The kube-apiserver's address alone is open, to read the standby: every write refused (the fence's alarm).
+      expect(sidecar.status().etcd.apiServerGate).toBe('open');
+      expect(await kubeApiServer.get('a/19').string()).toBe('19');
+      await expect(kubeApiServer.put('kube/lease').value('x')).rejects.toThrow(/corrupt/);
 
       // Act 2: the second round: the source goes on, a delta arrives, the standby is refreshed.
       for (let i = 0; i < 15; i++) await client.put(`r/${i}`).value(String(i));
@@ -97,6 +106,9 @@ describe('backup-restore sidecar: restore ahead', () => {
       });
       expect(await readiness(sidecar.statusUrl)).toBe(503);
       expect((await store.list(technicalID)).length).toBe(uploadedAhead);
+      expect(sidecar.status().etcd.apiServerGate).toBe('open');
+      expect(await kubeApiServer.get('r/14').string()).toBe('14');
+      await expect(kubeApiServer.put('kube/lease').value('x')).rejects.toThrow(/corrupt/);
 
       // Act 3: the source goes on, then is fenced (no more writes) and takes its final snapshot; the owner record moves.
       snapshotter.stop();
@@ -149,6 +161,12 @@ describe('backup-restore sidecar: restore ahead', () => {
       // A repeat answers the same; a refresh of a sidecar that serves is refused.
       expect((await fetch(`${sidecar.statusUrl}/restore/catch-up`, { method: 'POST' })).status).toBe(200);
       expect((await fetch(`${sidecar.statusUrl}/restore/refresh`, { method: 'POST' })).status).toBe(409);
+
+      // Serving, the kube-apiserver writes through its own address, onto the source's data.
+      expect(sidecar.status().etcd.apiServerGate).toBe('open');
+      await kubeApiServer.put('kube/lease').value('x');
+      expect(await kubeApiServer.get('b/6').string()).toBe('6');
+      kubeApiServer.close();
     } finally {
       client.close();
       await source.stop();

@@ -1,4 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../seed/ports.js';
@@ -48,6 +49,44 @@ describe('PublicGate', () => {
       const again = await connected(port);
       expect(await roundTrip(again, 'again')).toBe('again');
       again.destroy();
+    } finally {
+      await gate.close();
+      await new Promise((resolve) => echo.close(resolve));
+    }
+  });
+
+  it('holds: a connection is taken and answered only once the gate opens; holding cuts what it forwarded; a close cuts what it holds', async () => {
+    // Prepare: an echo server and a gate that holds from the start.
+    const echo = await listening(createServer((s) => s.pipe(s)));
+    const port = await freePort();
+    const gate = new PublicGate({ host: '127.0.0.1', port, targetPort: (echo.address() as { port: number }).port });
+    try {
+      await gate.hold();
+      const early = await connected(port);
+      const earlyReply = roundTrip(early, 'sent while held');
+      const answeredWhileHeld = await Promise.race([earlyReply.then(() => true), sleep(300).then(() => false)]);
+
+      // Act 1: open.
+      await gate.open();
+
+      // Assess 1: nothing came back while held; the held connection is forwarded, with what it sent meanwhile.
+      expect(answeredWhileHeld).toBe(false);
+      expect(await earlyReply).toBe('sent while held');
+      expect(gate.state).toBe('open');
+
+      // Act 2: hold again.
+      const cut = new Promise<void>((resolve) => early.once('close', () => resolve()));
+      await gate.hold();
+
+      // Assess 2: the forwarded connection was cut; a new one is taken and held.
+      await cut;
+      const held = await connected(port);
+      const heldClosed = new Promise<void>((resolve) => held.once('close', () => resolve()));
+
+      // Act 3 / Assess 3: a close cuts the held connection and refuses new ones.
+      await gate.close();
+      await heldClosed;
+      expect(await connectOutcome(port)).toBe('ECONNREFUSED');
     } finally {
       await gate.close();
       await new Promise((resolve) => echo.close(resolve));

@@ -31,6 +31,8 @@ export interface KubeStart {
   apiDomain: string | undefined;
   /** Replicas of kube-controller-manager and kube-scheduler (at most one each runs). */
   replicas: Partial<Record<ProcessComponent, number>>;
+  /** On a standby, which refuses every write: the viewers' binding waits for the start that serves. */
+  standby?: boolean;
 }
 
 /** How long kube-apiserver gets for its graceful shutdown before it is killed. */
@@ -87,7 +89,8 @@ export class LocalKubeControlPlane {
     await Promise.all(
       PROCESS_COMPONENTS.map((c) => (wanted(c) ? this.processes[c].start() : this.processes[c].stop())),
     );
-    this.bindViewersWhenReady();
+    if (input.standby) clearTimeout(this.rbacTimer);
+    else this.bindViewersWhenReady();
   }
 
   /** kube-controller-manager or kube-scheduler to 0 or 1 (more is 1 here); kube-apiserver is started and stopped with the plane. */

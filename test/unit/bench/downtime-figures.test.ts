@@ -558,6 +558,14 @@ describe('kubeWindowShares', () => {
     expect(shares).toMatchObject({ 'etcd window': 1_000, 'kube-apiserver': 0, 'record switch': 0, reconnect: 1_000 });
   });
 
+  it('a window that ended before the switch waited for none: after kube-apiserver was ready, it is all reconnect', () => {
+    const shares = kubeWindowShares(
+      { from: 900, to: 3_000 },
+      { etcd: { from: 1_000, to: 2_000 }, apiServerReadyAt: 2_400, switchedAt: 4_000 },
+    );
+    expect(shares).toMatchObject({ 'etcd window': 1_000, 'kube-apiserver': 400, 'record switch': 0, reconnect: 600 });
+  });
+
   it('adds up to the window (property)', () => {
     fc.assert(
       fc.property(

@@ -11,7 +11,7 @@ import {
   InMemoryApiRecords,
   MIGRATION_API_RECORD_TTL_SECONDS,
 } from '../../../core/dns/index.js';
-import { ApiRecordSteps } from '../../../core/migration/api-record-steps.js';
+import { ApiRecordSteps, HAND_OVER_AHEAD_MS } from '../../../core/migration/api-record-steps.js';
 import { CopySteps } from '../../../core/migration/copy-steps.js';
 import { FinalSnapshotWait } from '../../../core/migration/final-snapshot-wait.js';
 import { FinalizeSteps } from '../../../core/migration/finalize-steps.js';
@@ -518,7 +518,11 @@ describe('the pre-copy', () => {
     // Assess
     expect(first.commandId).toBe(`${ref.migrationId}/restore-etcd-ahead`);
     expect(refresh.commandId).toBe(`${ref.migrationId}/restore-etcd-ahead/refresh`);
-    expect({ ...refresh, commandId: first.commandId, issuedAt: first.issuedAt }).toEqual(first);
+    // Each round seals the shoot's secrets for the destination anew (its kube-apiserver starts on the standby).
+    const unsealed = (c: typeof first) => ({ ...c, secrets: undefined });
+    expect({ ...unsealed(refresh), commandId: first.commandId, issuedAt: first.issuedAt }).toEqual(unsealed(first));
+    for (const round of [first, refresh])
+      expect(round).toMatchObject({ secrets: { context: { 'gardenless:seed': 'dst' } } });
     expect(recorded.message).toBe(
       'etcd restored ahead to revision 90, refreshed to revision 130 from 5 snapshots (not serving)',
     );
@@ -553,6 +557,50 @@ describe('the pre-copy', () => {
       lastRevision: 40,
     });
     expect((await w.ownerSteps.setOwnerDestination(ref)).ownerChangedAt).toBeGreaterThan(0);
+  });
+
+  it("the owner change hands the source's connections over ahead to the load balancer the destination's standby reports; none without one", async () => {
+    // Prepare: a bad-path migration whose destination restored ahead; at first its heartbeat names no load balancer.
+    const w = await world();
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await preCopy(w, ref);
+    await w.gardenService.heartbeat('dst', {
+      ...READY,
+      controlPlanes: [{ technicalID: 'shoot--dev--api1', active: false }],
+    });
+
+    // Act 1, Assess 1: nothing to hand over to yet.
+    await w.ownerSteps.setOwnerDestination(ref);
+    expect(await w.apiRecord.handOverAhead(ref)).toEqual({
+      sent: false,
+      reason: 'seed dst reports no load balancer for the shoot yet',
+    });
+
+    // Act 2: the standby's kube-apiserver runs behind the destination's load balancer (not active: it serves no one).
+    await w.gardenService.heartbeat('dst', {
+      ...READY,
+      controlPlanes: [
+        { technicalID: 'shoot--dev--api1', active: false, externalUrl: 'https://lb-dst.example.com:443' },
+      ],
+    });
+    const outcome = await w.apiRecord.handOverAhead(ref);
+
+    // Assess 2: the source's load balancer passes connections on from now, under the owner change's own id, for at most HAND_OVER_AHEAD_MS.
+    expect(outcome).toEqual({ sent: true, commandId: `${ref.migrationId}/set-owner-destination/hand-over` });
+    expect(w.notices.filter((n) => n.command.type === 'hand-over')).toEqual([
+      expect.objectContaining({
+        queueUrl: 'https://sqs.local/000000000000/gl-seed-src.fifo',
+        command: expect.objectContaining({
+          type: 'hand-over',
+          seed: 'src',
+          apiDomain: API,
+          target: 'https://lb-dst.example.com:443',
+          until: new Date(w.clock.now().getTime() + HAND_OVER_AHEAD_MS).toISOString(),
+        }),
+      }),
+    ]);
   });
 
   it('a destination that does not restore ahead declines, the step is skipped, and restore-etcd does all of it', async () => {

@@ -17,6 +17,7 @@ import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.j
 import { AgentCommandError } from '../../../seed/agent/errors.js';
 import { FailingSeedRuntime } from '../../../seed/agent/failing-runtime.js';
 import { MemoryHosting } from '../../../seed/agent/memory-hosting.js';
+import type { KubeOptions } from '../../../seed/agent/hosting.js';
 import { storeFullSnapshot } from './agent-fakes.js';
 
 const shoot = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
@@ -542,5 +543,73 @@ describe("ControlPlaneRuntime and the shoot's secrets", () => {
     expect(refused).toBeInstanceOf(AgentCommandError);
     expect((refused as AgentCommandError).failure).toBe('ShootStateUnavailable');
     expect((refused as Error).message).toContain('seed-a');
+  });
+
+  it('a restore ahead with the secrets starts kube-apiserver alone on the standby, reports only its load balancer; the restore keeps it', async () => {
+    // Prepare: a destination that does not own the shoot yet, its secrets sealed for it, a full snapshot copied ahead.
+    const keys = new LocalDataKeys();
+    const sealed = await sealSecrets(
+      await generateShootSecrets(new Date()),
+      keys,
+      seedContext(shoot.technicalID, 'seed-a'),
+    );
+    const starts: KubeOptions[] = [];
+    class RecordingHosting extends MemoryHosting {
+      override async startApiServer(technicalID: string, options: KubeOptions = {}): Promise<void> {
+        starts.push(options);
+        return super.startApiServer(technicalID);
+      }
+    }
+    const hosting = new RecordingHosting({ restoreRevision: (spec) => spec.restore?.expectedLastRevision ?? 40 });
+    const snapshots = new InMemorySnapshotStore();
+    let owner: OwnerCheckResult = 'not-owner';
+    const runtime = new ControlPlaneRuntime({
+      seed: 'seed-a',
+      hosting,
+      blobStore: () => new InMemoryBlobStore(),
+      snapshotStore: () => snapshots,
+      ownerCheck: async () => owner,
+      openSecrets: (s, ref) => openSecrets(s, keys, seedContext(ref.technicalID, 'seed-a')),
+    });
+    await storeFullSnapshot(snapshots, { technicalID: shoot.technicalID, lastRevision: 40, final: false });
+    const apiDomain = 'api.api1.dev.shoots.example.com';
+
+    // Act 1: the restore ahead.
+    await runtime.execute(
+      cmd('restore', {
+        hibernated: false,
+        secrets: sealed,
+        apiDomain,
+        etcd: { bucket: 'gl-backup-seed-b', final: false, ahead: true },
+      }),
+    );
+    const [standby] = await runtime.controlPlanes();
+
+    // Assess 1: kube-apiserver alone (its controllers at 0), under the API domain; the heartbeat tells only
+    // the load balancer it will serve behind (the hand-over's target), no probe of a kube-apiserver that serves no one.
+    expect(hosting.calls).toEqual(['restore-etcd-ahead shoot--dev--api1', 'start-apiserver shoot--dev--api1']);
+    expect(starts).toEqual([
+      { apiDomain, replicas: { 'kube-controller-manager': 0, 'kube-scheduler': 0 }, standby: true },
+    ]);
+    expect(standby).toMatchObject({ active: false, etcdReady: false });
+    expect(standby?.internalProbe).toBeUndefined();
+    expect(standby?.externalUrl).toBe('http://memory.invalid/shoot--dev--api1');
+
+    // Act 2: the seed owns the shoot, the final delta is copied, the restore comes.
+    await storeFullSnapshot(snapshots, { technicalID: shoot.technicalID, lastRevision: 42, final: true });
+    owner = 'owner';
+    await runtime.execute(
+      cmd('restore', {
+        hibernated: false,
+        secrets: sealed,
+        apiDomain,
+        etcd: { bucket: 'gl-backup-seed-b', expectedLastRevision: 42, final: true },
+      }),
+    );
+
+    // Assess 2: the same kube-apiserver (never stopped), now with its controllers; the plane is active.
+    expect(hosting.calls).not.toContain('stop-apiserver shoot--dev--api1');
+    expect(starts.at(-1)?.replicas).toMatchObject({ 'kube-controller-manager': 1, 'kube-scheduler': 1 });
+    expect((await runtime.controlPlanes())[0]).toMatchObject({ active: true, internalProbe: 'Success' });
   });
 });

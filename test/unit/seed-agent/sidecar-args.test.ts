@@ -27,6 +27,22 @@ describe('sidecarArgs', () => {
     expect(args({ deltaSnapshotInterval: 1_000 })).not.toContain('--backup-lag-limit');
   });
 
+  it("gives a single etcd its ports, the kube-apiserver's own among them", () => {
+    const list = sidecarArgs({
+      defaults: defaults({}),
+      spec,
+      dataDir: '/d',
+      etcdLog: '/l',
+      ports: { client: 2379, peer: 2380, apiServerEtcd: 2381 },
+    });
+    expect([flag(list, '--client-port'), flag(list, '--peer-port'), flag(list, '--api-server-port')]).toEqual([
+      '2379',
+      '2380',
+      '2381',
+    ]);
+    expect(args({})).not.toContain('--api-server-port');
+  });
+
   it.each<[string, EtcdSpec['restore'], string[]]>([
     ['a restore to a revision', { expectedLastRevision: 42 }, ['--restore', '--expected-revision', '42']],
     ['a restore ahead', { ahead: true }, ['--restore', '--restore-ahead']],
