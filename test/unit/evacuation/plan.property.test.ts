@@ -73,46 +73,50 @@ describe('planEvacuations, properties over random gardens and histories', () => 
   it("never has more than maxParallel moves holding a place, never exceeds the global cap or a destination's capacity, never starts two migrations of one shoot, never moves onto a lost or unmatched seed, never moves while held", () => {
     // How often the histories reach the interesting states, so that the property cannot pass by never getting there.
     const seen = { moves: 0, heldWhileActive: 0, ended: 0, pastMaxParallel: 0 };
-    fc.assert(
-      fc.property(worldArb, ({ seeds, shoots, rails, steps }) => {
-        const sim = new EvacuationSim({ seeds, shoots, rails });
-        for (const step of steps) {
-          if (step.kind === 'lose') sim.seeds[step.seed]!.alive = false;
-          else if (step.kind === 'recover') sim.seeds[step.seed]!.alive = true;
-          else if (step.kind === 'advance') sim.advance(step.ms);
-          else if (step.kind === 'finish') {
-            const running = sim.running();
-            const m = running[step.pick % Math.max(1, running.length)];
-            if (m) sim.finish([...sim.migrations].find(([, v]) => v === m)![0], step.ok ? 'Succeeded' : 'Error');
-          } else if (step.kind === 'free') {
-            const running = sim.running();
-            const m = running[step.pick % Math.max(1, running.length)];
-            if (m) sim.freePlace([...sim.migrations].find(([, v]) => v === m)![0]);
-          } else if (step.kind === 'delete') {
-            const live = sim.shoots.filter((s) => !s.deleted);
-            const victim = live[step.pick % Math.max(1, live.length)];
-            if (victim && !sim.running().some((m) => sim.migrations.get(`dev/${victim.name}`) === m))
-              victim.deleted = true;
-          } else {
-            const plan = sim.round();
-            seen.moves += plan.migrations.length;
-            if (plan.held && [...sim.evacuations.values()].some(isActive)) seen.heldWhileActive += 1;
-            seen.ended += plan.events.filter((e) => e.type === 'EvacuationEnded').length;
+    const covered = () => seen.moves > 50 && seen.heldWhileActive > 0 && seen.ended > 5 && seen.pastMaxParallel > 0;
+    // Batches of random histories until they reached every state counted below (one batch nearly always does;
+    // a hold while an evacuation runs is the rarest, and a batch without one is no failure of the property).
+    for (let batch = 0; batch < 5 && !covered(); batch++)
+      fc.assert(
+        fc.property(worldArb, ({ seeds, shoots, rails, steps }) => {
+          const sim = new EvacuationSim({ seeds, shoots, rails });
+          for (const step of steps) {
+            if (step.kind === 'lose') sim.seeds[step.seed]!.alive = false;
+            else if (step.kind === 'recover') sim.seeds[step.seed]!.alive = true;
+            else if (step.kind === 'advance') sim.advance(step.ms);
+            else if (step.kind === 'finish') {
+              const running = sim.running();
+              const m = running[step.pick % Math.max(1, running.length)];
+              if (m) sim.finish([...sim.migrations].find(([, v]) => v === m)![0], step.ok ? 'Succeeded' : 'Error');
+            } else if (step.kind === 'free') {
+              const running = sim.running();
+              const m = running[step.pick % Math.max(1, running.length)];
+              if (m) sim.freePlace([...sim.migrations].find(([, v]) => v === m)![0]);
+            } else if (step.kind === 'delete') {
+              const live = sim.shoots.filter((s) => !s.deleted);
+              const victim = live[step.pick % Math.max(1, live.length)];
+              if (victim && !sim.running().some((m) => sim.migrations.get(`dev/${victim.name}`) === m))
+                victim.deleted = true;
+            } else {
+              const plan = sim.round();
+              seen.moves += plan.migrations.length;
+              if (plan.held && [...sim.evacuations.values()].some(isActive)) seen.heldWhileActive += 1;
+              seen.ended += plan.events.filter((e) => e.type === 'EvacuationEnded').length;
+            }
           }
-        }
-        for (const e of sim.evacuations.values()) if (!isActive(e)) expect(e.endedAt).toBeDefined();
-        // Moves past their restore ahead freed their places: more ran at once than maxParallel.
-        for (const s of sim.seeds)
-          if ((sim.peakRunningFrom.get(s.name) ?? 0) > (s.evacuation?.maxParallel ?? 5)) seen.pastMaxParallel += 1;
-      }),
-      { numRuns: 300 },
-    );
+          for (const e of sim.evacuations.values()) if (!isActive(e)) expect(e.endedAt).toBeDefined();
+          // Moves past their restore ahead freed their places: more ran at once than maxParallel.
+          for (const s of sim.seeds)
+            if ((sim.peakRunningFrom.get(s.name) ?? 0) > (s.evacuation?.maxParallel ?? 5)) seen.pastMaxParallel += 1;
+        }),
+        { numRuns: 300 },
+      );
     expect(seen.moves).toBeGreaterThan(50);
-    // Counts over random runs: 5 to 85 and 5 to 11 in six of them; above zero is what the check needs.
+    // Counts over random batches: 5 to 85 and 5 to 11 in six of them; above zero is what the check needs.
     expect(seen.heldWhileActive).toBeGreaterThan(0);
     expect(seen.ended).toBeGreaterThan(5);
     expect(seen.pastMaxParallel).toBeGreaterThan(0);
-  }, 60_000); // 300 random histories: about 2 s on a quiet machine, more than vitest's default 5 s beside a loaded suite
+  }, 120_000); // a batch of 300 random histories: about 2 s on a quiet machine, more than vitest's default 5 s beside a loaded suite
 
   it('starts no move while more than the allowed share of seeds have lost their lease, and goes on once they are back', () => {
     fc.assert(
