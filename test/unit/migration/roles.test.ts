@@ -223,6 +223,18 @@ async function preCopied(w: Awaited<ReturnType<typeof world>>, output: PreCopyOu
   return ref;
 }
 
+/** A bad-path migration to dst started, its path chosen and its pre-copy run (`preCopy`). */
+async function badPathPreCopied(
+  w: Awaited<ReturnType<typeof world>>,
+  options: { ahead?: boolean } = {},
+): Promise<MigrationRef> {
+  await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
+  const ref = w.started[0]!.ref;
+  await w.paths.choosePath(ref);
+  await preCopy(w, ref, options);
+  return ref;
+}
+
 /**
  * The pre-copy as the state machine runs it after choose-path: the copy's summary recorded, then the
  * destination's answer to the restore ahead (restored ahead, or declined). Returns the ahead command.
@@ -311,10 +323,7 @@ describe('owner-change notices', () => {
 
   it('tells the source after the bad path sets the record to the destination', async () => {
     const w = await world();
-    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
-    const ref = w.started[0]!.ref;
-    await w.paths.choosePath(ref);
-    await preCopy(w, ref);
+    const ref = await badPathPreCopied(w);
     await w.ownerSteps.setOwnerDestination(ref);
     const dstIdentity = (await w.garden.getSeed('dst'))!.status.identity;
     expect(
@@ -324,10 +333,7 @@ describe('owner-change notices', () => {
 
   it('changes the record and completes the step when the notice cannot be sent', async () => {
     const w = await world({ failNotices: true });
-    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
-    const ref = w.started[0]!.ref;
-    await w.paths.choosePath(ref);
-    await preCopy(w, ref);
+    const ref = await badPathPreCopied(w);
     const set = await w.ownerSteps.setOwnerDestination(ref);
     expect(set.notice).toEqual({ sent: false, reason: 'sending failed: queue unavailable' });
     expect((await w.owners.get(RECORD))?.value).toBe((await w.garden.getSeed('dst'))!.status.identity);
@@ -562,10 +568,7 @@ describe('the pre-copy', () => {
   it("the owner change hands the source's connections over ahead to the load balancer the destination's standby reports; none without one", async () => {
     // Prepare: a bad-path migration whose destination restored ahead; at first its heartbeat names no load balancer.
     const w = await world();
-    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
-    const ref = w.started[0]!.ref;
-    await w.paths.choosePath(ref);
-    await preCopy(w, ref);
+    const ref = await badPathPreCopied(w);
     await w.gardenService.heartbeat('dst', {
       ...READY,
       controlPlanes: [{ technicalID: 'shoot--dev--api1', active: false }],
@@ -605,10 +608,7 @@ describe('the pre-copy', () => {
 
   it('a destination that does not restore ahead declines, the step is skipped, and restore-etcd does all of it', async () => {
     const w = await world();
-    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
-    const ref = w.started[0]!.ref;
-    await w.paths.choosePath(ref);
-    await preCopy(w, ref, { ahead: false });
+    const ref = await badPathPreCopied(w, { ahead: false });
     await w.ownerSteps.setOwnerDestination(ref);
     await w.copy.beginCopy(ref);
     await w.copy.completeCopy(ref, { copied: 1, skipped: 3, bytes: 1, finalFound: true, lastRevision: 101 });
@@ -993,10 +993,7 @@ describe('the migration roles on one migration record', () => {
 
   it('ends in Error with the failed step and resumes there on the next call', async () => {
     const w = await world();
-    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
-    const ref = w.started[0]!.ref;
-    await w.paths.choosePath(ref);
-    await preCopy(w, ref);
+    const ref = await badPathPreCopied(w);
     await w.ownerSteps.setOwnerDestination(ref);
     await w.copy.beginCopy(ref);
     await w.finalize.fail(ref, {
@@ -1017,10 +1014,7 @@ describe('the migration roles on one migration record', () => {
   it('bad path: a switch that gives up waiting fails the migration and leaves the API record on the source; resuming switches it', async () => {
     // Prepare: a bad-path migration whose destination restored but does not serve yet.
     const w = await world();
-    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
-    const ref = w.started[0]!.ref;
-    await w.paths.choosePath(ref);
-    await preCopy(w, ref);
+    const ref = await badPathPreCopied(w);
     // The switch may not run before the restore: the flow is elsewhere.
     await expect(w.apiRecord.switchApiRecord(ref)).rejects.toMatchObject({ name: 'MigrationTransitionError' });
     await w.ownerSteps.setOwnerDestination(ref);
@@ -1056,10 +1050,7 @@ describe('the migration roles on one migration record', () => {
 
   it('a destination that serves but names no load balancer completes the switch without touching the record', async () => {
     const w = await world();
-    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
-    const ref = w.started[0]!.ref;
-    await w.paths.choosePath(ref);
-    await preCopy(w, ref);
+    const ref = await badPathPreCopied(w);
     await w.ownerSteps.setOwnerDestination(ref);
     await w.copy.beginCopy(ref);
     await w.copy.completeCopy(ref, { copied: 1, skipped: 0, bytes: 1, finalFound: false, lastRevision: 7 });
@@ -1148,10 +1139,7 @@ describe('the migration roles on one migration record', () => {
   it('resumes a migration whose execution ended without recording it, and not one whose execution runs', async () => {
     // Prepare: an execution that dies at copy-snapshots (a runtime error no Catch reaches).
     const w = await world();
-    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
-    const ref = w.started[0]!.ref;
-    await w.paths.choosePath(ref);
-    await preCopy(w, ref);
+    const ref = await badPathPreCopied(w);
     await w.ownerSteps.setOwnerDestination(ref);
     await w.copy.beginCopy(ref);
     const busy = await rejection(w.admission.start('dev', 'api1', {}));
