@@ -149,7 +149,7 @@ export class LocalHosting implements ControlPlaneHosting {
       // Another process took a port between its allocation and etcd's bind (a closed port is free to
       // anyone at once): the next attempt gets new ones. Nothing served on the old address.
       if (!(await portsFree([h.ports.client, h.ports.peer, h.ports.apiServerEtcd])))
-        h.ports = await this.newPorts(id, h.ports.apiServer);
+        h.ports = await this.newPorts(id, { apiServer: h.ports.apiServer });
       throw error;
     }
     if (!spec.restore) return {};
@@ -454,15 +454,9 @@ export class LocalHosting implements ControlPlaneHosting {
     let h = this.hosted.get(technicalID);
     if (!h) {
       // A plane an earlier agent ran here keeps its address (its stand-in and clients know it).
+      // One an agent of before kube-apiserver had its own address to etcd gets that port planned.
       const kept = readPorts(this.portsFile(technicalID));
-      h = {
-        ports:
-          kept === undefined
-            ? await this.newPorts(technicalID)
-            : 'apiServerEtcd' in kept
-              ? kept
-              : await this.addApiServerEtcdPort(technicalID, kept),
-      };
+      h = { ports: isComplete(kept) ? kept : await this.newPorts(technicalID, kept) };
       this.hosted.set(technicalID, h);
     }
     return h;
@@ -472,26 +466,17 @@ export class LocalHosting implements ControlPlaneHosting {
    * A single-member etcd's client and peer ports, kept in the plane's directory: planned ports, none of
    * another plane's here (a fenced plane's client port is unbound until it unfences).
    */
-  private async newPorts(technicalID: string, keepApiServer?: number): Promise<Ports> {
-    const [client, peer, apiServer, apiServerEtcd] = await plannedPorts(4, { avoid: this.portsPlanned() });
-    // kube-apiserver keeps its port when only etcd's move: its processes know it.
-    return this.keepPorts(technicalID, {
-      client: client!,
-      peer: peer!,
-      apiServer: keepApiServer ?? apiServer!,
-      apiServerEtcd: apiServerEtcd!,
+  private async newPorts(technicalID: string, keep: Partial<Ports> = {}): Promise<Ports> {
+    const [client, peer, apiServer, apiServerEtcd] = await plannedPorts(4, {
+      avoid: new Set([...this.portsPlanned(), ...Object.values(keep)]),
     });
-  }
-
-  /** A plane an agent of before kube-apiserver had its own address to etcd keeps its other ports. */
-  private async addApiServerEtcdPort(technicalID: string, kept: Omit<Ports, 'apiServerEtcd'>): Promise<Ports> {
-    const [apiServerEtcd] = await plannedPorts(1, {
-      avoid: new Set([...this.portsPlanned(), kept.client, kept.peer, kept.apiServer]),
-    });
-    return this.keepPorts(technicalID, { ...kept, apiServerEtcd: apiServerEtcd! });
-  }
-
-  private keepPorts(technicalID: string, ports: Ports): Ports {
+    // What is kept stays (kube-apiserver's port when only etcd's move: its processes know it).
+    const ports: Ports = {
+      client: keep.client ?? client!,
+      peer: keep.peer ?? peer!,
+      apiServer: keep.apiServer ?? apiServer!,
+      apiServerEtcd: keep.apiServerEtcd ?? apiServerEtcd!,
+    };
     mkdirSync(this.dataDir(technicalID), { recursive: true });
     writeFileSync(this.portsFile(technicalID), JSON.stringify(ports));
     return ports;
@@ -515,15 +500,19 @@ export class LocalHosting implements ControlPlaneHosting {
   }
 }
 
-function readPorts(file: string): Ports | Omit<Ports, 'apiServerEtcd'> | undefined {
+const PORT_NAMES = ['client', 'peer', 'apiServer', 'apiServerEtcd'] as const satisfies readonly (keyof Ports)[];
+
+/** The ports a plane's file records, each that is a number. */
+function readPorts(file: string): Partial<Ports> {
   try {
     const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<Record<keyof Ports, unknown>>;
-    if (typeof value.client !== 'number' || typeof value.peer !== 'number' || typeof value.apiServer !== 'number')
-      return undefined;
-    const ports = { client: value.client, peer: value.peer, apiServer: value.apiServer };
-    return typeof value.apiServerEtcd === 'number' ? { ...ports, apiServerEtcd: value.apiServerEtcd } : ports;
+    return Object.fromEntries(PORT_NAMES.flatMap((n) => (typeof value[n] === 'number' ? [[n, value[n]]] : [])));
   } catch {
     // None yet (or unreadable): new ports.
-    return undefined;
+    return {};
   }
+}
+
+function isComplete(ports: Partial<Ports>): ports is Ports {
+  return PORT_NAMES.every((n) => ports[n] !== undefined);
 }
