@@ -1,19 +1,30 @@
-import { Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { DEFAULT_OWNER_CHECK_INTERVAL_MS, DEFAULT_UNKNOWN_GRACE_MS } from '../core/ownership/index.js';
 import { mkdirSync } from 'node:fs';
 import { plannedPorts } from '../seed/ports.js';
 import { ownerLookup, s3Backup, s3SnapshotStore, type OwnerLookupConfig } from '../seed/backup-restore/aws.js';
 import { copySnapshots } from '../seed/backup-restore/copy.js';
-import { durationFlag, parseDuration } from '../seed/backup-restore/duration.js';
+import { parseDuration } from '../seed/backup-restore/duration.js';
 import { EtcdSupervisor } from '../seed/backup-restore/etcd-supervisor.js';
 import { restoreFromStore } from '../seed/backup-restore/restorer.js';
-import { BackupRestoreSidecar, type SidecarOptions } from '../seed/backup-restore/sidecar.js';
+import { BackupRestoreSidecar } from '../seed/backup-restore/sidecar.js';
 import { RESTORE_REFUSALS } from '../seed/backup-restore/status-server.js';
-import { parseMemberFlag, portOf, validateClusterSpec } from '../seed/backup-restore/cluster/spec.js';
+import { portOf, validateClusterSpec } from '../seed/backup-restore/cluster/spec.js';
+import {
+  ETCD_DEFAULTS,
+  etcdFlagsFrom,
+  etcdOptions,
+  serveFlagsFrom,
+  serveOptions,
+  storeOptions,
+  type EtcdOptionValues,
+  type ServeFlags,
+  type ServeOptionValues,
+  type StoreOptionValues,
+} from '../seed/backup-restore/serve-flags.js';
 import {
   DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS,
   DEFAULT_FULL_SNAPSHOT_INTERVAL_MS,
-  type Compression,
 } from '../seed/backup-restore/snapshotter.js';
 import { logLine, untilSignalled } from './daemon.js';
 
@@ -23,106 +34,27 @@ import { logLine, untilSignalled } from './daemon.js';
  * Everything it logs is one JSON object per line on stderr; `serve` prints its addresses on stdout.
  */
 
-interface StoreFlags {
-  bucket: string;
-  prefix?: string;
-  s3Endpoint?: string;
-  region?: string;
-}
-
-interface EtcdFlags {
-  dataDir: string;
-  host: string;
-  clientPort: string;
-  privatePort?: string;
-  peerPort: string;
-  apiServerPort?: string;
-  etcdLog?: string;
-}
-
-interface ServeFlags extends StoreFlags, EtcdFlags {
-  technicalId: string;
-  ownerRecord: string;
-  identity: string;
-  ownerMode: 'api' | 'dns';
-  hostedZoneId?: string;
-  route53Endpoint?: string;
-  dnsServer?: string[];
-  ownerCheckInterval: string;
-  unknownGrace: string;
-  checkTimeout?: string;
-  fullSnapshotInterval: string;
-  deltaSnapshotInterval: string;
-  backupLagLimit?: string;
-  compression: Compression;
-  restore?: boolean;
-  restoreAhead?: boolean;
-  acceptDigestMismatch?: boolean;
-  expectedRevision?: string;
-  restoreFile?: string;
-  statusPort: string;
-  statusHost?: string;
-  member?: string[];
-  memberName?: string;
-  clusterToken?: string;
-  clusterState: 'new' | 'existing';
-  leaderCheckInterval?: string;
-  handoverDelay?: string;
-  memberFenceTimeout?: string;
-}
-
-function storeOptions(cmd: Command): Command {
-  return cmd
-    .requiredOption('--bucket <name>', "the seed's backup bucket")
-    .option('--prefix <path>', 'folder in the bucket above <technical-id>/v2/')
-    .option('--s3-endpoint <url>', 'S3 endpoint (the emulator); default AWS or AWS_ENDPOINT_URL')
-    .option('--region <region>', 'AWS region');
-}
-
-function etcdOptions(cmd: Command): Command {
-  return cmd
-    .requiredOption('--data-dir <dir>', "etcd's data dir")
-    .option('--host <host>', 'loopback address etcd listens on', '127.0.0.1')
-    .option('--client-port <port>', 'public client port', '2379')
-    .option(
-      '--private-port <port>',
-      "etcd's own client port, the sidecar's alone; the public one forwards to it while etcd serves (default: a free one)",
-    )
-    .option('--peer-port <port>', 'peer port of the single member', '2380')
-    .option(
-      '--api-server-port <port>',
-      "the shoot's kube-apiserver's client port to a single member: held until etcd serves, read-only while restored ahead",
-    )
-    .option('--etcd-log <file>', "append etcd's output here");
-}
-
 /** The folder of this etcd in the bucket: `[<prefix>/]<technicalID>`. */
 function folder(technicalID: string, prefix: string | undefined): string {
   const p = prefix?.replace(/^\/+|\/+$/g, '');
   return p ? `${p}/${technicalID}` : technicalID;
 }
 
-function port(value: string, field: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`${field}: "${value}" is not a port`);
-  return n;
-}
-
-async function supervisorFlags(flags: EtcdFlags) {
-  const clientPort = port(flags.clientPort, '--client-port');
-  const peerPort = port(flags.peerPort, '--peer-port');
-  const apiServerPort = flags.apiServerPort === undefined ? undefined : port(flags.apiServerPort, '--api-server-port');
+/** A single etcd's supervisor from its flags, the defaults filled in. */
+async function supervisorFlags(flags: ReturnType<typeof etcdFlagsFrom>) {
+  const clientPort = flags.clientPort ?? ETCD_DEFAULTS.clientPort;
+  const peerPort = flags.peerPort ?? ETCD_DEFAULTS.peerPort;
+  const apiServerPort = flags.apiServerPort;
   return {
     dataDir: flags.dataDir,
-    host: flags.host,
+    host: flags.host ?? ETCD_DEFAULTS.host,
     clientPort,
     // Planned, as the client and peer ports are: etcd binds it again on every fence.
     privatePort:
-      flags.privatePort === undefined
-        ? (
-            await plannedPorts(1, { avoid: new Set([clientPort, peerPort, ...(apiServerPort ? [apiServerPort] : [])]) })
-          )[0]!
-        : port(flags.privatePort, '--private-port'),
+      flags.privatePort ??
+      (
+        await plannedPorts(1, { avoid: new Set([clientPort, peerPort, ...(apiServerPort ? [apiServerPort] : [])]) })
+      )[0]!,
     peerPort,
     ...(apiServerPort === undefined ? {} : { apiServerPort }),
     ...(flags.etcdLog ? { logFile: flags.etcdLog } : {}),
@@ -130,21 +62,22 @@ async function supervisorFlags(flags: EtcdFlags) {
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
-  const ownerCheckInterval = parseDuration(flags.ownerCheckInterval, '--owner-check-interval');
+  const ownerCheckInterval = flags.ownerCheckInterval ?? DEFAULT_OWNER_CHECK_INTERVAL_MS;
   const lookupConfig: OwnerLookupConfig =
-    flags.ownerMode === 'api'
+    flags.owner.mode === 'api'
       ? {
           mode: 'api',
-          hostedZoneId: flags.hostedZoneId ?? '',
-          ...awsTarget(flags.route53Endpoint ?? flags.s3Endpoint, flags.region),
+          hostedZoneId: flags.owner.hostedZoneId,
+          ...awsTarget(flags.owner.route53Endpoint ?? flags.s3Endpoint, flags.region),
         }
-      : { mode: 'dns', ownerCheckInterval, ...(flags.dnsServer ? { servers: flags.dnsServer } : {}) };
+      : { mode: 'dns', ownerCheckInterval, ...(flags.owner.servers ? { servers: flags.owner.servers } : {}) };
   mkdirSync(flags.dataDir, { recursive: true });
   const { store, rangedReader } = s3Backup({ bucket: flags.bucket, ...awsTarget(flags.s3Endpoint, flags.region) });
-  const cluster = clusterFlags(flags);
+  const { cluster } = flags;
+  if (cluster) validateClusterSpec(cluster);
   const self = cluster?.members.find((m) => m.name === cluster.self);
   const sidecar = await BackupRestoreSidecar.start({
-    technicalID: folder(flags.technicalId, flags.prefix),
+    technicalID: folder(flags.technicalID, flags.prefix),
     // A member's ports are those of its --member entry.
     etcd: self
       ? {
@@ -161,23 +94,14 @@ async function serve(flags: ServeFlags): Promise<void> {
     rangedReader,
     owner: { lookup: ownerLookup(lookupConfig), recordName: flags.ownerRecord, identity: flags.identity },
     ownerCheckInterval,
-    unknownGrace: parseDuration(flags.unknownGrace, '--unknown-grace'),
-    ...(flags.checkTimeout ? { checkTimeout: parseDuration(flags.checkTimeout, '--check-timeout') } : {}),
-    fullSnapshotInterval: parseDuration(flags.fullSnapshotInterval, '--full-snapshot-interval'),
-    deltaSnapshotInterval: parseDuration(flags.deltaSnapshotInterval, '--delta-snapshot-interval'),
-    ...(flags.backupLagLimit ? { backupLagLimit: parseDuration(flags.backupLagLimit, '--backup-lag-limit') } : {}),
-    compression: flags.compression,
-    ...(flags.restore || flags.restoreAhead
-      ? {
-          restore: {
-            ...(flags.expectedRevision === undefined ? {} : { expectedLastRevision: Number(flags.expectedRevision) }),
-            ...(flags.restoreFile ? { file: flags.restoreFile } : {}),
-            ...(flags.restoreAhead ? { ahead: true } : {}),
-            ...(flags.acceptDigestMismatch ? { acceptDigestMismatch: true } : {}),
-          },
-        }
-      : {}),
-    statusPort: port(flags.statusPort, '--status-port'),
+    unknownGrace: flags.unknownGrace ?? DEFAULT_UNKNOWN_GRACE_MS,
+    ...(flags.checkTimeout === undefined ? {} : { checkTimeout: flags.checkTimeout }),
+    fullSnapshotInterval: flags.fullSnapshotInterval ?? DEFAULT_FULL_SNAPSHOT_INTERVAL_MS,
+    deltaSnapshotInterval: flags.deltaSnapshotInterval ?? DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS,
+    ...(flags.backupLagLimit === undefined ? {} : { backupLagLimit: flags.backupLagLimit }),
+    compression: flags.compression ?? 'gzip',
+    ...(flags.restore ? { restore: flags.restore } : {}),
+    statusPort: flags.statusPort ?? 0,
     ...(flags.statusHost ? { statusHost: flags.statusHost } : {}),
     log: logLine,
   }).catch((error: unknown) => {
@@ -199,29 +123,6 @@ async function serve(flags: ServeFlags): Promise<void> {
   await untilSignalled(() => sidecar.stop());
 }
 
-/** The cluster this sidecar's etcd is a member of, from `--member` (every member) and `--member-name` (this one). */
-function clusterFlags(flags: ServeFlags): SidecarOptions['cluster'] {
-  if (flags.member === undefined || flags.member.length === 0) return undefined;
-  if (!flags.memberName || !flags.clusterToken) throw new Error('--member needs --member-name and --cluster-token');
-  const cluster = {
-    self: flags.memberName,
-    members: flags.member.map(parseMemberFlag),
-    token: flags.clusterToken,
-    state: flags.clusterState,
-  };
-  validateClusterSpec(cluster);
-  return {
-    ...cluster,
-    ...(flags.leaderCheckInterval
-      ? { leaderCheckInterval: parseDuration(flags.leaderCheckInterval, '--leader-check-interval') }
-      : {}),
-    ...(flags.handoverDelay ? { handoverDelay: parseDuration(flags.handoverDelay, '--handover-delay') } : {}),
-    ...(flags.memberFenceTimeout
-      ? { memberFenceTimeout: parseDuration(flags.memberFenceTimeout, '--member-fence-timeout') }
-      : {}),
-  };
-}
-
 function awsTarget(endpoint: string | undefined, region: string | undefined) {
   return { ...(endpoint ? { endpoint } : {}), ...(region ? { region } : {}) };
 }
@@ -240,94 +141,13 @@ export function registerBackupRestoreCommand(program: Command): Command {
       action.setOptionValue('region', region);
   });
 
-  const serveCmd = group
-    .command('serve', { isDefault: true })
-    .description('supervise etcd, snapshot it to the bucket, fence it when the owner record says so, serve readiness')
-    .requiredOption('--technical-id <id>', 'shoot--<project>--<name>: the etcd folder in the bucket')
-    .requiredOption('--owner-record <name>', 'owner.<shoot>.<project>.<internal-domain>')
-    .requiredOption('--identity <identity>', "this seed's identity (the owner record's value while it owns the shoot)")
-    .addOption(
-      new Option('--owner-mode <mode>', 'how the owner record is looked up').choices(['dns', 'api']).default('dns'),
-    )
-    .option('--hosted-zone-id <id>', 'API mode: the Route 53 zone of the owner records')
-    .option('--route53-endpoint <url>', 'API mode: Route 53 endpoint (default: --s3-endpoint)')
-    .option('--dns-server <server...>', 'DNS mode: name servers as host or host:port (default: the system resolvers)')
-    .option(
-      '--owner-check-interval <duration>',
-      'how often the owner record is checked',
-      durationFlag(DEFAULT_OWNER_CHECK_INTERVAL_MS),
-    )
-    .option(
-      '--unknown-grace <duration>',
-      'how long an unanswered check keeps etcd serving',
-      durationFlag(DEFAULT_UNKNOWN_GRACE_MS),
-    )
-    .option(
-      '--check-timeout <duration>',
-      'how long one owner check may take before it counts as unknown (default: the check interval)',
-    )
-    .option(
-      '--full-snapshot-interval <duration>',
-      'full snapshot period',
-      durationFlag(DEFAULT_FULL_SNAPSHOT_INTERVAL_MS),
-    )
-    .option(
-      '--delta-snapshot-interval <duration>',
-      'delta snapshot period',
-      durationFlag(DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS),
-    )
-    .option(
-      '--backup-lag-limit <duration>',
-      'refuse writes while the oldest write not yet uploaded is older than this (default: the delta interval + 30s)',
-    )
-    .addOption(new Option('--compression <kind>', 'snapshot compression').choices(['gzip', 'none']).default('gzip'))
-    .option('--restore', 'restore the data dir from the bucket (latest full + deltas) before serving')
-    .option(
-      '--restore-ahead',
-      'restore ahead of a migration (implies --restore) and wait unserved (no owner check, no snapshots) until POST /restore/catch-up',
-    )
-    .option('--expected-revision <revision>', 'with --restore: fail unless the snapshots reach this revision')
-    .option(
-      '--accept-digest-mismatch',
-      "with --restore: serve even where the restored key space differs from the digest the source's snapshot names (the operator's override)",
-    )
-    .option(
-      '--restore-file <file>',
-      'with --restore: the full snapshot, already downloaded (it must be the one the restore plans)',
-    )
-    .option('--status-port <port>', 'readiness/status port (0: a free one)', '0')
-    .option(
-      '--status-host <host>',
-      'address of the status endpoint (in a pod: 0.0.0.0, so that the kubelet probes it)',
-      '127.0.0.1',
-    )
-    .option(
-      '--member <spec...>',
-      'a member of the etcd cluster: name=<n>[,zone=<z>],peer=<url>,client=<url>,private=<url>; one per member, this one included',
-    )
-    .option('--member-name <name>', "with --member: this sidecar's member")
-    .option('--cluster-token <token>', 'with --member: the initial cluster token (new for every cluster built)')
-    .addOption(
-      new Option(
-        '--cluster-state <state>',
-        'with --member: new (bootstrap together) or existing (join; without data as a learner)',
-      )
-        .choices(['new', 'existing'])
-        .default('new'),
-    )
-    .option(
-      '--leader-check-interval <duration>',
-      "with --member: how often the member's role and the fence marker are read (default 1s)",
-    )
-    .option(
-      '--handover-delay <duration>',
-      'with --member: how long a new leader waits before it continues the snapshots (default 3s)',
-    )
-    .option(
-      '--member-fence-timeout <duration>',
-      'with --member: how long a member may take to acknowledge its fence before it is removed (default 10s)',
-    );
-  etcdOptions(storeOptions(serveCmd)).action((flags: ServeFlags) => serve(flags));
+  serveOptions(
+    group
+      .command('serve', { isDefault: true })
+      .description(
+        'supervise etcd, snapshot it to the bucket, fence it when the owner record says so, serve readiness',
+      ),
+  ).action((options: ServeOptionValues) => serve(serveFlagsFrom(options)));
 
   const restoreCmd = group
     .command('restore')
@@ -335,8 +155,8 @@ export function registerBackupRestoreCommand(program: Command): Command {
     .requiredOption('--technical-id <id>', 'the etcd folder in the bucket')
     .option('--expected-revision <revision>', 'fail unless the snapshots reach this revision');
   etcdOptions(storeOptions(restoreCmd)).action(
-    async (flags: StoreFlags & EtcdFlags & { technicalId: string; expectedRevision?: string }) => {
-      const supervisor = new EtcdSupervisor(await supervisorFlags(flags));
+    async (flags: StoreOptionValues & EtcdOptionValues & { technicalId: string; expectedRevision?: string }) => {
+      const supervisor = new EtcdSupervisor(await supervisorFlags(etcdFlagsFrom(flags)));
       const { store, rangedReader } = s3Backup({ bucket: flags.bucket, ...awsTarget(flags.s3Endpoint, flags.region) });
       try {
         const result = await restoreFromStore({

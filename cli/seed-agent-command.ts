@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ownershipTimings } from '../core/ownership/index.js';
 import { readEndpoints, LANDSCAPE_DIR } from '../local/landscape-file.js';
-import { durationFlag, parseDuration } from '../seed/backup-restore/duration.js';
+import { parseDuration } from '../seed/backup-restore/duration.js';
 import type { SeedAgent } from '../seed/agent/agent.js';
 import { localSeedAgent } from '../seed/agent/local-agent.js';
 import type { OwnerConfig } from '../seed/agent/aws-agent.js';
@@ -145,14 +145,7 @@ export function registerSeedAgentCommand(program: Command): Command {
           ...(flags.zones ? { zones: flags.zones } : {}),
           ...(flags.namespacePrefix ? { namespacePrefix: flags.namespacePrefix } : {}),
           // The etcd pods' sidecars get the same timings as arguments.
-          sidecar: {
-            ownerCheckInterval: durationFlag(ownership.ownerCheckInterval),
-            unknownGrace: durationFlag(ownership.unknownGrace),
-            ...(flags.deltaSnapshotInterval ? { deltaSnapshotInterval: flags.deltaSnapshotInterval } : {}),
-            ...(flags.fullSnapshotInterval ? { fullSnapshotInterval: flags.fullSnapshotInterval } : {}),
-            ...(flags.backupLagLimit ? { backupLagLimit: flags.backupLagLimit } : {}),
-            ...(endpoint ? { s3Endpoint: endpoint } : {}),
-          },
+          sidecar: { ...sidecar, ...(endpoint ? { s3Endpoint: endpoint } : {}) },
         }));
       } else {
         const workDir = flags.workDir ?? join(LANDSCAPE_DIR, 'seeds', flags.seed);

@@ -1,4 +1,5 @@
-import { requirePositiveFinite, requirePositiveInteger, withoutUndefined } from './validate.js';
+import { withoutUndefined } from '../objects.js';
+import { requirePositiveFinite, requirePositiveInteger } from './validate.js';
 
 /** Tuning of the prober. Defaults follow docs/design.md section 8 and dependency-watchdog's own defaults. */
 export interface ProberOptions {

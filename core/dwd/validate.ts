@@ -18,8 +18,3 @@ export function requireNonNegativeFinite(value: number, field: string): void {
     throw new ValidationError(`${field} must be a non-negative number, got ${String(value)}`, { field });
   }
 }
-
-/** `{ threshold: undefined }` from a parsed config must not erase a default. */
-export function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}

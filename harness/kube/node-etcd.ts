@@ -43,13 +43,9 @@ export function runtimeEtcdObjects(options: {
     images: imageVector(testImageVector({ gardenless: options.image })),
     sidecar: {
       identity: options.identity,
-      internalDomain: options.internalDomain,
-      owner: { mode: 'api', hostedZoneId: options.hostedZoneId },
-      region: options.region,
-      s3Endpoint: options.s3Endpoint,
-      ownerCheckInterval: '2s',
-      unknownGrace: '20s',
-      deltaSnapshotInterval: '3s',
+      owner: { mode: 'api', hostedZoneId: options.hostedZoneId, internalDomain: options.internalDomain },
+      aws: { region: options.region, endpoint: options.s3Endpoint },
+      sidecar: { ownership: { ownerCheckInterval: 2_000, unknownGrace: 20_000 }, deltaSnapshotInterval: 3_000 },
       storage: '1Gi',
     },
   }).filter((o) => o.kind === 'Service' || o.kind === 'StatefulSet');

@@ -1,6 +1,7 @@
 import { ownerRecordName, type OwnershipTimings } from '../../core/ownership/index.js';
-import { formatMemberFlag, type ClusterMemberSpec } from '../backup-restore/cluster/spec.js';
-import { durationFlag } from '../backup-restore/duration.js';
+import { withoutUndefined } from '../../core/objects.js';
+import type { ClusterMemberSpec } from '../backup-restore/cluster/spec.js';
+import { serveArgv, type ServeFlags } from '../backup-restore/serve-flags.js';
 import type { OwnerConfig } from './aws-agent.js';
 import type { EtcdSpec } from './hosting.js';
 
@@ -29,7 +30,54 @@ export interface MemberArgs {
   state: 'new' | 'existing';
 }
 
-/** The `gardenless backup-restore serve` arguments of one sidecar (a single etcd or one member of a cluster). */
+/**
+ * What every sidecar of a shoot on this seed is told, whatever hosts it: the shoot's folder and owner
+ * record, the seed's identity, bucket, AWS access and timings, and a restore. Each hosting adds where etcd
+ * keeps its data and listens.
+ */
+export function seedServeFlags(
+  defaults: SidecarDefaults,
+  spec: Pick<EtcdSpec, 'shoot' | 'bucket' | 'restore'>,
+): Omit<ServeFlags, 'dataDir'> {
+  const { aws, owner } = defaults;
+  const s = defaults.sidecar ?? {};
+  return withoutUndefined({
+    technicalID: spec.shoot.technicalID,
+    ownerRecord: ownerRecordName({
+      shoot: spec.shoot.name,
+      project: spec.shoot.project,
+      internalDomain: owner.internalDomain,
+    }),
+    identity: defaults.identity,
+    bucket: spec.bucket,
+    region: aws.region,
+    s3Endpoint: aws.endpoint || undefined,
+    owner:
+      owner.mode === 'api'
+        ? withoutUndefined({
+            mode: 'api' as const,
+            hostedZoneId: owner.hostedZoneId,
+            route53Endpoint: aws.route53Endpoint || undefined,
+          })
+        : withoutUndefined({ mode: 'dns' as const, servers: owner.servers?.length ? owner.servers : undefined }),
+    ownerCheckInterval: s.ownership?.ownerCheckInterval,
+    unknownGrace: s.ownership?.unknownGrace,
+    checkTimeout: s.ownership?.checkTimeout,
+    deltaSnapshotInterval: s.deltaSnapshotInterval,
+    fullSnapshotInterval: s.fullSnapshotInterval,
+    backupLagLimit: s.backupLagLimit,
+    compression: s.compression,
+    restore: spec.restore
+      ? withoutUndefined({
+          ahead: spec.restore.ahead || undefined,
+          expectedLastRevision: spec.restore.expectedLastRevision,
+          acceptDigestMismatch: spec.restore.acceptDigestMismatch || undefined,
+        })
+      : undefined,
+  });
+}
+
+/** The `gardenless backup-restore serve` arguments of one sidecar on this machine (a single etcd or one member of a cluster). */
 export function sidecarArgs(input: {
   defaults: SidecarDefaults;
   spec: EtcdSpec;
@@ -41,78 +89,29 @@ export function sidecarArgs(input: {
   /** With `spec.restore`: the full snapshot, already downloaded. */
   restoreFile?: string;
 }): string[] {
-  const { defaults: o, spec } = input;
-  const s = o.sidecar ?? {};
-  const record = ownerRecordName({
-    shoot: spec.shoot.name,
-    project: spec.shoot.project,
-    internalDomain: o.owner.internalDomain,
-  });
+  const seed = seedServeFlags(input.defaults, input.spec);
+  const s = input.defaults.sidecar?.cluster ?? {};
   const m = input.member;
-  return [
-    'backup-restore',
-    'serve',
-    '--technical-id',
-    spec.shoot.technicalID,
-    '--owner-record',
-    record,
-    '--identity',
-    o.identity,
-    '--bucket',
-    spec.bucket,
-    '--region',
-    o.aws.region,
-    ...(o.aws.endpoint ? ['--s3-endpoint', o.aws.endpoint] : []),
-    ...(o.owner.mode === 'api'
-      ? [
-          '--owner-mode',
-          'api',
-          '--hosted-zone-id',
-          o.owner.hostedZoneId,
-          ...(o.aws.route53Endpoint ? ['--route53-endpoint', o.aws.route53Endpoint] : []),
-        ]
-      : ['--owner-mode', 'dns', ...(o.owner.servers?.length ? ['--dns-server', ...o.owner.servers] : [])]),
-    '--data-dir',
-    input.dataDir,
-    '--etcd-log',
-    input.etcdLog,
-    ...(input.ports ? ['--client-port', String(input.ports.client), '--peer-port', String(input.ports.peer)] : []),
-    ...(input.ports?.apiServerEtcd === undefined ? [] : ['--api-server-port', String(input.ports.apiServerEtcd)]),
-    ...(m
-      ? [
-          ...m.members.flatMap((x) => ['--member', formatMemberFlag(x)]),
-          '--member-name',
-          m.self,
-          '--cluster-token',
-          m.token,
-          '--cluster-state',
-          m.state,
-          ...durationArg('--leader-check-interval', s.cluster?.leaderCheckInterval),
-          ...durationArg('--handover-delay', s.cluster?.handoverDelay),
-          ...durationArg('--member-fence-timeout', s.cluster?.memberFenceTimeout),
-        ]
-      : []),
-    ...durationArg('--owner-check-interval', s.ownership?.ownerCheckInterval),
-    ...durationArg('--unknown-grace', s.ownership?.unknownGrace),
-    ...durationArg('--check-timeout', s.ownership?.checkTimeout),
-    ...durationArg('--delta-snapshot-interval', s.deltaSnapshotInterval),
-    ...durationArg('--full-snapshot-interval', s.fullSnapshotInterval),
-    ...durationArg('--backup-lag-limit', s.backupLagLimit),
-    ...(s.compression ? ['--compression', s.compression] : []),
-    ...(spec.restore
-      ? [
-          '--restore',
-          ...(spec.restore.ahead ? ['--restore-ahead'] : []),
-          ...(spec.restore.expectedLastRevision === undefined
-            ? []
-            : ['--expected-revision', String(spec.restore.expectedLastRevision)]),
-          ...(input.restoreFile ? ['--restore-file', input.restoreFile] : []),
-          ...(spec.restore.acceptDigestMismatch ? ['--accept-digest-mismatch'] : []),
-        ]
-      : []),
-  ];
-}
-
-function durationArg(flag: string, ms: number | undefined): string[] {
-  return ms === undefined ? [] : [flag, durationFlag(ms)];
+  return serveArgv(
+    withoutUndefined({
+      ...seed,
+      dataDir: input.dataDir,
+      etcdLog: input.etcdLog,
+      clientPort: input.ports?.client,
+      peerPort: input.ports?.peer,
+      apiServerPort: input.ports?.apiServerEtcd,
+      cluster: m
+        ? withoutUndefined({
+            members: m.members,
+            self: m.self,
+            token: m.token,
+            state: m.state,
+            leaderCheckInterval: s.leaderCheckInterval,
+            handoverDelay: s.handoverDelay,
+            memberFenceTimeout: s.memberFenceTimeout,
+          })
+        : undefined,
+      restore: seed.restore && input.restoreFile ? { ...seed.restore, file: input.restoreFile } : seed.restore,
+    }),
+  );
 }

@@ -3,9 +3,11 @@ import { ZONE_KEY } from '../../core/ha/kubernetes.js';
 import type { SeedAgent } from '../agent/agent.js';
 import { awsSeedAgent, type AwsSeedAgentOptions, type OwnerConfig } from '../agent/aws-agent.js';
 import { SeedAgentConfigError } from '../agent/errors.js';
+import type { SidecarDefaults } from '../agent/sidecar-args.js';
+import { withoutUndefined } from '../../core/objects.js';
+import type { PodSidecarSettings } from './objects.js';
 import type { ImageVector } from './image-vector.js';
 import { KubeObjects } from './kube-api.js';
-import type { SidecarSettings } from './objects.js';
 import { KubernetesRuntime } from './runtime.js';
 
 export interface KubernetesSeedAgentOptions extends Pick<
@@ -19,17 +21,12 @@ export interface KubernetesSeedAgentOptions extends Pick<
   /** The seed's zones; default: the zones of its nodes (needs `list nodes`). */
   zones?: readonly string[];
   images?: ImageVector;
-  sidecar?: Pick<
-    SidecarSettings,
-    | 'ownerCheckInterval'
-    | 'unknownGrace'
-    | 'deltaSnapshotInterval'
-    | 'fullSnapshotInterval'
-    | 'backupLagLimit'
-    | 'storage'
-    | 'storageClassName'
-    | 's3Endpoint'
-  > & { route53Endpoint?: string };
+  /**
+   * The etcd pods' sidecars: their timings and volume, and the AWS endpoints they reach (a pod may reach
+   * the emulator by another address than the agent; default AWS's own).
+   */
+  sidecar?: NonNullable<SidecarDefaults['sidecar']> &
+    Pick<PodSidecarSettings, 'storage' | 'storageClassName'> & { s3Endpoint?: string; route53Endpoint?: string };
   namespacePrefix?: string;
   readyTimeoutMs?: number;
   externalUrl?: (lb: { host: string; port: number }) => string;
@@ -49,7 +46,7 @@ export async function kubernetesSeedAgent(
       'no zones: the seed has no node labelled topology.kubernetes.io/zone; pass --zones',
       'zones',
     );
-  const { route53Endpoint, ...sidecar } = options.sidecar ?? {};
+  const { s3Endpoint, route53Endpoint, storage, storageClassName, ...timings } = options.sidecar ?? {};
   const owner = options.owner;
   let runtime: KubernetesRuntime | undefined;
   const {
@@ -74,16 +71,14 @@ export async function kubernetesSeedAgent(
         ...(namespacePrefix ? { namespacePrefix } : {}),
         ...(readyTimeoutMs === undefined ? {} : { readyTimeoutMs }),
         ...(externalUrl ? { externalUrl } : {}),
-        sidecar: {
-          ...sidecar,
+        sidecar: withoutUndefined({
           identity: context.identity,
-          internalDomain: owner.internalDomain,
-          region: options.aws.region,
-          owner:
-            owner.mode === 'api'
-              ? { mode: 'api', hostedZoneId: owner.hostedZoneId, ...(route53Endpoint ? { route53Endpoint } : {}) }
-              : { mode: 'dns', ...(owner.servers ? { servers: owner.servers } : {}) },
-        },
+          aws: withoutUndefined({ region: options.aws.region, endpoint: s3Endpoint, route53Endpoint }),
+          owner,
+          sidecar: timings,
+          storage,
+          storageClassName,
+        }),
         blobStore: context.blobStore,
         snapshotStore: context.snapshotStore,
         ...(context.ownerCheck ? { ownerCheck: context.ownerCheck } : {}),

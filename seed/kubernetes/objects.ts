@@ -1,9 +1,11 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ShootRef } from '../../core/shootstate/index.js';
 import { controlPlaneLayout, type ComponentName, type LayoutOptions } from '../../core/ha/layout.js';
-import { ownerRecordName } from '../../core/ownership/index.js';
 import { ROLE_LABEL } from '../../core/dwd/components.js';
+import type { EtcdSpec } from '../agent/hosting.js';
 import { ROLE_OF } from '../agent/model.js';
+import { seedServeFlags, type SidecarDefaults } from '../agent/sidecar-args.js';
+import { serveArgv } from '../backup-restore/serve-flags.js';
 import type { ImageVector } from './image-vector.js';
 
 /** Labels and annotations the kubernetes runtime puts on what it owns. */
@@ -16,20 +18,11 @@ export const REMEMBERED_REPLICAS = 'dependency-watchdog.gardener.cloud/replicas'
 export const ETCD_PORTS = { client: 2379, peer: 2380, private: 2381, status: 8080 } as const;
 const DATA_DIR = '/var/etcd/data';
 
-/** How the backup-restore sidecar of every etcd pod is configured (the seed's settings, not the shoot's). */
-export interface SidecarSettings {
-  /** This seed's identity: the owner record's value while it owns the shoot. */
-  identity: string;
-  internalDomain: string;
-  owner: { mode: 'dns'; servers?: readonly string[] } | { mode: 'api'; hostedZoneId: string; route53Endpoint?: string };
-  region: string;
-  s3Endpoint?: string;
-  ownerCheckInterval?: string;
-  unknownGrace?: string;
-  deltaSnapshotInterval?: string;
-  fullSnapshotInterval?: string;
-  /** The write guard's limit (`--backup-lag-limit`). */
-  backupLagLimit?: string;
+/**
+ * How the backup-restore sidecar of every etcd pod is configured: what every sidecar of the seed shares
+ * (as on any hosting), and the pod's volume.
+ */
+export interface PodSidecarSettings extends SidecarDefaults {
   /** The etcd volume; default 10Gi. */
   storage?: string;
   storageClassName?: string;
@@ -46,9 +39,9 @@ export interface ControlPlaneObjectsOptions {
   remembered?: Partial<Record<ComponentName, number>>;
   backupBucket: string;
   /** The sidecar restores etcd from the bucket before it serves (the destination of a migration). */
-  restore?: { expectedLastRevision?: number; acceptDigestMismatch?: boolean };
+  restore?: EtcdSpec['restore'];
   images: ImageVector;
-  sidecar: SidecarSettings;
+  sidecar: PodSidecarSettings;
 }
 
 /**
@@ -89,70 +82,26 @@ export function controlPlaneObjects(options: ControlPlaneObjectsOptions): Kubern
   return objects;
 }
 
-/** The backup-restore sidecar's arguments in an etcd pod: owner record, identity, bucket and timings. */
+/** The backup-restore sidecar's arguments in an etcd pod: the seed's flags, and the pod's fixed addresses. */
 export function sidecarArgs(
   options: Pick<ControlPlaneObjectsOptions, 'shoot' | 'backupBucket' | 'restore' | 'sidecar'>,
 ): string[] {
-  const s = options.sidecar;
-  const record = ownerRecordName({
-    shoot: options.shoot.name,
-    project: options.shoot.project,
-    internalDomain: s.internalDomain,
-  });
-  return [
-    'backup-restore',
-    'serve',
-    '--technical-id',
-    options.shoot.technicalID,
-    '--owner-record',
-    record,
-    '--identity',
-    s.identity,
-    '--bucket',
-    options.backupBucket,
-    '--region',
-    s.region,
-    ...(s.s3Endpoint ? ['--s3-endpoint', s.s3Endpoint] : []),
-    ...(s.owner.mode === 'api'
-      ? [
-          '--owner-mode',
-          'api',
-          '--hosted-zone-id',
-          s.owner.hostedZoneId,
-          ...(s.owner.route53Endpoint ? ['--route53-endpoint', s.owner.route53Endpoint] : []),
-        ]
-      : ['--owner-mode', 'dns', ...(s.owner.servers?.length ? ['--dns-server', ...s.owner.servers] : [])]),
-    '--data-dir',
-    DATA_DIR,
+  return serveArgv({
+    ...seedServeFlags(options.sidecar, {
+      shoot: options.shoot,
+      bucket: options.backupBucket,
+      ...(options.restore ? { restore: options.restore } : {}),
+    }),
+    dataDir: DATA_DIR,
     // Clients reach the public port through the etcd-client Service; the private port (the fence) is
     // closed to every other pod by the NetworkPolicy.
-    '--host',
-    '0.0.0.0',
-    '--client-port',
-    String(ETCD_PORTS.client),
-    '--peer-port',
-    String(ETCD_PORTS.peer),
-    '--private-port',
-    String(ETCD_PORTS.private),
-    '--status-host',
-    '0.0.0.0',
-    '--status-port',
-    String(ETCD_PORTS.status),
-    ...(s.ownerCheckInterval ? ['--owner-check-interval', s.ownerCheckInterval] : []),
-    ...(s.unknownGrace ? ['--unknown-grace', s.unknownGrace] : []),
-    ...(s.deltaSnapshotInterval ? ['--delta-snapshot-interval', s.deltaSnapshotInterval] : []),
-    ...(s.fullSnapshotInterval ? ['--full-snapshot-interval', s.fullSnapshotInterval] : []),
-    ...(s.backupLagLimit ? ['--backup-lag-limit', s.backupLagLimit] : []),
-    ...(options.restore
-      ? [
-          '--restore',
-          ...(options.restore.expectedLastRevision === undefined
-            ? []
-            : ['--expected-revision', String(options.restore.expectedLastRevision)]),
-          ...(options.restore.acceptDigestMismatch ? ['--accept-digest-mismatch'] : []),
-        ]
-      : []),
-  ];
+    host: '0.0.0.0',
+    clientPort: ETCD_PORTS.client,
+    peerPort: ETCD_PORTS.peer,
+    privatePort: ETCD_PORTS.private,
+    statusHost: '0.0.0.0',
+    statusPort: ETCD_PORTS.status,
+  });
 }
 
 interface Workload {
@@ -294,7 +243,7 @@ function containerOf(component: ComponentName, options: ControlPlaneObjectsOptio
   }
 }
 
-function etcdVolume(sidecar: SidecarSettings): unknown {
+function etcdVolume(sidecar: PodSidecarSettings): unknown {
   return {
     metadata: { name: 'etcd-data' },
     spec: {

@@ -23,6 +23,7 @@ import type { BlobStore } from '../../core/shootstate/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
 import { AgentCommandError, messageOf } from '../agent/errors.js';
 import { newModel, reconcileModel, scaleModel, type ControlPlaneModel } from '../agent/model.js';
+import type { EtcdSpec } from '../agent/hosting.js';
 import type { SeedRuntime } from '../agent/runtime.js';
 import {
   deleteShootExtensions,
@@ -47,7 +48,7 @@ import {
   REMEMBERED_REPLICAS,
   SEED_LABEL,
   ETCD_PORTS,
-  type SidecarSettings,
+  type PodSidecarSettings,
 } from './objects.js';
 
 export interface KubernetesRuntimeOptions {
@@ -55,7 +56,7 @@ export interface KubernetesRuntimeOptions {
   kubeConfig: KubeConfig;
   /** The seed's zones (its nodes' `topology.kubernetes.io/zone`), for the GEP-20 layout. */
   zones: readonly string[];
-  sidecar: SidecarSettings;
+  sidecar: PodSidecarSettings;
   images?: ImageVector;
   blobStore: (bucket: string) => BlobStore;
   snapshotStore: (bucket: string) => SnapshotStore;
@@ -399,7 +400,7 @@ export class KubernetesRuntime implements SeedRuntime {
     shoot: SeedCommand['shoot'],
     namespace: string,
     state: PlaneState,
-    restore?: { expectedLastRevision?: number; acceptDigestMismatch?: boolean },
+    restore?: EtcdSpec['restore'],
   ): Promise<void> {
     const model = await this.observedModel(namespace, state);
     reconcileModel(model, {

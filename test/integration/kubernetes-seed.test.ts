@@ -89,7 +89,7 @@ async function startAgent(seed: { name: string; prefix: string }, networkIndex: 
     ...(seed.prefix ? { namespacePrefix: seed.prefix } : {}),
     heartbeatIntervalMs: 2000,
     pollWaitSeconds: 1,
-    sidecar: { ownerCheckInterval: '5s', deltaSnapshotInterval: '20s' },
+    sidecar: { ownership: { ownerCheckInterval: 5_000 }, deltaSnapshotInterval: 20_000 },
     // The test's load balancer speaks HTTP on a loopback port.
     externalUrl: ({ host, port }) => `http://${host}:${port}`,
     log: (entry) => logs.push(JSON.stringify({ seed: seed.name, ...entry })),

@@ -15,9 +15,8 @@ seedRuntimeContract('kubernetes (a real kube-apiserver, kwok nodes)', {
       zones: cluster.info.zones,
       sidecar: {
         identity: 'kube-contract-0001',
-        internalDomain: 'gardenless.test',
-        owner: { mode: 'dns' },
-        region: 'eu-west-1',
+        owner: { mode: 'dns', internalDomain: 'gardenless.test' },
+        aws: { region: 'eu-west-1' },
       },
       ...stores,
     });

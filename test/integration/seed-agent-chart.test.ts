@@ -113,9 +113,8 @@ describe('the seed agent chart (helm template) on the test seed cluster', () => 
       zones: cluster.info.zones,
       sidecar: {
         identity: 'rbac-seed-0001',
-        internalDomain: 'gardenless.example.com',
-        owner: { mode: 'dns' },
-        region: 'eu-west-1',
+        owner: { mode: 'dns', internalDomain: 'gardenless.example.com' },
+        aws: { region: 'eu-west-1' },
       },
       blobStore: () => new InMemoryBlobStore(),
       snapshotStore: () => new InMemorySnapshotStore(),

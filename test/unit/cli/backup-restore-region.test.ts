@@ -1,15 +1,5 @@
-import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { registerBackupRestoreCommand } from '../../../cli/backup-restore-command.js';
-
-/** The program as `gardenless` builds it: its own global --region (cli/program.ts), the sidecar's commands. */
-function program(): { program: Command; seen: () => Record<string, unknown> } {
-  const p = new Command('gardenless').option('--region <region>', 'AWS region for SigV4 signing').exitOverride();
-  const group = registerBackupRestoreCommand(p);
-  let seen: Record<string, unknown> = {};
-  for (const sub of group.commands) sub.action((flags: Record<string, unknown>) => void (seen = flags));
-  return { program: p, seen: () => seen };
-}
+import { backupRestoreProgram as program } from './backup-restore-program.js';
 
 describe('gardenless backup-restore --region', () => {
   it.each([

@@ -23,10 +23,9 @@ const base: ControlPlaneObjectsOptions = {
   images: imageVector(),
   sidecar: {
     identity: 'aws-eu1-1234',
-    internalDomain: 'gardenless.example.com',
-    owner: { mode: 'dns' },
-    region: 'eu-west-1',
-    ownerCheckInterval: '5s',
+    owner: { mode: 'dns', internalDomain: 'gardenless.example.com' },
+    aws: { region: 'eu-west-1' },
+    sidecar: { ownership: { ownerCheckInterval: 5_000 } },
   },
 };
 type Obj = {
