@@ -113,6 +113,9 @@ export function startBenchRun(info: BenchRunInfo): {
   save(result: Pick<BenchResult, 'settings' | 'tables' | 'aims'>): string | undefined;
 } {
   const started = Date.now();
+  // The commit it runs is the one checked out when it starts: the tree may move on while it runs.
+  const commit = git(['rev-parse', '--short=12', 'HEAD']) || 'unknown';
+  const dirty = git(['status', '--porcelain', '--untracked-files=no']) !== '';
   const atStart = loadavg().map(round2);
   let low = atStart[0]!;
   let high = atStart[0]!;
@@ -128,8 +131,8 @@ export function startBenchRun(info: BenchRunInfo): {
       const one = round2(loadavg()[0]!);
       const record: BenchResult = {
         ...info,
-        commit: git(['rev-parse', '--short=12', 'HEAD']) || 'unknown',
-        dirty: git(['status', '--porcelain', '--untracked-files=no']) !== '',
+        commit,
+        dirty,
         ranAt: new Date(started).toISOString(),
         durationSeconds: Math.round((Date.now() - started) / 1000),
         machine: machine(),
