@@ -29,6 +29,7 @@ import { etcdMembers } from '../../core/ha/members.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec } from './hosting.js';
 import type { PlaneRecord, PlaneStore } from './plane-store.js';
 import {
+  holdDown,
   newModel,
   observe,
   reconcileModel,
@@ -98,8 +99,9 @@ interface Plane {
   apiDomain?: string;
 }
 
-/** The commands that change what a plane's record holds (scale, restart and notices change nothing kept). */
+/** The commands that change what a plane's record holds (restart and notices change nothing kept). */
 const RECORDED: ReadonlySet<CommandType> = new Set([
+  'scale',
   'create-control-plane',
   'reconcile',
   'migrate',
@@ -164,6 +166,8 @@ export class ControlPlaneRuntime implements SeedRuntime {
         ...(etcd.leader ? { etcdLeader: etcd.leader } : {}),
         ...(etcd.settings ? { sidecarSettings: etcd.settings } : {}),
         ...reportModel(plane.model),
+        // Where a kubelet runs the pods, the weeder acts on those, not on the model's.
+        ...(this.options.hosting.pods ? { pods: (await this.options.hosting.pods(id)).slice(0, 200) } : {}),
       });
     }
     return out;
@@ -193,6 +197,8 @@ export class ControlPlaneRuntime implements SeedRuntime {
     if (record === undefined) return false;
     const { shoot, backupBucket, hibernated, failureTolerance } = record;
     const plane = this.fresh(shoot, backupBucket, hibernated, failureTolerance);
+    // What the dependency watchdog held down stays down: an agent restart is no reason to scale it up.
+    if (record.remembered) holdDown(plane.model, record.remembered);
     reconcileModel(plane.model, { hibernated, ...(failureTolerance ? { failureTolerance } : {}) });
     plane.migrated = record.migrated;
     plane.extensions = record.extensions;
@@ -227,6 +233,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
       migrated: plane.migrated,
       ...(plane.restoring ? { restoring: true } : {}),
       ...(plane.apiDomain ? { apiDomain: plane.apiDomain } : {}),
+      ...(plane.model.hold.scaledDown ? { remembered: plane.model.hold.rememberedReplicas } : {}),
       extensions: plane.extensions,
     };
     await store.save(record);
@@ -287,7 +294,12 @@ export class ControlPlaneRuntime implements SeedRuntime {
         const { previousReplicas } = scaleModel(plane.model, command.component, command.replicas);
         // A real kube-controller-manager stops (or starts) with its replicas; a hibernated plane runs none.
         if (!plane.model.hibernated && !plane.migrated)
-          await this.options.hosting.scaleComponent(id, command.component, command.replicas);
+          await this.options.hosting.scaleComponent(
+            id,
+            command.component,
+            command.replicas,
+            plane.model.hold.rememberedReplicas[command.component],
+          );
         return { component: command.component, previousReplicas, replicas: command.replicas };
       }
       case 'check-owner':
@@ -302,6 +314,8 @@ export class ControlPlaneRuntime implements SeedRuntime {
       }
       case 'restart': {
         const plane = this.existing(command);
+        if (this.options.hosting.restartPod)
+          return { pod: command.pod, restarted: await this.options.hosting.restartPod(id, command.pod) };
         const { etcd, api } = await this.observe(plane);
         const seen = { etcdAvailable: etcd.available, apiServerAvailable: api.internalProbe === 'Success' };
         return { pod: command.pod, restarted: restartPod(plane.model, command.pod, seen).restarted };
@@ -542,6 +556,8 @@ export class ControlPlaneRuntime implements SeedRuntime {
       await this.options.hosting.startApiServer(id, {
         ...(plane.apiDomain ? { apiDomain: plane.apiDomain } : {}),
         replicas: plane.model.replicas,
+        remembered: plane.model.hold.rememberedReplicas,
+        ...(plane.model.failureTolerance ? { failureTolerance: plane.model.failureTolerance } : {}),
       });
     } catch (cause) {
       if (cause instanceof AgentCommandError) throw cause;
@@ -573,6 +589,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
       return await this.options.hosting.startEtcd({
         ...spec,
         members: etcdMembers({ tolerance: failureTolerance, zones }),
+        ...(failureTolerance ? { failureTolerance } : {}),
       });
     } catch (cause) {
       if (cause instanceof AgentCommandError) throw cause;

@@ -1,7 +1,7 @@
 import type { SeedCommand } from '../../core/commands/index.js';
 import type { ComponentName } from '../../core/ha/layout.js';
 import type { EtcdMemberPlacement } from '../../core/ha/members.js';
-import type { SidecarSettings } from '../../core/model/seed.js';
+import type { HostedControlPlane, SidecarSettings } from '../../core/model/seed.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 import type { Fidelity } from '../backup-restore/fidelity.js';
@@ -9,8 +9,8 @@ import type { Fidelity } from '../backup-restore/fidelity.js';
 /**
  * The processes a runtime runs per control plane: etcd with its backup-restore sidecar, and the
  * kube-apiserver with its internal and external (load-balancer) address. The generic runtime decides
- * what should run; a hosting makes it so (`LocalHosting`: real processes on loopback; `MemoryHosting`:
- * flags, for unit tests). Every method is idempotent.
+ * what should run; a hosting makes it so (`LocalHosting`: real processes on loopback; `KubernetesHosting`:
+ * objects on a seed cluster; `MemoryHosting`: flags, for unit tests). Every method is idempotent.
  */
 export interface ControlPlaneHosting {
   /**
@@ -35,8 +35,11 @@ export interface ControlPlaneHosting {
   apiServerReady?(technicalID: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<void>;
   /** Stops kube-apiserver and every component that needs it. */
   stopApiServer(technicalID: string): Promise<void>;
-  /** One component to `replicas` (the dependency watchdog's scale); a hosting that does not run it does nothing. */
-  scaleComponent(technicalID: string, component: ComponentName, replicas: number): Promise<void>;
+  /**
+   * One component to `replicas` (the dependency watchdog's scale), with the replicas the watchdog remembered
+   * while it holds the component down; a hosting that does not run it does nothing.
+   */
+  scaleComponent(technicalID: string, component: ComponentName, replicas: number, remembered?: number): Promise<void>;
   apiServer(technicalID: string): Promise<ApiServerView>;
   /**
    * Tells every sidecar of the shoot that its owner record changed (an owner-change notice): each checks
@@ -49,6 +52,13 @@ export interface ControlPlaneHosting {
    * hosting has no load balancer of its own, or it refuses the target (itself).
    */
   handOver?(input: { apiDomain: string; target: string; until: Date }): Promise<boolean>;
+  /**
+   * Where the components run as pods of a real kubelet: those pods as it reports them, which the heartbeat
+   * carries for the weeder instead of the runtime's modelled ones. Absent where nothing runs as a pod.
+   */
+  pods?(technicalID: string): Promise<HostedPod[]>;
+  /** The weeder's restart of a real pod: deleted (its controller makes a new one) only while it crash-loops. */
+  restartPod?(technicalID: string, pod: string): Promise<boolean>;
   /** Removes what is left on this machine (data dirs); the backups stay in the bucket. */
   remove(technicalID: string): Promise<void>;
   /** Stops every process of every control plane. */
@@ -61,7 +71,13 @@ export interface KubeOptions {
   replicas?: Partial<Record<ComponentName, number>>;
   /** kube-apiserver on a standby (etcd restored ahead, every write refused): nothing is written through it. */
   standby?: boolean;
+  /** The replicas the dependency watchdog remembered for what it holds down (kept with the workloads). */
+  remembered?: Partial<Record<ComponentName, number>>;
+  /** The shoot's failure tolerance (GEP-20): where a hosting places the components by it. */
+  failureTolerance?: 'node' | 'zone';
 }
+
+export type HostedPod = NonNullable<HostedControlPlane['pods']>[number];
 
 export interface OwnerNoticeDelivery {
   /** The shoot's sidecars on this seed (one, or one per member of its cluster; none when it has no running etcd). */
@@ -85,6 +101,8 @@ export interface EtcdSpec {
    * `zone` shoot, each with its own sidecar. Absent or one: a single member.
    */
   members?: readonly EtcdMemberPlacement[];
+  /** The shoot's failure tolerance (GEP-20), which `members` follows: where a hosting places them by it. */
+  failureTolerance?: 'node' | 'zone';
 }
 
 export interface EtcdStarted {

@@ -110,6 +110,12 @@ export function scaleModel(
   return { previousReplicas };
 }
 
+/** The dependency watchdog's hold as a record kept it: these components stay down until it scales them up. */
+export function holdDown(model: ControlPlaneModel, remembered: Partial<Record<ScalableDependent, number>>): void {
+  for (const c of SCALE_DOWN_ORDER) if (remembered[c] !== undefined) model.hold.rememberedReplicas[c] = remembered[c];
+  model.hold.scaledDown = SCALE_DOWN_ORDER.some((c) => c in model.hold.rememberedReplicas);
+}
+
 /** What the runtime observed of the two dependencies. */
 export interface Observation {
   etcdAvailable: boolean;

@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { SCALE_DOWN_ORDER, type ScalableDependent } from '../../core/dwd/components.js';
 import type { ExtensionResource } from '../../core/extensions/index.js';
 
 /**
@@ -20,6 +21,8 @@ export interface PlaneRecord {
   restoring?: boolean;
   /** The shoot's API domain, its kube-apiserver's name. */
   apiDomain?: string;
+  /** What the dependency watchdog holds down, with the replicas it remembered. */
+  remembered?: Partial<Record<ScalableDependent, number>>;
   extensions: ExtensionResource[];
 }
 
@@ -37,6 +40,7 @@ const planeRecord = z.object({
   migrated: z.boolean(),
   restoring: z.boolean().optional(),
   apiDomain: z.string().min(1).max(253).optional(),
+  remembered: z.partialRecord(z.enum(SCALE_DOWN_ORDER), z.number().int().nonnegative()).optional(),
   // Written by this runtime only: checked for shape, not field by field.
   extensions: z.array(z.record(z.string(), z.unknown())),
 });
@@ -99,17 +103,20 @@ export class FilePlaneStore implements PlaneStore {
         // A directory without a record: logs, or a plane from before records were kept. Nothing to adopt.
         continue;
       }
-      const parsed = planeRecord.safeParse(safeJson(text));
-      if (parsed.success && parsed.data.shoot.technicalID === dir) records.push(parsed.data as unknown as PlaneRecord);
-      else
-        this.options.log?.({
-          event: 'plane-record-unreadable',
-          technicalID: dir,
-          error: parsed.success ? 'names another control plane' : parsed.error.message,
-        });
+      const parsed = parsePlaneRecord(text, dir);
+      if ('record' in parsed) records.push(parsed.record);
+      else this.options.log?.({ event: 'plane-record-unreadable', technicalID: dir, error: parsed.error });
     }
     return records;
   }
+}
+
+/** A record as kept (JSON) where the plane `technicalID` keeps it: the record, or why it is none. */
+export function parsePlaneRecord(text: string, technicalID: string): { record: PlaneRecord } | { error: string } {
+  const parsed = planeRecord.safeParse(safeJson(text));
+  if (!parsed.success) return { error: parsed.error.message };
+  if (parsed.data.shoot.technicalID !== technicalID) return { error: 'names another control plane' };
+  return { record: parsed.data as unknown as PlaneRecord };
 }
 
 function safeJson(text: string): unknown {

@@ -4,10 +4,9 @@ import type { HostedControlPlane } from '../../core/model/seed.js';
 /**
  * What the seed agent acts on (docs/design.md section 9): `execute` does what one command asks and returns the
  * protocol result, or throws `AgentCommandError` with the failure name to answer; `controlPlanes`
- * observes (probes) every hosted control plane for the seed heartbeat. Implementations: the generic
- * `ControlPlaneRuntime` over `LocalHosting` (real etcd, stand-in kube-apiserver) or `MemoryHosting`; the
- * `kubernetes` runtime (`seed/kubernetes/runtime.ts`, Kubernetes objects on a seed cluster); and
- * `FailingSeedRuntime` for fault tests.
+ * observes (probes) every hosted control plane for the seed heartbeat. Implementations: the one
+ * `ControlPlaneRuntime` over a hosting (`LocalHosting`: processes; `KubernetesHosting`: objects on a seed
+ * cluster; `MemoryHosting`: flags), and `FailingSeedRuntime` for fault tests.
  */
 export interface SeedRuntime {
   execute<T extends CommandType>(command: CommandOf<T>, signal?: AbortSignal): Promise<CommandResult<T>>;

@@ -8,8 +8,10 @@ import { withoutUndefined } from '../../core/objects.js';
 import type { PodSidecarSettings } from './objects.js';
 import type { ImageVector } from './image-vector.js';
 import { KubeObjects } from './kube-api.js';
-import { KubernetesRuntime } from './runtime.js';
-
+import { ControlPlaneRuntime, type ControlPlaneRuntimeOptions } from '../agent/control-plane-runtime.js';
+import { KubernetesHosting, type KubernetesHostingOptions } from './hosting.js';
+import { SeedNamespaces } from './namespaces.js';
+import { ConfigMapPlaneStore } from './plane-store.js';
 export interface KubernetesSeedAgentOptions extends Pick<
   AwsSeedAgentOptions,
   'seed' | 'garden' | 'aws' | 'backupBucket' | 'heartbeatIntervalMs' | 'pollWaitSeconds' | 'log'
@@ -34,63 +36,93 @@ export interface KubernetesSeedAgentOptions extends Pick<
 
 /**
  * A seed agent with the `kubernetes` runtime: the AWS wiring of every agent (`awsSeedAgent`: SQS,
- * Step Functions, the buckets, the owner record), acting on the seed cluster through its API server.
+ * Step Functions, the buckets, the owner record) and its one runtime, the control planes hosted as
+ * objects on the seed cluster's API server and their records kept there.
  */
 export async function kubernetesSeedAgent(
   options: KubernetesSeedAgentOptions,
-): Promise<{ agent: SeedAgent; runtime: () => KubernetesRuntime }> {
+): Promise<{ agent: SeedAgent; hosting: () => KubernetesHosting }> {
   const kubeConfig = loadKubeConfig(options.kube);
-  const zones = options.zones ?? (await nodeZones(new KubeObjects(kubeConfig)));
+  const kube = new KubeObjects(kubeConfig);
+  const zones = options.zones ?? (await nodeZones(kube));
   if (zones.length === 0)
     throw new SeedAgentConfigError(
       'no zones: the seed has no node labelled topology.kubernetes.io/zone; pass --zones',
       'zones',
     );
-  const { s3Endpoint, route53Endpoint, storage, storageClassName, ...timings } = options.sidecar ?? {};
-  const owner = options.owner;
-  let runtime: KubernetesRuntime | undefined;
+  const namespaces = new SeedNamespaces(kube, options.seed, options.namespacePrefix);
+  let hosting: KubernetesHosting | undefined;
   const {
     kube: _kube,
     zones: _zones,
     images,
-    sidecar: _sidecar,
-    namespacePrefix,
+    sidecar,
+    namespacePrefix: _prefix,
     readyTimeoutMs,
     externalUrl,
     ...common
   } = options;
   const agent = awsSeedAgent({
     ...common,
-    owner,
-    runtime: (context) =>
-      (runtime = new KubernetesRuntime({
-        seed: options.seed,
-        kubeConfig,
+    hosting: (identity) =>
+      (hosting = new KubernetesHosting({
+        namespaces,
         zones,
+        sidecar: podSidecarSettings({ identity, owner: options.owner, region: options.aws.region, sidecar }),
         ...(images ? { images } : {}),
-        ...(namespacePrefix ? { namespacePrefix } : {}),
         ...(readyTimeoutMs === undefined ? {} : { readyTimeoutMs }),
         ...(externalUrl ? { externalUrl } : {}),
-        sidecar: withoutUndefined({
-          identity: context.identity,
-          aws: withoutUndefined({ region: options.aws.region, endpoint: s3Endpoint, route53Endpoint }),
-          owner,
-          sidecar: timings,
-          storage,
-          storageClassName,
-        }),
-        blobStore: context.blobStore,
-        snapshotStore: context.snapshotStore,
-        ...(context.ownerCheck ? { ownerCheck: context.ownerCheck } : {}),
       })),
+    planeStore: new ConfigMapPlaneStore(namespaces, options.log),
   });
   return {
     agent,
-    runtime: () => {
-      if (!runtime) throw new SeedAgentConfigError('the agent has not started yet', 'runtime');
-      return runtime;
+    hosting: () => {
+      if (!hosting) throw new SeedAgentConfigError('the agent has not started yet', 'runtime');
+      return hosting;
     },
   };
+}
+
+/** What the etcd pods' sidecars of a seed are told: the seed's identity and owner records, their timings and volume. */
+export function podSidecarSettings(input: {
+  identity: string;
+  owner: OwnerConfig;
+  region: string;
+  sidecar: KubernetesSeedAgentOptions['sidecar'];
+}): PodSidecarSettings {
+  const { s3Endpoint, route53Endpoint, storage, storageClassName, ...timings } = input.sidecar ?? {};
+  return withoutUndefined({
+    identity: input.identity,
+    aws: withoutUndefined({ region: input.region, endpoint: s3Endpoint, route53Endpoint }),
+    owner: input.owner,
+    sidecar: timings,
+    storage,
+    storageClassName,
+  });
+}
+
+/** The `kubernetes` runtime outside an agent (tests): the hosting, its records in the cluster, the one flow. */
+export function kubernetesRuntime(
+  options: Omit<KubernetesHostingOptions, 'namespaces'> &
+    Pick<ControlPlaneRuntimeOptions, 'blobStore' | 'snapshotStore' | 'ownerCheck'> & {
+      seed: string;
+      kubeConfig: KubeConfig;
+      namespacePrefix?: string;
+    },
+): { runtime: ControlPlaneRuntime; hosting: KubernetesHosting } {
+  const { seed, kubeConfig, namespacePrefix, blobStore, snapshotStore, ownerCheck, ...rest } = options;
+  const namespaces = new SeedNamespaces(new KubeObjects(kubeConfig), seed, namespacePrefix);
+  const hosting = new KubernetesHosting({ ...rest, namespaces });
+  const runtime = new ControlPlaneRuntime({
+    seed,
+    hosting,
+    planeStore: new ConfigMapPlaneStore(namespaces),
+    blobStore,
+    snapshotStore,
+    ...(ownerCheck ? { ownerCheck } : {}),
+  });
+  return { runtime, hosting };
 }
 
 function loadKubeConfig(kube: KubernetesSeedAgentOptions['kube']): KubeConfig {

@@ -35,6 +35,8 @@ export interface ControlPlaneObjectsOptions {
   failureTolerance?: 'node' | 'zone';
   /** Replicas per component, after the watchdog's hold (what the workloads get). */
   replicas: Record<ComponentName, number>;
+  /** The workloads (with their PDBs) to render; default every component of the layout. */
+  components?: readonly ComponentName[];
   /** Per component, the replicas the dependency watchdog remembered when it scaled it down. */
   remembered?: Partial<Record<ComponentName, number>>;
   backupBucket: string;
@@ -63,6 +65,7 @@ export function controlPlaneObjects(options: ControlPlaneObjectsOptions): Kubern
     etcdNetworkPolicy(namespace, shoot.technicalID, common),
   ];
   for (const component of layout.components) {
+    if (options.components && !options.components.includes(component.name)) continue;
     const workload = structuredClone(component.workload) as unknown as Workload;
     workload.metadata = { ...workload.metadata, namespace, labels: { ...workload.metadata.labels, ...common } };
     const remembered = options.remembered?.[component.name];

@@ -1,4 +1,4 @@
-import { KubernetesRuntime } from '../../seed/kubernetes/runtime.js';
+import { kubernetesRuntime } from '../../seed/kubernetes/agent.js';
 import { inMemoryOwnersAndBuckets, seedRuntimeContract } from '../contract/seed-runtime.contract.js';
 import { testSeedCluster } from '../harness/kube/seed-cluster.js';
 
@@ -9,7 +9,7 @@ seedRuntimeContract('kubernetes (a real kube-apiserver, kwok nodes)', {
   fixture: async () => {
     const cluster = await testSeedCluster();
     const { setOwner, backups, ...stores } = inMemoryOwnersAndBuckets();
-    const runtime = new KubernetesRuntime({
+    const { runtime } = kubernetesRuntime({
       seed: 'kube-contract',
       kubeConfig: cluster.kubeConfig(),
       zones: cluster.info.zones,

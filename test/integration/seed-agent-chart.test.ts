@@ -7,7 +7,7 @@ import { KubeObjects } from '../../seed/kubernetes/kube-api.js';
 import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../core/commands/index.js';
 import { InMemoryBlobStore } from '../../core/shootstate/index.js';
 import { InMemorySnapshotStore } from '../../core/snapshots/index.js';
-import { KubernetesRuntime } from '../../seed/kubernetes/runtime.js';
+import { kubernetesRuntime } from '../../seed/kubernetes/agent.js';
 import { renderChart } from '../harness/kube/helm.js';
 import { testSeedCluster } from '../harness/kube/seed-cluster.js';
 
@@ -107,7 +107,7 @@ describe('the seed agent chart (helm template) on the test seed cluster', () => 
         .kubeConfig()
         .users.map((u) => ({ ...u, impersonateUser: `system:serviceaccount:${NAMESPACE}:gardenless-seed-agent` })),
     });
-    const runtime = new KubernetesRuntime({
+    const { runtime } = kubernetesRuntime({
       seed: 'rbac-seed',
       kubeConfig: asAgent,
       zones: cluster.info.zones,

@@ -105,6 +105,28 @@ describe('plane records: a restarted agent finds its control planes again', () =
     expect(await next.runtime.adopt('shoot--dev--never')).toBe(false);
   });
 
+  it('keeps what the dependency watchdog holds down across a new agent, until the watchdog scales it up', async () => {
+    // Prepare: the old agent's plane with kube-controller-manager held at 0 (it had 1).
+    const store = new MemoryPlaneStore();
+    const old = runtimeOn(store);
+    await old.runtime.execute(cmd('create-control-plane', shootA, { controlPlane: controlPlane() }));
+    await old.runtime.execute(cmd('scale', shootA, { component: 'kube-controller-manager', replicas: 0 }));
+    expect((await store.list())[0]?.remembered).toEqual({ 'kube-controller-manager': 1 });
+    const next = runtimeOn(store);
+    // Act
+    await next.runtime.adopt(shootA.technicalID);
+    // Assess: started again without it, the hold as it was; a reconcile keeps it down too.
+    const model = () => next.runtime.model(shootA.technicalID)!;
+    expect(model().replicas['kube-controller-manager']).toBe(0);
+    expect(model().hold).toEqual({ scaledDown: true, rememberedReplicas: { 'kube-controller-manager': 1 } });
+    await next.runtime.execute(cmd('reconcile', shootA, { controlPlane: controlPlane() }));
+    expect(model().replicas['kube-controller-manager']).toBe(0);
+    // The watchdog's scale-up releases it, and the record with it.
+    await next.runtime.execute(cmd('scale', shootA, { component: 'kube-controller-manager', replicas: 1 }));
+    expect(model().replicas['kube-controller-manager']).toBe(1);
+    expect((await store.list())[0]?.remembered).toBeUndefined();
+  });
+
   it('a plane migrated away is adopted without processes, so the garden can release it', async () => {
     const store = new MemoryPlaneStore();
     const snapshots = new InMemorySnapshotStore();

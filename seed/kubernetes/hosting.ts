@@ -1,0 +1,371 @@
+import type { V1Deployment, V1Pod, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import { COMPONENTS, replicasFor, type ComponentName } from '../../core/ha/layout.js';
+import type { ShootSecrets } from '../../core/shootstate/secrets.js';
+import { AgentCommandError } from '../agent/errors.js';
+import type {
+  ApiServerView,
+  ControlPlaneHosting,
+  EtcdSpec,
+  EtcdStarted,
+  EtcdView,
+  HostedPod,
+  KubeOptions,
+  OwnerNoticeDelivery,
+} from '../agent/hosting.js';
+import { imageVector, type ImageVector } from './image-vector.js';
+import type { SeedNamespaces } from './namespaces.js';
+import {
+  controlPlaneObjects,
+  ETCD_PORTS,
+  FIELD_MANAGER,
+  MANAGED_BY,
+  REMEMBERED_REPLICAS,
+  SEED_LABEL,
+  type PodSidecarSettings,
+} from './objects.js';
+
+export interface KubernetesHostingOptions {
+  namespaces: SeedNamespaces;
+  /** The seed's zones (its nodes' `topology.kubernetes.io/zone`), for the GEP-20 layout. */
+  zones: readonly string[];
+  sidecar: PodSidecarSettings;
+  images?: ImageVector;
+  /**
+   * The kube-apiserver's external URL from its load balancer's address (the Service's ingress): what the
+   * garden's prober probes. Default `https://<host>[:<port>]`.
+   */
+  externalUrl?: (lb: { host: string; port: number }) => string;
+  /** How long starting etcd waits for it to be Ready (it answers either way; the view says which); default 60 s. */
+  readyTimeoutMs?: number;
+  /** How long a removal waits for the namespace to be gone; default 120 s (then RuntimeUnavailable: retry). */
+  deleteTimeoutMs?: number;
+}
+
+const APPS = 'apps/v1';
+/** How long the heartbeat's view of the cluster is shared between the reads of one round. */
+const VIEW_MAX_AGE_MS = 1_000;
+const DEPENDENTS = COMPONENTS.filter((c) => c !== 'etcd');
+
+/** What the seed's API server said of every control plane of this seed, by namespace. */
+interface ClusterView {
+  workloads: Map<string, Map<ComponentName, V1Deployment | V1StatefulSet>>;
+  services: Map<string, V1Service>;
+  pods: Map<string, V1Pod[]>;
+}
+
+/**
+ * The control plane's components as Kubernetes objects on the seed (the `kubernetes` runtime): per shoot
+ * a namespace with the GEP-20 layout, etcd as a StatefulSet whose pods run the backup-restore sidecar, the
+ * other components as Deployments, PDBs, and a Service of type LoadBalancer for kube-apiserver, all applied
+ * server-side. The flow of every command is the one `ControlPlaneRuntime`'s; this only renders, applies,
+ * waits and reads back. The pods outlive the agent: stopping it stops nothing.
+ */
+export class KubernetesHosting implements ControlPlaneHosting {
+  private readonly images: ImageVector;
+  private view: { at: number; lists: Promise<ClusterView> } | undefined;
+
+  constructor(private readonly options: KubernetesHostingOptions) {
+    this.images = options.images ?? imageVector();
+  }
+
+  private get kube() {
+    return this.options.namespaces.kube;
+  }
+
+  // The pods mount none of the shoot's secrets yet: they are kept nowhere on this seed rather than in a
+  // Secret its etcd may keep unencrypted.
+  async installSecrets(_technicalID: string, _secrets: ShootSecrets): Promise<void> {}
+
+  async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
+    // Its sidecars restore when the StatefulSet starts them, once the shoot is this seed's: nothing waits ahead.
+    if (spec.restore?.ahead) return { ahead: false };
+    const namespace = await this.options.namespaces.ensure(spec.shoot.technicalID);
+    const apply = (restore: EtcdSpec['restore']) =>
+      this.applyWorkloads(spec.shoot, namespace, {
+        components: ['etcd'],
+        replicas: { etcd: replicasFor('etcd', spec.failureTolerance) },
+        bucket: spec.bucket,
+        ...(spec.failureTolerance ? { failureTolerance: spec.failureTolerance } : {}),
+        ...(restore ? { restore } : {}),
+      });
+    await apply(spec.restore);
+    // Once restored, the sidecars are told to start from their data again (a rollout of their pods): a pod
+    // that restarts later must not restore over writes its bucket does not hold yet. One that did not get
+    // Ready keeps the flags, so that no restart cuts a restore short.
+    if ((await this.waitForEtcd(namespace)) && spec.restore) {
+      await apply(undefined);
+      await this.waitForEtcd(namespace);
+    }
+    return {};
+  }
+
+  async stopEtcd(technicalID: string): Promise<void> {
+    // Hibernation's full snapshot is the sidecar's to take as its pod stops; the agent cannot reach it.
+    await this.scaleTo(technicalID, ['etcd'], 0);
+  }
+
+  async etcd(technicalID: string): Promise<EtcdView> {
+    const namespace = this.options.namespaces.of(technicalID);
+    const etcd = (await this.clusterView()).workloads.get(namespace)?.get('etcd');
+    const available = etcdServes(etcd);
+    return {
+      running: (etcd?.spec?.replicas ?? 0) > 0,
+      available,
+      ...(available ? { clientUrl: `http://etcd-client.${namespace}.svc:${ETCD_PORTS.client}` } : {}),
+    };
+  }
+
+  async startApiServer(technicalID: string, options: KubeOptions = {}): Promise<void> {
+    const namespace = this.options.namespaces.of(technicalID);
+    const etcd = await this.kube.read<V1StatefulSet>({
+      apiVersion: APPS,
+      kind: 'StatefulSet',
+      name: 'etcd',
+      namespace,
+    });
+    if (etcd === undefined)
+      throw new AgentCommandError(
+        'RuntimeUnavailable',
+        `no etcd of ${technicalID} on this seed to start kube-apiserver on`,
+      );
+    // Only etcd's sidecar names the shoot (its owner record); these workloads carry its technical ID alone.
+    await this.applyWorkloads({ technicalID, project: '', name: '' }, namespace, {
+      components: DEPENDENTS,
+      replicas: Object.fromEntries(
+        DEPENDENTS.map((c) => [c, options.replicas?.[c] ?? replicasFor(c, options.failureTolerance)]),
+      ),
+      ...(options.remembered ? { remembered: options.remembered } : {}),
+      ...(options.failureTolerance ? { failureTolerance: options.failureTolerance } : {}),
+    });
+  }
+
+  async stopApiServer(technicalID: string): Promise<void> {
+    await this.scaleTo(technicalID, DEPENDENTS, 0);
+  }
+
+  async scaleComponent(
+    technicalID: string,
+    component: ComponentName,
+    replicas: number,
+    remembered?: number,
+  ): Promise<void> {
+    this.view = undefined;
+    await this.kube.mergePatch(
+      { apiVersion: APPS, kind: 'Deployment', name: component, namespace: this.options.namespaces.of(technicalID) },
+      {
+        metadata: { annotations: { [REMEMBERED_REPLICAS]: remembered === undefined ? null : String(remembered) } },
+        spec: { replicas },
+      },
+    );
+  }
+
+  async apiServer(technicalID: string): Promise<ApiServerView> {
+    const namespace = this.options.namespaces.of(technicalID);
+    const view = await this.clusterView();
+    const api = view.workloads.get(namespace)?.get('kube-apiserver');
+    const externalUrl = this.externalUrlOf(view.services.get(namespace));
+    return {
+      running: (api?.spec?.replicas ?? 0) > 0,
+      // The kubelets' readiness probes are the internal probe: kube-apiserver pods Ready behind its Service.
+      internalProbe: (api?.status?.readyReplicas ?? 0) > 0 ? 'Success' : 'Failure',
+      ...(externalUrl ? { externalUrl } : {}),
+    };
+  }
+
+  async pods(technicalID: string): Promise<HostedPod[]> {
+    const pods = (await this.clusterView()).pods.get(this.options.namespaces.of(technicalID)) ?? [];
+    return pods.map((p) => ({
+      name: p.metadata!.name!,
+      ...(p.metadata?.uid ? { uid: p.metadata.uid } : {}),
+      labels: p.metadata?.labels ?? {},
+      state: podState(p),
+      ...(p.metadata?.deletionTimestamp ? { deleting: true } : {}),
+    }));
+  }
+
+  async restartPod(technicalID: string, name: string): Promise<boolean> {
+    const ref = { apiVersion: 'v1', kind: 'Pod', name, namespace: this.options.namespaces.of(technicalID) };
+    const pod = await this.kube.read<V1Pod>(ref);
+    if (pod === undefined || podState(pod) !== 'CrashLoopBackOff') return false;
+    this.view = undefined;
+    return this.kube.delete(ref);
+  }
+
+  // The etcd pods' sidecars take notices from loopback only, and the agent runs in its own pod: they learn
+  // of the change at their next poll, which is what bounds the fence anyway.
+  async noticeOwnerChange(): Promise<OwnerNoticeDelivery> {
+    return { sidecars: 0, notified: 0 };
+  }
+
+  /** Removes the namespace and with it every control-plane object; the backups stay in the bucket. */
+  async remove(technicalID: string): Promise<void> {
+    const ref = { apiVersion: 'v1', kind: 'Namespace', name: this.options.namespaces.of(technicalID) };
+    this.view = undefined;
+    if (!(await this.kube.delete(ref))) return;
+    const timeoutMs = this.options.deleteTimeoutMs ?? 120_000;
+    const deadline = Date.now() + timeoutMs;
+    while ((await this.kube.read(ref)) !== undefined) {
+      if (Date.now() > deadline)
+        throw new AgentCommandError('RuntimeUnavailable', `namespace ${ref.name} is not gone within ${timeoutMs} ms`);
+      await sleep(250);
+    }
+  }
+
+  async stopAll(): Promise<void> {
+    // Nothing runs in this process: the control planes live on the seed and outlive the agent.
+  }
+
+  /** Applies the Services, etcd's NetworkPolicy and the given components' workloads with their PDBs. */
+  private async applyWorkloads(
+    shoot: EtcdSpec['shoot'],
+    namespace: string,
+    input: {
+      components: readonly ComponentName[];
+      replicas: Partial<Record<ComponentName, number>>;
+      bucket?: string;
+      remembered?: Partial<Record<ComponentName, number>>;
+      failureTolerance?: 'node' | 'zone';
+      restore?: EtcdSpec['restore'];
+    },
+  ): Promise<void> {
+    this.view = undefined;
+    const objects = controlPlaneObjects({
+      shoot,
+      namespace,
+      seed: { name: this.options.namespaces.seed, zones: this.options.zones },
+      ...(input.failureTolerance ? { failureTolerance: input.failureTolerance } : {}),
+      components: input.components,
+      replicas: Object.fromEntries(COMPONENTS.map((c) => [c, input.replicas[c] ?? 0])) as Record<ComponentName, number>,
+      ...(input.remembered ? { remembered: input.remembered } : {}),
+      // Only etcd's sidecar names the bucket.
+      backupBucket: input.bucket ?? '',
+      ...(input.restore ? { restore: input.restore } : {}),
+      images: this.images,
+      sidecar: this.options.sidecar,
+    });
+    // Only what this call renders: the other components' objects keep what they were applied with.
+    const own = objects.filter((o) => o.kind !== 'Service' && o.kind !== 'NetworkPolicy');
+    for (const object of input.components.includes('etcd') ? objects : own) await this.kube.apply(object);
+  }
+
+  /** Each of `components` whose workload exists, to `replicas`. */
+  private async scaleTo(technicalID: string, components: readonly ComponentName[], replicas: number): Promise<void> {
+    const namespace = this.options.namespaces.of(technicalID);
+    this.view = undefined;
+    for (const [name, w] of await this.workloads(namespace)) {
+      if (!components.includes(name) || w.spec?.replicas === replicas) continue;
+      await this.kube.mergePatch({ apiVersion: APPS, kind: w.kind!, name, namespace }, { spec: { replicas } });
+    }
+  }
+
+  private async workloads(namespace: string): Promise<Map<ComponentName, V1Deployment | V1StatefulSet>> {
+    const mine = { namespace, labelSelector: `${MANAGED_BY}=${FIELD_MANAGER}` };
+    const [deployments, statefulSets] = await Promise.all([
+      this.kube.list<V1Deployment>(APPS, 'Deployment', mine),
+      this.kube.list<V1StatefulSet>(APPS, 'StatefulSet', mine),
+    ]);
+    return new Map(
+      [
+        ...deployments.map((d) => ({ ...d, kind: 'Deployment' })),
+        ...statefulSets.map((s) => ({ ...s, kind: 'StatefulSet' })),
+      ].map((w) => [w.metadata!.name as ComponentName, w]),
+    );
+  }
+
+  /** Whether etcd serves (a quorum of its pods Ready, none of them older than its template) within the timeout. */
+  private async waitForEtcd(namespace: string): Promise<boolean> {
+    const deadline = Date.now() + (this.options.readyTimeoutMs ?? 60_000);
+    try {
+      for (;;) {
+        const etcd = await this.kube.read<V1StatefulSet>({
+          apiVersion: APPS,
+          kind: 'StatefulSet',
+          name: 'etcd',
+          namespace,
+        });
+        if (etcdServes(etcd) && rolledOut(etcd)) return true;
+        if (Date.now() > deadline) return false;
+        await sleep(250);
+      }
+    } finally {
+      this.view = undefined;
+    }
+  }
+
+  /**
+   * A fixed number of cluster-wide lists by this seed's label, however many shoots it hosts, shared by the
+   * reads of one heartbeat round; whatever this hosting changes drops it.
+   */
+  private clusterView(): Promise<ClusterView> {
+    if (this.view === undefined || Date.now() - this.view.at > VIEW_MAX_AGE_MS) {
+      const lists = this.listAll();
+      lists.catch(() => {
+        if (this.view?.lists === lists) this.view = undefined;
+      });
+      this.view = { at: Date.now(), lists };
+    }
+    return this.view.lists;
+  }
+
+  private async listAll(): Promise<ClusterView> {
+    const mine = { labelSelector: `${SEED_LABEL}=${this.options.namespaces.seed}` };
+    const [deployments, statefulSets, services, pods] = await Promise.all([
+      this.kube.list<V1Deployment>(APPS, 'Deployment', mine),
+      this.kube.list<V1StatefulSet>(APPS, 'StatefulSet', mine),
+      this.kube.list<V1Service>('v1', 'Service', mine),
+      this.kube.list<V1Pod>('v1', 'Pod', { labelSelector: 'gardener.cloud/shoot' }),
+    ]);
+    const view: ClusterView = { workloads: new Map(), services: new Map(), pods: new Map() };
+    for (const w of [...deployments, ...statefulSets]) {
+      const ns = w.metadata!.namespace!;
+      if (!view.workloads.has(ns)) view.workloads.set(ns, new Map());
+      view.workloads.get(ns)!.set(w.metadata!.name as ComponentName, w);
+    }
+    for (const s of services) if (s.metadata?.name === 'kube-apiserver') view.services.set(s.metadata.namespace!, s);
+    for (const p of pods) {
+      const ns = p.metadata!.namespace!;
+      view.pods.set(ns, [...(view.pods.get(ns) ?? []), p]);
+    }
+    return view;
+  }
+
+  /** The kube-apiserver's URL behind its Service's load balancer, once the cloud wrote an address into its status. */
+  private externalUrlOf(lb: V1Service | undefined): string | undefined {
+    const ingress = lb?.status?.loadBalancer?.ingress?.[0];
+    const host = ingress?.hostname ?? ingress?.ip;
+    return host === undefined
+      ? undefined
+      : (this.options.externalUrl ?? defaultExternalUrl)({ host, port: ingress?.ports?.[0]?.port ?? 443 });
+  }
+}
+
+function defaultExternalUrl(lb: { host: string; port: number }): string {
+  return lb.port === 443 ? `https://${lb.host}` : `https://${lb.host}:${lb.port}`;
+}
+
+/** etcd serves while a quorum of its members is Ready. */
+function etcdServes(etcd: { spec?: { replicas?: number }; status?: { readyReplicas?: number } } | undefined): boolean {
+  const replicas = etcd?.spec?.replicas ?? 0;
+  return replicas > 0 && (etcd?.status?.readyReplicas ?? 0) > replicas / 2;
+}
+
+/** The StatefulSet controller has seen its latest template and every pod runs it. */
+function rolledOut(sts: V1StatefulSet | undefined): boolean {
+  const status = sts?.status;
+  return (
+    status !== undefined &&
+    (status.observedGeneration ?? 0) >= (sts?.metadata?.generation ?? 0) &&
+    (status.updateRevision === undefined || status.currentRevision === status.updateRevision) &&
+    (status.updatedReplicas ?? 0) >= (sts?.spec?.replicas ?? 0)
+  );
+}
+
+/** A pod as the weeder reads it: Running (and Ready), CrashLoopBackOff, or NotReady. */
+export function podState(pod: V1Pod): 'Running' | 'CrashLoopBackOff' | 'NotReady' {
+  if (pod.status?.containerStatuses?.some((c) => c.state?.waiting?.reason === 'CrashLoopBackOff'))
+    return 'CrashLoopBackOff';
+  const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+  return pod.status?.phase === 'Running' && ready ? 'Running' : 'NotReady';
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
