@@ -31,14 +31,9 @@ export class ConfigMapPlaneStore implements PlaneStore {
     } as ConfigMap);
   }
 
-  async remove(technicalID: string): Promise<void> {
-    await this.namespaces.kube.delete({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      name: NAME,
-      namespace: this.namespaces.of(technicalID),
-    });
-  }
+  // The record goes with the plane's namespace, which the hosting removes: the agent deletes no ConfigMap
+  // (its ServiceAccount may not), and a plane it does not know yet keeps its record until it is adopted.
+  async remove(_technicalID: string): Promise<void> {}
 
   async list(): Promise<PlaneRecord[]> {
     const maps = await this.namespaces.kube.list<ConfigMap>('v1', 'ConfigMap', {
