@@ -12,6 +12,7 @@ import { ControlPlaneRuntime, type ControlPlaneRuntimeOptions } from '../agent/c
 import { KubernetesHosting, type KubernetesHostingOptions } from './hosting.js';
 import { SeedNamespaces } from './namespaces.js';
 import { ConfigMapPlaneStore } from './plane-store.js';
+
 export interface KubernetesSeedAgentOptions extends Pick<
   AwsSeedAgentOptions,
   'seed' | 'garden' | 'aws' | 'backupBucket' | 'heartbeatIntervalMs' | 'pollWaitSeconds' | 'log'
@@ -85,7 +86,7 @@ export async function kubernetesSeedAgent(
 }
 
 /** What the etcd pods' sidecars of a seed are told: the seed's identity and owner records, their timings and volume. */
-export function podSidecarSettings(input: {
+function podSidecarSettings(input: {
   identity: string;
   owner: OwnerConfig;
   region: string;
