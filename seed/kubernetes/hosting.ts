@@ -100,7 +100,8 @@ export class KubernetesHosting implements ControlPlaneHosting {
   }
 
   async stopEtcd(technicalID: string): Promise<void> {
-    // Hibernation's full snapshot is the sidecar's to take as its pod stops; the agent cannot reach it.
+    // No full snapshot first, unlike a local seed: the agent does not reach the sidecars' status ports from
+    // outside the cluster, so the bucket holds what their last delta uploaded.
     await this.scaleTo(technicalID, ['etcd'], 0);
   }
 
