@@ -299,7 +299,6 @@ export interface ServeOptionValues extends StoreOptionValues, EtcdOptionValues {
 
 /** `serve`'s options as values, each checked; a flag that cannot work is a `SidecarConfigError`. */
 export function serveFlagsFrom(o: ServeOptionValues): ServeFlags {
-  const ms = (v: string | undefined, flag: string) => (v === undefined ? undefined : parseDuration(v, flag));
   const restore =
     o.restore || o.restoreAhead
       ? withoutUndefined({
@@ -359,7 +358,6 @@ function clusterFrom(o: ServeOptionValues): ServeFlags['cluster'] {
   if (o.member === undefined || o.member.length === 0) return undefined;
   if (!o.memberName || !o.clusterToken)
     throw new SidecarConfigError('--member needs --member-name and --cluster-token', 'member');
-  const ms = (v: string | undefined, flag: string) => (v === undefined ? undefined : parseDuration(v, flag));
   return withoutUndefined({
     members: o.member.map(parseMemberFlag),
     self: o.memberName,
@@ -369,6 +367,10 @@ function clusterFrom(o: ServeOptionValues): ServeFlags['cluster'] {
     handoverDelay: ms(o.handoverDelay, '--handover-delay'),
     memberFenceTimeout: ms(o.memberFenceTimeout, '--member-fence-timeout'),
   });
+}
+
+function ms(v: string | undefined, flag: string): number | undefined {
+  return v === undefined ? undefined : parseDuration(v, flag);
 }
 
 function portFlag(v: string | undefined, flag: string): number | undefined {

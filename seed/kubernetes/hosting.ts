@@ -362,7 +362,7 @@ function rolledOut(sts: V1StatefulSet | undefined): boolean {
 }
 
 /** A pod as the weeder reads it: Running (and Ready), CrashLoopBackOff, or NotReady. */
-export function podState(pod: V1Pod): 'Running' | 'CrashLoopBackOff' | 'NotReady' {
+function podState(pod: V1Pod): 'Running' | 'CrashLoopBackOff' | 'NotReady' {
   if (pod.status?.containerStatuses?.some((c) => c.state?.waiting?.reason === 'CrashLoopBackOff'))
     return 'CrashLoopBackOff';
   const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
