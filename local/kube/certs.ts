@@ -3,6 +3,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { encryptionConfiguration } from '../../seed/agent/kube/control-plane-files.js';
 
 const run = promisify(execFile);
 
@@ -13,6 +14,8 @@ export interface ClusterSecrets {
   /** Service-account token signing key pair (kube-apiserver verifies, kube-controller-manager signs). */
   serviceAccountKey: string;
   serviceAccountPub: string;
+  /** Secrets at rest in its etcd are encrypted (aescbc), as a seed's must be: shoots' files are among them. */
+  encryptionConfig: string;
   /** Static token file: one admin token in group system:masters (and the node's, with `node`). */
   tokenFile: string;
   token: string;
@@ -113,6 +116,13 @@ export async function writeClusterSecrets(
     };
   }
   await writeFile(p('tokens.csv'), `${tokens.join('\n')}\n`, { mode: 0o600 });
+  await writeFile(
+    p('encryption-config.yaml'),
+    encryptionConfiguration({
+      etcdEncryption: { provider: 'aescbc', keyName: 'test-seed', secret: randomBytes(32).toString('base64') },
+    }),
+    { mode: 0o600 },
+  );
   return {
     caCert: p('ca.crt'),
     servingCert: p('apiserver.crt'),
@@ -120,6 +130,7 @@ export async function writeClusterSecrets(
     serviceAccountKey: p('sa.key'),
     serviceAccountPub: p('sa.pub'),
     tokenFile: p('tokens.csv'),
+    encryptionConfig: p('encryption-config.yaml'),
     token,
     ...(node ? { node } : {}),
   };

@@ -38,6 +38,8 @@ export interface RealNodeInfo {
   cgroup: string;
   /** containerd's socket (`ctr --address`). */
   containerd: string;
+  /** The port its load balancers listen on, each on an address of its own (local/kube/load-balancers.ts). */
+  loadBalancerPort: number;
 }
 
 export interface StartKubeClusterOptions {

@@ -56,6 +56,7 @@ export function startApiServer(options: ApiServerOptions): { etcd: StartedProces
     `--tls-private-key-file=${secrets.servingKey}`,
     `--client-ca-file=${secrets.caCert}`,
     `--token-auth-file=${secrets.tokenFile}`,
+    `--encryption-provider-config=${secrets.encryptionConfig}`,
     `--authorization-mode=${node ? 'Node,RBAC' : 'RBAC'}`,
     '--anonymous-auth=false',
     '--service-account-issuer=https://kubernetes.default.svc',

@@ -15,7 +15,7 @@ import {
   removeCgroupTree,
 } from './cgroups.js';
 import { KubeCluster, type KubeClusterInfo } from './cluster.js';
-import { startApiServer, startControllers } from './control-plane.js';
+import { SERVICE_CIDR, startApiServer, startControllers } from './control-plane.js';
 import { buildTestImages, importImages, type TestImage, type TestImageName } from './images.js';
 import { killNamespaceMembers, namespaceMembers, namespaceOf } from './namespaces.js';
 import {
@@ -33,6 +33,8 @@ import { ensureKubeTools, kubeTools, type KubeTools } from './tools.js';
 
 const run = promisify(execFile);
 const NAMESPACE_SCRIPT = join(PROJECT_ROOT, 'local', 'kube', 'node-namespace.sh');
+const TSX = join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
+const LOAD_BALANCERS_MAIN = join(PROJECT_ROOT, 'local', 'kube', 'load-balancers-main.ts');
 /** The kubelet's cgroup root: gardenless-node-<owner pid>-<mount namespace inode> (what a sweep needs to find it all). */
 const CGROUP_PREFIX = 'gardenless-node-';
 
@@ -52,6 +54,11 @@ export interface StartNodeClusterOptions {
   images?: readonly TestImageName[];
   /** The node's `topology.kubernetes.io/zone`; default `zone-a`. */
   zone?: string;
+  /**
+   * The port the load balancers of its LoadBalancer Services listen on (the one every seed of the
+   * landscape serves shoots' API on); default a free one.
+   */
+  loadBalancerPort?: number;
   /** Local PersistentVolumes of the default StorageClass (`gardenless-local`), 10Gi each; default 24. */
   volumes?: number;
   tools?: KubeTools;
@@ -66,7 +73,8 @@ export interface StartNodeClusterOptions {
  * rules are the namespace's). containerd, the kubelet and kube-proxy also share a mount namespace whose
  * /var and /run are overlays in `dir` and whose kernel tunables are files, so the host keeps its own.
  * The host reaches the API server at 127.0.0.1 (a forwarder); pods reach ports of the host through
- * `exposeHostPort`. Every process it starts runs in that mount namespace (forwarders on the host's side
+ * `exposeHostPort`; Services of type LoadBalancer get an address on the host (local/kube/load-balancers.ts,
+ * a process of the cluster). Every process it starts runs in that mount namespace (forwarders on the host's side
  * too) and every container in the kubelet's cgroup tree, which is how the stop finds them all; the
  * processes stay in the cgroups of whoever started the cluster.
  * Needs root and cgroup v1 (the cgroupfs driver), and `npm run setup` (containerd, runc, the CNI
@@ -119,6 +127,7 @@ export async function startNodeCluster(options: StartNodeClusterOptions): Promis
       mountNamespace: '',
       cgroup: '',
       containerd: paths.containerdSocket,
+      loadBalancerPort: options.loadBalancerPort ?? (await freePort()),
     },
   };
   const cluster = new KubeCluster(info);
@@ -134,6 +143,7 @@ export async function startNodeCluster(options: StartNodeClusterOptions): Promis
       NAMESPACE_SCRIPT,
       paths.dir,
       NODE_ADDRESS,
+      SERVICE_CIDR,
     ]);
     await waitFor('the node namespace', timeout, async () => existsSync(join(paths.dir, 'ready')), [holder]);
     const nodeInfo = info.node!;
@@ -237,7 +247,11 @@ export async function startNodeCluster(options: StartNodeClusterOptions): Promis
     await objects.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'node-ready', namespace: 'default' } });
     await importing;
     for (const object of localVolumes(join(dir, 'volumes'), options.volumes ?? 24)) await objects.create(object);
-    writeFileSync(options.stateFile ?? join(dir, 'cluster.json'), JSON.stringify(info, null, 2));
+    const stateFile = options.stateFile ?? join(dir, 'cluster.json');
+    writeFileSync(stateFile, JSON.stringify(info, null, 2));
+    // The load balancers outlive whichever process started the cluster; it stops them with the rest.
+    start.besideNode('load-balancers', TSX, [LOAD_BALANCERS_MAIN, stateFile]);
+    writeFileSync(stateFile, JSON.stringify(info, null, 2));
     log(`kube: test seed with a real node ready in ${Date.now() - started} ms at ${server} (logs in ${dir})`);
     return cluster;
   } catch (error) {
@@ -273,6 +287,20 @@ export async function exposeHostPort(cluster: KubeCluster, port: number): Promis
     });
   }
   return `${node.address}:${port}`;
+}
+
+/**
+ * A forward from the host's `listen` into the node's network namespace to `target` (the test seed's
+ * load balancers: local/kube/load-balancers.ts). Its processes stop with the node.
+ */
+export function nodeForward(
+  cluster: KubeCluster,
+  forward: { name: string; listen: { host: string; port: number }; target: { host: string; port: number } },
+): Promise<StartedProcess[]> {
+  return startForward(nodeStarters(cluster.info.dir, cluster.info), cluster.info, {
+    ...forward,
+    listen: { side: 'host', ...forward.listen },
+  });
 }
 
 /**
