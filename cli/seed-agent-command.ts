@@ -21,6 +21,7 @@ interface SeedAgentFlags {
   imageVector?: string;
   zones?: string[];
   namespacePrefix?: string;
+  sidecarCredentialsFromEnv?: boolean;
   workDir?: string;
   awsEndpoint?: string;
   ownerMode?: 'api' | 'dns';
@@ -61,6 +62,10 @@ export function registerSeedAgentCommand(program: Command): Command {
     .option('--image-vector <file>', 'kubernetes: image overrides (YAML or JSON {images: [{name, repository, tag}]})')
     .option('--zones <zone...>', "kubernetes: the seed's zones (default: its nodes' topology.kubernetes.io/zone)")
     .option('--namespace-prefix <prefix>', 'kubernetes: before each shoot namespace, where seeds share a cluster')
+    .option(
+      '--sidecar-credentials-from-env',
+      "kubernetes: give the etcd pods' sidecars this agent's AWS credentials from its environment (a Secret per shoot namespace; not with IRSA or Pod Identity)",
+    )
     .option('--work-dir <dir>', 'data dirs and logs of the control planes (default .landscape/seeds/<seed>)')
     .option('--aws-endpoint <url>', "AWS endpoint (the emulator); default the local landscape's, or AWS")
     .addOption(
@@ -144,6 +149,7 @@ export function registerSeedAgentCommand(program: Command): Command {
           ...(flags.imageVector ? { images: readImageVector(flags.imageVector) } : {}),
           ...(flags.zones ? { zones: flags.zones } : {}),
           ...(flags.namespacePrefix ? { namespacePrefix: flags.namespacePrefix } : {}),
+          ...(flags.sidecarCredentialsFromEnv ? { sidecarCredentials: awsEnvironment() } : {}),
           // The etcd pods' sidecars get the same timings as arguments.
           sidecar: { ...sidecar, ...(endpoint ? { s3Endpoint: endpoint } : {}) },
         }));
@@ -171,6 +177,15 @@ export function registerSeedAgentCommand(program: Command): Command {
       // Stopping the agent stops every sidecar's and component's process group and the load balancer (local); a kubernetes seed's control planes stay.
       await untilSignalled(() => agent.stop());
     });
+}
+
+/** The AWS credentials in this process's environment, as a sidecar's environment takes them. */
+function awsEnvironment(): Record<string, string> {
+  const names = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'] as const;
+  const env = Object.fromEntries(names.flatMap((n) => (process.env[n] ? [[n, process.env[n]]] : [])));
+  if (!env.AWS_ACCESS_KEY_ID || !env.AWS_SECRET_ACCESS_KEY)
+    throw new Error('--sidecar-credentials-from-env: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not both set');
+  return env;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { KubernetesObject, V1StatefulSet } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ShootRef } from '../../core/shootstate/index.js';
 import { testImageVector, type TestImage } from '../../local/kube/images.js';
 import { imageVector } from '../../seed/kubernetes/image-vector.js';
@@ -10,8 +10,7 @@ export const CREDENTIALS_SECRET = 'aws-credentials';
 /**
  * The kubernetes runtime's own etcd of one shoot (seed/kubernetes/objects.ts: the StatefulSet with its
  * backup-restore sidecar, and its Services), every other component at 0 replicas and left out, with
- * `image` (the gardenless image) and the sidecar's AWS credentials from `CREDENTIALS_SECRET`: the runtime
- * renders none yet.
+ * `image` (the gardenless image) and the sidecar's AWS credentials from `CREDENTIALS_SECRET`.
  */
 export function runtimeEtcdObjects(options: {
   shoot: ShootRef;
@@ -26,7 +25,7 @@ export function runtimeEtcdObjects(options: {
   region: string;
   s3Endpoint: string;
 }): KubernetesObject[] {
-  const objects = controlPlaneObjects({
+  return controlPlaneObjects({
     shoot: options.shoot,
     namespace: options.namespace,
     seed: options.seed,
@@ -47,9 +46,7 @@ export function runtimeEtcdObjects(options: {
       aws: { region: options.region, endpoint: options.s3Endpoint },
       sidecar: { ownership: { ownerCheckInterval: 2_000, unknownGrace: 20_000 }, deltaSnapshotInterval: 3_000 },
       storage: '1Gi',
+      credentialsSecret: CREDENTIALS_SECRET,
     },
   }).filter((o) => o.kind === 'Service' || o.kind === 'StatefulSet');
-  const etcd = objects.find((o) => o.kind === 'StatefulSet') as V1StatefulSet;
-  etcd.spec!.template.spec!.containers[0]!.envFrom = [{ secretRef: { name: CREDENTIALS_SECRET } }];
-  return objects;
 }

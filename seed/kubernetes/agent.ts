@@ -33,6 +33,8 @@ export interface KubernetesSeedAgentOptions extends Pick<
   namespacePrefix?: string;
   readyTimeoutMs?: number;
   externalUrl?: (lb: { host: string; port: number }) => string;
+  /** The etcd sidecars' AWS environment, given to them in each shoot namespace (KubernetesHostingOptions). */
+  sidecarCredentials?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function kubernetesSeedAgent(
     namespacePrefix: _prefix,
     readyTimeoutMs,
     externalUrl,
+    sidecarCredentials,
     ...common
   } = options;
   const agent = awsSeedAgent({
@@ -73,6 +76,7 @@ export async function kubernetesSeedAgent(
         ...(images ? { images } : {}),
         ...(readyTimeoutMs === undefined ? {} : { readyTimeoutMs }),
         ...(externalUrl ? { externalUrl } : {}),
+        ...(sidecarCredentials ? { sidecarCredentials } : {}),
       })),
     planeStore: new ConfigMapPlaneStore(namespaces, options.log),
   });
@@ -106,13 +110,13 @@ function podSidecarSettings(input: {
 /** The `kubernetes` runtime outside an agent (tests): the hosting, its records in the cluster, the one flow. */
 export function kubernetesRuntime(
   options: Omit<KubernetesHostingOptions, 'namespaces'> &
-    Pick<ControlPlaneRuntimeOptions, 'blobStore' | 'snapshotStore' | 'ownerCheck'> & {
+    Pick<ControlPlaneRuntimeOptions, 'blobStore' | 'snapshotStore' | 'ownerCheck' | 'openSecrets'> & {
       seed: string;
       kubeConfig: KubeConfig;
       namespacePrefix?: string;
     },
 ): { runtime: ControlPlaneRuntime; hosting: KubernetesHosting } {
-  const { seed, kubeConfig, namespacePrefix, blobStore, snapshotStore, ownerCheck, ...rest } = options;
+  const { seed, kubeConfig, namespacePrefix, blobStore, snapshotStore, ownerCheck, openSecrets, ...rest } = options;
   const namespaces = new SeedNamespaces(new KubeObjects(kubeConfig), seed, namespacePrefix);
   const hosting = new KubernetesHosting({ ...rest, namespaces });
   const runtime = new ControlPlaneRuntime({
@@ -122,6 +126,7 @@ export function kubernetesRuntime(
     blobStore,
     snapshotStore,
     ...(ownerCheck ? { ownerCheck } : {}),
+    ...(openSecrets ? { openSecrets } : {}),
   });
   return { runtime, hosting };
 }

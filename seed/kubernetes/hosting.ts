@@ -1,7 +1,16 @@
-import type { V1Deployment, V1Pod, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type {
+  KubernetesObject,
+  V1Deployment,
+  V1Pod,
+  V1Secret,
+  V1Service,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
+import { createHash } from 'node:crypto';
 import { COMPONENTS, replicasFor, type ComponentName } from '../../core/ha/layout.js';
 import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 import { AgentCommandError } from '../agent/errors.js';
+import { controlPlaneFileContents } from '../agent/kube/control-plane-files.js';
 import type {
   ApiServerView,
   ControlPlaneHosting,
@@ -15,12 +24,16 @@ import type {
 import { imageVector, type ImageVector } from './image-vector.js';
 import type { SeedNamespaces } from './namespaces.js';
 import {
+  BACKUP_CREDENTIALS_SECRET,
+  CONTROL_PLANE_FILES_SECRET,
+  controlPlaneFilesSecret,
   controlPlaneObjects,
   ETCD_PORTS,
   FIELD_MANAGER,
   MANAGED_BY,
   REMEMBERED_REPLICAS,
   SEED_LABEL,
+  type KubeComponentsInput,
   type PodSidecarSettings,
 } from './objects.js';
 
@@ -35,6 +48,12 @@ export interface KubernetesHostingOptions {
    * garden's prober probes. Default `https://<host>[:<port>]`.
    */
   externalUrl?: (lb: { host: string; port: number }) => string;
+  /**
+   * The AWS environment of the etcd pods' sidecars (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and, with
+   * temporary credentials, AWS_SESSION_TOKEN), kept in each shoot's namespace as `Secret/backup-credentials`;
+   * none where the shoot namespaces' ServiceAccount has a role (IRSA, Pod Identity).
+   */
+  sidecarCredentials?: Readonly<Record<string, string>>;
   /** How long starting etcd waits for it to be Ready (it answers either way; the view says which); default 60 s. */
   readyTimeoutMs?: number;
   /** How long a removal waits for the namespace to be gone; default 120 s (then RuntimeUnavailable: retry). */
@@ -63,6 +82,7 @@ interface ClusterView {
 export class KubernetesHosting implements ControlPlaneHosting {
   private readonly images: ImageVector;
   private view: { at: number; lists: Promise<ClusterView> } | undefined;
+  private readonly secrets = new Map<string, ShootSecrets>();
 
   constructor(private readonly options: KubernetesHostingOptions) {
     this.images = options.images ?? imageVector();
@@ -72,14 +92,16 @@ export class KubernetesHosting implements ControlPlaneHosting {
     return this.options.namespaces.kube;
   }
 
-  // The pods mount none of the shoot's secrets yet: they are kept nowhere on this seed rather than in a
-  // Secret its etcd may keep unencrypted.
-  async installSecrets(_technicalID: string, _secrets: ShootSecrets): Promise<void> {}
+  // Kept in memory only: the seed gets the files made from them (`kubeFiles`), never the CAs' keys.
+  async installSecrets(technicalID: string, secrets: ShootSecrets): Promise<void> {
+    this.secrets.set(technicalID, secrets);
+  }
 
   async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
     // Its sidecars restore when the StatefulSet starts them, once the shoot is this seed's: nothing waits ahead.
     if (spec.restore?.ahead) return { ahead: false };
     const namespace = await this.options.namespaces.ensure(spec.shoot.technicalID);
+    if (this.options.sidecarCredentials) await this.kube.apply(this.credentialsSecret(namespace));
     const apply = (restore: EtcdSpec['restore']) =>
       this.applyWorkloads(spec.shoot, namespace, {
         components: ['etcd'],
@@ -129,12 +151,14 @@ export class KubernetesHosting implements ControlPlaneHosting {
         'RuntimeUnavailable',
         `no etcd of ${technicalID} on this seed to start kube-apiserver on`,
       );
+    const kube = await this.kubeFiles(technicalID, namespace, options.apiDomain);
     // Only etcd's sidecar names the shoot (its owner record); these workloads carry its technical ID alone.
     await this.applyWorkloads({ technicalID, project: '', name: '' }, namespace, {
       components: DEPENDENTS,
       replicas: Object.fromEntries(
         DEPENDENTS.map((c) => [c, options.replicas?.[c] ?? replicasFor(c, options.failureTolerance)]),
       ),
+      kube,
       ...(options.remembered ? { remembered: options.remembered } : {}),
       ...(options.failureTolerance ? { failureTolerance: options.failureTolerance } : {}),
     });
@@ -202,6 +226,7 @@ export class KubernetesHosting implements ControlPlaneHosting {
   async remove(technicalID: string): Promise<void> {
     const ref = { apiVersion: 'v1', kind: 'Namespace', name: this.options.namespaces.of(technicalID) };
     this.view = undefined;
+    this.secrets.delete(technicalID);
     if (!(await this.kube.delete(ref))) return;
     const timeoutMs = this.options.deleteTimeoutMs ?? 120_000;
     const deadline = Date.now() + timeoutMs;
@@ -216,6 +241,77 @@ export class KubernetesHosting implements ControlPlaneHosting {
     // Nothing runs in this process: the control planes live on the seed and outlive the agent.
   }
 
+  /**
+   * The Secret of the Kubernetes components' files, made again only when what it is made from changed (the
+   * shoot's secrets, its API domain, the Services' cluster IPs): a start that changes none of them rolls no
+   * pod, and an agent that restarted without the secrets keeps the files its predecessor made.
+   * kube-apiserver reaches etcd, and its controllers reach it, by cluster IP: a seed without cluster DNS
+   * serves as well, and a Service keeps its address for its life.
+   */
+  private async kubeFiles(technicalID: string, namespace: string, apiDomain?: string): Promise<KubeComponentsInput> {
+    const service = (name: string) => this.kube.read<V1Service>({ apiVersion: 'v1', kind: 'Service', name, namespace });
+    const [etcdClient, api, existing] = await Promise.all([
+      service('etcd-client'),
+      service('kube-apiserver'),
+      this.kube.read<V1Secret>({ apiVersion: 'v1', kind: 'Secret', name: CONTROL_PLANE_FILES_SECRET, namespace }),
+    ]);
+    const etcdIP = etcdClient?.spec?.clusterIP;
+    const apiIP = api?.spec?.clusterIP;
+    if (!etcdIP || !apiIP)
+      throw new AgentCommandError('RuntimeUnavailable', `the Services of ${technicalID} have no cluster IPs yet`);
+    const recorded = filesInputsOf(existing);
+    const secrets = this.secrets.get(technicalID);
+    const domain = apiDomain ?? recorded?.apiDomain;
+    const inputs: FilesInputs = {
+      secrets: secrets ? sha256(JSON.stringify(secrets)) : (recorded?.secrets ?? ''),
+      ...(domain ? { apiDomain: domain } : {}),
+      etcdServers: [`http://${etcdIP}:${ETCD_PORTS.client}`],
+      internalUrl: `https://${apiIP}:443`,
+    };
+    const recordedText = existing?.metadata?.annotations?.[FILES_INPUTS];
+    if (recordedText !== JSON.stringify(inputs)) {
+      if (secrets === undefined)
+        throw new AgentCommandError(
+          'ShootStateUnavailable',
+          `no secrets were delivered for ${technicalID}: its kube-apiserver has no CAs to serve with`,
+        );
+      const { contents } = await controlPlaneFileContents({
+        secrets,
+        apiDomain: domain,
+        addresses: [apiIP],
+        internalUrl: inputs.internalUrl,
+        now: new Date(),
+      });
+      await this.kube.apply(
+        controlPlaneFilesSecret({
+          namespace,
+          labels: { [MANAGED_BY]: FIELD_MANAGER, [SEED_LABEL]: this.options.namespaces.seed },
+          contents,
+          annotations: { [FILES_INPUTS]: JSON.stringify(inputs) },
+        }),
+      );
+    }
+    return {
+      etcdServers: inputs.etcdServers,
+      ...(domain ? { apiDomain: domain } : {}),
+      filesChecksum: sha256(JSON.stringify(inputs)).slice(0, 16),
+    };
+  }
+
+  private credentialsSecret(namespace: string): KubernetesObject {
+    return {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: BACKUP_CREDENTIALS_SECRET,
+        namespace,
+        labels: { [MANAGED_BY]: FIELD_MANAGER, [SEED_LABEL]: this.options.namespaces.seed },
+      },
+      type: 'Opaque',
+      stringData: { ...this.options.sidecarCredentials },
+    } as KubernetesObject;
+  }
+
   /** Applies the Services, etcd's NetworkPolicy and the given components' workloads with their PDBs. */
   private async applyWorkloads(
     shoot: EtcdSpec['shoot'],
@@ -227,6 +323,7 @@ export class KubernetesHosting implements ControlPlaneHosting {
       remembered?: Partial<Record<ComponentName, number>>;
       failureTolerance?: 'node' | 'zone';
       restore?: EtcdSpec['restore'];
+      kube?: KubeComponentsInput;
     },
   ): Promise<void> {
     this.view = undefined;
@@ -241,8 +338,12 @@ export class KubernetesHosting implements ControlPlaneHosting {
       // Only etcd's sidecar names the bucket.
       backupBucket: input.bucket ?? '',
       ...(input.restore ? { restore: input.restore } : {}),
+      ...(input.kube ? { kube: input.kube } : {}),
       images: this.images,
-      sidecar: this.options.sidecar,
+      sidecar: {
+        ...this.options.sidecar,
+        ...(this.options.sidecarCredentials ? { credentialsSecret: BACKUP_CREDENTIALS_SECRET } : {}),
+      },
     });
     // Only what this call renders: the other components' objects keep what they were applied with.
     const own = objects.filter((o) => o.kind !== 'Service' && o.kind !== 'NetworkPolicy');
@@ -339,6 +440,27 @@ export class KubernetesHosting implements ControlPlaneHosting {
       : (this.options.externalUrl ?? defaultExternalUrl)({ host, port: ingress?.ports?.[0]?.port ?? 443 });
   }
 }
+
+/** What the components' files were made from, recorded on their Secret (the secrets by digest only). */
+interface FilesInputs {
+  secrets: string;
+  apiDomain?: string;
+  etcdServers: string[];
+  internalUrl: string;
+}
+const FILES_INPUTS = 'gardenless.io/made-from';
+
+function filesInputsOf(secret: V1Secret | undefined): FilesInputs | undefined {
+  const text = secret?.metadata?.annotations?.[FILES_INPUTS];
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as FilesInputs;
+  } catch {
+    return undefined;
+  }
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 function defaultExternalUrl(lb: { host: string; port: number }): string {
   return lb.port === 443 ? `https://${lb.host}` : `https://${lb.host}:${lb.port}`;

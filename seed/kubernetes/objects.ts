@@ -6,6 +6,16 @@ import type { EtcdSpec } from '../agent/hosting.js';
 import { ROLE_OF } from '../agent/model.js';
 import { seedServeFlags, type SidecarDefaults } from '../agent/sidecar-args.js';
 import { serveArgv } from '../backup-restore/serve-flags.js';
+import {
+  kubeApiServerFlags,
+  kubeControllerManagerFlags,
+  kubeSchedulerFlags,
+} from '../agent/kube/component-flags.js';
+import {
+  CONTROL_PLANE_FILES,
+  controlPlanePaths,
+  type ControlPlaneFile,
+} from '../agent/kube/control-plane-files.js';
 import type { ImageVector } from './image-vector.js';
 
 /** Labels and annotations the kubernetes runtime puts on what it owns. */
@@ -26,6 +36,11 @@ export interface PodSidecarSettings extends SidecarDefaults {
   /** The etcd volume; default 10Gi. */
   storage?: string;
   storageClassName?: string;
+  /**
+   * A Secret in the shoot's namespace whose keys are the sidecar's AWS environment (AWS_ACCESS_KEY_ID, ...);
+   * none where the namespace's ServiceAccount gets its role otherwise (IRSA, Pod Identity).
+   */
+  credentialsSecret?: string;
 }
 
 export interface ControlPlaneObjectsOptions {
@@ -44,7 +59,27 @@ export interface ControlPlaneObjectsOptions {
   restore?: EtcdSpec['restore'];
   images: ImageVector;
   sidecar: PodSidecarSettings;
+  /** What kube-apiserver and its controllers are started with (needed to render them). */
+  kube?: KubeComponentsInput;
 }
+
+/** The inputs of the Kubernetes components' pods that are not in the layout. */
+export interface KubeComponentsInput {
+  /** etcd's client URLs as kube-apiserver reaches them. */
+  etcdServers: readonly string[];
+  apiDomain?: string;
+  /** Of the files' Secret (`controlPlaneFilesSecret`): a change rolls the pods that mount it. */
+  filesChecksum: string;
+}
+
+/** The Secret of the etcd sidecars' AWS environment, where the seed gives them one (`PodSidecarSettings.credentialsSecret`). */
+export const BACKUP_CREDENTIALS_SECRET = 'backup-credentials';
+/** The Secret the Kubernetes components' files are in, and where their pods mount it. */
+export const CONTROL_PLANE_FILES_SECRET = 'kube-control-plane';
+const FILES_DIR = '/srv/kubernetes/control-plane';
+/** kube-apiserver's container port: a non-root process binds no port below 1024; the Service maps 443 to it. */
+export const API_SERVER_PORT = 8443;
+const FILES_CHECKSUM = 'checksum/kube-control-plane';
 
 /**
  * Every object of one shoot's control plane on a seed, in apply order: the Services (the load-balancer
@@ -73,6 +108,8 @@ export function controlPlaneObjects(options: ControlPlaneObjectsOptions): Kubern
     workload.spec.replicas = options.replicas[component.name];
     const template = workload.spec.template;
     template.metadata.labels = { ...template.metadata.labels, [ROLE_LABEL]: ROLE_OF[component.name] };
+    if (options.kube && mountsFiles(component.name))
+      template.metadata.annotations = { ...template.metadata.annotations, [FILES_CHECKSUM]: options.kube.filesChecksum };
     template.spec = { ...template.spec, ...podSpec(component.name, options) };
     if (component.name === 'etcd') {
       workload.spec.podManagementPolicy = 'Parallel';
@@ -113,7 +150,10 @@ interface Workload {
     replicas: number;
     podManagementPolicy?: string;
     volumeClaimTemplates?: unknown[];
-    template: { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> };
+    template: {
+      metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+      spec: Record<string, unknown>;
+    };
   };
 }
 
@@ -147,23 +187,87 @@ const restricted = {
 
 function podSpec(component: ComponentName, options: ControlPlaneObjectsOptions): Record<string, unknown> {
   const container = containerOf(component, options);
+  const files = mountsFiles(component);
   return {
-    containers: [{ ...container, securityContext: restricted }],
+    containers: [
+      {
+        ...container,
+        securityContext: restricted,
+        ...(files ? { volumeMounts: [{ name: 'control-plane-files', mountPath: FILES_DIR, readOnly: true }] } : {}),
+      },
+    ],
+    ...(files
+      ? {
+          volumes: [
+            {
+              name: 'control-plane-files',
+              // Readable by the pod's group (fsGroup) only.
+              secret: { secretName: CONTROL_PLANE_FILES_SECRET, defaultMode: 0o440 },
+            },
+          ],
+        }
+      : {}),
     automountServiceAccountToken: false,
     securityContext: { runAsNonRoot: true, runAsUser: 65532, fsGroup: 65532 },
     terminationGracePeriodSeconds: component === 'etcd' ? 60 : 30,
   };
 }
 
+/** The components that read the shoot's control-plane files. */
+function mountsFiles(component: ComponentName): boolean {
+  return component === 'kube-apiserver' || component === 'kube-controller-manager' || component === 'kube-scheduler';
+}
+
+/** The pods' files, by the same names as on a local seed. */
+const POD_PATHS = controlPlanePaths(FILES_DIR);
+
+/**
+ * The Secret the Kubernetes components read their files from: what `controlPlaneFileContents` made,
+ * without the agent's own access (which stays in the agent).
+ */
+export function controlPlaneFilesSecret(input: {
+  namespace: string;
+  labels: Record<string, string>;
+  contents: Record<ControlPlaneFile, string>;
+  annotations: Record<string, string>;
+}): KubernetesObject {
+  const data = Object.fromEntries(
+    (Object.keys(CONTROL_PLANE_FILES) as ControlPlaneFile[])
+      .filter((f) => f !== 'agentKubeconfig')
+      .map((f) => [CONTROL_PLANE_FILES[f], Buffer.from(input.contents[f]).toString('base64')]),
+  );
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: CONTROL_PLANE_FILES_SECRET,
+      namespace: input.namespace,
+      labels: input.labels,
+      annotations: input.annotations,
+    },
+    type: 'Opaque',
+    data,
+  } as KubernetesObject;
+}
+
 function containerOf(component: ComponentName, options: ControlPlaneObjectsOptions): Record<string, unknown> {
   const image = options.images;
   const ns = options.namespace;
+  const kube = options.kube ?? {
+    etcdServers: [`http://etcd-client.${ns}.svc:${ETCD_PORTS.client}`],
+    filesChecksum: '',
+  };
   const probe = (path: string, port: number, scheme: 'HTTP' | 'HTTPS') => ({
     httpGet: { path, port, scheme },
     periodSeconds: 10,
     failureThreshold: 3,
   });
   const resources = (cpu: string, memory: string) => ({ requests: { cpu, memory } });
+  const controllers = (c: ComponentName, securePort: number) => ({
+    paths: POD_PATHS,
+    securePort,
+    leaderElect: options.replicas[c] > 1,
+  });
   switch (component) {
     case 'etcd':
       return {
@@ -177,6 +281,9 @@ function containerOf(component: ComponentName, options: ControlPlaneObjectsOptio
           { name: 'status', containerPort: ETCD_PORTS.status },
         ],
         readinessProbe: probe('/readyz', ETCD_PORTS.status, 'HTTP'),
+        ...(options.sidecar.credentialsSecret
+          ? { envFrom: [{ secretRef: { name: options.sidecar.credentialsSecret } }] }
+          : {}),
         volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }],
         resources: resources('300m', '1Gi'),
       };
@@ -184,33 +291,35 @@ function containerOf(component: ComponentName, options: ControlPlaneObjectsOptio
       return {
         name: 'kube-apiserver',
         image: image['kube-apiserver'],
-        command: ['kube-apiserver'],
-        args: [
-          `--etcd-servers=http://etcd-client.${ns}.svc:${ETCD_PORTS.client}`,
-          '--secure-port=443',
-          '--allow-privileged=true',
-          '--authorization-mode=Node,RBAC',
-          '--profiling=false',
+        command: [
+          'kube-apiserver',
+          ...kubeApiServerFlags({
+            paths: POD_PATHS,
+            etcdServers: kube.etcdServers,
+            bindAddress: '0.0.0.0',
+            securePort: API_SERVER_PORT,
+            ...(kube.apiDomain ? { apiDomain: kube.apiDomain } : {}),
+          }),
         ],
-        ports: [{ name: 'https', containerPort: 443 }],
-        readinessProbe: probe('/readyz', 443, 'HTTPS'),
-        livenessProbe: probe('/livez', 443, 'HTTPS'),
+        ports: [{ name: 'https', containerPort: API_SERVER_PORT }],
+        readinessProbe: probe('/readyz', API_SERVER_PORT, 'HTTPS'),
+        livenessProbe: probe('/livez', API_SERVER_PORT, 'HTTPS'),
         resources: resources('500m', '1Gi'),
       };
     case 'kube-controller-manager':
       return controlLoop(
         'kube-controller-manager',
         image['kube-controller-manager'],
-        [
-          'kube-controller-manager',
-          '--leader-elect=true',
-          '--controllers=*,bootstrapsigner,tokencleaner',
-          '--use-service-account-credentials=true',
-        ],
+        ['kube-controller-manager', ...kubeControllerManagerFlags(controllers(component, 10257))],
         10257,
       );
     case 'kube-scheduler':
-      return controlLoop('kube-scheduler', image['kube-scheduler'], ['kube-scheduler', '--leader-elect=true'], 10259);
+      return controlLoop(
+        'kube-scheduler',
+        image['kube-scheduler'],
+        ['kube-scheduler', ...kubeSchedulerFlags(controllers(component, 10259))],
+        10259,
+      );
     case 'gardener-resource-manager':
       return controlLoop(
         'gardener-resource-manager',
@@ -282,7 +391,7 @@ function services(namespace: string, labels: Record<string, string>): Kubernetes
     service('kube-apiserver', {
       type: 'LoadBalancer',
       selector: selector('kube-apiserver'),
-      ports: [{ name: 'https', port: 443, targetPort: 443 }],
+      ports: [{ name: 'https', port: 443, targetPort: API_SERVER_PORT }],
     }),
   ];
 }

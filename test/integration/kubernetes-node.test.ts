@@ -1,17 +1,24 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { CoreV1Api, Exec, type KubernetesObject, type V1Pod, type V1Service } from '@kubernetes/client-node';
-import { readFileSync } from 'node:fs';
+import { CoreV1Api, Exec, type KubernetesObject, type V1Pod, type V1Secret, type V1Service } from '@kubernetes/client-node';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import { ownerRecordName } from '../../core/ownership/index.js';
 import type { KubeCluster } from '../../local/kube/cluster.js';
-import { buildTestImages, type TestImage } from '../../local/kube/images.js';
-import { exposeHostPort, nodeMemory } from '../../local/kube/node-cluster.js';
+import { testImageVector, type TestImage, type TestImageName } from '../../local/kube/images.js';
+import { LOAD_BALANCER_ADDRESSES } from '../../local/kube/load-balancers.js';
+import { exposeHostPort, loadImages, nodeMemory } from '../../local/kube/node-cluster.js';
+import type { LastOperation } from '../../core/model/common.js';
 import { s3Backup } from '../../seed/backup-restore/aws.js';
 import { KubeObjects } from '../../seed/kubernetes/kube-api.js';
-import { backedSeed } from '../../harness/fixtures/index.js';
+import { CONTROL_PLANE_FILES_SECRET } from '../../seed/kubernetes/objects.js';
+import { backedSeed, fixture } from '../../harness/fixtures/index.js';
+import { realKubeBinDir } from '../../harness/kube/binaries.js';
+import { kubectlOk, printKubeconfig } from '../harness/kubectl.js';
 import { testGarden } from '../harness/garden.js';
 import { installChart, uninstallChart } from '../harness/kube/helm.js';
 import { CREDENTIALS_SECRET, runtimeEtcdObjects } from '../../harness/kube/node-etcd.js';
@@ -31,6 +38,8 @@ const BUCKET = `gl-backup-${SEED}`;
 const IDENTITY = `${SEED}-0001`;
 const shoot = { project: 'node', name: 'etcd', technicalID: 'shoot--node--etcd' };
 const NAMESPACE = shoot.technicalID;
+/** The shoot the garden places on the seed (its agent from the chart). */
+const served = { project: 'node', name: 'pods', technicalID: 'shoot--node--pods' };
 const AGENT_NAMESPACE = 'gardenless-system';
 /** The kernel settings the kubelet sets on a host (it must set its node's own copies). */
 const KERNEL = [
@@ -51,6 +60,9 @@ let core: CoreV1Api;
 /** The emulator as the node's pods reach it. */
 let podEndpoint: string;
 let gardenlessImage: TestImage;
+let images: Record<TestImageName, TestImage>;
+let kubeBin = '';
+const workDir = mkdtempSync(join(tmpdir(), 'gl-kube-node-'));
 
 /** Runs `command` in a container through the API server and the kubelet (what `kubectl exec` does). */
 async function exec(pod: string, container: string, command: string[]): Promise<string> {
@@ -75,7 +87,9 @@ describe("the test seed's real node", () => {
     kube = new KubeObjects(cluster.kubeConfig());
     core = cluster.kubeConfig().makeApiClient(CoreV1Api);
     podEndpoint = `http://${await exposeHostPort(cluster, Number(new URL(deployment.awsEndpoint).port))}`;
-    gardenlessImage = (await buildTestImages({ which: ['gardenless'] })).gardenless;
+    images = await loadImages(cluster, ['gardenless', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
+    gardenlessImage = images.gardenless;
+    kubeBin = await realKubeBinDir();
     await new S3Client({ ...aws, forcePathStyle: true })
       .send(new CreateBucketCommand({ Bucket: BUCKET }))
       .catch((error: unknown) => {
@@ -100,8 +114,9 @@ describe("the test seed's real node", () => {
       namespace: AGENT_NAMESPACE,
       kubeconfig: cluster.info.kubeconfigPath,
     }).catch(() => undefined);
-    for (const name of [NAMESPACE, AGENT_NAMESPACE])
+    for (const name of [NAMESPACE, AGENT_NAMESPACE, served.technicalID])
       await kube.delete({ apiVersion: 'v1', kind: 'Namespace', name }).catch(() => undefined);
+    rmSync(workDir, { recursive: true, force: true });
   });
 
   it("runs the kubernetes runtime's etcd StatefulSet: a real etcd under its sidecar, snapshots in the bucket, logs and exec through the API server", async () => {
@@ -220,6 +235,14 @@ describe("the test seed's real node", () => {
         awsCredentialsSecret: CREDENTIALS_SECRET,
         'image.repository': repository,
         'image.tag': tag,
+        // The control plane's images as the node has them: etcd's sidecar from the same image as the agent.
+        ...Object.fromEntries(
+          testImageVector(images).images.flatMap((image, i) => [
+            [`imageVector[${i}].name`, image.name],
+            [`imageVector[${i}].repository`, image.repository],
+            [`imageVector[${i}].tag`, image.tag],
+          ]),
+        ),
       },
     }).catch(async (error: unknown) => {
       throw new Error(`${String(error)}\n${await podReport(undefined, AGENT_NAMESPACE)}`);
@@ -248,6 +271,73 @@ describe("the test seed's real node", () => {
     expect(Date.parse(seed.status.lastHeartbeatTime!)).toBeGreaterThan(Date.parse(agent.status!.startTime!.toString()));
     console.log(`kube: memory of the node's parts ${JSON.stringify(nodeMemory(cluster.info))}`);
   }, 600_000);
+
+  it("serves a shoot from the node's pods: its kube-apiserver behind the seed's load balancer, kubectl with the printed kubeconfig", async () => {
+    // Prepare: a shoot placed on the seed whose agent runs from the chart.
+    const body = fixture('shoot-dev-api1');
+    body.metadata = { name: served.name };
+    body.spec.seedName = SEED;
+    delete body.spec.tolerations;
+    delete body.spec.controlPlane;
+
+    // Act
+    expect(
+      (await garden.api.request('PUT', `/projects/${served.project}/shoots/${served.name}`, { body })).status,
+    ).toBe(201);
+
+    // Assess: its Create succeeds with every part of it in pods on the node.
+    await until(
+      `the Create of ${served.project}/${served.name}`,
+      async () => {
+        const res = await garden.api.request<{ status: { lastOperation?: LastOperation } }>(
+          'GET',
+          `/projects/${served.project}/shoots/${served.name}`,
+        );
+        const op = res.body.status.lastOperation;
+        if (op?.state === 'Failed') throw new Error(`the Create failed: ${op.description}`);
+        return op?.state === 'Succeeded' ? op : undefined;
+      },
+      { timeoutMs: 600_000, intervalMs: 2_000 },
+    ).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}\n${await podReport(undefined, served.technicalID)}`);
+    });
+    const lb = await kube.read<V1Service>({
+      apiVersion: 'v1',
+      kind: 'Service',
+      name: 'kube-apiserver',
+      namespace: served.technicalID,
+    });
+    const ingress = lb?.status?.loadBalancer?.ingress?.[0];
+    expect(LOAD_BALANCER_ADDRESSES).toContain(ingress?.ip);
+    expect(ingress?.ports?.[0]?.port).toBe(cluster.info.node!.loadBalancerPort);
+    // The files its components read: made from the shoot's CAs, none of the CAs' keys among them.
+    const files = await kube.read<V1Secret>({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      name: CONTROL_PLANE_FILES_SECRET,
+      namespace: served.technicalID,
+    });
+    const text = Object.values(files?.data ?? {})
+      .map((v) => Buffer.from(v, 'base64').toString())
+      .join('\n');
+    expect(text).toContain('BEGIN CERTIFICATE');
+    expect(Object.keys(files?.data ?? {})).not.toContain('ca.key');
+
+    // kubectl with the kubeconfig as printed, through the landscape's proxy to the seed's load balancer.
+    const kubeconfig = join(workDir, 'admin.yaml');
+    const config = (await printKubeconfig(deployment, `${served.project}/${served.name}`, kubeconfig)) as {
+      clusters: { cluster: { server: string } }[];
+    };
+    expect(new URL(config.clusters[0]!.cluster.server).port).toBe(String(cluster.info.node!.loadBalancerPort));
+    const ok = (...args: string[]) =>
+      kubectlOk({ kubeBin, until, what: `kubectl ${args.join(' ')}`, kubeconfig }, ...args);
+    await ok('create', 'configmap', 'before', '--from-literal=k=on-the-node');
+    expect(await ok('get', 'configmap', 'before', '-o', 'jsonpath={.data.k}')).toBe('on-the-node');
+    // kube-controller-manager runs: it makes every namespace's root CA ConfigMap.
+    expect(await ok('get', 'configmap', 'kube-root-ca.crt', '-n', 'default', '-o', 'name')).toBe(
+      'configmap/kube-root-ca.crt',
+    );
+  }, 900_000);
 
   it("leaves the host's kernel settings as they were", () => {
     expect(kernel()).toEqual(before);

@@ -1,5 +1,5 @@
 import { kubernetesRuntime } from '../../seed/kubernetes/agent.js';
-import { inMemoryOwnersAndBuckets, seedRuntimeContract } from '../contract/seed-runtime.contract.js';
+import { contractSecrets, inMemoryOwnersAndBuckets, seedRuntimeContract } from '../contract/seed-runtime.contract.js';
 import { testSeedCluster } from '../harness/kube/seed-cluster.js';
 
 // The kubernetes runtime against a real kube-apiserver with kwok nodes. kwok's pods run no containers,
@@ -9,6 +9,7 @@ seedRuntimeContract('kubernetes (a real kube-apiserver, kwok nodes)', {
   fixture: async () => {
     const cluster = await testSeedCluster();
     const { setOwner, backups, ...stores } = inMemoryOwnersAndBuckets();
+    const secrets = contractSecrets('kube-contract');
     const { runtime } = kubernetesRuntime({
       seed: 'kube-contract',
       kubeConfig: cluster.kubeConfig(),
@@ -19,9 +20,11 @@ seedRuntimeContract('kubernetes (a real kube-apiserver, kwok nodes)', {
         aws: { region: 'eu-west-1' },
       },
       ...stores,
+      openSecrets: secrets.openSecrets,
     });
     return {
       runtime,
+      seal: secrets.seal,
       seed: 'kube-contract',
       bucket: 'gl-backup-kube-contract',
       stateBucket: 'gl-state',

@@ -1,13 +1,16 @@
-import { KubeConfig, loadYaml, type KubernetesObject, type V1Deployment } from '@kubernetes/client-node';
+import { KubeConfig, loadYaml, type KubernetesObject, type V1Deployment, type V1Secret } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { kubeTools } from '../../local/kube/tools.js';
 import type { KubeCluster } from '../../local/kube/cluster.js';
 import { imageVector, imageVectorSchema } from '../../seed/kubernetes/image-vector.js';
 import { KubeObjects } from '../../seed/kubernetes/kube-api.js';
+import { CONTROL_PLANE_FILES_SECRET } from '../../seed/kubernetes/objects.js';
+import { CONTROL_PLANE_FILES } from '../../seed/agent/kube/control-plane-files.js';
 import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../core/commands/index.js';
 import { InMemoryBlobStore } from '../../core/shootstate/index.js';
 import { InMemorySnapshotStore } from '../../core/snapshots/index.js';
 import { kubernetesRuntime } from '../../seed/kubernetes/agent.js';
+import { contractSecrets } from '../contract/seed-runtime.contract.js';
 import { renderChart } from '../harness/kube/helm.js';
 import { testSeedCluster } from '../harness/kube/seed-cluster.js';
 
@@ -107,6 +110,7 @@ describe('the seed agent chart (helm template) on the test seed cluster', () => 
         .kubeConfig()
         .users.map((u) => ({ ...u, impersonateUser: `system:serviceaccount:${NAMESPACE}:gardenless-seed-agent` })),
     });
+    const secrets = contractSecrets('rbac-seed');
     const { runtime } = kubernetesRuntime({
       seed: 'rbac-seed',
       kubeConfig: asAgent,
@@ -118,6 +122,7 @@ describe('the seed agent chart (helm template) on the test seed cluster', () => 
       },
       blobStore: () => new InMemoryBlobStore(),
       snapshotStore: () => new InMemorySnapshotStore(),
+      openSecrets: secrets.openSecrets,
     });
     const shoot = { project: 'rbac', name: 'one', technicalID: 'shoot--rbac--one' };
     let serial = 0;
@@ -134,9 +139,25 @@ describe('the seed agent chart (helm template) on the test seed cluster', () => 
 
     // Act / Assess: every command type and the heartbeat, as the agent's ServiceAccount.
     const created = await runtime.execute(
-      cmd('create-control-plane', { controlPlane: { hibernated: false, backup: { bucket: 'b-rbac' } } }),
+      cmd('create-control-plane', {
+        controlPlane: { hibernated: false, backup: { bucket: 'b-rbac' } },
+        secrets: await secrets.seal(shoot),
+        apiDomain: 'api.one.rbac.gardenless.example.com',
+      }),
     );
     expect(created.etcdReady).toBe(true);
+    // Its components' files: made from the shoot's secrets, the Secret of the one name it may write.
+    const files = await admin.read<V1Secret>({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      name: CONTROL_PLANE_FILES_SECRET,
+      namespace: 'shoot--rbac--one',
+    });
+    expect(Object.keys(files?.data ?? {}).sort()).toEqual(
+      Object.values(CONTROL_PLANE_FILES)
+        .filter((f) => f !== CONTROL_PLANE_FILES.agentKubeconfig)
+        .sort(),
+    );
     expect(await runtime.execute(cmd('scale', { component: 'cluster-autoscaler', replicas: 0 }))).toMatchObject({
       previousReplicas: 1,
     });
@@ -151,9 +172,17 @@ describe('the seed agent chart (helm template) on the test seed cluster', () => 
     expect(
       await runtime.execute(cmd('delete-control-plane', { keepBackups: true, keepExternalResources: true })),
     ).toMatchObject({ deleted: true });
-    // ... and nothing it does not need: no Secrets, no cluster-wide writes beyond namespaces.
+    // ... and nothing it does not need: no other Secret, no cluster-wide writes beyond namespaces.
     const asAgentObjects = new KubeObjects(asAgent);
     await expect(asAgentObjects.list('v1', 'Secret', { namespace: 'default' })).rejects.toMatchObject({ code: 403 });
+    await expect(
+      asAgentObjects.apply({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'another', namespace: 'default' },
+        stringData: { a: 'b' },
+      } as KubernetesObject),
+    ).rejects.toMatchObject({ code: 403 });
     await expect(
       asAgentObjects.apply({
         apiVersion: 'rbac.authorization.k8s.io/v1',

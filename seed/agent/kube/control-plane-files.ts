@@ -18,32 +18,31 @@ const KUBERNETES_SERVICE_IP = '10.0.0.1';
 /** How long the certificates a seed makes for its own components are valid; they are made again at every start. */
 const COMPONENT_CERT_SECONDS = 365 * 86_400;
 
-export interface ControlPlaneFiles {
-  dir: string;
-  clusterCA: string;
-  clientCA: string;
-  apiServerCert: string;
-  apiServerKey: string;
-  serviceAccountKey: string;
-  serviceAccountPub: string;
-  encryptionConfig: string;
-  controllerManagerKubeconfig: string;
-  schedulerKubeconfig: string;
+/** Every file a shoot's control-plane components read, by what it is, and its name in their directory. */
+export const CONTROL_PLANE_FILES = {
+  clusterCA: 'ca.crt',
+  clientCA: 'client-ca.crt',
+  apiServerCert: 'apiserver.crt',
+  apiServerKey: 'apiserver.key',
+  serviceAccountKey: 'sa.key',
+  serviceAccountPub: 'sa.pub',
+  encryptionConfig: 'encryption-config.yaml',
+  controllerManagerKubeconfig: 'kube-controller-manager.kubeconfig',
+  schedulerKubeconfig: 'kube-scheduler.kubeconfig',
   /** The agent's own access (system:masters): it binds the viewers' group, and nothing else. */
-  agentKubeconfig: string;
-  /** The same access in memory, for the agent's requests. */
-  agent: { ca: string; certificate: string; privateKey: string };
+  agentKubeconfig: 'agent.kubeconfig',
+} as const;
+export type ControlPlaneFile = keyof typeof CONTROL_PLANE_FILES;
+/** Where each file is, for the components' flags (a directory on this machine, or a pod's Secret volume). */
+export type ControlPlanePaths = Record<ControlPlaneFile, string>;
+
+export function controlPlanePaths(dir: string): ControlPlanePaths {
+  return Object.fromEntries(
+    Object.entries(CONTROL_PLANE_FILES).map(([file, name]) => [file, join(dir, name)]),
+  ) as ControlPlanePaths;
 }
 
-/**
- * The files a local control plane's components read, made from the shoot's secrets at every start (mode
- * 0600 in `<plane>/pki/components/`): the serving certificate for the API domain and the addresses this seed
- * reaches it on, each component's client certificate and kubeconfig, the ServiceAccount key pair and the
- * EncryptionConfiguration. The CAs and keys come from the secrets, so every seed that ever runs the shoot
- * serves the same identity.
- */
-export async function writeControlPlaneFiles(options: {
-  dir: string;
+export interface ControlPlaneFilesInput {
   secrets: ShootSecrets;
   apiDomain: string | undefined;
   /** Where this seed's clients reach the kube-apiserver: its internal address and the load balancer. */
@@ -51,30 +50,30 @@ export async function writeControlPlaneFiles(options: {
   /** The kube-apiserver's internal URL, which the components and the agent use. */
   internalUrl: string;
   now: Date;
-}): Promise<ControlPlaneFiles> {
-  const { dir, secrets, now } = options;
-  const path = (name: string) => join(dir, name);
-  const files: ControlPlaneFiles = {
-    dir,
-    clusterCA: path('ca.crt'),
-    clientCA: path('client-ca.crt'),
-    apiServerCert: path('apiserver.crt'),
-    apiServerKey: path('apiserver.key'),
-    serviceAccountKey: path('sa.key'),
-    serviceAccountPub: path('sa.pub'),
-    encryptionConfig: path('encryption-config.yaml'),
-    controllerManagerKubeconfig: path('kube-controller-manager.kubeconfig'),
-    schedulerKubeconfig: path('kube-scheduler.kubeconfig'),
-    agentKubeconfig: path('agent.kubeconfig'),
-    agent: { ca: secrets.clusterCA.certificate, certificate: '', privateKey: '' },
-  };
+}
+
+export interface ControlPlaneFileContents {
+  contents: Record<ControlPlaneFile, string>;
+  /** The agent's access in memory, for its requests. */
+  agent: { ca: string; certificate: string; privateKey: string };
+}
+
+/**
+ * The files a shoot's control-plane components read, made from its secrets: the serving certificate for
+ * the API domain and the addresses this seed reaches it on, each component's client certificate and
+ * kubeconfig, the ServiceAccount key pair and the EncryptionConfiguration. The CAs and keys come from the
+ * secrets, so every seed that ever runs the shoot serves the same identity; the CAs' private keys are in
+ * none of the files.
+ */
+export async function controlPlaneFileContents(input: ControlPlaneFilesInput): Promise<ControlPlaneFileContents> {
+  const { secrets, now } = input;
   const [serving, controllerManager, scheduler, agent] = await Promise.all([
     issueCertificate({
       ca: secrets.clusterCA,
       commonName: 'kube-apiserver',
       usage: 'server',
-      dnsNames: [...(options.apiDomain ? [options.apiDomain] : []), ...IN_CLUSTER_NAMES],
-      ipAddresses: [...new Set([...options.addresses, KUBERNETES_SERVICE_IP])],
+      dnsNames: [...(input.apiDomain ? [input.apiDomain] : []), ...IN_CLUSTER_NAMES],
+      ipAddresses: [...new Set([...input.addresses, KUBERNETES_SERVICE_IP])],
       now,
       validitySeconds: COMPONENT_CERT_SECONDS,
     }),
@@ -82,19 +81,36 @@ export async function writeControlPlaneFiles(options: {
     client(secrets, 'system:kube-scheduler', [], now),
     client(secrets, 'gardenless:seed-agent', ['system:masters'], now),
   ]);
-  writeSecretFile(files.clusterCA, secrets.clusterCA.certificate);
-  writeSecretFile(files.clientCA, secrets.clientCA.certificate);
-  writeSecretFile(files.apiServerCert, serving.certificate);
-  writeSecretFile(files.apiServerKey, serving.privateKey);
-  writeSecretFile(files.serviceAccountKey, secrets.serviceAccountKey.privateKey);
-  writeSecretFile(files.serviceAccountPub, secrets.serviceAccountKey.publicKey);
-  writeSecretFile(files.encryptionConfig, encryptionConfiguration(secrets));
   const kubeconfig = (user: string, cert: { certificate: string; privateKey: string }) =>
-    componentKubeconfig({ server: options.internalUrl, ca: secrets.clusterCA.certificate, user, cert });
-  writeSecretFile(files.controllerManagerKubeconfig, kubeconfig('kube-controller-manager', controllerManager));
-  writeSecretFile(files.schedulerKubeconfig, kubeconfig('kube-scheduler', scheduler));
-  writeSecretFile(files.agentKubeconfig, kubeconfig('gardenless-seed-agent', agent));
-  return { ...files, agent: { ca: secrets.clusterCA.certificate, ...agent } };
+    componentKubeconfig({ server: input.internalUrl, ca: secrets.clusterCA.certificate, user, cert });
+  return {
+    contents: {
+      clusterCA: secrets.clusterCA.certificate,
+      clientCA: secrets.clientCA.certificate,
+      apiServerCert: serving.certificate,
+      apiServerKey: serving.privateKey,
+      serviceAccountKey: secrets.serviceAccountKey.privateKey,
+      serviceAccountPub: secrets.serviceAccountKey.publicKey,
+      encryptionConfig: encryptionConfiguration(secrets),
+      controllerManagerKubeconfig: kubeconfig('kube-controller-manager', controllerManager),
+      schedulerKubeconfig: kubeconfig('kube-scheduler', scheduler),
+      agentKubeconfig: kubeconfig('gardenless-seed-agent', agent),
+    },
+    agent: { ca: secrets.clusterCA.certificate, ...agent },
+  };
+}
+
+export interface ControlPlaneFiles extends ControlPlanePaths {
+  dir: string;
+  agent: ControlPlaneFileContents['agent'];
+}
+
+/** The files of a control plane on this machine, made at every start: mode 0600 in `dir` (kept 0700). */
+export async function writeControlPlaneFiles(input: ControlPlaneFilesInput & { dir: string }): Promise<ControlPlaneFiles> {
+  const { contents, agent } = await controlPlaneFileContents(input);
+  const paths = controlPlanePaths(input.dir);
+  for (const file of Object.keys(CONTROL_PLANE_FILES) as ControlPlaneFile[]) writeSecretFile(paths[file], contents[file]);
+  return { ...paths, dir: input.dir, agent };
 }
 
 function client(secrets: ShootSecrets, commonName: string, organizations: string[], now: Date) {

@@ -2,7 +2,8 @@ import { request } from 'node:https';
 import { join } from 'node:path';
 import type { ShootSecrets } from '../../../core/shootstate/secrets.js';
 import { messageOf } from '../errors.js';
-import { SERVICE_CIDR, writeControlPlaneFiles, type ControlPlaneFiles } from './control-plane-files.js';
+import { kubeApiServerFlags, kubeControllerManagerFlags, kubeSchedulerFlags } from './component-flags.js';
+import { writeControlPlaneFiles, type ControlPlaneFiles } from './control-plane-files.js';
 import { SupervisedProcess } from './supervised-process.js';
 import { viewerClusterRole, viewerClusterRoleBinding } from './viewer-rbac.js';
 
@@ -35,6 +36,8 @@ export interface KubeStart {
   standby?: boolean;
 }
 
+/** One replica each, supervised: its health is its process, and nothing else elects. */
+const SUPERVISED = { securePort: 0, leaderElect: false } as const;
 /** How long kube-apiserver gets for its graceful shutdown before it is killed. */
 const KUBE_APISERVER_STOP_MS = 3_000;
 
@@ -202,50 +205,20 @@ export class LocalKubeControlPlane {
   }
 
   private apiServerArgs(): string[] {
-    const f = this.files!;
-    const issuer = this.start_?.apiDomain ? `https://${this.start_.apiDomain}` : 'https://kubernetes.default.svc';
-    return [
-      // First: the argument a stale process of this plane is recognised by (SupervisedLaunch.pidFile).
-      `--tls-cert-file=${f.apiServerCert}`,
-      `--etcd-servers=${this.options.etcdServers().join(',')}`,
-      '--bind-address=127.0.0.1',
-      `--secure-port=${this.options.apiServerPort}`,
-      `--tls-private-key-file=${f.apiServerKey}`,
-      `--client-ca-file=${f.clientCA}`,
-      // Stable across seeds: a token issued on one validates on the next.
-      `--service-account-issuer=${issuer}`,
-      `--service-account-key-file=${f.serviceAccountPub}`,
-      `--service-account-signing-key-file=${f.serviceAccountKey}`,
-      `--encryption-provider-config=${f.encryptionConfig}`,
-      '--authorization-mode=Node,RBAC',
-      `--service-cluster-ip-range=${SERVICE_CIDR}`,
-      '--allow-privileged=true',
-      '--profiling=false',
-      // It serves from the seed, behind the load balancer: no pod address for the `kubernetes` Service to
-      // name, and no Endpoints write at shutdown, which on a fenced plane would wait on an etcd that is gone.
-      '--endpoint-reconciler-type=none',
-      ...(this.start_?.apiDomain ? [`--external-hostname=${this.start_.apiDomain}`] : []),
-    ];
+    return kubeApiServerFlags({
+      paths: this.files!,
+      etcdServers: this.options.etcdServers(),
+      bindAddress: '127.0.0.1',
+      securePort: this.options.apiServerPort,
+      ...(this.start_?.apiDomain ? { apiDomain: this.start_.apiDomain } : {}),
+    });
   }
 
   private controllerManagerArgs(): string[] {
-    const f = this.files!;
-    return [
-      `--kubeconfig=${f.controllerManagerKubeconfig}`,
-      // No serving port: its health is its process (the local runtime supervises it).
-      '--secure-port=0',
-      // One replica per seed, and the shoot's etcd fence keeps a source's copy from writing: no lease to wait for after a move.
-      '--leader-elect=false',
-      '--use-service-account-credentials=true',
-      `--service-account-private-key-file=${f.serviceAccountKey}`,
-      `--root-ca-file=${f.clusterCA}`,
-      `--service-cluster-ip-range=${SERVICE_CIDR}`,
-      '--profiling=false',
-    ];
+    return kubeControllerManagerFlags({ paths: this.files!, ...SUPERVISED });
   }
 
   private schedulerArgs(): string[] {
-    const f = this.files!;
-    return [`--kubeconfig=${f.schedulerKubeconfig}`, '--secure-port=0', '--leader-elect=false', '--profiling=false'];
+    return kubeSchedulerFlags({ paths: this.files!, ...SUPERVISED });
   }
 }

@@ -6,11 +6,16 @@ import { COMPONENTS, type ComponentName } from '../../../core/ha/layout.js';
 import { SeedAgentConfigError } from '../../../seed/agent/errors.js';
 import { imageVector, readImageVector } from '../../../seed/kubernetes/image-vector.js';
 import {
+  API_SERVER_PORT,
+  CONTROL_PLANE_FILES_SECRET,
+  controlPlaneFilesSecret,
   controlPlaneObjects,
   REMEMBERED_REPLICAS,
   sidecarArgs,
   type ControlPlaneObjectsOptions,
 } from '../../../seed/kubernetes/objects.js';
+import { kubeApiServerFlags } from '../../../seed/agent/kube/component-flags.js';
+import { CONTROL_PLANE_FILES, controlPlanePaths } from '../../../seed/agent/kube/control-plane-files.js';
 
 const shoot = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
 const ones = Object.fromEntries(COMPONENTS.map((c) => [c, 1])) as Record<ComponentName, number>;
@@ -40,6 +45,84 @@ const find = (list: Obj[], kind: string, name: string) =>
   list.find((x) => x.kind === kind && x.metadata.name === name)!;
 
 describe('controlPlaneObjects', () => {
+  const kube = { etcdServers: ['http://10.96.0.20:2379'], apiDomain: 'api.api1.dev.example.com', filesChecksum: 'c1' };
+
+  it("runs kube-apiserver with the command line a local seed runs, its files from the shoot's Secret", () => {
+    const deployment = find(objects({ kube }), 'Deployment', 'kube-apiserver');
+    const pod = deployment.spec.template.spec;
+    const [container] = pod.containers;
+    const dir = container.volumeMounts[0].mountPath;
+    expect(container.command).toEqual([
+      'kube-apiserver',
+      ...kubeApiServerFlags({
+        paths: controlPlanePaths(dir),
+        etcdServers: kube.etcdServers,
+        bindAddress: '0.0.0.0',
+        securePort: API_SERVER_PORT,
+        apiDomain: kube.apiDomain,
+      }),
+    ]);
+    expect(pod.volumes).toEqual([
+      { name: container.volumeMounts[0].name, secret: { secretName: CONTROL_PLANE_FILES_SECRET, defaultMode: 0o440 } },
+    ]);
+    expect(container.readinessProbe.httpGet.port).toBe(API_SERVER_PORT);
+    expect(find(objects({ kube }), 'Service', 'kube-apiserver').spec.ports[0]).toMatchObject({
+      port: 443,
+      targetPort: API_SERVER_PORT,
+    });
+  });
+
+  it('rolls the pods that read the files when what the files were made from changes, and only those', () => {
+    const checksums = (filesChecksum: string) =>
+      Object.fromEntries(
+        objects({ kube: { ...kube, filesChecksum } })
+          .filter((o) => o.kind === 'Deployment')
+          .map((o) => [o.metadata.name, o.spec.template.metadata.annotations?.['checksum/kube-control-plane']]),
+      );
+    expect(checksums('c2')).toEqual({
+      'kube-apiserver': 'c2',
+      'kube-controller-manager': 'c2',
+      'kube-scheduler': 'c2',
+      'gardener-resource-manager': undefined,
+      'machine-controller-manager': undefined,
+      'cluster-autoscaler': undefined,
+    });
+  });
+
+  it('elects a leader among the controllers only where more than one replica runs', () => {
+    const leaderElect = (replicas: number) =>
+      find(objects({ kube, replicas: { ...ones, 'kube-scheduler': replicas } }), 'Deployment', 'kube-scheduler').spec
+        .template.spec.containers[0].command as string[];
+    expect(leaderElect(1)).toContain('--leader-elect=false');
+    expect(leaderElect(2)).toContain('--leader-elect=true');
+  });
+
+  it("gives etcd's sidecar the seed's AWS environment from a Secret only where the seed names one", () => {
+    const envFrom = (credentialsSecret?: string) =>
+      find(
+        objects({ sidecar: { ...base.sidecar, ...(credentialsSecret ? { credentialsSecret } : {}) } }),
+        'StatefulSet',
+        'etcd',
+      ).spec.template.spec.containers[0].envFrom;
+    expect(envFrom('backup-credentials')).toEqual([{ secretRef: { name: 'backup-credentials' } }]);
+    expect(envFrom()).toBeUndefined();
+  });
+
+  it("keeps the files' Secret to the components' files: the agent's own access stays with the agent", () => {
+    const contents = Object.fromEntries(Object.keys(CONTROL_PLANE_FILES).map((f) => [f, `content of ${f}`])) as Record<
+      keyof typeof CONTROL_PLANE_FILES,
+      string
+    >;
+    const secret = controlPlaneFilesSecret({ namespace: 'ns', labels: {}, contents, annotations: {} }) as unknown as {
+      data: Record<string, string>;
+    };
+    expect(Object.keys(secret.data)).not.toContain(CONTROL_PLANE_FILES.agentKubeconfig);
+    expect(Buffer.from(secret.data[CONTROL_PLANE_FILES.apiServerKey]!, 'base64').toString()).toBe(
+      'content of apiServerKey',
+    );
+    expect(Object.keys(secret.data)).toHaveLength(Object.keys(CONTROL_PLANE_FILES).length - 1);
+  });
+
   it("lays out every component with its PDB, the Services (kube-apiserver behind a LoadBalancer) and etcd's NetworkPolicy, in the namespace", () => {
     const list = objects();
     expect(list.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
