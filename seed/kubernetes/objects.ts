@@ -6,16 +6,8 @@ import type { EtcdSpec } from '../agent/hosting.js';
 import { ROLE_OF } from '../agent/model.js';
 import { seedServeFlags, type SidecarDefaults } from '../agent/sidecar-args.js';
 import { serveArgv } from '../backup-restore/serve-flags.js';
-import {
-  kubeApiServerFlags,
-  kubeControllerManagerFlags,
-  kubeSchedulerFlags,
-} from '../agent/kube/component-flags.js';
-import {
-  CONTROL_PLANE_FILES,
-  controlPlanePaths,
-  type ControlPlaneFile,
-} from '../agent/kube/control-plane-files.js';
+import { kubeApiServerFlags, kubeControllerManagerFlags, kubeSchedulerFlags } from '../agent/kube/component-flags.js';
+import { CONTROL_PLANE_FILES, controlPlanePaths, type ControlPlaneFile } from '../agent/kube/control-plane-files.js';
 import type { ImageVector } from './image-vector.js';
 
 /** Labels and annotations the kubernetes runtime puts on what it owns. */
@@ -109,7 +101,10 @@ export function controlPlaneObjects(options: ControlPlaneObjectsOptions): Kubern
     const template = workload.spec.template;
     template.metadata.labels = { ...template.metadata.labels, [ROLE_LABEL]: ROLE_OF[component.name] };
     if (options.kube && mountsFiles(component.name))
-      template.metadata.annotations = { ...template.metadata.annotations, [FILES_CHECKSUM]: options.kube.filesChecksum };
+      template.metadata.annotations = {
+        ...template.metadata.annotations,
+        [FILES_CHECKSUM]: options.kube.filesChecksum,
+      };
     template.spec = { ...template.spec, ...podSpec(component.name, options) };
     if (component.name === 'etcd') {
       workload.spec.podManagementPolicy = 'Parallel';

@@ -1,6 +1,13 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { CoreV1Api, Exec, type KubernetesObject, type V1Pod, type V1Secret, type V1Service } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  Exec,
+  type KubernetesObject,
+  type V1Pod,
+  type V1Secret,
+  type V1Service,
+} from '@kubernetes/client-node';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

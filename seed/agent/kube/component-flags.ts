@@ -76,4 +76,3 @@ function controllerCommon(input: ControllerFlagsInput): string[] {
     '--profiling=false',
   ];
 }
-

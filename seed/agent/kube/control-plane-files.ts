@@ -106,10 +106,13 @@ export interface ControlPlaneFiles extends ControlPlanePaths {
 }
 
 /** The files of a control plane on this machine, made at every start: mode 0600 in `dir` (kept 0700). */
-export async function writeControlPlaneFiles(input: ControlPlaneFilesInput & { dir: string }): Promise<ControlPlaneFiles> {
+export async function writeControlPlaneFiles(
+  input: ControlPlaneFilesInput & { dir: string },
+): Promise<ControlPlaneFiles> {
   const { contents, agent } = await controlPlaneFileContents(input);
   const paths = controlPlanePaths(input.dir);
-  for (const file of Object.keys(CONTROL_PLANE_FILES) as ControlPlaneFile[]) writeSecretFile(paths[file], contents[file]);
+  for (const file of Object.keys(CONTROL_PLANE_FILES) as ControlPlaneFile[])
+    writeSecretFile(paths[file], contents[file]);
   return { ...paths, dir: input.dir, agent };
 }
 
