@@ -1,12 +1,16 @@
 /**
- * Renders docs/benchmarks.md from bench/results/*.json (scripts/bench-results.ts writes them). `npm run docs`
- * runs it; `--check` exits 1 when the committed page differs, and a unit test does the same.
+ * Renders docs/benchmarks.md from bench/results/*.json (scripts/bench-results.ts writes them), and the figures
+ * other documents cite (scripts/doc-figures.ts). `npm run docs` runs it; `--check` exits 1 when a committed
+ * document differs, and a unit test does the same.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { renderFigures } from './doc-figures.js';
 import { RESULTS_DIR, type BenchAim, type BenchResult, type BenchTable, type Cell } from './bench-results.js';
 
 export const BENCHMARKS_DOC_PATH = join(import.meta.dirname, '..', 'docs', 'benchmarks.md');
+/** Documents whose prose cites figures of the results (scripts/doc-figures.ts). */
+export const FIGURE_DOCS = [join(import.meta.dirname, '..', 'README.md')];
 
 /** The page's order and the benchmarks it expects: one without results says how to produce them. */
 export const BENCHMARKS: readonly { bench: string; title: string; command: string }[] = [
@@ -116,14 +120,20 @@ export function renderBenchmarksDoc(results: readonly BenchResult[]): string {
 }
 
 if (process.argv[1] === import.meta.filename) {
-  const text = renderBenchmarksDoc(readResults());
-  if (process.argv.includes('--check')) {
-    if (!existsSync(BENCHMARKS_DOC_PATH) || readFileSync(BENCHMARKS_DOC_PATH, 'utf8') !== text) {
-      console.error('docs/benchmarks.md is out of date: run npm run docs');
-      process.exit(1);
+  const results = readResults();
+  const rendered = [
+    { path: BENCHMARKS_DOC_PATH, text: renderBenchmarksDoc(results) },
+    ...FIGURE_DOCS.map((path) => ({ path, text: renderFigures(readFileSync(path, 'utf8'), results) })),
+  ];
+  for (const { path, text } of rendered) {
+    if (process.argv.includes('--check')) {
+      if (!existsSync(path) || readFileSync(path, 'utf8') !== text) {
+        console.error(`${path} is out of date: run npm run docs`);
+        process.exit(1);
+      }
+    } else {
+      writeFileSync(path, text);
+      console.log(`wrote ${path}`);
     }
-  } else {
-    writeFileSync(BENCHMARKS_DOC_PATH, text);
-    console.log(`wrote ${BENCHMARKS_DOC_PATH}`);
   }
 }

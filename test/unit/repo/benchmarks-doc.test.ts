@@ -1,7 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { BenchResult } from '../../../scripts/bench-results.js';
-import { BENCHMARKS, BENCHMARKS_DOC_PATH, readResults, renderBenchmarksDoc } from '../../../scripts/benchmarks-doc.js';
+import {
+  BENCHMARKS,
+  BENCHMARKS_DOC_PATH,
+  FIGURE_DOCS,
+  readResults,
+  renderBenchmarksDoc,
+} from '../../../scripts/benchmarks-doc.js';
+import { renderFigures } from '../../../scripts/doc-figures.js';
 
 const result = (over: Partial<BenchResult> = {}): BenchResult => ({
   bench: 'api',
@@ -62,5 +69,28 @@ describe('docs/benchmarks.md', () => {
 
   it('refuses results of a benchmark the page does not list', () => {
     expect(() => renderBenchmarksDoc([result({ bench: 'nonesuch' })])).toThrow(/nonesuch/);
+  });
+});
+
+describe('figures in prose', () => {
+  const cite = (row: string, column = 'median') =>
+    `<!-- figure bench="api" table="Latency" row="${row}" column="${column}" -->old<!-- /figure -->`;
+
+  it.each(FIGURE_DOCS)('%s cites what npm run docs renders from bench/results', (path) => {
+    const text = readFileSync(path, 'utf8');
+    expect(text).toBe(renderFigures(text, readResults()));
+  });
+
+  it('writes the cited cell in place of what was there, and keeps the reference', () => {
+    expect(renderFigures(`a ${cite('read')} b`, [result()])).toBe(`a ${cite('read').replace('old', '1,234.5')} b`);
+  });
+
+  it('says how to measure a figure whose benchmark has no results yet', () => {
+    expect(renderFigures(cite('read'), [])).toContain('(not measured yet: `npm run bench:api`)');
+  });
+
+  it('refuses a reference to a row or column the table does not have', () => {
+    expect(() => renderFigures(cite('update'), [result()])).toThrow(/no row "update"/);
+    expect(() => renderFigures(cite('read', 'p99'), [result()])).toThrow(/no column "p99"/);
   });
 });
