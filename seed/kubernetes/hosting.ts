@@ -10,7 +10,12 @@ import { createHash } from 'node:crypto';
 import { COMPONENTS, replicasFor, type ComponentName } from '../../core/ha/layout.js';
 import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 import { AgentCommandError } from '../agent/errors.js';
-import { controlPlaneFileContents } from '../agent/kube/control-plane-files.js';
+import {
+  agentAccessOf,
+  controlPlaneFileContents,
+  type ControlPlaneFileContents,
+} from '../agent/kube/control-plane-files.js';
+import { bindViewers, shootApiRequest } from '../agent/kube/shoot-api.js';
 import type {
   ApiServerView,
   ControlPlaneHosting,
@@ -64,6 +69,9 @@ const APPS = 'apps/v1';
 /** How long the heartbeat's view of the cluster is shared between the reads of one round. */
 const VIEW_MAX_AGE_MS = 1_000;
 const DEPENDENTS = COMPONENTS.filter((c) => c !== 'etcd');
+/** How long after a start the viewers' binding is tried, and how often. */
+const VIEWER_BINDING_MS = 10 * 60_000;
+const VIEWER_BINDING_INTERVAL_MS = 2_000;
 
 /** What the seed's API server said of every control plane of this seed, by namespace. */
 interface ClusterView {
@@ -83,6 +91,9 @@ export class KubernetesHosting implements ControlPlaneHosting {
   private readonly images: ImageVector;
   private view: { at: number; lists: Promise<ClusterView> } | undefined;
   private readonly secrets = new Map<string, ShootSecrets>();
+  /** Per shoot, the agent's access to its kube-apiserver (made once from its secrets) and a pending binding. */
+  private readonly agentAccess = new Map<string, Promise<ControlPlaneFileContents['agent']>>();
+  private readonly viewerBindings = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly options: KubernetesHostingOptions) {
     this.images = options.images ?? imageVector();
@@ -95,6 +106,7 @@ export class KubernetesHosting implements ControlPlaneHosting {
   // Kept in memory only: the seed gets the files made from them (`kubeFiles`), never the CAs' keys.
   async installSecrets(technicalID: string, secrets: ShootSecrets): Promise<void> {
     this.secrets.set(technicalID, secrets);
+    this.agentAccess.delete(technicalID);
   }
 
   async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
@@ -162,6 +174,7 @@ export class KubernetesHosting implements ControlPlaneHosting {
       ...(options.remembered ? { remembered: options.remembered } : {}),
       ...(options.failureTolerance ? { failureTolerance: options.failureTolerance } : {}),
     });
+    if (!options.standby) this.bindViewersWhenReady(technicalID, namespace);
   }
 
   async stopApiServer(technicalID: string): Promise<void> {
@@ -227,6 +240,9 @@ export class KubernetesHosting implements ControlPlaneHosting {
     const ref = { apiVersion: 'v1', kind: 'Namespace', name: this.options.namespaces.of(technicalID) };
     this.view = undefined;
     this.secrets.delete(technicalID);
+    this.agentAccess.delete(technicalID);
+    clearTimeout(this.viewerBindings.get(technicalID));
+    this.viewerBindings.delete(technicalID);
     if (!(await this.kube.delete(ref))) return;
     const timeoutMs = this.options.deleteTimeoutMs ?? 120_000;
     const deadline = Date.now() + timeoutMs;
@@ -238,7 +254,59 @@ export class KubernetesHosting implements ControlPlaneHosting {
   }
 
   async stopAll(): Promise<void> {
-    // Nothing runs in this process: the control planes live on the seed and outlive the agent.
+    // Only the viewers' bindings run in this process: the control planes live on the seed and outlive the agent.
+    for (const timer of this.viewerBindings.values()) clearTimeout(timer);
+    this.viewerBindings.clear();
+  }
+
+  /**
+   * Binds the viewers' group in the shoot once its kube-apiserver answers, as a local seed does
+   * (`bindViewers`): through the Service's cluster IP (an agent in the seed) or its load balancer (one
+   * outside), whichever answers, as the agent with a client certificate of the shoot's client CA. Tried every
+   * few seconds for a while after each start; a shoot whose secrets this agent does not hold is left to the
+   * start that delivers them.
+   */
+  private bindViewersWhenReady(technicalID: string, namespace: string): void {
+    clearTimeout(this.viewerBindings.get(technicalID));
+    const deadline = Date.now() + VIEWER_BINDING_MS;
+    const attempt = async (): Promise<void> => {
+      const secrets = this.secrets.get(technicalID);
+      if (secrets === undefined || Date.now() > deadline) return void this.viewerBindings.delete(technicalID);
+      let access = this.agentAccess.get(technicalID);
+      if (access === undefined) this.agentAccess.set(technicalID, (access = agentAccessOf(secrets, new Date())));
+      const identity = await access;
+      for (const at of await this.apiServerAddresses(namespace)) {
+        const call = (method: string, path: string, body?: unknown) =>
+          shootApiRequest({ ...at, ...identity }, method, path, body, 3_000);
+        try {
+          if ((await call('GET', '/readyz')).status !== 200) continue;
+          await bindViewers(call);
+          return void this.viewerBindings.delete(technicalID);
+        } catch {
+          // Not reachable from here, or not ready yet: the next address, then the next attempt.
+        }
+      }
+      schedule();
+    };
+    const schedule = () => {
+      const timer = setTimeout(() => void attempt().catch(schedule), VIEWER_BINDING_INTERVAL_MS);
+      timer.unref();
+      this.viewerBindings.set(technicalID, timer);
+    };
+    schedule();
+  }
+
+  /** Where the shoot's kube-apiserver is reached: its Service's cluster IP, then its load balancer. */
+  private async apiServerAddresses(namespace: string): Promise<{ host: string; port: number }[]> {
+    const service = await this.kube
+      .read<V1Service>({ apiVersion: 'v1', kind: 'Service', name: 'kube-apiserver', namespace })
+      .catch(() => undefined);
+    const ingress = service?.status?.loadBalancer?.ingress?.[0];
+    const lbHost = ingress?.ip ?? ingress?.hostname;
+    return [
+      ...(service?.spec?.clusterIP ? [{ host: service.spec.clusterIP, port: 443 }] : []),
+      ...(lbHost ? [{ host: lbHost, port: ingress?.ports?.[0]?.port ?? 443 }] : []),
+    ];
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ShootRef } from '../../core/shootstate/index.js';
-import { controlPlaneLayout, type ComponentName, type LayoutOptions } from '../../core/ha/layout.js';
+import { controlPlaneLayout, replicasFor, type ComponentName, type LayoutOptions } from '../../core/ha/layout.js';
 import { ROLE_LABEL } from '../../core/dwd/components.js';
 import type { EtcdSpec } from '../agent/hosting.js';
 import { ROLE_OF } from '../agent/model.js';
@@ -261,7 +261,9 @@ function containerOf(component: ComponentName, options: ControlPlaneObjectsOptio
   const controllers = (c: ComponentName, securePort: number) => ({
     paths: POD_PATHS,
     securePort,
-    leaderElect: options.replicas[c] > 1,
+    // By the layout's replicas, not the current ones: a watchdog's hold at 0 must not leave two replicas
+    // unelected when it ends.
+    leaderElect: replicasFor(c, options.failureTolerance) > 1,
   });
   switch (component) {
     case 'etcd':

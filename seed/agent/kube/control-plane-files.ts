@@ -79,7 +79,7 @@ export async function controlPlaneFileContents(input: ControlPlaneFilesInput): P
     }),
     client(secrets, 'system:kube-controller-manager', [], now),
     client(secrets, 'system:kube-scheduler', [], now),
-    client(secrets, 'gardenless:seed-agent', ['system:masters'], now),
+    agentAccessOf(secrets, now),
   ]);
   const kubeconfig = (user: string, cert: { certificate: string; privateKey: string }) =>
     componentKubeconfig({ server: input.internalUrl, ca: secrets.clusterCA.certificate, user, cert });
@@ -96,8 +96,14 @@ export async function controlPlaneFileContents(input: ControlPlaneFilesInput): P
       schedulerKubeconfig: kubeconfig('kube-scheduler', scheduler),
       agentKubeconfig: kubeconfig('gardenless-seed-agent', agent),
     },
-    agent: { ca: secrets.clusterCA.certificate, ...agent },
+    agent,
   };
+}
+
+/** The agent's own access to a shoot's kube-apiserver (system:masters), made from the shoot's secrets. */
+export async function agentAccessOf(secrets: ShootSecrets, now: Date): Promise<ControlPlaneFileContents['agent']> {
+  const cert = await client(secrets, 'gardenless:seed-agent', ['system:masters'], now);
+  return { ca: secrets.clusterCA.certificate, certificate: cert.certificate, privateKey: cert.privateKey };
 }
 
 export interface ControlPlaneFiles extends ControlPlanePaths {

@@ -1,11 +1,10 @@
-import { request } from 'node:https';
 import { join } from 'node:path';
 import type { ShootSecrets } from '../../../core/shootstate/secrets.js';
 import { messageOf } from '../errors.js';
 import { kubeApiServerFlags, kubeControllerManagerFlags, kubeSchedulerFlags } from './component-flags.js';
 import { writeControlPlaneFiles, type ControlPlaneFiles } from './control-plane-files.js';
 import { SupervisedProcess } from './supervised-process.js';
-import { viewerClusterRole, viewerClusterRoleBinding } from './viewer-rbac.js';
+import { bindViewers, shootApiRequest, type ShootApiResponse } from './shoot-api.js';
 
 /** The components the local runtime runs as processes; the others of the layout stay modelled. */
 export const PROCESS_COMPONENTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
@@ -124,40 +123,16 @@ export class LocalKubeControlPlane {
   }
 
   /** A request to kube-apiserver as the agent (system:masters), for the control plane's own objects. */
-  async call(
-    method: string,
-    path: string,
-    body?: unknown,
-    timeoutMs = 5_000,
-  ): Promise<{ status: number; body: string }> {
+  async call(method: string, path: string, body?: unknown, timeoutMs = 5_000): Promise<ShootApiResponse> {
     const files = this.files;
     if (!files) throw new Error(`the control plane of ${this.options.technicalID} has no files yet`);
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port: this.options.apiServerPort,
-          method,
-          path,
-          servername: 'kubernetes',
-          ca: files.agent.ca,
-          cert: files.agent.certificate,
-          key: files.agent.privateKey,
-          timeout: timeoutMs,
-          headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {},
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (d: string) => (text += d));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out after ${timeoutMs} ms`)));
-      req.on('error', reject);
-      req.end(payload);
-    });
+    return shootApiRequest(
+      { host: '127.0.0.1', port: this.options.apiServerPort, ...files.agent },
+      method,
+      path,
+      body,
+      timeoutMs,
+    );
   }
 
   /**
@@ -171,8 +146,7 @@ export class LocalKubeControlPlane {
       if (this.rbacDone || !this.processes['kube-apiserver'].running) return;
       try {
         if ((await this.probe(2_000)) === 'Success') {
-          await this.ensure('/apis/rbac.authorization.k8s.io/v1/clusterroles', viewerClusterRole());
-          await this.ensure('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', viewerClusterRoleBinding());
+          await bindViewers((method, path, body) => this.call(method, path, body));
           this.rbacDone = true;
           return;
         }
@@ -183,12 +157,6 @@ export class LocalKubeControlPlane {
       this.rbacTimer.unref();
     };
     void attempt();
-  }
-
-  private async ensure(collection: string, object: Record<string, unknown>): Promise<void> {
-    const res = await this.call('POST', collection, object);
-    if (res.status !== 201 && res.status !== 409)
-      throw new Error(`POST ${collection} answered ${res.status}: ${res.body.slice(0, 200)}`);
   }
 
   private async writeFiles(): Promise<void> {

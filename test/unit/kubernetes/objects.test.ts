@@ -89,12 +89,15 @@ describe('controlPlaneObjects', () => {
     });
   });
 
-  it('elects a leader among the controllers only where more than one replica runs', () => {
-    const leaderElect = (replicas: number) =>
-      find(objects({ kube, replicas: { ...ones, 'kube-scheduler': replicas } }), 'Deployment', 'kube-scheduler').spec
-        .template.spec.containers[0].command as string[];
-    expect(leaderElect(1)).toContain('--leader-elect=false');
-    expect(leaderElect(2)).toContain('--leader-elect=true');
+  it("elects a leader among the controllers where the layout runs more than one, whatever the watchdog's hold", () => {
+    const command = (o: Partial<ControlPlaneObjectsOptions>) =>
+      find(objects({ kube, ...o }), 'Deployment', 'kube-controller-manager').spec.template.spec.containers[0]
+        .command as string[];
+    expect(command({})).toContain('--leader-elect=false');
+    expect(command({ failureTolerance: 'zone' })).toContain('--leader-elect=true');
+    expect(command({ failureTolerance: 'zone', replicas: { ...ones, 'kube-controller-manager': 0 } })).toContain(
+      '--leader-elect=true',
+    );
   });
 
   it("gives etcd's sidecar the seed's AWS environment from a Secret only where the seed names one", () => {
