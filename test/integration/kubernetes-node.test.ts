@@ -25,7 +25,9 @@ import { KubeObjects } from '../../seed/kubernetes/kube-api.js';
 import { CONTROL_PLANE_FILES_SECRET } from '../../seed/kubernetes/objects.js';
 import { backedSeed, fixture } from '../../harness/fixtures/index.js';
 import { realKubeBinDir } from '../../harness/kube/binaries.js';
-import { kubectlOk, printKubeconfig } from '../harness/kubectl.js';
+import { kubectl, kubectlOk, migrateShoot, printKubeconfig } from '../harness/kubectl.js';
+import { registerSeedWithAgent, type AgentProcess } from '../../harness/agent-process.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import { testGarden } from '../harness/garden.js';
 import { installChart, uninstallChart } from '../harness/kube/helm.js';
 import { CREDENTIALS_SECRET, runtimeEtcdObjects } from '../../harness/kube/node-etcd.js';
@@ -70,6 +72,10 @@ let gardenlessImage: TestImage;
 let images: Record<TestImageName, TestImage>;
 let kubeBin = '';
 const workDir = mkdtempSync(join(tmpdir(), 'gl-kube-node-'));
+/** A local seed the shoot moves to and back from, its load balancer on an address of its own. */
+const LOCAL_SEED = 'node-local';
+const LOCAL_LB = '127.0.0.72';
+let local: AgentProcess | undefined;
 
 /** Runs `command` in a container through the API server and the kubelet (what `kubectl exec` does). */
 async function exec(pod: string, container: string, command: string[]): Promise<string> {
@@ -115,6 +121,7 @@ describe("the test seed's real node", () => {
   }, 900_000);
 
   afterAll(async () => {
+    await local?.stop();
     if (!cluster) return;
     await uninstallChart({
       release: 'agent',
@@ -340,11 +347,95 @@ describe("the test seed's real node", () => {
       kubectlOk({ kubeBin, until, what: `kubectl ${args.join(' ')}`, kubeconfig }, ...args);
     await ok('create', 'configmap', 'before', '--from-literal=k=on-the-node');
     expect(await ok('get', 'configmap', 'before', '-o', 'jsonpath={.data.k}')).toBe('on-the-node');
+    // The viewers' binding is the agent's, as on a local seed: a viewer reads objects but not Secrets.
+    const viewer = join(workDir, 'viewer.yaml');
+    await printKubeconfig(deployment, `${served.project}/${served.name}`, viewer, '--viewer');
+    expect(
+      await kubectlOk(
+        { kubeBin, until, what: 'the viewer reads a ConfigMap', kubeconfig: viewer },
+        'get',
+        'configmap',
+        'before',
+        '-o',
+        'jsonpath={.data.k}',
+      ),
+    ).toBe('on-the-node');
+    const secrets = await kubectl(kubeBin, { kubeconfig: viewer, args: ['get', 'secrets', '-n', 'default'] });
+    expect(secrets.stderr).toContain('Forbidden');
     // kube-controller-manager runs: it makes every namespace's root CA ConfigMap.
     expect(await ok('get', 'configmap', 'kube-root-ca.crt', '-n', 'default', '-o', 'name')).toBe(
       'configmap/kube-root-ca.crt',
     );
   }, 900_000);
+
+  it('moves the shoot to a local seed and back on the good path: every object on each side, the same kubeconfig, the pods gone from the source', async () => {
+    // Prepare: a local seed whose load balancer serves on the port every seed of the landscape serves on.
+    local = await registerSeedWithAgent({
+      garden: garden.setup,
+      seed: LOCAL_SEED,
+      body: backedSeed(LOCAL_SEED, 72),
+      workDir,
+      deployment,
+      ownership: TEST_OWNERSHIP_TIMINGS,
+      kube: 'real',
+      loadBalancer: { host: LOCAL_LB, port: cluster.info.node!.loadBalancerPort },
+    });
+    await until(
+      `${LOCAL_SEED} ready`,
+      async () =>
+        (
+          await garden.api.request<{ status: { conditions: { type: string; status: string }[] } }>(
+            'GET',
+            `/seeds/${LOCAL_SEED}`,
+          )
+        ).body.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'),
+      { timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    const kubeconfig = join(workDir, 'admin.yaml');
+    const ok = (...args: string[]) =>
+      kubectlOk({ kubeBin, until, what: `kubectl ${args.join(' ')}`, kubeconfig }, ...args);
+    const migrate = async (destinationSeed: string) => {
+      const record = await migrateShoot({
+        api: garden.api,
+        project: served.project,
+        shoot: served.name,
+        destinationSeed,
+        mode: 'good',
+        until: (what, fn) => until(what, fn, { timeoutMs: 600_000, intervalMs: 2_000 }),
+      });
+      expect(record.state, JSON.stringify(record.error)).toBe('Succeeded');
+      expect(record.path).toBe('good');
+    };
+
+    // Act / Assess: to the local seed; what the shoot held is there, read with the same kubeconfig.
+    await migrate(LOCAL_SEED);
+    expect(await ok('get', 'configmap', 'before', '-o', 'jsonpath={.data.k}')).toBe('on-the-node');
+    await ok('create', 'configmap', 'on-local', '--from-literal=k=written-on-the-local-seed');
+    // The source's control plane is gone from the node: its namespace with it.
+    await until(
+      `namespace ${served.technicalID} gone from the node`,
+      async () => (await kube.read({ apiVersion: 'v1', kind: 'Namespace', name: served.technicalID })) === undefined,
+      { timeoutMs: 180_000, intervalMs: 1_000 },
+    );
+
+    // ... and back to the node: both objects there, served by the node's pods again.
+    await migrate(SEED);
+    expect(await ok('get', 'configmap', 'before', '-o', 'jsonpath={.data.k}')).toBe('on-the-node');
+    expect(await ok('get', 'configmap', 'on-local', '-o', 'jsonpath={.data.k}')).toBe('written-on-the-local-seed');
+    const pods = await kube.list<V1Pod>('v1', 'Pod', { namespace: served.technicalID });
+    expect(
+      pods
+        .filter((p) => ['etcd', 'kube-apiserver'].includes(p.metadata?.labels?.app ?? ''))
+        .map((p) => p.status?.conditions?.find((c) => c.type === 'Ready')?.status),
+    ).toEqual(['True', 'True']);
+    // Its sidecar backs the restored etcd up again into the node's bucket.
+    const log = await core.readNamespacedPodLog({
+      name: 'etcd-0',
+      namespace: served.technicalID,
+      container: 'backup-restore',
+    });
+    expect(log).toContain('"event":"snapshot"');
+  }, 1_500_000);
 
   it("leaves the host's kernel settings as they were", () => {
     expect(kernel()).toEqual(before);
