@@ -94,9 +94,8 @@ interface LoadPhase {
 // The emulator runs each concurrent Lambda invocation in a Node process of its own and keeps the surplus
 // warm for LAMBDA_WARM_TTL_SECONDS (the landscape keeps them an hour). 200 agents' first heartbeats set off
 // events whose invocations pile up on two cores: more than 300 processes and 18 GiB were seen before any
-// shoot existed. An account concurrency cap (AWS throttles at its own quota, and the garden's callers retry
-// a throttle) and a short warm time keep the emulator within the machine.
-process.env.LAMBDA_ACCOUNT_CONCURRENCY ??= '64';
+// shoot existed, so a short warm time here. Capping its concurrency (LAMBDA_ACCOUNT_CONCURRENCY=64) was
+// no way out: a third of the first 100 shoots' operations then stayed Processing.
 process.env.LAMBDA_WARM_TTL_SECONDS ??= '120';
 
 const credentials = emulatorCredentials();
@@ -832,7 +831,6 @@ function report(input: {
       migrations: MIGRATIONS,
       thinkMs: THINK_MS,
       agentsPerProcess: AGENTS_PER_PROCESS,
-      emulatorConcurrency: Number(process.env.LAMBDA_ACCOUNT_CONCURRENCY),
       emulatorWarmSeconds: Number(process.env.LAMBDA_WARM_TTL_SECONDS),
     },
     tables,
