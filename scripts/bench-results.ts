@@ -13,6 +13,14 @@ export const RESULTS_DIR = join(import.meta.dirname, '..', 'bench', 'results');
 /** A cell: a figure (rendered with thousands separators and its column's unit), a word, or nothing. */
 export type Cell = number | string | null;
 
+/** A cell as every document shows it: `decimals` places, or none for an integer and one otherwise. */
+export function formatCell(value: Cell, decimals: number | undefined): string {
+  if (value === null) return '-';
+  if (typeof value === 'string') return value;
+  const places = decimals ?? (Number.isInteger(value) ? 0 : 1);
+  return new Intl.NumberFormat('en-US', { minimumFractionDigits: places, maximumFractionDigits: places }).format(value);
+}
+
 export interface BenchTable {
   readonly title: string;
   readonly columns: readonly string[];

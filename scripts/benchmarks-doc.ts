@@ -6,7 +6,14 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderFigures } from './doc-figures.js';
-import { RESULTS_DIR, type BenchAim, type BenchResult, type BenchTable, type Cell } from './bench-results.js';
+import {
+  formatCell,
+  RESULTS_DIR,
+  type BenchAim,
+  type BenchResult,
+  type BenchTable,
+  type Cell,
+} from './bench-results.js';
 
 export const BENCHMARKS_DOC_PATH = join(import.meta.dirname, '..', 'docs', 'benchmarks.md');
 /** Documents whose prose cites figures of the results (scripts/doc-figures.ts). */
@@ -44,10 +51,7 @@ export function readResults(dir = RESULTS_DIR): BenchResult[] {
 const GROUPED = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 
 function cell(value: Cell, decimals: number | undefined): string {
-  if (value === null) return '-';
-  if (typeof value === 'string') return value.replaceAll('|', '\\|');
-  const places = decimals ?? (Number.isInteger(value) ? 0 : 1);
-  return new Intl.NumberFormat('en-US', { minimumFractionDigits: places, maximumFractionDigits: places }).format(value);
+  return formatCell(value, decimals).replaceAll('|', '\\|');
 }
 
 function table(t: BenchTable): string[] {

@@ -8,11 +8,10 @@
  * column's name. `npm run docs` writes the cell's value in place (the README's cost per 1,000 shoots is one),
  * so that no number is copied by hand; a unit test fails when a document is not what this renders.
  */
-import type { BenchResult, BenchTable, Cell } from './bench-results.js';
+import { formatCell, type BenchResult, type Cell } from './bench-results.js';
 
 const FIGURE = /(<!-- figure ((?:\w+="[^"]*"\s*)+)-->)([\s\S]*?)(<!-- \/figure -->)/g;
 const ATTRIBUTE = /(\w+)="([^"]*)"/g;
-const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 
 export interface FigureRef {
   bench: string;
@@ -38,7 +37,8 @@ export function figureValue(ref: FigureRef, results: readonly BenchResult[]): st
   if (column < 0) throw new Error(`figure: table "${table.title}" has no column "${ref.column}"`);
   const row = table.rows.find((r) => rowKey(r, ref.row) === ref.row);
   if (!row) throw new Error(`figure: table "${table.title}" has no row "${ref.row}"`);
-  return format(row[column] ?? null, table, column);
+  // As docs/benchmarks.md shows the same cell.
+  return formatCell(row[column] ?? null, table.decimals?.[column]);
 }
 
 function parseRef(attributes: string): FigureRef {
@@ -55,15 +55,6 @@ function rowKey(row: readonly Cell[], key: string): string {
     .slice(0, parts)
     .map((c) => String(c))
     .join(' / ');
-}
-
-function format(value: Cell, table: BenchTable, column: number): string {
-  if (value === null) return '-';
-  if (typeof value === 'string') return value;
-  const places = table.decimals?.[column];
-  return places === undefined
-    ? NUMBER.format(value)
-    : new Intl.NumberFormat('en-US', { minimumFractionDigits: places, maximumFractionDigits: places }).format(value);
 }
 
 function commandOf(bench: string): string {
