@@ -19,7 +19,8 @@ import type {
   OwnerNoticeDelivery,
 } from './hosting.js';
 import { kubeBinDir } from './kube/binaries.js';
-import { LocalKubeControlPlane, type ProcessComponent } from './kube/kube-control-plane.js';
+import type { KubeComponent } from './kube/component-flags.js';
+import { LocalKubeControlPlane } from './kube/kube-control-plane.js';
 import { SniLoadBalancer } from './kube/load-balancer.js';
 import { LocalEtcdCluster, RESTORE_START_TIMEOUT_MS, type LocalMember } from './local-etcd-cluster.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
@@ -344,7 +345,7 @@ export class LocalHosting implements ControlPlaneHosting {
   }
 
   /** A component of one shoot's control plane as a process (for tests: kill, running, restarts). */
-  componentProcess(technicalID: string, component: ProcessComponent) {
+  componentProcess(technicalID: string, component: KubeComponent) {
     return this.hosted.get(technicalID)?.kube?.process(component);
   }
 

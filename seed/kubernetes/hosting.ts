@@ -301,12 +301,8 @@ export class KubernetesHosting implements ControlPlaneHosting {
     const service = await this.kube
       .read<V1Service>({ apiVersion: 'v1', kind: 'Service', name: 'kube-apiserver', namespace })
       .catch(() => undefined);
-    const ingress = service?.status?.loadBalancer?.ingress?.[0];
-    const lbHost = ingress?.ip ?? ingress?.hostname;
-    return [
-      ...(service?.spec?.clusterIP ? [{ host: service.spec.clusterIP, port: 443 }] : []),
-      ...(lbHost ? [{ host: lbHost, port: ingress?.ports?.[0]?.port ?? 443 }] : []),
-    ];
+    const lb = loadBalancerOf(service);
+    return [...(service?.spec?.clusterIP ? [{ host: service.spec.clusterIP, port: 443 }] : []), ...(lb ? [lb] : [])];
   }
 
   /**
@@ -353,7 +349,7 @@ export class KubernetesHosting implements ControlPlaneHosting {
       await this.kube.apply(
         controlPlaneFilesSecret({
           namespace,
-          labels: { [MANAGED_BY]: FIELD_MANAGER, [SEED_LABEL]: this.options.namespaces.seed },
+          labels: this.ownLabels,
           contents,
           annotations: { [FILES_INPUTS]: JSON.stringify(inputs) },
         }),
@@ -373,7 +369,7 @@ export class KubernetesHosting implements ControlPlaneHosting {
       metadata: {
         name: BACKUP_CREDENTIALS_SECRET,
         namespace,
-        labels: { [MANAGED_BY]: FIELD_MANAGER, [SEED_LABEL]: this.options.namespaces.seed },
+        labels: this.ownLabels,
       },
       type: 'Opaque',
       stringData: { ...this.options.sidecarCredentials },
@@ -500,13 +496,22 @@ export class KubernetesHosting implements ControlPlaneHosting {
   }
 
   /** The kube-apiserver's URL behind its Service's load balancer, once the cloud wrote an address into its status. */
-  private externalUrlOf(lb: V1Service | undefined): string | undefined {
-    const ingress = lb?.status?.loadBalancer?.ingress?.[0];
-    const host = ingress?.hostname ?? ingress?.ip;
-    return host === undefined
-      ? undefined
-      : (this.options.externalUrl ?? defaultExternalUrl)({ host, port: ingress?.ports?.[0]?.port ?? 443 });
+  private externalUrlOf(service: V1Service | undefined): string | undefined {
+    const lb = loadBalancerOf(service);
+    return lb === undefined ? undefined : (this.options.externalUrl ?? defaultExternalUrl)(lb);
   }
+
+  /** The labels of what this hosting owns on its seed. */
+  private get ownLabels(): Record<string, string> {
+    return { [MANAGED_BY]: FIELD_MANAGER, [SEED_LABEL]: this.options.namespaces.seed };
+  }
+}
+
+/** The address the cloud wrote into the Service's status for its load balancer, if it has one yet. */
+function loadBalancerOf(service: V1Service | undefined): { host: string; port: number } | undefined {
+  const ingress = service?.status?.loadBalancer?.ingress?.[0];
+  const host = ingress?.hostname ?? ingress?.ip;
+  return host === undefined ? undefined : { host, port: ingress?.ports?.[0]?.port ?? 443 };
 }
 
 /** What the components' files were made from, recorded on their Secret (the secrets by digest only). */

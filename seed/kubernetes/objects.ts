@@ -6,7 +6,12 @@ import type { EtcdSpec } from '../agent/hosting.js';
 import { ROLE_OF } from '../agent/model.js';
 import { seedServeFlags, type SidecarDefaults } from '../agent/sidecar-args.js';
 import { serveArgv } from '../backup-restore/serve-flags.js';
-import { kubeApiServerFlags, kubeControllerManagerFlags, kubeSchedulerFlags } from '../agent/kube/component-flags.js';
+import {
+  KUBE_COMPONENTS,
+  kubeApiServerFlags,
+  kubeControllerManagerFlags,
+  kubeSchedulerFlags,
+} from '../agent/kube/component-flags.js';
 import { CONTROL_PLANE_FILES, controlPlanePaths, type ControlPlaneFile } from '../agent/kube/control-plane-files.js';
 import type { ImageVector } from './image-vector.js';
 
@@ -208,9 +213,9 @@ function podSpec(component: ComponentName, options: ControlPlaneObjectsOptions):
   };
 }
 
-/** The components that read the shoot's control-plane files. */
+/** The components that read the shoot's control-plane files: the Kubernetes ones, as on a local seed. */
 function mountsFiles(component: ComponentName): boolean {
-  return component === 'kube-apiserver' || component === 'kube-controller-manager' || component === 'kube-scheduler';
+  return (KUBE_COMPONENTS as readonly ComponentName[]).includes(component);
 }
 
 /** The pods' files, by the same names as on a local seed. */

@@ -5,6 +5,10 @@ import { SERVICE_CIDR, type ControlPlanePaths } from './control-plane-files.js';
  * hosting: a local seed runs them as processes reading files in the plane's directory, a Kubernetes seed as
  * containers reading a Secret volume. What differs between the two is an input here, never a second list.
  */
+/** The components these command lines are for: a local seed runs them as processes, the others stay modelled. */
+export const KUBE_COMPONENTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
+export type KubeComponent = (typeof KUBE_COMPONENTS)[number];
+
 export interface ApiServerFlagsInput {
   paths: ControlPlanePaths;
   etcdServers: readonly string[];

@@ -1,14 +1,16 @@
 import { join } from 'node:path';
 import type { ShootSecrets } from '../../../core/shootstate/secrets.js';
 import { messageOf } from '../errors.js';
-import { kubeApiServerFlags, kubeControllerManagerFlags, kubeSchedulerFlags } from './component-flags.js';
+import {
+  KUBE_COMPONENTS,
+  kubeApiServerFlags,
+  kubeControllerManagerFlags,
+  kubeSchedulerFlags,
+  type KubeComponent,
+} from './component-flags.js';
 import { writeControlPlaneFiles, type ControlPlaneFiles } from './control-plane-files.js';
 import { SupervisedProcess } from './supervised-process.js';
 import { bindViewers, shootApiRequest, type ShootApiResponse } from './shoot-api.js';
-
-/** The components the local runtime runs as processes; the others of the layout stay modelled. */
-export const PROCESS_COMPONENTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
-export type ProcessComponent = (typeof PROCESS_COMPONENTS)[number];
 
 export interface KubeControlPlaneOptions {
   technicalID: string;
@@ -30,7 +32,7 @@ export interface KubeStart {
   /** The shoot's API domain: the serving certificate's name and the ServiceAccount issuer. */
   apiDomain: string | undefined;
   /** Replicas of kube-controller-manager and kube-scheduler (at most one each runs). */
-  replicas: Partial<Record<ProcessComponent, number>>;
+  replicas: Partial<Record<KubeComponent, number>>;
   /** On a standby, which refuses every write: the viewers' binding waits for the start that serves. */
   standby?: boolean;
 }
@@ -47,7 +49,7 @@ const KUBE_APISERVER_STOP_MS = 3_000;
  * not run). TLS throughout, with the shoot's own CAs; the components' certificates are made at every start.
  */
 export class LocalKubeControlPlane {
-  private readonly processes: Record<ProcessComponent, SupervisedProcess>;
+  private readonly processes: Record<KubeComponent, SupervisedProcess>;
   private files: ControlPlaneFiles | undefined;
   /** The files of the last start: every component (and every restart) waits for them. */
   private filesWritten: Promise<void> | undefined;
@@ -56,7 +58,7 @@ export class LocalKubeControlPlane {
   private rbacTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: KubeControlPlaneOptions) {
-    const supervised = (component: ProcessComponent, args: () => string[]) =>
+    const supervised = (component: KubeComponent, args: () => string[]) =>
       new SupervisedProcess({
         name: `${options.technicalID}/${component}`,
         logFile: join(options.dir, `${component}.log`),
@@ -78,7 +80,7 @@ export class LocalKubeControlPlane {
     return `https://127.0.0.1:${this.options.apiServerPort}`;
   }
 
-  process(component: ProcessComponent): SupervisedProcess {
+  process(component: KubeComponent): SupervisedProcess {
     return this.processes[component];
   }
 
@@ -87,16 +89,14 @@ export class LocalKubeControlPlane {
     this.start_ = input;
     this.filesWritten = this.writeFiles();
     await this.filesWritten;
-    const wanted = (c: ProcessComponent) => c === 'kube-apiserver' || (input.replicas[c] ?? 1) > 0;
-    await Promise.all(
-      PROCESS_COMPONENTS.map((c) => (wanted(c) ? this.processes[c].start() : this.processes[c].stop())),
-    );
+    const wanted = (c: KubeComponent) => c === 'kube-apiserver' || (input.replicas[c] ?? 1) > 0;
+    await Promise.all(KUBE_COMPONENTS.map((c) => (wanted(c) ? this.processes[c].start() : this.processes[c].stop())));
     if (input.standby) clearTimeout(this.rbacTimer);
     else this.bindViewersWhenReady();
   }
 
   /** kube-controller-manager or kube-scheduler to 0 or 1 (more is 1 here); kube-apiserver is started and stopped with the plane. */
-  async scale(component: Exclude<ProcessComponent, 'kube-apiserver'>, replicas: number): Promise<void> {
+  async scale(component: Exclude<KubeComponent, 'kube-apiserver'>, replicas: number): Promise<void> {
     if (this.start_) this.start_ = { ...this.start_, replicas: { ...this.start_.replicas, [component]: replicas } };
     if (replicas > 0 && this.processes['kube-apiserver'].running) await this.processes[component].start();
     else if (replicas === 0) await this.processes[component].stop();
