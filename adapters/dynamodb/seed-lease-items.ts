@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { SeedLease } from '../../core/garden/seed-lease.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
+import { itemSize } from './item-size.js';
 import { seedLeaseKey, seedReportKey, SEED_REPORT_PREFIX } from './keys.js';
 
 /**
  * How a seed's lease is stored: the lease itself (renewal, conditions: small, written by every heartbeat)
  * apart from the agent's report of the control planes it hosts (a few KB per plane: 100 KB and more on a
  * busy seed), which is written only when it changed. Every heartbeat rewriting the whole report was most of
- * the garden's DynamoDB writes at fleet scale, and a single item could not hold more than about 180 planes
- * (DynamoDB's 400 KB): the report is split into chunks of `PLANES_PER_CHUNK`.
+ * the garden's DynamoDB writes at fleet scale, and a single item could not hold more than about 150 planes
+ * (DynamoDB's 400 KB an item): the report is split into chunks of at most `REPORT_CHUNK_BYTES` by DynamoDB's
+ * own measure, so that a plane reporting many pods makes more chunks rather than an item DynamoDB refuses.
+ * The heartbeat's body limit (`HEARTBEAT_MAX_BODY_BYTES`) keeps a whole report, written in one transaction
+ * with its lease, within DynamoDB's 4 MB a transaction.
  *
  * What "changed" means: anything but the internal probes' times, which move on every heartbeat. Those are
  * kept as one figure on the lease instead, `probedAt`, the earliest probe time of the heartbeat, and every
@@ -16,7 +20,7 @@ import { seedLeaseKey, seedReportKey, SEED_REPORT_PREFIX } from './keys.js';
  * than the agent's own time for it, which is what the watchdog's staleness rule needs (docs/design.md
  * section 8: an internal result is as old as the agent's probe, bounded by the heartbeat that carried it).
  */
-export const PLANES_PER_CHUNK = 100;
+export const REPORT_CHUNK_BYTES = 300 * 1024;
 
 export interface LeaseItems {
   lease: Record<string, unknown>;
@@ -49,18 +53,32 @@ function earliestProbe(planes: readonly HostedControlPlane[]): string | undefine
   return earliest;
 }
 
+/** Planes in order, in runs of at most `REPORT_CHUNK_BYTES` (a plane larger than that alone in its run). */
+function chunked(planes: readonly HostedControlPlane[]): HostedControlPlane[][] {
+  const chunks: HostedControlPlane[][] = [];
+  let size = 0;
+  for (const plane of planes) {
+    const bytes = itemSize({ plane }) + 1;
+    if (chunks.length === 0 || size + bytes > REPORT_CHUNK_BYTES) {
+      chunks.push([]);
+      size = 0;
+    }
+    chunks.at(-1)!.push(plane);
+    size += bytes;
+  }
+  return chunks;
+}
+
 export function leaseItems(lease: SeedLease): LeaseItems {
   const { controlPlanes, ...rest } = lease;
   const digest = reportDigest(controlPlanes);
   const probedAt = earliestProbe(controlPlanes);
-  const report: Record<string, unknown>[] = [];
-  for (let i = 0; i < controlPlanes.length; i += PLANES_PER_CHUNK)
-    report.push({
-      ...seedReportKey(lease.seed, report.length),
-      type: 'SeedReport',
-      reportDigest: digest,
-      planes: controlPlanes.slice(i, i + PLANES_PER_CHUNK),
-    });
+  const report = chunked(controlPlanes).map((planes, index) => ({
+    ...seedReportKey(lease.seed, index),
+    type: 'SeedReport',
+    reportDigest: digest,
+    planes,
+  }));
   return {
     lease: {
       ...seedLeaseKey(lease.seed),

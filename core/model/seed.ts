@@ -167,6 +167,12 @@ export const hostedControlPlane = z
   .strict();
 export type HostedControlPlane = z.infer<typeof hostedControlPlane>;
 
+/**
+ * A heartbeat's body may be this large where other requests' may be 256 KiB: it lists every plane the seed
+ * hosts (about 2.3 KB each for a single-member shoot). DynamoDB's 4 MB a transaction, which writes the
+ * report with its lease, is what bounds it (adapters/dynamodb/seed-lease-items.ts).
+ */
+export const HEARTBEAT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 export const heartbeatInput = z
   .object({
     identity: z.string().min(1).max(128).optional(),

@@ -158,8 +158,9 @@ function validateParams(route: Route, raw: Record<string, string>): Record<strin
 function parseBody(event: HttpEvent, route: Route): unknown {
   const raw = event.body ?? '';
   const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw, 'utf8');
-  if (size > MAX_BODY_BYTES)
-    throw new HttpError(413, 'PayloadTooLarge', `the body has ${size} bytes; at most ${MAX_BODY_BYTES} are accepted`);
+  const limit = route.maxBodyBytes ?? MAX_BODY_BYTES;
+  if (size > limit)
+    throw new HttpError(413, 'PayloadTooLarge', `the body has ${size} bytes; at most ${limit} are accepted`);
   const contentType = (event.headers?.['content-type'] ?? event.headers?.['Content-Type'] ?? '')
     .split(';')[0]
     ?.trim()

@@ -40,6 +40,8 @@ export interface Route {
   query?: z.ZodObject;
   body?: z.ZodType;
   bodyContentTypes?: string[];
+  /** Where a route's body may be larger than `MAX_BODY_BYTES` (a seed's heartbeat, which lists its planes). */
+  maxBodyBytes?: number;
   responses: Record<number, { description: string; schema?: z.ZodType }>;
   /** Public routes need no IAM signature (only /healthz). */
   public?: boolean;

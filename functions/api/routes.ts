@@ -11,7 +11,7 @@ import {
 import { migrateRequest, type MigrationAdmission } from '../../core/migration/migration-admission.js';
 import { parseInput } from '../../core/garden/validate.js';
 import { dns1123Label } from '../../core/model/names.js';
-import { heartbeatInput, seedInput } from '../../core/model/seed.js';
+import { HEARTBEAT_MAX_BODY_BYTES, heartbeatInput, seedInput } from '../../core/model/seed.js';
 import { shootInput, shootMergePatch } from '../../core/model/shoot.js';
 import { HttpError, json } from './http.js';
 import type { Route, RouteContext } from './route.js';
@@ -136,6 +136,7 @@ export const routes: Route[] = [
     tags: ['seeds'],
     params: { name },
     body: heartbeatInput,
+    maxBodyBytes: HEARTBEAT_MAX_BODY_BYTES,
     responses: {
       200: { description: 'Recorded', schema: s.heartbeatResult },
       400: errors[400],

@@ -1,5 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { Readable } from 'node:stream';
+import { DYNAMODB_LIMITS, itemSize } from '../../adapters/dynamodb/item-size.js';
 
 type Item = Record<string, Record<string, unknown>>;
 
@@ -15,7 +17,8 @@ export interface RecordedCall {
  * It keeps items and answers reads by key, by partition and by index partition, in sort-key order with
  * `Limit` and `ExclusiveStartKey`; writes apply their items and the `SET`/`REMOVE` updates the adapters
  * use. Of the conditions only two forms are evaluated, `attribute_not_exists(pk)` and `<attribute> = :value`
- * (others pass): a fake for what is asked, not for what DynamoDB decides.
+ * (others pass): a fake for what is asked, not for what DynamoDB decides. It refuses, as DynamoDB does, an
+ * item over 400 KB and a transaction over 4 MB or 100 items: writers must size what they write.
  */
 export class DynamoDbFake {
   readonly calls: RecordedCall[] = [];
@@ -80,6 +83,11 @@ export class DynamoDbFake {
         return {};
       case 'TransactWriteItems': {
         const entries = input.TransactItems as Record<string, Record<string, unknown>>[];
+        const written = entries.flatMap((entry) => (entry.Put ? [sizeOf(entry.Put.Item as Item)] : []));
+        const total = written.reduce((sum, size) => sum + size, 0);
+        if (entries.length > DYNAMODB_LIMITS.transactionItems || total > DYNAMODB_LIMITS.transactionBytes)
+          throw new FakeFailure('ValidationException', `Transaction of ${entries.length} items, ${total} bytes`);
+        for (const size of written) tooLarge(size);
         const reasons = entries.map((entry) => {
           const request = Object.values(entry)[0]!;
           const key = (request.Item ?? request.Key) as Item;
@@ -106,6 +114,7 @@ export class DynamoDbFake {
 
   private put(input: Record<string, unknown>): void {
     const item = input.Item as Item;
+    tooLarge(sizeOf(item));
     if (!this.holds(input, this.items.get(keyOf(item))))
       throw new FakeFailure('ConditionalCheckFailedException', 'The conditional request failed');
     this.items.set(keyOf(item), structuredClone(item));
@@ -194,6 +203,15 @@ class FakeFailure extends Error {
   ) {
     super(message);
   }
+}
+
+function sizeOf(item: Item): number {
+  return itemSize(unmarshall(item as unknown as Parameters<typeof unmarshall>[0]));
+}
+
+function tooLarge(size: number): void {
+  if (size > DYNAMODB_LIMITS.itemBytes)
+    throw new FakeFailure('ValidationException', `Item size of ${size} has exceeded the maximum allowed size`);
 }
 
 function keyOf(item: Item): string {

@@ -109,6 +109,47 @@ describe('garden API on the deployed stack', () => {
     expect(foreign.body).toMatchObject({ code: 'IdentityMismatch' });
   });
 
+  it("records a busy seed's report of 1,000 control planes, then a shorter one, whole", async () => {
+    // Prepare: planes as an agent reports them (pods and all, about 2.5 KB each): 2.5 MB, ten report chunks.
+    const plane = (i: number) => ({
+      technicalID: `shoot--dev--busy${i}`,
+      shoot: { project: 'dev', name: `busy${i}` },
+      active: true,
+      etcdReady: true,
+      components: { etcd: { replicas: 1 }, 'kube-apiserver': { replicas: 1 } },
+      pods: [
+        'etcd-main',
+        'kube-apiserver',
+        'kube-controller-manager',
+        'kube-scheduler',
+        'gardener-resource-manager',
+      ].map((app, k) => ({
+        name: `${app}-${k}`,
+        uid: `shoot--dev--busy${i}-${k}`,
+        labels: { 'gardener.cloud/role': 'controlplane', app, 'gardener.cloud/shoot': `shoot--dev--busy${i}` },
+        state: 'Running',
+      })),
+    });
+    const beat = (count: number) =>
+      api.request('POST', '/seeds/aws-eu1/heartbeat', {
+        body: { conditions: [], controlPlanes: Array.from({ length: count }, (_, i) => plane(i)) },
+      });
+    const hosted = async () =>
+      (await api.request<Resource>('GET', '/seeds/aws-eu1')).body.status.controlPlanes as { technicalID: string }[];
+
+    // Act and assess
+    expect((await beat(1_000)).status).toBe(200);
+    const all = await hosted();
+    expect((await beat(150)).status).toBe(200);
+    const fewer = await hosted();
+    expect((await beat(0)).status).toBe(200);
+
+    expect(all.map((p) => p.technicalID)).toEqual(Array.from({ length: 1_000 }, (_, i) => plane(i).technicalID));
+    expect(all[999]).toEqual(plane(999));
+    expect(fewer).toHaveLength(150);
+    expect(await hosted()).toEqual([]);
+  });
+
   it('stores a shoot no seed can host unscheduled, and one with seedName counted on its seed', async () => {
     const nowhere = shoot('lonely');
     nowhere.spec.region = 'ap-south-1';

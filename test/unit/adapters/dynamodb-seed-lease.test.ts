@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DynamoGardenRepository } from '../../../adapters/dynamodb/garden-repository.js';
 import { TABLE_INDEXES } from '../../../adapters/dynamodb/keys.js';
-import { PLANES_PER_CHUNK } from '../../../adapters/dynamodb/seed-lease-items.js';
+import { REPORT_CHUNK_BYTES } from '../../../adapters/dynamodb/seed-lease-items.js';
+import { HEARTBEAT_MAX_BODY_BYTES } from '../../../core/model/seed.js';
 import { newSeed } from '../../../core/garden/seed-resource.js';
 import type { SeedLease } from '../../../core/garden/seed-lease.js';
 import { parseInput } from '../../../core/garden/validate.js';
@@ -20,6 +21,36 @@ function planes(count: number, probedAt: number, overrides: Partial<HostedContro
     internalProbeTime: at(probedAt + i / 1_000),
     externalUrl: `https://lb.example/s${i}`,
     ...overrides,
+  }));
+}
+
+/** Planes as an agent reports an HA (`node`) shoot's: three of each server, their pods and members (about 5 KB). */
+function bulky(count: number, probedAt: number): HostedControlPlane[] {
+  const components = [
+    'etcd',
+    'kube-apiserver',
+    'kube-controller-manager',
+    'kube-scheduler',
+    'gardener-resource-manager',
+  ];
+  return planes(count, probedAt).map((p) => ({
+    ...p,
+    components: Object.fromEntries(components.map((c) => [c, { replicas: 3 }])),
+    etcdMembers: [0, 1, 2].map((k) => ({
+      name: `etcd-main-${k}`,
+      role: k === 0 ? ('leader' as const) : ('follower' as const),
+      ready: true,
+      healthy: true,
+      fenced: false,
+    })),
+    pods: components.flatMap((c) =>
+      [0, 1, 2].map((k) => ({
+        name: `${c}-${p.technicalID}-${k}`,
+        uid: `${p.technicalID}-${c}-${k}`,
+        labels: { 'gardener.cloud/role': 'controlplane', app: c, 'gardener.cloud/shoot': p.technicalID },
+        state: 'Running',
+      })),
+    ),
   }));
 }
 
@@ -86,31 +117,47 @@ describe('a seed lease and its report of control planes', () => {
       expect(Date.parse(p.internalProbeTime!)).toBeLessThanOrEqual(Date.parse(at(5 + i / 1_000)));
   });
 
-  it('holds more planes than one item could, in chunks, and lists seeds with or without them', async () => {
-    // Prepare
+  it('holds more planes than one item could, in chunks DynamoDB takes, and lists seeds with or without them', async () => {
+    // Prepare: three chunks' worth of planes (the fake refuses an item over 400 KB, as DynamoDB does).
     const { repo, beat } = await garden();
-    const many = PLANES_PER_CHUNK * 2 + 50;
+    const many = Math.ceil((2.5 * REPORT_CHUNK_BYTES) / JSON.stringify(bulky(1, 1)[0]).length);
 
     // Act
-    await beat(planes(many, 1), 1);
-    await beat(planes(10, 2), 2);
+    await beat(bulky(many, 1), 1);
+    await beat(bulky(10, 2), 2);
     const shrunk = await repo.getSeed('aws-eu1');
-    await beat(planes(many, 3), 3);
+    await beat(bulky(many, 3), 3);
     const [listed] = (await repo.listSeeds({ limit: 10 })).items;
     const [healthOnly] = (await repo.listSeeds({ limit: 10 }, { controlPlanes: false })).items;
 
     // Assess: the shorter report ignores the longer one's old chunks; the lease alone carries no planes.
     expect(shrunk?.status.controlPlanes).toHaveLength(10);
     expect(listed?.status.controlPlanes).toHaveLength(many);
-    expect(listed?.status.controlPlanes?.at(-1)?.technicalID).toBe(`shoot--dev--s${many - 1}`);
+    expect(listed?.status.controlPlanes?.at(-1)).toMatchObject({
+      technicalID: `shoot--dev--s${many - 1}`,
+      pods: bulky(many, 3).at(-1)!.pods,
+    });
     expect(healthOnly?.status).not.toHaveProperty('controlPlanes');
     expect(healthOnly?.status.lastHeartbeatTime).toBe(at(3));
+  });
+
+  it('stores the largest report a heartbeat may carry, with its lease, in one transaction DynamoDB takes', async () => {
+    // Prepare: as many planes as a heartbeat body of the largest size holds.
+    const { repo, beat } = await garden();
+    const count = Math.floor(HEARTBEAT_MAX_BODY_BYTES / (JSON.stringify(bulky(1, 1)[0]).length + 1));
+
+    // Act: the fake refuses a transaction over 4 MB or 100 items, as DynamoDB does.
+    await beat(bulky(count, 1), 1);
+    await beat(bulky(count - 1, 2), 2);
+
+    // Assess
+    expect((await repo.getSeed('aws-eu1'))?.status.controlPlanes).toHaveLength(count - 1);
   });
 
   it('deletes the report with the seed once its agent reports nothing', async () => {
     // Prepare
     const { fake, repo, beat } = await garden();
-    await beat(planes(PLANES_PER_CHUNK + 1, 1), 1);
+    await beat(bulky(200, 1), 1);
     await beat([], 2);
 
     // Act

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FailingGardenRepository } from '../../../core/garden/memory-repository.js';
 import { GardenService } from '../../../core/garden/service.js';
+import { HEARTBEAT_MAX_BODY_BYTES } from '../../../core/model/seed.js';
 import { MAX_BODY_BYTES, handleRequest } from '../../../functions/api/app.js';
 import { seedBody, shootBody } from '../garden/builders.js';
 import { ACCESS, VERSION, api, httpEvent, type Api, type Response } from './events.js';
@@ -145,6 +146,39 @@ describe('handleRequest: every route', () => {
       identity: 'aws-eu1-uuid-1',
       lastHeartbeatTime: expect.any(String),
       resourceVersion: '1',
+    });
+  });
+
+  it("takes a heartbeat listing more planes than any other body's limit, up to the heartbeat's own", async () => {
+    // Prepare: 300 planes as an agent reports them, past 256 KiB.
+    const a = await landscape();
+    const plane = (i: number) => ({
+      technicalID: `shoot--dev--s${i}`,
+      active: true,
+      pods: Array.from({ length: 8 }, (_, k) => ({
+        name: `pod-${k}-shoot--dev--s${i}`,
+        labels: { 'gardener.cloud/role': 'controlplane', 'gardener.cloud/shoot': `shoot--dev--s${i}` },
+        state: 'Running',
+      })),
+    });
+    const report = (count: number) => ({
+      conditions: [],
+      controlPlanes: Array.from({ length: count }, (_, i) => plane(i)),
+    });
+    const perPlane = JSON.stringify(plane(0)).length + 1;
+
+    // Act
+    const taken = await a.send('POST', '/seeds/aws-eu1/heartbeat', { body: report(300) });
+    const over = await a.send('POST', '/seeds/aws-eu1/heartbeat', {
+      body: report(Math.ceil(HEARTBEAT_MAX_BODY_BYTES / perPlane)),
+    });
+
+    // Assess
+    expect(JSON.stringify(report(300)).length).toBeGreaterThan(MAX_BODY_BYTES);
+    expect(taken.status).toBe(200);
+    expectError(over, 413, 'PayloadTooLarge');
+    expect((await a.send('GET', '/seeds/aws-eu1')).body).toMatchObject({
+      status: { controlPlanes: expect.arrayContaining([expect.objectContaining({ technicalID: 'shoot--dev--s299' })]) },
     });
   });
 
