@@ -12,8 +12,8 @@ export interface Release {
  * The source that comes back (GEP-17's bad case, or a seed whose agent slept through a migration) still
  * runs a fenced, inactive control plane. It may go only when all of these hold, each guarding a way it
  * could still be needed:
- * - its own sidecar sees the owner record naming another seed (`not-owner`): a seed that owns the record,
- *   or cannot read it, keeps what it has;
+ * - its seed sees the owner record naming another seed (`not-owner`, its sidecar's check or, for a plane
+ *   that does not serve, the agent's own): a seed that owns the record, or cannot read it, keeps what it has;
  * - the garden does not place the shoot on this seed (a migration back here, or one that failed and
  *   left it here, keeps it), or the shoot no longer exists;
  * - no migration of the shoot runs (the migration deletes its source itself, and a bad path may still

@@ -143,10 +143,13 @@ export class ControlPlaneRuntime implements SeedRuntime {
     const out: HostedControlPlane[] = [];
     for (const [id, plane] of this.planes) {
       const { etcd, api } = await this.observe(plane);
-      // A plane being restored runs no owner watchdog: this seed's own check tells the garden whether it is a leftover.
+      // A plane being restored runs no owner watchdog, and a hosting may not see what its sidecar saw (the
+      // kubernetes hosting reads workloads, not sidecars): for a plane that does not serve, this seed's own
+      // check tells the garden whether it is a leftover to release. Not for one stopped (hibernated): it
+      // would cost an owner lookup a heartbeat for nothing.
       const ownerCheck =
         etcd.ownerCheck ??
-        (plane.restoring
+        (plane.restoring || (etcd.running && !etcd.available)
           ? await this.options.ownerCheck?.({ ...plane.shoot, technicalID: id }).catch(() => undefined)
           : undefined);
       out.push({

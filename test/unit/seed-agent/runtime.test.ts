@@ -273,6 +273,32 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     await expect(second).rejects.toMatchObject({ failure: 'RuntimeUnavailable' });
   });
 
+  it("reports its own owner check for a fenced plane whose hosting does not see the sidecar's, and none for a stopped one", async () => {
+    // Prepare: a hosting that reads workloads, not sidecars (as the kubernetes hosting does).
+    class WorkloadsOnly extends MemoryHosting {
+      override async etcd(technicalID: string) {
+        const { ownerCheck: _unseen, ...view } = await super.etcd(technicalID);
+        return view;
+      }
+    }
+    const hosting = new WorkloadsOnly();
+    const { runtime, setOwner } = setup({ hosting });
+    await runtime.execute(cmd('create-control-plane', { controlPlane }));
+    const serving = (await runtime.controlPlanes())[0];
+
+    // Act: another seed owns the shoot now and its etcd fenced; then it is stopped.
+    setOwner('not-owner');
+    hosting.setEtcdAvailable(shoot.technicalID, false);
+    const fenced = (await runtime.controlPlanes())[0];
+    await hosting.stopEtcd(shoot.technicalID);
+    const stopped = (await runtime.controlPlanes())[0];
+
+    // Assess: the garden can release the fenced plane (releasable needs not-owner); nothing asked for the others.
+    expect(serving).not.toHaveProperty('ownerCheck');
+    expect(fenced).toMatchObject({ active: false, ownerCheck: 'not-owner' });
+    expect(stopped).not.toHaveProperty('ownerCheck');
+  });
+
   it('a restore ahead prepares a standby without an owner check; the restore catches it up once the seed owns the shoot', async () => {
     // Prepare: the source still owns the shoot; its full snapshot is copied ahead (the hosting restores what a plan would).
     const destination = setup({
