@@ -17,8 +17,8 @@ export interface Endpoints {
   agentPids?: Record<string, number>;
   /** The proxy issued kubeconfigs name (`proxy-url`): it resolves API domains through the Route 53 zone. */
   apiProxy?: { url: string; pid: number };
-  /** The test seed cluster of `npm run start:kube` (process groups, stopped by `npm run stop`). */
-  kubeCluster?: { kubeconfig: string; groups: { name: string; pgid: number }[] };
+  /** The test seed with a real node of `npm run start:kube` (its description: `npm run stop` stops it). */
+  kubeCluster?: { kubeconfig: string; stateFile: string };
   outputs: Deployment['outputs'];
   startedAt: string;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Listr } from 'listr2';
 import { deployGarden, type Deployment } from './deploy.js';
@@ -8,7 +8,8 @@ import { GardenClient } from '../adapters/http/garden-client.js';
 import { emulatorScratchDir, startEmulator, waitForHealth, type Emulator } from './emulator.js';
 import { signalProcessGroup } from '../seed/agent/process-group.js';
 import { freePort, plannedPorts } from '../seed/ports.js';
-import { KUBE_SEED, startKubeSeed } from './kube/landscape-seed.js';
+import { KubeCluster } from './kube/cluster.js';
+import { KUBE_SEED, kubeSeedStateFile, startKubeSeed } from './kube/landscape-seed.js';
 import { emulatorCredentials } from './aws-env.js';
 import { startApiProxy } from './api-proxy-process.js';
 
@@ -44,6 +45,7 @@ export async function start(): Promise<Endpoints> {
     agentPids?: Record<string, number>;
     kubeCluster?: Endpoints['kubeCluster'];
     apiProxy?: Endpoints['apiProxy'];
+    lbPort?: number;
   }
   const tasks = new Listr<Ctx>(
     [
@@ -97,6 +99,8 @@ export async function start(): Promise<Endpoints> {
         title: 'Start a seed agent per seed',
         task: async (ctx, task) => {
           const d = ctx.deployment!;
+          // One port for every seed's load balancer, as 443 is on AWS: the API record alone picks the seed.
+          ctx.lbPort = (await plannedPorts(1))[0]!;
           ctx.agentPids = startAgents({
             endpoint: d.awsEndpoint,
             region: d.region,
@@ -104,14 +108,13 @@ export async function start(): Promise<Endpoints> {
             apiUrl: d.apiUrl,
             hostedZoneId: d.outputs.HostedZoneId,
             internalDomain: d.outputs.InternalDomain,
-            // One port for every seed's load balancer, as 443 is on AWS: the API record alone picks the seed.
-            lbPort: (await plannedPorts(1))[0]!,
+            lbPort: ctx.lbPort,
           });
           task.title = `Seed agents running: ${Object.keys(ctx.agentPids).join(', ')} (logs in .landscape/agent-*.log)`;
         },
       },
       {
-        title: `Start a test seed cluster (kube-apiserver, kwok nodes) and seed ${KUBE_SEED} on the kubernetes runtime`,
+        title: `Start a test seed with a real node and seed ${KUBE_SEED} on it, its agent from the Helm chart`,
         enabled: () => withKubeSeed,
         task: async (ctx, task) => {
           const d = ctx.deployment!;
@@ -123,10 +126,11 @@ export async function start(): Promise<Endpoints> {
             apiUrl: d.apiUrl,
             hostedZoneId: d.outputs.HostedZoneId,
             internalDomain: d.outputs.InternalDomain,
+            lbPort: ctx.lbPort!,
+            log: (line) => (task.output = line),
           });
-          ctx.kubeCluster = { kubeconfig: started.cluster.kubeconfigPath, groups: started.cluster.groups };
-          if (started.agentPid) ctx.agentPids = { ...ctx.agentPids, [KUBE_SEED]: started.agentPid };
-          task.title = `Seed ${KUBE_SEED} on ${started.cluster.server} (kubectl --kubeconfig ${started.cluster.kubeconfigPath}; agent log .landscape/agent-${KUBE_SEED}.log)`;
+          ctx.kubeCluster = { kubeconfig: started.cluster.kubeconfigPath, stateFile: started.stateFile };
+          task.title = `Seed ${KUBE_SEED} on a real node at ${started.cluster.server} (kubectl --kubeconfig ${started.cluster.kubeconfigPath}; agent: kubectl logs -n gardenless-system deploy/gardenless-seed-agent)`;
         },
       },
       {
@@ -141,9 +145,10 @@ export async function start(): Promise<Endpoints> {
     await tasks.run(ctx);
   } catch (error) {
     // Nothing is recorded yet: what did start would run on with no `npm run stop` to find it.
-    stopProcesses({
+    await stopProcesses({
       agentPids: ctx.agentPids,
-      kubeGroups: ctx.kubeCluster?.groups,
+      // A node that started before a later step failed is there even though the step never returned it.
+      kubeStateFile: kubeSeedStateFile(LANDSCAPE_DIR),
       apiProxyPid: ctx.apiProxy?.pid,
       emulator: ctx.emulator?.owned ? ctx.emulator : undefined,
     });
@@ -166,15 +171,15 @@ export async function start(): Promise<Endpoints> {
   return endpoints;
 }
 
-export function stop(): void {
+export async function stop(): Promise<void> {
   const current = readEndpoints();
   if (!current) {
     console.log('No local landscape is recorded in .landscape/endpoints.json; nothing to stop.');
     return;
   }
-  stopProcesses({
+  await stopProcesses({
     agentPids: current.agentPids,
-    kubeGroups: current.kubeCluster?.groups,
+    kubeStateFile: current.kubeCluster?.stateFile,
     apiProxyPid: current.apiProxy?.pid,
     emulator: current.emulatorPid ? { pid: current.emulatorPid, endpoint: current.awsEndpoint } : undefined,
   });
@@ -183,14 +188,16 @@ export function stop(): void {
 }
 
 /** Agents first (each stops its sidecars and etcds), then the emulator with the Lambda workers it spawned. */
-function stopProcesses(started: {
+async function stopProcesses(started: {
   agentPids: Record<string, number> | undefined;
-  kubeGroups: readonly { pgid: number }[] | undefined;
+  kubeStateFile: string | undefined;
   apiProxyPid: number | undefined;
   emulator: { pid: number | undefined; endpoint: string } | undefined;
-}): void {
+}): Promise<void> {
   for (const pid of Object.values(started.agentPids ?? {})) signalProcessGroup(pid, 'SIGTERM');
-  for (const group of [...(started.kubeGroups ?? [])].reverse()) signalProcessGroup(group.pgid, 'SIGTERM');
+  // The node's stop ends its pods, the agent's among them, then containerd, the kubelet and the control plane.
+  if (started.kubeStateFile && existsSync(started.kubeStateFile))
+    await KubeCluster.attach(started.kubeStateFile).stop();
   if (started.apiProxyPid) signalProcessGroup(started.apiProxyPid, 'SIGTERM');
   if (started.emulator?.pid) {
     signalProcessGroup(started.emulator.pid, 'SIGTERM');
@@ -227,7 +234,7 @@ Stop it with: npm run stop
 
 const command = process.argv[2];
 if (command === 'start') printUsage(await start());
-else if (command === 'stop') stop();
+else if (command === 'stop') await stop();
 else if (command !== undefined) {
   console.error(`usage: tsx local/landscape.ts start|stop`);
   process.exit(2);

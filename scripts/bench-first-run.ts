@@ -2,7 +2,7 @@
  * What a newcomer's first run costs: a fresh clone of HEAD in a temporary directory, with empty npm, pip
  * and Go caches of its own (so every package is downloaded and every Go build is cold, as on a fresh
  * machine), then `npm ci`, `npm run setup` (each of its steps as it prints them), `npm start` until the
- * landscape is up and `npm run stop`; with BENCH_FIRST_RUN_TEST=1 also `npm test` (as CI runs it). Debian
+ * landscape is up and `npm run stop`, then `npm run start:kube` (root: a seed on a real node) and its stop; with BENCH_FIRST_RUN_TEST=1 also `npm test` (as CI runs it). Debian
  * packages the machine already has are not removed (the host is left as it is): their install is not in
  * the figure when they were present, and the result says which were.
  *
@@ -22,7 +22,7 @@ const record = startBenchRun({
   command: 'npm run bench:first-run',
   about:
     'A fresh clone with empty npm, pip and Go caches: `npm ci`, `npm run setup` step by step, `npm start` until ' +
-    'the landscape is up, `npm run stop`' +
+    'the landscape is up, `npm run stop`, `npm run start:kube` (a seed on a real node) and its stop' +
     (WITH_TEST ? ', and `npm test`.' : '. `npm test` on a fresh machine is what CI takes.'),
 });
 
@@ -79,6 +79,12 @@ try {
   rows.push(['npm run setup, in all', setup.seconds]);
   rows.push(['npm start (the landscape up, set-up done)', (await run('npm start')).seconds]);
   rows.push(['npm run stop', (await run('npm run stop')).seconds]);
+  // The landscape again with the real node's seed: its images' first build and import, the node, the chart.
+  rows.push([
+    'npm run start:kube (the landscape and a seed on a real node)',
+    (await run('npm run start:kube')).seconds,
+  ]);
+  rows.push(['npm run stop (with the node)', (await run('npm run stop')).seconds]);
   if (WITH_TEST) rows.push(['npm test', (await run('npm test')).seconds]);
   record.save({
     settings: { debianPackagesAlreadyPresent: present.join(', ') || 'none', withTest: WITH_TEST },

@@ -36,7 +36,8 @@ if (COLD) process.env.GARDENLESS_IMAGES_DIR = join(work, 'images');
 const { buildTestImages, prepareTestImages } = await import('../local/kube/images.js');
 const { startNodeCluster, exposeHostPort, nodeMemory } = await import('../local/kube/node-cluster.js');
 const { KubeObjects } = await import('../seed/kubernetes/kube-api.js');
-const { CREDENTIALS_SECRET, runtimeEtcdObjects } = await import('../harness/kube/node-etcd.js');
+const { runtimeEtcdObjects } = await import('../harness/kube/node-etcd.js');
+const { CREDENTIALS_SECRET } = await import('../local/kube/node-seed.js');
 
 const seconds = (since: number) => (Date.now() - since) / 1000;
 const MiB = (bytes: number | undefined) => (bytes === undefined ? null : bytes / 2 ** 20);

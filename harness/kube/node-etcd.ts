@@ -1,11 +1,9 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ShootRef } from '../../core/shootstate/index.js';
 import { testImageVector, type TestImage } from '../../local/kube/images.js';
+import { CREDENTIALS_SECRET } from '../../local/kube/node-seed.js';
 import { imageVector } from '../../seed/kubernetes/image-vector.js';
 import { controlPlaneObjects } from '../../seed/kubernetes/objects.js';
-
-/** The Secret of the seed's AWS credentials (docs/kubernetes-seed.md, clusters without IRSA). */
-export const CREDENTIALS_SECRET = 'aws-credentials';
 
 /**
  * The kubernetes runtime's own etcd of one shoot (seed/kubernetes/objects.ts: the StatefulSet with its

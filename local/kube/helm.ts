@@ -2,8 +2,8 @@ import { loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PROJECT_ROOT } from '../../../local/emulator.js';
-import { ensureKubeTools, kubeTools } from '../../../local/kube/tools.js';
+import { PROJECT_ROOT } from '../emulator.js';
+import { ensureKubeTools, kubeTools } from './tools.js';
 
 const run = promisify(execFile);
 export const CHART = join(PROJECT_ROOT, 'deploy', 'chart');

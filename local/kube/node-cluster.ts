@@ -3,12 +3,14 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { signalProcess } from '../../seed/agent/process-group.js';
 import { freePort } from '../../seed/ports.js';
 import { PROJECT_ROOT } from '../emulator.js';
 import { kubeconfigFor, writeClusterSecrets } from './certs.js';
 import {
   cgroupHierarchies,
   cgroupMemory,
+  cgroupPids,
   cgroupV1,
   createCgroup,
   killCgroupTree,
@@ -323,6 +325,31 @@ export function nodeMemory(info: KubeClusterInfo): { processes: Record<string, n
       pods[name.slice('pod'.length)] = cgroupMemory(`${node.cgroup}/${qos}/${name}`)?.rss ?? 0;
   }
   return { processes, pods };
+}
+
+/**
+ * Stops the whole node as a machine that hangs: every process of the cluster (its control plane,
+ * containerd, the kubelet, kube-proxy, its load balancers and forwards) and every container, by SIGSTOP,
+ * again until no new one appears (containerd may start one meanwhile). Returns them for `thawNode`.
+ */
+export function freezeNode(cluster: KubeCluster): number[] {
+  const node = requireNode(cluster.info);
+  const frozen = new Set<number>();
+  for (;;) {
+    const fresh = [...namespaceMembers('mnt', node.mountNamespace), ...cgroupPids(node.cgroup)].filter(
+      (pid) => !frozen.has(pid),
+    );
+    if (fresh.length === 0) return [...frozen];
+    for (const pid of fresh) {
+      frozen.add(pid);
+      signalProcess(pid, 'SIGSTOP');
+    }
+  }
+}
+
+/** Resumes what `freezeNode` stopped. */
+export function thawNode(pids: readonly number[]): void {
+  for (const pid of pids) signalProcess(pid, 'SIGCONT');
 }
 
 function requireNode(info: KubeClusterInfo) {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
+import { signalProcess } from '../../seed/agent/process-group.js';
 
 /** A process of a test seed cluster that did not come up; `logFile` says why. */
 export class KubeClusterError extends Error {
@@ -116,13 +117,7 @@ export function killUntilNone(what: string, pids: () => number[], timeoutMs = 10
     if (left.length === 0) return;
     if (Date.now() > deadline)
       throw new Error(`${what}: processes ${left.join(', ')} still alive ${timeoutMs} ms after SIGKILL`);
-    for (const pid of left) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-      }
-    }
+    for (const pid of left) signalProcess(pid, 'SIGKILL');
     sleepSync(50);
   }
 }

@@ -61,8 +61,13 @@ export class ProcessGroup {
 
 /** Signals every process of the group whose leader is `pid`; a group that is already gone is fine. */
 export function signalProcessGroup(pid: number, signal: NodeJS.Signals): void {
+  signalProcess(-pid, signal);
+}
+
+/** Signals one process (a group, for a negative `pid`); one that is already gone is fine. */
+export function signalProcess(pid: number, signal: NodeJS.Signals): void {
   try {
-    process.kill(-pid, signal);
+    process.kill(pid, signal);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
   }

@@ -16,9 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
 import { ownerRecordName } from '../../core/ownership/index.js';
 import type { KubeCluster } from '../../local/kube/cluster.js';
-import { testImageVector, type TestImage, type TestImageName } from '../../local/kube/images.js';
+import type { TestImage, TestImageName } from '../../local/kube/images.js';
 import { LOAD_BALANCER_ADDRESSES } from '../../local/kube/load-balancers.js';
-import { exposeHostPort, loadImages, nodeMemory } from '../../local/kube/node-cluster.js';
+import { exposeHostPort, freezeNode, loadImages, nodeMemory, thawNode } from '../../local/kube/node-cluster.js';
 import type { LastOperation } from '../../core/model/common.js';
 import { s3Backup } from '../../seed/backup-restore/aws.js';
 import { KubeObjects } from '../../seed/kubernetes/kube-api.js';
@@ -29,8 +29,14 @@ import { kubectl, kubectlOk, migrateShoot, printKubeconfig } from '../harness/ku
 import { registerSeedWithAgent, type AgentProcess } from '../../harness/agent-process.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import { testGarden } from '../harness/garden.js';
-import { installChart, uninstallChart } from '../harness/kube/helm.js';
-import { CREDENTIALS_SECRET, runtimeEtcdObjects } from '../../harness/kube/node-etcd.js';
+import { uninstallChart } from '../../local/kube/helm.js';
+import { runtimeEtcdObjects } from '../../harness/kube/node-etcd.js';
+import {
+  AGENT_NAMESPACE,
+  CREDENTIALS_SECRET,
+  installNodeSeedAgent,
+  NODE_SEED_IMAGES,
+} from '../../local/kube/node-seed.js';
 import { testSeedNode } from '../harness/kube/seed-cluster.js';
 import { until } from '../../harness/until.js';
 
@@ -49,7 +55,6 @@ const shoot = { project: 'node', name: 'etcd', technicalID: 'shoot--node--etcd' 
 const NAMESPACE = shoot.technicalID;
 /** The shoot the garden places on the seed (its agent from the chart). */
 const served = { project: 'node', name: 'pods', technicalID: 'shoot--node--pods' };
-const AGENT_NAMESPACE = 'gardenless-system';
 /** The kernel settings the kubelet sets on a host (it must set its node's own copies). */
 const KERNEL = [
   'vm/overcommit_memory',
@@ -100,7 +105,7 @@ describe("the test seed's real node", () => {
     kube = new KubeObjects(cluster.kubeConfig());
     core = cluster.kubeConfig().makeApiClient(CoreV1Api);
     podEndpoint = `http://${await exposeHostPort(cluster, Number(new URL(deployment.awsEndpoint).port))}`;
-    images = await loadImages(cluster, ['gardenless', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
+    images = await loadImages(cluster, NODE_SEED_IMAGES);
     gardenlessImage = images.gardenless;
     kubeBin = await realKubeBinDir();
     await new S3Client({ ...aws, forcePathStyle: true })
@@ -109,15 +114,13 @@ describe("the test seed's real node", () => {
         if ((error as { name?: string }).name !== 'BucketAlreadyOwnedByYou') throw error;
       });
     // The per-seed credentials Secret that docs/kubernetes-seed.md describes for clusters without IRSA.
-    for (const namespace of [NAMESPACE, AGENT_NAMESPACE]) {
-      await kube.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-      await kube.apply({
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: CREDENTIALS_SECRET, namespace },
-        stringData: { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' },
-      } as KubernetesObject);
-    }
+    await kube.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
+    await kube.apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: CREDENTIALS_SECRET, namespace: NAMESPACE },
+      stringData: { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' },
+    } as KubernetesObject);
   }, 900_000);
 
   afterAll(async () => {
@@ -227,37 +230,19 @@ describe("the test seed's real node", () => {
   it('installs the agent with its Helm chart: Running and Ready as its ServiceAccount, heartbeating with the credentials of a Secret', async () => {
     // Prepare: the seed registered (the agent registers nothing); the garden as the pod reaches it.
     expect((await garden.setup.request('PUT', `/seeds/${SEED}`, { body: backedSeed(SEED, 71) })).status).toBe(201);
-    const apiUrl = new URL(deployment.apiUrl);
-    apiUrl.host = new URL(podEndpoint).host;
-    const [repository, tag] = gardenlessImage.ref.split(/:(?=[^:]+$)/) as [string, string];
 
     // Act
-    await installChart({
-      release: 'agent',
-      namespace: AGENT_NAMESPACE,
-      kubeconfig: cluster.info.kubeconfigPath,
-      set: {
-        'seed.name': SEED,
-        'garden.apiUrl': apiUrl.toString().replace(/\/$/, ''),
-        'aws.region': deployment.region,
-        'aws.endpoint': podEndpoint,
-        'owner.mode': 'api',
-        'owner.hostedZoneId': deployment.outputs.HostedZoneId,
-        'owner.internalDomain': internalDomain,
-        backupBucket: BUCKET,
-        heartbeatIntervalSeconds: '2',
-        awsCredentialsSecret: CREDENTIALS_SECRET,
-        'image.repository': repository,
-        'image.tag': tag,
-        // The control plane's images as the node has them: etcd's sidecar from the same image as the agent.
-        ...Object.fromEntries(
-          testImageVector(images).images.flatMap((image, i) => [
-            [`imageVector[${i}].name`, image.name],
-            [`imageVector[${i}].repository`, image.repository],
-            [`imageVector[${i}].tag`, image.tag],
-          ]),
-        ),
-      },
+    await installNodeSeedAgent({
+      cluster,
+      seed: SEED,
+      bucket: BUCKET,
+      apiUrl: deployment.apiUrl,
+      awsEndpoint: deployment.awsEndpoint,
+      region: deployment.region,
+      hostedZoneId: deployment.outputs.HostedZoneId,
+      internalDomain,
+      heartbeatIntervalSeconds: 2,
+      images,
     }).catch(async (error: unknown) => {
       throw new Error(`${String(error)}\n${await podReport(undefined, AGENT_NAMESPACE)}`);
     });
@@ -380,17 +365,7 @@ describe("the test seed's real node", () => {
       kube: 'real',
       loadBalancer: { host: LOCAL_LB, port: cluster.info.node!.loadBalancerPort },
     });
-    await until(
-      `${LOCAL_SEED} ready`,
-      async () =>
-        (
-          await garden.api.request<{ status: { conditions: { type: string; status: string }[] } }>(
-            'GET',
-            `/seeds/${LOCAL_SEED}`,
-          )
-        ).body.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'),
-      { timeoutMs: 120_000, intervalMs: 1_000 },
-    );
+    await seedReady(LOCAL_SEED);
     const kubeconfig = join(workDir, 'admin.yaml');
     const ok = (...args: string[]) =>
       kubectlOk({ kubeBin, until, what: `kubectl ${args.join(' ')}`, kubeconfig }, ...args);
@@ -437,10 +412,186 @@ describe("the test seed's real node", () => {
     expect(log).toContain('"event":"snapshot"');
   }, 1_500_000);
 
+  it("moves the shoot to the local seed on the bad path with the node's agent deleted, and back with the local seed's agent frozen", async () => {
+    // Prepare: an object written on the node, at the version the node's etcd acknowledged.
+    const kubeconfig = join(workDir, 'admin.yaml');
+    const ok = (...args: string[]) =>
+      kubectlOk({ kubeBin, until, what: `kubectl ${args.join(' ')}`, kubeconfig }, ...args);
+    await ok('create', 'configmap', 'before-bad', '--from-literal=k=written-before-the-agent-went');
+    const version = await ok('get', 'configmap', 'before-bad', '-o', 'jsonpath={.metadata.resourceVersion}');
+    const agentDeployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: 'gardenless-seed-agent',
+      namespace: AGENT_NAMESPACE,
+    };
+    const migrate = async (destinationSeed: string) => {
+      const record = await migrateShoot({
+        api: garden.api,
+        project: served.project,
+        shoot: served.name,
+        destinationSeed,
+        mode: 'bad',
+        until: (what, fn) => until(what, fn, { timeoutMs: 600_000, intervalMs: 2_000 }),
+      });
+      expect(record.state, JSON.stringify(record.error)).toBe('Succeeded');
+      expect(record.path).toBe('bad');
+    };
+
+    // Act: the node's agent is deleted (its Deployment scaled to none; the shoot's pods run on), the shoot
+    // moves on the bad path; then the agent comes back.
+    await kube.mergePatch(agentDeployment, { spec: { replicas: 0 } });
+    await until(
+      'the agent pod gone',
+      async () => (await kube.list<V1Pod>('v1', 'Pod', { namespace: AGENT_NAMESPACE })).length === 0,
+      { timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    await migrate(LOCAL_SEED);
+    const afterMove = await ok('get', 'configmap', 'before-bad', '-o', 'jsonpath={.metadata.resourceVersion}');
+    // The node's etcd, its agent gone, fences itself on the owner record alone.
+    await until(
+      "the node's sidecar fenced",
+      async () => {
+        const log = await core.readNamespacedPodLog({
+          name: 'etcd-0',
+          namespace: served.technicalID,
+          container: 'backup-restore',
+        });
+        return log.includes('"event":"fenced"');
+      },
+      { timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    await kube.mergePatch(agentDeployment, { spec: { replicas: 1 } });
+
+    // Assess: the object at its version on the local seed, a write there; the returned agent removes what
+    // it hosted of the shoot.
+    expect(afterMove).toBe(version);
+    await ok('create', 'configmap', 'after-bad', '--from-literal=k=written-on-the-local-seed');
+    await until(
+      `namespace ${served.technicalID} gone from the node once its agent is back`,
+      async () => (await kube.read({ apiVersion: 'v1', kind: 'Namespace', name: served.technicalID })) === undefined,
+      { timeoutMs: 300_000, intervalMs: 2_000 },
+    ).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}\n${await podReport(undefined, AGENT_NAMESPACE)}`);
+    });
+
+    // Act: back to the node on the bad path, the local seed's agent frozen (its etcd and sidecar run on).
+    expect(local!.freeze().length).toBeGreaterThan(0);
+    try {
+      await migrate(SEED);
+    } finally {
+      local!.thaw();
+    }
+
+    // Assess: every object on the node, served from its pods; the node's sidecar backs it up again.
+    expect(await ok('get', 'configmap', 'before-bad', '-o', 'jsonpath={.metadata.resourceVersion}')).toBe(version);
+    expect(await ok('get', 'configmap', 'after-bad', '-o', 'jsonpath={.data.k}')).toBe('written-on-the-local-seed');
+    expect(await ok('get', 'configmap', 'on-local', '-o', 'jsonpath={.data.k}')).toBe('written-on-the-local-seed');
+    const pods = await kube.list<V1Pod>('v1', 'Pod', { namespace: served.technicalID });
+    expect(
+      pods
+        .filter((p) => ['etcd', 'kube-apiserver'].includes(p.metadata?.labels?.app ?? ''))
+        .map((p) => p.status?.conditions?.find((c) => c.type === 'Ready')?.status),
+    ).toEqual(['True', 'True']);
+    await until(
+      "a snapshot by the node's sidecar after the move",
+      async () =>
+        (
+          await core.readNamespacedPodLog({
+            name: 'etcd-0',
+            namespace: served.technicalID,
+            container: 'backup-restore',
+          })
+        ).includes('"event":"snapshot"'),
+      { timeoutMs: 120_000, intervalMs: 2_000 },
+    );
+  }, 1_800_000);
+
+  it('moves the shoot away on the bad path while the whole node is stopped; the node, resumed, fences and lets it go', async () => {
+    // Prepare: an object written on the node and backed up; the local seed ready again (its agent was frozen).
+    await seedReady(LOCAL_SEED);
+    const kubeconfig = join(workDir, 'admin.yaml');
+    const ok = (...args: string[]) =>
+      kubectlOk({ kubeBin, until, what: `kubectl ${args.join(' ')}`, kubeconfig }, ...args);
+    await ok('create', 'configmap', 'before-stop', '--from-literal=k=written-before-the-node-stopped');
+    const version = await ok('get', 'configmap', 'before-stop', '-o', 'jsonpath={.metadata.resourceVersion}');
+    // A machine that stops loses what its bucket lacks, within the backup lag limit (docs/design.md,
+    // section 6: the bad path's bound): the write is in a delta before the node stops.
+    const { store } = s3Backup({ bucket: BUCKET, client: new S3Client({ ...aws, forcePathStyle: true }) });
+    await until(
+      `a snapshot of revision ${version} in ${BUCKET}`,
+      async () => (await store.list(served.technicalID)).some((s) => s.lastRevision >= Number(version)),
+      { timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+
+    // Act: every process of the node stops (its API server, kubelet, containerd, load balancers and every
+    // container: the shoot's etcd, kube-apiserver and the agent); the shoot moves; then the node resumes.
+    const frozen = freezeNode(cluster);
+    let whileStopped: string;
+    try {
+      const record = await migrateShoot({
+        api: garden.api,
+        project: served.project,
+        shoot: served.name,
+        destinationSeed: LOCAL_SEED,
+        mode: 'bad',
+        until: (what, fn) => until(what, fn, { timeoutMs: 600_000, intervalMs: 2_000 }),
+      });
+      expect(record.state, JSON.stringify(record.error)).toBe('Succeeded');
+      expect(record.path).toBe('bad');
+      whileStopped = await ok('get', 'configmap', 'before-stop', '-o', 'jsonpath={.metadata.resourceVersion}');
+      await ok('create', 'configmap', 'while-stopped', '--from-literal=k=written-while-the-node-was-stopped');
+    } finally {
+      thawNode(frozen);
+    }
+
+    // Assess: the object at its version on the local seed; the resumed node's etcd fences on the owner
+    // record and its agent removes the shoot's pods; what was written meanwhile stays.
+    expect(frozen.length).toBeGreaterThan(10);
+    expect(whileStopped).toBe(version);
+    await until(
+      "the resumed node's sidecar fenced",
+      async () =>
+        (
+          await core.readNamespacedPodLog({
+            name: 'etcd-0',
+            namespace: served.technicalID,
+            container: 'backup-restore',
+          })
+        ).includes('"event":"fenced"'),
+      { timeoutMs: 180_000, intervalMs: 2_000 },
+    );
+    await until(
+      `namespace ${served.technicalID} gone from the resumed node`,
+      async () => (await kube.read({ apiVersion: 'v1', kind: 'Namespace', name: served.technicalID })) === undefined,
+      { timeoutMs: 300_000, intervalMs: 2_000 },
+    ).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}\n${await podReport(undefined, AGENT_NAMESPACE)}`);
+    });
+    expect(await ok('get', 'configmap', 'while-stopped', '-o', 'jsonpath={.data.k}')).toBe(
+      'written-while-the-node-was-stopped',
+    );
+  }, 1_800_000);
+
   it("leaves the host's kernel settings as they were", () => {
     expect(kernel()).toEqual(before);
   });
 });
+
+/** Waits until the seed's lease is fresh (GardenletReady True). */
+async function seedReady(seed: string): Promise<void> {
+  await until(
+    `${seed} ready`,
+    async () =>
+      (
+        await garden.api.request<{ status: { conditions: { type: string; status: string }[] } }>(
+          'GET',
+          `/seeds/${seed}`,
+        )
+      ).body.status.conditions.some((c) => c.type === 'GardenletReady' && c.status === 'True'),
+    { timeoutMs: 120_000, intervalMs: 1_000 },
+  );
+}
 
 /** What a failing wait shows: the pod's status and events, and its containers' last log lines. */
 async function podReport(name: string | undefined, namespace = NAMESPACE): Promise<string> {

@@ -11,7 +11,7 @@ import { InMemoryBlobStore } from '../../core/shootstate/index.js';
 import { InMemorySnapshotStore } from '../../core/snapshots/index.js';
 import { kubernetesRuntime } from '../../seed/kubernetes/agent.js';
 import { contractSecrets } from '../contract/seed-runtime.contract.js';
-import { renderChart } from '../harness/kube/helm.js';
+import { renderChart } from '../../local/kube/helm.js';
 import { testSeedCluster } from '../harness/kube/seed-cluster.js';
 
 const NAMESPACE = 'gardenless-system';
