@@ -11,6 +11,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  type QueryCommandOutput,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -25,7 +26,7 @@ import type { Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
 import { itemToSeed, itemToShoot, seedToItem, shootToItem, type ShootItem } from './codec.js';
 import { TABLE_INDEXES, seedKey, seedLeaseKey, seedReportKey, shootKey } from './keys.js';
-import { joinLease, leaseItems } from './seed-lease-items.js';
+import { joinLease, leaseItems, reportComplete } from './seed-lease-items.js';
 import {
   decodePageToken,
   encodePageToken,
@@ -33,6 +34,9 @@ import {
   seedShootsListIdentity,
 } from '../../core/garden/page-token.js';
 import { isName } from '../../core/model/names.js';
+
+/** How often a lease whose report changed between its reads is read again (`leases`). */
+const LEASE_READ_ATTEMPTS = 5;
 
 export interface DynamoGardenRepositoryOptions {
   tableName: string;
@@ -59,23 +63,30 @@ export class DynamoGardenRepository implements GardenRepository {
   }
 
   async getSeed(name: string): Promise<Seed | undefined> {
-    // The seed, its lease and its report share a partition: one consistent query reads them all.
-    const res = await this.doc.send(
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': seedKey(name).pk },
-        ConsistentRead: true,
-      }),
-    );
-    const items = res.Items ?? [];
+    // The seed, its lease and its report share a partition: one consistent query (a report over 1 MB
+    // takes more than one page) reads them all, unless it fell between two heartbeats.
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const res: QueryCommandOutput = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': seedKey(name).pk },
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      items.push(...(res.Items ?? []));
+      start = res.LastEvaluatedKey;
+    } while (start);
     const seed = items.find((i) => i.sk === seedKey(name).sk);
-    const lease = joinLease(
-      items.find((i) => i.sk === seedLeaseKey(name).sk),
-      items,
-      { controlPlanes: true },
-    );
-    return seed ? seedWithLease(itemToSeed(seed), lease, this.clock.now()) : undefined;
+    if (!seed) return undefined;
+    const leaseItem = items.find((i) => i.sk === seedLeaseKey(name).sk);
+    const lease = reportComplete(leaseItem, items)
+      ? joinLease(leaseItem, items, { controlPlanes: true })
+      : (await this.leases([name], true)).get(name);
+    return seedWithLease(itemToSeed(seed), lease, this.clock.now());
   }
 
   async listSeeds(page: PageRequest, options: { leases?: boolean; controlPlanes?: boolean } = {}): Promise<Page<Seed>> {
@@ -167,23 +178,41 @@ export class DynamoGardenRepository implements GardenRepository {
     }
   }
 
-  /** The leases of these seeds (with their reports' chunks when `controlPlanes`), consistent reads in batches. */
+  /**
+   * The leases of these seeds (with their reports' chunks when `controlPlanes`), consistent reads in
+   * batches. A seed whose chunks are not all of the report its lease names (a heartbeat wrote between the
+   * two reads: `reportComplete`) is read again, a few times with a pause; a report that changes on every
+   * read is an error, never a seed with planes missing.
+   */
   private async leases(names: readonly string[], controlPlanes: boolean): Promise<Map<string, SeedLease>> {
-    const leaseItems = await this.batchGet(names.map(seedLeaseKey));
-    const chunkKeys = controlPlanes
-      ? leaseItems.flatMap((l) =>
-          Array.from({ length: Number(l.reportChunks ?? 0) }, (_, k) => seedReportKey(seedNameOf(l), k)),
-        )
-      : [];
-    const chunks = new Map<string, Record<string, unknown>[]>();
-    for (const chunk of await this.batchGet(chunkKeys)) {
-      const seed = seedNameOf(chunk);
-      chunks.set(seed, [...(chunks.get(seed) ?? []), chunk]);
-    }
     const out = new Map<string, SeedLease>();
-    for (const item of leaseItems) {
-      const lease = joinLease(item, chunks.get(seedNameOf(item)) ?? [], { controlPlanes });
-      if (lease) out.set(lease.seed, lease);
+    let pending = names;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt >= LEASE_READ_ATTEMPTS)
+        throw new Error(`the reports of seeds ${pending.join(', ')} changed on each of ${attempt} reads`);
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      const leaseItems = await this.batchGet(pending.map(seedLeaseKey));
+      const chunkKeys = controlPlanes
+        ? leaseItems.flatMap((l) =>
+            Array.from({ length: Number(l.reportChunks ?? 0) }, (_, k) => seedReportKey(seedNameOf(l), k)),
+          )
+        : [];
+      const chunks = new Map<string, Record<string, unknown>[]>();
+      for (const chunk of await this.batchGet(chunkKeys)) {
+        const seed = seedNameOf(chunk);
+        chunks.set(seed, [...(chunks.get(seed) ?? []), chunk]);
+      }
+      const again: string[] = [];
+      for (const item of leaseItems) {
+        const seedChunks = chunks.get(seedNameOf(item)) ?? [];
+        if (controlPlanes && !reportComplete(item, seedChunks)) {
+          again.push(seedNameOf(item));
+          continue;
+        }
+        const lease = joinLease(item, seedChunks, { controlPlanes });
+        if (lease) out.set(lease.seed, lease);
+      }
+      pending = again;
     }
     return out;
   }

@@ -94,6 +94,26 @@ export function leaseItems(lease: SeedLease): LeaseItems {
   };
 }
 
+/**
+ * Whether these chunks hold the whole report the lease names. A transaction writes a new report with its
+ * lease, but a read of the lease and then of its chunks (or a query of the partition, which DynamoDB
+ * isolates per item only) can fall between two heartbeats: the lease of one report beside chunks of the
+ * next. Such a read is incomplete and must be read again, or a reader would see planes missing.
+ */
+export function reportComplete(
+  lease: Record<string, unknown> | undefined,
+  chunks: readonly Record<string, unknown>[],
+): boolean {
+  if (!lease || (lease.doc as { controlPlanes?: unknown }).controlPlanes) return true;
+  const count = Number(lease.reportChunks ?? 0);
+  const held = new Set(
+    chunks
+      .filter((c) => String(c.sk).startsWith(SEED_REPORT_PREFIX) && c.reportDigest === lease.reportDigest)
+      .map((c) => String(c.sk)),
+  );
+  return held.size >= count;
+}
+
 const later = (a: string, b: string) => (Date.parse(a) >= Date.parse(b) ? a : b);
 
 /**

@@ -22,7 +22,9 @@ export interface RecordedCall {
  */
 export class DynamoDbFake {
   readonly calls: RecordedCall[] = [];
-  private readonly items = new Map<string, Item>();
+  /** Runs before each call is answered: a test's way to let another writer in between two reads. */
+  beforeAnswer: ((operation: string, input: Record<string, unknown>) => void) | undefined;
+  private items = new Map<string, Item>();
 
   constructor(private readonly indexes: readonly { name: string; partitionKey: string; sortKey: string }[]) {}
 
@@ -42,6 +44,7 @@ export class DynamoDbFake {
     const operation = String(request.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
     const input = JSON.parse(String(request.body ?? '{}')) as Record<string, unknown>;
     this.calls.push({ operation, input });
+    this.beforeAnswer?.(operation, input);
     try {
       return json(200, this.run(operation, input));
     } catch (error) {
@@ -53,6 +56,16 @@ export class DynamoDbFake {
         });
       throw error;
     }
+  }
+
+  /** Every item as stored now, for `restore`. */
+  snapshot(): Map<string, Item> {
+    return structuredClone(this.items);
+  }
+
+  /** Puts the table back as a `snapshot` found it (or as a mix of snapshots a test made). */
+  restore(items: Map<string, Item>): void {
+    this.items = structuredClone(items);
   }
 
   private run(operation: string, input: Record<string, unknown>): unknown {

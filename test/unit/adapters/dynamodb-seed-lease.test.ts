@@ -154,6 +154,39 @@ describe('a seed lease and its report of control planes', () => {
     expect((await repo.getSeed('aws-eu1'))?.status.controlPlanes).toHaveLength(count - 1);
   });
 
+  it('reads a report again that a heartbeat replaced between the reads of its lease and its chunks, never a part of it', async () => {
+    // Prepare: two reports, three chunks each, as the table held each after its heartbeat.
+    const { fake, repo, beat } = await garden();
+    const many = Math.ceil((2.5 * REPORT_CHUNK_BYTES) / JSON.stringify(bulky(1, 1)[0]).length);
+    await beat(bulky(many, 1), 1);
+    const first = fake.snapshot();
+    await beat(bulky(many - 1, 2), 2);
+    const second = fake.snapshot();
+    const isLease = (key: string) => key.endsWith('|LEASE');
+    // The first report's lease beside the second's chunks: what a partition query finds mid-heartbeat.
+    const mixed = new Map([...second].map(([key, item]) => [key, isLease(key) ? first.get(key)! : item]));
+    /** The table as `before`, then as after the second heartbeat from the first read of `trigger` on. */
+    const heartbeatBefore = (before: typeof first, trigger: (input: Record<string, unknown>) => boolean) => {
+      fake.restore(before);
+      fake.beforeAnswer = (operation, input) => {
+        if (operation !== 'BatchGetItem' || !trigger(input)) return;
+        fake.restore(second);
+        fake.beforeAnswer = undefined;
+      };
+    };
+
+    // Act: a list reads the first lease, then the second heartbeat lands before it reads the chunks; a get
+    // finds the mixed partition, and the second heartbeat's table when it reads again.
+    heartbeatBefore(first, (input) => JSON.stringify(input).includes('REPORT#'));
+    const [listed] = (await repo.listSeeds({ limit: 10 })).items;
+    heartbeatBefore(mixed, () => true);
+    const got = await repo.getSeed('aws-eu1');
+
+    // Assess: each read the second report whole.
+    expect(listed?.status.controlPlanes).toHaveLength(many - 1);
+    expect(got?.status.controlPlanes).toHaveLength(many - 1);
+  });
+
   it('deletes the report with the seed once its agent reports nothing', async () => {
     // Prepare
     const { fake, repo, beat } = await garden();
