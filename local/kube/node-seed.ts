@@ -18,12 +18,6 @@ export const NODE_SEED_IMAGES: readonly TestImageName[] = [
   'kube-scheduler',
 ];
 
-export interface NodeSeedAgent {
-  /** The emulator as the node's pods reach it (`http://<node address>:<port>`). */
-  podEndpoint: string;
-  images: Record<TestImageName, TestImage>;
-}
-
 /**
  * The seed agent as users install it, on the test seed's real node: the control plane's images imported,
  * the emulator exposed to the pods, the AWS credentials in a Secret, and `helm install` of deploy/chart with
@@ -43,32 +37,27 @@ export async function installNodeSeedAgent(options: {
   heartbeatIntervalSeconds: number;
   /** The sidecars' owner checks (the chart's `sidecar.*`, duration flags); the chart's defaults otherwise. */
   ownership?: { ownerCheckInterval: string; unknownGrace: string };
-  /** Namespaces besides the agent's that need the credentials Secret (a shoot's, for tests that apply one). */
-  credentialsIn?: readonly string[];
-  release?: string;
   /** The images, when the caller imported them already (`loadImages` of `NODE_SEED_IMAGES`). */
   images?: Record<TestImageName, TestImage>;
-}): Promise<NodeSeedAgent> {
+}): Promise<void> {
   const { cluster } = options;
   const kube = new KubeObjects(cluster.kubeConfig());
   const podEndpoint = `http://${await exposeHostPort(cluster, Number(new URL(options.awsEndpoint).port))}`;
   const images = options.images ?? (await loadImages(cluster, NODE_SEED_IMAGES));
   const credentials = emulatorCredentials();
-  for (const namespace of [AGENT_NAMESPACE, ...(options.credentialsIn ?? [])]) {
-    await kube.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-    await kube.apply({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: CREDENTIALS_SECRET, namespace },
-      stringData: { AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey },
-    } as KubernetesObject);
-  }
+  await kube.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: AGENT_NAMESPACE } });
+  await kube.apply({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: CREDENTIALS_SECRET, namespace: AGENT_NAMESPACE },
+    stringData: { AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey },
+  } as KubernetesObject);
   const apiUrl = new URL(options.apiUrl);
   apiUrl.host = new URL(podEndpoint).host;
   const gardenless = images.gardenless;
   const colon = gardenless.ref.lastIndexOf(':');
   await installChart({
-    release: options.release ?? 'agent',
+    release: 'agent',
     namespace: AGENT_NAMESPACE,
     kubeconfig: cluster.info.kubeconfigPath,
     set: {
@@ -100,5 +89,4 @@ export async function installNodeSeedAgent(options: {
       ),
     },
   });
-  return { podEndpoint, images };
 }
