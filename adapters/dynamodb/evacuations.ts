@@ -1,9 +1,10 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Evacuation } from '../../core/evacuation/record.js';
 import { evacuationChanged, type EvacuationStore } from '../../core/evacuation/store.js';
 import { evacuationKey } from './keys.js';
+import { queryPartition } from './partition.js';
 
 /** Evacuations in the garden table: one partition, one item per seed (its latest evacuation), versioned. */
 export class DynamoEvacuationStore implements EvacuationStore {
@@ -15,22 +16,8 @@ export class DynamoEvacuationStore implements EvacuationStore {
   }
 
   async list(): Promise<Evacuation[]> {
-    const out: Evacuation[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const res = await this.doc.send(
-        new QueryCommand({
-          TableName: this.options.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': evacuationKey('').pk },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of res.Items ?? []) out.push(item.record as Evacuation);
-      start = res.LastEvaluatedKey;
-    } while (start);
-    return out;
+    const items = await queryPartition(this.doc, this.options.tableName, evacuationKey('').pk);
+    return items.map((item) => item.record as Evacuation);
   }
 
   async get(seed: string): Promise<Evacuation | undefined> {

@@ -11,7 +11,6 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  type QueryCommandOutput,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -27,6 +26,7 @@ import type { Shoot } from '../../core/model/shoot.js';
 import { itemToSeed, itemToShoot, seedToItem, shootToItem, type ShootItem } from './codec.js';
 import { TABLE_INDEXES, seedKey, seedLeaseKey, seedReportKey, shootKey } from './keys.js';
 import { joinLease, leaseItems, reportComplete } from './seed-lease-items.js';
+import { queryPartition } from './partition.js';
 import {
   decodePageToken,
   encodePageToken,
@@ -65,21 +65,7 @@ export class DynamoGardenRepository implements GardenRepository {
   async getSeed(name: string): Promise<Seed | undefined> {
     // The seed, its lease and its report share a partition: one consistent query (a report over 1 MB
     // takes more than one page) reads them all, unless it fell between two heartbeats.
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const res: QueryCommandOutput = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': seedKey(name).pk },
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      items.push(...(res.Items ?? []));
-      start = res.LastEvaluatedKey;
-    } while (start);
+    const items = await queryPartition(this.doc, this.table, seedKey(name).pk);
     const seed = items.find((i) => i.sk === seedKey(name).sk);
     if (!seed) return undefined;
     const leaseItem = items.find((i) => i.sk === seedLeaseKey(name).sk);

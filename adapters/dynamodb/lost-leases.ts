@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LostLease, LostLeaseStore } from '../../core/garden/lease-monitor.js';
 import { lostLeaseKey } from './keys.js';
+import { queryPartition } from './partition.js';
 
 /** The lease monitor's memory of lost leases in the garden table: one partition, one item per seed. */
 export class DynamoLostLeaseStore implements LostLeaseStore {
@@ -13,22 +14,8 @@ export class DynamoLostLeaseStore implements LostLeaseStore {
   }
 
   async list(): Promise<LostLease[]> {
-    const out: LostLease[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const res = await this.doc.send(
-        new QueryCommand({
-          TableName: this.options.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': lostLeaseKey('').pk },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of res.Items ?? []) out.push(item.loss as LostLease);
-      start = res.LastEvaluatedKey;
-    } while (start);
-    return out;
+    const items = await queryPartition(this.doc, this.options.tableName, lostLeaseKey('').pk);
+    return items.map((item) => item.loss as LostLease);
   }
 
   async remember(loss: LostLease): Promise<boolean> {

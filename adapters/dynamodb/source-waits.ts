@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SourceWait, SourceWaitIndex } from '../../core/migration/source-waits.js';
 import { sourceWaitKey } from './keys.js';
+import { queryPartition } from './partition.js';
 
 /** Source waits in the garden table, one partition per source seed (`SOURCEWAIT#<seed>`), one item per shoot. */
 export class DynamoSourceWaitIndex implements SourceWaitIndex {
@@ -27,22 +28,8 @@ export class DynamoSourceWaitIndex implements SourceWaitIndex {
   }
 
   async listForSeed(seed: string): Promise<SourceWait[]> {
-    const out: SourceWait[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const res = await this.doc.send(
-        new QueryCommand({
-          TableName: this.options.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': sourceWaitKey(seed, '', '').pk },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of res.Items ?? []) out.push(item.wait as SourceWait);
-      start = res.LastEvaluatedKey;
-    } while (start);
-    return out;
+    const items = await queryPartition(this.doc, this.options.tableName, sourceWaitKey(seed, '', '').pk);
+    return items.map((item) => item.wait as SourceWait);
   }
 
   async remove(wait: Pick<SourceWait, 'seed' | 'project' | 'name' | 'migrationId' | 'step'>): Promise<void> {
