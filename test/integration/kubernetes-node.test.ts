@@ -77,6 +77,8 @@ let gardenlessImage: TestImage;
 let images: Record<TestImageName, TestImage>;
 let kubeBin = '';
 const workDir = mkdtempSync(join(tmpdir(), 'gl-kube-node-'));
+/** The shoot's admin kubeconfig as `gardenless shoot kubeconfig` printed it. */
+const ADMIN = join(workDir, 'admin.yaml');
 /** A local seed the shoot moves to and back from, its load balancer on an address of its own. */
 const LOCAL_SEED = 'node-local';
 const LOCAL_LB = '127.0.0.72';
@@ -323,15 +325,12 @@ describe("the test seed's real node", () => {
     expect(Object.keys(files?.data ?? {})).not.toContain('ca.key');
 
     // kubectl with the kubeconfig as printed, through the landscape's proxy to the seed's load balancer.
-    const kubeconfig = join(workDir, 'admin.yaml');
-    const config = (await printKubeconfig(deployment, `${served.project}/${served.name}`, kubeconfig)) as {
+    const config = (await printKubeconfig(deployment, `${served.project}/${served.name}`, ADMIN)) as {
       clusters: { cluster: { server: string } }[];
     };
     expect(new URL(config.clusters[0]!.cluster.server).port).toBe(String(cluster.info.node!.loadBalancerPort));
-    const ok = (...args: string[]) =>
-      kubectlOk({ kubeBin, until, what: `kubectl ${args.join(' ')}`, kubeconfig }, ...args);
-    await ok('create', 'configmap', 'before', '--from-literal=k=on-the-node');
-    expect(await ok('get', 'configmap', 'before', '-o', 'jsonpath={.data.k}')).toBe('on-the-node');
+    await admin('create', 'configmap', 'before', '--from-literal=k=on-the-node');
+    expect(await admin('get', 'configmap', 'before', '-o', 'jsonpath={.data.k}')).toBe('on-the-node');
     // The viewers' binding is the agent's, as on a local seed: a viewer reads objects but not Secrets.
     const viewer = join(workDir, 'viewer.yaml');
     await printKubeconfig(deployment, `${served.project}/${served.name}`, viewer, '--viewer');
@@ -348,7 +347,7 @@ describe("the test seed's real node", () => {
     const secrets = await kubectl(kubeBin, { kubeconfig: viewer, args: ['get', 'secrets', '-n', 'default'] });
     expect(secrets.stderr).toContain('Forbidden');
     // kube-controller-manager runs: it makes every namespace's root CA ConfigMap.
-    expect(await ok('get', 'configmap', 'kube-root-ca.crt', '-n', 'default', '-o', 'name')).toBe(
+    expect(await admin('get', 'configmap', 'kube-root-ca.crt', '-n', 'default', '-o', 'name')).toBe(
       'configmap/kube-root-ca.crt',
     );
   }, 900_000);
@@ -366,76 +365,33 @@ describe("the test seed's real node", () => {
       loadBalancer: { host: LOCAL_LB, port: cluster.info.node!.loadBalancerPort },
     });
     await seedReady(LOCAL_SEED);
-    const kubeconfig = join(workDir, 'admin.yaml');
-    const ok = (...args: string[]) =>
-      kubectlOk({ kubeBin, until, what: `kubectl ${args.join(' ')}`, kubeconfig }, ...args);
-    const migrate = async (destinationSeed: string) => {
-      const record = await migrateShoot({
-        api: garden.api,
-        project: served.project,
-        shoot: served.name,
-        destinationSeed,
-        mode: 'good',
-        until: (what, fn) => until(what, fn, { timeoutMs: 600_000, intervalMs: 2_000 }),
-      });
-      expect(record.state, JSON.stringify(record.error)).toBe('Succeeded');
-      expect(record.path).toBe('good');
-    };
 
     // Act / Assess: to the local seed; what the shoot held is there, read with the same kubeconfig.
-    await migrate(LOCAL_SEED);
-    expect(await ok('get', 'configmap', 'before', '-o', 'jsonpath={.data.k}')).toBe('on-the-node');
-    await ok('create', 'configmap', 'on-local', '--from-literal=k=written-on-the-local-seed');
+    await moveShoot('good', LOCAL_SEED);
+    expect(await admin('get', 'configmap', 'before', '-o', 'jsonpath={.data.k}')).toBe('on-the-node');
+    await admin('create', 'configmap', 'on-local', '--from-literal=k=written-on-the-local-seed');
     // The source's control plane is gone from the node: its namespace with it.
-    await until(
-      `namespace ${served.technicalID} gone from the node`,
-      async () => (await kube.read({ apiVersion: 'v1', kind: 'Namespace', name: served.technicalID })) === undefined,
-      { timeoutMs: 180_000, intervalMs: 1_000 },
-    );
+    await untilServedGone(`namespace ${served.technicalID} gone from the node`, 180_000);
 
     // ... and back to the node: both objects there, served by the node's pods again.
-    await migrate(SEED);
-    expect(await ok('get', 'configmap', 'before', '-o', 'jsonpath={.data.k}')).toBe('on-the-node');
-    expect(await ok('get', 'configmap', 'on-local', '-o', 'jsonpath={.data.k}')).toBe('written-on-the-local-seed');
-    const pods = await kube.list<V1Pod>('v1', 'Pod', { namespace: served.technicalID });
-    expect(
-      pods
-        .filter((p) => ['etcd', 'kube-apiserver'].includes(p.metadata?.labels?.app ?? ''))
-        .map((p) => p.status?.conditions?.find((c) => c.type === 'Ready')?.status),
-    ).toEqual(['True', 'True']);
+    await moveShoot('good', SEED);
+    expect(await admin('get', 'configmap', 'before', '-o', 'jsonpath={.data.k}')).toBe('on-the-node');
+    expect(await admin('get', 'configmap', 'on-local', '-o', 'jsonpath={.data.k}')).toBe('written-on-the-local-seed');
+    expect(await servedServersReady()).toEqual(['True', 'True']);
     // Its sidecar backs the restored etcd up again into the node's bucket.
-    const log = await core.readNamespacedPodLog({
-      name: 'etcd-0',
-      namespace: served.technicalID,
-      container: 'backup-restore',
-    });
+    const log = await servedSidecarLog();
     expect(log).toContain('"event":"snapshot"');
   }, 1_500_000);
 
   it("moves the shoot to the local seed on the bad path with the node's agent deleted, and back with the local seed's agent frozen", async () => {
     // Prepare: an object written on the node, at the version the node's etcd acknowledged.
-    const kubeconfig = join(workDir, 'admin.yaml');
-    const ok = (...args: string[]) =>
-      kubectlOk({ kubeBin, until, what: `kubectl ${args.join(' ')}`, kubeconfig }, ...args);
-    await ok('create', 'configmap', 'before-bad', '--from-literal=k=written-before-the-agent-went');
-    const version = await ok('get', 'configmap', 'before-bad', '-o', 'jsonpath={.metadata.resourceVersion}');
+    await admin('create', 'configmap', 'before-bad', '--from-literal=k=written-before-the-agent-went');
+    const version = await admin('get', 'configmap', 'before-bad', '-o', 'jsonpath={.metadata.resourceVersion}');
     const agentDeployment = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       name: 'gardenless-seed-agent',
       namespace: AGENT_NAMESPACE,
-    };
-    const migrate = async (destinationSeed: string) => {
-      const record = await migrateShoot({
-        api: garden.api,
-        project: served.project,
-        shoot: served.name,
-        destinationSeed,
-        mode: 'bad',
-        until: (what, fn) => until(what, fn, { timeoutMs: 600_000, intervalMs: 2_000 }),
-      });
-      expect(record.state, JSON.stringify(record.error)).toBe('Succeeded');
-      expect(record.path).toBe('bad');
     };
 
     // Act: the node's agent is deleted (its Deployment scaled to none; the shoot's pods run on), the shoot
@@ -446,63 +402,37 @@ describe("the test seed's real node", () => {
       async () => (await kube.list<V1Pod>('v1', 'Pod', { namespace: AGENT_NAMESPACE })).length === 0,
       { timeoutMs: 120_000, intervalMs: 1_000 },
     );
-    await migrate(LOCAL_SEED);
-    const afterMove = await ok('get', 'configmap', 'before-bad', '-o', 'jsonpath={.metadata.resourceVersion}');
+    await moveShoot('bad', LOCAL_SEED);
+    const afterMove = await admin('get', 'configmap', 'before-bad', '-o', 'jsonpath={.metadata.resourceVersion}');
     // The node's etcd, its agent gone, fences itself on the owner record alone.
-    await until(
-      "the node's sidecar fenced",
-      async () => {
-        const log = await core.readNamespacedPodLog({
-          name: 'etcd-0',
-          namespace: served.technicalID,
-          container: 'backup-restore',
-        });
-        return log.includes('"event":"fenced"');
-      },
-      { timeoutMs: 120_000, intervalMs: 1_000 },
-    );
+    await until("the node's sidecar fenced", async () => (await servedSidecarLog()).includes('"event":"fenced"'), {
+      timeoutMs: 120_000,
+      intervalMs: 1_000,
+    });
     await kube.mergePatch(agentDeployment, { spec: { replicas: 1 } });
 
     // Assess: the object at its version on the local seed, a write there; the returned agent removes what
     // it hosted of the shoot.
     expect(afterMove).toBe(version);
-    await ok('create', 'configmap', 'after-bad', '--from-literal=k=written-on-the-local-seed');
-    await until(
-      `namespace ${served.technicalID} gone from the node once its agent is back`,
-      async () => (await kube.read({ apiVersion: 'v1', kind: 'Namespace', name: served.technicalID })) === undefined,
-      { timeoutMs: 300_000, intervalMs: 2_000 },
-    ).catch(async (error: unknown) => {
-      throw new Error(`${String(error)}\n${await podReport(undefined, AGENT_NAMESPACE)}`);
-    });
+    await admin('create', 'configmap', 'after-bad', '--from-literal=k=written-on-the-local-seed');
+    await untilServedGone(`namespace ${served.technicalID} gone from the node once its agent is back`, 300_000);
 
     // Act: back to the node on the bad path, the local seed's agent frozen (its etcd and sidecar run on).
     expect(local!.freeze().length).toBeGreaterThan(0);
     try {
-      await migrate(SEED);
+      await moveShoot('bad', SEED);
     } finally {
       local!.thaw();
     }
 
     // Assess: every object on the node, served from its pods; the node's sidecar backs it up again.
-    expect(await ok('get', 'configmap', 'before-bad', '-o', 'jsonpath={.metadata.resourceVersion}')).toBe(version);
-    expect(await ok('get', 'configmap', 'after-bad', '-o', 'jsonpath={.data.k}')).toBe('written-on-the-local-seed');
-    expect(await ok('get', 'configmap', 'on-local', '-o', 'jsonpath={.data.k}')).toBe('written-on-the-local-seed');
-    const pods = await kube.list<V1Pod>('v1', 'Pod', { namespace: served.technicalID });
-    expect(
-      pods
-        .filter((p) => ['etcd', 'kube-apiserver'].includes(p.metadata?.labels?.app ?? ''))
-        .map((p) => p.status?.conditions?.find((c) => c.type === 'Ready')?.status),
-    ).toEqual(['True', 'True']);
+    expect(await admin('get', 'configmap', 'before-bad', '-o', 'jsonpath={.metadata.resourceVersion}')).toBe(version);
+    expect(await admin('get', 'configmap', 'after-bad', '-o', 'jsonpath={.data.k}')).toBe('written-on-the-local-seed');
+    expect(await admin('get', 'configmap', 'on-local', '-o', 'jsonpath={.data.k}')).toBe('written-on-the-local-seed');
+    expect(await servedServersReady()).toEqual(['True', 'True']);
     await until(
       "a snapshot by the node's sidecar after the move",
-      async () =>
-        (
-          await core.readNamespacedPodLog({
-            name: 'etcd-0',
-            namespace: served.technicalID,
-            container: 'backup-restore',
-          })
-        ).includes('"event":"snapshot"'),
+      async () => (await servedSidecarLog()).includes('"event":"snapshot"'),
       { timeoutMs: 120_000, intervalMs: 2_000 },
     );
   }, 1_800_000);
@@ -510,11 +440,8 @@ describe("the test seed's real node", () => {
   it('moves the shoot away on the bad path while the whole node is stopped; the node, resumed, fences and lets it go', async () => {
     // Prepare: an object written on the node and backed up; the local seed ready again (its agent was frozen).
     await seedReady(LOCAL_SEED);
-    const kubeconfig = join(workDir, 'admin.yaml');
-    const ok = (...args: string[]) =>
-      kubectlOk({ kubeBin, until, what: `kubectl ${args.join(' ')}`, kubeconfig }, ...args);
-    await ok('create', 'configmap', 'before-stop', '--from-literal=k=written-before-the-node-stopped');
-    const version = await ok('get', 'configmap', 'before-stop', '-o', 'jsonpath={.metadata.resourceVersion}');
+    await admin('create', 'configmap', 'before-stop', '--from-literal=k=written-before-the-node-stopped');
+    const version = await admin('get', 'configmap', 'before-stop', '-o', 'jsonpath={.metadata.resourceVersion}');
     // A machine that stops loses what its bucket lacks, within the backup lag limit (docs/design.md,
     // section 6: the bad path's bound): the write is in a delta before the node stops.
     const { store } = s3Backup({ bucket: BUCKET, client: new S3Client({ ...aws, forcePathStyle: true }) });
@@ -529,18 +456,9 @@ describe("the test seed's real node", () => {
     const frozen = freezeNode(cluster);
     let whileStopped: string;
     try {
-      const record = await migrateShoot({
-        api: garden.api,
-        project: served.project,
-        shoot: served.name,
-        destinationSeed: LOCAL_SEED,
-        mode: 'bad',
-        until: (what, fn) => until(what, fn, { timeoutMs: 600_000, intervalMs: 2_000 }),
-      });
-      expect(record.state, JSON.stringify(record.error)).toBe('Succeeded');
-      expect(record.path).toBe('bad');
-      whileStopped = await ok('get', 'configmap', 'before-stop', '-o', 'jsonpath={.metadata.resourceVersion}');
-      await ok('create', 'configmap', 'while-stopped', '--from-literal=k=written-while-the-node-was-stopped');
+      await moveShoot('bad', LOCAL_SEED);
+      whileStopped = await admin('get', 'configmap', 'before-stop', '-o', 'jsonpath={.metadata.resourceVersion}');
+      await admin('create', 'configmap', 'while-stopped', '--from-literal=k=written-while-the-node-was-stopped');
     } finally {
       thawNode(frozen);
     }
@@ -551,24 +469,11 @@ describe("the test seed's real node", () => {
     expect(whileStopped).toBe(version);
     await until(
       "the resumed node's sidecar fenced",
-      async () =>
-        (
-          await core.readNamespacedPodLog({
-            name: 'etcd-0',
-            namespace: served.technicalID,
-            container: 'backup-restore',
-          })
-        ).includes('"event":"fenced"'),
+      async () => (await servedSidecarLog()).includes('"event":"fenced"'),
       { timeoutMs: 180_000, intervalMs: 2_000 },
     );
-    await until(
-      `namespace ${served.technicalID} gone from the resumed node`,
-      async () => (await kube.read({ apiVersion: 'v1', kind: 'Namespace', name: served.technicalID })) === undefined,
-      { timeoutMs: 300_000, intervalMs: 2_000 },
-    ).catch(async (error: unknown) => {
-      throw new Error(`${String(error)}\n${await podReport(undefined, AGENT_NAMESPACE)}`);
-    });
-    expect(await ok('get', 'configmap', 'while-stopped', '-o', 'jsonpath={.data.k}')).toBe(
+    await untilServedGone(`namespace ${served.technicalID} gone from the resumed node`, 300_000);
+    expect(await admin('get', 'configmap', 'while-stopped', '-o', 'jsonpath={.data.k}')).toBe(
       'written-while-the-node-was-stopped',
     );
   }, 1_800_000);
@@ -577,6 +482,47 @@ describe("the test seed's real node", () => {
     expect(kernel()).toEqual(before);
   });
 });
+
+/** kubectl with the shoot's admin kubeconfig as printed (`ADMIN`). */
+const admin = (...args: string[]) =>
+  kubectlOk({ kubeBin, until, what: `kubectl ${args.join(' ')}`, kubeconfig: ADMIN }, ...args);
+
+/** Migrates the served shoot and expects it to succeed on the path asked for. */
+async function moveShoot(mode: 'good' | 'bad', destinationSeed: string): Promise<void> {
+  const record = await migrateShoot({
+    api: garden.api,
+    project: served.project,
+    shoot: served.name,
+    destinationSeed,
+    mode,
+    until: (what, fn) => until(what, fn, { timeoutMs: 600_000, intervalMs: 2_000 }),
+  });
+  expect(record.state, JSON.stringify(record.error)).toBe('Succeeded');
+  expect(record.path).toBe(mode);
+}
+
+/** Waits until the served shoot's namespace is gone from the node; the agent's pod shows why not. */
+async function untilServedGone(what: string, timeoutMs: number): Promise<void> {
+  await until(
+    what,
+    async () => (await kube.read({ apiVersion: 'v1', kind: 'Namespace', name: served.technicalID })) === undefined,
+    { timeoutMs, intervalMs: 2_000 },
+  ).catch(async (error: unknown) => {
+    throw new Error(`${String(error)}\n${await podReport(undefined, AGENT_NAMESPACE)}`);
+  });
+}
+
+/** The served shoot's etcd sidecar log on the node. */
+const servedSidecarLog = () =>
+  core.readNamespacedPodLog({ name: 'etcd-0', namespace: served.technicalID, container: 'backup-restore' });
+
+/** Readiness of the served shoot's etcd and kube-apiserver pods on the node. */
+async function servedServersReady(): Promise<(string | undefined)[]> {
+  const pods = await kube.list<V1Pod>('v1', 'Pod', { namespace: served.technicalID });
+  return pods
+    .filter((p) => ['etcd', 'kube-apiserver'].includes(p.metadata?.labels?.app ?? ''))
+    .map((p) => p.status?.conditions?.find((c) => c.type === 'Ready')?.status);
+}
 
 /** Waits until the seed's lease is fresh (GardenletReady True). */
 async function seedReady(seed: string): Promise<void> {
