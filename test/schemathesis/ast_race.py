@@ -3,7 +3,8 @@
 Used by test/integration/schemathesis-serial-ast.test.ts: `ast_race.py SECONDS` shows CPython 3.11's race
 (gh-106905), `ast_race.py SECONDS serial` shows that serial_ast.py removes it. A finalizer that runs Python
 code during a garbage collection, and a short switch interval, make the interpreter switch threads in the
-middle of a construction, as schemathesis's worker threads do now and then.
+middle of a construction, as schemathesis's worker threads do now and then; the finalizer parses too, so a
+construction is also interrupted by another on its own thread.
 """
 import ast
 import sys
@@ -21,6 +22,7 @@ SOURCE = "\n".join(
 class Finalized:
     def __del__(self):
         sum(range(200))
+        ast.parse("x = [1, (2, 3)]")
 
 
 def main() -> None:

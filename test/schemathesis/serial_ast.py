@@ -6,9 +6,12 @@ runs a finalizer is enough), one thread's count lands in the other's and `ast.pa
 `SystemError: AST constructor recursion depth mismatch`. schemathesis runs its workers as threads, and
 hypothesis parses source code to describe the lambdas it filters with, so a run with two workers crashes
 now and then while every case it generated passed. One lock around `ast.parse` keeps two constructions
-from interleaving; re-entrant because a finalizer on the same thread may parse too.
+from interleaving. The same thread can interleave with itself: a garbage collection in the middle of a
+construction runs finalizers, and one that parses resets the shared counter under the outer parse. So the
+collector is held off while a parse runs (the lock is re-entrant for parses made outside a collection).
 """
 import ast
+import gc
 import threading
 
 _LOCK = threading.RLock()
@@ -17,7 +20,13 @@ _parse = ast.parse
 
 def _serialized_parse(*args, **kwargs):
     with _LOCK:
-        return _parse(*args, **kwargs)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return _parse(*args, **kwargs)
+        finally:
+            if collecting:
+                gc.enable()
 
 
 ast.parse = _serialized_parse
