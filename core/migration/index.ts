@@ -6,3 +6,4 @@ export * from './admission.js';
 export * from './lock.js';
 export * from './commands.js';
 export * from './owner-notice.js';
+export * from './live-walk.js';

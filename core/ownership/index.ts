@@ -11,3 +11,4 @@ export * from './audit.js';
 export * from './assert-owner.js';
 export * from './cluster-fence.js';
 export * from './owner-notice.js';
+export * from './owner-value.js';
