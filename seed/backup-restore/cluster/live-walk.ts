@@ -1,0 +1,240 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  nextLiveStep,
+  type LiveWayOut,
+  type LiveWalkObservation,
+  type LiveWalkSpec,
+  type LiveWalkStep,
+  type WalkMember,
+  type WalkSide,
+} from '../../../core/migration/live-walk.js';
+import type { OwnerValue } from '../../../core/ownership/owner-value.js';
+import {
+  memberAdd,
+  memberList,
+  memberPromote,
+  memberRemove,
+  memberStatus,
+  moveLeader,
+  type ClusterMember,
+} from '../etcd-gateway.js';
+import { anyMember } from './join.js';
+
+/**
+ * Carries out the steps `nextLiveStep` chooses (core/migration/live-walk.ts) on a real etcd cluster: the
+ * membership changes through etcd's API, everything else through the `LiveWalkHost` (starting a member on
+ * the destination, the owner record, the source's leftovers). Each step is observed afresh before it is
+ * chosen, so a step that failed half way is simply chosen again or superseded.
+ */
+
+/** Where a planned member listens. */
+export interface WalkMemberPlan {
+  readonly name: string;
+  readonly side: WalkSide;
+  readonly peerUrl: string;
+  readonly clientUrl: string;
+}
+
+export interface LiveWalkHost {
+  /**
+   * Starts a member that was added to the cluster: etcd joins the running cluster (`existing`). Chosen
+   * again until etcd lists the member's name, so a member that runs already is left as it is.
+   */
+  start(member: WalkMemberPlan, initialCluster: readonly { name: string; peerUrl: string }[]): Promise<void>;
+  readOwner(): Promise<OwnerValue | undefined>;
+  /** Conditional: fails unless the record holds `from`. */
+  writeOwner(from: OwnerValue | undefined, to: OwnerValue): Promise<void>;
+  sourceRetired(): Promise<boolean>;
+  retireSource(): Promise<void>;
+  /** Restarts the member alone in a new cluster that keeps its data (`--force-new-cluster`); its side's others rejoin it. */
+  force(member: WalkMemberPlan): Promise<void>;
+}
+
+export interface LiveWalkOptions {
+  readonly spec: LiveWalkSpec;
+  readonly members: readonly WalkMemberPlan[];
+  readonly host: LiveWalkHost;
+  /** The whole walk; a step etcd keeps refusing (a learner that does not catch up) ends it. */
+  readonly timeoutMs: number;
+  /** Per etcd call. */
+  readonly callTimeoutMs?: number;
+  readonly onStep?: (step: LiveWalkStep, observed: LiveWalkObservation) => void;
+  /** Returns, without taking it, when the next step is one of these (a caller that takes the steps in turns). */
+  readonly stopBefore?: readonly LiveWalkStep['kind'][];
+}
+
+/** etcd's cluster ID as the owner record writes it (the gateway gives it in decimal). */
+export function clusterIdHex(decimal: string): string {
+  return BigInt(decimal).toString(16);
+}
+
+/** What the garden needs to choose the next step: etcd's member list and each member's raft position. */
+export async function observeLiveWalk(
+  options: Pick<LiveWalkOptions, 'members' | 'host' | 'callTimeoutMs'>,
+): Promise<LiveWalkObservation> {
+  const timeout = options.callTimeoutMs ?? 1_000;
+  const [owner, sourceRetired] = await Promise.all([options.host.readOwner(), options.host.sourceRetired()]);
+  const endpoints = options.members.map((m) => m.clientUrl);
+  const { value: list } = await anyMember(endpoints, (e) => memberList(e, timeout));
+  const members = await Promise.all(list.members.map((m) => walkMember(m, options.members, timeout)));
+  const leader = members.find((m) => m.leader !== undefined)?.leader;
+  return {
+    owner,
+    members: members.map((m) => m.member),
+    ...(leader !== undefined ? { leader } : {}),
+    sourceRetired,
+  };
+}
+
+async function walkMember(
+  m: ClusterMember,
+  plan: readonly WalkMemberPlan[],
+  timeout: number,
+): Promise<{ member: WalkMember; leader?: string }> {
+  const planned = plan.find((p) => m.peerUrls.includes(p.peerUrl));
+  const base = {
+    id: m.id,
+    name: planned?.name ?? m.name,
+    side: planned?.side ?? ('stranger' as const),
+    learner: m.isLearner,
+    started: m.name !== '',
+  };
+  const clientUrl = m.clientUrls[0] ?? planned?.clientUrl;
+  if (!base.started || clientUrl === undefined) return { member: base };
+  const status = await memberStatus(clientUrl, timeout).catch(() => undefined);
+  if (status === undefined) return { member: base };
+  return {
+    member: { ...base, raft: { term: status.raftTerm, index: status.raftIndex } },
+    ...(status.leader !== '0' ? { leader: status.leader } : {}),
+  };
+}
+
+/** Walks the cluster until `nextLiveStep` says done (or `stopBefore`); the steps taken, in order. */
+export async function walkLive(options: LiveWalkOptions): Promise<LiveWalkStep[]> {
+  const deadline = performance.now() + options.timeoutMs;
+  const taken: LiveWalkStep[] = [];
+  let lastError: unknown;
+  while (performance.now() < deadline) {
+    let observed: LiveWalkObservation;
+    try {
+      observed = await observeLiveWalk(options);
+    } catch (error) {
+      lastError = error;
+      await sleep(100);
+      continue;
+    }
+    const step = nextLiveStep(options.spec, observed);
+    if (step.kind === 'done' || options.stopBefore?.includes(step.kind)) return taken;
+    try {
+      await applyLiveStep(step, observed, options);
+      options.onStep?.(step, observed);
+      taken.push(step);
+    } catch (error) {
+      // etcd refuses a promotion until the learner caught up, and a transfer while an election runs.
+      lastError = error;
+      await sleep(100);
+    }
+  }
+  throw new Error(
+    `the live walk did not finish within ${options.timeoutMs} ms (${taken.length} steps taken): ${lastError instanceof Error ? lastError.message : String(lastError)}`,
+    { cause: lastError },
+  );
+}
+
+export async function applyLiveStep(
+  step: LiveWalkStep,
+  observed: LiveWalkObservation,
+  options: Pick<LiveWalkOptions, 'spec' | 'members' | 'host' | 'callTimeoutMs'>,
+): Promise<void> {
+  const { spec, host } = options;
+  const timeout = options.callTimeoutMs ?? 2_000;
+  const plan = (name: string) => {
+    const found = options.members.find((m) => m.name === name);
+    if (!found) throw new Error(`${name} is not a planned member`);
+    return found;
+  };
+  const idOf = (name: string) => {
+    const found = observed.members.find((m) => m.name === name);
+    if (!found) throw new Error(`${name} is not a member of the cluster`);
+    return found.id;
+  };
+  // Any member but those about to leave answers a membership change.
+  const endpoints = options.members.map((m) => m.clientUrl);
+  switch (step.kind) {
+    case 'own-both':
+      return host.writeOwner(observed.owner, {
+        kind: 'live',
+        origin: spec.source.identity,
+        destination: spec.destination.identity,
+        cluster: spec.cluster,
+      });
+    case 'own-destination':
+      return host.writeOwner(observed.owner, { kind: 'seed', seed: spec.destination.identity });
+    case 'retire-source':
+      return host.retireSource();
+    case 'add-learner':
+      await anyMember(endpoints, (e) => memberAdd(e, { peerUrl: plan(step.member).peerUrl, learner: true }, timeout));
+      return;
+    case 'start': {
+      const { value } = await anyMember(endpoints, (e) => memberList(e, timeout));
+      const initialCluster = value.members.map((m) => {
+        const planned = options.members.find((p) => m.peerUrls.includes(p.peerUrl));
+        return { name: planned?.name ?? m.name, peerUrl: m.peerUrls[0] ?? '' };
+      });
+      return host.start(plan(step.member), initialCluster);
+    }
+    case 'promote':
+      await anyMember(endpoints, (e) => memberPromote(e, idOf(step.member), timeout));
+      return;
+    case 'move-leader': {
+      const leader = observed.members.find((m) => m.id === observed.leader);
+      const leaderUrl = leader && options.members.find((p) => p.name === leader.name)?.clientUrl;
+      if (!leaderUrl) throw new Error('no leader to move leadership from');
+      await moveLeader(leaderUrl, idOf(step.to), timeout);
+      return;
+    }
+    case 'remove':
+      await anyMember(
+        endpoints.filter((e) => e !== options.members.find((m) => m.name === step.member)?.clientUrl),
+        (e) => memberRemove(e, step.id, timeout),
+      );
+      return;
+    case 'done':
+      return;
+  }
+}
+
+/**
+ * Takes a way out `liveWayOut` chose after a seed was lost. The owner record is written first, and
+ * conditionally from what was observed: of two ways out that would each form a cluster, only the one that
+ * wins the record goes on. `bad-path` and `hold` are the migration's to take; nothing happens here.
+ */
+export async function takeWayOut(
+  out: LiveWayOut,
+  observed: LiveWalkObservation,
+  options: Pick<LiveWalkOptions, 'spec' | 'members' | 'host' | 'callTimeoutMs'>,
+): Promise<void> {
+  const { spec, host } = options;
+  const timeout = options.callTimeoutMs ?? 2_000;
+  switch (out.kind) {
+    case 'force': {
+      const side = out.side === 'source' ? spec.source : spec.destination;
+      await host.writeOwner(observed.owner, { kind: 'seed', seed: side.identity });
+      const member = options.members.find((m) => m.name === out.member);
+      if (!member) throw new Error(`${out.member} is not a planned member`);
+      await host.force(member);
+      return;
+    }
+    case 'abort-to-source': {
+      const sourceUrls = options.members.filter((m) => m.side === 'source').map((m) => m.clientUrl);
+      for (const m of observed.members.filter((o) => out.remove.includes(o.name)))
+        await anyMember(sourceUrls, (e) => memberRemove(e, m.id, timeout));
+      await host.writeOwner(observed.owner, { kind: 'seed', seed: spec.source.identity });
+      return;
+    }
+    case 'continue':
+    case 'bad-path':
+    case 'hold':
+      return;
+  }
+}
