@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.js';
+import { ownerValueAdmits, parseOwnerValue, type OwnerCheckResult } from './owner-value.js';
 
-export type OwnerCheckResult = 'owner' | 'not-owner' | 'unknown';
+export type { OwnerCheckResult };
 
 /** Why a lookup gave no answer. All of them mean `unknown`: the name may well exist. */
 export type OwnerLookupFailure = 'timeout' | 'servfail' | 'refused' | 'network' | 'throttled' | 'other';
@@ -48,7 +49,15 @@ export interface OwnerLookup {
  * the answer is `unknown`: the seed keeps serving through the grace and fences after it, but takes no
  * final snapshot and can come back once the record is clean.
  */
-export function checkOwner(input: { outcome: OwnerLookupOutcome; identity: string }): OwnerCheck {
+export function checkOwner(input: {
+  outcome: OwnerLookupOutcome;
+  identity: string;
+  /**
+   * The etcd cluster ID (hex) of the member asking, which a live walk's value (`source+destination@cluster`,
+   * owner-value.ts) needs; undefined when it cannot tell, which makes such a value `unknown`.
+   */
+  cluster?: string;
+}): OwnerCheck {
   const { outcome, identity } = input;
   if (identity.length === 0) throw new ValidationError('seed identity must not be empty', { field: 'identity' });
   switch (outcome.kind) {
@@ -66,13 +75,22 @@ export function checkOwner(input: { outcome: OwnerLookupOutcome; identity: strin
     case 'found': {
       const values = outcome.values;
       if (values.length === 0) return { result: 'not-owner', reason: 'owner record has no TXT data', observed: values };
-      const mine = values.filter((v) => v === identity).length;
+      const results = values.map((v) => admits(v, identity, input.cluster));
+      const mine = results.filter((r) => r === 'owner').length;
       if (mine === values.length)
         return { result: 'owner', reason: `owner record names this seed (${identity})`, observed: values };
-      if (mine === 0)
+      if (values.length === 1 && results[0] === 'unknown')
+        return {
+          result: 'unknown',
+          reason: `owner record ${values[0]} admits members of one etcd cluster, and this member's cluster is not known`,
+          observed: values,
+        };
+      if (results.every((r) => r === 'not-owner'))
         return {
           result: 'not-owner',
-          reason: `owner record names ${values.join(', ')}, not ${identity}`,
+          reason: values.some((v) => names(v, identity))
+            ? `owner record ${values.join(', ')} admits another etcd cluster than this member's (${input.cluster})`
+            : `owner record names ${values.join(', ')}, not ${identity}`,
           observed: values,
         };
       return {
@@ -82,6 +100,23 @@ export function checkOwner(input: { outcome: OwnerLookupOutcome; identity: strin
       };
     }
   }
+}
+
+/** Whether the check of `outcome` needs the asking member's etcd cluster ID (a live walk's value). */
+export function needsCluster(outcome: OwnerLookupOutcome): boolean {
+  return outcome.kind === 'found' && outcome.values.some((v) => parseOwnerValue(v)?.kind === 'live');
+}
+
+function names(value: string, identity: string): boolean {
+  const parsed = parseOwnerValue(value);
+  return parsed?.kind === 'live' && (parsed.origin === identity || parsed.destination === identity);
+}
+
+/** A value that is not a live walk's is compared as it always was: this seed's identity or not. */
+function admits(value: string, identity: string, cluster: string | undefined): OwnerCheckResult {
+  const parsed = parseOwnerValue(value);
+  if (parsed?.kind === 'live') return ownerValueAdmits(parsed, { identity, ...(cluster ? { cluster } : {}) });
+  return value === identity ? 'owner' : 'not-owner';
 }
 
 /** Looks the owner record up and applies the three-valued check. */

@@ -1,5 +1,7 @@
 import { ValidationError } from '../errors.js';
-import type { OwnerCheckResult } from './check.js';
+
+/** What an owner check concludes for one seed (docs/design.md section 4). */
+export type OwnerCheckResult = 'owner' | 'not-owner' | 'unknown';
 
 /**
  * What the owner record's single value says (docs/design.md section 4, "Ownership during a live walk").

@@ -83,6 +83,16 @@ export async function call<T>(endpoint: string, path: string, body: unknown, tim
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const fromB64 = (text: string | undefined) => Buffer.from(text ?? '', 'base64').toString('utf8');
 
+/** etcd's cluster ID as etcdctl prints it and the owner record writes it (the gateway gives it in decimal). */
+export function clusterIdHex(decimal: string): string {
+  return BigInt(decimal).toString(16);
+}
+
+/** The cluster ID (hex) of the member at `endpoint`. */
+export async function clusterIdOf(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<string> {
+  return clusterIdHex((await memberStatus(endpoint, timeoutMs)).clusterId);
+}
+
 export async function memberStatus(endpoint: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<MemberStatus> {
   const res = await call<{
     header?: ResponseHeader;

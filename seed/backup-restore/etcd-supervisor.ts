@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EtcdNotRunningError } from './errors.js';
-import { clearAlarms, raiseAlarm } from './etcd-gateway.js';
+import { clearAlarms, clusterIdOf, raiseAlarm } from './etcd-gateway.js';
 import { etcdHealthy, EtcdProcess, type EtcdClusterLaunch, type EtcdLaunch } from './etcd-process.js';
 import { PublicGate, type GateState } from './public-gate.js';
 import { ReplayTarget } from './replay.js';
@@ -209,6 +209,14 @@ export class EtcdSupervisor {
 
   clientUrl(address: EtcdAddress): string {
     return `http://${this.host}:${address === 'public' ? this.options.clientPort : this.options.privatePort}`;
+  }
+
+  /** The cluster ID (hex) etcd reports where it serves now; undefined while it is stopped or does not answer. */
+  async clusterId(timeoutMs: number): Promise<string | undefined> {
+    const address = this.address;
+    if (address === undefined) return undefined;
+    const url = address === 'public' && this.gate ? this.clientUrl('private') : this.clientUrl(address);
+    return clusterIdOf(url, timeoutMs).catch(() => undefined);
   }
 
   /** Where etcd serves now, or undefined when it is stopped. */

@@ -1,5 +1,6 @@
 import {
   checkOwner,
+  needsCluster,
   decideOwnerWatchdog,
   followUpAfterNoticedCheck,
   initialWatchdogState,
@@ -35,6 +36,8 @@ export interface OwnerWatchdogLoopOptions extends Partial<
   readonly lookup: OwnerLookup;
   readonly recordName: string;
   readonly identity: string;
+  /** This member's etcd cluster ID (hex), asked only when the record holds a live walk's value. */
+  readonly clusterId?: () => Promise<string | undefined>;
   readonly actuator: WatchdogActuator;
   /** Monotonic ms. Default performance.now. */
   readonly now?: () => number;
@@ -226,7 +229,8 @@ export class OwnerWatchdogLoop {
       o.lookup.lookup(o.recordName, trigger === 'poll' ? {} : { fresh: true }),
       this.timings.checkTimeout,
     );
-    await this.apply(checkOwner({ outcome, identity: o.identity }), trigger);
+    const cluster = needsCluster(outcome) ? await o.clusterId?.().catch(() => undefined) : undefined;
+    await this.apply(checkOwner({ outcome, identity: o.identity, ...(cluster ? { cluster } : {}) }), trigger);
   }
 
   private async apply(check: OwnerCheck, trigger: CheckTrigger = 'poll'): Promise<void> {

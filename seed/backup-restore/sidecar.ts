@@ -236,6 +236,7 @@ export class BackupRestoreSidecar {
       lookup: options.owner.lookup,
       recordName: options.owner.recordName,
       identity: options.owner.identity,
+      clusterId: () => this.supervisor.clusterId(1_000),
       ...pick(options, ['ownerCheckInterval', 'unknownGrace', 'initialRetryDelay', 'checkTimeout']),
       actuator: this.member
         ? this.clusterActuator(this.member, log)

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { currentFinalSnapshot, latestFinalSnapshot, planRestore } from '../../core/snapshots/index.js';
 import { sleep } from '../../seed/backup-restore/index.js';
+import { clusterIdOf } from '../../seed/backup-restore/etcd-gateway.js';
 import {
   cleanup,
   emulatorProxy,
@@ -86,6 +87,33 @@ describe('backup-restore sidecar: owner watchdog', () => {
       (w) => kvs.get(w.key)?.value !== w.value || kvs.get(w.key)?.modRevision !== w.revision,
     );
     expect(missing).toEqual([]);
+  });
+
+  it('under a live walk serves as a member of the walking cluster, and fences when the value names another', async () => {
+    const [store, zone] = [await newBucket('live'), await ownerZone()];
+    const technicalID = unique('shoot--dev--live');
+    await zone.records.set({ name: zone.recordName, value: ME });
+    const { sidecar } = await startSidecar({
+      technicalID,
+      store,
+      owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
+      ...intervals,
+      unknownGrace: 5_000,
+    });
+    await until('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
+    const cluster = await clusterIdOf(sidecar.clientUrl);
+    const live = `${ME}+${OTHER}@${cluster}`;
+    await zone.records.set({ name: zone.recordName, value: live, expected: ME });
+    const checks = sidecar.status().owner.checks;
+    await until('three checks of the live value', () => sidecar.status().owner.checks >= checks + 3);
+    expect(sidecar.status().owner).toMatchObject({ mode: 'serving', lastResult: 'owner' });
+    expect(await readiness(sidecar.statusUrl)).toBe(200);
+
+    // The value names both seeds, but another cluster (a bad path restored one elsewhere): this one fences.
+    await zone.records.set({ name: zone.recordName, value: `${ME}+${OTHER}@beef`, expected: live });
+    await until('the final snapshot', () => sidecar.status().owner.finalSnapshot === 'taken');
+    expect(sidecar.status().owner).toMatchObject({ mode: 'lost', fencedBecause: 'not-owner' });
+    expect(await readiness(sidecar.statusUrl)).toBe(503);
   });
 
   it('rides out an outage shorter than the grace; fences after a longer one and unfences when the record names it again', async () => {

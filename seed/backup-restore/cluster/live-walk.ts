@@ -18,6 +18,7 @@ import {
   moveLeader,
   type ClusterMember,
 } from '../etcd-gateway.js';
+export { clusterIdHex } from '../etcd-gateway.js';
 import { anyMember } from './join.js';
 
 /**
@@ -61,11 +62,6 @@ export interface LiveWalkOptions {
   readonly onStep?: (step: LiveWalkStep, observed: LiveWalkObservation) => void;
   /** Returns, without taking it, when the next step is one of these (a caller that takes the steps in turns). */
   readonly stopBefore?: readonly LiveWalkStep['kind'][];
-}
-
-/** etcd's cluster ID as the owner record writes it (the gateway gives it in decimal). */
-export function clusterIdHex(decimal: string): string {
-  return BigInt(decimal).toString(16);
 }
 
 /** What the garden needs to choose the next step: etcd's member list and each member's raft position. */

@@ -1,4 +1,4 @@
-import { checkOwner, type OwnerLookup } from '../../../core/ownership/index.js';
+import { checkOwner, needsCluster, type OwnerLookup } from '../../../core/ownership/index.js';
 import type { SnapshotStore } from '../../../core/snapshots/index.js';
 import { sleep } from '../etcd-process.js';
 import { memberList, memberStatus, type ClusterMember as EtcdMember, type MemberStatus } from '../etcd-gateway.js';
@@ -128,8 +128,11 @@ export class ClusterMember {
     timeoutMs: number;
   }): Promise<boolean> {
     const outcome = await lookUpWithin(input.lookup.lookup(input.recordName), input.timeoutMs);
-    if (checkOwner({ outcome, identity: input.identity }).result !== 'owner') return false;
     const { supervisor, spec } = this.options;
+    // A live walk's value admits members of one cluster: is this member's that one?
+    const cluster = needsCluster(outcome) ? await supervisor.clusterId(input.timeoutMs) : undefined;
+    if (checkOwner({ outcome, identity: input.identity, ...(cluster ? { cluster } : {}) }).result !== 'owner')
+      return false;
     if (!supervisor.hasMemberData() && spec.state === 'new') return true;
     return this.fence.assertMayServe().then(
       () => true,

@@ -37,6 +37,39 @@ const other: OwnerLookupOutcome = { kind: 'found', values: ['them'] };
 const failed: OwnerLookupOutcome = { kind: 'failed', failure: 'timeout' };
 
 describe('OwnerWatchdogLoop', () => {
+  it('under a live walk serves only as a member of the walking cluster, and asks for the cluster only then', async () => {
+    const live: OwnerLookupOutcome = { kind: 'found', values: ['me+them@c0ffee'] };
+    const asked: string[] = [];
+    const loopOf = (cluster: string | undefined, outcomes: OwnerLookupOutcome[]) => {
+      const { calls, actuator } = recordingActuator(() => loop);
+      const loop: OwnerWatchdogLoop = new OwnerWatchdogLoop({
+        lookup: scripted(outcomes),
+        recordName: 'r',
+        identity: 'me',
+        clusterId: async () => {
+          asked.push(String(cluster));
+          return cluster;
+        },
+        actuator,
+        now: () => 0,
+      });
+      return { loop, calls };
+    };
+    const member = loopOf('c0ffee', [owner, live]);
+    await member.loop.checkNow();
+    expect(asked).toEqual([]);
+    await member.loop.checkNow();
+    expect(asked).toEqual(['c0ffee']);
+    expect(member.loop.readiness).toBe(200);
+    expect(member.calls.filter((c) => c.startsWith('fence'))).toEqual([]);
+
+    // A standby restored ahead on the destination is another cluster: it never serves.
+    const standby = loopOf('beef', [live]);
+    await standby.loop.checkNow();
+    expect(standby.loop.readiness).toBe(503);
+    expect(standby.loop.status().lastCheck).toMatchObject({ result: 'not-owner' });
+  });
+
   it('serves as owner, then on not-owner stops the snapshotter, drops readiness, fences, then takes the final snapshot', async () => {
     // Prepare
     let clock = 0;

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { checkOwner, type OwnerCheckResult, type OwnerLookupOutcome } from '../../../core/ownership/index.js';
+import {
+  checkOwner,
+  needsCluster,
+  type OwnerCheckResult,
+  type OwnerLookupOutcome,
+} from '../../../core/ownership/index.js';
 import { ValidationError } from '../../../core/errors.js';
 
 const ME = 'aws-eu1-1111';
@@ -24,6 +29,31 @@ describe('checkOwner', () => {
     const check = checkOwner({ outcome, identity: ME });
     expect(check.result).toBe(expected);
     expect(check.reason.length).toBeGreaterThan(0);
+  });
+
+  describe('the value of a live walk', () => {
+    const live = `${ME}+${OTHER}@c0ffee`;
+    it.each<[string, string, string | undefined, OwnerCheckResult]>([
+      ['admits a member of its cluster on the source', ME, 'c0ffee', 'owner'],
+      ['admits a member of its cluster on the destination', OTHER, 'c0ffee', 'owner'],
+      ['refuses another cluster on either seed (a standby, a leftover)', ME, 'beef', 'not-owner'],
+      ['refuses a third seed', 'aws-eu3-3333', 'c0ffee', 'not-owner'],
+      ['does not know a member that cannot tell its cluster', ME, undefined, 'unknown'],
+    ])('%s', (_case, identity, cluster, expected) => {
+      const check = checkOwner({
+        outcome: { kind: 'found', values: [live] },
+        identity,
+        ...(cluster ? { cluster } : {}),
+      });
+      expect(check.result).toBe(expected);
+      if (expected === 'not-owner' && identity === ME) expect(check.reason).toContain('another etcd cluster');
+    });
+
+    it('asks for the cluster only where a value is a live one', () => {
+      expect(needsCluster({ kind: 'found', values: [live] })).toBe(true);
+      expect(needsCluster({ kind: 'found', values: [ME] })).toBe(false);
+      expect(needsCluster({ kind: 'absent', reason: 'nxdomain' })).toBe(false);
+    });
   });
 
   it('requires an identity', () => {
