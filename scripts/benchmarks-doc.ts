@@ -25,6 +25,7 @@ export const BENCHMARKS: readonly { bench: string; title: string; command: strin
   { bench: 'test-node', title: "The test seed's real node", command: 'npm run bench:test-node' },
   { bench: 'control-plane', title: 'A control plane on the local runtime', command: 'npm run bench:control-plane' },
   { bench: 'downtime', title: 'Migration downtime', command: 'npm run bench:downtime' },
+  { bench: 'live-walk', title: 'The live walk', command: 'npm run bench:live-walk' },
   { bench: 'fencing', title: 'Fencing', command: 'npm run bench:fencing' },
   { bench: 'gate', title: 'The public gate', command: 'npm run bench:gate' },
   { bench: 'evacuation', title: 'Evacuation of a killed seed', command: 'npm run bench:evacuation' },

@@ -1,19 +1,11 @@
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { liveWayOut, type LiveWalkSpec, type LiveWalkStep } from '../../core/migration/live-walk.js';
-import { ownerValueAdmits, type OwnerValue } from '../../core/ownership/owner-value.js';
-import {
-  clusterIdHex,
-  observeLiveWalk,
-  takeWayOut,
-  walkLive,
-  type LiveWalkHost,
-  type WalkMemberPlan,
-} from '../../seed/backup-restore/cluster/live-walk.js';
-import { leaseTimeToLive, memberList, memberStatus } from '../../seed/backup-restore/etcd-gateway.js';
-import { EtcdProcess, type EtcdLaunch } from '../../seed/backup-restore/etcd-process.js';
-import { freePorts } from '../../seed/ports.js';
+import { liveWayOut, type LiveWalkStep } from '../../core/migration/live-walk.js';
+import { ownerValueAdmits } from '../../core/ownership/owner-value.js';
+import { observeLiveWalk, takeWayOut, walkLive } from '../../seed/backup-restore/cluster/live-walk.js';
+import { clusterIdHex, leaseTimeToLive, memberList, memberStatus } from '../../seed/backup-restore/etcd-gateway.js';
+import { startLiveWalkLandscape, type LiveWalkLandscape } from '../../harness/cluster/live-walk-landscape.js';
 import {
   checkHistory,
   HistoryRecorder,
@@ -33,98 +25,27 @@ import { cleanup, dump, tempDir, unique, until } from './backup-restore-support.
 
 const SOURCE = 'seed-live-src-1';
 const DESTINATION = 'seed-live-dst-2';
-const TIMINGS = { heartbeatInterval: 50, electionTimeout: 500 };
 
 afterAll(cleanup);
-const processes: EtcdProcess[] = [];
+const running: LiveWalkLandscape[] = [];
 afterEach(async () => {
-  await Promise.all(processes.splice(0).map((p) => p.stop({ timeoutMs: 5_000 })));
+  await Promise.all(running.splice(0).map((l) => l.stop()));
 });
 
-interface Landscape {
-  readonly plan: WalkMemberPlan[];
-  readonly spec: LiveWalkSpec;
-  readonly host: LiveWalkHost & { owner: OwnerValue | undefined };
-  readonly running: Map<string, EtcdProcess>;
-  /** Where each member's data dir and log (`<name>.log`) are. */
-  readonly dir: string;
-}
-
-async function landscape(label: string, sources: number, destinations: number): Promise<Landscape> {
-  const dir = tempDir(`live-${label}`);
-  const token = unique('live');
-  const ports = await freePorts(2 * (sources + destinations));
-  const plan: WalkMemberPlan[] = [
-    ...Array.from({ length: sources }, (_, i) => ({ name: `s${i}`, side: 'source' as const })),
-    ...Array.from({ length: destinations }, (_, i) => ({ name: `d${i}`, side: 'destination' as const })),
-  ].map((m, i) => ({
-    ...m,
-    clientUrl: `http://127.0.0.1:${ports[2 * i]}`,
-    peerUrl: `http://127.0.0.1:${ports[2 * i + 1]}`,
-  }));
-  const running = new Map<string, EtcdProcess>();
-  const launch = (m: WalkMemberPlan, cluster: EtcdLaunch['cluster'], extraArgs: string[] = []): EtcdLaunch => ({
-    binary: 'etcd',
-    name: m.name,
-    dataDir: join(dir, m.name),
-    clientUrl: m.clientUrl,
-    peerUrl: m.peerUrl,
-    ...TIMINGS,
-    extraArgs,
-    ...(cluster ? { cluster } : {}),
-    logFile: join(dir, `${m.name}.log`),
+async function landscape(label: string, sources: number, destinations: number): Promise<LiveWalkLandscape> {
+  const l = await startLiveWalkLandscape({
+    dir: tempDir(`live-${label}`),
+    token: unique('live'),
+    sources,
+    destinations,
+    identities: { source: SOURCE, destination: DESTINATION },
   });
-  const run = async (m: WalkMemberPlan, l: EtcdLaunch) => {
-    const etcd = await EtcdProcess.start(l, { timeoutMs: 15_000, readiness: 'listening' });
-    processes.push(etcd);
-    running.set(m.name, etcd);
-  };
-  const sourcePlan = plan.filter((m) => m.side === 'source');
-  const initialCluster = sourcePlan.map((m) => ({ name: m.name, peerUrl: m.peerUrl }));
-  await Promise.all(sourcePlan.map((m) => run(m, launch(m, { state: 'new', token, initialCluster }))));
-  await until('the source cluster elects a leader', async () => {
-    const leader = (await memberStatus(sourcePlan[0]!.clientUrl, 500).catch(() => undefined))?.leader;
-    return leader !== undefined && leader !== '0';
-  });
-  const { clusterId } = await memberList(sourcePlan[0]!.clientUrl);
-  const spec: LiveWalkSpec = {
-    source: { identity: SOURCE, members: sourcePlan.map((m) => m.name) },
-    destination: { identity: DESTINATION, members: plan.filter((m) => m.side === 'destination').map((m) => m.name) },
-    cluster: clusterIdHex(clusterId),
-  };
-  let retired = false;
-  const host: Landscape['host'] = {
-    owner: { kind: 'seed', seed: SOURCE },
-    async start(m, members) {
-      // Chosen again until etcd lists the member's name (once it published it): one process per member.
-      if (running.get(m.name)?.running) return;
-      await run(m, launch(m, { state: 'existing', token, initialCluster: members }));
-    },
-    async readOwner() {
-      return host.owner;
-    },
-    async writeOwner(from, to) {
-      if (JSON.stringify(from) !== JSON.stringify(host.owner))
-        throw new Error(`owner record holds ${JSON.stringify(host.owner)}, not ${JSON.stringify(from)}`);
-      host.owner = to;
-    },
-    async sourceRetired() {
-      return retired;
-    },
-    async retireSource() {
-      for (const m of sourcePlan) await running.get(m.name)?.stop({ timeoutMs: 5_000 });
-      retired = true;
-    },
-    async force(m) {
-      await running.get(m.name)?.stop({ timeoutMs: 5_000 });
-      await run(m, launch(m, undefined, ['--force-new-cluster']));
-    },
-  };
-  return { plan, spec, host, running, dir };
+  running.push(l);
+  return l;
 }
 
 /** A writer over every planned member and a lease-bound key written before the walk. */
-async function traffic(l: Landscape, label: string) {
+async function traffic(l: LiveWalkLandscape, label: string) {
   const history = new HistoryRecorder();
   const urls = l.plan.map((m) => m.clientUrl);
   const client = new Etcd3({ hosts: urls[0]! });
