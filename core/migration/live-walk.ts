@@ -33,6 +33,8 @@ export interface WalkMember {
 
 export interface LiveWalkObservation {
   readonly owner: OwnerValue | undefined;
+  /** etcd's cluster ID (hex) as the members report it. */
+  readonly cluster: string;
   readonly members: readonly WalkMember[];
   /** The leader's member ID, when the cluster has one. */
   readonly leader?: string;
@@ -104,6 +106,12 @@ export function nextLiveStep(spec: LiveWalkSpec, observed: LiveWalkObservation):
       throw new LiveWalkConflictError('the destination owns the shoot while other seeds are members', observed);
     return observed.sourceRetired ? { kind: 'done' } : { kind: 'retire-source' };
   }
+  if (observed.cluster !== spec.cluster)
+    // A live value naming another cluster would fence every member of this one.
+    throw new LiveWalkConflictError(
+      `etcd reports cluster ${observed.cluster}, the walk is for ${spec.cluster}`,
+      observed,
+    );
   if (ownsSource) return { kind: 'own-both' };
   if (!live) throw new LiveWalkConflictError('the owner record names neither this walk nor its source', observed);
 

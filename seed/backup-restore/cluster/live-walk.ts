@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   nextLiveStep,
+  validateLiveWalkSpec,
   type LiveWayOut,
   type LiveWalkObservation,
   type LiveWalkSpec,
@@ -10,6 +11,7 @@ import {
 } from '../../../core/migration/live-walk.js';
 import type { OwnerValue } from '../../../core/ownership/owner-value.js';
 import {
+  clusterIdHex,
   memberAdd,
   memberList,
   memberPromote,
@@ -18,7 +20,6 @@ import {
   moveLeader,
   type ClusterMember,
 } from '../etcd-gateway.js';
-export { clusterIdHex } from '../etcd-gateway.js';
 import { anyMember } from './join.js';
 
 /**
@@ -76,6 +77,7 @@ export async function observeLiveWalk(
   const leader = members.find((m) => m.leader !== undefined)?.leader;
   return {
     owner,
+    cluster: clusterIdHex(list.clusterId),
     members: members.map((m) => m.member),
     ...(leader !== undefined ? { leader } : {}),
     sourceRetired,
@@ -107,6 +109,7 @@ async function walkMember(
 
 /** Walks the cluster until `nextLiveStep` says done (or `stopBefore`); the steps taken, in order. */
 export async function walkLive(options: LiveWalkOptions): Promise<LiveWalkStep[]> {
+  validateLiveWalkSpec(options.spec);
   const deadline = performance.now() + options.timeoutMs;
   const taken: LiveWalkStep[] = [];
   let lastError: unknown;

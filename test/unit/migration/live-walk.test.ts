@@ -35,7 +35,13 @@ class Cluster {
 
   constructor(walk: LiveWalkSpec) {
     const members = walk.source.members.map((name) => this.member(name, 'source', false));
-    this.observed = { owner: { kind: 'seed', seed: S }, members, leader: members.at(-1)!.id, sourceRetired: false };
+    this.observed = {
+      owner: { kind: 'seed', seed: S },
+      cluster: CLUSTER,
+      members,
+      leader: members.at(-1)!.id,
+      sourceRetired: false,
+    };
   }
 
   apply(step: LiveWalkStep): void {
@@ -168,6 +174,7 @@ describe('nextLiveStep', () => {
     const walk = spec(1, 1);
     const observed: LiveWalkObservation = {
       owner: LIVE,
+      cluster: CLUSTER,
       members: [
         { id: '1', name: 's0', side: 'source', learner: false, started: true },
         { id: '9', name: '', side: 'stranger', learner: true, started: false },
@@ -192,6 +199,11 @@ describe('nextLiveStep', () => {
       () => nextLiveStep(spec(1, 1), { ...midway, owner: { kind: 'seed', seed: D } }),
       'the destination cannot own a cluster that still spans the source',
     ).toThrow(LiveWalkConflictError);
+  });
+
+  it('refuses to name a cluster that etcd does not report: the live value would fence every member', () => {
+    const start = walkThrough(spec(1, 1)).states[0]!;
+    expect(() => nextLiveStep(spec(1, 1), { ...start, cluster: 'beef' })).toThrow(LiveWalkConflictError);
   });
 
   it('validates the spec', () => {
@@ -324,6 +336,7 @@ describe('liveWayOut at every point of every walk', () => {
     // Voters s2, d1, d2 (quorum 2): the source lost, every quorum holds d1 or d2.
     const observed: LiveWalkObservation = {
       owner: LIVE,
+      cluster: CLUSTER,
       members: [
         voter('1', 'source'),
         voter('2', 'destination', { term: 3, index: 120 }),
