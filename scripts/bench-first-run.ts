@@ -13,7 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../local/emulator.js';
-import { startBenchRun, type Cell } from './bench-results.js';
+import { RESULTS_DIR, startBenchRun, type Cell } from './bench-results.js';
+import { earlierTestRow } from './first-run-rows.js';
 
 const WITH_TEST = process.env.BENCH_FIRST_RUN_TEST === '1';
 const record = startBenchRun({
@@ -86,6 +87,11 @@ try {
   ]);
   rows.push(['npm run stop (with the node)', (await run('npm run stop')).seconds]);
   if (WITH_TEST) rows.push(['npm test', (await run('npm test')).seconds]);
+  else {
+    // A run without the tests keeps the last measured `npm test`, saying which run it came from.
+    const earlier = earlierTestRow(RESULTS_DIR);
+    if (earlier) rows.push(earlier);
+  }
   record.save({
     settings: { debianPackagesAlreadyPresent: present.join(', ') || 'none', withTest: WITH_TEST },
     tables: [{ title: 'Wall time (s)', columns: ['step', 'seconds'], rows, decimals: [undefined, 0] }],
