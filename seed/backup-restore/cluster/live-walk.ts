@@ -20,6 +20,7 @@ import {
   moveLeader,
   type ClusterMember,
 } from '../etcd-gateway.js';
+import { ClusterMemberError } from '../errors.js';
 import { anyMember } from './join.js';
 
 /**
@@ -134,8 +135,9 @@ export async function walkLive(options: LiveWalkOptions): Promise<LiveWalkStep[]
       await sleep(100);
     }
   }
-  throw new Error(
+  throw new ClusterMemberError(
     `the live walk did not finish within ${options.timeoutMs} ms (${taken.length} steps taken): ${lastError instanceof Error ? lastError.message : String(lastError)}`,
+    '',
     { cause: lastError },
   );
 }
@@ -157,7 +159,7 @@ export async function applyLiveStep(
     if (!found) throw new Error(`${name} is not a member of the cluster`);
     return found.id;
   };
-  // Any member but those about to leave answers a membership change.
+  // Whichever planned member answers takes a membership change (a follower forwards it to the leader).
   const endpoints = options.members.map((m) => m.clientUrl);
   switch (step.kind) {
     case 'own-both':
@@ -193,6 +195,7 @@ export async function applyLiveStep(
       return;
     }
     case 'remove':
+      // Not through the member that leaves: it stops once it applied its removal and may not answer.
       await anyMember(
         endpoints.filter((e) => e !== options.members.find((m) => m.name === step.member)?.clientUrl),
         (e) => memberRemove(e, step.id, timeout),
