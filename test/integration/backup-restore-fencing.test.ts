@@ -31,20 +31,26 @@ const intervals = {
 
 afterAll(cleanup);
 
+/** A sidecar serving as the owner the record in a new zone names, its store a new bucket. */
+async function servingSidecar(label: string) {
+  const [store, zone] = [await newBucket(label), await ownerZone()];
+  const technicalID = unique(`shoot--dev--${label}`);
+  await zone.records.set({ name: zone.recordName, value: ME });
+  const { sidecar, log } = await startSidecar({
+    technicalID,
+    store,
+    owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
+    ...intervals,
+    unknownGrace: 5_000,
+  });
+  await until('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
+  return { store, zone, technicalID, sidecar, log };
+}
+
 describe('backup-restore sidecar: owner watchdog', () => {
   it('on not-owner fences first: no write acknowledged after the fence, every acknowledged write in the final snapshot', async () => {
     // Prepare: a serving sidecar and a steady writer.
-    const [store, zone] = [await newBucket('fence'), await ownerZone()];
-    const technicalID = unique('shoot--dev--fence');
-    await zone.records.set({ name: zone.recordName, value: ME });
-    const { sidecar, log } = await startSidecar({
-      technicalID,
-      store,
-      owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
-      ...intervals,
-      unknownGrace: 5_000,
-    });
-    await until('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
+    const { store, zone, technicalID, sidecar, log } = await servingSidecar('fence');
     const writer = startWriter({ clientUrl: sidecar.clientUrl });
     await sleep(2_500);
 
@@ -90,17 +96,7 @@ describe('backup-restore sidecar: owner watchdog', () => {
   });
 
   it('under a live walk serves as a member of the walking cluster, and fences when the value names another', async () => {
-    const [store, zone] = [await newBucket('live'), await ownerZone()];
-    const technicalID = unique('shoot--dev--live');
-    await zone.records.set({ name: zone.recordName, value: ME });
-    const { sidecar } = await startSidecar({
-      technicalID,
-      store,
-      owner: { lookup: zone.lookupThrough(), recordName: zone.recordName, identity: ME },
-      ...intervals,
-      unknownGrace: 5_000,
-    });
-    await until('readiness 200', async () => (await readiness(sidecar.statusUrl)) === 200);
+    const { zone, sidecar } = await servingSidecar('live');
     const cluster = await clusterIdOf(sidecar.clientUrl);
     const live = `${ME}+${OTHER}@${cluster}`;
     await zone.records.set({ name: zone.recordName, value: live, expected: ME });
