@@ -61,6 +61,16 @@ async function supervisorFlags(flags: ReturnType<typeof etcdFlagsFrom>) {
   };
 }
 
+/** A single member joining a running cluster: its name, and how its first start joins (etcd ignores it once it holds data). */
+function joinOf(join: ServeFlags['join']) {
+  if (join === undefined) return {};
+  return {
+    name: join.name,
+    // etcd reads the token only when it bootstraps a cluster, which a joining member never does.
+    join: { state: 'existing' as const, token: 'live-join', initialCluster: join.members },
+  };
+}
+
 async function serve(flags: ServeFlags): Promise<void> {
   const ownerCheckInterval = flags.ownerCheckInterval ?? DEFAULT_OWNER_CHECK_INTERVAL_MS;
   const lookupConfig: OwnerLookupConfig =
@@ -88,7 +98,7 @@ async function serve(flags: ServeFlags): Promise<void> {
           peerPort: portOf(self.peerUrl),
           ...(flags.etcdLog ? { logFile: flags.etcdLog } : {}),
         }
-      : await supervisorFlags(flags),
+      : { ...(await supervisorFlags(flags)), ...joinOf(flags.join) },
     ...(cluster ? { cluster } : {}),
     store,
     rangedReader,

@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { describeLiveStep } from '../core/migration/live-walk.js';
 import { walkLive } from '../seed/backup-restore/cluster/live-walk.js';
 import { startLiveWalkLandscape } from '../harness/cluster/live-walk-landscape.js';
 import { longestGap, startClusterWriter } from '../harness/scenario/cluster-writer.js';
@@ -49,19 +50,12 @@ async function walkOnce(members: number, mb: number, run: number): Promise<Run> 
     await sleep(1_000);
     const start = epochNow();
     const timeline: { at: number; step: string }[] = [];
-    const steps = await walkLive({
+    const { taken: steps } = await walkLive({
       spec: l.spec,
       members: l.plan,
       host: l.host,
       timeoutMs: 600_000,
-      onStep: (step) =>
-        timeline.push({
-          at: epochNow(),
-          step:
-            step.kind === 'remove' || step.kind === 'promote' || step.kind === 'add-learner' || step.kind === 'start'
-              ? `${step.kind} ${step.member}`
-              : step.kind,
-        }),
+      onStep: (step) => timeline.push({ at: epochNow(), step: describeLiveStep(step) }),
     });
     const end = epochNow();
     await sleep(1_000);

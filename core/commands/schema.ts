@@ -298,6 +298,50 @@ export const handOverCommand = named(
   "A hand-over notice, fire-and-forget: the garden switched this shoot's API record away from this seed. Until `until`, this seed's load balancer passes new connections for `apiDomain` on to `target` untouched (TLS end to end; the target's load balancer admits them only while its control plane serves), so that a client whose resolver still answers the old address reaches the shoot where it serves now. A route of a control plane that serves here again takes precedence. Duplicates and late ones are harmless.",
 );
 
+const etcdUrl = z
+  .string()
+  .max(300)
+  .regex(/^http:\/\/[^/\s]+:\d{1,5}$/, 'must be http://<host>:<port>');
+const seedIdentity = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be a seed identity (a DNS label and a UUID)');
+/** One member of the shoot's etcd cluster as the walk plans it. */
+const walkMember = z.object({ name: z.string().min(1).max(128), peerUrl: etcdUrl, clientUrl: etcdUrl }).strict();
+/** What a walk is of, fixed when it begins: the cluster and the source's members then. */
+const liveWalkSpec = named(
+  z
+    .object({
+      cluster: z.string().regex(/^[0-9a-f]{1,20}$/, "must be etcd's cluster ID in lower-case hex"),
+      sourceMembers: z.array(walkMember).min(1).max(7),
+    })
+    .strict(),
+  'LiveWalkSpec',
+  "The shoot's etcd cluster a live walk moves (etcd's cluster ID, hex) and the members it had on the source when the walk began.",
+);
+
+export const liveWalkCommand = named(
+  z
+    .object({
+      ...envelope,
+      type: z.literal('live-walk'),
+      /** The source seed: its identity, and where the shoot's etcd serves there (its heartbeat's etcdClientUrl). */
+      source: z.object({ identity: seedIdentity, clientUrls: z.array(etcdUrl).min(1).max(7) }).strict(),
+      /** This seed's identity (the owner record's value once the walk completes). */
+      destination: z.object({ identity: seedIdentity }).strict(),
+      /** The owner record's value as the garden last wrote it (`<identity>` or `<origin>+<destination>@<cluster>`). */
+      owner: z.string().min(1).max(255),
+      /** Absent on the first round, which reads it from the source and answers it; every later round carries it. */
+      spec: liveWalkSpec.optional(),
+      /** This seed's backup bucket: its member's sidecar snapshots there. */
+      backup: z.object({ bucket: z.string().min(3).max(63) }).strict(),
+      secrets: shootSecrets.optional(),
+      apiDomain: apiDomain.optional(),
+    })
+    .strict(),
+  'LiveWalkCommand',
+  "One round of a live migration (docs/design.md section 5, \"The live path\"), sent to the destination: it walks the shoot's etcd cluster from the source to its own members under raft (add a learner, start it, promote it, move the leadership, remove a source member) as far as it can without the garden, and answers the garden's step that comes next (the owner record's changes, the source's retirement). Once the owner record names it alone, it starts the control plane's components on its member. Idempotent: each round observes the cluster afresh.",
+);
+
 export const seedCommandSchema = named(
   z.discriminatedUnion('type', [
     createControlPlaneCommand,
@@ -309,6 +353,7 @@ export const seedCommandSchema = named(
     restartCommand,
     checkOwnerCommand,
     handOverCommand,
+    liveWalkCommand,
   ]),
   'SeedCommand',
   'One message on a seed command queue.',
@@ -326,6 +371,7 @@ export const COMMAND_TYPES = [
   'restart',
   'check-owner',
   'hand-over',
+  'live-walk',
 ] as const satisfies readonly CommandType[];
 
 // ---- answers ----
@@ -439,6 +485,19 @@ export const commandResultSchemas = {
     'HandOverResult',
     'Logged by the agent, never sent (the command has no task token): whether its load balancer hands the name over (false: the runtime has no load balancer of its own).',
   ),
+  'live-walk': named(
+    z
+      .object({
+        spec: liveWalkSpec,
+        /** The garden's step the walk waits for: the owner record to the live value or to this seed, the source's retirement, or none. */
+        next: z.enum(['own-both', 'own-destination', 'retire-source', 'done']),
+        /** The steps this round took, in order (`add-learner d0`, `remove s0`, ...). */
+        taken: z.array(z.string().max(200)).max(64),
+      })
+      .strict(),
+    'LiveWalkResult',
+    'The walk as it stands after this round: what it is of, the steps taken, and the garden step it waits for.',
+  ),
 } as const satisfies Record<CommandType, z.ZodType>;
 
 export type CommandResult<T extends CommandType> = z.infer<(typeof commandResultSchemas)[T]>;
@@ -507,6 +566,16 @@ export const COMMAND_FAILURES = {
   RuntimeUnavailable: {
     retryable: true,
     meaning: 'the seed runtime failed transiently (process start, Kubernetes API)',
+  },
+  LiveWalkUnsupported: {
+    retryable: false,
+    meaning:
+      "this seed's runtime cannot take part in a live walk (a cluster of several members on either side, a runtime without a member of its own to join): the migration takes the snapshot path",
+  },
+  LiveWalkConflict: {
+    retryable: false,
+    meaning:
+      'the etcd cluster or the owner record is in a state no walk of this spec leads to (another cluster, another owner); details: what was observed',
   },
   Superseded: {
     retryable: false,

@@ -61,6 +61,21 @@ export type LiveWalkStep =
   | { readonly kind: 'retire-source' }
   | { readonly kind: 'done' };
 
+/** A step as logs and answers name it: `add-learner d0`, `move-leader d0`, `own-both`. */
+export function describeLiveStep(step: LiveWalkStep): string {
+  switch (step.kind) {
+    case 'add-learner':
+    case 'start':
+    case 'promote':
+    case 'remove':
+      return `${step.kind} ${step.member}`;
+    case 'move-leader':
+      return `${step.kind} ${step.to}`;
+    default:
+      return step.kind;
+  }
+}
+
 /** The owner record or the member list is in a state no walk of this spec leads to. */
 export class LiveWalkConflictError extends ConflictError<LiveWalkObservation> {
   constructor(message: string, observation: LiveWalkObservation) {

@@ -408,7 +408,8 @@ export class SeedAgent {
     });
     // What a restore started is reported before the garden hears it is done: the migration's next step
     // (the API record's switch) reads the seed's report, and would otherwise wait up to an interval for it.
-    if (answer.kind === 'success' && command.type === 'restore') await this.reportNow();
+    if (answer.kind === 'success' && (command.type === 'restore' || command.type === 'live-walk'))
+      await this.reportNow();
     const tokens = this.ledger.finish(command.commandId, answer);
     for (const token of new Set([...tokens, ...state.tokens])) await this.answer(token, answer);
   }

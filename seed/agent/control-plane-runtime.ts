@@ -25,6 +25,7 @@ import {
   restoreBucket,
 } from '../common/restore-ops.js';
 import { AgentCommandError, CatchUpError, messageOf, RestoreRefusedError } from './errors.js';
+import { liveWalkRound } from './live-walk-round.js';
 import { etcdMembers } from '../../core/ha/members.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec } from './hosting.js';
 import type { PlaneRecord, PlaneStore } from './plane-store.js';
@@ -46,6 +47,9 @@ import type { SeedRuntime } from './runtime.js';
  * the garden): a real one takes seconds cold, and several times that on a loaded two-core machine.
  */
 const API_SERVER_READY_TIMEOUT_MS = 120_000;
+
+/** A live walk's round without a command timeout: long enough for a learner to catch up and etcd's 5 s reconfiguration check. */
+const LIVE_WALK_ROUND_SECONDS = 120;
 
 export interface ControlPlaneRuntimeOptions {
   seed: string;
@@ -107,6 +111,7 @@ const RECORDED: ReadonlySet<CommandType> = new Set([
   'migrate',
   'delete-control-plane',
   'restore',
+  'live-walk',
 ]);
 
 /**
@@ -315,6 +320,8 @@ export class ControlPlaneRuntime implements SeedRuntime {
           handedOver: (await this.options.hosting.handOver?.({ apiDomain, target, until: new Date(until) })) ?? false,
         };
       }
+      case 'live-walk':
+        return this.liveWalk(command, signal);
       case 'restart': {
         const plane = this.existing(command);
         if (this.options.hosting.restartPod)
@@ -448,6 +455,46 @@ export class ControlPlaneRuntime implements SeedRuntime {
   }
 
   /**
+   * A round of a live walk on its destination (docs/design.md section 5, "The live path"): this seed's member
+   * joins the shoot's etcd cluster and the walk goes as far as the owner record lets it. The plane is
+   * `restoring` until the owner record names this seed alone: till then it is never reported active, and an
+   * agent restart starts nothing of it. Then its components start on the member, as after a restore.
+   */
+  private async liveWalk(command: CommandOf<'live-walk'>, signal?: AbortSignal): Promise<CommandResult<'live-walk'>> {
+    const id = command.shoot.technicalID;
+    const { hosting } = this.options;
+    const existing = this.planes.get(id);
+    if (hosting.liveMember === undefined || existing?.model.failureTolerance)
+      throw new AgentCommandError(
+        'LiveWalkUnsupported',
+        `seed ${this.options.seed} cannot join the etcd of ${id} in a live walk: ${hosting.liveMember ? 'a cluster of several members' : 'its runtime has no member of its own to join'}`,
+      );
+    const plane = existing ?? this.fresh(command.shoot, command.backup.bucket, false);
+    plane.backupBucket = command.backup.bucket;
+    plane.migrated = false;
+    if (command.apiDomain) plane.apiDomain = command.apiDomain;
+    if (existing === undefined) plane.restoring = true;
+    await this.persist(id);
+    await this.installSecrets(command);
+    const result = await liveWalkRound({
+      command,
+      self: await hosting.liveMember(id),
+      start: async (join) =>
+        void (await this.startEtcd({ shoot: command.shoot, bucket: plane.backupBucket, join }, plane)),
+      // The garden's task gives up after the command's timeout: the walk ends before, and the next round resumes it.
+      timeoutMs: Math.max(10_000, (command.timeoutSeconds ?? LIVE_WALK_ROUND_SECONDS) * 1_000 - 5_000),
+    });
+    if (plane.restoring && (result.next === 'retire-source' || result.next === 'done')) {
+      // The owner record names this seed alone: the member serves, and the plane is this seed's as after a restore.
+      reconcileModel(plane.model, { hibernated: false });
+      await this.converge(command.shoot, plane);
+      delete plane.restoring;
+      if (plane.model.replicas['kube-apiserver'] > 0) await this.apiServerReady(id, signal);
+    }
+    return result;
+  }
+
+  /**
    * A restore ahead (pre-copy, docs/design.md section 4): etcd restored from what the bucket holds now
    * and kept unserved until this migration's restore catches it up. It never serves, so it needs no
    * owner check and may run while the source still serves. The plane stays marked `restoring` until the
@@ -514,7 +561,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
    * cannot open them (KMS refuses or fails) answers ShootStateUnavailable, which the garden retries.
    */
   private async installSecrets(
-    command: CommandOf<'create-control-plane'> | CommandOf<'reconcile'> | CommandOf<'restore'>,
+    command: CommandOf<'create-control-plane' | 'reconcile' | 'restore' | 'live-walk'>,
   ): Promise<void> {
     if (!command.secrets || !this.options.openSecrets) return;
     let secrets: ShootSecrets;

@@ -59,6 +59,12 @@ export interface ControlPlaneHosting {
   pods?(technicalID: string): Promise<HostedPod[]>;
   /** The weeder's restart of a real pod: deleted (its controller makes a new one) only while it crash-loops. */
   restartPod?(technicalID: string, pod: string): Promise<boolean>;
+  /**
+   * The member this seed adds to the shoot's etcd cluster in a live walk (docs/design.md section 5): its
+   * name and addresses, planned once for the plane's life here. Absent where a hosting cannot join a
+   * running cluster.
+   */
+  liveMember?(technicalID: string): Promise<LiveMemberPlan>;
   /** Removes what is left on this machine (data dirs); the backups stay in the bucket. */
   remove(technicalID: string): Promise<void>;
   /** Stops every process of every control plane. */
@@ -86,6 +92,13 @@ export interface OwnerNoticeDelivery {
   notified: number;
 }
 
+export interface LiveMemberPlan {
+  name: string;
+  peerUrl: string;
+  /** Where the walk reaches it (its sidecar's own address: a learner serves no client of the shoot). */
+  clientUrl: string;
+}
+
 export interface EtcdSpec {
   shoot: SeedCommand['shoot'];
   /** The seed's backup bucket (snapshots go there; a restore reads the copies there). */
@@ -103,6 +116,12 @@ export interface EtcdSpec {
   members?: readonly EtcdMemberPlacement[];
   /** The shoot's failure tolerance (GEP-20), which `members` follows: where a hosting places them by it. */
   failureTolerance?: 'node' | 'zone';
+  /**
+   * A live walk's destination: the single member (`liveMember`) joins the shoot's running cluster, every
+   * member named (itself included), instead of starting a cluster of its own. Kept by the hosting for the
+   * member's restarts (etcd ignores it once the member holds data).
+   */
+  join?: { name: string; members: readonly { name: string; peerUrl: string }[] };
 }
 
 export interface EtcdStarted {

@@ -16,6 +16,7 @@ import type {
   EtcdStarted,
   EtcdView,
   KubeOptions,
+  LiveMemberPlan,
   OwnerNoticeDelivery,
 } from './hosting.js';
 import { kubeBinDir } from './kube/binaries.js';
@@ -132,12 +133,14 @@ export class LocalHosting implements ControlPlaneHosting {
     }
     await h.sidecar?.stop();
     const dir = join(this.options.workDir, id);
+    if (spec.join) writeFileSync(this.joinFile(id), JSON.stringify(spec.join));
+    const joining = spec.join ?? readJoin(this.joinFile(id));
     try {
       h.sidecar = await this.launch(
         id,
         sidecarArgs({
           defaults: this.options,
-          spec,
+          spec: joining ? { ...spec, join: joining } : spec,
           dataDir: join(dir, 'etcd'),
           etcdLog: join(dir, 'etcd.log'),
           ports: h.ports,
@@ -496,6 +499,20 @@ export class LocalHosting implements ControlPlaneHosting {
     );
   }
 
+  /**
+   * The single member's plan in a live walk: its own ports, and a name of this seed's (the source's member
+   * has another, and etcd tells members apart by name in its initial cluster).
+   */
+  async liveMember(technicalID: string): Promise<LiveMemberPlan> {
+    const h = await this.entry(technicalID);
+    const name = readJoin(this.joinFile(technicalID))?.name ?? `etcd-${this.options.identity}`;
+    return { name, peerUrl: `http://127.0.0.1:${h.ports.peer}`, clientUrl: `http://127.0.0.1:${h.ports.client}` };
+  }
+
+  private joinFile(technicalID: string): string {
+    return join(this.dataDir(technicalID), 'join.json');
+  }
+
   private portsFile(technicalID: string): string {
     return join(this.dataDir(technicalID), 'ports.json');
   }
@@ -511,6 +528,16 @@ function readPorts(file: string): Partial<Ports> {
   } catch {
     // None yet (or unreadable): new ports.
     return {};
+  }
+}
+
+/** How the plane's member joined a running cluster in a live walk, if it did. */
+function readJoin(file: string): EtcdSpec['join'] {
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as EtcdSpec['join'];
+    return typeof value?.name === 'string' && Array.isArray(value.members) ? value : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -111,6 +111,7 @@ export function sidecarArgs(input: {
             memberFenceTimeout: s.memberFenceTimeout,
           })
         : undefined,
+      join: m ? undefined : input.spec.join,
       restore: seed.restore && input.restoreFile ? { ...seed.restore, file: input.restoreFile } : seed.restore,
     }),
   );

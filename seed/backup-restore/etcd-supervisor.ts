@@ -40,6 +40,12 @@ export interface EtcdSupervisorOptions {
    * a start is done once its client port listens, not once it is healthy.
    */
   readonly cluster?: EtcdClusterLaunch;
+  /**
+   * A single member that joins a running cluster (a live walk's destination, docs/design.md section 5):
+   * how a start without member data joins it (`existing`, every member named). It keeps its gates, and
+   * once it holds data (or the cluster shrank to it) it is a single member like any other.
+   */
+  readonly join?: EtcdClusterLaunch;
   /** Default 50 ms / 250 ms for a single member (it elects itself quickly after each restart), etcd's 100 ms / 1 s for a cluster. */
   readonly heartbeatInterval?: number;
   readonly electionTimeout?: number;
@@ -418,7 +424,8 @@ export class EtcdSupervisor {
     const replayLimits = this.gate ? opts.replayLimits === true : address === 'private';
     const process = await EtcdProcess.start(this.launch(address, replayLimits), {
       timeoutMs: this.options.startTimeoutMs ?? 30_000,
-      readiness: this.cluster === undefined ? 'healthy' : 'listening',
+      // A member joining a cluster is healthy only once it caught up, which is the walk's to wait for.
+      readiness: this.launchCluster() === undefined ? 'healthy' : 'listening',
     });
     this.current = { process, address, replayLimits };
     this.options.onEvent?.({ type: 'started', address, ms: Math.round(performance.now() - started) });
@@ -468,6 +475,11 @@ export class EtcdSupervisor {
     }, delay);
   }
 
+  private launchCluster(): EtcdClusterLaunch | undefined {
+    if (this.cluster !== undefined) return this.cluster;
+    return this.options.join !== undefined && !this.hasMemberData() ? this.options.join : undefined;
+  }
+
   private launch(address: EtcdAddress, replayLimits: boolean): EtcdLaunch {
     const o = this.options;
     return {
@@ -480,7 +492,7 @@ export class EtcdSupervisor {
       electionTimeout: o.electionTimeout ?? (this.cluster === undefined ? 250 : 1_000),
       replayLimits,
       extraArgs: o.extraArgs ?? [],
-      ...(this.cluster === undefined ? {} : { cluster: this.cluster }),
+      ...(this.launchCluster() === undefined ? {} : { cluster: this.launchCluster() }),
       ...(o.quotaBackendBytes === undefined ? {} : { quotaBackendBytes: o.quotaBackendBytes }),
       ...(o.logFile === undefined ? {} : { logFile: o.logFile }),
     };

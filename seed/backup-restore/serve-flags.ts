@@ -49,6 +49,11 @@ export interface ServeFlags {
     handoverDelay?: number;
     memberFenceTimeout?: number;
   };
+  /**
+   * A single member that joins a running cluster (a live walk's destination): its member name and every
+   * member of the cluster (`name=peerURL`, this one included) for its first start; kept for its restarts.
+   */
+  join?: { name: string; members: readonly { name: string; peerUrl: string }[] };
   ownerCheckInterval?: number;
   unknownGrace?: number;
   checkTimeout?: number;
@@ -110,6 +115,9 @@ export function serveArgv(f: ServeFlags): string[] {
           ...duration('--handover-delay', c.handoverDelay),
           ...duration('--member-fence-timeout', c.memberFenceTimeout),
         ]
+      : []),
+    ...(f.join
+      ? ['--join-name', f.join.name, ...f.join.members.flatMap((m) => ['--join-member', `${m.name}=${m.peerUrl}`])]
       : []),
     ...duration('--owner-check-interval', f.ownerCheckInterval),
     ...duration('--unknown-grace', f.unknownGrace),
@@ -233,6 +241,14 @@ export function serveOptions(cmd: Command): Command {
       ).choices(['new', 'existing']),
     )
     .option(
+      '--join-name <name>',
+      'without --member: the single member joins a running cluster under this name (a live migration); with --join-member',
+    )
+    .option(
+      '--join-member <name=url...>',
+      "with --join-name: each member of the cluster it joins as name=peer-url, this one included (etcd's --initial-cluster)",
+    )
+    .option(
       '--leader-check-interval <duration>',
       "with --member: how often the member's role and the fence marker are read (default 1s)",
     )
@@ -290,6 +306,8 @@ export interface ServeOptionValues extends StoreOptionValues, EtcdOptionValues {
   statusHost?: string;
   member?: string[];
   memberName?: string;
+  joinName?: string;
+  joinMember?: string[];
   clusterToken?: string;
   clusterState?: 'new' | 'existing';
   leaderCheckInterval?: string;
@@ -328,6 +346,7 @@ export function serveFlagsFrom(o: ServeOptionValues): ServeFlags {
     statusHost: o.statusHost,
     statusPort: portFlag(o.statusPort, '--status-port'),
     cluster: clusterFrom(o),
+    join: joinFrom(o),
     ownerCheckInterval: ms(o.ownerCheckInterval, '--owner-check-interval'),
     unknownGrace: ms(o.unknownGrace, '--unknown-grace'),
     checkTimeout: ms(o.checkTimeout, '--check-timeout'),
@@ -367,6 +386,22 @@ function clusterFrom(o: ServeOptionValues): ServeFlags['cluster'] {
     handoverDelay: ms(o.handoverDelay, '--handover-delay'),
     memberFenceTimeout: ms(o.memberFenceTimeout, '--member-fence-timeout'),
   });
+}
+
+function joinFrom(o: ServeOptionValues): ServeFlags['join'] {
+  if (o.joinName === undefined && o.joinMember === undefined) return undefined;
+  if (o.member !== undefined)
+    throw new SidecarConfigError('--join-name is for a single member, not with --member', 'join-name');
+  const members = (o.joinMember ?? []).map((text) => {
+    const at = text.indexOf('=');
+    const peerUrl = text.slice(at + 1);
+    if (at <= 0 || !/^http:\/\/[^/]+:\d+$/.test(peerUrl))
+      throw new SidecarConfigError(`--join-member "${text}" is not name=http://host:port`, 'join-member');
+    return { name: text.slice(0, at), peerUrl };
+  });
+  if (!o.joinName || !members.some((m) => m.name === o.joinName))
+    throw new SidecarConfigError('--join-name must name one of the --join-member entries', 'join-name');
+  return { name: o.joinName, members };
 }
 
 function ms(v: string | undefined, flag: string): number | undefined {

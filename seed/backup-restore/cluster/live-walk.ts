@@ -108,8 +108,8 @@ async function walkMember(
   };
 }
 
-/** Walks the cluster until `nextLiveStep` says done (or `stopBefore`); the steps taken, in order. */
-export async function walkLive(options: LiveWalkOptions): Promise<LiveWalkStep[]> {
+/** Walks the cluster until `nextLiveStep` says done (or `stopBefore`): the steps taken, in order, and the next one. */
+export async function walkLive(options: LiveWalkOptions): Promise<{ taken: LiveWalkStep[]; next: LiveWalkStep }> {
   validateLiveWalkSpec(options.spec);
   const deadline = performance.now() + options.timeoutMs;
   const taken: LiveWalkStep[] = [];
@@ -124,7 +124,7 @@ export async function walkLive(options: LiveWalkOptions): Promise<LiveWalkStep[]
       continue;
     }
     const step = nextLiveStep(options.spec, observed);
-    if (step.kind === 'done' || options.stopBefore?.includes(step.kind)) return taken;
+    if (step.kind === 'done' || options.stopBefore?.includes(step.kind)) return { taken, next: step };
     try {
       await applyLiveStep(step, observed, options);
       options.onStep?.(step, observed);

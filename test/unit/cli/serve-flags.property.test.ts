@@ -42,49 +42,59 @@ const cluster = fc
     { requiredKeys: ['members', 'token', 'state'], noNullPrototype: true },
   )
   .chain((c) => fc.constantFrom(...c.members).map((m) => ({ ...c, self: m.name })));
-const flags: fc.Arbitrary<ServeFlags> = fc.record(
-  {
-    technicalID: word,
-    prefix: word,
-    ownerRecord: word,
-    identity: word,
-    bucket: word,
-    region: word,
-    s3Endpoint: url,
-    owner: fc.oneof(
-      fc.record(
-        { mode: fc.constant('api' as const), hostedZoneId: word, route53Endpoint: url },
-        { requiredKeys: ['mode', 'hostedZoneId'], noNullPrototype: true },
+const join = fc
+  .array(fc.record({ name: fc.stringMatching(/^etcd-[a-z0-9]{1,8}$/), peerUrl: url }, { noNullPrototype: true }), {
+    minLength: 1,
+    maxLength: 4,
+  })
+  .chain((members) => fc.constantFrom(...members).map((m) => ({ name: m.name, members })));
+const flags: fc.Arbitrary<ServeFlags> = fc
+  .record(
+    {
+      technicalID: word,
+      prefix: word,
+      ownerRecord: word,
+      identity: word,
+      bucket: word,
+      region: word,
+      s3Endpoint: url,
+      owner: fc.oneof(
+        fc.record(
+          { mode: fc.constant('api' as const), hostedZoneId: word, route53Endpoint: url },
+          { requiredKeys: ['mode', 'hostedZoneId'], noNullPrototype: true },
+        ),
+        fc.record(
+          { mode: fc.constant('dns' as const), servers: fc.array(word, { minLength: 1, maxLength: 3 }) },
+          { requiredKeys: ['mode'], noNullPrototype: true },
+        ),
       ),
-      fc.record(
-        { mode: fc.constant('dns' as const), servers: fc.array(word, { minLength: 1, maxLength: 3 }) },
-        { requiredKeys: ['mode'], noNullPrototype: true },
+      dataDir: path,
+      etcdLog: path,
+      host: word,
+      clientPort: port,
+      peerPort: port,
+      privatePort: port,
+      apiServerPort: port,
+      statusHost: word,
+      statusPort: port,
+      cluster,
+      join,
+      ownerCheckInterval: ms,
+      unknownGrace: ms,
+      checkTimeout: ms,
+      fullSnapshotInterval: ms,
+      deltaSnapshotInterval: ms,
+      backupLagLimit: ms,
+      compression: fc.constantFrom('gzip' as const, 'none' as const),
+      restore: fc.record(
+        { ahead: yes, expectedLastRevision: fc.nat(), file: path, acceptDigestMismatch: yes },
+        { requiredKeys: [], noNullPrototype: true },
       ),
-    ),
-    dataDir: path,
-    etcdLog: path,
-    host: word,
-    clientPort: port,
-    peerPort: port,
-    privatePort: port,
-    apiServerPort: port,
-    statusHost: word,
-    statusPort: port,
-    cluster,
-    ownerCheckInterval: ms,
-    unknownGrace: ms,
-    checkTimeout: ms,
-    fullSnapshotInterval: ms,
-    deltaSnapshotInterval: ms,
-    backupLagLimit: ms,
-    compression: fc.constantFrom('gzip' as const, 'none' as const),
-    restore: fc.record(
-      { ahead: yes, expectedLastRevision: fc.nat(), file: path, acceptDigestMismatch: yes },
-      { requiredKeys: [], noNullPrototype: true },
-    ),
-  },
-  { requiredKeys: ['technicalID', 'ownerRecord', 'identity', 'bucket', 'owner', 'dataDir'], noNullPrototype: true },
-);
+    },
+    { requiredKeys: ['technicalID', 'ownerRecord', 'identity', 'bucket', 'owner', 'dataDir'], noNullPrototype: true },
+    // A member of a cluster knows its cluster from --member; only a single member joins one.
+  )
+  .map(({ join: joining, ...f }) => (f.cluster || !joining ? f : { ...f, join: joining }));
 
 describe('the sidecar flags: one builder, one parser', () => {
   it('reads back every command line it builds as the values it was built from', async () => {

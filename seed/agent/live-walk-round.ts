@@ -1,0 +1,128 @@
+import type { CommandOf, CommandResult } from '../../core/commands/index.js';
+import { ValidationError } from '../../core/errors.js';
+import {
+  describeLiveStep,
+  LiveWalkConflictError,
+  type LiveWalkSpec,
+  type LiveWalkStep,
+} from '../../core/migration/live-walk.js';
+import { parseOwnerValue } from '../../core/ownership/owner-value.js';
+import { anyMember } from '../backup-restore/cluster/join.js';
+import { walkLive, type LiveWalkHost, type WalkMemberPlan } from '../backup-restore/cluster/live-walk.js';
+import { clusterIdHex, memberList } from '../backup-restore/etcd-gateway.js';
+import { AgentCommandError, messageOf } from './errors.js';
+import type { EtcdSpec, LiveMemberPlan } from './hosting.js';
+
+/** The steps that are the garden's: a round walks up to the first of them and answers it. */
+const GARDEN_STEPS = [
+  'own-both',
+  'own-destination',
+  'retire-source',
+] as const satisfies readonly LiveWalkStep['kind'][];
+
+export interface LiveWalkRoundInput {
+  command: CommandOf<'live-walk'>;
+  /** This seed's member, as its hosting plans it. */
+  self: LiveMemberPlan;
+  /** Starts this seed's member, joining the running cluster (chosen again until etcd lists its name). */
+  start: (join: NonNullable<EtcdSpec['join']>) => Promise<void>;
+  timeoutMs: number;
+}
+
+/**
+ * One round of a live walk on the destination (docs/design.md section 5, "The live path"): the first
+ * round reads what the walk is of from the source's etcd (its cluster ID and members) and answers it; each
+ * round walks as far as the owner record lets it, through etcd's API and this seed's own member, and
+ * answers the garden's step that comes next. The owner record is the garden's to write, so the round
+ * takes the value the garden says it wrote; the sidecars read the record itself and fence by it.
+ */
+export async function liveWalkRound(input: LiveWalkRoundInput): Promise<CommandResult<'live-walk'>> {
+  const { command, self } = input;
+  const owner = parseOwnerValue(command.owner);
+  if (owner === undefined)
+    throw new AgentCommandError('InvalidCommand', `owner ${JSON.stringify(command.owner)} is no owner record value`);
+  const spec = command.spec ?? (await survey(command.source.clientUrls, self));
+  const members: WalkMemberPlan[] = [
+    ...spec.sourceMembers.map((m) => ({ ...m, side: 'source' as const })),
+    { ...self, side: 'destination' },
+  ];
+  const walk: LiveWalkSpec = {
+    source: { identity: command.source.identity, members: spec.sourceMembers.map((m) => m.name) },
+    destination: { identity: command.destination.identity, members: [self.name] },
+    cluster: spec.cluster,
+  };
+  const gardens = (step: string) => async () => {
+    throw new Error(`${step} is the garden's step, never an agent's`);
+  };
+  const host: LiveWalkHost = {
+    start: (member, initialCluster) => input.start({ name: member.name, members: initialCluster }),
+    readOwner: async () => owner,
+    writeOwner: gardens('an owner record change'),
+    sourceRetired: async () => false,
+    retireSource: gardens('retiring the source'),
+    force: gardens('forcing a member'),
+  };
+  const taken: string[] = [];
+  try {
+    const { next } = await walkLive({
+      spec: walk,
+      members,
+      host,
+      timeoutMs: input.timeoutMs,
+      stopBefore: GARDEN_STEPS,
+      // `start` is chosen again until etcd lists the member's name, which it publishes once it caught up: one step.
+      onStep: (step) => {
+        const described = describeLiveStep(step);
+        if (taken.at(-1) !== described) taken.push(described);
+      },
+    });
+    return { spec, next: next.kind === 'done' ? 'done' : (next.kind as (typeof GARDEN_STEPS)[number]), taken };
+  } catch (cause) {
+    if (cause instanceof LiveWalkConflictError)
+      throw new AgentCommandError('LiveWalkConflict', cause.message, { observed: cause.current, taken }, { cause });
+    if (cause instanceof ValidationError)
+      throw new AgentCommandError('InvalidCommand', cause.message, undefined, { cause });
+    throw new AgentCommandError(
+      'RuntimeUnavailable',
+      `the live walk of ${command.shoot.technicalID} did not reach the garden's next step: ${messageOf(cause)}`,
+      { taken },
+      { cause },
+    );
+  }
+}
+
+/** What the walk is of, read from the source's etcd: its cluster ID and every member but this seed's. */
+async function survey(
+  clientUrls: readonly string[],
+  self: LiveMemberPlan,
+): Promise<NonNullable<CommandOf<'live-walk'>['spec']>> {
+  let listed: Awaited<ReturnType<typeof memberList>>;
+  try {
+    ({ value: listed } = await anyMember(clientUrls, (e) => memberList(e, 2_000)));
+  } catch (cause) {
+    throw new AgentCommandError(
+      'RuntimeUnavailable',
+      `the source's etcd does not answer at ${clientUrls.join(', ')}: ${messageOf(cause)}`,
+      undefined,
+      { cause },
+    );
+  }
+  const sourceMembers = listed.members
+    .filter((m) => !m.peerUrls.includes(self.peerUrl))
+    .map((m) => {
+      const peerUrl = m.peerUrls[0];
+      const clientUrl = m.clientUrls[0];
+      // A member added but never started has no client address: no walk can begin from such a cluster.
+      if (m.name === '' || peerUrl === undefined || clientUrl === undefined)
+        throw new AgentCommandError('LiveWalkConflict', `member ${m.id} of the source's etcd has not started`, {
+          member: m.id,
+        });
+      return { name: m.name, peerUrl, clientUrl };
+    });
+  if (sourceMembers.length !== 1)
+    throw new AgentCommandError(
+      'LiveWalkUnsupported',
+      `the source's etcd has ${sourceMembers.length} members; a live walk is of a single member for now`,
+    );
+  return { cluster: clusterIdHex(listed.clusterId), sourceMembers };
+}

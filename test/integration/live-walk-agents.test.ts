@@ -1,0 +1,241 @@
+import { Route53Client } from '@aws-sdk/client-route-53';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { Etcd3 } from 'etcd3';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Route53OwnerLookup } from '../../adapters/route53/owner-lookup.js';
+import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
+import { S3BlobStore } from '../../adapters/s3/blob-store.js';
+import { s3Api } from '../../adapters/s3/s3-api.js';
+import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
+import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../core/commands/index.js';
+import { lookUpOwner, ownerRecordName } from '../../core/ownership/index.js';
+import { formatOwnerValue } from '../../core/ownership/owner-value.js';
+import { FAKE_KUBE_BIN_DIR } from '../../harness/kube/binaries.js';
+import {
+  checkHistory,
+  HistoryRecorder,
+  longestGap,
+  recordFinalReads,
+  startClusterWriter,
+} from '../../harness/scenario/index.js';
+import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
+import { emulatorCredentialsEnv } from '../../local/aws-env.js';
+import { ControlPlaneRuntime } from '../../seed/agent/control-plane-runtime.js';
+import { LocalHosting } from '../../seed/agent/local-hosting.js';
+import { clusterIdHex, leaseTimeToLive, memberList } from '../../seed/backup-restore/etcd-gateway.js';
+import { contractSecrets } from '../contract/seed-runtime.contract.js';
+import { testGarden } from '../harness/garden.js';
+import { cleanup, dump, tempDir, unique, until } from './backup-restore-support.js';
+
+/**
+ * The live path run by the agents' runtimes as the migration will run it (docs/design.md section 5, "The
+ * live path"): a single-member shoot created on one local seed, real sidecars reading the owner record
+ * from the emulator's Route 53, and the destination's runtime walking the cluster to its own member in
+ * `live-walk` rounds while the test writes the owner record between them as the garden does. A writer
+ * that knows both seeds' addresses writes throughout.
+ */
+
+const runtimes: ControlPlaneRuntime[] = [];
+afterAll(async () => {
+  // The processes first: the temporary directories they write to go with `cleanup`.
+  await Promise.all(runtimes.map((r) => r.stop()));
+  await cleanup();
+});
+
+const { deployment, aws } = testGarden();
+const internalDomain = deployment.outputs.InternalDomain;
+const route53 = new Route53Client(aws);
+const owners = new Route53OwnerRecords({ hostedZoneId: deployment.outputs.HostedZoneId, api: route53Api(route53) });
+const s3 = new S3Client({ ...aws, forcePathStyle: true });
+
+interface TestSeed {
+  name: string;
+  identity: string;
+  bucket: string;
+  runtime: ControlPlaneRuntime;
+  hosting: LocalHosting;
+  workDir: string;
+  seal: (shoot: SeedCommand['shoot']) => ReturnType<ReturnType<typeof contractSecrets>['seal']>;
+}
+
+async function seed(label: string): Promise<TestSeed> {
+  const name = unique(`lw${label}`);
+  const identity = `${name}-${Date.now().toString(36)}`;
+  const bucket = `gl-backup-${name}`;
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  const workDir = tempDir(`live-agents-${label}`);
+  const hosting = new LocalHosting({
+    identity,
+    workDir,
+    aws: { endpoint: deployment.awsEndpoint, region: deployment.region },
+    owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
+    sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
+    env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
+    kubeBinDir: FAKE_KUBE_BIN_DIR,
+  });
+  const secrets = contractSecrets(name);
+  const lookup = new Route53OwnerLookup(owners);
+  const api = s3Api(s3);
+  const runtime = new ControlPlaneRuntime({
+    seed: name,
+    hosting,
+    blobStore: (b) => new S3BlobStore({ bucket: b, api }),
+    snapshotStore: (b) => new S3SnapshotStore({ bucket: b, api }),
+    openSecrets: secrets.openSecrets,
+    ownerCheck: async (shoot) => (await lookUpOwner(lookup, { name: recordOf(shoot), identity })).result,
+  });
+  runtimes.push(runtime);
+  return { name, identity, bucket, runtime, hosting, workDir, seal: secrets.seal };
+}
+
+const recordOf = (shoot: { name: string; project: string }) =>
+  ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain });
+
+let serial = 0;
+function command<T extends SeedCommand['type']>(
+  to: TestSeed,
+  shoot: SeedCommand['shoot'],
+  type: T,
+  fields: Record<string, unknown>,
+): CommandOf<T> {
+  serial += 1;
+  return {
+    apiVersion: COMMAND_API_VERSION,
+    commandId: `live-agents/${serial}`,
+    shoot,
+    seed: to.name,
+    issuedAt: new Date().toISOString(),
+    type,
+    ...fields,
+  } as unknown as CommandOf<T>;
+}
+
+function logs(s: TestSeed): string {
+  return readdirSync(s.workDir)
+    .flatMap((id) =>
+      readdirSync(join(s.workDir, id))
+        .filter((f) => f.endsWith('.log'))
+        .map(
+          (f) =>
+            `--- ${s.name}/${id}/${f} ---\n${readFileSync(join(s.workDir, id, f), 'utf8')
+              .split('\n')
+              .slice(-20)
+              .join('\n')}`,
+        ),
+    )
+    .join('\n');
+}
+
+describe("a live walk between two local seeds, in the agents' rounds", () => {
+  it('moves a single-member shoot under writes, keeping every write, revision and lease', async () => {
+    const [a, b] = await Promise.all([seed('a'), seed('b')]);
+    const shoot = { project: 'lwalk', name: unique('w'), technicalID: '' };
+    shoot.technicalID = `shoot--${shoot.project}--${shoot.name}`;
+    const apiDomain = `api.${shoot.name}.${shoot.project}.live.gardenless.test`;
+    await owners.set({ name: recordOf(shoot), value: a.identity });
+    await a.runtime.execute(
+      command(a, shoot, 'create-control-plane', {
+        controlPlane: { hibernated: false, backup: { bucket: a.bucket } },
+        secrets: await a.seal(shoot),
+        apiDomain,
+      }),
+    );
+    const sourceUrl = await until(
+      'the source serves etcd',
+      async () => (await a.runtime.controlPlanes()).find((p) => p.technicalID === shoot.technicalID)?.etcdClientUrl,
+      { timeoutMs: 30_000, intervalMs: 200, explain: () => logs(a) },
+    );
+    const destinationUrl = (await b.hosting.liveMember(shoot.technicalID)).clientUrl;
+
+    const client = new Etcd3({ hosts: sourceUrl });
+    const lease = client.lease(600, { autoKeepAlive: false });
+    const leaseId = await lease.grant();
+    await lease.put('leased/live').value('kept');
+    client.close();
+    const history = new HistoryRecorder();
+    const writer = startClusterWriter({
+      endpoints: () => [sourceUrl, destinationUrl],
+      prefix: 'w/live-agents',
+      writesPerSecond: 50,
+      history,
+      memberName: (i) => (i === 0 ? 'source' : 'destination'),
+    });
+    await new Promise((r) => setTimeout(r, 1_000));
+
+    const round = async (owner: string, spec?: unknown) =>
+      b.runtime.execute(
+        command(b, shoot, 'live-walk', {
+          migrationId: 'live-agents',
+          timeoutSeconds: 120,
+          source: { identity: a.identity, clientUrls: [sourceUrl] },
+          destination: { identity: b.identity },
+          owner,
+          ...(spec ? { spec } : {}),
+          backup: { bucket: b.bucket },
+          secrets: await b.seal(shoot),
+          apiDomain,
+        }),
+      );
+    const walkStart = performance.timeOrigin + performance.now();
+    // The first round reads what the walk is of; nothing moves while the record names the source alone.
+    const survey = await round(a.identity);
+    expect(survey.next).toBe('own-both');
+    expect(survey.taken).toEqual([]);
+    expect(survey.spec.sourceMembers).toHaveLength(1);
+
+    const live = formatOwnerValue({
+      kind: 'live',
+      origin: a.identity,
+      destination: b.identity,
+      cluster: survey.spec.cluster,
+    });
+    await owners.set({ name: recordOf(shoot), value: live });
+    const walked = await round(live, survey.spec).catch((e: unknown) => {
+      throw new Error(`${String(e)}\n${logs(a)}\n${logs(b)}`);
+    });
+    expect(walked.next).toBe('own-destination');
+    const member = (await b.hosting.liveMember(shoot.technicalID)).name;
+    const source = survey.spec.sourceMembers[0]!.name;
+    expect(walked.taken).toEqual([
+      `add-learner ${member}`,
+      `start ${member}`,
+      `promote ${member}`,
+      `move-leader ${member}`,
+      `remove ${source}`,
+    ]);
+    // Until the record names it alone, the destination's plane is not reported active.
+    expect((await b.runtime.controlPlanes()).find((p) => p.technicalID === shoot.technicalID)?.active).toBe(false);
+
+    await owners.set({ name: recordOf(shoot), value: b.identity });
+    const finished = await round(b.identity, survey.spec);
+    expect(finished).toMatchObject({ next: 'retire-source', taken: [] });
+    const walkEnd = performance.timeOrigin + performance.now();
+    const reported = (await b.runtime.controlPlanes()).find((p) => p.technicalID === shoot.technicalID);
+    expect(reported?.active, JSON.stringify(reported)).toBe(true);
+    expect(reported?.internalProbe).toBe('Success');
+    // The source's leftovers go as after any migration; its backups stay.
+    await expect(
+      a.runtime.execute(command(a, shoot, 'delete-control-plane', { keepBackups: true, keepExternalResources: true })),
+    ).resolves.toMatchObject({ deleted: true });
+
+    await new Promise((r) => setTimeout(r, 1_000));
+    const record = await writer.stop();
+    const gap = longestGap(record.acknowledged, walkStart, walkEnd);
+    console.log(
+      `live walk by the agents: ${Math.round(walkEnd - walkStart)} ms, longest write gap ${Math.round(gap.ms)} ms, ${record.acknowledged.length} writes acknowledged, ${record.failed} not`,
+    );
+    // One cluster: the destination's member is the source's cluster, not a copy of it.
+    expect(clusterIdHex((await memberList(destinationUrl)).clusterId)).toBe(survey.spec.cluster);
+    const content = await dump(destinationUrl);
+    const missing = record.acknowledged.filter((w) => content.get(w.key)?.modRevision !== w.revision);
+    expect(missing.slice(0, 5), `${missing.length} acknowledged writes missing or at another revision`).toEqual([]);
+    expect(record.acknowledged.length).toBeGreaterThan(100);
+    await recordFinalReads({ history, seed: 'destination', endpoint: destinationUrl });
+    const verdict = await checkHistory('live-agents', history);
+    expect(verdict.result, JSON.stringify(verdict)).toBe('linearizable');
+    const kept = await leaseTimeToLive(destinationUrl, leaseId, { keys: true });
+    expect(kept?.keys.map((k) => Buffer.from(k, 'base64').toString())).toEqual(['leased/live']);
+  }, 240_000);
+});
