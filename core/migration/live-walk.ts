@@ -29,6 +29,8 @@ export interface WalkMember {
   readonly started: boolean;
   /** The member's raft position as its status reports it (term, then index), when it answers. */
   readonly raft?: { readonly term: number; readonly index: number };
+  /** Where etcd says the member serves (its advertised client URL), once it started. */
+  readonly clientUrl?: string;
 }
 
 export interface LiveWalkObservation {

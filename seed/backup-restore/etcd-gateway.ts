@@ -142,6 +142,11 @@ export async function memberList(
   return { clusterId: res.header?.cluster_id ?? '0', members: (res.members ?? []).map(member) };
 }
 
+/** etcd refused the call because the member is a learner (etcd's ErrGRPCNotSupportedForLearner): it serves almost nothing until promoted. */
+export function refusedAsLearner(error: unknown): boolean {
+  return error instanceof EtcdGatewayError && error.message.includes('rpc not supported for learner');
+}
+
 /** Adds a member (a learner by default: it does not count for the quorum until it is promoted). */
 export async function memberAdd(
   endpoint: string,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EtcdNotRunningError } from './errors.js';
-import { clearAlarms, clusterIdOf, raiseAlarm } from './etcd-gateway.js';
+import { clearAlarms, clusterIdOf, raiseAlarm, refusedAsLearner } from './etcd-gateway.js';
 import { etcdHealthy, EtcdProcess, type EtcdClusterLaunch, type EtcdLaunch } from './etcd-process.js';
 import { PublicGate, type GateState } from './public-gate.js';
 import { ReplayTarget } from './replay.js';
@@ -400,8 +400,14 @@ export class EtcdSupervisor {
     }
     if (this.current?.replayLimits) await this.stopCurrent();
     if (this.current === undefined) await this.startOn('private');
-    // A single member serves only without the fence's alarm (left by `fenceQuickly` in its database).
-    await clearAlarms(this.clientUrl('private'), ['CORRUPT'], this.options.alarmTimeoutMs ?? 1_000);
+    // A single member serves only without the fence's alarm (left by `fenceQuickly` in its database). A member
+    // that joins a cluster as a learner can neither read nor clear alarms, and serves nothing until promoted:
+    // the alarms are its voters' (a live walk's source serves, so it raised none).
+    await clearAlarms(this.clientUrl('private'), ['CORRUPT'], this.options.alarmTimeoutMs ?? 1_000).catch(
+      (error: unknown) => {
+        if (!refusedAsLearner(error)) throw error;
+      },
+    );
     await gate.open();
     await this.apiServerGate?.open();
   }

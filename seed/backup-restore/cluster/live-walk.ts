@@ -91,14 +91,15 @@ async function walkMember(
   timeout: number,
 ): Promise<{ member: WalkMember; leader?: string }> {
   const planned = plan.find((p) => m.peerUrls.includes(p.peerUrl));
+  const clientUrl = m.clientUrls[0] ?? planned?.clientUrl;
   const base = {
     id: m.id,
     name: planned?.name ?? m.name,
     side: planned?.side ?? ('stranger' as const),
     learner: m.isLearner,
     started: m.name !== '',
+    ...(m.clientUrls[0] === undefined ? {} : { clientUrl: m.clientUrls[0] }),
   };
-  const clientUrl = m.clientUrls[0] ?? planned?.clientUrl;
   if (!base.started || clientUrl === undefined) return { member: base };
   const status = await memberStatus(clientUrl, timeout).catch(() => undefined);
   if (status === undefined) return { member: base };
@@ -159,8 +160,15 @@ export async function applyLiveStep(
     if (!found) throw new Error(`${name} is not a member of the cluster`);
     return found.id;
   };
-  // Whichever planned member answers takes a membership change (a follower forwards it to the leader).
-  const endpoints = options.members.map((m) => m.clientUrl);
+  // Whichever member answers takes a membership change (a follower forwards it to the leader): first where
+  // etcd says each serves (a sidecar's own address, open while its public one may still be fenced), then
+  // where the plan says.
+  const urlsOf = (name?: string) => {
+    const observedUrls = observed.members.filter((m) => name === undefined || m.name === name).map((m) => m.clientUrl);
+    const planned = options.members.filter((m) => name === undefined || m.name === name).map((m) => m.clientUrl);
+    return [...new Set([...observedUrls, ...planned].filter((u): u is string => u !== undefined))];
+  };
+  const endpoints = urlsOf();
   switch (step.kind) {
     case 'own-both':
       return host.writeOwner(observed.owner, {
@@ -189,15 +197,15 @@ export async function applyLiveStep(
       return;
     case 'move-leader': {
       const leader = observed.members.find((m) => m.id === observed.leader);
-      const leaderUrl = leader && options.members.find((p) => p.name === leader.name)?.clientUrl;
-      if (!leaderUrl) throw new Error('no leader to move leadership from');
-      await moveLeader(leaderUrl, idOf(step.to), timeout);
+      const leaderUrls = leader ? urlsOf(leader.name) : [];
+      if (leaderUrls.length === 0) throw new Error('no leader to move leadership from');
+      await anyMember(leaderUrls, (e) => moveLeader(e, idOf(step.to), timeout));
       return;
     }
     case 'remove':
       // Not through the member that leaves: it stops once it applied its removal and may not answer.
       await anyMember(
-        endpoints.filter((e) => e !== options.members.find((m) => m.name === step.member)?.clientUrl),
+        endpoints.filter((e) => !urlsOf(step.member).includes(e)),
         (e) => memberRemove(e, step.id, timeout),
       );
       return;
