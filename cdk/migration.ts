@@ -25,6 +25,10 @@ const COMMAND_STATES = [
   'DeleteSourceControlPlane',
   'RestoreEtcd',
   'RestoreExtensions',
+  'SurveyLive',
+  'WalkLive',
+  'FinishLive',
+  'RetireSource',
 ] as const;
 
 export interface MigrationProps {

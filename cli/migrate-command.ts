@@ -39,11 +39,10 @@ export function registerMigrateCommands(shoot: Command, connect: () => Promise<A
     .description("move a shoot's control plane to another seed (<project>/<name>); calling it after an Error resumes")
     .option('--to <seed>', 'destination seed (default: chosen by the scheduler)')
     .addOption(
-      new Option('--mode <mode>', 'auto (good path if the source seed heartbeats, else bad), good or bad').choices([
-        'auto',
-        'good',
-        'bad',
-      ]),
+      new Option(
+        '--mode <mode>',
+        'auto (good path if the source seed heartbeats, else bad), good, bad, or live (etcd walks to the destination under raft; a single-member, running shoot)',
+      ).choices(['auto', 'good', 'bad', 'live']),
     )
     .option(
       '--accept-etcd-digest-mismatch',
@@ -61,7 +60,7 @@ export function registerMigrateCommands(shoot: Command, connect: () => Promise<A
         ref: string,
         flags: {
           to?: string;
-          mode?: 'auto' | 'good' | 'bad';
+          mode?: 'auto' | 'good' | 'bad' | 'live';
           acceptEtcdDigestMismatch?: boolean;
           finalSnapshotWait?: string;
           watch?: boolean;

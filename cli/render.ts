@@ -167,7 +167,7 @@ export interface MigrationPreview {
   destinationSeed: string;
   resumeFrom: string;
   mode: string;
-  path: 'good' | 'bad';
+  path: 'good' | 'bad' | 'live';
   pathReason: string;
   steps: { id: string; title: string }[];
   fenceBoundMs: number;

@@ -93,7 +93,7 @@ export const EVENT_SCHEMAS = {
       ...migrationRef,
       source: name,
       destination: name,
-      mode: z.enum(['auto', 'good', 'bad']),
+      mode: z.enum(['auto', 'good', 'bad', 'live']),
       resumed: z.boolean(),
       resumeFrom: z.string(),
     })
@@ -134,7 +134,7 @@ export const EVENT_SCHEMAS = {
       ...migrationRef,
       source: name,
       destination: name,
-      path: z.enum(['good', 'bad']).optional(),
+      path: z.enum(['good', 'bad', 'live']).optional(),
       switchedToBadPath: z.boolean(),
       durationSeconds: seconds.optional(),
     })

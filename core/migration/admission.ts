@@ -94,6 +94,21 @@ export function admitMigration(input: AdmitMigrationInput): AdmissionDecision {
     );
   }
 
+  if (!resuming && request.mode === 'live') {
+    // The walk joins the running etcd of a single member (docs/design.md section 5, "The live path").
+    const why =
+      shoot.spec.hibernation?.enabled === true
+        ? 'it is hibernated: no etcd runs to walk'
+        : failureTolerance(shoot.spec) !== undefined
+          ? `its control plane is highly available (${failureTolerance(shoot.spec)}): a walk of a three-member etcd is not offered yet`
+          : undefined;
+    if (why)
+      throw new AdmissionError(`shoot ${ref} cannot migrate live: ${why}; migrate it with mode auto, good or bad`, {
+        code: 'LiveMigrationNotApplicable',
+        field: 'mode',
+      });
+  }
+
   const sourceName = resuming?.source.name ?? shoot.status.seedName;
   if (sourceName === undefined)
     throw new AdmissionError(`shoot ${ref} is not scheduled on any seed: there is no control plane to migrate`, {

@@ -3,6 +3,7 @@ import type { SeedCommand } from '../commands/schema.js';
 import { migrationCommandId } from '../commands/protocol.js';
 import type { SealedSecrets } from '../shootstate/sealed.js';
 import type { PackedShootState } from '../shootstate/types.js';
+import { formatOwnerValue } from '../ownership/owner-value.js';
 import type { MigrationRecord } from './record.js';
 import { stepDefinition, type MigrationStepId } from './steps.js';
 
@@ -40,6 +41,8 @@ export interface StepCommandOptions {
    * the agent's ledger does not answer it with the first round's answer.
    */
   round?: RestoreAheadRound;
+  /** survey-live: where the shoot's etcd serves on the source (its heartbeat's etcdClientUrl). */
+  sourceEtcdUrls?: readonly string[];
 }
 
 export type RestoreAheadRound = 'refresh';
@@ -73,6 +76,11 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
   switch (step) {
     case 'migrate-extensions':
       return buildCommand<'migrate'>(address, { type: 'migrate', stateBucket: options.stateBucket });
+    case 'survey-live':
+    case 'walk-live':
+    case 'finish-live':
+      return liveWalkCommand(options, address);
+    case 'retire-source':
     case 'delete-source-control-plane':
       return buildCommand<'delete-control-plane'>(address, {
         type: 'delete-control-plane',
@@ -127,6 +135,43 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
     default:
       throw new RangeError(`step ${step} has no command mapping`);
   }
+}
+
+/**
+ * A round of the live walk. What the owner record holds at each is fixed by the flow (the source's identity
+ * before own-live, the live value until set-owner-destination, the destination's after it), so the round is
+ * told it rather than reading it; the sidecars read the record itself.
+ */
+function liveWalkCommand(options: StepCommandOptions, address: Parameters<typeof buildCommand>[0]): SeedCommand {
+  const { record, step } = options;
+  const source = record.source.identity;
+  const destination = record.destination.identity;
+  if (source === undefined || destination === undefined)
+    throw new RangeError(
+      `a live walk needs both seeds' identities (${record.source.name}, ${record.destination.name})`,
+    );
+  const bucket = record.destination.backupBucket;
+  if (bucket === undefined) throw new RangeError(`destination ${record.destination.name} has no backup bucket`);
+  const spec = record.live;
+  if (step !== 'survey-live' && spec === undefined) throw new RangeError(`${step} needs the survey's answer`);
+  const clientUrls = spec ? spec.sourceMembers.map((m) => m.clientUrl) : [...(options.sourceEtcdUrls ?? [])];
+  if (clientUrls.length === 0) throw new RangeError(`the source ${record.source.name} reports no etcd address`);
+  const owner =
+    step === 'survey-live'
+      ? source
+      : step === 'walk-live'
+        ? formatOwnerValue({ kind: 'live', origin: source, destination, cluster: spec!.cluster })
+        : destination;
+  return buildCommand<'live-walk'>(address, {
+    type: 'live-walk',
+    source: { identity: source, clientUrls },
+    destination: { identity: destination },
+    owner,
+    ...(spec ? { spec } : {}),
+    backup: { bucket },
+    ...(options.secrets ? { secrets: options.secrets } : {}),
+    ...(options.apiDomain ? { apiDomain: options.apiDomain } : {}),
+  });
 }
 
 function withoutSecrets(state: PackedShootState): PackedShootState {

@@ -43,7 +43,7 @@ export interface MigrationExecutionInput {
 export const migrateRequest = z
   .object({
     destinationSeed: dns1123Label.optional(),
-    mode: z.enum(['auto', 'good', 'bad']).optional(),
+    mode: z.enum(['auto', 'good', 'bad', 'live']).optional(),
     /**
      * The operator's override of the fidelity check (docs/design.md section 4, "Fidelity"): resume a migration
      * that ended in Error at restore-etcd and let the destination serve even where its restored key space

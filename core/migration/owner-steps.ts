@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { OwnerRecords } from '../ownership/owner-records.js';
+import { formatOwnerValue } from '../ownership/owner-value.js';
 import { ownerRecordName } from '../ownership/record-name.js';
 import { stepOf, type MigrationJournal, type MigrationRef } from './journal.js';
 import {
@@ -10,7 +11,7 @@ import {
   type OwnerNoticeOutcome,
   type SeedNotices,
 } from './owner-notice.js';
-import { completeStep, noteStep, startStep, type MigrationRecord } from './record.js';
+import { completeStep, noteStep, startStep, type MigrationPath, type MigrationRecord } from './record.js';
 
 export interface OwnerStepsOptions {
   journal: MigrationJournal;
@@ -73,7 +74,9 @@ export class OwnerSteps {
   }
 
   /** set-owner-destination: ownership passes to the destination; in the bad path this is what fences the source. */
-  async setOwnerDestination(ref: MigrationRef): Promise<{ ownerChangedAt: number; notice: OwnerNoticeOutcome }> {
+  async setOwnerDestination(
+    ref: MigrationRef,
+  ): Promise<{ ownerChangedAt: number; notice: OwnerNoticeOutcome; path?: MigrationPath }> {
     const record = await this.journal.save(
       startStep(await this.journal.current(ref), { step: 'set-owner-destination', now: this.journal.now() }),
     );
@@ -81,7 +84,8 @@ export class OwnerSteps {
     const identity = record.destination.identity;
     if (!identity) throw new NotFoundError(`destination seed ${record.destination.name} has no identity`);
     const current = await this.options.owners.get(name);
-    if (current && current.value !== identity && current.value !== record.source.identity) {
+    const live = liveValueOf(record);
+    if (current && current.value !== identity && current.value !== record.source.identity && current.value !== live) {
       throw new ConflictError(
         `owner record ${name} names ${current.value}, neither the source nor the destination of this migration`,
         { code: 'OwnerRecordUnexpected' },
@@ -104,7 +108,41 @@ export class OwnerSteps {
       to: record.destination.name,
       record: name,
     });
-    return { ownerChangedAt: Date.parse(stepOf(done, 'set-owner-destination').endedAt!), notice };
+    // The flow goes on by the path (the live path starts the control plane on the walked members), also after a resume.
+    return {
+      ownerChangedAt: Date.parse(stepOf(done, 'set-owner-destination').endedAt!),
+      notice,
+      ...(done.path ? { path: done.path } : {}),
+    };
+  }
+
+  /**
+   * own-live: the members of the shoot's etcd cluster on both seeds may serve (`source+destination@cluster`,
+   * docs/design.md section 5, "The live path"), written only over the source's own value: of two writers
+   * that would each move the shoot, one wins. The source's sidecars keep serving (their etcd reports that
+   * cluster); nothing is noticed to them, since nothing changes for them.
+   */
+  async setOwnerLive(ref: MigrationRef): Promise<{ value: string }> {
+    const record = await this.journal.save(
+      startStep(await this.journal.current(ref), { step: 'own-live', now: this.journal.now() }),
+    );
+    const name = this.recordName(record);
+    const value = liveValueOf(record);
+    if (value === undefined || !record.source.identity)
+      throw new NotFoundError(`own-live needs both seeds' identities and the survey's cluster (${record.id})`);
+    const current = await this.options.owners.get(name);
+    if (current?.value !== value) {
+      if (current?.value !== record.source.identity)
+        throw new ConflictError(
+          `owner record ${name} names ${current?.value ?? 'no seed'}, not the source ${record.source.identity}: the walk does not begin`,
+          { code: 'OwnerRecordUnexpected' },
+        );
+      await this.options.owners.set({ name, value, expected: current.value });
+    }
+    await this.journal.save(
+      completeStep(record, { step: 'own-live', now: this.journal.now(), message: `${name} = ${value}` }),
+    );
+    return { value };
   }
 
   /**
@@ -133,6 +171,14 @@ export class OwnerSteps {
       internalDomain: this.options.internalDomain,
     });
   }
+}
+
+/** The owner record's value while this migration's live walk runs, once its survey named the cluster. */
+function liveValueOf(record: MigrationRecord): string | undefined {
+  const { identity: origin } = record.source;
+  const { identity: destination } = record.destination;
+  if (!origin || !destination || record.live === undefined) return undefined;
+  return formatOwnerValue({ kind: 'live', origin, destination, cluster: record.live.cluster });
 }
 
 function describeNotice(notice: OwnerNoticeOutcome): string {

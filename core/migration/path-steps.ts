@@ -1,6 +1,13 @@
 import { describeError, type MigrationJournal, type MigrationRef } from './journal.js';
 import { choosePathForSource } from './path.js';
-import { resumePoint, setPath, switchToBadPath, type MigrationPath, type MigrationRecord } from './record.js';
+import {
+  leaveLivePath,
+  resumePoint,
+  setPath,
+  switchToBadPath,
+  type MigrationPath,
+  type MigrationRecord,
+} from './record.js';
 import { SOURCE_LEASE_EXPIRED, waitsOnSource, type SourceWaitIndex } from './source-waits.js';
 import { PREPARE_STEPS, type MigrationStepId } from './steps.js';
 
@@ -43,6 +50,16 @@ export class PathSteps {
       heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000,
     });
     return pathChoice(await this.journal.save(setPath(record, { ...decision, now })));
+  }
+
+  /**
+   * The live walk's survey failed: nothing changed yet, so the migration goes on as on the good path (its
+   * next step deletes the owner record, and the source fences as on any good path).
+   */
+  async leaveLivePath(ref: MigrationRef, error: unknown): Promise<{ path: 'good' }> {
+    const record = await this.journal.current(ref);
+    await this.journal.save(leaveLivePath(record, { reason: describeError(error), now: this.journal.now() }));
+    return { path: 'good' };
   }
 
   /** A good-path step timed out or failed: continue at set-owner-destination. */

@@ -18,7 +18,7 @@ export interface PathDecision {
 }
 
 /**
- * `good` and `bad` are what the operator asked for. `auto` takes the good path while the source is
+ * `good`, `bad` and `live` are what the operator asked for. `auto` takes the good path while the source is
  * heard from (heartbeat younger than 3 intervals), else the bad path. A good path that turns out wrong
  * costs one step timeout before the switch, never a restart; a bad path with a healthy source costs
  * nothing but the extension state saved since the last reconcile.
@@ -26,6 +26,9 @@ export interface PathDecision {
 export function choosePath({ mode, sourceHeartbeatAge, heartbeatInterval }: ChoosePathInput): PathDecision {
   if (mode === 'good') return { path: 'good', reason: 'mode good requested' };
   if (mode === 'bad') return { path: 'bad', reason: 'mode bad requested' };
+  // Requested, the walk is tried even with a stale heartbeat: its first round only reads the source's etcd,
+  // and where that does not answer the migration goes on as on the good path.
+  if (mode === 'live') return { path: 'live', reason: 'mode live requested' };
   if (!(heartbeatInterval > 0)) throw new RangeError(`heartbeatInterval must be positive, got ${heartbeatInterval}`);
   const limit = FRESH_HEARTBEAT_INTERVALS * heartbeatInterval;
   if (sourceHeartbeatAge === undefined || Number.isNaN(sourceHeartbeatAge))

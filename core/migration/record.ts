@@ -2,8 +2,8 @@ import { failureTolerance, type Shoot } from '../model/shoot.js';
 import { MigrationTransitionError } from './errors.js';
 import { MIGRATION_STEPS, stepDefinition, stepIndex, type MigrationStepId, type SkipGuardName } from './steps.js';
 
-export type MigrationMode = 'auto' | 'good' | 'bad';
-export type MigrationPath = 'good' | 'bad';
+export type MigrationMode = 'auto' | 'good' | 'bad' | 'live';
+export type MigrationPath = 'good' | 'bad' | 'live';
 export type StepState = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
 export type MigrationState = 'Running' | 'Succeeded' | 'Error';
 
@@ -73,6 +73,11 @@ export interface MigrationRecord {
    * no earlier). The switch writes the deployment's TTL back.
    */
   apiRecordTtl?: { from: number; to: number; cachedUntil?: string };
+  /**
+   * The live path: what the walk is of (etcd's cluster ID and the source's members when it began), as the
+   * destination's survey answered it; every later round of the walk carries it back.
+   */
+  live?: { cluster: string; sourceMembers: { name: string; peerUrl: string; clientUrl: string }[] };
   /** What copy-snapshots reported, for the restore: whether the copy holds the final snapshot, and its last revision. */
   copy?: { final: boolean; lastRevision?: number };
   /**
@@ -123,6 +128,8 @@ export function migrationGuards(shoot: Pick<Shoot, 'spec'>): MigrationGuards {
 export function skipGuards(record: Pick<MigrationRecord, 'path' | 'guards'>): Record<SkipGuardName, boolean> {
   return {
     badPath: record.path === 'bad',
+    livePath: record.path === 'live',
+    snapshotPath: record.path === 'good' || record.path === 'bad',
     noFinalSnapshot: !record.guards.waitForFinalSnapshot,
     hibernated: record.guards.hibernated,
   };
@@ -135,6 +142,8 @@ export function skipReason(record: Pick<MigrationRecord, 'path' | 'guards'>, id:
   if (applying.length === 0) return undefined;
   const words: Record<SkipGuardName, string> = {
     badPath: 'bad path: the source is not used',
+    livePath: 'live path: the etcd cluster walks to the destination under raft; no snapshot is copied or restored',
+    snapshotPath: 'not the live path: etcd moves as snapshots',
     noFinalSnapshot:
       'hibernated: etcd has no sidecar to take a final snapshot; the last full snapshot is the latest state',
     hibernated:
@@ -462,14 +471,21 @@ export function switchToBadPath(
       `${options.failedStep} is not on the good path; only good-path steps switch to the bad path`,
       options.failedStep,
     );
-  if (record.path !== 'good')
+  if (record.path === 'live' && walkBegun(record))
+    throw invalid(
+      record,
+      'the live walk began: the bad path would restore a copy beside the cluster that walks',
+      options.failedStep,
+    );
+  if (record.path === undefined)
     throw invalid(record, `cannot switch to the bad path before a path was chosen`, options.failedStep);
   if (record.state !== 'Running')
     throw invalid(record, `cannot switch to the bad path while the migration is ${record.state}`, options.failedStep);
   const now = options.now.toISOString();
   const persisted = record.steps.find((s) => s.id === 'persist-shootstate')?.state === 'succeeded';
   const steps = record.steps.map((s): MigrationStepStatus => {
-    if (stepDefinition(s.id).phase !== 'good' || s.state === 'succeeded' || s.state === 'skipped') return s;
+    const phase = stepDefinition(s.id).phase;
+    if ((phase !== 'good' && phase !== 'live') || s.state === 'succeeded' || s.state === 'skipped') return s;
     if (s.id === options.failedStep)
       return { ...s, state: 'failed', endedAt: now, message: `${options.reason}; switched to the bad path` };
     const { startedAt: _s, ...rest } = s;
@@ -484,6 +500,33 @@ export function switchToBadPath(
     shootState:
       persisted && record.shootState?.source === 'migrated' ? record.shootState : { source: 'last-persisted' },
     updatedAt: now,
+  };
+}
+
+/** The owner record was set to the live value: from here on, only the walk's own ways out are safe. */
+export function walkBegun(record: MigrationRecord): boolean {
+  return record.steps.some((s) => s.id === 'own-live' && s.state !== 'pending' && s.state !== 'skipped');
+}
+
+/**
+ * The survey of a live walk failed (the destination cannot join, the source's etcd does not answer): nothing
+ * changed yet (the owner record names the source alone), so the migration goes on as on the good path, whose
+ * steps after persist-shootstate are all still to do. Idempotent.
+ */
+export function leaveLivePath(record: MigrationRecord, options: { reason: string; now: Date }): MigrationRecord {
+  if (record.path === 'good') return record;
+  if (record.path !== 'live')
+    throw invalid(record, `the path is ${record.path ?? 'not chosen'}, not live`, 'survey-live');
+  const out = continueWithoutStep(record, {
+    step: 'survey-live',
+    now: options.now,
+    outcome: 'failed',
+    reason: options.reason,
+  });
+  return {
+    ...out,
+    path: 'good',
+    pathReason: `${record.pathReason ?? 'mode live'}; left the live path: ${options.reason}`,
   };
 }
 

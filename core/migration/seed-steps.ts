@@ -1,14 +1,14 @@
 import { parseCommandSuccess } from '../commands/protocol.js';
 import { apiDomainName } from '../dns/api-domain.js';
 import type { CommandResult, SeedCommand } from '../commands/schema.js';
-import { NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import { expiredLease } from '../garden/lease-monitor.js';
 import { saveKeepingSecrets, type ShootSecretsKeeper } from '../shootstate/secrets-keeper.js';
 import type { ShootStateStore } from '../shootstate/store.js';
 import { SHOOT_STATE_API_VERSION, type PackedShootState } from '../shootstate/types.js';
 import { assertRound, commandForStep, RESTORE_AHEAD_HEARTBEAT_SECONDS, type RestoreAheadRound } from './commands.js';
 import type { MigrationJournal, MigrationRef } from './journal.js';
-import { completeStep, continueWithoutStep, startStep, type MigrationRecord } from './record.js';
+import { completeStep, continueWithoutStep, startStep, type MigrationPath, type MigrationRecord } from './record.js';
 import { sourceLeaseExpired, switchesEarly, waitsOnSource, type SourceWaitIndex } from './source-waits.js';
 import { stepDefinition, type MigrationStepId } from './steps.js';
 
@@ -75,7 +75,9 @@ export class SeedCommands {
     }
     const copy = step === 'restore-etcd' ? record.copy : undefined;
     const shootState = step === 'restore-extensions' ? await this.restoreShootState(record) : undefined;
-    const restoring = step === 'restore-etcd' || step === 'restore-etcd-ahead';
+    // The steps that start the control plane's components on the destination carry its secrets and name.
+    const restoring = step === 'restore-etcd' || step === 'restore-etcd-ahead' || step === 'finish-live';
+    const sourceEtcdUrls = step === 'survey-live' ? await this.sourceEtcdUrls(record) : undefined;
     const secrets = restoring ? await this.options.secrets?.forSeed(record.shoot, record.destination.name) : undefined;
     const heartbeatSeconds = this.options.commandHeartbeatSeconds ?? 60;
     const command = commandForStep({
@@ -99,6 +101,7 @@ export class SeedCommands {
           }
         : {}),
       ...(options.round === undefined ? {} : { round: options.round }),
+      ...(sourceEtcdUrls ? { sourceEtcdUrls } : {}),
       ...(copy
         ? {
             etcd: {
@@ -111,6 +114,17 @@ export class SeedCommands {
     const seed = await this.journal.garden.getSeed(command.seed);
     if (!seed?.status.commandQueueUrl) throw new NotFoundError(`seed ${command.seed} has no command queue`);
     return { command, queueUrl: seed.status.commandQueueUrl, messageGroupId: record.shoot.technicalID };
+  }
+
+  /** Where the shoot's etcd serves on the source, as the source's last heartbeat reported it. */
+  private async sourceEtcdUrls(record: MigrationRecord): Promise<string[]> {
+    const source = await this.journal.garden.getSeed(record.source.name);
+    const url = source?.status.controlPlanes?.find((p) => p.technicalID === record.shoot.technicalID)?.etcdClientUrl;
+    if (url === undefined)
+      throw new NotFoundError(
+        `seed ${record.source.name} reports no serving etcd for ${record.shoot.technicalID}: a live walk has nothing to join`,
+      );
+    return [url];
   }
 
   /**
@@ -168,12 +182,43 @@ export class SeedAnswers {
     if (type === undefined) throw new RangeError(`step ${step} is not done by a seed agent`);
     const answer = parseCommandSuccess(type, output);
     if (step === 'restore-etcd-ahead') return this.completeAhead(record, answer.result as CommandResult<'restore'>);
+    if (answer.type === 'live-walk')
+      return this.completeWalkRound(record, step, answer.result as CommandResult<'live-walk'>);
     const message = summariseAnswer(answer.result);
     await this.journal.save(
       step === 'migrate-extensions' ? record : completeStep(record, { step, now: this.journal.now(), message }),
     );
     await this.answered(ref, record, step);
     return { message };
+  }
+
+  /**
+   * A round of the live walk answered: the survey's answer is what every later round carries, and each round
+   * must stop where its step ends (the garden's next step is the one the flow takes next); a round that
+   * stops elsewhere leaves the step running for the migration's failure.
+   */
+  private async completeWalkRound(
+    record: MigrationRecord,
+    step: MigrationStepId,
+    result: CommandResult<'live-walk'>,
+  ): Promise<{ message: string; next: CommandResult<'live-walk'>['next'] }> {
+    const expected: Partial<Record<MigrationStepId, readonly string[]>> = {
+      'survey-live': ['own-both'],
+      'walk-live': ['own-destination'],
+      'finish-live': ['retire-source', 'done'],
+    };
+    if (!expected[step]?.includes(result.next))
+      throw new ConflictError(
+        `${step}: the destination's walk waits for ${result.next}, not for ${expected[step]?.join(' or ') ?? 'nothing'}`,
+        { code: 'LiveWalkOutOfStep' },
+      );
+    const message =
+      step === 'survey-live'
+        ? `etcd cluster ${result.spec.cluster} with ${result.spec.sourceMembers.map((m) => m.name).join(', ')} on the source`
+        : `${result.taken.length === 0 ? 'nothing left to walk' : result.taken.join(', ')}; next: ${result.next}`;
+    const done = completeStep(record, { step, now: this.journal.now(), message });
+    await this.journal.save(step === 'survey-live' ? { ...done, live: result.spec } : done);
+    return { message, next: result.next };
   }
 
   /**
@@ -202,8 +247,14 @@ export class SeedAnswers {
     return { message };
   }
 
-  /** persist-shootstate: the migrate answer's ShootState becomes the shoot's ShootState; completes migrate-extensions too. */
-  async persistShootState(ref: MigrationRef, migrateOutput: unknown): Promise<{ version: number }> {
+  /**
+   * persist-shootstate: the migrate answer's ShootState becomes the shoot's ShootState; completes
+   * migrate-extensions too. Answers the path, which the flow takes from here (also after a resume).
+   */
+  async persistShootState(
+    ref: MigrationRef,
+    migrateOutput: unknown,
+  ): Promise<{ version: number; path?: MigrationPath }> {
     let record = await this.journal.current(ref);
     const now = this.journal.now();
     const answer = parseCommandSuccess('migrate', migrateOutput);
@@ -227,7 +278,7 @@ export class SeedAnswers {
       }),
     );
     await this.answered(ref, record, 'migrate-extensions');
-    return { version };
+    return { version, ...(record.path ? { path: record.path } : {}) };
   }
 }
 

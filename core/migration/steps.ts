@@ -8,10 +8,15 @@ export const MIGRATION_STEP_IDS = [
   'restore-etcd-ahead',
   'migrate-extensions',
   'persist-shootstate',
+  'survey-live',
+  'own-live',
+  'walk-live',
   'delete-owner-record',
   'wait-final-snapshot',
   'delete-source-control-plane',
   'set-owner-destination',
+  'finish-live',
+  'retire-source',
   'copy-snapshots',
   'restore-etcd',
   'restore-extensions',
@@ -21,7 +26,7 @@ export const MIGRATION_STEP_IDS = [
 export type MigrationStepId = (typeof MIGRATION_STEP_IDS)[number];
 
 /** Named skip conditions; each is a boolean computed once (see `skipGuards`), never re-derived inside a step. */
-export type SkipGuardName = 'badPath' | 'noFinalSnapshot' | 'hibernated';
+export type SkipGuardName = 'badPath' | 'livePath' | 'snapshotPath' | 'noFinalSnapshot' | 'hibernated';
 
 export interface MigrationStepDefinition {
   /** Stable: stored in records, used in command ids, state names and the API. Never derived from the title. */
@@ -31,9 +36,9 @@ export interface MigrationStepDefinition {
   /**
    * `admit`: before any change; `prepare`: on both paths, before the owner record changes, while the source
    * may still serve (the pre-copy); `good`: only on the good path, against the source; `restore`: on both
-   * paths, from the owner change on.
+   * paths, from the owner change on; `live`: only on the live path (docs/design.md section 5, "The live path").
    */
-  readonly phase: 'admit' | 'prepare' | 'good' | 'restore';
+  readonly phase: 'admit' | 'prepare' | 'good' | 'live' | 'restore';
   /** An action changes something; a wait only observes until its action took effect. */
   readonly kind: 'action' | 'wait';
   /** The action a wait belongs to ("Deleting the owner record" / "Waiting for the final snapshot"). */
@@ -114,8 +119,8 @@ export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<Mi
     kind: 'action',
     actor: 'garden',
     dependencies: ['choose-path'],
-    skipIf: ['hibernated'],
-    weight: 10,
+    skipIf: ['hibernated', 'livePath'],
+    weight: 8,
     operation: 'Migrate',
     bestEffort: {
       without: 'copy-snapshots copies everything after the owner change, and restore-etcd restores etcd in full',
@@ -129,8 +134,8 @@ export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<Mi
     actor: 'destination',
     command: 'restore',
     dependencies: ['pre-copy-snapshots'],
-    skipIf: ['hibernated'],
-    weight: 8,
+    skipIf: ['hibernated', 'livePath'],
+    weight: 6,
     operation: 'Migrate',
     bestEffort: { without: 'restore-etcd restores etcd in full after the owner change' },
   },
@@ -143,7 +148,7 @@ export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<Mi
     command: 'migrate',
     dependencies: ['restore-etcd-ahead'],
     skipIf: ['badPath'],
-    weight: 15,
+    weight: 12,
     operation: 'Migrate',
   },
   {
@@ -158,14 +163,53 @@ export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<Mi
     operation: 'Migrate',
   },
   {
+    id: 'survey-live',
+    title: "Reading the etcd cluster the live walk moves from the source's members",
+    phase: 'live',
+    kind: 'action',
+    actor: 'destination',
+    command: 'live-walk',
+    dependencies: ['persist-shootstate'],
+    skipIf: ['snapshotPath'],
+    weight: 2,
+    operation: 'Migrate',
+    bestEffort: {
+      without:
+        'the good path: the source fences and takes its final snapshot, and the destination restores from the snapshots',
+    },
+  },
+  {
+    id: 'own-live',
+    title: 'Letting the members of the walking etcd cluster serve on both seeds (owner record)',
+    phase: 'live',
+    kind: 'action',
+    actor: 'garden',
+    dependencies: ['survey-live'],
+    skipIf: ['snapshotPath'],
+    weight: 2,
+    operation: 'Migrate',
+  },
+  {
+    id: 'walk-live',
+    title: "Walking the etcd cluster to the destination's members under raft",
+    phase: 'live',
+    kind: 'action',
+    actor: 'destination',
+    command: 'live-walk',
+    dependencies: ['own-live'],
+    skipIf: ['snapshotPath'],
+    weight: 6,
+    operation: 'Migrate',
+  },
+  {
     id: 'delete-owner-record',
     title: 'Deleting the owner record (the source fences itself)',
     phase: 'good',
     kind: 'action',
     actor: 'garden',
-    dependencies: ['persist-shootstate'],
-    skipIf: ['badPath'],
-    weight: 5,
+    dependencies: ['walk-live'],
+    skipIf: ['badPath', 'livePath'],
+    weight: 4,
     operation: 'Migrate',
   },
   {
@@ -176,8 +220,8 @@ export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<Mi
     waitsFor: 'delete-owner-record',
     actor: 'garden',
     dependencies: ['delete-owner-record'],
-    skipIf: ['badPath', 'noFinalSnapshot'],
-    weight: 10,
+    skipIf: ['badPath', 'livePath', 'noFinalSnapshot'],
+    weight: 8,
     operation: 'Migrate',
   },
   {
@@ -188,8 +232,8 @@ export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<Mi
     actor: 'source',
     command: 'delete-control-plane',
     dependencies: ['wait-final-snapshot'],
-    skipIf: ['badPath'],
-    weight: 10,
+    skipIf: ['badPath', 'livePath'],
+    weight: 8,
     operation: 'Migrate',
   },
   {
@@ -204,14 +248,38 @@ export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<Mi
     operation: 'Restore',
   },
   {
+    id: 'finish-live',
+    title: "Starting the control plane on the destination's members",
+    phase: 'live',
+    kind: 'action',
+    actor: 'destination',
+    command: 'live-walk',
+    dependencies: ['set-owner-destination'],
+    skipIf: ['snapshotPath'],
+    weight: 4,
+    operation: 'Restore',
+  },
+  {
+    id: 'retire-source',
+    title: 'Deleting what is left of the control plane in the source seed (backups and external resources kept)',
+    phase: 'live',
+    kind: 'action',
+    actor: 'source',
+    command: 'delete-control-plane',
+    dependencies: ['finish-live'],
+    skipIf: ['snapshotPath'],
+    weight: 2,
+    operation: 'Restore',
+  },
+  {
     id: 'copy-snapshots',
     title: 'Copying the etcd snapshots to the destination bucket',
     phase: 'restore',
     kind: 'action',
     actor: 'garden',
-    dependencies: ['set-owner-destination'],
-    skipIf: [],
-    weight: 8,
+    dependencies: ['retire-source'],
+    skipIf: ['livePath'],
+    weight: 6,
     operation: 'Restore',
   },
   {
@@ -222,7 +290,7 @@ export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<Mi
     actor: 'destination',
     command: 'restore',
     dependencies: ['copy-snapshots'],
-    skipIf: [],
+    skipIf: ['livePath'],
     weight: 6,
     operation: 'Restore',
   },
@@ -235,7 +303,7 @@ export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<Mi
     command: 'restore',
     dependencies: ['restore-etcd'],
     skipIf: [],
-    weight: 10,
+    weight: 8,
     operation: 'Restore',
   },
   {

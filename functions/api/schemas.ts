@@ -215,8 +215,8 @@ export const migrationPreview = z
     sourceSeed: z.string(),
     destinationSeed: z.string(),
     resumeFrom: z.string(),
-    mode: z.enum(['auto', 'good', 'bad']),
-    path: z.enum(['good', 'bad']),
+    mode: z.enum(['auto', 'good', 'bad', 'live']),
+    path: z.enum(['good', 'bad', 'live']),
     pathReason: z.string(),
     steps: z
       .array(z.object({ id: z.string(), title: z.string() }))
@@ -247,8 +247,8 @@ export const migration = z
     shoot: z.object({ project: z.string(), name: z.string(), technicalID: z.string() }),
     source: migrationSeed,
     destination: migrationSeed,
-    mode: z.enum(['auto', 'good', 'bad']),
-    path: z.enum(['good', 'bad']).optional(),
+    mode: z.enum(['auto', 'good', 'bad', 'live']),
+    path: z.enum(['good', 'bad', 'live']).optional(),
     state: z.enum(['Running', 'Succeeded', 'Error']),
     progress: z.number(),
     steps: z.array(migrationStep),

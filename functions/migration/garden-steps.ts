@@ -27,6 +27,7 @@ const input = z.discriminatedUnion('action', [
   z.object({ action: z.literal('choose-path'), ref }).strict(),
   z.object({ action: z.literal('persist-shootstate'), ref, output: z.unknown() }).strict(),
   z.object({ action: z.literal('switch-to-bad-path'), ref, error: stepError.optional() }).strict(),
+  z.object({ action: z.literal('leave-live-path'), ref, error: stepError.optional() }).strict(),
   z.object({ action: z.literal('begin-pre-copy'), ref }).strict(),
   z
     .object({
@@ -66,6 +67,8 @@ export const handler = task(input, async (event) => {
       return paths.choosePath(event.ref);
     case 'switch-to-bad-path':
       return paths.switchToBadPath(event.ref, event.error ?? { Error: 'Unknown' });
+    case 'leave-live-path':
+      return paths.leaveLivePath(event.ref, event.error ?? { Error: 'Unknown' });
     case 'persist-shootstate':
       return answers.persistShootState(event.ref, event.output);
     case 'complete-command':

@@ -24,6 +24,7 @@ const apiRecord = new ApiRecordSteps({ journal, writer: apiRecordWriter(), notic
 const input = z.discriminatedUnion('action', [
   z.object({ action: z.literal('delete-owner-record'), ref }).strict(),
   z.object({ action: z.literal('set-owner-destination'), ref }).strict(),
+  z.object({ action: z.literal('set-owner-live'), ref }).strict(),
   z.object({ action: z.literal('switch-api-record'), ref }).strict(),
   z.object({ action: z.literal('lower-api-record-ttl'), ref }).strict(),
 ]);
@@ -41,6 +42,8 @@ export const handler = task(input, async (event) => {
       const owner = await steps.setOwnerDestination(event.ref);
       return { ...owner, handOver: await apiRecord.handOverAhead(event.ref) };
     }
+    case 'set-owner-live':
+      return steps.setOwnerLive(event.ref);
     case 'switch-api-record':
       return apiRecord.switchApiRecord(event.ref);
     case 'lower-api-record-ttl':

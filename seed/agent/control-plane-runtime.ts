@@ -481,8 +481,12 @@ export class ControlPlaneRuntime implements SeedRuntime {
       self: await hosting.liveMember(id),
       start: async (join) =>
         void (await this.startEtcd({ shoot: command.shoot, bucket: plane.backupBucket, join }, plane)),
-      // The garden's task gives up after the command's timeout: the walk ends before, and the next round resumes it.
-      timeoutMs: Math.max(10_000, (command.timeoutSeconds ?? LIVE_WALK_ROUND_SECONDS) * 1_000 - 5_000),
+      // The garden's task gives up once the command's timeout passed since it was sent: the round ends before,
+      // and the step's retry (the same round again) resumes the walk where it stands.
+      timeoutMs: Math.max(
+        10_000,
+        Date.parse(command.issuedAt) + (command.timeoutSeconds ?? LIVE_WALK_ROUND_SECONDS) * 1_000 - 5_000 - Date.now(),
+      ),
     });
     if (plane.restoring && (result.next === 'retire-source' || result.next === 'done')) {
       // The owner record names this seed alone: the member serves, and the plane is this seed's as after a restore.

@@ -130,7 +130,7 @@ export async function migrateShoot(input: {
   project: string;
   shoot: string;
   destinationSeed: string;
-  mode: 'auto' | 'good' | 'bad';
+  mode: 'auto' | 'good' | 'bad' | 'live';
   until: typeof untilFn;
 }): Promise<MigrationRecord> {
   const base = `/projects/${input.project}/shoots/${input.shoot}`;

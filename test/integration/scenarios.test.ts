@@ -1,6 +1,6 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Route53Client } from '@aws-sdk/client-route-53';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,6 +13,7 @@ import { technicalID } from '../../core/model/names.js';
 import { DEFAULT_GUARD_REACTION_MS, scenarioLoss, tryParseSnapshotKey } from '../../core/snapshots/index.js';
 import type { SidecarStatus } from '../../seed/backup-restore/sidecar.js';
 import type { SidecarProcess } from '../../seed/agent/sidecar-process.js';
+import { clusterIdHex, memberList } from '../../seed/backup-restore/etcd-gateway.js';
 import { fixture } from '../../harness/fixtures/index.js';
 import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
@@ -35,6 +36,7 @@ import {
   gatewayPut,
   HistoryRecorder,
   killProcessTree,
+  longestGap,
   markLossWindow,
   NO_SPACE,
   processTree,
@@ -163,6 +165,8 @@ async function startSeed(name: string, n: number): Promise<Seed> {
     aws: { ...aws, endpoints: { sqs: e.queues, sfn: e.queues, s3: e.s3, route53: e.route53 } },
     workDir,
     sidecar: SIDECAR,
+    // Kept with the work dir (KEEP_SCENARIO_WORKDIR): what the agent did, beside its sidecars' logs.
+    log: (entry) => appendFileSync(join(workDir, 'agent.log'), `${JSON.stringify(entry)}\n`),
   });
   // Stops the agent and every sidecar (with its etcd) it started; the proxies stop after it (pushed before).
   cleanups.push(async () => {
@@ -850,3 +854,63 @@ describe.each([
     }, 240_000);
   },
 );
+
+describe('the live path (docs/design.md section 5, "The live path") with real agents, sidecars and etcds: one etcd', () => {
+  beforeAll(() => resetGardenState(garden));
+
+  it('L1: mode live, nothing cut: the etcd cluster walks to the destination under raft; one cluster throughout, no acknowledged write lost, leases and revisions kept', async () => {
+    const t0 = Date.now();
+    const l = await landscape('l1', undefined);
+    const started = await api.request<{ migrationId: string }>(
+      'POST',
+      `/projects/${l.project}/shoots/${l.shootName}/migrate`,
+      { body: { destinationSeed: l.destination.name, mode: 'live' } },
+    );
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const migratedAt = Date.now();
+    l.history.annotate('migrate (live path)', migratedAt);
+    const m = await settled(l);
+    const settledAt = Date.now();
+    expect(m.state, JSON.stringify({ error: m.error, steps: m.steps.map((s) => [s.id, s.state, s.message]) })).toBe(
+      'Succeeded',
+    );
+    expect(m.path).toBe('live');
+    const state = (id: string) => m.steps.find((s) => s.id === id)?.state;
+    for (const id of ['survey-live', 'own-live', 'walk-live', 'set-owner-destination', 'finish-live', 'retire-source'])
+      expect([id, state(id)]).toEqual([id, 'succeeded']);
+    // Nothing moved as snapshots: no fence, no final snapshot, no copy, no restore.
+    for (const id of [
+      'pre-copy-snapshots',
+      'delete-owner-record',
+      'wait-final-snapshot',
+      'copy-snapshots',
+      'restore-etcd',
+    ])
+      expect([id, state(id)]).toEqual([id, 'skipped']);
+    const record = await finishWriting(l);
+
+    const ownerRecord = await owners.get(`owner.${l.shootName}.${l.project}.${deployment.outputs.InternalDomain}`);
+    expect(ownerRecord?.value).toBe(await l.destination.identity());
+    const shoot = await api.request<ShootView>('GET', `/projects/${l.project}/shoots/${l.shootName}`);
+    expect(shoot.body.status.seedName).toBe(l.destination.name);
+    const clientUrl = l.destination.sidecar(l.id)!.clientUrl;
+    // One cluster: the destination's member is the cluster the survey named, not a copy of it (a restore makes a new one).
+    expect(clusterIdHex((await memberList(clientUrl)).clusterId)).toBe(
+      (m as View & { live?: { cluster: string } }).live?.cluster,
+    );
+    expect(l.source.sidecars(l.id)).toEqual([]);
+    // Both seeds acknowledged writes of one cluster: every one of them is on the destination at its revision.
+    await assertFidelity(l, record, clientUrl);
+    const content = await readEtcdContent({ clientUrl, prefix: `${record.prefix}/` });
+    const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
+    expect(loss.ok, loss.summary).toBe(true);
+    await assertLinearizable(l, 'L1');
+    const gap = longestGap(record.acknowledged, migratedAt, settledAt);
+    figures('L1', record, {
+      lost: loss.lost.length,
+      longestWriteGapMs: Math.round(gap.ms),
+      migrateToSettledMs: settledAt - migratedAt,
+      totalMs: Date.now() - t0,
+    });
+  }, 240_000);
+});

@@ -289,6 +289,63 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     });
   });
 
+  it('walks the live path in rounds with the owner record moved between them, and leaves it only before the walk began', () => {
+    expect(definition.States.WhichPath?.Choices?.map((c) => [c.StringEquals, c.Next])).toEqual([
+      ['good', 'MigrateExtensions'],
+      ['live', 'MigrateExtensions'],
+    ]);
+    // After a resume too: the step answers carry the path.
+    expect(definition.States.PersistShootState?.Next).toBe('LivePath?');
+    expect(definition.States['LivePath?']).toMatchObject({
+      Choices: [{ Variable: '$.shootState.value.path', StringEquals: 'live', Next: 'SurveyLive' }],
+      Default: 'DeleteOwnerRecord',
+    });
+    expect(definition.States['AfterOwnerDestination?']).toMatchObject({
+      Choices: [{ Variable: '$.owner.value.path', StringEquals: 'live', Next: 'FinishLive' }],
+      Default: 'BeginCopy',
+    });
+    const flow = [
+      'SurveyLive',
+      'SurveyAnswered',
+      'OwnLive',
+      'WalkLive',
+      'WalkAnswered',
+      'SetOwnerDestination',
+      'AfterOwnerDestination?',
+    ];
+    expect(flow.slice(0, -1).map((name) => definition.States[name]?.Next)).toEqual(flow.slice(1));
+    const finish = ['FinishLive', 'FinishAnswered', 'RetireSource', 'SourceRetired', 'RestoreExtensions'];
+    expect(finish.slice(0, -1).map((name) => definition.States[name]?.Next)).toEqual(finish.slice(1));
+    expect(
+      ['SurveyLive', 'WalkLive', 'FinishLive', 'RetireSource'].map(
+        (name) => definition.States[name]?.Parameters?.Payload?.step,
+      ),
+    ).toEqual(['survey-live', 'walk-live', 'finish-live', 'retire-source']);
+    expect(definition.States.OwnLive?.Parameters?.Payload).toEqual({ action: 'set-owner-live', 'ref.$': '$.ref' });
+    // A survey changes nothing: whatever stops it, the migration goes on as the good path.
+    expect(definition.States.SurveyLive?.Catch?.map((c) => c.Next)).toEqual(['LeaveLivePath']);
+    expect(definition.States.LeaveLivePath).toMatchObject({
+      Next: 'DeleteOwnerRecord',
+      ResultPath: '$.path',
+      Parameters: { Payload: { action: 'leave-live-path', 'ref.$': '$.ref', 'error.$': '$.error' } },
+    });
+    // Once the owner record may hold the live value, no snapshot path is safe: a failure ends in Error, resumable.
+    for (const name of ['OwnLive', 'WalkLive', 'FinishLive', 'RetireSource'])
+      expect(definition.States[name]?.Catch?.map((c) => c.Next)).toEqual(['RecordFailure']);
+    // A round that ran out of time is taken again: it observes the cluster afresh and goes on from there.
+    for (const name of ['WalkLive', 'FinishLive'])
+      expect(definition.States[name]?.Retry?.at(-1)?.ErrorEquals).toEqual([
+        'States.Timeout',
+        'States.HeartbeatTimeout',
+      ]);
+    expect(migrateShootDefinition({ commandTimeout: Duration.minutes(5) }).States).toMatchObject({
+      SurveyLive: { TimeoutSeconds: 300 },
+      WalkLive: { TimeoutSeconds: 300 },
+      FinishLive: { TimeoutSeconds: 300 },
+      RetireSource: { TimeoutSeconds: 300 },
+    });
+  });
+
   it('waits for the destination to serve only in SwitchApiRecord, for a bounded time, then records the failure', () => {
     const waiting = states.filter(([, s]) =>
       (s.Retry ?? []).some((r) => r.ErrorEquals.some((e) => (WAIT_TASK_ERRORS as readonly string[]).includes(e))),

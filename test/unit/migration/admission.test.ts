@@ -200,6 +200,21 @@ describe('admitMigration', () => {
       AdmissionError,
       'ZoneToleranceNeedsMultiZonalSeed',
     ],
+    [
+      'a live migration of a hibernated shoot (no etcd runs to walk)',
+      input({
+        shoot: aScheduledShoot({ hibernation: { enabled: true } }),
+        request: { destinationSeed: 'destination', mode: 'live' },
+      }),
+      AdmissionError,
+      'LiveMigrationNotApplicable',
+    ],
+    [
+      'a live migration of a highly available shoot',
+      input({ shoot: aScheduledShoot(ha('node')), request: { destinationSeed: 'destination', mode: 'live' } }),
+      AdmissionError,
+      'LiveMigrationNotApplicable',
+    ],
   ])('refuses when %s', (_name, admission, error, code) => {
     // Act
     const admit = () => admitMigration(admission);
@@ -225,6 +240,7 @@ describe('admitMigration', () => {
       'start',
     ],
     ['a destination chosen by the scheduler', input({ request: {} }), 'start'],
+    ['a live migration of a running single-member shoot', input({ request: { mode: 'live' } }), 'start'],
     [
       'a destination with room left',
       input({ destination: aBackedSeed({ name: 'destination', capacity: 2, shoots: 1 }) }),

@@ -2,9 +2,59 @@ import { describe, expect, it } from 'vitest';
 import { parseCommand } from '../../../core/commands/index.js';
 import { commandBytes, commandForStep, MAX_COMMAND_BYTES, MIGRATION_STEPS } from '../../../core/migration/index.js';
 import { collectShootState, InMemoryBlobStore, packShootState } from '../../../core/shootstate/index.js';
+import type { MigrationRecord } from '../../../core/migration/index.js';
 import { aRecord, NOW } from './builders.js';
 
 describe('commandForStep', () => {
+  describe('on the live path', () => {
+    const record = { ...aRecord({ mode: 'live' }), path: 'live' as const };
+    const spec = {
+      cluster: 'cdf818194e3a8c32',
+      sourceMembers: [{ name: 'etcd', peerUrl: 'http://10.0.0.1:2380', clientUrl: 'http://10.0.0.1:2381' }],
+    };
+    const round = (step: 'survey-live' | 'walk-live' | 'finish-live', r: MigrationRecord = { ...record, live: spec }) =>
+      parseCommand(
+        commandForStep({
+          record: r,
+          step,
+          now: NOW,
+          stateBucket: 'gl-state',
+          sourceEtcdUrls: ['http://10.0.0.1:2379'],
+        }),
+      );
+
+    it.each([
+      ['survey-live', 'source-identity', undefined, ['http://10.0.0.1:2379']],
+      ['walk-live', 'source-identity+destination-identity@cdf818194e3a8c32', spec, ['http://10.0.0.1:2381']],
+      ['finish-live', 'destination-identity', spec, ['http://10.0.0.1:2381']],
+    ] as const)('%s tells the destination what the owner record holds then: %s', (step, owner, carried, urls) => {
+      // Act
+      const command = step === 'survey-live' ? round(step, record) : round(step);
+
+      // Assess: the survey reads the source where its heartbeat says it serves; later rounds use the survey's answer.
+      expect(command).toMatchObject({
+        type: 'live-walk',
+        seed: 'destination',
+        commandId: `mig-1/${step}`,
+        owner,
+        source: { identity: 'source-identity', clientUrls: urls },
+        destination: { identity: 'destination-identity' },
+        backup: { bucket: 'gl-backup-destination' },
+      });
+      expect((command as { spec?: unknown }).spec).toEqual(carried);
+    });
+
+    it("refuses a later round without the survey's answer, and retires the source with a delete", () => {
+      expect(() => round('walk-live', record)).toThrow(/survey/);
+      expect(commandForStep({ record, step: 'retire-source', now: NOW, stateBucket: 'gl-state' })).toMatchObject({
+        type: 'delete-control-plane',
+        seed: 'source',
+        keepBackups: true,
+        keepExternalResources: true,
+      });
+    });
+  });
+
   it.each([
     ['migrate-extensions', 'migrate', 'source'],
     ['delete-source-control-plane', 'delete-control-plane', 'source'],

@@ -12,6 +12,9 @@ describe('choosePath', () => {
     ['auto, never a heartbeat', 'auto', undefined, 'bad'],
     ['good forced with a stale source', 'good', 999_999, 'good'],
     ['bad forced with a fresh source', 'bad', 0, 'bad'],
+    ['live with a fresh source', 'live', 1_000, 'live'],
+    // Its survey only reads the source's etcd; where that does not answer, the migration goes on as the good path.
+    ['live forced with a stale source', 'live', 999_999, 'live'],
   ] as const)('%s -> %s', (_name, mode, sourceHeartbeatAge, path) => {
     // Act
     const decision = choosePath({ mode, sourceHeartbeatAge, heartbeatInterval: interval });

@@ -5,6 +5,7 @@ import {
   completeStep,
   continueWithoutStep,
   failStep,
+  leaveLivePath,
   GOOD_PATH_STEPS,
   holdsLock,
   migrationLastOperation,
@@ -39,6 +40,8 @@ function runUntil(record: MigrationRecord, stop?: MigrationStepId, clock = { t: 
 }
 
 const states = (r: MigrationRecord) => Object.fromEntries(r.steps.map((s) => [s.id, s.state]));
+/** The live path's own steps: skipped on the paths that move etcd as snapshots. */
+const LIVE_STEPS: readonly MigrationStepId[] = ['survey-live', 'own-live', 'walk-live', 'finish-live', 'retire-source'];
 
 describe('a migration record', () => {
   it('runs the good path through every step and ends Succeeded at 100%', () => {
@@ -50,12 +53,13 @@ describe('a migration record', () => {
 
     // Assess
     expect(done.state).toBe('Succeeded');
-    expect(Object.values(states(done)).every((s) => s === 'succeeded')).toBe(true);
+    for (const [id, state] of Object.entries(states(done)))
+      expect([id, state]).toEqual([id, LIVE_STEPS.includes(id as MigrationStepId) ? 'skipped' : 'succeeded']);
     expect(done.shootState).toEqual({ source: 'migrated', version: 7 });
     expect(done.lastCompletedStep).toBe('finalize');
     expect(migrationProgress(done)).toBe(100);
     expect(migrationLastOperation(done, NOW)).toMatchObject({ type: 'Restore', state: 'Succeeded', progress: 100 });
-    for (const s of done.steps.slice(1))
+    for (const s of done.steps.slice(1).filter((s) => s.state !== 'skipped'))
       expect(Date.parse(s.endedAt!)).toBeGreaterThanOrEqual(Date.parse(s.startedAt!));
   });
 
@@ -91,10 +95,16 @@ describe('a migration record', () => {
 
     // Assess: no etcd runs, so nothing to pre-copy ahead of a fence (GEP-17).
     expect(first).toBe('migrate-extensions');
-    expect(skipGuards(record)).toEqual({ badPath: false, noFinalSnapshot: true, hibernated: true });
+    expect(skipGuards(record)).toEqual({
+      badPath: false,
+      livePath: false,
+      snapshotPath: true,
+      noFinalSnapshot: true,
+      hibernated: true,
+    });
     expect(
       Object.entries(states(done))
-        .filter(([, s]) => s === 'skipped')
+        .filter(([id, s]) => s === 'skipped' && !LIVE_STEPS.includes(id as MigrationStepId))
         .map(([id]) => id),
     ).toEqual(['pre-copy-snapshots', 'restore-etcd-ahead', 'wait-final-snapshot']);
     for (const id of ['pre-copy-snapshots', 'restore-etcd-ahead', 'wait-final-snapshot'])
@@ -181,7 +191,7 @@ describe('a migration record', () => {
     expect(resumed).toMatchObject({ state: 'Running', attempts: 2 });
     expect(resumed.error).toBeUndefined();
     expect(done.state).toBe('Succeeded');
-    for (const s of done.steps)
+    for (const s of done.steps.filter((s) => s.state !== 'skipped'))
       if (s.id !== 'restore-etcd' && s.id !== 'restore-extensions' && s.id !== 'finalize') expect(s.attempts).toBe(1);
     expect(done.steps.find((s) => s.id === 'restore-etcd')?.attempts).toBe(2);
   });
@@ -226,10 +236,10 @@ describe('a migration record', () => {
     const late = migrationLastOperation(atOwner, at(50));
 
     // Assess
-    // admit 2 + choose 2 + pre-copy 10 + restore ahead 8
-    expect(early).toMatchObject({ type: 'Migrate', state: 'Processing', progress: 22 });
+    // admit 2 + choose 2 + pre-copy 8 + restore ahead 6, and the live path's 16, which the good path skips
+    expect(early).toMatchObject({ type: 'Migrate', state: 'Processing', progress: 34 });
     expect(early.description).toContain('Migrating the extensions');
-    expect(late).toMatchObject({ type: 'Restore', state: 'Processing', progress: 67 });
+    expect(late).toMatchObject({ type: 'Restore', state: 'Processing', progress: 71 });
   });
 });
 
@@ -267,8 +277,8 @@ describe('the pre-copy never fails a migration', () => {
           'pre-copy-snapshots failed: nothing to build on; restore-etcd restores etcd in full after the owner change',
       });
       expect(resumePoint(failed)).toBe(path === 'good' ? 'migrate-extensions' : 'set-owner-destination');
-      // Settled like done steps: admit, choose, both pre-copy steps (and on the bad path, the good path's 45).
-      expect(migrationProgress(failed)).toBe(path === 'good' ? 22 : 67);
+      // Settled like done steps: admit, choose, both pre-copy steps, the live path's 16 (and on the bad path, the good path's 37).
+      expect(migrationProgress(failed)).toBe(path === 'good' ? 34 : 71);
       expect(done.state).toBe('Succeeded');
       expect(byId(done, 'pre-copy-snapshots').state).toBe('failed');
       expect(byId(done, 'copy-snapshots').attempts).toBe(1);
@@ -448,5 +458,72 @@ describe('the lock as data', () => {
       expression: '#id = :id AND #state = :error',
       values: { ':id': 'mig-9', ':error': 'Error' },
     });
+  });
+});
+
+describe('the live path', () => {
+  const live = () => setPath(aRecord(), { path: 'live', reason: 'mode live requested', now: NOW });
+  const ran = (r: MigrationRecord) => r.steps.filter((s) => s.state !== 'skipped').map((s) => s.id);
+
+  it('walks etcd instead of moving snapshots: no pre-copy, no fence, no copy, no restore of etcd', () => {
+    // Act
+    const done = runUntil(live());
+
+    // Assess
+    expect(done.state).toBe('Succeeded');
+    expect(ran(done)).toEqual([
+      'admit-and-lock',
+      'choose-path',
+      'migrate-extensions',
+      'persist-shootstate',
+      'survey-live',
+      'own-live',
+      'walk-live',
+      'set-owner-destination',
+      'finish-live',
+      'retire-source',
+      'restore-extensions',
+      'switch-api-record',
+      'finalize',
+    ]);
+    expect(done.steps.find((s) => s.id === 'restore-etcd')?.message).toMatch(/^live path: /);
+    expect(done.shootState).toEqual({ source: 'migrated', version: 7 });
+  });
+
+  it('goes on as the good path when the survey fails, since nothing changed yet', () => {
+    // Prepare
+    let record = runUntil(live(), 'survey-live');
+    record = startStep(record, { step: 'survey-live', now: at(100) });
+
+    // Act
+    const left = leaveLivePath(record, { reason: 'LiveWalkUnsupported: a cluster of several members', now: at(101) });
+    const done = runUntil(left, undefined, { t: 102 });
+
+    // Assess
+    expect(left).toMatchObject({ path: 'good', state: 'Running' });
+    expect(left.pathReason).toContain('left the live path: LiveWalkUnsupported');
+    expect(resumePoint(left)).toBe('delete-owner-record');
+    expect(left.steps.find((s) => s.id === 'survey-live')).toMatchObject({ state: 'failed' });
+    expect(leaveLivePath(left, { reason: 'again', now: at(102) })).toBe(left);
+    expect(done.state).toBe('Succeeded');
+    expect(ran(done)).toContain('wait-final-snapshot');
+    expect(ran(done)).toContain('restore-etcd');
+    expect(ran(done)).not.toContain('walk-live');
+  });
+
+  it('switches to the bad path before the walk began, and never after', () => {
+    // Prepare
+    const beforeWalk = startStep(runUntil(live(), 'migrate-extensions'), { step: 'migrate-extensions', now: at(50) });
+    const walking = startStep(runUntil(live(), 'own-live'), { step: 'own-live', now: at(50) });
+
+    // Act
+    const switched = switchToBadPath(beforeWalk, { failedStep: 'migrate-extensions', reason: 'timeout', now: at(51) });
+
+    // Assess: once the owner record may hold the live value, a restore beside the walking cluster would fork it.
+    expect(resumePoint(switched)).toBe('set-owner-destination');
+    expect(switched.steps.find((s) => s.id === 'survey-live')?.state).toBe('skipped');
+    expect(() =>
+      switchToBadPath(walking, { failedStep: 'migrate-extensions', reason: 'timeout', now: at(51) }),
+    ).toThrow(/the live walk began/);
   });
 });

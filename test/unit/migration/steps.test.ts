@@ -22,10 +22,15 @@ describe('the migration flow', () => {
       'restore-etcd-ahead',
       'migrate-extensions',
       'persist-shootstate',
+      'survey-live',
+      'own-live',
+      'walk-live',
       'delete-owner-record',
       'wait-final-snapshot',
       'delete-source-control-plane',
       'set-owner-destination',
+      'finish-live',
+      'retire-source',
       'copy-snapshots',
       'restore-etcd',
       'restore-extensions',
@@ -48,10 +53,14 @@ describe('the migration flow', () => {
     expect(Math.max(...PREPARE_STEPS.map(stepIndex))).toBeLessThan(
       Math.min(stepIndex(BAD_PATH_ENTRY), ...GOOD_PATH_STEPS.map(stepIndex)),
     );
-    expect(MIGRATION_STEPS.filter((s) => s.bestEffort !== undefined).map((s) => s.id)).toEqual([...PREPARE_STEPS]);
+    // The survey of a live walk too: it changes nothing, so the good path can do its work.
+    expect(MIGRATION_STEPS.filter((s) => s.bestEffort !== undefined).map((s) => s.id)).toEqual([
+      ...PREPARE_STEPS,
+      'survey-live',
+    ]);
     expect(stepDefinition('pre-copy-snapshots')).toMatchObject({
       actor: 'garden',
-      skipIf: ['hibernated'],
+      skipIf: ['hibernated', 'livePath'],
       operation: 'Migrate',
     });
     expect(stepDefinition('pre-copy-snapshots').command).toBeUndefined();
@@ -59,7 +68,7 @@ describe('the migration flow', () => {
       actor: 'destination',
       command: 'restore',
       dependencies: ['pre-copy-snapshots'],
-      skipIf: ['hibernated'],
+      skipIf: ['hibernated', 'livePath'],
       operation: 'Migrate',
     });
     expect(stepDefinition('restore-etcd-ahead').bestEffort?.without).toMatch(/restore-etcd restores etcd in full/);
@@ -71,7 +80,35 @@ describe('the migration flow', () => {
       ['wait-final-snapshot', 'delete-owner-record'],
     ]);
     for (const s of MIGRATION_STEPS) expect(s.command === undefined).toBe(s.actor === 'garden');
-    expect(MIGRATION_STEPS.filter((s) => s.actor === 'source').every((s) => s.phase === 'good')).toBe(true);
+    // The source acts on the good path, and on the live path only once its members left (retire-source).
+    expect(MIGRATION_STEPS.filter((s) => s.actor === 'source').map((s) => [s.id, s.phase])).toEqual([
+      ['migrate-extensions', 'good'],
+      ['delete-source-control-plane', 'good'],
+      ['retire-source', 'live'],
+    ]);
+  });
+
+  it('walks on the live path only, and skips there every step that moves etcd as snapshots', () => {
+    const live = MIGRATION_STEPS.filter((s) => s.phase === 'live');
+    expect(live.map((s) => s.id)).toEqual(['survey-live', 'own-live', 'walk-live', 'finish-live', 'retire-source']);
+    for (const s of live) expect(s.skipIf).toEqual(['snapshotPath']);
+    expect(MIGRATION_STEPS.filter((s) => s.skipIf.includes('livePath')).map((s) => s.id)).toEqual([
+      'pre-copy-snapshots',
+      'restore-etcd-ahead',
+      'delete-owner-record',
+      'wait-final-snapshot',
+      'delete-source-control-plane',
+      'copy-snapshots',
+      'restore-etcd',
+    ]);
+    // The rounds of the walk are commands to the destination; the owner record between them is the garden's.
+    expect(live.map((s) => [s.id, s.actor, s.command])).toEqual([
+      ['survey-live', 'destination', 'live-walk'],
+      ['own-live', 'garden', undefined],
+      ['walk-live', 'destination', 'live-walk'],
+      ['finish-live', 'destination', 'live-walk'],
+      ['retire-source', 'source', 'delete-control-plane'],
+    ]);
   });
 
   it.each([
