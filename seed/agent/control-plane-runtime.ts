@@ -476,9 +476,14 @@ export class ControlPlaneRuntime implements SeedRuntime {
     if (existing === undefined) plane.restoring = true;
     await this.persist(id);
     await this.installSecrets(command);
+    const self = await hosting.liveMember(id);
+    // A member that joined before runs again (an agent restart mid-walk left it stopped: a restoring plane is
+    // not started on adoption), so that the walk finds it where it got to. Only a member that joined: any
+    // other start would be a cluster of its own.
+    if (self.joined) await this.startEtcd({ shoot: command.shoot, bucket: plane.backupBucket }, plane);
     const result = await liveWalkRound({
       command,
-      self: await hosting.liveMember(id),
+      self,
       start: async (join) =>
         void (await this.startEtcd({ shoot: command.shoot, bucket: plane.backupBucket, join }, plane)),
       // The garden's task gives up once the command's timeout passed since it was sent: the round ends before,

@@ -95,8 +95,10 @@ export interface OwnerNoticeDelivery {
 export interface LiveMemberPlan {
   name: string;
   peerUrl: string;
-  /** Where the walk reaches it (its sidecar's own address: a learner serves no client of the shoot). */
+  /** Where the walk reaches it until etcd advertises its own address. */
   clientUrl: string;
+  /** It was started to join the cluster before (its plan kept here): an agent that restarted since starts it again. */
+  joined: boolean;
 }
 
 export interface EtcdSpec {

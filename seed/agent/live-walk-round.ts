@@ -44,7 +44,7 @@ export async function liveWalkRound(input: LiveWalkRoundInput): Promise<CommandR
   const spec = command.spec ?? (await survey(command.source.clientUrls, self));
   const members: WalkMemberPlan[] = [
     ...spec.sourceMembers.map((m) => ({ ...m, side: 'source' as const })),
-    { ...self, side: 'destination' },
+    { name: self.name, peerUrl: self.peerUrl, clientUrl: self.clientUrl, side: 'destination' },
   ];
   const walk: LiveWalkSpec = {
     source: { identity: command.source.identity, members: spec.sourceMembers.map((m) => m.name) },

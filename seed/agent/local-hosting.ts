@@ -505,8 +505,13 @@ export class LocalHosting implements ControlPlaneHosting {
    */
   async liveMember(technicalID: string): Promise<LiveMemberPlan> {
     const h = await this.entry(technicalID);
-    const name = readJoin(this.joinFile(technicalID))?.name ?? `etcd-${this.options.identity}`;
-    return { name, peerUrl: `http://127.0.0.1:${h.ports.peer}`, clientUrl: `http://127.0.0.1:${h.ports.client}` };
+    const joined = readJoin(this.joinFile(technicalID));
+    return {
+      name: joined?.name ?? `etcd-${this.options.identity}`,
+      peerUrl: `http://127.0.0.1:${h.ports.peer}`,
+      clientUrl: `http://127.0.0.1:${h.ports.client}`,
+      joined: joined !== undefined,
+    };
   }
 
   private joinFile(technicalID: string): string {

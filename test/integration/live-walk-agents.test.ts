@@ -60,12 +60,13 @@ interface TestSeed {
   seal: (shoot: SeedCommand['shoot']) => ReturnType<ReturnType<typeof contractSecrets>['seal']>;
 }
 
-async function seed(label: string): Promise<TestSeed> {
-  const name = unique(`lw${label}`);
-  const identity = `${name}-${Date.now().toString(36)}`;
+/** A seed with a new agent runtime; `again`: the same seed's agent started anew (its work dir and bucket kept). */
+async function seed(label: string, again?: TestSeed): Promise<TestSeed> {
+  const name = again?.name ?? unique(`lw${label}`);
+  const identity = again?.identity ?? `${name}-${Date.now().toString(36)}`;
   const bucket = `gl-backup-${name}`;
-  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  const workDir = tempDir(`live-agents-${label}`);
+  if (!again) await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  const workDir = again?.workDir ?? tempDir(`live-agents-${label}`);
   const hosting = new LocalHosting({
     identity,
     workDir,
@@ -129,8 +130,9 @@ function logs(s: TestSeed): string {
 }
 
 describe("a live walk between two local seeds, in the agents' rounds", () => {
-  it('moves a single-member shoot under writes, keeping every write, revision and lease', async () => {
-    const [a, b] = await Promise.all([seed('a'), seed('b')]);
+  it('moves a single-member shoot under writes, across a restart of the destination agent, keeping every write, revision and lease', async () => {
+    const [a, first] = await Promise.all([seed('a'), seed('b')]);
+    let b = first;
     const shoot = { project: 'lwalk', name: unique('w'), technicalID: '' };
     shoot.technicalID = `shoot--${shoot.project}--${shoot.name}`;
     const apiDomain = `api.${shoot.name}.${shoot.project}.live.gardenless.test`;
@@ -207,6 +209,9 @@ describe("a live walk between two local seeds, in the agents' rounds", () => {
     ]);
     // Until the record names it alone, the destination's plane is not reported active.
     expect((await b.runtime.controlPlanes()).find((p) => p.technicalID === shoot.technicalID)?.active).toBe(false);
+    // The destination's agent restarts mid-walk, its member stopped with it: the next round starts it again.
+    await b.runtime.stop();
+    b = await seed('b', b);
 
     await owners.set({ name: recordOf(shoot), value: b.identity });
     const finished = await round(b.identity, survey.spec);
