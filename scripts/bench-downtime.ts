@@ -1,15 +1,16 @@
 /**
  * Migration downtime: how long a shoot's etcd takes no write while its control plane moves, for etcds
- * of about 10, 100 and 500 MB, on the good path and on the bad path with a live source (mode `bad` while
- * the source's agent and sidecar run: the source fences on the owner change, scenario S2 without the cut).
+ * of about 10, 100 and 500 MB, on the good path, on the bad path with a live source (mode `bad` while
+ * the source's agent and sidecar run: the source fences on the owner change, scenario S2 without the cut),
+ * and on the live path (mode `live`: the etcd cluster walks to the destination under raft).
  *
  * The landscape: the local landscape's configuration (local/fleet.ts: the stack context `npm start`
  * deploys, its agents' heartbeat, delta interval and ownership timings). A running `npm start` landscape
  * is used as it is; without one, a private emulator with the stack deployed the same way (stopped at the
  * end). Two seeds of the bench's own, each with the real seed agent (in this process, as the scenario
  * tests run it; `localSeedAgent`) starting real sidecar processes with real etcd, and one shoot, filled
- * to each size in turn and migrated back and forth between them: good and bad alternate, so that load
- * on the machine falls on both alike.
+ * to each size in turn and migrated back and forth between them: the paths alternate, so that load
+ * on the machine falls on each alike.
  *
  * Before each run the current source is brought to the size: the previous run's writer keys deleted,
  * etcd compacted and defragmented, values of 256 KB of random bytes put until its database (`dbSize`) is
@@ -85,7 +86,9 @@ import {
   summarize,
   supersededSnapshots,
   writeWindow,
+  liveWriteWindow,
   type MigrationPathName,
+  pathLabel,
   type Share,
   type SidecarLogEvent,
 } from './downtime-figures.js';
@@ -108,7 +111,7 @@ const SIZES_MB = list(env.BENCH_DOWNTIME_SIZES_MB ?? '10,100,500')
   .map(Number)
   .sort((a, b) => a - b);
 const RUNS = Number(env.BENCH_DOWNTIME_RUNS ?? 5);
-const PATHS = list(env.BENCH_DOWNTIME_PATHS ?? 'good,bad') as MigrationPathName[];
+const PATHS = list(env.BENCH_DOWNTIME_PATHS ?? 'good,bad,live') as MigrationPathName[];
 /** How long the writer writes to the source before the migration is requested. */
 const WRITE_BEFORE_MS = Number(env.BENCH_DOWNTIME_WRITE_BEFORE_MS ?? 5_000);
 /** How often a migration that ended in Error is resumed before the bench gives up. */
@@ -116,11 +119,11 @@ const MAX_RESUMES = 2;
 if (
   SIZES_MB.some((s) => !(s > 0)) ||
   !(Number.isInteger(RUNS) && RUNS > 0) ||
-  PATHS.some((p) => p !== 'good' && p !== 'bad') ||
+  PATHS.some((p) => p !== 'good' && p !== 'bad' && p !== 'live') ||
   !(WRITE_BEFORE_MS >= 0)
 ) {
   console.error(
-    'BENCH_DOWNTIME_SIZES_MB: positive numbers; BENCH_DOWNTIME_RUNS: a positive integer; BENCH_DOWNTIME_PATHS: good and/or bad; BENCH_DOWNTIME_WRITE_BEFORE_MS: >= 0',
+    'BENCH_DOWNTIME_SIZES_MB: positive numbers; BENCH_DOWNTIME_RUNS: a positive integer; BENCH_DOWNTIME_PATHS: good, bad and/or live; BENCH_DOWNTIME_WRITE_BEFORE_MS: >= 0',
   );
   process.exit(2);
 }
@@ -136,6 +139,7 @@ const FENCE_BOUND_MS = fenceBound(LANDSCAPE_OWNERSHIP_TIMINGS);
 
 const DEFINITIONS = [
   "window: from the source's last acknowledged write to the destination's first, both as the writer received etcd's answer (its own record)",
+  "live window: on the live path both seeds' members are one cluster while it walks and either may answer: the longest time without any acknowledged write from the last one before the request to the first one after the migration ended (scripts/downtime-figures.ts liveWriteWindow); none of the snapshot paths' phases is in it, so all of it counts as between",
   "fence: from the fence's start (etcd's alarm asked for) until the source's etcd is gone from the public address (its sidecar's gate closed), the final delta read in between (the source sidecar's `fenced` log line: its time, less stoppedAfterMs); etcd goes on running on its private address",
   "final snapshot: the source sidecar's final snapshot: save, compress and upload (its `snapshot` log line with final: true: its time, less its ms)",
   `copy: the migration record's ${COPY_STEPS.join(', ')} step${COPY_STEPS.length === 1 ? '' : 's'} (startedAt to endedAt of GET .../migration; the ids containing "copy" in core/migration/steps.ts)`,
@@ -241,7 +245,7 @@ const record = startBenchRun({
     "What a user of migration feels: how long the shoot's etcd takes no write, from the source's last acknowledged " +
     "write to the destination's first, as a writer of about 100 writes/s sees them. Two seeds with the real agent " +
     "and the landscape's settings, real sidecars and etcd 3.4; one non-HA shoot filled to each size and migrated " +
-    'back and forth, good and bad path (mode bad with a live source) alternating, its real kube-apiserver, ' +
+    'back and forth, the paths alternating (good; bad with a live source; live: the etcd cluster walks under raft), its real kube-apiserver, ' +
     "kube-controller-manager and kube-scheduler behind each seed's load balancer. Beside it a kube-level writer " +
     "creates ConfigMaps through the shoot's admin kubeconfig (API domain, the landscape's proxy, client-go's own " +
     'reconnects): its window is its longest time without an acknowledgement after the request. The phases and ' +
@@ -514,6 +518,7 @@ async function measure(input: {
       );
     }
     const migrationMs = performance.now() - requestedAt;
+    const settledAtEpoch = epochNow();
     if (record.state !== 'Succeeded')
       throw new Error(
         `migration ${record.id} ended ${record.state} after ${MAX_RESUMES} resumes: ${JSON.stringify(record.error)}`,
@@ -542,7 +547,10 @@ async function measure(input: {
     readyPoll.abort();
     const readyAt = await destinationReady;
 
-    const window = writeWindow(written.acknowledged);
+    const window =
+      path === 'live'
+        ? liveWriteWindow(written.acknowledged, requestedAtEpoch, settledAtEpoch)
+        : writeWindow(written.acknowledged);
     if (!window.ok) throw new Error(`${sizeMb} MB ${path} run ${run}: no window: ${window.reason}`);
     const content = await readEtcdContent({ clientUrl: etcdUrl(destination)!, prefix: `${prefix}/` });
     const loss = checkNoAcknowledgedWriteLost(written.acknowledged, content);
@@ -552,9 +560,12 @@ async function measure(input: {
       parseSidecarLog(readFileSync(join(destination.workDir, id, 'sidecar.log'), 'utf8')),
       since,
     );
+    // The live path has none of the snapshot paths' phases: all of its window is between them.
     const shares = phaseShares(
       window,
-      phaseIntervals({ window, source: src, destination: dst, steps: record.steps, copySteps: COPY_STEPS }),
+      path === 'live'
+        ? []
+        : phaseIntervals({ window, source: src, destination: dst, steps: record.steps, copySteps: COPY_STEPS }),
     );
     const steps = stepsInWindow(window, record.steps);
     const kube = kubeWindow(
@@ -693,7 +704,7 @@ function kubeRows(counted: readonly RunResult[]): Cell[][] {
       const k = summarize(runs.map((r) => r.kubeWindow));
       rows.push([
         `${sizeMb} MB`,
-        path === 'bad' ? 'bad (live source)' : 'good',
+        pathLabel(path),
         runs.map((r) => Math.round(r.kubeWindow).toLocaleString('en-US')).join(', '),
         k.median,
         k.max,
@@ -767,7 +778,7 @@ try {
   );
   console.log('');
   console.log(
-    `aims (issue 12; fence bound ${ms(FENCE_BOUND_MS)}, so the bad path's aim is ${ms(FENCE_BOUND_MS + ISSUE_AIMS.badMarginMs)}):`,
+    `aims (issues 12 and 33; fence bound ${ms(FENCE_BOUND_MS)}, so the bad path's aim is ${ms(FENCE_BOUND_MS + ISSUE_AIMS.badMarginMs)}):`,
   );
   const aims = downtimeAims(
     counted.map((r) => ({ sizeMb: r.sizeMb, path: r.path, ms: r.window })),
@@ -786,7 +797,7 @@ try {
       const fractions = shareFractions(runs.map((r) => r.shares));
       rows.push([
         `${sizeMb} MB`,
-        path === 'bad' ? 'bad (live source)' : 'good',
+        pathLabel(path),
         runs.map((r) => Math.round(r.window).toLocaleString('en-US')).join(', '),
         w.median,
         w.max,

@@ -22,6 +22,7 @@ import {
   summarize,
   supersededSnapshots,
   writeWindow,
+  liveWriteWindow,
   type Acknowledgement,
   type MeasuredWindow,
   type Phase,
@@ -427,6 +428,28 @@ describe('summaries', () => {
   });
 });
 
+describe('liveWriteWindow', () => {
+  const ack = (at: number, seed: 'source' | 'destination'): Acknowledgement => ({ at, seed });
+
+  it('is the longest time without any acknowledgement from before the request to after the end, whichever seed answered', () => {
+    // Both seeds answer while the cluster walks: a source answer after the destination's first is no split brain.
+    const acks = [
+      ack(900, 'source'),
+      ack(1_100, 'destination'),
+      ack(1_150, 'source'),
+      ack(1_600, 'destination'),
+      ack(2_600, 'destination'),
+    ];
+    expect(liveWriteWindow(acks, 1_000, 2_000)).toEqual({ ok: true, from: 1_600, to: 2_600, ms: 1_000 });
+    expect(liveWriteWindow(acks, 1_000, 1_500)).toEqual({ ok: true, from: 1_150, to: 1_600, ms: 450 });
+  });
+
+  it('has none without an acknowledgement on each side of the migration', () => {
+    expect(liveWriteWindow([ack(1_500, 'source')], 1_000, 2_000)).toMatchObject({ ok: false });
+    expect(liveWriteWindow([ack(500, 'source')], 1_000, 2_000)).toMatchObject({ ok: false });
+  });
+});
+
 describe('downtimeAims', () => {
   const settings = { ...ISSUE_AIMS, fenceBoundMs: 28_000 };
   const runs = (sizeMb: number, path: 'good' | 'bad', ...ms: number[]): MeasuredWindow[] =>
@@ -453,6 +476,20 @@ describe('downtimeAims', () => {
       ['bad path (live source) at 500 MB, maximum window', 32_000, false],
     ]);
     expect(aims.find((a) => a.label.startsWith('bad path (live'))!.limit).toBe(31_000);
+  });
+
+  it('judges the live path, where it was measured, at every size by its median and maximum window, and its ratio', () => {
+    const live = (sizeMb: number, ...ms: number[]): MeasuredWindow[] =>
+      ms.map((v) => ({ sizeMb, path: 'live', ms: v }));
+    const aims = downtimeAims([...runs(10, 'good', 2_000), ...live(10, 200, 300, 1_200), ...live(500, 400)], settings);
+    expect(aims.filter((a) => a.label.startsWith('live')).map((a) => [a.label, a.value, a.limit, a.met])).toEqual([
+      ['live path, median window at 500 MB / at 10 MB', 400 / 300, 1.3, false],
+      ['live path at 10 MB, median window', 300, 500, true],
+      ['live path at 10 MB, maximum window', 1_200, 1_000, false],
+      ['live path at 500 MB, median window', 400, 500, true],
+      ['live path at 500 MB, maximum window', 400, 1_000, true],
+    ]);
+    expect(downtimeAims(runs(10, 'good', 2_000), settings).some((a) => a.label.startsWith('live'))).toBe(false);
   });
 
   it('says which aims a smaller run could not judge', () => {
