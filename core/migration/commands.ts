@@ -3,8 +3,7 @@ import type { SeedCommand } from '../commands/schema.js';
 import { migrationCommandId } from '../commands/protocol.js';
 import type { SealedSecrets } from '../shootstate/sealed.js';
 import type { PackedShootState } from '../shootstate/types.js';
-import { formatOwnerValue } from '../ownership/owner-value.js';
-import type { MigrationRecord } from './record.js';
+import { liveOwnerValue, type MigrationRecord } from './record.js';
 import { stepDefinition, type MigrationStepId } from './steps.js';
 
 /**
@@ -156,12 +155,7 @@ function liveWalkCommand(options: StepCommandOptions, address: Parameters<typeof
   if (step !== 'survey-live' && spec === undefined) throw new RangeError(`${step} needs the survey's answer`);
   const clientUrls = spec ? spec.sourceMembers.map((m) => m.clientUrl) : [...(options.sourceEtcdUrls ?? [])];
   if (clientUrls.length === 0) throw new RangeError(`the source ${record.source.name} reports no etcd address`);
-  const owner =
-    step === 'survey-live'
-      ? source
-      : step === 'walk-live'
-        ? formatOwnerValue({ kind: 'live', origin: source, destination, cluster: spec!.cluster })
-        : destination;
+  const owner = step === 'survey-live' ? source : step === 'walk-live' ? liveOwnerValue(record)! : destination;
   return buildCommand<'live-walk'>(address, {
     type: 'live-walk',
     source: { identity: source, clientUrls },

@@ -1,6 +1,5 @@
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { OwnerRecords } from '../ownership/owner-records.js';
-import { formatOwnerValue } from '../ownership/owner-value.js';
 import { ownerRecordName } from '../ownership/record-name.js';
 import { stepOf, type MigrationJournal, type MigrationRef } from './journal.js';
 import {
@@ -11,7 +10,14 @@ import {
   type OwnerNoticeOutcome,
   type SeedNotices,
 } from './owner-notice.js';
-import { completeStep, noteStep, startStep, type MigrationPath, type MigrationRecord } from './record.js';
+import {
+  completeStep,
+  liveOwnerValue,
+  noteStep,
+  startStep,
+  type MigrationPath,
+  type MigrationRecord,
+} from './record.js';
 
 export interface OwnerStepsOptions {
   journal: MigrationJournal;
@@ -84,7 +90,7 @@ export class OwnerSteps {
     const identity = record.destination.identity;
     if (!identity) throw new NotFoundError(`destination seed ${record.destination.name} has no identity`);
     const current = await this.options.owners.get(name);
-    const live = liveValueOf(record);
+    const live = liveOwnerValue(record);
     if (current && current.value !== identity && current.value !== record.source.identity && current.value !== live) {
       throw new ConflictError(
         `owner record ${name} names ${current.value}, neither the source nor the destination of this migration`,
@@ -127,7 +133,7 @@ export class OwnerSteps {
       startStep(await this.journal.current(ref), { step: 'own-live', now: this.journal.now() }),
     );
     const name = this.recordName(record);
-    const value = liveValueOf(record);
+    const value = liveOwnerValue(record);
     if (value === undefined || !record.source.identity)
       throw new NotFoundError(`own-live needs both seeds' identities and the survey's cluster (${record.id})`);
     const current = await this.options.owners.get(name);
@@ -171,14 +177,6 @@ export class OwnerSteps {
       internalDomain: this.options.internalDomain,
     });
   }
-}
-
-/** The owner record's value while this migration's live walk runs, once its survey named the cluster. */
-function liveValueOf(record: MigrationRecord): string | undefined {
-  const { identity: origin } = record.source;
-  const { identity: destination } = record.destination;
-  if (!origin || !destination || record.live === undefined) return undefined;
-  return formatOwnerValue({ kind: 'live', origin, destination, cluster: record.live.cluster });
 }
 
 function describeNotice(notice: OwnerNoticeOutcome): string {

@@ -1,4 +1,5 @@
 import { failureTolerance, type Shoot } from '../model/shoot.js';
+import { formatOwnerValue } from '../ownership/owner-value.js';
 import { MigrationTransitionError } from './errors.js';
 import { MIGRATION_STEPS, stepDefinition, stepIndex, type MigrationStepId, type SkipGuardName } from './steps.js';
 
@@ -501,6 +502,14 @@ export function switchToBadPath(
       persisted && record.shootState?.source === 'migrated' ? record.shootState : { source: 'last-persisted' },
     updatedAt: now,
   };
+}
+
+/** The owner record's value while this migration's live walk runs, once its survey named the cluster. */
+export function liveOwnerValue(record: Pick<MigrationRecord, 'source' | 'destination' | 'live'>): string | undefined {
+  const { identity: origin } = record.source;
+  const { identity: destination } = record.destination;
+  if (!origin || !destination || record.live === undefined) return undefined;
+  return formatOwnerValue({ kind: 'live', origin, destination, cluster: record.live.cluster });
 }
 
 /** The owner record was set to the live value: from here on, only the walk's own ways out are safe. */

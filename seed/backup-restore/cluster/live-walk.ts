@@ -150,24 +150,14 @@ export async function applyLiveStep(
 ): Promise<void> {
   const { spec, host } = options;
   const timeout = options.callTimeoutMs ?? 2_000;
-  const plan = (name: string) => {
-    const found = options.members.find((m) => m.name === name);
-    if (!found) throw new Error(`${name} is not a planned member`);
-    return found;
-  };
+  const plan = (name: string) => planned(options.members, name);
   const idOf = (name: string) => {
     const found = observed.members.find((m) => m.name === name);
     if (!found) throw new Error(`${name} is not a member of the cluster`);
     return found.id;
   };
-  // Whichever member answers takes a membership change (a follower forwards it to the leader): first where
-  // etcd says each serves (a sidecar's own address, open while its public one may still be fenced), then
-  // where the plan says.
-  const urlsOf = (name?: string) => {
-    const observedUrls = observed.members.filter((m) => name === undefined || m.name === name).map((m) => m.clientUrl);
-    const planned = options.members.filter((m) => name === undefined || m.name === name).map((m) => m.clientUrl);
-    return [...new Set([...observedUrls, ...planned].filter((u): u is string => u !== undefined))];
-  };
+  const urlsOf = (name?: string) => reachable(observed, options.members, (m) => name === undefined || m.name === name);
+  // Whichever member answers takes a membership change (a follower forwards it to the leader).
   const endpoints = urlsOf();
   switch (step.kind) {
     case 'own-both':
@@ -230,9 +220,7 @@ export async function takeWayOut(
     case 'force': {
       const side = out.side === 'source' ? spec.source : spec.destination;
       await host.writeOwner(observed.owner, { kind: 'seed', seed: side.identity });
-      const member = options.members.find((m) => m.name === out.member);
-      if (!member) throw new Error(`${out.member} is not a planned member`);
-      await host.force(member);
+      await host.force(planned(options.members, out.member));
       return;
     }
     case 'abort-to-source': {
@@ -247,4 +235,26 @@ export async function takeWayOut(
     case 'hold':
       return;
   }
+}
+
+function planned(members: readonly WalkMemberPlan[], name: string): WalkMemberPlan {
+  const found = members.find((m) => m.name === name);
+  if (!found) throw new Error(`${name} is not a planned member`);
+  return found;
+}
+
+/**
+ * Where to reach the members `which` picks: first where etcd says each serves (a sidecar's own address, open
+ * while its public one may still be fenced), then where the plan says.
+ */
+function reachable(
+  observed: LiveWalkObservation,
+  members: readonly WalkMemberPlan[],
+  which: (m: { readonly name: string; readonly side: WalkSide | 'stranger' }) => boolean,
+): string[] {
+  const urls = [
+    ...observed.members.filter(which).map((m) => m.clientUrl),
+    ...members.filter(which).map((m) => m.clientUrl),
+  ];
+  return [...new Set(urls.filter((u): u is string => u !== undefined))];
 }
