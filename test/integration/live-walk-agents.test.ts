@@ -4,15 +4,10 @@ import { Etcd3 } from 'etcd3';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Route53OwnerLookup } from '../../adapters/route53/owner-lookup.js';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
-import { S3BlobStore } from '../../adapters/s3/blob-store.js';
-import { s3Api } from '../../adapters/s3/s3-api.js';
-import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
 import { COMMAND_API_VERSION, type CommandOf, type SeedCommand } from '../../core/commands/index.js';
-import { lookUpOwner, ownerRecordName } from '../../core/ownership/index.js';
+import { ownerRecordName } from '../../core/ownership/index.js';
 import { formatOwnerValue } from '../../core/ownership/owner-value.js';
-import { FAKE_KUBE_BIN_DIR } from '../../harness/kube/binaries.js';
 import {
   checkHistory,
   HistoryRecorder,
@@ -20,13 +15,12 @@ import {
   recordFinalReads,
   startClusterWriter,
 } from '../../harness/scenario/index.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
-import { emulatorCredentialsEnv } from '../../local/aws-env.js';
 import { ControlPlaneRuntime } from '../../seed/agent/control-plane-runtime.js';
 import { LocalHosting } from '../../seed/agent/local-hosting.js';
 import { clusterIdHex, leaseTimeToLive, memberList } from '../../seed/backup-restore/etcd-gateway.js';
 import { contractSecrets } from '../contract/seed-runtime.contract.js';
 import { testGarden } from '../harness/garden.js';
+import { localRuntimeOnEmulator } from '../harness/local-runtime.js';
 import { cleanup, dump, tempDir, unique, until } from './backup-restore-support.js';
 
 /**
@@ -67,25 +61,15 @@ async function seed(label: string, again?: TestSeed): Promise<TestSeed> {
   const bucket = `gl-backup-${name}`;
   if (!again) await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   const workDir = again?.workDir ?? tempDir(`live-agents-${label}`);
-  const hosting = new LocalHosting({
+  const secrets = contractSecrets(name);
+  const { hosting, runtime } = localRuntimeOnEmulator({
+    deployment,
+    seed: name,
     identity,
     workDir,
-    aws: { endpoint: deployment.awsEndpoint, region: deployment.region },
-    owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
-    sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
-    env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
-    kubeBinDir: FAKE_KUBE_BIN_DIR,
-  });
-  const secrets = contractSecrets(name);
-  const lookup = new Route53OwnerLookup(owners);
-  const api = s3Api(s3);
-  const runtime = new ControlPlaneRuntime({
-    seed: name,
-    hosting,
-    blobStore: (b) => new S3BlobStore({ bucket: b, api }),
-    snapshotStore: (b) => new S3SnapshotStore({ bucket: b, api }),
+    s3,
+    owners,
     openSecrets: secrets.openSecrets,
-    ownerCheck: async (shoot) => (await lookUpOwner(lookup, { name: recordOf(shoot), identity })).result,
   });
   runtimes.push(runtime);
   return { name, identity, bucket, runtime, hosting, workDir, seal: secrets.seal };

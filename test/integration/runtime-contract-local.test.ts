@@ -3,19 +3,13 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Route53OwnerLookup } from '../../adapters/route53/owner-lookup.js';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
-import { S3BlobStore } from '../../adapters/s3/blob-store.js';
 import { s3Api } from '../../adapters/s3/s3-api.js';
 import { S3SnapshotStore } from '../../adapters/s3/snapshot-store.js';
-import { lookUpOwner, ownerRecordName } from '../../core/ownership/index.js';
-import { ControlPlaneRuntime } from '../../seed/agent/control-plane-runtime.js';
-import { LocalHosting } from '../../seed/agent/local-hosting.js';
+import { ownerRecordName } from '../../core/ownership/index.js';
 import { contractSecrets, seedRuntimeContract } from '../contract/seed-runtime.contract.js';
-import { FAKE_KUBE_BIN_DIR } from '../../harness/kube/binaries.js';
 import { testGarden } from '../harness/garden.js';
-import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
-import { emulatorCredentialsEnv } from '../../local/aws-env.js';
+import { localRuntimeOnEmulator } from '../harness/local-runtime.js';
 import { until } from '../../harness/until.js';
 
 // The local runtime: one real etcd per shoot under its real backup-restore sidecar, which snapshots into
@@ -37,30 +31,20 @@ seedRuntimeContract('local (real etcd and sidecars, the emulator)', {
       hostedZoneId: deployment.outputs.HostedZoneId,
       api: route53Api(new Route53Client(aws)),
     });
-    const lookup = new Route53OwnerLookup(owners);
     const identity = `${seed}-${Date.now().toString(36)}`;
     const workDir = mkdtempSync(join(tmpdir(), 'gl-contract-local-'));
-    const hosting = new LocalHosting({
-      identity,
-      workDir,
-      aws: { endpoint: deployment.awsEndpoint, region: deployment.region },
-      owner: { mode: 'api', hostedZoneId: deployment.outputs.HostedZoneId, internalDomain },
-      sidecar: { ownership: TEST_OWNERSHIP_TIMINGS, deltaSnapshotInterval: 1_000 },
-      env: { ...process.env, ...emulatorCredentialsEnv(deployment.region) },
-      // The contract is about the runtime's answers and reports: the processes it runs, not Kubernetes.
-      kubeBinDir: FAKE_KUBE_BIN_DIR,
-    });
     const secrets = contractSecrets(seed);
     const recordOf = (shoot: { name: string; project: string }) =>
       ownerRecordName({ shoot: shoot.name, project: shoot.project, internalDomain });
     const snapshots = new S3SnapshotStore({ bucket, api });
-    const runtime = new ControlPlaneRuntime({
+    const { runtime } = localRuntimeOnEmulator({
+      deployment,
       seed,
-      hosting,
-      blobStore: (b) => new S3BlobStore({ bucket: b, api }),
-      snapshotStore: (b) => new S3SnapshotStore({ bucket: b, api }),
+      identity,
+      workDir,
+      s3,
+      owners,
       openSecrets: secrets.openSecrets,
-      ownerCheck: async (shoot) => (await lookUpOwner(lookup, { name: recordOf(shoot), identity })).result,
     });
     return {
       runtime,
