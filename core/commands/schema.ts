@@ -493,6 +493,12 @@ export const commandResultSchemas = {
         next: z.enum(['own-both', 'own-destination', 'retire-source', 'done']),
         /** The steps this round took, in order (`add-learner d0`, `remove s0`, ...). */
         taken: z.array(z.string().max(200)).max(64),
+        /**
+         * This seed's load balancer (`https://<host>:<port>`), where its kube-apiserver takes the shoot's
+         * connections once it follows the walk: the garden hands the source's connections over to it before
+         * the source's last member leaves. Absent where the runtime has no load balancer of its own.
+         */
+        loadBalancer: z.string().url().max(2048).optional(),
       })
       .strict(),
     'LiveWalkResult',

@@ -8,7 +8,13 @@ import {
 } from '../dns/index.js';
 import { ConflictError } from '../errors.js';
 import { stepOf, type MigrationJournal, type MigrationRef } from './journal.js';
-import { handOverCommand, noticeSeed, type OwnerNoticeOutcome, type SeedNotices } from './owner-notice.js';
+import {
+  handOverCommand,
+  noticeSeed,
+  type HandOverStep,
+  type OwnerNoticeOutcome,
+  type SeedNotices,
+} from './owner-notice.js';
 import { completeStep, startStep, type MigrationRecord } from './record.js';
 
 /** How long a hand-over sent at the owner change lasts at most: longer than a restore's command timeout (300 s). */
@@ -146,25 +152,38 @@ export class ApiRecordSteps {
    * kube-apiserver starts on the restore ahead); without one, none is sent and the switch's hand-over is the
    * first. Until HAND_OVER_AHEAD_MS from now (a restore within its timeout); the switch's hand-over then sets
    * the end exactly. Fire-and-forget, as every notice.
+   *
+   * On the live path it is sent at own-live already, to the load balancer the destination's survey named:
+   * its kube-apiserver follows the walk on the destination's member (one cluster, so either seed's serves
+   * the same data), and the source's route stops serving the moment its member leaves, before the owner
+   * record names the destination.
    */
-  async handOverAhead(ref: MigrationRef): Promise<OwnerNoticeOutcome> {
+  async handOverAhead(
+    ref: MigrationRef,
+    step: Exclude<HandOverStep, 'switch-api-record'> = 'set-owner-destination',
+  ): Promise<OwnerNoticeOutcome> {
     const { journal, writer } = this.options;
     const record = await journal.current(ref);
     if (record.guards.hibernated) return { sent: false, reason: 'the shoot is hibernated: nothing serves' };
-    const seed = await journal.garden.getSeed(record.destination.name);
-    const plane = seed?.status.controlPlanes?.find((cp) => cp.technicalID === record.shoot.technicalID);
-    if (!plane?.externalUrl)
+    const target = step === 'own-live' ? record.live?.loadBalancer : await this.destinationLoadBalancer(record);
+    if (!target)
       return { sent: false, reason: `seed ${record.destination.name} reports no load balancer for the shoot yet` };
     const now = journal.now();
     return this.sendHandOver(
       record,
       {
         apiDomain: writer.nameOf({ project: ref.project, name: ref.name }),
-        target: plane.externalUrl,
+        target,
         until: new Date(now.getTime() + HAND_OVER_AHEAD_MS),
       },
-      'set-owner-destination',
+      step,
     );
+  }
+
+  /** The load balancer the destination reports for the shoot (its kube-apiserver runs there). */
+  private async destinationLoadBalancer(record: MigrationRecord): Promise<string | undefined> {
+    const seed = await this.options.journal.garden.getSeed(record.destination.name);
+    return seed?.status.controlPlanes?.find((cp) => cp.technicalID === record.shoot.technicalID)?.externalUrl;
   }
 
   /**
@@ -193,7 +212,7 @@ export class ApiRecordSteps {
   private async sendHandOver(
     record: MigrationRecord,
     handOver: { apiDomain: string; target: string; until: Date },
-    step: 'set-owner-destination' | 'switch-api-record',
+    step: HandOverStep,
   ): Promise<OwnerNoticeOutcome> {
     const { notices, journal } = this.options;
     if (notices === undefined) return { sent: false, reason: 'notices are off' };

@@ -151,7 +151,8 @@ function liveWalkCommand(options: StepCommandOptions, address: Parameters<typeof
     );
   const bucket = record.destination.backupBucket;
   if (bucket === undefined) throw new RangeError(`destination ${record.destination.name} has no backup bucket`);
-  const spec = record.live;
+  // What the walk is of; the destination's load balancer, kept beside it, is the garden's to use.
+  const spec = record.live && { cluster: record.live.cluster, sourceMembers: record.live.sourceMembers };
   if (step !== 'survey-live' && spec === undefined) throw new RangeError(`${step} needs the survey's answer`);
   const clientUrls = spec ? spec.sourceMembers.map((m) => m.clientUrl) : [...(options.sourceEtcdUrls ?? [])];
   if (clientUrls.length === 0) throw new RangeError(`the source ${record.source.name} reports no etcd address`);

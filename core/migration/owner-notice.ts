@@ -42,17 +42,20 @@ export async function noticeSeed(input: {
   }
 }
 
+/** The steps that send a hand-over, each under an id of its own. */
+export type HandOverStep = 'own-live' | 'set-owner-destination' | 'switch-api-record';
+
 /**
  * A hand-over: until `until`, the source's load balancer passes the shoot's new connections on to
  * `target`, the destination's load balancer; sent once the owner record names the destination
- * (`set-owner-destination`) and again after the API record's switch (`switch-api-record`), each under an
- * id of its own.
+ * (`set-owner-destination`), or on the live path once it names both seeds (`own-live`), and again after
+ * the API record's switch (`switch-api-record`).
  */
 export function handOverCommand(
   record: Pick<MigrationRecord, 'id' | 'shoot' | 'source'>,
   handOver: { apiDomain: string; target: string; until: Date },
   now: Date,
-  step: 'set-owner-destination' | 'switch-api-record' = 'switch-api-record',
+  step: HandOverStep = 'switch-api-record',
 ): CommandOf<'hand-over'> {
   return buildCommand<'hand-over'>(
     {

@@ -76,9 +76,14 @@ export interface MigrationRecord {
   apiRecordTtl?: { from: number; to: number; cachedUntil?: string };
   /**
    * The live path: what the walk is of (etcd's cluster ID and the source's members when it began), as the
-   * destination's survey answered it; every later round of the walk carries it back.
+   * destination's survey answered it; every later round of the walk carries it back. With it, the
+   * destination's load balancer, which the source's hands the shoot's connections over to from own-live on.
    */
-  live?: { cluster: string; sourceMembers: { name: string; peerUrl: string; clientUrl: string }[] };
+  live?: {
+    cluster: string;
+    sourceMembers: { name: string; peerUrl: string; clientUrl: string }[];
+    loadBalancer?: string;
+  };
   /** What copy-snapshots reported, for the restore: whether the copy holds the final snapshot, and its last revision. */
   copy?: { final: boolean; lastRevision?: number };
   /**

@@ -30,6 +30,17 @@ export interface SeedCommandsOptions {
 }
 
 /**
+ * The steps that start the control plane's components on the destination, and so carry its secrets and
+ * API domain (the walk starts kube-apiserver on the destination's member once it votes).
+ */
+const STARTS_COMPONENTS: ReadonlySet<MigrationStepId> = new Set([
+  'restore-etcd-ahead',
+  'restore-etcd',
+  'walk-live',
+  'finish-live',
+]);
+
+/**
  * The steps a seed agent does (migrate the extensions, delete the source's control plane, restore etcd
  * and the extensions): the command of each, to be sent to the seed's queue.
  */
@@ -75,8 +86,7 @@ export class SeedCommands {
     }
     const copy = step === 'restore-etcd' ? record.copy : undefined;
     const shootState = step === 'restore-extensions' ? await this.restoreShootState(record) : undefined;
-    // The steps that start the control plane's components on the destination carry its secrets and name.
-    const restoring = step === 'restore-etcd' || step === 'restore-etcd-ahead' || step === 'finish-live';
+    const restoring = STARTS_COMPONENTS.has(step);
     const sourceEtcdUrls = step === 'survey-live' ? await this.sourceEtcdUrls(record) : undefined;
     const secrets = restoring ? await this.options.secrets?.forSeed(record.shoot, record.destination.name) : undefined;
     const heartbeatSeconds = this.options.commandHeartbeatSeconds ?? 60;
@@ -217,7 +227,8 @@ export class SeedAnswers {
         ? `etcd cluster ${result.spec.cluster} with ${result.spec.sourceMembers.map((m) => m.name).join(', ')} on the source`
         : `${result.taken.length === 0 ? 'nothing left to walk' : result.taken.join(', ')}; next: ${result.next}`;
     const done = completeStep(record, { step, now: this.journal.now(), message });
-    await this.journal.save(step === 'survey-live' ? { ...done, live: result.spec } : done);
+    const live = { ...result.spec, ...(result.loadBalancer ? { loadBalancer: result.loadBalancer } : {}) };
+    await this.journal.save(step === 'survey-live' ? { ...done, live } : done);
     return { message, next: result.next };
   }
 

@@ -31,8 +31,9 @@ const input = z.discriminatedUnion('action', [
 
 /**
  * The Route 53 changes of a migration: the only function that writes owner records (each change followed
- * by an owner-change notice on the source seed's queue; the one naming the destination also by a hand-over
- * notice), and the API record's TTL and switch (followed by a hand-over notice there).
+ * by an owner-change notice on the source seed's queue; the one naming the destination, and the live
+ * path's naming both seeds, also by a hand-over notice), and the API record's TTL and switch (followed by
+ * a hand-over notice there).
  */
 export const handler = task(input, async (event) => {
   switch (event.action) {
@@ -42,8 +43,10 @@ export const handler = task(input, async (event) => {
       const owner = await steps.setOwnerDestination(event.ref);
       return { ...owner, handOver: await apiRecord.handOverAhead(event.ref) };
     }
-    case 'set-owner-live':
-      return steps.setOwnerLive(event.ref);
+    case 'set-owner-live': {
+      const owner = await steps.setOwnerLive(event.ref);
+      return { ...owner, handOver: await apiRecord.handOverAhead(event.ref, 'own-live') };
+    }
     case 'switch-api-record':
       return apiRecord.switchApiRecord(event.ref);
     case 'lower-api-record-ttl':

@@ -486,6 +486,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
       self,
       start: async (join) =>
         void (await this.startEtcd({ shoot: command.shoot, bucket: plane.backupBucket, join }, plane)),
+      follow: () => this.followWalk(command, plane, signal),
       // The garden's task gives up once the command's timeout passed since it was sent: the round ends before,
       // and the step's retry (the same round again) resumes the walk where it stands.
       timeoutMs: Math.max(
@@ -501,6 +502,25 @@ export class ControlPlaneRuntime implements SeedRuntime {
       if (plane.model.replicas['kube-apiserver'] > 0) await this.apiServerReady(id, signal);
     }
     return result;
+  }
+
+  /**
+   * The shoot's kube-apiserver follows the walk: it starts alone on this seed's member once that votes, and
+   * the walk goes on once it is ready, so that a client the source's load balancer hands over (the garden
+   * sent the hand-over at own-live) finds it serving the moment the source's member leaves. Its controllers
+   * start when the owner record names this seed. Best effort: where it does not start, finish-live starts it.
+   * True when this call started it.
+   */
+  private async followWalk(command: CommandOf<'live-walk'>, plane: Plane, signal?: AbortSignal): Promise<boolean> {
+    const id = command.shoot.technicalID;
+    if (!plane.restoring || (await this.options.hosting.apiServer(id)).running) return false;
+    if (!(await this.startStandbyApiServer(command, plane))) return false;
+    try {
+      await this.apiServerReady(id, signal);
+    } catch (error) {
+      this.options.log?.({ event: 'following-api-server-not-ready', shoot: id, error: messageOf(error) });
+    }
+    return true;
   }
 
   /**
@@ -545,13 +565,14 @@ export class ControlPlaneRuntime implements SeedRuntime {
   /**
    * kube-apiserver alone on the standby (its controllers would only fail their writes): it reads etcd
    * restored ahead, unreachable from outside (the load balancer admits none while etcd does not serve), so
-   * that the restore only has it reconnect instead of starting cold (docs/design.md section 4). Best
-   * effort: where it does not start, the restore starts it as it would without.
+   * that the restore only has it reconnect instead of starting cold (docs/design.md section 4); or on a live
+   * walk's member before the plane is this seed's. Best effort: where it does not start (false), the
+   * restore or finish-live starts it as it would without.
    */
-  private async startStandbyApiServer(command: CommandOf<'restore'>, plane: Plane): Promise<void> {
+  private async startStandbyApiServer(command: CommandOf<'restore' | 'live-walk'>, plane: Plane): Promise<boolean> {
     const id = command.shoot.technicalID;
-    // Not hibernated (a hibernated shoot is not restored ahead): its kube-apiserver will run.
-    if (!command.secrets) return;
+    // Not hibernated (a hibernated shoot is neither restored ahead nor walked): its kube-apiserver will run.
+    if (!command.secrets) return false;
     try {
       await this.installSecrets(command);
       if (command.apiDomain) plane.apiDomain = command.apiDomain;
@@ -560,8 +581,10 @@ export class ControlPlaneRuntime implements SeedRuntime {
         replicas: { 'kube-controller-manager': 0, 'kube-scheduler': 0 },
         standby: true,
       });
+      return true;
     } catch (error) {
       this.options.log?.({ event: 'standby-api-server-failed', shoot: id, error: messageOf(error) });
+      return false;
     }
   }
 
@@ -682,8 +705,9 @@ export class ControlPlaneRuntime implements SeedRuntime {
   private async observe(plane: Plane) {
     const id = plane.model.technicalID;
     const etcd = await this.options.hosting.etcd(id);
-    // A standby's kube-apiserver reads etcd restored ahead and serves no one. Reported is only the load
-    // balancer it will serve behind: the migration hands the source's connections over to it ahead.
+    // A standby's kube-apiserver reads etcd restored ahead and serves no one; a live walk's follows the walk
+    // before the plane is this seed's. Reported is only the load balancer it serves behind (the migration
+    // hands the source's connections over to it ahead), never its probe: the dependency watchdog's it is not yet.
     const observed = await this.options.hosting.apiServer(id);
     const api: ApiServerView = plane.restoring
       ? {

@@ -75,7 +75,10 @@ export interface KubeOptions {
   /** The shoot's API domain (`api.<shoot>.<project>.<external domain>`): its kube-apiserver's name. */
   apiDomain?: string;
   replicas?: Partial<Record<ComponentName, number>>;
-  /** kube-apiserver on a standby (etcd restored ahead, every write refused): nothing is written through it. */
+  /**
+   * kube-apiserver alone, its controllers held until the plane is this seed's: on a standby (etcd restored
+   * ahead, every write refused), or on a live walk's destination member before the owner record names it.
+   */
   standby?: boolean;
   /** The replicas the dependency watchdog remembered for what it holds down (kept with the workloads). */
   remembered?: Partial<Record<ComponentName, number>>;
@@ -99,6 +102,8 @@ export interface LiveMemberPlan {
   clientUrl: string;
   /** It was started to join the cluster before (its plan kept here): an agent that restarted since starts it again. */
   joined: boolean;
+  /** This seed's load balancer, where the shoot's kube-apiserver follows the walk (absent: none of its own). */
+  loadBalancer?: string;
 }
 
 export interface EtcdSpec {

@@ -26,6 +26,13 @@ export interface LiveWalkRoundInput {
   self: LiveMemberPlan;
   /** Starts this seed's member, joining the running cluster (chosen again until etcd lists its name). */
   start: (join: NonNullable<EtcdSpec['join']>) => Promise<void>;
+  /**
+   * Starts this seed's kube-apiserver on its member and waits until it is ready: called once the member
+   * votes, before leadership moves or a source member leaves, so that the shoot's clients have a
+   * kube-apiserver here the moment the source's stops serving. True when this call started it (the round
+   * names it among its steps). Best effort: it must not fail the walk.
+   */
+  follow?: () => Promise<boolean>;
   timeoutMs: number;
 }
 
@@ -70,13 +77,23 @@ export async function liveWalkRound(input: LiveWalkRoundInput): Promise<CommandR
       host,
       timeoutMs: input.timeoutMs,
       stopBefore: GARDEN_STEPS,
+      beforeStep: async (step, observed) => {
+        if (step.kind !== 'move-leader' && step.kind !== 'remove') return;
+        if (!observed.members.some((m) => m.name === self.name && m.started && !m.learner)) return;
+        if (await input.follow?.()) taken.push(`kube-apiserver on ${self.name}`);
+      },
       // `start` is chosen again until etcd lists the member's name, which it publishes once it caught up: one step.
       onStep: (step) => {
         const described = describeLiveStep(step);
         if (taken.at(-1) !== described) taken.push(described);
       },
     });
-    return { spec, next: next.kind === 'done' ? 'done' : (next.kind as (typeof GARDEN_STEPS)[number]), taken };
+    return {
+      spec,
+      next: next.kind === 'done' ? 'done' : (next.kind as (typeof GARDEN_STEPS)[number]),
+      taken,
+      ...(self.loadBalancer ? { loadBalancer: self.loadBalancer } : {}),
+    };
   } catch (cause) {
     if (cause instanceof LiveWalkConflictError)
       throw new AgentCommandError('LiveWalkConflict', cause.message, { observed: cause.current, taken }, { cause });

@@ -511,6 +511,7 @@ export class LocalHosting implements ControlPlaneHosting {
       peerUrl: `http://127.0.0.1:${h.ports.peer}`,
       clientUrl: `http://127.0.0.1:${h.ports.client}`,
       joined: joined !== undefined,
+      loadBalancer: (await this.loadBalancer()).url,
     };
   }
 

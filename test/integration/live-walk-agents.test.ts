@@ -18,6 +18,7 @@ import {
 import { ControlPlaneRuntime } from '../../seed/agent/control-plane-runtime.js';
 import { LocalHosting } from '../../seed/agent/local-hosting.js';
 import { clusterIdHex, leaseTimeToLive, memberList } from '../../seed/backup-restore/etcd-gateway.js';
+import { httpsGet } from '../../harness/kube/binaries.js';
 import { contractSecrets } from '../contract/seed-runtime.contract.js';
 import { testGarden } from '../harness/garden.js';
 import { localRuntimeOnEmulator } from '../harness/local-runtime.js';
@@ -52,6 +53,7 @@ interface TestSeed {
   hosting: LocalHosting;
   workDir: string;
   seal: (shoot: SeedCommand['shoot']) => ReturnType<ReturnType<typeof contractSecrets>['seal']>;
+  open: ReturnType<typeof contractSecrets>['openSecrets'];
 }
 
 /** A seed with a new agent runtime; `again`: the same seed's agent started anew (its work dir and bucket kept). */
@@ -72,7 +74,7 @@ async function seed(label: string, again?: TestSeed): Promise<TestSeed> {
     openSecrets: secrets.openSecrets,
   });
   runtimes.push(runtime);
-  return { name, identity, bucket, runtime, hosting, workDir, seal: secrets.seal };
+  return { name, identity, bucket, runtime, hosting, workDir, seal: secrets.seal, open: secrets.openSecrets };
 }
 
 const recordOf = (shoot: { name: string; project: string }) =>
@@ -134,6 +136,10 @@ describe("a live walk between two local seeds, in the agents' rounds", () => {
       { timeoutMs: 30_000, intervalMs: 200, explain: () => logs(a) },
     );
     const destinationUrl = (await b.hosting.liveMember(shoot.technicalID)).clientUrl;
+    const sourceLoadBalancer = (await a.runtime.controlPlanes()).find(
+      (p) => p.technicalID === shoot.technicalID,
+    )?.externalUrl;
+    expect(sourceLoadBalancer).toBeDefined();
 
     const client = new Etcd3({ hosts: sourceUrl });
     const lease = client.lease(600, { autoKeepAlive: false });
@@ -178,6 +184,15 @@ describe("a live walk between two local seeds, in the agents' rounds", () => {
       cluster: survey.spec.cluster,
     });
     await owners.set({ name: recordOf(shoot), value: live });
+    // As the garden does at own-live: the source's load balancer passes on what its own route no longer takes.
+    const handOver = await a.runtime.execute(
+      command(a, shoot, 'hand-over', {
+        apiDomain,
+        target: survey.loadBalancer,
+        until: new Date(Date.now() + 300_000).toISOString(),
+      }),
+    );
+    expect(handOver).toEqual({ handedOver: true });
     const walked = await round(live, survey.spec).catch((e: unknown) => {
       throw new Error(`${String(e)}\n${logs(a)}\n${logs(b)}`);
     });
@@ -188,11 +203,30 @@ describe("a live walk between two local seeds, in the agents' rounds", () => {
       `add-learner ${member}`,
       `start ${member}`,
       `promote ${member}`,
+      // The shoot's kube-apiserver follows before the leadership moves and the source's member leaves.
+      `kube-apiserver on ${member}`,
       `move-leader ${member}`,
       `remove ${source}`,
     ]);
-    // Until the record names it alone, the destination's plane is not reported active.
-    expect((await b.runtime.controlPlanes()).find((p) => p.technicalID === shoot.technicalID)?.active).toBe(false);
+    // Until the record names it alone, the destination's plane is not reported active (nor its kube-apiserver's
+    // probe, which is not the dependency watchdog's yet), and its controllers are held.
+    const following = (await b.runtime.controlPlanes()).find((p) => p.technicalID === shoot.technicalID);
+    expect(following).toMatchObject({ active: false, externalUrl: survey.loadBalancer });
+    expect(following?.internalProbe).toBeUndefined();
+    expect((await b.hosting.apiServer(shoot.technicalID)).internalProbe).toBe('Success');
+    expect(b.hosting.componentProcess(shoot.technicalID, 'kube-controller-manager')?.running).toBe(false);
+    // A client that reaches the source's load balancer (a resolver's answer from before) is served at once:
+    // the source's member left, so its own route takes nothing, and the connection is passed on.
+    await until(
+      'the source stops forwarding',
+      async () => !(await a.hosting.seedLoadBalancer())?.forwarding(shoot.technicalID),
+      {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      },
+    );
+    const ca = (await b.open(await b.seal(shoot), shoot)).clusterCA.certificate;
+    expect((await httpsGet(`${sourceLoadBalancer}/readyz`, { servername: apiDomain, ca })).status).toBe(200);
     // The destination's agent restarts mid-walk, its member stopped with it: the next round starts it again.
     await b.runtime.stop();
     b = await seed('b', b);

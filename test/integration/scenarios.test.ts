@@ -878,6 +878,10 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
     const state = (id: string) => m.steps.find((s) => s.id === id)?.state;
     for (const id of ['survey-live', 'own-live', 'walk-live', 'set-owner-destination', 'finish-live', 'retire-source'])
       expect([id, state(id)]).toEqual([id, 'succeeded']);
+    // The shoot's kube-apiserver followed the walk: it ran on the destination's member before the source's left.
+    expect(m.steps.find((s) => s.id === 'walk-live')?.message).toMatch(
+      /^add-learner (\S+), start \1, promote \1, kube-apiserver on \1, move-leader \1, remove \S+; next: own-destination$/,
+    );
     // Nothing moved as snapshots: no fence, no final snapshot, no copy, no restore.
     for (const id of [
       'pre-copy-snapshots',

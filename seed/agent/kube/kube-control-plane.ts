@@ -33,7 +33,7 @@ export interface KubeStart {
   apiDomain: string | undefined;
   /** Replicas of kube-controller-manager and kube-scheduler (at most one each runs). */
   replicas: Partial<Record<KubeComponent, number>>;
-  /** On a standby, which refuses every write: the viewers' binding waits for the start that serves. */
+  /** Held until the plane is this seed's (a standby, a live walk's destination): the viewers' binding waits for that start. */
   standby?: boolean;
 }
 

@@ -62,6 +62,8 @@ export interface LiveWalkOptions {
   /** Per etcd call. */
   readonly callTimeoutMs?: number;
   readonly onStep?: (step: LiveWalkStep, observed: LiveWalkObservation) => void;
+  /** Runs before a step is taken (what must hold first, such as a kube-apiserver following the walk); a failure ends the walk. */
+  readonly beforeStep?: (step: LiveWalkStep, observed: LiveWalkObservation) => Promise<void>;
   /** Returns, without taking it, when the next step is one of these (a caller that takes the steps in turns). */
   readonly stopBefore?: readonly LiveWalkStep['kind'][];
 }
@@ -126,6 +128,7 @@ export async function walkLive(options: LiveWalkOptions): Promise<{ taken: LiveW
     }
     const step = nextLiveStep(options.spec, observed);
     if (step.kind === 'done' || options.stopBefore?.includes(step.kind)) return { taken, next: step };
+    await options.beforeStep?.(step, observed);
     try {
       await applyLiveStep(step, observed, options);
       options.onStep?.(step, observed);

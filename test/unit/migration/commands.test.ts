@@ -12,7 +12,9 @@ describe('commandForStep', () => {
       cluster: 'cdf818194e3a8c32',
       sourceMembers: [{ name: 'etcd', peerUrl: 'http://10.0.0.1:2380', clientUrl: 'http://10.0.0.1:2381' }],
     };
-    const round = (step: 'survey-live' | 'walk-live' | 'finish-live', r: MigrationRecord = { ...record, live: spec }) =>
+    // The destination's load balancer is kept beside what the walk is of: the garden's, never sent back.
+    const live = { ...spec, loadBalancer: 'https://127.0.0.2:8443' };
+    const round = (step: 'survey-live' | 'walk-live' | 'finish-live', r: MigrationRecord = { ...record, live }) =>
       parseCommand(
         commandForStep({
           record: r,

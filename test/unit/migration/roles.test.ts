@@ -57,7 +57,13 @@ const advertised = async (w: Awaited<ReturnType<typeof world>>) =>
   (await w.garden.getShoot('dev', 'api1'))?.status.advertisedAddresses;
 
 async function world(
-  options: { failStart?: boolean; ownershipTimings?: Partial<OwnershipTimings>; failNotices?: boolean } = {},
+  options: {
+    failStart?: boolean;
+    ownershipTimings?: Partial<OwnershipTimings>;
+    failNotices?: boolean;
+    /** A single-member shoot (the builder's is highly available). */
+    singleMember?: boolean;
+  } = {},
 ) {
   const clock = new ManualClock(new Date('2026-01-01T00:00:00Z'));
   const garden = new MemoryGardenRepository({ clock });
@@ -83,7 +89,11 @@ async function world(
     );
     await gardenService.heartbeat(name, READY);
   }
-  await gardenService.putShoot('dev', 'api1', shootBody({ spec: { seedName: 'src' } }));
+  await gardenService.putShoot(
+    'dev',
+    'api1',
+    shootBody({ spec: { seedName: 'src', ...(options.singleMember ? { controlPlane: {} } : {}) } }),
+  );
   await createAnswered(garden, 'dev', 'api1', clock.now());
   const owners = new InMemoryOwnerRecords();
   const srcIdentity = (await garden.getSeed('src'))!.status.identity;
@@ -604,6 +614,62 @@ describe('the pre-copy', () => {
         }),
       }),
     ]);
+  });
+
+  it("own-live hands the source's connections over to the load balancer the survey named; none without one", async () => {
+    // Prepare: a live migration up to its survey; the source's heartbeat says where its etcd serves.
+    const w = await world({ singleMember: true });
+    await w.gardenService.heartbeat('src', {
+      ...READY,
+      controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true, etcdClientUrl: 'http://127.0.0.1:2379' }],
+    });
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'live' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
+    const survey = async (loadBalancer?: string) => {
+      const { command } = await w.seedCommands.beginCommand(ref, 'survey-live');
+      // The survey starts nothing on the destination: it carries no secrets.
+      expect(command).not.toHaveProperty('secrets');
+      const spec = {
+        cluster: 'cdf818194e3a8c32',
+        sourceMembers: [{ name: 'etcd-src', peerUrl: 'http://127.0.0.1:2380', clientUrl: 'http://127.0.0.1:2379' }],
+      };
+      const result = { spec, next: 'own-both', taken: [], ...(loadBalancer ? { loadBalancer } : {}) };
+      await w.seedAnswers.completeCommand(
+        ref,
+        'survey-live',
+        commandSuccess(command as never, result as never, w.clock.now()),
+      );
+    };
+
+    // Act 1, Assess 1: a destination without a load balancer of its own answers none; nothing is handed over.
+    await survey();
+    await w.ownerSteps.setOwnerLive(ref);
+    expect(await w.apiRecord.handOverAhead(ref, 'own-live')).toEqual({
+      sent: false,
+      reason: 'seed dst reports no load balancer for the shoot yet',
+    });
+
+    // Act 2: the survey answered again (a retried step) names the destination's load balancer.
+    await survey('https://127.0.0.2:8443');
+    const outcome = await w.apiRecord.handOverAhead(ref, 'own-live');
+
+    // Assess 2: passed on from now, under own-live's own id, before the destination reports any kube-apiserver.
+    expect(outcome).toEqual({ sent: true, commandId: `${ref.migrationId}/own-live/hand-over` });
+    expect(w.notices.filter((n) => n.command.type === 'hand-over')).toEqual([
+      expect.objectContaining({
+        command: expect.objectContaining({
+          seed: 'src',
+          apiDomain: API,
+          target: 'https://127.0.0.2:8443',
+          until: new Date(w.clock.now().getTime() + HAND_OVER_AHEAD_MS).toISOString(),
+        }),
+      }),
+    ]);
+    // The walk starts kube-apiserver on the destination's member: its round carries the secrets, sealed for it.
+    const { command: walk } = await w.seedCommands.beginCommand(ref, 'walk-live');
+    expect(walk).toMatchObject({ secrets: { context: { 'gardenless:seed': 'dst' } } });
   });
 
   it('a destination that does not restore ahead declines, the step is skipped, and restore-etcd does all of it', async () => {
