@@ -32,12 +32,12 @@
  *
  *   npm run bench:downtime
  *   BENCH_DOWNTIME_SIZES_MB=10 BENCH_DOWNTIME_RUNS=1 BENCH_DOWNTIME_PATHS=good npm run bench:downtime   (a short debug run)
- *   BENCH_DOWNTIME_TRACE=<dir> ...   (per run, both writers' acknowledgements and the record's steps as JSON in <dir>)
+ *   BENCH_DOWNTIME_TRACE=<dir> ...   (per run, both writers' acknowledgements and failures and the record's steps as JSON in <dir>; each agent's log)
  */
 import { startBenchRun, type BenchAim, type Cell } from './bench-results.js';
 import { S3Client } from '@aws-sdk/client-s3';
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -292,6 +292,11 @@ async function startSeed(name: string, index: number, lbHost: string): Promise<B
     sidecar: { deltaSnapshotInterval: DELTA_INTERVAL_MS },
     log: (entry) => {
       if (entry.event === 'command') events.push({ ...entry, time: Date.now(), event: 'command' });
+      if (env.BENCH_DOWNTIME_TRACE)
+        appendFileSync(
+          join(env.BENCH_DOWNTIME_TRACE, `agent-${name}.jsonl`),
+          `${JSON.stringify({ at: Date.now(), ...entry })}\n`,
+        );
     },
   });
   const seed = { name, workDir, agent, events };
@@ -638,6 +643,7 @@ async function measure(input: {
           steps: record.steps,
           etcd: written.acknowledged.map(({ at, seed, revision }) => ({ at, seed, revision })),
           kubeAcks: kubeWritten.acknowledged,
+          kubeFailures: kubeWritten.failures,
         }),
       );
     if (!loss.ok) console.log(`      LOST: ${loss.summary}`);

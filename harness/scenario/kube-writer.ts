@@ -27,7 +27,12 @@ export interface KubeWriterRecord {
   readonly failed: number;
   /** The last error, for a run that shows no acknowledgement. */
   readonly lastError: string | undefined;
+  /** The first failures (epoch ms of the failure, its error), for a trace of where a window came from. */
+  readonly failures: readonly { readonly sentAt: number; readonly at: number; readonly error: string }[];
 }
+
+/** Failures kept per writer: a window of several seconds at 40 writes a second, with room to spare. */
+const KEPT_FAILURES = 2_000;
 
 export interface KubeWriterOptions {
   /** The kubeconfig as the garden issued it (YAML). */
@@ -86,6 +91,7 @@ export async function startKubeWriter(options: KubeWriterOptions, readyTimeoutMs
   const acknowledged: KubeAck[] = [];
   let failed = 0;
   let lastError: string | undefined;
+  const failures: { sentAt: number; at: number; error: string }[] = [];
   let sequence = 0;
   let running = true;
   const stopping = new AbortController();
@@ -109,6 +115,7 @@ export async function startKubeWriter(options: KubeWriterOptions, readyTimeoutMs
       } catch (error) {
         failed += 1;
         lastError = messageOf(error);
+        if (failures.length < KEPT_FAILURES) failures.push({ sentAt, at: epochNow(), error: lastError });
         await pause(20);
       }
       await pause(slotEnd - epochNow());
@@ -121,6 +128,7 @@ export async function startKubeWriter(options: KubeWriterOptions, readyTimeoutMs
     acknowledged: [...acknowledged].sort((a, b) => a.at - b.at),
     failed,
     lastError,
+    failures: [...failures],
   });
   return {
     record,

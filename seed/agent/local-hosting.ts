@@ -280,12 +280,14 @@ export class LocalHosting implements ControlPlaneHosting {
         'kube-scheduler': replicas['kube-scheduler'] ?? 1,
       },
     });
-    // Reachable from outside under its API domain, while (and only while) its etcd serves as this seed's.
+    // Reachable from outside under its API domain, while (and only while) its etcd serves as this seed's,
+    // and once its kube-apiserver answers.
+    const kube = h.kube;
     if (h.apiDomain)
       lb.route(technicalID, {
         serverName: h.apiDomain,
         backend: { host: '127.0.0.1', port: h.ports.apiServer },
-        serving: async () => (await this.etcd(technicalID)).available,
+        serving: async () => (await this.etcd(technicalID)).available && (await kube.answering()),
       });
   }
 

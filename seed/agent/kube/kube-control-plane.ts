@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import type { ShootSecrets } from '../../../core/shootstate/secrets.js';
 import { messageOf } from '../errors.js';
@@ -56,6 +57,8 @@ export class LocalKubeControlPlane {
   private start_: KubeStart | undefined;
   private rbacDone = false;
   private rbacTimer: NodeJS.Timeout | undefined;
+  /** The kube-apiserver process that answered ready (`answering`). */
+  private answeredPid: number | undefined;
 
   constructor(private readonly options: KubeControlPlaneOptions) {
     const supervised = (component: KubeComponent, args: () => string[]) =>
@@ -91,6 +94,7 @@ export class LocalKubeControlPlane {
     await this.filesWritten;
     const wanted = (c: KubeComponent) => c === 'kube-apiserver' || (input.replicas[c] ?? 1) > 0;
     await Promise.all(KUBE_COMPONENTS.map((c) => (wanted(c) ? this.processes[c].start() : this.processes[c].stop())));
+    yieldCpu(this.processes['kube-apiserver'].pid, input.standby === true);
     if (input.standby) clearTimeout(this.rbacTimer);
     else this.bindViewersWhenReady();
   }
@@ -108,6 +112,20 @@ export class LocalKubeControlPlane {
     await Promise.all([this.processes['kube-controller-manager'].stop(), this.processes['kube-scheduler'].stop()]);
     // Briefly: on a source that fenced, its etcd is gone and nothing it would still write can land.
     await this.processes['kube-apiserver'].stop(KUBE_APISERVER_STOP_MS);
+  }
+
+  /**
+   * Whether kube-apiserver takes requests: probed until it first answers ready after each start of its
+   * process, then taken as given while that process runs (the load balancer asks four times a second, and
+   * forwarding to a kube-apiserver that does not listen yet would fail what a hand-over could still serve).
+   */
+  async answering(): Promise<boolean> {
+    const pid = this.processes['kube-apiserver'].pid;
+    if (pid === undefined) return false;
+    if (this.answeredPid === pid) return true;
+    if ((await this.probe(ANSWERING_PROBE_MS)) !== 'Success') return false;
+    this.answeredPid = pid;
+    return true;
   }
 
   /** The dependency watchdog's internal probe: `/readyz` on the internal address, the cluster CA checked. */
@@ -188,5 +206,27 @@ export class LocalKubeControlPlane {
 
   private schedulerArgs(): string[] {
     return kubeSchedulerFlags({ paths: this.files!, ...SUPERVISED });
+  }
+}
+
+/** Within the load balancer's lease (1 s) of its route check. */
+const ANSWERING_PROBE_MS = 500;
+
+/** The niceness of a held kube-apiserver: below every process of a plane that serves, above idle work. */
+const HELD_NICENESS = 10;
+
+/**
+ * A held kube-apiserver (a standby's, a live walk's destination's) yields the CPU to the processes of the
+ * plane that serves: its cold start takes seconds of CPU, and where both seeds share a machine (the local
+ * landscape) it would otherwise starve the source's sidecar and load balancer into cutting the shoot's
+ * connections. Back to the default once the plane is this seed's. Best effort (a process gone, or a raise
+ * of priority refused without the privilege).
+ */
+function yieldCpu(pid: number | undefined, held: boolean): void {
+  if (pid === undefined) return;
+  try {
+    setPriority(pid, held ? HELD_NICENESS : 0);
+  } catch {
+    // As without.
   }
 }

@@ -28,6 +28,8 @@ interface RouteState extends LoadBalancerRoute {
   technicalID: string;
   lastOkAt: number;
   ok: boolean;
+  /** It served since it was set: a hand-over sent after that stays (the shoot is moving away). */
+  served: boolean;
   broken: boolean;
   timer?: NodeJS.Timeout;
   checking: boolean;
@@ -82,8 +84,20 @@ export class SniLoadBalancer {
     return `https://${this.options.host}:${this.port}`;
   }
 
-  /** Routes the shoot's name to its kube-apiserver (replacing an earlier route of the shoot). */
+  /**
+   * Routes the shoot's name to its kube-apiserver, replacing an earlier route of the shoot. The same route
+   * again (a control plane started anew around a kube-apiserver that runs) keeps its connections.
+   */
   route(technicalID: string, route: LoadBalancerRoute): void {
+    const existing = this.routes.get(technicalID);
+    if (
+      existing?.serverName === route.serverName.toLowerCase() &&
+      existing.backend.host === route.backend.host &&
+      existing.backend.port === route.backend.port
+    ) {
+      existing.serving = route.serving;
+      return;
+    }
     this.unroute(technicalID);
     const state: RouteState = {
       ...route,
@@ -91,14 +105,13 @@ export class SniLoadBalancer {
       technicalID,
       lastOkAt: 0,
       ok: false,
+      served: false,
       broken: false,
       checking: false,
       sockets: new Set(),
     };
     this.routes.set(technicalID, state);
     this.byName.set(state.serverName, state);
-    // The shoot is back: its own route decides again.
-    this.handedOver.delete(state.serverName);
     void this.check(state);
   }
 
@@ -162,8 +175,13 @@ export class SniLoadBalancer {
       state.checking = false;
     }
     if (this.routes.get(state.technicalID) !== state) return;
-    if (ok) state.lastOkAt = Date.now();
-    else if (state.ok) {
+    if (ok) {
+      state.lastOkAt = Date.now();
+      // The shoot is back and serves here: its own route decides again. Not before (a kube-apiserver that
+      // starts): until then a connection is better passed on to where the shoot still serves.
+      if (!state.served) this.handedOver.delete(state.serverName);
+      state.served = true;
+    } else if (state.ok) {
       this.options.log?.({ event: 'lb-route-closed', shoot: state.technicalID, connections: state.sockets.size });
       cut(state);
     }
@@ -176,9 +194,21 @@ export class SniLoadBalancer {
     this.pending.add(client);
     client.on('error', () => undefined);
     let hello = Buffer.alloc(0);
+    let passedOn = false;
     const timer = setTimeout(() => client.destroy(), this.options.helloTimeoutMs ?? 5_000);
     const onData = (chunk: Buffer) => {
       hello = Buffer.concat([hello, chunk]);
+      if (!passedOn && hello[0] === PASSED_ON[0]) {
+        // Passed on by another load balancer: served here or not at all, never passed on again (no loop
+        // between two load balancers that each hand the name over to the other).
+        if (hello.length < PASSED_ON.length) return;
+        if (!hello.subarray(0, PASSED_ON.length).equals(PASSED_ON)) {
+          client.destroy();
+          return;
+        }
+        passedOn = true;
+        hello = hello.subarray(PASSED_ON.length);
+      }
       const sni = readSni(hello);
       if (sni.kind === 'incomplete' && hello.length < MAX_HELLO_BYTES) return;
       clearTimeout(timer);
@@ -191,7 +221,7 @@ export class SniLoadBalancer {
         return;
       }
       const handedOver = sni.kind === 'name' ? this.handedOver.get(sni.name) : undefined;
-      if (handedOver && Date.now() < handedOver.until) {
+      if (handedOver && !passedOn && Date.now() < handedOver.until) {
         this.passOn(client, handedOver.target, hello);
         return;
       }
@@ -239,12 +269,18 @@ export class SniLoadBalancer {
     upstream.on('error', () => undefined);
     client.once('close', () => upstream.destroy());
     upstream.once('close', () => client.destroy());
-    upstream.write(hello);
+    upstream.write(Buffer.concat([PASSED_ON, hello]));
     client.pipe(upstream);
     upstream.pipe(client);
     client.resume();
   }
 }
+
+/**
+ * What a load balancer sends ahead of a connection it passes on: a PROXY protocol (v1) header, which only
+ * marks it as passed on (a ClientHello never begins with it).
+ */
+const PASSED_ON = Buffer.from('PROXY UNKNOWN\r\n', 'latin1');
 
 function cut(state: RouteState): void {
   for (const s of state.sockets) s.destroy();

@@ -227,7 +227,7 @@ export async function takeWayOut(
       return;
     }
     case 'abort-to-source': {
-      const sourceUrls = options.members.filter((m) => m.side === 'source').map((m) => m.clientUrl);
+      const sourceUrls = reachable(observed, options.members, (m) => m.side === 'source');
       for (const m of observed.members.filter((o) => out.remove.includes(o.name)))
         await anyMember(sourceUrls, (e) => memberRemove(e, m.id, timeout));
       await host.writeOwner(observed.owner, { kind: 'seed', seed: spec.source.identity });

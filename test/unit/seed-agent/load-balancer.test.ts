@@ -174,12 +174,77 @@ describe('SniLoadBalancer', () => {
     await new Promise((r) => setTimeout(r, 400));
     await expect(askVia(source.port, destinationApi.ca)).rejects.toThrow();
 
-    // A plane that serves here again takes its name back, whatever was handed over.
+    // A plane that comes back here (a new route) takes its name back once it serves, whatever was handed over.
     source.handOver(name, { host: '127.0.0.1', port: destination.port }, new Date(Date.now() + 60_000));
+    source.unroute('shoot--dev--web');
     route(source, sourceApi.port, () => true);
     await settle();
     expect(await askSource()).toBe('source');
     source.unroute('shoot--dev--web');
     await expect(askVia(source.port, destinationApi.ca)).rejects.toThrow();
+  });
+
+  it('passes a name on until the route that takes it back serves, and keeps its connections when set again', async () => {
+    // Prepare: the shoot left this seed (handed over) and comes back: its route here is set while its kube-apiserver starts.
+    const name = 'api.back.dev.example';
+    const id = 'shoot--dev--back';
+    const here = await backend(name, 'here');
+    const there = await backend(name, 'there');
+    let hereServes = false;
+    const lb = await SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 20 });
+    const other = await SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 20 });
+    closers.push(
+      () => lb.stop(),
+      () => other.stop(),
+    );
+    other.route(id, { serverName: name, backend: { host: '127.0.0.1', port: there.port }, serving: async () => true });
+    lb.handOver(name, { host: '127.0.0.1', port: other.port }, new Date(Date.now() + 60_000));
+    const routeHere = () =>
+      lb.route(id, {
+        serverName: name,
+        backend: { host: '127.0.0.1', port: here.port },
+        serving: async () => hereServes,
+      });
+    routeHere();
+    const settle = () => new Promise((r) => setTimeout(r, 100));
+    await settle();
+
+    // Assess: not serving here yet, so the connection goes where the shoot still serves.
+    expect(await ask(lb.port, name, there.ca)).toBe('there');
+
+    // Act, Assess: it serves here; a connection open across the same route set again is kept.
+    hereServes = true;
+    await settle();
+    const s = tlsConnect({ host: '127.0.0.1', port: lb.port, servername: name, ca: here.ca });
+    closers.push(() => void s.destroy());
+    const lines: string[] = [];
+    s.on('data', (d: Buffer) => lines.push(...d.toString().trim().split('\n')));
+    const exchange = async (count: number) => {
+      s.write('hello\n');
+      for (let i = 0; i < 50 && lines.length < count; i++) await new Promise((r) => setTimeout(r, 20));
+      return lines.length;
+    };
+    await new Promise<void>((r) => s.once('secureConnect', () => r()));
+    expect(await exchange(1)).toBe(1);
+    routeHere();
+    await settle();
+    expect(await exchange(2)).toBe(2);
+    expect(s.destroyed).toBe(false);
+    expect(lines).toEqual(['here', 'here']);
+
+    // Taken back: the hand-over is gone, so a route that stops serving here passes nothing on.
+    hereServes = false;
+    await settle();
+    await expect(ask(lb.port, name, there.ca)).rejects.toThrow();
+
+    // Two load balancers that each hand the name over to the other while neither serves it refuse the
+    // connection: a passed-on connection is never passed on again.
+    other.unroute(id);
+    lb.handOver(name, { host: '127.0.0.1', port: other.port }, new Date(Date.now() + 60_000));
+    other.handOver(name, { host: '127.0.0.1', port: lb.port }, new Date(Date.now() + 60_000));
+    let accepted = 0;
+    for (const l of [lb, other]) (l as unknown as { server: Server }).server.on('connection', () => (accepted += 1));
+    await expect(ask(lb.port, name, there.ca)).rejects.toThrow();
+    expect(accepted).toBe(2);
   });
 });
