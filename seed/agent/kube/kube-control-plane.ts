@@ -1,4 +1,3 @@
-import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import type { ShootSecrets } from '../../../core/shootstate/secrets.js';
 import { messageOf } from '../errors.js';
@@ -94,7 +93,6 @@ export class LocalKubeControlPlane {
     await this.filesWritten;
     const wanted = (c: KubeComponent) => c === 'kube-apiserver' || (input.replicas[c] ?? 1) > 0;
     await Promise.all(KUBE_COMPONENTS.map((c) => (wanted(c) ? this.processes[c].start() : this.processes[c].stop())));
-    yieldCpu(this.processes['kube-apiserver'].pid, input.standby === true);
     if (input.standby) clearTimeout(this.rbacTimer);
     else this.bindViewersWhenReady();
   }
@@ -211,22 +209,3 @@ export class LocalKubeControlPlane {
 
 /** Within the load balancer's lease (1 s) of its route check. */
 const ANSWERING_PROBE_MS = 500;
-
-/** The niceness of a held kube-apiserver: below every process of a plane that serves, above idle work. */
-const HELD_NICENESS = 10;
-
-/**
- * A held kube-apiserver (a standby's, a live walk's destination's) yields the CPU to the processes of the
- * plane that serves: its cold start takes seconds of CPU, and where both seeds share a machine (the local
- * landscape) it would otherwise starve the source's sidecar and load balancer into cutting the shoot's
- * connections. Back to the default once the plane is this seed's. Best effort (a process gone, or a raise
- * of priority refused without the privilege).
- */
-function yieldCpu(pid: number | undefined, held: boolean): void {
-  if (pid === undefined) return;
-  try {
-    setPriority(pid, held ? HELD_NICENESS : 0);
-  } catch {
-    // As without.
-  }
-}
