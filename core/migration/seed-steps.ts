@@ -86,9 +86,11 @@ export class SeedCommands {
     }
     const copy = step === 'restore-etcd' ? record.copy : undefined;
     const shootState = step === 'restore-extensions' ? await this.restoreShootState(record) : undefined;
-    const restoring = STARTS_COMPONENTS.has(step);
+    const startsComponents = STARTS_COMPONENTS.has(step);
     const sourceEtcdUrls = step === 'survey-live' ? await this.sourceEtcdUrls(record) : undefined;
-    const secrets = restoring ? await this.options.secrets?.forSeed(record.shoot, record.destination.name) : undefined;
+    const secrets = startsComponents
+      ? await this.options.secrets?.forSeed(record.shoot, record.destination.name)
+      : undefined;
     const heartbeatSeconds = this.options.commandHeartbeatSeconds ?? 60;
     const command = commandForStep({
       record,
@@ -101,7 +103,7 @@ export class SeedCommands {
         step === 'restore-etcd-ahead' ? Math.min(heartbeatSeconds, RESTORE_AHEAD_HEARTBEAT_SECONDS) : heartbeatSeconds,
       ...(shootState ? { shootState } : {}),
       ...(secrets ? { secrets } : {}),
-      ...(restoring && this.options.externalDomain
+      ...(startsComponents && this.options.externalDomain
         ? {
             apiDomain: apiDomainName({
               shoot: record.shoot.name,

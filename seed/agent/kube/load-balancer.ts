@@ -28,8 +28,6 @@ interface RouteState extends LoadBalancerRoute {
   technicalID: string;
   lastOkAt: number;
   ok: boolean;
-  /** It served since it was set: a hand-over sent after that stays (the shoot is moving away). */
-  served: boolean;
   broken: boolean;
   timer?: NodeJS.Timeout;
   checking: boolean;
@@ -105,7 +103,6 @@ export class SniLoadBalancer {
       technicalID,
       lastOkAt: 0,
       ok: false,
-      served: false,
       broken: false,
       checking: false,
       sockets: new Set(),
@@ -176,11 +173,11 @@ export class SniLoadBalancer {
     }
     if (this.routes.get(state.technicalID) !== state) return;
     if (ok) {
+      // The route's first yes: the shoot is back and serves here, and its own route decides again. Not
+      // before (a kube-apiserver that starts): until then a connection is better passed on to where the
+      // shoot still serves. A hand-over sent after it stays (the shoot is moving away).
+      if (state.lastOkAt === 0) this.handedOver.delete(state.serverName);
       state.lastOkAt = Date.now();
-      // The shoot is back and serves here: its own route decides again. Not before (a kube-apiserver that
-      // starts): until then a connection is better passed on to where the shoot still serves.
-      if (!state.served) this.handedOver.delete(state.serverName);
-      state.served = true;
     } else if (state.ok) {
       this.options.log?.({ event: 'lb-route-closed', shoot: state.technicalID, connections: state.sockets.size });
       cut(state);

@@ -31,6 +31,14 @@ async function backend(name: string, answer = name) {
   return { ca: ca.certificate, port: (server.address() as AddressInfo).port };
 }
 
+/** Two seeds' load balancers on loopback, checking their routes every 20 ms; stopped after the test. */
+async function seedLoadBalancers(): Promise<[SniLoadBalancer, SniLoadBalancer]> {
+  const start = () => SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 20 });
+  const lbs: [SniLoadBalancer, SniLoadBalancer] = [await start(), await start()];
+  closers.push(...lbs.map((lb) => () => lb.stop()));
+  return lbs;
+}
+
 /** One exchange through the load balancer asking for `name`: the answer, or the error. */
 function ask(port: number, name: string, ca: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -133,12 +141,7 @@ describe('SniLoadBalancer', () => {
     const ca = sourceApi.ca;
     let sourceServes = true;
     let destinationServes = true;
-    const source = await SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 20 });
-    const destination = await SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 20 });
-    closers.push(
-      () => source.stop(),
-      () => destination.stop(),
-    );
+    const [source, destination] = await seedLoadBalancers();
     const route = (lb: SniLoadBalancer, port: number, serving: () => boolean) =>
       lb.route('shoot--dev--web', {
         serverName: name,
@@ -191,12 +194,7 @@ describe('SniLoadBalancer', () => {
     const here = await backend(name, 'here');
     const there = await backend(name, 'there');
     let hereServes = false;
-    const lb = await SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 20 });
-    const other = await SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 20 });
-    closers.push(
-      () => lb.stop(),
-      () => other.stop(),
-    );
+    const [lb, other] = await seedLoadBalancers();
     other.route(id, { serverName: name, backend: { host: '127.0.0.1', port: there.port }, serving: async () => true });
     lb.handOver(name, { host: '127.0.0.1', port: other.port }, new Date(Date.now() + 60_000));
     const routeHere = () =>
