@@ -497,8 +497,30 @@ async function moveShoot(mode: 'good' | 'bad', destinationSeed: string): Promise
     mode,
     until: (what, fn) => until(what, fn, { timeoutMs: 600_000, intervalMs: 2_000 }),
   });
-  expect(record.state, JSON.stringify(record.error)).toBe('Succeeded');
+  if (record.state !== 'Succeeded') {
+    const steps = record.steps
+      .filter((s) => s.startedAt !== undefined)
+      .map((s) => `${s.id} ${s.state} ${s.startedAt} .. ${s.endedAt ?? ''} ${s.message ?? ''}`);
+    expect.fail(
+      [
+        `migration to ${destinationSeed} on the ${mode} path: ${record.state} ${JSON.stringify(record.error)}`,
+        ...steps,
+        agentLines(local, served.technicalID),
+        await podReport(undefined, AGENT_NAMESPACE),
+        await podReport(undefined, served.technicalID),
+      ].join('\n'),
+    );
+  }
   expect(record.path).toBe(mode);
+}
+
+/** The last lines of an agent process's log that name the shoot: what it did with the migration's commands. */
+function agentLines(agent: AgentProcess | undefined, technicalID: string, lines = 60): string {
+  if (!agent) return '(no local agent)';
+  const named = readFileSync(agent.logFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes(technicalID));
+  return `--- ${agent.logFile}, its last ${lines} lines naming ${technicalID} ---\n${named.slice(-lines).join('\n')}`;
 }
 
 /** Waits until the served shoot's namespace is gone from the node; the agent's pod shows why not. */
