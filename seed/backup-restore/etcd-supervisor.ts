@@ -74,6 +74,8 @@ export type SupervisorEvent =
       readonly code: number | null;
       readonly signal: string | null;
     }
+  /** It applied its own removal from the cluster (a live walk's source member): it stays down. */
+  | { readonly type: 'removed'; readonly address: EtcdAddress }
   | { readonly type: 'restart-failed'; readonly address: EtcdAddress; readonly error: unknown }
   | { readonly type: 'write-fence-failed'; readonly error: unknown };
 
@@ -458,6 +460,13 @@ export class EtcdSupervisor {
     // A stop we asked for clears `current` first; anything else is a crash.
     if (this.current?.process !== process) return;
     this.current = undefined;
+    // etcd exits 0 without a signal only once it applied its own removal from the cluster ("the member has
+    // been permanently removed"): started again on the same data, it exits at once, the same way. It stays
+    // down until whoever removed it retires it, rather than restart every few hundred milliseconds.
+    if (code === 0 && signal === null) {
+      this.options.onEvent?.({ type: 'removed', address });
+      return;
+    }
     // A single member's gate stays as it was: it serves again once etcd is back.
     const served: EtcdAddress = this.gate?.isOpen ? 'public' : address;
     this.options.onEvent?.({ type: 'exited-unexpectedly', address: served, code, signal });

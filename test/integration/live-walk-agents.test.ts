@@ -225,8 +225,16 @@ describe("a live walk between two local seeds, in the agents' rounds", () => {
         intervalMs: 100,
       },
     );
+    // The source's member applied its removal and stays down: its sidecar does not start it again.
+    const sourceLog = () => readFileSync(join(a.workDir, shoot.technicalID, 'sidecar.log'), 'utf8');
+    await until('the source member removed', () => sourceLog().includes('"event":"etcd-removed"'), {
+      timeoutMs: 10_000,
+      intervalMs: 200,
+    });
     const ca = (await b.open(await b.seal(shoot), shoot)).clusterCA.certificate;
     expect((await httpsGet(`${sourceLoadBalancer}/readyz`, { servername: apiDomain, ca })).status).toBe(200);
+    const afterRemoval = sourceLog().slice(sourceLog().indexOf('"event":"etcd-removed"'));
+    expect(afterRemoval).not.toMatch(/"event":"etcd-(started|exited-unexpectedly|restart-failed)"/);
     // The destination's agent restarts mid-walk, its member stopped with it: the next round starts it again.
     await b.runtime.stop();
     b = await seed('b', b);
