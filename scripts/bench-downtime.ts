@@ -37,7 +37,7 @@
 import { startBenchRun, type BenchAim, type Cell } from './bench-results.js';
 import { S3Client } from '@aws-sdk/client-s3';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -100,6 +100,7 @@ import { kubeconfigOf } from '../cli/kubeconfig-command.js';
 import type { KubeconfigResponse } from '../core/kubeconfig/request.js';
 
 const env = process.env;
+if (env.BENCH_DOWNTIME_TRACE) mkdirSync(env.BENCH_DOWNTIME_TRACE, { recursive: true });
 const list = (text: string) =>
   text
     .split(',')
