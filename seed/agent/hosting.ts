@@ -146,6 +146,8 @@ export interface EtcdView {
   running: boolean;
   /** Serving clients: the owner check said `owner` and etcd is unfenced and healthy. */
   available: boolean;
+  /** Its sidecars run but none answered (late on a loaded machine): whether it serves is not known. */
+  unanswered?: boolean;
   ownerCheck?: OwnerCheckResult;
   /** The public client URL (refused while fenced); of a cluster, a member that serves. */
   clientUrl?: string;

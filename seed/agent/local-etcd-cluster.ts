@@ -161,9 +161,11 @@ export class LocalEtcdCluster {
           : undefined;
     const leader = views.find((v) => v.role === 'leader')?.name;
     const settings = reportedSettings(statuses);
+    const running = views.some((v) => v.running);
     return {
-      running: views.some((v) => v.running),
+      running,
       available: serving !== undefined,
+      ...(running && statuses.every((s) => s === undefined) ? { unanswered: true } : {}),
       ...(ownerCheck ? { ownerCheck: ownerCheck as 'owner' | 'not-owner' | 'unknown' } : {}),
       ...(serving ? { clientUrl: serving.clientUrl } : {}),
       members: views,

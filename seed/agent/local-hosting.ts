@@ -238,7 +238,7 @@ export class LocalHosting implements ControlPlaneHosting {
     const sidecar = h?.sidecar;
     if (!sidecar?.running) return { running: false, available: false };
     const status = await sidecar.status();
-    if (status === undefined) return { running: true, available: false };
+    if (status === undefined) return { running: true, available: false, unanswered: true };
     const lastResult = status.owner.lastResult as OwnerCheckResult | null;
     const settings = reportedSettings([status]);
     return {
@@ -287,7 +287,10 @@ export class LocalHosting implements ControlPlaneHosting {
       lb.route(technicalID, {
         serverName: h.apiDomain,
         backend: { host: '127.0.0.1', port: h.ports.apiServer },
-        serving: async () => (await this.etcd(technicalID)).available && (await kube.answering()),
+        serving: async () => {
+          const etcd = await this.etcd(technicalID);
+          return etcd.unanswered ? undefined : etcd.available && (await kube.answering());
+        },
       });
   }
 

@@ -207,5 +207,5 @@ export class LocalKubeControlPlane {
   }
 }
 
-/** Within the load balancer's lease (1 s) of its route check. */
+/** Well within the load balancer's lease of its route check. */
 const ANSWERING_PROBE_MS = 500;

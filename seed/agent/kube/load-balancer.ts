@@ -9,8 +9,9 @@ export interface LoadBalancerRoute {
   /**
    * Whether the control plane may serve: its etcd serves as this seed's, unfenced. Asked every
    * `checkIntervalMs`; a route forwards only while the last answer was yes and is at most `leaseMs` old.
+   * Undefined (or a throw): nobody answered, which changes nothing until the lease runs out.
    */
-  serving: () => Promise<boolean>;
+  serving: () => Promise<boolean | undefined>;
 }
 
 export interface SniLoadBalancerOptions {
@@ -40,11 +41,13 @@ interface RouteState extends LoadBalancerRoute {
  * that the API domain alone chooses the shoot and the API record alone chooses the seed.
  *
  * A fenced control plane serves nothing (docs/design.md section 4): a route forwards only while its
- * control plane's etcd serves as this seed's, checked every `checkIntervalMs` (250 ms), and only on an
- * answer at most `leaseMs` (1 s) old. The moment a check says no, every connection of the route is cut, so
+ * control plane's etcd serves as this seed's, checked every `checkIntervalMs` (250 ms), and only on a yes
+ * at most `leaseMs` (2.5 s) old. The moment a check says no, every connection of the route is cut, so
  * a kube-apiserver whose etcd was fenced (whose watch cache would go on answering) is off the load balancer
- * within a check of the fence; and a load balancer whose process was frozen forwards nothing when it
- * thaws before a fresh check allowed it, since every chunk in either direction is checked against the lease.
+ * within a check of the fence; a check nobody answered (a sidecar's status late on a loaded machine) cuts
+ * nothing, and only the lease bounds how long the route goes on without a yes; and a load balancer whose
+ * process was frozen forwards nothing when it thaws before a fresh check allowed it, since every chunk in
+ * either direction is checked against the lease.
  */
 export class SniLoadBalancer {
   private readonly routes = new Map<string, RouteState>();
@@ -156,23 +159,24 @@ export class SniLoadBalancer {
   }
 
   private open(state: RouteState): boolean {
-    return state.ok && !state.broken && Date.now() - state.lastOkAt <= (this.options.leaseMs ?? 1_000);
+    return state.ok && !state.broken && Date.now() - state.lastOkAt <= (this.options.leaseMs ?? DEFAULT_LEASE_MS);
   }
 
   private async check(state: RouteState): Promise<void> {
     if (this.routes.get(state.technicalID) !== state || state.checking) return;
     state.checking = true;
-    let ok = false;
+    let ok: boolean | undefined;
     try {
       ok = await state.serving();
     } catch {
-      // Not answering is not serving.
-      ok = false;
+      ok = undefined;
     } finally {
       state.checking = false;
     }
     if (this.routes.get(state.technicalID) !== state) return;
-    if (ok) {
+    if (ok === undefined) {
+      // Not answered: nothing learnt. The lease, not renewed, ends the route if the silence lasts.
+    } else if (ok) {
       // The route's first yes: the shoot is back and serves here, and its own route decides again. Not
       // before (a kube-apiserver that starts): until then a connection is better passed on to where the
       // shoot still serves. A hand-over sent after it stays (the shoot is moving away).
@@ -182,7 +186,7 @@ export class SniLoadBalancer {
       this.options.log?.({ event: 'lb-route-closed', shoot: state.technicalID, connections: state.sockets.size });
       cut(state);
     }
-    state.ok = ok;
+    if (ok !== undefined) state.ok = ok;
     state.timer = setTimeout(() => void this.check(state), this.options.checkIntervalMs ?? 250);
     state.timer.unref();
   }
@@ -272,6 +276,12 @@ export class SniLoadBalancer {
     client.resume();
   }
 }
+
+/**
+ * How long a route forwards after its last yes: longer than two status calls that time out (1 s each), so
+ * that a sidecar late on a loaded machine does not cut the shoot's connections; far inside the fence bound.
+ */
+const DEFAULT_LEASE_MS = 2_500;
 
 /**
  * What a load balancer sends ahead of a connection it passes on: a PROXY protocol (v1) header, which only

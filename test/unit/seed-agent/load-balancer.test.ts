@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { issueCertificate, newCertificateAuthority } from '../../../core/pki/certificates.js';
 import { SniLoadBalancer } from '../../../seed/agent/kube/load-balancer.js';
 import { readSni } from '../../../seed/agent/kube/sni.js';
+import { until } from '../../../harness/until.js';
 
 const NOW = new Date();
 const closers: (() => Promise<void> | void)[] = [];
@@ -131,6 +132,47 @@ describe('SniLoadBalancer', () => {
     expect(await ask(lb.port, 'api.a.dev.example', a.ca)).toBe('api.a.dev.example');
     await new Promise((r) => setTimeout(r, 300));
     await expect(ask(lb.port, 'api.a.dev.example', a.ca)).rejects.toThrow();
+  });
+
+  it('keeps a route whose check nobody answered until its lease runs out, and cuts it then', async () => {
+    // Prepare: a route checked every 20 ms with a lease of 400 ms, and a watch-like connection through it.
+    const a = await backend('api.a.dev.example');
+    let answer: boolean | undefined = true;
+    const lb = await SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 20, leaseMs: 400 });
+    closers.push(() => lb.stop());
+    lb.route('shoot--dev--a', {
+      serverName: 'api.a.dev.example',
+      backend: { host: '127.0.0.1', port: a.port },
+      serving: async () => {
+        if (answer === undefined) throw new Error('the status call timed out');
+        return answer;
+      },
+    });
+    await new Promise((r) => setTimeout(r, 60));
+    const watch = tlsConnect({ host: '127.0.0.1', port: lb.port, servername: 'api.a.dev.example', ca: a.ca });
+    watch.on('error', () => undefined);
+    let watchClosed = false;
+    watch.once('close', () => (watchClosed = true));
+    await new Promise((r) => watch.once('secureConnect', r));
+
+    // Act: the checks go unanswered for less than the lease.
+    answer = undefined;
+    await new Promise((r) => setTimeout(r, 150));
+
+    // Assess: nothing cut, new connections forwarded.
+    expect(watchClosed).toBe(false);
+    expect(await ask(lb.port, 'api.a.dev.example', a.ca)).toBe('api.a.dev.example');
+
+    // Act: the silence outlasts the lease.
+    await new Promise((r) => setTimeout(r, 400));
+
+    // Assess: nothing forwarded, and the watch is cut at its next chunk; a yes opens the route again.
+    await expect(ask(lb.port, 'api.a.dev.example', a.ca)).rejects.toThrow();
+    watch.write('more\n');
+    await until('the watch cut', () => watchClosed, { timeoutMs: 2_000, intervalMs: 20 });
+    answer = true;
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await ask(lb.port, 'api.a.dev.example', a.ca)).toBe('api.a.dev.example');
   });
 
   it('hands a moved name over to the load balancer the record names, until then; the target decides; its own route wins', async () => {
