@@ -135,10 +135,10 @@ describe('SniLoadBalancer', () => {
   });
 
   it('keeps a route whose check nobody answered until its lease runs out, and cuts it then', async () => {
-    // Prepare: a route checked every 20 ms with a lease of 400 ms, and a watch-like connection through it.
+    // Prepare: a route checked every 20 ms with a lease of 1.5 s, and a watch-like connection through it.
     const a = await backend('api.a.dev.example');
     let answer: boolean | undefined = true;
-    const lb = await SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 20, leaseMs: 400 });
+    const lb = await SniLoadBalancer.start({ host: '127.0.0.1', port: 0, checkIntervalMs: 20, leaseMs: 1_500 });
     closers.push(() => lb.stop());
     lb.route('shoot--dev--a', {
       serverName: 'api.a.dev.example',
@@ -157,14 +157,14 @@ describe('SniLoadBalancer', () => {
 
     // Act: the checks go unanswered for less than the lease.
     answer = undefined;
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, 300));
 
     // Assess: nothing cut, new connections forwarded.
     expect(watchClosed).toBe(false);
     expect(await ask(lb.port, 'api.a.dev.example', a.ca)).toBe('api.a.dev.example');
 
     // Act: the silence outlasts the lease.
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, 1_500));
 
     // Assess: nothing forwarded, and the watch is cut at its next chunk; a yes opens the route again.
     await expect(ask(lb.port, 'api.a.dev.example', a.ca)).rejects.toThrow();
