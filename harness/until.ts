@@ -6,8 +6,11 @@ export interface UntilOptions {
   timeoutMs?: number;
   /** Default 300 ms. */
   intervalMs?: number;
-  /** A log file whose last lines the timeout's message carries (an agent's, etcd's): what went wrong is there. */
-  logTail?: string | { file: string; lines?: number };
+  /**
+   * A log file whose last lines the timeout's message carries (an agent's, etcd's): what went wrong is there.
+   * `matching`: only the lines that contain it (an agent's lines about one shoot).
+   */
+  logTail?: string | { file: string; lines?: number; matching?: string };
   /** More for the timeout's message: the last report, lines logged in memory. */
   explain?: () => unknown;
 }
@@ -60,12 +63,14 @@ async function describe(explain: () => unknown): Promise<string> {
   }
 }
 
-/** The last lines of a log file, headed by its name. */
+/** The last lines of a log file (of those containing `matching`, where given), headed by its name. */
 export function logTail(tail: NonNullable<UntilOptions['logTail']>): string {
-  const { file, lines = 30 } = typeof tail === 'string' ? { file: tail } : tail;
+  const { file, lines = 30, matching } = typeof tail === 'string' ? { file: tail } : tail;
   if (!existsSync(file)) return `--- ${file}: no such file ---`;
-  const text = readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  return `--- last ${lines} lines of ${file} ---\n${text}`;
+  const all = readFileSync(file, 'utf8').trimEnd().split('\n');
+  const kept = matching === undefined ? all : all.filter((l) => l.includes(matching));
+  const which = matching === undefined ? '' : ` containing ${matching}`;
+  return `--- last ${lines} lines${which} of ${file} ---\n${kept.slice(-lines).join('\n')}`;
 }
 
 /** `until` with defaults of a suite's own (its timeout, its logs to show), which a call's options override. */

@@ -38,7 +38,7 @@ import {
   NODE_SEED_IMAGES,
 } from '../../local/kube/node-seed.js';
 import { testSeedNode } from '../harness/kube/seed-cluster.js';
-import { until } from '../../harness/until.js';
+import { logTail, until } from '../../harness/until.js';
 
 // The test seed's real node (local/kube/node-cluster.ts): containerd, the kubelet and kube-proxy run the
 // pods. The kubernetes runtime's own etcd StatefulSet runs a real etcd under the backup-restore sidecar of
@@ -505,22 +505,13 @@ async function moveShoot(mode: 'good' | 'bad', destinationSeed: string): Promise
       [
         `migration to ${destinationSeed} on the ${mode} path: ${record.state} ${JSON.stringify(record.error)}`,
         ...steps,
-        agentLines(local, served.technicalID),
+        local ? logTail({ file: local.logFile, lines: 60, matching: served.technicalID }) : '(no local agent)',
         await podReport(undefined, AGENT_NAMESPACE),
         await podReport(undefined, served.technicalID),
       ].join('\n'),
     );
   }
   expect(record.path).toBe(mode);
-}
-
-/** The last lines of an agent process's log that name the shoot: what it did with the migration's commands. */
-function agentLines(agent: AgentProcess | undefined, technicalID: string, lines = 60): string {
-  if (!agent) return '(no local agent)';
-  const named = readFileSync(agent.logFile, 'utf8')
-    .split('\n')
-    .filter((l) => l.includes(technicalID));
-  return `--- ${agent.logFile}, its last ${lines} lines naming ${technicalID} ---\n${named.slice(-lines).join('\n')}`;
 }
 
 /** Waits until the served shoot's namespace is gone from the node; the agent's pod shows why not. */

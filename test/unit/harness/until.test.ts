@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { until, UntilTimeoutError } from '../../../harness/until.js';
+import { logTail, until, UntilTimeoutError } from '../../../harness/until.js';
 
 describe('until', () => {
   it('returns the first truthy value, polling through falsy values and errors', async () => {
@@ -47,6 +47,14 @@ describe('until', () => {
         'line 49',
         'line 50',
       ].join('\n'),
+    );
+  });
+
+  it('tails only the lines that contain what it is asked to match', () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'gl-until-')), 'agent.log');
+    writeFileSync(log, Array.from({ length: 50 }, (_, i) => `line ${i + 1} shoot-${i % 2 ? 'a' : 'b'}`).join('\n'));
+    expect(logTail({ file: log, lines: 2, matching: 'shoot-a' })).toBe(
+      [`--- last 2 lines containing shoot-a of ${log} ---`, 'line 48 shoot-a', 'line 50 shoot-a'].join('\n'),
     );
   });
 
