@@ -20,7 +20,7 @@ import { hostsControlPlanes, SeedUnavailableError } from '../../core/garden/erro
 import type { Page, PageRequest } from '../../core/garden/page.js';
 import type { GardenRepository } from '../../core/garden/repository.js';
 import { systemClock, type Clock } from '../../core/garden/context.js';
-import { seedWithLease, type SeedLease } from '../../core/garden/seed-lease.js';
+import { seedWithLease, withoutReport, type SeedLease } from '../../core/garden/seed-lease.js';
 import type { Seed } from '../../core/model/seed.js';
 import type { Shoot } from '../../core/model/shoot.js';
 import { itemToSeed, itemToShoot, seedToItem, shootToItem, type ShootItem } from './codec.js';
@@ -62,7 +62,18 @@ export class DynamoGardenRepository implements GardenRepository {
     this.clock = options.clock ?? systemClock;
   }
 
-  async getSeed(name: string): Promise<Seed | undefined> {
+  async getSeed(name: string, options: { controlPlanes?: boolean } = {}): Promise<Seed | undefined> {
+    if (options.controlPlanes === false) {
+      const items = await this.batchGet([seedKey(name), seedLeaseKey(name)]);
+      const seed = items.find((i) => i.sk === seedKey(name).sk);
+      if (!seed) return undefined;
+      const lease = joinLease(
+        items.find((i) => i.sk === seedLeaseKey(name).sk),
+        [],
+        { controlPlanes: false },
+      );
+      return withoutReport(seedWithLease(itemToSeed(seed), lease, this.clock.now()));
+    }
     // The seed, its lease and its report share a partition: one consistent query (a report over 1 MB
     // takes more than one page) reads them all, unless it fell between two heartbeats.
     const items = await queryPartition(this.doc, this.table, seedKey(name).pk);
@@ -96,9 +107,7 @@ export class DynamoGardenRepository implements GardenRepository {
       ...seeds,
       items: seeds.items.map((s) => {
         const seed = seedWithLease(s, leases.get(s.metadata.name), now);
-        if (controlPlanes) return seed;
-        const { controlPlanes: _unread, ...status } = seed.status;
-        return { ...seed, status };
+        return controlPlanes ? seed : withoutReport(seed);
       }),
     };
   }

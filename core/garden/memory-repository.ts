@@ -6,7 +6,7 @@ import type { Page, PageRequest } from './page.js';
 import { decodePageToken, encodePageToken, listIdentity, seedShootsListIdentity } from './page-token.js';
 import type { GardenRepository } from './repository.js';
 import { systemClock, type Clock } from './context.js';
-import { seedWithLease, withoutLease, type SeedLease } from './seed-lease.js';
+import { seedWithLease, withoutLease, withoutReport, type SeedLease } from './seed-lease.js';
 
 /** A stored seed: the document without its version and shoot count, which live beside it as in DynamoDB. */
 interface SeedEntry {
@@ -46,18 +46,18 @@ export class MemoryGardenRepository implements GardenRepository {
     this.clock = options.clock ?? systemClock;
   }
 
-  async getSeed(name: string): Promise<Seed | undefined> {
+  async getSeed(name: string, options: { controlPlanes?: boolean } = {}): Promise<Seed | undefined> {
     const entry = this.seeds.get(name);
-    return entry ? this.seedOut(entry) : undefined;
+    if (!entry) return undefined;
+    const seed = this.seedOut(entry);
+    return options.controlPlanes === false ? withoutReport(seed) : seed;
   }
 
   async listSeeds(page: PageRequest, options: { leases?: boolean; controlPlanes?: boolean } = {}): Promise<Page<Seed>> {
     return paginate([...this.seeds.entries()], page, listIdentity('seeds'), (entry) => {
       const seed = this.seedOut(entry);
       if (options.leases === false) return withoutLease(seed);
-      if (options.controlPlanes !== false) return seed;
-      const { controlPlanes: _unread, ...status } = seed.status;
-      return { ...seed, status };
+      return options.controlPlanes === false ? withoutReport(seed) : seed;
     });
   }
 

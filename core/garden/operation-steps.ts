@@ -21,6 +21,7 @@ import type { ShootStateStore } from '../shootstate/store.js';
 import { ownerRecordName } from '../ownership/record-name.js';
 import type { Clock, EventSink } from './context.js';
 import type { GardenRepository } from './repository.js';
+import { HEALTH_ONLY } from './placement.js';
 import {
   attemptStarted,
   currentOperation,
@@ -91,7 +92,7 @@ export class ShootOperationSteps {
       await this.followMove(shoot, op);
       return { superseded: true };
     }
-    const seed = await this.options.repo.getSeed(op.seedName);
+    const seed = await this.options.repo.getSeed(op.seedName, HEALTH_ONLY);
     if (!seed) throw new NotFoundError(`seed ${op.seedName} of ${ref.project}/${ref.name} does not exist`);
     if (!seed.status.commandQueueUrl) throw new NotFoundError(`seed ${op.seedName} has no command queue`);
     if (op.type === 'Create')
@@ -131,7 +132,7 @@ export class ShootOperationSteps {
       attempts: Math.max(1, op.attempts),
     };
     if (op.type === 'Delete') {
-      const seed = await this.options.repo.getSeed(op.seedName);
+      const seed = await this.options.repo.getSeed(op.seedName, HEALTH_ONLY);
       await this.options.apiRecords?.remove({ shoot: { project: ref.project, name: ref.name }, seedName: op.seedName });
       if (seed) await this.removeOwnerRecord(shoot, seed);
       await this.options.repo.deleteShoot(ref.project, ref.name, shoot.metadata.resourceVersion);

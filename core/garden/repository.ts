@@ -8,7 +8,12 @@ import type { Page, PageRequest } from './page.js';
  * `ConflictError` (carrying the current record when the store returns it) or `NotFoundError`.
  */
 export interface GardenRepository {
-  getSeed(name: string): Promise<Seed | undefined>;
+  /**
+   * The seed with its lease joined in. `controlPlanes: false`: without its agent's report of the control
+   * planes it hosts (`status.controlPlanes` absent), for a caller that needs its health or identity alone
+   * (a heartbeat, an admission): a busy seed's report is hundreds of KB.
+   */
+  getSeed(name: string, options?: { controlPlanes?: boolean }): Promise<Seed | undefined>;
   /**
    * Seeds by name, paged, each with its lease joined in. `leases: false`: without it (no lease is read: the
    * stored resource and its shoot count, for a caller that needs neither health nor control planes).

@@ -58,6 +58,12 @@ export function withoutLease(seed: Seed): Seed {
   return { ...seed, status: { ...status, conditions: [] } };
 }
 
+/** The seed without its agent's report of the control planes it hosts: what a read of its health alone returns. */
+export function withoutReport(seed: Seed): Seed {
+  const { controlPlanes: _unread, ...status } = seed.status;
+  return { ...seed, status };
+}
+
 /**
  * The seed as readers see it at `now`: its lease joined into the status, and, once the lease has expired,
  * every condition the agent reported is Unknown (GardenletReady with the reason): a seed whose agent went

@@ -141,6 +141,35 @@ describe('a seed lease and its report of control planes', () => {
     expect(healthOnly?.status.lastHeartbeatTime).toBe(at(3));
   });
 
+  it("reads one seed's health without its report: its item and its lease, none of the report's chunks", async () => {
+    // Prepare: a report of three chunks.
+    const { fake, repo, beat } = await garden();
+    const many = Math.ceil((2.5 * REPORT_CHUNK_BYTES) / JSON.stringify(bulky(1, 1)[0]).length);
+    await beat(bulky(many, 4), 4);
+    fake.calls.length = 0;
+
+    // Act
+    const healthOnly = await repo.getSeed('aws-eu1', { controlPlanes: false });
+    const reads = fake.calls.map((c) => ({
+      operation: c.operation,
+      keys: Object.values(c.input.RequestItems as Record<string, { Keys: { sk: { S: string } }[] }>).flatMap((r) =>
+        r.Keys.map((k) => k.sk.S),
+      ),
+    }));
+    const missing = await repo.getSeed('aws-us1', { controlPlanes: false });
+
+    // Assess: one consistent read of two small items; the lease's health is there, its planes are not.
+    expect(reads).toEqual([{ operation: 'BatchGetItem', keys: ['SEED', 'LEASE'] }]);
+    expect(healthOnly?.metadata.name).toBe('aws-eu1');
+    expect(healthOnly?.status).not.toHaveProperty('controlPlanes');
+    expect(healthOnly?.status.lastHeartbeatTime).toBe(at(4));
+    expect(healthOnly?.status.conditions).toContainEqual(
+      expect.objectContaining({ type: 'GardenletReady', status: 'True' }),
+    );
+    expect((await repo.getSeed('aws-eu1'))?.status.controlPlanes).toHaveLength(many);
+    expect(missing).toBeUndefined();
+  });
+
   it('stores the largest report a heartbeat may carry, with its lease, in one transaction DynamoDB takes', async () => {
     // Prepare: as many planes as a heartbeat body of the largest size holds.
     const { repo, beat } = await garden();
