@@ -506,8 +506,7 @@ async function moveShoot(mode: 'good' | 'bad', destinationSeed: string): Promise
         `migration to ${destinationSeed} on the ${mode} path: ${record.state} ${JSON.stringify(record.error)}`,
         ...steps,
         local ? logTail({ file: local.logFile, lines: 60, matching: served.technicalID }) : '(no local agent)',
-        await podReport(undefined, AGENT_NAMESPACE),
-        await podReport(undefined, served.technicalID),
+        await podReport(undefined, [AGENT_NAMESPACE, served.technicalID]),
       ].join('\n'),
     );
   }
@@ -552,22 +551,29 @@ async function seedReady(seed: string): Promise<void> {
   );
 }
 
-/** What a failing wait shows: the pod's status and events, and its containers' last log lines. */
-async function podReport(name: string | undefined, namespace = NAMESPACE): Promise<string> {
-  const pods = await kube.list<V1Pod>('v1', 'Pod', { namespace }).catch(() => [] as V1Pod[]);
+/**
+ * What a failing wait shows: the pods' status and events, their containers' last log lines (in each of
+ * the namespaces), and the node cluster's own last log lines once.
+ */
+async function podReport(name: string | undefined, namespaces: string | string[] = NAMESPACE): Promise<string> {
   const lines: string[] = [];
-  for (const pod of pods.filter((p) => name === undefined || p.metadata?.name === name)) {
-    lines.push(`pod ${pod.metadata?.name}: ${JSON.stringify(pod.status?.containerStatuses ?? pod.status?.conditions)}`);
-    for (const c of pod.spec?.containers ?? []) {
-      const log = await core
-        .readNamespacedPodLog({ name: pod.metadata!.name!, namespace, container: c.name, tailLines: 30 })
-        .catch((error: unknown) => `(no log: ${String(error)})`);
-      lines.push(`--- ${c.name} ---\n${log}`);
+  for (const namespace of [namespaces].flat()) {
+    const pods = await kube.list<V1Pod>('v1', 'Pod', { namespace }).catch(() => [] as V1Pod[]);
+    for (const pod of pods.filter((p) => name === undefined || p.metadata?.name === name)) {
+      lines.push(
+        `pod ${pod.metadata?.name}: ${JSON.stringify(pod.status?.containerStatuses ?? pod.status?.conditions)}`,
+      );
+      for (const c of pod.spec?.containers ?? []) {
+        const log = await core
+          .readNamespacedPodLog({ name: pod.metadata!.name!, namespace, container: c.name, tailLines: 30 })
+          .catch((error: unknown) => `(no log: ${String(error)})`);
+        lines.push(`--- ${c.name} ---\n${log}`);
+      }
     }
+    const events = await kube.list<KubernetesObject & { message?: string; reason?: string }>('v1', 'Event', {
+      namespace,
+    });
+    lines.push(...events.map((e) => `event ${e.reason}: ${e.message}`));
   }
-  const events = await kube.list<KubernetesObject & { message?: string; reason?: string }>('v1', 'Event', {
-    namespace,
-  });
-  lines.push(...events.map((e) => `event ${e.reason}: ${e.message}`));
   return `${lines.join('\n')}\n${cluster.logs(10)}`;
 }
