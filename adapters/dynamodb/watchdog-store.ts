@@ -18,15 +18,18 @@ export class DynamoWatchdogStateStore implements WatchdogStateStore {
     });
   }
 
+  /**
+   * Eventually consistent, as `loadMany`: a stale state cannot be acted on, since every save is conditional
+   * on the version read (docs/design.md section 8), and a consistent read costs twice the read units of
+   * the largest share of a watchdog round's reads.
+   */
   async load(shootKey: string): Promise<StoredWatchdogRecord | undefined> {
-    const res = await this.doc.send(
-      new GetCommand({ TableName: this.options.tableName, Key: key(shootKey), ConsistentRead: true }),
-    );
+    const res = await this.doc.send(new GetCommand({ TableName: this.options.tableName, Key: key(shootKey) }));
     if (!res.Item) return undefined;
     return { record: res.Item.record as WatchdogRecord, version: Number(res.Item.v) };
   }
 
-  /** In batches of 100 (BatchGetItem's limit), consistent like `load`, unprocessed keys retried with backoff. */
+  /** In batches of 100 (BatchGetItem's limit), eventually consistent like `load`, unprocessed keys retried with backoff. */
   async loadMany(shootKeys: readonly string[]): Promise<Map<string, StoredWatchdogRecord>> {
     const out = new Map<string, StoredWatchdogRecord>();
     const table = this.options.tableName;
@@ -34,7 +37,7 @@ export class DynamoWatchdogStateStore implements WatchdogStateStore {
       let keys: Record<string, unknown>[] | undefined = shootKeys.slice(i, i + 100).map(key);
       for (let attempt = 0; keys && keys.length > 0; attempt++) {
         const res: BatchGetCommandOutput = await this.doc.send(
-          new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
+          new BatchGetCommand({ RequestItems: { [table]: { Keys: keys } } }),
         );
         for (const item of res.Responses?.[table] ?? [])
           out.set(String(item.pk).slice(PREFIX.length), {

@@ -3,6 +3,7 @@ import type { ExternalProbeResult } from '../../../core/dwd/probe-round.js';
 import { runWatchdogRound, type WatchdogCommandSender } from '../../../core/dwd/watchdog-round.js';
 import {
   MemoryWatchdogStateStore,
+  type StoredWatchdogRecord,
   type WatchdogCommand,
   type WatchdogStateStore,
 } from '../../../core/dwd/watchdog-store.js';
@@ -252,6 +253,35 @@ describe('watchdog rounds over the fleet', () => {
     interfere = true;
     expect((await round('failure')).verdict).toBe('conflict');
     expect(commands.sent).toEqual([]);
+  });
+
+  it('acts on nothing from a state read stale (the store reads are eventually consistent): the next round decides', async () => {
+    // Prepare: a store that, once, answers with the state before its last save.
+    const inner = new MemoryWatchdogStateStore();
+    const saved: StoredWatchdogRecord[] = [];
+    let stale = false;
+    const lagging: WatchdogStateStore = {
+      load: async (k) => (stale ? ((stale = false), saved.at(-2)) : inner.load(k)),
+      save: async (k, r, v) => {
+        const version = await inner.save(k, r, v);
+        saved.push({ record: structuredClone(r), version });
+        return version;
+      },
+    };
+    const { round, commands } = harness(lagging);
+    await round('failure');
+    await round('failure');
+
+    // Act: the third failure, read against the state of the first.
+    stale = true;
+    const third = await round('failure');
+    const sentAfterThird = commands.sent.length;
+    await round('failure');
+
+    // Assess: the stale round's save lost; the fresh round counts the third failure and scales down once.
+    expect(third.verdict).toBe('conflict');
+    expect(sentAfterThird).toBe(0);
+    expect(commands.sent).toHaveLength(1);
   });
 
   describe('a seed whose agent went silent (frozen, partitioned)', () => {
