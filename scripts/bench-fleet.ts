@@ -15,7 +15,8 @@
  *    second: get 70 %, list by pages of 100 20 %, create 4 %, delete 3 %, hibernate or wake 3 %), 5
  *    migrations at once, every job at its period; p50/p99 per request, each job's rounds against its period,
  *    the agents' heartbeat latency.
- * 3. Cost: the monthly AWS cost of the full fleet, from the calls counted above (scripts/fleet/cost.ts).
+ * 3. Cost: the monthly AWS cost of the full fleet, from the calls counted above (scripts/fleet/cost.ts): a job's
+ *    AWS calls per round from its steady-state rounds, its Lambda time from the quiet rounds of the growth.
  *
  *   npm run bench:fleet
  *   BENCH_FLEET_SEEDS=20 BENCH_FLEET_SHOOTS=1000 BENCH_FLEET_STEADY_MINUTES=2 npm run bench:fleet   (a laptop)
@@ -465,14 +466,19 @@ async function costModel(last: { shoots: number; rounds: JobRound[] }, steady: L
   const partitionMb = await memory('WatchdogPartitionFunctionName');
   const apiMb = await memory('ApiFunctionName');
   const jobLines: CostLine[] = JOBS.map((job) => {
-    const rounds = roundsOf(last.rounds, job.name);
+    // What a round asks of AWS comes from the steady state's rounds: the rounds just after a fill see every
+    // new shoot for the first time (the watchdog then writes the state of each), which a running fleet does
+    // not. Its Lambda time comes from those quiet rounds: under load the emulator's invocations share two
+    // cores with everything else, which on AWS they do not.
+    const quiet = roundsOf(last.rounds, job.name);
+    const running = roundsOf(steady.load.rounds, job.name);
     return jobCost({
       name: job.title,
       periodSeconds: job.periodSeconds,
-      invocationsPerRound: median(rounds.map((r) => r.invocations)),
-      lambdaMsPerRound: median(rounds.map((r) => r.billedMs)),
+      invocationsPerRound: median((running.length > 0 ? running : quiet).map((r) => r.invocations)),
+      lambdaMsPerRound: median(quiet.map((r) => r.billedMs)),
       memoryMb: job.name === 'watchdog' ? partitionMb : jobMemory.get(job.name)!,
-      calls: medianCalls(rounds),
+      calls: medianCalls(running.length > 0 ? running : quiet),
     });
   });
   const minutes = steady.seconds / 60;
