@@ -214,7 +214,7 @@ try {
   });
   const bucket = 'gl-backup-bench-gate';
   await ensureBucket(emulatorS3(emu.endpoint, LOCAL_REGION), bucket);
-  await seed.startEtcd({ shoot, bucket });
+  await seed.components(shoot.technicalID).etcd.deploy({ shoot, bucket });
   const view = await until('the sidecar to serve (owner, gate open)', async () => {
     const v = await seed.etcd(shoot.technicalID);
     return v.available && v.clientUrl ? v : undefined;

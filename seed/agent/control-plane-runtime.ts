@@ -26,6 +26,8 @@ import {
 } from '../common/restore-ops.js';
 import { AgentCommandError, CatchUpError, messageOf, RestoreRefusedError } from './errors.js';
 import { liveWalkRound } from './live-walk-round.js';
+import { deployKube, destroyAll, destroyKube, waitKubeCleanup } from './control-plane-flow.js';
+import type { ScalableDependent } from '../../core/dwd/components.js';
 import { etcdMembers } from '../../core/ha/members.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec } from './hosting.js';
 import type { PlaneRecord, PlaneStore } from './plane-store.js';
@@ -47,6 +49,8 @@ import type { SeedRuntime } from './runtime.js';
  * the garden): a real one takes seconds cold, and several times that on a loaded two-core machine.
  */
 const API_SERVER_READY_TIMEOUT_MS = 120_000;
+/** How long a restore waits for the Kubernetes control plane it stopped to be gone (a pod's graceful stop). */
+const KUBE_CLEANUP_TIMEOUT_MS = 60_000;
 
 /** A live walk's round without a command timeout: long enough for a learner to catch up and etcd's 5 s reconfiguration check. */
 const LIVE_WALK_ROUND_SECONDS = 120;
@@ -302,12 +306,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
         const { previousReplicas } = scaleModel(plane.model, command.component, command.replicas);
         // A real kube-controller-manager stops (or starts) with its replicas; a hibernated plane runs none.
         if (!plane.model.hibernated && !plane.migrated)
-          await this.options.hosting.scaleComponent(
-            id,
-            command.component,
-            command.replicas,
-            plane.model.hold.rememberedReplicas[command.component],
-          );
+          await this.scaleComponent(id, command.component, command.replicas, plane);
         return { component: command.component, previousReplicas, replicas: command.replicas };
       }
       case 'check-owner':
@@ -413,7 +412,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
         // Restoring replaces whatever etcd ran here: the copies in the bucket are the truth now. A standby's
         // kube-apiserver stays: it read etcd restored ahead from the same copies, which a catch-up (or a restore
         // from scratch) only moves forward, and it waits while etcd changes (its sidecar holds its address).
-        if (!plane.restoring) await this.options.hosting.stopApiServer(id);
+        if (!plane.restoring) await this.stopKube(id);
         plane.restoring = true;
         await this.persist(id);
         const started = await this.startEtcd(
@@ -576,9 +575,8 @@ export class ControlPlaneRuntime implements SeedRuntime {
     try {
       await this.installSecrets(command);
       if (command.apiDomain) plane.apiDomain = command.apiDomain;
-      await this.options.hosting.startApiServer(id, {
+      await deployKube(this.options.hosting.components(id), {
         ...(plane.apiDomain ? { apiDomain: plane.apiDomain } : {}),
-        replicas: { 'kube-controller-manager': 0, 'kube-scheduler': 0 },
         standby: true,
       });
       return true;
@@ -613,11 +611,12 @@ export class ControlPlaneRuntime implements SeedRuntime {
   /** Starts or stops the processes to match the model: etcd unless hibernated, kube-apiserver while it has replicas. */
   private async converge(shoot: SeedCommand['shoot'], plane: Plane): Promise<void> {
     const id = shoot.technicalID;
+    const components = this.options.hosting.components(id);
     if (plane.model.hibernated) {
       // Hibernation backs etcd up fully before it stops (Gardener does the same), so that the backups alone restore it.
-      await this.options.hosting.stopApiServer(id);
+      await destroyKube(components);
       try {
-        await this.options.hosting.stopEtcd(id, { snapshot: true });
+        await components.etcd.snapshot();
       } catch (cause) {
         throw new AgentCommandError(
           'RuntimeUnavailable',
@@ -626,16 +625,17 @@ export class ControlPlaneRuntime implements SeedRuntime {
           { cause },
         );
       }
+      await components.etcd.destroy();
       return;
     }
     await this.startEtcd({ shoot, bucket: plane.backupBucket }, plane);
     if (plane.model.replicas['kube-apiserver'] > 0) await this.startComponents(id, plane);
-    else await this.options.hosting.stopApiServer(id);
+    else await destroyKube(components);
   }
 
   private async startComponents(id: string, plane: Plane): Promise<void> {
     try {
-      await this.options.hosting.startApiServer(id, {
+      await deployKube(this.options.hosting.components(id), {
         ...(plane.apiDomain ? { apiDomain: plane.apiDomain } : {}),
         replicas: plane.model.replicas,
         remembered: plane.model.hold.rememberedReplicas,
@@ -654,7 +654,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
 
   private async apiServerReady(id: string, signal?: AbortSignal): Promise<void> {
     try {
-      await this.options.hosting.apiServerReady?.(id, {
+      await this.options.hosting.components(id)['kube-apiserver'].wait({
         timeoutMs: API_SERVER_READY_TIMEOUT_MS,
         ...(signal ? { signal } : {}),
       });
@@ -668,7 +668,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
     try {
       const failureTolerance = plane.model.failureTolerance;
       const zones = (await this.options.zones?.({ technicalID: spec.shoot.technicalID, failureTolerance })) ?? [];
-      return await this.options.hosting.startEtcd({
+      return await this.options.hosting.components(spec.shoot.technicalID).etcd.deploy({
         ...spec,
         members: etcdMembers({ tolerance: failureTolerance, zones }),
         ...(failureTolerance ? { failureTolerance } : {}),
@@ -698,8 +698,36 @@ export class ControlPlaneRuntime implements SeedRuntime {
   }
 
   private async stopProcesses(id: string): Promise<void> {
-    await this.options.hosting.stopApiServer(id);
-    await this.options.hosting.stopEtcd(id);
+    await destroyAll(this.options.hosting.components(id));
+  }
+
+  /**
+   * The Kubernetes control plane stops and is gone before a restore replaces the etcd it read: none of its
+   * writes may land in what the restore brings back.
+   */
+  private async stopKube(id: string): Promise<void> {
+    const components = this.options.hosting.components(id);
+    await destroyKube(components);
+    try {
+      await waitKubeCleanup(components, { timeoutMs: KUBE_CLEANUP_TIMEOUT_MS });
+    } catch (cause) {
+      throw new AgentCommandError('RuntimeUnavailable', messageOf(cause), undefined, { cause });
+    }
+  }
+
+  /** The dependency watchdog's scale: one controller to `replicas`, the hold's memory kept with it. */
+  private async scaleComponent(
+    id: string,
+    component: ScalableDependent,
+    replicas: number,
+    plane: Plane,
+  ): Promise<void> {
+    const remembered = plane.model.hold.rememberedReplicas[component];
+    await this.options.hosting.components(id).controllers[component].deploy({
+      replicas,
+      ...(remembered === undefined ? {} : { remembered }),
+      ...(plane.model.failureTolerance ? { failureTolerance: plane.model.failureTolerance } : {}),
+    });
   }
 
   private async observe(plane: Plane) {

@@ -37,6 +37,14 @@ export class LocalProcessError extends Error {
   }
 }
 
+/** A component did not get where a flow waited for it (serving, or gone) in time. */
+export class ComponentWaitError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ComponentWaitError';
+  }
+}
+
 /** A restore ahead's catch-up failed; `refused` names why when the snapshots themselves do not restore (not worth a restore from scratch). */
 export class CatchUpError extends Error {
   constructor(

@@ -1,16 +1,18 @@
 import type { SeedCommand } from '../../core/commands/index.js';
-import type { ComponentName } from '../../core/ha/layout.js';
 import type { EtcdMemberPlacement } from '../../core/ha/members.js';
 import type { HostedControlPlane, SidecarSettings } from '../../core/model/seed.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 import type { Fidelity } from '../backup-restore/fidelity.js';
+import type { ControlPlaneComponents } from './components.js';
 
 /**
- * The processes a runtime runs per control plane: etcd with its backup-restore sidecar, and the
- * kube-apiserver with its internal and external (load-balancer) address. The generic runtime decides
- * what should run; a hosting makes it so (`LocalHosting`: real processes on loopback; `KubernetesHosting`:
- * objects on a seed cluster; `MemoryHosting`: flags, for unit tests). Every method is idempotent.
+ * How a runtime hosts its control planes: per shoot its components (etcd with its backup-restore
+ * sidecars, kube-apiserver behind the seed's load balancer, the controllers), what it observes of them, and
+ * the seed's own services (owner-change notices, hand-overs, a kubelet's pods). The generic runtime decides
+ * what should run and composes the components into its flows; a hosting renders them (`LocalHosting`: real
+ * processes on loopback; `KubernetesHosting`: objects on a seed cluster; `MemoryHosting`: flags, for unit
+ * tests). Every method is idempotent.
  */
 export interface ControlPlaneHosting {
   /**
@@ -18,28 +20,12 @@ export interface ControlPlaneHosting {
    * kept: the local runtime in its plane's directory, files mode 0600.
    */
   installSecrets(technicalID: string, secrets: ShootSecrets): Promise<void>;
-  /** Starts etcd with its sidecar unless it runs; with `restore` it first restores from the bucket (and replaces a running one). */
-  startEtcd(spec: EtcdSpec): Promise<EtcdStarted>;
-  /** With `snapshot`, a full snapshot first (hibernation), unless etcd does not serve as owner. */
-  stopEtcd(technicalID: string, options?: { snapshot?: boolean }): Promise<void>;
+  /**
+   * The control plane's components on this seed, each behind one deploy/destroy/wait contract
+   * (`components.ts`); the runtime composes them into its flows (`control-plane-flow.ts`).
+   */
+  components(technicalID: string): ControlPlaneComponents;
   etcd(technicalID: string): Promise<EtcdView>;
-  /**
-   * Starts the Kubernetes control plane on the shoot's etcd: kube-apiserver, and the components `replicas`
-   * wants running (a reconcile never starts one the dependency watchdog holds at 0); idempotent.
-   */
-  startApiServer(technicalID: string, options?: KubeOptions): Promise<void>;
-  /**
-   * Resolves once kube-apiserver answers ready, as Gardener's flow waits for its Deployment before a Create
-   * or a wake succeeds; rejects after `timeoutMs` or on `signal`. A hosting without a real one has none.
-   */
-  apiServerReady?(technicalID: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<void>;
-  /** Stops kube-apiserver and every component that needs it. */
-  stopApiServer(technicalID: string): Promise<void>;
-  /**
-   * One component to `replicas` (the dependency watchdog's scale), with the replicas the watchdog remembered
-   * while it holds the component down; a hosting that does not run it does nothing.
-   */
-  scaleComponent(technicalID: string, component: ComponentName, replicas: number, remembered?: number): Promise<void>;
   apiServer(technicalID: string): Promise<ApiServerView>;
   /**
    * Tells every sidecar of the shoot that its owner record changed (an owner-change notice): each checks
@@ -69,21 +55,6 @@ export interface ControlPlaneHosting {
   remove(technicalID: string): Promise<void>;
   /** Stops every process of every control plane. */
   stopAll(): Promise<void>;
-}
-
-export interface KubeOptions {
-  /** The shoot's API domain (`api.<shoot>.<project>.<external domain>`): its kube-apiserver's name. */
-  apiDomain?: string;
-  replicas?: Partial<Record<ComponentName, number>>;
-  /**
-   * kube-apiserver alone, its controllers held until the plane is this seed's: on a standby (etcd restored
-   * ahead, every write refused), or on a live walk's destination member before the owner record names it.
-   */
-  standby?: boolean;
-  /** The replicas the dependency watchdog remembered for what it holds down (kept with the workloads). */
-  remembered?: Partial<Record<ComponentName, number>>;
-  /** The shoot's failure tolerance (GEP-20): where a hosting places the components by it. */
-  failureTolerance?: 'node' | 'zone';
 }
 
 export type HostedPod = NonNullable<HostedControlPlane['pods']>[number];

@@ -8,17 +8,25 @@ import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
 import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
 import { plannedPorts, portsFree } from '../ports.js';
-import type { ComponentName } from '../../core/ha/layout.js';
 import type {
   ApiServerView,
   ControlPlaneHosting,
   EtcdSpec,
   EtcdStarted,
   EtcdView,
-  KubeOptions,
   LiveMemberPlan,
   OwnerNoticeDelivery,
 } from './hosting.js';
+import {
+  controllers,
+  pollUntil,
+  type ApiServerSpec,
+  type ControlPlaneComponents,
+  type ControllerSpec,
+  type DeployWaiter,
+  type HostedController,
+  type WaitOptions,
+} from './components.js';
 import { kubeBinDir } from './kube/binaries.js';
 import type { KubeComponent } from './kube/component-flags.js';
 import { LocalKubeControlPlane } from './kube/kube-control-plane.js';
@@ -104,7 +112,61 @@ export class LocalHosting implements ControlPlaneHosting {
     writeShootSecrets(this.dataDir(technicalID), secrets);
   }
 
-  async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
+  /**
+   * etcd as its sidecar processes, kube-apiserver, kube-controller-manager and kube-scheduler as supervised
+   * processes (one each), the seed's load balancer routing to kube-apiserver; the other controllers of the
+   * layout are not run here.
+   */
+  components(technicalID: string): ControlPlaneComponents {
+    const cleanedUp = (running: () => boolean, what: string) => (options: WaitOptions) =>
+      pollUntil(async () => !running(), { ...options, describe: () => `${what} of ${technicalID} still runs` });
+    return {
+      etcd: {
+        name: 'etcd',
+        deploy: (spec) => this.startEtcd(spec),
+        destroy: () => this.stopEtcd(technicalID),
+        snapshot: () => this.fullSnapshot(technicalID),
+        wait: (options) =>
+          pollUntil(async () => (await this.etcd(technicalID)).available, {
+            ...options,
+            describe: () => `etcd of ${technicalID} does not serve`,
+          }),
+        waitCleanup: cleanedUp(() => this.sidecars(technicalID).some((s) => s.running), 'etcd'),
+      },
+      'kube-apiserver': {
+        name: 'kube-apiserver',
+        deploy: (spec) => this.startApiServer(technicalID, spec),
+        destroy: () => this.stopApiServer(technicalID),
+        wait: (options) => this.apiServerReady(technicalID, options),
+        waitCleanup: cleanedUp(
+          () => this.componentProcess(technicalID, 'kube-apiserver')?.running ?? false,
+          'kube-apiserver',
+        ),
+      },
+      controllers: controllers((name) => this.controller(technicalID, name)),
+    };
+  }
+
+  private controller(technicalID: string, name: HostedController): DeployWaiter<ControllerSpec> {
+    const process = () => this.componentProcess(technicalID, name);
+    return {
+      name,
+      deploy: async (spec) => this.hosted.get(technicalID)?.kube?.scale(name, spec.replicas),
+      destroy: async () => this.hosted.get(technicalID)?.kube?.scale(name, 0),
+      wait: (options) =>
+        pollUntil(async () => process()?.running ?? false, {
+          ...options,
+          describe: () => `${name} of ${technicalID} does not run`,
+        }),
+      waitCleanup: (options) =>
+        pollUntil(async () => !(process()?.running ?? false), {
+          ...options,
+          describe: () => `${name} of ${technicalID} still runs`,
+        }),
+    };
+  }
+
+  private async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
     const id = spec.shoot.technicalID;
     // A cluster's members restore together once the shoot is theirs: no restore ahead.
     if (spec.restore?.ahead && (spec.members?.length ?? 1) > 1) return { ahead: false };
@@ -206,12 +268,14 @@ export class LocalHosting implements ControlPlaneHosting {
     return status?.standby ? { ahead: true, restoredRevision: status.restore?.revision ?? 0 } : { ahead: false };
   }
 
-  async stopEtcd(technicalID: string, options?: { snapshot?: boolean }): Promise<void> {
+  private async fullSnapshot(technicalID: string): Promise<void> {
     const h = this.hosted.get(technicalID);
-    if (options?.snapshot) {
-      if (h?.cluster) await h.cluster.fullSnapshot();
-      else if (h?.sidecar?.running) await h.sidecar.fullSnapshot();
-    }
+    if (h?.cluster) await h.cluster.fullSnapshot();
+    else if (h?.sidecar?.running) await h.sidecar.fullSnapshot();
+  }
+
+  private async stopEtcd(technicalID: string): Promise<void> {
+    const h = this.hosted.get(technicalID);
     await h?.cluster?.stop();
     await h?.sidecar?.stop();
     if (h) delete h.sidecar;
@@ -250,7 +314,7 @@ export class LocalHosting implements ControlPlaneHosting {
     };
   }
 
-  async startApiServer(technicalID: string, options: KubeOptions = {}): Promise<void> {
+  private async startApiServer(technicalID: string, options: ApiServerSpec): Promise<void> {
     const h = await this.entry(technicalID);
     const dir = this.dataDir(technicalID);
     const secrets = readShootSecrets(dir);
@@ -270,16 +334,7 @@ export class LocalHosting implements ControlPlaneHosting {
       loadBalancerHost: lb.host,
       ...(this.options.log ? { log: this.options.log } : {}),
     });
-    const replicas = options.replicas ?? {};
-    await h.kube.start({
-      secrets,
-      apiDomain: h.apiDomain,
-      ...(options.standby ? { standby: true } : {}),
-      replicas: {
-        'kube-controller-manager': replicas['kube-controller-manager'] ?? 1,
-        'kube-scheduler': replicas['kube-scheduler'] ?? 1,
-      },
-    });
+    await h.kube.startApiServer({ secrets, apiDomain: h.apiDomain, ...(options.standby ? { standby: true } : {}) });
     // Reachable from outside under its API domain, while (and only while) its etcd serves as this seed's,
     // and once its kube-apiserver answers.
     const kube = h.kube;
@@ -294,7 +349,7 @@ export class LocalHosting implements ControlPlaneHosting {
       });
   }
 
-  async apiServerReady(technicalID: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
+  private async apiServerReady(technicalID: string, options: WaitOptions): Promise<void> {
     const deadline = Date.now() + options.timeoutMs;
     for (;;) {
       const kube = this.hosted.get(technicalID)?.kube;
@@ -310,15 +365,15 @@ export class LocalHosting implements ControlPlaneHosting {
     }
   }
 
-  async stopApiServer(technicalID: string): Promise<void> {
-    const h = this.hosted.get(technicalID);
+  private async stopApiServer(technicalID: string): Promise<void> {
     (await this.loadBalancer_)?.unroute(technicalID);
-    await h?.kube?.stop();
+    await this.hosted.get(technicalID)?.kube?.stopApiServer();
   }
 
-  async scaleComponent(technicalID: string, component: ComponentName, replicas: number): Promise<void> {
-    if (component !== 'kube-controller-manager' && component !== 'kube-scheduler') return;
-    await this.hosted.get(technicalID)?.kube?.scale(component, replicas);
+  /** kube-apiserver and its controllers stop; etcd runs on. */
+  private async stopKube(technicalID: string): Promise<void> {
+    (await this.loadBalancer_)?.unroute(technicalID);
+    await this.hosted.get(technicalID)?.kube?.stop();
   }
 
   async apiServer(technicalID: string): Promise<ApiServerView> {
@@ -418,7 +473,7 @@ export class LocalHosting implements ControlPlaneHosting {
   }
 
   async remove(technicalID: string): Promise<void> {
-    await this.stopApiServer(technicalID);
+    await this.stopKube(technicalID);
     await this.stopEtcd(technicalID);
     this.hosted.delete(technicalID);
     await rm(join(this.options.workDir, technicalID), { recursive: true, force: true });
@@ -427,7 +482,7 @@ export class LocalHosting implements ControlPlaneHosting {
   async stopAll(): Promise<void> {
     await Promise.all(
       [...this.hosted.keys()].map(async (id) => {
-        await this.stopApiServer(id);
+        await this.stopKube(id);
         await this.stopEtcd(id);
       }),
     );

@@ -1,10 +1,20 @@
 import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 import type { SidecarSettings } from '../../core/model/seed.js';
+import {
+  controllers,
+  pollUntil,
+  type ApiServerSpec,
+  type ControlPlaneComponents,
+  type ControllerSpec,
+  type WaitOptions,
+} from './components.js';
 import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
 
 interface Plane {
   etcd: boolean;
   apiServer: boolean;
+  /** Each hosted controller's replicas, as deployed. */
+  controllers: Map<string, number>;
   restoredRevision?: number;
   /** Restored ahead, not serving. */
   standby?: boolean;
@@ -43,6 +53,43 @@ export class MemoryHosting implements ControlPlaneHosting {
 
   async installSecrets(technicalID: string, secrets: ShootSecrets): Promise<void> {
     this.secrets.set(technicalID, secrets);
+  }
+
+  /**
+   * Each component a flag of its plane: etcd's deploy is `startEtcd`, kube-apiserver's `startApiServer`, and
+   * kube-controller-manager's replicas are recorded (a change of them as a `scale` call); the other
+   * controllers are not hosted here, as on a local seed.
+   */
+  components(technicalID: string): ControlPlaneComponents {
+    return {
+      etcd: {
+        name: 'etcd',
+        deploy: (spec) => this.startEtcd(spec),
+        destroy: () => this.stopEtcd(technicalID),
+        snapshot: async () => {},
+        wait: (options) =>
+          pollUntil(async () => (await this.etcd(technicalID)).available, {
+            ...options,
+            describe: () => `etcd of ${technicalID} does not serve`,
+          }),
+        waitCleanup: async () => {},
+      },
+      'kube-apiserver': {
+        name: 'kube-apiserver',
+        deploy: (spec) => this.startApiServer(technicalID, spec),
+        destroy: () => this.stopApiServer(technicalID),
+        wait: (options) => this.apiServerReady(technicalID, options),
+        waitCleanup: async () => {},
+      },
+      controllers: controllers((name) => ({
+        name,
+        deploy: async (spec: ControllerSpec) => this.deployController(technicalID, name, spec.replicas),
+        // Gone with kube-apiserver (its stop is the call recorded): the next deploy starts it afresh.
+        destroy: async () => void this.plane(technicalID).controllers.delete(name),
+        wait: async () => {},
+        waitCleanup: async () => {},
+      })),
+    };
   }
 
   async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
@@ -100,7 +147,15 @@ export class MemoryHosting implements ControlPlaneHosting {
     };
   }
 
-  async startApiServer(technicalID: string): Promise<void> {
+  /** kube-apiserver's wait: until it answers its internal probe. */
+  async apiServerReady(technicalID: string, options: WaitOptions): Promise<void> {
+    await pollUntil(async () => (await this.apiServer(technicalID)).internalProbe === 'Success', {
+      ...options,
+      describe: () => `kube-apiserver of ${technicalID} is not ready`,
+    });
+  }
+
+  async startApiServer(technicalID: string, _spec: ApiServerSpec = {}): Promise<void> {
     const plane = this.plane(technicalID);
     if (!plane.apiServer) this.calls.push(`start-apiserver ${technicalID}`);
     plane.apiServer = true;
@@ -112,8 +167,11 @@ export class MemoryHosting implements ControlPlaneHosting {
     if (plane) plane.apiServer = false;
   }
 
-  async scaleComponent(technicalID: string, component: string, replicas: number): Promise<void> {
-    this.calls.push(`scale ${component} ${technicalID} ${replicas}`);
+  private deployController(technicalID: string, name: string, replicas: number): void {
+    const deployed = this.plane(technicalID).controllers;
+    const before = deployed.get(name);
+    if (before !== undefined && before !== replicas) this.calls.push(`scale ${name} ${technicalID} ${replicas}`);
+    deployed.set(name, replicas);
   }
 
   async apiServer(technicalID: string): Promise<ApiServerView> {
@@ -159,7 +217,7 @@ export class MemoryHosting implements ControlPlaneHosting {
 
   private plane(technicalID: string): Plane {
     let plane = this.planes.get(technicalID);
-    if (!plane) this.planes.set(technicalID, (plane = { etcd: false, apiServer: false }));
+    if (!plane) this.planes.set(technicalID, (plane = { etcd: false, apiServer: false, controllers: new Map() }));
     return plane;
   }
 }

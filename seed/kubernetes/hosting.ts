@@ -23,9 +23,18 @@ import type {
   EtcdStarted,
   EtcdView,
   HostedPod,
-  KubeOptions,
   OwnerNoticeDelivery,
 } from '../agent/hosting.js';
+import {
+  controllers,
+  pollUntil,
+  type ApiServerSpec,
+  type ControlPlaneComponents,
+  type HostedController,
+  type ControllerSpec,
+  type DeployWaiter,
+  type WaitOptions,
+} from '../agent/components.js';
 import { imageVector, type ImageVector } from './image-vector.js';
 import type { SeedNamespaces } from './namespaces.js';
 import {
@@ -36,7 +45,6 @@ import {
   ETCD_PORTS,
   FIELD_MANAGER,
   MANAGED_BY,
-  REMEMBERED_REPLICAS,
   SEED_LABEL,
   type KubeComponentsInput,
   type PodSidecarSettings,
@@ -68,7 +76,6 @@ export interface KubernetesHostingOptions {
 const APPS = 'apps/v1';
 /** How long the heartbeat's view of the cluster is shared between the reads of one round. */
 const VIEW_MAX_AGE_MS = 1_000;
-const DEPENDENTS = COMPONENTS.filter((c) => c !== 'etcd');
 /** How long after a start the viewers' binding is tried, and how often. */
 const VIEWER_BINDING_MS = 10 * 60_000;
 const VIEWER_BINDING_INTERVAL_MS = 2_000;
@@ -94,6 +101,8 @@ export class KubernetesHosting implements ControlPlaneHosting {
   /** Per shoot, the agent's access to its kube-apiserver (made once from its secrets) and a pending binding. */
   private readonly agentAccess = new Map<string, Promise<ControlPlaneFileContents['agent']>>();
   private readonly viewerBindings = new Map<string, NodeJS.Timeout>();
+  /** Per shoot, what its Kubernetes components were last rendered with (kube-apiserver's deploy makes it). */
+  private readonly kubeInputs = new Map<string, KubeComponentsInput>();
 
   constructor(private readonly options: KubernetesHostingOptions) {
     this.images = options.images ?? imageVector();
@@ -109,7 +118,77 @@ export class KubernetesHosting implements ControlPlaneHosting {
     this.agentAccess.delete(technicalID);
   }
 
-  async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
+  /**
+   * Each component as its workload (a StatefulSet for etcd, a Deployment for the others) with its PDB,
+   * applied on its own; destroying one scales it to none (its objects stay, as a hibernated shoot's do in
+   * Gardener; the namespace's removal deletes them), and the waits read the workloads and their pods.
+   */
+  components(technicalID: string): ControlPlaneComponents {
+    const namespace = this.options.namespaces.of(technicalID);
+    const gone = (component: ComponentName) => (options: WaitOptions) =>
+      pollUntil(async () => (await this.podsOf(namespace, component)).length === 0, {
+        ...options,
+        describe: () => `pods of ${component} of ${technicalID} are still there`,
+      });
+    return {
+      etcd: {
+        name: 'etcd',
+        deploy: (spec) => this.startEtcd(spec),
+        destroy: () => this.scaleTo(technicalID, ['etcd'], 0),
+        // No full snapshot, unlike a local seed: the agent does not reach the sidecars' status ports from
+        // outside the cluster, so the bucket holds what their last delta uploaded.
+        snapshot: async () => {},
+        wait: (options) =>
+          pollUntil(async () => etcdServes(await this.workload(namespace, 'etcd')), {
+            ...options,
+            describe: () => `etcd of ${technicalID} has no quorum of Ready pods`,
+          }),
+        waitCleanup: gone('etcd'),
+      },
+      'kube-apiserver': {
+        name: 'kube-apiserver',
+        deploy: (spec) => this.startApiServer(technicalID, namespace, spec),
+        destroy: () => this.scaleTo(technicalID, ['kube-apiserver'], 0),
+        wait: (options) =>
+          pollUntil(async () => ((await this.workload(namespace, 'kube-apiserver'))?.status?.readyReplicas ?? 0) > 0, {
+            ...options,
+            describe: () => `kube-apiserver of ${technicalID} has no Ready pod`,
+          }),
+        waitCleanup: gone('kube-apiserver'),
+      },
+      controllers: controllers((name) => this.controller(technicalID, namespace, name, gone(name))),
+    };
+  }
+
+  private controller(
+    technicalID: string,
+    namespace: string,
+    name: HostedController,
+    waitCleanup: (options: WaitOptions) => Promise<void>,
+  ): DeployWaiter<ControllerSpec> {
+    return {
+      name,
+      deploy: async (spec) => {
+        const kube = this.kubeInputs.get(technicalID) ?? (await this.kubeFiles(technicalID, namespace));
+        await this.applyWorkloads({ technicalID, project: '', name: '' }, namespace, {
+          components: [name],
+          replicas: { [name]: spec.replicas },
+          kube,
+          ...(spec.remembered === undefined ? {} : { remembered: { [name]: spec.remembered } }),
+          ...(spec.failureTolerance ? { failureTolerance: spec.failureTolerance } : {}),
+        });
+      },
+      destroy: () => this.scaleTo(technicalID, [name], 0),
+      wait: (options) =>
+        pollUntil(async () => ((await this.workload(namespace, name))?.status?.readyReplicas ?? 0) > 0, {
+          ...options,
+          describe: () => `${name} of ${technicalID} has no Ready pod`,
+        }),
+      waitCleanup,
+    };
+  }
+
+  private async startEtcd(spec: EtcdSpec): Promise<EtcdStarted> {
     // Its sidecars restore when the StatefulSet starts them, once the shoot is this seed's: nothing waits ahead.
     if (spec.restore?.ahead) return { ahead: false };
     const namespace = await this.options.namespaces.ensure(spec.shoot.technicalID);
@@ -133,12 +212,6 @@ export class KubernetesHosting implements ControlPlaneHosting {
     return {};
   }
 
-  async stopEtcd(technicalID: string): Promise<void> {
-    // No full snapshot first, unlike a local seed: the agent does not reach the sidecars' status ports from
-    // outside the cluster, so the bucket holds what their last delta uploaded.
-    await this.scaleTo(technicalID, ['etcd'], 0);
-  }
-
   async etcd(technicalID: string): Promise<EtcdView> {
     const namespace = this.options.namespaces.of(technicalID);
     const etcd = (await this.clusterView()).workloads.get(namespace)?.get('etcd');
@@ -150,51 +223,33 @@ export class KubernetesHosting implements ControlPlaneHosting {
     };
   }
 
-  async startApiServer(technicalID: string, options: KubeOptions = {}): Promise<void> {
-    const namespace = this.options.namespaces.of(technicalID);
-    const etcd = await this.kube.read<V1StatefulSet>({
-      apiVersion: APPS,
-      kind: 'StatefulSet',
-      name: 'etcd',
-      namespace,
-    });
-    if (etcd === undefined)
+  private async startApiServer(technicalID: string, namespace: string, options: ApiServerSpec): Promise<void> {
+    if ((await this.workload(namespace, 'etcd')) === undefined)
       throw new AgentCommandError(
         'RuntimeUnavailable',
         `no etcd of ${technicalID} on this seed to start kube-apiserver on`,
       );
     const kube = await this.kubeFiles(technicalID, namespace, options.apiDomain);
+    this.kubeInputs.set(technicalID, kube);
     // Only etcd's sidecar names the shoot (its owner record); these workloads carry its technical ID alone.
     await this.applyWorkloads({ technicalID, project: '', name: '' }, namespace, {
-      components: DEPENDENTS,
-      replicas: Object.fromEntries(
-        DEPENDENTS.map((c) => [c, options.replicas?.[c] ?? replicasFor(c, options.failureTolerance)]),
-      ),
+      components: ['kube-apiserver'],
+      replicas: { 'kube-apiserver': options.replicas ?? replicasFor('kube-apiserver', options.failureTolerance) },
       kube,
-      ...(options.remembered ? { remembered: options.remembered } : {}),
       ...(options.failureTolerance ? { failureTolerance: options.failureTolerance } : {}),
     });
     if (!options.standby) this.bindViewersWhenReady(technicalID, namespace);
   }
 
-  async stopApiServer(technicalID: string): Promise<void> {
-    await this.scaleTo(technicalID, DEPENDENTS, 0);
+  /** One workload of the shoot's, read now (not from the heartbeat's shared view). */
+  private workload(namespace: string, component: ComponentName): Promise<V1Deployment | V1StatefulSet | undefined> {
+    const kind = component === 'etcd' ? 'StatefulSet' : 'Deployment';
+    return this.kube.read<V1Deployment | V1StatefulSet>({ apiVersion: APPS, kind, name: component, namespace });
   }
 
-  async scaleComponent(
-    technicalID: string,
-    component: ComponentName,
-    replicas: number,
-    remembered?: number,
-  ): Promise<void> {
-    this.view = undefined;
-    await this.kube.mergePatch(
-      { apiVersion: APPS, kind: 'Deployment', name: component, namespace: this.options.namespaces.of(technicalID) },
-      {
-        metadata: { annotations: { [REMEMBERED_REPLICAS]: remembered === undefined ? null : String(remembered) } },
-        spec: { replicas },
-      },
-    );
+  /** The pods of one component of the shoot's, whatever their phase. */
+  private podsOf(namespace: string, component: ComponentName): Promise<V1Pod[]> {
+    return this.kube.list<V1Pod>('v1', 'Pod', { namespace, labelSelector: `app=${component}` });
   }
 
   async apiServer(technicalID: string): Promise<ApiServerView> {
@@ -241,6 +296,7 @@ export class KubernetesHosting implements ControlPlaneHosting {
     this.view = undefined;
     this.secrets.delete(technicalID);
     this.agentAccess.delete(technicalID);
+    this.kubeInputs.delete(technicalID);
     clearTimeout(this.viewerBindings.get(technicalID));
     this.viewerBindings.delete(technicalID);
     if (!(await this.kube.delete(ref))) return;

@@ -33,6 +33,7 @@ import {
 } from '../../harness/scenario/index.js';
 import { untilWith } from '../../harness/until.js';
 import { registerLocalSeed, startLocalSeedAgent, type LocalSeed } from '../../harness/local-seed.js';
+import { destroyKube } from '../../seed/agent/control-plane-flow.js';
 
 /**
  * The everyday lifecycle on the deployed stack with real seed agents (local runtime: real etcd with its
@@ -485,7 +486,7 @@ describe('the shoot and seed lifecycle with real seed agents and etcd', () => {
     // SIGKILLed agent; nothing restarts keptha's members any more).
     await d.agent.pause();
     d.hosting().stopRestarting(keptha);
-    for (const id of [kept, gone, keptha]) await d.hosting().stopApiServer(id);
+    for (const id of [kept, gone, keptha]) await destroyKube(d.hosting().components(id));
     d.hosting().sidecar(kept)!.kill();
     // While it is down, a bad-case migration moves gone to life-e (its live sidecar fences on the owner change).
     expect(

@@ -158,11 +158,18 @@ describe('the seed agent chart (helm template) on the test seed cluster', () => 
         .filter((f) => f !== CONTROL_PLANE_FILES.agentKubeconfig)
         .sort(),
     );
-    expect(await runtime.execute(cmd('scale', { component: 'cluster-autoscaler', replicas: 0 }))).toMatchObject({
+    expect(await runtime.execute(cmd('scale', { component: 'kube-controller-manager', replicas: 0 }))).toMatchObject({
       previousReplicas: 1,
     });
     const [plane] = await runtime.controlPlanes();
-    expect(plane?.components?.['cluster-autoscaler']).toEqual({ replicas: 0 });
+    expect(plane?.components?.['kube-controller-manager']).toEqual({ replicas: 0 });
+    const controllerManager = await admin.read<V1Deployment>({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: 'kube-controller-manager',
+      namespace: 'shoot--rbac--one',
+    });
+    expect(controllerManager?.spec?.replicas).toBe(0);
     const pod = plane!.pods![0]!;
     expect(await runtime.execute(cmd('restart', { pod: pod.name, dependency: 'etcd' }))).toEqual({
       pod: pod.name,

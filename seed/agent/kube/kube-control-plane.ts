@@ -31,8 +31,6 @@ export interface KubeStart {
   secrets: ShootSecrets;
   /** The shoot's API domain: the serving certificate's name and the ServiceAccount issuer. */
   apiDomain: string | undefined;
-  /** Replicas of kube-controller-manager and kube-scheduler (at most one each runs). */
-  replicas: Partial<Record<KubeComponent, number>>;
   /** Held until the plane is this seed's (a standby, a live walk's destination): the viewers' binding waits for that start. */
   standby?: boolean;
 }
@@ -86,30 +84,34 @@ export class LocalKubeControlPlane {
     return this.processes[component];
   }
 
-  /** Starts every component its replicas want (kube-apiserver always), in parallel; the others it stops. */
-  async start(input: KubeStart): Promise<void> {
+  /**
+   * Writes the components' files (made again at every start) and starts kube-apiserver unless it runs; its
+   * controllers start with `scale`, once it runs.
+   */
+  async startApiServer(input: KubeStart): Promise<void> {
     this.start_ = input;
     this.filesWritten = this.writeFiles();
     await this.filesWritten;
-    const wanted = (c: KubeComponent) => c === 'kube-apiserver' || (input.replicas[c] ?? 1) > 0;
-    await Promise.all(KUBE_COMPONENTS.map((c) => (wanted(c) ? this.processes[c].start() : this.processes[c].stop())));
+    await this.processes['kube-apiserver'].start();
     if (input.standby) clearTimeout(this.rbacTimer);
     else this.bindViewersWhenReady();
   }
 
-  /** kube-controller-manager or kube-scheduler to 0 or 1 (more is 1 here); kube-apiserver is started and stopped with the plane. */
+  /** kube-controller-manager or kube-scheduler to 0 or 1 (more is 1 here): started only on a kube-apiserver that runs. */
   async scale(component: Exclude<KubeComponent, 'kube-apiserver'>, replicas: number): Promise<void> {
-    if (this.start_) this.start_ = { ...this.start_, replicas: { ...this.start_.replicas, [component]: replicas } };
     if (replicas > 0 && this.processes['kube-apiserver'].running) await this.processes[component].start();
     else if (replicas === 0) await this.processes[component].stop();
   }
 
-  async stop(): Promise<void> {
+  /** Briefly: on a source that fenced, its etcd is gone and nothing it would still write can land. */
+  async stopApiServer(): Promise<void> {
     clearTimeout(this.rbacTimer);
-    // The controllers first, so that none acts on a kube-apiserver that is going.
-    await Promise.all([this.processes['kube-controller-manager'].stop(), this.processes['kube-scheduler'].stop()]);
-    // Briefly: on a source that fenced, its etcd is gone and nothing it would still write can land.
     await this.processes['kube-apiserver'].stop(KUBE_APISERVER_STOP_MS);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(KUBE_COMPONENTS.filter((c) => c !== 'kube-apiserver').map((c) => this.scale(c, 0)));
+    await this.stopApiServer();
   }
 
   /**

@@ -17,7 +17,7 @@ import { ControlPlaneRuntime } from '../../../seed/agent/control-plane-runtime.j
 import { AgentCommandError } from '../../../seed/agent/errors.js';
 import { FailingSeedRuntime } from '../../../seed/agent/failing-runtime.js';
 import { MemoryHosting } from '../../../seed/agent/memory-hosting.js';
-import type { KubeOptions } from '../../../seed/agent/hosting.js';
+import type { ApiServerSpec } from '../../../seed/agent/components.js';
 import { storeFullSnapshot } from './agent-fakes.js';
 
 const shoot = { project: 'dev', name: 'api1', technicalID: 'shoot--dev--api1' };
@@ -241,7 +241,7 @@ describe('ControlPlaneRuntime on MemoryHosting', () => {
     // Prepare: a hosting whose kube-apiserver is ready when the test says so, or never.
     let ready: ((outcome: Error | undefined) => void) | undefined;
     class SlowReady extends MemoryHosting {
-      async apiServerReady(): Promise<void> {
+      override async apiServerReady(): Promise<void> {
         const outcome = await new Promise<Error | undefined>((resolve) => (ready = resolve));
         if (outcome) throw outcome;
       }
@@ -579,9 +579,9 @@ describe("ControlPlaneRuntime and the shoot's secrets", () => {
       keys,
       seedContext(shoot.technicalID, 'seed-a'),
     );
-    const starts: KubeOptions[] = [];
+    const starts: ApiServerSpec[] = [];
     class RecordingHosting extends MemoryHosting {
-      override async startApiServer(technicalID: string, options: KubeOptions = {}): Promise<void> {
+      override async startApiServer(technicalID: string, options: ApiServerSpec = {}): Promise<void> {
         starts.push(options);
         return super.startApiServer(technicalID);
       }
@@ -614,9 +614,7 @@ describe("ControlPlaneRuntime and the shoot's secrets", () => {
     // Assess 1: kube-apiserver alone (its controllers at 0), under the API domain; the heartbeat tells only
     // the load balancer it will serve behind (the hand-over's target), no probe of a kube-apiserver that serves no one.
     expect(hosting.calls).toEqual(['restore-etcd-ahead shoot--dev--api1', 'start-apiserver shoot--dev--api1']);
-    expect(starts).toEqual([
-      { apiDomain, replicas: { 'kube-controller-manager': 0, 'kube-scheduler': 0 }, standby: true },
-    ]);
+    expect(starts).toEqual([{ apiDomain, standby: true }]);
     expect(standby).toMatchObject({ active: false, etcdReady: false });
     expect(standby?.internalProbe).toBeUndefined();
     expect(standby?.externalUrl).toBe('http://memory.invalid/shoot--dev--api1');
@@ -635,7 +633,8 @@ describe("ControlPlaneRuntime and the shoot's secrets", () => {
 
     // Assess 2: the same kube-apiserver (never stopped), now with its controllers; the plane is active.
     expect(hosting.calls).not.toContain('stop-apiserver shoot--dev--api1');
-    expect(starts.at(-1)?.replicas).toMatchObject({ 'kube-controller-manager': 1, 'kube-scheduler': 1 });
+    expect(starts.at(-1)).toEqual({ apiDomain, replicas: 1 });
+    expect(hosting.calls).toContain('scale kube-controller-manager shoot--dev--api1 1');
     expect((await runtime.controlPlanes())[0]).toMatchObject({ active: true, internalProbe: 'Success' });
   });
 });
