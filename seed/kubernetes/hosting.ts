@@ -36,6 +36,9 @@ import {
   type WaitOptions,
 } from '../agent/components.js';
 import { imageVector, type ImageVector } from './image-vector.js';
+import type { SidecarSettings } from '../../core/model/seed.js';
+import { slowestSettings } from '../../core/snapshots/index.js';
+import { parseServeArgv, servedSettings } from '../backup-restore/served-settings.js';
 import type { SeedNamespaces } from './namespaces.js';
 import {
   BACKUP_CREDENTIALS_SECRET,
@@ -46,6 +49,7 @@ import {
   FIELD_MANAGER,
   MANAGED_BY,
   SEED_LABEL,
+  SIDECAR_CONTAINER,
   type KubeComponentsInput,
   type PodSidecarSettings,
 } from './objects.js';
@@ -214,12 +218,15 @@ export class KubernetesHosting implements ControlPlaneHosting {
 
   async etcd(technicalID: string): Promise<EtcdView> {
     const namespace = this.options.namespaces.of(technicalID);
-    const etcd = (await this.clusterView()).workloads.get(namespace)?.get('etcd');
+    const view = await this.clusterView();
+    const etcd = view.workloads.get(namespace)?.get('etcd');
     const available = etcdServes(etcd);
+    const settings = podSidecarSettings(view.pods.get(namespace) ?? []);
     return {
       running: (etcd?.spec?.replicas ?? 0) > 0,
       available,
       ...(available ? { clientUrl: `http://etcd-client.${namespace}.svc:${ETCD_PORTS.client}` } : {}),
+      ...(settings ? { settings } : {}),
     };
   }
 
@@ -561,6 +568,20 @@ export class KubernetesHosting implements ControlPlaneHosting {
   private get ownLabels(): Record<string, string> {
     return { [MANAGED_BY]: FIELD_MANAGER, [SEED_LABEL]: this.options.namespaces.seed };
   }
+}
+
+/**
+ * What the shoot's etcd pods' sidecars run with, read from each pod's own command line (a rollout's old and
+ * new pods may differ: each field's largest value, the safe one); undefined unless every one reads.
+ */
+function podSidecarSettings(pods: readonly V1Pod[]): SidecarSettings | undefined {
+  const etcdPods = pods.filter((p) => p.metadata?.labels?.app === 'etcd' && !p.metadata.deletionTimestamp);
+  const flags = etcdPods.map((p) => {
+    const container = p.spec?.containers.find((c) => c.name === SIDECAR_CONTAINER);
+    return container?.args ? parseServeArgv(container.args) : undefined;
+  });
+  if (flags.length === 0 || flags.some((f) => f === undefined)) return undefined;
+  return slowestSettings(flags.map((f) => servedSettings(f!)));
 }
 
 /** The address the cloud wrote into the Service's status for its load balancer, if it has one yet. */

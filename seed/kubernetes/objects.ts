@@ -22,6 +22,8 @@ export const FIELD_MANAGER = 'gardenless-seed-agent';
 /** Where the dependency watchdog's scale-down remembers the replicas (dependency-watchdog's own annotation). */
 export const REMEMBERED_REPLICAS = 'dependency-watchdog.gardener.cloud/replicas';
 
+/** The etcd pods' one container: the backup-restore sidecar, which runs etcd in it. */
+export const SIDECAR_CONTAINER = 'backup-restore';
 export const ETCD_PORTS = { client: 2379, peer: 2380, private: 2381, status: 8080 } as const;
 const DATA_DIR = '/var/etcd/data';
 
@@ -273,7 +275,7 @@ function containerOf(component: ComponentName, options: ControlPlaneObjectsOptio
   switch (component) {
     case 'etcd':
       return {
-        name: 'backup-restore',
+        name: SIDECAR_CONTAINER,
         image: image['etcd-backup-restore'],
         command: ['gardenless'],
         args: sidecarArgs(options),

@@ -22,7 +22,8 @@ import { exposeHostPort, freezeNode, loadImages, nodeMemory, thawNode } from '..
 import type { LastOperation } from '../../core/model/common.js';
 import { s3Backup } from '../../seed/backup-restore/aws.js';
 import { KubeObjects } from '../../seed/kubernetes/kube-api.js';
-import { CONTROL_PLANE_FILES_SECRET } from '../../seed/kubernetes/objects.js';
+import { CONTROL_PLANE_FILES_SECRET, ETCD_PORTS, SIDECAR_CONTAINER } from '../../seed/kubernetes/objects.js';
+import type { HostedControlPlane } from '../../core/model/seed.js';
 import { backedSeed, fixture } from '../../harness/fixtures/index.js';
 import { realKubeBinDir } from '../../harness/kube/binaries.js';
 import { kubectl, kubectlOk, migrateShoot, printKubeconfig } from '../harness/kubectl.js';
@@ -85,7 +86,7 @@ const LOCAL_LB = '127.0.0.72';
 let local: AgentProcess | undefined;
 
 /** Runs `command` in a container through the API server and the kubelet (what `kubectl exec` does). */
-async function exec(pod: string, container: string, command: string[]): Promise<string> {
+async function exec(pod: string, container: string, command: string[], namespace = NAMESPACE): Promise<string> {
   const out = new PassThrough();
   const err = new PassThrough();
   let stdout = '';
@@ -94,7 +95,7 @@ async function exec(pod: string, container: string, command: string[]): Promise<
   err.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const status = await new Promise<{ status?: string; message?: string }>((resolve, reject) => {
     new Exec(cluster.kubeConfig())
-      .exec(NAMESPACE, pod, container, command, out, err, null, false, (s) => resolve(s as { status?: string }))
+      .exec(namespace, pod, container, command, out, err, null, false, (s) => resolve(s as { status?: string }))
       .catch(reject);
   });
   if (status.status !== 'Success') throw new Error(`exec ${command.join(' ')}: ${status.message}\n${stderr}`);
@@ -323,6 +324,28 @@ describe("the test seed's real node", () => {
       .join('\n');
     expect(text).toContain('BEGIN CERTIFICATE');
     expect(Object.keys(files?.data ?? {})).not.toContain('ca.key');
+    // The heartbeat tells the garden what the etcd pod's sidecar runs with (read from the pod's command line),
+    // as the sidecar itself says it: a bad path away from this seed waits by it, not the fixed wait.
+    const own = JSON.parse(
+      await exec(
+        'etcd-0',
+        SIDECAR_CONTAINER,
+        [
+          'node',
+          '-e',
+          `fetch('http://127.0.0.1:${ETCD_PORTS.status}/status').then((r) => r.json()).then((s) => console.log(JSON.stringify(s.settings)))`,
+        ],
+        served.technicalID,
+      ),
+    ) as unknown;
+    const reported = await until('the sidecar settings in the seed heartbeat', async () => {
+      const seed = await garden.api.request<{ status: { controlPlanes?: HostedControlPlane[] } }>(
+        'GET',
+        `/seeds/${SEED}`,
+      );
+      return seed.body.status.controlPlanes?.find((c) => c.technicalID === served.technicalID)?.sidecarSettings;
+    });
+    expect(reported).toEqual(own);
 
     // kubectl with the kubeconfig as printed, through the landscape's proxy to the seed's load balancer.
     const config = (await printKubeconfig(deployment, `${served.project}/${served.name}`, ADMIN)) as {

@@ -9,7 +9,16 @@ import {
   type ServeOptionValues,
 } from '../../../seed/backup-restore/serve-flags.js';
 import { sidecarArgs as podSidecarArgs } from '../../../seed/kubernetes/objects.js';
+import { parseServeArgv } from '../../../seed/backup-restore/served-settings.js';
 import { backupRestoreProgram } from './backup-restore-program.js';
+
+const base = (): Omit<ServeFlags, 'dataDir'> => ({
+  technicalID: 'shoot--dev--api1',
+  ownerRecord: 'owner.api1.dev.internal.example',
+  identity: 'seed-a',
+  bucket: 'gl-backup-a',
+  owner: { mode: 'dns' },
+});
 
 /** What the CLI makes of a sidecar's command line: commander's parse, then the sidecar's own reading. */
 async function parsed(argv: string[]): Promise<ServeFlags> {
@@ -104,6 +113,18 @@ describe('the sidecar flags: one builder, one parser', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("reads back, outside the CLI (a Kubernetes seed's agent reading its pods), what the CLI reads", async () => {
+    await fc.assert(
+      fc.property(flags, (f) => {
+        expect(parseServeArgv(serveArgv(f))).toStrictEqual(f);
+      }),
+      { numRuns: 300 },
+    );
+    expect(parseServeArgv(['backup-restore', 'restore', '--bucket', 'b'])).toBeUndefined();
+    expect(parseServeArgv(['backup-restore', 'serve', '--bucket', 'b'])).toBeUndefined();
+    expect(parseServeArgv([...serveArgv({ ...base(), dataDir: '/d' }), '--no-such-flag'])).toBeUndefined();
   });
 
   const spec: EtcdSpec = {
