@@ -264,6 +264,12 @@ function containerOf(component: ComponentName, options: ControlPlaneObjectsOptio
     periodSeconds: 10,
     failureThreshold: 3,
   });
+  // Readiness is asked every 2 s: a restore and a create wait for etcd's and kube-apiserver's Ready pods, and
+  // a fenced etcd leaves its Service as soon as its sidecar says so; both answer from memory, cheaply.
+  const readiness = (path: string, port: number, scheme: 'HTTP' | 'HTTPS') => ({
+    ...probe(path, port, scheme),
+    periodSeconds: 2,
+  });
   const resources = (cpu: string, memory: string) => ({ requests: { cpu, memory } });
   const controllers = (c: ComponentName, securePort: number) => ({
     paths: POD_PATHS,
@@ -284,7 +290,7 @@ function containerOf(component: ComponentName, options: ControlPlaneObjectsOptio
           { name: 'peer', containerPort: ETCD_PORTS.peer },
           { name: 'status', containerPort: ETCD_PORTS.status },
         ],
-        readinessProbe: probe('/readyz', ETCD_PORTS.status, 'HTTP'),
+        readinessProbe: readiness('/readyz', ETCD_PORTS.status, 'HTTP'),
         ...(options.sidecar.credentialsSecret
           ? { envFrom: [{ secretRef: { name: options.sidecar.credentialsSecret } }] }
           : {}),
@@ -306,7 +312,7 @@ function containerOf(component: ComponentName, options: ControlPlaneObjectsOptio
           }),
         ],
         ports: [{ name: 'https', containerPort: API_SERVER_PORT }],
-        readinessProbe: probe('/readyz', API_SERVER_PORT, 'HTTPS'),
+        readinessProbe: readiness('/readyz', API_SERVER_PORT, 'HTTPS'),
         livenessProbe: probe('/livez', API_SERVER_PORT, 'HTTPS'),
         resources: resources('500m', '1Gi'),
       };
