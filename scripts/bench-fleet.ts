@@ -15,6 +15,10 @@
  *    second: get 70 %, list by pages of 100 20 %, create 4 %, delete 3 %, hibernate or wake 3 %), 5
  *    migrations at once, every job at its period; p50/p99 per request, each job's rounds against its period,
  *    the agents' heartbeat latency.
+ *    At every step also the API's reads alone for BENCH_FLEET_READS_SECONDS (default 60): the same clients
+ *    with gets and lists only, no churn, no migration, the jobs idle, the agents heartbeating: what the
+ *    fleet's size does to the API itself, apart from what the jobs' work at that size takes from the two
+ *    cores the emulator shares with everything.
  * 3. Cost: the monthly AWS cost of the full fleet, from the calls counted above (scripts/fleet/cost.ts): a job's
  *    AWS calls per round from its steady-state rounds, its Lambda time from the quiet rounds of the growth.
  *
@@ -60,7 +64,7 @@ import {
 } from './fleet/cost.js';
 import { bulkFill } from './fleet/bulk-fill.js';
 import { JOBS, runJobRound, type JobName, type JobRound } from './fleet/jobs.js';
-import { Fleet, runLoad, shootBody, type ApiOp, type LoadRecord } from './fleet/load.js';
+import { Fleet, READ_MIX, runLoad, shootBody, type ApiOp, type LoadRecord } from './fleet/load.js';
 import { emulatorCredentials } from '../local/aws-env.js';
 
 const SEEDS = Number(process.env.BENCH_FLEET_SEEDS ?? 200);
@@ -80,6 +84,7 @@ const STEADY_MINUTES = Number(process.env.BENCH_FLEET_STEADY_MINUTES ?? 10);
 const CLIENTS = Number(process.env.BENCH_FLEET_CLIENTS ?? 20);
 const MIGRATIONS = Number(process.env.BENCH_FLEET_MIGRATIONS ?? 5);
 const THINK_MS = Number(process.env.BENCH_FLEET_THINK_MS ?? 1_000);
+const READS_SECONDS = Number(process.env.BENCH_FLEET_READS_SECONDS ?? 60);
 const AGENTS_PER_PROCESS = 50;
 const HEARTBEAT_MS = 10_000;
 
@@ -209,6 +214,7 @@ try {
   const fleet = new Fleet(`fleet-${run}`);
   const growth: { shoots: number; rounds: JobRound[] }[] = [];
   const loads: LoadPhase[] = [];
+  const reads: { shoots: number; load: LoadRecord }[] = [];
   const fillRates: { shoots: number; seconds: number }[] = [];
   for (const step of STEPS) {
     const t0 = Date.now();
@@ -251,6 +257,20 @@ try {
       }
     growth.push({ shoots: fleet.names.length, rounds });
     log(`step ${step}: ${describeRounds(rounds)}`);
+    const readLoad = await runLoad({
+      api,
+      lambda,
+      deployment,
+      fleet,
+      durationMs: READS_SECONDS * 1000,
+      clients: CLIENTS,
+      migrations: 0,
+      thinkMs: THINK_MS,
+      mix: READ_MIX,
+      jobs: false,
+    });
+    reads.push({ shoots: fleet.names.length, load: readLoad });
+    log(`  reads alone: ${describeLoad(readLoad)}`);
     const isFirst = step === STEPS[0];
     const isLast = step === STEPS.at(-1);
     if (isFirst || isLast) {
@@ -279,7 +299,7 @@ try {
   }
 
   const cost = await costModel(growth.at(-1)!, loads.at(-1)!);
-  report({ growth, loads, fillRates, cost });
+  report({ growth, loads, reads, fillRates, cost });
 } finally {
   for (const child of children) child.send({ type: 'stop' });
   await Promise.all(children.map((c) => new Promise((r) => c.once('exit', r))));
@@ -581,10 +601,11 @@ async function costModel(last: { shoots: number; rounds: JobRound[] }, steady: L
 function report(input: {
   growth: { shoots: number; rounds: JobRound[] }[];
   loads: LoadPhase[];
+  reads: { shoots: number; load: LoadRecord }[];
   fillRates: { shoots: number; seconds: number }[];
   cost: Awaited<ReturnType<typeof costModel>>;
 }) {
-  const { growth, loads, cost } = input;
+  const { growth, loads, reads, cost } = input;
   const tables: BenchTable[] = [];
   const aims: BenchAim[] = [];
 
@@ -752,6 +773,36 @@ function report(input: {
     );
   }
 
+  // The API's reads at each size, alone.
+  tables.push({
+    title: `API reads alone under ${CLIENTS} clients (ms), at each size: no churn, the jobs idle, the agents heartbeating`,
+    columns: ['shoots', 'gets', 'get p50', 'get p99', 'lists', 'list p50', 'list p99', 'failed'],
+    rows: reads.map((r) => [
+      r.shoots,
+      r.load.latencies.get.length,
+      median(r.load.latencies.get),
+      percentile(r.load.latencies.get, 99),
+      r.load.latencies.list.length,
+      median(r.load.latencies.list),
+      percentile(r.load.latencies.list, 99),
+      r.load.failures.get.length + r.load.failures.list.length,
+    ]),
+    decimals: [0, 0, 0, 0, 0, 0, 0, 0],
+  });
+  if (reads.length > 1) {
+    const [first, last] = [reads[0]!, reads.at(-1)!];
+    const ratio = percentile(last.load.latencies.get, 99) / percentile(first.load.latencies.get, 99);
+    aims.push(
+      aim(
+        `API get p99 at ${last.shoots} shoots over its p99 at ${first.shoots}, reads alone`,
+        Math.round(ratio * 100) / 100,
+        '<=',
+        2,
+        'x',
+      ),
+    );
+  }
+
   // How close each job and the heartbeats run to the services' limits at this size.
   tables.push({
     title: `Against the services' limits at ${steady.shoots} shoots`,
@@ -833,6 +884,7 @@ function report(input: {
       rounds: ROUNDS,
       steadyMinutes: STEADY_MINUTES,
       baselineSeconds: BASELINE_SECONDS,
+      readsSeconds: READS_SECONDS,
       clients: CLIENTS,
       migrations: MIGRATIONS,
       thinkMs: THINK_MS,

@@ -14,7 +14,9 @@ import { JOBS, runJobRound, type JobName, type JobRound } from './jobs.js';
 export type ApiOp = 'create' | 'get' | 'list' | 'delete' | 'hibernate' | 'migrate';
 
 /** Relative weights of each client's next request; `migrate` is the migration driver's. */
-export const API_MIX: Readonly<Record<Exclude<ApiOp, 'migrate'>, number>> = {
+export type ApiMix = Readonly<Partial<Record<Exclude<ApiOp, 'migrate'>, number>>>;
+
+export const API_MIX: ApiMix = {
   get: 70,
   list: 20,
   create: 4,
@@ -113,10 +115,13 @@ async function timed(
   }
 }
 
-function chooseOp(): Exclude<ApiOp, 'migrate'> {
-  const total = Object.values(API_MIX).reduce((a, b) => a + b, 0);
+/** Reads alone, in the mix's proportion of gets to lists: what a fleet's size could slow, and nothing that changes it. */
+export const READ_MIX: ApiMix = { get: API_MIX.get!, list: API_MIX.list! };
+
+function chooseOp(mix: ApiMix): Exclude<ApiOp, 'migrate'> {
+  const total = Object.values(mix).reduce((a, b) => a + b, 0);
   let r = Math.random() * total;
-  for (const [op, weight] of Object.entries(API_MIX) as [Exclude<ApiOp, 'migrate'>, number][]) {
+  for (const [op, weight] of Object.entries(mix) as [Exclude<ApiOp, 'migrate'>, number][]) {
     r -= weight;
     if (r < 0) return op;
   }
@@ -130,11 +135,12 @@ async function apiClient(options: {
   record: LoadRecord;
   until: number;
   thinkMs: number;
+  mix: ApiMix;
 }): Promise<void> {
   const { api, fleet, record } = options;
   const base = `/projects/${fleet.project}/shoots`;
   while (Date.now() < options.until) {
-    const op = chooseOp();
+    const op = chooseOp(options.mix);
     if (op === 'get') {
       const name = fleet.pick();
       if (name) await timed(record, 'get', () => api.request('GET', `${base}/${name}`), [200]);
@@ -288,17 +294,24 @@ export async function runLoad(options: {
   clients: number;
   migrations: number;
   thinkMs: number;
+  /** The clients' requests (default `API_MIX`). */
+  mix?: ApiMix;
+  /** Whether the periodic jobs run at their periods meanwhile (default true). */
+  jobs?: boolean;
 }): Promise<LoadRecord> {
   const record = emptyLoadRecord();
   const until = Date.now() + options.durationMs;
+  const mix = options.mix ?? API_MIX;
   await Promise.all([
     ...Array.from({ length: options.clients }, () =>
-      apiClient({ api: options.api, fleet: options.fleet, record, until, thinkMs: options.thinkMs }),
+      apiClient({ api: options.api, fleet: options.fleet, record, until, thinkMs: options.thinkMs, mix }),
     ),
     ...Array.from({ length: options.migrations }, () =>
       migrationDriver({ api: options.api, deployment: options.deployment, fleet: options.fleet, record, until }),
     ),
-    ...JOBS.map((job) => jobLoop({ lambda: options.lambda, deployment: options.deployment, job, record, until })),
+    ...(options.jobs === false ? [] : JOBS).map((job) =>
+      jobLoop({ lambda: options.lambda, deployment: options.deployment, job, record, until }),
+    ),
   ]);
   return record;
 }
