@@ -9,6 +9,9 @@ import { localSeedAgent } from '../seed/agent/local-agent.js';
 import type { OwnerConfig } from '../seed/agent/aws-agent.js';
 import { kubernetesSeedAgent } from '../seed/kubernetes/agent.js';
 import { readImageVector } from '../seed/kubernetes/image-vector.js';
+import { SeedAgentConfigError } from '../seed/agent/errors.js';
+import { startHealthServer } from '../seed/agent/health.js';
+import { portNumber } from '../seed/ports.js';
 import { clientFor, type CliOptions } from './config.js';
 import { logLine, untilSignalled } from './daemon.js';
 import { emulatorCredentials, emulatorCredentialsEnv } from '../local/aws-env.js';
@@ -38,6 +41,8 @@ interface SeedAgentFlags {
   lbAddress?: string;
   lbPort?: string;
   kubeBinDir?: string;
+  healthPort?: string;
+  healthHost?: string;
 }
 
 /**
@@ -99,6 +104,14 @@ export function registerSeedAgentCommand(program: Command): Command {
       '--kube-bin-dir <dir>',
       'local: where kube-apiserver, kube-controller-manager and kube-scheduler are (default the ones scripts/build-kube.sh builds)',
     )
+    .option(
+      '--health-port <port>',
+      'serve /healthz (liveness) and /readyz (readiness) on this port, plain HTTP (default 0: none)',
+    )
+    .option(
+      '--health-host <host>',
+      'address of the health endpoint (default: 0.0.0.0 with --in-cluster, so that the kubelet probes the pod IP; else 127.0.0.1)',
+    )
     .action(async (flags: SeedAgentFlags, cmd: Command) => {
       const global = cmd.optsWithGlobals<CliOptions & SeedAgentFlags>();
       const local = readEndpoints();
@@ -111,6 +124,9 @@ export function registerSeedAgentCommand(program: Command): Command {
         (flags.ownerMode ?? defaultOwnerMode(endpoint)) === 'api'
           ? { mode: 'api', internalDomain, hostedZoneId: flags.hostedZoneId ?? local?.outputs.HostedZoneId ?? '' }
           : { mode: 'dns', internalDomain, ...(flags.dnsServer ? { servers: flags.dnsServer } : {}) };
+      const healthPort = flags.healthPort === undefined ? 0 : portNumber(flags.healthPort);
+      if (healthPort === undefined)
+        throw new SeedAgentConfigError(`--health-port: "${flags.healthPort}" is not a port`, 'health-port');
       const ms = (text: string | undefined, flag: string) =>
         text === undefined ? undefined : parseDuration(text, flag);
       // Refused here when they cannot work, before any sidecar starts.
@@ -173,9 +189,28 @@ export function registerSeedAgentCommand(program: Command): Command {
           ...(usingEmulator ? { env: { ...process.env, ...emulatorCredentialsEnv(region) } } : {}),
         }));
       }
-      await agent.start();
+      // Before the start, so that a start that hangs fails the liveness probe instead of refusing it.
+      const health =
+        healthPort === 0
+          ? undefined
+          : await startHealthServer({
+              progress: () => agent.progress(),
+              port: healthPort,
+              host: flags.healthHost ?? (flags.inCluster ? '0.0.0.0' : '127.0.0.1'),
+            });
+      if (health) logLine({ event: 'health-endpoint', url: health.url });
+      try {
+        await agent.start();
+      } catch (error) {
+        // A listening endpoint would keep the process alive: the start's failure must end it.
+        await health?.close();
+        throw error;
+      }
       // Stopping the agent stops every sidecar's and component's process group and the load balancer (local); a kubernetes seed's control planes stay.
-      await untilSignalled(() => agent.stop());
+      await untilSignalled(async () => {
+        await agent.stop();
+        await health?.close();
+      });
     });
 }
 

@@ -251,6 +251,7 @@ export class TestAgent {
   /** The fault controls act on each message before the agent sees it; what they let through waits for the agent's decision. */
   private controlled(inbox: CommandInbox): CommandInbox {
     return {
+      waitMs: inbox.waitMs,
       receive: async (signal) => {
         const passed: InboxMessage[] = [];
         for (const message of await inbox.receive(signal)) {

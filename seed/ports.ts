@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 
+/** A port number as a flag gives it (0 included: a free one), or undefined where the text is none. */
+export function portNumber(text: string): number | undefined {
+  const n = Number(text);
+  return text.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65_535 ? undefined : n;
+}
+
 /** A free TCP port on loopback, chosen by the kernel. */
 export async function freePort(): Promise<number> {
   const [port] = await freePorts(1);

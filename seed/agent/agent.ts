@@ -10,6 +10,7 @@ import {
 import type { Condition } from '../../core/model/common.js';
 import type { HostedControlPlane } from '../../core/model/seed.js';
 import { AgentCommandError, asError, messageOf, SeedAgentConfigError } from './errors.js';
+import type { AgentProgress } from './health.js';
 import type { CommandInbox, InboxMessage } from './inbox.js';
 import { CommandLedger, type CommandAnswer } from './ledger.js';
 import type { SeedRuntime } from './runtime.js';
@@ -62,6 +63,11 @@ export class SeedAgent {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private lastHeartbeat: Promise<void> = Promise.resolve();
   private heartbeating = false;
+  /** What the health endpoint reads (`progress()`), in `performance.now()` ms. */
+  private heartbeatRoundAt: number | undefined;
+  private heartbeatAcceptedAt: number | undefined;
+  private pollRound: { waitMs: number; at: number } | undefined;
+  private adoption: AgentProgress['adoption'] = { state: 'pending' };
   private readonly log: (entry: Record<string, unknown>) => void;
 
   constructor(private readonly options: SeedAgentOptions) {
@@ -84,6 +90,8 @@ export class SeedAgent {
   /** Heartbeats once (learning identity and queue), then polls and heartbeats until stop(). */
   async start(): Promise<void> {
     if (this.active) return;
+    // The start is the heartbeat loop's first round: a start that hangs is a loop that does not go round.
+    this.heartbeatRoundAt = performance.now();
     await this.heartbeat({ required: true });
     if (this.identity === undefined)
       throw new SeedAgentConfigError(
@@ -130,7 +138,7 @@ export class SeedAgent {
       if (this.heartbeating) return;
       this.heartbeating = true;
       this.lastHeartbeat = this.heartbeat({ required: false }).finally(() => (this.heartbeating = false));
-    }, this.options.heartbeatIntervalMs ?? 10_000);
+    }, this.heartbeatIntervalMs);
   }
 
   /** No more heartbeats and no more receiving; commands already running go on. */
@@ -141,6 +149,7 @@ export class SeedAgent {
     this.abort?.abort();
     await this.poll;
     this.poll = undefined;
+    this.pollRound = undefined;
   }
 
   /** Stops receiving and heartbeating, aborts running commands, waits for them, then stops every process of the runtime. */
@@ -158,8 +167,31 @@ export class SeedAgent {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
+  /**
+   * When the loops last went round, what the garden last accepted and how far adoption got: what the
+   * health endpoint answers from (seed/agent/health.ts).
+   */
+  progress(): AgentProgress {
+    const intervalMs = this.heartbeatIntervalMs;
+    return {
+      leaseMs: leaseDuration(intervalMs) * 1_000,
+      heartbeat:
+        this.heartbeatRoundAt === undefined
+          ? undefined
+          : { intervalMs, lastRoundAt: this.heartbeatRoundAt, lastAcceptedAt: this.heartbeatAcceptedAt },
+      poll: this.pollRound && { waitMs: this.pollRound.waitMs, lastRoundAt: this.pollRound.at },
+      adoption: this.adoption,
+    };
+  }
+
+  private get heartbeatIntervalMs(): number {
+    return this.options.heartbeatIntervalMs ?? 10_000;
+  }
+
   /** Sends one seed heartbeat now (with the runtime's observations, when it runs). */
   async heartbeat(options: { required?: boolean } = {}): Promise<void> {
+    // The lease runs from when the garden received it, no earlier than this.
+    const sentAt = performance.now();
     try {
       const controlPlanes: HostedControlPlane[] = this.runtimeInstance
         ? await this.runtimeInstance.controlPlanes()
@@ -173,11 +205,12 @@ export class SeedAgent {
           conditions: await this.conditions(),
           controlPlanes,
           agentVersion: 'seed-agent/local',
-          leaseDurationSeconds: leaseDuration(this.options.heartbeatIntervalMs ?? 10_000),
+          leaseDurationSeconds: leaseDuration(this.heartbeatIntervalMs),
         },
       });
       if (res.status !== 200)
         throw new Error(`heartbeat of seed ${this.seed} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      this.heartbeatAcceptedAt = sentAt;
       this.identity ??= res.body.identity;
       this.queueUrl ??= res.body.commandQueueUrl;
       if (res.body.release) this.releaseLeftovers(res.body.release, controlPlanes);
@@ -185,6 +218,8 @@ export class SeedAgent {
       if (options.required) throw error;
       this.errors.push(asError(error));
       this.log({ event: 'heartbeat-failed', error: messageOf(error) });
+    } finally {
+      this.heartbeatRoundAt = performance.now();
     }
   }
 
@@ -211,6 +246,8 @@ export class SeedAgent {
 
   private async pollLoop(inbox: CommandInbox, signal: AbortSignal): Promise<void> {
     while (this.active) {
+      // A round begun is the last one finished, its receive answered or failed.
+      this.pollRound = { waitMs: inbox.waitMs, at: performance.now() };
       let messages: InboxMessage[];
       try {
         messages = await inbox.receive(signal);
@@ -265,23 +302,30 @@ export class SeedAgent {
    */
   private async adoptRecorded(): Promise<void> {
     const runtime = this.runtime;
-    if (!runtime.recorded || !runtime.adopt) return;
+    this.adoption = { state: 'pending' };
+    if (!runtime.recorded || !runtime.adopt) {
+      this.adoption = { state: 'settled' };
+      return;
+    }
     let recorded: string[];
     try {
       recorded = await runtime.recorded();
     } catch (error) {
+      this.adoption = { state: 'failed' };
       this.log({ event: 'adopt-failed', error: messageOf(error) });
       return;
     }
-    for (const id of recorded) {
+    this.adoption = { state: 'running', planes: recorded.length };
+    const adopted = recorded.map((id) =>
       this.chain(id, async () => {
         try {
           if (await runtime.adopt!(id)) this.log({ event: 'adopted', shoot: id });
         } catch (error) {
           this.log({ event: 'adopt-failed', shoot: id, error: messageOf(error) });
         }
-      });
-    }
+      }),
+    );
+    void Promise.allSettled(adopted).then(() => (this.adoption = { state: 'settled' }));
   }
 
   /** One command at a time per shoot, in queue order; shoots run in parallel. */
@@ -293,8 +337,8 @@ export class SeedAgent {
     this.chain(command.shoot.technicalID, () => this.run(command), after);
   }
 
-  /** Runs a job after every job queued before for the same shoot. */
-  private chain(id: string, job: () => Promise<void>, after?: () => void): void {
+  /** Runs a job after every job queued before for the same shoot; resolves when it has. */
+  private chain(id: string, job: () => Promise<void>, after?: () => void): Promise<void> {
     const next = (this.chains.get(id) ?? Promise.resolve()).then(job);
     this.chains.set(id, next);
     this.inFlight.add(next);
@@ -303,6 +347,7 @@ export class SeedAgent {
       if (this.chains.get(id) === next) this.chains.delete(id);
       after?.();
     });
+    return next;
   }
 
   /**

@@ -77,6 +77,14 @@ export class RestoreRefusedError extends Error {
   }
 }
 
+/** The store of the plane records could not be read or written (`FailingPlaneStore`, for fault tests). */
+export class PlaneStoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PlaneStoreError';
+  }
+}
+
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

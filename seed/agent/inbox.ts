@@ -12,6 +12,8 @@ export interface InboxMessage {
  * that is not deleted comes back after its visibility timeout.
  */
 export interface CommandInbox {
+  /** The poll interval: how long one `receive` waits for a message (the agent's liveness bound counts in it). */
+  readonly waitMs: number;
   receive(signal: AbortSignal): Promise<InboxMessage[]>;
   delete(message: InboxMessage): Promise<void>;
 }
@@ -19,13 +21,15 @@ export interface CommandInbox {
 /** The seed's SQS command queue, long-polled. */
 export function sqsCommandInbox(options: { client: SQSClient; queueUrl: string; waitSeconds?: number }): CommandInbox {
   const { client, queueUrl } = options;
+  const waitSeconds = options.waitSeconds ?? 5;
   return {
+    waitMs: waitSeconds * 1_000,
     async receive(signal) {
       const res = await client.send(
         new ReceiveMessageCommand({
           QueueUrl: queueUrl,
           MaxNumberOfMessages: 10,
-          WaitTimeSeconds: options.waitSeconds ?? 5,
+          WaitTimeSeconds: waitSeconds,
         }),
         { abortSignal: signal },
       );
@@ -39,6 +43,7 @@ export function sqsCommandInbox(options: { client: SQSClient; queueUrl: string; 
 
 /** An inbox in memory, for unit tests: `push` delivers, `deleted` records what the agent deleted. */
 export class MemoryCommandInbox implements CommandInbox {
+  readonly waitMs = 50;
   readonly deleted: string[] = [];
   private readonly queue: InboxMessage[] = [];
   private serial = 0;
@@ -52,7 +57,7 @@ export class MemoryCommandInbox implements CommandInbox {
   async receive(signal: AbortSignal): Promise<InboxMessage[]> {
     if (this.queue.length === 0) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 50);
+        const timer = setTimeout(resolve, this.waitMs);
         this.wake = () => {
           clearTimeout(timer);
           resolve();

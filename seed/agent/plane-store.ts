@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { SCALE_DOWN_ORDER, type ScalableDependent } from '../../core/dwd/components.js';
 import type { ExtensionResource } from '../../core/extensions/index.js';
+import { PlaneStoreError } from './errors.js';
 
 /**
  * What the agent decided about one control plane, kept where the plane's processes and data live, so
@@ -59,6 +60,23 @@ export class MemoryPlaneStore implements PlaneStore {
 
   async list(): Promise<PlaneRecord[]> {
     return [...this.records.values()].map((json) => JSON.parse(json) as PlaneRecord);
+  }
+}
+
+/** For fault tests: a store that cannot be read or written, as a seed's API server that refuses the agent. */
+export class FailingPlaneStore implements PlaneStore {
+  constructor(private readonly reason = 'the plane store does not answer') {}
+
+  async save(): Promise<void> {
+    throw new PlaneStoreError(this.reason);
+  }
+
+  async remove(): Promise<void> {
+    throw new PlaneStoreError(this.reason);
+  }
+
+  async list(): Promise<PlaneRecord[]> {
+    throw new PlaneStoreError(this.reason);
   }
 }
 

@@ -3,6 +3,7 @@ import { DEFAULT_OWNER_CHECK_INTERVAL_MS, DEFAULT_UNKNOWN_GRACE_MS } from '../..
 import { withoutUndefined } from '../../core/objects.js';
 import { formatMemberFlag, parseMemberFlag, type ClusterMemberSpec } from './cluster/spec.js';
 import { durationFlag, parseDuration } from './duration.js';
+import { portNumber } from '../ports.js';
 import { SidecarConfigError } from './errors.js';
 import {
   DEFAULT_DELTA_SNAPSHOT_INTERVAL_MS,
@@ -410,9 +411,8 @@ function ms(v: string | undefined, flag: string): number | undefined {
 
 function portFlag(v: string | undefined, flag: string): number | undefined {
   if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65_535)
-    throw new SidecarConfigError(`${flag}: "${v}" is not a port`, flag.slice(2));
+  const n = portNumber(v);
+  if (n === undefined) throw new SidecarConfigError(`${flag}: "${v}" is not a port`, flag.slice(2));
   return n;
 }
 

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson as send, serveHttp, type HttpEndpoint } from '../http-endpoint.js';
 
 /** What the HTTP endpoint needs from the sidecar. */
 export interface StatusSource {
@@ -15,11 +15,7 @@ export interface StatusSource {
   refreshAhead(): Promise<unknown>;
 }
 
-export interface StatusServer {
-  readonly url: string;
-  readonly port: number;
-  close(): Promise<void>;
-}
+export type StatusServer = HttpEndpoint;
 
 /**
  * Readiness and status on loopback:
@@ -39,26 +35,11 @@ export async function startStatusServer(input: {
   host?: string;
   port?: number;
 }): Promise<StatusServer> {
-  const server: Server = createServer((req, res) => {
-    void handle(input.source, req, res).catch((error: unknown) =>
-      send(res, 500, { error: error instanceof Error ? error.message : String(error) }),
-    );
+  return serveHttp({
+    handle: (req, res) => handle(input.source, req, res),
+    ...(input.host === undefined ? {} : { host: input.host }),
+    ...(input.port === undefined ? {} : { port: input.port }),
   });
-  const host = input.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(input.port ?? 0, host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 async function handle(source: StatusSource, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -122,12 +103,6 @@ export const RESTORE_REFUSALS: ReadonlySet<string> = new Set([
   'RestoreRevisionError',
   'RestoreDigestError',
 ]);
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
 
 function isLoopback(address: string | undefined): boolean {
   return (

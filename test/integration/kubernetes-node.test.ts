@@ -230,7 +230,7 @@ describe("the test seed's real node", () => {
     expect(log).toContain('"event":"snapshot"');
   }, 600_000);
 
-  it('installs the agent with its Helm chart: Running and Ready as its ServiceAccount, heartbeating with the credentials of a Secret', async () => {
+  it('installs the agent with its Helm chart: Running and Ready by its readiness probe as its ServiceAccount, heartbeating with the credentials of a Secret', async () => {
     // Prepare: the seed registered (the agent registers nothing); the garden as the pod reaches it.
     expect((await garden.setup.request('PUT', `/seeds/${SEED}`, { body: backedSeed(SEED, 71) })).status).toBe(201);
 
@@ -255,8 +255,23 @@ describe("the test seed's real node", () => {
     expect(pods).toHaveLength(1);
     const agent = pods[0]!;
     expect(agent.status?.phase).toBe('Running');
+    // Ready through its probe, not by having started: the kubelet asked the agent's /readyz on the pod IP.
+    const container = agent.spec!.containers[0]!;
+    expect(container.readinessProbe?.httpGet).toMatchObject({ path: '/readyz', port: 'health' });
+    expect(container.livenessProbe?.httpGet).toMatchObject({ path: '/healthz', port: 'health' });
     expect(agent.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(agent.status?.containerStatuses?.[0]?.ready).toBe(true);
     expect(agent.status?.containerStatuses?.[0]?.restartCount).toBe(0);
+    // What it answers there: every check passed, the garden's acceptance and the adoption among them.
+    const ready = await until('the agent answering /readyz 200 on its pod IP', () => agentHealth(agent, 'readyz'));
+    expect(ready.checks.map((c) => [c.name, c.ok])).toEqual([
+      ['heartbeat', true],
+      ['commands', true],
+      ['records', true],
+      ['garden', true],
+      ['adoption', true],
+    ]);
+    expect((await agentHealth(agent, 'healthz')).ok).toBe(true);
     expect(agent.spec?.serviceAccountName).toBe('gardenless-seed-agent');
     expect(agent.status?.qosClass).toBe('Burstable');
     // Its heartbeats reach the garden: the API through the node's forward, signed with the Secret's keys.
@@ -557,6 +572,24 @@ async function servedServersReady(): Promise<(string | undefined)[]> {
   return pods
     .filter((p) => ['etcd', 'kube-apiserver'].includes(p.metadata?.labels?.app ?? ''))
     .map((p) => p.status?.conditions?.find((c) => c.type === 'Ready')?.status);
+}
+
+/**
+ * The agent's health endpoint where the kubelet probes it, on the pod's IP at its `health` port: through
+ * the API server's pod proxy (the API server runs in the node's network namespace). A 503 throws, with
+ * the endpoint's answer.
+ */
+async function agentHealth(
+  pod: V1Pod,
+  path: 'healthz' | 'readyz',
+): Promise<{ ok: boolean; checks: { name: string; ok: boolean; detail: string }[] }> {
+  const port = pod.spec!.containers[0]!.ports!.find((p) => p.name === 'health')!.containerPort;
+  const body: unknown = await core.connectGetNamespacedPodProxyWithPath({
+    name: `${pod.metadata!.name!}:${port}`,
+    namespace: AGENT_NAMESPACE,
+    path,
+  });
+  return (typeof body === 'string' ? JSON.parse(body) : body) as Awaited<ReturnType<typeof agentHealth>>;
 }
 
 /** Waits until the seed's lease is fresh (GardenletReady True). */

@@ -31,7 +31,7 @@ describe('the seed agent chart (helm template) on the test seed cluster', () => 
     await admin.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
   }, 600_000);
 
-  it('renders objects the API server admits (server-side dry run), none of them stored', async () => {
+  it('renders objects the API server admits (server-side dry run), none of them stored; the agent probed on its health port', async () => {
     const objects = await renderChart({
       release: 'agent',
       namespace: NAMESPACE,
@@ -71,6 +71,12 @@ describe('the seed agent chart (helm template) on the test seed cluster', () => 
     );
     expect(deployment.spec!.template.spec!.securityContext?.runAsNonRoot).toBe(true);
     expect(container.securityContext?.readOnlyRootFilesystem).toBe(true);
+    // The agent's health endpoint, on the named port the probes use (seed/agent/health.ts).
+    const health = container.ports?.find((p) => p.name === 'health');
+    expect(health?.containerPort).toBeGreaterThan(0);
+    expect(container.args).toContain(`--health-port=${health!.containerPort}`);
+    expect(container.readinessProbe?.httpGet).toMatchObject({ path: '/readyz', port: 'health' });
+    expect(container.livenessProbe?.httpGet).toMatchObject({ path: '/healthz', port: 'health' });
   });
 
   it('renders the image vector the agent reads: empty by default, overrides by name', async () => {
