@@ -1,6 +1,5 @@
 import type { ComponentName } from '../../core/ha/layout.js';
 import { ComponentWaitError } from './errors.js';
-import type { EtcdSpec, EtcdStarted } from './hosting.js';
 
 /**
  * One part of a shoot's control plane behind one contract, as Gardener's `component.DeployWaiter`: the
@@ -26,13 +25,6 @@ export interface DeployWaiter<Spec, Deployed = void> {
 export interface WaitOptions {
   timeoutMs: number;
   signal?: AbortSignal;
-}
-
-/** etcd with its backup-restore sidecars: a deploy may restore, and a full snapshot is taken before hibernation. */
-export interface EtcdComponent extends DeployWaiter<EtcdSpec, EtcdStarted> {
-  readonly name: 'etcd';
-  /** A full snapshot into the bucket, unless etcd does not serve as owner; a hosting that cannot reach its sidecars takes none. */
-  snapshot(): Promise<void>;
 }
 
 export interface ApiServerSpec {
@@ -83,13 +75,6 @@ export function controllers(
     'machine-controller-manager': notHosted('machine-controller-manager'),
     'cluster-autoscaler': notHosted('cluster-autoscaler'),
   };
-}
-
-/** Every component of one control plane on one seed. */
-export interface ControlPlaneComponents {
-  etcd: EtcdComponent;
-  'kube-apiserver': DeployWaiter<ApiServerSpec>;
-  controllers: Record<ControllerName, DeployWaiter<ControllerSpec>>;
 }
 
 /**

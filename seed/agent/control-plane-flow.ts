@@ -1,5 +1,6 @@
 import { COMPONENTS, replicasFor, type ComponentName } from '../../core/ha/layout.js';
-import type { ControlPlaneComponents, ControllerName, WaitOptions } from './components.js';
+import type { ControllerName, WaitOptions } from './components.js';
+import type { ControlPlaneComponents } from './hosting.js';
 
 /** The controllers, in the layout's order: each runs on the shoot's kube-apiserver. */
 export const CONTROLLERS = COMPONENTS.filter((c): c is ControllerName => c !== 'etcd' && c !== 'kube-apiserver');

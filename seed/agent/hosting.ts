@@ -4,7 +4,7 @@ import type { HostedControlPlane, SidecarSettings } from '../../core/model/seed.
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 import type { Fidelity } from '../backup-restore/fidelity.js';
-import type { ControlPlaneComponents } from './components.js';
+import type { ApiServerSpec, ControllerName, ControllerSpec, DeployWaiter } from './components.js';
 
 /**
  * How a runtime hosts its control planes: per shoot its components (etcd with its backup-restore
@@ -150,4 +150,18 @@ export interface ApiServerView {
   internalProbe: 'Success' | 'Failure' | 'Unknown';
   /** The load balancer's address, which the garden probes from outside. */
   externalUrl?: string;
+}
+
+/** etcd with its backup-restore sidecars: a deploy may restore, and a full snapshot is taken before hibernation. */
+export interface EtcdComponent extends DeployWaiter<EtcdSpec, EtcdStarted> {
+  readonly name: 'etcd';
+  /** A full snapshot into the bucket, unless etcd does not serve as owner; a hosting that cannot reach its sidecars takes none. */
+  snapshot(): Promise<void>;
+}
+
+/** Every component of one control plane on one seed. */
+export interface ControlPlaneComponents {
+  etcd: EtcdComponent;
+  'kube-apiserver': DeployWaiter<ApiServerSpec>;
+  controllers: Record<ControllerName, DeployWaiter<ControllerSpec>>;
 }

@@ -16,12 +16,12 @@ import type {
   EtcdView,
   LiveMemberPlan,
   OwnerNoticeDelivery,
+  ControlPlaneComponents,
 } from './hosting.js';
 import {
   controllers,
   pollUntil,
   type ApiServerSpec,
-  type ControlPlaneComponents,
   type ControllerSpec,
   type DeployWaiter,
   type HostedController,

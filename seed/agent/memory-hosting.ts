@@ -1,14 +1,14 @@
 import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 import type { SidecarSettings } from '../../core/model/seed.js';
-import {
-  controllers,
-  pollUntil,
-  type ApiServerSpec,
-  type ControlPlaneComponents,
-  type ControllerSpec,
-  type WaitOptions,
-} from './components.js';
-import type { ApiServerView, ControlPlaneHosting, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
+import { controllers, pollUntil, type ApiServerSpec, type ControllerSpec, type WaitOptions } from './components.js';
+import type {
+  ApiServerView,
+  ControlPlaneHosting,
+  EtcdSpec,
+  EtcdStarted,
+  EtcdView,
+  ControlPlaneComponents,
+} from './hosting.js';
 
 interface Plane {
   etcd: boolean;

@@ -24,12 +24,12 @@ import type {
   EtcdView,
   HostedPod,
   OwnerNoticeDelivery,
+  ControlPlaneComponents,
 } from '../agent/hosting.js';
 import {
   controllers,
   pollUntil,
   type ApiServerSpec,
-  type ControlPlaneComponents,
   type HostedController,
   type ControllerSpec,
   type DeployWaiter,

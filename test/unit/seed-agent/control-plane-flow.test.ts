@@ -5,9 +5,9 @@ import {
   HOSTED_CONTROLLERS,
   notHosted,
   pollUntil,
-  type ControlPlaneComponents,
   type DeployWaiter,
 } from '../../../seed/agent/components.js';
+import type { ControlPlaneComponents } from '../../../seed/agent/hosting.js';
 import {
   CONTROLLERS,
   deployKube,
