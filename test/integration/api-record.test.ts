@@ -288,7 +288,9 @@ describe.skipIf(DNSMASQ_PATH.length === 0)(
       const resumed = await migrate('dns-b', 'bad');
       expect(resumed.state, JSON.stringify(resumed.error)).toBe('Succeeded');
       expect(await records.get(API)).toMatchObject({ type: 'A', value: LB['dns-b'] });
-    });
+      // The restore to the agent that is gone is sent three times (a slow restore is resent, not given up;
+      // the emulator does not time out a task whose heartbeats stopped, which on AWS ends it sooner).
+    }, 360_000);
 
     it('delete removes it', async () => {
       expect(
