@@ -3,6 +3,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   CoreV1Api,
   Exec,
+  Log,
   type KubernetesObject,
   type V1Pod,
   type V1Secret,
@@ -174,7 +175,7 @@ describe("the test seed's real node", () => {
     });
     expect(pod.spec?.nodeName).toBe('localhost');
     expect(pod.spec?.containers[0]?.image).toBe(gardenlessImage.ref);
-    expect(await exec('etcd-0', 'backup-restore', ['id', '-u'])).toBe('65532\n');
+    expect(await exec('etcd-0', SIDECAR_CONTAINER, ['id', '-u'])).toBe('65532\n');
 
     // A write through the etcd-client Service's cluster IP (kube-proxy's rules in the node's namespace).
     const service = await kube.read<V1Service>({
@@ -184,7 +185,7 @@ describe("the test seed's real node", () => {
       namespace: NAMESPACE,
     });
     const endpoint = `http://${service!.spec!.clusterIP}:2379`;
-    await exec('etcd-0', 'backup-restore', [
+    await exec('etcd-0', SIDECAR_CONTAINER, [
       'etcdctl',
       `--endpoints=${endpoint}`,
       'put',
@@ -192,7 +193,7 @@ describe("the test seed's real node", () => {
       'on-a-real-node',
     ]);
     expect(
-      await exec('etcd-0', 'backup-restore', [
+      await exec('etcd-0', SIDECAR_CONTAINER, [
         'etcdctl',
         `--endpoints=${endpoint}`,
         'get',
@@ -202,7 +203,7 @@ describe("the test seed's real node", () => {
     ).toBe('on-a-real-node\n');
     const revision = Number(
       JSON.parse(
-        await exec('etcd-0', 'backup-restore', [
+        await exec('etcd-0', SIDECAR_CONTAINER, [
           'etcdctl',
           `--endpoints=${endpoint}`,
           'get',
@@ -226,7 +227,7 @@ describe("the test seed's real node", () => {
     expect(snapshots[0]?.kind).toBe('Full');
 
     // The sidecar's log through the API server and the kubelet (what `kubectl logs` reads).
-    const log = await core.readNamespacedPodLog({ name: 'etcd-0', namespace: NAMESPACE, container: 'backup-restore' });
+    const log = await core.readNamespacedPodLog({ name: 'etcd-0', namespace: NAMESPACE, container: SIDECAR_CONTAINER });
     expect(log).toContain('"event":"snapshot"');
   }, 600_000);
 
@@ -489,6 +490,10 @@ describe("the test seed's real node", () => {
       { timeoutMs: 120_000, intervalMs: 1_000 },
     );
 
+    // The sidecar's log is followed from before the stop: once resumed, the node's agent may delete the pod
+    // within a second of its fence, and a deleted pod's log can no longer be read.
+    const sidecar = await followSidecarLog();
+
     // Act: every process of the node stops (its API server, kubelet, containerd, load balancers and every
     // container: the shoot's etcd, kube-apiserver and the agent); the shoot moves; then the node resumes.
     const frozen = freezeNode(cluster);
@@ -505,11 +510,23 @@ describe("the test seed's real node", () => {
     // record and its agent removes the shoot's pods; what was written meanwhile stays.
     expect(frozen.length).toBeGreaterThan(10);
     expect(whileStopped).toBe(version);
-    await until(
-      "the resumed node's sidecar fenced",
-      async () => (await servedSidecarLog()).includes('"event":"fenced"'),
-      { timeoutMs: 180_000, intervalMs: 2_000 },
-    );
+    try {
+      await until(
+        "the resumed node's sidecar fenced",
+        async () => {
+          const fenced = (log: string) => log.includes('"event":"fenced"');
+          // A stream cut short (not the container's exit) leaves the pod's log to read, if it is still there.
+          return fenced(sidecar.text()) || (sidecar.ended() && fenced(await servedSidecarLog().catch(() => '')));
+        },
+        {
+          timeoutMs: 180_000,
+          intervalMs: 1_000,
+          explain: async () => `the sidecar's log as followed${sidecar.ended() ? ' (ended)' : ''}:\n${sidecar.text()}`,
+        },
+      );
+    } finally {
+      sidecar.stop();
+    }
     await untilServedGone(`namespace ${served.technicalID} gone from the resumed node`, 300_000);
     expect(await admin('get', 'configmap', 'while-stopped', '-o', 'jsonpath={.data.k}')).toBe(
       'written-while-the-node-was-stopped',
@@ -564,7 +581,23 @@ async function untilServedGone(what: string, timeoutMs: number): Promise<void> {
 
 /** The served shoot's etcd sidecar log on the node. */
 const servedSidecarLog = () =>
-  core.readNamespacedPodLog({ name: 'etcd-0', namespace: served.technicalID, container: 'backup-restore' });
+  core.readNamespacedPodLog({ name: 'etcd-0', namespace: served.technicalID, container: SIDECAR_CONTAINER });
+
+/**
+ * The served shoot's etcd sidecar log as the kubelet streams it (`kubectl logs -f`): every line from the
+ * container's start until it exits, including the lines of a pod deleted meanwhile.
+ */
+async function followSidecarLog(): Promise<{ text: () => string; ended: () => boolean; stop: () => void }> {
+  const stream = new PassThrough();
+  let text = '';
+  let ended = false;
+  stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  stream.on('end', () => (ended = true));
+  const abort = await new Log(cluster.kubeConfig()).log(served.technicalID, 'etcd-0', SIDECAR_CONTAINER, stream, {
+    follow: true,
+  });
+  return { text: () => text, ended: () => ended, stop: () => abort.abort() };
+}
 
 /** Readiness of the served shoot's etcd and kube-apiserver pods on the node. */
 async function servedServersReady(): Promise<(string | undefined)[]> {
