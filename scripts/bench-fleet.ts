@@ -39,6 +39,7 @@ import pLimit from 'p-limit';
 import { DynamoGardenRepository } from '../adapters/dynamodb/garden-repository.js';
 import { TABLE_INDEXES } from '../adapters/dynamodb/keys.js';
 import { GardenClient } from '../adapters/http/garden-client.js';
+import { HttpTimeoutError } from '../adapters/http/transport.js';
 import { CallMeter, callsOf, emptyCallReport, type CallReport } from '../adapters/metering/call-meter.js';
 import { listAllSeeds } from '../core/garden/placement.js';
 import type { Deployment } from '../local/deploy.js';
@@ -319,12 +320,14 @@ async function fill(fleet: Fleet, size: number): Promise<void> {
       names.map((name) =>
         limit(async () => {
           for (let attempt = 0; ; attempt++) {
-            const res = await api.request('PUT', `/projects/${fleet.project}/shoots/${name}`, {
-              body: shootBody(name),
-            });
+            // A create the emulator has not answered in time may still land (its Lambda worker starting on a
+            // loaded machine): it is read before writing again, like a gateway 502.
+            const res = await unlessTimedOut(
+              api.request('PUT', `/projects/${fleet.project}/shoots/${name}`, { body: shootBody(name) }),
+            );
             if (res.status === 201 || res.status === 200) break;
-            // A gateway 502 (a worker that did not start in time) or a conflict on a retried create: read before writing again.
-            const existing = await api.request('GET', `/projects/${fleet.project}/shoots/${name}`);
+            // A gateway 502 (a worker that did not start in time), a timeout or a conflict on a retried create.
+            const existing = await unlessTimedOut(api.request('GET', `/projects/${fleet.project}/shoots/${name}`));
             if (existing.status === 200) break;
             if (attempt >= 5) throw new Error(`create ${name}: ${res.status} ${JSON.stringify(res.body)}`);
             await sleep(1_000 * (attempt + 1));
@@ -338,6 +341,18 @@ async function fill(fleet: Fleet, size: number): Promise<void> {
     clearInterval(progress);
   }
   log(`  ${names.length} shoots created in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+}
+
+/** A request's answer, or a 504 in its place when the emulator did not answer within the client's timeout. */
+async function unlessTimedOut<T extends { status: number }>(
+  request: Promise<T>,
+): Promise<T | { status: 504; body: string }> {
+  try {
+    return await request;
+  } catch (e) {
+    if (e instanceof HttpTimeoutError) return { status: 504, body: e.message };
+    throw e;
+  }
 }
 
 async function hostedControlPlanes(): Promise<number> {
