@@ -58,6 +58,7 @@ async function supervisorFlags(flags: ReturnType<typeof etcdFlagsFrom>) {
     peerPort,
     ...(apiServerPort === undefined ? {} : { apiServerPort }),
     ...(flags.etcdLog ? { logFile: flags.etcdLog } : {}),
+    ...(flags.peerTls ? { peerTls: flags.peerTls } : {}),
   };
 }
 
@@ -97,6 +98,7 @@ async function serve(flags: ServeFlags): Promise<void> {
           privatePort: portOf(self.privateUrl),
           peerPort: portOf(self.peerUrl),
           ...(flags.etcdLog ? { logFile: flags.etcdLog } : {}),
+          ...(flags.peerTls ? { peerTls: flags.peerTls } : {}),
         }
       : { ...(await supervisorFlags(flags)), ...joinOf(flags.join) },
     ...(cluster ? { cluster } : {}),

@@ -305,8 +305,13 @@ const etcdUrl = z
 const seedIdentity = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be a seed identity (a DNS label and a UUID)');
+/** A peer URL is https where the members speak mutual TLS with the shoot's etcd peer CA. */
+const etcdPeerUrl = z
+  .string()
+  .max(300)
+  .regex(/^https?:\/\/[^/\s]+:\d{1,5}$/, 'must be http(s)://<host>:<port>');
 /** One member of the shoot's etcd cluster as the walk plans it. */
-const walkMember = z.object({ name: z.string().min(1).max(128), peerUrl: etcdUrl, clientUrl: etcdUrl }).strict();
+const walkMember = z.object({ name: z.string().min(1).max(128), peerUrl: etcdPeerUrl, clientUrl: etcdUrl }).strict();
 /** What a walk is of, fixed when it begins: the cluster and the source's members then. */
 const liveWalkSpec = named(
   z

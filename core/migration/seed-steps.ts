@@ -88,9 +88,12 @@ export class SeedCommands {
     const shootState = step === 'restore-extensions' ? await this.restoreShootState(record) : undefined;
     const startsComponents = STARTS_COMPONENTS.has(step);
     const sourceEtcdUrls = step === 'survey-live' ? await this.sourceEtcdUrls(record) : undefined;
-    const secrets = startsComponents
-      ? await this.options.secrets?.forSeed(record.shoot, record.destination.name)
-      : undefined;
+    // The survey too: whether the destination's member can speak to the source's depends on the etcd peer
+    // CA it will have (peer TLS or plain), and a walk refused there costs nothing, where later it is an Error.
+    const secrets =
+      startsComponents || step === 'survey-live'
+        ? await this.options.secrets?.forSeed(record.shoot, record.destination.name)
+        : undefined;
     const heartbeatSeconds = this.options.commandHeartbeatSeconds ?? 60;
     const command = commandForStep({
       record,

@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { randomBytes, webcrypto } from 'node:crypto';
+import { isIP } from 'node:net';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 type CryptoKey = webcrypto.CryptoKey;
@@ -23,13 +24,20 @@ export interface CertificateAndKey {
   privateKey: string;
 }
 
+const EXTENDED_USAGES: Record<CertificateUsage, x509.ExtendedKeyUsage[]> = {
+  client: [x509.ExtendedKeyUsage.clientAuth],
+  server: [x509.ExtendedKeyUsage.serverAuth],
+  peer: [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth],
+};
+
 /** A signing key pair (ServiceAccount tokens): PKCS#8 and SPKI PEM. */
 export interface SigningKeyPair {
   privateKey: string;
   publicKey: string;
 }
 
-export type CertificateUsage = 'client' | 'server';
+/** `peer`: both, for an etcd member, which serves its peers and connects to them with one certificate. */
+export type CertificateUsage = 'client' | 'server' | 'peer';
 
 export interface IssueOptions {
   ca: CertificateAndKey;
@@ -37,7 +45,7 @@ export interface IssueOptions {
   /** The subject's O entries: Kubernetes reads them as the user's groups. */
   organizations?: readonly string[];
   usage: CertificateUsage;
-  /** Subject alternative names of a server certificate. */
+  /** Subject alternative names of a server (or peer) certificate. */
   dnsNames?: readonly string[];
   ipAddresses?: readonly string[];
   now: Date;
@@ -91,15 +99,38 @@ export async function issueCertificate(options: IssueOptions): Promise<Certifica
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension(
-        [options.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth],
-        false,
-      ),
+      new x509.ExtendedKeyUsageExtension(EXTENDED_USAGES[options.usage], false),
       await x509.AuthorityKeyIdentifierExtension.create(caCert, false),
       ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names, false)] : []),
     ],
   });
   return { certificate: certificate.toString('pem'), privateKey: await exportPrivateKey(keys.privateKey) };
+}
+
+/** How long a seed's certificates for an etcd member are valid; they are made again at every start. */
+const ETCD_PEER_CERT_SECONDS = 365 * 86_400;
+
+/**
+ * An etcd member's peer certificate from the shoot's etcd peer CA: the member serves its peers and
+ * connects to them with it, so it is for server and client, and names every host of its peer URLs
+ * (an address as an IP entry, a name as a DNS one), which is what its peers check it against.
+ */
+export function issueEtcdPeerCertificate(options: {
+  ca: CertificateAndKey;
+  member: string;
+  peerUrls: readonly string[];
+  now: Date;
+}): Promise<CertificateAndKey> {
+  const hosts = [...new Set(options.peerUrls.map((url) => new URL(url).hostname.replace(/^\[|\]$/g, '')))];
+  return issueCertificate({
+    ca: options.ca,
+    commonName: options.member,
+    usage: 'peer',
+    dnsNames: hosts.filter((h) => isIP(h) === 0),
+    ipAddresses: hosts.filter((h) => isIP(h) !== 0),
+    now: options.now,
+    validitySeconds: ETCD_PEER_CERT_SECONDS,
+  });
 }
 
 /** A key pair that signs and verifies (kube-apiserver's ServiceAccount token issuer). */

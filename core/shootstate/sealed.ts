@@ -11,6 +11,9 @@ import { shootSecretsSchema, type ShootSecrets } from './secrets.js';
  * (docs/actors.md). The shoot named in the context is also the cipher's associated data, so secrets moved
  * to another shoot fail to open even with a data key that unwraps.
  */
+/** Secrets that shoots sealed before them lack, which the keeper adds once (docs/design.md section 14). */
+export const SECRETS_ADDED_LATER = ['etcdPeerCA'] as const;
+
 export type KeyContext = Readonly<Record<string, string>>;
 
 /** Wraps and unwraps data keys; KMS in production (`adapters/kms`), `LocalDataKeys` in unit tests. */
@@ -32,6 +35,11 @@ export const sealedSecretsSchema = z
     iv: z.string().regex(/^[A-Za-z0-9+/]{16}$/),
     ciphertext: z.string().min(1).max(65_536),
     tag: z.string().regex(/^[A-Za-z0-9+/]{22}==$/),
+    /**
+     * The secrets added after the first ones that the ciphertext holds, named in the clear so that the
+     * keeper knows without a key service call whether it must add one; absent: none (sealed before them).
+     */
+    holds: z.array(z.enum(SECRETS_ADDED_LATER)).max(8).optional(),
   })
   .strict();
 export type SealedSecrets = z.infer<typeof sealedSecretsSchema>;
@@ -67,6 +75,7 @@ export async function sealSecrets(secrets: ShootSecrets, keys: DataKeys, context
       iv: iv.toString('base64'),
       ciphertext: ciphertext.toString('base64'),
       tag: cipher.getAuthTag().toString('base64'),
+      ...(secrets.etcdPeerCA ? { holds: ['etcdPeerCA' as const] } : {}),
     };
   } finally {
     plaintext.fill(0);

@@ -42,9 +42,10 @@ export class ShootSecretsKeeper {
     const key = { project: shoot.project, name: shoot.name };
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const stored = await this.options.store.load(key);
-      if (stored?.state.secrets) return stored.state.secrets;
+      const kept = stored?.state.secrets;
+      if (kept?.holds?.includes('etcdPeerCA')) return kept;
       const secrets = await sealSecrets(
-        await this.options.generate(this.now()),
+        kept ? await this.withEtcdPeerCA(kept, shoot) : await this.options.generate(this.now()),
         this.options.keys,
         gardenContext(shoot.technicalID),
       );
@@ -59,6 +60,20 @@ export class ShootSecretsKeeper {
     throw new UnavailableError(`the ShootState of ${shoot.project}/${shoot.name} kept changing; try again`, {
       code: 'ShootStateBusy',
     });
+  }
+
+  /**
+   * Secrets sealed before the etcd peer CA existed, with one added: the same conditional save as a first
+   * generation makes it the shoot's one CA, whichever caller wins, so every seed of the shoot gets the same.
+   * Its members trust each other from then on (docs/design.md section 14). A marker lost on its way (the
+   * ciphertext holds the CA already) keeps the CA it holds.
+   */
+  private async withEtcdPeerCA(kept: SealedSecrets, shoot: ShootRef): Promise<ShootSecrets> {
+    const opened = await openSecrets(kept, this.options.keys, gardenContext(shoot.technicalID));
+    if (opened.etcdPeerCA) return opened;
+    // A whole generation for one CA: a few milliseconds, once per shoot, and no second way to make one.
+    const { etcdPeerCA } = await this.options.generate(this.now());
+    return { ...opened, ...(etcdPeerCA ? { etcdPeerCA } : {}) };
   }
 
   /** The secrets in plain, for the garden itself (signing kubeconfigs with the client CA). */

@@ -15,6 +15,13 @@ export interface ShootSecrets {
   serviceAccountKey: { privateKey: string; publicKey: string };
   /** The key kube-apiserver encrypts Secrets with in etcd (an EncryptionConfiguration's `aescbc` provider). */
   etcdEncryption: { provider: 'aescbc'; keyName: string; secret: string };
+  /**
+   * Signs the certificates etcd's members present to each other, as server and as client (Gardener's
+   * `ca-etcd-peer`): a member trusts a peer only with a certificate from it, so peer traffic between seeds
+   * is mutually authenticated by the shoot itself. Absent only in secrets sealed before it existed, until
+   * the garden's keeper adds it (`ShootSecretsKeeper.ensure`).
+   */
+  etcdPeerCA?: CertificateAndKeyPem;
   createdAt: string;
 }
 
@@ -48,6 +55,7 @@ export const shootSecretsSchema = z
         secret: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, 'must be 32 bytes, base64'),
       })
       .strict(),
+    etcdPeerCA: certificateAndKey.optional(),
     createdAt: z.string().datetime(),
   })
   .strict();

@@ -7,6 +7,8 @@ import type { ClusterMemberSpec, ClusterSpec } from '../../seed/backup-restore/c
 import { portOf } from '../../seed/backup-restore/cluster/spec.js';
 import { memberStatus } from '../../seed/backup-restore/etcd-gateway.js';
 import { BackupRestoreSidecar, type SidecarOptions } from '../../seed/backup-restore/index.js';
+import { newEtcdPeerCA } from '../../core/pki/shoot-secrets.js';
+import { writeEtcdPeerFiles } from '../../seed/agent/secret-files.js';
 import { plannedPorts } from '../../seed/ports.js';
 
 /**
@@ -56,6 +58,8 @@ export interface InProcessClusterOptions {
   readonly cluster?: { leaderCheckInterval?: number; handoverDelay?: number; memberFenceTimeout?: number };
   /** Restore every member from the store (the first one replays the deltas). */
   readonly restore?: { expectedLastRevision?: number; file?: string };
+  /** Peer traffic as on a seed whose shoot has an etcd peer CA (default), or plain as before it. */
+  readonly peers?: 'tls' | 'plain';
 }
 
 export interface InProcessCluster {
@@ -70,16 +74,20 @@ export interface InProcessCluster {
   stop(): Promise<void>;
 }
 
-export async function memberSpecs(count: number, zones: readonly string[] = []): Promise<ClusterMemberSpec[]> {
+export async function memberSpecs(
+  count: number,
+  zones: readonly string[] = [],
+  peers: 'tls' | 'plain' = 'plain',
+): Promise<ClusterMemberSpec[]> {
   // One call for all ports: two calls could hand out one port twice.
   const ports = await plannedPorts(3 * count);
-  const url = (i: number) => `http://127.0.0.1:${ports[i]!}`;
+  const url = (i: number, scheme = 'http') => `${scheme}://127.0.0.1:${ports[i]!}`;
   return Array.from({ length: count }, (_, i) => {
     const zone = zones[i % Math.max(1, zones.length)];
     return {
       name: `etcd-main-${i}`,
       ...(zone ? { zone } : {}),
-      peerUrl: url(3 * i),
+      peerUrl: url(3 * i, peers === 'tls' ? 'https' : 'http'),
       clientUrl: url(3 * i + 1),
       privateUrl: url(3 * i + 2),
     };
@@ -88,7 +96,26 @@ export async function memberSpecs(count: number, zones: readonly string[] = []):
 
 export async function startInProcessCluster(options: InProcessClusterOptions): Promise<InProcessCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'gl-cluster-'));
-  const specs = await memberSpecs(3, options.zones);
+  const peers = options.peers ?? 'tls';
+  const specs = await memberSpecs(3, options.zones, peers);
+  const peerCA = peers === 'tls' ? await newEtcdPeerCA(new Date()) : undefined;
+  // Each member's certificate from the one peer CA, as each pod's sidecar gets its own.
+  const peerTls = new Map(
+    await Promise.all(
+      specs.map(
+        async (spec) =>
+          [
+            spec.name,
+            await writeEtcdPeerFiles({
+              dir: join(dir, 'pki', spec.name),
+              secrets: peerCA && { etcdPeerCA: peerCA },
+              member: spec.name,
+              peerUrls: [spec.peerUrl],
+            }),
+          ] as const,
+      ),
+    ),
+  );
   const token = `${options.technicalID}-${Date.now().toString(36)}`;
   const startMember = async (
     spec: ClusterMemberSpec,
@@ -111,6 +138,7 @@ export async function startInProcessCluster(options: InProcessClusterOptions): P
         privatePort: portOf(spec.privateUrl),
         peerPort: portOf(spec.peerUrl),
         logFile: join(dir, `${spec.name}.log`),
+        ...(peerTls.get(spec.name) ? { peerTls: peerTls.get(spec.name)! } : {}),
       },
       stagingDir: join(dir, `${spec.name}.staging`),
       cluster: { ...cluster, ...options.cluster },

@@ -6,6 +6,8 @@ import type { LiveWalkHost, WalkMemberPlan } from '../../seed/backup-restore/clu
 import { clusterIdHex, memberList, memberStatus } from '../../seed/backup-restore/etcd-gateway.js';
 import { EtcdProcess, type EtcdLaunch } from '../../seed/backup-restore/etcd-process.js';
 import { freePorts } from '../../seed/ports.js';
+import { newEtcdPeerCA } from '../../core/pki/shoot-secrets.js';
+import { writeEtcdPeerFiles } from '../../seed/agent/secret-files.js';
 
 /**
  * Two seeds' worth of etcd members on loopback for the live walk (docs/design.md section 5, "The live
@@ -35,8 +37,12 @@ export async function startLiveWalkLandscape(options: {
   readonly sources: number;
   readonly destinations: number;
   readonly identities: { readonly source: string; readonly destination: string };
+  /** Peer traffic as on a seed whose shoot has an etcd peer CA (default), or plain as before it. */
+  readonly peers?: 'tls' | 'plain';
 }): Promise<LiveWalkLandscape> {
   const { dir, token, sources, destinations } = options;
+  const peerCA = options.peers === 'plain' ? undefined : await newEtcdPeerCA(new Date());
+  const scheme = peerCA ? 'https' : 'http';
   const ports = await freePorts(2 * (sources + destinations));
   const plan: WalkMemberPlan[] = [
     ...Array.from({ length: sources }, (_, i) => ({ name: `s${i}`, side: 'source' as const })),
@@ -44,8 +50,22 @@ export async function startLiveWalkLandscape(options: {
   ].map((m, i) => ({
     ...m,
     clientUrl: `http://127.0.0.1:${ports[2 * i]}`,
-    peerUrl: `http://127.0.0.1:${ports[2 * i + 1]}`,
+    peerUrl: `${scheme}://127.0.0.1:${ports[2 * i + 1]}`,
   }));
+  // Each member's certificate from the one peer CA, as each seed issues its own from the shoot's secrets.
+  const peerTls = new Map(
+    await Promise.all(
+      plan.map(async (m) => {
+        const files = await writeEtcdPeerFiles({
+          dir: join(dir, 'pki', m.name),
+          secrets: peerCA && { etcdPeerCA: peerCA },
+          member: m.name,
+          peerUrls: [m.peerUrl],
+        });
+        return [m.name, files] as const;
+      }),
+    ),
+  );
   const running = new Map<string, EtcdProcess>();
   const all: EtcdProcess[] = [];
   const launch = (m: WalkMemberPlan, cluster: EtcdLaunch['cluster'], extraArgs: string[] = []): EtcdLaunch => ({
@@ -57,6 +77,7 @@ export async function startLiveWalkLandscape(options: {
     ...TIMINGS,
     extraArgs,
     ...(cluster ? { cluster } : {}),
+    ...(peerTls.get(m.name) ? { peerTls: peerTls.get(m.name)! } : {}),
     logFile: join(dir, `${m.name}.log`),
   });
   const run = async (m: WalkMemberPlan, l: EtcdLaunch) => {

@@ -141,5 +141,14 @@ async function survey(
       'LiveWalkUnsupported',
       `the source's etcd has ${sourceMembers.length} members; a live walk is of a single member for now`,
     );
+  // A member speaks TLS to its peers or plain, never both: a source that still runs plain peers (its shoot's
+  // secrets got the peer CA after it started) is walked by no destination with peer TLS; the good path moves it.
+  const scheme = (url: string) => url.slice(0, url.indexOf(':'));
+  const plain = sourceMembers.find((m) => scheme(m.peerUrl) !== scheme(self.peerUrl));
+  if (plain)
+    throw new AgentCommandError(
+      'LiveWalkUnsupported',
+      `the source's member ${plain.name} has its peers at ${plain.peerUrl}, this seed's member at ${self.peerUrl}: no cluster speaks both`,
+    );
   return { cluster: clusterIdHex(listed.clusterId), sourceMembers };
 }

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EtcdMemberPlacement } from '../../core/ha/members.js';
+import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 import { planRestore, type SnapshotStore } from '../../core/snapshots/index.js';
 import type { ClusterMemberSpec } from '../backup-restore/cluster/spec.js';
 import type { RangedObjectReader } from '../backup-restore/ranged-download.js';
@@ -11,6 +12,7 @@ import type { SidecarStatus } from '../backup-restore/sidecar.js';
 import { plannedPorts } from '../ports.js';
 import { LocalProcessError, messageOf, RestoreRefusedError } from './errors.js';
 import type { EtcdMemberView, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
+import { pkiDir, writeEtcdPeerFiles } from './secret-files.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
 import { reportedSettings } from './sidecar-settings.js';
 import type { SidecarProcess } from './sidecar-process.js';
@@ -35,6 +37,11 @@ export interface LocalEtcdClusterOptions {
    * yet: the members' ports are none of them.
    */
   plannedElsewhere?: () => ReadonlySet<number>;
+  /**
+   * The shoot's secrets as delivered here: a cluster planned while they hold the etcd peer CA speaks TLS
+   * between its members. Absent: plain peers.
+   */
+  secrets?: () => ShootSecrets | undefined;
   /** Before a member whose sidecar died is started again (a kubelet's restart). Default 1 s, doubling to 10 s. */
   restartDelayMs?: number;
   log?: (entry: Record<string, unknown>) => void;
@@ -225,6 +232,20 @@ export class LocalEtcdCluster {
     await m.sidecar?.stop();
     const memberDir = join(this.options.dir, m.spec.name);
     mkdirSync(memberDir, { recursive: true });
+    // Its peers are as planned: https where the cluster was planned with the peer CA, and then its files.
+    const peerTls = m.spec.peerUrl.startsWith('https:')
+      ? await writeEtcdPeerFiles({
+          dir: join(pkiDir(memberDir), 'etcd-peer'),
+          secrets: this.options.secrets?.(),
+          member: m.spec.name,
+          peerUrls: [m.spec.peerUrl],
+        })
+      : undefined;
+    if (m.spec.peerUrl.startsWith('https:') && peerTls === undefined)
+      throw new LocalProcessError(
+        `member ${m.spec.name} of ${this.options.technicalID} has TLS peers, but no etcd peer CA was delivered`,
+        this.options.technicalID,
+      );
     const args = sidecarArgs({
       defaults: this.options.defaults,
       spec,
@@ -237,6 +258,7 @@ export class LocalEtcdCluster {
         state: cluster.state,
       },
       ...(cluster.restoreFile ? { restoreFile: cluster.restoreFile } : {}),
+      ...(peerTls ? { peerTls } : {}),
     });
     const sidecar = await this.options.launch({
       member: m.spec.name,
@@ -282,9 +304,11 @@ export class LocalEtcdCluster {
     const kept = this.keptUrls();
     const avoid = this.options.plannedElsewhere?.();
     const ports = kept ? [] : await plannedPorts(3 * this.options.members.length, avoid ? { avoid } : {});
-    const url = () => `http://127.0.0.1:${ports.shift()!}`;
+    const url = (scheme = 'http') => `${scheme}://127.0.0.1:${ports.shift()!}`;
+    // A cluster's peers speak as it was planned, for its life here: its URLs are in every member's data.
+    const peers = this.options.secrets?.()?.etcdPeerCA ? 'https' : 'http';
     for (const placement of this.options.members) {
-      const urls = kept?.get(placement.name) ?? { peerUrl: url(), clientUrl: url(), privateUrl: url() };
+      const urls = kept?.get(placement.name) ?? { peerUrl: url(peers), clientUrl: url(), privateUrl: url() };
       members.push({
         placement,
         spec: { name: placement.name, ...(placement.zone ? { zone: placement.zone } : {}), ...urls },

@@ -37,7 +37,7 @@ import { reportedSettings } from './sidecar-settings.js';
 import { CatchUpError, LocalProcessError, messageOf } from './errors.js';
 import { SidecarProcess } from './sidecar-process.js';
 import { recordProcess, stopStaleProcess } from './stale-process.js';
-import { readShootSecrets, writeShootSecrets } from './secret-files.js';
+import { pkiDir, readShootSecrets, writeEtcdPeerFiles, writeShootSecrets } from './secret-files.js';
 import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 
 export interface LocalHostingOptions extends SidecarDefaults {
@@ -178,6 +178,7 @@ export class LocalHosting implements ControlPlaneHosting {
         members: spec.members!,
         defaults: this.options,
         plannedElsewhere: () => this.portsPlanned(),
+        secrets: () => readShootSecrets(this.dataDir(id)),
         launch: ({ member, args, logFile, startTimeoutMs }) =>
           this.launch(`${id}/${member}`, args, logFile, startTimeoutMs),
         ...(this.options.backups ? { backups: this.options.backups } : {}),
@@ -197,6 +198,14 @@ export class LocalHosting implements ControlPlaneHosting {
     const dir = join(this.options.workDir, id);
     if (spec.join) writeFileSync(this.joinFile(id), JSON.stringify(spec.join));
     const joining = spec.join ?? readJoin(this.joinFile(id));
+    const secrets = readShootSecrets(dir);
+    const name = joining?.name ?? 'etcd';
+    const peerTls = await writeEtcdPeerFiles({
+      dir: join(pkiDir(dir), 'etcd-peer'),
+      secrets,
+      member: name,
+      peerUrls: [this.peerUrl(secrets, h.ports.peer)],
+    });
     try {
       h.sidecar = await this.launch(
         id,
@@ -206,6 +215,7 @@ export class LocalHosting implements ControlPlaneHosting {
           dataDir: join(dir, 'etcd'),
           etcdLog: join(dir, 'etcd.log'),
           ports: h.ports,
+          ...(peerTls ? { peerTls } : {}),
         }),
         join(dir, 'sidecar.log'),
         // As a cluster member's: the 60 s default failed a 500 MB bad-path restore under load (bench:downtime).
@@ -568,11 +578,19 @@ export class LocalHosting implements ControlPlaneHosting {
     const joined = readJoin(this.joinFile(technicalID));
     return {
       name: joined?.name ?? `etcd-${this.options.identity}`,
-      peerUrl: `http://127.0.0.1:${h.ports.peer}`,
+      peerUrl: this.peerUrl(readShootSecrets(this.dataDir(technicalID)), h.ports.peer),
       clientUrl: `http://127.0.0.1:${h.ports.client}`,
       joined: joined !== undefined,
       loadBalancer: (await this.loadBalancer()).url,
     };
+  }
+
+  /**
+   * A single member's peer URL: on loopback, TLS with the shoot's etcd peer CA where its secrets hold one
+   * (every shoot's do once the garden added it), plain where they do not.
+   */
+  private peerUrl(secrets: ShootSecrets | undefined, port: number): string {
+    return `${secrets?.etcdPeerCA ? 'https' : 'http'}://127.0.0.1:${port}`;
   }
 
   private joinFile(technicalID: string): string {

@@ -1,6 +1,8 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { issueEtcdPeerCertificate } from '../../core/pki/certificates.js';
 import { shootSecretsSchema, type ShootSecrets } from '../../core/shootstate/secrets.js';
+import type { EtcdPeerTls } from '../backup-restore/etcd-process.js';
 
 /**
  * Files that hold keys on the local runtime: mode 0600 in a directory of mode 0700, written to a temporary
@@ -37,4 +39,35 @@ export function readShootSecrets(planeDir: string): ShootSecrets | undefined {
     // None delivered yet.
     return undefined;
   }
+}
+
+/**
+ * One etcd member's peer TLS files in `dir` (its certificate from the shoot's etcd peer CA for the hosts
+ * of `peerUrls`, its key, and the CA's certificate, never the CA's key), made at every start as the
+ * kube-apiserver's are. Undefined when the shoot's secrets hold no peer CA (sealed before it): plain peers.
+ */
+export async function writeEtcdPeerFiles(input: {
+  dir: string;
+  secrets: Pick<ShootSecrets, 'etcdPeerCA'> | undefined;
+  member: string;
+  peerUrls: readonly string[];
+  now?: Date;
+}): Promise<EtcdPeerTls | undefined> {
+  const ca = input.secrets?.etcdPeerCA;
+  if (ca === undefined) return undefined;
+  const issued = await issueEtcdPeerCertificate({
+    ca,
+    member: input.member,
+    peerUrls: input.peerUrls,
+    now: input.now ?? new Date(),
+  });
+  const files = {
+    certFile: join(input.dir, 'peer.crt'),
+    keyFile: join(input.dir, 'peer.key'),
+    trustedCaFile: join(input.dir, 'peer-ca.crt'),
+  };
+  writeSecretFile(files.keyFile, issued.privateKey);
+  writeSecretFile(files.certFile, issued.certificate);
+  writeSecretFile(files.trustedCaFile, ca.certificate);
+  return files;
 }

@@ -1,6 +1,7 @@
 import { ownerRecordName, type OwnershipTimings } from '../../core/ownership/index.js';
 import { withoutUndefined } from '../../core/objects.js';
 import type { ClusterMemberSpec } from '../backup-restore/cluster/spec.js';
+import type { EtcdPeerTls } from '../backup-restore/etcd-process.js';
 import { serveArgv, type ServeFlags } from '../backup-restore/serve-flags.js';
 import type { OwnerConfig } from './aws-agent.js';
 import type { EtcdSpec } from './hosting.js';
@@ -88,6 +89,8 @@ export function sidecarArgs(input: {
   member?: MemberArgs;
   /** With `spec.restore`: the full snapshot, already downloaded. */
   restoreFile?: string;
+  /** The member's peer TLS files (`writeEtcdPeerFiles`); absent: plain peers. */
+  peerTls?: EtcdPeerTls;
 }): string[] {
   const seed = seedServeFlags(input.defaults, input.spec);
   const s = input.defaults.sidecar?.cluster ?? {};
@@ -100,6 +103,7 @@ export function sidecarArgs(input: {
       clientPort: input.ports?.client,
       peerPort: input.ports?.peer,
       apiServerPort: input.ports?.apiServerEtcd,
+      peerTls: input.peerTls,
       cluster: m
         ? withoutUndefined({
             members: m.members,

@@ -4,6 +4,18 @@ import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { EtcdStartError } from './errors.js';
 
+/** etcd's `--peer-cert-file`, `--peer-key-file` and `--peer-trusted-ca-file`. */
+export interface EtcdPeerTls {
+  certFile: string;
+  keyFile: string;
+  trustedCaFile: string;
+}
+
+/** The scheme of every peer URL of a member: TLS with peer certificates, or plain. */
+export function peerScheme(peerTls: EtcdPeerTls | undefined): 'https' | 'http' {
+  return peerTls ? 'https' : 'http';
+}
+
 /** The cluster a member belongs to; absent: a single-member cluster of its own. */
 export interface EtcdClusterLaunch {
   /** Every member as `name=peerURL`, this one included (`--initial-cluster`). */
@@ -29,6 +41,8 @@ export interface EtcdLaunch {
   readonly replayLimits?: boolean;
   readonly extraArgs: readonly string[];
   readonly cluster?: EtcdClusterLaunch;
+  /** Peer traffic as mutual TLS with these files; `peerUrl` and the initial cluster's are then https. */
+  readonly peerTls?: EtcdPeerTls;
   /** Appended to; undefined discards etcd's output. */
   readonly logFile?: string;
 }
@@ -63,6 +77,7 @@ export function etcdArgs(launch: EtcdLaunch): string[] {
     '--initial-advertise-peer-urls',
     launch.peerUrl,
     ...clusterArgs(launch),
+    ...peerTlsArgs(launch.peerTls),
     '--heartbeat-interval',
     String(launch.heartbeatInterval),
     '--election-timeout',
@@ -71,6 +86,24 @@ export function etcdArgs(launch: EtcdLaunch): string[] {
     ...(launch.quotaBackendBytes === undefined ? [] : ['--quota-backend-bytes', String(launch.quotaBackendBytes)]),
     ...(launch.replayLimits ? REPLAY_LIMIT_ARGS : []),
     ...launch.extraArgs,
+  ];
+}
+
+/**
+ * A peer is trusted only with a certificate from the shoot's etcd peer CA, for its connections to this
+ * member as for this member's to it (`--peer-client-cert-auth`): a process that merely reaches the peer
+ * port, on a seed's network or on the way between seeds, can neither join nor read raft's messages.
+ */
+function peerTlsArgs(tls: EtcdPeerTls | undefined): string[] {
+  if (tls === undefined) return [];
+  return [
+    '--peer-cert-file',
+    tls.certFile,
+    '--peer-key-file',
+    tls.keyFile,
+    '--peer-trusted-ca-file',
+    tls.trustedCaFile,
+    '--peer-client-cert-auth=true',
   ];
 }
 

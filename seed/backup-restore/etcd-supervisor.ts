@@ -2,7 +2,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EtcdNotRunningError } from './errors.js';
 import { clearAlarms, clusterIdOf, raiseAlarm, refusedAsLearner } from './etcd-gateway.js';
-import { etcdHealthy, EtcdProcess, type EtcdClusterLaunch, type EtcdLaunch } from './etcd-process.js';
+import {
+  etcdHealthy,
+  EtcdProcess,
+  peerScheme,
+  type EtcdClusterLaunch,
+  type EtcdLaunch,
+  type EtcdPeerTls,
+} from './etcd-process.js';
 import { PublicGate, type GateState } from './public-gate.js';
 import { ReplayTarget } from './replay.js';
 
@@ -31,6 +38,8 @@ export interface EtcdSupervisorOptions {
   readonly apiServerPort?: number;
   /** Default 127.0.0.1. */
   readonly host?: string;
+  /** Peer traffic as mutual TLS with the shoot's etcd peer CA: the peer URL is https. Absent: plain. */
+  readonly peerTls?: EtcdPeerTls;
   /** Default `etcd`. */
   readonly binary?: string;
   /** Member name, default `etcd`. A restore must use the same one. */
@@ -212,7 +221,7 @@ export class EtcdSupervisor {
   }
 
   get peerUrl(): string {
-    return `http://${this.host}:${this.options.peerPort}`;
+    return `${peerScheme(this.options.peerTls)}://${this.host}:${this.options.peerPort}`;
   }
 
   clientUrl(address: EtcdAddress): string {
@@ -508,6 +517,7 @@ export class EtcdSupervisor {
       replayLimits,
       extraArgs: o.extraArgs ?? [],
       ...(this.launchCluster() === undefined ? {} : { cluster: this.launchCluster() }),
+      ...(o.peerTls === undefined ? {} : { peerTls: o.peerTls }),
       ...(o.quotaBackendBytes === undefined ? {} : { quotaBackendBytes: o.quotaBackendBytes }),
       ...(o.logFile === undefined ? {} : { logFile: o.logFile }),
     };

@@ -3,6 +3,7 @@ import { DEFAULT_OWNER_CHECK_INTERVAL_MS, DEFAULT_UNKNOWN_GRACE_MS } from '../..
 import { withoutUndefined } from '../../core/objects.js';
 import { formatMemberFlag, parseMemberFlag, type ClusterMemberSpec } from './cluster/spec.js';
 import { durationFlag, parseDuration } from './duration.js';
+import { peerScheme, type EtcdPeerTls } from './etcd-process.js';
 import { portNumber } from '../ports.js';
 import { SidecarConfigError } from './errors.js';
 import {
@@ -38,6 +39,12 @@ export interface ServeFlags {
   privatePort?: number;
   /** A single member's client port for the shoot's kube-apiserver: the sidecar's second gate. */
   apiServerPort?: number;
+  /**
+   * etcd's peer traffic is mutual TLS with these files (a certificate from the shoot's etcd peer CA):
+   * every peer URL is then `https://`. Absent: plain peers (`http://`), as for shoots whose secrets
+   * predate the peer CA. Client traffic is the same either way.
+   */
+  peerTls?: EtcdPeerTls;
   statusHost?: string;
   statusPort?: number;
   /** A member of a cluster: every member (this one included) and which one this is. */
@@ -101,6 +108,16 @@ export function serveArgv(f: ServeFlags): string[] {
     ...count('--peer-port', f.peerPort),
     ...count('--private-port', f.privatePort),
     ...count('--api-server-port', f.apiServerPort),
+    ...(f.peerTls
+      ? [
+          '--peer-cert-file',
+          f.peerTls.certFile,
+          '--peer-key-file',
+          f.peerTls.keyFile,
+          '--peer-trusted-ca-file',
+          f.peerTls.trustedCaFile,
+        ]
+      : []),
     ...text('--status-host', f.statusHost),
     ...count('--status-port', f.statusPort),
     ...(c
@@ -170,7 +187,16 @@ export function etcdOptions(cmd: Command): Command {
       '--api-server-port <port>',
       "the shoot's kube-apiserver's client port to a single member: held until etcd serves, read-only while restored ahead",
     )
-    .option('--etcd-log <file>', "append etcd's output here");
+    .option('--etcd-log <file>', "append etcd's output here")
+    .option(
+      '--peer-cert-file <file>',
+      "etcd's peer certificate (server and client) from the shoot's etcd peer CA; with it every peer URL is https://",
+    )
+    .option('--peer-key-file <file>', 'with --peer-cert-file: its private key')
+    .option(
+      '--peer-trusted-ca-file <file>',
+      "with --peer-cert-file: the shoot's etcd peer CA; a peer is trusted only with a certificate from it",
+    );
 }
 
 /** Every option of `serve` on `cmd`; commander fills no default, so that what was given is what parses. */
@@ -280,6 +306,9 @@ export interface EtcdOptionValues {
   peerPort?: string;
   apiServerPort?: string;
   etcdLog?: string;
+  peerCertFile?: string;
+  peerKeyFile?: string;
+  peerTrustedCaFile?: string;
 }
 
 /** Every `serve` option as commander hands it over: strings, as given. */
@@ -327,7 +356,7 @@ export function serveFlagsFrom(o: ServeOptionValues): ServeFlags {
           acceptDigestMismatch: o.acceptDigestMismatch ? true : undefined,
         })
       : undefined;
-  return withoutUndefined({
+  const flags: ServeFlags = withoutUndefined({
     technicalID: o.technicalId,
     prefix: o.prefix,
     ownerRecord: o.ownerRecord,
@@ -357,12 +386,33 @@ export function serveFlagsFrom(o: ServeOptionValues): ServeFlags {
     compression: o.compression,
     restore,
   });
+  checkPeerSchemes(flags);
+  return flags;
+}
+
+/** Every peer URL a member is told speaks as it does: TLS to TLS, plain to plain; a mix cannot form a cluster. */
+function checkPeerSchemes(f: ServeFlags): void {
+  const scheme = `${peerScheme(f.peerTls)}:`;
+  // By its prefix: the URL parser refuses host names the flags take (a numeric last label).
+  const peers = [
+    ...(f.cluster?.members ?? []).map((m) => ({ name: m.name, url: m.peerUrl })),
+    ...(f.join?.members ?? []).map((m) => ({ name: m.name, url: m.peerUrl })),
+  ];
+  const other = peers.find((p) => !p.url.startsWith(`${scheme}//`));
+  if (other)
+    throw new SidecarConfigError(
+      `peer ${other.name} is at ${other.url}, but this member's peers are ${scheme}// (${f.peerTls ? 'with' : 'without'} --peer-cert-file)`,
+      f.peerTls ? 'peer-cert-file' : 'member',
+    );
 }
 
 /** The etcd options as values (`restore` takes them as `serve` does). */
 export function etcdFlagsFrom(
   o: EtcdOptionValues,
-): Pick<ServeFlags, 'dataDir' | 'etcdLog' | 'host' | 'clientPort' | 'peerPort' | 'privatePort' | 'apiServerPort'> {
+): Pick<
+  ServeFlags,
+  'dataDir' | 'etcdLog' | 'host' | 'clientPort' | 'peerPort' | 'privatePort' | 'apiServerPort' | 'peerTls'
+> {
   return withoutUndefined({
     dataDir: o.dataDir,
     etcdLog: o.etcdLog,
@@ -371,7 +421,19 @@ export function etcdFlagsFrom(
     peerPort: portFlag(o.peerPort, '--peer-port'),
     privatePort: portFlag(o.privatePort, '--private-port'),
     apiServerPort: portFlag(o.apiServerPort, '--api-server-port'),
+    peerTls: peerTlsFrom(o),
   });
+}
+
+function peerTlsFrom(o: EtcdOptionValues): EtcdPeerTls | undefined {
+  const given = [o.peerCertFile, o.peerKeyFile, o.peerTrustedCaFile].filter((f) => f !== undefined);
+  if (given.length === 0) return undefined;
+  if (given.length < 3)
+    throw new SidecarConfigError(
+      '--peer-cert-file, --peer-key-file and --peer-trusted-ca-file go together: peer TLS is mutual',
+      'peer-cert-file',
+    );
+  return { certFile: o.peerCertFile!, keyFile: o.peerKeyFile!, trustedCaFile: o.peerTrustedCaFile! };
 }
 
 function clusterFrom(o: ServeOptionValues): ServeFlags['cluster'] {
@@ -396,8 +458,8 @@ function joinFrom(o: ServeOptionValues): ServeFlags['join'] {
   const members = (o.joinMember ?? []).map((text) => {
     const at = text.indexOf('=');
     const peerUrl = text.slice(at + 1);
-    if (at <= 0 || !/^http:\/\/[^/]+:\d+$/.test(peerUrl))
-      throw new SidecarConfigError(`--join-member "${text}" is not name=http://host:port`, 'join-member');
+    if (at <= 0 || !/^https?:\/\/[^/]+:\d+$/.test(peerUrl))
+      throw new SidecarConfigError(`--join-member "${text}" is not name=http(s)://host:port`, 'join-member');
     return { name: text.slice(0, at), peerUrl };
   });
   if (!o.joinName || !members.some((m) => m.name === o.joinName))

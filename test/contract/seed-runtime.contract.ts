@@ -85,14 +85,19 @@ export function inMemoryOwnersAndBuckets() {
 }
 
 /**
+ * One set for every shoot of a run, whichever seed it is sealed for: making them is the slow part, the
+ * contract compares none, and a shoot's seeds must share them as the garden's copies do (its members
+ * trust each other only by its etcd peer CA).
+ */
+let generated: Promise<ShootSecrets> | undefined;
+
+/**
  * Shoots' secrets as the garden would send them to `seed`, and the agent's side that opens them: a key
  * service in memory instead of KMS (`openSecrets` goes into the runtime's options).
  */
 export function contractSecrets(seed: string) {
   const keys = new LocalDataKeys();
-  let generated: Promise<ShootSecrets> | undefined;
   return {
-    // One set for every shoot of a run: making them is the slow part, and the contract compares none.
     seal: async (shoot: SeedCommand['shoot']) =>
       sealSecrets(await (generated ??= generateShootSecrets(new Date())), keys, seedContext(shoot.technicalID, seed)),
     openSecrets: (sealed: SealedSecrets, shoot: SeedCommand['shoot']) =>

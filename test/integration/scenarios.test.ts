@@ -874,7 +874,7 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
     expect(m.state, JSON.stringify({ error: m.error, steps: m.steps.map((s) => [s.id, s.state, s.message]) })).toBe(
       'Succeeded',
     );
-    expect(m.path).toBe('live');
+    expect(m.path, JSON.stringify(m.steps.map((s) => [s.id, s.state, s.message]))).toBe('live');
     const state = (id: string) => m.steps.find((s) => s.id === id)?.state;
     for (const id of ['survey-live', 'own-live', 'walk-live', 'set-owner-destination', 'finish-live', 'retire-source'])
       expect([id, state(id)]).toEqual([id, 'succeeded']);

@@ -30,7 +30,7 @@ export interface ClusterSpec {
 
 const FIELDS = ['name', 'zone', 'peer', 'client', 'private'] as const;
 
-/** `name=etcd-main-0,zone=eu-west-1a,peer=http://…,client=http://…,private=http://…`, the CLI's `--member`. */
+/** `name=etcd-main-0,zone=eu-west-1a,peer=https://…,client=http://…,private=http://…`, the CLI's `--member`. */
 export function formatMemberFlag(member: ClusterMemberSpec): string {
   return [
     `name=${member.name}`,
@@ -59,9 +59,14 @@ export function parseMemberFlag(text: string): ClusterMemberSpec {
     return v;
   };
   const urls = { peerUrl: need('peer'), clientUrl: need('client'), privateUrl: need('private') };
+  // Peers may speak TLS (the shoot's etcd peer CA); clients reach etcd as before.
   for (const [field, url] of Object.entries(urls)) {
-    if (!/^http:\/\/[^/]+:\d+$/.test(url))
-      throw new SidecarConfigError(`--member "${text}": ${field} ${url} is not http://host:port`, 'member');
+    const pattern = field === 'peerUrl' ? /^https?:\/\/[^/]+:\d+$/ : /^http:\/\/[^/]+:\d+$/;
+    if (!pattern.test(url))
+      throw new SidecarConfigError(
+        `--member "${text}": ${field} ${url} is not ${field === 'peerUrl' ? 'http(s)' : 'http'}://host:port`,
+        'member',
+      );
   }
   const zone = fields.get('zone');
   return { name: need('name'), ...(zone ? { zone } : {}), ...urls };

@@ -69,6 +69,47 @@ describe('etcdArgs', () => {
     expect(args).not.toContain('--max-txn-ops');
   });
 
+  it("speaks mutual TLS to its peers with the shoot's peer CA where it has peer certificates, and only to them", () => {
+    // Prepare
+    const launch = {
+      binary: 'etcd',
+      name: 'etcd-a',
+      dataDir: '/d',
+      clientUrl: 'http://127.0.0.1:4001',
+      peerUrl: 'https://127.0.0.1:4002',
+      heartbeatInterval: 100,
+      electionTimeout: 1000,
+      extraArgs: [],
+      cluster: {
+        state: 'existing' as const,
+        token: 't',
+        initialCluster: [
+          { name: 'etcd-a', peerUrl: 'https://127.0.0.1:4002' },
+          { name: 'etcd-b', peerUrl: 'https://127.0.0.1:5002' },
+        ],
+      },
+      peerTls: { certFile: '/pki/peer.crt', keyFile: '/pki/peer.key', trustedCaFile: '/pki/peer-ca.crt' },
+    };
+
+    // Act
+    const args = etcdArgs(launch);
+    const plain = etcdArgs({ ...launch, peerTls: undefined });
+
+    // Assess
+    const flag = (name: string) => args[args.indexOf(name) + 1];
+    expect(flag('--listen-peer-urls')).toBe('https://127.0.0.1:4002');
+    expect(flag('--initial-advertise-peer-urls')).toBe('https://127.0.0.1:4002');
+    expect(flag('--initial-cluster')).toBe('etcd-a=https://127.0.0.1:4002,etcd-b=https://127.0.0.1:5002');
+    expect(flag('--peer-cert-file')).toBe('/pki/peer.crt');
+    expect(flag('--peer-key-file')).toBe('/pki/peer.key');
+    expect(flag('--peer-trusted-ca-file')).toBe('/pki/peer-ca.crt');
+    expect(args).toContain('--peer-client-cert-auth=true');
+    // Client traffic is as before.
+    expect(flag('--listen-client-urls')).toBe('http://127.0.0.1:4001');
+    expect(args.filter((a) => a.startsWith('--client-') || a === '--cert-file')).toEqual([]);
+    expect(plain.filter((a) => a.startsWith('--peer-'))).toEqual([]);
+  });
+
   it('raises the transaction limits only where a replay runs', () => {
     const launch = {
       binary: 'etcd',

@@ -84,6 +84,7 @@ const flags: fc.Arbitrary<ServeFlags> = fc
       peerPort: port,
       privatePort: port,
       apiServerPort: port,
+      peerTls: fc.record({ certFile: path, keyFile: path, trustedCaFile: path }, { noNullPrototype: true }),
       statusHost: word,
       statusPort: port,
       cluster,
@@ -103,7 +104,20 @@ const flags: fc.Arbitrary<ServeFlags> = fc
     { requiredKeys: ['technicalID', 'ownerRecord', 'identity', 'bucket', 'owner', 'dataDir'], noNullPrototype: true },
     // A member of a cluster knows its cluster from --member; only a single member joins one.
   )
-  .map(({ join: joining, ...f }) => (f.cluster || !joining ? f : { ...f, join: joining }));
+  .map(({ join: joining, ...f }) => (f.cluster || !joining ? f : { ...f, join: joining }))
+  // A member with peer TLS names its peers by https URLs, and only then.
+  .map((f) => (f.peerTls ? withPeerScheme(f, 'https') : f));
+
+function withPeerScheme(f: ServeFlags, scheme: 'http' | 'https'): ServeFlags {
+  const at = (url: string) => url.replace(/^https?:/, `${scheme}:`);
+  return {
+    ...f,
+    ...(f.cluster
+      ? { cluster: { ...f.cluster, members: f.cluster.members.map((m) => ({ ...m, peerUrl: at(m.peerUrl) })) } }
+      : {}),
+    ...(f.join ? { join: { ...f.join, members: f.join.members.map((m) => ({ ...m, peerUrl: at(m.peerUrl) })) } } : {}),
+  };
+}
 
 describe('the sidecar flags: one builder, one parser', () => {
   it('reads back every command line it builds as the values it was built from', async () => {
@@ -207,6 +221,31 @@ describe('the sidecar flags: one builder, one parser', () => {
       'a member without its name',
       ['--member', 'name=a,peer=http://h:1,client=http://h:2,private=http://h:3'],
       /--member-name/,
+    ],
+    [
+      'half of the peer TLS files',
+      ['--peer-cert-file', '/c', '--peer-key-file', '/k'],
+      /--peer-cert-file, --peer-key-file and --peer-trusted-ca-file go together/,
+    ],
+    [
+      'a plain peer beside peer TLS',
+      [
+        ...['--peer-cert-file', '/c', '--peer-key-file', '/k', '--peer-trusted-ca-file', '/ca'],
+        ...['--join-name', 'a', '--join-member', 'a=https://h:1', '--join-member', 'b=http://h:2'],
+      ],
+      /peer b is at http:\/\/h:2, but this member's peers are https:/,
+    ],
+    [
+      'a TLS peer without peer TLS',
+      [
+        '--member',
+        'name=a,peer=https://h:1,client=http://h:2,private=http://h:3',
+        '--member-name',
+        'a',
+        '--cluster-token',
+        't',
+      ],
+      /peer a is at https:\/\/h:1, but this member's peers are http:/,
     ],
   ])('refuses %s by its flag', async (_case, extra, message) => {
     const base = ['backup-restore', 'serve', '--technical-id', 't', '--owner-record', 'o', '--identity', 'i'];

@@ -629,8 +629,11 @@ describe('the pre-copy', () => {
     await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
     const survey = async (loadBalancer?: string) => {
       const { command } = await w.seedCommands.beginCommand(ref, 'survey-live');
-      // The survey starts nothing on the destination: it carries no secrets.
-      expect(command).not.toHaveProperty('secrets');
+      // The survey starts nothing, but carries the destination's copy of the secrets: whether its member can
+      // speak to the source's depends on the etcd peer CA it will have.
+      expect((command as { secrets?: { context: unknown } }).secrets?.context).toEqual(
+        seedContext(command.shoot.technicalID, 'dst'),
+      );
       const spec = {
         cluster: 'cdf818194e3a8c32',
         sourceMembers: [{ name: 'etcd-src', peerUrl: 'http://127.0.0.1:2380', clientUrl: 'http://127.0.0.1:2379' }],

@@ -29,9 +29,10 @@ async function secrets(): Promise<ShootSecrets> {
 }
 
 describe("a shoot's secrets", () => {
-  it('are generated whole: two CAs, a ServiceAccount key pair and a 32-byte aescbc key', async () => {
+  it('are generated whole: three CAs, a ServiceAccount key pair and a 32-byte aescbc key', async () => {
     const s = await secrets();
     expect(shootSecretsSchema.parse(s)).toEqual(s);
+    expect(s.etcdPeerCA?.certificate).not.toEqual(s.clusterCA.certificate);
     expect(Buffer.from(s.etcdEncryption.secret, 'base64')).toHaveLength(32);
     expect(s.clusterCA.certificate).not.toEqual(s.clientCA.certificate);
   });
@@ -160,6 +161,29 @@ describe('ShootSecretsKeeper', () => {
     expect(stored?.state.secrets).toEqual(kept);
     expect(stored?.state.extensions).toEqual(collected.extensions);
     expect(stored?.state.collectedAfter).toBe('migrate');
+  });
+
+  it('adds the etcd peer CA once to secrets sealed before it, the same for every caller', async () => {
+    // Prepare: a shoot whose secrets were sealed before the peer CA existed.
+    const { k, store, keys } = keeper();
+    const { etcdPeerCA: _none, ...before } = await generateShootSecrets(NOW);
+    const legacy = await sealSecrets(before, keys, gardenContext(shoot.technicalID));
+    expect(legacy.holds).toBeUndefined();
+    await store.save({ ...shoot, state: { ...emptyShootState(shoot, NOW), secrets: legacy } });
+
+    // Act: two seeds' commands at once, then a third.
+    const [a, b] = await Promise.all([k.forSeed(shoot, 'eu1'), k.forSeed(shoot, 'eu2')]);
+    const c = await k.forSeed(shoot, 'eu3');
+
+    // Assess
+    const opened = await Promise.all(
+      [a, b, c].map((sealed, i) => openSecrets(sealed, keys, seedContext(shoot.technicalID, `eu${i + 1}`))),
+    );
+    expect(opened[0]?.etcdPeerCA).toBeDefined();
+    expect(opened[1]?.etcdPeerCA).toEqual(opened[0]?.etcdPeerCA);
+    expect(opened[2]?.etcdPeerCA).toEqual(opened[0]?.etcdPeerCA);
+    expect({ ...opened[0], etcdPeerCA: undefined }).toEqual({ ...before, etcdPeerCA: undefined });
+    expect((await store.load(shoot))?.state.secrets?.holds).toEqual(['etcdPeerCA']);
   });
 
   it('saves a collected ShootState without secrets when the garden has none yet', async () => {
