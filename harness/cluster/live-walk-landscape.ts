@@ -4,7 +4,7 @@ import type { LiveWalkSpec } from '../../core/migration/live-walk.js';
 import type { OwnerValue } from '../../core/ownership/owner-value.js';
 import type { LiveWalkHost, WalkMemberPlan } from '../../seed/backup-restore/cluster/live-walk.js';
 import { clusterIdHex, memberList, memberStatus } from '../../seed/backup-restore/etcd-gateway.js';
-import { EtcdProcess, type EtcdLaunch } from '../../seed/backup-restore/etcd-process.js';
+import { EtcdProcess, type EtcdLaunch, type EtcdPeerTls } from '../../seed/backup-restore/etcd-process.js';
 import { freePorts } from '../../seed/ports.js';
 import { newEtcdPeerCA } from '../../core/pki/shoot-secrets.js';
 import { writeEtcdPeerFiles } from '../../seed/agent/secret-files.js';
@@ -30,6 +30,26 @@ export interface LiveWalkLandscape {
 
 /** etcd's short timings keep an election quick on loopback; a transfer does not wait for one. */
 const TIMINGS = { heartbeatInterval: 50, electionTimeout: 500 };
+
+/** How a test starts one member of a cluster of real etcd processes in `dir`, with raft's timings shortened. */
+export function testMemberLaunch(
+  dir: string,
+  m: { name: string; clientUrl: string; peerUrl: string },
+  options: { cluster?: EtcdLaunch['cluster']; peerTls?: EtcdPeerTls | undefined; extraArgs?: string[] } = {},
+): EtcdLaunch {
+  return {
+    binary: 'etcd',
+    name: m.name,
+    dataDir: join(dir, m.name),
+    clientUrl: m.clientUrl,
+    peerUrl: m.peerUrl,
+    ...TIMINGS,
+    extraArgs: options.extraArgs ?? [],
+    ...(options.cluster ? { cluster: options.cluster } : {}),
+    ...(options.peerTls ? { peerTls: options.peerTls } : {}),
+    logFile: join(dir, `${m.name}.log`),
+  };
+}
 
 export async function startLiveWalkLandscape(options: {
   readonly dir: string;
@@ -68,18 +88,8 @@ export async function startLiveWalkLandscape(options: {
   );
   const running = new Map<string, EtcdProcess>();
   const all: EtcdProcess[] = [];
-  const launch = (m: WalkMemberPlan, cluster: EtcdLaunch['cluster'], extraArgs: string[] = []): EtcdLaunch => ({
-    binary: 'etcd',
-    name: m.name,
-    dataDir: join(dir, m.name),
-    clientUrl: m.clientUrl,
-    peerUrl: m.peerUrl,
-    ...TIMINGS,
-    extraArgs,
-    ...(cluster ? { cluster } : {}),
-    ...(peerTls.get(m.name) ? { peerTls: peerTls.get(m.name)! } : {}),
-    logFile: join(dir, `${m.name}.log`),
-  });
+  const launch = (m: WalkMemberPlan, cluster: EtcdLaunch['cluster'], extraArgs: string[] = []): EtcdLaunch =>
+    testMemberLaunch(dir, m, { cluster, peerTls: peerTls.get(m.name), extraArgs });
   const run = async (m: WalkMemberPlan, l: EtcdLaunch) => {
     const etcd = await EtcdProcess.start(l, { timeoutMs: 15_000, readiness: 'listening' });
     all.push(etcd);

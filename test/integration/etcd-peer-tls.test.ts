@@ -7,6 +7,7 @@ import { writeEtcdPeerFiles, writeSecretFile } from '../../seed/agent/secret-fil
 import { memberAdd, memberList, memberRemove, put, range } from '../../seed/backup-restore/etcd-gateway.js';
 import { EtcdProcess, type EtcdLaunch, type EtcdPeerTls } from '../../seed/backup-restore/etcd-process.js';
 import { freePorts } from '../../seed/ports.js';
+import { testMemberLaunch } from '../../harness/cluster/live-walk-landscape.js';
 import { cleanup, tempDir } from './backup-restore-support.js';
 
 /**
@@ -22,8 +23,6 @@ afterEach(async () => {
   await Promise.all(processes.splice(0).map((p) => p.stop({ timeoutMs: 5_000 })));
 });
 afterAll(cleanup);
-
-const TIMINGS = { heartbeatInterval: 50, electionTimeout: 500 };
 
 describe("etcd's peers on the shoot's etcd peer CA", () => {
   it('admits a member only with a certificate from that CA, over TLS', async () => {
@@ -131,18 +130,7 @@ function launch(
   cluster: EtcdLaunch['cluster'],
   peerTls: EtcdPeerTls | undefined,
 ): EtcdLaunch {
-  return {
-    binary: 'etcd',
-    name: m.name,
-    dataDir: join(dir, m.name),
-    clientUrl: m.clientUrl,
-    peerUrl: m.peerUrl,
-    ...TIMINGS,
-    extraArgs: [],
-    ...(cluster ? { cluster } : {}),
-    ...(peerTls ? { peerTls } : {}),
-    logFile: join(dir, `${m.name}.log`),
-  };
+  return testMemberLaunch(dir, m, { cluster, peerTls });
 }
 
 async function peerFiles(
