@@ -12,7 +12,7 @@ import type { SidecarStatus } from '../backup-restore/sidecar.js';
 import { plannedPorts } from '../ports.js';
 import { LocalProcessError, messageOf, RestoreRefusedError } from './errors.js';
 import type { EtcdMemberView, EtcdSpec, EtcdStarted, EtcdView } from './hosting.js';
-import { pkiDir, writeEtcdPeerFiles } from './secret-files.js';
+import { etcdPeerScheme, pkiDir, writeEtcdPeerFiles } from './secret-files.js';
 import { sidecarArgs, type SidecarDefaults } from './sidecar-args.js';
 import { reportedSettings } from './sidecar-settings.js';
 import type { SidecarProcess } from './sidecar-process.js';
@@ -306,7 +306,7 @@ export class LocalEtcdCluster {
     const ports = kept ? [] : await plannedPorts(3 * this.options.members.length, avoid ? { avoid } : {});
     const url = (scheme = 'http') => `${scheme}://127.0.0.1:${ports.shift()!}`;
     // A cluster's peers speak as it was planned, for its life here: its URLs are in every member's data.
-    const peers = this.options.secrets?.()?.etcdPeerCA ? 'https' : 'http';
+    const peers = etcdPeerScheme(this.options.secrets?.());
     for (const placement of this.options.members) {
       const urls = kept?.get(placement.name) ?? { peerUrl: url(peers), clientUrl: url(), privateUrl: url() };
       members.push({

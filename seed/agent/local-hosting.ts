@@ -37,7 +37,7 @@ import { reportedSettings } from './sidecar-settings.js';
 import { CatchUpError, LocalProcessError, messageOf } from './errors.js';
 import { SidecarProcess } from './sidecar-process.js';
 import { recordProcess, stopStaleProcess } from './stale-process.js';
-import { pkiDir, readShootSecrets, writeEtcdPeerFiles, writeShootSecrets } from './secret-files.js';
+import { etcdPeerScheme, pkiDir, readShootSecrets, writeEtcdPeerFiles, writeShootSecrets } from './secret-files.js';
 import type { ShootSecrets } from '../../core/shootstate/secrets.js';
 
 export interface LocalHostingOptions extends SidecarDefaults {
@@ -590,7 +590,7 @@ export class LocalHosting implements ControlPlaneHosting {
    * (every shoot's do once the garden added it), plain where they do not.
    */
   private peerUrl(secrets: ShootSecrets | undefined, port: number): string {
-    return `${secrets?.etcdPeerCA ? 'https' : 'http'}://127.0.0.1:${port}`;
+    return `${etcdPeerScheme(secrets)}://127.0.0.1:${port}`;
   }
 
   private joinFile(technicalID: string): string {

@@ -41,6 +41,11 @@ export function readShootSecrets(planeDir: string): ShootSecrets | undefined {
   }
 }
 
+/** How a member planned now speaks to its peers: TLS where the shoot's secrets hold the etcd peer CA. */
+export function etcdPeerScheme(secrets: Pick<ShootSecrets, 'etcdPeerCA'> | undefined): 'https' | 'http' {
+  return secrets?.etcdPeerCA ? 'https' : 'http';
+}
+
 /**
  * One etcd member's peer TLS files in `dir` (its certificate from the shoot's etcd peer CA for the hosts
  * of `peerUrls`, its key, and the CA's certificate, never the CA's key), made at every start as the
