@@ -100,7 +100,11 @@ async function serve(flags: ServeFlags): Promise<void> {
           ...(flags.etcdLog ? { logFile: flags.etcdLog } : {}),
           ...(flags.peerTls ? { peerTls: flags.peerTls } : {}),
         }
-      : { ...(await supervisorFlags(flags)), ...joinOf(flags.join) },
+      : {
+          ...(await supervisorFlags(flags)),
+          ...joinOf(flags.join),
+          ...(flags.forceNewCluster ? { forceNewCluster: true } : {}),
+        },
     ...(cluster ? { cluster } : {}),
     store,
     rangedReader,

@@ -100,6 +100,11 @@ export interface EtcdSpec {
    * member's restarts (etcd ignores it once the member holds data).
    */
   join?: { name: string; members: readonly { name: string; peerUrl: string }[] };
+  /**
+   * A live walk's way out when the other seed was lost (docs/design.md section 5): the single member, which
+   * runs, starts again as a cluster of its own with its data (`--force-new-cluster`), its lost peer removed.
+   */
+  forceNewCluster?: boolean;
 }
 
 export interface EtcdStarted {

@@ -186,7 +186,7 @@ export class LocalHosting implements ControlPlaneHosting {
       });
       return h.cluster.ensure(spec);
     }
-    if (h.sidecar?.running && !spec.restore) return {};
+    if (h.sidecar?.running && !spec.restore && !spec.forceNewCluster) return {};
     if (spec.restore?.ahead) {
       // Never over a plane that runs here: a restore ahead only ever prepares a standby, and a standby is refreshed.
       if (h.sidecar?.running) return this.refreshAhead(id, h.sidecar);

@@ -116,6 +116,7 @@ export function sidecarArgs(input: {
           })
         : undefined,
       join: m ? undefined : input.spec.join,
+      forceNewCluster: m ? undefined : input.spec.forceNewCluster,
       restore: seed.restore && input.restoreFile ? { ...seed.restore, file: input.restoreFile } : seed.restore,
     }),
   );

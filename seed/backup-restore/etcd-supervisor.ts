@@ -55,6 +55,12 @@ export interface EtcdSupervisorOptions {
    * once it holds data (or the cluster shrank to it) it is a single member like any other.
    */
   readonly join?: EtcdClusterLaunch;
+  /**
+   * A single member whose cluster lost the other voters for good (a live walk's way out, docs/design.md
+   * section 5): its first start makes it a cluster of its own that keeps its data (`--force-new-cluster`),
+   * once; its later starts find that cluster in its data.
+   */
+  readonly forceNewCluster?: boolean;
   /** Default 50 ms / 250 ms for a single member (it elects itself quickly after each restart), etcd's 100 ms / 1 s for a cluster. */
   readonly heartbeatInterval?: number;
   readonly electionTimeout?: number;
@@ -131,9 +137,14 @@ export class EtcdSupervisor {
   private queue: Promise<unknown> = Promise.resolve();
   private restartTimer: NodeJS.Timeout | undefined;
   private cluster: EtcdClusterLaunch | undefined;
+  /** Until the first start of a `forceNewCluster` member succeeded. */
+  private forcing: boolean;
 
   constructor(options: EtcdSupervisorOptions) {
     this.options = options;
+    if (options.forceNewCluster && options.cluster !== undefined)
+      throw new RangeError('only a single member is forced into a cluster of its own');
+    this.forcing = options.forceNewCluster === true;
     this.cluster = options.cluster;
     this.host = options.host ?? '127.0.0.1';
     this.name = options.name ?? 'etcd';
@@ -445,6 +456,7 @@ export class EtcdSupervisor {
       readiness: this.launchCluster() === undefined ? 'healthy' : 'listening',
     });
     this.current = { process, address, replayLimits };
+    this.forcing = false;
     this.options.onEvent?.({ type: 'started', address, ms: Math.round(performance.now() - started) });
     void process.exited.then(({ code, signal }) => this.exitedOnItsOwn(process, address, code, signal));
   }
@@ -515,7 +527,7 @@ export class EtcdSupervisor {
       heartbeatInterval: o.heartbeatInterval ?? (this.cluster === undefined ? 50 : 100),
       electionTimeout: o.electionTimeout ?? (this.cluster === undefined ? 250 : 1_000),
       replayLimits,
-      extraArgs: o.extraArgs ?? [],
+      extraArgs: [...(o.extraArgs ?? []), ...(this.forcing ? ['--force-new-cluster'] : [])],
       ...(this.launchCluster() === undefined ? {} : { cluster: this.launchCluster() }),
       ...(o.peerTls === undefined ? {} : { peerTls: o.peerTls }),
       ...(o.quotaBackendBytes === undefined ? {} : { quotaBackendBytes: o.quotaBackendBytes }),

@@ -62,6 +62,8 @@ export interface ServeFlags {
    * member of the cluster (`name=peerURL`, this one included) for its first start; kept for its restarts.
    */
   join?: { name: string; members: readonly { name: string; peerUrl: string }[] };
+  /** A single member's first start makes it a cluster of its own, keeping its data (a live walk's way out). */
+  forceNewCluster?: boolean;
   ownerCheckInterval?: number;
   unknownGrace?: number;
   checkTimeout?: number;
@@ -137,6 +139,7 @@ export function serveArgv(f: ServeFlags): string[] {
     ...(f.join
       ? ['--join-name', f.join.name, ...f.join.members.flatMap((m) => ['--join-member', `${m.name}=${m.peerUrl}`])]
       : []),
+    ...(f.forceNewCluster ? ['--force-new-cluster'] : []),
     ...duration('--owner-check-interval', f.ownerCheckInterval),
     ...duration('--unknown-grace', f.unknownGrace),
     ...duration('--check-timeout', f.checkTimeout),
@@ -276,6 +279,10 @@ export function serveOptions(cmd: Command): Command {
       "with --join-name: each member of the cluster it joins as name=peer-url, this one included (etcd's --initial-cluster)",
     )
     .option(
+      '--force-new-cluster',
+      "without --member: the first start makes this member a cluster of its own that keeps its data, the other members removed (etcd's --force-new-cluster; a live walk's way out when the other seed is lost)",
+    )
+    .option(
       '--leader-check-interval <duration>',
       "with --member: how often the member's role and the fence marker are read (default 1s)",
     )
@@ -338,6 +345,7 @@ export interface ServeOptionValues extends StoreOptionValues, EtcdOptionValues {
   memberName?: string;
   joinName?: string;
   joinMember?: string[];
+  forceNewCluster?: boolean;
   clusterToken?: string;
   clusterState?: 'new' | 'existing';
   leaderCheckInterval?: string;
@@ -377,6 +385,7 @@ export function serveFlagsFrom(o: ServeOptionValues): ServeFlags {
     statusPort: portFlag(o.statusPort, '--status-port'),
     cluster: clusterFrom(o),
     join: joinFrom(o),
+    forceNewCluster: forceFrom(o),
     ownerCheckInterval: ms(o.ownerCheckInterval, '--owner-check-interval'),
     unknownGrace: ms(o.unknownGrace, '--unknown-grace'),
     checkTimeout: ms(o.checkTimeout, '--check-timeout'),
@@ -449,6 +458,13 @@ function clusterFrom(o: ServeOptionValues): ServeFlags['cluster'] {
     handoverDelay: ms(o.handoverDelay, '--handover-delay'),
     memberFenceTimeout: ms(o.memberFenceTimeout, '--member-fence-timeout'),
   });
+}
+
+function forceFrom(o: ServeOptionValues): true | undefined {
+  if (!o.forceNewCluster) return undefined;
+  if (o.member !== undefined)
+    throw new SidecarConfigError('--force-new-cluster is for a single member, not with --member', 'force-new-cluster');
+  return true;
 }
 
 function joinFrom(o: ServeOptionValues): ServeFlags['join'] {

@@ -89,6 +89,7 @@ const flags: fc.Arbitrary<ServeFlags> = fc
       statusPort: port,
       cluster,
       join,
+      forceNewCluster: fc.constant(true),
       ownerCheckInterval: ms,
       unknownGrace: ms,
       checkTimeout: ms,
@@ -105,6 +106,8 @@ const flags: fc.Arbitrary<ServeFlags> = fc
     // A member of a cluster knows its cluster from --member; only a single member joins one.
   )
   .map(({ join: joining, ...f }) => (f.cluster || !joining ? f : { ...f, join: joining }))
+  // So is a single member alone forced into a cluster of its own.
+  .map(({ forceNewCluster, ...f }) => (f.cluster || !forceNewCluster ? f : { ...f, forceNewCluster }))
   // A member with peer TLS names its peers by https URLs, and only then.
   .map((f) => (f.peerTls ? withPeerScheme(f, 'https') : f));
 
@@ -234,6 +237,19 @@ describe('the sidecar flags: one builder, one parser', () => {
         ...['--join-name', 'a', '--join-member', 'a=https://h:1', '--join-member', 'b=http://h:2'],
       ],
       /peer b is at http:\/\/h:2, but this member's peers are https:/,
+    ],
+    [
+      'a cluster member forced into a cluster of its own',
+      [
+        '--member',
+        'name=a,peer=http://h:1,client=http://h:2,private=http://h:3',
+        '--member-name',
+        'a',
+        '--cluster-token',
+        't',
+        '--force-new-cluster',
+      ],
+      /--force-new-cluster is for a single member/,
     ],
     [
       'a TLS peer without peer TLS',
