@@ -337,6 +337,11 @@ export const liveWalkCommand = named(
       owner: z.string().min(1).max(255),
       /** Absent on the first round, which reads it from the source and answers it; every later round carries it. */
       spec: liveWalkSpec.optional(),
+      /**
+       * The garden finds the source seed lost (its lease expired): the round observes the cluster and takes the
+       * way out that is the destination's (docs/design.md section 5, "Ways out"), answering which it took.
+       */
+      lost: z.literal('source').optional(),
       /** This seed's backup bucket: its member's sidecar snapshots there. */
       backup: z.object({ bucket: z.string().min(3).max(63) }).strict(),
       secrets: shootSecrets.optional(),
@@ -494,8 +499,17 @@ export const commandResultSchemas = {
     z
       .object({
         spec: liveWalkSpec,
-        /** The garden's step the walk waits for: the owner record to the live value or to this seed, the source's retirement, or none. */
-        next: z.enum(['own-both', 'own-destination', 'retire-source', 'done']),
+        /**
+         * The garden's step the walk waits for: the owner record to the live value or to this seed, the source's
+         * retirement, none, or (a way out after the source was lost, this seed's member wiped) the bad path.
+         */
+        next: z.enum(['own-both', 'own-destination', 'retire-source', 'done', 'bad-path']),
+        /**
+         * With `lost`: the way out taken. `continue`: this seed's voters hold the quorum, the walk went on without
+         * the source; `force`: its member may be forced into a cluster of its own once the owner record names
+         * this seed; `bad-path`: its member only learnt, so it was wiped, and the snapshots restore the shoot.
+         */
+        wayOut: z.enum(['continue', 'force', 'bad-path']).optional(),
         /** The steps this round took, in order (`add-learner d0`, `remove s0`, ...). */
         taken: z.array(z.string().max(200)).max(64),
         /**
@@ -587,6 +601,11 @@ export const COMMAND_FAILURES = {
     retryable: false,
     meaning:
       'the etcd cluster or the owner record is in a state no walk of this spec leads to (another cluster, another owner); details: what was observed',
+  },
+  LiveWalkPeerLost: {
+    retryable: false,
+    meaning:
+      "the other seed's members of the walking etcd cluster stopped answering while the walk needed them: the garden checks whether that seed is lost and takes the walk's way out",
   },
   Superseded: {
     retryable: false,

@@ -39,22 +39,28 @@ export interface StepCommandOptions {
    * that the destination brings its standby up to what the bucket holds now. Its own command id, so that
    * the agent's ledger does not answer it with the first round's answer.
    */
-  round?: RestoreAheadRound;
+  round?: StepRound;
   /** survey-live: where the shoot's etcd serves on the source (its heartbeat's etcdClientUrl). */
   sourceEtcdUrls?: readonly string[];
 }
 
-export type RestoreAheadRound = 'refresh';
+/**
+ * A round of a step beside its first, with a command id of its own: the restore ahead's second round
+ * (`refresh`), and the live walk's round after the source was lost (`source-lost`, which takes the walk's
+ * way out instead of waiting for the source).
+ */
+export type StepRound = 'refresh' | 'source-lost';
 
-/** Only the restore ahead has a second round. */
-export function assertRound(step: MigrationStepId, round: RestoreAheadRound | undefined): void {
-  if (round !== undefined && step !== 'restore-etcd-ahead') throw new RangeError(`step ${step} has no second round`);
+const ROUND_STEPS: Record<StepRound, MigrationStepId> = { refresh: 'restore-etcd-ahead', 'source-lost': 'walk-live' };
+
+export function assertRound(step: MigrationStepId, round: StepRound | undefined): void {
+  if (round !== undefined && ROUND_STEPS[round] !== step) throw new RangeError(`step ${step} has no round ${round}`);
 }
 
 /**
  * The command a seed step sends, with the id every retry of the step shares (`<migrationId>/<step>`, and
- * `<migrationId>/restore-etcd-ahead/refresh` for the restore ahead's second round). Garden-only steps have
- * no command and are refused.
+ * `<migrationId>/<step>/<round>` for a round of its own, `StepRound`). Garden-only steps have no command
+ * and are refused.
  */
 export function commandForStep(options: StepCommandOptions): SeedCommand {
   const { record, step } = options;
@@ -163,6 +169,7 @@ function liveWalkCommand(options: StepCommandOptions, address: Parameters<typeof
     destination: { identity: destination },
     owner,
     ...(spec ? { spec } : {}),
+    ...(options.round === 'source-lost' ? { lost: 'source' as const } : {}),
     backup: { bucket },
     ...(options.secrets ? { secrets: options.secrets } : {}),
     ...(options.apiDomain ? { apiDomain: options.apiDomain } : {}),

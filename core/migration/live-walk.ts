@@ -61,6 +61,12 @@ export type LiveWalkStep =
   | { readonly kind: 'own-destination' }
   /** The source seed deletes what is left of the control plane (its backups stay). */
   | { readonly kind: 'retire-source' }
+  /**
+   * The owner record names the destination alone while source voters remain: the garden took the way out
+   * `force` (the source was lost with the voters split across the seeds), and the destination's latest
+   * voter starts again as a cluster of its own with its data.
+   */
+  | { readonly kind: 'force'; readonly member: string }
   | { readonly kind: 'done' };
 
 /** A step as logs and answers name it: `add-learner d0`, `move-leader d0`, `own-both`. */
@@ -70,6 +76,7 @@ export function describeLiveStep(step: LiveWalkStep): string {
     case 'start':
     case 'promote':
     case 'remove':
+    case 'force':
       return `${step.kind} ${step.member}`;
     case 'move-leader':
       return `${step.kind} ${step.to}`;
@@ -119,8 +126,20 @@ export function nextLiveStep(spec: LiveWalkSpec, observed: LiveWalkObservation):
     owner.destination === spec.destination.identity &&
     owner.cluster === spec.cluster;
   if (ownsDestination) {
-    if (observed.members.some((m) => m.side !== 'destination'))
-      throw new LiveWalkConflictError('the destination owns the shoot while other seeds are members', observed);
+    if (observed.members.some((m) => m.side !== 'destination')) {
+      // Only the way out `force` names the destination while others are members; it holds every acknowledged
+      // write only as long as each quorum of the voters has an answering destination voter in it.
+      const voters = observed.members.filter((m) => !m.learner);
+      if (!mayForce(voters, 'destination'))
+        throw new LiveWalkConflictError('the destination owns the shoot while other seeds are members', observed);
+      return { kind: 'force', member: mostUpToDate(answeringVoters(voters, 'destination'))!.name };
+    }
+    // After a force the destination's other planned members join the cluster it became, one at a time.
+    const joining = observed.members.find((m) => m.learner || !m.started);
+    if (joining)
+      return joining.started ? { kind: 'promote', member: joining.name } : { kind: 'start', member: joining.name };
+    const missing = spec.destination.members.find((name) => !observed.members.some((m) => m.name === name));
+    if (missing !== undefined) return { kind: 'add-learner', member: missing };
     return observed.sourceRetired ? { kind: 'done' } : { kind: 'retire-source' };
   }
   if (observed.cluster !== spec.cluster)
@@ -215,7 +234,7 @@ export function liveWayOut(spec: LiveWalkSpec, observed: LiveWalkObservation, re
   if (owner?.kind === 'seed' && owner.seed === spec.destination.identity) return { kind: 'continue' };
   if (reach.source && reach.destination) return { kind: 'continue' };
   const voters = observed.members.filter((m) => !m.learner && m.side !== 'stranger');
-  const answering = (side: WalkSide) => voters.filter((m) => m.side === side && m.raft !== undefined);
+  const answering = (side: WalkSide) => answeringVoters(voters, side);
   if (reach.destination && !reach.source) {
     if (owner?.kind === 'seed') return { kind: 'bad-path' };
     if (answering('destination').length >= quorum(voters.length)) return { kind: 'continue' };
@@ -240,11 +259,14 @@ export function liveWayOut(spec: LiveWalkSpec, observed: LiveWalkObservation, re
  * holds it too).
  */
 export function mayForce(voters: readonly WalkMember[], side: WalkSide): boolean {
-  const answering = voters.filter((m) => m.side === side && m.raft !== undefined).length;
+  const answering = answeringVoters(voters, side).length;
   return answering > 0 && voters.length - answering < quorum(voters.length);
 }
 
+function answeringVoters(voters: readonly WalkMember[], side: WalkSide): WalkMember[] {
+  return voters.filter((m) => m.side === side && m.raft !== undefined);
+}
+
 function force(side: WalkSide, voters: readonly WalkMember[]): LiveWayOut {
-  const member = mostUpToDate(voters.filter((m) => m.side === side && m.raft !== undefined));
-  return { kind: 'force', side, member: member!.name };
+  return { kind: 'force', side, member: mostUpToDate(answeringVoters(voters, side))!.name };
 }

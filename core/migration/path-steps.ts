@@ -1,7 +1,11 @@
-import { describeError, type MigrationJournal, type MigrationRef } from './journal.js';
+import { ConflictError } from '../errors.js';
+import { expiredLease } from '../garden/lease-monitor.js';
+import { describeError, stepOf, type MigrationJournal, type MigrationRef } from './journal.js';
 import { choosePathForSource } from './path.js';
 import {
+  continueWithoutStep,
   leaveLivePath,
+  noteStep,
   resumePoint,
   setPath,
   switchToBadPath,
@@ -28,6 +32,16 @@ export interface PathStepsOptions {
   /** Task tokens filed under the source seed; a switch removes the one of the step that gave up. */
   sourceWaits?: SourceWaitIndex;
 }
+
+/**
+ * How often walk-live may be taken again while both seeds hold their leases (a source whose etcd restarts,
+ * a round that ran out of time), 10 s apart, before the migration ends in Error: about three minutes.
+ */
+export const LIVE_WALK_ATTEMPTS = 18;
+export const LIVE_WALK_RETRY_SECONDS = 10;
+
+/** What live-reach answers the state machine: take the way out of a lost source, or walk again after a wait. */
+export type LiveReach = { next: 'source-lost' } | { next: 'walk-again'; waitSeconds: number };
 
 /** Which path a migration takes (docs/design.md section 5, step 2) and the switch from the good path to the bad. */
 export class PathSteps {
@@ -60,6 +74,68 @@ export class PathSteps {
     const record = await this.journal.current(ref);
     await this.journal.save(leaveLivePath(record, { reason: describeError(error), now: this.journal.now() }));
     return { path: 'good' };
+  }
+
+  /**
+   * A round of the live walk failed (the source's members stopped answering, the round ran out of time): the
+   * seeds' leases tell what the garden can still reach (docs/design.md section 5, "Ways out"). The source
+   * lost and the destination held: its way out. Both held: walk again shortly, a bounded number of times.
+   * The destination lost: Error (ConflictError, which the flow records), since the ways out that leave the
+   * shoot on the source are not the migration's yet; its members only learn or vote beside the source's,
+   * and a resume walks on once it is back.
+   */
+  async liveReach(ref: MigrationRef, error: unknown): Promise<LiveReach> {
+    const record = await this.journal.current(ref);
+    const now = this.journal.now();
+    const [source, destination] = await Promise.all([
+      this.journal.garden.getSeed(record.source.name),
+      this.journal.garden.getSeed(record.destination.name),
+    ]);
+    const sourceLost = source ? expiredLease(source, now) : undefined;
+    const destinationLost = destination ? expiredLease(destination, now) : undefined;
+    const why = describeError(error);
+    if (destinationLost)
+      throw new ConflictError(
+        `${why}; the destination seed ${record.destination.name}'s lease expired at ${destinationLost.expiredAt}${sourceLost ? ` and the source's at ${sourceLost.expiredAt}` : ''}: the walk holds where it stands (resume the migration once the destination is back)`,
+        { code: 'LiveWalkHeld' },
+      );
+    if (sourceLost) {
+      if (stepOf(record, 'walk-live').state === 'running')
+        await this.journal.save(
+          noteStep(record, {
+            step: 'walk-live',
+            now,
+            message: `${why}; the source seed ${record.source.name}'s lease expired at ${sourceLost.expiredAt}: taking the walk's way out`,
+          }),
+        );
+      return { next: 'source-lost' };
+    }
+    const again = (record.live?.walkedAgain ?? 0) + 1;
+    if (again > LIVE_WALK_ATTEMPTS || record.live === undefined)
+      throw new ConflictError(
+        `${why}; both seeds hold their leases, and the walk did not go on in ${LIVE_WALK_ATTEMPTS} more rounds`,
+        { code: 'LiveWalkStalled' },
+      );
+    await this.journal.save({ ...record, live: { ...record.live, walkedAgain: again } });
+    return { next: 'walk-again', waitSeconds: LIVE_WALK_RETRY_SECONDS };
+  }
+
+  /**
+   * retire-source could not be sent: the source's lease expired (a live walk that completed without it).
+   * What is left there is deleted by its own agent once it is back (the leftover rule, docs/design.md
+   * section 11): its member left the cluster or was forced out of it, and the record names another seed.
+   */
+  async skipRetireSource(ref: MigrationRef, error: unknown): Promise<{ skipped: true }> {
+    const record = await this.journal.current(ref);
+    await this.journal.save(
+      continueWithoutStep(record, {
+        step: 'retire-source',
+        now: this.journal.now(),
+        outcome: 'failed',
+        reason: describeError(error),
+      }),
+    );
+    return { skipped: true };
   }
 
   /** A good-path step timed out or failed: continue at set-owner-destination. */

@@ -83,6 +83,14 @@ export interface MigrationRecord {
     cluster: string;
     sourceMembers: { name: string; peerUrl: string; clientUrl: string }[];
     loadBalancer?: string;
+    /**
+     * The way out the destination took after the garden found the source lost mid-walk (docs/design.md
+     * section 5, "Ways out"): `bad-path` once its member, which only learnt, was wiped (the snapshot path is
+     * then safe to take), `force` or `continue` when the walk completes on the destination.
+     */
+    wayOut?: 'continue' | 'force' | 'bad-path';
+    /** How often live-reach had the walk taken again while both seeds held their leases (bounded). */
+    walkedAgain?: number;
   };
   /** What copy-snapshots reported, for the restore: whether the copy holds the final snapshot, and its last revision. */
   copy?: { final: boolean; lastRevision?: number };
@@ -471,13 +479,15 @@ export function switchToBadPath(
   options: { failedStep: MigrationStepId; reason: string; now: Date },
 ): MigrationRecord {
   if (record.path === 'bad') return record;
-  if (stepDefinition(options.failedStep).phase !== 'good')
+  // The walk's own way out: its destination member only learnt and was wiped, so no second cluster can form.
+  const wayOut = record.path === 'live' && record.live?.wayOut === 'bad-path' && options.failedStep === 'walk-live';
+  if (stepDefinition(options.failedStep).phase !== 'good' && !wayOut)
     throw invalid(
       record,
       `${options.failedStep} is not on the good path; only good-path steps switch to the bad path`,
       options.failedStep,
     );
-  if (record.path === 'live' && walkBegun(record))
+  if (record.path === 'live' && walkBegun(record) && !wayOut)
     throw invalid(
       record,
       'the live walk began: the bad path would restore a copy beside the cluster that walks',

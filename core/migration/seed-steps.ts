@@ -2,13 +2,21 @@ import { parseCommandSuccess } from '../commands/protocol.js';
 import { apiDomainName } from '../dns/api-domain.js';
 import type { CommandResult, SeedCommand } from '../commands/schema.js';
 import { ConflictError, NotFoundError } from '../errors.js';
+import { SourceLeaseExpiredError } from './errors.js';
 import { expiredLease } from '../garden/lease-monitor.js';
 import { saveKeepingSecrets, type ShootSecretsKeeper } from '../shootstate/secrets-keeper.js';
 import type { ShootStateStore } from '../shootstate/store.js';
 import { SHOOT_STATE_API_VERSION, type PackedShootState } from '../shootstate/types.js';
-import { assertRound, commandForStep, RESTORE_AHEAD_HEARTBEAT_SECONDS, type RestoreAheadRound } from './commands.js';
+import { assertRound, commandForStep, RESTORE_AHEAD_HEARTBEAT_SECONDS, type StepRound } from './commands.js';
 import type { MigrationJournal, MigrationRef } from './journal.js';
-import { completeStep, continueWithoutStep, startStep, type MigrationPath, type MigrationRecord } from './record.js';
+import {
+  completeStep,
+  continueWithoutStep,
+  noteStep,
+  startStep,
+  type MigrationPath,
+  type MigrationRecord,
+} from './record.js';
 import { sourceLeaseExpired, switchesEarly, waitsOnSource, type SourceWaitIndex } from './source-waits.js';
 import { stepDefinition, type MigrationStepId } from './steps.js';
 
@@ -60,12 +68,21 @@ export class SeedCommands {
   async beginCommand(
     ref: MigrationRef,
     step: MigrationStepId,
-    options: { taskToken?: string; round?: RestoreAheadRound } = {},
+    options: { taskToken?: string; round?: StepRound } = {},
   ): Promise<{ command: SeedCommand; queueUrl: string; messageGroupId: string }> {
     assertRound(step, options.round);
     const record = await this.journal.save(
       startStep(await this.journal.current(ref), { step, now: this.journal.now() }),
     );
+    if (step === 'retire-source') {
+      // A walk that completed without its lost source: nothing would answer the command.
+      const source = await this.journal.garden.getSeed(record.source.name);
+      const lease = source && expiredLease(source, this.journal.now());
+      if (lease)
+        throw new SourceLeaseExpiredError(
+          `the source seed ${lease.seed}'s lease expired at ${lease.expiredAt} (last renewed ${lease.lastRenewTime}): no agent there would answer retire-source`,
+        );
+    }
     const early = switchesEarly(record, step);
     if (early) {
       const source = await this.journal.garden.getSeed(record.source.name);
@@ -219,7 +236,7 @@ export class SeedAnswers {
   ): Promise<{ message: string; next: CommandResult<'live-walk'>['next'] }> {
     const expected: Partial<Record<MigrationStepId, readonly string[]>> = {
       'survey-live': ['own-both'],
-      'walk-live': ['own-destination'],
+      'walk-live': ['own-destination', 'bad-path'],
       'finish-live': ['retire-source', 'done'],
     };
     if (!expected[step]?.includes(result.next))
@@ -227,13 +244,29 @@ export class SeedAnswers {
         `${step}: the destination's walk waits for ${result.next}, not for ${expected[step]?.join(' or ') ?? 'nothing'}`,
         { code: 'LiveWalkOutOfStep' },
       );
+    const walked = `${result.taken.length === 0 ? 'nothing left to walk' : result.taken.join(', ')}; next: ${result.next}`;
     const message =
       step === 'survey-live'
         ? `etcd cluster ${result.spec.cluster} with ${result.spec.sourceMembers.map((m) => m.name).join(', ')} on the source`
-        : `${result.taken.length === 0 ? 'nothing left to walk' : result.taken.join(', ')}; next: ${result.next}`;
-    const done = completeStep(record, { step, now: this.journal.now(), message });
+        : result.wayOut
+          ? `the source is lost; way out: ${WAY_OUT_MESSAGES[result.wayOut]}; ${walked}`
+          : walked;
+    const now = this.journal.now();
+    if (result.wayOut === 'bad-path') {
+      // Not done: the step fails where the flow switches to the bad path, which the way out makes safe.
+      const noted = noteStep(record, { step, now, message });
+      await this.journal.save({ ...noted, live: { ...noted.live!, wayOut: 'bad-path' } });
+      return { message, next: result.next };
+    }
+    const done = completeStep(record, { step, now, message });
     const live = { ...result.spec, ...(result.loadBalancer ? { loadBalancer: result.loadBalancer } : {}) };
-    await this.journal.save(step === 'survey-live' ? { ...done, live } : done);
+    await this.journal.save(
+      step === 'survey-live'
+        ? { ...done, live }
+        : result.wayOut
+          ? { ...done, live: { ...done.live!, wayOut: result.wayOut } }
+          : done,
+    );
     return { message, next: result.next };
   }
 
@@ -297,6 +330,13 @@ export class SeedAnswers {
     return { version, ...(record.path ? { path: record.path } : {}) };
   }
 }
+
+const WAY_OUT_MESSAGES: Record<NonNullable<CommandResult<'live-walk'>['wayOut']>, string> = {
+  continue: "the destination's voters hold the quorum, the walk goes on without the source",
+  force:
+    'the voters are split across the seeds: the owner record goes to the destination, whose member is forced into a cluster of its own with every acknowledged write',
+  'bad-path': "the destination's member only learnt and was wiped: the bad path restores the snapshots",
+};
 
 /** What the step's message says of the fidelity check (docs/design.md section 4). */
 function fidelityNote(f: NonNullable<CommandResult<'restore'>['etcd']>['fidelity']): string {

@@ -268,6 +268,10 @@ export const MIGRATION_STEPS: readonly MigrationStepDefinition[] = defineFlow<Mi
     command: 'delete-control-plane',
     dependencies: ['finish-live'],
     skipIf: ['snapshotPath'],
+    bestEffort: {
+      without:
+        "the source's agent deletes what is left once it is back: it hosts a plane the owner record gives another seed (the leftover rule)",
+    },
     weight: 2,
     operation: 'Restore',
   },

@@ -31,7 +31,7 @@ export const handler = task(
       action: z.literal('dispatch'),
       ref,
       step: stepId,
-      round: z.literal('refresh').optional(),
+      round: z.enum(['refresh', 'source-lost']).optional(),
       taskToken: z.string().min(1),
     })
     .strict(),

@@ -28,6 +28,8 @@ const input = z.discriminatedUnion('action', [
   z.object({ action: z.literal('persist-shootstate'), ref, output: z.unknown() }).strict(),
   z.object({ action: z.literal('switch-to-bad-path'), ref, error: stepError.optional() }).strict(),
   z.object({ action: z.literal('leave-live-path'), ref, error: stepError.optional() }).strict(),
+  z.object({ action: z.literal('live-reach'), ref, error: stepError.optional() }).strict(),
+  z.object({ action: z.literal('skip-retire-source'), ref, error: stepError.optional() }).strict(),
   z.object({ action: z.literal('begin-pre-copy'), ref }).strict(),
   z
     .object({
@@ -69,6 +71,10 @@ export const handler = task(input, async (event) => {
       return paths.switchToBadPath(event.ref, event.error ?? { Error: 'Unknown' });
     case 'leave-live-path':
       return paths.leaveLivePath(event.ref, event.error ?? { Error: 'Unknown' });
+    case 'live-reach':
+      return paths.liveReach(event.ref, event.error ?? { Error: 'Unknown' });
+    case 'skip-retire-source':
+      return paths.skipRetireSource(event.ref, event.error ?? { Error: 'Unknown' });
     case 'persist-shootstate':
       return answers.persistShootState(event.ref, event.output);
     case 'complete-command':

@@ -59,7 +59,8 @@ export const PERMANENT_TASK_ERRORS = [
 ] as const;
 /**
  * Errors that end a good-path step early so that the flow switches to the bad path; only the states of the
- * source's seed steps (MigrateExtensions, DeleteSourceControlPlane) can fail with them, and they catch them.
+ * source's seed steps (MigrateExtensions, DeleteSourceControlPlane) can fail with them, and they catch them;
+ * and the live path's RetireSource, which a lost source skips.
  */
 export const SWITCH_TASK_ERRORS = ['SourceLeaseExpired'] as const;
 /**

@@ -486,6 +486,15 @@ export class ControlPlaneRuntime implements SeedRuntime {
       start: async (join) =>
         void (await this.startEtcd({ shoot: command.shoot, bucket: plane.backupBucket, join }, plane)),
       follow: () => this.followWalk(command, plane, signal),
+      force: async () =>
+        void (await this.startEtcd({ shoot: command.shoot, bucket: plane.backupBucket, forceNewCluster: true }, plane)),
+      // Its member only learnt: nothing of it is kept, and the bad path's restore starts the plane afresh.
+      wipe: async () => {
+        await this.stopProcesses(id);
+        await hosting.remove(id);
+        this.planes.delete(id);
+        await this.persist(id);
+      },
       // The garden's task gives up once the command's timeout passed since it was sent: the round ends before,
       // and the step's retry (the same round again) resumes the walk where it stands.
       timeoutMs: Math.max(

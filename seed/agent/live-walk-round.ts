@@ -2,14 +2,21 @@ import type { CommandOf, CommandResult } from '../../core/commands/index.js';
 import { ValidationError } from '../../core/errors.js';
 import {
   describeLiveStep,
+  liveWayOut,
   LiveWalkConflictError,
   type LiveWalkSpec,
   type LiveWalkStep,
 } from '../../core/migration/live-walk.js';
 import { parseOwnerValue } from '../../core/ownership/owner-value.js';
 import { anyMember } from '../backup-restore/cluster/join.js';
-import { walkLive, type LiveWalkHost, type WalkMemberPlan } from '../backup-restore/cluster/live-walk.js';
+import {
+  observeLiveWalk,
+  walkLive,
+  type LiveWalkHost,
+  type WalkMemberPlan,
+} from '../backup-restore/cluster/live-walk.js';
 import { clusterIdHex, memberList } from '../backup-restore/etcd-gateway.js';
+import { WalkPeerLostError } from '../backup-restore/errors.js';
 import { AgentCommandError, messageOf } from './errors.js';
 import type { EtcdSpec, LiveMemberPlan } from './hosting.js';
 
@@ -33,8 +40,19 @@ export interface LiveWalkRoundInput {
    * names it among its steps). Best effort: it must not fail the walk.
    */
   follow?: () => Promise<boolean>;
+  /** Starts this seed's member again as a cluster of its own, keeping its data (the way out `force`). */
+  force: () => Promise<void>;
+  /** Stops this seed's member and deletes its data and the plane (the way out `bad-path`: it only learnt). */
+  wipe: () => Promise<void>;
   timeoutMs: number;
 }
+
+/**
+ * How long the source's members may be silent, with no step of the walk succeeding, before a round gives up
+ * with LiveWalkPeerLost: longer than a restart of their etcd, short beside the source's lease (three
+ * heartbeats), which is what the garden then looks at.
+ */
+export const SOURCE_SILENCE_MS = 10_000;
 
 /**
  * One round of a live walk on the destination (docs/design.md section 5, "The live path"): the first
@@ -67,16 +85,48 @@ export async function liveWalkRound(input: LiveWalkRoundInput): Promise<CommandR
     writeOwner: gardens('an owner record change'),
     sourceRetired: async () => false,
     retireSource: gardens('retiring the source'),
-    force: gardens('forcing a member'),
+    force: async (member) => {
+      if (member.name !== self.name) throw new Error(`${member.name} is not this seed's member`);
+      await input.force();
+    },
   };
   const taken: string[] = [];
+  const answer = (next: CommandResult<'live-walk'>['next'], extra: Partial<CommandResult<'live-walk'>> = {}) => ({
+    spec,
+    next,
+    taken,
+    ...extra,
+    ...(self.loadBalancer ? { loadBalancer: self.loadBalancer } : {}),
+  });
   try {
+    let wayOut: CommandResult<'live-walk'>['wayOut'];
+    if (command.lost === 'source') {
+      const observed = await observeLiveWalk({ members, host }).catch((error: unknown) => {
+        // A member that never started to join holds nothing of the cluster: nothing to observe, nothing to lose.
+        if (!self.joined) return undefined;
+        throw error;
+      });
+      const out = observed
+        ? liveWayOut(walk, observed, { source: false, destination: true })
+        : ({ kind: 'bad-path' } as const);
+      if (out.kind === 'force') return answer('own-destination', { wayOut: 'force' });
+      if (out.kind === 'bad-path') {
+        await input.wipe();
+        taken.push(`wipe ${self.name}`);
+        return answer('bad-path', { wayOut: 'bad-path' });
+      }
+      if (out.kind !== 'continue')
+        throw new LiveWalkConflictError(`no way out for the destination: ${out.kind}`, observed!);
+      wayOut = 'continue';
+    }
     const { next } = await walkLive({
       spec: walk,
       members,
       host,
       timeoutMs: input.timeoutMs,
       stopBefore: GARDEN_STEPS,
+      // Told the source is lost, the walk goes on without it (its way out `continue`).
+      ...(wayOut === undefined ? { sourceLostAfterMs: SOURCE_SILENCE_MS } : {}),
       beforeStep: async (step, observed) => {
         if (step.kind !== 'move-leader' && step.kind !== 'remove') return;
         if (!observed.members.some((m) => m.name === self.name && m.started && !m.learner)) return;
@@ -88,13 +138,13 @@ export async function liveWalkRound(input: LiveWalkRoundInput): Promise<CommandR
         if (taken.at(-1) !== described) taken.push(described);
       },
     });
-    return {
-      spec,
-      next: next.kind === 'done' ? 'done' : (next.kind as (typeof GARDEN_STEPS)[number]),
-      taken,
-      ...(self.loadBalancer ? { loadBalancer: self.loadBalancer } : {}),
-    };
+    return answer(
+      next.kind === 'done' ? 'done' : (next.kind as (typeof GARDEN_STEPS)[number]),
+      wayOut ? { wayOut } : {},
+    );
   } catch (cause) {
+    if (cause instanceof WalkPeerLostError)
+      throw new AgentCommandError('LiveWalkPeerLost', cause.message, { taken }, { cause });
     if (cause instanceof LiveWalkConflictError)
       throw new AgentCommandError('LiveWalkConflict', cause.message, { observed: cause.current, taken }, { cause });
     if (cause instanceof ValidationError)

@@ -104,6 +104,9 @@ export class ClusterMemberError extends SidecarError {
   }
 }
 
+/** The other seed's members of a walking cluster stopped answering while the walk needs them. */
+export class WalkPeerLostError extends ClusterMemberError {}
+
 /** etcd no longer holds the events asked for (compacted, or the watch was cancelled): only a full snapshot helps. */
 export class HistoryUnavailableError extends SidecarError {}
 

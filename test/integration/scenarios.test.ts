@@ -917,4 +917,72 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
       totalMs: Date.now() - t0,
     });
   }, 240_000);
+
+  it("L2: mode live, the source killed while both seeds vote: the garden finds it lost and the destination's member is forced into a cluster of its own; one cluster throughout, no acknowledged write lost", async () => {
+    const t0 = Date.now();
+    const l = await landscape('l2', undefined);
+    const started = await api.request<{ migrationId: string }>(
+      'POST',
+      `/projects/${l.project}/shoots/${l.shootName}/migrate`,
+      { body: { destinationSeed: l.destination.name, mode: 'live' } },
+    );
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const migratedAt = Date.now();
+    l.history.annotate('migrate (live path)', migratedAt);
+    // Both seeds vote from the destination member's promotion on, while the walk waits for its kube-apiserver to follow.
+    await until(
+      "the destination's member to vote beside the source's",
+      async () => {
+        const url = l.destination.sidecar(l.id)?.clientUrl;
+        const list = url === undefined ? undefined : await memberList(url, 500).catch(() => undefined);
+        return list?.members.length === 2 && list.members.every((m) => !m.isLearner && m.name !== '');
+      },
+      { timeoutMs: 120_000, intervalMs: 50 },
+    );
+    // A crash of the source seed, as in S3: its sidecar's tree SIGKILLed, its agent stopped, everything outbound cut.
+    const sidecarPids = l.source.sidecars(l.id).map((s) => s.pid!);
+    const tree = sidecarPids.flatMap((pid) => processTree(pid));
+    l.source.stopRestarting(l.id);
+    const killedAt = Date.now();
+    await Promise.all(sidecarPids.map((pid) => killProcessTree(pid)));
+    l.history.annotate('source sidecar and etcd killed while both seeds vote', killedAt, Date.now());
+    await l.source.stopAgent();
+    l.source.proxies.cutAll();
+
+    const m = await settled(l);
+    const settledAt = Date.now();
+    const steps = JSON.stringify(m.steps.map((s) => [s.id, s.state, s.message]));
+    expect(m.state, JSON.stringify({ error: m.error, steps })).toBe('Succeeded');
+    expect(m.path, steps).toBe('live');
+    const step = (id: string) => m.steps.find((s) => s.id === id);
+    expect(step('walk-live')?.message, steps).toMatch(/^the source is lost; way out: the voters are split/);
+    expect(step('finish-live')?.message, steps).toMatch(/^force \S+/);
+    // Nothing there answers retire-source: the source's agent deletes what is left once it is back.
+    expect(step('retire-source'), steps).toMatchObject({ state: 'failed', message: expect.stringContaining('leftover') });
+    for (const id of ['delete-owner-record', 'wait-final-snapshot', 'copy-snapshots', 'restore-etcd'])
+      expect([id, step(id)?.state]).toEqual([id, 'skipped']);
+    const record = await finishWriting(l);
+    expect(tree.filter((p) => !gone(p))).toEqual([]);
+
+    const ownerRecord = await owners.get(`owner.${l.shootName}.${l.project}.${deployment.outputs.InternalDomain}`);
+    expect(ownerRecord?.value).toBe(await l.destination.identity());
+    const clientUrl = l.destination.sidecar(l.id)!.clientUrl;
+    // The cluster the survey named, alone on the destination now: forced with its data, not restored.
+    const list = await memberList(clientUrl);
+    expect(clusterIdHex(list.clusterId)).toBe((m as View & { live?: { cluster: string } }).live?.cluster);
+    expect(list.members).toHaveLength(1);
+    // Every write the source acknowledged was on a quorum, and so on the destination's member.
+    await assertFidelity(l, record, clientUrl);
+    const content = await readEtcdContent({ clientUrl, prefix: `${record.prefix}/` });
+    const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
+    expect(loss.ok, loss.summary).toBe(true);
+    await assertLinearizable(l, 'L2');
+    const gap = longestGap(record.acknowledged, killedAt, settledAt);
+    figures('L2', record, {
+      lost: loss.lost.length,
+      longestWriteGapFromKillMs: Math.round(gap.ms),
+      migrateToSettledMs: settledAt - migratedAt,
+      totalMs: Date.now() - t0,
+    });
+  }, 300_000);
 });

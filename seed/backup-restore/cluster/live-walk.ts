@@ -20,7 +20,7 @@ import {
   moveLeader,
   type ClusterMember,
 } from '../etcd-gateway.js';
-import { ClusterMemberError } from '../errors.js';
+import { ClusterMemberError, WalkPeerLostError } from '../errors.js';
 import { anyMember } from './join.js';
 
 /**
@@ -66,6 +66,12 @@ export interface LiveWalkOptions {
   readonly beforeStep?: (step: LiveWalkStep, observed: LiveWalkObservation) => Promise<void>;
   /** Returns, without taking it, when the next step is one of these (a caller that takes the steps in turns). */
   readonly stopBefore?: readonly LiveWalkStep['kind'][];
+  /**
+   * Ends the walk with `WalkPeerLostError` once the source's members are in the cluster, none of them has
+   * answered and no step succeeded for this long: the walk needs them (a quorum, the leader), and whether
+   * their seed is lost is the garden's to tell. Absent: the walk tries until its timeout.
+   */
+  readonly sourceLostAfterMs?: number;
 }
 
 /** What the garden needs to choose the next step: etcd's member list and each member's raft position. */
@@ -116,6 +122,7 @@ export async function walkLive(options: LiveWalkOptions): Promise<{ taken: LiveW
   validateLiveWalkSpec(options.spec);
   const deadline = performance.now() + options.timeoutMs;
   const taken: LiveWalkStep[] = [];
+  const silence = new SourceSilence(options.sourceLostAfterMs);
   let lastError: unknown;
   while (performance.now() < deadline) {
     let observed: LiveWalkObservation;
@@ -123,16 +130,21 @@ export async function walkLive(options: LiveWalkOptions): Promise<{ taken: LiveW
       observed = await observeLiveWalk(options);
     } catch (error) {
       lastError = error;
+      // No member answered, the source's among them.
+      silence.note(undefined);
       await sleep(100);
       continue;
     }
+    silence.note(observed);
     const step = nextLiveStep(options.spec, observed);
     if (step.kind === 'done' || options.stopBefore?.includes(step.kind)) return { taken, next: step };
-    await options.beforeStep?.(step, observed);
+    if (options.beforeStep) await unlessSourceLost(options.beforeStep(step, observed), options, silence);
     try {
       await applyLiveStep(step, observed, options);
       options.onStep?.(step, observed);
       taken.push(step);
+      // Only a walk that stalls without them needs the source's members.
+      silence.reset();
     } catch (error) {
       // etcd refuses a promotion until the learner caught up, and a transfer while an election runs.
       lastError = error;
@@ -144,6 +156,61 @@ export async function walkLive(options: LiveWalkOptions): Promise<{ taken: LiveW
     '',
     { cause: lastError },
   );
+}
+
+/** How long the source's members have been silent in the walk's observations (`sourceLostAfterMs`). */
+class SourceSilence {
+  private since: number | undefined;
+
+  constructor(private readonly afterMs: number | undefined) {}
+
+  get watched(): boolean {
+    return this.afterMs !== undefined;
+  }
+
+  /**
+   * Throws `WalkPeerLostError` once the source's members are in the cluster and silent for `afterMs`; an
+   * observation that failed (`undefined`: no member answered at all) counts as silent.
+   */
+  note(observed: LiveWalkObservation | undefined): void {
+    if (this.afterMs === undefined) return;
+    const source = observed?.members.filter((m) => m.side === 'source');
+    const silent = source === undefined || (source.length > 0 && source.every((m) => m.raft === undefined));
+    this.since = silent ? (this.since ?? performance.now()) : undefined;
+    if (this.since !== undefined && performance.now() - this.since >= this.afterMs)
+      throw new WalkPeerLostError(
+        `the source's members ${source === undefined ? '(none answers)' : source.map((m) => m.name).join(', ')} have not answered for ${this.afterMs} ms`,
+        source?.map((m) => m.name).join(',') ?? '',
+      );
+  }
+
+  reset(): void {
+    this.since = undefined;
+  }
+}
+
+/**
+ * What must hold before a step (a kube-apiserver that follows the walk becomes ready only while etcd has a
+ * quorum) may wait for the source: it ends with `WalkPeerLostError` as the walk's own loop would, once the
+ * source's members have been silent for `sourceLostAfterMs`.
+ */
+async function unlessSourceLost<T>(work: Promise<T>, options: LiveWalkOptions, silence: SourceSilence): Promise<T> {
+  if (!silence.watched) return work;
+  let settled = false;
+  const never = new Promise<never>(() => {});
+  const watch = (async (): Promise<never> => {
+    for (;;) {
+      await sleep(500);
+      const observed = settled ? undefined : await observeLiveWalk(options).catch(() => undefined);
+      if (settled) return never;
+      silence.note(observed);
+    }
+  })();
+  try {
+    return await Promise.race([work, watch]);
+  } finally {
+    settled = true;
+  }
 }
 
 export async function applyLiveStep(
@@ -195,6 +262,8 @@ export async function applyLiveStep(
       await anyMember(leaderUrls, (e) => moveLeader(e, idOf(step.to), timeout));
       return;
     }
+    case 'force':
+      return host.force(plan(step.member));
     case 'remove':
       // Not through the member that leaves: it stops once it applied its removal and may not answer.
       await anyMember(

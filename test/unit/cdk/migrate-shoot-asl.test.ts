@@ -239,9 +239,9 @@ describe('state-machines/migrate-shoot.asl.json', () => {
       const timeout = definition.States[name]!.Catch!.find((c) => c.ErrorEquals.includes('States.Timeout'))!;
       expect(timeout.ErrorEquals).toEqual(expect.arrayContaining([...SWITCH_TASK_ERRORS]));
     }
-    // Nothing else can fail with it: no other state catches it.
+    // Nothing else can fail with it but retire-source, whose lost source skips it: no other state catches it.
     const others = states
-      .filter(([name]) => !good.includes(name))
+      .filter(([name]) => !good.includes(name) && name !== 'RetireSource')
       .flatMap(([, s]) => (s.Catch ?? []).flatMap((c) => c.ErrorEquals));
     expect(others.filter((e) => (SWITCH_TASK_ERRORS as readonly string[]).includes(e))).toEqual([]);
     const retryable = Object.entries(COMMAND_FAILURES)
@@ -304,16 +304,13 @@ describe('state-machines/migrate-shoot.asl.json', () => {
       Choices: [{ Variable: '$.owner.value.path', StringEquals: 'live', Next: 'FinishLive' }],
       Default: 'BeginCopy',
     });
-    const flow = [
-      'SurveyLive',
-      'SurveyAnswered',
-      'OwnLive',
-      'WalkLive',
-      'WalkAnswered',
-      'SetOwnerDestination',
-      'AfterOwnerDestination?',
-    ];
+    const flow = ['SurveyLive', 'SurveyAnswered', 'OwnLive', 'WalkLive', 'WalkAnswered', 'WayOut?'];
     expect(flow.slice(0, -1).map((name) => definition.States[name]?.Next)).toEqual(flow.slice(1));
+    expect(definition.States['WayOut?']).toMatchObject({
+      Choices: [{ Variable: '$.walkRecorded.value.next', StringEquals: 'bad-path', Next: 'SwitchToBadPath' }],
+      Default: 'SetOwnerDestination',
+    });
+    expect(definition.States.SetOwnerDestination?.Next).toBe('AfterOwnerDestination?');
     const finish = ['FinishLive', 'FinishAnswered', 'RetireSource', 'SourceRetired', 'RestoreExtensions'];
     expect(finish.slice(0, -1).map((name) => definition.States[name]?.Next)).toEqual(finish.slice(1));
     expect(
@@ -329,9 +326,44 @@ describe('state-machines/migrate-shoot.asl.json', () => {
       ResultPath: '$.path',
       Parameters: { Payload: { action: 'leave-live-path', 'ref.$': '$.ref', 'error.$': '$.error' } },
     });
-    // Once the owner record may hold the live value, no snapshot path is safe: a failure ends in Error, resumable.
-    for (const name of ['OwnLive', 'WalkLive', 'FinishLive', 'RetireSource'])
+    // Once the owner record may hold the live value, no snapshot path is safe but the walk's own ways out:
+    // a failure ends in Error, resumable, except where a seed may be lost.
+    for (const name of ['OwnLive', 'FinishLive', 'WalkLiveSourceLost'])
       expect(definition.States[name]?.Catch?.map((c) => c.Next)).toEqual(['RecordFailure']);
+    // A walk round that failed as a lost seed's would: the leases decide, then the way out or the walk again.
+    expect(definition.States.WalkLive?.Catch?.map((c) => [c.ErrorEquals, c.Next])[0]).toEqual([
+      ['LiveWalkPeerLost', 'RuntimeUnavailable', 'States.Timeout', 'States.HeartbeatTimeout'],
+      'LiveReach',
+    ]);
+    expect(definition.States.WalkLive?.Catch?.[1]?.Next).toBe('RecordFailure');
+    expect(definition.States.LiveReach).toMatchObject({
+      Next: 'LiveReach?',
+      ResultPath: '$.reach',
+      Parameters: { Payload: { action: 'live-reach', 'ref.$': '$.ref', 'error.$': '$.error' } },
+    });
+    expect(definition.States.LiveReach?.Catch?.map((c) => c.Next)).toEqual(['RecordFailure']);
+    expect(definition.States['LiveReach?']).toMatchObject({
+      Choices: [{ Variable: '$.reach.value.next', StringEquals: 'source-lost', Next: 'WalkLiveSourceLost' }],
+      Default: 'WaitBeforeWalkingAgain',
+    });
+    expect(definition.States.WaitBeforeWalkingAgain).toMatchObject({
+      SecondsPath: '$.reach.value.waitSeconds',
+      Next: 'WalkLive',
+    });
+    expect(definition.States.WalkLiveSourceLost?.Parameters?.Payload).toMatchObject({
+      step: 'walk-live',
+      round: 'source-lost',
+    });
+    expect(definition.States.WalkLiveSourceLost?.Next).toBe('WalkAnswered');
+    // A source lost for good answers no retire-source: its own agent deletes what is left when it is back.
+    expect(definition.States.RetireSource?.Catch?.map((c) => [c.ErrorEquals, c.Next])).toEqual([
+      [['SourceLeaseExpired'], 'SkipRetireSource'],
+      [expect.arrayContaining(['RuntimeUnavailable', 'States.Timeout']), 'RecordFailure'],
+    ]);
+    expect(definition.States.SkipRetireSource).toMatchObject({
+      Next: 'RestoreExtensions',
+      Parameters: { Payload: { action: 'skip-retire-source', 'ref.$': '$.ref', 'error.$': '$.error' } },
+    });
     // A round that ran out of time is taken again: it observes the cluster afresh and goes on from there.
     for (const name of ['WalkLive', 'FinishLive'])
       expect(definition.States[name]?.Retry?.at(-1)?.ErrorEquals).toEqual([

@@ -74,6 +74,11 @@ class Cluster {
         expect(step.id, 'the leader is never removed').not.toBe(o.leader);
         members.splice(at(step.member), 1);
         break;
+      case 'force':
+        // A cluster of its own with its data; the other members of its side would rejoin it.
+        members.splice(0, members.length, members[at(step.member)]!);
+        this.observed = { ...o, members, leader: members[0]!.id };
+        return;
       case 'done':
         return;
     }
@@ -362,6 +367,44 @@ describe('liveWayOut at every point of every walk', () => {
       member: 'd3',
     });
   });
+
+  it.each(SIZES)(
+    'from %i to %i members: once the owner record names the destination after `force`, its latest voter is forced, then the source retires',
+    (from, to) => {
+      const walk = spec(from, to);
+      let forced = 0;
+      for (const o of walkThrough(walk).states) {
+        const seenNow: LiveWalkObservation = {
+          ...o,
+          members: o.members.map((m) => (m.side === 'source' ? { ...m, raft: undefined } : m)),
+        };
+        const out = liveWayOut(walk, seenNow, { source: false, destination: true });
+        const owned: LiveWalkObservation = { ...seenNow, owner: { kind: 'seed', seed: D } };
+        if (out.kind === 'bad-path') {
+          // The destination holds no quorum's worth of the writes: nothing may force it, whatever the record says.
+          expect(() => nextLiveStep(walk, owned)).toThrow(LiveWalkConflictError);
+          continue;
+        }
+        if (out.kind !== 'force') continue;
+        forced++;
+        const step = nextLiveStep(walk, owned);
+        expect(step).toEqual({ kind: 'force', member: out.member });
+        const cluster = new Cluster(walk);
+        cluster.observed = owned;
+        cluster.apply(step);
+        // The destination's other members join the forced one, then the source retires.
+        for (let i = 0; i < 20; i++) {
+          const next = nextLiveStep(walk, cluster.observed);
+          if (next.kind === 'retire-source') break;
+          expect(['add-learner', 'start', 'promote']).toContain(next.kind);
+          cluster.apply(next);
+        }
+        expect(cluster.observed.members.map((m) => m.name).sort()).toEqual([...walk.destination.members].sort());
+        expect(nextLiveStep(walk, cluster.observed)).toEqual({ kind: 'retire-source' });
+      }
+      if (from === 1 && to === 1) expect(forced).toBeGreaterThan(0);
+    },
+  );
 
   it('a two-voter cluster losing either seed is forced on the other side, never on both', () => {
     const walk = spec(1, 1);

@@ -18,9 +18,10 @@ import { FinalizeSteps } from '../../../core/migration/finalize-steps.js';
 import { MigrationJournal, type MigrationRef } from '../../../core/migration/journal.js';
 import { MigrationAdmission, type MigrationExecutionInput } from '../../../core/migration/migration-admission.js';
 import { OwnerSteps } from '../../../core/migration/owner-steps.js';
-import { PathSteps } from '../../../core/migration/path-steps.js';
+import { LIVE_WALK_ATTEMPTS, LIVE_WALK_RETRY_SECONDS, PathSteps } from '../../../core/migration/path-steps.js';
 import { PreCopySteps, type PreCopyOutput } from '../../../core/migration/pre-copy-steps.js';
 import { SeedAnswers, SeedCommands } from '../../../core/migration/seed-steps.js';
+import { resumePoint } from '../../../core/migration/record.js';
 import { MemoryMigrationStore } from '../../../core/migration/store.js';
 import { InMemoryOwnerRecords } from '../../../core/ownership/memory-owner-records.js';
 import { fenceBound } from '../../../core/ownership/fence.js';
@@ -546,7 +547,7 @@ describe('the pre-copy', () => {
     expect((await w.admission.get('dev', 'api1')).preCopy).toMatchObject({ lastRevision: 90, aheadRevision: 130 });
     // Only the restore ahead has a second round.
     await expect(w.seedCommands.beginCommand(ref, 'migrate-extensions', { round: 'refresh' })).rejects.toThrow(
-      /no second round/,
+      /has no round refresh/,
     );
   });
 
@@ -673,6 +674,138 @@ describe('the pre-copy', () => {
     // The walk starts kube-apiserver on the destination's member: its round carries the secrets, sealed for it.
     const { command: walk } = await w.seedCommands.beginCommand(ref, 'walk-live');
     expect(walk).toMatchObject({ secrets: { context: { 'gardenless:seed': 'dst' } } });
+  });
+
+  /** A live migration whose walk began (owner record at the live value) and whose walk-live round runs. */
+  async function walking() {
+    const w = await world({ singleMember: true });
+    await w.gardenService.heartbeat('src', {
+      ...READY,
+      controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true, etcdClientUrl: 'http://127.0.0.1:2379' }],
+    });
+    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'live' });
+    const ref = w.started[0]!.ref;
+    await w.paths.choosePath(ref);
+    await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
+    const { command } = await w.seedCommands.beginCommand(ref, 'survey-live');
+    const spec = {
+      cluster: 'cdf818194e3a8c32',
+      sourceMembers: [{ name: 'etcd', peerUrl: 'https://127.0.0.1:2380', clientUrl: 'http://127.0.0.1:2379' }],
+    };
+    await w.seedAnswers.completeCommand(
+      ref,
+      'survey-live',
+      commandSuccess(command as never, { spec, next: 'own-both', taken: [] } as never, w.clock.now()),
+    );
+    await w.ownerSteps.setOwnerLive(ref);
+    await w.seedCommands.beginCommand(ref, 'walk-live');
+    /** The source's agent falls silent: its lease runs out while the destination's goes on. */
+    const loseSource = async () => {
+      w.clock.advance(31_000);
+      await w.gardenService.heartbeat('dst', READY);
+    };
+    const round = async (result: object) => {
+      const { command: lost } = await w.seedCommands.beginCommand(ref, 'walk-live', { round: 'source-lost' });
+      expect(lost).toMatchObject({ commandId: `${ref.migrationId}/walk-live/source-lost`, lost: 'source' });
+      return w.seedAnswers.completeCommand(
+        ref,
+        'walk-live',
+        commandSuccess(lost as never, { spec, taken: [], ...result } as never, w.clock.now()),
+      );
+    };
+    return { w, ref, spec, loseSource, round };
+  }
+
+  it('a walk round that fails while both seeds hold their leases is taken again, a bounded number of times', async () => {
+    const { w, ref } = await walking();
+    const failure = { Error: 'LiveWalkPeerLost', Cause: "the source's members etcd have not answered for 10000 ms" };
+    expect(await w.paths.liveReach(ref, failure)).toEqual({ next: 'walk-again', waitSeconds: LIVE_WALK_RETRY_SECONDS });
+    for (let i = 1; i < LIVE_WALK_ATTEMPTS; i++) await w.paths.liveReach(ref, failure);
+    await expect(w.paths.liveReach(ref, failure)).rejects.toThrow(
+      expect.objectContaining({
+        code: 'LiveWalkStalled',
+        message: expect.stringMatching(/both seeds hold their leases/),
+      }),
+    );
+  });
+
+  it('a source lost while the destination only learnt: its member is wiped, then the bad path from the live value', async () => {
+    // Prepare
+    const { w, ref, loseSource, round } = await walking();
+    await loseSource();
+
+    // Act
+    const reach = await w.paths.liveReach(ref, { Error: 'LiveWalkPeerLost', Cause: 'silent' });
+    const answered = await round({ next: 'bad-path', wayOut: 'bad-path', taken: ['wipe etcd-dst-identity'] });
+    await w.paths.switchToBadPath(ref, { Error: 'LiveWalkPeerLost', Cause: 'silent' });
+    await w.ownerSteps.setOwnerDestination(ref);
+
+    // Assess: the walk-live step fails where the flow switched, the live steps after it are skipped, and the
+    // owner record goes from the live value to the destination, which fences whatever of the source still runs.
+    expect(reach).toEqual({ next: 'source-lost' });
+    expect(answered).toMatchObject({ next: 'bad-path', message: expect.stringMatching(/only learnt and was wiped/) });
+    const record = await w.admission.get('dev', 'api1');
+    expect(record).toMatchObject({ path: 'bad', live: { wayOut: 'bad-path' } });
+    expect(record.steps.find((s) => s.id === 'walk-live')).toMatchObject({
+      state: 'failed',
+      message: expect.stringMatching(/switched to the bad path/),
+    });
+    expect(record.steps.filter((s) => ['finish-live', 'retire-source'].includes(s.id)).map((s) => s.state)).toEqual([
+      'skipped',
+      'skipped',
+    ]);
+    expect((await w.owners.get(RECORD))?.value).toBe(record.destination.identity);
+    expect(resumePoint(await w.admission.get('dev', 'api1'))).toBe('copy-snapshots');
+  });
+
+  it('a source lost while both vote: the owner record goes to the destination, and retire-source is skipped', async () => {
+    // Prepare
+    const { w, ref, spec, loseSource, round } = await walking();
+    await loseSource();
+    await w.paths.liveReach(ref, { Error: 'LiveWalkPeerLost', Cause: 'silent' });
+
+    // Act
+    const answered = await round({ next: 'own-destination', wayOut: 'force' });
+    const owner = await w.ownerSteps.setOwnerDestination(ref);
+    const { command: finish } = await w.seedCommands.beginCommand(ref, 'finish-live');
+    const finished = { spec, next: 'retire-source', taken: ['force etcd-dst'] };
+    await w.seedAnswers.completeCommand(
+      ref,
+      'finish-live',
+      commandSuccess(finish as never, finished as never, w.clock.now()),
+    );
+    const retire = w.seedCommands.beginCommand(ref, 'retire-source');
+
+    // Assess
+    expect(answered).toMatchObject({
+      next: 'own-destination',
+      message: expect.stringMatching(/^the source is lost; way out: the voters are split/),
+    });
+    expect(owner.path).toBe('live');
+    await expect(retire).rejects.toThrow(expect.objectContaining({ name: 'SourceLeaseExpiredError' }));
+    await w.paths.skipRetireSource(ref, {
+      Error: 'SourceLeaseExpired',
+      Cause: 'no agent there would answer retire-source',
+    });
+    const record = await w.admission.get('dev', 'api1');
+    expect(record.live?.wayOut).toBe('force');
+    expect(record.steps.find((s) => s.id === 'retire-source')).toMatchObject({
+      state: 'failed',
+      message: expect.stringMatching(/continuing without it: the source's agent deletes what is left once it is back/),
+    });
+    expect(resumePoint(record)).toBe('restore-extensions');
+  });
+
+  it('a destination lost mid-walk holds the walk where it stands: Error, to resume once it is back', async () => {
+    const { w, ref } = await walking();
+    w.clock.advance(31_000);
+    await w.gardenService.heartbeat('src', READY);
+    await expect(w.paths.liveReach(ref, { Error: 'States.Timeout' })).rejects.toThrow(
+      expect.objectContaining({
+        code: 'LiveWalkHeld',
+        message: expect.stringMatching(/the destination seed dst's lease expired/),
+      }),
+    );
   });
 
   it('a destination that does not restore ahead declines, the step is skipped, and restore-etcd does all of it', async () => {

@@ -53,10 +53,12 @@ describe('the migration flow', () => {
     expect(Math.max(...PREPARE_STEPS.map(stepIndex))).toBeLessThan(
       Math.min(stepIndex(BAD_PATH_ENTRY), ...GOOD_PATH_STEPS.map(stepIndex)),
     );
-    // The survey of a live walk too: it changes nothing, so the good path can do its work.
+    // The survey of a live walk too: it changes nothing, so the good path can do its work; and the retirement
+    // of a lost source, whose own agent deletes what is left once it is back.
     expect(MIGRATION_STEPS.filter((s) => s.bestEffort !== undefined).map((s) => s.id)).toEqual([
       ...PREPARE_STEPS,
       'survey-live',
+      'retire-source',
     ]);
     expect(stepDefinition('pre-copy-snapshots')).toMatchObject({
       actor: 'garden',
