@@ -1,7 +1,7 @@
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Etcd3 } from 'etcd3';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { route53Api, Route53OwnerRecords } from '../../adapters/route53/owner-records.js';
@@ -115,26 +115,51 @@ function logs(s: TestSeed): string {
     .join('\n');
 }
 
+/** A single-member shoot created on `a` under its own owner record: its etcd's address there once it serves. */
+async function shootOn(a: TestSeed, label: string) {
+  const shoot = { project: 'lwalk', name: unique(label), technicalID: '' };
+  shoot.technicalID = `shoot--${shoot.project}--${shoot.name}`;
+  const apiDomain = `api.${shoot.name}.${shoot.project}.live.gardenless.test`;
+  await owners.set({ name: recordOf(shoot), value: a.identity });
+  await a.runtime.execute(
+    command(a, shoot, 'create-control-plane', {
+      controlPlane: { hibernated: false, backup: { bucket: a.bucket } },
+      secrets: await a.seal(shoot),
+      apiDomain,
+    }),
+  );
+  const sourceUrl = await until(
+    'the source serves etcd',
+    async () => (await a.runtime.controlPlanes()).find((p) => p.technicalID === shoot.technicalID)?.etcdClientUrl,
+    { timeoutMs: 30_000, intervalMs: 200, explain: () => logs(a) },
+  );
+  return { shoot, apiDomain, sourceUrl };
+}
+
+/** A `live-walk` round from `a` to the seed `to()` names now (its agent may restart), as the garden sends it. */
+function walkRound(a: TestSeed, to: () => TestSeed, walk: Awaited<ReturnType<typeof shootOn>>) {
+  return async (owner: string, fields: Record<string, unknown> = {}) =>
+    to().runtime.execute(
+      command(to(), walk.shoot, 'live-walk', {
+        migrationId: `live-agents/${walk.shoot.name}`,
+        timeoutSeconds: 120,
+        source: { identity: a.identity, clientUrls: [walk.sourceUrl] },
+        destination: { identity: to().identity },
+        owner,
+        backup: { bucket: to().bucket },
+        secrets: await to().seal(walk.shoot),
+        apiDomain: walk.apiDomain,
+        ...fields,
+      }),
+    );
+}
+
 describe("a live walk between two local seeds, in the agents' rounds", () => {
   it('moves a single-member shoot under writes, across a restart of the destination agent, keeping every write, revision and lease', async () => {
     const [a, first] = await Promise.all([seed('a'), seed('b')]);
     let b = first;
-    const shoot = { project: 'lwalk', name: unique('w'), technicalID: '' };
-    shoot.technicalID = `shoot--${shoot.project}--${shoot.name}`;
-    const apiDomain = `api.${shoot.name}.${shoot.project}.live.gardenless.test`;
-    await owners.set({ name: recordOf(shoot), value: a.identity });
-    await a.runtime.execute(
-      command(a, shoot, 'create-control-plane', {
-        controlPlane: { hibernated: false, backup: { bucket: a.bucket } },
-        secrets: await a.seal(shoot),
-        apiDomain,
-      }),
-    );
-    const sourceUrl = await until(
-      'the source serves etcd',
-      async () => (await a.runtime.controlPlanes()).find((p) => p.technicalID === shoot.technicalID)?.etcdClientUrl,
-      { timeoutMs: 30_000, intervalMs: 200, explain: () => logs(a) },
-    );
+    const walk = await shootOn(a, 'w');
+    const { shoot, apiDomain, sourceUrl } = walk;
     const destinationUrl = (await b.hosting.liveMember(shoot.technicalID)).clientUrl;
     const sourceLoadBalancer = (await a.runtime.controlPlanes()).find(
       (p) => p.technicalID === shoot.technicalID,
@@ -156,20 +181,7 @@ describe("a live walk between two local seeds, in the agents' rounds", () => {
     });
     await new Promise((r) => setTimeout(r, 1_000));
 
-    const round = async (owner: string, spec?: unknown) =>
-      b.runtime.execute(
-        command(b, shoot, 'live-walk', {
-          migrationId: 'live-agents',
-          timeoutSeconds: 120,
-          source: { identity: a.identity, clientUrls: [sourceUrl] },
-          destination: { identity: b.identity },
-          owner,
-          ...(spec ? { spec } : {}),
-          backup: { bucket: b.bucket },
-          secrets: await b.seal(shoot),
-          apiDomain,
-        }),
-      );
+    const round = walkRound(a, () => b, walk);
     const walkStart = performance.timeOrigin + performance.now();
     // The first round reads what the walk is of; nothing moves while the record names the source alone.
     const survey = await round(a.identity);
@@ -193,7 +205,7 @@ describe("a live walk between two local seeds, in the agents' rounds", () => {
       }),
     );
     expect(handOver).toEqual({ handedOver: true });
-    const walked = await round(live, survey.spec).catch((e: unknown) => {
+    const walked = await round(live, { spec: survey.spec }).catch((e: unknown) => {
       throw new Error(`${String(e)}\n${logs(a)}\n${logs(b)}`);
     });
     expect(walked.next).toBe('own-destination');
@@ -243,7 +255,7 @@ describe("a live walk between two local seeds, in the agents' rounds", () => {
     b = await seed('b', b);
 
     await owners.set({ name: recordOf(shoot), value: b.identity });
-    const finished = await round(b.identity, survey.spec);
+    const finished = await round(b.identity, { spec: survey.spec });
     expect(finished).toMatchObject({ next: 'retire-source', taken: [] });
     const walkEnd = performance.timeOrigin + performance.now();
     const reported = (await b.runtime.controlPlanes()).find((p) => p.technicalID === shoot.technicalID);
@@ -271,5 +283,41 @@ describe("a live walk between two local seeds, in the agents' rounds", () => {
     expect(verdict.result, JSON.stringify(verdict)).toBe('linearizable');
     const kept = await leaseTimeToLive(destinationUrl, leaseId, { keys: true });
     expect(kept?.keys.map((k) => Buffer.from(k, 'base64').toString())).toEqual(['leased/live']);
+  }, 240_000);
+
+  it('a source lost before the destination joined: the round gives up as LiveWalkPeerLost, and told the source is lost, wipes its plane and answers the bad path', async () => {
+    const [a, b] = await Promise.all([seed('c'), seed('d')]);
+    const walk = await shootOn(a, 'x');
+    const { shoot } = walk;
+    const round = walkRound(a, () => b, walk);
+    const survey = await round(a.identity);
+    const member = (await b.hosting.liveMember(shoot.technicalID)).name;
+    const live = formatOwnerValue({
+      kind: 'live',
+      origin: a.identity,
+      destination: b.identity,
+      cluster: survey.spec.cluster,
+    });
+    await owners.set({ name: recordOf(shoot), value: live });
+    // The source's etcd goes before the walk could add anything: no member answers the destination.
+    await a.hosting.stopAll();
+
+    const t0 = performance.now();
+    const stalled = await round(live, { spec: survey.spec }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const gaveUpMs = performance.now() - t0;
+    expect(stalled).toMatchObject({ failure: 'LiveWalkPeerLost' });
+    // After the silence it allows (10 s), not after the round's own timeout (115 s).
+    expect(gaveUpMs).toBeLessThan(60_000);
+    const out = await round(live, { spec: survey.spec, lost: 'source' });
+
+    expect(out).toMatchObject({ next: 'bad-path', wayOut: 'bad-path' });
+    expect(out.taken).toEqual([`wipe ${member}`]);
+    expect(existsSync(join(b.workDir, shoot.technicalID))).toBe(false);
+    // Nothing of the walk is left on the destination: the bad path's restore starts the plane afresh.
+    expect((await b.runtime.controlPlanes()).find((p) => p.technicalID === shoot.technicalID)).toBeUndefined();
+    expect(b.hosting.sidecars(shoot.technicalID)).toEqual([]);
   }, 240_000);
 });

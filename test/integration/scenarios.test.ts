@@ -322,11 +322,11 @@ async function landscape(label: string, tolerance: Tolerance) {
 
 type Landscape = Awaited<ReturnType<typeof landscape>>;
 
-async function migrate(l: Landscape): Promise<number> {
+async function migrate(l: Landscape, mode: 'auto' | 'live' = 'auto'): Promise<number> {
   const started = await api.request<{ migrationId: string }>(
     'POST',
     `/projects/${l.project}/shoots/${l.shootName}/migrate`,
-    { body: { destinationSeed: l.destination.name, mode: 'auto' } },
+    { body: { destinationSeed: l.destination.name, mode } },
   );
   expect(started.status, JSON.stringify(started.body)).toBe(202);
   return Date.now();
@@ -861,13 +861,7 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
   it('L1: mode live, nothing cut: the etcd cluster walks to the destination under raft; one cluster throughout, no acknowledged write lost, leases and revisions kept', async () => {
     const t0 = Date.now();
     const l = await landscape('l1', undefined);
-    const started = await api.request<{ migrationId: string }>(
-      'POST',
-      `/projects/${l.project}/shoots/${l.shootName}/migrate`,
-      { body: { destinationSeed: l.destination.name, mode: 'live' } },
-    );
-    expect(started.status, JSON.stringify(started.body)).toBe(202);
-    const migratedAt = Date.now();
+    const migratedAt = await migrate(l, 'live');
     l.history.annotate('migrate (live path)', migratedAt);
     const m = await settled(l);
     const settledAt = Date.now();
@@ -921,13 +915,7 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
   it("L2: mode live, the source killed while both seeds vote: the garden finds it lost and the destination's member is forced into a cluster of its own; one cluster throughout, no acknowledged write lost", async () => {
     const t0 = Date.now();
     const l = await landscape('l2', undefined);
-    const started = await api.request<{ migrationId: string }>(
-      'POST',
-      `/projects/${l.project}/shoots/${l.shootName}/migrate`,
-      { body: { destinationSeed: l.destination.name, mode: 'live' } },
-    );
-    expect(started.status, JSON.stringify(started.body)).toBe(202);
-    const migratedAt = Date.now();
+    const migratedAt = await migrate(l, 'live');
     l.history.annotate('migrate (live path)', migratedAt);
     // Both seeds vote from the destination member's promotion on, while the walk waits for its kube-apiserver to follow.
     await until(
@@ -958,7 +946,10 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
     expect(step('walk-live')?.message, steps).toMatch(/^the source is lost; way out: the voters are split/);
     expect(step('finish-live')?.message, steps).toMatch(/^force \S+/);
     // Nothing there answers retire-source: the source's agent deletes what is left once it is back.
-    expect(step('retire-source'), steps).toMatchObject({ state: 'failed', message: expect.stringContaining('leftover') });
+    expect(step('retire-source'), steps).toMatchObject({
+      state: 'failed',
+      message: expect.stringContaining('leftover'),
+    });
     for (const id of ['delete-owner-record', 'wait-final-snapshot', 'copy-snapshots', 'restore-etcd'])
       expect([id, step(id)?.state]).toEqual([id, 'skipped']);
     const record = await finishWriting(l);

@@ -225,6 +225,20 @@ async function migrateAnswer(w: Awaited<ReturnType<typeof world>>, ref: Migratio
 }
 
 /** A bad-path migration to dst past choose-path, its pre-copy's copy recorded: the restore ahead comes next. */
+/** A live migration of a single-member shoot up to its survey; the source's heartbeat says where its etcd serves. */
+async function livePersisted() {
+  const w = await world({ singleMember: true });
+  await w.gardenService.heartbeat('src', {
+    ...READY,
+    controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true, etcdClientUrl: 'http://127.0.0.1:2379' }],
+  });
+  await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'live' });
+  const ref = w.started[0]!.ref;
+  await w.paths.choosePath(ref);
+  await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
+  return { w, ref };
+}
+
 async function preCopied(w: Awaited<ReturnType<typeof world>>, output: PreCopyOutput): Promise<MigrationRef> {
   await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'bad' });
   const ref = w.started[0]!.ref;
@@ -619,15 +633,7 @@ describe('the pre-copy', () => {
 
   it("own-live hands the source's connections over to the load balancer the survey named; none without one", async () => {
     // Prepare: a live migration up to its survey; the source's heartbeat says where its etcd serves.
-    const w = await world({ singleMember: true });
-    await w.gardenService.heartbeat('src', {
-      ...READY,
-      controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true, etcdClientUrl: 'http://127.0.0.1:2379' }],
-    });
-    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'live' });
-    const ref = w.started[0]!.ref;
-    await w.paths.choosePath(ref);
-    await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
+    const { w, ref } = await livePersisted();
     const survey = async (loadBalancer?: string) => {
       const { command } = await w.seedCommands.beginCommand(ref, 'survey-live');
       // The survey starts nothing, but carries the destination's copy of the secrets: whether its member can
@@ -678,15 +684,7 @@ describe('the pre-copy', () => {
 
   /** A live migration whose walk began (owner record at the live value) and whose walk-live round runs. */
   async function walking() {
-    const w = await world({ singleMember: true });
-    await w.gardenService.heartbeat('src', {
-      ...READY,
-      controlPlanes: [{ technicalID: 'shoot--dev--api1', active: true, etcdClientUrl: 'http://127.0.0.1:2379' }],
-    });
-    await w.admission.start('dev', 'api1', { destinationSeed: 'dst', mode: 'live' });
-    const ref = w.started[0]!.ref;
-    await w.paths.choosePath(ref);
-    await w.seedAnswers.persistShootState(ref, await migrateAnswer(w, ref));
+    const { w, ref } = await livePersisted();
     const { command } = await w.seedCommands.beginCommand(ref, 'survey-live');
     const spec = {
       cluster: 'cdf818194e3a8c32',
