@@ -566,8 +566,9 @@ export function resumeMigration(
     throw invalid(record, `only a migration that ended in Error can be resumed; this one is ${record.state}`);
   const steps = record.steps.map((s): MigrationStepStatus => {
     if (s.state !== 'failed' && s.state !== 'running') return s;
-    // A good-path step that failed before a switch stays failed: the bad path does not go back to it.
-    if (record.path === 'bad' && stepDefinition(s.id).phase === 'good') return s;
+    // A good-path (or live-path) step that failed before a switch stays failed: the bad path does not go back to it.
+    const phase = stepDefinition(s.id).phase;
+    if (record.path === 'bad' && (phase === 'good' || phase === 'live')) return s;
     // So does a best-effort step that failed: the flow went on without it, and later steps did its work.
     if (s.state === 'failed' && stepDefinition(s.id).bestEffort !== undefined) return s;
     return {

@@ -511,6 +511,45 @@ describe('the live path', () => {
     expect(ran(done)).not.toContain('walk-live');
   });
 
+  it("switches to the bad path after the walk began only by the walk's way out, and a resume never goes back to the walk", () => {
+    // Prepare: the walk began; the source was lost while the destination only learnt, and its member was wiped.
+    const walking = startStep(runUntil(live(), 'walk-live'), { step: 'walk-live', now: at(50) });
+    const wiped = { ...walking, live: { cluster: 'c0ffee', sourceMembers: [], wayOut: 'bad-path' as const } };
+
+    // Act
+    const switched = switchToBadPath(wiped, { failedStep: 'walk-live', reason: 'LiveWalkPeerLost', now: at(51) });
+    const failed = failStep(
+      startStep(runUntil(switched, 'copy-snapshots', { t: 52 }), { step: 'copy-snapshots', now: at(60) }),
+      {
+        step: 'copy-snapshots',
+        now: at(61),
+        message: 'SnapshotStoreUnavailable',
+      },
+    );
+    const resumed = resumeMigration(failed, { now: at(70) });
+
+    // Assess
+    expect(() =>
+      switchToBadPath(
+        { ...wiped, live: { ...wiped.live, wayOut: 'force' } },
+        {
+          failedStep: 'walk-live',
+          reason: 'LiveWalkPeerLost',
+          now: at(51),
+        },
+      ),
+    ).toThrow(/walk-live is not on the good path/);
+    expect(switched.path).toBe('bad');
+    expect(states(switched)).toMatchObject({
+      'walk-live': 'failed',
+      'finish-live': 'skipped',
+      'retire-source': 'skipped',
+    });
+    expect(resumePoint(switched)).toBe('set-owner-destination');
+    expect(states(resumed)['walk-live']).toBe('failed');
+    expect(resumePoint(resumed)).toBe('copy-snapshots');
+  });
+
   it('switches to the bad path before the walk began, and never after', () => {
     // Prepare
     const beforeWalk = startStep(runUntil(live(), 'migrate-extensions'), { step: 'migrate-extensions', now: at(50) });
