@@ -79,7 +79,8 @@ export class PathSteps {
   /**
    * A round of the live walk failed (the source's members stopped answering, the round ran out of time): the
    * seeds' leases tell what the garden can still reach (docs/design.md section 5, "Ways out"). The source
-   * lost and the destination held: its way out. Both held: walk again shortly, a bounded number of times.
+   * lost and the destination held: its way out. Both held: walk again shortly, a bounded number of times,
+   * after a source that fell silent (LiveWalkPeerLost), else Error as before.
    * The destination lost: Error (ConflictError, which the flow records), since the ways out that leave the
    * shoot on the source are not the migration's yet; its members only learn or vote beside the source's,
    * and a resume walks on once it is back.
@@ -110,6 +111,9 @@ export class PathSteps {
         );
       return { next: 'source-lost' };
     }
+    // Only a source that fell silent is worth walking again for: it may be restarting its etcd.
+    if ((error as { Error?: unknown } | undefined)?.Error !== 'LiveWalkPeerLost')
+      throw new ConflictError(`${why}; both seeds hold their leases`, { code: 'LiveWalkStalled' });
     const again = (record.live?.walkedAgain ?? 0) + 1;
     if (again > LIVE_WALK_ATTEMPTS || record.live === undefined)
       throw new ConflictError(

@@ -719,6 +719,10 @@ describe('the pre-copy', () => {
     const failure = { Error: 'LiveWalkPeerLost', Cause: "the source's members etcd have not answered for 10000 ms" };
     expect(await w.paths.liveReach(ref, failure)).toEqual({ next: 'walk-again', waitSeconds: LIVE_WALK_RETRY_SECONDS });
     for (let i = 1; i < LIVE_WALK_ATTEMPTS; i++) await w.paths.liveReach(ref, failure);
+    // A round that ran out of time while both seeds answer is no lost seed: Error at once, as before.
+    await expect(w.paths.liveReach(ref, { Error: 'States.Timeout' })).rejects.toThrow(
+      expect.objectContaining({ code: 'LiveWalkStalled' }),
+    );
     await expect(w.paths.liveReach(ref, failure)).rejects.toThrow(
       expect.objectContaining({
         code: 'LiveWalkStalled',
