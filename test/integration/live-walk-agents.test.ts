@@ -136,6 +136,10 @@ async function shootOn(a: TestSeed, label: string) {
   return { shoot, apiDomain, sourceUrl };
 }
 
+/** The owner record's value while the cluster walks from `a` to `b`. */
+const liveValue = (a: TestSeed, b: TestSeed, cluster: string) =>
+  formatOwnerValue({ kind: 'live', origin: a.identity, destination: b.identity, cluster });
+
 /** A `live-walk` round from `a` to the seed `to()` names now (its agent may restart), as the garden sends it. */
 function walkRound(a: TestSeed, to: () => TestSeed, walk: Awaited<ReturnType<typeof shootOn>>) {
   return async (owner: string, fields: Record<string, unknown> = {}) =>
@@ -189,12 +193,7 @@ describe("a live walk between two local seeds, in the agents' rounds", () => {
     expect(survey.taken).toEqual([]);
     expect(survey.spec.sourceMembers).toHaveLength(1);
 
-    const live = formatOwnerValue({
-      kind: 'live',
-      origin: a.identity,
-      destination: b.identity,
-      cluster: survey.spec.cluster,
-    });
+    const live = liveValue(a, b, survey.spec.cluster);
     await owners.set({ name: recordOf(shoot), value: live });
     // As the garden does at own-live: the source's load balancer passes on what its own route no longer takes.
     const handOver = await a.runtime.execute(
@@ -292,12 +291,7 @@ describe("a live walk between two local seeds, in the agents' rounds", () => {
     const round = walkRound(a, () => b, walk);
     const survey = await round(a.identity);
     const member = (await b.hosting.liveMember(shoot.technicalID)).name;
-    const live = formatOwnerValue({
-      kind: 'live',
-      origin: a.identity,
-      destination: b.identity,
-      cluster: survey.spec.cluster,
-    });
+    const live = liveValue(a, b, survey.spec.cluster);
     await owners.set({ name: recordOf(shoot), value: live });
     // The source's etcd goes before the walk could add anything: no member answers the destination.
     await a.hosting.stopAll();

@@ -437,6 +437,19 @@ async function assertCommon(l: Landscape, record: WriterRecord, cutAt: number) {
 }
 
 /**
+ * A live walk moves the cluster itself: every acknowledged write is on the destination at its revision,
+ * with what etcd held with it, and the history is linearizable. How many were lost (none, or it failed).
+ */
+async function assertNothingLost(l: Landscape, record: WriterRecord, clientUrl: string, name: string): Promise<number> {
+  await assertFidelity(l, record, clientUrl);
+  const content = await readEtcdContent({ clientUrl, prefix: `${record.prefix}/` });
+  const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
+  expect(loss.ok, loss.summary).toBe(true);
+  await assertLinearizable(l, name);
+  return loss.lost.length;
+}
+
+/**
  * What the destination holds of what the scenario promises not to lose carries what etcd held with it: the
  * leased keys with their lease live (same ID, granted TTL, remaining within it) and their revisions and
  * versions, the expired lease's keys gone, and every acknowledged write on the revision it was acknowledged
@@ -898,14 +911,10 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
     );
     expect(l.source.sidecars(l.id)).toEqual([]);
     // Both seeds acknowledged writes of one cluster: every one of them is on the destination at its revision.
-    await assertFidelity(l, record, clientUrl);
-    const content = await readEtcdContent({ clientUrl, prefix: `${record.prefix}/` });
-    const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
-    expect(loss.ok, loss.summary).toBe(true);
-    await assertLinearizable(l, 'L1');
+    const lost = await assertNothingLost(l, record, clientUrl, 'L1');
     const gap = longestGap(record.acknowledged, migratedAt, settledAt);
     figures('L1', record, {
-      lost: loss.lost.length,
+      lost,
       longestWriteGapMs: Math.round(gap.ms),
       migrateToSettledMs: settledAt - migratedAt,
       totalMs: Date.now() - t0,
@@ -963,14 +972,10 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
     expect(clusterIdHex(list.clusterId)).toBe((m as View & { live?: { cluster: string } }).live?.cluster);
     expect(list.members).toHaveLength(1);
     // Every write the source acknowledged was on a quorum, and so on the destination's member.
-    await assertFidelity(l, record, clientUrl);
-    const content = await readEtcdContent({ clientUrl, prefix: `${record.prefix}/` });
-    const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
-    expect(loss.ok, loss.summary).toBe(true);
-    await assertLinearizable(l, 'L2');
+    const lost = await assertNothingLost(l, record, clientUrl, 'L2');
     const gap = longestGap(record.acknowledged, killedAt, settledAt);
     figures('L2', record, {
-      lost: loss.lost.length,
+      lost,
       longestWriteGapFromKillMs: Math.round(gap.ms),
       migrateToSettledMs: settledAt - migratedAt,
       totalMs: Date.now() - t0,
