@@ -74,32 +74,29 @@ export class SeedCommands {
     const record = await this.journal.save(
       startStep(await this.journal.current(ref), { step, now: this.journal.now() }),
     );
-    if (step === 'retire-source') {
-      // A walk that completed without its lost source: nothing would answer the command.
+    const early = switchesEarly(record, step);
+    // A live walk that completed without its lost source: nothing there would answer retire-source.
+    if (early || step === 'retire-source') {
       const source = await this.journal.garden.getSeed(record.source.name);
       const lease = source && expiredLease(source, this.journal.now());
       if (lease)
-        throw new SourceLeaseExpiredError(
-          `the source seed ${lease.seed}'s lease expired at ${lease.expiredAt} (last renewed ${lease.lastRenewTime}): no agent there would answer retire-source`,
-        );
+        throw early
+          ? sourceLeaseExpired(lease)
+          : new SourceLeaseExpiredError(
+              `the source seed ${lease.seed}'s lease expired at ${lease.expiredAt} (last renewed ${lease.lastRenewTime}): no agent there would answer ${step}`,
+            );
     }
-    const early = switchesEarly(record, step);
-    if (early) {
-      const source = await this.journal.garden.getSeed(record.source.name);
-      const lease = source && expiredLease(source, this.journal.now());
-      if (lease) throw sourceLeaseExpired(lease);
-      if (options.taskToken && this.options.sourceWaits) {
-        const { project, name } = record.shoot;
-        await this.options.sourceWaits.put({
-          seed: record.source.name,
-          project,
-          name,
-          migrationId: record.id,
-          step,
-          taskToken: options.taskToken,
-          since: this.journal.now().toISOString(),
-        });
-      }
+    if (early && options.taskToken && this.options.sourceWaits) {
+      const { project, name } = record.shoot;
+      await this.options.sourceWaits.put({
+        seed: record.source.name,
+        project,
+        name,
+        migrationId: record.id,
+        step,
+        taskToken: options.taskToken,
+        since: this.journal.now().toISOString(),
+      });
     }
     const copy = step === 'restore-etcd' ? record.copy : undefined;
     const shootState = step === 'restore-extensions' ? await this.restoreShootState(record) : undefined;
@@ -252,21 +249,18 @@ export class SeedAnswers {
           ? `the source is lost; way out: ${WAY_OUT_MESSAGES[result.wayOut]}; ${walked}`
           : walked;
     const now = this.journal.now();
-    if (result.wayOut === 'bad-path') {
-      // Not done: the step fails where the flow switches to the bad path, which the way out makes safe.
-      const noted = noteStep(record, { step, now, message });
-      await this.journal.save({ ...noted, live: { ...noted.live!, wayOut: 'bad-path' } });
-      return { message, next: result.next };
-    }
-    const done = completeStep(record, { step, now, message });
-    const live = { ...result.spec, ...(result.loadBalancer ? { loadBalancer: result.loadBalancer } : {}) };
-    await this.journal.save(
+    // After the way out bad-path the step is not done: it fails where the flow switches to the bad path.
+    const settled =
+      result.wayOut === 'bad-path'
+        ? noteStep(record, { step, now, message })
+        : completeStep(record, { step, now, message });
+    const live =
       step === 'survey-live'
-        ? { ...done, live }
+        ? { ...result.spec, ...(result.loadBalancer ? { loadBalancer: result.loadBalancer } : {}) }
         : result.wayOut
-          ? { ...done, live: { ...done.live!, wayOut: result.wayOut } }
-          : done,
-    );
+          ? { ...settled.live!, wayOut: result.wayOut }
+          : settled.live;
+    await this.journal.save(live ? { ...settled, live } : settled);
     return { message, next: result.next };
   }
 

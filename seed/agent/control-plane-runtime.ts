@@ -292,9 +292,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
           plane.extensions = step.resources;
           if (step.error) throw step.error;
         }
-        await this.stopProcesses(id);
-        await this.options.hosting.remove(id);
-        this.planes.delete(id);
+        await this.removePlane(id);
         // Migrated resources are dropped without deleting what they manage; only their seed-local objects go.
         for (const e of plane.extensions) this.world.removeSeedObject(this.options.seed, externalKey(e));
         return { deleted: true, extensionsDropped: plane.extensions.length };
@@ -489,12 +487,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
       force: async () =>
         void (await this.startEtcd({ shoot: command.shoot, bucket: plane.backupBucket, forceNewCluster: true }, plane)),
       // Its member only learnt: nothing of it is kept, and the bad path's restore starts the plane afresh.
-      wipe: async () => {
-        await this.stopProcesses(id);
-        await hosting.remove(id);
-        this.planes.delete(id);
-        await this.persist(id);
-      },
+      wipe: () => this.removePlane(id),
       // The garden's task gives up once the command's timeout passed since it was sent: the round ends before,
       // and the step's retry (the same round again) resumes the walk where it stands.
       timeoutMs: Math.max(
@@ -704,6 +697,13 @@ export class ControlPlaneRuntime implements SeedRuntime {
         { cause },
       );
     }
+  }
+
+  /** Stops the plane's processes and removes what it has on this machine (its backups stay); recorded after the command. */
+  private async removePlane(id: string): Promise<void> {
+    await this.stopProcesses(id);
+    await this.options.hosting.remove(id);
+    this.planes.delete(id);
   }
 
   private async stopProcesses(id: string): Promise<void> {
