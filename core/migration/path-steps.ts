@@ -34,8 +34,9 @@ export interface PathStepsOptions {
 }
 
 /**
- * How often walk-live may be taken again while both seeds hold their leases (a source whose etcd restarts,
- * a round that ran out of time), 10 s apart, before the migration ends in Error: about three minutes.
+ * How often walk-live may be taken again after LiveWalkPeerLost while both seeds hold their leases (a source
+ * whose etcd restarts), 10 s apart, before the migration ends in Error: with the round's own 10 s of
+ * silence, about six minutes.
  */
 export const LIVE_WALK_ATTEMPTS = 18;
 export const LIVE_WALK_RETRY_SECONDS = 10;
