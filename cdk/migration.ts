@@ -27,6 +27,9 @@ const COMMAND_STATES = [
   'RestoreExtensions',
   'SurveyLive',
   'WalkLive',
+  'WalkLiveSourceLost',
+  'WalkLiveDestinationLost',
+  'WalkBack',
   'FinishLive',
   'RetireSource',
 ] as const;

@@ -338,10 +338,13 @@ export const liveWalkCommand = named(
       /** Absent on the first round, which reads it from the source and answers it; every later round carries it. */
       spec: liveWalkSpec.optional(),
       /**
-       * The garden finds the source seed lost (its lease expired): the round observes the cluster and takes the
-       * way out that is the destination's (docs/design.md section 5, "Ways out"), answering which it took.
+       * The garden finds a seed of the walk lost (its lease expired) and sends the round to the other
+       * (docs/design.md section 5, "Ways out"). `source`: the destination observes the cluster and takes its
+       * way out, answering which it took. `destination`: sent to the source; while the record holds the live
+       * value the round only answers the way out (the owner record goes back first), and once the record
+       * names the source it takes it (removes the destination's members, or forces the source's member).
        */
-      lost: z.literal('source').optional(),
+      lost: z.enum(['source', 'destination']).optional(),
       /** This seed's backup bucket: its member's sidecar snapshots there. */
       backup: z.object({ bucket: z.string().min(3).max(63) }).strict(),
       secrets: shootSecrets.optional(),
@@ -349,7 +352,7 @@ export const liveWalkCommand = named(
     })
     .strict(),
   'LiveWalkCommand',
-  "One round of a live migration (docs/design.md section 5, \"The live path\"), sent to the destination: it walks the shoot's etcd cluster from the source to its own members under raft (add a learner, start it, promote it, move the leadership, remove a source member) as far as it can without the garden, and answers the garden's step that comes next (the owner record's changes, the source's retirement). Once the owner record names it alone, it starts the control plane's components on its member. Idempotent: each round observes the cluster afresh.",
+  "One round of a live migration (docs/design.md section 5, \"The live path\"), sent to the destination (to the source when the destination is lost, `lost`): it walks the shoot's etcd cluster from the source to its own members under raft (add a learner, start it, promote it, move the leadership, remove a source member) as far as it can without the garden, and answers the garden's step that comes next (the owner record's changes, the source's retirement). Once the owner record names it alone, it starts the control plane's components on its member. Idempotent: each round observes the cluster afresh.",
 );
 
 export const seedCommandSchema = named(
@@ -501,15 +504,18 @@ export const commandResultSchemas = {
         spec: liveWalkSpec,
         /**
          * The garden's step the walk waits for: the owner record to the live value or to this seed, the source's
-         * retirement, none, or (a way out after the source was lost, this seed's member wiped) the bad path.
+         * retirement, none, (a way out after the source was lost, this seed's member wiped) the bad path, or
+         * (the destination lost) the owner record back to the source.
          */
-        next: z.enum(['own-both', 'own-destination', 'retire-source', 'done', 'bad-path']),
+        next: z.enum(['own-both', 'own-destination', 'retire-source', 'done', 'bad-path', 'own-source']),
         /**
          * With `lost`: the way out taken. `continue`: this seed's voters hold the quorum, the walk went on without
          * the source; `force`: its member may be forced into a cluster of its own once the owner record names
-         * this seed; `bad-path`: its member only learnt, so it was wiped, and the snapshots restore the shoot.
+         * this seed; `bad-path`: its member only learnt, so it was wiped, and the snapshots restore the shoot;
+         * `abort-to-source`: the source's voters hold the quorum, and the lost destination's members are removed
+         * once the record names the source again.
          */
-        wayOut: z.enum(['continue', 'force', 'bad-path']).optional(),
+        wayOut: z.enum(['continue', 'force', 'bad-path', 'abort-to-source']).optional(),
         /** The steps this round took, in order (`add-learner d0`, `remove s0`, ...). */
         taken: z.array(z.string().max(200)).max(64),
         /**

@@ -46,12 +46,23 @@ export interface StepCommandOptions {
 
 /**
  * A round of a step beside its first, with a command id of its own: the restore ahead's second round
- * (`refresh`), and the live walk's round after the source was lost (`source-lost`, which takes the walk's
- * way out instead of waiting for the source).
+ * (`refresh`), the live walk's round after the source was lost (`source-lost`, which takes the walk's
+ * way out instead of waiting for the source), and the two after the destination was lost, sent to the
+ * source: `destination-lost` answers the way out while the record holds the live value, `walk-back` takes
+ * it once the record names the source again.
  */
-export type StepRound = 'refresh' | 'source-lost';
+export const STEP_ROUNDS = ['refresh', 'source-lost', 'destination-lost', 'walk-back'] as const;
+export type StepRound = (typeof STEP_ROUNDS)[number];
 
-const ROUND_STEPS: Record<StepRound, MigrationStepId> = { refresh: 'restore-etcd-ahead', 'source-lost': 'walk-live' };
+const ROUND_STEPS: Record<StepRound, MigrationStepId> = {
+  refresh: 'restore-etcd-ahead',
+  'source-lost': 'walk-live',
+  'destination-lost': 'walk-live',
+  'walk-back': 'walk-live',
+};
+
+/** The rounds of a walk whose destination was lost: the source takes them. */
+const SOURCE_ROUNDS: readonly StepRound[] = ['destination-lost', 'walk-back'];
 
 export function assertRound(step: MigrationStepId, round: StepRound | undefined): void {
   if (round !== undefined && ROUND_STEPS[round] !== step) throw new RangeError(`step ${step} has no round ${round}`);
@@ -67,7 +78,9 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
   const definition = stepDefinition(step);
   if (definition.command === undefined) throw new RangeError(`step ${step} is done by the garden; it sends no command`);
   assertRound(step, options.round);
-  const seed = definition.actor === 'source' ? record.source : record.destination;
+  const toSource =
+    definition.actor === 'source' || (options.round !== undefined && SOURCE_ROUNDS.includes(options.round));
+  const seed = toSource ? record.source : record.destination;
   const address = {
     shoot: record.shoot,
     seed: seed.name,
@@ -144,8 +157,9 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
 
 /**
  * A round of the live walk. What the owner record holds at each is fixed by the flow (the source's identity
- * before own-live, the live value until set-owner-destination, the destination's after it), so the round is
- * told it rather than reading it; the sidecars read the record itself.
+ * before own-live and once a lost destination's walk goes back, the live value until set-owner-destination,
+ * the destination's after it), so the round is told it rather than reading it; the sidecars read the record
+ * itself.
  */
 function liveWalkCommand(options: StepCommandOptions, address: Parameters<typeof buildCommand>[0]): SeedCommand {
   const { record, step } = options;
@@ -162,14 +176,25 @@ function liveWalkCommand(options: StepCommandOptions, address: Parameters<typeof
   if (step !== 'survey-live' && spec === undefined) throw new RangeError(`${step} needs the survey's answer`);
   const clientUrls = spec ? spec.sourceMembers.map((m) => m.clientUrl) : [...(options.sourceEtcdUrls ?? [])];
   if (clientUrls.length === 0) throw new RangeError(`the source ${record.source.name} reports no etcd address`);
-  const owner = step === 'survey-live' ? source : step === 'walk-live' ? liveOwnerValue(record)! : destination;
+  const owner =
+    step === 'survey-live' || options.round === 'walk-back'
+      ? source
+      : step === 'walk-live'
+        ? liveOwnerValue(record)!
+        : destination;
+  const lost =
+    options.round === 'source-lost'
+      ? 'source'
+      : options.round && SOURCE_ROUNDS.includes(options.round)
+        ? 'destination'
+        : undefined;
   return buildCommand<'live-walk'>(address, {
     type: 'live-walk',
     source: { identity: source, clientUrls },
     destination: { identity: destination },
     owner,
     ...(spec ? { spec } : {}),
-    ...(options.round === 'source-lost' ? { lost: 'source' as const } : {}),
+    ...(lost ? { lost } : {}),
     backup: { bucket },
     ...(options.secrets ? { secrets: options.secrets } : {}),
     ...(options.apiDomain ? { apiDomain: options.apiDomain } : {}),

@@ -152,6 +152,38 @@ export class OwnerSteps {
   }
 
   /**
+   * The way out of a walk whose destination was lost (docs/design.md section 5, "Ways out"): the owner record
+   * goes back from the live value to the source, conditionally, so that the destination's members fence
+   * should they come back; only then does the source remove them or force its own member. walk-live stays
+   * running (the walk-back round ends it). Idempotent.
+   */
+  async setOwnerSource(ref: MigrationRef): Promise<{ value: string }> {
+    const record = await this.journal.current(ref);
+    const name = this.recordName(record);
+    const live = liveOwnerValue(record);
+    const value = record.source.identity;
+    if (live === undefined || !value)
+      throw new NotFoundError(`walking back needs the source's identity and the survey's cluster (${record.id})`);
+    const current = await this.options.owners.get(name);
+    if (current?.value !== value) {
+      if (current?.value !== live)
+        throw new ConflictError(
+          `owner record ${name} names ${current?.value ?? 'no seed'}, not the live value ${live}: the walk does not go back`,
+          { code: 'OwnerRecordUnexpected' },
+        );
+      await this.options.owners.set({ name, value, expected: current.value });
+    }
+    await this.journal.save(
+      noteStep(record, {
+        step: 'walk-live',
+        now: this.journal.now(),
+        message: `${name} = ${value}: the walk goes back to the source`,
+      }),
+    );
+    return { value };
+  }
+
+  /**
    * Tells the source's agent that the record changed, so that its sidecars check now instead of at their
    * next poll. Fire-and-forget: only the queue is called (never the seed, which on the bad path may be
    * unreachable), nothing waits for an answer, and a failure changes nothing but how soon the source

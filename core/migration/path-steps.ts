@@ -41,8 +41,9 @@ export interface PathStepsOptions {
 export const LIVE_WALK_ATTEMPTS = 18;
 export const LIVE_WALK_RETRY_SECONDS = 10;
 
-/** What live-reach answers the state machine: take the way out of a lost source, or walk again after a wait. */
-export type LiveReach = { next: 'source-lost' } | { next: 'walk-again'; waitSeconds: number };
+/** What live-reach answers the state machine: take the way out of a lost seed, or walk again after a wait. */
+export type LiveReach =
+  { next: 'source-lost' } | { next: 'destination-lost' } | { next: 'walk-again'; waitSeconds: number };
 
 /** Which path a migration takes (docs/design.md section 5, step 2) and the switch from the good path to the bad. */
 export class PathSteps {
@@ -79,12 +80,10 @@ export class PathSteps {
 
   /**
    * A round of the live walk failed (the source's members stopped answering, the round ran out of time): the
-   * seeds' leases tell what the garden can still reach (docs/design.md section 5, "Ways out"). The source
-   * lost and the destination held: its way out. Both held: walk again shortly, a bounded number of times,
-   * after a source that fell silent (LiveWalkPeerLost), else Error as before.
-   * The destination lost: Error (ConflictError, which the flow records), since the ways out that leave the
-   * shoot on the source are not the migration's yet; its members only learn or vote beside the source's,
-   * and a resume walks on once it is back.
+   * seeds' leases tell what the garden can still reach (docs/design.md section 5, "Ways out"). One seed
+   * lost and the other held: the held one's way out. Both held: walk again shortly, a bounded number of
+   * times, after a source that fell silent (LiveWalkPeerLost), else Error. Both lost: Error (LiveWalkHeld):
+   * nothing safe can be done, and a resume walks on once one is back.
    */
   async liveReach(ref: MigrationRef, error: unknown): Promise<LiveReach> {
     const record = await this.journal.current(ref);
@@ -96,21 +95,26 @@ export class PathSteps {
     const sourceLost = source ? expiredLease(source, now) : undefined;
     const destinationLost = destination ? expiredLease(destination, now) : undefined;
     const why = describeError(error);
-    if (destinationLost)
+    if (destinationLost && sourceLost)
       throw new ConflictError(
-        `${why}; the destination seed ${record.destination.name}'s lease expired at ${destinationLost.expiredAt}${sourceLost ? ` and the source's at ${sourceLost.expiredAt}` : ''}: the walk holds where it stands (resume the migration once the destination is back)`,
+        `${why}; the leases of both seeds expired (the destination ${record.destination.name}'s at ${destinationLost.expiredAt}, the source's at ${sourceLost.expiredAt}): the walk holds where it stands (resume the migration once one is back)`,
         { code: 'LiveWalkHeld' },
       );
-    if (sourceLost) {
+    const lost = sourceLost
+      ? { side: 'source' as const, seed: record.source.name, lease: sourceLost }
+      : destinationLost
+        ? { side: 'destination' as const, seed: record.destination.name, lease: destinationLost }
+        : undefined;
+    if (lost) {
       if (stepOf(record, 'walk-live').state === 'running')
         await this.journal.save(
           noteStep(record, {
             step: 'walk-live',
             now,
-            message: `${why}; the source seed ${record.source.name}'s lease expired at ${sourceLost.expiredAt}: taking the walk's way out`,
+            message: `${why}; the ${lost.side} seed ${lost.seed}'s lease expired at ${lost.lease.expiredAt}: taking the walk's way out`,
           }),
         );
-      return { next: 'source-lost' };
+      return { next: lost.side === 'source' ? 'source-lost' : 'destination-lost' };
     }
     // Only a source that fell silent is worth walking again for: it may be restarting its etcd.
     if ((error as { Error?: unknown } | undefined)?.Error !== 'LiveWalkPeerLost')

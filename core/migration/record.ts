@@ -86,9 +86,10 @@ export interface MigrationRecord {
     /**
      * The way out the destination took after the garden found the source lost mid-walk (docs/design.md
      * section 5, "Ways out"): `bad-path` once its member, which only learnt, was wiped (the snapshot path is
-     * then safe to take), `force` or `continue` when the walk completes on the destination.
+     * then safe to take), `force` or `continue` when the walk completes on the destination; after the
+     * destination was lost, the source's: `abort-to-source` (its voters hold the quorum) or `force`.
      */
-    wayOut?: 'continue' | 'force' | 'bad-path';
+    wayOut?: 'continue' | 'force' | 'bad-path' | 'abort-to-source';
     /** How often live-reach had the walk taken again while both seeds held their leases (bounded). */
     walkedAgain?: number;
   };
@@ -552,6 +553,25 @@ export function leaveLivePath(record: MigrationRecord, options: { reason: string
     path: 'good',
     pathReason: `${record.pathReason ?? 'mode live'}; left the live path: ${options.reason}`,
   };
+}
+
+/**
+ * The destination was lost mid-walk and the shoot walked back: the owner record names the source again, the
+ * cluster is the source's members alone. walk-live stays running for the failure the flow records next; the
+ * live steps before it are pending again and the survey's answer is dropped, so that a resume walks afresh
+ * from survey-live (the destination's members of this walk were removed from the cluster or forced out of it).
+ */
+export function walkedBack(record: MigrationRecord, options: { now: Date; message: string }): MigrationRecord {
+  if (record.path !== 'live' || record.live === undefined)
+    throw invalid(record, `the path is ${record.path ?? 'not chosen'}, not a live walk`, 'walk-live');
+  const noted = noteStep(record, { step: 'walk-live', now: options.now, message: options.message });
+  const steps = noted.steps.map((s): MigrationStepStatus => {
+    if (s.id !== 'survey-live' && s.id !== 'own-live') return s;
+    const { startedAt: _s, endedAt: _e, ...rest } = s;
+    return { ...rest, state: 'pending', message: `walked back to the source: ${options.message}` };
+  });
+  const { live: _live, ...rest } = noted;
+  return { ...rest, steps };
 }
 
 /**

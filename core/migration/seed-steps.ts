@@ -14,6 +14,7 @@ import {
   continueWithoutStep,
   noteStep,
   startStep,
+  walkedBack,
   type MigrationPath,
   type MigrationRecord,
 } from './record.js';
@@ -231,27 +232,39 @@ export class SeedAnswers {
     step: MigrationStepId,
     result: CommandResult<'live-walk'>,
   ): Promise<{ message: string; next: CommandResult<'live-walk'>['next'] }> {
+    // The walk-back round (the destination lost, the record the source's again) ends walk-live with `done`.
+    const walkedBackNow =
+      step === 'walk-live' &&
+      result.next === 'done' &&
+      result.wayOut !== undefined &&
+      WALKS_BACK.has(record.live?.wayOut);
     const expected: Partial<Record<MigrationStepId, readonly string[]>> = {
       'survey-live': ['own-both'],
-      'walk-live': ['own-destination', 'bad-path'],
+      'walk-live': ['own-destination', 'bad-path', 'own-source', ...(walkedBackNow ? ['done'] : [])],
       'finish-live': ['retire-source', 'done'],
     };
     if (!expected[step]?.includes(result.next))
       throw new ConflictError(
-        `${step}: the destination's walk waits for ${result.next}, not for ${expected[step]?.join(' or ') ?? 'nothing'}`,
+        `${step}: the walk waits for ${result.next}, not for ${expected[step]?.join(' or ') ?? 'nothing'}`,
         { code: 'LiveWalkOutOfStep' },
       );
     const walked = `${result.taken.length === 0 ? 'nothing left to walk' : result.taken.join(', ')}; next: ${result.next}`;
+    const lost = result.next === 'own-source' || walkedBackNow ? 'destination' : 'source';
     const message =
       step === 'survey-live'
         ? `etcd cluster ${result.spec.cluster} with ${result.spec.sourceMembers.map((m) => m.name).join(', ')} on the source`
         : result.wayOut
-          ? `the source is lost; way out: ${WAY_OUT_MESSAGES[result.wayOut]}; ${walked}`
+          ? `the ${lost} is lost; way out: ${WAY_OUT_MESSAGES[lost][result.wayOut]}; ${walked}`
           : walked;
     const now = this.journal.now();
-    // After the way out bad-path the step is not done: it fails where the flow switches to the bad path.
+    if (walkedBackNow) {
+      await this.journal.save(walkedBack(record, { now, message }));
+      return { message, next: result.next };
+    }
+    // After the way out bad-path the step is not done: it fails where the flow switches to the bad path; nor
+    // while the walk goes back to the source.
     const settled =
-      result.wayOut === 'bad-path'
+      result.wayOut === 'bad-path' || result.next === 'own-source'
         ? noteStep(record, { step, now, message })
         : completeStep(record, { step, now, message });
     const live =
@@ -325,11 +338,25 @@ export class SeedAnswers {
   }
 }
 
-const WAY_OUT_MESSAGES: Record<NonNullable<CommandResult<'live-walk'>['wayOut']>, string> = {
-  continue: "the destination's voters hold the quorum, the walk goes on without the source",
-  force:
-    'the voters are split across the seeds: the owner record goes to the destination, whose member is forced into a cluster of its own with every acknowledged write',
-  'bad-path': "the destination's member only learnt and was wiped: the bad path restores the snapshots",
+/** The ways out that leave the shoot on the source (the destination lost). */
+const WALKS_BACK = new Set<string | undefined>(['abort-to-source', 'force']);
+
+const WAY_OUT_MESSAGES: Record<
+  'source' | 'destination',
+  Partial<Record<NonNullable<CommandResult<'live-walk'>['wayOut']>, string>>
+> = {
+  source: {
+    continue: "the destination's voters hold the quorum, the walk goes on without the source",
+    force:
+      'the voters are split across the seeds: the owner record goes to the destination, whose member is forced into a cluster of its own with every acknowledged write',
+    'bad-path': "the destination's member only learnt and was wiped: the bad path restores the snapshots",
+  },
+  destination: {
+    'abort-to-source':
+      "the source's voters hold the quorum: the owner record goes back to the source and the destination's members are removed",
+    force:
+      'the voters are split across the seeds: the owner record goes back to the source, whose member is forced into a cluster of its own with every acknowledged write',
+  },
 };
 
 /** What the step's message says of the fidelity check (docs/design.md section 4). */

@@ -2,6 +2,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { DynamoSourceWaitIndex } from '../../adapters/dynamodb/source-waits.js';
 import { sendTaskCommand } from '../../adapters/sqs/command-sender.js';
+import { STEP_ROUNDS } from '../../core/migration/commands.js';
 import { SeedCommands } from '../../core/migration/seed-steps.js';
 import { optionalNumberEnv, requireEnv } from '../shared/env.js';
 import { migrationJournal, shootStateStore } from '../shared/migration-journal.js';
@@ -31,7 +32,7 @@ export const handler = task(
       action: z.literal('dispatch'),
       ref,
       step: stepId,
-      round: z.enum(['refresh', 'source-lost']).optional(),
+      round: z.enum(STEP_ROUNDS).optional(),
       taskToken: z.string().min(1),
     })
     .strict(),

@@ -25,6 +25,7 @@ const input = z.discriminatedUnion('action', [
   z.object({ action: z.literal('delete-owner-record'), ref }).strict(),
   z.object({ action: z.literal('set-owner-destination'), ref }).strict(),
   z.object({ action: z.literal('set-owner-live'), ref }).strict(),
+  z.object({ action: z.literal('set-owner-source'), ref }).strict(),
   z.object({ action: z.literal('switch-api-record'), ref }).strict(),
   z.object({ action: z.literal('lower-api-record-ttl'), ref }).strict(),
 ]);
@@ -47,6 +48,8 @@ export const handler = task(input, async (event) => {
       const owner = await steps.setOwnerLive(event.ref);
       return { ...owner, handOver: await apiRecord.handOverAhead(event.ref, 'own-live') };
     }
+    case 'set-owner-source':
+      return steps.setOwnerSource(event.ref);
     case 'switch-api-record':
       return apiRecord.switchApiRecord(event.ref);
     case 'lower-api-record-ttl':

@@ -25,7 +25,7 @@ import {
   restoreBucket,
 } from '../common/restore-ops.js';
 import { AgentCommandError, CatchUpError, messageOf, RestoreRefusedError } from './errors.js';
-import { liveWalkRound } from './live-walk-round.js';
+import { liveWalkRound, walkBackRound } from './live-walk-round.js';
 import { deployKube, destroyAll, destroyKube, waitKubeCleanup } from './control-plane-flow.js';
 import type { ScalableDependent } from '../../core/dwd/components.js';
 import { etcdMembers } from '../../core/ha/members.js';
@@ -458,8 +458,12 @@ export class ControlPlaneRuntime implements SeedRuntime {
    * agent restart starts nothing of it. Then its components start on the member, as after a restore.
    */
   private async liveWalk(command: CommandOf<'live-walk'>, signal?: AbortSignal): Promise<CommandResult<'live-walk'>> {
+    if (command.lost === 'destination') return this.walkBack(command);
     const id = command.shoot.technicalID;
     const { hosting } = this.options;
+    // The survey begins a walk, and nothing here may be of it yet: a plane still restoring is what an earlier
+    // attempt left (a member the cluster removed when it walked back, a standby of another cluster).
+    if (command.spec === undefined && this.planes.get(id)?.restoring) await this.removePlane(id);
     const existing = this.planes.get(id);
     if (hosting.liveMember === undefined || existing?.model.failureTolerance)
       throw new AgentCommandError(
@@ -488,12 +492,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
         void (await this.startEtcd({ shoot: command.shoot, bucket: plane.backupBucket, forceNewCluster: true }, plane)),
       // Its member only learnt: nothing of it is kept, and the bad path's restore starts the plane afresh.
       wipe: () => this.removePlane(id),
-      // The garden's task gives up once the command's timeout passed since it was sent: the round ends before,
-      // and the step's retry (the same round again) resumes the walk where it stands.
-      timeoutMs: Math.max(
-        10_000,
-        Date.parse(command.issuedAt) + (command.timeoutSeconds ?? LIVE_WALK_ROUND_SECONDS) * 1_000 - 5_000 - Date.now(),
-      ),
+      timeoutMs: liveRoundTimeoutMs(command),
     });
     if (plane.restoring && (result.next === 'retire-source' || result.next === 'done')) {
       // The owner record names this seed alone: the member serves, and the plane is this seed's as after a restore.
@@ -503,6 +502,34 @@ export class ControlPlaneRuntime implements SeedRuntime {
       if (plane.model.replicas['kube-apiserver'] > 0) await this.apiServerReady(id, signal);
     }
     return result;
+  }
+
+  /**
+   * A round of a live walk whose destination was lost, on the source (docs/design.md section 5, "Ways
+   * out"): the shoot stays here, its cluster rid of the destination's members or this seed's member forced
+   * into a cluster of its own; the plane serves on as before the walk.
+   */
+  private async walkBack(command: CommandOf<'live-walk'>): Promise<CommandResult<'live-walk'>> {
+    const id = command.shoot.technicalID;
+    const plane = this.planes.get(id);
+    if (plane === undefined || plane.restoring)
+      throw new AgentCommandError(
+        'ControlPlaneNotFound',
+        `seed ${this.options.seed} serves no control plane ${id} to walk back to`,
+      );
+    const { spec } = command;
+    if (spec === undefined)
+      throw new AgentCommandError('InvalidCommand', "a walk back needs the survey's answer (spec)");
+    const { etcd } = await this.observe(plane);
+    if (etcd.clientUrl === undefined)
+      throw new AgentCommandError('RuntimeUnavailable', `the etcd of ${id} does not run on seed ${this.options.seed}`);
+    return walkBackRound({
+      command: { ...command, spec },
+      clientUrl: etcd.clientUrl,
+      force: async () =>
+        void (await this.startEtcd({ shoot: command.shoot, bucket: plane.backupBucket, forceNewCluster: true }, plane)),
+      timeoutMs: liveRoundTimeoutMs(command),
+    });
   }
 
   /**
@@ -787,4 +814,15 @@ export class ControlPlaneRuntime implements SeedRuntime {
       `seed ${this.options.seed} hosts no control plane for ${command.shoot.technicalID}`,
     );
   }
+}
+
+/**
+ * How long a live walk's round may take: the garden's task gives up once the command's timeout passed since
+ * it was sent, so the round ends before, and the step's retry (the same round again) resumes where it stands.
+ */
+function liveRoundTimeoutMs(command: CommandOf<'live-walk'>): number {
+  return Math.max(
+    10_000,
+    Date.parse(command.issuedAt) + (command.timeoutSeconds ?? LIVE_WALK_ROUND_SECONDS) * 1_000 - 5_000 - Date.now(),
+  );
 }

@@ -4,6 +4,7 @@ import {
   describeLiveStep,
   liveWayOut,
   LiveWalkConflictError,
+  type LiveWalkObservation,
   type LiveWalkSpec,
   type LiveWalkStep,
 } from '../../core/migration/live-walk.js';
@@ -11,6 +12,7 @@ import { parseOwnerValue } from '../../core/ownership/owner-value.js';
 import { anyMember } from '../backup-restore/cluster/join.js';
 import {
   observeLiveWalk,
+  takeWayOut,
   walkLive,
   type LiveWalkHost,
   type WalkMemberPlan,
@@ -156,6 +158,115 @@ export async function liveWalkRound(input: LiveWalkRoundInput): Promise<CommandR
       { cause },
     );
   }
+}
+
+export interface WalkBackRoundInput {
+  command: CommandOf<'live-walk'> & { spec: NonNullable<CommandOf<'live-walk'>['spec']> };
+  /**
+   * Where this seed's member serves now: the address its etcd advertised to the survey may be gone once the
+   * member restarts (forced), while this one stays.
+   */
+  clientUrl: string;
+  /** Starts this seed's member again as a cluster of its own, keeping its data (the way out `force`). */
+  force: (member: string) => Promise<void>;
+  timeoutMs: number;
+}
+
+/**
+ * A round of a live walk whose destination the garden found lost, on the source (docs/design.md section 5,
+ * "Ways out"). While the owner record holds the live value, it only answers the way out (`own-source`): the
+ * record goes back first, so that the destination's members fence should they come back. Once the record
+ * names this seed, it takes it: `abort-to-source` removes the destination's members through the source's
+ * quorum, `force` restarts the most up-to-date source member as a cluster of its own. Every member the
+ * survey did not name on the source counts as the destination's: the walk added it, and counting a
+ * stranger as a silent voter only makes the source's way out stricter.
+ */
+export async function walkBackRound(input: WalkBackRoundInput): Promise<CommandResult<'live-walk'>> {
+  const { command } = input;
+  const { spec } = command;
+  const owner = parseOwnerValue(command.owner);
+  if (owner === undefined || (owner.kind === 'seed' && owner.seed !== command.source.identity))
+    throw new AgentCommandError(
+      'InvalidCommand',
+      `owner ${JSON.stringify(command.owner)} is neither the live value nor this seed's: no walk goes back under it`,
+    );
+  // The source runs one member of a walk for now (the survey refuses others), and it is this seed's.
+  const members: WalkMemberPlan[] = spec.sourceMembers.map((m) => ({
+    ...m,
+    clientUrl: input.clientUrl,
+    side: 'source' as const,
+  }));
+  const host: LiveWalkHost = {
+    start: async () => {
+      throw new Error('the source starts no member of a walk that goes back');
+    },
+    readOwner: async () => owner,
+    // The garden wrote the record back to this seed before this round: the way out finds it so.
+    writeOwner: async (_from, to) => {
+      if (to.kind !== 'seed' || to.seed !== command.source.identity || owner.kind !== 'seed')
+        throw new Error("the owner record is the garden's to write");
+    },
+    sourceRetired: async () => false,
+    retireSource: async () => {
+      throw new Error('a walk that goes back retires nothing');
+    },
+    force: (member) => input.force(member.name),
+  };
+  const taken: string[] = [];
+  const deadline = performance.now() + input.timeoutMs;
+  let lastError: unknown;
+  let wayOut: 'abort-to-source' | 'force' | undefined;
+  try {
+    while (performance.now() < deadline) {
+      let observed: Awaited<ReturnType<typeof observeLiveWalk>>;
+      try {
+        observed = withDestination(await observeLiveWalk({ members, host }));
+      } catch (error) {
+        // A member forced a moment ago is still starting.
+        lastError = error;
+        await new Promise((r) => setTimeout(r, 200));
+        continue;
+      }
+      const destinationMembers = observed.members.filter((m) => m.side === 'destination').map((m) => m.name);
+      const walk: LiveWalkSpec = {
+        source: { identity: command.source.identity, members: spec.sourceMembers.map((m) => m.name) },
+        destination: { identity: command.destination.identity, members: destinationMembers },
+        cluster: spec.cluster,
+      };
+      const out = liveWayOut(walk, observed, { source: true, destination: false });
+      if (out.kind !== 'abort-to-source' && out.kind !== 'force')
+        throw new LiveWalkConflictError(
+          `no way back to the source: ${out.kind === 'hold' ? out.reason : 'the destination holds the walk'}`,
+          observed,
+        );
+      // What the round found first: a retry after the force finds the source's member alone, nothing to remove.
+      wayOut ??= out.kind;
+      if (owner.kind === 'live') return { spec, next: 'own-source', wayOut, taken };
+      if (destinationMembers.length === 0) return { spec, next: 'done', wayOut, taken };
+      await takeWayOut(out, observed, { spec: walk, members, host });
+      taken.push(
+        out.kind === 'force' ? `force ${out.member}` : destinationMembers.map((m) => `remove ${m}`).join(', '),
+      );
+    }
+    throw new Error(`no member of the source answered within ${input.timeoutMs} ms: ${messageOf(lastError)}`);
+  } catch (cause) {
+    if (cause instanceof LiveWalkConflictError)
+      throw new AgentCommandError('LiveWalkConflict', cause.message, { observed: cause.current, taken }, { cause });
+    throw new AgentCommandError(
+      'RuntimeUnavailable',
+      `the walk of ${command.shoot.technicalID} back to the source did not finish: ${messageOf(cause)}`,
+      { taken },
+      { cause },
+    );
+  }
+}
+
+/** The members the walk added, labelled as the destination's (see walkBackRound). */
+function withDestination(observed: LiveWalkObservation): LiveWalkObservation {
+  return {
+    ...observed,
+    members: observed.members.map((m) => (m.side === 'stranger' ? { ...m, side: 'destination' as const } : m)),
+  };
 }
 
 /** What the walk is of, read from the source's etcd: its cluster ID and every member but this seed's. */

@@ -17,7 +17,7 @@ import {
 } from '../../harness/scenario/index.js';
 import { ControlPlaneRuntime } from '../../seed/agent/control-plane-runtime.js';
 import { LocalHosting } from '../../seed/agent/local-hosting.js';
-import { clusterIdHex, leaseTimeToLive, memberList } from '../../seed/backup-restore/etcd-gateway.js';
+import { clusterIdHex, leaseTimeToLive, memberAdd, memberList } from '../../seed/backup-restore/etcd-gateway.js';
 import { httpsGet } from '../../harness/kube/binaries.js';
 import { contractSecrets } from '../contract/seed-runtime.contract.js';
 import { testGarden } from '../harness/garden.js';
@@ -154,6 +154,23 @@ function walkRound(a: TestSeed, to: () => TestSeed, walk: Awaited<ReturnType<typ
         secrets: await to().seal(walk.shoot),
         apiDomain: walk.apiDomain,
         ...fields,
+      }),
+    );
+}
+
+/** A `live-walk` round of a walk from `a` whose destination `b` is lost: sent to the source, as the garden sends it. */
+function walkBackRound(a: TestSeed, b: TestSeed, walk: Awaited<ReturnType<typeof shootOn>>, spec: unknown) {
+  return async (owner: string) =>
+    a.runtime.execute(
+      command(a, walk.shoot, 'live-walk', {
+        migrationId: `live-agents/${walk.shoot.name}`,
+        timeoutSeconds: 120,
+        source: { identity: a.identity, clientUrls: [walk.sourceUrl] },
+        destination: { identity: b.identity },
+        owner,
+        spec,
+        lost: 'destination',
+        backup: { bucket: a.bucket },
       }),
     );
 }
@@ -314,4 +331,118 @@ describe("a live walk between two local seeds, in the agents' rounds", () => {
     expect((await b.runtime.controlPlanes()).find((p) => p.technicalID === shoot.technicalID)).toBeUndefined();
     expect(b.hosting.sidecars(shoot.technicalID)).toEqual([]);
   }, 240_000);
+
+  it("a destination lost while it learns: the source's rounds answer abort-to-source and, once the record names the source, remove its learner; the source serves on", async () => {
+    // Prepare: the destination's member added as a learner, its process never running.
+    const [a, b] = await Promise.all([seed('e'), seed('f')]);
+    const walk = await shootOn(a, 'y');
+    const { shoot, sourceUrl } = walk;
+    const survey = await walkRound(a, () => b, walk)(a.identity);
+    const live = liveValue(a, b, survey.spec.cluster);
+    await owners.set({ name: recordOf(shoot), value: live });
+    const client = new Etcd3({ hosts: sourceUrl });
+    const before = await client.put('kept/before').value('1').exec();
+    const learner = await b.hosting.liveMember(shoot.technicalID);
+    await memberAdd(sourceUrl, { peerUrl: learner.peerUrl, learner: true });
+    const back = walkBackRound(a, b, walk, survey.spec);
+
+    // Act
+    const decided = await back(live);
+    await owners.set({ name: recordOf(shoot), value: a.identity });
+    const done = await back(a.identity);
+    const again = await back(a.identity);
+
+    // Assess
+    expect(decided).toMatchObject({ next: 'own-source', wayOut: 'abort-to-source', taken: [] });
+    expect(done).toMatchObject({ next: 'done', wayOut: 'abort-to-source' });
+    expect(done.taken).toHaveLength(1);
+    expect(done.taken[0]).toMatch(/^remove /);
+    // A retried round finds nothing left to do.
+    expect(again).toMatchObject({ next: 'done', taken: [] });
+    const listed = await memberList(sourceUrl);
+    expect(listed.members.map((m) => m.peerUrls)).toEqual([[survey.spec.sourceMembers[0]!.peerUrl]]);
+    expect(clusterIdHex(listed.clusterId)).toBe(survey.spec.cluster);
+    await until(
+      'the source takes writes',
+      () =>
+        client
+          .put('kept/after')
+          .value('2')
+          .then(
+            () => true,
+            () => false,
+          ),
+      {
+        timeoutMs: 20_000,
+        intervalMs: 200,
+      },
+    );
+    const kept = await dump(sourceUrl);
+    expect(kept.get('kept/before')?.modRevision).toBe(Number(before.header.revision));
+    client.close();
+  }, 240_000);
+
+  it('a destination lost while both vote: the source, without a quorum, is forced into a cluster of its own once the record names it, keeping every acknowledged write', async () => {
+    // Prepare: the walk runs until the destination's member votes beside the source's, then its seed goes.
+    const [a, b] = await Promise.all([seed('g'), seed('h')]);
+    const walk = await shootOn(a, 'z');
+    const { shoot, sourceUrl } = walk;
+    const round = walkRound(a, () => b, walk);
+    const survey = await round(a.identity);
+    const live = liveValue(a, b, survey.spec.cluster);
+    await owners.set({ name: recordOf(shoot), value: live });
+    const history = new HistoryRecorder();
+    const writer = startClusterWriter({
+      endpoints: () => [sourceUrl],
+      prefix: 'w/walk-back',
+      writesPerSecond: 50,
+      history,
+      memberName: () => 'source',
+    });
+    const destinationPeer = (await b.hosting.liveMember(shoot.technicalID)).peerUrl;
+    // The round follows with the destination's kube-apiserver before the leadership moves: the moment to lose it.
+    void round(live, { spec: survey.spec }).catch(() => undefined);
+    await until(
+      "the destination's member votes",
+      async () =>
+        (await memberList(sourceUrl).catch(() => undefined))?.members.some(
+          (m) => m.peerUrls.includes(destinationPeer) && m.name !== '' && !m.isLearner,
+        ),
+      { timeoutMs: 60_000, intervalMs: 50, explain: () => logs(b) },
+    );
+    await b.hosting.stopAll();
+    const back = walkBackRound(a, b, walk, survey.spec);
+
+    // Act
+    const decided = await back(live);
+    await owners.set({ name: recordOf(shoot), value: a.identity });
+    const done = await back(a.identity).catch((e: unknown) => {
+      throw new Error(`${String(e)}\n${logs(a)}`);
+    });
+    const forcedAt = Date.now();
+    await until(
+      'the source takes writes again',
+      async () => writer.record().acknowledged.some((w) => w.at >= forcedAt),
+      { timeoutMs: 30_000, intervalMs: 200, explain: () => logs(a) },
+    );
+    const record = await writer.stop();
+
+    // Assess
+    expect(decided).toMatchObject({ next: 'own-source', wayOut: 'force', taken: [] });
+    expect(done).toMatchObject({
+      next: 'done',
+      wayOut: 'force',
+      taken: [`force ${survey.spec.sourceMembers[0]!.name}`],
+    });
+    const listed = await memberList(sourceUrl);
+    expect(listed.members).toHaveLength(1);
+    // The same cluster, not a copy: the forced member keeps its cluster ID and data.
+    expect(clusterIdHex(listed.clusterId)).toBe(survey.spec.cluster);
+    const content = await dump(sourceUrl);
+    const missing = record.acknowledged.filter((w) => content.get(w.key)?.modRevision !== w.revision);
+    expect(missing.slice(0, 5), `${missing.length} acknowledged writes missing or at another revision`).toEqual([]);
+    await recordFinalReads({ history, seed: 'source', endpoint: sourceUrl });
+    const verdict = await checkHistory('walk-back', history);
+    expect(verdict.result, JSON.stringify(verdict)).toBe('linearizable');
+  }, 300_000);
 });

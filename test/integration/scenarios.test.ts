@@ -393,8 +393,9 @@ async function assertLinearizable(
   l: Landscape,
   name: string,
   lossWindow?: { lengthMs: number; reason: string; lostWrites: number },
+  servedBy: 'source' | 'destination' = 'destination',
 ): Promise<LinearizabilityVerdict> {
-  await recordFinalReads({ history: l.history, seed: 'destination', endpoint: l.destination.sidecar(l.id)!.clientUrl });
+  await recordFinalReads({ history: l.history, seed: servedBy, endpoint: l[servedBy].sidecar(l.id)!.clientUrl });
   if (lossWindow) {
     // The loss is real: as recorded, with the lost writes acknowledged, the history is rejected.
     const unmarked = await checkHistory(`${name}-as-recorded`, l.history, { visualize: 'never' });
@@ -440,12 +441,18 @@ async function assertCommon(l: Landscape, record: WriterRecord, cutAt: number) {
  * A live walk moves the cluster itself: every acknowledged write is on the destination at its revision,
  * with what etcd held with it, and the history is linearizable. How many were lost (none, or it failed).
  */
-async function assertNothingLost(l: Landscape, record: WriterRecord, clientUrl: string, name: string): Promise<number> {
+async function assertNothingLost(
+  l: Landscape,
+  record: WriterRecord,
+  name: string,
+  servedBy: 'source' | 'destination' = 'destination',
+): Promise<number> {
+  const clientUrl = l[servedBy].sidecar(l.id)!.clientUrl;
   await assertFidelity(l, record, clientUrl);
   const content = await readEtcdContent({ clientUrl, prefix: `${record.prefix}/` });
   const loss = checkNoAcknowledgedWriteLost(record.acknowledged, content);
   expect(loss.ok, loss.summary).toBe(true);
-  await assertLinearizable(l, name);
+  await assertLinearizable(l, name, undefined, servedBy);
   return loss.lost.length;
 }
 
@@ -911,7 +918,7 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
     );
     expect(l.source.sidecars(l.id)).toEqual([]);
     // Both seeds acknowledged writes of one cluster: every one of them is on the destination at its revision.
-    const lost = await assertNothingLost(l, record, clientUrl, 'L1');
+    const lost = await assertNothingLost(l, record, 'L1');
     const gap = longestGap(record.acknowledged, migratedAt, settledAt);
     figures('L1', record, {
       lost,
@@ -972,7 +979,7 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
     expect(clusterIdHex(list.clusterId)).toBe((m as View & { live?: { cluster: string } }).live?.cluster);
     expect(list.members).toHaveLength(1);
     // Every write the source acknowledged was on a quorum, and so on the destination's member.
-    const lost = await assertNothingLost(l, record, clientUrl, 'L2');
+    const lost = await assertNothingLost(l, record, 'L2');
     const gap = longestGap(record.acknowledged, killedAt, settledAt);
     figures('L2', record, {
       lost,
@@ -981,4 +988,69 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
       totalMs: Date.now() - t0,
     });
   }, 300_000);
+
+  it("L3: mode live, the destination killed while both seeds vote: the garden finds it lost and the shoot walks back, the source's member forced into a cluster of its own; the migration ends in Error, one cluster throughout, no acknowledged write lost", async () => {
+    const t0 = Date.now();
+    const l = await landscape('l3', undefined);
+    const cluster = clusterIdHex((await memberList(l.source.sidecar(l.id)!.clientUrl)).clusterId);
+    const migratedAt = await migrate(l, 'live');
+    l.history.annotate('migrate (live path)', migratedAt);
+    await until(
+      "the destination's member to vote beside the source's",
+      async () => {
+        const url = l.source.sidecar(l.id)?.clientUrl;
+        const list = url === undefined ? undefined : await memberList(url, 500).catch(() => undefined);
+        return list?.members.length === 2 && list.members.every((m) => !m.isLearner && m.name !== '');
+      },
+      { timeoutMs: 120_000, intervalMs: 50 },
+    );
+    // A crash of the destination seed: its sidecar's tree SIGKILLed, its agent stopped, everything outbound cut.
+    const sidecarPids = l.destination.sidecars(l.id).map((s) => s.pid!);
+    const tree = sidecarPids.flatMap((pid) => processTree(pid));
+    l.destination.stopRestarting(l.id);
+    const killedAt = Date.now();
+    await Promise.all(sidecarPids.map((pid) => killProcessTree(pid)));
+    l.history.annotate('destination sidecar and etcd killed while both seeds vote', killedAt, Date.now());
+    await l.destination.stopAgent();
+    l.destination.proxies.cutAll();
+
+    // Three rounds of the walk time out on the silent destination before the garden reads the leases.
+    const m = await settled(l, 240_000);
+    const settledAt = Date.now();
+    const steps = JSON.stringify(m.steps.map((s) => [s.id, s.state, s.message]));
+    expect(m.state, JSON.stringify({ error: m.error, steps })).toBe('Error');
+    expect(m.error?.message, steps).toMatch(
+      /^LiveWalkWalkedBack: the destination is lost; way out: the voters are split/,
+    );
+    expect(m.error?.message, steps).toMatch(/force \S+/);
+    const state = (id: string) => m.steps.find((s) => s.id === id)?.state;
+    // A resume walks afresh: the survey's answer is dropped and the live steps before the walk are pending again.
+    expect(['survey-live', 'own-live', 'walk-live'].map(state)).toEqual(['pending', 'pending', 'failed']);
+    expect(tree.filter((p) => !gone(p))).toEqual([]);
+    await until(
+      'the source to acknowledge writes again',
+      async () => l.writer.record().acknowledged.some((w) => w.seed === 'source' && w.at > settledAt),
+      { timeoutMs: 60_000 },
+    );
+    await sleep(1_500);
+    const [record] = await Promise.all([l.writer.stop(), l.registers.stop()]);
+
+    const ownerRecord = await owners.get(`owner.${l.shootName}.${l.project}.${deployment.outputs.InternalDomain}`);
+    expect(ownerRecord?.value).toBe(await l.source.identity());
+    const shoot = await api.request<ShootView>('GET', `/projects/${l.project}/shoots/${l.shootName}`);
+    expect(shoot.body.status.seedName).toBe(l.source.name);
+    // The cluster it was, alone on the source now: forced with its data, nothing restored.
+    const list = await memberList(l.source.sidecar(l.id)!.clientUrl);
+    expect(clusterIdHex(list.clusterId)).toBe(cluster);
+    expect(list.members).toHaveLength(1);
+    expect(record.acknowledged.some((w) => w.seed === 'destination' && w.at > killedAt)).toBe(false);
+    const lost = await assertNothingLost(l, record, 'L3', 'source');
+    const gap = longestGap(record.acknowledged, killedAt, Date.now());
+    figures('L3', record, {
+      lost,
+      longestWriteGapFromKillMs: Math.round(gap.ms),
+      migrateToSettledMs: settledAt - migratedAt,
+      totalMs: Date.now() - t0,
+    });
+  }, 420_000);
 });

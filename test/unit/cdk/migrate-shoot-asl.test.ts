@@ -307,8 +307,30 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     const flow = ['SurveyLive', 'SurveyAnswered', 'OwnLive', 'WalkLive', 'WalkAnswered', 'WayOut?'];
     expect(flow.slice(0, -1).map((name) => definition.States[name]?.Next)).toEqual(flow.slice(1));
     expect(definition.States['WayOut?']).toMatchObject({
-      Choices: [{ Variable: '$.walkRecorded.value.next', StringEquals: 'bad-path', Next: 'SwitchToBadPath' }],
+      Choices: [
+        { Variable: '$.walkRecorded.value.next', StringEquals: 'bad-path', Next: 'SwitchToBadPath' },
+        { Variable: '$.walkRecorded.value.next', StringEquals: 'own-source', Next: 'SetOwnerSource' },
+      ],
       Default: 'SetOwnerDestination',
+    });
+    // The destination lost: the owner record back to the source, then the source's round takes the way out,
+    // and the migration ends in Error with the shoot where it was (a resume walks afresh).
+    const back = ['SetOwnerSource', 'WalkBack', 'WalkBackAnswered', 'WalkedBack', 'RecordFailure'];
+    expect(back.slice(0, -1).map((name) => definition.States[name]?.Next)).toEqual(back.slice(1));
+    expect(definition.States.SetOwnerSource?.Parameters?.Payload).toEqual({
+      action: 'set-owner-source',
+      'ref.$': '$.ref',
+    });
+    expect(definition.States.WalkBack?.Parameters?.Payload).toMatchObject({ step: 'walk-live', round: 'walk-back' });
+    expect(definition.States.WalkBackAnswered?.Parameters?.Payload).toMatchObject({
+      action: 'complete-command',
+      step: 'walk-live',
+      'output.$': '$.walkBack',
+    });
+    expect(definition.States.WalkedBack).toMatchObject({
+      Type: 'Pass',
+      Parameters: { Error: 'LiveWalkWalkedBack', 'Cause.$': '$.walkBackRecorded.value.message' },
+      ResultPath: '$.error',
     });
     expect(definition.States.SetOwnerDestination?.Next).toBe('AfterOwnerDestination?');
     const finish = ['FinishLive', 'FinishAnswered', 'RetireSource', 'SourceRetired', 'RestoreExtensions'];
@@ -328,7 +350,15 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     });
     // Once the owner record may hold the live value, no snapshot path is safe but the walk's own ways out:
     // a failure ends in Error, resumable, except where a seed may be lost.
-    for (const name of ['OwnLive', 'FinishLive', 'WalkLiveSourceLost'])
+    for (const name of [
+      'OwnLive',
+      'FinishLive',
+      'WalkLiveSourceLost',
+      'WalkLiveDestinationLost',
+      'SetOwnerSource',
+      'WalkBack',
+      'WalkBackAnswered',
+    ])
       expect(definition.States[name]?.Catch?.map((c) => c.Next)).toEqual(['RecordFailure']);
     // A walk round that failed as a lost seed's would: the leases decide, then the way out or the walk again.
     expect(definition.States.WalkLive?.Catch?.map((c) => [c.ErrorEquals, c.Next])[0]).toEqual([
@@ -343,9 +373,17 @@ describe('state-machines/migrate-shoot.asl.json', () => {
     });
     expect(definition.States.LiveReach?.Catch?.map((c) => c.Next)).toEqual(['RecordFailure']);
     expect(definition.States['LiveReach?']).toMatchObject({
-      Choices: [{ Variable: '$.reach.value.next', StringEquals: 'source-lost', Next: 'WalkLiveSourceLost' }],
+      Choices: [
+        { Variable: '$.reach.value.next', StringEquals: 'source-lost', Next: 'WalkLiveSourceLost' },
+        { Variable: '$.reach.value.next', StringEquals: 'destination-lost', Next: 'WalkLiveDestinationLost' },
+      ],
       Default: 'WaitBeforeWalkingAgain',
     });
+    expect(definition.States.WalkLiveDestinationLost?.Parameters?.Payload).toMatchObject({
+      step: 'walk-live',
+      round: 'destination-lost',
+    });
+    expect(definition.States.WalkLiveDestinationLost?.Next).toBe('WalkAnswered');
     expect(definition.States.WaitBeforeWalkingAgain).toMatchObject({
       SecondsPath: '$.reach.value.waitSeconds',
       Next: 'WalkLive',
@@ -370,12 +408,23 @@ describe('state-machines/migrate-shoot.asl.json', () => {
         'States.Timeout',
         'States.HeartbeatTimeout',
       ]);
-    expect(migrateShootDefinition({ commandTimeout: Duration.minutes(5) }).States).toMatchObject({
-      SurveyLive: { TimeoutSeconds: 300 },
-      WalkLive: { TimeoutSeconds: 300 },
-      FinishLive: { TimeoutSeconds: 300 },
-      RetireSource: { TimeoutSeconds: 300 },
-    });
+    // Every round of the walk has the deployment's command timeout, as its command does.
+    const rounds = [
+      'SurveyLive',
+      'WalkLive',
+      'WalkLiveSourceLost',
+      'WalkLiveDestinationLost',
+      'WalkBack',
+      'FinishLive',
+      'RetireSource',
+    ];
+    const deployed = migrateShootDefinition({ commandTimeout: Duration.seconds(42) }).States as Record<
+      string,
+      { TimeoutSeconds?: number; HeartbeatSeconds?: number }
+    >;
+    expect(rounds.map((name) => [name, deployed[name]?.TimeoutSeconds, deployed[name]?.HeartbeatSeconds])).toEqual(
+      rounds.map((name) => [name, 42, 42]),
+    );
   });
 
   it('waits for the destination to serve only in SwitchApiRecord, for a bounded time, then records the failure', () => {

@@ -798,16 +798,107 @@ describe('the pre-copy', () => {
     expect(resumePoint(record)).toBe('restore-extensions');
   });
 
-  it('a destination lost mid-walk holds the walk where it stands: Error, to resume once it is back', async () => {
+  it('both seeds lost mid-walk: the walk holds where it stands, Error, to resume once one is back', async () => {
     const { w, ref } = await walking();
     w.clock.advance(31_000);
-    await w.gardenService.heartbeat('src', READY);
     await expect(w.paths.liveReach(ref, { Error: 'States.Timeout' })).rejects.toThrow(
       expect.objectContaining({
         code: 'LiveWalkHeld',
-        message: expect.stringMatching(/the destination seed dst's lease expired/),
+        message: expect.stringMatching(/the leases of both seeds expired/),
       }),
     );
+  });
+
+  it('a destination lost while both vote: the record goes back to the source, whose member is forced, and a resume walks afresh', async () => {
+    // Prepare
+    const { w, ref, spec } = await walking();
+    w.clock.advance(31_000);
+    await w.gardenService.heartbeat('src', READY);
+    const sourceRound = async (round: 'destination-lost' | 'walk-back', result: object) => {
+      const { command } = await w.seedCommands.beginCommand(ref, 'walk-live', { round });
+      return {
+        command,
+        answered: await w.seedAnswers.completeCommand(
+          ref,
+          'walk-live',
+          commandSuccess(command as never, { spec, taken: [], ...result } as never, w.clock.now()),
+        ),
+      };
+    };
+    const live = (await w.owners.get(RECORD))?.value;
+
+    // Act
+    const reach = await w.paths.liveReach(ref, { Error: 'States.Timeout' });
+    const decided = await sourceRound('destination-lost', { next: 'own-source', wayOut: 'force' });
+    const owner = await w.ownerSteps.setOwnerSource(ref);
+    // A retried Lambda finds the record back already.
+    expect(await w.ownerSteps.setOwnerSource(ref)).toEqual(owner);
+    const back = await sourceRound('walk-back', { next: 'done', wayOut: 'force', taken: ['force etcd'] });
+    await w.finalize.fail(ref, { Error: 'LiveWalkWalkedBack', Cause: back.answered.message });
+
+    // Assess: both rounds go to the source, told the destination is lost, under the record as the garden wrote it.
+    expect(reach).toEqual({ next: 'destination-lost' });
+    expect(decided.command).toMatchObject({
+      seed: 'src',
+      commandId: `${ref.migrationId}/walk-live/destination-lost`,
+      lost: 'destination',
+      owner: live,
+    });
+    expect(decided.answered).toMatchObject({
+      next: 'own-source',
+      message: expect.stringMatching(
+        /^the destination is lost; way out: the voters are split .* goes back to the source/,
+      ),
+    });
+    const source = (await w.admission.get('dev', 'api1')).source.identity;
+    expect(owner).toEqual({ value: source });
+    expect((await w.owners.get(RECORD))?.value).toBe(source);
+    expect(back.command).toMatchObject({ seed: 'src', lost: 'destination', owner: source });
+    const record = await w.admission.get('dev', 'api1');
+    expect(record).toMatchObject({ state: 'Error', path: 'live', error: { step: 'walk-live' } });
+    expect(record.error?.message).toMatch(/^LiveWalkWalkedBack: the destination is lost/);
+    expect(record.live).toBeUndefined();
+    expect(record.steps.filter((s) => s.id.endsWith('-live')).map((s) => [s.id, s.state])).toEqual([
+      ['survey-live', 'pending'],
+      ['own-live', 'pending'],
+      ['walk-live', 'failed'],
+      ['finish-live', 'pending'],
+    ]);
+    // Resumed once the destination is back, the walk begins afresh: a new survey, the record to a new live value.
+    await w.gardenService.heartbeat('dst', READY);
+    await w.admission.start('dev', 'api1', {});
+    expect(resumePoint(await w.admission.get('dev', 'api1'))).toBe('survey-live');
+  });
+
+  it('the record goes back to the source only from the live value', async () => {
+    const { w, ref } = await walking();
+    await w.owners.set({ name: RECORD, value: 'someone-else' });
+    await expect(w.ownerSteps.setOwnerSource(ref)).rejects.toThrow(
+      expect.objectContaining({ code: 'OwnerRecordUnexpected' }),
+    );
+  });
+
+  it('a destination lost while the source holds the quorum: the round answers abort-to-source', async () => {
+    const { w, ref, spec } = await walking();
+    w.clock.advance(31_000);
+    await w.gardenService.heartbeat('src', READY);
+    await w.paths.liveReach(ref, { Error: 'States.Timeout' });
+    const { command } = await w.seedCommands.beginCommand(ref, 'walk-live', { round: 'destination-lost' });
+    const answered = await w.seedAnswers.completeCommand(
+      ref,
+      'walk-live',
+      commandSuccess(
+        command as never,
+        { spec, taken: [], next: 'own-source', wayOut: 'abort-to-source' } as never,
+        w.clock.now(),
+      ),
+    );
+    expect(answered).toMatchObject({ message: expect.stringMatching(/the source's voters hold the quorum/) });
+    expect(await w.admission.get('dev', 'api1')).toMatchObject({
+      state: 'Running',
+      live: { wayOut: 'abort-to-source' },
+    });
+    expect((await w.admission.get('dev', 'api1')).steps.find((s) => s.id === 'walk-live')?.state).toBe('running');
   });
 
   it('a destination that does not restore ahead declines, the step is skipped, and restore-etcd does all of it', async () => {
