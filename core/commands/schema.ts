@@ -345,6 +345,12 @@ export const liveWalkCommand = named(
        * names the source it takes it (removes the destination's members, or forces the source's member).
        */
       lost: z.enum(['source', 'destination']).optional(),
+      /**
+       * With `lost: "destination"`: when the destination's latest walk round ends by its own timeout. A
+       * destination whose members still answer the source may be cut off from the garden only, and walking
+       * until then: the round waits for it before it answers the way out.
+       */
+      walkEndsBy: timestamp.optional(),
       /** This seed's backup bucket: its member's sidecar snapshots there. */
       backup: z.object({ bucket: z.string().min(3).max(63) }).strict(),
       secrets: shootSecrets.optional(),

@@ -195,6 +195,9 @@ function liveWalkCommand(options: StepCommandOptions, address: Parameters<typeof
     owner,
     ...(spec ? { spec } : {}),
     ...(lost ? { lost } : {}),
+    ...(options.round === 'destination-lost' && record.live?.roundEndsAt
+      ? { walkEndsBy: record.live.roundEndsAt }
+      : {}),
     backup: { bucket },
     ...(options.secrets ? { secrets: options.secrets } : {}),
     ...(options.apiDomain ? { apiDomain: options.apiDomain } : {}),

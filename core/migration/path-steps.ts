@@ -12,7 +12,12 @@ import {
   type MigrationPath,
   type MigrationRecord,
 } from './record.js';
-import { SOURCE_LEASE_EXPIRED, waitsOnSource, type SourceWaitIndex } from './source-waits.js';
+import {
+  DESTINATION_LEASE_EXPIRED,
+  SOURCE_LEASE_EXPIRED,
+  waitsOnSource,
+  type SourceWaitIndex,
+} from './source-waits.js';
 import { PREPARE_STEPS, type MigrationStepId } from './steps.js';
 
 /**
@@ -116,8 +121,10 @@ export class PathSteps {
         );
       return { next: lost.side === 'source' ? 'source-lost' : 'destination-lost' };
     }
-    // Only a source that fell silent is worth walking again for: it may be restarting its etcd.
-    if ((error as { Error?: unknown } | undefined)?.Error !== 'LiveWalkPeerLost')
+    // Only a seed that fell silent is worth walking again for: a source restarting its etcd, a destination
+    // whose lease the monitor saw expire and that renewed it since.
+    const name = (error as { Error?: unknown } | undefined)?.Error;
+    if (name !== 'LiveWalkPeerLost' && name !== DESTINATION_LEASE_EXPIRED)
       throw new ConflictError(`${why}; both seeds hold their leases`, { code: 'LiveWalkStalled' });
     const again = (record.live?.walkedAgain ?? 0) + 1;
     if (again > LIVE_WALK_ATTEMPTS || record.live === undefined)

@@ -92,6 +92,12 @@ export interface MigrationRecord {
     wayOut?: 'continue' | 'force' | 'bad-path' | 'abort-to-source';
     /** How often live-reach had the walk taken again while both seeds held their leases (bounded). */
     walkedAgain?: number;
+    /**
+     * When the destination's latest walk round ends by its own timeout: a destination that lost its lease
+     * but still runs (cut off from the garden, not from the source) may walk until then, so the way back
+     * waits for it.
+     */
+    roundEndsAt?: string;
   };
   /** What copy-snapshots reported, for the restore: whether the copy holds the final snapshot, and its last revision. */
   copy?: { final: boolean; lastRevision?: number };

@@ -18,7 +18,13 @@ import {
   type MigrationPath,
   type MigrationRecord,
 } from './record.js';
-import { sourceLeaseExpired, switchesEarly, waitsOnSource, type SourceWaitIndex } from './source-waits.js';
+import {
+  sourceLeaseExpired,
+  switchesEarly,
+  waitsOnDestination,
+  waitsOnSource,
+  type SourceWaitIndex,
+} from './source-waits.js';
 import { stepDefinition, type MigrationStepId } from './steps.js';
 
 export interface SeedCommandsOptions {
@@ -87,10 +93,12 @@ export class SeedCommands {
               `the source seed ${lease.seed}'s lease expired at ${lease.expiredAt} (last renewed ${lease.lastRenewTime}): no agent there would answer ${step}`,
             );
     }
-    if (early && options.taskToken && this.options.sourceWaits) {
+    // The walk's own round only: the rounds of its ways out are sent once a seed was lost.
+    const onDestination = waitsOnDestination(record, step) && options.round === undefined;
+    if ((early || onDestination) && options.taskToken && this.options.sourceWaits) {
       const { project, name } = record.shoot;
       await this.options.sourceWaits.put({
-        seed: record.source.name,
+        seed: early ? record.source.name : record.destination.name,
         project,
         name,
         migrationId: record.id,
@@ -143,6 +151,15 @@ export class SeedCommands {
     });
     const seed = await this.journal.garden.getSeed(command.seed);
     if (!seed?.status.commandQueueUrl) throw new NotFoundError(`seed ${command.seed} has no command queue`);
+    // Until when the destination may still be walking, should its lease expire while it does (the way back).
+    if (onDestination && record.live && command.timeoutSeconds !== undefined)
+      await this.journal.save({
+        ...record,
+        live: {
+          ...record.live,
+          roundEndsAt: new Date(Date.parse(command.issuedAt) + command.timeoutSeconds * 1_000).toISOString(),
+        },
+      });
     return { command, queueUrl: seed.status.commandQueueUrl, messageGroupId: record.shoot.technicalID };
   }
 
@@ -193,11 +210,16 @@ export class SeedAnswers {
     this.journal = options.journal;
   }
 
-  /** The source answered: its filed task token is of no further use. */
+  /** The seed answered: the task token filed under it is of no further use. */
   private async answered(ref: MigrationRef, record: MigrationRecord, step: MigrationStepId): Promise<void> {
-    if (waitsOnSource(step))
+    const seed = waitsOnSource(step)
+      ? record.source.name
+      : waitsOnDestination(record, step)
+        ? record.destination.name
+        : undefined;
+    if (seed !== undefined)
       await this.options.sourceWaits?.remove({
-        seed: record.source.name,
+        seed,
         project: ref.project,
         name: ref.name,
         migrationId: ref.migrationId,
@@ -212,8 +234,11 @@ export class SeedAnswers {
     if (type === undefined) throw new RangeError(`step ${step} is not done by a seed agent`);
     const answer = parseCommandSuccess(type, output);
     if (step === 'restore-etcd-ahead') return this.completeAhead(record, answer.result as CommandResult<'restore'>);
-    if (answer.type === 'live-walk')
-      return this.completeWalkRound(record, step, answer.result as CommandResult<'live-walk'>);
+    if (answer.type === 'live-walk') {
+      const walked = await this.completeWalkRound(record, step, answer.result as CommandResult<'live-walk'>);
+      await this.answered(ref, record, step);
+      return walked;
+    }
     const message = summariseAnswer(answer.result);
     await this.journal.save(
       step === 'migrate-extensions' ? record : completeStep(record, { step, now: this.journal.now(), message }),

@@ -6,10 +6,14 @@ import type { MigrationStore } from './store.js';
 
 /** The error name the state machine catches on the good path's seed steps (see migrate-shoot.asl.json). */
 export const SOURCE_LEASE_EXPIRED = 'SourceLeaseExpired';
+/** The error name the state machine catches on the live walk's round, which waits on the destination. */
+export const DESTINATION_LEASE_EXPIRED = 'DestinationLeaseExpired';
 
 /**
- * A good-path step of a mode-auto migration waiting for the source seed's agent: the task token the state
- * machine waits on, kept apart from the migration record (which the API shows) and filed under the source
+ * A step waiting for a seed's agent whose lost lease should cut it short: a good-path step of a mode-auto
+ * migration on the source, or the live walk's round on the destination (a walk held by a lost destination
+ * may leave the shoot's etcd without a quorum until the garden takes the way back). The task token the
+ * state machine waits on, kept apart from the migration record (which the API shows) and filed under that
  * seed, so that the lease monitor finds what waits on a seed whose lease expired without a scan.
  */
 export interface SourceWait {
@@ -39,6 +43,11 @@ export interface TaskTokens {
 export function waitsOnSource(step: MigrationStepId): boolean {
   const definition = stepDefinition(step);
   return definition.phase === 'good' && definition.actor === 'source' && definition.command !== undefined;
+}
+
+/** The live walk's round (`walk-live`, on the destination): the garden takes the way back once the destination is lost. */
+export function waitsOnDestination(record: Pick<MigrationRecord, 'path'>, step: MigrationStepId): boolean {
+  return record.path === 'live' && step === 'walk-live';
 }
 
 /** Only mode auto switches early: mode good was asked to use the source, and keeps today's timeout. */
@@ -82,11 +91,16 @@ export class SourceLeaseSwitch {
     for (const wait of await this.options.waits.listForSeed(lease.seed)) {
       const record = await this.options.migrations.get(wait.project, wait.name);
       let outcome: SourceWaitOutcome = 'stale';
-      if (record && isStillWaiting(record, wait)) {
+      const on = record && stillWaitingOn(record, wait);
+      if (on) {
         outcome = await this.options.tasks.fail({
           taskToken: wait.taskToken,
-          error: SOURCE_LEASE_EXPIRED,
-          cause: sourceLeaseMessage(lease, 'lease monitor'),
+          ...(on === 'source'
+            ? { error: SOURCE_LEASE_EXPIRED, cause: sourceLeaseMessage(lease, 'lease monitor') }
+            : {
+                error: DESTINATION_LEASE_EXPIRED,
+                cause: `the destination seed ${lease.seed}'s lease expired at ${lease.expiredAt} (last renewed ${lease.lastRenewTime}, seen by the lease monitor): the live walk takes its way out without waiting for the round's timeout`,
+              }),
         });
       }
       await this.options.waits.remove(wait);
@@ -96,14 +110,17 @@ export class SourceLeaseSwitch {
   }
 }
 
-function isStillWaiting(record: MigrationRecord, wait: SourceWait): boolean {
-  return (
-    record.id === wait.migrationId &&
-    record.state === 'Running' &&
-    record.source.name === wait.seed &&
-    switchesEarly(record, wait.step) &&
-    record.steps.some((s) => s.id === wait.step && s.state === 'running')
-  );
+/** Which of the migration's seeds the wait is still on, if any. */
+function stillWaitingOn(record: MigrationRecord, wait: SourceWait): 'source' | 'destination' | undefined {
+  if (
+    record.id !== wait.migrationId ||
+    record.state !== 'Running' ||
+    !record.steps.some((s) => s.id === wait.step && s.state === 'running')
+  )
+    return undefined;
+  if (record.source.name === wait.seed && switchesEarly(record, wait.step)) return 'source';
+  if (record.destination.name === wait.seed && waitsOnDestination(record, wait.step)) return 'destination';
+  return undefined;
 }
 
 /** In memory, for tests; the same replace and remove rules as the DynamoDB adapter. */

@@ -239,6 +239,16 @@ export async function walkBackRound(input: WalkBackRoundInput): Promise<CommandR
           `no way back to the source: ${out.kind === 'hold' ? out.reason : 'the destination holds the walk'}`,
           observed,
         );
+      // A destination whose members answer may be cut off from the garden only, its round still walking: the
+      // way out is answered once that round has ended by its own timeout. Members that answer no one here
+      // commit nothing through this seed's quorum.
+      const walkEndsBy = command.walkEndsBy === undefined ? undefined : Date.parse(command.walkEndsBy);
+      const answering = observed.members.some((m) => m.side === 'destination' && m.raft !== undefined);
+      if (owner.kind === 'live' && answering && walkEndsBy !== undefined && Date.now() < walkEndsBy) {
+        taken.push(`wait for the destination's round until ${command.walkEndsBy}`);
+        await new Promise((r) => setTimeout(r, Math.min(walkEndsBy - Date.now(), deadline - performance.now())));
+        continue;
+      }
       // What the round found first: a retry after the force finds the source's member alone, nothing to remove.
       wayOut ??= out.kind;
       if (owner.kind === 'live') return { spec, next: 'own-source', wayOut, taken };

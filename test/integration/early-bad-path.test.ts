@@ -1,4 +1,4 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { Etcd3 } from 'etcd3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { resetGardenState } from '../../harness/garden.js';
 import { testGarden } from '../harness/garden.js';
 import { TEST_OWNERSHIP_TIMINGS } from '../../harness/timings.js';
 import { until } from '../../harness/until.js';
+import { startLeaseMonitorRounds } from '../../harness/lease-monitor.js';
 
 /**
  * Issue 10, early switch: a migration in mode auto whose source agent is frozen (SIGSTOP of the agent
@@ -100,24 +101,8 @@ describe('early switch to the bad path: the source agent frozen, mode auto', () 
       body: { destinationSeed: DESTINATION, mode: 'auto' },
     });
     expect(started.status).toBe(202);
-    // The lease monitor's rounds (its schedule is off in the test stack), one a second, until the migration ends.
-    let done = false;
-    const switched: string[] = [];
-    const monitor = (async () => {
-      while (!done) {
-        const res = await lambda.send(
-          new InvokeCommand({
-            FunctionName: deployment.outputs.LeaseMonitorFunctionName,
-            Payload: Buffer.from(JSON.stringify({ rounds: 5, intervalSeconds: 1 })),
-          }),
-        );
-        const body = JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString() || '{}') as {
-          switched?: string[];
-        };
-        expect(res.FunctionError, JSON.stringify(body)).toBeUndefined();
-        switched.push(...(body.switched ?? []));
-      }
-    })();
+    // The lease monitor's rounds (its schedule is off in the test stack) until the migration ends.
+    const monitor = startLeaseMonitorRounds({ lambda, functionName: deployment.outputs.LeaseMonitorFunctionName });
     let record: MigrationRecord;
     try {
       record = await until(
@@ -129,8 +114,7 @@ describe('early switch to the bad path: the source agent frozen, mode auto', () 
         { timeoutMs: 120_000 },
       );
     } finally {
-      done = true;
-      await monitor;
+      await monitor.stop();
     }
     const elapsed = Date.now() - t0;
 
@@ -148,7 +132,7 @@ describe('early switch to the bad path: the source agent frozen, mode auto', () 
     // Whoever noticed first switched it: the lease monitor (failing the waiting task) or the dispatch step (lease already gone).
     // The source's sidecar was not frozen: it saw the owner record move, fenced etcd and wrote the final snapshot the copy found.
     expect(record.copy?.final).toBe(true);
-    expect(switched).toEqual(
+    expect(monitor.switched).toEqual(
       record.badPathSwitch!.reason.includes('seen by the lease monitor') ? [`${PROJECT}/${SHOOT}`] : [],
     );
     const destinationEtcd = await until('the restored control plane on the destination', async () => {

@@ -362,7 +362,7 @@ describe('state-machines/migrate-shoot.asl.json', () => {
       expect(definition.States[name]?.Catch?.map((c) => c.Next)).toEqual(['RecordFailure']);
     // A walk round that failed as a lost seed's would: the leases decide, then the way out or the walk again.
     expect(definition.States.WalkLive?.Catch?.map((c) => [c.ErrorEquals, c.Next])[0]).toEqual([
-      ['LiveWalkPeerLost', 'States.Timeout', 'States.HeartbeatTimeout'],
+      ['LiveWalkPeerLost', 'States.Timeout', 'States.HeartbeatTimeout', 'DestinationLeaseExpired'],
       'LiveReach',
     ]);
     expect(definition.States.WalkLive?.Catch?.[1]?.Next).toBe('RecordFailure');

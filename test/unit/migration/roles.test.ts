@@ -22,6 +22,8 @@ import { LIVE_WALK_ATTEMPTS, LIVE_WALK_RETRY_SECONDS, PathSteps } from '../../..
 import { PreCopySteps, type PreCopyOutput } from '../../../core/migration/pre-copy-steps.js';
 import { SeedAnswers, SeedCommands } from '../../../core/migration/seed-steps.js';
 import { resumePoint } from '../../../core/migration/record.js';
+import { MemorySourceWaitIndex, SourceLeaseSwitch } from '../../../core/migration/source-waits.js';
+import { expiredLease } from '../../../core/garden/lease-monitor.js';
 import { MemoryMigrationStore } from '../../../core/migration/store.js';
 import { InMemoryOwnerRecords } from '../../../core/ownership/memory-owner-records.js';
 import { fenceBound } from '../../../core/ownership/fence.js';
@@ -122,6 +124,7 @@ async function world(
   });
   const apiRecords = new InMemoryApiRecords(() => clock.now().getTime());
   await apiRecords.set({ name: API, target: { type: 'A', value: '10.0.0.1' } });
+  const waits = new MemorySourceWaitIndex();
   const roles = {
     admission: new MigrationAdmission({
       journal,
@@ -137,8 +140,8 @@ async function world(
       ...(options.ownershipTimings ? { ownershipTimings: options.ownershipTimings } : {}),
     }),
     paths: new PathSteps({ journal, heartbeatIntervalMs: 10_000 }),
-    seedCommands: new SeedCommands({ journal, shootStates, stateBucket: 'state', secrets }),
-    seedAnswers: new SeedAnswers({ journal, shootStates }),
+    seedCommands: new SeedCommands({ journal, shootStates, stateBucket: 'state', secrets, sourceWaits: waits }),
+    seedAnswers: new SeedAnswers({ journal, shootStates, sourceWaits: waits }),
     ownerSteps: new OwnerSteps({
       journal,
       owners,
@@ -179,6 +182,7 @@ async function world(
     garden,
     gardenService,
     journal,
+    waits,
     ...roles,
     notices,
     names,
@@ -868,6 +872,48 @@ describe('the pre-copy', () => {
     await w.gardenService.heartbeat('dst', READY);
     await w.admission.start('dev', 'api1', {});
     expect(resumePoint(await w.admission.get('dev', 'api1'))).toBe('survey-live');
+  });
+
+  it("the walk's round is filed under the destination: the lease monitor cuts it short once the destination's lease expired", async () => {
+    const { w, ref } = await walking();
+    await w.seedCommands.beginCommand(ref, 'walk-live', { taskToken: 'walk-token' });
+    const failed: { taskToken: string; error: string; cause: string }[] = [];
+    const monitor = new SourceLeaseSwitch({
+      waits: w.waits,
+      migrations: w.journal.migrations,
+      tasks: { fail: async (f) => (failed.push(f), 'failed') },
+    });
+    // The source's lease expiring cuts nothing short: the destination's round tells when the source falls silent.
+    w.clock.advance(31_000);
+    await w.gardenService.heartbeat('dst', READY);
+    const src = expiredLease((await w.garden.getSeed('src'))!, w.clock.now())!;
+    expect(await monitor.failWaitsOn(src)).toEqual([]);
+    w.clock.advance(31_000);
+    const dst = expiredLease((await w.garden.getSeed('dst'))!, w.clock.now())!;
+
+    const outcome = await monitor.failWaitsOn(dst);
+
+    expect(outcome).toMatchObject([{ step: 'walk-live', outcome: 'failed' }]);
+    expect(failed).toEqual([
+      {
+        taskToken: 'walk-token',
+        error: 'DestinationLeaseExpired',
+        cause: expect.stringMatching(/^the destination seed dst's lease expired .* the live walk takes its way out/),
+      },
+    ]);
+    expect(await w.waits.listForSeed('dst')).toEqual([]);
+  });
+
+  it("the walk's round answered, nothing is left filed under the destination", async () => {
+    const { w, ref, spec } = await walking();
+    const { command } = await w.seedCommands.beginCommand(ref, 'walk-live', { taskToken: 'walk-token' });
+    expect((await w.waits.listForSeed('dst')).map((x) => x.step)).toEqual(['walk-live']);
+    await w.seedAnswers.completeCommand(
+      ref,
+      'walk-live',
+      commandSuccess(command as never, { spec, next: 'own-destination', taken: [] } as never, w.clock.now()),
+    );
+    expect(await w.waits.listForSeed('dst')).toEqual([]);
   });
 
   it('the record goes back to the source only from the live value', async () => {
