@@ -460,6 +460,34 @@ async function assertNothingLost(
 }
 
 /**
+ * Waits until both seeds vote in the walking cluster (from the destination member's promotion on, while the
+ * walk waits for its kube-apiserver to follow), then crashes one seed, as in S3: its sidecar's tree
+ * SIGKILLed, its agent stopped, everything outbound cut. The processes killed, and when.
+ */
+async function crashWhileBothVote(l: Landscape, side: 'source' | 'destination') {
+  const other = side === 'source' ? 'destination' : 'source';
+  await until(
+    "the destination's member to vote beside the source's",
+    async () => {
+      const url = l[other].sidecar(l.id)?.clientUrl;
+      const list = url === undefined ? undefined : await memberList(url, 500).catch(() => undefined);
+      return list?.members.length === 2 && list.members.every((m) => !m.isLearner && m.name !== '');
+    },
+    { timeoutMs: 120_000, intervalMs: 50 },
+  );
+  const seed = l[side];
+  const sidecarPids = seed.sidecars(l.id).map((s) => s.pid!);
+  const tree = sidecarPids.flatMap((pid) => processTree(pid));
+  seed.stopRestarting(l.id);
+  const killedAt = Date.now();
+  await Promise.all(sidecarPids.map((pid) => killProcessTree(pid)));
+  l.history.annotate(`${side} sidecar and etcd killed while both seeds vote`, killedAt, Date.now());
+  await seed.stopAgent();
+  seed.proxies.cutAll();
+  return { tree, killedAt };
+}
+
+/**
  * What the destination holds of what the scenario promises not to lose carries what etcd held with it: the
  * leased keys with their lease live (same ID, granted TTL, remaining within it) and their revisions and
  * versions, the expired lease's keys gone, and every acknowledged write on the revision it was acknowledged
@@ -936,25 +964,7 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
     const l = await landscape('l2', undefined);
     const migratedAt = await migrate(l, 'live');
     l.history.annotate('migrate (live path)', migratedAt);
-    // Both seeds vote from the destination member's promotion on, while the walk waits for its kube-apiserver to follow.
-    await until(
-      "the destination's member to vote beside the source's",
-      async () => {
-        const url = l.destination.sidecar(l.id)?.clientUrl;
-        const list = url === undefined ? undefined : await memberList(url, 500).catch(() => undefined);
-        return list?.members.length === 2 && list.members.every((m) => !m.isLearner && m.name !== '');
-      },
-      { timeoutMs: 120_000, intervalMs: 50 },
-    );
-    // A crash of the source seed, as in S3: its sidecar's tree SIGKILLed, its agent stopped, everything outbound cut.
-    const sidecarPids = l.source.sidecars(l.id).map((s) => s.pid!);
-    const tree = sidecarPids.flatMap((pid) => processTree(pid));
-    l.source.stopRestarting(l.id);
-    const killedAt = Date.now();
-    await Promise.all(sidecarPids.map((pid) => killProcessTree(pid)));
-    l.history.annotate('source sidecar and etcd killed while both seeds vote', killedAt, Date.now());
-    await l.source.stopAgent();
-    l.source.proxies.cutAll();
+    const { tree, killedAt } = await crashWhileBothVote(l, 'source');
 
     const m = await settled(l);
     const settledAt = Date.now();
@@ -998,24 +1008,7 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
     const cluster = clusterIdHex((await memberList(l.source.sidecar(l.id)!.clientUrl)).clusterId);
     const migratedAt = await migrate(l, 'live');
     l.history.annotate('migrate (live path)', migratedAt);
-    await until(
-      "the destination's member to vote beside the source's",
-      async () => {
-        const url = l.source.sidecar(l.id)?.clientUrl;
-        const list = url === undefined ? undefined : await memberList(url, 500).catch(() => undefined);
-        return list?.members.length === 2 && list.members.every((m) => !m.isLearner && m.name !== '');
-      },
-      { timeoutMs: 120_000, intervalMs: 50 },
-    );
-    // A crash of the destination seed: its sidecar's tree SIGKILLed, its agent stopped, everything outbound cut.
-    const sidecarPids = l.destination.sidecars(l.id).map((s) => s.pid!);
-    const tree = sidecarPids.flatMap((pid) => processTree(pid));
-    l.destination.stopRestarting(l.id);
-    const killedAt = Date.now();
-    await Promise.all(sidecarPids.map((pid) => killProcessTree(pid)));
-    l.history.annotate('destination sidecar and etcd killed while both seeds vote', killedAt, Date.now());
-    await l.destination.stopAgent();
-    l.destination.proxies.cutAll();
+    const { tree, killedAt } = await crashWhileBothVote(l, 'destination');
 
     // The lease monitor cuts the walk's round short once the destination's lease expired (its schedule is off here).
     const monitor = startLeaseMonitorRounds({ lambda, functionName: deployment.outputs.LeaseMonitorFunctionName });
