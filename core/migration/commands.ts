@@ -63,6 +63,7 @@ const ROUND_STEPS: Record<StepRound, MigrationStepId> = {
 
 /** The rounds of a walk whose destination was lost: the source takes them. */
 const SOURCE_ROUNDS: readonly StepRound[] = ['destination-lost', 'walk-back'];
+const toSourceRound = (round: StepRound | undefined) => round !== undefined && SOURCE_ROUNDS.includes(round);
 
 export function assertRound(step: MigrationStepId, round: StepRound | undefined): void {
   if (round !== undefined && ROUND_STEPS[round] !== step) throw new RangeError(`step ${step} has no round ${round}`);
@@ -78,8 +79,7 @@ export function commandForStep(options: StepCommandOptions): SeedCommand {
   const definition = stepDefinition(step);
   if (definition.command === undefined) throw new RangeError(`step ${step} is done by the garden; it sends no command`);
   assertRound(step, options.round);
-  const toSource =
-    definition.actor === 'source' || (options.round !== undefined && SOURCE_ROUNDS.includes(options.round));
+  const toSource = definition.actor === 'source' || toSourceRound(options.round);
   const seed = toSource ? record.source : record.destination;
   const address = {
     shoot: record.shoot,
@@ -182,12 +182,7 @@ function liveWalkCommand(options: StepCommandOptions, address: Parameters<typeof
       : step === 'walk-live'
         ? liveOwnerValue(record)!
         : destination;
-  const lost =
-    options.round === 'source-lost'
-      ? 'source'
-      : options.round && SOURCE_ROUNDS.includes(options.round)
-        ? 'destination'
-        : undefined;
+  const lost = options.round === 'source-lost' ? 'source' : toSourceRound(options.round) ? 'destination' : undefined;
   return buildCommand<'live-walk'>(address, {
     type: 'live-walk',
     source: { identity: source, clientUrls },

@@ -78,8 +78,20 @@ export class SeedCommands {
     options: { taskToken?: string; round?: StepRound } = {},
   ): Promise<{ command: SeedCommand; queueUrl: string; messageGroupId: string }> {
     assertRound(step, options.round);
+    const now = this.journal.now();
+    const timeoutSeconds = this.options.commandTimeoutSeconds ?? 300;
+    const started = startStep(await this.journal.current(ref), { step, now });
+    // The walk's own round only: the rounds of its ways out are sent once a seed was lost.
+    const onDestination = waitsOnDestination(started, step) && options.round === undefined;
+    // Until when the destination may still be walking, should its lease expire while it does (the way back):
+    // its round ends before its command's timeout, counted from the command's issue (`now`).
     const record = await this.journal.save(
-      startStep(await this.journal.current(ref), { step, now: this.journal.now() }),
+      onDestination && started.live
+        ? {
+            ...started,
+            live: { ...started.live, roundEndsAt: new Date(now.getTime() + timeoutSeconds * 1_000).toISOString() },
+          }
+        : started,
     );
     const early = switchesEarly(record, step);
     // A live walk that completed without its lost source: nothing there would answer retire-source.
@@ -93,8 +105,6 @@ export class SeedCommands {
               `the source seed ${lease.seed}'s lease expired at ${lease.expiredAt} (last renewed ${lease.lastRenewTime}): no agent there would answer ${step}`,
             );
     }
-    // The walk's own round only: the rounds of its ways out are sent once a seed was lost.
-    const onDestination = waitsOnDestination(record, step) && options.round === undefined;
     if ((early || onDestination) && options.taskToken && this.options.sourceWaits) {
       const { project, name } = record.shoot;
       await this.options.sourceWaits.put({
@@ -121,9 +131,9 @@ export class SeedCommands {
     const command = commandForStep({
       record,
       step,
-      now: this.journal.now(),
+      now,
       stateBucket: this.options.stateBucket,
-      timeoutSeconds: this.options.commandTimeoutSeconds ?? 300,
+      timeoutSeconds,
       // A restore ahead is given up after three silent intervals: it beats more often than the steps that must finish.
       heartbeatSeconds:
         step === 'restore-etcd-ahead' ? Math.min(heartbeatSeconds, RESTORE_AHEAD_HEARTBEAT_SECONDS) : heartbeatSeconds,
@@ -151,15 +161,6 @@ export class SeedCommands {
     });
     const seed = await this.journal.garden.getSeed(command.seed);
     if (!seed?.status.commandQueueUrl) throw new NotFoundError(`seed ${command.seed} has no command queue`);
-    // Until when the destination may still be walking, should its lease expire while it does (the way back).
-    if (onDestination && record.live && command.timeoutSeconds !== undefined)
-      await this.journal.save({
-        ...record,
-        live: {
-          ...record.live,
-          roundEndsAt: new Date(Date.parse(command.issuedAt) + command.timeoutSeconds * 1_000).toISOString(),
-        },
-      });
     return { command, queueUrl: seed.status.commandQueueUrl, messageGroupId: record.shoot.technicalID };
   }
 

@@ -488,8 +488,7 @@ export class ControlPlaneRuntime implements SeedRuntime {
       start: async (join) =>
         void (await this.startEtcd({ shoot: command.shoot, bucket: plane.backupBucket, join }, plane)),
       follow: () => this.followWalk(command, plane, signal),
-      force: async () =>
-        void (await this.startEtcd({ shoot: command.shoot, bucket: plane.backupBucket, forceNewCluster: true }, plane)),
+      force: () => this.forceNewCluster(command.shoot, plane),
       // Its member only learnt: nothing of it is kept, and the bad path's restore starts the plane afresh.
       wipe: () => this.removePlane(id),
       timeoutMs: liveRoundTimeoutMs(command),
@@ -526,10 +525,14 @@ export class ControlPlaneRuntime implements SeedRuntime {
     return walkBackRound({
       command: { ...command, spec },
       clientUrl: etcd.clientUrl,
-      force: async () =>
-        void (await this.startEtcd({ shoot: command.shoot, bucket: plane.backupBucket, forceNewCluster: true }, plane)),
+      force: () => this.forceNewCluster(command.shoot, plane),
       timeoutMs: liveRoundTimeoutMs(command),
     });
+  }
+
+  /** Starts this seed's member again as a cluster of its own, keeping its data (a walk's way out `force`). */
+  private async forceNewCluster(shoot: CommandOf<'live-walk'>['shoot'], plane: Plane): Promise<void> {
+    await this.startEtcd({ shoot, bucket: plane.backupBucket, forceNewCluster: true }, plane);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandOf, CommandResult } from '../../core/commands/index.js';
 import { ValidationError } from '../../core/errors.js';
 import {
@@ -216,6 +217,7 @@ export async function walkBackRound(input: WalkBackRoundInput): Promise<CommandR
   const deadline = performance.now() + input.timeoutMs;
   let lastError: unknown;
   let wayOut: 'abort-to-source' | 'force' | undefined;
+  const walkEndsBy = command.walkEndsBy === undefined ? undefined : Date.parse(command.walkEndsBy);
   try {
     while (performance.now() < deadline) {
       let observed: Awaited<ReturnType<typeof observeLiveWalk>>;
@@ -224,7 +226,7 @@ export async function walkBackRound(input: WalkBackRoundInput): Promise<CommandR
       } catch (error) {
         // A member forced a moment ago is still starting.
         lastError = error;
-        await new Promise((r) => setTimeout(r, 200));
+        await sleep(200);
         continue;
       }
       const destinationMembers = observed.members.filter((m) => m.side === 'destination').map((m) => m.name);
@@ -242,11 +244,10 @@ export async function walkBackRound(input: WalkBackRoundInput): Promise<CommandR
       // A destination whose members answer may be cut off from the garden only, its round still walking: the
       // way out is answered once that round has ended by its own timeout. Members that answer no one here
       // commit nothing through this seed's quorum.
-      const walkEndsBy = command.walkEndsBy === undefined ? undefined : Date.parse(command.walkEndsBy);
       const answering = observed.members.some((m) => m.side === 'destination' && m.raft !== undefined);
       if (owner.kind === 'live' && answering && walkEndsBy !== undefined && Date.now() < walkEndsBy) {
         taken.push(`wait for the destination's round until ${command.walkEndsBy}`);
-        await new Promise((r) => setTimeout(r, Math.min(walkEndsBy - Date.now(), deadline - performance.now())));
+        await sleep(Math.min(walkEndsBy - Date.now(), deadline - performance.now()));
         continue;
       }
       // What the round found first: a retry after the force finds the source's member alone, nothing to remove.
