@@ -23,11 +23,13 @@ export interface LinearizabilityVerdict {
   readonly operations: number;
   readonly clients: number;
   readonly keys: number;
-  /** Checked by Porcupine: ok operations plus puts of unknown outcome (pending). */
+  /** Checked by Porcupine: ok operations plus the puts of unknown outcome whose value a read returned. */
   readonly checked: number;
   readonly pendingPuts: number;
-  /** Failed operations and reads without an answer: they constrain nothing. */
+  /** Failed operations, reads without an answer and unobserved puts: they cannot change the verdict. */
   readonly leftOut: number;
+  /** Puts of unknown outcome whose value no read returned (counted in `leftOut`). */
+  readonly unobservedPuts: number;
   readonly illegalKeys: readonly string[];
   readonly illegalKeyCount: number;
   /** The HTML visualization, when one was written. */

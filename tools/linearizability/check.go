@@ -18,11 +18,13 @@ type Verdict struct {
 	Operations int `json:"operations"`
 	Clients    int `json:"clients"`
 	Keys       int `json:"keys"`
-	// What Porcupine checked: ok operations plus puts of unknown outcome, which it treats as pending.
+	// What Porcupine checked: ok operations plus the puts of unknown outcome whose value a read returned.
 	Checked     int `json:"checked"`
 	PendingPuts int `json:"pendingPuts"`
-	// Left out: failed operations, and reads that returned nothing.
-	LeftOut int `json:"leftOut"`
+	// Left out: failed operations, reads that returned nothing, and puts of unknown outcome whose value
+	// no read returned (UnobservedPuts of them: they cannot change the verdict, see toOperations).
+	LeftOut        int `json:"leftOut"`
+	UnobservedPuts int `json:"unobservedPuts"`
 	// Keys whose register history has no linearization, sorted; at most maxIllegalKeys of them.
 	IllegalKeys     []string `json:"illegalKeys"`
 	IllegalKeyCount int      `json:"illegalKeyCount"`
@@ -54,26 +56,30 @@ type CheckResult struct {
 func Check(h History, options CheckOptions) CheckResult {
 	ops := toOperations(h.Records)
 	clients := map[int]bool{}
-	pending := 0
+	unknownPuts, pending := 0, 0
 	for _, r := range h.Records {
 		clients[r.Client] = true
+		if r.Op == "put" && r.Outcome == OutcomeUnknown {
+			unknownPuts++
+		}
 	}
 	for _, op := range ops {
-		if op.Return == pendingReturn {
+		if op.Metadata.(opInfo).Outcome == OutcomeUnknown {
 			pending++
 		}
 	}
 	started := time.Now()
 	result, info := porcupine.CheckOperationsVerbose(registerModel, ops, options.Timeout)
 	v := Verdict{
-		Operations:  len(h.Records),
-		Clients:     len(clients),
-		Keys:        len(keysOf(h.Records)),
-		Checked:     len(ops),
-		PendingPuts: pending,
-		LeftOut:     len(h.Records) - len(ops),
-		IllegalKeys: []string{},
-		CheckMs:     time.Since(started).Milliseconds(),
+		Operations:     len(h.Records),
+		Clients:        len(clients),
+		Keys:           len(keysOf(h.Records)),
+		Checked:        len(ops),
+		PendingPuts:    pending,
+		LeftOut:        len(h.Records) - len(ops),
+		UnobservedPuts: unknownPuts - pending,
+		IllegalKeys:    []string{},
+		CheckMs:        time.Since(started).Milliseconds(),
 	}
 	switch result {
 	case porcupine.Ok:

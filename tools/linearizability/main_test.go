@@ -44,7 +44,7 @@ func runOn(t *testing.T, history string, args ...string) (int, Verdict, string, 
 
 func TestRunLinearizable(t *testing.T) {
 	code, v, dir, _ := runOn(t, linearizableHistory)
-	if code != exitLinearizable || v.Result != "linearizable" || v.Operations != 3 || v.Clients != 2 || v.PendingPuts != 1 {
+	if code != exitLinearizable || v.Result != "linearizable" || v.Operations != 3 || v.Clients != 2 || v.UnobservedPuts != 1 {
 		t.Fatalf("exit %d, verdict %+v", code, v)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "h.html")); !os.IsNotExist(err) || v.Visualization != "" {

@@ -85,7 +85,7 @@ var registerModel = porcupine.Model{
 		}
 		text := fmt.Sprintf("line %d, seed %s, outcome %s", m.Line, orDash(m.Seed), m.Outcome)
 		if m.Outcome == OutcomeUnknown {
-			text += " (may or may not have taken effect: modelled as never returning)"
+			text += " (no answer; a read returned its value, so it took effect)"
 		}
 		if m.Error != "" {
 			text += "; " + shorten(m.Error, 160)
@@ -133,14 +133,21 @@ func returnTime(ms float64) int64 { return int64(math.Ceil(ms * 1000)) }
 
 // toOperations turns records into what Porcupine checks:
 //   - ok put: its interval;
-//   - unknown put: invoked, never returned (it may or may not have taken effect);
+//   - unknown put that some ok get returned the value of: invoked, and returned by the time the first
+//     such get returned (it took effect before that get did); pending, never returning, if its value
+//     was put more than once or the get returned before the put was invoked (no bound is sound then);
+//   - unknown put that no ok get returned the value of: left out. It may have taken effect, but then no
+//     read fell between it and the next put, so the history has a linearization with it exactly when it
+//     has one without it (etcd's robustness tests drop such puts too). Left in, each one is a choice
+//     Porcupine must try at every step after its invocation: a stall of many such puts on a few keys
+//     makes the search exponential;
 //   - failed put: left out, it certainly did not take effect;
 //   - ok get: its interval and answer;
 //   - failed or unknown get: left out, a read that returned nothing constrains nothing.
 //
-// Visualization lanes (Porcupine's ClientId) follow the client ids, but a client whose operation never
-// returned continues in a new lane, as Jepsen gives a crashed process a new id: its later operations
-// would otherwise overlap the pending one.
+// Visualization lanes (Porcupine's ClientId) follow the client ids, but a client whose put had no
+// answer continues in a new lane, as Jepsen gives a crashed process a new id: its later operations
+// would otherwise overlap the put.
 func toOperations(records []Record) []porcupine.Operation {
 	ordered := make([]Record, len(records))
 	copy(ordered, records)
@@ -150,12 +157,24 @@ func toOperations(records []Record) []porcupine.Operation {
 		}
 		return ordered[i].InvokedAt < ordered[j].InvokedAt
 	})
+	seen := firstReads(records)
+	puts := map[kvInput]int{}
+	for _, r := range records {
+		if r.Op == "put" {
+			puts[kvInput{Put: true, Key: r.Key, Value: r.Input}]++
+		}
+	}
 	var ops []porcupine.Operation
 	lanes := 0
 	lane := map[int]int{}
 	for _, r := range ordered {
-		pending := r.Op == "put" && r.Outcome == OutcomeUnknown
-		if r.Outcome != OutcomeOK && !pending {
+		unknownPut := r.Op == "put" && r.Outcome == OutcomeUnknown
+		if r.Outcome != OutcomeOK && !unknownPut {
+			continue
+		}
+		input := kvInput{Put: r.Op == "put", Key: r.Key, Value: r.Input}
+		readAt, observed := seen[input]
+		if unknownPut && !observed {
 			continue
 		}
 		l, ok := lane[r.Client]
@@ -166,16 +185,21 @@ func toOperations(records []Record) []porcupine.Operation {
 		}
 		op := porcupine.Operation{
 			ClientId: l,
-			Input:    kvInput{Put: r.Op == "put", Key: r.Key, Value: r.Input},
+			Input:    input,
 			Call:     callTime(r.InvokedAt),
 			Output:   kvOutput{},
 			Metadata: opInfo{Line: r.Line, Seed: r.Seed, Outcome: r.Outcome, Error: r.Error, Note: r.Note},
 		}
-		if pending {
-			op.Return = pendingReturn
-			delete(lane, r.Client) // the next operation of this client opens a new lane
-		} else {
+		switch {
+		case !unknownPut:
 			op.Return = returnTime(*r.ReturnedAt)
+		case puts[input] == 1 && returnTime(readAt) >= op.Call:
+			op.Return = returnTime(readAt)
+		default:
+			op.Return = pendingReturn
+		}
+		if unknownPut {
+			delete(lane, r.Client) // the next operation of this client opens a new lane
 		}
 		if r.Op == "get" && r.Output != nil {
 			op.Output = kvOutput{Present: true, Value: *r.Output}
@@ -183,4 +207,19 @@ func toOperations(records []Record) []porcupine.Operation {
 		ops = append(ops, op)
 	}
 	return ops
+}
+
+// firstReads maps each put (key and value) that an ok get returned to the earliest return of such a get.
+func firstReads(records []Record) map[kvInput]float64 {
+	seen := map[kvInput]float64{}
+	for _, r := range records {
+		if r.Op != "get" || r.Outcome != OutcomeOK || r.Output == nil {
+			continue
+		}
+		put := kvInput{Put: true, Key: r.Key, Value: *r.Output}
+		if at, ok := seen[put]; !ok || *r.ReturnedAt < at {
+			seen[put] = *r.ReturnedAt
+		}
+	}
+	return seen
 }

@@ -81,11 +81,11 @@ func TestToOperations(t *testing.T) {
 	if len(ops) != 4 {
 		t.Fatalf("want the ok operations and the unknown put (4), got %d: %+v", len(ops), ops)
 	}
-	pending := ops[1]
-	if pending.Input.(kvInput).Value != "b" || pending.Return != pendingReturn {
-		t.Fatalf("an unknown put must never return, got %+v", pending)
+	seen := ops[1]
+	if seen.Input.(kvInput).Value != "b" || seen.Return != 6000 {
+		t.Fatalf("an unknown put a read saw returns by that read's return, got %+v", seen)
 	}
-	// Client 0 continues in a new lane after its pending put; client 1 gets the next one.
+	// Client 0 continues in a new lane after its unanswered put; client 1 gets the next one.
 	if lanes := []int{ops[0].ClientId, ops[1].ClientId, ops[2].ClientId, ops[3].ClientId}; lanes[0] != 0 || lanes[1] != 0 || lanes[2] != 1 || lanes[3] != 2 {
 		t.Fatalf("lanes %v, want [0 0 1 2]", lanes)
 	}
@@ -95,5 +95,22 @@ func TestToOperations(t *testing.T) {
 	}
 	if ops[3].Output.(kvOutput).Present {
 		t.Fatalf("a get answering null must read as absent")
+	}
+}
+
+func TestToOperationsLeavesUnseenPutsPending(t *testing.T) {
+	ops := toOperations([]Record{
+		with(okPut(0, "k", "a", 1, 2), OutcomeUnknown),
+		with(okPut(0, "k", "b", 3, 4), OutcomeUnknown),
+		with(okPut(1, "k", "b", 3, 4), OutcomeUnknown),
+		okGet(2, "k", str("b"), 5, 6),
+	})
+	if len(ops) != 3 {
+		t.Fatalf("the put no read saw is left out, want 3 operations, got %+v", ops)
+	}
+	for _, op := range ops[:2] {
+		if op.Input.(kvInput).Value != "b" || op.Return != pendingReturn {
+			t.Fatalf("a value put twice bounds neither put, got %+v", op)
+		}
 	}
 }

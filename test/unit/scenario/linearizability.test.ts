@@ -115,7 +115,14 @@ describe('the linearizability checker on hand-made histories', () => {
 
   it('counts what it checked: ok operations and pending puts, not failures or reads without an answer', async () => {
     const verdict = await checkHistoryFile(historyFile('counts', cases[0]!.ops));
-    expect(verdict).toMatchObject({ operations: 8, checked: 7, pendingPuts: 1, leftOut: 1, keys: 2 });
+    expect(verdict).toMatchObject({
+      operations: 8,
+      checked: 7,
+      pendingPuts: 1,
+      unobservedPuts: 0,
+      leftOut: 1,
+      keys: 2,
+    });
   });
 
   it('writes the visualization of a linearizable history on request', async () => {
