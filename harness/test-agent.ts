@@ -364,6 +364,7 @@ export class TestAgent {
         return runtime.execute(command, signal);
       },
       controlPlanes: () => runtime.controlPlanes(),
+      capabilities: () => runtime.capabilities(),
       stop: () => runtime.stop(),
     };
   }

@@ -1,5 +1,5 @@
 import type { Condition } from '../model/common.js';
-import type { HeartbeatInput, HostedControlPlane, Seed } from '../model/seed.js';
+import type { HeartbeatInput, HostedControlPlane, Seed, SeedCapability } from '../model/seed.js';
 import { mergeConditions } from './conditions.js';
 
 /** Default lease: three heartbeat intervals of 10 s (docs/design.md section 11). */
@@ -19,6 +19,7 @@ export interface SeedLease {
   leaseDurationSeconds: number;
   conditions: Condition[];
   controlPlanes: HostedControlPlane[];
+  capabilities?: SeedCapability[];
   agentVersion?: string;
 }
 
@@ -39,6 +40,7 @@ export function renewedLease(options: {
       heartbeat.leaseDurationSeconds ?? options.defaultDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
     conditions: mergeConditions(seed.status.conditions, heartbeat.conditions, at),
     controlPlanes: heartbeat.controlPlanes ?? [],
+    ...(heartbeat.capabilities?.length ? { capabilities: [...new Set(heartbeat.capabilities)].sort() } : {}),
     ...(heartbeat.agentVersion ? { agentVersion: heartbeat.agentVersion } : {}),
   };
 }
@@ -49,6 +51,7 @@ export const LEASE_STATUS_FIELDS = [
   'lastHeartbeatTime',
   'leaseDurationSeconds',
   'controlPlanes',
+  'capabilities',
 ] as const;
 
 /** The seed as stored, without what its lease says (writes of the resource never carry it). */
@@ -80,14 +83,16 @@ export function seedWithLease(seed: Seed, lease: SeedLease | undefined, now: Dat
     conditions.push(
       expiredCondition({ type: 'GardenletReady', status: 'Unknown' }, lease, new Date(expiresAt).toISOString()),
     );
+  const { capabilities: _earlier, ...status } = seed.status;
   return {
     ...seed,
     status: {
-      ...seed.status,
+      ...status,
       conditions,
       lastHeartbeatTime: lease.renewTime,
       leaseDurationSeconds: lease.leaseDurationSeconds,
       controlPlanes: lease.controlPlanes,
+      ...(lease.capabilities ? { capabilities: lease.capabilities } : {}),
     },
   };
 }

@@ -6,7 +6,9 @@ import { failureTolerance } from '../model/shoot.js';
 import { createNotSent } from '../garden/shoot-operations.js';
 import { REQUIRED_SEED_CONDITIONS } from '../scheduling/constants.js';
 import { isMultiZonalSeed } from '../scheduling/multi-zonal.js';
+import { shootLiveObstacle } from './path.js';
 import {
+  migrationGuards,
   newMigrationRecord,
   resumeMigration,
   type MigrationMode,
@@ -96,12 +98,7 @@ export function admitMigration(input: AdmitMigrationInput): AdmissionDecision {
 
   if (!resuming && request.mode === 'live') {
     // The walk joins the running etcd of a single member (docs/design.md section 5, "The live path").
-    const why =
-      shoot.spec.hibernation?.enabled === true
-        ? 'it is hibernated: no etcd runs to walk'
-        : failureTolerance(shoot.spec) !== undefined
-          ? `its control plane is highly available (${failureTolerance(shoot.spec)}): a walk of a three-member etcd is not offered yet`
-          : undefined;
+    const why = shootLiveObstacle(migrationGuards(shoot));
     if (why)
       throw new AdmissionError(`shoot ${ref} cannot migrate live: ${why}; migrate it with mode auto, good or bad`, {
         code: 'LiveMigrationNotApplicable',

@@ -19,7 +19,7 @@ import {
   type MigrationRecord,
 } from './record.js';
 import type { MigrationStepId } from './steps.js';
-import { choosePathForSource } from './path.js';
+import { choosePathForSeeds } from './path.js';
 import { fenceBound } from '../ownership/fence.js';
 import type { OwnershipTimings } from '../ownership/timings.js';
 
@@ -161,10 +161,15 @@ export class MigrationAdmission {
     const now = this.journal.now();
     let record = admission.record;
     if (record.path === undefined) {
-      const source = await this.journal.garden.getSeed(record.source.name);
-      const decision = choosePathForSource({
+      const [source, destination] = await Promise.all([
+        this.journal.garden.getSeed(record.source.name),
+        this.journal.garden.getSeed(record.destination.name),
+      ]);
+      const decision = choosePathForSeeds({
         mode: record.mode,
+        guards: record.guards,
         source,
+        destination,
         now,
         heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000,
       });

@@ -1,7 +1,7 @@
 import { ConflictError } from '../errors.js';
 import { expiredLease } from '../garden/lease-monitor.js';
 import { describeError, stepOf, type MigrationJournal, type MigrationRef } from './journal.js';
-import { choosePathForSource } from './path.js';
+import { choosePathForSeeds } from './path.js';
 import {
   continueWithoutStep,
   leaveLivePath,
@@ -58,15 +58,20 @@ export class PathSteps {
     this.journal = options.journal;
   }
 
-  /** choose-path: good while the source's heartbeat is fresh (mode auto), else bad. */
+  /** choose-path: with mode auto, live or good while the source's heartbeat is fresh, else bad. */
   async choosePath(ref: MigrationRef): Promise<PathChoice> {
     const record = await this.journal.current(ref);
     if (record.path) return pathChoice(record);
-    const source = await this.journal.garden.getSeed(record.source.name);
+    const [source, destination] = await Promise.all([
+      this.journal.garden.getSeed(record.source.name),
+      this.journal.garden.getSeed(record.destination.name),
+    ]);
     const now = this.journal.now();
-    const decision = choosePathForSource({
+    const decision = choosePathForSeeds({
       mode: record.mode,
+      guards: record.guards,
       source,
+      destination,
       now,
       heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000,
     });

@@ -172,12 +172,22 @@ export type HostedControlPlane = z.infer<typeof hostedControlPlane>;
  * hosts (about 2.3 KB each for a single-member shoot). DynamoDB's 4 MB a transaction, which writes the
  * report with its lease, is what bounds it (adapters/dynamodb/seed-lease-items.ts).
  */
+/**
+ * What a seed's runtime can do beyond the commands every runtime answers: `live-walk`, its hosting runs a
+ * member of its own that joins a shoot's running etcd (docs/design.md section 5, "The live path"). The garden's
+ * `mode=auto` walks a shoot live only between two seeds that both report it.
+ */
+export const SEED_CAPABILITIES = ['live-walk'] as const;
+export const seedCapability = z.enum(SEED_CAPABILITIES);
+export type SeedCapability = z.infer<typeof seedCapability>;
+
 export const HEARTBEAT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 export const heartbeatInput = z
   .object({
     identity: z.string().min(1).max(128).optional(),
     conditions: z.array(condition).max(32),
     controlPlanes: z.array(hostedControlPlane).max(5_000).optional(),
+    capabilities: z.array(seedCapability).max(16).optional(),
     agentVersion: z.string().max(64).optional(),
     /** How long this heartbeat holds (the agent's interval times three); default the garden's. */
     leaseDurationSeconds: z.number().int().min(1).max(3_600).optional(),
@@ -197,6 +207,8 @@ export interface SeedStatus {
   leaseDurationSeconds?: number;
   labels: Record<string, string>;
   controlPlanes?: HostedControlPlane[];
+  /** From the seed's lease: what its runtime reported it can do (none: an agent that reports nothing). */
+  capabilities?: SeedCapability[];
   /** Where the garden sends this seed's commands; the agent learns it from its heartbeat answer. */
   commandQueueUrl?: string;
 }

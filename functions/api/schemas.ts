@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { condition, operationState, operationType } from '../../core/model/common.js';
-import { hostedControlPlane, seedSpec } from '../../core/model/seed.js';
+import { hostedControlPlane, seedCapability, seedSpec } from '../../core/model/seed.js';
 import { dryRunRequest, shootSpec } from '../../core/model/shoot.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../core/garden/page.js';
 
@@ -49,6 +49,10 @@ export const seedResource = z
       lastHeartbeatTime: z.string().optional(),
       labels: z.record(z.string(), z.string()),
       controlPlanes: z.array(hostedControlPlane).optional(),
+      capabilities: z
+        .array(seedCapability)
+        .optional()
+        .describe("What the seed's runtime reported it can do: live-walk, a member of its own joins a shoot's etcd."),
       commandQueueUrl: z.string().optional(),
     }),
   })

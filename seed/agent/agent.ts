@@ -204,6 +204,7 @@ export class SeedAgent {
         body: {
           conditions: await this.conditions(),
           controlPlanes,
+          capabilities: this.runtimeInstance?.capabilities?.() ?? [],
           agentVersion: 'seed-agent/local',
           leaseDurationSeconds: leaseDuration(this.heartbeatIntervalMs),
         },

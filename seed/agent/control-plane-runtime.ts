@@ -6,7 +6,7 @@ import {
   type ActuatorSet,
   type ExtensionResource,
 } from '../../core/extensions/index.js';
-import type { HostedControlPlane } from '../../core/model/seed.js';
+import type { HostedControlPlane, SeedCapability } from '../../core/model/seed.js';
 import type { OwnerCheckResult } from '../../core/ownership/index.js';
 import type { BlobStore, SealedSecrets, ShootSecrets } from '../../core/shootstate/index.js';
 import type { SnapshotStore } from '../../core/snapshots/index.js';
@@ -183,6 +183,10 @@ export class ControlPlaneRuntime implements SeedRuntime {
       });
     }
     return out;
+  }
+
+  capabilities(): SeedCapability[] {
+    return this.options.hosting.liveMember ? ['live-walk'] : [];
   }
 
   async stop(): Promise<void> {

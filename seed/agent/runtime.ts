@@ -1,5 +1,5 @@
 import type { CommandOf, CommandResult, CommandType, SeedCommand } from '../../core/commands/index.js';
-import type { HostedControlPlane } from '../../core/model/seed.js';
+import type { HostedControlPlane, SeedCapability } from '../../core/model/seed.js';
 
 /**
  * What the seed agent acts on (docs/design.md section 9): `execute` does what one command asks and returns the
@@ -11,6 +11,8 @@ import type { HostedControlPlane } from '../../core/model/seed.js';
 export interface SeedRuntime {
   execute<T extends CommandType>(command: CommandOf<T>, signal?: AbortSignal): Promise<CommandResult<T>>;
   controlPlanes(): Promise<HostedControlPlane[]>;
+  /** What this runtime can do beyond the commands every runtime answers, for the heartbeat (none when absent). */
+  capabilities?(): SeedCapability[];
   /** Stops every process the runtime started. */
   stop(): Promise<void>;
   /** Control planes a previous agent on this seed left recorded (the `local` runtime keeps them on disk). */

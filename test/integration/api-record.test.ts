@@ -97,7 +97,7 @@ let clusterCA = '';
 const migration = async () =>
   (await api.request<MigrationView>('GET', `/projects/${project}/shoots/${shootName}/migration`)).body;
 
-async function migrate(destinationSeed: SeedName, mode: 'auto' | 'bad'): Promise<MigrationView> {
+async function migrate(destinationSeed: SeedName, mode: 'good' | 'bad'): Promise<MigrationView> {
   const started = await api.request('POST', `/projects/${project}/shoots/${shootName}/migrate`, {
     body: { destinationSeed, mode },
   });
@@ -240,7 +240,7 @@ describe.skipIf(DNSMASQ_PATH.length === 0)(
 
     it("a good-path migration switches it to the destination after the destination's first acknowledged write, never earlier", async () => {
       const timeline = watch(LB['dns-a'], 'dns-b');
-      const m = await migrate('dns-b', 'auto');
+      const m = await migrate('dns-b', 'good');
       const { firstAckOnDestination, lastSeenOnSource } = await timeline.stop();
       expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
       expect(m.path).toBe('good');

@@ -188,8 +188,9 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
   });
 
   it('keeps working across a migration, unedited: objects, a Secret encrypted at rest, a token issued before', async () => {
-    // A watch open through the source's load balancer: the source's fence must cut it (its kube-apiserver
-    // would otherwise go on serving its watch cache), before the source's control plane is deleted.
+    // A watch open through the source's load balancer: the source's etcd ceasing to serve must cut it (its
+    // kube-apiserver would otherwise go on serving its watch cache), before the source's control plane is
+    // deleted. Mode auto walks this shoot live (both local seeds report live-walk): its member leaving is that.
     const watch = spawn(join(kubeBin, 'kubectl'), [
       '--kubeconfig',
       kubeconfigs.admin,
@@ -214,11 +215,12 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
       return res.body.state !== 'Running' ? res.body : undefined;
     });
     expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
+    expect(m.path, m.pathReason).toBe('live');
     expect(watchEnded).toBe(true);
     const source = logs.filter((l) => l.includes('"seed":"kctl-a"'));
     const cut = source.findIndex((l) => l.includes('"event":"lb-route-closed"'));
     const deleted = source.findIndex((l) => l.includes('"type":"delete-control-plane"'));
-    expect(cut, 'the load balancer cut the shoot when the source fenced').toBeGreaterThanOrEqual(0);
+    expect(cut, "the load balancer cut the shoot when the source's etcd stopped serving").toBeGreaterThanOrEqual(0);
     expect(cut).toBeLessThan(deleted);
     expect((JSON.parse(source[cut]!) as { connections: number }).connections, 'the watch among them').toBeGreaterThan(
       0,
@@ -295,5 +297,31 @@ describe('kubectl with the printed kubeconfig, on real Kubernetes control planes
     } finally {
       etcd.close();
     }
+  }, 300_000);
+
+  it('walks back live to the seed it left, whose member was removed there: kubectl as before, every object at its version', async () => {
+    const started = await api.request('POST', `/projects/${project}/shoots/${shootName}/migrate`, {
+      body: { destinationSeed: 'kctl-a', mode: 'auto' },
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const m = await until('the migration back to settle', async () => {
+      const res = await api.request<MigrationRecord>('GET', `/projects/${project}/shoots/${shootName}/migration`);
+      return res.body.state !== 'Running' && res.body.destination.name === 'kctl-a' ? res.body : undefined;
+    });
+    expect(m.state, JSON.stringify({ error: m.error, steps: m.steps.map((s) => [s.id, s.state, s.message]) })).toBe(
+      'Succeeded',
+    );
+    expect(m.path, m.pathReason).toBe('live');
+    expect(agents.get('kctl-b')!.hosting().kubeControlPlane(id)).toBeUndefined();
+    expect(await configMapValue('the ConfigMap back on kctl-a', kubeconfigs.admin)).toBe('v');
+    for (const [name, version] of before)
+      expect(
+        await kubectl(kubeconfigs.admin, 'get', name, '-o', 'jsonpath={.metadata.resourceVersion}'),
+        name,
+      ).toMatchObject({ code: 0, stdout: version });
+    await kubectlOk('a write back on kctl-a', kubeconfigs.admin, 'create', 'configmap', 'back', '--from-literal=k=b');
+    expect(
+      await kubectlOk('both writes since', kubeconfigs.admin, 'get', 'configmaps', 'after', 'back', '-o', 'name'),
+    ).toBe('configmap/after\nconfigmap/back');
   }, 300_000);
 });

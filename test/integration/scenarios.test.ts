@@ -325,7 +325,7 @@ async function landscape(label: string, tolerance: Tolerance) {
 
 type Landscape = Awaited<ReturnType<typeof landscape>>;
 
-async function migrate(l: Landscape, mode: 'auto' | 'live' = 'auto'): Promise<number> {
+async function migrate(l: Landscape, mode: 'auto' | 'good' | 'live' = 'auto'): Promise<number> {
   const started = await api.request<{ migrationId: string }>(
     'POST',
     `/projects/${l.project}/shoots/${l.shootName}/migrate`,
@@ -663,7 +663,8 @@ describe.each([
       const t0 = Date.now();
       const l = await landscape(`s1${tag}`, tolerance);
       const fence = watchFence(l);
-      const migratedAt = await migrate(l);
+      // Asked for: with both seeds able to walk it, mode auto would take the live path (L1).
+      const migratedAt = await migrate(l, 'good');
       l.history.annotate('migrate (good path)', migratedAt);
       const m = await settled(l);
       expect(m.state, JSON.stringify(m.error)).toBe('Succeeded');
@@ -909,10 +910,10 @@ describe.each([
 describe('the live path (docs/design.md section 5, "The live path") with real agents, sidecars and etcds: one etcd', () => {
   beforeAll(() => resetGardenState(garden));
 
-  it('L1: mode live, nothing cut: the etcd cluster walks to the destination under raft; one cluster throughout, no acknowledged write lost, leases and revisions kept', async () => {
+  it('L1: mode auto, nothing cut: the etcd cluster walks to the destination under raft; one cluster throughout, no acknowledged write lost, leases and revisions kept', async () => {
     const t0 = Date.now();
     const l = await landscape('l1', undefined);
-    const migratedAt = await migrate(l, 'live');
+    const migratedAt = await migrate(l, 'auto');
     l.history.annotate('migrate (live path)', migratedAt);
     const m = await settled(l);
     const settledAt = Date.now();
@@ -920,6 +921,8 @@ describe('the live path (docs/design.md section 5, "The live path") with real ag
       'Succeeded',
     );
     expect(m.path, JSON.stringify(m.steps.map((s) => [s.id, s.state, s.message]))).toBe('live');
+    // Mode auto chose it: the source heard from, both seeds' runtimes able to walk.
+    expect(m.pathReason).toMatch(/younger than 3 intervals .*, and both seeds walk etcd live$/);
     const state = (id: string) => m.steps.find((s) => s.id === id)?.state;
     for (const id of ['survey-live', 'own-live', 'walk-live', 'set-owner-destination', 'finish-live', 'retire-source'])
       expect([id, state(id)]).toEqual([id, 'succeeded']);

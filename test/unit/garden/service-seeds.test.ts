@@ -183,6 +183,17 @@ describe('GardenService heartbeat', () => {
     expect(seed.status.controlPlanes).toEqual(controlPlanes);
   });
 
+  it('records what the runtime can do, each capability once, until a heartbeat reports none', async () => {
+    const { service } = garden();
+    await service.putSeed('aws-eu1', seedBody());
+    const heartbeat = (capabilities?: 'live-walk'[]) =>
+      service.heartbeat('aws-eu1', { conditions: [], ...(capabilities ? { capabilities } : {}) });
+    expect((await heartbeat(['live-walk', 'live-walk'])).seed.status.capabilities).toEqual(['live-walk']);
+    expect((await service.getSeed('aws-eu1')).status.capabilities).toEqual(['live-walk']);
+    expect((await heartbeat()).seed.status).not.toHaveProperty('capabilities');
+    expect((await service.getSeed('aws-eu1')).status).not.toHaveProperty('capabilities');
+  });
+
   it('rejects the heartbeat of an agent from another registration with IdentityMismatch and writes nothing', async () => {
     // Prepare
     const { service, repo } = garden();

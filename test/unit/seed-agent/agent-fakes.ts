@@ -6,13 +6,13 @@ import type { TaskAnswers } from '../../../seed/agent/task-answers.js';
 /** A queue, a garden and Step Functions in memory: what the agent's loop talks to. */
 export function agentFakes() {
   const inbox = new MemoryCommandInbox();
-  const heartbeats: { controlPlanes: { technicalID: string }[] }[] = [];
+  const heartbeats: { controlPlanes: { technicalID: string }[]; capabilities?: string[] }[] = [];
   const answered: { token: string; kind: string; body: string }[] = [];
   const garden = {
     request: async (
       _method: string,
       _path: string,
-      options: { body: { controlPlanes: { technicalID: string }[] } },
+      options: { body: { controlPlanes: { technicalID: string }[]; capabilities?: string[] } },
     ) => {
       heartbeats.push(options.body);
       return { status: 200, body: { identity: 'seed-a-id', commandQueueUrl: 'memory://queue' } };

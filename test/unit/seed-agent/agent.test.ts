@@ -100,6 +100,27 @@ describe('SeedAgent loop', () => {
     await until('two answers', () => f.answered.length === 2);
   });
 
+  it("reports live-walk in its heartbeats only where its hosting has a member of its own to join a shoot's etcd", async () => {
+    class JoiningHosting extends MemoryHosting {
+      liveMember = async () => ({
+        name: 'etcd-x',
+        peerUrl: 'https://127.0.0.1:1',
+        clientUrl: 'http://127.0.0.1:2',
+        joined: false,
+      });
+    }
+    for (const [hosting, capabilities] of [
+      [new MemoryHosting(), []],
+      [new JoiningHosting(), ['live-walk']],
+    ] as const) {
+      const f = agentFakes();
+      await startAgent(f, hosting);
+      // The first heartbeat may go before the runtime starts (it learns the queue): none is reported then.
+      await until('a heartbeat from the runtime', () => f.heartbeats.length > 1);
+      expect(f.heartbeats.at(-1)!.capabilities).toEqual(capabilities);
+    }
+  });
+
   it('sends one heartbeat at a time: a garden slower than the interval gets the next one after it answered', async () => {
     // Prepare: a garden that answers a heartbeat only after six intervals (50 ms each).
     const f = agentFakes();
