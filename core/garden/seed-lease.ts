@@ -83,11 +83,11 @@ export function seedWithLease(seed: Seed, lease: SeedLease | undefined, now: Dat
     conditions.push(
       expiredCondition({ type: 'GardenletReady', status: 'Unknown' }, lease, new Date(expiresAt).toISOString()),
     );
-  const { capabilities: _earlier, ...status } = seed.status;
   return {
     ...seed,
     status: {
-      ...status,
+      // Every field a lease holds comes from this one: an earlier lease's field it leaves out is not kept.
+      ...withoutLease(seed).status,
       conditions,
       lastHeartbeatTime: lease.renewTime,
       leaseDurationSeconds: lease.leaseDurationSeconds,

@@ -13,13 +13,12 @@ import {
   failStep,
   migrationProgress,
   resumePoint,
-  setPath,
   stepsLeft,
   type MigrationPath,
   type MigrationRecord,
 } from './record.js';
 import type { MigrationStepId } from './steps.js';
-import { choosePathForSeeds } from './path.js';
+import { withChosenPath } from './path-steps.js';
 import { fenceBound } from '../ownership/fence.js';
 import type { OwnershipTimings } from '../ownership/timings.js';
 
@@ -158,23 +157,10 @@ export class MigrationAdmission {
    */
   async preview(project: string, name: string, body: unknown): Promise<MigrationPreview> {
     const admission = await this.admit(project, name, body, { repair: false });
-    const now = this.journal.now();
-    let record = admission.record;
-    if (record.path === undefined) {
-      const [source, destination] = await Promise.all([
-        this.journal.garden.getSeed(record.source.name),
-        this.journal.garden.getSeed(record.destination.name),
-      ]);
-      const decision = choosePathForSeeds({
-        mode: record.mode,
-        guards: record.guards,
-        source,
-        destination,
-        now,
-        heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000,
-      });
-      record = setPath(record, { ...decision, now });
-    }
+    const record =
+      admission.record.path === undefined
+        ? await withChosenPath(this.journal, admission.record, this.options.heartbeatIntervalMs)
+        : admission.record;
     const resumeFrom = resumePoint(admission.record) ?? 'finalize';
     const left = stepsLeft(record);
     return {

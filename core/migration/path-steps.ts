@@ -62,20 +62,9 @@ export class PathSteps {
   async choosePath(ref: MigrationRef): Promise<PathChoice> {
     const record = await this.journal.current(ref);
     if (record.path) return pathChoice(record);
-    const [source, destination] = await Promise.all([
-      this.journal.garden.getSeed(record.source.name),
-      this.journal.garden.getSeed(record.destination.name),
-    ]);
-    const now = this.journal.now();
-    const decision = choosePathForSeeds({
-      mode: record.mode,
-      guards: record.guards,
-      source,
-      destination,
-      now,
-      heartbeatInterval: this.options.heartbeatIntervalMs ?? 10_000,
-    });
-    return pathChoice(await this.journal.save(setPath(record, { ...decision, now })));
+    return pathChoice(
+      await this.journal.save(await withChosenPath(this.journal, record, this.options.heartbeatIntervalMs)),
+    );
   }
 
   /**
@@ -190,6 +179,31 @@ export class PathSteps {
     }
     return { path: 'bad' };
   }
+}
+
+/**
+ * The record with the path mode auto (or the mode asked for) takes now, from both seeds as read now: what
+ * choose-path saves and a migration's preview shows.
+ */
+export async function withChosenPath(
+  journal: Pick<MigrationJournal, 'garden' | 'now'>,
+  record: MigrationRecord,
+  heartbeatIntervalMs = 10_000,
+): Promise<MigrationRecord> {
+  const [source, destination] = await Promise.all([
+    journal.garden.getSeed(record.source.name),
+    journal.garden.getSeed(record.destination.name),
+  ]);
+  const now = journal.now();
+  const decision = choosePathForSeeds({
+    mode: record.mode,
+    guards: record.guards,
+    source,
+    destination,
+    now,
+    heartbeatInterval: heartbeatIntervalMs,
+  });
+  return setPath(record, { ...decision, now });
 }
 
 function pathChoice(record: MigrationRecord): PathChoice {
