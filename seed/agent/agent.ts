@@ -57,6 +57,8 @@ export class SeedAgent {
   private readonly running = new Map<string, { tokens: Set<string>; aborts: AbortController }>();
   /** Leftovers being removed, so that a heartbeat during the removal does not queue it again. */
   private readonly releasing = new Set<string>();
+  /** When a command of each shoot last arrived (`performance.now()`): a release older than it waits. */
+  private readonly commandSeenAt = new Map<string, number>();
   private active = false;
   private poll: Promise<void> | undefined;
   private abort: AbortController | undefined;
@@ -214,7 +216,7 @@ export class SeedAgent {
       this.heartbeatAcceptedAt = sentAt;
       this.identity ??= res.body.identity;
       this.queueUrl ??= res.body.commandQueueUrl;
-      if (res.body.release) this.releaseLeftovers(res.body.release, controlPlanes);
+      if (res.body.release) this.releaseLeftovers(res.body.release, controlPlanes, sentAt);
     } catch (error) {
       if (options.required) throw error;
       this.errors.push(asError(error));
@@ -276,6 +278,7 @@ export class SeedAgent {
       return;
     }
     if (command.type === 'check-owner' || command.type === 'hand-over') return this.notice(command);
+    this.commandSeenAt.set(command.shoot.technicalID, performance.now());
     const decision = this.ledger.begin(command.commandId, command.taskToken);
     this.log({
       event: 'command',
@@ -386,11 +389,19 @@ export class SeedAgent {
   private releaseLeftovers(
     release: readonly { technicalID: string; reason: string }[],
     planes: readonly HostedControlPlane[],
+    observedAt: number,
   ): void {
     if (!this.active) return;
     for (const r of release) {
       const plane = planes.find((p) => p.technicalID === r.technicalID);
       if (!plane?.shoot || this.releasing.has(r.technicalID)) continue;
+      // The release judged the plane as the heartbeat saw it; a command since (a migration back here that
+      // restores etcd ahead, not owning the shoot yet) may have made it one the garden would keep. The next
+      // heartbeat reports it as it is now.
+      if ((this.commandSeenAt.get(r.technicalID) ?? -Infinity) >= observedAt) {
+        this.log({ event: 'leftover-release-deferred', shoot: r.technicalID, reason: 'a command since the heartbeat' });
+        continue;
+      }
       this.releasing.add(r.technicalID);
       const command = buildCommand<'delete-control-plane'>(
         {

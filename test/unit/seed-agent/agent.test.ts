@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMMAND_API_VERSION } from '../../../core/commands/index.js';
+import type { OwnerCheckResult } from '../../../core/ownership/index.js';
 import { InMemoryBlobStore } from '../../../core/shootstate/index.js';
 import { InMemorySnapshotStore } from '../../../core/snapshots/index.js';
 import { SeedAgent } from '../../../seed/agent/agent.js';
@@ -26,7 +27,11 @@ afterEach(async () => {
 async function startAgent(
   f: ReturnType<typeof agentFakes>,
   hosting: MemoryHosting = new MemoryHosting(),
-  options: { heartbeatIntervalMs?: number; snapshots?: InMemorySnapshotStore } = {},
+  options: {
+    heartbeatIntervalMs?: number;
+    snapshots?: InMemorySnapshotStore;
+    ownerCheck?: () => Promise<OwnerCheckResult>;
+  } = {},
 ) {
   const agent = new SeedAgent({
     seed: 'seed-a',
@@ -40,6 +45,7 @@ async function startAgent(
         hosting,
         blobStore: () => new InMemoryBlobStore(),
         snapshotStore: () => options.snapshots ?? new InMemorySnapshotStore(),
+        ...(options.ownerCheck ? { ownerCheck: options.ownerCheck } : {}),
       }),
   });
   agents.push(agent);
@@ -189,6 +195,57 @@ describe('SeedAgent loop', () => {
 
     // Assess
     expect(heard).toEqual(['heartbeat', 'heartbeat', 'answer t1', 'answer t2']);
+  });
+
+  it('removes a released leftover as the heartbeat saw it: a command of the shoot since then keeps it until a later heartbeat is answered', async () => {
+    // Prepare: a plane this seed hosts and, by its owner check, no longer owns (a source after a move).
+    const f = agentFakes();
+    let owner: OwnerCheckResult = 'owner';
+    const hosting = new MemoryHosting();
+    await startAgent(f, hosting, { ownerCheck: async () => owner });
+    f.inbox.push(
+      command({
+        type: 'create-control-plane',
+        commandId: 'm/create',
+        controlPlane: { hibernated: false, backup: { bucket: 'gl-backup-a' } },
+        taskToken: 't1',
+      }),
+    );
+    await until('the create answered', () => f.answered.length === 1);
+    owner = 'not-owner';
+    // A garden that answers the next heartbeat only when let go, releasing the plane, as one that heard it
+    // before a migration back here began would.
+    const answer = f.garden.request.bind(f.garden);
+    const release = [{ technicalID: shoot.technicalID, reason: 'placed on seed-b' }];
+    let letGo: (() => void) | undefined;
+    let answersRelease = true;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    let holding = true;
+    f.garden.request = (async (...args: Parameters<typeof answer>) => {
+      const res = (await answer(...args)) as { status: number; body: object };
+      if (holding) {
+        holding = false;
+        await held;
+        return { ...res, body: { ...res.body, release } };
+      }
+      return answersRelease ? { ...res, body: { ...res.body, release } } : res;
+    }) as typeof f.garden.request;
+    await until('a heartbeat held', () => !holding);
+    const seen = f.heartbeats.length;
+
+    // Act: a command of the shoot arrives while that heartbeat waits for its answer; then the answer comes.
+    f.inbox.push(
+      command({ type: 'scale', commandId: 'm/scale', component: 'cluster-autoscaler', replicas: 0, taskToken: 't2' }),
+    );
+    await until('the command answered', () => f.answered.length === 2);
+    answersRelease = false;
+    letGo!();
+    await until('two heartbeats after the held one', () => f.heartbeats.length >= seen + 2);
+
+    // Assess: the plane stays; the release of a heartbeat sent after the command removes it.
+    expect(f.heartbeats.at(-1)!.controlPlanes.map((p) => p.technicalID)).toEqual([shoot.technicalID]);
+    answersRelease = true;
+    await until('the plane removed', () => f.heartbeats.at(-1)!.controlPlanes.length === 0);
   });
 
   it('refuses a check-owner notice that carries a task token, as an invalid command', async () => {
