@@ -27,8 +27,11 @@ export interface WalkMember {
   readonly learner: boolean;
   /** Added to the member list and its process runs (etcd reports a name only once the member started). */
   readonly started: boolean;
-  /** The member's raft position as its status reports it (term, then index), when it answers. */
-  readonly raft?: { readonly term: number; readonly index: number };
+  /**
+   * The member's raft position as its status reports it (term, then index), when it answers; `applied`:
+   * the last entry its store applied (etcd 3.4's `raftAppliedIndex`).
+   */
+  readonly raft?: { readonly term: number; readonly index: number; readonly applied?: number };
   /** Where etcd says the member serves (its advertised client URL), once it started. */
   readonly clientUrl?: string;
 }
@@ -179,6 +182,27 @@ function removal(member: WalkMember, observed: LiveWalkObservation): LiveWalkSte
   const to = mostUpToDate(observed.members.filter((m) => m.side === 'destination' && !m.learner));
   if (!to) throw new LiveWalkConflictError(`${member.name} leads and no destination voter can take over`, observed);
   return { kind: 'move-leader', to: to.name };
+}
+
+/**
+ * How many entries a learner's store may still have to apply when it is promoted. etcd refuses a promotion
+ * only until the learner's raft log holds 90% of the leader's, but a learner that caught up from a snapshot
+ * (one joining a large database always does) then rebuilds its store from it, and once a membership change
+ * commits a follower applies every pending entry before it answers again (etcdserver's raft loop): promoted
+ * before that, it holds back every write of a cluster that needs its vote for as long as the restore takes.
+ * Ordinary entries apply in microseconds, so a thousand of them is no wait.
+ */
+export const PROMOTE_APPLY_LAG = 1_000;
+
+/**
+ * Whether the learner may be promoted now: it answers, and its store applied the leader's committed log
+ * to within `PROMOTE_APPLY_LAG` entries (without an applied index, its raft log is what is compared).
+ */
+export function learnerCaughtUp(observed: LiveWalkObservation, name: string): boolean {
+  const learner = observed.members.find((m) => m.name === name);
+  const leader = observed.members.find((m) => m.id === observed.leader);
+  if (learner?.raft === undefined || leader?.raft === undefined) return false;
+  return (learner.raft.applied ?? learner.raft.index) + PROMOTE_APPLY_LAG >= leader.raft.index;
 }
 
 /** The voter with the latest raft position (term, then index); members that do not answer come last. */

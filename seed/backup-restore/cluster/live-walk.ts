@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  learnerCaughtUp,
   nextLiveStep,
   validateLiveWalkSpec,
   type LiveWayOut,
@@ -112,7 +113,7 @@ async function walkMember(
   const status = await memberStatus(clientUrl, timeout).catch(() => undefined);
   if (status === undefined) return { member: base };
   return {
-    member: { ...base, raft: { term: status.raftTerm, index: status.raftIndex } },
+    member: { ...base, raft: { term: status.raftTerm, index: status.raftIndex, applied: status.raftAppliedIndex } },
     ...(status.leader !== '0' ? { leader: status.leader } : {}),
   };
 }
@@ -253,6 +254,9 @@ export async function applyLiveStep(
       return host.start(plan(step.member), initialCluster);
     }
     case 'promote':
+      // Observed again, and promoted, once it caught up (the walk's loop waits between observations).
+      if (!learnerCaughtUp(observed, step.member))
+        throw new Error(`${step.member} has not applied the leader's log yet`);
       await anyMember(endpoints, (e) => memberPromote(e, idOf(step.member), timeout));
       return;
     case 'move-leader': {

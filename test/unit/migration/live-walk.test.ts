@@ -2,9 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   liveWayOut,
+  learnerCaughtUp,
   LiveWalkConflictError,
   mayForce,
   nextLiveStep,
+  PROMOTE_APPLY_LAG,
   quorum,
   validateLiveWalkSpec,
   type LiveWalkObservation,
@@ -234,6 +236,50 @@ const voterArb = fc.record({
   side: fc.constantFrom<WalkSide>('source', 'destination'),
   answers: fc.boolean(),
   index: fc.nat(50),
+});
+
+describe('learnerCaughtUp', () => {
+  const leader: WalkMember = {
+    id: '1',
+    name: 's0',
+    side: 'source',
+    learner: false,
+    started: true,
+    raft: { term: 2, index: 50_000, applied: 50_000 },
+  };
+  const observe = (learner: Partial<WalkMember>, leaderId: string | null = '1'): LiveWalkObservation => ({
+    owner: LIVE,
+    cluster: CLUSTER,
+    members: [leader, { id: '2', name: 'd0', side: 'destination', learner: true, started: true, ...learner }],
+    ...(leaderId === null ? {} : { leader: leaderId }),
+    sourceRetired: false,
+  });
+
+  it("waits while the learner's store still applies what its raft log holds (a snapshot it restores)", () => {
+    // Its log matches the leader's (etcd would promote it), its store is still at the snapshot's start.
+    expect(learnerCaughtUp(observe({ raft: { term: 2, index: 50_000, applied: 3 } }), 'd0')).toBe(false);
+    expect(
+      learnerCaughtUp(observe({ raft: { term: 2, index: 50_000, applied: 50_000 - PROMOTE_APPLY_LAG - 1 } }), 'd0'),
+    ).toBe(false);
+  });
+
+  it("promotes a learner whose store applied the leader's log to within the lag", () => {
+    expect(
+      learnerCaughtUp(observe({ raft: { term: 2, index: 50_000, applied: 50_000 - PROMOTE_APPLY_LAG } }), 'd0'),
+    ).toBe(true);
+    expect(learnerCaughtUp(observe({ raft: { term: 2, index: 50_001, applied: 50_001 } }), 'd0')).toBe(true);
+  });
+
+  it('compares the raft log when the member reports no applied index', () => {
+    expect(learnerCaughtUp(observe({ raft: { term: 2, index: 49_500 } }), 'd0')).toBe(true);
+    expect(learnerCaughtUp(observe({ raft: { term: 2, index: 40_000 } }), 'd0')).toBe(false);
+  });
+
+  it('waits for a learner that does not answer, or a cluster without a leader', () => {
+    expect(learnerCaughtUp(observe({}), 'd0')).toBe(false);
+    expect(learnerCaughtUp(observe({ raft: { term: 2, index: 50_000, applied: 50_000 } }, null), 'd0')).toBe(false);
+    expect(learnerCaughtUp(observe({ raft: { term: 2, index: 50_000, applied: 50_000 } }), 'd9')).toBe(false);
+  });
 });
 
 describe('mayForce', () => {
