@@ -2,7 +2,8 @@
  * The live path's walk at etcd level (docs/design.md section 5, "The live path"): a shoot's etcd cluster
  * walks from the source seed's members to the destination's under raft (`walkLive` on real etcd 3.4
  * processes on loopback, harness/cluster/live-walk-landscape.ts), filled to each size first, under a
- * writer of 100 writes a second that knows every planned member's address. Measured per run: the longest
+ * writer of 100 writes a second that knows every planned member's address and, as a gRPC client does,
+ * writes to those that answer (harness/scenario/endpoint-readiness.ts). Measured per run: the longest
  * time without an acknowledged write while the walk ran (the write-unavailability window) and how long
  * the walk took end to end. Single-member (1 -> 2 -> 1) and three-member (3 -> 4 -> 3, three times) walks.
  * The migration around it (agents, Step Functions, kube-apiserver) is not wired yet: this is the figure
@@ -83,7 +84,8 @@ const bench = startBenchRun({
   about:
     "A shoot's etcd cluster walked from the source seed's members to the destination's under raft (learners, " +
     'promotion, leader transfer, removal; real etcd 3.4 on loopback), filled to each size, under a writer of ' +
-    '100 writes a second that knows every member: the longest time without an acknowledged write during the walk, ' +
+    '100 writes a second that knows every member and, as a gRPC client, writes to those that answer: the longest ' +
+    'time without an acknowledged write during the walk, ' +
     'and the walk end to end. The migration around it is not wired yet.',
 });
 

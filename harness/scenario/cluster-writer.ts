@@ -1,12 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { failedOutcome, gatewayCreate, type EtcdPut } from './etcd-client.js';
+import { EndpointReadiness } from './endpoint-readiness.js';
+import { EtcdRequestError, failedOutcome, gatewayCreate, type EtcdPut } from './etcd-client.js';
 import { epochNow, type HistoryRecorder, type Outcome } from './history.js';
 import { DEFAULT_WRITER_LOOPS } from './writer.js';
 
 /**
  * A steady writer in front of the members of one etcd cluster, as a client that knows every member's
  * address (etcd's clients balance over the endpoints they are given): each write goes to the next member
- * in turn, and a member that refuses or does not answer is skipped for the next one at once, until every
+ * in turn that is ready (`EndpointReadiness`: it answered, as a gRPC connection is READY once the server
+ * answered), and a member that refuses or does not answer is skipped for the next one at once, until every
  * member failed this write. Only a write etcd answered with success is acknowledged. Each write is a
  * create (`gatewayCreate`): an attempt that timed out may still be applied, and its retry on the next
  * member must not apply it a second time.
@@ -54,6 +56,8 @@ export interface ClusterWriterOptions {
   readonly put?: EtcdPut;
   /** Where every write is recorded for the linearizability checker; `seed` is `memberName(index)`. */
   readonly history?: HistoryRecorder;
+  /** Whether a member answers now (`EndpointReadiness`); default a GET of etcd's `/version`. */
+  readonly probe?: (endpoint: string, signal: AbortSignal) => Promise<boolean>;
   /** The name a member's endpoint has in the history. Default `member-<index>`. */
   readonly memberName?: (index: number) => string;
 }
@@ -79,6 +83,7 @@ export function startClusterWriter(options: ClusterWriterOptions): ClusterWriter
   let next = 0;
   let sequence = 0;
   const stopping = new AbortController();
+  const readiness = new EndpointReadiness(options.probe ? { probe: options.probe } : {});
   const pause = (ms: number) =>
     ms > 0 ? sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined) : Promise.resolve();
 
@@ -94,8 +99,8 @@ export function startClusterWriter(options: ClusterWriterOptions): ClusterWriter
       const errors: string[] = [];
       let outcome: Outcome = 'fail';
       let done = false;
-      for (let i = 0; i < endpoints.length && running && !done; i++) {
-        const member = (next + i) % endpoints.length;
+      for (const member of readiness.order(endpoints, next)) {
+        if (!running || done) break;
         const sentAt = now();
         tried.push(member);
         try {
@@ -113,10 +118,13 @@ export function startClusterWriter(options: ClusterWriterOptions): ClusterWriter
             seed: memberName(member),
           });
           next = (member + 1) % endpoints.length;
+          readiness.answered(endpoints[member]!);
           done = true;
         } catch (error) {
           // Refused, reset or timed out on this member: the next one. Unknown once any attempt may have applied it.
           if (failedOutcome(error) === 'unknown') outcome = 'unknown';
+          if (error instanceof EtcdRequestError && error.answered) readiness.answered(endpoints[member]!);
+          else readiness.unanswered(endpoints[member]!);
           errors.push(error instanceof Error ? error.message : String(error));
         }
       }
@@ -153,6 +161,7 @@ export function startClusterWriter(options: ClusterWriterOptions): ClusterWriter
     async stop() {
       running = false;
       stopping.abort();
+      readiness.stop();
       await loopsDone;
       stoppedAt ??= now();
       return record();

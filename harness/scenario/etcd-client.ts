@@ -16,9 +16,12 @@ export type FailedOutcome = 'fail' | 'unknown';
 export class EtcdRequestError extends Error {
   override readonly name = 'EtcdRequestError';
   readonly outcome: FailedOutcome;
-  constructor(message: string, options: { outcome: FailedOutcome; cause?: unknown }) {
+  /** etcd answered (an error answer, a key held by another value): the member serves. Default: no answer came. */
+  readonly answered: boolean;
+  constructor(message: string, options: { outcome: FailedOutcome; answered?: boolean; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.outcome = options.outcome;
+    this.answered = options.answered ?? false;
   }
 }
 
@@ -81,7 +84,10 @@ async function gateway(
     answer = await response.json();
   } catch (cause) {
     const refused = (cause as { cause?: { code?: unknown } } | null)?.cause?.code === 'ECONNREFUSED';
-    throw new EtcdRequestError(`${what} to ${endpoint}: no answer`, { outcome: refused ? 'fail' : 'unknown', cause });
+    throw new EtcdRequestError(`${what} to ${endpoint}: no answer`, {
+      outcome: refused ? 'fail' : 'unknown',
+      cause,
+    });
   }
   const revision = (answer as GatewayAnswer | null)?.header?.revision;
   // The gateway answers errors as JSON too; only a 200 that carries a header revision is a success.
@@ -95,7 +101,7 @@ async function gateway(
     const outcome = JSON.stringify(answer).includes(NO_SPACE) ? 'fail' : 'unknown';
     throw new EtcdRequestError(
       `${what} to ${endpoint}: HTTP ${response.status} ${JSON.stringify(answer).slice(0, 200)}`,
-      { outcome },
+      { outcome, answered: true },
     );
   }
   return { answer: answer as GatewayAnswer, revision: Number(revision) };
@@ -135,7 +141,10 @@ export const gatewayCreate: EtcdPut = async ({ endpoint, key, value, timeoutMs }
   const existing = txn.responses?.[0]?.response_range?.kvs?.[0];
   if (existing?.value !== b64(value) || !Number.isFinite(Number(existing.mod_revision)))
     // Someone else's value under a key this client writes once: no acknowledgement of this write.
-    throw new EtcdRequestError(`create ${key} at ${endpoint}: the key holds another value`, { outcome: 'fail' });
+    throw new EtcdRequestError(`create ${key} at ${endpoint}: the key holds another value`, {
+      outcome: 'fail',
+      answered: true,
+    });
   return { revision: Number(existing.mod_revision) };
 };
 

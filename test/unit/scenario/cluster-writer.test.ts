@@ -74,6 +74,39 @@ describe('startClusterWriter with a history', () => {
     expect(ops.every((o) => o.seed.split(',').length === 3)).toBe(true);
   });
 
+  it('sends no write to a member that stopped answering until it answers a probe, as a gRPC client waits for a READY connection', async () => {
+    // Prepare: member 0 accepts connections but does not answer (a member that joins and does not serve yet).
+    const cluster = members(['times out', 'ok', 'ok']);
+    let serves = false;
+    const probed: string[] = [];
+    const writer = startClusterWriter({
+      endpoints: cluster.endpoints,
+      prefix: 'ready',
+      writesPerSecond: 500,
+      loops: 1,
+      put: cluster.put,
+      probe: async (endpoint) => {
+        probed.push(endpoint);
+        return endpoint !== '0' || serves;
+      },
+    });
+
+    // Act: writes while it does not answer, then while it serves.
+    await new Promise((r) => setTimeout(r, 150));
+    const tried = cluster.attempts.filter((a) => a.member === 0).length;
+    const acknowledged = writer.record().acknowledged.length;
+    cluster.state[0] = 'ok';
+    serves = true;
+    await new Promise((r) => setTimeout(r, 250));
+    const record = await writer.stop();
+
+    // Assess: tried once (before any member was known to answer), probed meanwhile, written to again once it answered.
+    expect(tried).toBe(1);
+    expect(acknowledged).toBeGreaterThan(20);
+    expect(probed).toContain('0');
+    expect(record.acknowledged.some((a) => a.member === 0)).toBe(true);
+  });
+
   it('keeps 50 acknowledged writes a second by default while each write takes 100 ms (a loaded machine)', async () => {
     // Prepare: three members that answer after 80 ms.
     let revision = 0;
