@@ -580,6 +580,9 @@ export class ControlPlaneRuntime implements SeedRuntime {
     plane.migrated = false;
     plane.restoring = true;
     await this.persist(id);
+    // Before etcd starts: its peer URLs take TLS from the shoot's etcd peer CA, and the restore only
+    // catches this etcd up, so one started without it would keep plain peers (and no live walk joins them).
+    await this.installSecrets(command);
     const started = await this.startEtcd(
       { shoot: command.shoot, bucket: command.etcd.bucket, restore: { ahead: true } },
       plane,

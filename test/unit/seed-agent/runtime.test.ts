@@ -571,6 +571,42 @@ describe("ControlPlaneRuntime and the shoot's secrets", () => {
     expect((refused as Error).message).toContain('seed-a');
   });
 
+  it("a restore ahead hands the secrets to the hosting before etcd starts: its peers take TLS from the shoot's etcd peer CA", async () => {
+    // Prepare: a hosting that notes, at each etcd start, whether it holds the shoot's secrets.
+    const keys = new LocalDataKeys();
+    const secrets = await generateShootSecrets(new Date());
+    const sealed = await sealSecrets(secrets, keys, seedContext(shoot.technicalID, 'seed-a'));
+    const withSecrets: boolean[] = [];
+    class NotingHosting extends MemoryHosting {
+      override async startEtcd(spec: Parameters<MemoryHosting['startEtcd']>[0]) {
+        withSecrets.push(this.secrets.get(spec.shoot.technicalID)?.etcdPeerCA !== undefined);
+        return super.startEtcd(spec);
+      }
+    }
+    const snapshots = new InMemorySnapshotStore();
+    const runtime = new ControlPlaneRuntime({
+      seed: 'seed-a',
+      hosting: new NotingHosting(),
+      blobStore: () => new InMemoryBlobStore(),
+      snapshotStore: () => snapshots,
+      ownerCheck: async () => 'not-owner',
+      openSecrets: (s, ref) => openSecrets(s, keys, seedContext(ref.technicalID, 'seed-a')),
+    });
+    await storeFullSnapshot(snapshots, { technicalID: shoot.technicalID, lastRevision: 40, final: false });
+
+    // Act
+    await runtime.execute(
+      cmd('restore', {
+        hibernated: false,
+        secrets: sealed,
+        etcd: { bucket: 'gl-backup-seed-b', final: false, ahead: true },
+      }),
+    );
+
+    // Assess
+    expect(withSecrets).toEqual([true]);
+  });
+
   it('a restore ahead with the secrets starts kube-apiserver alone on the standby, reports only its load balancer; the restore keeps it', async () => {
     // Prepare: a destination that does not own the shoot yet, its secrets sealed for it, a full snapshot copied ahead.
     const keys = new LocalDataKeys();
