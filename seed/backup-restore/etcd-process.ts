@@ -3,6 +3,7 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { EtcdStartError } from './errors.js';
+import { etcdFailure, OutputTail } from './etcd-log.js';
 
 /** etcd's `--peer-cert-file`, `--peer-key-file` and `--peer-trusted-ca-file`. */
 export interface EtcdPeerTls {
@@ -133,6 +134,9 @@ export class EtcdProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
   private readonly child: ChildProcess;
   private readonly log: WriteStream | undefined;
+  private readonly tail = new OutputTail();
+  /** Settles once etcd's output streams closed too: after `exit`, the last lines may still be on their way. */
+  private readonly outputClosed: Promise<void>;
   private exitInfo: { code: number | null; signal: NodeJS.Signals | null; at: number } | undefined;
 
   private constructor(readonly launch: EtcdLaunch) {
@@ -140,13 +144,15 @@ export class EtcdProcess {
       mkdirSync(dirname(launch.logFile), { recursive: true });
       this.log = createWriteStream(launch.logFile, { flags: 'a' });
     }
-    this.child = spawn(launch.binary, etcdArgs(launch), {
-      stdio: ['ignore', this.log ? 'pipe' : 'ignore', this.log ? 'pipe' : 'ignore'],
-    });
-    if (this.log) {
-      this.child.stdout?.pipe(this.log, { end: false });
-      this.child.stderr?.pipe(this.log, { end: false });
+    this.child = spawn(launch.binary, etcdArgs(launch), { stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const stream of [this.child.stdout, this.child.stderr]) {
+      stream?.on('data', (chunk: Buffer) => this.tail.push(chunk));
+      if (this.log) stream?.pipe(this.log, { end: false });
     }
+    this.outputClosed = new Promise((resolve) => {
+      this.child.once('close', () => resolve());
+      this.child.once('error', () => resolve());
+    });
     this.exited = new Promise((resolve) => {
       const done = (code: number | null, signal: NodeJS.Signals | null) => {
         this.exitInfo ??= { code, signal, at: performance.now() };
@@ -183,15 +189,22 @@ export class EtcdProcess {
     }
   }
 
+  private async exitedWhileStarting(): Promise<EtcdStartError> {
+    await Promise.race([this.outputClosed, sleep(1_000)]);
+    const reason = etcdFailure(this.tail.toString());
+    return new EtcdStartError(
+      `etcd exited while starting (code ${this.exitInfo?.code}, signal ${this.exitInfo?.signal})` +
+        (reason === undefined ? '' : `: ${reason}`) +
+        (this.launch.logFile ? `; see ${this.launch.logFile}` : ''),
+      this.launch.clientUrl,
+    );
+  }
+
   private async waitListening(timeoutMs: number): Promise<void> {
     const deadline = performance.now() + timeoutMs;
     const { hostname, port } = new URL(this.launch.clientUrl);
     while (performance.now() < deadline) {
-      if (!this.running)
-        throw new EtcdStartError(
-          `etcd exited while starting (code ${this.exitInfo?.code}, signal ${this.exitInfo?.signal})${this.launch.logFile ? `; see ${this.launch.logFile}` : ''}`,
-          this.launch.clientUrl,
-        );
+      if (!this.running) throw await this.exitedWhileStarting();
       if (await accepts(hostname, Number(port))) return;
       await sleep(20);
     }
@@ -216,10 +229,7 @@ export class EtcdProcess {
     let last: unknown;
     while (performance.now() < deadline) {
       if (!this.running) {
-        throw new EtcdStartError(
-          `etcd exited while starting (code ${this.exitInfo?.code}, signal ${this.exitInfo?.signal})${this.launch.logFile ? `; see ${this.launch.logFile}` : ''}`,
-          this.launch.clientUrl,
-        );
+        throw await this.exitedWhileStarting();
       }
       if (await etcdHealthy(this.launch.clientUrl, 1_000).catch((error: unknown) => ((last = error), false))) return;
       await sleep(20);
