@@ -71,13 +71,25 @@ export function ephemeralLow(file = '/proc/sys/net/ipv4/ip_local_port_range'): n
 }
 
 /**
+ * The ports this process planned lately, handed out once each: a fenced etcd leaves its client port
+ * unbound, and a check that binds it finds it free. Bounded, so that a long-lived agent never runs out.
+ */
+const recentlyPlanned = new Set<number>();
+const REMEMBERED = 2_048;
+
+function remember(port: number): void {
+  recentlyPlanned.add(port);
+  if (recentlyPlanned.size > REMEMBERED) recentlyPlanned.delete(recentlyPlanned.values().next().value!);
+}
+
+/**
  * `count` distinct loopback ports for servers that bind them later and again: an etcd's client, peer and
  * private ports, which it leaves and binds again on every fence and unfence. Chosen below the kernel's
  * ephemeral range, so that no socket bound to port 0 (another plane's stand-in, a test's server) and no
  * outgoing connection's local port can take one between its allocation and the bind, or while a fenced
  * etcd leaves its client port unbound: `freePorts` hands out ephemeral ports, free only at that moment.
- * Random in the range, bound once to check each is free now, and none of `avoid` (the caller's other
- * planned ports). Where the range is too small (an ephemeral range starting low), the kernel chooses.
+ * Random in the range, bound once to check each is free now, none this process planned lately and none
+ * of `avoid` (the caller's other ports). Where the range is too small (an ephemeral range starting low), the kernel chooses.
  */
 export async function plannedPorts(
   count: number,
@@ -93,12 +105,13 @@ export async function plannedPorts(
     for (let attempt = 0; ports.length < count; attempt++) {
       if (attempt >= 50 * count) throw new Error(`no ${count} free ports in ${low}-${high} after ${attempt} attempts`);
       const port = low + Math.floor(random() * (high - low + 1));
-      if (ports.includes(port) || options.avoid?.has(port)) continue;
+      if (ports.includes(port) || recentlyPlanned.has(port) || options.avoid?.has(port)) continue;
       const server = await bound(port);
       if (server === undefined) continue;
       held.push(server);
       ports.push(port);
     }
+    ports.forEach(remember);
     return ports;
   } finally {
     await Promise.all(held.map((server) => new Promise<void>((done) => server.close(() => done()))));

@@ -76,6 +76,20 @@ describe('plannedPorts', () => {
     }
   });
 
+  it('never plans a port twice in one process, though it is free again (a fenced etcd left it)', async () => {
+    // Prepare: a random source that offers the same port on every call until it is refused.
+    const low = 23_000;
+    const offers = [5, 5, 5, 6];
+    const random = () => (offers.shift() ?? 7) / 1_000;
+    // Act
+    const first = await plannedPorts(1, { low, high: low + 999, random });
+    const second = await plannedPorts(1, { low, high: low + 999, random });
+    // Assess: low + 5 is unbound after the first call, and still not handed out again.
+    expect(first).toEqual([low + 5]);
+    expect(await portsFree(first)).toBe(true);
+    expect(second).toEqual([low + 6]);
+  });
+
   it('lets the kernel choose where the range below the ephemeral ports is too small', async () => {
     // Act
     const ports = await plannedPorts(3, { low: 30_000, high: 30_100 });
