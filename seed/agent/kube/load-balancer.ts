@@ -181,6 +181,7 @@ export class SniLoadBalancer {
       // before (a kube-apiserver that starts): until then a connection is better passed on to where the
       // shoot still serves. A hand-over sent after it stays (the shoot is moving away).
       if (state.lastOkAt === 0) this.handedOver.delete(state.serverName);
+      if (!state.ok) this.options.log?.({ event: 'lb-route-opened', shoot: state.technicalID });
       state.lastOkAt = Date.now();
     } else if (state.ok) {
       this.options.log?.({ event: 'lb-route-closed', shoot: state.technicalID, connections: state.sockets.size });
