@@ -89,7 +89,8 @@ function remember(port: number): void {
  * outgoing connection's local port can take one between its allocation and the bind, or while a fenced
  * etcd leaves its client port unbound: `freePorts` hands out ephemeral ports, free only at that moment.
  * Random in the range, bound once to check each is free now, none this process planned lately and none
- * of `avoid` (the caller's other ports). Where the range is too small (an ephemeral range starting low), the kernel chooses.
+ * of `avoid` (the caller's other ports). Where the range is too small (an ephemeral range starting low),
+ * the kernel chooses.
  */
 export async function plannedPorts(
   count: number,

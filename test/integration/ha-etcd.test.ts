@@ -323,12 +323,14 @@ describe('three-member etcd of an HA shoot (real etcd processes, one sidecar eac
     history.annotate(`zone ${zone} out`, outAt);
     // On a loaded machine the election and the writer's move to members that answer take longer than on
     // a quiet one: wait for the writes the outage must not stop, rather than for a fixed time.
-    const afterOutage = () => traffic.writer.record().acknowledged.filter((w) => w.sentAt > outAt);
-    await until('100 writes acknowledged in the outage', async () => afterOutage().length >= 100, {
-      timeoutMs: 30_000,
-    });
+    const sentInOutage = (acks: readonly ClusterAck[]) => acks.filter((w) => w.sentAt > outAt);
+    await until(
+      '100 writes acknowledged in the outage',
+      async () => sentInOutage(traffic.writer.record().acknowledged).length >= 100,
+      { timeoutMs: 30_000 },
+    );
     const record = await traffic.stop();
-    const after = record.acknowledged.filter((w) => w.sentAt > outAt);
+    const after = sentInOutage(record.acknowledged);
     const stoppedAt = after.at(-1)!.at;
     const gap = longestGap(record.acknowledged, outAt, stoppedAt);
     // One election (500 ms timeout here, a few rounds at worst) and a 500 ms request deadline per dead
