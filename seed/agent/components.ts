@@ -25,6 +25,12 @@ export interface DeployWaiter<Spec, Deployed = void> {
 export interface WaitOptions {
   timeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * kube-apiserver: also until clients outside the seed reach it (a local seed's load balancer forwards to
+   * it, which it does only while etcd serves as this seed's); where the hosting routes to whatever is ready
+   * (a Service's endpoints), ready is reachable.
+   */
+  reachable?: boolean;
 }
 
 export interface ApiServerSpec {

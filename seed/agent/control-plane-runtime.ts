@@ -49,6 +49,8 @@ import type { SeedRuntime } from './runtime.js';
  * the garden): a real one takes seconds cold, and several times that on a loaded two-core machine.
  */
 const API_SERVER_READY_TIMEOUT_MS = 120_000;
+/** How long a live walk waits for the destination's route to open once its kube-apiserver is ready (followWalk). */
+const FOLLOW_ROUTE_TIMEOUT_MS = 10_000;
 /** How long a restore waits for the Kubernetes control plane it stopped to be gone (a pod's graceful stop). */
 const KUBE_CLEANUP_TIMEOUT_MS = 60_000;
 
@@ -541,9 +543,12 @@ export class ControlPlaneRuntime implements SeedRuntime {
 
   /**
    * The shoot's kube-apiserver follows the walk: it starts alone on this seed's member once that votes, and
-   * the walk goes on once it is ready, so that a client the source's load balancer hands over (the garden
-   * sent the hand-over at own-live) finds it serving the moment the source's member leaves. Its controllers
-   * start when the owner record names this seed. Best effort: where it does not start, finish-live starts it.
+   * the walk goes on once it is ready and reachable, so that a client the source's load balancer hands over
+   * (the garden sent the hand-over at own-live) finds it serving the moment the source's member leaves:
+   * ready alone is not enough, since this seed's load balancer opens the route only once the member's
+   * sidecar says it serves as this seed's, which can come seconds after kube-apiserver answers.
+   * Its controllers start when the owner record names this seed. Best effort: where it does not start,
+   * finish-live starts it; where the route does not open within `FOLLOW_ROUTE_TIMEOUT_MS`, the walk goes on.
    * True when this call started it.
    */
   private async followWalk(command: CommandOf<'live-walk'>, plane: Plane, signal?: AbortSignal): Promise<boolean> {
@@ -552,6 +557,11 @@ export class ControlPlaneRuntime implements SeedRuntime {
     if (!(await this.startStandbyApiServer(command, plane))) return false;
     try {
       await this.apiServerReady(id, signal);
+      await this.options.hosting.components(id)['kube-apiserver'].wait({
+        timeoutMs: FOLLOW_ROUTE_TIMEOUT_MS,
+        reachable: true,
+        ...(signal ? { signal } : {}),
+      });
     } catch (error) {
       this.options.log?.({ event: 'following-api-server-not-ready', shoot: id, error: messageOf(error) });
     }

@@ -363,16 +363,24 @@ export class LocalHosting implements ControlPlaneHosting {
     const deadline = Date.now() + options.timeoutMs;
     for (;;) {
       const kube = this.hosted.get(technicalID)?.kube;
-      if ((await kube?.probe()) === 'Success') return;
+      const ready = (await kube?.probe()) === 'Success';
+      if (ready && (!options.reachable || (await this.reachable(technicalID)))) return;
       if (Date.now() >= deadline || options.signal?.aborted) {
         const process = kube?.process('kube-apiserver');
         throw new LocalProcessError(
-          `kube-apiserver of ${technicalID} was not ready within ${options.timeoutMs} ms (${process?.running ? 'running' : 'not running'}, ${process?.restarts ?? 0} restarts)`,
+          `kube-apiserver of ${technicalID} was not ${options.reachable ? 'reachable' : 'ready'} within ${options.timeoutMs} ms (${process?.running ? 'running' : 'not running'}, ${process?.restarts ?? 0} restarts)`,
           technicalID,
         );
       }
-      await sleep(250);
+      // Ready, waiting for the route: the load balancer's own check runs every 250 ms.
+      await sleep(ready ? 50 : 250);
     }
+  }
+
+  /** Whether the load balancer forwards to the shoot's kube-apiserver; without an API domain it has no route to wait for. */
+  private async reachable(technicalID: string): Promise<boolean> {
+    if (!this.hosted.get(technicalID)?.apiDomain) return true;
+    return (await this.loadBalancer_)?.forwarding(technicalID) ?? false;
   }
 
   private async stopApiServer(technicalID: string): Promise<void> {

@@ -236,6 +236,9 @@ describe("a live walk between two local seeds, in the agents' rounds", () => {
       `move-leader ${member}`,
       `remove ${source}`,
     ]);
+    // The walk went on only once the destination's load balancer forwards to its kube-apiserver: a client
+    // handed over when the source's member left finds a route open.
+    expect((await b.hosting.seedLoadBalancer())?.forwarding(shoot.technicalID)).toBe(true);
     // Until the record names it alone, the destination's plane is not reported active (nor its kube-apiserver's
     // probe, which is not the dependency watchdog's yet), and its controllers are held.
     const following = (await b.runtime.controlPlanes()).find((p) => p.technicalID === shoot.technicalID);
